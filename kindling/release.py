@@ -1,0 +1,319 @@
+"""Cut a student edition from the instructor source (``kindling release OUT``).
+
+Every solution region
+
+    # BEGIN SOLUTION 0.1[: hint for the student]
+    ...reference code...
+    # END SOLUTION
+
+is replaced, at the same indentation, by
+
+    # TODO: Task 0.1
+    raise NotImplementedError("Task 0.1: <hint, or 'implement <function>'>")
+
+Instructor-only files (first line ``# kindling: instructor-only``, or matched by the
+registry's ``[release] exclude`` globs) are left out, and so are modules beyond
+``--through N``. Imports that only the removed solutions used are dropped, so the
+edition stays flake8-clean. Malformed regions stop the release with ``file:line``.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from kindling.registry import Registry, load_registry
+
+BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION (?P<task>\d+\.\d+)(?P<rest>.*)$")
+END = re.compile(r"^(?P<indent>[ \t]*)# END SOLUTION\s*$")
+MENTION = re.compile(r"#\s*(BEGIN|END) SOLUTION")
+DEFINITION = re.compile(r"^(?P<indent>[ \t]*)(?:async\s+def|def|class)\s+(?P<name>\w+)")
+INSTRUCTOR_ONLY = "# kindling: instructor-only"
+MANIFEST = ".kindling-manifest.json"
+LINE_LENGTH = 88
+
+# Never part of an edition, whatever git says.
+ALWAYS_SKIPPED = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis"}
+ALWAYS_SKIPPED_FILES = {".kindling", "bench-results"}
+
+
+class ReleaseError(ValueError):
+    """The instructor source cannot be released as it is (names file and line)."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """One solution region: 1-based first and last line (the markers themselves)."""
+
+    task: str
+    begin: int
+    end: int
+    indent: str
+    message: str
+
+
+def _enclosing_name(lines: List[str], index: int, indent: str) -> Optional[str]:
+    """The function or class whose body holds line ``index`` (0-based)."""
+    for line in reversed(lines[:index]):
+        match = DEFINITION.match(line)
+        if match and len(match["indent"]) < len(indent):
+            return match["name"]
+    return None
+
+
+def find_regions(text: str, path: str, registry: Registry) -> List[Region]:
+    """Every solution region of a file, validated."""
+    lines = text.splitlines()
+    regions: List[Region] = []
+    open_at: Optional[Tuple[int, re.Match]] = None
+    for number, line in enumerate(lines, start=1):
+        begin, end = BEGIN.match(line), END.match(line)
+        if begin:
+            if open_at is not None:
+                raise ReleaseError(
+                    f"{path}:{number}: BEGIN SOLUTION inside the region opened at "
+                    f"line {open_at[0]} (regions do not nest)"
+                )
+            task, rest = begin["task"], begin["rest"].strip()
+            if task not in registry:
+                raise ReleaseError(f"{path}:{number}: unknown task {task!r}")
+            if rest and not rest.startswith(":"):
+                raise ReleaseError(
+                    f"{path}:{number}: malformed marker; write "
+                    f"'# BEGIN SOLUTION {task}' or '# BEGIN SOLUTION {task}: hint'"
+                )
+            open_at = (number, begin)
+        elif end:
+            if open_at is None:
+                raise ReleaseError(f"{path}:{number}: END SOLUTION without BEGIN")
+            start, match = open_at
+            if end["indent"] != match["indent"]:
+                raise ReleaseError(
+                    f"{path}:{number}: END SOLUTION is not at the indentation of the "
+                    f"BEGIN SOLUTION on line {start}"
+                )
+            hint = match["rest"].strip()[1:].strip()
+            if not hint:
+                name = _enclosing_name(lines, start - 1, match["indent"])
+                hint = f"implement {name}" if name else "implement this part"
+            regions.append(Region(match["task"], start, number, match["indent"], hint))
+            open_at = None
+        elif MENTION.search(line) and line.lstrip().startswith("#"):
+            raise ReleaseError(f"{path}:{number}: malformed solution marker: {line!r}")
+    if open_at is not None:
+        raise ReleaseError(
+            f"{path}:{open_at[0]}: BEGIN SOLUTION {open_at[1]['task']} is never closed"
+        )
+    return regions
+
+
+def stub_lines(region: Region) -> List[str]:
+    """The lines that stand in for a region in the student edition."""
+    indent = region.indent
+    message = f"Task {region.task}: {region.message}"
+    literal = json.dumps(message)  # a double-quoted, escaped Python string literal
+    one_line = f'{indent}raise NotImplementedError({literal})'
+    if len(one_line) <= LINE_LENGTH:
+        body = [one_line]
+    else:  # black's layout for a call that does not fit on one line
+        room = LINE_LENGTH - len(indent) - 4
+        while len(literal) > room and len(message) > 20:
+            message = message[: len(message) - 4].rstrip() + "..."
+            literal = json.dumps(message)
+        body = [
+            f"{indent}raise NotImplementedError(",
+            f"{indent}    {literal}",
+            f"{indent})",
+        ]
+    return [f"{indent}# TODO: Task {region.task}"] + body
+
+
+def strip_regions(text: str, path: str, registry: Registry) -> Tuple[str, List[Region]]:
+    """The student version of a file's text, and the regions replaced."""
+    regions = find_regions(text, path, registry)
+    if not regions:
+        return text, []
+    lines = text.splitlines()
+    out: List[str] = []
+    cursor = 0
+    for region in regions:
+        out.extend(lines[cursor : region.begin - 1])
+        out.extend(stub_lines(region))
+        cursor = region.end
+    out.extend(lines[cursor:])
+    stripped = "\n".join(out) + ("\n" if text.endswith("\n") else "")
+    return drop_unused_imports(stripped), regions
+
+
+def _names_used(tree: ast.AST) -> Set[str]:
+    used: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # names in __all__ and in string annotations count as uses
+            used.update(re.findall(r"[A-Za-z_]\w*", node.value))
+    return used
+
+
+def _bound_name(alias: ast.alias) -> str:
+    return alias.asname or alias.name.split(".")[0]
+
+
+def drop_unused_imports(text: str) -> str:
+    """Remove module-level imports that nothing in ``text`` uses any more.
+
+    After a region is replaced, an import that only the solution needed would fail
+    flake8 (F401) in the edition. ``__future__`` imports and re-exports listed in
+    ``__all__`` are kept.
+    """
+    tree = ast.parse(text)
+    used = _names_used(tree)
+    lines = text.splitlines()
+    edits: List[Tuple[int, int, List[str]]] = []
+    for node in tree.body:
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        keep = [a for a in node.names if a.name == "*" or _bound_name(a) in used]
+        if len(keep) == len(node.names):
+            continue
+        indent = re.match(r"[ \t]*", lines[node.lineno - 1])[0]
+        replacement: List[str] = []
+        if keep:
+            names = ", ".join(
+                a.name + (f" as {a.asname}" if a.asname else "") for a in keep
+            )
+            if isinstance(node, ast.Import):
+                replacement = [f"{indent}import {names}"]
+            else:
+                module = "." * node.level + (node.module or "")
+                single = f"{indent}from {module} import {names}"
+                if len(single) <= LINE_LENGTH:
+                    replacement = [single]
+                else:
+                    replacement = [f"{indent}from {module} import ("]
+                    replacement += [f"{indent}    {n.strip()}," for n in names.split(",")]
+                    replacement.append(f"{indent})")
+        edits.append((node.lineno, node.end_lineno or node.lineno, replacement))
+    for first, last, replacement in reversed(edits):
+        lines[first - 1 : last] = replacement
+    result = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+    # Removing the last import of a block can leave three blank lines in a row.
+    return re.sub(r"\n{4,}", "\n\n\n", result)
+
+
+def source_files(root: Path) -> List[Path]:
+    """The files of the instructor source (git's view when it is a repository)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+        files = [root / p for p in listed.split("\0") if p]
+    except (OSError, subprocess.CalledProcessError):
+        files = [p for p in root.rglob("*") if p.is_file()]
+    return sorted(
+        p
+        for p in files
+        if p.is_file()
+        and not (set(p.relative_to(root).parts) & (ALWAYS_SKIPPED | ALWAYS_SKIPPED_FILES))
+    )
+
+
+def _excluded(relative: str, patterns: Iterable[str]) -> bool:
+    for pattern in patterns:
+        if fnmatch.fnmatch(relative, pattern):
+            return True
+        if pattern.startswith("**/") and fnmatch.fnmatch(relative, pattern[3:]):
+            return True
+    return False
+
+
+def _later_module(relative: str, through: Optional[int], registry: Registry) -> bool:
+    """True when a file belongs only to modules after ``through``."""
+    if through is None:
+        return False
+    match = re.match(r"^(?:tests/)?module(\d+)[_/]", relative)
+    if match and int(match[1]) > through:
+        return True
+    owners = [task.module for task in registry if relative in task.files]
+    return bool(owners) and min(owners) > through
+
+
+def _trim_registry(text: str, through: int) -> str:
+    """The registry text without the ``[[task]]`` tables of later modules."""
+    parts = re.split(r"(?m)^(?=\[\[task\]\])", text)
+    kept = [parts[0]]
+    for part in parts[1:]:
+        match = re.search(r'(?m)^id\s*=\s*"(\d+)\.\d+"', part)
+        if match and int(match[1]) > through:
+            continue
+        kept.append(part)
+    return "".join(kept)
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def release(
+    source: Path,
+    out: Path,
+    through: Optional[int] = None,
+    force: bool = False,
+    registry: Optional[Registry] = None,
+) -> Dict[str, object]:
+    """Write the student edition of ``source`` into ``out``; return a summary."""
+    source, out = Path(source).resolve(), Path(out).resolve()
+    registry = registry or load_registry()
+    if out == source or source in out.parents:
+        raise ReleaseError(f"the edition cannot be written inside the source: {out}")
+    if out.exists() and any(out.iterdir()):
+        if not force:
+            raise ReleaseError(f"{out} is not empty (use --force to replace it)")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    student_files = {f for task in registry for f in task.files}
+    stubs_per_task: Dict[str, int] = {}
+    written: List[str] = []
+    for path in source_files(source):
+        relative = path.relative_to(source).as_posix()
+        if _excluded(relative, registry.release_exclude):
+            continue
+        if _later_module(relative, through, registry):
+            continue
+        target = out / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".py":
+            text = path.read_text(encoding="utf-8")
+            if text.startswith(INSTRUCTOR_ONLY):
+                continue
+            text, regions = strip_regions(text, relative, registry)
+            for region in regions:
+                stubs_per_task[region.task] = stubs_per_task.get(region.task, 0) + 1
+            target.write_text(text, encoding="utf-8")
+        elif relative == "kindling/tasks.toml" and through is not None:
+            target.write_text(_trim_registry(path.read_text(), through))
+        else:
+            shutil.copy2(path, target)
+        written.append(relative)
+
+    # The manifest lets the grader report edits to files students should not change.
+    protected = {
+        rel: file_digest(out / rel) for rel in written if rel not in student_files
+    }
+    (out / MANIFEST).write_text(json.dumps({"protected": protected}, indent=1) + "\n")
+    return {"files": len(written), "stubs": stubs_per_task, "out": str(out)}
