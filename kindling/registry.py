@@ -133,7 +133,9 @@ def parse_registry(text: str, source: str = "tasks.toml") -> Registry:
     for task in tasks:
         unknown = [d for d in task.depends if d not in ids]
         if unknown:
-            raise RegistryError(f"{source}: task {task.id} depends on unknown {unknown}")
+            raise RegistryError(
+                f"{source}: task {task.id} depends on unknown {unknown}"
+            )
     release = data.get("release", {})
     tasks.sort(key=lambda t: t.sort_key)
     return Registry(tuple(tasks), tuple(release.get("exclude", ())))

@@ -32,7 +32,9 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from kindling.registry import Registry, load_registry
 
-BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION (?P<task>\d+\.\d+)(?P<rest>.*)$")
+BEGIN = re.compile(
+    r"^(?P<indent>[ \t]*)# BEGIN SOLUTION (?P<task>\d+\.\d+)(?P<rest>.*)$"
+)
 END = re.compile(r"^(?P<indent>[ \t]*)# END SOLUTION\s*$")
 MENTION = re.compile(r"#\s*(BEGIN|END) SOLUTION")
 DEFINITION = re.compile(r"^(?P<indent>[ \t]*)(?:async\s+def|def|class)\s+(?P<name>\w+)")
@@ -120,7 +122,7 @@ def stub_lines(region: Region) -> List[str]:
     indent = region.indent
     message = f"Task {region.task}: {region.message}"
     literal = json.dumps(message)  # a double-quoted, escaped Python string literal
-    one_line = f'{indent}raise NotImplementedError({literal})'
+    one_line = f"{indent}raise NotImplementedError({literal})"
     if len(one_line) <= LINE_LENGTH:
         body = [one_line]
     else:  # black's layout for a call that does not fit on one line
@@ -202,7 +204,9 @@ def drop_unused_imports(text: str) -> str:
                     replacement = [single]
                 else:
                     replacement = [f"{indent}from {module} import ("]
-                    replacement += [f"{indent}    {n.strip()}," for n in names.split(",")]
+                    replacement += [
+                        f"{indent}    {n.strip()}," for n in names.split(",")
+                    ]
                     replacement.append(f"{indent})")
         edits.append((node.lineno, node.end_lineno or node.lineno, replacement))
     for first, last, replacement in reversed(edits):
@@ -228,7 +232,9 @@ def source_files(root: Path) -> List[Path]:
         p
         for p in files
         if p.is_file()
-        and not (set(p.relative_to(root).parts) & (ALWAYS_SKIPPED | ALWAYS_SKIPPED_FILES))
+        and not (
+            set(p.relative_to(root).parts) & (ALWAYS_SKIPPED | ALWAYS_SKIPPED_FILES)
+        )
     )
 
 

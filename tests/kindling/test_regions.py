@@ -16,15 +16,13 @@ def strip(source: str) -> str:
 
 
 def test_region_becomes_a_stub_at_its_indentation():
-    out = strip(
-        '''
+    out = strip('''
         def mul(x: float, y: float) -> float:
             """Multiply."""
             # BEGIN SOLUTION 0.1
             return x * y
             # END SOLUTION
-        '''
-    )
+        ''')
     assert "return x * y" not in out
     assert "    # TODO: Task 0.1\n" in out
     assert '    raise NotImplementedError("Task 0.1: implement mul")\n' in out
@@ -35,37 +33,32 @@ def test_region_becomes_a_stub_at_its_indentation():
 
 
 def test_hint_after_colon_is_the_message_and_methods_are_named():
-    out = strip(
-        """
+    out = strip("""
         class Module:
             def train(self):
                 # BEGIN SOLUTION 0.4: set training on every module
                 self.training = True
                 # END SOLUTION
-        """
-    )
+        """)
     assert 'NotImplementedError("Task 0.4: set training on every module")' in out
 
 
 def test_long_messages_use_blacks_layout_and_stay_within_88_columns():
     hint = "a very long explanation " * 6
-    out = strip(
-        f"""
+    out = strip(f"""
         def f():
             if True:
                 # BEGIN SOLUTION 2.3: {hint}
                 pass
                 # END SOLUTION
-        """
-    )
+        """)
     assert all(len(line) <= 88 for line in out.splitlines())
     assert "raise NotImplementedError(\n" in out
     ast.parse(out)
 
 
 def test_imports_only_the_solution_used_are_dropped():
-    out = strip(
-        """
+    out = strip("""
         import math
         from typing import Callable, List
 
@@ -74,8 +67,7 @@ def test_imports_only_the_solution_used_are_dropped():
             # BEGIN SOLUTION 0.3
             return math.fsum(xs)
             # END SOLUTION
-        """
-    )
+        """)
     assert "import math" not in out
     assert "from typing import List\n" in out
 
@@ -97,7 +89,10 @@ def test_future_imports_and_all_are_kept():
         ("# BEGIN SOLUTION 9.9\n# END SOLUTION\n", "unknown task '9.9'"),
         ("# BEGIN SOLUTION 0.1 oops\n# END SOLUTION\n", "malformed marker"),
         ("# BEGIN SOLUTION\n# END SOLUTION\n", "malformed solution marker"),
-        ("def f():\n    # BEGIN SOLUTION 0.1\n    pass\n# END SOLUTION\n", "indentation"),
+        (
+            "def f():\n    # BEGIN SOLUTION 0.1\n    pass\n# END SOLUTION\n",
+            "indentation",
+        ),
     ],
 )
 def test_malformed_regions_are_rejected_with_file_and_line(source, message):

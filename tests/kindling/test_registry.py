@@ -1,4 +1,4 @@
-"""The registry is the single source of truth: markers, files and tests agree with it."""
+"""The registry is the source of truth: markers, files and tests agree with it."""
 
 import re
 import sys
