@@ -72,6 +72,11 @@ def test_imports_only_the_solution_used_are_dropped():
     assert "from typing import List\n" in out
 
 
+def test_imports_marked_noqa_are_kept_for_the_student():
+    text = "import math  # noqa: F401\n\n\ndef f():\n    pass\n"
+    assert drop_unused_imports(text) == text
+
+
 def test_future_imports_and_all_are_kept():
     text = 'from __future__ import annotations\nfrom a import b\n__all__ = ["b"]\n'
     assert drop_unused_imports(text) == text
