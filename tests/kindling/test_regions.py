@@ -72,6 +72,16 @@ def test_imports_only_the_solution_used_are_dropped():
     assert "from typing import List\n" in out
 
 
+def test_hints_with_double_quotes_are_black_clean():
+    out = strip("""
+        def f():
+            # BEGIN SOLUTION 0.1: return "yes"
+            return "yes"
+            # END SOLUTION
+        """)
+    assert "raise NotImplementedError('Task 0.1: return \"yes\"')" in out
+
+
 def test_imports_marked_noqa_are_kept_for_the_student():
     text = "import math  # noqa: F401\n\n\ndef f():\n    pass\n"
     assert drop_unused_imports(text) == text
