@@ -1,0 +1,100 @@
+"""The math test catalog: small functions every number type of the course gets right.
+
+Each entry is written twice:
+
+- ``fn`` uses only Python operators and the course's methods (``x * y``, ``5.0 - x``,
+  ``x.sigmoid()``), so the very same function runs on a ``Scalar`` (Module 1), a
+  ``Dual`` (Task 1.6) and a ``Tensor`` (Module 2);
+- ``reference`` computes the same value on plain floats with the ``math`` module, an
+  independent oracle for forward values and, by central differences, for derivatives.
+
+``domain`` is the interval inputs are drawn from: it keeps ``log`` and division away
+from their poles and ``relu`` away from its kink, where a derivative is not defined.
+This module is given code (no task): tests and the dashboard use it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Tuple
+
+
+@dataclass(frozen=True)
+class MathCase:
+    """One catalog function of one or two arguments."""
+
+    name: str
+    arity: int
+    fn: Callable[..., Any]
+    reference: Callable[..., float]
+    domain: Tuple[float, float] = (-5.0, 5.0)
+
+
+def _sigmoid(x: float) -> float:
+    # The stable two-branch form, so the oracle itself never overflows.
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    return math.exp(x) / (1.0 + math.exp(x))
+
+
+UNARY = (
+    MathCase("neg", 1, lambda x: -x, lambda x: -x),
+    MathCase("add_constant", 1, lambda x: x + 5.0, lambda x: x + 5.0),
+    MathCase("constant_add", 1, lambda x: 5.0 + x, lambda x: 5.0 + x),
+    MathCase("sub_constant", 1, lambda x: x - 5.0, lambda x: x - 5.0),
+    MathCase("constant_sub", 1, lambda x: 5.0 - x, lambda x: 5.0 - x),
+    MathCase("mul_constant", 1, lambda x: x * 3.0, lambda x: x * 3.0),
+    MathCase("constant_mul", 1, lambda x: 3.0 * x, lambda x: 3.0 * x),
+    MathCase("div_constant", 1, lambda x: x / 4.0, lambda x: x / 4.0),
+    MathCase("constant_div", 1, lambda x: 4.0 / x, lambda x: 4.0 / x, (0.5, 5.0)),
+    MathCase("square", 1, lambda x: x * x, lambda x: x * x),
+    MathCase("cube", 1, lambda x: x * x * x, lambda x: x**3),
+    MathCase("sigmoid", 1, lambda x: x.sigmoid(), _sigmoid),
+    MathCase("relu", 1, lambda x: (x - 0.5).relu(), lambda x: max(x - 0.5, 0.0)),
+    MathCase("log", 1, lambda x: x.log(), math.log, (0.1, 10.0)),
+    MathCase("exp", 1, lambda x: x.exp(), math.exp, (-3.0, 3.0)),
+    MathCase("sin", 1, lambda x: x.sin(), math.sin),
+    MathCase("cos", 1, lambda x: x.cos(), math.cos),
+    MathCase("tanh", 1, lambda x: x.tanh(), math.tanh),
+    MathCase(
+        "log_of_square_plus_one",
+        1,
+        lambda x: (x * x + 1.0).log(),
+        lambda x: math.log(x * x + 1.0),
+    ),
+    MathCase(
+        "sigmoid_times_exp",
+        1,
+        lambda x: x.sigmoid() * (x * 0.5).exp(),
+        lambda x: _sigmoid(x) * math.exp(x * 0.5),
+        (-3.0, 3.0),
+    ),
+)
+
+BINARY = (
+    MathCase("add", 2, lambda x, y: x + y, lambda x, y: x + y),
+    MathCase("sub", 2, lambda x, y: x - y, lambda x, y: x - y),
+    MathCase("mul", 2, lambda x, y: x * y, lambda x, y: x * y),
+    MathCase("div", 2, lambda x, y: x / y, lambda x, y: x / y, (0.5, 5.0)),
+    MathCase(
+        "product_plus_argument",
+        2,
+        lambda x, y: x * y + y,
+        lambda x, y: x * y + y,
+    ),
+    MathCase(
+        "sigmoid_of_difference",
+        2,
+        lambda x, y: (x - y).sigmoid(),
+        lambda x, y: _sigmoid(x - y),
+    ),
+    MathCase(
+        "log_of_sum_of_squares",
+        2,
+        lambda x, y: (x * x + y * y + 1.0).log(),
+        lambda x, y: math.log(x * x + y * y + 1.0),
+    ),
+)
+
+CATALOG = UNARY + BINARY
