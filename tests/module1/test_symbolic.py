@@ -1,0 +1,161 @@
+"""Task 1.7: symbolic differentiation, and expression swell against autodiff."""
+
+import math
+
+import pytest
+from hypothesis import given
+
+from module1_scalar_autodiff import symbolic as S
+from module1_scalar_autodiff.differences import central_difference
+from module1_scalar_autodiff.dual import Dual
+from module1_scalar_autodiff.scalar import Scalar
+from module1_scalar_autodiff.symbolic import Const, Var, diff, evaluate, size
+
+from .strategies import SYMBOLIC_OPS, positive_floats, program_with_inputs
+
+pytestmark = pytest.mark.task1_7
+
+NAMES = ["x", "y", "z"]
+
+
+def _symbols(n: int):
+    return [Var(name) for name in NAMES[:n]]
+
+
+@given(program_with_inputs(max_inputs=3, max_steps=6, ops=SYMBOLIC_OPS))
+def test_evaluate_matches_math(case) -> None:
+    program, xs = case
+    expr = program(*_symbols(len(xs)))
+    values = dict(zip(NAMES, xs))
+    assert evaluate(expr, **values) == pytest.approx(program(*xs), rel=1e-12, abs=1e-12)
+
+
+@given(program_with_inputs(max_inputs=3, max_steps=6, ops=SYMBOLIC_OPS))
+def test_diff_matches_dual_numbers_and_central_differences(case) -> None:
+    program, xs = case
+    expr = program(*_symbols(len(xs)))
+    values = dict(zip(NAMES, xs))
+    scale = max(1.0, abs(program(*xs)))
+    for j, name in enumerate(NAMES[: len(xs)]):
+        derivative = evaluate(diff(expr, name), **values)
+        seeded = [Dual(x, 1.0 if k == j else 0.0) for k, x in enumerate(xs)]
+        assert derivative == pytest.approx(
+            program(*seeded).tangent, rel=1e-9, abs=1e-9 * scale
+        )
+        assert derivative == pytest.approx(
+            central_difference(program, *xs, arg=j), rel=1e-5, abs=1e-5 * scale
+        )
+
+
+@given(positive_floats)
+def test_each_rule(v: float) -> None:
+    x, y = Var("x"), Var("y")
+    cases = [
+        (Const(4.0), 0.0),
+        (y, 0.0),
+        (x, 1.0),
+        (x + 3, 1.0),
+        (3 - x, -1.0),
+        (x * y, 2.0),  # y = 2
+        (2 * x, 2.0),
+        (x / y, 0.5),
+        (1 / x, -1 / v**2),
+        (-x, -1.0),
+        (x**3, 3 * v**2),
+        (x**-0.5, -0.5 * v**-1.5),
+        (S.log(x), 1 / v),
+        (S.exp(x), math.exp(v)),
+        (S.sin(x), math.cos(v)),
+        (S.cos(x), -math.sin(v)),
+        (x.log() * x.exp(), math.exp(v) * (1 / v + math.log(v))),
+    ]
+    for expr, expected in cases:
+        got = evaluate(diff(expr, "x"), x=v, y=2.0)
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), S.to_string(expr)
+
+
+def test_diff_returns_an_expression_in_the_same_variables() -> None:
+    x, y = Var("x"), Var("y")
+    d = diff(x * x * y, "x")
+    assert isinstance(d, S.Expr)
+    assert evaluate(d, x=3.0, y=5.0) == pytest.approx(30.0)
+    dd = diff(d, "x")  # derivatives are expressions, so they differentiate again
+    assert evaluate(dd, x=3.0, y=5.0) == pytest.approx(10.0)
+    assert evaluate(diff(3.0, "x")) == 0.0
+
+
+def _autodiff_operations(out: Scalar) -> int:
+    """Function nodes in the Scalar graph of out (counted without Task 1.4)."""
+    seen, stack, count = set(), [out], 0
+    while stack:
+        v = stack.pop()
+        if v.is_constant() or v.unique_id in seen:
+            continue
+        seen.add(v.unique_id)
+        count += not v.is_leaf()
+        stack.extend(v.parents)
+    return count
+
+
+def test_expression_swell_on_the_logistic_map() -> None:
+    derivative_sizes, operations = [], []
+    for n in range(1, 10):
+        ln = S.logistic_map(Var("x"), n)
+        d = diff(ln, "x")
+        derivative_sizes.append(size(d))
+        operations.append(_autodiff_operations(S.logistic_map(Scalar(0.3), n)))
+        # The swollen expression is still right.
+        exact = Dual(0.3, 1.0)
+        assert evaluate(d, x=0.3) == pytest.approx(
+            S.logistic_map(exact, n).tangent, rel=1e-9
+        )
+    # Exponential: every step at least doubles the derivative's size ...
+    for a, b in zip(derivative_sizes, derivative_sizes[1:]):
+        assert b >= 2 * a
+    assert derivative_sizes[-1] > 2**9
+    # ... while autodiff records the same number of operations per step.
+    steps = {b - a for a, b in zip(operations, operations[1:])}
+    assert len(steps) == 1 and operations[0] == steps.pop()
+
+
+def test_swell_table() -> None:
+    rows = S.swell_table(6)
+    assert [r.n for r in rows] == list(range(1, 7))
+    for r in rows:
+        ln = S.logistic_map(Var("x"), r.n)
+        assert r.expression == size(ln)
+        assert r.derivative == size(diff(ln, "x"))
+        assert r.simplified <= r.derivative
+        assert r.autodiff_ops == 4 * r.n
+
+
+def test_size_counts_tree_nodes() -> None:
+    x = Var("x")
+    shared = x * x  # 3 nodes
+    assert size(shared) == 3
+    assert size(shared + shared) == 7  # the shared subtree counts twice
+    assert S.dag_size(shared + shared) == 3  # + node, * node, x
+
+
+@given(program_with_inputs(max_inputs=2, max_steps=6, ops=SYMBOLIC_OPS))
+def test_simplify_keeps_the_value(case) -> None:
+    program, xs = case
+    expr = diff(program(*_symbols(len(xs))), "x")
+    simple = S.simplify(expr)
+    values = dict(zip(NAMES, xs))
+    assert size(simple) <= size(expr)
+    assert evaluate(simple, **values) == pytest.approx(
+        evaluate(expr, **values), rel=1e-9, abs=1e-12
+    )
+
+
+def test_bad_input() -> None:
+    x = Var("x")
+    with pytest.raises(ValueError, match="'y'"):
+        evaluate(x * Var("y"), x=1.0)
+    with pytest.raises(TypeError, match="exponent"):
+        x**x
+    with pytest.raises(TypeError, match="str"):
+        x + "1"
+    with pytest.raises(ValueError, match="log"):
+        evaluate(S.log(x), x=-1.0)

@@ -1,0 +1,140 @@
+"""Task 1.5: SGD, the scalar Linear layer and network, and training to 100%."""
+
+import math
+import random
+
+import pytest
+from hypothesis import given
+
+from module0_fundamentals import Module, Parameter
+from module1_scalar_autodiff.optim import SGD
+from module1_scalar_autodiff.scalar import Scalar
+from project.run_scalar import Linear, Network, main, point_loss, train
+
+from .strategies import small_floats
+
+pytestmark = pytest.mark.task1_5
+
+
+class Quadratic(Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = Parameter(Scalar(3.0))
+        self.b = Parameter(Scalar(-1.0))
+        self.unused = Parameter(Scalar(5.0))
+
+    def forward(self) -> Scalar:
+        return (self.a.value - 1.0) * (self.a.value - 1.0) + 2.0 * self.b.value
+
+
+def test_sgd_step_moves_against_the_derivative() -> None:
+    model = Quadratic()
+    opt = SGD(model.parameters(), lr=0.1)
+    opt.zero_grad()
+    model().backward()
+    old_a = model.a.value
+    opt.step()
+    # d/da = 2 (a - 1) = 4; d/db = 2
+    assert model.a.value.data == pytest.approx(3.0 - 0.1 * 4.0)
+    assert model.b.value.data == pytest.approx(-1.0 - 0.1 * 2.0)
+    assert model.unused.value.data == 5.0  # no derivative: left alone
+    # The new values are fresh leaves, not results chained onto the old graph.
+    assert model.a.value is not old_a and model.a.value.is_leaf()
+    assert model.a.value.derivative is None
+
+
+def test_zero_grad_clears_accumulated_derivatives() -> None:
+    model = Quadratic()
+    opt = SGD(model.parameters(), lr=0.1)
+    model().backward()
+    model().backward()
+    assert model.b.value.derivative == pytest.approx(4.0)  # accumulated twice
+    opt.zero_grad()
+    assert all(p.value.derivative is None for p in model.parameters())
+
+
+def test_sgd_minimises_a_quadratic() -> None:
+    model = Quadratic()
+    opt = SGD([model.a], lr=0.25)
+    for _ in range(40):
+        opt.zero_grad()
+        model().backward()
+        opt.step()
+    assert model.a.value.data == pytest.approx(1.0, abs=1e-6)
+
+
+def test_sgd_bad_input() -> None:
+    with pytest.raises(ValueError, match="learning rate"):
+        SGD(Quadratic().parameters(), lr=0.0)
+    with pytest.raises(TypeError, match="Scalar"):
+        SGD([Scalar(1.0)], lr=0.1)
+
+
+@given(small_floats, small_floats)
+def test_linear_forward(x1: float, x2: float) -> None:
+    layer = Linear(2, 3, random.Random(0))
+    out = layer([x1, x2])
+    assert len(out) == 3
+    for j in range(3):
+        w = [layer.weights[i][j].value.data for i in range(2)]
+        b = layer.biases[j].value.data
+        assert out[j].data == pytest.approx(b + x1 * w[0] + x2 * w[1], abs=1e-12)
+
+
+def test_linear_backward_reaches_every_weight() -> None:
+    layer = Linear(3, 2, random.Random(1))
+    out = layer([Scalar(0.5), 1.0, -2.0])
+    (out[0] + 2.0 * out[1]).backward()
+    assert layer.weights[2][1].value.derivative == pytest.approx(-4.0)
+    assert layer.weights[0][0].value.derivative == pytest.approx(0.5)
+    assert layer.biases[1].value.derivative == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="3 inputs"):
+        layer([1.0, 2.0])
+
+
+def test_network_parameters_and_forward() -> None:
+    net = Network(hidden=3, seed=0)
+    names = [name for name, _ in net.named_parameters()]
+    assert len(names) == (2 * 3 + 3) + (3 * 3 + 3) + (3 + 1)
+    assert "layer1.weight_0_2" in names and "layer3.bias_0" in names
+    z = net(0.2, 0.9)
+    # Recompute by hand, with the same centring of the inputs.
+    h = [2 * 0.2 - 1, 2 * 0.9 - 1]
+    for layer in (net.layer1, net.layer2, net.layer3):
+        pre = [
+            layer.biases[j].value.data
+            + sum(h[i] * layer.weights[i][j].value.data for i in range(len(h)))
+            for j in range(layer.out_size)
+        ]
+        h = [max(v, 0.0) for v in pre] if layer is not net.layer3 else pre
+    assert z.data == pytest.approx(h[0], abs=1e-12)
+
+
+def test_point_loss_is_binary_cross_entropy() -> None:
+    for z in (-3.0, 0.0, 2.0):
+        p = 1 / (1 + math.exp(-z))
+        assert point_loss(Scalar(z), 1).data == pytest.approx(-math.log(p))
+        assert point_loss(Scalar(z), 0).data == pytest.approx(-math.log(1 - p))
+    assert math.isfinite(point_loss(Scalar(50.0), 0).data)
+
+
+def test_training_reaches_100_percent_on_simple() -> None:
+    history = train("simple", hidden=2, lr=0.5, epochs=60, pts=20, seed=1)
+    assert len(history.losses) == len(history.accuracies) == 60
+    assert history.accuracies[-1] == 1.0
+    assert history.losses[-1] < 0.5 * history.losses[0]
+
+
+def test_script_prints_loss_and_accuracy_per_epoch(capsys) -> None:
+    history = main(
+        ["--dataset", "diag", "--hidden", "2", "--epochs", "3", "--pts", "6"]
+    )
+    lines = [line for line in capsys.readouterr().out.splitlines() if "epoch" in line]
+    assert len(lines) == 3
+    for k, line in enumerate(lines):
+        assert f"{k + 1}/3" in line and "loss" in line and "accuracy" in line
+        assert f"{history.losses[k]:.4f}" in line
+    with pytest.raises(SystemExit):
+        main(["--dataset", "no-such-dataset"])
+    with pytest.raises(ValueError, match="unknown dataset"):
+        train("no-such-dataset")
