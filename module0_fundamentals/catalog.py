@@ -51,7 +51,21 @@ UNARY = (
     MathCase("square", 1, lambda x: x * x, lambda x: x * x),
     MathCase("cube", 1, lambda x: x * x * x, lambda x: x**3),
     MathCase("sigmoid", 1, lambda x: x.sigmoid(), _sigmoid),
-    MathCase("relu", 1, lambda x: (x - 0.5).relu(), lambda x: max(x - 0.5, 0.0)),
+    # relu has a kink at 0: one case for each side, never on it.
+    MathCase(
+        "relu_active",
+        1,
+        lambda x: (x - 0.5).relu(),
+        lambda x: max(x - 0.5, 0.0),
+        (0.6, 5.0),
+    ),
+    MathCase(
+        "relu_inactive",
+        1,
+        lambda x: (x - 0.5).relu(),
+        lambda x: max(x - 0.5, 0.0),
+        (-5.0, 0.4),
+    ),
     MathCase("log", 1, lambda x: x.log(), math.log, (0.1, 10.0)),
     MathCase("exp", 1, lambda x: x.exp(), math.exp, (-3.0, 3.0)),
     MathCase("sin", 1, lambda x: x.sin(), math.sin),
