@@ -1,20 +1,17 @@
 """Cut a student edition from the instructor source (``kindling release OUT``).
 
-Every solution region
-
-    # BEGIN SOLUTION 0.1[: hint for the student]
-    ...reference code...
-    # END SOLUTION
-
-is replaced, at the same indentation, by
+Every solution region of task 0.1 (its marker lines are described in
+CONTRIBUTING.md; an optional hint follows a colon) is replaced, at the same
+indentation, by
 
     # TODO: Task 0.1
     raise NotImplementedError("Task 0.1: <hint, or 'implement <function>'>")
 
 Instructor-only files (first line ``# kindling: instructor-only``, or matched by the
 registry's ``[release] exclude`` globs) are left out, and so are modules beyond
-``--through N``. Imports that only the removed solutions used are dropped, so the
-edition stays flake8-clean. Malformed regions stop the release with ``file:line``.
+``--through N``. Imports that only the removed solutions used stay, marked
+``# noqa: F401``: the student needs them, and the edition stays flake8-clean.
+Malformed regions stop the release with ``file:line``.
 """
 
 from __future__ import annotations
@@ -117,11 +114,18 @@ def find_regions(text: str, path: str, registry: Registry) -> List[Region]:
     return regions
 
 
+def _string_literal(text: str) -> str:
+    """A Python string literal for ``text`` in the quotes black would choose."""
+    if '"' in text and "'" not in text:
+        return repr(text)  # single quotes: black keeps them rather than escape
+    return json.dumps(text)  # double-quoted and escaped
+
+
 def stub_lines(region: Region) -> List[str]:
     """The lines that stand in for a region in the student edition."""
     indent = region.indent
     message = f"Task {region.task}: {region.message}"
-    literal = json.dumps(message)  # a double-quoted, escaped Python string literal
+    literal = _string_literal(message)
     one_line = f"{indent}raise NotImplementedError({literal})"
     if len(one_line) <= LINE_LENGTH:
         body = [one_line]
@@ -129,7 +133,7 @@ def stub_lines(region: Region) -> List[str]:
         room = LINE_LENGTH - len(indent) - 4
         while len(literal) > room and len(message) > 20:
             message = message[: len(message) - 4].rstrip() + "..."
-            literal = json.dumps(message)
+            literal = _string_literal(message)
         body = [
             f"{indent}raise NotImplementedError(",
             f"{indent}    {literal}",
@@ -152,17 +156,21 @@ def strip_regions(text: str, path: str, registry: Registry) -> Tuple[str, List[R
         cursor = region.end
     out.extend(lines[cursor:])
     stripped = "\n".join(out) + ("\n" if text.endswith("\n") else "")
-    return drop_unused_imports(stripped), regions
+    return keep_solution_imports(text, stripped), regions
 
 
 def _names_used(tree: ast.AST) -> Set[str]:
+    """Names a module reads, as pyflakes counts them (``__all__`` entries included)."""
     used: Set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             used.add(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            # names in __all__ and in string annotations count as uses
-            used.update(re.findall(r"[A-Za-z_]\w*", node.value))
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            used.update(
+                c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant)
+            )
     return used
 
 
@@ -170,50 +178,29 @@ def _bound_name(alias: ast.alias) -> str:
     return alias.asname or alias.name.split(".")[0]
 
 
-def drop_unused_imports(text: str) -> str:
-    """Remove module-level imports that nothing in ``text`` uses any more.
+def keep_solution_imports(original: str, stripped: str) -> str:
+    """Mark with ``# noqa: F401`` the imports only the removed solutions used.
 
-    After a region is replaced, an import that only the solution needed would fail
-    flake8 (F401) in the edition. ``__future__`` imports and re-exports listed in
-    ``__all__`` are kept.
+    The student will need them to write the solution, so they stay in the edition
+    (they also hint at the tools to use); the marker keeps flake8 quiet until then.
     """
-    tree = ast.parse(text)
-    used = _names_used(tree)
-    lines = text.splitlines()
-    edits: List[Tuple[int, int, List[str]]] = []
+    before = _names_used(ast.parse(original))
+    tree = ast.parse(stripped)
+    after = _names_used(tree)
+    lines = stripped.splitlines()
     for node in tree.body:
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+        names = {_bound_name(a) for a in node.names if a.name != "*"}
+        orphaned = {n for n in names if n in before and n not in after}
+        first = node.lineno - 1
+        if not orphaned or "noqa" in lines[first]:
             continue
-        keep = [a for a in node.names if a.name == "*" or _bound_name(a) in used]
-        if len(keep) == len(node.names):
-            continue
-        indent = re.match(r"[ \t]*", lines[node.lineno - 1])[0]
-        replacement: List[str] = []
-        if keep:
-            names = ", ".join(
-                a.name + (f" as {a.asname}" if a.asname else "") for a in keep
-            )
-            if isinstance(node, ast.Import):
-                replacement = [f"{indent}import {names}"]
-            else:
-                module = "." * node.level + (node.module or "")
-                single = f"{indent}from {module} import {names}"
-                if len(single) <= LINE_LENGTH:
-                    replacement = [single]
-                else:
-                    replacement = [f"{indent}from {module} import ("]
-                    replacement += [
-                        f"{indent}    {n.strip()}," for n in names.split(",")
-                    ]
-                    replacement.append(f"{indent})")
-        edits.append((node.lineno, node.end_lineno or node.lineno, replacement))
-    for first, last, replacement in reversed(edits):
-        lines[first - 1 : last] = replacement
-    result = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
-    # Removing the last import of a block can leave three blank lines in a row.
-    return re.sub(r"\n{4,}", "\n\n\n", result)
+        comment = "  # noqa: F401"
+        if len(lines[first]) + len(comment) > LINE_LENGTH:
+            comment = "  # noqa"
+        lines[first] += comment
+    return "\n".join(lines) + ("\n" if stripped.endswith("\n") else "")
 
 
 def source_files(root: Path) -> List[Path]:
@@ -316,6 +303,12 @@ def release(
         else:
             shutil.copy2(path, target)
         written.append(relative)
+
+    # The GitHub Classroom and grading workflows of the edition's own tasks.
+    from kindling.classroom import write_workflows
+
+    edition_tasks = registry if through is None else registry.through(through)
+    written += [p for p in write_workflows(out, edition_tasks) if p not in written]
 
     # The manifest lets the grader report edits to files students should not change.
     protected = {
