@@ -1,0 +1,174 @@
+"""Progress: every task of the course, its status in this checkout, and what to do
+next.
+
+The statuses come from the per-task results that the course's pytest plugin writes
+after every run (``.kindling/last-run.json``), or from a run started here: the button
+runs pytest in a subprocess (``--kindling-json`` into a temporary file) and follows
+its progress line by line (see :mod:`project.dashboard.runner`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Dict
+
+import streamlit as st
+
+from project.dashboard.common import marker, registry
+from project.dashboard.runner import (
+    LAST_RUN,
+    earned,
+    next_task,
+    read_results,
+    run_tests,
+    status_label,
+    test_files,
+)
+
+# ----------------------------------------------------------------- the page
+reg = registry()
+tasks = list(reg)
+st.title("Progress")
+st.markdown(
+    "Every task of the course with its status in this checkout. Statuses come from "
+    "the last `pytest` run (the course's pytest plugin saves them in "
+    "`.kindling/last-run.json`) or from a run started below."
+)
+
+file_results = read_results(LAST_RUN)
+run = st.session_state.get("progress_run")
+results: Dict[str, dict] = dict(file_results)
+if run:
+    results.update(run["results"])
+
+with st.container(border=True):
+    scopes: Dict[str, list] = {"Every task": []}
+    for module in sorted({t.module for t in tasks}):
+        scopes[f"Module {module}"] = [t.id for t in tasks if t.module == module]
+    for task in tasks:
+        scopes[f"Task {task.id} · {task.title}"] = [task.id]
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    scope = left.selectbox(
+        "Run the tests of", list(scopes), key="progress_scope", help="pytest -m …"
+    )
+    go = right.button("Run the tests", type="primary", key="progress_run_button")
+    chosen = scopes[scope]
+    selection = " or ".join(marker(t) for t in chosen)
+    files = test_files(chosen) if chosen else []
+    command = "pytest" + (f' -m "{selection}"' if selection else "")
+    st.caption(
+        f"Runs `{command}` in this checkout"
+        + (f" over {len(files)} test file(s)" if files else "")
+        + " (the Stop button in the top corner ends it)."
+    )
+    if go:
+        with st.spinner(f"Running {command} …"):
+            outcome = run_tests(selection, files)
+        st.session_state["progress_run"] = outcome
+        run = outcome
+        results = dict(file_results)
+        results.update(run["results"])
+        if not run["results"]:
+            st.warning(
+                "pytest did not report any task results (exit code "
+                f"{run['returncode']}). Its output is below."
+            )
+    if run:
+        ran = len(run["results"])
+        st.caption(
+            f"Run at {run['when']} ({run.get('seconds', 0):.0f} s): {ran} task(s) "
+            f"reported, pytest exit code {run['returncode']}."
+        )
+        with st.expander("pytest output"):
+            st.code(run["log"] or "(no output)", language="text")
+    elif file_results:
+        stamp = time.strftime(
+            "%Y-%m-%d %H:%M", time.localtime(LAST_RUN.stat().st_mtime)
+        )
+        st.caption(f"Showing the results of the last pytest run ({stamp}).")
+    else:
+        st.caption(
+            "No results yet: run the tests above, or `pytest` in a terminal "
+            "(then reload this page)."
+        )
+
+# --- the summary
+total_points = sum(t.points for t in tasks)
+points = sum(earned(t, results.get(t.id)) for t in tasks)
+done_count = sum(results.get(t.id, {}).get("status") == "done" for t in tasks)
+c1, c2, c3 = st.columns(3)
+c1.metric("Points (estimate)", f"{points:.0f} / {total_points}")
+c2.metric("Tasks done", f"{done_count} / {len(tasks)}")
+c3.metric("Tasks with results", f"{sum(t.id in results for t in tasks)} / {len(tasks)}")
+st.progress(points / total_points if total_points else 0.0)
+
+upcoming = next_task(tasks, results)
+if upcoming is None:
+    st.success("Every task is done. 🎉")
+else:
+    result = results.get(upcoming.id)
+    state = status_label(result["status"] if result else "not run")
+    st.subheader(f"Next: Task {upcoming.id} · {upcoming.title}")
+    st.markdown(
+        f"{upcoming.description}.  \n"
+        f"Files: {', '.join(f'`{f}`' for f in upcoming.files)} · status: {state}  \n"
+        f"Check it with `pytest -m {marker(upcoming.id)}`; the module's `README.md` "
+        "explains what to write."
+    )
+    if result and result.get("first_failure"):
+        with st.expander("The first failure of its last run"):
+            st.code(result["first_failure"], language="text")
+
+# --- the table
+rows = []
+for task in tasks:
+    result = results.get(task.id)
+    status = result["status"] if result else "not run"
+    rows.append(
+        {
+            "Task": task.id,
+            "Title": task.title,
+            "Status": status_label(status),
+            "Passed": result.get("passed", 0) if result else None,
+            "Tests": result.get("total", 0) if result else None,
+            "Points": task.points,
+            "Earned": round(earned(task, result), 1),
+            "Check with": f"pytest -m {task.marker}",
+            "Files": ", ".join(task.files),
+        }
+    )
+st.subheader("Tasks")
+module_filter = st.pills(
+    "Module",
+    sorted({t.module for t in tasks}),
+    selection_mode="multi",
+    format_func=lambda m: f"Module {m}",
+    key="progress_modules",
+)
+shown = [
+    row
+    for row, task in zip(rows, tasks)
+    if not module_filter or task.module in module_filter
+]
+st.dataframe(
+    shown,
+    hide_index=True,
+    height=35 * (len(shown) + 1) + 3,  # every row, no inner scrolling
+    width="stretch",
+    column_config={
+        "Points": st.column_config.NumberColumn(format="%d"),
+        "Earned": st.column_config.ProgressColumn(
+            min_value=0, max_value=max(t.points for t in tasks), format="%.0f"
+        ),
+    },
+)
+failing = [
+    (t, results[t.id])
+    for t in tasks
+    if t.id in results and results[t.id].get("status") == "failing"
+]
+if failing:
+    st.subheader("Failing tasks")
+    for task, result in failing:
+        with st.expander(f"Task {task.id} · {task.title}: {result['failed']} failed"):
+            st.code(result.get("first_failure") or "(no message)", language="text")

@@ -1,0 +1,182 @@
+"""Running the course's tests from the dashboard, and reading their results.
+
+The course's pytest plugin (``kindling/pytest_plugin.py``) writes one record per task
+after every run: passed, failed, and a status (``done``, ``todo``, ``blocked by X.Y``,
+``failing``). The Progress page shows those records; :func:`run_tests` makes new ones
+by running pytest in a subprocess with ``--kindling-json`` pointing into a temporary
+folder, with a progress bar fed by pytest's ``[ 42%]`` line endings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import streamlit as st
+
+from project.dashboard.common import ROOT
+
+LAST_RUN = ROOT / ".kindling" / "last-run.json"
+PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")
+COLLECTED = re.compile(r"collected (\d+) items?(?: / (\d+) deselected)?")
+# Symbols every system font has (emoji are missing on many Linux desktops).
+STATUS_ICONS = {
+    "done": "✔ done",
+    "todo": "✎ todo",
+    "failing": "✘ failing",
+    "no tests": "– no tests",
+    "not run": "○ not run",
+}
+
+
+# ------------------------------------------------------------------ results
+def read_results(path: Path) -> Dict[str, dict]:
+    """``{task id: result}`` from a results file of the pytest plugin (or ``{}``)."""
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    tasks = payload.get("tasks", []) if isinstance(payload, dict) else []
+    return {t["id"]: t for t in tasks if isinstance(t, dict) and "id" in t}
+
+
+def status_label(status: str) -> str:
+    if status.startswith("blocked by"):
+        return f"⋯ {status}"
+    return STATUS_ICONS.get(status, status)
+
+
+def earned(task: Any, result: Optional[dict]) -> float:
+    """Points of a task from one run: all of them when done, a share when the task
+    is scored in proportion to its tests; 0 otherwise."""
+    if result is None:
+        return 0.0
+    if result.get("status") == "done":
+        return float(task.points)
+    if task.scoring == "proportional" and result.get("total"):
+        return task.points * result.get("passed", 0) / result["total"]
+    return 0.0
+
+
+def next_task(tasks: List[Any], results: Dict[str, dict]) -> Optional[Any]:
+    """The first task, in syllabus order, that is not done and whose dependencies
+    are all done (or, failing that, the first task not done)."""
+    done = {t.id for t in tasks if results.get(t.id, {}).get("status") == "done"}
+    open_tasks = [t for t in tasks if t.id not in done]
+    for task in open_tasks:
+        if all(d in done for d in task.depends):
+            return task
+    return open_tasks[0] if open_tasks else None
+
+
+# ---------------------------------------------------------------- the runner
+def test_files(task_ids: Sequence[str], root: Path = ROOT) -> List[str]:
+    """The test files that can hold the tests of ``task_ids``, relative to ``root``.
+
+    A file is chosen when it mentions a task's marker (``task2_3``). Tasks graded
+    through backend variants (named as ``"3.1"`` in ``tests/backends.py``) also take
+    every file that parametrizes tests by backend. Collecting only these files is
+    what makes ``pytest -m task0_1`` from here quick; an empty list means "all".
+    """
+    tests = root / "tests"
+    if not tests.is_dir():
+        return []
+    markers = {"task" + t.replace(".", "_") for t in task_ids}
+    backends = tests / "backends.py"
+    variant = backends.is_file() and any(
+        f'"{t}"' in backends.read_text(encoding="utf-8") for t in task_ids
+    )
+    chosen = []
+    for path in sorted(tests.rglob("test_*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if any(re.search(rf"\b{m}\b", text) for m in markers) or (
+            variant and "backend_params(" in text
+        ):
+            chosen.append(path.relative_to(root).as_posix())
+    return chosen
+
+
+def pytest_command(
+    selection: str, json_path: Path, files: Sequence[str] = ()
+) -> List[str]:
+    """The pytest command line: the marker expression ``selection`` (``""`` for
+    every test) over ``files`` (none: the whole suite)."""
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-o",
+        "console_output_style=progress",
+        f"--kindling-json={json_path}",
+        *files,
+    ]
+    if selection:
+        command += ["-m", selection]
+    return command
+
+
+def run_tests(
+    selection: str, files: Sequence[str] = (), timeout: float = 1800.0
+) -> Dict[str, Any]:
+    """Run pytest on this checkout with a progress bar; return its results.
+
+    The subprocess is killed if the page is stopped or rerun meanwhile (Streamlit
+    interrupts the script with an exception, and ``finally`` cleans up).
+    """
+    bar = st.progress(0.0, text="Starting pytest…")
+    with tempfile.TemporaryDirectory(prefix="kindling-dashboard-") as tmp:
+        json_path = Path(tmp) / "results.json"
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        process = subprocess.Popen(
+            pytest_command(selection, json_path, files),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        lines: List[str] = []
+        started = time.monotonic()
+        code: Optional[int] = None
+        try:
+            assert process.stdout is not None
+            for line in process.stdout:
+                lines.append(line.rstrip("\n"))
+                elapsed = time.monotonic() - started
+                match = PERCENT.search(line)
+                if match:
+                    bar.progress(
+                        int(match[1]) / 100,
+                        text=f"{match[1]}% of the tests ({elapsed:.0f} s)",
+                    )
+                elif COLLECTED.search(line):
+                    bar.progress(0.0, text=line.strip())
+                if elapsed > timeout:
+                    lines.append(f"(stopped after {timeout:.0f} s)")
+                    break
+        finally:
+            if process.poll() is None:
+                process.kill()
+            code = process.wait()
+        seconds = time.monotonic() - started
+        bar.progress(1.0, text=f"pytest finished in {seconds:.1f} s")
+        return {
+            "results": read_results(json_path),
+            "returncode": code,
+            "log": "\n".join(lines[-400:]),
+            "selection": selection,
+            "files": list(files),
+            "seconds": seconds,
+            "when": time.strftime("%H:%M:%S"),
+        }

@@ -1,0 +1,51 @@
+"""The dashboard in a real browser: ``streamlit run project/app.py`` on a free port,
+headless Chromium (the system's, never a downloaded one) clicks through every page
+and every section tab, no error element may show, and each view is saved as a
+screenshot (into ``$KINDLING_SCREENSHOTS`` if set, else the test's tmp_path).
+
+Skipped, with the reason, only where no Chromium binary exists
+(``apt-get install chromium``, or point ``$KINDLING_CHROMIUM`` at one).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.project.browser import Dashboard, find_chromium, visit_all
+from tests.project.conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+
+def test_every_page_renders_in_headless_chromium(tmp_path: Path) -> None:
+    browser = find_chromium()
+    if browser is None:
+        pytest.skip(
+            "no Chromium binary found (install Debian's chromium package or set "
+            "KINDLING_CHROMIUM to one)"
+        )
+    shots = Path(os.environ.get("KINDLING_SCREENSHOTS") or tmp_path / "screenshots")
+    with Dashboard(ROOT, log_path=tmp_path / "streamlit.log") as app:
+        states = visit_all(app.url, shots, browser)
+        log = app.log()
+    pages = {state["view"].split(" / ")[0] for state in states}
+    assert len(pages) == 6, pages
+    assert len(states) >= 15  # every section tab of every page
+    for state in states:
+        where = f"{state['view']}: {state['text'][:300]!r}"
+        assert not state.get("timed_out"), f"still running after 40 s: {where}"
+        page, _, tab = state["view"].partition(" / ")
+        assert page in state["headings"], where  # the page we clicked is on show
+        assert state["tab"] == ([tab] if tab else []), where  # and the tab
+
+        assert not state["exceptions"], (where, state["exceptions"])
+        assert not state["errors"], (where, state["errors"])
+        assert not state["dialogs"], (where, state["dialogs"])
+        assert not state["traceback"], where
+    assert "Traceback" not in log, log
+    saved = sorted(shots.glob("*.png"))
+    assert len(saved) == len(states)
+    assert all(path.stat().st_size > 10_000 for path in saved)  # not blank

@@ -1,0 +1,108 @@
+# kindling: instructor-only
+"""The dashboard in a student edition, where every task is a stub: each page says
+which task to write and which ``pytest -m`` command checks it, and nothing crashes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.project.apptest import (
+    every_view,
+    open_app,
+    problems,
+    texts,
+    todo_boxes,
+    visit,
+)
+
+pytestmark = pytest.mark.usefixtures("isolated_imports")
+# Views that run no student code until a button is pressed (timings, benchmark
+# files, launch arithmetic): they have nothing to report as "not implemented".
+NO_CODE_ON_OPEN = {
+    ("dashboard/module3.py", "Backends"),
+    ("dashboard/module3.py", "Benchmarks"),
+    ("dashboard/module3.py", "Parallel diagnostics"),
+    ("dashboard/module3.py", "CUDA launch"),
+}
+TODO = re.compile(
+    r"Not implemented yet: Task (\d+)\.(\d+)\b.*pytest -m task\1_\2\b", re.S
+)
+
+
+@pytest.fixture
+def app(edition):
+    return open_app(edition)
+
+
+def test_the_app_runs_the_editions_code(app, edition) -> None:
+    import project.dashboard.common as common
+
+    assert common.ROOT == edition
+
+
+def test_every_view_says_what_to_implement_instead_of_crashing(app) -> None:
+    views = every_view(app)
+    assert len(views) >= 15
+    for page, section in views:
+        visit(app, page, section)
+        assert not problems(app), (page, section, problems(app))
+        if page.endswith("progress.py") or (page, section) in NO_CODE_ON_OPEN:
+            continue
+        boxes = todo_boxes(app)
+        assert boxes, (page, section, texts(app)[:500])
+        for box in boxes:
+            assert TODO.search(box), box
+
+
+def test_the_progress_page_points_at_the_first_task(app) -> None:
+    assert not problems(app)
+    assert "Next: Task 0.1 · Scalar operators" in texts(app)
+    assert "pytest -m task0_1" in texts(app)
+    table = app.dataframe[0].value
+    assert set(table["Status"]) <= {"○ not run"}  # no test has run here yet
+
+
+def test_running_the_tests_of_a_task_from_the_page(app) -> None:
+    app.selectbox(key="progress_scope").set_value("Task 1.1 · Numerical derivatives")
+    app.button(key="progress_run_button").click().run(timeout=300)
+    assert not problems(app)
+    table = app.dataframe[0].value
+    row = table[table["Task"] == "1.1"].iloc[0]
+    assert row["Status"] == "✎ todo"
+    assert row["Tests"] > 0 and row["Passed"] == 0 and row["Earned"] == 0
+    assert "task(s) reported" in texts(app)
+
+
+def test_a_sandbox_names_the_missing_task(app) -> None:
+    visit(app, "dashboard/module1.py", "Autodiff graph")
+    app.text_input(key="m1_g").set_value("x * y + z").run()
+    assert not problems(app)
+    [box] = todo_boxes(app)
+    assert "Task 1.2" in box and "pytest -m task1_2" in box
+    assert "module1_scalar_autodiff/scalar.py" in box
+
+
+def test_a_button_that_runs_student_code_names_the_task(app) -> None:
+    visit(app, "dashboard/module3.py", "Parallel diagnostics")
+    app.button(key="m3_diag").click().run()
+    assert not problems(app)
+    [box] = todo_boxes(app)
+    assert "Task 3.1" in box and "pytest -m task3_1" in box
+
+
+def test_an_edition_without_the_later_modules(early_edition) -> None:
+    app = open_app(early_edition)
+    assert not problems(app)
+    assert set(app.dataframe[0].value["Task"]) == {
+        "0.1", "0.2", "0.3", "0.4", "0.5",
+        "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7",
+    }  # fmt: skip
+    for module in (2, 3, 4):
+        visit(app, f"dashboard/module{module}.py")
+        assert not problems(app)
+        assert f"Module {module} is not part of this checkout" in texts(app)
+        assert not app.tabs  # the page stops before its sections
+    visit(app, "dashboard/module1.py", "Autodiff graph")
+    assert not problems(app) and todo_boxes(app)
