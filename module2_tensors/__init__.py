@@ -1,0 +1,64 @@
+"""Module 2: strided tensors, broadcasting, tensor autodiff and shape operations.
+
+Re-exports Module 1's public API (and through it Module 0's), so
+``import module2_tensors as kt`` gives everything built so far.
+"""
+
+from module1_scalar_autodiff import *
+
+from . import shape_functions, tensor_functions, tensor_ops
+from .shape_functions import (
+    broadcast_to,
+    cat,
+    chunk,
+    expand,
+    flatten,
+    gather,
+    index_select,
+    narrow,
+    no_grad,
+    pad,
+    repeat,
+    reshape,
+    retain_grad,
+    sort,
+    split,
+    squeeze,
+    stack,
+    tile,
+    topk,
+    transpose,
+    unsqueeze,
+    var,
+    where,
+)
+from .tensor import (
+    Size,
+    Tensor,
+    arange,
+    full,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .tensor_data import (
+    TensorData,
+    broadcast_index,
+    index_to_position,
+    shape_broadcast,
+    strides_from_shape,
+    to_index,
+)
+from .tensor_functions import (
+    Function,
+    grad_check,
+    is_grad_enabled,
+    set_grad_enabled,
+    unbroadcast,
+)
+from .tensor_ops import SimpleBackend, SimpleOps, TensorBackend, TensorOps

@@ -1,0 +1,985 @@
+"""``Tensor``: an n-dimensional array of floats that remembers how it was computed.
+
+A ``Tensor`` is three things:
+
+* its numbers, a :class:`~module2_tensors.tensor_data.TensorData` (flat storage,
+  shape, strides);
+* a *backend* (:class:`~module2_tensors.tensor_ops.TensorBackend`) whose kernels
+  compute every operation;
+* for a computed tensor, a *history* (the function, its context and inputs) that
+  the shared autodiff engine of Module 1 walks backwards.
+
+This file is given: it checks and normalises arguments the way PyTorch does (negative
+dims, ``keepdim``, shapes with ``-1``, Python numbers on either side of an operator)
+and hands the work to the functions of ``tensor_functions.py`` (Tasks 2.3 and 2.4)
+and ``shape_functions.py`` (Task 2.6).
+
+PyTorch semantics, with these differences:
+
+* every tensor holds float64 numbers; comparisons give ``1.0``/``0.0`` and indices
+  (``sort``, ``topk``) are floats too;
+* ``t.size`` is the number of entries (an ``int``, as NumPy's ``a.size``), and it is
+  also callable like PyTorch's method: ``t.size()`` is the shape, ``t.size(dim)``
+  one size. ``t.numel()`` is the number of entries too;
+* ``t.max(dim)`` returns the values only (like ``torch.amax``); ties share the
+  gradient evenly;
+* ``t.is_leaf()`` is a method (the engine's protocol), not a property.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from module1_scalar_autodiff.autodiff import backpropagate
+
+from . import shape_functions as sf
+from . import tensor_functions as tf
+from .tensor_data import TensorData, UserShape, shape_broadcast
+from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
+
+__all__ = [
+    "Tensor",
+    "Size",
+    "tensor",
+    "zeros",
+    "ones",
+    "full",
+    "rand",
+    "randn",
+    "arange",
+    "zeros_like",
+    "ones_like",
+    "manual_seed",
+]
+
+TensorLike = Union[float, int, "Tensor"]
+
+# Process-wide ids, never reused (unlike id()), for the engine's dictionaries.
+_ids = itertools.count()
+
+
+def _shape_args(args: Sequence[Any]) -> Tuple[Any, ...]:
+    """``f(2, 3)`` and ``f((2, 3))`` both mean shape ``(2, 3)``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
+    """A dimension in ``[-dims, dims)`` as a non-negative one.
+
+    Raises:
+        IndexError: out of range; the message names the dim and the number of
+            dimensions.
+    """
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(dim).__name__}")
+    if not -dims <= dim < dims:
+        if dims == 0:
+            raise IndexError(f"{name}={dim} is out of range for a 0-d tensor")
+        raise IndexError(
+            f"{name}={dim} is out of range for a tensor of {dims} dimensions "
+            f"(expected a dim in [{-dims}, {dims - 1}])"
+        )
+    return int(dim) + dims if dim < 0 else int(dim)
+
+
+class Size(int):
+    """``t.size``: the number of entries (an ``int``), callable like PyTorch's
+    ``t.size()`` (the shape) and ``t.size(dim)`` (one size; negative dims count from
+    the end)."""
+
+    _shape: Tuple[int, ...]
+
+    def __new__(cls, shape: Tuple[int, ...]) -> "Size":
+        count = 1
+        for n in shape:
+            count *= n
+        obj = super().__new__(cls, count)
+        obj._shape = shape
+        return obj
+
+    def __call__(self, dim: Optional[int] = None) -> Union[Tuple[int, ...], int]:
+        if dim is None:
+            return self._shape
+        return self._shape[normalize_dim(dim, len(self._shape))]
+
+
+class Tensor:
+    """A differentiable n-dimensional array of float64 numbers.
+
+    Make tensors with :func:`tensor`, :func:`zeros`, :func:`ones`, :func:`rand`,
+    ...; the constructor takes a ``TensorData`` and is for library code.
+
+    Args:
+        data: the numbers.
+        backend: the backend whose kernels compute on this tensor (default
+            ``SimpleBackend``).
+        history: how it was computed (set by ``Function.apply``).
+        requires_grad: for a tensor made by the user, whether ``backward`` gives it
+            a ``.grad``.
+
+    Attributes:
+        grad: $\\partial L / \\partial \\text{self}$ accumulated by ``backward`` (a
+            tensor of the same shape), ``None`` until then.
+        requires_grad: whether gradients flow to (or through) this tensor.
+        history: the :class:`~module2_tensors.tensor_functions.History`, or
+            ``None`` for a leaf.
+    """
+
+    # NumPy defers to our reflected operators (np.float64(2.0) * t is a Tensor).
+    __array_priority__ = 1000
+
+    def __init__(
+        self,
+        data: TensorData,
+        backend: Optional[TensorBackend] = None,
+        history: Optional[tf.History] = None,
+        requires_grad: bool = False,
+        name: Optional[str] = None,
+    ) -> None:
+        if not isinstance(data, TensorData):
+            raise TypeError(
+                f"Tensor(...) takes a TensorData; use tensor({data!r}) to make a "
+                f"tensor from numbers"
+            )
+        self._tensor = data
+        self.backend: TensorBackend = SimpleBackend if backend is None else backend
+        self.history = history
+        self.requires_grad: bool = bool(requires_grad) or history is not None
+        self.grad: Optional[Tensor] = None
+        self.retains_grad: bool = False
+        self.unique_id: int = next(_ids)
+        self.name = name
+
+    # ------------------------------------------------------------- properties
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """The size of each dimension."""
+        return self._tensor.shape
+
+    @property
+    def size(self) -> Size:
+        """The number of entries; also callable: ``t.size()``, ``t.size(dim)``."""
+        return Size(self._tensor.shape)
+
+    def numel(self) -> int:
+        """The number of entries."""
+        return self._tensor.size
+
+    @property
+    def dims(self) -> int:
+        """The number of dimensions (0 for a 0-d tensor)."""
+        return self._tensor.dims
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions (PyTorch's name)."""
+        return self._tensor.dims
+
+    def dim(self) -> int:
+        """The number of dimensions (PyTorch's method)."""
+        return self._tensor.dims
+
+    @property
+    def grad_fn(self) -> Optional[type]:
+        """The function that made this tensor (``None`` for a leaf)."""
+        return None if self.history is None else self.history.last_fn
+
+    @property
+    def T(self) -> "Tensor":
+        """The dimensions in reverse order (the transpose of a matrix)."""
+        return self.permute(*reversed(range(self.dims)))
+
+    @property
+    def mT(self) -> "Tensor":
+        """The last two dimensions swapped (a batch of transposed matrices)."""
+        if self.dims < 2:
+            raise ValueError(f"mT needs at least 2 dimensions, got shape {self.shape}")
+        order = list(range(self.dims))
+        order[-2], order[-1] = order[-1], order[-2]
+        return self.permute(*order)
+
+    def tuple(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(storage, shape, strides)`` for the kernels."""
+        return self._tensor.tuple()
+
+    # ---------------------------------------------------------- conversions
+    def item(self) -> float:
+        """The number in a one-element tensor, as a Python float."""
+        if self._tensor.size != 1:
+            raise ValueError(
+                f"item() needs a tensor with exactly one element, got shape "
+                f"{self.shape}"
+            )
+        return float(self.to_numpy().reshape(-1)[0])
+
+    def to_numpy(self) -> np.ndarray:
+        """A NumPy copy of the numbers, with this tensor's shape."""
+        data = self._tensor
+        view = np.lib.stride_tricks.as_strided(
+            data._storage,
+            shape=data.shape,
+            strides=tuple(8 * step for step in data.strides),
+            writeable=False,
+        )
+        return np.array(view, dtype=np.float64)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self.to_numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def tolist(self) -> Any:
+        """Nested lists of floats (a float for a 0-d tensor)."""
+        return self.to_numpy().tolist()
+
+    def __float__(self) -> float:
+        return self.item()
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._tensor.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor of shape {self.shape} is ambiguous; "
+                f"use .all() or .item()"
+            )
+        return self.item() != 0.0
+
+    def __len__(self) -> int:
+        if self.dims == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self.dims == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        array = self.to_numpy()
+        whole = array.size > 0 and bool(np.all(np.isfinite(array) & (array % 1 == 0)))
+        text = np.array2string(
+            array,
+            separator=", ",
+            prefix="tensor(",
+            precision=4,
+            floatmode="maxprec" if whole else "fixed",
+        )
+        extra = ""
+        if self.backend is not SimpleBackend:
+            extra += f", backend='{self.backend.name}'"
+        if self.history is not None:
+            extra += f", grad_fn=<{self.history.last_fn.__name__}Backward>"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({text}{extra})"
+
+    # ------------------------------------------------------ making tensors
+    def _new(self, data: TensorData) -> "Tensor":
+        return Tensor(data, self.backend)
+
+    def new_full(self, shape: UserShape, value: float) -> "Tensor":
+        """A new contiguous tensor of ``shape`` filled with ``value``, on this
+        tensor's backend."""
+        shape = tuple(shape)
+        count = 1
+        for n in shape:
+            count *= n
+        return Tensor(TensorData(np.full(count, float(value)), shape), self.backend)
+
+    def new_zeros(self, shape: UserShape) -> "Tensor":
+        """A new tensor of zeros on this tensor's backend."""
+        shape = tuple(shape)
+        count = 1
+        for n in shape:
+            count *= n
+        return Tensor(TensorData(np.zeros(count), shape), self.backend)
+
+    def new_ones(self, shape: UserShape) -> "Tensor":
+        """A new tensor of ones on this tensor's backend."""
+        return self.new_full(shape, 1.0)
+
+    def new_tensor(self, data: Any) -> "Tensor":
+        """A new tensor of ``data`` (numbers, nested lists) on this backend."""
+        return tensor(data, backend=self.backend)
+
+    def to(self, backend: TensorBackend) -> "Tensor":
+        """This tensor on another backend (differentiable; shares the numbers)."""
+        if backend is self.backend:
+            return self
+        return tf.ToBackend.apply(self, backend)
+
+    def _other(self, b: TensorLike) -> "Tensor":
+        """``b`` as a tensor on this backend (a Python number becomes 0-d)."""
+        if isinstance(b, Tensor):
+            return b
+        if isinstance(b, numbers.Real):
+            return Tensor(TensorData(np.array([float(b)]), ()), self.backend)
+        raise TypeError(
+            f"unsupported operand: a Tensor and a {type(b).__name__} ({b!r})"
+        )
+
+    # ---------------------------------------------------------- arithmetic
+    def __add__(self, b: TensorLike) -> "Tensor":
+        return tf.Add.apply(self, self._other(b))
+
+    def __radd__(self, b: TensorLike) -> "Tensor":
+        return tf.Add.apply(self._other(b), self)
+
+    def __sub__(self, b: TensorLike) -> "Tensor":
+        return tf.Add.apply(self, tf.Neg.apply(self._other(b)))
+
+    def __rsub__(self, b: TensorLike) -> "Tensor":
+        return tf.Add.apply(self._other(b), tf.Neg.apply(self))
+
+    def __mul__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self, self._other(b))
+
+    def __rmul__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self._other(b), self)
+
+    def __truediv__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self, tf.Inv.apply(self._other(b)))
+
+    def __rtruediv__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self._other(b), tf.Inv.apply(self))
+
+    def __neg__(self) -> "Tensor":
+        return tf.Neg.apply(self)
+
+    def __pos__(self) -> "Tensor":
+        return self
+
+    def __pow__(self, p: float) -> "Tensor":
+        if isinstance(p, Tensor) or not isinstance(p, numbers.Real):
+            raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
+        return tf.Pow.apply(self, float(p))
+
+    def __matmul__(self, b: "Tensor") -> "Tensor":
+        """Matrix product with PyTorch's rules: batched over leading dimensions
+        (broadcast), and a 1-D operand is a row (left) or column (right) vector
+        whose dimension is removed from the result."""
+        if not isinstance(b, Tensor):
+            raise TypeError(f"matmul needs two tensors, got a {type(b).__name__}")
+        if self.dims == 0 or b.dims == 0:
+            raise ValueError(
+                f"matmul needs tensors of at least 1 dimension, got shapes "
+                f"{self.shape} and {b.shape}"
+            )
+        a = self.contiguous().view(1, self.shape[0]) if self.dims == 1 else self
+        c = b.contiguous().view(b.shape[0], 1) if b.dims == 1 else b
+        # Checks the shapes here, so every backend reports errors the same way.
+        try:
+            shape = matmul_shape(a.shape, c.shape)
+        except ValueError:
+            raise ValueError(
+                f"cannot multiply shapes {self.shape} and {b.shape}: the inner "
+                f"sizes must agree and batch dimensions must broadcast"
+            ) from None
+        out = tf.MatMul.apply(a, c)
+        if self.dims == 1 or b.dims == 1:
+            keep = shape[:-2]
+            keep += () if self.dims == 1 else shape[-2:-1]
+            keep += () if b.dims == 1 else shape[-1:]
+            out = out.view(keep)
+        return out
+
+    def matmul(self, b: "Tensor") -> "Tensor":
+        """``self @ b``."""
+        return self @ b
+
+    # --------------------------------------------------------- comparisons
+    def __lt__(self, b: TensorLike) -> "Tensor":
+        return tf.LT.apply(self, self._other(b))
+
+    def __gt__(self, b: TensorLike) -> "Tensor":
+        return tf.GT.apply(self, self._other(b))
+
+    def __le__(self, b: TensorLike) -> "Tensor":
+        return 1.0 - tf.GT.apply(self, self._other(b))
+
+    def __ge__(self, b: TensorLike) -> "Tensor":
+        return 1.0 - tf.LT.apply(self, self._other(b))
+
+    def __eq__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
+        return tf.EQ.apply(self, self._other(b))
+
+    def __ne__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
+        return 1.0 - tf.EQ.apply(self, self._other(b))
+
+    # == builds a tensor, so hashing falls back to identity (as in PyTorch).
+    __hash__ = object.__hash__
+
+    def is_close(self, b: TensorLike) -> "Tensor":
+        """$1$ where $|a - b| < 10^{-2}$, else $0$."""
+        return tf.IsClose.apply(self, self._other(b))
+
+    # ---------------------------------------------------- element functions
+    def neg(self) -> "Tensor":
+        """$-x$."""
+        return tf.Neg.apply(self)
+
+    def sigmoid(self) -> "Tensor":
+        """$\\sigma(x) = 1 / (1 + e^{-x})$."""
+        return tf.Sigmoid.apply(self)
+
+    def relu(self) -> "Tensor":
+        """$\\max(x, 0)$."""
+        return tf.ReLU.apply(self)
+
+    def log(self) -> "Tensor":
+        """$\\ln x$."""
+        return tf.Log.apply(self)
+
+    def exp(self) -> "Tensor":
+        """$e^x$."""
+        return tf.Exp.apply(self)
+
+    def tanh(self) -> "Tensor":
+        """$\\tanh x$."""
+        return tf.Tanh.apply(self)
+
+    def sqrt(self) -> "Tensor":
+        """$\\sqrt{x}$."""
+        return tf.Sqrt.apply(self)
+
+    def abs(self) -> "Tensor":
+        """$|x| = \\mathrm{relu}(x) + \\mathrm{relu}(-x)$ (gradient 0 at 0)."""
+        return self.relu() + (-self).relu()
+
+    __abs__ = abs
+
+    # ----------------------------------------------------------- reductions
+    def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
+        if dim is None:
+            return tuple(range(self.dims))
+        if isinstance(dim, (tuple, list)):
+            dims = sorted({normalize_dim(d, self.dims) for d in dim})
+            if len(dims) != len(dim):
+                raise ValueError(f"dim {tuple(dim)} names a dimension twice")
+            return tuple(dims) if dims else tuple(range(self.dims))
+        return (normalize_dim(dim, self.dims),)
+
+    def _reduce(
+        self,
+        fn: type,
+        dim: Union[None, int, Sequence[int]],
+        keepdim: bool,
+        name: str,
+        empty_ok: bool = True,
+    ) -> "Tensor":
+        dims = self._reduce_dims(dim)
+        if not empty_ok and any(self.shape[d] == 0 for d in dims):
+            raise ValueError(
+                f"{name}() of an empty selection: shape {self.shape} has no entries "
+                f"along dimension {[d for d in dims if self.shape[d] == 0][0]}"
+            )
+        kept = tuple(1 if k in dims else n for k, n in enumerate(self.shape))
+        if len(dims) == self.dims and self.dims != 1:
+            # One kernel over the flat tensor instead of one per dimension.
+            out = fn.apply(self.contiguous().view(self._tensor.size), 0)
+        else:
+            out = self
+            for d in dims:
+                out = fn.apply(out, d)
+        final = (
+            kept if keepdim else tuple(n for k, n in enumerate(kept) if k not in dims)
+        )
+        return out.contiguous().view(final)
+
+    def sum(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """$\\sum$ over ``dim`` (an int, a tuple of ints, or ``None`` for all).
+        The reduced dimensions are removed unless ``keepdim``."""
+        return self._reduce(tf.Sum, dim, keepdim, "sum")
+
+    def mean(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The average over ``dim`` (see :meth:`sum`)."""
+        count = 1
+        for d in self._reduce_dims(dim):
+            count *= self.shape[d]
+        if count == 0:
+            raise ValueError(f"mean() of an empty selection of shape {self.shape}")
+        return self.sum(dim, keepdim) * (1.0 / count)
+
+    def max(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The largest entry over ``dim`` (values only, like ``torch.amax``)."""
+        return self._reduce(tf.Max, dim, keepdim, "max", empty_ok=False)
+
+    def min(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The smallest entry over ``dim``: $-\\max(-x)$."""
+        return -((-self).max(dim, keepdim))
+
+    def all(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """$1$ where every entry over ``dim`` is non-zero, else $0$."""
+        return self._reduce(tf.All, dim, keepdim, "all")
+
+    def any(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """$1$ where some entry over ``dim`` is non-zero, else $0$."""
+        return 1.0 - (self == 0.0).all(dim, keepdim)
+
+    def var(
+        self,
+        dim: Union[None, int, Sequence[int]] = None,
+        unbiased: bool = True,
+        keepdim: bool = False,
+        *,
+        correction: Optional[int] = None,
+    ) -> "Tensor":
+        """The variance over ``dim`` (see :func:`shape_functions.var`)."""
+        return sf.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(
+        self,
+        dim: Union[None, int, Sequence[int]] = None,
+        unbiased: bool = True,
+        keepdim: bool = False,
+        *,
+        correction: Optional[int] = None,
+    ) -> "Tensor":
+        """The standard deviation: $\\sqrt{\\mathrm{var}}$."""
+        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+
+    # ------------------------------------------------------------- views
+    def is_contiguous(self) -> bool:
+        """Whether the entries lie in storage in row-major order, without gaps."""
+        return self._tensor.is_contiguous()
+
+    def contiguous(self) -> "Tensor":
+        """This tensor if it is contiguous, else a contiguous copy."""
+        if self._tensor.is_contiguous():
+            return self
+        return tf.Copy.apply(self)
+
+    def permute(self, *order: int) -> "Tensor":
+        """A view with dimension ``k`` of the result being dimension ``order[k]``
+        of this tensor (``permute(1, 0)`` or ``permute((1, 0))``)."""
+        order = _shape_args(order)
+        order = tuple(normalize_dim(d, self.dims) for d in order)
+        return tf.Permute.apply(self, order)
+
+    def view(self, *shape: int) -> "Tensor":
+        """The same numbers with another shape of the same size, without copying
+        (``view(2, 3)``, ``view((2, 3))``; one size may be ``-1``, inferred).
+
+        Raises:
+            ValueError: the tensor is not contiguous (use ``reshape`` or
+                ``contiguous().view``), or the sizes do not match.
+        """
+        shape = self._infer_shape(_shape_args(shape))
+        if not self._tensor.is_contiguous():
+            raise ValueError(
+                f"view() needs a contiguous tensor, but this one (shape {self.shape}, "
+                f"strides {self._tensor.strides}) is not; use .reshape(...) or "
+                f".contiguous().view(...)"
+            )
+        if shape == self.shape:
+            return self
+        return tf.View.apply(self, shape)
+
+    def _infer_shape(self, shape: Tuple[Any, ...]) -> Tuple[int, ...]:
+        """Check a target shape for view/reshape and fill in a ``-1``."""
+        for n in shape:
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+                raise TypeError(f"a shape holds integers, got {shape}")
+        if list(shape).count(-1) > 1:
+            raise ValueError(f"only one size may be -1, got shape {shape}")
+        if any(n < -1 for n in shape):
+            raise ValueError(f"sizes must be non-negative, got shape {shape}")
+        known = 1
+        for n in shape:
+            if n != -1:
+                known *= n
+        size = self._tensor.size
+        if -1 in shape:
+            if known == 0 or size % known != 0:
+                raise ValueError(
+                    f"cannot view a tensor of shape {self.shape} ({size} entries) as "
+                    f"shape {shape}"
+                )
+            shape = tuple(size // known if n == -1 else int(n) for n in shape)
+        elif known != size:
+            raise ValueError(
+                f"cannot view a tensor of shape {self.shape} ({size} entries) as "
+                f"shape {shape} ({known} entries)"
+            )
+        return tuple(int(n) for n in shape)
+
+    def reshape(self, *shape: int) -> "Tensor":
+        """Like :meth:`view`, copying first when the tensor is not contiguous."""
+        return sf.reshape(self, *shape)
+
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        """Swap two dimensions (a view)."""
+        return sf.transpose(self, dim0, dim1)
+
+    def squeeze(self, dim: Union[None, int, Sequence[int]] = None) -> "Tensor":
+        """Remove dimensions of size 1 (all of them, or those in ``dim``)."""
+        return sf.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        """Insert a dimension of size 1 at ``dim``."""
+        return sf.unsqueeze(self, dim)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        """Merge dimensions ``start_dim .. end_dim`` into one."""
+        return sf.flatten(self, start_dim, end_dim)
+
+    def expand(self, *sizes: int) -> "Tensor":
+        """Broadcast to a larger shape without copying (``-1`` keeps a size)."""
+        return sf.expand(self, *sizes)
+
+    def broadcast_to(self, shape: UserShape) -> "Tensor":
+        """Broadcast to ``shape`` without copying."""
+        return sf.broadcast_to(self, shape)
+
+    def repeat(self, *sizes: int) -> "Tensor":
+        """Tile the tensor ``sizes[k]`` times along each dimension."""
+        return sf.repeat(self, *sizes)
+
+    def split(
+        self, split_size_or_sections: Union[int, Sequence[int]], dim: int = 0
+    ) -> Tuple["Tensor", ...]:
+        """Pieces along ``dim``: of ``split_size`` each, or of the given sizes."""
+        return sf.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> Tuple["Tensor", ...]:
+        """``chunks`` pieces of (nearly) equal size along ``dim``."""
+        return sf.chunk(self, chunks, dim)
+
+    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
+        """Entries ``start .. start+length-1`` along ``dim`` (a view)."""
+        return sf.narrow(self, dim, start, length)
+
+    def index_select(self, dim: int, index: Any) -> "Tensor":
+        """The slices ``index[0], index[1], ...`` along ``dim``."""
+        return sf.index_select(self, dim, index)
+
+    def gather(self, dim: int, index: "Tensor") -> "Tensor":
+        """$\\mathrm{out}[\\dots, i, \\dots] = \\mathrm{self}[\\dots,
+        \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""
+        return sf.gather(self, dim, index)
+
+    def sort(
+        self, dim: int = -1, descending: bool = False
+    ) -> Tuple["Tensor", "Tensor"]:
+        """``(values, indices)`` sorted along ``dim`` (stable)."""
+        return sf.sort(self, dim, descending)
+
+    def topk(
+        self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+    ) -> Tuple["Tensor", "Tensor"]:
+        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``."""
+        return sf.topk(self, k, dim, largest, sorted)
+
+    def __getitem__(self, key: Any) -> "Tensor":
+        return sf.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: TensorLike) -> None:
+        """Write ``value`` (broadcast) into ``self[key]``, in place."""
+        self._check_in_place("item assignment")
+        target = self._new(sf.index_view(self._tensor, key))
+        self._copy_into(target, value)
+
+    # ---------------------------------------------------- in-place helpers
+    def _check_in_place(self, what: str) -> None:
+        if self.requires_grad and tf.is_grad_enabled():
+            raise RuntimeError(
+                f"{what} on a tensor that requires grad would hide the change from "
+                f"autodiff; do it inside `with no_grad():`"
+            )
+
+    def _copy_into(self, target: "Tensor", value: TensorLike) -> None:
+        value = self._other(value)
+        if value.backend is not self.backend:
+            value = value.to(self.backend)
+        try:
+            fits = shape_broadcast(value.shape, target.shape) == target.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"cannot write a value of shape {value.shape} into shape "
+                f"{target.shape}"
+            )
+        self.backend.id_map(value, out=target)
+
+    def copy_(self, src: TensorLike) -> "Tensor":
+        """Copy ``src`` (broadcast) into this tensor, in place; returns ``self``."""
+        self._check_in_place("copy_()")
+        self._copy_into(self, src)
+        return self
+
+    def fill_(self, value: float) -> "Tensor":
+        """Set every entry to ``value``, in place; returns ``self``."""
+        return self.copy_(float(value))
+
+    def zero_(self) -> "Tensor":
+        """Set every entry to 0, in place; returns ``self``."""
+        return self.copy_(0.0)
+
+    # --------------------------------------------------------------- autodiff
+    def is_leaf(self) -> bool:
+        """True for a tensor made by the user (no function produced it)."""
+        return self.history is None
+
+    def is_constant(self) -> bool:
+        """True for a tensor that takes no gradient at all."""
+        return not self.requires_grad
+
+    @property
+    def parents(self) -> Tuple["Tensor", ...]:
+        """The tensor inputs of the function that made this tensor."""
+        if self.history is None:
+            return ()
+        return tuple(x for x in self.history.inputs if isinstance(x, Tensor))
+
+    def chain_rule(self, d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"]]:
+        """The pairs ``(input, dL/d input)`` for the inputs that require grad,
+        each gradient summed back to its input's shape (:func:`unbroadcast`). A
+        backward that returns ``None`` for an input sends it no gradient."""
+        h = self.history
+        if h is None:
+            raise RuntimeError("chain_rule needs a computed tensor, got a leaf")
+        grads = h.last_fn._backward(h.ctx, d_output, len(h.inputs))
+        pairs = []
+        for k, (x, g) in enumerate(zip(h.inputs, grads)):
+            if not isinstance(x, Tensor) or not x.requires_grad or g is None:
+                continue  # None: no gradient flows to x (e.g. where's condition)
+            if not isinstance(g, Tensor):
+                raise RuntimeError(
+                    f"{h.last_fn.__name__}.backward returned "
+                    f"{type(g).__name__} for argument {k}, which needs a gradient "
+                    f"tensor"
+                )
+            pairs.append((x, tf.unbroadcast(g, x.shape)))
+        return pairs
+
+    def accumulate_derivative(self, d: "Tensor") -> None:
+        """Add ``d`` into ``.grad``."""
+        if d.shape != self.shape:
+            raise RuntimeError(
+                f"a gradient of shape {d.shape} reached a tensor of shape "
+                f"{self.shape}"
+            )
+        self.grad = d if self.grad is None else self.grad + d
+
+    def backward(self, grad: Optional[TensorLike] = None) -> None:
+        """Backpropagate from this tensor: every leaf it depends on that requires
+        grad gets $\\partial L / \\partial \\text{leaf}$ added into ``.grad``.
+
+        Args:
+            grad: $\\partial L / \\partial \\text{self}$, of this tensor's shape. It
+                may be left out for a one-element tensor (a loss), where it is 1.
+
+        Raises:
+            RuntimeError: the tensor does not require grad, or it has more than
+                one element and no ``grad`` was given.
+        """
+        if not self.requires_grad:
+            raise RuntimeError(
+                "backward() on a tensor that does not require grad (no input had "
+                "requires_grad=True, or it was computed under no_grad())"
+            )
+        if grad is None:
+            if self._tensor.size != 1:
+                raise RuntimeError(
+                    f"backward() without a gradient needs a tensor with one element "
+                    f"(a scalar loss), got shape {self.shape}; pass grad=..."
+                )
+            grad = self.new_ones(self.shape)
+        else:
+            grad = self._other(grad)
+            if grad.shape != self.shape:
+                raise ValueError(
+                    f"backward(grad): grad has shape {grad.shape} but the tensor has "
+                    f"shape {self.shape}"
+                )
+            grad = Tensor(grad._tensor, self.backend)  # no history
+        previous = tf.is_grad_enabled()
+        tf.set_grad_enabled(False)
+        try:
+            backpropagate(self, grad)
+        finally:
+            tf.set_grad_enabled(previous)
+
+    def zero_grad_(self) -> None:
+        """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
+        self.grad = None
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Switch gradient tracking of a leaf on or off, in place; returns
+        ``self``. A frozen leaf (``False``) is a constant: its ``.grad`` stays
+        ``None``.
+
+        Raises:
+            RuntimeError: switching off a computed (non-leaf) tensor.
+        """
+        if not requires_grad and self.history is not None:
+            raise RuntimeError(
+                "requires_grad_(False) only works on leaves; use .detach() for a "
+                "computed tensor"
+            )
+        self.requires_grad = bool(requires_grad) or self.history is not None
+        return self
+
+    def detach(self) -> "Tensor":
+        """The same numbers (shared, no copy) without history: a new leaf that
+        does not require grad."""
+        return Tensor(self._tensor, self.backend)
+
+    def retain_grad(self) -> "Tensor":
+        """Keep ``.grad`` on this computed tensor after ``backward``."""
+        return sf.retain_grad(self)
+
+
+# ---------------------------------------------------------------------------
+# Making tensors
+# ---------------------------------------------------------------------------
+
+_generator = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator that :func:`rand` and :func:`randn` use by default."""
+    global _generator
+    _generator = np.random.default_rng(seed)
+
+
+def _from_array(
+    array: np.ndarray, backend: Optional[TensorBackend], requires_grad: bool
+) -> Tensor:
+    array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
+    data = TensorData(array.reshape(-1), array.shape)
+    return Tensor(data, backend, requires_grad=requires_grad)
+
+
+def tensor(
+    data: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+) -> Tensor:
+    """A new tensor holding ``data``: a number (a 0-d tensor), nested lists of
+    numbers, a NumPy array or a tensor (its numbers are copied).
+
+    Raises:
+        ValueError: the nested lists are ragged, or hold something that is not a
+            number.
+    """
+    if isinstance(data, Tensor):
+        array = data.to_numpy()
+    else:
+        try:
+            array = np.array(data, dtype=np.float64)
+        except (ValueError, TypeError) as error:
+            raise ValueError(
+                f"tensor() needs a number or nested lists of numbers with equal "
+                f"lengths ({error})"
+            ) from None
+    return _from_array(array, backend, requires_grad)
+
+
+def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
+    shape = _shape_args(shape)
+    for n in shape:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"a shape holds integers, got {shape}")
+        if n < 0:
+            raise ValueError(f"sizes must be non-negative, got shape {shape}")
+    return tuple(int(n) for n in shape)
+
+
+def full(
+    shape: UserShape,
+    value: float,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A tensor of ``shape`` filled with ``value``."""
+    return _from_array(
+        np.full(_make_shape((shape,)), float(value)), backend, requires_grad
+    )
+
+
+def zeros(
+    *shape: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
+    0-d."""
+    return _from_array(np.zeros(_make_shape(shape)), backend, requires_grad)
+
+
+def ones(
+    *shape: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+) -> Tensor:
+    """A tensor of ones (shape as for :func:`zeros`)."""
+    return _from_array(np.ones(_make_shape(shape)), backend, requires_grad)
+
+
+def _rng(seed: Optional[int], generator: Optional[np.random.Generator]) -> Any:
+    if generator is not None:
+        return generator
+    return _generator if seed is None else np.random.default_rng(seed)
+
+
+def rand(
+    *shape: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    seed: Optional[int] = None,
+    generator: Optional[np.random.Generator] = None,
+) -> Tensor:
+    """Uniform random numbers in $[0, 1)$. Reproducible with ``seed=`` or a NumPy
+    ``generator=``; otherwise from the generator that :func:`manual_seed` seeds."""
+    values = _rng(seed, generator).random(_make_shape(shape))
+    return _from_array(values, backend, requires_grad)
+
+
+def randn(
+    *shape: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    seed: Optional[int] = None,
+    generator: Optional[np.random.Generator] = None,
+) -> Tensor:
+    """Standard normal random numbers (seeding as for :func:`rand`)."""
+    values = _rng(seed, generator).standard_normal(_make_shape(shape))
+    return _from_array(values, backend, requires_grad)
+
+
+def arange(
+    start: float,
+    end: Optional[float] = None,
+    step: float = 1,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
+    if end is None:
+        start, end = 0, start
+    return _from_array(np.arange(start, end, step), backend, requires_grad)
+
+
+def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``t``'s shape, on ``t``'s backend."""
+    return zeros(t.shape, backend=t.backend, requires_grad=requires_grad)
+
+
+def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    """Ones of ``t``'s shape, on ``t``'s backend."""
+    return ones(t.shape, backend=t.backend, requires_grad=requires_grad)

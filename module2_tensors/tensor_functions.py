@@ -1,0 +1,743 @@
+"""The differentiable functions of a ``Tensor``: forwards (Task 2.3) and backwards
+(Task 2.4), un-broadcasting, and ``grad_check``.
+
+Each operation is a :class:`Function` with two static methods, exactly as for
+``Scalar`` in Module 1, except that the values are whole tensors:
+
+* ``forward(ctx, *args)`` computes the result with the backend's specialised kernels
+  (``a.backend.mul_zip(a, b)``) and saves what the backward pass needs with
+  ``ctx.save_for_backward(...)``;
+* ``backward(ctx, grad)`` receives $G = \\partial L / \\partial \\mathrm{out}$ (a tensor
+  of the output's shape) and returns $\\partial L / \\partial x$ for each input $x$.
+
+A backward may return a gradient in the *broadcast* shape: the engine sums it back to
+the input's shape with :func:`unbroadcast` (Task 2.4) before handing it on. Backward
+passes run with gradient recording switched off, so inside ``backward`` you may use
+tensor operators (``grad * b``) freely: they build no graph.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Tuple
+
+from module1_scalar_autodiff.autodiff import Context
+
+from .tensor_data import TensorData, UserShape
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+    from .tensor_ops import TensorBackend
+
+__all__ = [
+    "Function",
+    "History",
+    "is_grad_enabled",
+    "set_grad_enabled",
+    "unbroadcast",
+    "grad_check",
+    "Neg",
+    "Inv",
+    "Add",
+    "Mul",
+    "Sigmoid",
+    "ReLU",
+    "Log",
+    "Exp",
+    "Tanh",
+    "Sqrt",
+    "Pow",
+    "Sum",
+    "Max",
+    "All",
+    "LT",
+    "GT",
+    "EQ",
+    "IsClose",
+    "Permute",
+    "View",
+    "Copy",
+    "MatMul",
+    "ToBackend",
+]
+
+
+# ---------------------------------------------------------------------------
+# Gradient recording on/off (``no_grad`` in shape_functions.py switches it)
+# ---------------------------------------------------------------------------
+
+_grad_enabled = True
+
+
+def is_grad_enabled() -> bool:
+    """Whether functions applied now record a history (PyTorch's
+    ``torch.is_grad_enabled``)."""
+    return _grad_enabled
+
+
+def set_grad_enabled(mode: bool) -> None:
+    """Switch gradient recording on or off for everything that follows."""
+    global _grad_enabled
+    _grad_enabled = bool(mode)
+
+
+# ---------------------------------------------------------------------------
+# Function: the base class, and how a result remembers its history
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class History:
+    """How a tensor was made: by ``last_fn`` from ``inputs`` (tensors and other
+    arguments such as dims, in call order), with ``ctx`` holding what
+    ``last_fn.forward`` saved."""
+
+    last_fn: type
+    ctx: Context
+    inputs: Tuple[Any, ...]
+
+
+class Function:
+    """Base class of every tensor operation; subclasses define ``forward`` and
+    ``backward`` and are used through :meth:`apply`, never instantiated.
+
+    Arguments of ``forward`` may be tensors or plain values (a dim, a shape).
+    ``backward`` returns one gradient per argument, in order: a tensor for a tensor
+    that needs one, ``None`` for everything else. A single tensor may be returned
+    without a tuple, and trailing ``None``s may be left out, so ``Sum.backward`` (for
+    ``forward(ctx, a, dim)``) may simply return the gradient of ``a``.
+
+    A function with ``differentiable = False`` (comparisons) never records history:
+    its result does not require grad, as in PyTorch.
+    """
+
+    differentiable: ClassVar[bool] = True
+
+    @staticmethod
+    def forward(ctx: Context, *args: Any) -> "Tensor":
+        """The result (a new tensor, or a view of an input)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Any:
+        """$\\partial L / \\partial x$ for each argument $x$, given
+        $G = \\partial L / \\partial \\mathrm{out}$."""
+        raise NotImplementedError
+
+    @classmethod
+    def _backward(cls, ctx: Context, grad: "Tensor", count: int) -> Tuple[Any, ...]:
+        """``backward`` as a tuple of exactly ``count`` entries."""
+        grads = cls.backward(ctx, grad)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) > count:
+            raise RuntimeError(
+                f"{cls.__name__}.backward returned {len(grads)} gradients for "
+                f"{count} arguments"
+            )
+        return grads + (None,) * (count - len(grads))
+
+    @classmethod
+    def apply(cls, *args: Any) -> "Tensor":
+        """Run ``forward`` and, when gradients are being recorded and some input
+        requires grad, give the result a :class:`History`.
+
+        Raises:
+            ValueError: tensor arguments live on different backends.
+        """
+        global _Tensor
+        if _Tensor is None:  # imported late: tensor.py imports this module
+            from .tensor import Tensor as _Tensor
+        Tensor = _Tensor
+
+        backend = None
+        needs = []
+        for x in args:
+            if isinstance(x, Tensor):
+                if backend is None:
+                    backend = x.backend
+                elif x.backend is not backend:
+                    raise ValueError(
+                        f"{cls.__name__}: tensors on different backends "
+                        f"({backend.name} and {x.backend.name}); move them with "
+                        f".to(backend)"
+                    )
+                needs.append(x.requires_grad)
+            else:
+                needs.append(False)
+        record = cls.differentiable and _grad_enabled and any(needs)
+        ctx = Context(tuple(needs) if record else ())
+        out = cls.forward(ctx, *args)
+        if not record:
+            return out
+        # A fresh Tensor object shares the result's numbers but carries the history
+        # (a forward may return a view, or even an input, which must stay as it is).
+        return Tensor(out._tensor, out.backend, history=History(cls, ctx, args))
+
+
+_Tensor: Any = None  # the Tensor class, set on the first call of Function.apply
+
+
+def _new(like: "Tensor", data: TensorData) -> "Tensor":
+    """A tensor of ``data`` on ``like``'s backend (used to build views)."""
+    return type(like)(data, like.backend)
+
+
+def _mT(t: "Tensor") -> "Tensor":
+    """The matrix transpose of the last two dimensions, as a view (no copy)."""
+    order = list(range(t.dims))
+    order[-2], order[-1] = order[-1], order[-2]
+    return _new(t, t._tensor.permute(*order))
+
+
+# ---------------------------------------------------------------------------
+# Task 2.4: un-broadcasting
+# ---------------------------------------------------------------------------
+
+
+def unbroadcast(grad: "Tensor", shape: UserShape) -> "Tensor":
+    """Sum a gradient of the broadcast shape back to an input's ``shape``.
+
+    If $x$ of shape ``shape`` was broadcast to $X$ (the shape of ``grad``), every
+    entry of $x$ was used by several entries of $X$, and by the chain rule its
+    gradient is the *sum* of theirs:
+
+    $$\\frac{\\partial L}{\\partial x_{j}} = \\sum_{i \\,:\\, i \\mapsto j}
+    \\frac{\\partial L}{\\partial X_{i}} .$$
+
+    So sum ``grad`` over its extra leading dimensions and over every dimension where
+    ``shape`` has size 1 but ``grad`` does not. For ``shape = (3, 1)`` and a grad of
+    shape ``(2, 3, 4)``: sum dimensions 0 and 2, giving ``(3, 1)``.
+
+    Returns ``grad`` itself when the shapes already agree.
+
+    Raises:
+        ValueError: ``grad`` does not broadcast from ``shape`` (a backward returned
+            a wrong shape); the message names both shapes.
+    """
+    # BEGIN SOLUTION 2.4: sum over the broadcast dimensions, then view as shape
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    extra = grad.dims - len(shape)
+    if extra < 0:
+        raise ValueError(
+            f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
+        )
+    out = grad
+    for k in range(grad.dims):
+        size = shape[k - extra] if k >= extra else 1
+        if size == 1 and grad.shape[k] != 1:
+            out = out.sum(dim=k, keepdim=True)
+        elif size != grad.shape[k]:
+            raise ValueError(
+                f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
+            )
+    return out.contiguous().view(shape)
+    # END SOLUTION
+
+
+# ---------------------------------------------------------------------------
+# The functions. Forwards: Task 2.3. Backwards: Task 2.4.
+# ---------------------------------------------------------------------------
+
+
+class Neg(Function):
+    """$f(a) = -a$."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Neg.forward
+        return a.backend.neg_map(a)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Neg.backward
+        return grad.backend.neg_map(grad)
+        # END SOLUTION
+
+
+class Inv(Function):
+    """$f(a) = 1 / a$; $f'(a) = -1 / a^2$ (``inv_back_zip``)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Inv.forward (save what Inv.backward needs)
+        ctx.save_for_backward(a)
+        return a.backend.inv_map(a)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Inv.backward
+        (a,) = ctx.saved_values
+        return grad.backend.inv_back_zip(a, grad)
+        # END SOLUTION
+
+
+class Add(Function):
+    """$f(a, b) = a + b$, broadcasting $a$ and $b$."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Add.forward
+        return a.backend.add_zip(a, b)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        # BEGIN SOLUTION 2.4: Add.backward (unbroadcast does the summing)
+        return grad, grad
+        # END SOLUTION
+
+
+class Mul(Function):
+    """$f(a, b) = a \\cdot b$ entry by entry, broadcasting $a$ and $b$."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Mul.forward (save what Mul.backward needs)
+        ctx.save_for_backward(a, b)
+        return a.backend.mul_zip(a, b)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        # BEGIN SOLUTION 2.4: Mul.backward
+        a, b = ctx.saved_values
+        mul = grad.backend.mul_zip
+        return mul(grad, b), mul(grad, a)
+        # END SOLUTION
+
+
+class Sigmoid(Function):
+    """$f(a) = \\sigma(a)$; $f'(a) = \\sigma(a)\\,(1 - \\sigma(a))$."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Sigmoid.forward (save what Sigmoid.backward needs)
+        out = a.backend.sigmoid_map(a)
+        ctx.save_for_backward(out)
+        return out
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Sigmoid.backward
+        (s,) = ctx.saved_values
+        return grad * s * (1.0 - s)
+        # END SOLUTION
+
+
+class ReLU(Function):
+    """$f(a) = \\max(a, 0)$; its derivative at 0 is 0 (``relu_back_zip``)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: ReLU.forward (save what ReLU.backward needs)
+        ctx.save_for_backward(a)
+        return a.backend.relu_map(a)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: ReLU.backward
+        (a,) = ctx.saved_values
+        return grad.backend.relu_back_zip(a, grad)
+        # END SOLUTION
+
+
+class Log(Function):
+    """$f(a) = \\ln a$; $f'(a) = 1 / a$ (``log_back_zip``)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Log.forward (save what Log.backward needs)
+        ctx.save_for_backward(a)
+        return a.backend.log_map(a)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Log.backward
+        (a,) = ctx.saved_values
+        return grad.backend.log_back_zip(a, grad)
+        # END SOLUTION
+
+
+class Exp(Function):
+    """$f(a) = e^a$; $f'(a) = e^a$."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Exp.forward (save what Exp.backward needs)
+        out = a.backend.exp_map(a)
+        ctx.save_for_backward(out)
+        return out
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Exp.backward
+        (out,) = ctx.saved_values
+        return grad.backend.mul_zip(grad, out)
+        # END SOLUTION
+
+
+# A worked example of the pattern, given complete: read it before writing the others.
+class Tanh(Function):
+    """$f(a) = \\tanh a$; $f'(a) = 1 - \\tanh^2 a$."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        out = a.backend.tanh_map(a)
+        # The backward needs tanh(a); saving the output avoids computing it again.
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (t,) = ctx.saved_values
+        # Gradient recording is off here, so tensor operators build no graph.
+        return grad * (1.0 - t * t)
+
+
+class Sqrt(Function):
+    """$f(a) = \\sqrt{a}$; $f'(a) = 1 / (2 \\sqrt{a})$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        out = a.backend.sqrt_map(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (out,) = ctx.saved_values
+        return grad * 0.5 / out
+
+
+class Pow(Function):
+    """$f(a) = a^p$ for a number $p$; $f'(a) = p\\, a^{p-1}$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", p: float) -> "Tensor":
+        ctx.save_for_backward(a, p)
+        return a.backend.pow_zip(a, a.new_tensor(p))
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        a, p = ctx.saved_values
+        return grad * p * a.backend.pow_zip(a, a.new_tensor(p - 1.0))
+
+
+class Sum(Function):
+    """$\\mathrm{out}[\\dots, 0, \\dots] = \\sum_j a[\\dots, j, \\dots]$ along ``dim``,
+    which stays with size 1 (the ``Tensor`` method drops it unless ``keepdim``).
+
+    Backward: every entry of $a$ along ``dim`` gets the same gradient, the one of
+    the sum it went into, so broadcast ``grad`` back to $a$'s shape. Hint: a map
+    with ``out=`` broadcasts its input into ``out``:
+    ``grad.backend.id_map(grad, out=grad.new_zeros(shape))``.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", dim: int) -> "Tensor":
+        # BEGIN SOLUTION 2.3: Sum.forward (save a's shape for Sum.backward)
+        ctx.save_for_backward(a.shape)
+        return a.backend.add_reduce(a, dim)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Sum.backward (broadcast grad to the input's shape)
+        (shape,) = ctx.saved_values
+        return grad.backend.id_map(grad, out=grad.new_zeros(shape))
+        # END SOLUTION
+
+
+class Max(Function):
+    """$\\mathrm{out}[\\dots, 0, \\dots] = \\max_j a[\\dots, j, \\dots]$ along ``dim``
+    (kept with size 1), like ``torch.amax``.
+
+    Backward: the gradient goes to the entries that equal the maximum; when several
+    tie, it is split evenly between them (``torch.amax``'s rule), so the gradient
+    of each is $G / (\\text{number of ties})$.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", dim: int) -> "Tensor":
+        # BEGIN SOLUTION 2.3: Max.forward (save what Max.backward needs)
+        out = a.backend.max_reduce(a, dim)
+        ctx.save_for_backward(a, out, dim)
+        return out
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Max.backward (mask of the maxima / number of ties)
+        a, out, dim = ctx.saved_values
+        backend = grad.backend
+        mask = backend.eq_zip(a, out)
+        ties = backend.add_reduce(mask, dim)
+        return backend.mul_zip(mask, backend.mul_zip(grad, backend.inv_map(ties)))
+        # END SOLUTION
+
+
+class All(Function):
+    """$1$ where every entry along ``dim`` is non-zero, else $0$ (kept with size
+    1). Not differentiable."""
+
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", dim: int) -> "Tensor":
+        # BEGIN SOLUTION 2.3: All.forward (count the zeros along dim)
+        backend = a.backend
+        zero = a.new_tensor(0.0)
+        zeros = backend.add_reduce(backend.eq_zip(a, zero), dim)
+        return backend.eq_zip(zeros, zero)
+        # END SOLUTION
+
+
+class LT(Function):
+    """$1$ where $a < b$, else $0$ (broadcasting). Not differentiable."""
+
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: LT.forward
+        return a.backend.lt_zip(a, b)
+        # END SOLUTION
+
+
+class GT(Function):
+    """$1$ where $a > b$, else $0$ (broadcasting). Not differentiable."""
+
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: GT.forward (a > b is b < a)
+        return a.backend.lt_zip(b, a)
+        # END SOLUTION
+
+
+class EQ(Function):
+    """$1$ where $a = b$ exactly, else $0$ (broadcasting). Not differentiable."""
+
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: EQ.forward
+        return a.backend.eq_zip(a, b)
+        # END SOLUTION
+
+
+class IsClose(Function):
+    """$1$ where $|a - b| < 10^{-2}$ (``operators.is_close``), else $0$. Not
+    differentiable."""
+
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: IsClose.forward
+        return a.backend.is_close_zip(a, b)
+        # END SOLUTION
+
+
+class Permute(Function):
+    """A view with the dimensions reordered: ``out`` dimension ``k`` is ``a``'s
+    dimension ``order[k]`` (no copy: ``TensorData.permute``).
+
+    Backward: permute ``grad`` back with the inverse order.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", order: Tuple[int, ...]) -> "Tensor":
+        # BEGIN SOLUTION 2.3: Permute.forward (a view: _new(a, a._tensor.permute(..)))
+        ctx.save_for_backward(order)
+        return _new(a, a._tensor.permute(*order))
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Permute.backward (the inverse permutation)
+        (order,) = ctx.saved_values
+        inverse = [0] * len(order)
+        for k, source in enumerate(order):
+            inverse[source] = k
+        return _new(grad, grad._tensor.permute(*inverse))
+        # END SOLUTION
+
+
+class View(Function):
+    """The same numbers with a new ``shape`` of the same size. ``a`` is contiguous
+    (``Tensor.view`` checks it), so the view is ``TensorData(storage, shape)``: no
+    copy.
+
+    Backward: view ``grad`` (made contiguous first) back to ``a``'s shape.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
+        # BEGIN SOLUTION 2.3: View.forward (share a's storage with the new shape)
+        ctx.save_for_backward(a.shape)
+        return _new(a, TensorData(a._tensor._storage, shape))
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: View.backward
+        (shape,) = ctx.saved_values
+        return grad.contiguous().view(shape)
+        # END SOLUTION
+
+
+class Copy(Function):
+    """A contiguous copy of ``a`` (``Tensor.contiguous`` of a non-contiguous
+    tensor). Hint: ``id_map``."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: Copy.forward
+        return a.backend.id_map(a)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.4: Copy.backward
+        return grad
+        # END SOLUTION
+
+
+class MatMul(Function):
+    """Batched matrix product: $\\mathrm{out} = a b$ for ``a`` of shape
+    ``(..., n, m)`` and ``b`` of shape ``(..., m, p)``, batch dimensions broadcast
+    (``Tensor.__matmul__`` checks the shapes and handles 1-D operands).
+
+    Backward: $\\partial L / \\partial a = G\\, b^\\top$ and
+    $\\partial L / \\partial b = a^\\top G$, with $^\\top$ swapping the last two
+    dimensions (``_mT``, a view). Summing over broadcast batch dimensions is
+    :func:`unbroadcast`'s job.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        # BEGIN SOLUTION 2.3: MatMul.forward (save what MatMul.backward needs)
+        ctx.save_for_backward(a, b)
+        return a.backend.matrix_multiply(a, b)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        # BEGIN SOLUTION 2.4: MatMul.backward
+        a, b = ctx.saved_values
+        matmul = grad.backend.matrix_multiply
+        return matmul(grad, _mT(b)), matmul(_mT(a), grad)
+        # END SOLUTION
+
+
+class ToBackend(Function):
+    """The same numbers on another backend (``t.to(backend)``); the gradient goes
+    back to the original backend. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", backend: "TensorBackend") -> "Tensor":
+        ctx.save_for_backward(a.backend)
+        return type(a)(a._tensor, backend)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (backend,) = ctx.saved_values
+        return type(grad)(grad._tensor, backend)
+
+
+# ---------------------------------------------------------------------------
+# Task 2.4: checking gradients against central differences
+# ---------------------------------------------------------------------------
+
+
+def grad_check(
+    f: Callable[..., "Tensor"],
+    *tensors: "Tensor",
+    epsilon: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+    seed: int = 0,
+) -> None:
+    """Check the gradients of ``f`` at ``tensors``, entry by entry, against central
+    differences.
+
+    To test the whole Jacobian and not only its column sums, the scalar that is
+    differentiated is $L = \\sum_i w_i\\, f(\\dots)_i$ with fixed random weights
+    $w$ (seeded by ``seed``). ``backward`` gives $\\partial L / \\partial x_j$ for
+    every entry $x_j$ of every input; the check compares each with
+
+    $$\\frac{L(x_j + \\varepsilon) - L(x_j - \\varepsilon)}{2 \\varepsilon}$$
+
+    and passes when $|a - n| \\le \\mathrm{atol} + \\mathrm{rtol}\\,|n|$.
+
+    Args:
+        f: a function of the tensors returning a tensor.
+        *tensors: the inputs; each must require grad, and no two entries of one
+            input may share storage (an expanded view would be perturbed twice).
+        epsilon, atol, rtol: the step and the tolerances.
+        seed: seeds the weights $w$.
+
+    Raises:
+        AssertionError: a gradient is missing or differs; the message names the
+            argument, the index and both values.
+
+    Hints: clear every input's ``.grad`` before the backward pass; perturb an
+    entry in place through its storage position (``t._tensor.index(idx)``) and
+    restore it afterwards; evaluate $L$ for the differences with gradient
+    recording off (``set_grad_enabled``).
+    """
+    # BEGIN SOLUTION 2.4: backward once, then a central difference per entry
+    out = f(*tensors)
+    rng = random.Random(seed)
+    weights = out.new_tensor([rng.uniform(-1.0, 1.0) for _ in range(out.size)]).view(
+        out.shape
+    )
+
+    def loss() -> float:
+        return (f(*tensors) * weights).sum().item()
+
+    for t in tensors:
+        t.grad = None
+    (out * weights).sum().backward()
+
+    previous = is_grad_enabled()
+    set_grad_enabled(False)
+    try:
+        for arg, t in enumerate(tensors):
+            storage = t._tensor._storage
+            for idx in t._tensor.indices():
+                position = t._tensor.index(idx)
+                original = storage[position]
+                storage[position] = original + epsilon
+                up = loss()
+                storage[position] = original - epsilon
+                down = loss()
+                storage[position] = original
+                numeric = (up - down) / (2.0 * epsilon)
+                analytic = 0.0 if t.grad is None else t.grad._tensor.get(idx)
+                if t.grad is None and abs(numeric) > atol:
+                    raise AssertionError(
+                        f"grad_check: argument {arg} got no gradient, but the "
+                        f"central difference at index {idx} is {numeric}"
+                    )
+                if not abs(analytic - numeric) <= atol + rtol * abs(numeric):
+                    raise AssertionError(
+                        f"grad_check: argument {arg} at index {idx}: autodiff gives "
+                        f"{analytic}, the central difference gives {numeric}"
+                    )
+    finally:
+        set_grad_enabled(previous)
+    # END SOLUTION

@@ -1,0 +1,84 @@
+"""Task 2.2: shape_broadcast and broadcast_index."""
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given
+
+from module2_tensors import broadcast_index, shape_broadcast
+
+from .strategies import broadcastable_shapes
+
+pytestmark = pytest.mark.task2_2
+
+
+@given(broadcastable_shapes(max_dims=4, max_size=36))
+def test_shape_broadcast_matches_numpy(pair):
+    a, b = pair
+    assert shape_broadcast(a, b) == np.broadcast_shapes(a, b)
+    assert shape_broadcast(b, a) == np.broadcast_shapes(a, b)
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ((2, 1, 4), (3, 1), (2, 3, 4)),
+        ((), (2, 3), (2, 3)),
+        ((1,), (5,), (5,)),
+        ((3, 1), (1, 1), (3, 1)),
+    ],
+)
+def test_shape_broadcast_examples(a, b, expected):
+    assert shape_broadcast(a, b) == expected
+
+
+@pytest.mark.parametrize(
+    "a, b, dim",
+    [((2, 3), (4,), -1), ((2, 3, 4), (5, 4), -2), ((2, 1), (3, 1, 1, 7, 1), -2)],
+)
+def test_incompatible_shapes_name_both_shapes_and_the_dimension(a, b, dim):
+    message = rf"{a}.*{b}.*dimension {dim}".replace("(", r"\(").replace(")", r"\)")
+    with pytest.raises(ValueError, match=message):
+        shape_broadcast(a, b)
+
+
+@given(broadcastable_shapes(max_dims=4, max_size=36))
+def test_broadcast_index_reads_what_numpy_broadcasting_reads(pair):
+    small, _ = pair
+    big = np.broadcast_shapes(*pair)
+    # Each entry of `small` holds its own ordinal; broadcasting copies it around.
+    ordinals = np.arange(int(np.prod(small)), dtype=np.int64).reshape(small)
+    expected = np.broadcast_to(ordinals, big)
+    big_array = np.array(big, dtype=np.int64)
+    small_array = np.array(small, dtype=np.int64)
+    out = np.zeros(len(small), dtype=np.int64)
+    for idx in np.ndindex(big):
+        result = broadcast_index(
+            np.array(idx, dtype=np.int64), big_array, small_array, out
+        )
+        assert result is None
+        assert ordinals[tuple(out)] == expected[idx]
+
+
+def test_broadcast_index_example():
+    out = np.zeros(2, dtype=np.int64)
+    broadcast_index(np.array([1, 2, 3]), np.array([2, 3, 4]), np.array([3, 1]), out)
+    assert tuple(out) == (2, 0)
+
+
+def test_broadcast_index_compiles_with_numba():
+    """Module 3 compiles broadcast_index with Numba: it must stay in its subset."""
+    kernel = numba.njit(inline="always")(broadcast_index)
+
+    @numba.njit
+    def read(big_index, big_shape, shape):
+        out = np.zeros(len(shape), dtype=np.int64)
+        kernel(big_index, big_shape, shape, out)
+        return out
+
+    got = read(
+        np.array([1, 2, 3], dtype=np.int64),
+        np.array([2, 3, 4], dtype=np.int64),
+        np.array([3, 1], dtype=np.int64),
+    )
+    assert list(got) == [2, 0]

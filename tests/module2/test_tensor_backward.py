@@ -1,0 +1,288 @@
+"""Task 2.4: every tensor backward, un-broadcasting, backward() semantics and
+grad_check.
+
+Gradients are checked on every entry against central differences (``oracle.py``),
+on inputs in random storage layouts. Backend-parametrized tests take their task
+marker from ``backend_params``; the others carry ``task2_4``.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import module2_tensors as kt
+from module2_tensors import Function
+from tests.backends import backend_params
+
+from .oracle import check_gradients
+from .strategies import (
+    Case,
+    away_from_zero,
+    backend_settings,
+    broadcastable_shapes,
+    cases,
+    dims_of,
+    distinct_cases,
+    matmul_shapes,
+    positive_values,
+    shapes,
+    small_values,
+)
+
+# Gradient checks run 2 forwards per input entry: keep the tensors small.
+grad_shapes = shapes(max_dims=3, max_size=12)
+
+UNARY = {
+    "neg": (lambda t: -t, small_values),
+    "sigmoid": (lambda t: t.sigmoid(), small_values),
+    "relu": (lambda t: t.relu(), away_from_zero()),
+    "log": (lambda t: t.log(), positive_values),
+    "exp": (lambda t: t.exp(), small_values),
+    "inv": (lambda t: 1.0 / t, away_from_zero(gap=0.5)),
+    "tanh": (lambda t: t.tanh(), small_values),
+    "sqrt": (lambda t: t.sqrt(), positive_values),
+    "pow": (lambda t: t**3, small_values),
+    "abs": (lambda t: t.abs(), away_from_zero()),
+    "copy": (lambda t: t.contiguous() * 1.0, small_values),
+}
+
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "mix": lambda a, b: (a * b + a).sigmoid() - b.exp() / (a * a + 1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("backend", backend_params("2.4"), indirect=True)
+@given(data=st.data())
+@backend_settings
+def test_unary_gradients(backend, name, data):
+    fn, values = UNARY[name]
+    check_gradients(fn, data.draw(cases(grad_shapes, values)), backend=backend)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("backend", backend_params("2.4"), indirect=True)
+@given(data=st.data())
+@backend_settings
+def test_binary_gradients_sum_over_broadcast_dims(backend, name, data):
+    shape_a, shape_b = data.draw(broadcastable_shapes(max_size=12))
+    a = data.draw(cases(shape_a, away_from_zero(gap=0.5)))
+    b = data.draw(cases(shape_b, away_from_zero(gap=0.5)))
+    check_gradients(BINARY[name], a, b, backend=backend)
+
+
+@pytest.mark.parametrize("backend", backend_params("2.4"), indirect=True)
+@given(data=st.data())
+@backend_settings
+def test_sum_and_mean_gradients(backend, data):
+    case = data.draw(cases(shapes(min_dims=1, max_dims=3, max_size=12)))
+    dim = data.draw(dims_of(case.array.ndim))
+    keepdim = data.draw(st.booleans())
+    check_gradients(lambda t: t.sum(dim, keepdim), case, backend=backend)
+    check_gradients(lambda t: t.mean(dim, keepdim) * t.mean(), case, backend=backend)
+
+
+@pytest.mark.parametrize("backend", backend_params("2.4"), indirect=True)
+@given(data=st.data())
+@backend_settings
+def test_max_gradients(backend, data):
+    case = data.draw(distinct_cases(shapes(min_dims=1, max_dims=3, max_size=12)))
+    dim = data.draw(dims_of(case.array.ndim))
+    keepdim = data.draw(st.booleans())
+    check_gradients(lambda t: t.max(dim, keepdim), case, backend=backend)
+    check_gradients(lambda t: t.max(), case, backend=backend)
+
+
+@pytest.mark.parametrize("backend", backend_params("2.4"), indirect=True)
+@given(data=st.data())
+@backend_settings
+def test_matmul_gradients_with_broadcast_batches(backend, data):
+    shape_a, shape_b = data.draw(matmul_shapes(max_batch=2))
+    a, b = data.draw(cases(shape_a)), data.draw(cases(shape_b))
+    check_gradients(lambda x, y: x @ y, a, b, backend=backend)
+
+
+@pytest.mark.parametrize("backend", backend_params("2.4", cuda=True), indirect=True)
+def test_backward_on_tiny_tensors(backend):
+    """Every backend, CUDA included, differentiates one small network."""
+    x = Case(np.array([[0.5, -1.0], [2.0, 0.25]]), (1, 0))
+    w = Case(np.array([[1.0, -0.5, 2.0], [0.3, 0.1, -1.0]]), (0, 1))
+    check_gradients(
+        lambda x, w: ((x @ w).relu() + x.sum(1, keepdim=True)).max(1).sigmoid(),
+        x,
+        w,
+        backend=backend,
+    )
+
+
+@pytest.mark.task2_4
+@given(cases(grad_shapes), st.data())
+@settings(max_examples=10)
+def test_permute_view_and_reshape_gradients(case, data):
+    order = tuple(data.draw(st.permutations(range(case.array.ndim))))
+    weights = np.arange(case.array.size, dtype=np.float64).reshape(
+        tuple(case.array.shape[k] for k in order)
+    )
+    check_gradients(lambda t: t.permute(*order) * kt.tensor(weights), case)
+    check_gradients(lambda t: t.contiguous().view(-1) * kt.arange(t.size), case)
+
+
+@pytest.mark.task2_4
+def test_max_splits_the_gradient_between_ties():
+    x = kt.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    x.max(1).sum().backward()
+    np.testing.assert_allclose(
+        x.grad.to_numpy(), [[0.0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]
+    )
+
+
+@pytest.mark.task2_4
+@given(broadcastable_shapes(max_dims=4, max_size=36), st.data())
+def test_unbroadcast_sums_back_to_the_input_shape(pair, data):
+    small = pair[0]
+    big = np.broadcast_shapes(*pair)
+    grad = data.draw(cases(big))
+    out = kt.unbroadcast(grad.tensor(), small)
+    assert out.shape == small
+    extra = len(big) - len(small)
+    expected = grad.array.sum(axis=tuple(range(extra))) if extra else grad.array
+    summed = tuple(k for k, n in enumerate(small) if n == 1 and expected.shape[k] != 1)
+    expected = expected.sum(axis=summed, keepdims=True)
+    np.testing.assert_allclose(out.to_numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.task2_4
+def test_unbroadcast_rejects_shapes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(3, 2\)"):
+        kt.unbroadcast(kt.zeros(2, 3), (3, 2))
+    with pytest.raises(ValueError, match=r"\(3,\).*\(2, 3\)"):
+        kt.unbroadcast(kt.zeros(3), (2, 3))
+
+
+@pytest.mark.task2_4
+def test_backward_on_a_0d_tensor_and_shapes_of_grads():
+    x = kt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = kt.tensor(2.0, requires_grad=True)
+    loss = (x * b).sum()
+    assert loss.shape == ()
+    loss.backward()
+    assert x.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert b.grad.shape == () and b.grad.item() == 10.0
+
+
+@pytest.mark.task2_4
+def test_backward_needs_a_gradient_for_a_non_scalar():
+    x = kt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * x
+    with pytest.raises(RuntimeError, match=r"one element.*\(3,\)"):
+        y.backward()
+    y.backward(kt.tensor([1.0, 0.0, -1.0]))
+    assert x.grad.tolist() == [2.0, 0.0, -6.0]
+    with pytest.raises(ValueError, match=r"\(2,\).*\(3,\)"):
+        (x * x).backward(kt.tensor([1.0, 2.0]))
+
+
+@pytest.mark.task2_4
+def test_backward_without_anything_to_differentiate():
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        (kt.tensor([1.0]) * 2).sum().backward()
+
+
+@pytest.mark.task2_4
+def test_gradients_accumulate_until_zero_grad():
+    x = kt.tensor([1.0, -2.0], requires_grad=True)
+    (x * 3.0).sum().backward()
+    (x * x).sum().backward()
+    assert x.grad.tolist() == [3.0 + 2.0, 3.0 - 4.0]
+    x.zero_grad_()
+    assert x.grad is None
+    x.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.task2_4
+def test_constants_and_intermediates_get_no_grad():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    c = kt.tensor([5.0, 6.0])
+    y = x * c
+    (y + x).sum().backward()
+    assert c.grad is None
+    assert y.grad is None  # not a leaf, not retained
+    assert x.grad.tolist() == [6.0, 7.0]
+    assert not (x < c).requires_grad  # comparisons are not differentiable
+
+
+@pytest.mark.task2_4
+def test_a_value_used_on_many_paths_sums_its_gradients():
+    x = kt.tensor([2.0], requires_grad=True)
+    y = x * x  # 2x
+    z = y * x + y + x  # d/dx = 3x^2 + 2x + 1
+    z.sum().backward()
+    assert x.grad.tolist() == [3 * 4 + 4 + 1]
+
+
+class _WrongMul(Function):
+    """Mul with a planted bug in backward: forgets a factor."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.backend.mul_zip(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_values
+        return grad, grad * a
+
+
+class _SwappedPermute(Function):
+    """A transpose whose backward forgets to transpose back: every column sum of the
+    Jacobian is right, so only a weighted check catches it."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return kt.tensor(a.to_numpy().T.copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.contiguous().view(grad.shape[::-1])
+
+
+@pytest.mark.task2_4
+def test_grad_check_accepts_correct_gradients():
+    a = kt.tensor([[0.5, -1.0], [2.0, 1.5]], requires_grad=True)
+    b = kt.tensor([1.0, -3.0], requires_grad=True)
+    kt.grad_check(lambda x, y: (x * y).sigmoid().sum(0), a, b)
+    kt.grad_check(lambda x: (x @ x).max(1), a)
+
+
+@pytest.mark.task2_4
+def test_grad_check_catches_wrong_gradients():
+    a = kt.tensor([[0.5, -1.0], [2.0, 1.5]], requires_grad=True)
+    b = kt.tensor([[1.0, -3.0], [0.25, 2.0]], requires_grad=True)
+    with pytest.raises(AssertionError, match="argument 0 at index"):
+        kt.grad_check(lambda x, y: _WrongMul.apply(x, y), a, b)
+    c = kt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    with pytest.raises(AssertionError, match="argument 0"):
+        kt.grad_check(lambda x: _SwappedPermute.apply(x), c)
+
+
+@pytest.mark.task2_4
+def test_backward_errors_are_clear_for_a_wrong_backward():
+    class TooMany(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.backend.id_map(a)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
+
+    x = kt.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="TooMany.backward returned 2 gradients"):
+        TooMany.apply(x).sum().backward()

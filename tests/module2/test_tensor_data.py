@@ -1,0 +1,175 @@
+"""Task 2.1: TensorData, storage positions, strides, permute and contiguity."""
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from module2_tensors import TensorData, index_to_position, strides_from_shape, to_index
+
+from .strategies import layouts, shapes
+
+pytestmark = pytest.mark.task2_1
+
+
+@st.composite
+def laid_out(draw):
+    """A shape, a layout, and the NumPy view whose entry at each index is the storage
+    position of that index (the oracle for index_to_position)."""
+    shape = draw(shapes(max_size=36))
+    layout = draw(layouts(len(shape)))
+    positions = np.arange(int(np.prod(shape)), dtype=np.float64)
+    stored = positions.reshape(tuple(shape[k] for k in layout))
+    view = stored.transpose(np.argsort(layout))
+    strides = tuple(s // 8 for s in view.strides)
+    return shape, strides, view
+
+
+@given(laid_out())
+def test_index_to_position_finds_every_entry(case):
+    shape, strides, view = case
+    strides_array = np.array(strides, dtype=np.int64)
+    for idx in np.ndindex(shape):
+        position = index_to_position(np.array(idx, dtype=np.int64), strides_array)
+        assert position == view[idx]
+
+
+def test_index_to_position_of_a_0d_index_is_0():
+    empty = np.array([], dtype=np.int64)
+    assert index_to_position(empty, empty) == 0
+
+
+@given(shapes(max_size=36))
+def test_to_index_inverts_row_major_counting(shape):
+    out = np.zeros(len(shape), dtype=np.int64)
+    expected = list(np.ndindex(shape))
+    for ordinal, idx in enumerate(expected):
+        assert to_index(ordinal, np.array(shape, dtype=np.int64), out) is None
+        assert tuple(out) == idx
+
+
+def test_to_index_example():
+    out = np.zeros(2, dtype=np.int64)
+    to_index(4, np.array([2, 3], dtype=np.int64), out)
+    assert tuple(out) == (1, 1)
+
+
+@given(shapes(max_size=36))
+def test_strides_from_shape_matches_numpy(shape):
+    expected = tuple(s // 8 for s in np.zeros(shape).strides)
+    assert strides_from_shape(shape) == expected
+
+
+def test_strides_from_shape_examples():
+    assert strides_from_shape((2, 3, 4)) == (12, 4, 1)
+    assert strides_from_shape(()) == ()
+    assert TensorData(np.zeros(24), (2, 3, 4)).strides == (12, 4, 1)
+
+
+@given(laid_out())
+def test_index_checks_and_finds_positions(case):
+    shape, strides, view = case
+    data = TensorData(np.arange(view.size, dtype=np.float64), shape, strides)
+    for idx in np.ndindex(shape):
+        assert data.index(idx) == view[idx]
+        assert data.get(idx) == view[idx]
+
+
+@given(shapes(min_dims=1, max_size=36))
+def test_indices_are_every_index_in_row_major_order(shape):
+    data = TensorData(np.zeros(int(np.prod(shape))), shape)
+    assert list(data.indices()) == list(np.ndindex(shape))
+
+
+def test_indices_of_a_0d_tensor():
+    assert list(TensorData([5.0], ()).indices()) == [()]
+
+
+@pytest.mark.parametrize(
+    "index, message",
+    [
+        ((2, 0), r"index \(2, 0\) is out of range for shape \(2, 3\).*dimension 0"),
+        ((0, 3), r"out of range for shape \(2, 3\).*dimension 1"),
+        ((-1, 0), r"out of range for shape \(2, 3\)"),
+        ((0,), r"1 entries but shape \(2, 3\) has 2 dimensions"),
+        ((0, 0, 0), r"3 entries but shape \(2, 3\) has 2 dimensions"),
+    ],
+)
+def test_bad_indices_raise_index_error(index, message):
+    data = TensorData(np.zeros(6), (2, 3))
+    with pytest.raises(IndexError, match=message):
+        data.index(index)
+
+
+@given(laid_out(), st.data())
+def test_permute_matches_numpy_transpose_and_shares_storage(case, data):
+    shape, strides, view = case
+    storage = np.arange(view.size, dtype=np.float64)
+    td = TensorData(storage, shape, strides)
+    order = data.draw(st.permutations(range(len(shape))))
+    permuted = td.permute(*order)
+    expected = view.transpose(order)
+    assert permuted.shape == expected.shape
+    assert permuted._storage is storage  # a view: no copy
+    for idx in np.ndindex(expected.shape):
+        assert permuted.get(idx) == expected[idx]
+
+
+@pytest.mark.parametrize("order", [(0, 0, 1), (0, 1), (0, 1, 3), (1, 2, 3)])
+def test_permute_rejects_non_permutations(order):
+    data = TensorData(np.zeros(24), (2, 3, 4))
+    with pytest.raises(IndexError, match="not a permutation"):
+        data.permute(*order)
+
+
+@given(laid_out())
+def test_is_contiguous_agrees_with_numpy(case):
+    shape, strides, view = case
+    data = TensorData(np.zeros(view.size), shape, strides)
+    assert data.is_contiguous() == view.flags["C_CONTIGUOUS"]
+
+
+def test_is_contiguous_examples():
+    data = TensorData(np.zeros(6), (2, 3))
+    assert data.is_contiguous()
+    assert not data.permute(1, 0).is_contiguous()
+    # A size-1 dimension is never stepped along: its stride does not matter.
+    assert TensorData(np.zeros(3), (1, 3), (7, 1)).is_contiguous()
+    # A stride-0 (broadcast) dimension is not contiguous.
+    assert not TensorData(np.zeros(3), (2, 3), (0, 1)).is_contiguous()
+
+
+def test_get_and_set_round_trip_through_a_permuted_view():
+    data = TensorData(np.zeros(6), (2, 3))
+    view = data.permute(1, 0)
+    view.set((2, 1), 7.0)
+    assert data.get((1, 2)) == 7.0
+    assert data._storage[5] == 7.0
+
+
+def test_tensor_data_rejects_bad_layouts():
+    with pytest.raises(ValueError, match=r"too small for shape \(2, 3\)"):
+        TensorData(np.zeros(5), (2, 3))
+    with pytest.raises(ValueError, match="non-negative"):
+        TensorData(np.zeros(5), (2, -1))
+    with pytest.raises(ValueError, match="different lengths"):
+        TensorData(np.zeros(6), (2, 3), (1,))
+
+
+def test_index_functions_compile_with_numba():
+    """Module 3 compiles these functions with Numba: they must stay in its subset."""
+    position = numba.njit(inline="always")(index_to_position)
+    unravel = numba.njit(inline="always")(to_index)
+
+    @numba.njit
+    def positions(shape, strides):
+        out = np.zeros(6, dtype=np.int64)
+        index = np.zeros(len(shape), dtype=np.int64)
+        for ordinal in range(6):
+            unravel(ordinal, shape, index)
+            out[ordinal] = position(index, strides)
+        return out
+
+    got = positions(np.array([2, 3], dtype=np.int64), np.array([1, 2], dtype=np.int64))
+    assert list(got) == [0, 2, 4, 1, 3, 5]
