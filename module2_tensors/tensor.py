@@ -445,6 +445,14 @@ class Tensor:
         """$\\tanh x$."""
         return tf.Tanh.apply(self)
 
+    def sin(self) -> "Tensor":
+        """$\\sin x$."""
+        return tf.Sin.apply(self)
+
+    def cos(self) -> "Tensor":
+        """$\\cos x$."""
+        return tf.Cos.apply(self)
+
     def sqrt(self) -> "Tensor":
         """$\\sqrt{x}$."""
         return tf.Sqrt.apply(self)

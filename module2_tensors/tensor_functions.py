@@ -46,6 +46,8 @@ __all__ = [
     "Log",
     "Exp",
     "Tanh",
+    "Sin",
+    "Cos",
     "Sqrt",
     "Pow",
     "Sum",
@@ -402,6 +404,34 @@ class Tanh(Function):
         (t,) = ctx.saved_values
         # Gradient recording is off here, so tensor operators build no graph.
         return grad * (1.0 - t * t)
+
+
+class Sin(Function):
+    """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a)
+        return a.backend.sin_map(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (a,) = ctx.saved_values
+        return grad * a.backend.cos_map(a)
+
+
+class Cos(Function):
+    """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a)
+        return a.backend.cos_map(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (a,) = ctx.saved_values
+        return -(grad * a.backend.sin_map(a))
 
 
 class Sqrt(Function):

@@ -429,7 +429,7 @@ class TensorBackend:
             ``FastOps``), shown by ``repr`` of tensors on other backends.
         cuda: whether the kernels run on a GPU.
         neg_map, sigmoid_map, relu_map, log_map, exp_map, id_map, inv_map,
-        tanh_map, sqrt_map: ``(a, out=None) -> Tensor``.
+        tanh_map, sin_map, cos_map, sqrt_map: ``(a, out=None) -> Tensor``.
         add_zip, mul_zip, lt_zip, eq_zip, is_close_zip, relu_back_zip,
         log_back_zip, inv_back_zip, pow_zip, select_zip: ``(a, b) -> Tensor``.
         add_reduce, mul_reduce, max_reduce: ``(a, dim) -> Tensor`` (``sum_reduce``
@@ -451,6 +451,8 @@ class TensorBackend:
         self.id_map = ops.map(operators.id)
         self.inv_map = ops.map(operators.inv)
         self.tanh_map = ops.map(operators.tanh)
+        self.sin_map = ops.map(operators.sin)
+        self.cos_map = ops.map(operators.cos)
         self.sqrt_map = ops.map(sqrt)
 
         self.add_zip = ops.zip(operators.add)
