@@ -38,6 +38,152 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_grade(args: argparse.Namespace) -> int:
+    from kindling.grade import GradeError, Grader
+    from kindling.grade_reports import format_table, write_reports
+
+    try:
+        grader = Grader(
+            Path(args.submission),
+            Path(args.source) if args.source else None,
+            args.tasks,
+            args.timeout,
+            args.memory,
+            echo=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except GradeError as error:
+        print(f"kindling grade: {error}", file=sys.stderr)
+        return 2
+    try:
+        grader.run()
+    finally:  # whatever happened, every result file is complete
+        report = grader.report
+        write_reports(report, args.json, args.markdown, args.gradescope, args.junit)
+    print(format_table(report))
+    if args.expect:
+        wrong = [t for t in report.tasks if t.status != args.expect]
+        if args.expect == "done":
+            wrong += [t for t in report.tasks if t.points != t.max_points]
+        if wrong:
+            ids = ", ".join(sorted({t.id for t in wrong}))
+            print(f"kindling grade: expected every task {args.expect}: not {ids}")
+            return 1
+    return 2 if report.aborted else 0
+
+
+def _cmd_classroom(args: argparse.Namespace) -> int:
+    from kindling.classroom import write_workflows
+    from kindling.grade import read_registry
+
+    root = Path(args.out)
+    registry = read_registry(Path(args.source))
+    if args.through is not None:
+        registry = registry.through(args.through)
+    for relative in write_workflows(root, registry):
+        print(f"wrote {root / relative}")
+    return 0
+
+
+def _cmd_sync(args: argparse.Namespace) -> int:
+    from kindling.sync import SyncError, sync
+
+    try:
+        actions = sync(Path(args.previous), Path(args.to), dry_run=args.dry_run)
+    except SyncError as error:
+        print(f"kindling sync: {error}", file=sys.stderr)
+        return 2
+    for relative, action in actions:
+        print(f"{action:>9}  {relative}")
+    copied = sum(action in ("copied", "would copy") for _, action in actions)
+    print(f"{copied} file(s) {'to copy' if args.dry_run else 'copied'}")
+    return 0
+
+
+def _add_grading_commands(commands) -> None:
+    """``grade``, ``classroom`` and ``sync``."""
+    from kindling.grade import DEFAULT_MEMORY_MB
+
+    grade = commands.add_parser(
+        "grade", help="grade a submission against the pristine tests"
+    )
+    grade.add_argument(
+        "--submission",
+        default=".",
+        metavar="DIR",
+        help="the student's checkout (default: .)",
+    )
+    grade.add_argument(
+        "--source",
+        default=None,
+        metavar="DIR",
+        help="the pristine tree to grade against (default: this kindling's tree)",
+    )
+    grade.add_argument(
+        "--tasks", default="all", metavar="LIST", help="'all' or a list like 0.1,2.3"
+    )
+    for option, what in (
+        ("--json", "the full results as JSON"),
+        ("--markdown", "a Markdown summary"),
+        ("--gradescope", "Gradescope's results.json"),
+        ("--junit", "JUnit XML"),
+    ):
+        grade.add_argument(option, type=Path, metavar="FILE", help=f"write {what}")
+    grade.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds per task (default: the registry's)",
+    )
+    grade.add_argument(
+        "--memory",
+        type=int,
+        default=DEFAULT_MEMORY_MB,
+        metavar="MB",
+        help=f"address-space limit per task, 0 for none (default {DEFAULT_MEMORY_MB})",
+    )
+    grade.add_argument(
+        "--expect",
+        default=None,
+        metavar="STATUS",
+        help="exit 1 unless every task has this status (done: with full points)",
+    )
+    grade.set_defaults(func=_cmd_grade)
+
+    classroom = commands.add_parser(
+        "classroom", help="write the GitHub Classroom and grading workflows"
+    )
+    classroom.add_argument(
+        "--out", default=".", metavar="DIR", help="the edition to write .github/ into"
+    )
+    classroom.add_argument(
+        "--source",
+        default=".",
+        metavar="DIR",
+        help="the tree whose registry to use (default: .)",
+    )
+    classroom.add_argument(
+        "--through", type=int, default=None, help="the tasks of modules 0..N only"
+    )
+    classroom.set_defaults(func=_cmd_classroom)
+
+    sync = commands.add_parser(
+        "sync", help="copy your solved files from the previous edition into this one"
+    )
+    sync.add_argument(
+        "--from",
+        dest="previous",
+        required=True,
+        metavar="PREV_EDITION",
+        help="the edition you worked in so far",
+    )
+    sync.add_argument(
+        "--to", default=".", metavar="DIR", help="the new edition (default: .)"
+    )
+    sync.add_argument("--dry-run", action="store_true", help="only list the files")
+    sync.set_defaults(func=_cmd_sync)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kindling", description="The Kindling course toolchain."
@@ -56,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     tasks = commands.add_parser("tasks", help="list the tasks of the registry")
     tasks.add_argument("-v", "--verbose", action="store_true")
     tasks.set_defaults(func=_cmd_tasks)
+
+    _add_grading_commands(commands)
     return parser
 
 

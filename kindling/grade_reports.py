@@ -1,0 +1,208 @@
+"""The grader's reports: a terminal table, JSON, Markdown, Gradescope, JUnit XML.
+
+Every renderer is a pure function of a :class:`kindling.grade.GradeReport`; none
+includes timings except Gradescope's required ``execution_time`` (and the JSON's
+separate ``timing`` key), so grading the same submission twice gives the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Optional
+
+from kindling.grade import GradeReport
+
+
+def _fmt(points: float) -> str:
+    return f"{points:g}"
+
+
+def format_table(report: GradeReport) -> str:
+    """The terminal table."""
+    rows = [("task", "title", "status", "tests", "points")]
+    for t in report.tasks:
+        tests = f"{t.passed}/{t.total}" if t.total else "-"
+        rows.append(
+            (t.id, t.title, t.status, tests, f"{_fmt(t.points)}/{t.max_points}")
+        )
+    rows.append(("", "total", "", "", f"{_fmt(report.score)}/{report.max_score}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = []
+    for number, row in enumerate(rows):
+        cells = [
+            cell.rjust(w) if i >= 3 else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths))
+        ]
+        lines.append("  ".join(cells).rstrip())
+        if number == 0 or number == len(rows) - 2:
+            lines.append("  ".join("-" * w for w in widths))
+    for t in report.tasks:
+        if t.status not in ("done", "todo") and t.message:
+            first = t.message.strip().splitlines()[-1][:200]
+            lines.append(f"Task {t.id} {t.status}: {first}")
+    if report.modified:
+        lines.append(
+            "modified protected files (ignored; the originals were used): "
+            + ", ".join(report.modified)
+        )
+    lines.extend(f"error: {e}" for e in report.errors)
+    return "\n".join(lines)
+
+
+STATUS_ICONS = {"done": "✅", "failing": "❌", "timeout": "⏱️", "crashed": "💥"}
+
+
+def _cell(text: str) -> str:
+    """Text that stays inside one cell of a Markdown table."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: GradeReport) -> str:
+    """A Markdown summary, e.g. for ``$GITHUB_STEP_SUMMARY``."""
+    lines = [
+        f"## Kindling grade: {_fmt(report.score)} / {report.max_score} points",
+        "",
+        "| task | title | status | tests passed | points |",
+        "|---|---|---|---:|---:|",
+    ]
+    for t in report.tasks:
+        icon = STATUS_ICONS.get(t.status, "⬜")
+        tests = f"{t.passed}/{t.total}" if t.total else "-"
+        lines.append(
+            f"| {t.id} | {_cell(t.title)} | {icon} {t.status} | {tests} "
+            f"| {_fmt(t.points)} / {t.max_points} |"
+        )
+    if report.modified:
+        lines += [
+            "",
+            "**Modified protected files.** These edits had no effect: the original "
+            "files were used.",
+            "",
+        ]
+        lines += [f"- `{path}`" for path in report.modified]
+    if report.errors:
+        lines += ["", "**Grader errors**", ""] + [f"- {e}" for e in report.errors]
+    details = [t for t in report.tasks if t.message and t.status != "done"]
+    if details:
+        lines += ["", "### Details", ""]
+    for t in details:
+        fence = "~~~~" if "```" in t.message else "```"
+        lines += [
+            f"<details><summary>Task {t.id} ({_cell(t.title)}): {t.status}</summary>",
+            "",
+            f"{fence}text",
+            t.message,
+            fence,
+            "",
+            "</details>",
+            "",
+        ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_gradescope(report: GradeReport) -> dict:
+    """Gradescope's ``results.json``."""
+    tests = []
+    for t in report.tasks:
+        summary = f"{t.status}: {t.passed} of {t.total} tests passed"
+        tests.append(
+            {
+                "name": f"Task {t.id}: {t.title}",
+                "number": t.id,
+                "score": t.points,
+                "max_score": t.max_points,
+                "status": "passed" if t.status == "done" else "failed",
+                "output": summary + (f"\n\n{t.message}" if t.message else ""),
+                "visibility": "visible",
+            }
+        )
+    output = f"Kindling grade: {_fmt(report.score)} / {report.max_score} points"
+    if report.modified:
+        output += "\nModified protected files (ignored): " + ", ".join(report.modified)
+    for error in report.errors:
+        output += f"\nGrader error: {error}"
+    return {
+        "score": report.score,
+        "execution_time": math.ceil(report.seconds),
+        "output": output,
+        "stdout_visibility": "visible",
+        "tests": tests,
+    }
+
+
+def _xml_text(text: str) -> str:
+    """Text without the control characters XML 1.0 forbids."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "", text)
+
+
+def to_junit(report: GradeReport) -> str:
+    """JUnit XML: one test case per task."""
+    failures = sum(t.status not in ("done", "timeout", "crashed") for t in report.tasks)
+    errors = sum(t.status in ("timeout", "crashed") for t in report.tasks)
+    attributes = {
+        "name": "kindling",
+        "tests": str(len(report.tasks)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": "0",
+    }
+    suites = ET.Element("testsuites", attributes)
+    suite = ET.SubElement(suites, "testsuite", attributes)
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (("score", report.score), ("max_score", report.max_score)):
+        ET.SubElement(properties, "property", name=name, value=_fmt(value))
+    for path in report.modified:
+        ET.SubElement(
+            properties, "property", name="modified_protected_file", value=path
+        )
+    for t in report.tasks:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"kindling.module{t.id.split('.')[0]}",
+            name=f"{t.marker}: {t.title}",
+        )
+        props = ET.SubElement(case, "properties")
+        for name, value in (
+            ("points", _fmt(t.points)),
+            ("max_points", str(t.max_points)),
+            ("status", t.status),
+            ("passed", str(t.passed)),
+            ("total", str(t.total)),
+        ):
+            ET.SubElement(props, "property", name=name, value=value)
+        if t.status != "done":
+            kind = "error" if t.status in ("timeout", "crashed") else "failure"
+            element = ET.SubElement(
+                case, kind, message=f"{t.status}: {t.passed}/{t.total}", type=t.status
+            )
+            element.text = _xml_text(t.message)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(
+        suites, encoding="unicode"
+    )
+
+
+def write_reports(
+    report: GradeReport,
+    json_path: Optional[Path] = None,
+    markdown: Optional[Path] = None,
+    gradescope: Optional[Path] = None,
+    junit: Optional[Path] = None,
+) -> None:
+    """Write every requested report file (each independently of the others)."""
+    outputs = [
+        (json_path, lambda: json.dumps(report.to_json(), indent=2) + "\n"),
+        (markdown, lambda: to_markdown(report)),
+        (gradescope, lambda: json.dumps(to_gradescope(report), indent=2) + "\n"),
+        (junit, lambda: to_junit(report)),
+    ]
+    for path, render in outputs:
+        if path is not None:
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(), encoding="utf-8")

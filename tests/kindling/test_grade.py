@@ -1,0 +1,374 @@
+"""``kindling grade``: the grader runs the student's code, and nothing else of theirs.
+
+Every test cuts a real student edition of this repository into a temporary
+directory, writes a submission (the edition plus a few student files) and grades it.
+Grading runs real pytest sessions in processes of their own, so these tests stay on
+the quick Module 0 tasks (and the stubs of Module 1), with a short time limit where a
+task must hang; the two ``slow`` tests grade every task.
+"""
+
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from kindling.cli import main
+from kindling.grade import GradeError, Grader, clean_message, grade
+from kindling.grade_reports import to_gradescope, to_junit, to_markdown
+from kindling.registry import load_registry
+from kindling.release import (
+    MANIFEST,
+    _excluded,
+    find_regions,
+    release,
+    source_files,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+REGISTRY = load_registry()
+MODULE0 = [t for t in REGISTRY if t.module == 0]
+MODULE1 = [t for t in REGISTRY if t.module == 1]
+OPERATORS = "module0_fundamentals/operators.py"
+MODULE = "module0_fundamentals/module.py"
+
+
+def ids(tasks) -> str:
+    return ",".join(t.id for t in tasks)
+
+
+def reference(relative: str) -> str:
+    return (ROOT / relative).read_text()
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("grade") / "edition"
+    release(ROOT, out)
+    return out
+
+
+def submission(edition: Path, where: Path, files: Dict[str, str]) -> Path:
+    """A student's checkout: the edition with ``files`` written over it."""
+    out = where / "submission"
+    shutil.copytree(edition, out)
+    for relative, text in files.items():
+        (out / relative).write_text(text)
+    return out
+
+
+def by_id(report) -> dict:
+    return {t.id: t for t in report.tasks}
+
+
+# -- the verdicts -------------------------------------------------------------------
+
+
+def test_fresh_edition_grades_every_task_todo(edition):
+    # Module 0 here; the slow test below grades every task of a fresh edition.
+    report = grade(edition, source=edition, tasks=ids(MODULE0))
+    for result in report.tasks:
+        assert result.status == "todo", (result.id, result.message)
+        assert result.points == 0 and result.total > 0
+    assert report.score == 0 and report.max_score == sum(t.points for t in MODULE0)
+    assert report.modified == [] and report.missing == [] and report.errors == []
+
+
+def test_solving_module0_only_earns_exactly_its_points(edition, tmp_path):
+    solved = {f: reference(f) for task in MODULE0 for f in task.files}
+    student = submission(edition, tmp_path, solved)
+    report = grade(student, source=edition, tasks=ids(MODULE0 + MODULE1))
+    graded = by_id(report)
+    for task in MODULE0:
+        assert graded[task.id].status == "done", graded[task.id].message
+        assert graded[task.id].points == task.points
+        assert graded[task.id].passed == graded[task.id].total > 0
+    for task in MODULE1:
+        status = graded[task.id].status
+        assert status == "todo" or status.startswith("blocked-by"), (task.id, status)
+        assert graded[task.id].points == 0
+    assert report.score == sum(t.points for t in MODULE0)
+    assert report.modified == []
+
+
+def test_a_missing_student_file_is_graded_as_its_stub_never_the_reference(tmp_path):
+    # The submission holds operators.py only. Graded against the instructor source,
+    # whose module.py is the reference, Task 0.4 must still be todo.
+    student = tmp_path / "partial"
+    (student / "module0_fundamentals").mkdir(parents=True)
+    (student / OPERATORS).write_text(reference(OPERATORS))
+    report = grade(student, source=ROOT, tasks="0.1,0.4")
+    graded = by_id(report)
+    assert graded["0.1"].status == "done", graded["0.1"].message
+    assert graded["0.4"].status == "todo", graded["0.4"].message
+    assert "tests/module0/test_operators.py" in report.missing
+
+
+def test_a_one_module_edition_graded_from_the_source_has_no_changed_files(tmp_path):
+    # Cut with --through 0, its registry and workflows differ from the full edition's:
+    # the grader compares it with the Module 0 edition it came from.
+    first = tmp_path / "module0"
+    release(ROOT, first, through=0)
+    report = grade(first, source=ROOT, tasks="0.3")
+    assert report.tasks[0].status == "todo"
+    assert report.modified == [] and report.missing == []
+
+
+# -- misbehaving submissions --------------------------------------------------------
+
+HANGS = """
+
+def sigmoid(x: float) -> float:  # the student's sigmoid never returns
+    while True:
+        pass
+"""
+
+CRASHES = """
+
+def neg(x: float) -> float:  # reads address 0: a segmentation fault
+    import ctypes
+
+    return ctypes.string_at(0)
+
+
+def map(fn):  # leaves the interpreter on the spot
+    import os
+
+    os._exit(1)
+"""
+
+SHOUTS = """
+
+_quiet_neg = neg
+
+
+def neg(x: float) -> float:  # prints 100 kB on every call: megabytes over the run
+    print("x" * 100_000)
+    return _quiet_neg(x)
+
+
+def reduce(fn, start):  # never reaches a base case
+    return reduce(fn, start)
+"""
+
+HOARDS = """
+
+def _hoard(self):  # 2 GB: past the 1 GB memory limit of the grading run
+    return bytearray(2 * 1024**3)
+
+
+Module.named_parameters = _hoard
+"""
+
+
+def test_a_hanging_task_times_out_and_the_others_are_graded(edition, tmp_path):
+    student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS) + HANGS})
+    report = grade(student, source=edition, tasks="0.1,0.3", timeout=10)
+    graded = by_id(report)
+    assert graded["0.1"].status == "timeout"
+    assert "did not finish within 10 s" in graded["0.1"].message
+    assert "sigmoid" in graded["0.1"].message  # the test that was still running
+    assert graded["0.1"].points == 0
+    assert graded["0.3"].status == "done", graded["0.3"].message
+
+
+def test_a_segfault_and_os_exit_are_crashes(edition, tmp_path):
+    student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS) + CRASHES})
+    report = grade(student, source=edition, tasks="0.1,0.3,0.4")
+    graded = by_id(report)
+    assert graded["0.1"].status == "crashed"
+    assert "segmentation fault" in graded["0.1"].message
+    assert graded["0.3"].status == "crashed"
+    assert "exited with status 1" in graded["0.3"].message
+    assert graded["0.4"].status == "todo"  # graded as usual
+    assert report.score == 0
+
+
+def test_without_fork_each_task_is_a_plain_subprocess(edition, tmp_path, monkeypatch):
+    monkeypatch.setenv("KINDLING_GRADE_NO_FORK", "1")
+    student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS) + CRASHES})
+    (task,) = grade(student, source=edition, tasks="0.1").tasks
+    assert task.status == "crashed"
+    assert "segmentation fault" in task.message
+
+
+def test_recursion_memory_and_megabytes_of_output_are_graded_normally(
+    edition, tmp_path
+):
+    files = {
+        OPERATORS: reference(OPERATORS) + SHOUTS,
+        MODULE: reference(MODULE) + HOARDS,
+    }
+    student = submission(edition, tmp_path, files)
+    out = tmp_path / "result.json"
+    args = ["grade", f"--submission={student}", f"--source={edition}"]
+    args += ["--tasks=0.1,0.3,0.4", "--memory=1024", f"--json={out}"]
+    assert main(args) == 0
+    graded = {t["id"]: t for t in json.loads(out.read_text())["tasks"]}
+    assert graded["0.1"]["status"] == "done", graded["0.1"]["message"]
+    assert graded["0.3"]["status"] == "failing"
+    assert "RecursionError" in graded["0.3"]["message"]
+    assert len(graded["0.3"]["message"]) < 2000
+    assert graded["0.4"]["status"] == "failing"
+    assert "MemoryError" in graded["0.4"]["message"]
+
+
+# -- protected files and reports -----------------------------------------------------
+
+
+def task_test_file(edition: Path, marker: str) -> str:
+    for path in sorted((edition / "tests").rglob("test_*.py")):
+        if f"pytestmark = pytest.mark.{marker}" in path.read_text():
+            return path.relative_to(edition).as_posix()
+    raise AssertionError(f"no test file of {marker}")
+
+
+def test_edited_tests_have_no_effect_are_reported_and_grading_is_deterministic(
+    edition, tmp_path
+):
+    buggy = reference(OPERATORS).replace("return x * y", "return x + y")
+    assert buggy != reference(OPERATORS)
+    tests = task_test_file(edition, "task0_1")
+    cheat = (
+        "import pytest\n\n\n@pytest.mark.task0_1\ndef test_all():\n    assert True\n"
+    )
+    student = submission(edition, tmp_path, {OPERATORS: buggy, tests: cheat})
+    outputs = []
+    for run in ("first", "second"):
+        folder = tmp_path / run
+        args = ["grade", f"--submission={student}", f"--source={edition}"]
+        args += ["--tasks=0.1,0.4", f"--json={folder / 'r.json'}"]
+        args += [f"--markdown={folder / 'r.md'}", f"--junit={folder / 'r.xml'}"]
+        args += [f"--gradescope={folder / 'results.json'}"]
+        assert main(args) == 0
+        outputs.append(folder)
+
+    result = json.loads((outputs[0] / "r.json").read_text())
+    graded = {t["id"]: t for t in result["tasks"]}
+    assert graded["0.1"]["status"] == "failing"
+    assert graded["0.1"]["total"] > 1  # the pristine tests, not the student's one
+    assert "mul" in graded["0.1"]["message"]
+    assert result["modified_protected_files"] == [tests]
+    assert result["score"] == 0 and result["max_score"] == 20
+
+    # Identical results, byte for byte, apart from the timings.
+    second = json.loads((outputs[1] / "r.json").read_text())
+    assert {**result, "timing": None} == {**second, "timing": None}
+    for name in ("r.md", "r.xml"):
+        assert (outputs[0] / name).read_text() == (outputs[1] / name).read_text()
+
+    markdown = (outputs[0] / "r.md").read_text()
+    assert "| 0.1 | Scalar operators | ❌ failing |" in markdown
+    assert f"`{tests}`" in markdown
+    suite = ET.parse(outputs[0] / "r.xml").getroot()
+    assert suite.get("tests") == "2" and suite.get("failures") == "2"
+    gradescope = json.loads((outputs[0] / "results.json").read_text())
+    assert gradescope["score"] == 0 and isinstance(gradescope["execution_time"], int)
+    for test in gradescope["tests"]:
+        assert set(test) >= {"name", "score", "max_score", "status", "output"}
+        assert test["visibility"] == "visible" and test["status"] == "failed"
+
+
+def test_reports_render_every_status():
+    from kindling.grade import GradeReport, TaskGrade
+
+    report = GradeReport("src", "sub", modified=["tests/x.py"])
+    for number, status in enumerate(
+        ["done", "failing", "todo", "blocked-by 0.1", "timeout", "crashed"]
+    ):
+        report.tasks.append(
+            TaskGrade(
+                f"0.{number + 1}",
+                f"Task | {number}",
+                f"task0_{number + 1}",
+                "all-or-nothing",
+                10,
+                points=10.0 if status == "done" else 0.0,
+                status=status,
+                passed=3,
+                total=3 if status == "done" else 4,
+                message="" if status == "done" else "E   boom ``` <&>\x00",
+            )
+        )
+    markdown = to_markdown(report)
+    assert markdown.startswith("## Kindling grade: 10 / 60 points")
+    assert markdown.count("\n| 0.") == 6 and "Task \\| 0" in markdown
+    assert "~~~~text" in markdown  # a message holding ``` gets another fence
+    junit = ET.fromstring(to_junit(report).split("\n", 1)[1])
+    assert junit.get("failures") == "3" and junit.get("errors") == "2"
+    gradescope = to_gradescope(report)
+    assert gradescope["score"] == 10 and len(gradescope["tests"]) == 6
+    assert "tests/x.py" in gradescope["output"]
+
+
+def test_messages_lose_temporary_paths_and_addresses(tmp_path):
+    text = f"File {tmp_path}/module0_fundamentals/operators.py at 0x7f3a9c2b1d00\n"
+    cleaned = clean_message(text * 100, tmp_path, limit=300)
+    assert str(tmp_path) not in cleaned and "0x7f3a" not in cleaned
+    assert cleaned.startswith("File module0_fundamentals/operators.py at 0x...")
+    assert len(cleaned) <= 310
+
+
+def test_bad_arguments_are_clear_errors_and_still_leave_a_report(edition, tmp_path):
+    with pytest.raises(GradeError, match="unknown task '9.9'"):
+        Grader(edition, edition, "9.9")
+    with pytest.raises(GradeError, match="not a course tree"):
+        Grader(edition, tmp_path, "0.1")
+    out = tmp_path / "r.json"
+    missing = tmp_path / "nowhere"
+    assert (
+        main(
+            ["grade", f"--submission={missing}", f"--source={edition}"]
+            + ["--tasks=0.1", f"--json={out}"]
+        )
+        == 2
+    )
+    result = json.loads(out.read_text())
+    assert result["tasks"][0]["status"] == "crashed"
+    assert "not a directory" in result["errors"][0]
+
+
+# -- the registry and the overlay agree ----------------------------------------------
+
+
+def test_every_solution_region_lies_in_a_student_file_of_its_task():
+    # The grader overlays only the registry's student files: a region anywhere else
+    # would be graded with its reference solution in place.
+    wrong = []
+    for path in source_files(ROOT):
+        relative = path.relative_to(ROOT).as_posix()
+        if path.suffix != ".py" or _excluded(relative, REGISTRY.release_exclude):
+            continue
+        for region in find_regions(path.read_text(), relative, REGISTRY):
+            if relative not in REGISTRY[region.task].files:
+                wrong.append(f"{relative}:{region.begin} (Task {region.task})")
+    assert not wrong, f"regions outside the registry's files of their task: {wrong}"
+
+
+def test_the_edition_manifest_protects_everything_but_student_files(edition):
+    protected = json.loads((edition / MANIFEST).read_text())["protected"]
+    student = {f for task in REGISTRY for f in task.files}
+    assert not student & set(protected)
+    assert "kindling/grade.py" in protected and "tests/conftest.py" in protected
+    assert ".github/workflows/classroom.yml" in protected
+
+
+@pytest.mark.slow
+def test_a_fresh_edition_is_todo_on_every_task_with_tests(edition):
+    report = grade(edition, source=edition, tasks="all")
+    graded = [t for t in report.tasks if t.status != "no tests"]
+    assert {t.id: t.status for t in graded} == {t.id: "todo" for t in graded}
+    assert report.score == 0
+
+
+@pytest.mark.slow
+def test_reference_solutions_get_full_marks_on_every_task_with_tests():
+    report = grade(ROOT, source=ROOT, tasks="all")
+    graded = [t for t in report.tasks if t.status != "no tests"]
+    failed = {t.id: (t.status, t.message[-300:]) for t in graded if t.status != "done"}
+    assert not failed
+    assert all(t.points == t.max_points for t in graded)
+    assert re.fullmatch(r"[0-9.]+", str(report.score))

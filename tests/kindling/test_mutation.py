@@ -1,0 +1,175 @@
+"""Task 0.2 is graded by mutation: the property tests must catch planted bugs."""
+
+import importlib.util
+import math
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from kindling.grade import grade
+from kindling.mutation import MUTANTS, TARGET_FILE, apply_mutant, reference_available
+from kindling.release import release
+
+ROOT = Path(__file__).resolve().parents[2]
+PROPERTIES = "tests/module0/test_properties.py"
+PROBES = [-1000.0, -3.5, -1.0, -0.25, 0.0, 0.5, 1.0, 2.0, 7.25, 1000.0]
+
+
+def fresh_operators() -> types.ModuleType:
+    """The reference operators in a module of their own, shared with nothing."""
+    spec = importlib.util.spec_from_file_location("reference_ops", ROOT / TARGET_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def outcome(function, *args):
+    try:
+        value = function(*args)
+    except (ArithmeticError, ValueError) as error:
+        return type(error).__name__
+    return "nan" if isinstance(value, float) and math.isnan(value) else value
+
+
+def grade_properties(tmp_path: Path, text: str):
+    """Grade a submission that holds only ``tests/module0/test_properties.py``."""
+    submission = tmp_path / "submission"
+    (submission / "tests" / "module0").mkdir(parents=True)
+    (submission / PROPERTIES).write_text(text)
+    (task,) = grade(submission, source=ROOT, tasks="0.2").tasks
+    return task
+
+
+def test_at_least_eight_realistic_mutants_are_planted():
+    names = [m.name for m in MUTANTS]
+    assert len(names) >= 8 and len(set(names)) == len(names)
+    for bug in ("neg_keeps_sign", "sigmoid_negative_branch", "relu_leaks_negatives"):
+        assert bug in names
+    assert "lt_eq_swapped" in names and all(m.bug for m in MUTANTS)
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_every_mutant_really_changes_the_operators(mutant):
+    correct, mutated = fresh_operators(), fresh_operators()
+    replaced = apply_mutant(mutant, mutated)
+    changed = []
+    for name in replaced:
+        arity = 2 if name in ("add", "mul", "lt", "eq", "max", "relu_back") else 1
+        pairs = (
+            [(x,) for x in PROBES]
+            if arity == 1
+            else [(x, y) for x in PROBES for y in PROBES]
+        )
+        for args in pairs:
+            if outcome(getattr(correct, name), *args) != outcome(
+                getattr(mutated, name), *args
+            ):
+                changed.append((name, args))
+    assert changed, f"{mutant.name} behaves like the reference on every probe"
+
+
+def test_a_planted_mutant_also_replaces_names_imported_elsewhere():
+    operators = fresh_operators()
+    alias = types.ModuleType("kindling_alias_probe")
+    alias.neg, alias.helper = operators.neg, operators.neg
+    sys.modules[alias.__name__] = alias
+    try:
+        apply_mutant(next(m for m in MUTANTS if m.name == "neg_keeps_sign"), operators)
+    finally:
+        del sys.modules[alias.__name__]
+    assert operators.neg(2.0) == alias.neg(2.0) == alias.helper(2.0) == 2.0
+
+
+def test_the_reference_property_tests_kill_every_mutant():
+    (task,) = grade(ROOT, source=ROOT, tasks="0.2").tasks
+    assert task.status == "done", task.message
+    assert task.points == task.max_points == 10
+    assert task.details["killed"] == [m.name for m in MUTANTS]
+    assert task.details["survived"] == []
+
+
+def test_an_empty_test_file_scores_zero(tmp_path):
+    task = grade_properties(tmp_path, "")
+    assert task.status == "failing" and task.points == 0
+    assert "no test marked task0_2" in task.message
+
+
+ALWAYS_PASS = """
+import pytest
+from hypothesis import given, strategies as st
+
+from module0_fundamentals import operators as ops
+
+pytestmark = pytest.mark.task0_2
+
+
+def test_nothing():
+    assert True
+
+
+@given(st.floats(-10, 10))
+def test_calls_but_checks_nothing(x):
+    ops.sigmoid(x)
+    ops.add(x, ops.neg(x))
+"""
+
+
+def test_tests_that_always_pass_score_zero(tmp_path):
+    task = grade_properties(tmp_path, ALWAYS_PASS)
+    assert task.status == "failing" and task.points == 0
+    assert task.details["killed"] == []
+    assert len(task.details["survived"]) == len(MUTANTS)
+    assert f"caught 0 of {len(MUTANTS)} planted bugs" in task.message
+    assert "relu lets negative inputs through" in task.message
+
+
+ONE_BUG = """
+import pytest
+
+from module0_fundamentals import operators as ops
+
+
+@pytest.mark.task0_2
+def test_neg_flips_the_sign():
+    assert ops.neg(2.0) == -2.0
+"""
+
+
+def test_each_caught_bug_earns_its_share_of_the_points(tmp_path):
+    task = grade_properties(tmp_path, ONE_BUG)
+    assert task.details["killed"] == ["neg_keeps_sign"]
+    assert task.points == round(10 / len(MUTANTS), 2)
+    assert task.status == "failing"
+
+
+WRONG = """
+import pytest
+
+from module0_fundamentals import operators as ops
+
+
+@pytest.mark.task0_2
+def test_wrong_property():
+    assert ops.add(1.0, 1.0) == 3.0
+"""
+
+
+def test_tests_that_fail_on_correct_operators_score_zero(tmp_path):
+    task = grade_properties(tmp_path, WRONG)
+    assert task.status == "failing" and task.points == 0
+    assert "must pass on correct operators" in task.message
+    assert "test_wrong_property" in task.message
+
+
+def test_in_an_edition_the_students_own_operators_must_be_done_first(tmp_path):
+    # A student edition has no reference operators: the student's own are the base
+    # of the mutants, so solved property tests are blocked while Task 0.1 is a stub.
+    edition = tmp_path / "edition"
+    release(ROOT, edition, through=0)
+    assert not reference_available(edition) and reference_available(ROOT)
+    (edition / PROPERTIES).write_text((ROOT / PROPERTIES).read_text())
+    (task,) = grade(edition, source=edition, tasks="0.2").tasks
+    assert task.status == "blocked-by 0.1", task.message
+    assert task.points == 0
