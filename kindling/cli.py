@@ -204,10 +204,36 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.set_defaults(func=_cmd_tasks)
 
     _add_grading_commands(commands)
+
+    bench = commands.add_parser(
+        "bench",
+        help="time the backends (see 'kindling bench --help')",
+        add_help=False,
+    )
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=_cmd_bench)
+
+    doctor = commands.add_parser("doctor", help="check this machine for the course")
+    doctor.set_defaults(func=_cmd_doctor)
     return parser
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from kindling.bench import main as bench_main  # Numba loads only when needed
+
+    return int(bench_main(args.rest) or 0)
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from kindling.doctor import main as doctor_main
+
+    return doctor_main()
+
+
 def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:  # bench parses its own options, --help included
+        return _cmd_bench(argparse.Namespace(rest=argv[1:]))
     args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
 

@@ -1,5 +1,6 @@
 """``kindling doctor`` reports the environment."""
 
+from kindling.cli import main as kindling
 from kindling.doctor import checks, main
 
 
@@ -17,3 +18,9 @@ def test_doctor_rows_cover_python_packages_and_cuda(tmp_path):
 def test_doctor_exit_status(capsys):
     assert main() == 0
     assert "registry" in capsys.readouterr().out
+
+
+def test_cli_runs_doctor_and_lists_tasks(capsys):
+    assert kindling(["doctor"]) == 0
+    assert kindling(["tasks"]) == 0
+    assert "29 tasks" in capsys.readouterr().out
