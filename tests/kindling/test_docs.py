@@ -20,6 +20,6 @@ def test_readme_has_exactly_two_copy_paste_commands():
 def test_ci_runs_exactly_the_readme_test_command():
     _, tests = readme_commands()
     ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert tests in ci_lines
+    assert f"{tests} || exit 1" in ci_lines
     assert any("black --check" in line for line in ci_lines)
     assert any(line.strip().endswith("flake8") for line in ci_lines)
