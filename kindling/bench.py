@@ -1,0 +1,531 @@
+"""``kindling bench``: time the tensor backends against each other, NumPy and PyTorch.
+
+    kindling bench --quick            # a small run (about a minute)
+    kindling bench --out bench-results
+
+Times, on tensors of growing size, the four patterns every tensor operation is made
+of (map: ``exp``; zip: ``*``; reduce: ``sum`` over the last dimension; matrix
+multiply) on each course backend (``simple``, ``fast``, and ``cuda`` where a GPU
+exists), and the same operations in NumPy and, when it is installed, PyTorch
+(float64, like the course). Then it times the Task 3.5 training setting (``split``,
+50 points, hidden 100, batch 10, lr 0.05) on each backend, and the identical loop in
+PyTorch.
+
+Writes ``bench.md`` (Markdown tables, with the machine and the command),
+``bench.json`` and ``bench.png`` (a plot) into the output directory.
+
+Times are the best of several runs after a warm-up run (which pays Numba's
+compilation), so they measure the code, not the compiler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from kindling.cudasim import configure_cuda_simulator
+
+#: The Task 3.5 setting.
+TRAINING = dict(dataset="split", pts=50, hidden=100, batch=10, lr=0.05)
+
+# op -> sizes n (tensors of shape (n, n); matmul n x n x n), full and --quick.
+SIZES = {
+    "map": ([64, 256, 1024, 2048], [32, 128, 512]),
+    "zip": ([64, 256, 1024, 2048], [32, 128, 512]),
+    "reduce": ([64, 256, 1024, 2048], [32, 128, 512]),
+    "matmul": ([64, 128, 256, 512, 1024], [32, 64, 128, 256]),
+}
+#: The largest n worth timing on the pure-Python backend, per op.
+SIMPLE_LIMIT = {"map": 128, "zip": 128, "reduce": 128, "matmul": 48}
+
+
+@dataclass
+class Row:
+    """One measurement: ``seconds`` per call of ``op`` at size ``n`` on ``impl``
+    (``None`` when not measured, with the reason in ``note``)."""
+
+    op: str
+    n: int
+    impl: str
+    seconds: Optional[float]
+    note: str = ""
+
+
+def best_time(fn: Callable[[], Any], repeat: int, budget: float = 2.0) -> float:
+    """The fastest of at least ``repeat`` timed calls of ``fn``, after a warm-up
+    call. Quick calls are repeated for at least 0.1 s (the fastest of many is the
+    cost of the code, not of a busy machine); slow ones stop after ``budget``
+    seconds."""
+    start = time.perf_counter()
+    fn()
+    first = time.perf_counter() - start
+    if first > 0:
+        repeat = max(1, min(repeat, int(budget / first)))
+    best, calls, began = float("inf"), 0, time.perf_counter()
+    while calls < repeat or (time.perf_counter() - began < 0.1 and calls < 10_000):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+        calls += 1
+    return best
+
+
+def _torch() -> Any:
+    """PyTorch if it is installed, else ``None`` (it is optional)."""
+    try:
+        return importlib.import_module("torch")
+    except ImportError:
+        return None
+
+
+def _repo_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def _cuda_status() -> str:
+    """'gpu', 'simulator' or 'absent' (numba-cuda not installed)."""
+    try:
+        from numba import cuda
+    except ImportError:
+        return "absent"
+    if getattr(cuda.config, "ENABLE_CUDASIM", 0):
+        return "simulator"
+    return "gpu" if cuda.is_available() else "absent"
+
+
+def machine() -> Dict[str, str]:
+    """What the numbers were measured on."""
+    info = {
+        "date": datetime.date.today().isoformat(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": _cpu_name(),
+        "cores": str(os.cpu_count()),
+    }
+    for name in ("numpy", "numba", "torch"):
+        try:
+            info[name] = importlib.import_module(name).__version__
+        except ImportError:
+            info[name] = "not installed"
+    try:
+        import numba
+
+        info["numba threads"] = str(numba.get_num_threads())
+    except ImportError:
+        pass
+    status = _cuda_status()
+    if status == "gpu":
+        from numba import cuda
+
+        info["gpu"] = cuda.get_current_device().name.decode()
+    else:
+        info["gpu"] = "none (CUDA simulator)" if status == "simulator" else "none"
+    return info
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+# ---------------------------------------------------------------------------
+# The operations, on every implementation
+# ---------------------------------------------------------------------------
+
+
+def _course_op(op: str, backend: Any, n: int) -> Callable[[], Any]:
+    import numpy as np
+
+    import module2_tensors as kt
+
+    rng = np.random.default_rng(n)
+    a = kt.tensor(rng.uniform(-1, 1, (n, n)), backend=backend)
+    b = kt.tensor(rng.uniform(-1, 1, (n, n)), backend=backend)
+    return {
+        "map": lambda: a.exp(),
+        "zip": lambda: a * b,
+        "reduce": lambda: a.sum(1),
+        "matmul": lambda: a @ b,
+    }[op]
+
+
+def _numpy_op(op: str, n: int) -> Callable[[], Any]:
+    import numpy as np
+
+    rng = np.random.default_rng(n)
+    a, b = rng.uniform(-1, 1, (n, n)), rng.uniform(-1, 1, (n, n))
+    return {
+        "map": lambda: np.exp(a),
+        "zip": lambda: a * b,
+        "reduce": lambda: a.sum(1),
+        "matmul": lambda: a @ b,
+    }[op]
+
+
+def _torch_op(torch: Any, op: str, n: int, device: str) -> Callable[[], Any]:
+    generator = torch.Generator().manual_seed(n)
+    a = torch.rand(n, n, dtype=torch.float64, generator=generator).to(device)
+    b = torch.rand(n, n, dtype=torch.float64, generator=generator).to(device)
+    fn = {
+        "map": lambda: torch.exp(a),
+        "zip": lambda: a * b,
+        "reduce": lambda: a.sum(1),
+        "matmul": lambda: a @ b,
+    }[op]
+    if device == "cpu":
+        return fn
+
+    def synced() -> Any:
+        out = fn()
+        torch.cuda.synchronize()
+        return out
+
+    return synced
+
+
+def time_ops(
+    quick: bool, backends: Sequence[str], echo: Callable[[str], None]
+) -> List[Row]:
+    """Every op at every size on every implementation."""
+    torch = _torch()
+    cuda = _cuda_status()
+    repeat = 3 if quick else 7
+    rows: List[Row] = []
+    for op, (full, small) in SIZES.items():
+        for n in small if quick else full:
+            impls: Dict[str, Optional[Callable[[], Any]]] = {}
+            notes: Dict[str, str] = {}
+            for name in backends:
+                if name == "simple" and n > SIMPLE_LIMIT[op]:
+                    impls[name], notes[name] = None, "too slow to time at this size"
+                elif name == "cuda" and cuda != "gpu":
+                    impls[name], notes[name] = None, "not measured: no GPU"
+                else:
+                    impls[name] = _course_op(op, _backend(name), n)
+            impls["numpy"] = _numpy_op(op, n)
+            if torch is None:
+                impls["torch"], notes["torch"] = None, "PyTorch not installed"
+            else:
+                impls["torch"] = _torch_op(torch, op, n, "cpu")
+                if torch.cuda.is_available():
+                    impls["torch-cuda"] = _torch_op(torch, op, n, "cuda")
+            for impl, fn in impls.items():
+                # Let the previous implementation's worker threads (Numba's, BLAS's,
+                # PyTorch's) stop spinning before timing the next one on the same
+                # cores.
+                time.sleep(0.05 if quick else 0.2)
+                seconds = None if fn is None else best_time(fn, repeat)
+                rows.append(Row(op, n, impl, seconds, notes.get(impl, "")))
+                echo(_format_row(rows[-1]))
+    return rows
+
+
+def _backend(name: str) -> Any:
+    if name == "simple":
+        from module2_tensors import SimpleBackend
+
+        return SimpleBackend
+    import module3_fast_ops
+
+    return getattr(
+        module3_fast_ops, {"fast": "FastBackend", "cuda": "CudaBackend"}[name]
+    )
+
+
+def _format_row(row: Row) -> str:
+    value = "-" if row.seconds is None else f"{row.seconds * 1e3:10.3f} ms"
+    return f"{row.op:>7} n={row.n:<5} {row.impl:<10} {value} {row.note}"
+
+
+# ---------------------------------------------------------------------------
+# The Task 3.5 training setting
+# ---------------------------------------------------------------------------
+
+
+def time_training(
+    quick: bool, backends: Sequence[str], echo: Callable[[str], None]
+) -> List[Row]:
+    """Seconds per epoch of the Task 3.5 setting on each backend and in PyTorch: the
+    median over the epochs after the first (which pays for compilation)."""
+    root = str(_repo_root())
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from project.run_fast_tensor import train
+
+    cuda = _cuda_status()
+    rows = []
+    for name in backends:
+        epochs = {"simple": 2 if quick else 3}.get(name, 6 if quick else 30)
+        if name == "cuda" and cuda != "gpu":
+            rows.append(Row("train", 50, name, None, "not measured: no GPU"))
+        else:
+            # One extra epoch: History.seconds_per_epoch leaves out the first, which
+            # pays for compiling the kernels.
+            history = train(backend=name, epochs=epochs + 1, **TRAINING)
+            note = f"{epochs} epochs, accuracy {100 * history.accuracies[-1]:.0f}%"
+            seconds = statistics.median(history.seconds[1:])
+            rows.append(Row("train", 50, name, seconds, note))
+        echo(_format_row(rows[-1]))
+    torch = _torch()
+    if torch is None:
+        rows.append(Row("train", 50, "torch", None, "PyTorch not installed"))
+    else:
+        epochs = 6 if quick else 30
+        seconds, accuracy = torch_training(torch, epochs + 1)
+        note = f"{epochs} epochs, accuracy {100 * accuracy:.0f}%"
+        rows.append(Row("train", 50, "torch", seconds, note))
+    echo(_format_row(rows[-1]))
+    return rows
+
+
+def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
+    """The loop of ``project/run_fast_tensor.py`` in PyTorch (float64, CPU): same
+    data, network, loss, batch order and plain SGD. Returns (median seconds per
+    epoch after the first, last accuracy)."""
+    import numpy as np
+
+    from module0_fundamentals import DATASETS
+
+    setting = TRAINING
+    pts, hidden, batch, lr = (setting[k] for k in ("pts", "hidden", "batch", "lr"))
+    data = DATASETS[setting["dataset"]](pts, seed=seed)
+    X = np.array(data.X, dtype=np.float64).reshape(pts, 2)
+    y = np.array(data.y, dtype=np.float64)
+    generator = np.random.default_rng(seed)
+    params = []
+    for n_in, n_out in ((2, hidden), (hidden, hidden), (hidden, 1)):
+        r = 1.0 / n_in**0.5
+        w = torch.tensor(r * (2 * generator.random((n_in, n_out)) - 1))
+        b = torch.tensor(r * (2 * generator.random(n_out) - 1))
+        params += [w.requires_grad_(), b.requires_grad_()]
+
+    def forward(x: Any) -> Any:
+        h = torch.relu((2.0 * x - 1.0) @ params[0] + params[1])
+        h = torch.relu(h @ params[2] + params[3])
+        return (h @ params[4] + params[5]).view(x.shape[0])
+
+    order_rng = np.random.default_rng(seed)
+    seconds, accuracy = [], 0.0
+    for _ in range(epochs):
+        order = order_rng.permutation(pts)
+        start = time.perf_counter()
+        correct = 0
+        for first in range(0, pts, batch):
+            idx = order[first : first + batch]
+            xb, yb = torch.tensor(X[idx]), torch.tensor(y[idx])
+            for p in params:
+                p.grad = None
+            z = forward(xb)
+            margin = z * (2.0 * yb - 1.0)
+            loss = (
+                torch.relu(-margin) + torch.log(torch.exp(-margin.abs()) + 1.0)
+            ).mean()
+            loss.backward()
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+            correct += int(((z.detach() > 0) == (yb > 0.5)).sum())
+        seconds.append(time.perf_counter() - start)
+        accuracy = correct / pts
+    return statistics.median(seconds[1:] or seconds), accuracy
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+
+def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
+    """The tables: one per op (sizes down, implementations across), then training."""
+    lines = ["# Kindling benchmark", "", f"Command: `{command}`", ""]
+    lines += ["| machine | |", "|---|---|"]
+    lines += [f"| {key} | {value} |" for key, value in info.items()]
+    for op in list(SIZES) + ["train"]:
+        op_rows = [r for r in rows if r.op == op]
+        if not op_rows:
+            continue
+        impls = list(dict.fromkeys(r.impl for r in op_rows))
+        title = {
+            "map": "map: `a.exp()`, a of shape (n, n)",
+            "zip": "zip: `a * b`, (n, n)",
+            "reduce": "reduce: `a.sum(1)`, (n, n)",
+            "matmul": "matmul: `a @ b`, (n, n) @ (n, n)",
+            "train": "Task 3.5 training: seconds per epoch (split, 50 points, "
+            "hidden 100, batch 10, lr 0.05)",
+        }[op]
+        lines += ["", f"## {title}", ""]
+        lines += ["| n | " + " | ".join(impls) + " |"]
+        lines += ["|---" * (len(impls) + 1) + "|"]
+        for n in dict.fromkeys(r.n for r in op_rows):
+            cells = []
+            for impl in impls:
+                match = [r for r in op_rows if r.n == n and r.impl == impl]
+                ok = match and match[0].seconds is not None
+                cells.append(_seconds(match[0].seconds) if ok else "n/a")
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += ["", "## Ratios", ""] + ratios(rows)
+    notes = {}  # (impl, note) -> where; each note once
+    for r in rows:
+        if r.note:
+            notes.setdefault((r.impl, r.note), []).append(
+                "training" if r.op == "train" else f"{r.op} n={r.n}"
+            )
+    if notes:
+        lines += ["", "## Notes", ""]
+        for (impl, note), where in notes.items():
+            lines.append(f"- {impl}: {note} ({', '.join(where)})")
+    return "\n".join(lines) + "\n"
+
+
+def ratios(rows: List[Row]) -> List[str]:
+    """The speed targets of Module 3, as sentences."""
+
+    def get(op: str, n: int, impl: str) -> Optional[float]:
+        for r in rows:
+            if r.op == op and r.n == n and r.impl == impl:
+                return r.seconds
+        return None
+
+    out = []
+    sizes = [r.n for r in rows if r.op == "matmul" and r.impl == "fast" and r.seconds]
+    for n in sorted({512, max(sizes, default=512)} & set(sizes)):
+        fast, numpy = get("matmul", n, "fast"), get("matmul", n, "numpy")
+        if fast and numpy:
+            out.append(
+                f"- FastOps matmul at {n}^3 runs at {100 * numpy / fast:.0f}% of "
+                f"NumPy's throughput (target: at least 50% at 512^3)."
+            )
+    fast, torch = get("train", 50, "fast"), get("train", 50, "torch")
+    if fast and torch:
+        out.append(
+            f"- Task 3.5 training on FastOps: {fast * 1e3:.1f} ms per epoch, "
+            f"{fast / torch:.1f}x PyTorch's {torch * 1e3:.1f} ms (target: at most 4x)."
+        )
+    return out or ["- (not enough measurements for the ratios)"]
+
+
+def _seconds(value: float) -> str:
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value * 1e6:.1f} µs"
+
+
+def plot(rows: List[Row], path: Path) -> None:
+    """Time against size for every op, one line per implementation (log-log)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ops = list(SIZES)
+    fig, axes = plt.subplots(1, len(ops), figsize=(4.2 * len(ops), 3.8))
+    for ax, op in zip(axes, ops):
+        op_rows = [r for r in rows if r.op == op and r.seconds is not None]
+        for impl in dict.fromkeys(r.impl for r in op_rows):
+            points = [(r.n, r.seconds) for r in op_rows if r.impl == impl]
+            ax.plot(*zip(*points), marker="o", label=impl)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(op)
+        ax.set_xlabel("n")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("seconds per call")
+    axes[-1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def limit_threads(threads: int) -> None:
+    """Use ``threads`` threads in Numba, PyTorch and (when NumPy is not imported yet)
+    NumPy's BLAS: on a shared machine, one thread each gives steadier numbers."""
+    if threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {threads}")
+    for variable in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[variable] = str(threads)
+    os.environ["MKL_NUM_THREADS"] = str(threads)
+    if "numba" in sys.modules:
+        import numba
+
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    torch = _torch()
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``kindling bench [--quick] [--out DIR] [--backends LIST] [--no-training]``."""
+    parser = argparse.ArgumentParser(
+        prog="kindling bench", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes, few runs")
+    parser.add_argument(
+        "--out", default="bench-results", metavar="DIR", help="output directory"
+    )
+    parser.add_argument(
+        "--backends",
+        default="simple,fast,cuda",
+        metavar="LIST",
+        help="course backends to time (default: simple,fast,cuda)",
+    )
+    parser.add_argument(
+        "--no-training", action="store_true", help="skip the Task 3.5 training"
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="threads for Numba, NumPy's BLAS and PyTorch (default: all cores)",
+    )
+    args = parser.parse_args(argv)
+    if args.threads is not None:
+        limit_threads(args.threads)
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    unknown = set(backends) - {"simple", "fast", "cuda"}
+    if unknown:
+        parser.error(f"unknown backends: {', '.join(sorted(unknown))}")
+    # Decide GPU or simulator before anything imports Numba.
+    configure_cuda_simulator()
+    root = str(_repo_root())
+    if root not in sys.path:
+        sys.path.insert(0, root)
+
+    def echo(line: str) -> None:
+        print(line, flush=True)
+
+    command = "kindling bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    info = machine()
+    rows = time_ops(args.quick, backends, echo)
+    if not args.no_training:
+        rows += time_training(args.quick, backends, echo)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.md").write_text(markdown(rows, info, command.strip()))
+    (out / "bench.json").write_text(
+        json.dumps({"machine": info, "rows": [asdict(r) for r in rows]}, indent=2)
+    )
+    plot(rows, out / "bench.png")
+    print(f"wrote {out / 'bench.md'}, {out / 'bench.json'} and {out / 'bench.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

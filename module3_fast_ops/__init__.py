@@ -1,0 +1,27 @@
+"""Module 3: fast tensor backends, Numba on the CPU (``FastOps``) and CUDA on the GPU
+(``CudaOps``).
+
+Re-exports Module 2's public API (and through it Modules 0 and 1), so
+``import module3_fast_ops as kt`` gives everything built so far. ``CudaOps``,
+``CudaBackend`` and ``cuda_ops`` are imported on first use, so that importing this
+package neither needs numba-cuda nor fixes whether CUDA code runs on a GPU or in the
+simulator (Numba decides that when ``numba.cuda`` is first imported).
+"""
+
+import importlib
+from typing import Any
+
+from module2_tensors import *
+
+from . import fast_ops
+from .fast_ops import FastBackend, FastOps
+
+_LAZY = ("CudaOps", "CudaBackend", "cuda_ops")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        # import_module, not "from . import": that would call __getattr__ again.
+        cuda_ops = importlib.import_module(".cuda_ops", __name__)
+        return cuda_ops if name == "cuda_ops" else getattr(cuda_ops, name)
+    raise AttributeError(f"module 'module3_fast_ops' has no attribute {name!r}")

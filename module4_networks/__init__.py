@@ -1,0 +1,27 @@
+"""Module 4: convolutional networks, the nn library, and real training.
+
+Re-exports Module 3's public API (and through it every earlier module's), so
+``import module4_networks as kt`` gives the whole library, plus this module's own
+namespaces, used the PyTorch way::
+
+    import module4_networks as kt
+    from module4_networks import functional as F, nn, optim, init
+
+    model = nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(8 * 6 * 6, 10))
+    opt = optim.Adam(model.parameters(), lr=1e-3)
+"""
+
+from module3_fast_ops import *
+
+from . import data, fast_conv, functional, init, losses, nn, optim
+from .functional import (
+    argmax,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    dropout,
+    log_softmax,
+    max_pool2d,
+    softmax,
+)

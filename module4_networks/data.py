@@ -1,0 +1,428 @@
+"""Loaders for the real data sets of Task 4.5: MNIST, SST-2, GloVe (not a task).
+
+Everything here is plumbing, written with NumPy and the standard library:
+
+* :func:`download` fetches a file into a cache directory and checks its MD5, so a
+  truncated or tampered download is caught before training on it;
+* :func:`read_idx` reads the IDX format of MNIST (gzip-compressed or not);
+* :func:`read_sst2_tsv` reads GLUE-style ``sentence<TAB>label`` files;
+* :func:`tokenize` and :class:`Vocabulary` turn sentences into rows of word ids;
+* :func:`read_embeddings` reads a GloVe-style text file of word vectors.
+
+The cache directory is ``$KINDLING_DATA`` if set, otherwise ``~/.cache/kindling``.
+Tests never touch the network: they exercise these functions on tiny files they
+write themselves (and on ``file://`` URLs for the downloader).
+"""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+__all__ = [
+    "ChecksumError",
+    "default_cache_dir",
+    "md5sum",
+    "download",
+    "read_idx",
+    "write_idx",
+    "MNIST_FILES",
+    "MNIST_MIRRORS",
+    "mnist_available",
+    "load_mnist",
+    "read_sst2_tsv",
+    "SST2_URL",
+    "SST2_MD5",
+    "load_sst2",
+    "tokenize",
+    "Vocabulary",
+    "read_embeddings",
+]
+
+PathLike = Union[str, Path]
+
+
+# ------------------------------------------------------------------ download
+class ChecksumError(ValueError):
+    """A downloaded (or cached) file does not have the expected MD5."""
+
+
+def default_cache_dir() -> Path:
+    """``$KINDLING_DATA`` if set, else ``~/.cache/kindling``."""
+    env = os.environ.get("KINDLING_DATA")
+    return Path(env) if env else Path.home() / ".cache" / "kindling"
+
+
+def md5sum(path: PathLike, chunk: int = 1 << 20) -> str:
+    """The hex MD5 digest of a file, read in chunks."""
+    digest = hashlib.md5()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(
+    urls: Union[str, Sequence[str]], path: PathLike, md5: Optional[str] = None
+) -> Path:
+    """Fetch ``path`` from the first URL that works, unless it is already there.
+
+    A file already at ``path`` with the right checksum is kept (the cache). A
+    download is written to a temporary file and moved into place only once its MD5
+    matches, so an interrupted run never leaves a broken file in the cache.
+
+    Raises:
+        ChecksumError: every URL gave a file with the wrong checksum.
+        OSError: no URL could be fetched (the message lists why for each).
+    """
+    path = Path(path)
+    if isinstance(urls, str):
+        urls = [urls]
+    if path.exists() and (md5 is None or md5sum(path) == md5):
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    failures: List[str] = []
+    for url in urls:
+        handle, tmp_name = tempfile.mkstemp(dir=path.parent, suffix=".part")
+        os.close(handle)
+        tmp = Path(tmp_name)
+        try:
+            print(f"downloading {url} -> {path}", file=sys.stderr)
+            with (
+                urllib.request.urlopen(url, timeout=60) as response,
+                open(tmp, "wb") as out,
+            ):
+                shutil.copyfileobj(response, out)
+            got = md5sum(tmp)
+            if md5 is not None and got != md5:
+                failures.append(f"{url}: checksum {got}, expected {md5}")
+                continue
+            tmp.replace(path)
+            return path
+        except OSError as error:  # URLError is an OSError
+            failures.append(f"{url}: {error}")
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    if failures and all("checksum" in f for f in failures):
+        raise ChecksumError(f"bad checksum for {path.name}: " + "; ".join(failures))
+    raise OSError(
+        f"could not download {path.name} ({'; '.join(failures)}); download it by "
+        f"hand into {path.parent} or pass --data-dir"
+    )
+
+
+# ----------------------------------------------------------------------- IDX
+# The IDX format: two zero bytes, a type code, the number of dimensions, then one
+# big-endian uint32 per dimension, then the data in C order, big-endian.
+_IDX_TYPES = {
+    0x08: np.dtype(">u1"),
+    0x09: np.dtype(">i1"),
+    0x0B: np.dtype(">i2"),
+    0x0C: np.dtype(">i4"),
+    0x0D: np.dtype(">f4"),
+    0x0E: np.dtype(">f8"),
+}
+
+
+def read_idx(path: PathLike) -> np.ndarray:
+    """Read an IDX file (``.gz`` or not, told apart by its first bytes).
+
+    Returns an array of the stored type (uint8 for MNIST) and shape: ``(n, 28, 28)``
+    for images, ``(n,)`` for labels.
+    """
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    if raw[:2] == b"\x1f\x8b":  # the gzip magic number
+        raw = gzip.decompress(raw)
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
+        raise ValueError(f"{path}: not an IDX file (bad magic number {raw[:4]!r})")
+    dtype, ndim = _IDX_TYPES[raw[2]], raw[3]
+    header = 4 + 4 * ndim
+    if len(raw) < header:
+        raise ValueError(f"{path}: truncated IDX header")
+    shape = tuple(int(n) for n in np.frombuffer(raw[4:header], dtype=">u4"))
+    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if len(raw) - header != expected:
+        raise ValueError(
+            f"{path}: IDX header says shape {shape} ({expected} bytes) but the file "
+            f"holds {len(raw) - header} bytes of data"
+        )
+    data = np.frombuffer(raw[header:], dtype=dtype).reshape(shape)
+    return data.astype(dtype.newbyteorder("="))
+
+
+def write_idx(path: PathLike, array: np.ndarray, compress: bool = False) -> None:
+    """Write ``array`` as an IDX file (gzip-compressed when ``compress``)."""
+    array = np.asarray(array)
+    codes = {dtype.newbyteorder("="): code for code, dtype in _IDX_TYPES.items()}
+    code = codes.get(array.dtype)
+    if code is None:
+        raise TypeError(f"IDX cannot store dtype {array.dtype}")
+    header = (
+        bytes([0, 0, code, array.ndim]) + np.asarray(array.shape, dtype=">u4").tobytes()
+    )
+    body = header + array.astype(array.dtype.newbyteorder(">")).tobytes()
+    with open(path, "wb") as handle:
+        handle.write(gzip.compress(body) if compress else body)
+
+
+# --------------------------------------------------------------------- MNIST
+MNIST_MIRRORS = (
+    "https://ossci-datasets.s3.amazonaws.com/mnist/",
+    "http://yann.lecun.com/exdb/mnist/",
+)
+# split -> ((images file, md5), (labels file, md5)): the canonical checksums.
+MNIST_FILES: Dict[str, Tuple[Tuple[str, str], Tuple[str, str]]] = {
+    "train": (
+        ("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873"),
+        ("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432"),
+    ),
+    "t10k": (
+        ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
+        ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c"),
+    ),
+}
+
+
+def _find(directory: Path, name: str) -> Optional[Path]:
+    """``name`` or its uncompressed twin (``.gz`` dropped) in ``directory``."""
+    for candidate in (name, name[:-3] if name.endswith(".gz") else name + ".gz"):
+        if (directory / candidate).exists():
+            return directory / candidate
+    return None
+
+
+def mnist_available(data_dir: PathLike, split: str) -> bool:
+    """True when ``data_dir`` holds both IDX files of ``split``."""
+    return all(_find(Path(data_dir), name) for name, _ in MNIST_FILES[split])
+
+
+def load_mnist(
+    split: str,
+    data_dir: Optional[PathLike] = None,
+    cache_dir: Optional[PathLike] = None,
+) -> Tuple[np.ndarray, np.ndarray]:
+    """Images ``(n, 28, 28)`` uint8 and labels ``(n,)`` of an MNIST split.
+
+    ``split`` is ``"train"`` (60,000) or ``"t10k"`` (10,000). With ``data_dir`` the
+    IDX files are read from there (compressed or not) and nothing is downloaded;
+    otherwise they are downloaded into ``cache_dir/mnist`` with their checksums.
+    """
+    if split not in MNIST_FILES:
+        raise ValueError(f"unknown MNIST split {split!r}; use 'train' or 't10k'")
+    arrays = []
+    for name, md5 in MNIST_FILES[split]:
+        if data_dir is not None:
+            found = _find(Path(data_dir), name)
+            if found is None:
+                raise FileNotFoundError(f"{name} is not in {data_dir}")
+        else:
+            target = Path(cache_dir or default_cache_dir()) / "mnist" / name
+            found = download([m + name for m in MNIST_MIRRORS], target, md5)
+        arrays.append(read_idx(found))
+    images, labels = arrays
+    if images.shape[0] != labels.shape[0]:
+        raise ValueError(
+            f"MNIST {split}: {images.shape[0]} images but {labels.shape[0]} labels"
+        )
+    return images, labels
+
+
+# --------------------------------------------------------------------- SST-2
+SST2_URL = "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip"
+SST2_MD5 = "9f81648d4199384278b86e315dac217c"
+
+
+def read_sst2_tsv(path: PathLike) -> Tuple[List[str], np.ndarray]:
+    """Sentences and 0/1 labels of a GLUE-style TSV file.
+
+    The first line is a header naming the columns (``sentence`` and ``label``, in any
+    order); fields are separated by tabs, with no quoting. ``1`` means positive.
+    """
+    sentences: List[str] = []
+    labels: List[int] = []
+    with open(path, encoding="utf-8") as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+        if "sentence" not in header or "label" not in header:
+            raise ValueError(
+                f"{path}: the header must name 'sentence' and 'label' columns, got "
+                f"{header}"
+            )
+        s_col, l_col = header.index("sentence"), header.index("label")
+        for number, line in enumerate(handle, start=2):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            fields = line.split("\t")
+            if len(fields) != len(header):
+                raise ValueError(
+                    f"{path}:{number}: expected {len(header)} tab-separated fields, "
+                    f"got {len(fields)}"
+                )
+            if fields[l_col] not in ("0", "1"):
+                raise ValueError(
+                    f"{path}:{number}: label must be 0 or 1, got {fields[l_col]!r}"
+                )
+            sentences.append(fields[s_col])
+            labels.append(int(fields[l_col]))
+    return sentences, np.array(labels, dtype=np.int64)
+
+
+def load_sst2(
+    data_dir: Optional[PathLike] = None,
+    cache_dir: Optional[PathLike] = None,
+) -> Dict[str, Tuple[List[str], np.ndarray]]:
+    """The SST-2 splits as ``{name: (sentences, labels)}``.
+
+    With ``data_dir``: reads ``train.tsv`` and ``test.tsv`` (and ``dev.tsv`` when
+    present). Without it: downloads GLUE's ``SST-2.zip`` (checksummed) into
+    ``cache_dir/sst2`` and uses GLUE's labelled ``dev.tsv`` (872 sentences) as the
+    test split, since GLUE's own test labels are not public.
+    """
+    if data_dir is None:
+        root = Path(cache_dir or default_cache_dir()) / "sst2"
+        if not (root / "train.tsv").exists() or not (root / "test.tsv").exists():
+            archive = download(SST2_URL, root / "SST-2.zip", SST2_MD5)
+            with zipfile.ZipFile(archive) as bundle:
+                for inside, outside in (("train", "train"), ("dev", "test")):
+                    with (
+                        bundle.open(f"SST-2/{inside}.tsv") as src,
+                        open(root / f"{outside}.tsv", "wb") as dst,
+                    ):
+                        shutil.copyfileobj(src, dst)
+        data_dir = root
+    data_dir = Path(data_dir)
+    splits = {}
+    for name in ("train", "dev", "test"):
+        path = data_dir / f"{name}.tsv"
+        if path.exists():
+            splits[name] = read_sst2_tsv(path)
+        elif name != "dev":
+            raise FileNotFoundError(f"{path} is missing (need train.tsv and test.tsv)")
+    return splits
+
+
+# ------------------------------------------------------------------ text
+_TOKEN = re.compile(r"[\w']+|[^\w\s]")
+
+
+def tokenize(text: str) -> List[str]:
+    """Lower-case words and punctuation marks: ``"It's fun!" -> ["it's", "fun",
+    "!"]``. SST-2 is already split this way (``it 's``), so this mostly lowers."""
+    return _TOKEN.findall(text.lower())
+
+
+class Vocabulary:
+    """A word <-> id table. Id 0 is padding (``<pad>``), id 1 unknown (``<unk>``).
+
+    Build one from the training sentences only, so test words unseen in training
+    map to ``<unk>`` exactly as they would for a deployed model.
+    """
+
+    PAD, UNK = "<pad>", "<unk>"
+
+    def __init__(self, words: Iterable[str] = ()) -> None:
+        self.itos: List[str] = [self.PAD, self.UNK]
+        self.stoi: Dict[str, int] = {self.PAD: 0, self.UNK: 1}
+        for word in words:
+            self.add(word)
+
+    def add(self, word: str) -> int:
+        """The id of ``word``, adding it if new."""
+        if word not in self.stoi:
+            self.stoi[word] = len(self.itos)
+            self.itos.append(word)
+        return self.stoi[word]
+
+    @classmethod
+    def build(
+        cls,
+        sentences: Iterable[Sequence[str]],
+        min_freq: int = 1,
+        max_size: Optional[int] = None,
+    ) -> "Vocabulary":
+        """The words of tokenised ``sentences`` seen at least ``min_freq`` times,
+        most frequent first (ties alphabetical), at most ``max_size`` of them."""
+        counts = collections.Counter(w for sentence in sentences for w in sentence)
+        ranked = sorted(
+            (w for w, n in counts.items() if n >= min_freq),
+            key=lambda w: (-counts[w], w),
+        )
+        return cls(ranked[:max_size] if max_size is not None else ranked)
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.stoi
+
+    def encode(self, tokens: Sequence[str]) -> List[int]:
+        """Word ids, ``<unk>`` (1) for unknown words."""
+        return [self.stoi.get(t, 1) for t in tokens]
+
+    def pad(
+        self,
+        rows: Sequence[Sequence[int]],
+        min_length: int = 1,
+        max_length: Optional[int] = None,
+    ) -> np.ndarray:
+        """Rows of ids as one ``(len(rows), length)`` int64 array, padded with 0.
+
+        ``length`` is the longest row, at least ``min_length`` (a convolution needs
+        an input as wide as its kernel) and at most ``max_length`` (longer rows are
+        cut).
+        """
+        length = max([len(r) for r in rows] + [min_length])
+        if max_length is not None:
+            length = min(length, max_length)
+        out = np.zeros((len(rows), length), dtype=np.int64)
+        for i, row in enumerate(rows):
+            row = list(row)[:length]
+            out[i, : len(row)] = row
+        return out
+
+
+def read_embeddings(
+    path: PathLike, vocab: Vocabulary, seed: int = 0
+) -> Tuple[np.ndarray, int]:
+    """A ``(len(vocab), dim)`` matrix from a GloVe-style text file, and the number
+    of vocabulary words found in it.
+
+    Each line is a word followed by its ``dim`` numbers, separated by spaces. Words
+    of ``vocab`` absent from the file get small random vectors; ``<pad>`` gets 0.
+    """
+    vectors: Dict[int, np.ndarray] = {}
+    dim = None
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            parts = line.rstrip().split(" ")
+            if len(parts) < 2:
+                continue
+            if dim is None:
+                dim = len(parts) - 1
+            if len(parts) - 1 != dim:
+                raise ValueError(
+                    f"{path}:{number}: {len(parts) - 1} numbers, expected {dim}"
+                )
+            if parts[0] in vocab.stoi:
+                vectors[vocab.stoi[parts[0]]] = np.array(parts[1:], dtype=np.float64)
+    if dim is None:
+        raise ValueError(f"{path}: no word vectors found")
+    table = np.random.default_rng(seed).normal(0.0, 0.1, size=(len(vocab), dim))
+    table[0] = 0.0
+    for index, vector in vectors.items():
+        table[index] = vector
+    return table, len(vectors)

@@ -1,0 +1,519 @@
+"""``module4_networks.functional``: the operations of a network, PyTorch-style.
+
+Import it as ``import module4_networks.functional as F``. Every function takes and
+returns tensors, is differentiable, and has PyTorch's signature and semantics:
+
+* convolutions ``conv1d``, ``conv2d`` (Tasks 4.1 and 4.2 write their kernels);
+* ``tile`` and ``avg_pool2d`` (Task 4.3): pooling by reshaping windows;
+* ``max``, ``argmax``, ``softmax``, ``log_softmax``, ``max_pool2d``, ``dropout``
+  (Task 4.4);
+* given helpers: ``linear``, ``embedding``, ``relu``, ``sigmoid``, ``tanh``;
+* the losses of :mod:`module4_networks.losses` (Task 4.6): ``cross_entropy``,
+  ``nll_loss``, ``mse_loss``, ``binary_cross_entropy``,
+  ``binary_cross_entropy_with_logits``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Tuple, Union
+
+import numpy as np
+from numba import njit, prange
+
+from module1_scalar_autodiff.autodiff import Context
+from module2_tensors.tensor import Tensor
+from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
+from module2_tensors.tensor_functions import Function
+
+from .fast_conv import Conv1dFun, Conv2dFun, IntPair, pair
+
+__all__ = [
+    "conv1d",
+    "conv2d",
+    "tile",
+    "avg_pool2d",
+    "max",
+    "argmax",
+    "MaxResult",
+    "softmax",
+    "log_softmax",
+    "max_pool2d",
+    "dropout",
+    "linear",
+    "embedding",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "cross_entropy",
+    "nll_loss",
+    "mse_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+]
+
+
+def _check_tensor(name: str, x: object) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name} needs a Tensor, got {type(x).__name__}")
+
+
+def _dim(dim: int, dims: int, name: str) -> int:
+    """A dim in ``[-dims, dims)`` as a non-negative one (IndexError otherwise)."""
+    # (``max`` is shadowed in this module by F.max, so no builtins here.)
+    if not -dims <= dim < (dims if dims else 1):
+        raise IndexError(
+            f"{name}: dim={dim} is out of range for a tensor of {dims} dimensions"
+        )
+    return dim % dims if dims else 0
+
+
+# ----------------------------------------------------------- convolutions
+def _one_int(name: str, label: str, value: object) -> int:
+    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{name}: {label} must be an int, got {value!r}")
+    return int(value)
+
+
+def _conv(
+    name: str,
+    spatial: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    stride: IntPair,
+    padding: IntPair,
+) -> Tensor:
+    _check_tensor(f"{name} input", input)
+    _check_tensor(f"{name} weight", weight)
+    if spatial == 1:
+        strides = (_one_int(name, "stride", stride),)
+        paddings = (_one_int(name, "padding", padding),)
+    else:
+        strides, paddings = pair(stride, "stride"), pair(padding, "padding")
+    if bias is not None:
+        _check_tensor(f"{name} bias", bias)
+        if bias.shape != (weight.shape[0],):
+            raise ValueError(
+                f"{name}: bias must have shape ({weight.shape[0]},) to match the "
+                f"weight's shape {weight.shape}, got {bias.shape}"
+            )
+    # PyTorch also takes one unbatched example, (channels, *spatial).
+    unbatched = input.dims == spatial + 1
+    x = input.unsqueeze(0) if unbatched else input
+    fn = Conv1dFun if spatial == 1 else Conv2dFun
+    out = fn.apply(x, weight, bias, strides, paddings)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: int = 1,
+    padding: int = 0,
+) -> Tensor:
+    r"""1-D convolution (cross-correlation), as ``torch.nn.functional.conv1d``:
+
+    $$\text{out}[b, o, t] = \text{bias}[o] + \sum_{c, k} x[b, c, t s + k - p]\,
+    w[o, c, k].$$
+
+    Shapes: input ``(batch, in_channels, width)`` (or ``(in_channels, width)``),
+    weight ``(out_channels, in_channels, kernel)``, bias ``(out_channels,)``;
+    output ``(batch, out_channels, (width + 2p - kernel) // s + 1)``.
+
+    Raises:
+        ValueError: shapes that do not fit (naming both), stride < 1, padding < 0.
+    """
+    return _conv("conv1d", 1, input, weight, bias, stride, padding)
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+) -> Tensor:
+    r"""2-D convolution (cross-correlation), as ``torch.nn.functional.conv2d``:
+
+    $$\text{out}[b, o, i, j] = \text{bias}[o] + \sum_{c, k_i, k_j}
+    x[b, c, i s_h + k_i - p_h, j s_w + k_j - p_w]\, w[o, c, k_i, k_j].$$
+
+    Shapes: input ``(batch, in_channels, height, width)`` (or without batch), weight
+    ``(out_channels, in_channels, kh, kw)``; ``stride`` and ``padding`` are an int
+    or a pair ``(h, w)``.
+    """
+    return _conv("conv2d", 2, input, weight, bias, stride, padding)
+
+
+# --------------------------------------------------------- Task 4.3: pooling
+def _pool_args(
+    name: str, input: Tensor, kernel_size: IntPair, stride: Optional[IntPair]
+) -> Tuple[int, int]:
+    """Check a pooling call; return the kernel ``(kh, kw)``."""
+    _check_tensor(name, input)
+    if input.dims != 4:
+        raise ValueError(
+            f"{name}: input must have 4 dims (batch, channels, height, width), got "
+            f"shape {input.shape}"
+        )
+    kh, kw = pair(kernel_size, "kernel_size")
+    if stride is not None and pair(stride, "stride") != (kh, kw):
+        raise ValueError(
+            f"{name}: only non-overlapping windows are supported (stride = "
+            f"kernel_size = {(kh, kw)}), got stride {stride}"
+        )
+    if kh < 1 or kw < 1 or kh > input.shape[2] or kw > input.shape[3]:
+        raise ValueError(
+            f"{name}: kernel {(kh, kw)} does not fit an input of shape {input.shape}"
+        )
+    return kh, kw
+
+
+def tile(input: Tensor, kernel: Tuple[int, int]) -> Tuple[Tensor, int, int]:
+    """Cut an image batch into non-overlapping ``kh x kw`` windows.
+
+    Input ``(batch, channels, height, width)``; returns ``(tiled, new_height,
+    new_width)`` where ``tiled`` has shape ``(batch, channels, new_height,
+    new_width, kh * kw)`` and ``tiled[b, c, i, j]`` holds the window whose top-left
+    corner is ``(i * kh, j * kw)``, read row by row. ``new_height = height // kh``
+    and ``new_width = width // kw``: rows and columns that do not fill a window are
+    dropped, as PyTorch's pooling does.
+
+    Only views and one copy: split each spatial axis in two with ``view`` (height
+    ``-> (new_height, kh)``), bring the two window axes together with ``permute``,
+    then ``contiguous().view(...)`` merges them. Every step is differentiable, so
+    the gradient flows back through the tiling for free.
+    """
+    # BEGIN SOLUTION 4.3: crop to whole windows, view, permute, contiguous, view
+    batch, channels, height, width = input.shape
+    kh, kw = kernel
+    new_height, new_width = height // kh, width // kw
+    x = input
+    if new_height * kh != height:
+        x = x.narrow(2, 0, new_height * kh)
+    if new_width * kw != width:
+        x = x.narrow(3, 0, new_width * kw)
+    x = x.contiguous().view(batch, channels, new_height, kh, new_width, kw)
+    x = x.permute(0, 1, 2, 4, 3, 5).contiguous()
+    return (
+        x.view(batch, channels, new_height, new_width, kh * kw),
+        new_height,
+        new_width,
+    )
+    # END SOLUTION
+
+
+def avg_pool2d(
+    input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None
+) -> Tensor:
+    r"""Average over non-overlapping windows (``torch.nn.functional.avg_pool2d``):
+
+    $$\text{out}[b, c, i, j] = \frac{1}{k_h k_w} \sum_{u < k_h,\, v < k_w}
+    x[b, c, i k_h + u, j k_w + v].$$
+
+    Shape ``(batch, channels, height, width) -> (batch, channels, height // kh,
+    width // kw)``. ``stride`` may only be ``None`` or equal to ``kernel_size``.
+    """
+    kh, kw = _pool_args("avg_pool2d", input, kernel_size, stride)
+    # BEGIN SOLUTION 4.3: tile, then the mean over the window dimension
+    tiled, _, _ = tile(input, (kh, kw))
+    return tiled.mean(dim=4)
+    # END SOLUTION
+
+
+# ------------------------------------------- Task 4.4: max, softmax, dropout
+class MaxResult(NamedTuple):
+    """``F.max(x, dim)`` returns ``(values, indices)``, like ``torch.max``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _first_argmax(a: Tensor, dim: int) -> Tuple[Tensor, Tensor, Tensor]:
+    """Along ``dim`` (kept with size 1): the maxima, the index of the *first*
+    maximum (as a float), and the one-hot mask of that index (``a``'s shape).
+
+    Works with the backend's kernels only (no autodiff): the maxima by
+    ``max_reduce``; the first of several equal maxima is the smallest position
+    among those that equal the maximum.
+    """
+    # BEGIN SOLUTION 4.4: max_reduce, then the smallest position equal to the max
+    backend = a.backend
+    n = a.shape[dim]
+    values = backend.max_reduce(a, dim)
+    is_max = backend.eq_zip(a, values)
+    shape = [1] * a.dims
+    shape[dim] = n
+    positions = a.new_tensor(np.arange(n, dtype=np.float64)).view(*shape)
+    # Where a is not the max, stand in position n (larger than any real one).
+    candidates = backend.add_zip(
+        backend.mul_zip(is_max, backend.add_zip(positions, a.new_tensor(-n))),
+        a.new_tensor(float(n)),
+    )
+    first = backend.neg_map(backend.max_reduce(backend.neg_map(candidates), dim))
+    one_hot = backend.eq_zip(positions, first)
+    return values, first, one_hot
+    # END SOLUTION
+
+
+class MaxWithIndex(Function):
+    r"""$\text{out} = \max_j a[\dots, j, \dots]$ along ``dim`` (kept with size 1).
+
+    Backward: the whole gradient goes to the argmax, the *first* maximum when
+    several entries tie (the one ``torch.max(x, dim)`` reports in ``indices``), so
+    the result is deterministic: $\partial L / \partial a = G \cdot
+    \text{one\_hot}(\arg\max)$.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dim: int) -> Tensor:
+        # BEGIN SOLUTION 4.4: values by _first_argmax; save the one-hot mask
+        values, _, one_hot = _first_argmax(a, dim)
+        ctx.save_for_backward(one_hot)
+        return values
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.4: the gradient times the one-hot mask (broadcasting)
+        (one_hot,) = ctx.saved_values
+        return grad.backend.mul_zip(one_hot, grad)
+        # END SOLUTION
+
+
+def _reduce_input(
+    name: str, input: Tensor, dim: Optional[int]
+) -> Tuple[Tensor, int, Tuple[int, ...]]:
+    """``(tensor to reduce, dim, shape with dim kept)``; ``dim=None`` flattens."""
+    _check_tensor(name, input)
+    if input.size == 0:
+        raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
+    if dim is None:
+        flat = input.contiguous().view(input.size)
+        return flat, 0, (1,) * input.dims
+    dim = _dim(dim, input.dims, name)
+    if input.dims == 0:
+        return input.view(1), 0, ()
+    kept = list(input.shape)
+    kept[dim] = 1
+    return input, dim, tuple(kept)
+
+
+def max(
+    input: Tensor, dim: Optional[int] = None, keepdim: bool = False
+) -> Union[Tensor, MaxResult]:
+    """The largest entry, like ``torch.max``.
+
+    * ``max(x)``: a 0-d tensor, the largest entry overall;
+    * ``max(x, dim)``: ``MaxResult(values, indices)`` along ``dim`` (removed unless
+      ``keepdim``); ``indices`` (floats, no gradient) are those of the first
+      maximum.
+
+    The gradient goes to the first maximum only (see :class:`MaxWithIndex`).
+    """
+    x, d, kept = _reduce_input("max", input, dim)
+    values = MaxWithIndex.apply(x, d)
+    if dim is None:
+        return values.view(kept) if keepdim else values.view(())
+    indices = argmax(input, dim, keepdim)
+    shape = kept if keepdim else tuple(n for k, n in enumerate(input.shape) if k != d)
+    return MaxResult(values.contiguous().view(shape), indices)
+
+
+def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """The index of the first maximum along ``dim`` (of the flattened tensor when
+    ``dim`` is None), as a float tensor without gradient, like ``torch.argmax``."""
+    x, d, kept = _reduce_input("argmax", input, dim)
+    _, first, _ = _first_argmax(x.detach(), d)
+    if dim is None:
+        return first.view(kept) if keepdim else first.view(())
+    shape = kept if keepdim else tuple(n for k, n in enumerate(input.shape) if k != d)
+    return first.contiguous().view(shape)
+
+
+def softmax(input: Tensor, dim: int) -> Tensor:
+    r"""$\mathrm{softmax}(x)_i = e^{x_i - m} / \sum_j e^{x_j - m}$ along ``dim``.
+
+    Subtracting $m = \max_j x_j$ changes nothing mathematically but keeps every
+    exponent $\le 0$, so nothing overflows even for inputs of $\pm 1000$. $m$ is
+    taken without gradient (``detach``): the result does not depend on it.
+    """
+    _check_tensor("softmax", input)
+    dim = _dim(dim, input.dims, "softmax")
+    # BEGIN SOLUTION 4.4: shift by the (detached) max, exp, divide by the sum
+    shift = input.detach().max(dim, keepdim=True)
+    e = (input - shift).exp()
+    return e / e.sum(dim, keepdim=True)
+    # END SOLUTION
+
+
+def log_softmax(input: Tensor, dim: int) -> Tensor:
+    r"""$\log \mathrm{softmax}(x)_i = (x_i - m) - \log \sum_j e^{x_j - m}$ along
+    ``dim``, with $m = \max_j x_j$ (the log-sum-exp trick).
+
+    Never computes ``log(softmax(x))``: for $x = (0, -1000)$ the softmax underflows
+    to $(1, 0)$ and its log is $-\infty$, while the formula above gives the exact
+    $-1000$.
+    """
+    _check_tensor("log_softmax", input)
+    dim = _dim(dim, input.dims, "log_softmax")
+    # BEGIN SOLUTION 4.4: the log-sum-exp trick
+    shifted = input - input.detach().max(dim, keepdim=True)
+    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+    # END SOLUTION
+
+
+def max_pool2d(
+    input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None
+) -> Tensor:
+    r"""The maximum over non-overlapping windows (``torch.nn.functional.max_pool2d``):
+
+    $$\text{out}[b, c, i, j] = \max_{u < k_h,\, v < k_w}
+    x[b, c, i k_h + u, j k_w + v].$$
+
+    The gradient of each window goes to its first maximum (as in PyTorch, which
+    routes it to the index it recorded).
+    """
+    kh, kw = _pool_args("max_pool2d", input, kernel_size, stride)
+    # BEGIN SOLUTION 4.4: tile, then max over the window dimension
+    tiled, _, _ = tile(input, (kh, kw))
+    return max(tiled, dim=4).values
+    # END SOLUTION
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    r"""Inverted dropout, as ``torch.nn.functional.dropout``.
+
+    In training, each entry is kept with probability $1 - p$ and scaled by
+    $1 / (1 - p)$, or zeroed: $y = x \cdot m / (1 - p)$ with $m_i \sim
+    \mathrm{Bernoulli}(1 - p)$. The scaling keeps $E[y] = x$, so evaluation
+    (``training=False``) simply returns the input. ``p = 0`` returns the input;
+    ``p = 1`` returns zeros (and a zero gradient). Random numbers come from
+    ``rand`` (seed them with ``manual_seed``).
+
+    Raises:
+        ValueError: ``p`` outside $[0, 1]$.
+    """
+    _check_tensor("dropout", input)
+    if isinstance(p, bool) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    # BEGIN SOLUTION 4.4: the edge cases, then a Bernoulli mask scaled by 1/(1-p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = rand(*input.shape, backend=input.backend) >= p
+    return input * keep * (1.0 / (1.0 - p))
+    # END SOLUTION
+
+
+# ------------------------------------------------------------ given helpers
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    r"""$y = x W^\top + b$: input ``(..., in)``, weight ``(out, in)``, bias
+    ``(out,)``; output ``(..., out)`` (``torch.nn.functional.linear``)."""
+    _check_tensor("linear input", input)
+    _check_tensor("linear weight", weight)
+    if weight.dims != 2 or input.dims < 1 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"linear: input of shape {input.shape} does not fit a weight of shape "
+            f"{weight.shape} (the last input size must be the weight's second)"
+        )
+    out = input @ weight.T
+    return out if bias is None else out + bias
+
+
+@njit(parallel=True, cache=True)
+def _gather_rows(out, table, rows, dim):
+    for n in prange(rows.shape[0]):
+        for e in range(dim):
+            out[n * dim + e] = table[rows[n] * dim + e]
+
+
+@njit(parallel=True, cache=True)
+def _scatter_add_rows(out, grad, rows, dim, skip):
+    # Parallel over the columns: two threads never add into the same entry, even
+    # when a row index repeats (the same word twice in a batch).
+    for e in prange(dim):
+        for n in range(rows.shape[0]):
+            if rows[n] != skip:
+                out[rows[n] * dim + e] += grad[n * dim + e]
+
+
+class EmbeddingFun(Function):
+    """Rows of a table: ``out[..., :] = weight[index[...], :]``. Backward adds each
+    output row's gradient into the row it came from (a scatter-add), skipping
+    ``padding_idx``. Given: a lookup is plumbing, not a lesson."""
+
+    @staticmethod
+    def forward(
+        ctx: Context,
+        weight: Tensor,
+        rows: np.ndarray,
+        shape: Tuple[int, ...],
+        skip: int,
+    ) -> Tensor:
+        table = weight.contiguous()
+        dim = weight.shape[1]
+        out = np.empty(rows.size * dim)
+        _gather_rows(out, table._tensor._storage, rows, dim)
+        ctx.save_for_backward(weight.shape, rows, skip)
+        return weight.new_tensor(out.reshape(*shape, dim))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        shape, rows, skip = ctx.saved_values
+        out = np.zeros(shape[0] * shape[1])
+        g = grad.contiguous()._tensor._storage
+        _scatter_add_rows(out, g, rows, shape[1], skip)
+        return grad.new_tensor(out.reshape(shape))
+
+
+def embedding(
+    input: Union[Tensor, np.ndarray], weight: Tensor, padding_idx: Optional[int] = None
+) -> Tensor:
+    """Look up rows of ``weight`` (``(num_embeddings, dim)``) for every index of
+    ``input`` (any shape, whole numbers); output ``(*input.shape, dim)``. Rows at
+    ``padding_idx`` get no gradient (``torch.nn.functional.embedding``)."""
+    _check_tensor("embedding weight", weight)
+    if weight.dims != 2:
+        raise ValueError(f"embedding: weight must be 2-D, got shape {weight.shape}")
+    values = input.to_numpy() if isinstance(input, Tensor) else np.asarray(input)
+    rows = values.astype(np.int64).reshape(-1)
+    if not np.array_equal(rows, values.reshape(-1)):
+        raise ValueError("embedding: indices must be whole numbers")
+    if rows.size and (rows.min() < 0 or rows.max() >= weight.shape[0]):
+        raise IndexError(
+            f"embedding: index {rows.max() if rows.max() >= 0 else rows.min()} is "
+            f"out of range for {weight.shape[0]} embeddings"
+        )
+    skip = -1 if padding_idx is None else padding_idx % weight.shape[0]
+    return EmbeddingFun.apply(weight, rows, tuple(values.shape), skip)
+
+
+def relu(input: Tensor) -> Tensor:
+    """$\\max(x, 0)$."""
+    return input.relu()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """$1 / (1 + e^{-x})$."""
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    """$\\tanh x$."""
+    return input.tanh()
+
+
+# The losses live in losses.py (Task 4.6), which uses log_softmax from here.
+from .losses import (  # noqa: E402
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    mse_loss,
+    nll_loss,
+)

@@ -1,0 +1,493 @@
+"""``module4_networks.nn``: layers, as ``torch.nn`` (Task 4.6).
+
+A layer is a :class:`~module0_fundamentals.module.Module` that owns
+:class:`~module0_fundamentals.module.Parameter`s (read their tensors with
+``.value``) and computes its ``forward`` with :mod:`module4_networks.functional`.
+Layers are built on a tensor backend (``backend=``, Numba's ``FastBackend`` by
+default); their inputs must live on the same backend.
+
+Shapes follow PyTorch: ``Linear`` maps ``(..., in) -> (..., out)``; ``Conv1d`` maps
+``(N, C_in, L) -> (N, C_out, L_out)``; ``Conv2d`` maps ``(N, C_in, H, W) -> (N,
+C_out, H_out, W_out)``; ``Embedding`` maps indices ``(...) -> (..., dim)``;
+``BatchNorm1d`` takes ``(N, C)`` or ``(N, C, L)``, ``BatchNorm2d`` takes ``(N, C, H,
+W)``; ``LayerNorm(shape)`` normalises over the trailing dims ``shape``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from module0_fundamentals.module import Module, ModuleList, Parameter, Sequential
+from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
+from module2_tensors.tensor import Tensor, ones, zeros
+from module2_tensors.tensor_ops import TensorBackend
+from module3_fast_ops.fast_ops import FastBackend
+
+from . import functional as F
+from . import init
+from .fast_conv import IntPair, pair
+
+__all__ = [
+    "Module",
+    "Parameter",
+    "Sequential",
+    "ModuleList",
+    "Linear",
+    "Conv1d",
+    "Conv2d",
+    "Embedding",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "LayerNorm",
+    "Dropout",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "Flatten",
+    "Identity",
+    "Softmax",
+    "LogSoftmax",
+    "MaxPool2d",
+    "AvgPool2d",
+]
+
+DEFAULT_BACKEND: TensorBackend = FastBackend
+
+
+def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
+    """A zero tensor of ``shape`` wrapped as a Parameter (filled by ``init`` next)."""
+    return Parameter(zeros(shape, backend=backend or DEFAULT_BACKEND))
+
+
+def _uniform_fan_in(p: Parameter, fan_in: int) -> None:
+    """PyTorch's default for Linear and Conv: $U(-1/\\sqrt{\\text{fan\\_in}},
+    1/\\sqrt{\\text{fan\\_in}})$, which is ``kaiming_uniform_(w, a=sqrt(5))``."""
+    bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+    init.uniform_(p, -bound, bound)
+
+
+# --------------------------------------------------------------- parameterised
+class Linear(Module):
+    r"""$y = x W^\top + b$ with ``weight`` ``(out_features, in_features)`` and
+    ``bias`` ``(out_features,)``, both drawn from $U(-k, k)$, $k = 1 /
+    \sqrt{\text{in\_features}}$ (PyTorch's default)."""
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        # BEGIN SOLUTION 4.6: weight (out, in) and optional bias, PyTorch's init
+        self.weight = _parameter((out_features, in_features), backend)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
+        self.bias = _parameter((out_features,), backend) if bias else None
+        if self.bias is not None:
+            _uniform_fan_in(self.bias, in_features)
+        # END SOLUTION
+
+    def forward(self, x: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        bias = None if self.bias is None else self.bias.value
+        return F.linear(x, self.weight.value, bias)
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: parameters, PyTorch's initialisation."""
+
+    spatial: int = 1
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Tuple[int, ...],
+        stride: Any,
+        padding: Any,
+        bias: bool,
+        backend: Optional[TensorBackend],
+    ) -> None:
+        super().__init__()
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        # BEGIN SOLUTION 4.6: weight (out, in, *kernel), optional bias, PyTorch's init
+        self.weight = _parameter((out_channels, in_channels, *kernel_size), backend)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
+        self.bias = _parameter((out_channels,), backend) if bias else None
+        if self.bias is not None:
+            fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
+            _uniform_fan_in(self.bias, fan_in)
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, padding={self.padding}"
+        )
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution layer: ``F.conv1d(x, weight, bias, stride, padding)`` with
+    ``weight`` ``(out_channels, in_channels, kernel_size)``."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int,
+        stride: int = 1,
+        padding: int = 0,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__(
+            in_channels, out_channels, (kernel_size,), stride, padding, bias, backend
+        )
+
+    def forward(self, x: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        bias = None if self.bias is None else self.bias.value
+        return F.conv1d(x, self.weight.value, bias, self.stride, self.padding)
+        # END SOLUTION
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution layer: ``F.conv2d(x, weight, bias, stride, padding)`` with
+    ``weight`` ``(out_channels, in_channels, kh, kw)``; ``kernel_size``, ``stride``
+    and ``padding`` are an int or a pair."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: IntPair,
+        stride: IntPair = 1,
+        padding: IntPair = 0,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            pair(kernel_size, "kernel_size"),
+            pair(stride, "stride"),
+            pair(padding, "padding"),
+            bias,
+            backend,
+        )
+
+    def forward(self, x: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        bias = None if self.bias is None else self.bias.value
+        return F.conv2d(x, self.weight.value, bias, self.stride, self.padding)
+        # END SOLUTION
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` learned vectors of size ``embedding_dim``,
+    drawn from $N(0, 1)$; ``padding_idx``'s row starts at zero and gets no
+    gradient. ``forward(indices)`` returns ``(*indices.shape, embedding_dim)``."""
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: Optional[int] = None,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        if padding_idx is not None and not (
+            -num_embeddings <= padding_idx < num_embeddings
+        ):
+            raise ValueError(
+                f"padding_idx {padding_idx} must be within num_embeddings "
+                f"{num_embeddings}"
+            )
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
+        # BEGIN SOLUTION 4.6: N(0, 1) table; zero the padding row (under no_grad)
+        self.weight = _parameter((num_embeddings, embedding_dim), backend)
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight.value[self.padding_idx] = 0.0
+        # END SOLUTION
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Any,
+        freeze: bool = True,
+        padding_idx: Optional[int] = None,
+        backend: Optional[TensorBackend] = None,
+    ) -> "Embedding":
+        """A layer holding ``embeddings`` (a 2-D tensor or array); ``freeze`` stops
+        its training (``requires_grad`` off)."""
+        table = embeddings.to_numpy() if isinstance(embeddings, Tensor) else embeddings
+        rows, dim = table.shape
+        layer = cls(rows, dim, padding_idx, backend)
+        init._fill(layer.weight, layer.weight.value.new_tensor(table))
+        layer.weight.value.requires_grad_(not freeze)
+        return layer
+
+    def forward(self, indices: Any) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        return F.embedding(indices, self.weight.value, self.padding_idx)
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}"
+
+
+# --------------------------------------------------------------- normalisation
+class _BatchNorm(Module):
+    r"""Batch normalisation over every dim but the channels (dim 1):
+
+    $$y = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}\, \gamma + \beta .$$
+
+    In training $\mu, \sigma^2$ are the batch's mean and *biased* variance, and
+    the running estimates move towards them: $r \leftarrow (1 - m) r + m\, s$ with
+    ``momentum`` $m$, using the *unbiased* variance for ``running_var``. In
+    evaluation (``.eval()``) the running estimates are used instead, so one
+    example's output does not depend on the rest of its batch.
+    """
+
+    dims_allowed: Tuple[int, ...] = ()
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        backend = backend or DEFAULT_BACKEND
+        if affine:
+            self.weight = Parameter(ones(num_features, backend=backend))
+            self.bias = Parameter(zeros(num_features, backend=backend))
+        else:
+            self.weight = self.bias = None
+        # Buffers: state that is not trained by the optimizer.
+        self.running_mean = zeros(num_features, backend=backend)
+        self.running_var = ones(num_features, backend=backend)
+        self.num_batches_tracked = 0
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.dims not in self.dims_allowed or x.shape[1] != self.num_features:
+            raise ValueError(
+                f"{type(self).__name__}({self.num_features}) expects an input of "
+                f"{' or '.join(map(str, self.dims_allowed))} dims with "
+                f"{self.num_features} channels in dim 1, got shape {x.shape}"
+            )
+        # BEGIN SOLUTION 4.6: batch or running statistics, update the running ones
+        shape = [1] * x.dims
+        shape[1] = self.num_features
+        reduce = tuple(d for d in range(x.dims) if d != 1)
+        use_batch = self.training or not self.track_running_stats
+        if use_batch:
+            count = x.size // self.num_features
+            if count < 2:
+                raise ValueError(
+                    f"expected more than 1 value per channel when training, got "
+                    f"input of shape {x.shape}"
+                )
+            mean = x.mean(dim=reduce, keepdim=True)
+            var = ((x - mean) * (x - mean)).mean(dim=reduce, keepdim=True)
+            if self.training and self.track_running_stats:
+                with no_grad():
+                    m = self.momentum
+                    unbiased = var.detach().view(self.num_features) * (
+                        count / (count - 1)
+                    )
+                    self.running_mean.copy_(
+                        (1 - m) * self.running_mean
+                        + m * mean.detach().view(self.num_features)
+                    )
+                    self.running_var.copy_((1 - m) * self.running_var + m * unbiased)
+                    self.num_batches_tracked += 1
+        else:
+            mean = self.running_mean.view(*shape)
+            var = self.running_var.view(*shape)
+        y = (x - mean) / (var + self.eps).sqrt()
+        if self.affine:
+            y = y * self.weight.value.view(*shape) + self.bias.value.view(*shape)
+        return y
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` inputs (per channel)."""
+
+    dims_allowed = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of ``(N, C, H, W)`` inputs (per channel)."""
+
+    dims_allowed = (4,)
+
+
+class LayerNorm(Module):
+    r"""Normalise each example over its trailing ``normalized_shape`` dims:
+    $y = (x - \mu) / \sqrt{\sigma^2 + \epsilon} \cdot \gamma + \beta$, with the
+    mean and biased variance of those dims. Same in training and evaluation."""
+
+    def __init__(
+        self,
+        normalized_shape: Union[int, Sequence[int]],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        backend = backend or DEFAULT_BACKEND
+        if elementwise_affine:
+            self.weight = Parameter(ones(self.normalized_shape, backend=backend))
+            self.bias = Parameter(zeros(self.normalized_shape, backend=backend))
+        else:
+            self.weight = self.bias = None
+
+    def forward(self, x: Tensor) -> Tensor:
+        k = len(self.normalized_shape)
+        if x.shape[x.dims - k :] != self.normalized_shape:
+            raise ValueError(
+                f"LayerNorm{self.normalized_shape} expects the input's last dims to "
+                f"be {self.normalized_shape}, got shape {x.shape}"
+            )
+        # BEGIN SOLUTION 4.6: mean and biased variance over the last k dims
+        dims = tuple(range(x.dims - k, x.dims))
+        mean = x.mean(dim=dims, keepdim=True)
+        var = ((x - mean) * (x - mean)).mean(dim=dims, keepdim=True)
+        y = (x - mean) / (var + self.eps).sqrt()
+        if self.elementwise_affine:
+            y = y * self.weight.value + self.bias.value
+        return y
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+
+# ------------------------------------------------------ parameter-free layers
+class Dropout(Module):
+    """``F.dropout(x, p, training=self.training)``: active only in training."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(
+                f"dropout probability has to be between 0 and 1, but got {p}"
+            )
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class ReLU(Module):
+    """$\\max(x, 0)$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.relu()
+
+
+class Tanh(Module):
+    """$\\tanh x$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.tanh()
+
+
+class Sigmoid(Module):
+    """$1 / (1 + e^{-x})$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.sigmoid()
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x
+
+
+class Flatten(Module):
+    """Merge dims ``start_dim .. end_dim`` (by default all but the batch dim)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.flatten(self.start_dim, self.end_dim)
+
+
+class Softmax(Module):
+    """``F.softmax(x, dim)``."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmax(x, self.dim)
+
+
+class LogSoftmax(Module):
+    """``F.log_softmax(x, dim)``."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, self.dim)
+
+
+class MaxPool2d(Module):
+    """``F.max_pool2d(x, kernel_size)`` over non-overlapping windows."""
+
+    def __init__(self, kernel_size: IntPair, stride: Optional[IntPair] = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool2d(x, self.kernel_size, self.stride)
+
+
+class AvgPool2d(Module):
+    """``F.avg_pool2d(x, kernel_size)`` over non-overlapping windows."""
+
+    def __init__(self, kernel_size: IntPair, stride: Optional[IntPair] = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, self.kernel_size, self.stride)

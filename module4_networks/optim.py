@@ -1,0 +1,294 @@
+"""Optimizers (Task 4.6): ``SGD``, ``RMSprop``, ``Adam`` and ``AdamW``, as
+``torch.optim``.
+
+An optimizer holds the parameters of a model and, after ``loss.backward()`` has
+filled every ``.grad``, ``step()`` moves each parameter $\\theta$ against its
+gradient $g$. Use it exactly as in PyTorch::
+
+    opt = optim.Adam(model.parameters(), lr=1e-3)
+    for x, y in batches:
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+
+The update rules (step $t = 1, 2, \\dots$; $\\lambda$ is ``weight_decay``):
+
+* **SGD** with momentum $\\mu$: $g \\leftarrow g + \\lambda \\theta$;
+  $b \\leftarrow \\mu b + g$ ($b = g$ at the first step); $\\theta \\leftarrow
+  \\theta - \\eta b$ (Nesterov: $\\theta \\leftarrow \\theta - \\eta (g + \\mu b)$).
+* **RMSprop**: $v \\leftarrow \\alpha v + (1 - \\alpha) g^2$; $\\theta \\leftarrow
+  \\theta - \\eta\\, g / (\\sqrt{v} + \\epsilon)$.
+* **Adam**: $m \\leftarrow \\beta_1 m + (1 - \\beta_1) g$, $v \\leftarrow \\beta_2 v
+  + (1 - \\beta_2) g^2$; the averages start at 0 and are biased towards it, so
+  they are corrected: $\\hat m = m / (1 - \\beta_1^t)$, $\\hat v = v / (1 -
+  \\beta_2^t)$; $\\theta \\leftarrow \\theta - \\eta\\, \\hat m / (\\sqrt{\\hat v} +
+  \\epsilon)$. Adam's ``weight_decay`` adds $\\lambda \\theta$ to $g$ (L2).
+* **AdamW**: the same, but the decay is *decoupled* from the gradient statistics:
+  $\\theta \\leftarrow \\theta (1 - \\eta \\lambda)$ before the Adam step.
+
+Updates run under ``no_grad`` and write into the parameter tensors in place
+(``copy_``), so the model keeps the same tensor objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Tuple
+
+from module0_fundamentals.module import Parameter
+from module2_tensors.shape_functions import no_grad
+from module2_tensors.tensor import Tensor
+
+__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW"]
+
+
+def _as_tensor(p: Any) -> Tensor:
+    """The tensor an optimizer updates: a Tensor itself or a Parameter's value."""
+    value = p.value if isinstance(p, Parameter) else p
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"optimizers update Tensors or Parameters holding them, got "
+            f"{type(value).__name__}"
+        )
+    return value
+
+
+class Optimizer:
+    """Base class: parameter groups, state, ``zero_grad`` and the ``step`` loop.
+
+    ``params`` is an iterable of ``Parameter``s or tensors, or of dicts
+    ``{"params": [...], "lr": ...}`` that override the defaults for a group (as in
+    PyTorch). ``param_groups[i]["lr"]`` may be changed between steps (a learning
+    rate schedule). ``state[tensor_id]`` holds each parameter's buffers.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        self.defaults = dict(defaults)
+        self.param_groups: List[Dict[str, Any]] = []
+        for group in groups:
+            unknown = set(group) - set(defaults) - {"params"}
+            if unknown:
+                raise TypeError(f"unknown optimizer options {sorted(unknown)}")
+            filled = {**defaults, **group}
+            filled["params"] = [_as_tensor(p) for p in group["params"]]
+            self._check(filled)
+            self.param_groups.append(filled)
+        self.state: Dict[int, Dict[str, Any]] = {}
+
+    def _check(self, group: Dict[str, Any]) -> None:
+        """Reject invalid hyperparameters with PyTorch's messages."""
+        if group["lr"] < 0.0:
+            raise ValueError(f"Invalid learning rate: {group['lr']}")
+        if group.get("weight_decay", 0.0) < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+        if group.get("eps", 0.0) < 0.0:
+            raise ValueError(f"Invalid epsilon value: {group['eps']}")
+        if group.get("momentum", 0.0) < 0.0:
+            raise ValueError(f"Invalid momentum value: {group['momentum']}")
+        for k, beta in enumerate(group.get("betas", ())):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
+
+    def zero_grad(self) -> None:
+        """Forget every parameter's gradient (``.grad = None``, PyTorch's default),
+        so the next ``backward`` does not add to the old one."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.grad = None
+
+    def step(self) -> None:
+        """Update every parameter that has a gradient."""
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state.setdefault(p.unique_id, {})
+                    new = self.update(p.detach(), p.grad.detach(), state, group)
+                    p.copy_(new)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        """The new value of one parameter ``p`` with gradient ``g``; ``state`` is
+        this parameter's own dict of buffers (empty at the first step)."""
+        raise NotImplementedError
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, dampening, Nesterov
+    momentum and (L2) weight decay, as ``torch.optim.SGD``."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+    ) -> None:
+        if nesterov and (momentum <= 0.0 or dampening != 0.0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+        )
+        super().__init__(params, defaults)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        r"""$g \leftarrow g + \lambda p$; with momentum $\mu > 0$: $b \leftarrow g$
+        at the first step, then $b \leftarrow \mu b + (1 - \text{dampening})\, g$,
+        and $g \leftarrow b$ (or $g + \mu b$ with Nesterov); $p - \eta g$."""
+        # BEGIN SOLUTION 4.6: SGD update (momentum buffer in state["momentum_buffer"])
+        if group["weight_decay"] != 0.0:
+            g = g + group["weight_decay"] * p
+        momentum = group["momentum"]
+        if momentum != 0.0:
+            if "momentum_buffer" not in state:
+                buffer = g
+            else:
+                buffer = (
+                    momentum * state["momentum_buffer"] + (1.0 - group["dampening"]) * g
+                )
+            state["momentum_buffer"] = buffer
+            g = g + momentum * buffer if group["nesterov"] else buffer
+        return p - group["lr"] * g
+        # END SOLUTION
+
+
+class RMSprop(Optimizer):
+    """RMSprop, as ``torch.optim.RMSprop``: divide the gradient by a running root
+    mean square of recent gradients. ``centered`` also subtracts the running mean
+    of the gradient (an estimate of its variance instead of its second moment)."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum: float = 0.0,
+        centered: bool = False,
+    ) -> None:
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(
+            lr=lr,
+            alpha=alpha,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum=momentum,
+            centered=centered,
+        )
+        super().__init__(params, defaults)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        r"""$v \leftarrow \alpha v + (1 - \alpha) g^2$ ($v_0 = 0$); the denominator
+        is $d = \sqrt{v} + \epsilon$ (centered: $\sqrt{v - \bar g^2} + \epsilon$
+        with $\bar g \leftarrow \alpha \bar g + (1 - \alpha) g$); with momentum
+        $\mu$: $b \leftarrow \mu b + g / d$ and $p - \eta b$, else $p - \eta g / d$.
+        """
+        # BEGIN SOLUTION 4.6: RMSprop (state: square_avg, grad_avg, momentum_buffer)
+        alpha, eps = group["alpha"], group["eps"]
+        if group["weight_decay"] != 0.0:
+            g = g + group["weight_decay"] * p
+        square_avg = state.get("square_avg", p * 0.0)
+        square_avg = alpha * square_avg + (1.0 - alpha) * g * g
+        state["square_avg"] = square_avg
+        if group["centered"]:
+            grad_avg = alpha * state.get("grad_avg", p * 0.0) + (1.0 - alpha) * g
+            state["grad_avg"] = grad_avg
+            denom = (square_avg - grad_avg * grad_avg).sqrt() + eps
+        else:
+            denom = square_avg.sqrt() + eps
+        if group["momentum"] > 0.0:
+            buffer = (
+                group["momentum"] * state.get("momentum_buffer", p * 0.0) + g / denom
+            )
+            state["momentum_buffer"] = buffer
+            return p - group["lr"] * buffer
+        return p - group["lr"] * g / denom
+        # END SOLUTION
+
+
+class Adam(Optimizer):
+    """Adam, as ``torch.optim.Adam``: momentum on the gradient ($m$) and on its
+    square ($v$), both bias-corrected. ``weight_decay`` is an L2 term added to the
+    gradient; prefer :class:`AdamW` for decoupled weight decay."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: Tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+        super().__init__(params, defaults)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        r"""$t \leftarrow t + 1$; $m \leftarrow \beta_1 m + (1 - \beta_1) g$;
+        $v \leftarrow \beta_2 v + (1 - \beta_2) g^2$;
+        $p - \eta\, \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} +
+        \epsilon}$ (with $g \leftarrow g + \lambda p$ first)."""
+        if group["weight_decay"] != 0.0:
+            g = g + group["weight_decay"] * p
+        return _adam_step(p, g, state, group)
+
+
+class AdamW(Adam):
+    """AdamW, as ``torch.optim.AdamW``: Adam with *decoupled* weight decay,
+    $p \\leftarrow p (1 - \\eta \\lambda)$, applied to the parameter directly
+    instead of through the gradient (where Adam's scaling would weaken it)."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: Tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+    ) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        r"""$p \leftarrow p (1 - \eta \lambda)$, then the Adam step without decay."""
+        # BEGIN SOLUTION 4.6: decay p directly, then the plain Adam step
+        p = p * (1.0 - group["lr"] * group["weight_decay"])
+        return _adam_step(p, g, state, group)
+        # END SOLUTION
+
+
+def _adam_step(
+    p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+) -> Tensor:
+    """The Adam update of ``p`` by ``g`` (no weight decay); buffers ``step``,
+    ``exp_avg`` ($m$) and ``exp_avg_sq`` ($v$) live in ``state``."""
+    # BEGIN SOLUTION 4.6: the bias-corrected Adam step
+    beta1, beta2 = group["betas"]
+    t = state.get("step", 0) + 1
+    m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
+    v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
+    state.update(step=t, exp_avg=m, exp_avg_sq=v)
+    m_hat = m / (1.0 - beta1**t)
+    v_hat = v / (1.0 - beta2**t)
+    return p - group["lr"] * m_hat / (v_hat.sqrt() + group["eps"])
+    # END SOLUTION

@@ -1,0 +1,279 @@
+"""Train a small convolutional network on handwritten digits (Task 4.5).
+
+    python project/run_mnist_multiclass.py                      # 8x8 digits, offline
+    python project/run_mnist_multiclass.py --dataset mnist      # downloads MNIST
+    python project/run_mnist_multiclass.py --dataset mnist --data-dir DIR
+
+The network (PyTorch layers from ``module4_networks.nn``, tensors on Numba's
+``FastBackend``)::
+
+    conv 3x3 (1 -> c1) - relu - conv 3x3 (c1 -> c2) - relu - max pool 2x2
+    - flatten - linear (-> hidden) - relu - dropout - linear (-> 10) - log_softmax
+
+trained with Adam on the negative log-likelihood, in minibatches. Each epoch prints
+a progress bar, then the training loss and the test accuracy; at the end the loss
+and accuracy curves are saved as a PNG (``--plot``).
+
+Data:
+
+* ``--dataset digits`` (default): scikit-learn's bundled 1,797 8x8 digits, 80% to
+  train and 20% to test. Needs no network.
+* ``--dataset mnist``: the 28x28 MNIST digits. With ``--data-dir DIR`` the IDX
+  files (``.gz`` or not) are read from DIR; otherwise they are downloaded into
+  ``--cache-dir`` with their checksums. When DIR holds only the 10,000 test images
+  (``t10k-*``), the first 8,000 train and the last 2,000 test.
+
+From Python (tests, the dashboard)::
+
+    from project.run_mnist_multiclass import train
+    history = train("digits", epochs=2)
+    history.last("test_acc")
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, Tuple
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the library importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
+from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
+from module4_networks import data, nn, optim  # noqa: E402
+from module4_networks import functional as F  # noqa: E402
+from module4_networks.training import History, minibatches, progress  # noqa: E402
+
+Arrays = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+# --------------------------------------------------------------------- data
+def load_digits_split(seed: int = 0, test_fraction: float = 0.2) -> Arrays:
+    """scikit-learn's 8x8 digits as ``(x_train, y_train, x_test, y_test)``, images
+    ``(n, 8, 8)`` scaled to ``[0, 1]``, split at random (seeded)."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    images = digits.images / 16.0
+    order = np.random.default_rng(seed).permutation(len(images))
+    cut = int(round(len(images) * (1.0 - test_fraction)))
+    train, test = order[:cut], order[cut:]
+    return images[train], digits.target[train], images[test], digits.target[test]
+
+
+def load_mnist_split(
+    data_dir: Optional[str], cache_dir: Optional[str], split: str = "auto"
+) -> Arrays:
+    """MNIST as ``(x_train, y_train, x_test, y_test)``, images ``(n, 28, 28)`` in
+    ``[0, 1]``.
+
+    ``split="standard"``: 60,000 training images and the 10,000 test images.
+    ``split="t10k"``: only the test file, its first 8,000 images to train and its
+    last 2,000 to test. ``"auto"`` picks ``standard`` unless ``data_dir`` lacks the
+    training files.
+    """
+    if split == "auto":
+        has_train = data_dir is None or data.mnist_available(data_dir, "train")
+        split = "standard" if has_train else "t10k"
+    test_images, test_labels = data.load_mnist("t10k", data_dir, cache_dir)
+    if split == "t10k":
+        x, y = test_images / 255.0, test_labels.astype(np.int64)
+        cut = len(x) * 4 // 5  # 8,000 of 10,000
+        return x[:cut], y[:cut], x[cut:], y[cut:]
+    train_images, train_labels = data.load_mnist("train", data_dir, cache_dir)
+    return (
+        train_images / 255.0,
+        train_labels.astype(np.int64),
+        test_images / 255.0,
+        test_labels.astype(np.int64),
+    )
+
+
+# -------------------------------------------------------------------- model
+class Network(nn.Module):
+    """The CNN of the module docstring for ``size x size`` one-channel images.
+
+    Convolutions use padding 1, so the image keeps its size until the pooling
+    halves it: the first linear layer sees ``c2 * (size // 2) ** 2`` numbers.
+    """
+
+    def __init__(
+        self,
+        size: int,
+        channels: Tuple[int, int] = (8, 16),
+        hidden: int = 64,
+        dropout: float = 0.25,
+        classes: int = 10,
+        backend: Any = FastBackend,
+    ) -> None:
+        super().__init__()
+        c1, c2 = channels
+        # BEGIN SOLUTION 4.5: conv1, conv2, fc1, dropout, fc2 (pass backend=backend)
+        self.conv1 = nn.Conv2d(1, c1, 3, padding=1, backend=backend)
+        self.conv2 = nn.Conv2d(c1, c2, 3, padding=1, backend=backend)
+        self.fc1 = nn.Linear(c2 * (size // 2) ** 2, hidden, backend=backend)
+        self.dropout = nn.Dropout(dropout)
+        self.fc2 = nn.Linear(hidden, classes, backend=backend)
+        # END SOLUTION
+
+    def forward(self, x: Any) -> Any:
+        """``(batch, 1, size, size)`` images to ``(batch, classes)`` log-probs."""
+        # BEGIN SOLUTION 4.5: conv relu conv relu pool flatten fc1 relu dropout fc2
+        h = self.conv1(x).relu()
+        h = self.conv2(h).relu()
+        h = F.max_pool2d(h, 2).flatten(1)
+        h = self.dropout(self.fc1(h).relu())
+        return F.log_softmax(self.fc2(h), dim=1)
+        # END SOLUTION
+
+
+def train_step(model: nn.Module, optimizer: optim.Optimizer, x: Any, y: Any) -> float:
+    """One step of minibatch training; returns the batch's loss as a float.
+
+    ``x``: a ``(batch, 1, size, size)`` tensor; ``y``: the ``batch`` class indices.
+    """
+    # BEGIN SOLUTION 4.5: zero_grad, forward, nll_loss, backward, step
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+    # END SOLUTION
+
+
+def evaluate(
+    model: nn.Module, images: np.ndarray, labels: np.ndarray, backend: Any, batch: int
+) -> Tuple[float, float]:
+    """Mean loss and accuracy of ``model`` (in eval mode, without gradients)."""
+    model.eval()
+    total_loss, correct = 0.0, 0
+    with no_grad():
+        for index in minibatches(len(images), batch):
+            x = tensor(images[index][:, None], backend=backend)
+            out = model(x)
+            total_loss += F.nll_loss(out, labels[index], reduction="sum").item()
+            correct += int((F.argmax(out, dim=1).to_numpy() == labels[index]).sum())
+    model.train()
+    return total_loss / len(images), correct / len(images)
+
+
+def train(
+    dataset: str = "digits",
+    epochs: int = 10,
+    batch_size: int = 32,
+    lr: float = 2e-3,
+    channels: Tuple[int, int] = (8, 16),
+    hidden: int = 64,
+    dropout: float = 0.25,
+    seed: int = 0,
+    data_dir: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+    split: str = "auto",
+    train_size: Optional[int] = None,
+    backend: Any = FastBackend,
+    log: Callable[[str], None] = print,
+    show_progress: bool = True,
+) -> History:
+    """Train the CNN; return its :class:`History` (loss and accuracy per epoch)."""
+    if dataset == "digits":
+        x_train, y_train, x_test, y_test = load_digits_split(seed)
+    elif dataset == "mnist":
+        x_train, y_train, x_test, y_test = load_mnist_split(data_dir, cache_dir, split)
+    else:
+        raise ValueError(f"unknown dataset {dataset!r}; use 'digits' or 'mnist'")
+    if train_size is not None:
+        x_train, y_train = x_train[:train_size], y_train[:train_size]
+    # Standardise with the training set's statistics (a gentler start for Adam).
+    mean, std = x_train.mean(), x_train.std()
+    x_train, x_test = (x_train - mean) / std, (x_test - mean) / std
+    log(
+        f"{dataset}: {len(x_train)} training and {len(x_test)} test images of "
+        f"{x_train.shape[1]}x{x_train.shape[2]}"
+    )
+
+    manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = Network(x_train.shape[1], channels, hidden, dropout, backend=backend)
+    optimizer = optim.Adam(model.parameters(), lr=lr)
+    history = History()
+    for epoch in range(1, epochs + 1):
+        start = time.time()
+        batches = minibatches(len(x_train), batch_size, rng)
+        bar = progress(batches, desc=f"epoch {epoch}/{epochs}")
+        losses = []
+        for index in bar if show_progress else batches:
+            x = tensor(x_train[index][:, None], backend=backend)
+            losses.append(train_step(model, optimizer, x, y_train[index]))
+            if show_progress:
+                bar.set_postfix(f"loss {np.mean(losses[-20:]):.3f}")
+        # The training loss is the mean over the epoch's minibatches (with dropout
+        # on); a second pass over the training set would cost as much again.
+        test_loss, test_acc = evaluate(model, x_test, y_test, backend, 256)
+        history.add(
+            epoch=epoch,
+            train_loss=float(np.mean(losses)),
+            test_loss=test_loss,
+            test_acc=test_acc,
+            seconds=time.time() - start,
+        )
+        log(history.format_last())
+    return history
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dataset", choices=["digits", "mnist"], default="digits")
+    parser.add_argument("--data-dir", help="read MNIST's IDX files from here")
+    parser.add_argument("--cache-dir", help="download MNIST here (default ~/.cache)")
+    parser.add_argument(
+        "--split",
+        choices=["auto", "standard", "t10k"],
+        default="auto",
+        help="t10k: train on the first 8,000 test images, test on the last 2,000",
+    )
+    parser.add_argument("--epochs", type=int, default=None, help="default 10 / 4")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--channels", type=int, nargs=2, default=[8, 16])
+    parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--dropout", type=float, default=0.25)
+    parser.add_argument("--train-size", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--plot", default=None, help="PNG for the curves (default runs/<dataset>.png)"
+    )
+    args = parser.parse_args(argv)
+    epochs = args.epochs or (10 if args.dataset == "digits" else 4)
+    start = time.time()
+    history = train(
+        args.dataset,
+        epochs,
+        args.batch_size,
+        args.lr,
+        tuple(args.channels),
+        args.hidden,
+        args.dropout,
+        args.seed,
+        args.data_dir,
+        args.cache_dir,
+        args.split,
+        args.train_size,
+    )
+    from module4_networks.training import save_curves
+
+    plot = args.plot or f"runs/mnist_multiclass_{args.dataset}.png"
+    saved = save_curves(history, plot, f"CNN on {args.dataset}")
+    print(
+        f"final test accuracy {history.last('test_acc'):.4f} after {epochs} epochs "
+        f"in {time.time() - start:.0f}s" + (f"; curves in {saved}" if saved else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

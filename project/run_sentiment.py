@@ -1,0 +1,283 @@
+"""Train a 1-D convolutional network on movie-review sentiment, SST-2 (Task 4.5).
+
+    python project/run_sentiment.py                   # downloads GLUE's SST-2
+    python project/run_sentiment.py --data-dir DIR    # train.tsv, test.tsv (dev.tsv)
+    python project/run_sentiment.py --embeddings glove.6B.50d.txt
+
+The model is Kim's (2014) CNN for sentence classification::
+
+    word ids (batch, length)
+    -> embedding (batch, length, dim) -> permute (batch, dim, length)
+    -> for each width k in 3, 4, 5: conv1d (dim -> filters, k) - relu
+       - max over time (batch, filters)
+    -> concatenate (batch, 3 * filters) - dropout - linear (-> 2 logits)
+
+A filter of width $k$ is a detector of $k$-grams (``"not at all good"``); taking its
+maximum over the sentence asks "does this phrase occur anywhere?", whatever the
+sentence's length. It is trained with Adam on the cross-entropy.
+
+Data: GLUE-style TSV files (``sentence<TAB>label``, 1 = positive). With
+``--data-dir DIR``: ``DIR/train.tsv``, ``DIR/test.tsv`` and, when present,
+``DIR/dev.tsv``. Without it, GLUE's ``SST-2.zip`` is downloaded (checksummed) into
+``--cache-dir`` and its labelled dev set (872 sentences) is the test set. Words
+are lower-cased tokens; the vocabulary comes from the training sentences only.
+Embeddings are learned from scratch, or start from a GloVe-style text file
+(``--embeddings FILE``; one word and its numbers per line).
+
+From Python::
+
+    from project.run_sentiment import train
+    history = train(data_dir="...", epochs=1)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the library importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from module2_tensors import cat  # noqa: E402, F401 (Task 4.5 concatenates)
+from module2_tensors import manual_seed, no_grad  # noqa: E402
+from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
+from module4_networks import data, nn, optim  # noqa: E402
+from module4_networks import functional as F  # noqa: E402
+from module4_networks.training import History, progress  # noqa: E402
+
+Split = Tuple[List[List[int]], np.ndarray]  # (rows of word ids, labels)
+
+
+# --------------------------------------------------------------------- data
+def encode_splits(
+    splits: Dict[str, Tuple[List[str], np.ndarray]], min_freq: int = 1
+) -> Tuple[data.Vocabulary, Dict[str, Split]]:
+    """Tokenise every split; build the vocabulary from ``train`` only."""
+    tokens = {
+        name: [data.tokenize(s) for s in sents] for name, (sents, _) in splits.items()
+    }
+    vocab = data.Vocabulary.build(tokens["train"], min_freq=min_freq)
+    encoded = {
+        name: ([vocab.encode(t) for t in tokens[name]], labels)
+        for name, (_, labels) in splits.items()
+    }
+    return vocab, encoded
+
+
+def length_batches(
+    rows: Sequence[Sequence[int]],
+    batch_size: int,
+    rng: Optional[np.random.Generator] = None,
+) -> List[np.ndarray]:
+    """Index batches of sentences of similar length (less padding to compute on).
+
+    With ``rng``: shuffle, sort within pools of 50 batches by length, cut into
+    batches and shuffle the batches, so each epoch sees new batches.
+    """
+    order = rng.permutation(len(rows)) if rng is not None else np.arange(len(rows))
+    pool = 50 * batch_size
+    batches = []
+    for start in range(0, len(order), pool):
+        chunk = sorted(order[start : start + pool], key=lambda i: len(rows[i]))
+        batches += [
+            np.array(chunk[i : i + batch_size])
+            for i in range(0, len(chunk), batch_size)
+        ]
+    if rng is not None:
+        batches = [batches[i] for i in rng.permutation(len(batches))]
+    return batches
+
+
+# -------------------------------------------------------------------- model
+class SentimentCNN(nn.Module):
+    """Kim's CNN of the module docstring; ``forward`` returns ``(batch, classes)``
+    logits for a ``(batch, length)`` array of word ids (0 = padding)."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embedding_dim: int = 64,
+        filters: int = 32,
+        widths: Sequence[int] = (3, 4, 5),
+        dropout: float = 0.5,
+        classes: int = 2,
+        pretrained: Optional[np.ndarray] = None,
+        backend: Any = FastBackend,
+    ) -> None:
+        super().__init__()
+        self.widths = tuple(widths)
+        if pretrained is not None:
+            self.embedding = nn.Embedding.from_pretrained(
+                pretrained, freeze=False, padding_idx=0, backend=backend
+            )
+            embedding_dim = pretrained.shape[1]
+        else:
+            self.embedding = nn.Embedding(
+                vocab_size, embedding_dim, padding_idx=0, backend=backend
+            )
+        # BEGIN SOLUTION 4.5: one Conv1d per width (an nn.ModuleList), dropout, fc
+        self.convs = nn.ModuleList(
+            [nn.Conv1d(embedding_dim, filters, k, backend=backend) for k in widths]
+        )
+        self.dropout = nn.Dropout(dropout)
+        self.fc = nn.Linear(filters * len(self.widths), classes, backend=backend)
+        # END SOLUTION
+
+    def forward(self, ids: np.ndarray) -> Any:
+        """``ids`` ``(batch, length)`` with ``length >= max(widths)``."""
+        # BEGIN SOLUTION 4.5: embed, permute, conv-relu-max over time per width, cat
+        x = self.embedding(ids).permute(0, 2, 1)  # (batch, dim, length)
+        pooled = [F.max(conv(x).relu(), dim=2).values for conv in self.convs]
+        return self.fc(self.dropout(cat(pooled, dim=1)))
+        # END SOLUTION
+
+
+def train_step(
+    model: nn.Module, optimizer: optim.Optimizer, ids: np.ndarray, labels: np.ndarray
+) -> float:
+    """One step of minibatch training on cross-entropy; returns the loss."""
+    # BEGIN SOLUTION 4.5: zero_grad, forward, cross_entropy, backward, step
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(ids), labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+    # END SOLUTION
+
+
+def evaluate(
+    model: nn.Module, split: Split, vocab: data.Vocabulary, min_length: int
+) -> Tuple[float, float]:
+    """Mean loss and accuracy (eval mode, no gradients)."""
+    rows, labels = split
+    model.eval()
+    total, correct = 0.0, 0
+    with no_grad():
+        for index in length_batches(rows, 256):
+            ids = vocab.pad([rows[i] for i in index], min_length=min_length)
+            logits = model(ids)
+            total += F.cross_entropy(logits, labels[index], reduction="sum").item()
+            correct += int((F.argmax(logits, 1).to_numpy() == labels[index]).sum())
+    model.train()
+    return total / len(rows), correct / len(rows)
+
+
+def train(
+    data_dir: Optional[str] = None,
+    cache_dir: Optional[str] = None,
+    epochs: int = 2,
+    batch_size: int = 64,
+    lr: float = 1e-3,
+    embedding_dim: int = 64,
+    filters: int = 32,
+    widths: Sequence[int] = (3, 4, 5),
+    dropout: float = 0.5,
+    min_freq: int = 1,
+    embeddings: Optional[str] = None,
+    train_size: Optional[int] = None,
+    seed: int = 0,
+    backend: Any = FastBackend,
+    log: Callable[[str], None] = print,
+    show_progress: bool = True,
+) -> History:
+    """Train the sentiment CNN; return its :class:`History`."""
+    splits = data.load_sst2(data_dir, cache_dir)
+    if train_size is not None:
+        sentences, labels = splits["train"]
+        splits["train"] = (sentences[:train_size], labels[:train_size])
+    vocab, encoded = encode_splits(splits, min_freq)
+    log(
+        f"SST-2: {', '.join(f'{k} {len(v[0])}' for k, v in encoded.items())}; "
+        f"vocabulary of {len(vocab)} words"
+    )
+    pretrained = None
+    if embeddings is not None:
+        pretrained, found = data.read_embeddings(embeddings, vocab, seed)
+        log(f"{found} of {len(vocab)} words found in {embeddings}")
+
+    manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = SentimentCNN(
+        len(vocab), embedding_dim, filters, widths, dropout, 2, pretrained, backend
+    )
+    optimizer = optim.Adam(model.parameters(), lr=lr)
+    min_length = max(widths)
+    rows, labels = encoded["train"]
+    history = History()
+    for epoch in range(1, epochs + 1):
+        start = time.time()
+        batches = length_batches(rows, batch_size, rng)
+        bar = progress(batches, desc=f"epoch {epoch}/{epochs}")
+        losses = []
+        for index in bar if show_progress else batches:
+            ids = vocab.pad([rows[i] for i in index], min_length=min_length)
+            losses.append(train_step(model, optimizer, ids, labels[index]))
+            if show_progress:
+                bar.set_postfix(f"loss {np.mean(losses[-50:]):.3f}")
+        metrics: Dict[str, float] = {
+            "epoch": epoch,
+            "train_loss": float(np.mean(losses)),
+        }
+        for name in ("dev", "test"):
+            if name in encoded:
+                loss, acc = evaluate(model, encoded[name], vocab, min_length)
+                metrics[f"{name}_loss"], metrics[f"{name}_acc"] = loss, acc
+        metrics["seconds"] = time.time() - start
+        history.add(**metrics)
+        log(history.format_last())
+    return history
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", help="read train.tsv/test.tsv(/dev.tsv) here")
+    parser.add_argument("--cache-dir", help="download SST-2 here (default ~/.cache)")
+    parser.add_argument("--embeddings", help="GloVe-style word vectors (text file)")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--embedding-dim", type=int, default=64)
+    parser.add_argument("--filters", type=int, default=32)
+    parser.add_argument("--widths", type=int, nargs="+", default=[3, 4, 5])
+    parser.add_argument("--dropout", type=float, default=0.5)
+    parser.add_argument("--min-freq", type=int, default=1)
+    parser.add_argument("--train-size", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--plot", default="runs/sentiment.png", help="PNG for the loss/accuracy curves"
+    )
+    args = parser.parse_args(argv)
+    start = time.time()
+    history = train(
+        args.data_dir,
+        args.cache_dir,
+        args.epochs,
+        args.batch_size,
+        args.lr,
+        args.embedding_dim,
+        args.filters,
+        args.widths,
+        args.dropout,
+        args.min_freq,
+        args.embeddings,
+        args.train_size,
+        args.seed,
+    )
+    from module4_networks.training import save_curves
+
+    saved = save_curves(history, args.plot, "1-D CNN on SST-2")
+    print(
+        f"final test accuracy {history.last('test_acc'):.4f} after {args.epochs} "
+        f"epochs in {time.time() - start:.0f}s"
+        + (f"; curves in {saved}" if saved else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

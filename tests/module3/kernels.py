@@ -1,0 +1,53 @@
+"""Helpers shared by the Module 3 tests: calling a kernel on :class:`Strided` arrays
+and asking Numba what it compiled."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .strategies import Strided
+
+
+def run_map(kernel: Callable[..., None], out: Strided, a: Strided) -> np.ndarray:
+    kernel(*out.args(), *a.args())
+    return out.to_numpy()
+
+
+def run_zip(kernel: Callable[..., None], out: Strided, a: Strided, b: Strided):
+    kernel(*out.args(), *a.args(), *b.args())
+    return out.to_numpy()
+
+
+def run_reduce(
+    kernel: Callable[..., None], a: Strided, dim: int, start: float, layout=()
+) -> np.ndarray:
+    shape = tuple(int(n) for n in a.shape)
+    out_shape = shape[:dim] + (1,) + shape[dim + 1 :]
+    out = Strided.empty(out_shape, layout, fill=start)
+    kernel(*out.args(), *a.args(), dim)
+    return out.to_numpy()
+
+
+def run_matmul(kernel: Callable[..., None], a: Strided, b: Strided, layout=()):
+    """``a @ b`` by the kernel, into an output stored in ``layout`` order."""
+    shape = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])) + (
+        int(a.shape[-2]),
+        int(b.shape[-1]),
+    )
+    out = Strided.empty(shape, layout)
+    kernel(*out.args(), *a.args(), *b.args())
+    return out.to_numpy()
+
+
+def parallel_loops(kernel: Any) -> int:
+    """How many parallel (``prange``) loops Numba kept in the compiled kernel: 0 when
+    it had to run every loop serially (for example because of a ``raise`` or a
+    ``return`` inside the ``prange`` body)."""
+    counts = [0]
+    for compiled in kernel.overloads.values():
+        diagnostics = compiled.metadata.get("parfor_diagnostics")
+        if diagnostics is not None:
+            counts.append(len(diagnostics.initial_parfors))
+    return max(counts)

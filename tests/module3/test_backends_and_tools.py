@@ -1,0 +1,102 @@
+"""Module 3's given code: the backends' identity, argument checks of the given
+wrappers, the training script's options and ``kindling bench``.
+
+These tests exercise nothing a student writes, so they carry no task marker; they
+pass in the student edition as soon as Modules 0-2 work.
+"""
+
+import json
+
+import pytest
+
+import module3_fast_ops as kt
+from kindling import bench
+from module3_fast_ops import CudaBackend, FastBackend, cuda_ops
+from module3_fast_ops.cuda_ops import TILE
+from project.run_fast_tensor import DEFAULTS, train
+
+
+def test_fast_backend_is_a_tensor_backend():
+    assert kt.FastBackend is FastBackend
+    assert FastBackend.ops is kt.FastOps
+    assert FastBackend.name == "fast" and not FastBackend.cuda
+
+
+def test_cuda_backend_is_a_tensor_backend():
+    assert kt.CudaBackend is CudaBackend
+    assert CudaBackend.ops is kt.CudaOps
+    assert CudaBackend.name == "cuda" and CudaBackend.cuda
+
+
+def test_matmul_shape_errors_name_both_shapes_on_every_backend():
+    for backend in (FastBackend, CudaBackend):
+        a = kt.zeros(2, 3, backend=backend)
+        b = kt.zeros(4, 5, backend=backend)
+        with pytest.raises(ValueError, match=r"\(2, 3\) and \(4, 5\)"):
+            a @ b
+
+
+def test_sum_practice_rejects_matrices():
+    with pytest.raises(ValueError, match=r"1-D tensor, got shape \(2, 2\)"):
+        cuda_ops.sum_practice(kt.zeros(2, 2))
+
+
+def test_mm_practice_rejects_what_one_tile_cannot_hold():
+    big = kt.zeros(TILE + 1, TILE + 1)
+    with pytest.raises(ValueError, match=f"size <= TILE = {TILE}"):
+        cuda_ops.mm_practice(big, big)
+    with pytest.raises(ValueError, match="square"):
+        cuda_ops.mm_practice(kt.zeros(2, 3), kt.zeros(2, 3))
+
+
+# ------------------------------------------------------------ training script
+def test_the_task_setting_is_the_default():
+    assert DEFAULTS["dataset"] == "split" and DEFAULTS["pts"] == 50
+    assert (DEFAULTS["hidden"], DEFAULTS["batch"], DEFAULTS["lr"]) == (100, 10, 0.05)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(dataset="nope"), "unknown dataset 'nope'"),
+        (dict(batch=0), "batch >= 1"),
+        (dict(backend="gpu"), "unknown backend 'gpu'"),
+    ],
+)
+def test_bad_training_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        train(**{"epochs": 1, **kwargs})
+
+
+# ------------------------------------------------------------------ benchmark
+def test_bench_writes_tables_json_and_plot(tmp_path, monkeypatch):
+    """A tiny run of ``kindling bench`` (the simple backend and NumPy only)."""
+    monkeypatch.setattr(bench, "SIZES", {op: ([4], [2, 4]) for op in bench.SIZES})
+    monkeypatch.setattr(bench, "_torch", lambda: None)
+    out = tmp_path / "results"
+    argv = ["--quick", "--backends", "simple", "--no-training", "--out", str(out)]
+    assert bench.main(argv) == 0
+    table = (out / "bench.md").read_text()
+    assert "matmul: `a @ b`" in table and "| n | simple | numpy | torch |" in table
+    assert "PyTorch not installed" in table and "Command: `kindling bench" in table
+    rows = json.loads((out / "bench.json").read_text())["rows"]
+    assert {r["op"] for r in rows} == {"map", "zip", "reduce", "matmul"}
+    assert all(r["seconds"] > 0 for r in rows if r["impl"] in ("simple", "numpy"))
+    assert (out / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_ratios_state_the_targets():
+    rows = [
+        bench.Row("matmul", 512, "fast", 0.008),
+        bench.Row("matmul", 512, "numpy", 0.004),
+        bench.Row("train", 50, "fast", 0.012),
+        bench.Row("train", 50, "torch", 0.004),
+    ]
+    text = "\n".join(bench.ratios(rows))
+    assert "512^3 runs at 50% of NumPy's throughput" in text
+    assert "3.0x PyTorch's 4.0 ms" in text
+
+
+def test_bench_rejects_unknown_backends():
+    with pytest.raises(SystemExit):
+        bench.main(["--backends", "fast,tpu"])

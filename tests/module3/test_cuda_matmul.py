@@ -1,0 +1,78 @@
+"""Task 3.4: CUDA matrix multiply with shared-memory tiles, and the one-tile practice.
+
+Sizes are chosen around the tile side ``TILE`` (smaller than a tile, a multiple,
+one more than a multiple) so that partial tiles at every edge are exercised. Without
+a GPU they run in Numba's CUDA simulator.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import module3_fast_ops as kt
+from module3_fast_ops import cuda_ops
+from module3_fast_ops.cuda_ops import TILE, CudaBackend, compiled
+
+from .kernels import run_matmul
+from .strategies import Strided, layouts, matmul_shapes, strided_arrays
+
+pytestmark = pytest.mark.task3_4
+
+
+def matmul_kernel():
+    return compiled(cuda_ops.tensor_matrix_multiply)
+
+
+@pytest.mark.parametrize("size", [1, 3, TILE])
+def test_mm_practice(size):
+    rng = np.random.default_rng(size)
+    x, y = rng.normal(size=(size, size)), rng.normal(size=(size, size))
+    result = cuda_ops.mm_practice(kt.tensor(x), kt.tensor(y))
+    np.testing.assert_allclose(result.to_numpy(), x @ y)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [
+        ((TILE, TILE), (TILE, TILE)),
+        ((TILE + 1, 2), (2, TILE - 1)),
+        ((2, 2 * TILE + 1), (2 * TILE + 1, 3)),
+        ((3, 1, 2, 5), (2, 5, 4)),
+    ],
+    ids=["one-tile", "ragged-rows", "ragged-k", "broadcast-batch"],
+)
+def test_matmul_tiles_and_edges(a_shape, b_shape):
+    rng = np.random.default_rng(len(a_shape) + a_shape[-1])
+    x, y = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    a = Strided.of(x, tuple(range(len(a_shape)))[::-1])
+    np.testing.assert_allclose(run_matmul(matmul_kernel(), a, Strided.of(y)), x @ y)
+
+
+@settings(max_examples=6)
+@given(st.data(), matmul_shapes(max_batch_dims=1, max_side=5))
+def test_matmul_matches_numpy(data, pair):
+    a_shape, b_shape = pair
+    x, a = data.draw(strided_arrays(a_shape))
+    y, b = data.draw(strided_arrays(b_shape))
+    expected = x @ y
+    out_layout = data.draw(layouts(expected.ndim))
+    np.testing.assert_allclose(run_matmul(matmul_kernel(), a, b, out_layout), expected)
+
+
+def test_matmul_empty_inner_dimension():
+    result = run_matmul(matmul_kernel(), Strided.empty((2, 0)), Strided.empty((0, 3)))
+    np.testing.assert_array_equal(result, np.zeros((2, 3)))
+
+
+def test_tensor_matmul_and_gradient_on_cuda():
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
+    a = kt.tensor(x, backend=CudaBackend, requires_grad=True)
+    b = kt.tensor(y, backend=CudaBackend, requires_grad=True)
+    out = a @ b
+    np.testing.assert_allclose(out.to_numpy(), x @ y)
+    out.sum().backward()
+    # d/dA sum(A B) = 1 B^T, d/dB sum(A B) = A^T 1.
+    np.testing.assert_allclose(a.grad.to_numpy(), np.ones((3, 2)) @ y.T)
+    np.testing.assert_allclose(b.grad.to_numpy(), x.T @ np.ones((3, 2)))

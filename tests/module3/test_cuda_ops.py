@@ -1,0 +1,154 @@
+"""Task 3.3: CUDA map, zip, reduce and the shared-memory block sum.
+
+Without a GPU these run in Numba's CUDA simulator (``tests/conftest.py`` turns it on
+before Numba is imported), one Python thread per GPU thread: the shapes are tiny and
+the example counts small.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import module3_fast_ops as kt
+from module0_fundamentals import operators
+from module3_fast_ops import cuda_ops
+from module3_fast_ops.cuda_ops import CudaBackend, compiled
+
+from .kernels import run_map, run_reduce, run_zip
+from .strategies import Strided, broadcast_pairs, layouts, shapes, strided_arrays
+
+pytestmark = pytest.mark.task3_3
+
+tiny_shapes = shapes(max_dims=3, max_side=4, max_size=24)
+few = settings(max_examples=8)
+
+
+def neg_kernel():
+    return compiled(cuda_ops.tensor_map, operators.neg)
+
+
+def mul_kernel():
+    return compiled(cuda_ops.tensor_zip, operators.mul)
+
+
+def add_kernel():
+    return compiled(cuda_ops.tensor_reduce, operators.add)
+
+
+def max_kernel():
+    return compiled(cuda_ops.tensor_reduce, operators.max)
+
+
+@few
+@given(st.data(), tiny_shapes)
+def test_map_any_layouts(data, shape):
+    array, a = data.draw(strided_arrays(shape))
+    out = Strided.empty(shape, data.draw(layouts(len(shape))))
+    np.testing.assert_allclose(run_map(neg_kernel(), out, a), -array)
+
+
+@few
+@given(st.data(), broadcast_pairs(max_dims=3, max_size=24))
+def test_map_broadcasts_input(data, pair):
+    big, small = pair
+    array, a = data.draw(strided_arrays(small))
+    out = Strided.empty(big)
+    np.testing.assert_allclose(
+        run_map(neg_kernel(), out, a), np.broadcast_to(-array, big)
+    )
+
+
+def test_map_more_entries_than_one_block():
+    """Several blocks, the last one partly idle: threads past the end do nothing."""
+    size = 2 * cuda_ops.THREADS_PER_BLOCK + 3
+    array = np.arange(float(size))
+    out = Strided.of(np.full(size, 99.0))
+    np.testing.assert_array_equal(run_map(neg_kernel(), out, Strided.of(array)), -array)
+
+
+@few
+@given(st.data(), broadcast_pairs(max_dims=3, max_size=24))
+def test_zip_broadcasts_both_sides(data, pair):
+    big, small = pair
+    x, a = data.draw(strided_arrays(small))
+    y, b = data.draw(strided_arrays(big))
+    out_shape = np.broadcast_shapes(big, small)
+    out = Strided.empty(out_shape, data.draw(layouts(len(out_shape))))
+    np.testing.assert_allclose(run_zip(mul_kernel(), out, a, b), x * y)
+
+
+def test_zip_aligned_layouts():
+    x = np.arange(12.0).reshape(3, 4)
+    y = x[::-1].copy()
+    layout = (1, 0)
+    out = Strided.empty((3, 4), layout)
+    result = run_zip(mul_kernel(), out, Strided.of(x, layout), Strided.of(y, layout))
+    np.testing.assert_array_equal(result, x * y)
+
+
+@few
+@given(st.data(), shapes(max_dims=3, max_side=4, max_size=12))
+def test_reduce_sum_and_max(data, shape):
+    array, a = data.draw(strided_arrays(shape))
+    dim = data.draw(st.integers(0, len(shape) - 1))
+    np.testing.assert_allclose(
+        run_reduce(add_kernel(), a, dim, 0.0), array.sum(axis=dim, keepdims=True)
+    )
+    np.testing.assert_array_equal(
+        run_reduce(max_kernel(), a, dim, -math.inf), array.max(axis=dim, keepdims=True)
+    )
+
+
+def test_reduce_dimension_longer_than_a_block():
+    """Each thread folds several inputs before the tree in shared memory."""
+    length = 2 * cuda_ops.THREADS_PER_BLOCK + 5
+    array = np.random.default_rng(0).normal(size=(2, length))
+    result = run_reduce(add_kernel(), Strided.of(array, (1, 0)), 1, 0.0)
+    np.testing.assert_allclose(result, array.sum(axis=1, keepdims=True))
+    result = run_reduce(max_kernel(), Strided.of(array), 1, -math.inf)
+    np.testing.assert_array_equal(result, array.max(axis=1, keepdims=True))
+
+
+def test_reduce_empty_dimension_gives_the_start_value():
+    result = run_reduce(add_kernel(), Strided.empty((3, 0)), 1, 0.0)
+    np.testing.assert_array_equal(result, np.zeros((3, 1)))
+
+
+# ----------------------------------------------------------------- sum practice
+@pytest.mark.parametrize("size", [1, 31, 32, 33, 100])
+def test_sum_practice_block_sums(size):
+    values = np.random.default_rng(size).normal(size=size)
+    result = cuda_ops.sum_practice(kt.tensor(values))
+    block = cuda_ops.PRACTICE_THREADS
+    expected = [values[i : i + block].sum() for i in range(0, size, block)]
+    assert result.shape == (len(expected),)
+    np.testing.assert_allclose(result.to_numpy(), expected)
+
+
+# ---------------------------------------------------------------- tensor level
+def test_tensor_forward_and_backward_on_cuda():
+    x = np.array([[0.5, -1.0, 2.0], [0.0, 1.5, -0.5]])
+    w = np.array([1.0, -2.0, 0.5])
+    a = kt.tensor(x, backend=CudaBackend, requires_grad=True)
+    out = (a.sigmoid() * kt.tensor(w, backend=CudaBackend)).sum(1)
+    s = 1.0 / (1.0 + np.exp(-x))
+    np.testing.assert_allclose(out.to_numpy(), (s * w).sum(axis=1))
+    out.sum().backward()
+    np.testing.assert_allclose(a.grad.to_numpy(), s * (1 - s) * w)
+    assert out.backend is CudaBackend and a.grad.backend is CudaBackend
+
+
+def test_to_moves_to_cuda_and_back():
+    x = np.arange(6.0).reshape(2, 3)
+    t = kt.tensor(x).to(CudaBackend)
+    assert t.backend is CudaBackend
+    np.testing.assert_allclose((t + t).to(kt.SimpleBackend).to_numpy(), 2 * x)
+
+
+def test_domain_errors_match_module0():
+    t = kt.tensor([1.0, 0.0], backend=CudaBackend)
+    with pytest.raises(ValueError, match=r"log: expected x > 0, got 0\.0"):
+        t.log()

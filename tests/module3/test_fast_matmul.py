@@ -1,0 +1,122 @@
+"""Task 3.2: the Numba parallel batched matrix multiply.
+
+The kernel is compared with NumPy's ``@`` on random shapes (sizes that are not
+multiples of any block size), broadcast batch dimensions and permuted storage of
+both inputs and of the output; then ``@`` and its gradient on ``FastBackend``.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import module3_fast_ops as kt
+from module3_fast_ops import fast_ops
+from module3_fast_ops.fast_ops import FastBackend, compiled
+
+from .kernels import parallel_loops, run_matmul
+from .strategies import Strided, layouts, matmul_shapes, strided_arrays
+
+pytestmark = pytest.mark.task3_2
+
+
+def matmul_kernel():
+    return compiled(fast_ops.tensor_matrix_multiply)
+
+
+@given(st.data(), matmul_shapes())
+def test_matmul_matches_numpy(data, pair):
+    a_shape, b_shape = pair
+    x, a = data.draw(strided_arrays(a_shape))
+    y, b = data.draw(strided_arrays(b_shape))
+    expected = x @ y
+    layout = data.draw(layouts(expected.ndim))
+    np.testing.assert_allclose(run_matmul(matmul_kernel(), a, b, layout), expected)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [
+        ((1, 1), (1, 1)),
+        ((1, 7), (7, 1)),
+        ((7, 1), (1, 9)),
+        ((37, 45), (45, 29)),
+        ((3, 1, 13, 6), (2, 6, 5)),
+        ((2, 5, 3), (1, 3, 70)),
+        ((70, 3), (4, 3, 2)),
+    ],
+)
+def test_matmul_shapes_and_broadcasting(a_shape, b_shape):
+    rng = np.random.default_rng(sum(a_shape) + sum(b_shape))
+    x, y = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    a = Strided.of(x, tuple(range(len(a_shape)))[::-1])
+    np.testing.assert_allclose(run_matmul(matmul_kernel(), a, Strided.of(y)), x @ y)
+
+
+def test_matmul_larger_than_the_cache_panels():
+    """More columns than one panel of b, more rows than one block: every task."""
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(66, 130)), rng.normal(size=(130, 135))
+    result = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y, (1, 0)))
+    np.testing.assert_allclose(result, x @ y)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((0, 3), (3, 4)), ((2, 0), (0, 3))])
+def test_matmul_empty(a_shape, b_shape):
+    """An empty inner dimension gives zeros, an empty outer one an empty result."""
+    result = run_matmul(matmul_kernel(), Strided.empty(a_shape), Strided.empty(b_shape))
+    np.testing.assert_array_equal(result, np.zeros((a_shape[0], b_shape[1])))
+
+
+def test_matmul_propagates_inf_and_nan():
+    x = np.array([[np.inf, 1.0], [1.0, 1.0]])
+    y = np.array([[1.0, 0.0], [np.nan, 1.0]])
+    with np.errstate(invalid="ignore"):
+        expected = x @ y
+    result = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y))
+    np.testing.assert_array_equal(np.isnan(result), np.isnan(expected))
+    np.testing.assert_array_equal(
+        result[~np.isnan(result)], expected[~np.isnan(expected)]
+    )
+
+
+def test_matmul_runs_in_parallel():
+    run_matmul(matmul_kernel(), Strided.empty((8, 8)), Strided.empty((8, 8)))
+    assert parallel_loops(matmul_kernel()) >= 1
+
+
+# ---------------------------------------------------------------- tensor level
+@given(st.data(), matmul_shapes(max_side=5))
+def test_tensor_matmul_on_fast_backend(data, pair):
+    a_shape, b_shape = pair
+    x, _ = data.draw(strided_arrays(a_shape))
+    y, _ = data.draw(strided_arrays(b_shape))
+    a = kt.tensor(x, backend=FastBackend)
+    b = kt.tensor(y, backend=FastBackend)
+    out = a @ b
+    assert out.backend is FastBackend
+    np.testing.assert_allclose(out.to_numpy(), x @ y)
+
+
+def test_tensor_matmul_gradients_against_central_differences():
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 5))
+    w = rng.normal(size=(2, 3, 5))
+    a = kt.tensor(x, backend=FastBackend, requires_grad=True)
+    b = kt.tensor(y, backend=FastBackend, requires_grad=True)
+    ((a @ b) * kt.tensor(w, backend=FastBackend)).sum().backward()
+
+    def loss(x, y):
+        return float(np.sum((x @ y) * w))
+
+    for value, grad, which in ((x, a.grad, 0), (y, b.grad, 1)):
+        numeric = np.zeros_like(value)
+        for index in np.ndindex(value.shape):
+            step = np.zeros_like(value)
+            step[index] = 1e-6
+            args_plus = [x, y]
+            args_minus = [x, y]
+            args_plus[which] = value + step
+            args_minus[which] = value - step
+            numeric[index] = (loss(*args_plus) - loss(*args_minus)) / 2e-6
+        np.testing.assert_allclose(grad.to_numpy(), numeric, rtol=1e-5, atol=1e-6)

@@ -1,0 +1,290 @@
+"""Task 3.1: Numba parallel map, zip and reduce (FastOps).
+
+The kernels are called on raw storage (NumPy arrays in random storage layouts) and
+compared with NumPy; then the ops class is checked at the Tensor level. The Module 2
+tensor tests also run on this backend (their ``fast`` variants, Task 3.1 too).
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import module3_fast_ops as kt
+from module0_fundamentals import operators
+from module3_fast_ops import fast_ops
+from module3_fast_ops.fast_ops import FastBackend, compiled
+
+from .kernels import parallel_loops, run_map, run_reduce, run_zip
+from .strategies import (
+    Strided,
+    arrays,
+    broadcast_pairs,
+    layouts,
+    shapes,
+    strided_arrays,
+)
+
+pytestmark = pytest.mark.task3_1
+
+
+def neg_kernel():
+    return compiled(fast_ops.tensor_map, operators.neg)
+
+
+def sigmoid_kernel():
+    return compiled(fast_ops.tensor_map, operators.sigmoid)
+
+
+def mul_kernel():
+    return compiled(fast_ops.tensor_zip, operators.mul)
+
+
+def add_kernel():
+    return compiled(fast_ops.tensor_reduce, operators.add)
+
+
+def max_kernel():
+    return compiled(fast_ops.tensor_reduce, operators.max)
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+# ------------------------------------------------------------------------- map
+@given(st.data(), strided_arrays(shapes()))
+def test_map_any_layouts(data, case):
+    """Input and output in independent random layouts: the general, strided path."""
+    array, a = case
+    out = Strided.empty(array.shape, data.draw(layouts(array.ndim)))
+    np.testing.assert_allclose(run_map(neg_kernel(), out, a), -array)
+
+
+@given(strided_arrays(shapes()))
+def test_map_aligned_fast_path(case):
+    """Input and output share one layout (contiguous or permuted alike)."""
+    array, a = case
+    out = Strided(np.zeros(len(a.storage)), a.shape.copy(), a.strides.copy())
+    np.testing.assert_allclose(run_map(sigmoid_kernel(), out, a), _sigmoid(array))
+
+
+@given(st.data(), broadcast_pairs())
+def test_map_broadcasts_input(data, pair):
+    big, small = pair
+    array, a = data.draw(strided_arrays(small))
+    out = Strided.empty(big, data.draw(layouts(len(big))))
+    expected = np.broadcast_to(-array, big)
+    np.testing.assert_allclose(run_map(neg_kernel(), out, a), expected)
+
+
+def test_map_same_strides_with_gaps_is_not_the_fast_path():
+    """Equal shapes and strides are not enough: here both are every other entry of
+    a longer storage, so storage position i is not entry i."""
+    storage = np.arange(12, dtype=np.float64)
+    shape, strides = np.array([3, 2]), np.array([4, 2])
+    out = np.full(12, 7.0)
+    neg_kernel()(out, shape, strides, storage, shape, strides)
+    expected = np.full(12, 7.0)
+    expected[[0, 2, 4, 6, 8, 10]] = -storage[[0, 2, 4, 6, 8, 10]]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_map_large_contiguous_and_transposed():
+    """Enough entries that every worker gets a slice."""
+    array = np.random.default_rng(0).normal(size=(37, 41))
+    out = Strided.empty(array.shape)
+    np.testing.assert_allclose(run_map(neg_kernel(), out, Strided.of(array)), -array)
+    out = Strided.empty(array.shape)
+    transposed = Strided.of(array, (1, 0))
+    np.testing.assert_allclose(run_map(neg_kernel(), out, transposed), -array)
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 2, 4)])
+def test_map_empty(shape):
+    out = Strided.empty(shape)
+    assert run_map(neg_kernel(), out, Strided.empty(shape)).shape == shape
+
+
+def test_map_zero_dimensional():
+    out = Strided.empty(())
+    assert run_map(neg_kernel(), out, Strided.of(np.array(2.5))) == -2.5
+
+
+# ------------------------------------------------------------------------- zip
+@given(st.data(), broadcast_pairs())
+def test_zip_broadcasts_both_sides(data, pair):
+    big, small = pair
+    if data.draw(st.booleans()):
+        big, small = small, big
+    out_shape = np.broadcast_shapes(big, small)
+    x, a = data.draw(strided_arrays(big))
+    y, b = data.draw(strided_arrays(small))
+    out = Strided.empty(out_shape, data.draw(layouts(len(out_shape))))
+    np.testing.assert_allclose(run_zip(mul_kernel(), out, a, b), x * y)
+
+
+@given(st.data(), shapes())
+def test_zip_aligned_fast_path(data, shape):
+    """a, b and out stored in one layout (contiguous or permuted alike)."""
+    layout = data.draw(layouts(len(shape)))
+    x, y = data.draw(arrays(shape)), data.draw(arrays(shape))
+    out = Strided.empty(shape, layout)
+    result = run_zip(mul_kernel(), out, Strided.of(x, layout), Strided.of(y, layout))
+    np.testing.assert_allclose(result, x * y)
+
+
+def test_zip_outer_product_by_broadcasting():
+    x = np.arange(5.0).reshape(5, 1)
+    y = np.arange(7.0).reshape(1, 7)
+    out = Strided.empty((5, 7), (1, 0))
+    result = run_zip(mul_kernel(), out, Strided.of(x), Strided.of(y))
+    np.testing.assert_array_equal(result, x * y)
+
+
+# ---------------------------------------------------------------------- reduce
+@given(st.data(), strided_arrays(shapes()))
+def test_reduce_sum_every_dim(data, case):
+    array, a = case
+    dim = data.draw(st.integers(0, array.ndim - 1))
+    result = run_reduce(add_kernel(), a, dim, 0.0, data.draw(layouts(array.ndim)))
+    np.testing.assert_allclose(result, array.sum(axis=dim, keepdims=True))
+
+
+@given(st.data(), strided_arrays(shapes()))
+def test_reduce_max_every_dim(data, case):
+    array, a = case
+    dim = data.draw(st.integers(0, array.ndim - 1))
+    result = run_reduce(max_kernel(), a, dim, -math.inf)
+    np.testing.assert_array_equal(result, array.max(axis=dim, keepdims=True))
+
+
+def test_reduce_folds_from_the_start_value_in_out():
+    array = np.arange(12.0).reshape(3, 4)
+    result = run_reduce(add_kernel(), Strided.of(array), 1, 100.0)
+    np.testing.assert_allclose(result, array.sum(axis=1, keepdims=True) + 100.0)
+
+
+def test_reduce_long_dimension_transposed():
+    array = np.random.default_rng(1).normal(size=(3, 500))
+    result = run_reduce(add_kernel(), Strided.of(array, (1, 0)), 1, 0.0)
+    np.testing.assert_allclose(result, array.sum(axis=1, keepdims=True))
+
+
+def test_reduce_over_empty_dimension_keeps_start():
+    result = run_reduce(add_kernel(), Strided.empty((2, 0)), 1, 0.0)
+    np.testing.assert_array_equal(result, np.zeros((2, 1)))
+
+
+# ------------------------------------------------------------ compiled, parallel
+
+
+def test_kernels_are_compiled_once_and_shared():
+    assert compiled(fast_ops.tensor_map, operators.neg) is neg_kernel()
+    assert compiled(fast_ops.tensor_zip, operators.mul) is mul_kernel()
+
+
+def _map_args():
+    return (*Strided.empty((4, 5)).args(), *Strided.empty((4, 5), (1, 0)).args())
+
+
+def _zip_args():
+    return (*_map_args(), *Strided.empty((5,)).args())
+
+
+def _reduce_args():
+    return (*Strided.empty((4, 1)).args(), *Strided.empty((4, 5)).args(), 1)
+
+
+@pytest.mark.parametrize(
+    "kernel, args",
+    [(neg_kernel, _map_args), (mul_kernel, _zip_args), (add_kernel, _reduce_args)],
+    ids=["map", "zip", "reduce"],
+)
+def test_kernels_run_in_parallel(kernel, args):
+    """Numba kept a parallel loop: nothing inside a prange body forced it to fall
+    back to a serial loop (a raise, a return, a write every worker shares)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", category=Warning)
+        kernel()(*args())
+    assert parallel_loops(kernel()) >= 1
+
+
+# ---------------------------------------------------------------- tensor level
+@given(st.data(), broadcast_pairs(max_size=24))
+def test_tensor_ops_match_numpy(data, pair):
+    big, small = pair
+    x, _ = data.draw(strided_arrays(big))
+    y, _ = data.draw(strided_arrays(small))
+    a = kt.tensor(x, backend=FastBackend)
+    b = kt.tensor(y, backend=FastBackend)
+    np.testing.assert_allclose((a * b + a).to_numpy(), x * y + x)
+    np.testing.assert_allclose(a.sigmoid().to_numpy(), _sigmoid(x))
+    np.testing.assert_allclose(a.relu().to_numpy(), np.maximum(x, 0.0))
+    dim = data.draw(st.integers(0, len(big) - 1))
+    np.testing.assert_allclose(a.sum(dim).to_numpy(), x.sum(axis=dim))
+    np.testing.assert_allclose(a.max(dim).to_numpy(), x.max(axis=dim))
+
+
+def test_tensor_gradients_on_fast_backend():
+    """Backward runs on the same backend: d/dx sum(sigmoid(x) * w) by hand."""
+    x = np.array([[0.5, -1.0, 2.0], [0.0, 1.5, -0.5]])
+    w = np.array([1.0, -2.0, 0.5])
+    a = kt.tensor(x, backend=FastBackend, requires_grad=True)
+    (a.sigmoid() * kt.tensor(w, backend=FastBackend)).sum().backward()
+    s = _sigmoid(x)
+    np.testing.assert_allclose(a.grad.to_numpy(), s * (1 - s) * w)
+    assert a.grad.backend is FastBackend
+
+
+def test_to_moves_between_backends():
+    x = np.arange(6.0).reshape(2, 3)
+    simple = kt.tensor(x, requires_grad=True)
+    fast = simple.to(FastBackend)
+    assert fast.backend is FastBackend
+    (fast * fast).sum().backward()
+    assert simple.grad.backend is simple.backend
+    np.testing.assert_allclose(simple.grad.to_numpy(), 2 * x)
+    np.testing.assert_allclose(fast.to(kt.SimpleBackend).to_numpy(), x)
+
+
+def test_map_into_a_strided_out_tensor():
+    """``map(fn)(a, out)`` writes into a permuted view (copy_/setitem use this)."""
+    a = kt.tensor(np.arange(6.0).reshape(2, 3), backend=FastBackend)
+    target = kt.zeros(3, 2, backend=FastBackend).permute(1, 0)
+    FastBackend.neg_map(a, target)
+    np.testing.assert_array_equal(target.to_numpy(), -np.arange(6.0).reshape(2, 3))
+
+
+@pytest.mark.parametrize(
+    "f, message",
+    [
+        (lambda t: t.log(), r"log: expected x > 0, got -1\.0"),
+        (lambda t: 1.0 / (t + 1.0), r"inv: expected x != 0, got 0\.0"),
+    ],
+    ids=["log", "inv"],
+)
+def test_domain_errors_match_module0(f, message):
+    """Compiled kernels cannot raise; FastOps still reports Module 0's error."""
+    t = kt.tensor([2.0, -1.0, 3.0], backend=FastBackend)
+    with pytest.raises(ValueError, match=message):
+        f(t)
+
+
+def test_nan_inputs_are_not_domain_errors():
+    t = kt.tensor([math.nan, 1.0], backend=FastBackend)
+    result = t.log().to_numpy()
+    assert math.isnan(result[0]) and result[1] == 0.0
+
+
+def test_parallel_check_reports_the_kept_loops(capsys):
+    from project import parallel_check
+
+    parallel_check.main(["--kernel", "map", "--kernel", "reduce"])
+    out = capsys.readouterr().out
+    assert "Parallel loop listing" in out
+    assert "==> map: 1 parallel loop(s) kept by Numba" in out
+    assert "==> reduce: 1 parallel loop(s) kept by Numba" in out

@@ -1,0 +1,55 @@
+"""Task 3.5: mini-batch training on the fast backend.
+
+Speed is measured by ``kindling bench``, never asserted here: these tests check that
+training learns, batch by batch, and computes what the simple backend computes.
+"""
+
+import numpy as np
+import pytest
+
+from module3_fast_ops import FastBackend
+from project import run_fast_tensor
+from project.run_fast_tensor import train
+
+pytestmark = pytest.mark.task3_5
+
+
+def test_fast_training_reaches_full_accuracy_on_split():
+    history = train("split", backend="fast", epochs=40, seed=0)
+    assert history.accuracies[-1] == 1.0
+    assert history.losses[-1] < 0.5 * history.losses[0]
+    assert len(history.seconds) == 40 and history.seconds_per_epoch > 0
+    assert history.model.layer1.weight.value.backend is FastBackend
+
+
+def test_one_epoch_takes_one_step_per_batch(monkeypatch):
+    """50 points in batches of 20: 3 steps (20, 20, 10), every point seen once."""
+    seen = []
+    original = run_fast_tensor.batch_tensors
+
+    def spy(X, y, idx, backend):
+        seen.append(np.array(idx))
+        return original(X, y, idx, backend)
+
+    monkeypatch.setattr(run_fast_tensor, "batch_tensors", spy)
+    history = train("split", backend="fast", epochs=1, pts=50, batch=20, hidden=5)
+    assert [len(idx) for idx in seen] == [20, 20, 10]
+    assert sorted(np.concatenate(seen).tolist()) == list(range(50))
+    assert 0.0 <= history.accuracies[0] <= 1.0
+
+
+def test_training_on_simple_and_fast_agree():
+    """Same data, weights and batch order: the backends compute the same numbers."""
+    kwargs = dict(epochs=2, pts=12, batch=4, hidden=3, seed=1)
+    simple = train("xor", backend="simple", **kwargs)
+    fast = train("xor", backend="fast", **kwargs)
+    np.testing.assert_allclose(fast.losses, simple.losses, rtol=1e-9)
+    assert fast.accuracies == simple.accuracies
+
+
+def test_command_line_prints_loss_accuracy_and_seconds(capsys):
+    argv = ["--backend", "fast", "--epochs", "3", "--pts", "20", "--hidden", "4"]
+    run_fast_tensor.main(argv)
+    out = capsys.readouterr().out
+    assert "epoch 3/3" in out and "loss" in out and "accuracy" in out
+    assert "s per epoch" in out and "final training accuracy" in out

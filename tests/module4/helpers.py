@@ -1,0 +1,133 @@
+"""Helpers for the tensor-level Module 4 tests: making tensors in a chosen memory
+layout, and checking autodiff against central differences on every entry."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from module2_tensors import SimpleBackend, Tensor, tensor
+
+# The pure-Python backend is the default of these tests: tiny shapes, no Numba
+# compilation of the backend's kernels. (The convolution kernels are Numba either
+# way; the training tests use the fast backend.)
+BACKEND = SimpleBackend
+
+
+def make(
+    a: np.ndarray,
+    requires_grad: bool = False,
+    order: Optional[Sequence[int]] = None,
+    backend=BACKEND,
+) -> Tensor:
+    """A tensor holding ``a``; with ``order`` it is a non-contiguous view (its
+    storage holds ``a.transpose(order)``)."""
+    a = np.asarray(a, dtype=np.float64)
+    if order is None or list(order) == list(range(a.ndim)):
+        return tensor(a, backend=backend, requires_grad=requires_grad)
+    base = tensor(np.ascontiguousarray(a.transpose(order)), backend=backend)
+    view = base.permute(*np.argsort(order).tolist())
+    return view.detach().requires_grad_(requires_grad)
+
+
+def check_grad(
+    f: Callable[..., Tensor],
+    arrays: Sequence[np.ndarray],
+    orders: Optional[Sequence[Optional[Sequence[int]]]] = None,
+    seed: int = 0,
+    eps: float = 1e-6,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    backend=BACKEND,
+) -> None:
+    """Compare the gradients autodiff gives ``f`` at ``arrays`` with central
+    differences on every entry of every input.
+
+    The scalar differentiated is $L = \\sum_i w_i f(\\dots)_i$ with fixed random
+    weights $w$, so the whole Jacobian is checked, not only its column sums.
+    """
+    arrays = [np.array(a, dtype=np.float64) for a in arrays]
+    orders = list(orders) if orders is not None else [None] * len(arrays)
+    inputs = [make(a, True, o, backend=backend) for a, o in zip(arrays, orders)]
+    out = f(*inputs)
+    weights = np.random.default_rng(seed).uniform(-1.0, 1.0, size=out.shape)
+    (out * tensor(weights, backend=backend)).sum().backward()
+
+    def loss(values: Sequence[np.ndarray]) -> float:
+        result = f(
+            *[make(v, False, o, backend=backend) for v, o in zip(values, orders)]
+        )
+        return float(np.sum(result.to_numpy() * weights))
+
+    for k, a in enumerate(arrays):
+        numeric = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            values = [v.copy() for v in arrays]
+            values[k][idx] = a[idx] + eps
+            up = loss(values)
+            values[k][idx] = a[idx] - eps
+            numeric[idx] = (up - loss(values)) / (2 * eps)
+        grad = inputs[k].grad
+        assert grad is not None, f"input {k} got no gradient"
+        np.testing.assert_allclose(
+            grad.to_numpy(),
+            numeric,
+            atol=atol,
+            rtol=rtol,
+            err_msg=f"gradient of input {k}",
+        )
+
+
+def check_module_grad(
+    module,
+    x: np.ndarray,
+    seed: int = 0,
+    eps: float = 1e-6,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    backend=BACKEND,
+) -> None:
+    """Like :func:`check_grad` for a layer: the gradients of the input and of
+    every parameter, each entry against a central difference (parameters are
+    perturbed in place through their storage)."""
+    from module2_tensors import no_grad
+
+    x = np.array(x, dtype=np.float64)
+    inp = make(x, True, backend=backend)
+    out = module(inp)
+    weights = np.random.default_rng(seed).uniform(-1.0, 1.0, size=out.shape)
+    for _, p in module.named_parameters():
+        p.value.grad = None
+    (out * tensor(weights, backend=backend)).sum().backward()
+
+    def loss(values: np.ndarray) -> float:
+        with no_grad():
+            result = module(make(values, backend=backend))
+        return float(np.sum(result.to_numpy() * weights))
+
+    numeric = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        shifted = x.copy()
+        shifted[idx] += eps
+        up = loss(shifted)
+        shifted[idx] -= 2 * eps
+        numeric[idx] = (up - loss(shifted)) / (2 * eps)
+    np.testing.assert_allclose(
+        inp.grad.to_numpy(), numeric, atol=atol, rtol=rtol, err_msg="input"
+    )
+    for name, p in module.named_parameters():
+        data = p.value._tensor
+        numeric = np.zeros(data.shape)
+        for idx in data.indices():
+            position = data.index(idx)
+            original = data._storage[position]
+            data._storage[position] = original + eps
+            up = loss(x)
+            data._storage[position] = original - eps
+            numeric[idx] = (up - loss(x)) / (2 * eps)
+            data._storage[position] = original
+        assert p.value.grad is not None, f"{name} got no gradient"
+        np.testing.assert_allclose(
+            p.value.grad.to_numpy(), numeric, atol=atol, rtol=rtol, err_msg=name
+        )

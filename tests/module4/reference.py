@@ -1,0 +1,106 @@
+"""Independent NumPy references and checking helpers for the Module 4 tests.
+
+Nothing here calls the library: these are the oracles. Convolutions are written
+from their definition (pad with zeros, slide the window, take a dot product);
+gradients come from central differences of the reference, entry by entry.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence, Tuple
+
+import numpy as np
+
+
+def conv1d_ref(
+    x: np.ndarray, w: np.ndarray, stride: int = 1, padding: int = 0
+) -> np.ndarray:
+    """out[b, o, t] = sum_{c, k} xpad[b, c, t*stride + k] * w[o, c, k]."""
+    _, _, width = x.shape
+    kernel = w.shape[2]
+    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding)))
+    out_width = (width + 2 * padding - kernel) // stride + 1
+    out = np.empty((x.shape[0], w.shape[0], out_width))
+    for t in range(out_width):
+        window = xp[:, :, t * stride : t * stride + kernel]
+        out[:, :, t] = np.einsum("bck,ock->bo", window, w)
+    return out
+
+
+def conv2d_ref(
+    x: np.ndarray,
+    w: np.ndarray,
+    stride: Tuple[int, int] = (1, 1),
+    padding: Tuple[int, int] = (0, 0),
+) -> np.ndarray:
+    """out[b, o, i, j] = sum xpad[b, c, i*sh + ki, j*sw + kj] * w[o, c, ki, kj]."""
+    (sh, sw), (ph, pw) = stride, padding
+    _, _, height, width = x.shape
+    kh, kw = w.shape[2:]
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    oh = (height + 2 * ph - kh) // sh + 1
+    ow = (width + 2 * pw - kw) // sw + 1
+    out = np.empty((x.shape[0], w.shape[0], oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            window = xp[:, :, i * sh : i * sh + kh, j * sw : j * sw + kw]
+            out[:, :, i, j] = np.einsum("bcyx,ocyx->bo", window, w)
+    return out
+
+
+def numeric_grad(
+    f: Callable[..., np.ndarray],
+    args: Sequence[np.ndarray],
+    g: np.ndarray,
+    which: int,
+    eps: float = 1e-6,
+) -> np.ndarray:
+    """d/d args[which] of sum(f(*args) * g), by central differences on every entry."""
+    args = [np.array(a, dtype=np.float64) for a in args]
+    target = args[which]
+    grad = np.zeros_like(target)
+    for idx in np.ndindex(target.shape):
+        original = target[idx]
+        target[idx] = original + eps
+        up = float(np.sum(f(*args) * g))
+        target[idx] = original - eps
+        down = float(np.sum(f(*args) * g))
+        target[idx] = original
+        grad[idx] = (up - down) / (2 * eps)
+    return grad
+
+
+def strided(a: np.ndarray, order: Sequence[int] | None = None):
+    """``a`` as raw ``(storage, shape, strides)``, stored in a permuted layout.
+
+    With ``order`` the storage holds ``a.transpose(order)`` contiguously, so the
+    triple describes ``a`` through non-contiguous strides (a kernel must honour
+    them). Strides are in elements.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if order is None:
+        order = range(a.ndim)
+    order = list(order)
+    base = np.ascontiguousarray(a.transpose(order))
+    inverse = np.argsort(order)
+    view = base.transpose(inverse)
+    assert np.shares_memory(view, base) and np.array_equal(view, a)
+    return (
+        base.ravel(),
+        np.array(view.shape, dtype=np.int64),
+        np.array(view.strides, dtype=np.int64) // 8,
+    )
+
+
+def empty_strided(shape: Sequence[int], order: Sequence[int] | None = None):
+    """A zero array of ``shape`` as a strided triple, and a function reading it
+    back as an ndarray of ``shape``."""
+    triple = strided(np.zeros(shape), order)
+    storage, shape_arr, strides_arr = triple
+
+    def read() -> np.ndarray:
+        return np.lib.stride_tricks.as_strided(
+            storage, shape=tuple(shape_arr), strides=tuple(8 * strides_arr)
+        ).copy()
+
+    return triple, read

@@ -1,0 +1,143 @@
+"""Tasks 4.1 and 4.2: the convolution kernels on raw storage.
+
+Each kernel is run on strided NumPy storage (random layouts, so non-contiguous
+inputs are covered) and compared with the NumPy reference of ``reference.py``;
+the backward kernels are compared with central differences of that reference on
+every entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+from module4_networks import fast_conv
+from tests.module4.reference import (
+    conv1d_ref,
+    conv2d_ref,
+    empty_strided,
+    numeric_grad,
+    strided,
+)
+from tests.module4.strategies import conv1d_problems, conv2d_problems
+
+task4_1 = pytest.mark.task4_1
+task4_2 = pytest.mark.task4_2
+
+
+# ------------------------------------------------------------------ conv1d
+@task4_1
+@given(conv1d_problems())
+def test_conv1d_forward_matches_reference(problem):
+    x, w = problem.arrays()
+    expected = conv1d_ref(x, w, problem.stride, problem.padding)
+    out, read = empty_strided(expected.shape, problem.input_order)
+    fast_conv.conv1d_forward(
+        out,
+        strided(x, problem.input_order),
+        strided(w, problem.weight_order),
+        problem.stride,
+        problem.padding,
+    )
+    np.testing.assert_allclose(read(), expected, rtol=1e-10, atol=1e-10)
+
+
+@task4_1
+@given(conv1d_problems(max_width=7))
+def test_conv1d_backward_kernels_match_central_differences(problem):
+    x, w = problem.arrays()
+    s, p = problem.stride, problem.padding
+    g = np.random.default_rng(problem.seed + 1).normal(
+        size=conv1d_ref(x, w, s, p).shape
+    )
+
+    def f(a, b):
+        return conv1d_ref(a, b, s, p)
+
+    dx, read_dx = empty_strided(x.shape, problem.weight_order)
+    fast_conv.conv1d_backward_input(
+        dx, strided(g, problem.input_order), strided(w, problem.weight_order), s, p
+    )
+    np.testing.assert_allclose(read_dx(), numeric_grad(f, (x, w), g, 0), atol=1e-6)
+
+    dw, read_dw = empty_strided(w.shape, problem.input_order)
+    fast_conv.conv1d_backward_weight(
+        dw, strided(x, problem.input_order), strided(g, problem.weight_order), s, p
+    )
+    np.testing.assert_allclose(read_dw(), numeric_grad(f, (x, w), g, 1), atol=1e-6)
+
+
+@task4_1
+def test_conv1d_is_correlation_not_convolution():
+    # A one-hot kernel [0, 1, 0] shifts nothing; [1, 0, 0] reads the left neighbour
+    # (a true convolution would flip the kernel and read the right one).
+    x = np.arange(1.0, 6.0).reshape(1, 1, 5)
+    w = np.array([1.0, 0.0, 0.0]).reshape(1, 1, 3)
+    out, read = empty_strided((1, 1, 5))
+    fast_conv.conv1d_forward(out, strided(x), strided(w), 1, 1)
+    np.testing.assert_array_equal(read()[0, 0], [0.0, 1.0, 2.0, 3.0, 4.0])
+
+
+@task4_1
+def test_conv1d_stride_and_padding_by_hand():
+    # width 6, kernel 2, stride 2, padding 1: windows [0,x0], [x1,x2], [x3,x4], [x5,0]
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).reshape(1, 1, 6)
+    w = np.array([10.0, 1.0]).reshape(1, 1, 2)
+    out, read = empty_strided((1, 1, 4))
+    fast_conv.conv1d_forward(out, strided(x), strided(w), 2, 1)
+    np.testing.assert_array_equal(read()[0, 0], [1.0, 23.0, 45.0, 60.0])
+
+
+# ------------------------------------------------------------------ conv2d
+@task4_2
+@given(conv2d_problems())
+def test_conv2d_forward_matches_reference(problem):
+    x, w = problem.arrays()
+    expected = conv2d_ref(x, w, problem.stride, problem.padding)
+    out, read = empty_strided(expected.shape, problem.weight_order)
+    fast_conv.conv2d_forward(
+        out,
+        strided(x, problem.input_order),
+        strided(w, problem.weight_order),
+        problem.stride,
+        problem.padding,
+    )
+    np.testing.assert_allclose(read(), expected, rtol=1e-10, atol=1e-10)
+
+
+@task4_2
+@given(conv2d_problems(max_side=5))
+def test_conv2d_backward_kernels_match_central_differences(problem):
+    x, w = problem.arrays()
+    s, p = problem.stride, problem.padding
+    g = np.random.default_rng(problem.seed + 1).normal(
+        size=conv2d_ref(x, w, s, p).shape
+    )
+
+    def f(a, b):
+        return conv2d_ref(a, b, s, p)
+
+    dx, read_dx = empty_strided(x.shape, problem.weight_order)
+    fast_conv.conv2d_backward_input(
+        dx, strided(g, problem.input_order), strided(w, problem.weight_order), s, p
+    )
+    np.testing.assert_allclose(read_dx(), numeric_grad(f, (x, w), g, 0), atol=1e-6)
+
+    dw, read_dw = empty_strided(w.shape, problem.input_order)
+    fast_conv.conv2d_backward_weight(
+        dw, strided(x, problem.input_order), strided(g, problem.weight_order), s, p
+    )
+    np.testing.assert_allclose(read_dw(), numeric_grad(f, (x, w), g, 1), atol=1e-6)
+
+
+@task4_2
+def test_conv2d_accepts_an_int_or_a_pair_for_stride_and_padding():
+    x = np.random.default_rng(0).normal(size=(1, 2, 7, 6))
+    w = np.random.default_rng(1).normal(size=(3, 2, 3, 2))
+    out, read = empty_strided((1, 3, 4, 4))
+    fast_conv.conv2d_forward(out, strided(x), strided(w), 2, 1)
+    np.testing.assert_allclose(read(), conv2d_ref(x, w, (2, 2), (1, 1)), atol=1e-12)
+    out, read = empty_strided((1, 3, 3, 7))
+    fast_conv.conv2d_forward(out, strided(x), strided(w), (3, 1), (1, 1))
+    np.testing.assert_allclose(read(), conv2d_ref(x, w, (3, 1), (1, 1)), atol=1e-12)

@@ -1,0 +1,252 @@
+"""Task 4.6: the layers, against NumPy and central differences."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from module0_fundamentals import Module
+from module2_tensors import manual_seed, no_grad
+from module4_networks import nn
+from tests.module4.helpers import BACKEND, check_module_grad, make
+from tests.module4.reference import conv1d_ref, conv2d_ref
+
+pytestmark = pytest.mark.task4_6
+
+
+def value(p) -> np.ndarray:
+    return p.value.to_numpy()
+
+
+# ------------------------------------------------------------------ Linear
+def test_linear_computes_x_w_transpose_plus_b():
+    layer = nn.Linear(4, 3, backend=BACKEND)
+    assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
+    assert layer.weight.value.shape == (3, 4) and layer.bias.value.shape == (3,)
+    x = np.random.default_rng(0).normal(size=(5, 4))
+    expected = x @ value(layer.weight).T + value(layer.bias)
+    np.testing.assert_allclose(layer(make(x)).to_numpy(), expected, atol=1e-12)
+    batched = np.random.default_rng(1).normal(size=(2, 5, 4))
+    out = layer(make(batched)).to_numpy()
+    np.testing.assert_allclose(out, batched @ value(layer.weight).T + value(layer.bias))
+
+
+def test_linear_initialisation_is_pytorchs():
+    manual_seed(0)
+    layer = nn.Linear(50, 40, backend=BACKEND)
+    bound = 1.0 / math.sqrt(50)
+    for p in (layer.weight, layer.bias):
+        assert np.all(np.abs(value(p)) <= bound)
+        assert np.abs(value(p)).max() > 0.8 * bound
+    assert abs(value(layer.weight).var() - bound**2 / 3) < 0.1 * bound**2 / 3
+
+
+def test_linear_gradients_and_no_bias():
+    layer = nn.Linear(3, 2, backend=BACKEND)
+    check_module_grad(layer, np.random.default_rng(2).normal(size=(4, 3)))
+    plain = nn.Linear(3, 2, bias=False, backend=BACKEND)
+    assert plain.bias is None and len(plain.parameters()) == 1
+    check_module_grad(plain, np.random.default_rng(3).normal(size=(2, 3)))
+
+
+def test_linear_rejects_the_wrong_input_size():
+    with pytest.raises(ValueError, match=r"input of shape \(2, 5\).*\(3, 4\)"):
+        nn.Linear(4, 3, backend=BACKEND)(make(np.zeros((2, 5))))
+
+
+# ------------------------------------------------------------- convolutions
+def test_conv1d_layer():
+    layer = nn.Conv1d(2, 3, kernel_size=3, stride=2, padding=1, backend=BACKEND)
+    w, b = value(layer.weight), value(layer.bias)
+    assert w.shape == (3, 2, 3) and b.shape == (3,)
+    assert np.all(np.abs(w) <= 1 / math.sqrt(6)) and np.all(
+        np.abs(b) <= 1 / math.sqrt(6)
+    )
+    x = np.random.default_rng(4).normal(size=(2, 2, 7))
+    expected = conv1d_ref(x, w, 2, 1) + b[:, None]
+    np.testing.assert_allclose(layer(make(x)).to_numpy(), expected, atol=1e-12)
+    check_module_grad(layer, x[:1, :, :5])
+
+
+def test_conv2d_layer():
+    layer = nn.Conv2d(2, 2, kernel_size=(2, 3), padding=(1, 0), backend=BACKEND)
+    w, b = value(layer.weight), value(layer.bias)
+    assert w.shape == (2, 2, 2, 3)
+    assert np.all(np.abs(w) <= 1 / math.sqrt(12))
+    x = np.random.default_rng(5).normal(size=(1, 2, 4, 5))
+    expected = conv2d_ref(x, w, (1, 1), (1, 0)) + b[:, None, None]
+    np.testing.assert_allclose(layer(make(x)).to_numpy(), expected, atol=1e-12)
+    check_module_grad(layer, x[:, :, :3, :4])
+
+
+# ---------------------------------------------------------------- Embedding
+def test_embedding_looks_up_rows_and_scatter_adds_gradients():
+    layer = nn.Embedding(5, 3, backend=BACKEND)
+    table = value(layer.weight)
+    index = np.array([[1, 4, 1], [0, 1, 2]])
+    out = layer(make(index * 1.0))
+    np.testing.assert_array_equal(out.to_numpy(), table[index])
+    upstream = np.random.default_rng(6).normal(size=(2, 3, 3))
+    (out * make(upstream)).sum().backward()
+    expected = np.zeros((5, 3))
+    np.add.at(expected, index, upstream)  # row 1 is used three times
+    np.testing.assert_allclose(layer.weight.value.grad.to_numpy(), expected)
+
+
+def test_embedding_padding_row_is_zero_and_frozen():
+    layer = nn.Embedding(4, 2, padding_idx=0, backend=BACKEND)
+    np.testing.assert_array_equal(value(layer.weight)[0], [0.0, 0.0])
+    assert np.count_nonzero(value(layer.weight)[1:]) == 6
+    out = layer(np.array([0, 2, 0]))
+    out.sum().backward()
+    np.testing.assert_array_equal(
+        layer.weight.value.grad.to_numpy(), [[0, 0], [0, 0], [1, 1], [0, 0]]
+    )
+    with pytest.raises(IndexError, match=r"index 4 is out of range for 4"):
+        layer(np.array([4]))
+
+
+def test_embedding_from_pretrained():
+    table = np.arange(6.0).reshape(3, 2)
+    layer = nn.Embedding.from_pretrained(table, backend=BACKEND)
+    np.testing.assert_array_equal(layer(np.array([2])).to_numpy(), [[4.0, 5.0]])
+    assert not layer.weight.value.requires_grad
+    trainable = nn.Embedding.from_pretrained(table, freeze=False, backend=BACKEND)
+    assert trainable.weight.value.requires_grad
+
+
+# ---------------------------------------------------------- normalisation
+def batch_norm_ref(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    axes = tuple(d for d in range(x.ndim) if d != 1)
+    mean = x.mean(axis=axes, keepdims=True)
+    var = x.var(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+@pytest.mark.parametrize(
+    "layer_class, shape",
+    [
+        (nn.BatchNorm1d, (6, 3)),
+        (nn.BatchNorm1d, (4, 3, 5)),
+        (nn.BatchNorm2d, (2, 3, 4, 2)),
+    ],
+)
+def test_batch_norm_training_and_running_statistics(layer_class, shape):
+    layer = layer_class(3, momentum=0.2, backend=BACKEND)
+    rng = np.random.default_rng(7)
+    running_mean, running_var = np.zeros(3), np.ones(3)
+    axes = tuple(d for d in range(len(shape)) if d != 1)
+    for _ in range(3):
+        x = rng.normal(loc=2.0, scale=3.0, size=shape)
+        out = layer(make(x))
+        np.testing.assert_allclose(out.to_numpy(), batch_norm_ref(x), atol=1e-10)
+        running_mean = 0.8 * running_mean + 0.2 * x.mean(axis=axes)
+        running_var = 0.8 * running_var + 0.2 * x.var(axis=axes, ddof=1)
+    np.testing.assert_allclose(layer.running_mean.to_numpy(), running_mean)
+    np.testing.assert_allclose(layer.running_var.to_numpy(), running_var)
+    assert layer.num_batches_tracked == 3
+    layer.eval()
+    x = rng.normal(size=shape)
+    view = [1] * len(shape)
+    view[1] = 3
+    expected = (x - running_mean.reshape(view)) / np.sqrt(
+        running_var.reshape(view) + 1e-5
+    )
+    np.testing.assert_allclose(layer(make(x)).to_numpy(), expected, atol=1e-10)
+    np.testing.assert_allclose(layer.running_mean.to_numpy(), running_mean)
+
+
+def test_batch_norm_gradients_in_training():
+    layer = nn.BatchNorm1d(2, backend=BACKEND)
+    rng = np.random.default_rng(8)
+    # Move the affine parameters off their initial 1 and 0 for a stronger check.
+    with no_grad():
+        layer.weight.value.copy_(make(rng.normal(size=2)))
+        layer.bias.value.copy_(make(rng.normal(size=2)))
+    check_module_grad(layer, rng.normal(size=(4, 2, 2)), atol=1e-5)
+
+
+def test_batch_norm_without_running_stats_and_errors():
+    layer = nn.BatchNorm2d(2, affine=False, track_running_stats=False, backend=BACKEND)
+    assert layer.parameters() == []
+    layer.eval()
+    x = np.random.default_rng(9).normal(size=(2, 2, 2, 2))
+    np.testing.assert_allclose(layer(make(x)).to_numpy(), batch_norm_ref(x), atol=1e-10)
+    with pytest.raises(ValueError, match=r"BatchNorm2d\(2\) expects .* got shape"):
+        layer(make(np.zeros((2, 3, 2, 2))))
+    with pytest.raises(ValueError, match=r"more than 1 value per channel"):
+        nn.BatchNorm1d(2, backend=BACKEND)(make(np.zeros((1, 2))))
+
+
+def test_layer_norm():
+    layer = nn.LayerNorm((2, 3), backend=BACKEND)
+    rng = np.random.default_rng(10)
+    x = rng.normal(size=(4, 2, 3)) * 5 + 1
+    flat = x.reshape(4, 6)
+    expected = (flat - flat.mean(1, keepdims=True)) / np.sqrt(
+        flat.var(1, keepdims=True) + 1e-5
+    )
+    np.testing.assert_allclose(
+        layer(make(x)).to_numpy(), expected.reshape(4, 2, 3), atol=1e-10
+    )
+    with no_grad():
+        layer.weight.value.copy_(make(rng.normal(size=(2, 3))))
+        layer.bias.value.copy_(make(rng.normal(size=(2, 3))))
+    check_module_grad(layer, x[:2], atol=1e-5)
+    with pytest.raises(ValueError, match=r"last dims to be \(2, 3\), got shape"):
+        layer(make(np.zeros((2, 3, 2))))
+
+
+# ---------------------------------------------------- containers and others
+def test_dropout_layer_follows_train_and_eval():
+    manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 3, backend=BACKEND), nn.Dropout(0.5))
+    x = make(np.ones((10, 3)))
+    assert model[1].training
+    assert np.count_nonzero(model(x).to_numpy() == 0.0) > 0
+    model.eval()
+    assert not model[1].training
+    expected = np.ones((10, 3)) @ value(model[0].weight).T + value(model[0].bias)
+    np.testing.assert_allclose(model(x).to_numpy(), expected)
+    with pytest.raises(ValueError, match=r"between 0 and 1"):
+        nn.Dropout(2.0)
+
+
+def test_a_small_cnn_has_pytorch_like_names_and_shapes():
+    class Net(Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(1, 2, 3, padding=1, backend=BACKEND),
+                nn.ReLU(),
+                nn.MaxPool2d(2),
+                nn.Flatten(),
+            )
+            self.head = nn.Linear(2 * 2 * 2, 3, backend=BACKEND)
+            self.out = nn.LogSoftmax(dim=1)
+
+        def forward(self, x):
+            return self.out(self.head(self.features(x)))
+
+    net = Net()
+    names = [name for name, _ in net.named_parameters()]
+    assert names == ["features.0.weight", "features.0.bias", "head.weight", "head.bias"]
+    out = net(make(np.random.default_rng(11).normal(size=(2, 1, 4, 4))))
+    assert out.shape == (2, 3)
+    np.testing.assert_allclose(np.exp(out.to_numpy()).sum(1), 1.0)
+
+
+def test_parameter_free_layers():
+    x = np.array([[-1.0, 2.0], [0.5, -3.0]])
+    np.testing.assert_array_equal(nn.ReLU()(make(x)).to_numpy(), np.maximum(x, 0))
+    np.testing.assert_allclose(nn.Tanh()(make(x)).to_numpy(), np.tanh(x))
+    np.testing.assert_allclose(nn.Sigmoid()(make(x)).to_numpy(), 1 / (1 + np.exp(-x)))
+    assert nn.Flatten()(make(np.zeros((2, 3, 4)))).shape == (2, 12)
+    assert nn.Flatten(0, 1)(make(np.zeros((2, 3, 4)))).shape == (6, 4)
+    assert nn.Identity()(make(x)).tolist() == x.tolist()
+    probs = nn.Softmax(dim=0)(make(x)).to_numpy()
+    np.testing.assert_allclose(probs.sum(0), 1.0)
+    pooled = nn.AvgPool2d(2)(make(np.arange(16.0).reshape(1, 1, 4, 4)))
+    assert pooled.tolist() == [[[[2.5, 4.5], [10.5, 12.5]]]]

@@ -1,0 +1,185 @@
+"""Task 4.6: the optimizers, step by step against their update equations written
+out in NumPy."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List
+
+import numpy as np
+import pytest
+
+from module0_fundamentals import Parameter
+from module4_networks import optim
+from tests.module4.helpers import make
+
+pytestmark = pytest.mark.task4_6
+
+STEPS = 4
+
+
+def gradients(seed: int, shape=(2, 3)) -> List[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=shape) for _ in range(STEPS)]
+
+
+def run(make_optimizer: Callable, p0: np.ndarray, grads: List[np.ndarray]):
+    """Apply ``optimizer.step()`` with the given gradient sequence; return the
+    parameter after each step."""
+    p = make(p0, requires_grad=True)
+    opt = make_optimizer([p])
+    values = []
+    for g in grads:
+        opt.zero_grad()
+        assert p.grad is None
+        p.grad = make(g)
+        opt.step()
+        values.append(p.to_numpy())
+    return values
+
+
+def sgd_ref(
+    p, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False
+):
+    out, buf = [], None
+    for g in grads:
+        g = g + weight_decay * p
+        if momentum:
+            buf = g.copy() if buf is None else momentum * buf + (1 - dampening) * g
+            g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+        out.append(p)
+    return out
+
+
+def rmsprop_ref(
+    p, grads, lr, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False
+):
+    out = []
+    v, gbar, buf = np.zeros_like(p), np.zeros_like(p), np.zeros_like(p)
+    for g in grads:
+        g = g + weight_decay * p
+        v = alpha * v + (1 - alpha) * g * g
+        if centered:
+            gbar = alpha * gbar + (1 - alpha) * g
+            denom = np.sqrt(v - gbar * gbar) + eps
+        else:
+            denom = np.sqrt(v) + eps
+        if momentum:
+            buf = momentum * buf + g / denom
+            p = p - lr * buf
+        else:
+            p = p - lr * g / denom
+        out.append(p)
+    return out
+
+
+def adam_ref(
+    p, grads, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, decoupled=False
+):
+    out = []
+    m, v = np.zeros_like(p), np.zeros_like(p)
+    b1, b2 = betas
+    for t, g in enumerate(grads, start=1):
+        if decoupled:
+            p = p * (1 - lr * weight_decay)
+        else:
+            g = g + weight_decay * p
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
+        p = p - lr * m_hat / (np.sqrt(v_hat) + eps)
+        out.append(p)
+    return out
+
+
+CASES: Dict[str, tuple] = {
+    "sgd": (optim.SGD, sgd_ref, dict(lr=0.1)),
+    "sgd_momentum": (optim.SGD, sgd_ref, dict(lr=0.1, momentum=0.9)),
+    "sgd_dampening_decay": (
+        optim.SGD,
+        sgd_ref,
+        dict(lr=0.05, momentum=0.8, dampening=0.3, weight_decay=0.1),
+    ),
+    "sgd_nesterov": (
+        optim.SGD,
+        sgd_ref,
+        dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+    ),
+    "rmsprop": (optim.RMSprop, rmsprop_ref, dict(lr=0.01)),
+    "rmsprop_centered_momentum": (
+        optim.RMSprop,
+        rmsprop_ref,
+        dict(lr=0.01, alpha=0.9, centered=True, momentum=0.5, weight_decay=0.1),
+    ),
+    "adam": (optim.Adam, adam_ref, dict(lr=0.01)),
+    "adam_l2": (
+        optim.Adam,
+        adam_ref,
+        dict(lr=0.02, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_steps_follow_the_update_equations(case):
+    cls, reference, kwargs = CASES[case]
+    p0 = np.random.default_rng(0).normal(size=(2, 3))
+    grads = gradients(1)
+    got = run(lambda params: cls(params, **kwargs), p0, grads)
+    expected = reference(p0, grads, **kwargs)
+    for step, (a, b) in enumerate(zip(got, expected), start=1):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14, err_msg=f"step {step}")
+
+
+def test_adamw_decouples_weight_decay_from_the_gradient_statistics():
+    p0 = np.random.default_rng(2).normal(size=(3,))
+    grads = gradients(3, shape=(3,))
+    got = run(lambda ps: optim.AdamW(ps, lr=0.01, weight_decay=0.5), p0, grads)
+    expected = adam_ref(p0, grads, lr=0.01, weight_decay=0.5, decoupled=True)
+    np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-12)
+    coupled = adam_ref(p0, grads, lr=0.01, weight_decay=0.5)
+    assert not np.allclose(got[-1], coupled[-1])
+    assert optim.AdamW([make(p0, requires_grad=True)]).defaults["weight_decay"] == 0.01
+
+
+def test_adam_first_step_is_lr_times_the_sign_of_the_gradient():
+    # Bias correction makes m_hat = g and v_hat = g^2 at step 1.
+    p0, g = np.zeros(3), np.array([0.001, -20.0, 3.0])
+    (got,) = run(lambda ps: optim.Adam(ps, lr=0.1, eps=0.0), p0, [g])
+    np.testing.assert_allclose(got, -0.1 * np.sign(g))
+
+
+def test_parameters_are_updated_in_place_and_ones_without_grad_are_skipped():
+    a = Parameter(make(np.ones(2)))
+    b = Parameter(make(np.ones(2)))
+    before = a.value
+    opt = optim.SGD([a, b], lr=0.5)
+    a.value.grad = make(np.array([1.0, 2.0]))
+    opt.step()
+    assert a.value is before
+    np.testing.assert_allclose(a.value.to_numpy(), [0.5, 0.0])
+    np.testing.assert_allclose(b.value.to_numpy(), [1.0, 1.0])
+    opt.zero_grad()
+    assert a.value.grad is None
+
+
+def test_param_groups_carry_their_own_options_and_lr_can_change():
+    a, b = make(np.ones(1), requires_grad=True), make(np.ones(1), requires_grad=True)
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 1.0}], lr=0.1)
+    a.grad, b.grad = make(np.ones(1)), make(np.ones(1))
+    opt.step()
+    assert a.item() == pytest.approx(0.9) and b.item() == pytest.approx(0.0)
+    opt.param_groups[0]["lr"] = 0.5
+    opt.step()
+    assert a.item() == pytest.approx(0.4)
+
+
+def test_a_real_backward_pass_feeds_the_optimizer():
+    # Minimise (p - 3)^2 from p = 0: the gradient comes from autodiff.
+    p = make(np.zeros(1), requires_grad=True)
+    opt = optim.SGD([p], lr=0.1, momentum=0.5)
+    for _ in range(60):
+        opt.zero_grad()
+        ((p - 3.0) * (p - 3.0)).sum().backward()
+        opt.step()
+    assert p.item() == pytest.approx(3.0, abs=1e-3)

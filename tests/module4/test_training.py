@@ -1,0 +1,122 @@
+"""Task 4.5: the training scripts, on tiny data the tests make themselves.
+
+These run Numba's fast backend, as the scripts do, on a few hundred 8x8 digits and
+a made-up sentiment task, so they check that the pieces learn together; the real
+accuracy runs (MNIST, SST-2) are documented in module4_networks/README.md.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+
+from module2_tensors import manual_seed, tensor
+from module3_fast_ops.fast_ops import FastBackend
+from module4_networks import optim
+from project import run_mnist_multiclass as mnist
+from project import run_sentiment as sentiment
+
+pytestmark = pytest.mark.task4_5
+
+
+# ------------------------------------------------------------------- digits
+def test_the_cnn_maps_images_to_log_probabilities():
+    manual_seed(0)
+    for size in (8, 28):
+        model = mnist.Network(size, channels=(2, 3), hidden=8)
+        x = tensor(
+            np.random.default_rng(0).normal(size=(3, 1, size, size)), FastBackend
+        )
+        out = model(x).to_numpy()
+        assert out.shape == (3, 10)
+        np.testing.assert_allclose(np.exp(out).sum(axis=1), 1.0)
+    names = [name for name, _ in model.named_parameters()]
+    assert names[:2] == ["conv1.weight", "conv1.bias"] and names[-1] == "fc2.bias"
+
+
+def test_train_step_fits_a_small_batch():
+    manual_seed(1)
+    x_train, y_train, _, _ = mnist.load_digits_split(seed=0)
+    x_train = (x_train - x_train.mean()) / x_train.std()
+    model = mnist.Network(8, channels=(4, 8), hidden=32, dropout=0.0)
+    opt = optim.Adam(model.parameters(), lr=1e-2)
+    x = tensor(x_train[:32, None], backend=FastBackend)
+    losses = [mnist.train_step(model, opt, x, y_train[:32]) for _ in range(20)]
+    # It starts near ln(10) = 2.3 (guessing) and memorises the 32 images.
+    assert 2.0 < losses[0] < 2.6 and losses[-1] < 0.2
+
+
+def test_training_on_digits_generalises():
+    history = mnist.train(
+        "digits",
+        epochs=3,
+        batch_size=32,
+        lr=3e-3,
+        train_size=600,
+        log=lambda s: None,
+        show_progress=False,
+    )
+    assert len(history.rows) == 3
+    assert history.column("train_loss")[-1] < history.column("train_loss")[0]
+    assert history.last("test_acc") >= 0.85  # 600 training images, 360 test images
+
+
+def test_the_command_line_writes_the_curves(tmp_path, capsys):
+    plot = tmp_path / "curves.png"
+    argv = ["--epochs", "1", "--train-size", "64", "--channels", "2", "2", "--hidden"]
+    assert mnist.main(argv + ["8", "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "final test accuracy" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- sentiment
+def write_toy_sst(directory) -> None:
+    """A sentiment task a word detector solves: 'good'/'great' vs 'bad'/'awful',
+    among neutral filler words, in sentences of 2 to 8 words."""
+    rng = np.random.default_rng(0)
+    filler = "the film was a story with some actors and music".split()
+    for name, n in (("train", 240), ("test", 60)):
+        lines = ["sentence\tlabel"]
+        for _ in range(n):
+            label = int(rng.integers(0, 2))
+            words = list(rng.choice(filler, size=int(rng.integers(1, 8))))
+            cue = ["bad", "awful"][rng.integers(0, 2)]
+            if label:
+                cue = ["good", "great"][rng.integers(0, 2)]
+            words.insert(int(rng.integers(0, len(words) + 1)), cue)
+            lines.append(" ".join(words) + " \t" + str(label))
+        (directory / f"{name}.tsv").write_text("\n".join(lines) + "\n")
+
+
+def test_sentiment_cnn_shapes():
+    manual_seed(0)
+    model = sentiment.SentimentCNN(20, embedding_dim=6, filters=4, widths=(2, 3))
+    logits = model(np.array([[2, 3, 4, 0], [5, 6, 0, 0]]))
+    assert logits.shape == (2, 2)
+    names = [name for name, _ in model.named_parameters()]
+    assert names == [
+        "embedding.weight",
+        "convs.0.weight",
+        "convs.0.bias",
+        "convs.1.weight",
+        "convs.1.bias",
+        "fc.weight",
+        "fc.bias",
+    ]
+
+
+def test_sentiment_training_learns_the_cue_words(tmp_path):
+    write_toy_sst(tmp_path)
+    history = sentiment.train(
+        data_dir=str(tmp_path),
+        epochs=4,
+        batch_size=16,
+        lr=1e-2,
+        embedding_dim=8,
+        filters=4,
+        log=lambda s: None,
+        show_progress=False,
+    )
+    assert history.last("test_acc") >= 0.9
+    assert "dev_acc" not in history.rows[-1]
