@@ -12,7 +12,8 @@ exists), and the same operations in NumPy and, when it is installed, PyTorch
 PyTorch.
 
 Writes ``bench.md`` (Markdown tables, with the machine and the command),
-``bench.json`` and ``bench.png`` (a plot) into the output directory.
+``bench.json`` and ``bench.png`` (a plot; needs matplotlib) into the output
+directory. Also runs as ``python -m kindling.bench``.
 
 Times are the best of several runs after a warm-up run (which pays Numba's
 compilation), so they measure the code, not the compiler.
@@ -435,20 +436,26 @@ def plot(rows: List[Row], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     ops = list(SIZES)
+    measured = [r for r in rows if r.op in ops and r.seconds is not None]
+    impls = list(dict.fromkeys(r.impl for r in measured))
+    colors = {impl: f"C{k}" for k, impl in enumerate(impls)}  # same colour everywhere
     fig, axes = plt.subplots(1, len(ops), figsize=(4.2 * len(ops), 3.8))
     for ax, op in zip(axes, ops):
-        op_rows = [r for r in rows if r.op == op and r.seconds is not None]
-        for impl in dict.fromkeys(r.impl for r in op_rows):
-            points = [(r.n, r.seconds) for r in op_rows if r.impl == impl]
-            ax.plot(*zip(*points), marker="o", label=impl)
+        for impl in impls:
+            points = [
+                (r.n, r.seconds) for r in measured if r.op == op and r.impl == impl
+            ]
+            if points:
+                ax.plot(*zip(*points), marker="o", color=colors[impl], label=impl)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_title(op)
-        ax.set_xlabel("n")
+        ax.set_xlabel("n (tensors of n x n)")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("seconds per call")
-    axes[-1].legend(fontsize=8)
-    fig.tight_layout()
+    handles = [plt.Line2D([], [], color=colors[i], marker="o") for i in impls]
+    fig.legend(handles, impls, loc="upper center", ncol=len(impls), fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -522,8 +529,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     (out / "bench.json").write_text(
         json.dumps({"machine": info, "rows": [asdict(r) for r in rows]}, indent=2)
     )
-    plot(rows, out / "bench.png")
-    print(f"wrote {out / 'bench.md'}, {out / 'bench.json'} and {out / 'bench.png'}")
+    written = [out / "bench.md", out / "bench.json"]
+    try:
+        plot(rows, out / "bench.png")
+        written.append(out / "bench.png")
+    except ImportError:
+        print("no plot: matplotlib is not installed (pip install matplotlib)")
+    print("wrote " + ", ".join(str(path) for path in written))
     return 0
 
 
