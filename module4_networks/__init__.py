@@ -12,9 +12,11 @@ namespaces, used the PyTorch way::
     opt = optim.Adam(model.parameters(), lr=1e-3)
 """
 
+from typing import Any
+
 from module3_fast_ops import *
 
-from . import data, fast_conv, functional, init, losses, nn, optim
+from . import data, fast_conv, functional, init, losses, nn, optim, training
 from .functional import (
     argmax,
     avg_pool2d,
@@ -25,3 +27,15 @@ from .functional import (
     max_pool2d,
     softmax,
 )
+
+
+def __getattr__(name: str) -> Any:
+    # Module 3 imports its CUDA backend on first use; forward those names to it.
+    import module3_fast_ops
+
+    try:
+        return getattr(module3_fast_ops, name)
+    except AttributeError:
+        raise AttributeError(
+            f"module 'module4_networks' has no attribute {name!r}"
+        ) from None

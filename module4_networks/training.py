@@ -119,6 +119,7 @@ def save_curves(history: History, path: Union[str, Path], title: str) -> Optiona
     left.set(xlabel="epoch", ylabel="loss", title="loss")
     right.set(xlabel="epoch", ylabel="accuracy", title="accuracy", ylim=(0.0, 1.0))
     for ax in (left, right):
+        ax.set_xticks(epochs)
         ax.grid(alpha=0.3)
         ax.legend()
     fig.suptitle(title)

@@ -101,7 +101,7 @@ class SentimentCNN(nn.Module):
     def __init__(
         self,
         vocab_size: int,
-        embedding_dim: int = 64,
+        embedding_dim: int = 48,
         filters: int = 32,
         widths: Sequence[int] = (3, 4, 5),
         dropout: float = 0.5,
@@ -170,10 +170,10 @@ def evaluate(
 def train(
     data_dir: Optional[str] = None,
     cache_dir: Optional[str] = None,
-    epochs: int = 2,
-    batch_size: int = 64,
-    lr: float = 1e-3,
-    embedding_dim: int = 64,
+    epochs: int = 3,
+    batch_size: int = 128,
+    lr: float = 2e-3,
+    embedding_dim: int = 48,
     filters: int = 32,
     widths: Sequence[int] = (3, 4, 5),
     dropout: float = 0.5,
@@ -238,10 +238,10 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--data-dir", help="read train.tsv/test.tsv(/dev.tsv) here")
     parser.add_argument("--cache-dir", help="download SST-2 here (default ~/.cache)")
     parser.add_argument("--embeddings", help="GloVe-style word vectors (text file)")
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--embedding-dim", type=int, default=64)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--embedding-dim", type=int, default=48)
     parser.add_argument("--filters", type=int, default=32)
     parser.add_argument("--widths", type=int, nargs="+", default=[3, 4, 5])
     parser.add_argument("--dropout", type=float, default=0.5)

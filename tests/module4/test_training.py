@@ -120,3 +120,22 @@ def test_sentiment_training_learns_the_cue_words(tmp_path):
     )
     assert history.last("test_acc") >= 0.9
     assert "dev_acc" not in history.rows[-1]
+
+
+def test_sentiment_training_can_start_from_pretrained_vectors(tmp_path):
+    write_toy_sst(tmp_path)
+    glove = tmp_path / "vectors.txt"
+    glove.write_text("good 1 0 0 0\ngreat 1 0 0 0\nbad -1 0 0 0\nawful -1 0 0 0\n")
+    messages = []
+    history = sentiment.train(
+        data_dir=str(tmp_path),
+        epochs=3,
+        batch_size=16,
+        lr=1e-2,
+        filters=4,
+        embeddings=str(glove),
+        log=messages.append,
+        show_progress=False,
+    )
+    assert any("4 of" in m and "vectors.txt" in m for m in messages)
+    assert history.last("test_acc") >= 0.9
