@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from module4_networks import functional as F
 from tests.module4.helpers import check_grad, make
 from tests.module4.reference import conv1d_ref, conv2d_ref
-from tests.module4.strategies import conv1d_problems, conv2d_problems
+from tests.module4.strategies import (
+    Conv1dProblem,
+    Conv2dProblem,
+    conv1d_problems,
+    conv2d_problems,
+)
 
 task4_1 = pytest.mark.task4_1
 task4_2 = pytest.mark.task4_2
@@ -38,8 +43,10 @@ def test_conv1d_forward_with_bias_matches_reference(problem):
 
 
 @task4_1
-@settings(max_examples=6)
+@settings(max_examples=4)
 @given(conv1d_problems(max_width=6))
+# One case with everything at once: stride, padding, batch, channels, layouts.
+@example(Conv1dProblem((2, 2, 6), (3, 2, 3), 2, 1, 5, (2, 0, 1), (1, 2, 0)))
 def test_conv1d_gradients_match_central_differences(problem):
     x, w = problem.arrays()
     bias = np.random.default_rng(problem.seed).normal(size=w.shape[0])
@@ -88,8 +95,13 @@ def test_conv2d_forward_with_bias_matches_reference(problem):
 
 
 @task4_2
-@settings(max_examples=6)
+@settings(max_examples=4)
 @given(conv2d_problems(max_side=4))
+@example(
+    Conv2dProblem(
+        (2, 2, 4, 3), (2, 2, 2, 2), (2, 1), (1, 1), 7, (3, 1, 0, 2), (2, 3, 0, 1)
+    )
+)
 def test_conv2d_gradients_match_central_differences(problem):
     x, w = problem.arrays()
     bias = np.random.default_rng(problem.seed).normal(size=w.shape[0])
