@@ -6,10 +6,20 @@ one task marker (``task2_3``); after the run we print, for each task that ran:
 
     task  title  passed  failed  total  status
 
-with status ``done`` (every test passed), ``todo`` (every failure is the task's own
-``NotImplementedError("Task X.Y: ...")`` stub), ``blocked by X.Y`` (every failure is the
-stub of another task), or ``failing``. The same numbers are written as JSON to
-``.kindling/last-run.json`` for the dashboard (``--kindling-json`` moves it).
+with the statuses of :func:`kindling.progress.classify` (``done``, ``todo``,
+``blocked by X.Y``, ``failing``), then the next task to work on, chosen from this
+run and the earlier ones (:func:`kindling.progress.next_task`). The results are
+added to ``.kindling/progress.json`` (``--kindling-json`` moves it, ``''`` skips
+it): the latest result of every task, with its time, so that a run of one task
+keeps the others' results; the dashboard reads the same file.
+
+A test that fails only because it reached a student stub (``NotImplementedError(
+"Task 0.1: ...")``) is not a bug to debug: its traceback is left out of the
+failures section, and one line per stub says what to write and where::
+
+    Task 0.1: implement neg — module0_fundamentals/operators.py:42 (3 tests)
+
+Real failures keep their full tracebacks.
 
 The task of a test and the stub found in its failure travel in
 ``report.user_properties``, so the summary is also right under pytest-xdist, where
@@ -18,18 +28,23 @@ reports are made in worker processes.
 
 from __future__ import annotations
 
-import json
+import os
 import re
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
+from kindling.progress import classify, merge_results, next_task, read_progress
 from kindling.registry import load_registry
+
+__all__ = ["classify", "stub_task", "stub_location", "task_of_item", "TaskResult"]
 
 TASK_PROPERTY = "kindling_task"
 STUB_PROPERTY = "kindling_stub"
+STUB_LINE_PROPERTY = "kindling_stub_line"
 STUB_MESSAGE = re.compile(r"^Task (\d+\.\d+)\b")
 MARKER = re.compile(r"^task(\d+)_(\d+)$")
 
@@ -62,14 +77,42 @@ def _exception_chain(exc: BaseException) -> Iterator[BaseException]:
         stack.append(current.__context__)
 
 
-def stub_task(exc: BaseException) -> Optional[str]:
-    """The task named by a student-stub ``NotImplementedError`` in ``exc``, if any."""
+def _stub_error(exc: BaseException) -> Optional[NotImplementedError]:
     for current in _exception_chain(exc):
         if isinstance(current, NotImplementedError) and current.args:
-            match = STUB_MESSAGE.match(str(current.args[0]))
-            if match:
-                return match[1]
+            if STUB_MESSAGE.match(str(current.args[0])):
+                return current
     return None
+
+
+def stub_task(exc: BaseException) -> Optional[str]:
+    """The task named by a student-stub ``NotImplementedError`` in ``exc``, if any."""
+    error = _stub_error(exc)
+    if error is None:
+        return None
+    match = STUB_MESSAGE.match(str(error.args[0]))
+    return match[1] if match else None
+
+
+def stub_location(exc: BaseException, root: Optional[Path] = None) -> Optional[str]:
+    """``"Task 0.1: implement neg — module0_fundamentals/operators.py:42"``: the
+    stub's message and the line that raised it (relative to ``root``)."""
+    error = _stub_error(exc)
+    if error is None:
+        return None
+    tb = error.__traceback__
+    where = ""
+    while tb is not None:
+        if tb.tb_next is None:
+            filename = Path(tb.tb_frame.f_code.co_filename)
+            if root is not None:
+                try:
+                    filename = filename.resolve().relative_to(Path(root).resolve())
+                except ValueError:
+                    pass
+            where = f" — {filename.as_posix()}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return f"{error.args[0]}{where}"
 
 
 @dataclass
@@ -99,35 +142,30 @@ class TaskResult:
         return data
 
 
-def classify(task: str, passed: int, failed: int, stubs: List[str]) -> str:
-    """The status of a task from its counts and the stub task of each failure.
-
-    ``stubs`` holds one entry per failure: the task whose ``NotImplementedError``
-    caused it, or ``""`` for a failure of any other kind.
-    """
-    if failed == 0:
-        return "done" if passed else "no tests"
-    if len(stubs) < failed or "" in stubs:
-        return "failing"
-    if task in stubs:
-        return "todo"
-    earliest = min(stubs, key=lambda t: tuple(int(p) for p in t.split(".")))
-    return f"blocked by {earliest}"
+def _is_stub_report(report) -> bool:
+    return bool(dict(getattr(report, "user_properties", ())).get(STUB_LINE_PROPERTY))
 
 
 class ProgressRecorder:
     """Collects per-test outcomes by task and prints the summary table."""
 
-    def __init__(self, json_path: Optional[Path]) -> None:
+    def __init__(self, json_path: Optional[Path], root: Path) -> None:
         self.json_path = json_path
-        # nodeid -> (task, outcome, stub); the last failing phase wins.
+        self.root = root
+        # nodeid -> (task, outcome, stub, message); the last failing phase wins.
         self.outcomes: Dict[str, tuple] = {}
+        # stub line -> how many tests stopped there
+        self.stub_lines: Dict[str, int] = {}
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
         outcome = yield
         report = outcome.get_result()
         task = task_of_item(item)
+        if report.failed and call.excinfo is not None:
+            line = stub_location(call.excinfo.value, item.config.rootpath)
+            if line:
+                report.user_properties.append((STUB_LINE_PROPERTY, line))
         if task is None:
             return
         report.user_properties.append((TASK_PROPERTY, task))
@@ -137,6 +175,9 @@ class ProgressRecorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
+        if report.failed and props.get(STUB_LINE_PROPERTY):
+            line = props[STUB_LINE_PROPERTY]
+            self.stub_lines[line] = self.stub_lines.get(line, 0) + 1
         task = props.get(TASK_PROPERTY)
         if task is None:
             return
@@ -144,7 +185,10 @@ class ProgressRecorder:
         if previous is not None and previous[1] == "failed":
             return  # a failure in setup or call is not undone by teardown
         if report.failed:
-            message = str(report.longrepr)[-2000:] if report.longrepr else ""
+            if props.get(STUB_LINE_PROPERTY):
+                message = props[STUB_LINE_PROPERTY]
+            else:
+                message = str(report.longrepr)[-2000:] if report.longrepr else ""
             self.outcomes[report.nodeid] = (
                 task,
                 "failed",
@@ -183,31 +227,80 @@ class ProgressRecorder:
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         results = self.results()
+        write = terminalreporter.write_line
+        if self.stub_lines:
+            count = sum(self.stub_lines.values())
+            terminalreporter.section(
+                f"not implemented yet ({count} test(s) stopped at a stub)"
+            )
+            for line, tests in sorted(self.stub_lines.items()):
+                write(f"{line} ({tests} test{'s' if tests != 1 else ''})")
         if not results:
             return
-        write = terminalreporter.write_line
         terminalreporter.section("Kindling progress")
         write(format_table(results))
         done = sum(r.points for r in results if r.status == "done")
         possible = sum(r.points for r in results)
         write(f"tasks done: {sum(r.status == 'done' for r in results)}/{len(results)}")
         write(f"points of the tasks run: {done}/{possible} (all-or-nothing estimate)")
-        nxt = next((r for r in results if r.status != "done"), None)
-        if nxt is not None:
-            marker = "task" + nxt.id.replace(".", "_")
-            write(f"next: Task {nxt.id} ({nxt.title}): pytest -m {marker}")
+        earlier: Dict[str, dict] = {}
         if self.json_path is not None:
+            stored = read_progress(self.json_path, self.root)["tasks"]
+            assert isinstance(stored, dict)
+            earlier = stored
             try:
-                self.json_path.parent.mkdir(parents=True, exist_ok=True)
-                payload = {"tasks": [r.to_json() for r in results]}
-                self.json_path.write_text(json.dumps(payload, indent=2))
+                merge_results(
+                    self.json_path,
+                    [r.to_json() for r in results],
+                    self.root,
+                    load_registry(),
+                )
             except OSError as error:  # a read-only checkout must not fail the run
                 write(f"(could not write {self.json_path}: {error})")
+        ran = {r.id for r in results}
+        kept = {k: v for k, v in earlier.items() if k not in ran}
+        stale = sorted(
+            (k for k, v in kept.items() if v.get("stale_files")),
+            key=lambda t: tuple(int(p) for p in t.split(".")),
+        )
+        if kept:
+            write(
+                f"earlier results kept for {len(kept)} other task(s)"
+                + (
+                    f"; stale (files changed since): {', '.join(stale)}"
+                    if stale
+                    else ""
+                )
+            )
+        combined: Dict[str, dict] = dict(kept)
+        combined.update({r.id: r.to_json() for r in results})
+        upcoming = next_task(load_registry(), combined)
+        if upcoming is not None:
+            write(
+                f"next: Task {upcoming.id} ({upcoming.title}): "
+                f"{python_command(self.root)} -m pytest -m {upcoming.marker}"
+            )
+
+
+def python_command(root: Path) -> str:
+    """How to name this Python in a command the student can paste: its path
+    relative to the checkout when it lives there (``.venv/bin/python``), else
+    ``python``."""
+    executable = Path(sys.executable)
+    try:
+        return executable.relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        try:
+            return executable.relative_to(Path(root)).as_posix()
+        except ValueError:
+            return "python"
 
 
 def format_table(results: List[TaskResult]) -> str:
     """The progress table as aligned text."""
-    rows = [("task", "title", "passed", "failed", "total", "status")]
+    rows: List[Tuple[str, ...]] = [
+        ("task", "title", "passed", "failed", "total", "status")
+    ]
     for r in results:
         rows.append(
             (r.id, r.title, str(r.passed), str(r.failed), str(r.total), r.status)
@@ -223,20 +316,45 @@ def format_table(results: List[TaskResult]) -> str:
     return "\n".join(lines)
 
 
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    """Keep the tracebacks of stub failures out of pytest's own sections.
+
+    This wrapper runs around the terminal reporter's: the stub reports leave
+    ``stats`` while it prints FAILURES and the short summary, and come back
+    before the final counts line, which still counts them.
+    """
+    hidden: Dict[str, list] = {}
+    for key in ("failed", "error"):
+        reports = terminalreporter.stats.get(key, [])
+        stubs = [r for r in reports if _is_stub_report(r)]
+        if stubs:
+            hidden[key] = stubs
+            terminalreporter.stats[key] = [r for r in reports if not _is_stub_report(r)]
+    try:
+        yield
+    finally:
+        for key, stubs in hidden.items():
+            terminalreporter.stats.setdefault(key, []).extend(stubs)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kindling")
     group.addoption(
         "--kindling-json",
-        default=".kindling/last-run.json",
-        help="where to write the per-task results as JSON ('' to skip)",
+        default=os.path.join(".kindling", "progress.json"),
+        help="the file that keeps every task's latest result ('' to skip)",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Under xdist the workers report to the controller; only it summarises.
+    root = Path(config.rootpath)
     if hasattr(config, "workerinput"):
-        config.pluginmanager.register(ProgressRecorder(None), "kindling-progress")
+        config.pluginmanager.register(ProgressRecorder(None, root), "kindling-progress")
         return
     path = config.getoption("--kindling-json")
-    json_path = Path(config.rootpath, path) if path else None
-    config.pluginmanager.register(ProgressRecorder(json_path), "kindling-progress")
+    json_path = Path(root, path) if path else None
+    config.pluginmanager.register(
+        ProgressRecorder(json_path, root), "kindling-progress"
+    )

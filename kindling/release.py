@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from kindling.registry import Registry, load_registry
+from kindling.registry import Registry, parse_registry
 
 BEGIN = re.compile(
     r"^(?P<indent>[ \t]*)# BEGIN SOLUTION (?P<task>\d+\.\d+)(?P<rest>.*)$"
@@ -261,6 +261,88 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def check_source(source: Path) -> None:
+    """Refuse what is not the instructor source of a course (with a clear reason)."""
+    registry_file = source / "kindling" / "tasks.toml"
+    if not source.is_dir():
+        raise ReleaseError(f"the source {source} is not a directory")
+    if not registry_file.is_file():
+        raise ReleaseError(
+            f"{source} is not a Kindling course source (it has no kindling/tasks.toml);"
+            " run 'kindling release OUT' in the instructor source, or pass "
+            "--source DIR"
+        )
+    if (source / MANIFEST).is_file():
+        raise ReleaseError(
+            f"{source} is a student edition (it has {MANIFEST}), not the instructor "
+            "source: cut editions from the source that holds the solutions"
+        )
+    if not any(p.is_dir() for p in source.glob("module*_*")):
+        raise ReleaseError(
+            f"{source} is not a Kindling course source (no module packages)"
+        )
+
+
+STUDENT_README = Path(__file__).with_name("templates") / "STUDENT_README.md"
+MODULE_SUMMARY = {
+    0: "scalar operators, property tests, higher-order functions, "
+    "`Module`/`Parameter`, toy datasets",
+    1: "numerical derivatives, `Scalar` autodiff (reverse mode), SGD, forward mode "
+    "with dual numbers, symbolic differentiation",
+    2: "strided `TensorData`, broadcasting, tensor operations and their gradients, "
+    "shape ops, grad modes",
+    3: "Numba CPU-parallel map/zip/reduce and matmul, CUDA kernels with shared "
+    "memory, benchmarks",
+    4: "conv1d/conv2d, pooling, softmax, dropout, the `nn` library, optimizers; "
+    "training on images and text",
+}
+
+
+def student_readme(out: Path, registry: Registry, through: Optional[int]) -> str:
+    """The README of a student edition: what the course is, how to set up, how to
+    check a task, how progress and grading work, and the edition's task table."""
+    modules = sorted({task.module for task in registry})
+    scope = (
+        f"This edition holds Modules 0 to {max(modules)}; the next modules come "
+        "as a new edition (see the end of this page)."
+        if through is not None
+        else ""
+    )
+    table = ["| module | package | you build |", "|---|---|---|"]
+    for module in modules:
+        packages = sorted(p.name for p in out.glob(f"module{module}_*") if p.is_dir())
+        package = f"`{packages[0]}`" if packages else "-"
+        table.append(f"| {module} | {package} | {MODULE_SUMMARY.get(module, '')} |")
+    tasks = "\n".join(
+        f"| {t.id} | {t.title} | {t.points} | `.venv/bin/python -m pytest -m "
+        f"{t.marker}` |"
+        for t in registry
+    )
+    total = sum(t.points for t in registry)
+    grading = (
+        f"The tasks of this edition are worth {total} points. Your instructor "
+        "grades your repository with the course's tests, each task on its own: "
+        "a task earns its points when all of its tests pass (some tasks count the "
+        "share of tests passed). The progress table's points are an estimate of "
+        "that."
+    )
+    if (out / ".github" / "workflows" / "classroom.yml").is_file():
+        grading += (
+            " On GitHub, every push runs the tests of every task "
+            "(`.github/workflows/classroom.yml`); the score it shows is your own "
+            "progress report, not the final grade."
+        )
+    text = STUDENT_README.read_text(encoding="utf-8")
+    for key, value in (
+        ("{scope}", scope),
+        ("{modules}", "\n".join(table)),
+        ("{grading}", grading),
+        ("{tasks}", tasks),
+    ):
+        text = text.replace(key, value)
+    return text.replace("\n\n\n", "\n\n")
+
+
 def release(
     source: Path,
     out: Path,
@@ -268,9 +350,19 @@ def release(
     force: bool = False,
     registry: Optional[Registry] = None,
 ) -> Dict[str, object]:
-    """Write the student edition of ``source`` into ``out``; return a summary."""
+    """Write the student edition of ``source`` into ``out``; return a summary.
+
+    ``source`` must be a course's instructor source (its registry
+    ``kindling/tasks.toml``, whose tasks are used, and its packages); the edition
+    gets a README written for students instead of the source's.
+    """
     source, out = Path(source).resolve(), Path(out).resolve()
-    registry = registry or load_registry()
+    check_source(source)
+    if registry is None:
+        registry_file = source / "kindling" / "tasks.toml"
+        registry = parse_registry(
+            registry_file.read_text(encoding="utf-8"), str(registry_file)
+        )
     if out == source or source in out.parents:
         raise ReleaseError(f"the edition cannot be written inside the source: {out}")
     if out.exists() and any(out.iterdir()):
@@ -309,6 +401,13 @@ def release(
 
     edition_tasks = registry if through is None else registry.through(through)
     written += [p for p in write_workflows(out, edition_tasks) if p not in written]
+
+    # The source's README speaks to instructors; the edition gets one for students.
+    (out / "README.md").write_text(
+        student_readme(out, edition_tasks, through), encoding="utf-8"
+    )
+    if "README.md" not in written:
+        written.append("README.md")
 
     # The manifest lets the grader report edits to files students should not change.
     protected = {

@@ -71,7 +71,7 @@ PAGES = [
         "dashboard/progress.py",
         title="Progress",
         icon=":material/checklist:",
-        url_path="progress",
+        url_path="overview",
         default=True,
     ),
     st.Page(
@@ -103,6 +103,15 @@ PAGES = [
         title="Module 4 · Networks",
         icon=":material/neurology:",
         url_path="module4",
+    ),
+    # Streamlit serves the default page at "/" only; this hidden twin makes the
+    # Progress page's own address, /progress, work too (links, bookmarks).
+    st.Page(
+        "dashboard/progress.py",
+        title="Progress",
+        icon=":material/checklist:",
+        url_path="progress",
+        visibility="hidden",
     ),
 ]
 

@@ -1,10 +1,12 @@
 """Progress: every task of the course, its status in this checkout, and what to do
 next.
 
-The statuses come from the per-task results that the course's pytest plugin writes
-after every run (``.kindling/last-run.json``), or from a run started here: the button
-runs pytest in a subprocess (``--kindling-json`` into a temporary file) and follows
-its progress line by line (see :mod:`project.dashboard.runner`).
+The statuses come from the results that the course's pytest plugin keeps after every
+run (``.kindling/progress.json``: the latest result of every task, with its time),
+whether pytest ran in a terminal or from the button here, which runs it in a
+subprocess and follows its progress line by line (see
+:mod:`project.dashboard.runner`). A result measured on student files that changed
+since is marked *stale*.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import streamlit as st
 
 from project.dashboard.common import marker, registry
 from project.dashboard.runner import (
-    LAST_RUN,
+    PROGRESS,
     earned,
     next_task,
     read_results,
@@ -30,16 +32,14 @@ reg = registry()
 tasks = list(reg)
 st.title("Progress")
 st.markdown(
-    "Every task of the course with its status in this checkout. Statuses come from "
-    "the last `pytest` run (the course's pytest plugin saves them in "
-    "`.kindling/last-run.json`) or from a run started below."
+    "Every task of the course with its status in this checkout: the latest result "
+    "of each task, from `pytest` in a terminal or from a run started below (the "
+    "course's pytest plugin keeps them in `.kindling/progress.json`). A result is "
+    "*stale* when a file it depends on changed since."
 )
 
-file_results = read_results(LAST_RUN)
+results: Dict[str, dict] = read_results(PROGRESS)
 run = st.session_state.get("progress_run")
-results: Dict[str, dict] = dict(file_results)
-if run:
-    results.update(run["results"])
 
 with st.container(border=True):
     scopes: Dict[str, list] = {"Every task": []}
@@ -66,8 +66,7 @@ with st.container(border=True):
             outcome = run_tests(selection, files)
         st.session_state["progress_run"] = outcome
         run = outcome
-        results = dict(file_results)
-        results.update(run["results"])
+        results = read_results(PROGRESS)
         if not run["results"]:
             st.warning(
                 "pytest did not report any task results (exit code "
@@ -81,11 +80,11 @@ with st.container(border=True):
         )
         with st.expander("pytest output"):
             st.code(run["log"] or "(no output)", language="text")
-    elif file_results:
+    elif results:
         stamp = time.strftime(
-            "%Y-%m-%d %H:%M", time.localtime(LAST_RUN.stat().st_mtime)
+            "%Y-%m-%d %H:%M", time.localtime(PROGRESS.stat().st_mtime)
         )
-        st.caption(f"Showing the results of the last pytest run ({stamp}).")
+        st.caption(f"Showing the latest result of each task (last run {stamp}).")
     else:
         st.caption(
             "No results yet: run the tests above, or `pytest` in a terminal "
@@ -104,10 +103,14 @@ st.progress(points / total_points if total_points else 0.0)
 
 upcoming = next_task(tasks, results)
 if upcoming is None:
-    st.success("Every task is done. 🎉")
+    # No emoji: many Linux desktops have no font for them (a box shows instead).
+    st.success("Every task is done. Well done!", icon=":material/celebration:")
 else:
     result = results.get(upcoming.id)
-    state = status_label(result["status"] if result else "not run")
+    state = status_label(
+        result["status"] if result else "not run",
+        bool(result and result.get("stale_files")),
+    )
     st.subheader(f"Next: Task {upcoming.id} · {upcoming.title}")
     st.markdown(
         f"{upcoming.description}.  \n"
@@ -124,15 +127,20 @@ rows = []
 for task in tasks:
     result = results.get(task.id)
     status = result["status"] if result else "not run"
+    points = earned(task, result)
     rows.append(
         {
             "Task": task.id,
             "Title": task.title,
-            "Status": status_label(status),
+            "Status": status_label(status, bool(result and result.get("stale_files"))),
             "Passed": result.get("passed", 0) if result else None,
             "Tests": result.get("total", 0) if result else None,
             "Points": task.points,
-            "Earned": round(earned(task, result), 1),
+            "Earned": round(points, 1),
+            # Each bar is the share of its own task's points, so a finished 5-point
+            # task shows a full bar.
+            "Share": points / task.points if task.points else 0.0,
+            "Last run": result.get("time", "") if result else "",
             "Check with": f"pytest -m {task.marker}",
             "Files": ", ".join(task.files),
         }
@@ -157,8 +165,9 @@ st.dataframe(
     width="stretch",
     column_config={
         "Points": st.column_config.NumberColumn(format="%d"),
-        "Earned": st.column_config.ProgressColumn(
-            min_value=0, max_value=max(t.points for t in tasks), format="%.0f"
+        "Earned": st.column_config.NumberColumn(format="%.1f"),
+        "Share": st.column_config.ProgressColumn(
+            "Share of its points", min_value=0.0, max_value=1.0, format="percent"
         ),
     },
 )

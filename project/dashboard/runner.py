@@ -1,29 +1,31 @@
 """Running the course's tests from the dashboard, and reading their results.
 
-The course's pytest plugin (``kindling/pytest_plugin.py``) writes one record per task
-after every run: passed, failed, and a status (``done``, ``todo``, ``blocked by X.Y``,
-``failing``). The Progress page shows those records; :func:`run_tests` makes new ones
-by running pytest in a subprocess with ``--kindling-json`` pointing into a temporary
-folder, with a progress bar fed by pytest's ``[ 42%]`` line endings.
+The course's pytest plugin (``kindling/pytest_plugin.py``) keeps the latest result of
+every task in ``.kindling/progress.json``: passed, failed, a status (``done``,
+``todo``, ``blocked by X.Y``, ``failing``), its time, and digests of the student
+files it was measured on (:mod:`kindling.progress`). The Progress page shows those
+records; :func:`run_tests` adds new ones by running pytest in a subprocess, with a
+progress bar fed by pytest's ``[ 42%]`` line endings.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 import streamlit as st
 
+from kindling.progress import PROGRESS_FILE, next_task, read_progress
 from project.dashboard.common import ROOT
 
-LAST_RUN = ROOT / ".kindling" / "last-run.json"
+__all__ = ["PROGRESS", "next_task", "read_results", "run_tests", "status_label"]
+
+PROGRESS = ROOT / PROGRESS_FILE
 PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")
 COLLECTED = re.compile(r"collected (\d+) items?(?: / (\d+) deselected)?")
 # Symbols every system font has (emoji are missing on many Linux desktops).
@@ -37,20 +39,27 @@ STATUS_ICONS = {
 
 
 # ------------------------------------------------------------------ results
-def read_results(path: Path) -> Dict[str, dict]:
-    """``{task id: result}`` from a results file of the pytest plugin (or ``{}``)."""
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    tasks = payload.get("tasks", []) if isinstance(payload, dict) else []
-    return {t["id"]: t for t in tasks if isinstance(t, dict) and "id" in t}
+def read_results(path: Path, root: Path = ROOT) -> Dict[str, dict]:
+    """``{task id: result}`` from the plugin's results file (or ``{}``); each result
+    says in ``stale_files`` which student files changed since it was measured."""
+    tasks = read_progress(path, root)["tasks"]
+    return dict(tasks) if isinstance(tasks, dict) else {}
 
 
-def status_label(status: str) -> str:
+def last_run_tasks(path: Path) -> List[str]:
+    """The tasks the latest pytest run reported, in its order."""
+    last = read_progress(path)["last_run"]
+    return list(last.get("tasks", [])) if isinstance(last, dict) else []
+
+
+def status_label(status: str, stale: bool = False) -> str:
+    """The status with a symbol every font has; ``stale`` adds a warning that the
+    student's files changed since the result was measured."""
     if status.startswith("blocked by"):
-        return f"⋯ {status}"
-    return STATUS_ICONS.get(status, status)
+        label = f"⋯ {status}"
+    else:
+        label = STATUS_ICONS.get(status, status)
+    return f"{label} (stale)" if stale else label
 
 
 def earned(task: Any, result: Optional[dict]) -> float:
@@ -63,17 +72,6 @@ def earned(task: Any, result: Optional[dict]) -> float:
     if task.scoring == "proportional" and result.get("total"):
         return task.points * result.get("passed", 0) / result["total"]
     return 0.0
-
-
-def next_task(tasks: List[Any], results: Dict[str, dict]) -> Optional[Any]:
-    """The first task, in syllabus order, that is not done and whose dependencies
-    are all done (or, failing that, the first task not done)."""
-    done = {t.id for t in tasks if results.get(t.id, {}).get("status") == "done"}
-    open_tasks = [t for t in tasks if t.id not in done]
-    for task in open_tasks:
-        if all(d in done for d in task.depends):
-            return task
-    return open_tasks[0] if open_tasks else None
 
 
 # ---------------------------------------------------------------- the runner
@@ -110,7 +108,8 @@ def pytest_command(
     selection: str, json_path: Path, files: Sequence[str] = ()
 ) -> List[str]:
     """The pytest command line: the marker expression ``selection`` (``""`` for
-    every test) over ``files`` (none: the whole suite)."""
+    every test) over ``files`` (none: the whole suite), its results added to
+    ``json_path``."""
     command = [
         sys.executable,
         "-m",
@@ -135,48 +134,53 @@ def run_tests(
     interrupts the script with an exception, and ``finally`` cleans up).
     """
     bar = st.progress(0.0, text="Starting pytest…")
-    with tempfile.TemporaryDirectory(prefix="kindling-dashboard-") as tmp:
-        json_path = Path(tmp) / "results.json"
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        process = subprocess.Popen(
-            pytest_command(selection, json_path, files),
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        lines: List[str] = []
-        started = time.monotonic()
-        code: Optional[int] = None
-        try:
-            assert process.stdout is not None
-            for line in process.stdout:
-                lines.append(line.rstrip("\n"))
-                elapsed = time.monotonic() - started
-                match = PERCENT.search(line)
-                if match:
-                    bar.progress(
-                        int(match[1]) / 100,
-                        text=f"{match[1]}% of the tests ({elapsed:.0f} s)",
-                    )
-                elif COLLECTED.search(line):
-                    bar.progress(0.0, text=line.strip())
-                if elapsed > timeout:
-                    lines.append(f"(stopped after {timeout:.0f} s)")
-                    break
-        finally:
-            if process.poll() is None:
-                process.kill()
-            code = process.wait()
-        seconds = time.monotonic() - started
-        bar.progress(1.0, text=f"pytest finished in {seconds:.1f} s")
-        return {
-            "results": read_results(json_path),
-            "returncode": code,
-            "log": "\n".join(lines[-400:]),
-            "selection": selection,
-            "files": list(files),
-            "seconds": seconds,
-            "when": time.strftime("%H:%M:%S"),
-        }
+    # The run adds to this checkout's results file, as a run in a terminal does;
+    # a run that reports nothing leaves it as it was.
+    json_path = PROGRESS
+    before = json_path.stat().st_mtime_ns if json_path.exists() else None
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    process = subprocess.Popen(
+        pytest_command(selection, json_path, files),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    lines: List[str] = []
+    started = time.monotonic()
+    code: Optional[int] = None
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line.rstrip("\n"))
+            elapsed = time.monotonic() - started
+            match = PERCENT.search(line)
+            if match:
+                bar.progress(
+                    int(match[1]) / 100,
+                    text=f"{match[1]}% of the tests ({elapsed:.0f} s)",
+                )
+            elif COLLECTED.search(line):
+                bar.progress(0.0, text=line.strip())
+            if elapsed > timeout:
+                lines.append(f"(stopped after {timeout:.0f} s)")
+                break
+    finally:
+        if process.poll() is None:
+            process.kill()
+        code = process.wait()
+    seconds = time.monotonic() - started
+    bar.progress(1.0, text=f"pytest finished in {seconds:.1f} s")
+    changed = json_path.exists() and json_path.stat().st_mtime_ns != before
+    every = read_results(json_path) if changed else {}
+    reported = last_run_tasks(json_path) if changed else []
+    return {
+        "results": {t: every[t] for t in reported if t in every},
+        "returncode": code,
+        "log": "\n".join(lines[-400:]),
+        "selection": selection,
+        "files": list(files),
+        "seconds": seconds,
+        "when": time.strftime("%H:%M:%S"),
+    }

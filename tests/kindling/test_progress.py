@@ -14,7 +14,7 @@ import pytest
 
 
 def stub():
-    raise NotImplementedError("Task 0.1: implement mul")
+    raise NotImplementedError("Task 0.3: implement map")
 
 
 @pytest.mark.task0_1
@@ -88,14 +88,16 @@ def test_summary_table_and_json(project, workers):
     )
     assert result.returncode == 1
     assert "Kindling progress" in result.stdout
-    assert "next: Task 0.3 (Higher-order functions): pytest -m task0_3" in result.stdout
+    assert "next: Task 0.3 (Higher-order functions): python -m pytest -m task0_3" in (
+        result.stdout
+    )
     tasks = {t["id"]: t for t in json.loads(out.read_text())["tasks"]}
     assert {k: v["status"] for k, v in tasks.items()} == {
         "0.1": "done",
         "0.3": "todo",
-        "0.4": "blocked by 0.1",
+        "0.4": "blocked by 0.3",
         "0.5": "failing",
-        "1.1": "blocked by 0.1",
+        "1.1": "blocked by 0.3",
     }
     assert (tasks["0.3"]["passed"], tasks["0.3"]["failed"]) == (1, 2)
     assert "assert 1 == 2" in tasks["0.5"]["first_failure"]
@@ -107,7 +109,10 @@ def test_classify_rules():
     assert classify("1.2", 0, 2, ["1.2", "1.2"]) == "todo"
     assert classify("1.2", 0, 2, ["1.2", ""]) == "failing"
     assert classify("1.2", 0, 2, ["0.3", "0.1"]) == "blocked by 0.1"
-    assert classify("1.2", 0, 2, ["1.2", "0.1"]) == "todo"
+    # A failure from an earlier task's stub blocks the task, whatever else failed.
+    assert classify("1.2", 0, 2, ["1.2", "0.1"]) == "blocked by 0.1"
+    assert classify("1.4", 5, 3, ["1.4", "", "1.2"]) == "blocked by 1.2"
+    assert classify("1.2", 1, 2, ["1.2", "1.2"]) == "todo"
 
 
 def test_stub_task_looks_through_causes_and_groups():
@@ -121,3 +126,126 @@ def test_stub_task_looks_through_causes_and_groups():
 
     assert stub_task(Group("many")) == "2.3"
     assert stub_task(NotImplementedError("abstract method")) is None
+
+
+def test_a_stub_failure_is_one_line_and_real_failures_keep_tracebacks(project):
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--kindling-json="],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = result.stdout
+    # The stub raised at line 6 of the test file stops two tests, reached directly
+    # (test_blocked) or through a wrapping error (test_wrapped_stub).
+    assert "Task 0.3: implement map — test_things.py:6 (2 tests)" in out
+    assert "Task 0.3: implement map — test_things.py:30 (2 tests)" in out
+    assert "not implemented yet (4 test(s) stopped at a stub)" in out
+    # No traceback of a stub failure, no short-summary line for it ...
+    assert "raise NotImplementedError" not in out
+    assert "kernel failed" not in out
+    assert "_ test_todo_a _" not in out
+    assert "FAILED test_things.py::test_todo_a" not in out
+    # ... but the real failure keeps its traceback, and the counts stay right.
+    assert "_ test_failing _" in out and "E       assert 1 == 2" in out
+    assert "FAILED test_things.py::test_failing" in out
+    assert "5 failed, 3 passed" in out
+
+
+HYPOTHESIS_STUB = """
+import pytest
+from hypothesis import given, settings, strategies as st
+
+
+@pytest.mark.task0_1
+@settings(print_blob=True, derandomize=True, max_examples=5)
+@given(st.floats())
+def test_neg(x):
+    raise NotImplementedError("Task 0.1: implement neg")
+"""
+
+
+def test_a_hypothesis_stub_failure_has_no_boilerplate(tmp_path):
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["kindling.pytest_plugin"]\n'
+    )
+    (tmp_path / "test_h.py").write_text(HYPOTHESIS_STUB)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    task0_1: x\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--kindling-json="],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = [line for line in result.stdout.splitlines() if line.startswith("Task")]
+    assert lines == ["Task 0.1: implement neg — test_h.py:10 (1 test)"]
+    assert "reproduce_failure" not in result.stdout
+    assert "Falsifying example" not in result.stdout
+    assert "1 failed" in result.stdout
+
+
+STUDENT_FILE = "module0_fundamentals/operators.py"
+
+
+def test_progress_is_cumulative_and_marks_stale_results(project, tmp_path):
+    from kindling.progress import read_progress
+
+    root = tmp_path / "student"
+    root.mkdir()
+    for name in ("conftest.py", "test_things.py", "pytest.ini"):
+        (root / name).write_text((project / name).read_text())
+    (root / STUDENT_FILE).parent.mkdir()
+    (root / STUDENT_FILE).write_text("def mul(x, y):\n    return x * y\n")
+
+    def pytest_run(marker):
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-m", marker],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    first = pytest_run("task0_1")
+    assert first.returncode == 0, first.stdout
+    store = root / ".kindling" / "progress.json"
+    after_first = read_progress(store, root)["tasks"]
+    assert set(after_first) == {"0.1"}
+    assert after_first["0.1"]["status"] == "done"
+    assert after_first["0.1"]["stale_files"] == []
+
+    (root / STUDENT_FILE).write_text("def mul(x, y):\n    return y * x\n")
+    second = pytest_run("task0_3")
+    assert "earlier results kept for 1 other task(s); stale" in second.stdout
+    assert "stale (files changed since): 0.1" in second.stdout
+    payload = read_progress(store, root)
+    tasks = payload["tasks"]
+    assert set(tasks) == {"0.1", "0.3"}  # the first run's result is still there
+    assert tasks["0.1"]["time"] == after_first["0.1"]["time"]
+    assert tasks["0.1"]["stale_files"] == [STUDENT_FILE]
+    assert tasks["0.3"]["status"] == "todo" and tasks["0.3"]["stale_files"] == []
+    assert payload["last_run"]["tasks"] == ["0.3"]
+    assert tasks["0.3"]["timestamp"] >= tasks["0.1"]["timestamp"]
+
+
+def test_next_task_follows_the_dependency_order():
+    from kindling.progress import next_task
+    from kindling.registry import load_registry
+
+    registry = load_registry()
+    done = {t: {"status": "done"} for t in ("0.1", "0.2", "0.3", "0.4", "0.5")}
+    # Module 0 done, Task 1.4 blocked by Task 1.2: 1.2 is next (not 1.1, never run).
+    results = dict(done, **{"1.4": {"status": "blocked by 1.2"}})
+    assert next_task(registry, results).id == "1.2"
+    # Only the blocked task's result known: still its blocker.
+    assert next_task(registry, {"1.4": {"status": "blocked by 1.2"}}).id == "1.2"
+    # Nothing unfinished known: the first task whose dependencies are done.
+    assert next_task(registry, {}).id == "0.1"
+    assert next_task(registry, done).id == "1.1"
+    # A stale result is no evidence either way.
+    stale = dict(done, **{"0.4": {"status": "done", "stale_files": ["x.py"]}})
+    assert next_task(registry, stale).id == "0.4"
+    everything = {t.id: {"status": "done"} for t in registry}
+    assert next_task(registry, everything) is None

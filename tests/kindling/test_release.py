@@ -13,10 +13,15 @@ from pathlib import Path
 import pytest
 
 from kindling.cli import main
+from kindling.registry import load_registry
 from kindling.release import BEGIN, END, MANIFEST, ReleaseError, release
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE0 = "task0_1 or task0_2 or task0_3 or task0_4 or task0_5"
+MODULE0_FILES = sorted(
+    {f for t in load_registry() if t.module == 0 for f in t.files}
+    - {"tests/module0/test_properties.py"}  # Task 0.2 is graded by mutation
+)
 
 
 def run(args, cwd, **kwargs):
@@ -31,7 +36,7 @@ def run(args, cwd, **kwargs):
 
 
 def progress(edition: Path) -> dict:
-    data = json.loads((edition / ".kindling" / "last-run.json").read_text())
+    data = json.loads((edition / ".kindling" / "progress.json").read_text())
     return {task["id"]: task for task in data["tasks"]}
 
 
@@ -96,6 +101,31 @@ def test_task0_3_fails_and_the_reference_file_makes_0_1_pass(edition, tmp_path):
     assert tasks["0.1"]["status"] == tasks["0.3"]["status"] == "done"
 
 
+def test_module1_blocked_by_its_first_stub_after_module0_is_done(edition, tmp_path):
+    """Module 0 solved, Module 1 still stubs: Task 1.4's tests stop at Task 1.2's
+    stubs, so 1.4 is blocked by 1.2, and 1.2 is next (not 1.4, not 1.1)."""
+    copy = tmp_path / "student"
+    shutil.copytree(edition, copy)
+    for relative in MODULE0_FILES:
+        shutil.copy(ROOT / relative, copy / relative)
+    result = run(["-m", "pytest", "-q", "-m", "task1_4", "-p", "no:randomly"], copy)
+    assert result.returncode == 1, result.stdout[-3000:]
+    tasks = progress(copy)
+    assert tasks["1.4"]["status"] == "blocked by 1.2"
+    assert "next: Task 1.2 (Scalar and ScalarFunction forwards): " in result.stdout
+    assert "-m pytest -m task1_2" in result.stdout
+    # Every test stopped at a stub: one line per stub, not a traceback per test.
+    assert "Traceback" not in result.stdout
+    assert "raise NotImplementedError" not in result.stdout
+    stub_lines = [
+        line for line in result.stdout.splitlines() if line.startswith("Task 1.2: ")
+    ]
+    assert stub_lines, result.stdout[-3000:]
+    for line in stub_lines:
+        assert " — module1_scalar_autodiff/" in line, line
+        assert line.endswith(("test)", "tests)")), line
+
+
 def test_instructor_source_shows_module0_done(tmp_path):
     report = tmp_path / "run.json"
     result = run(
@@ -126,3 +156,29 @@ def test_release_refuses_a_non_empty_directory_without_force(tmp_path):
         release(ROOT, tmp_path)
     with pytest.raises(ReleaseError, match="inside the source"):
         release(ROOT, ROOT / "edition")
+
+
+def test_release_refuses_what_is_not_a_course_source(tmp_path, edition, capsys):
+    (tmp_path / "notes.txt").write_text("not a course")
+    with pytest.raises(ReleaseError, match="not a Kindling course source"):
+        release(tmp_path, tmp_path.parent / "out-of-nothing")
+    assert not (tmp_path.parent / "out-of-nothing").exists()
+    with pytest.raises(ReleaseError, match="is a student edition"):
+        release(edition, tmp_path / "again")
+    code = main(["release", str(tmp_path / "x"), "--source", str(tmp_path)])
+    assert code == 2
+    assert "no kindling/tasks.toml" in capsys.readouterr().err
+
+
+def test_the_edition_has_a_readme_for_students(edition):
+    readme = (edition / "README.md").read_text()
+    instructor = (ROOT / "README.md").read_text()
+    assert readme != instructor
+    for instructor_only in ("reference solutions", "For instructors", "release"):
+        assert instructor_only not in readme, instructor_only
+    assert "python3 -m venv .venv" in readme
+    assert ".venv/bin/python -m pytest -m task0_1" in readme
+    assert "blocked by X.Y" in readme and ".kindling/progress.json" in readme
+    assert ".venv/bin/streamlit run project/app.py" in readme
+    for task in load_registry():  # the task table lists every task and its points
+        assert f"| {task.id} | {task.title} | {task.points} |" in readme

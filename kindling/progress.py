@@ -1,0 +1,226 @@
+"""A student's progress: task statuses, the cumulative results file, what to do next.
+
+One mechanism shared by the pytest plugin (:mod:`kindling.pytest_plugin`), the
+grader and the dashboard's Progress page:
+
+* :func:`classify` turns the counts of one run of a task into a status;
+* :func:`merge_results` / :func:`read_progress` keep the latest result of every
+  task across runs in ``.kindling/progress.json``, each with its time and the
+  digests of the student files it was measured on, so that :func:`stale_files`
+  can tell when a result no longer describes the files;
+* :func:`next_task` picks the task to work on next.
+
+Statuses: ``done`` (every test passed), ``todo`` (every failure is the task's own
+``NotImplementedError("Task X.Y: ...")`` stub), ``blocked by X.Y`` (a failure comes
+from the stub of another task: finish X.Y first), ``failing`` (anything else), and
+``no tests`` (none ran).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set
+
+from kindling.registry import Registry, Task
+
+PROGRESS_FILE = Path(".kindling") / "progress.json"
+FORMAT_VERSION = 2
+
+
+def task_key(task_id: str) -> tuple:
+    """``"2.10"`` sorts after ``"2.9"``."""
+    return tuple(int(part) for part in task_id.split("."))
+
+
+def classify(task: str, passed: int, failed: int, stubs: List[str]) -> str:
+    """The status of ``task`` from its counts and the stub task of each failure.
+
+    ``stubs`` holds one entry per failure: the task whose ``NotImplementedError``
+    caused it, or ``""`` for a failure of any other kind. A failure that comes from
+    another task's stub means the task cannot be judged yet: it is ``blocked by``
+    the earliest such task, whatever its other failures say.
+    """
+    if failed == 0:
+        return "done" if passed else "no tests"
+    others = [s for s in stubs if s and s != task]
+    if others:
+        return f"blocked by {min(others, key=task_key)}"
+    if len(stubs) == failed and all(s == task for s in stubs):
+        return "todo"
+    return "failing"
+
+
+def blocker(status: str) -> Optional[str]:
+    """``"1.2"`` for ``"blocked by 1.2"``; ``None`` for any other status."""
+    prefix = "blocked by "
+    return status[len(prefix) :] if status.startswith(prefix) else None
+
+
+# ----------------------------------------------------------------- dependency order
+def dependency_order(tasks: Iterable[Task]) -> List[Task]:
+    """The tasks, every task after the tasks it depends on; ties in syllabus order."""
+    remaining = sorted(tasks, key=lambda t: t.sort_key)
+    known = {t.id for t in remaining}
+    placed: Set[str] = set()
+    order: List[Task] = []
+    while remaining:
+        for task in remaining:
+            if all(d in placed or d not in known for d in task.depends):
+                break
+        else:  # a cycle (the registry forbids none): keep syllabus order
+            task = remaining[0]
+        remaining.remove(task)
+        placed.add(task.id)
+        order.append(task)
+    return order
+
+
+def next_task(
+    tasks: Iterable[Task], results: Mapping[str, Mapping[str, object]]
+) -> Optional[Task]:
+    """The task to work on next.
+
+    A task is *unfinished* when its (current) result is not ``done``, or when
+    another task is ``blocked by`` it. The next task is the first unfinished one in
+    dependency order; so after ``pytest -m task1_4`` reports ``blocked by 1.2``,
+    the next task is 1.2 (or an earlier unfinished one). When nothing known is
+    unfinished, it is the first task without a ``done`` result whose dependencies
+    are all done (results marked ``stale`` count as unknown).
+    """
+    order = dependency_order(tasks)
+    current = {
+        task_id: result
+        for task_id, result in results.items()
+        if not result.get("stale_files")
+    }
+    done = {t for t, r in current.items() if r.get("status") == "done"}
+    unfinished: Set[str] = set()
+    for task_id, result in current.items():
+        status = str(result.get("status", ""))
+        if status not in ("done", "no tests"):
+            unfinished.add(task_id)
+        if blocker(status):
+            unfinished.add(str(blocker(status)))
+    for task in order:
+        if task.id in unfinished:
+            return task
+    for task in order:
+        if task.id not in done and all(d in done for d in task.depends):
+            return task
+    return next((t for t in order if t.id not in done), None)
+
+
+# -------------------------------------------------------------- cumulative results
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes (``"missing"`` when it does not exist)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+def watched_files(registry: Registry, task_id: str) -> List[str]:
+    """The student files a task's result depends on: its own and those of every
+    task it depends on (transitively), as the registry lists them."""
+    if task_id not in registry:
+        return []
+    seen: Set[str] = set()
+    stack = [task_id]
+    files: List[str] = []
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in registry:
+            continue
+        seen.add(current)
+        task = registry[current]
+        files += [f for f in task.files if f not in files]
+        stack.extend(task.depends)
+    return sorted(files)
+
+
+def digests(root: Path, files: Sequence[str]) -> Dict[str, str]:
+    return {f: file_digest(Path(root) / f) for f in files}
+
+
+def stale_files(result: Mapping[str, object], root: Path) -> List[str]:
+    """The files that changed since ``result`` was measured (``[]``: current)."""
+    recorded = result.get("files")
+    if not isinstance(recorded, dict):
+        return []
+    return sorted(f for f, d in recorded.items() if file_digest(Path(root) / f) != d)
+
+
+def read_progress(path: Path, root: Optional[Path] = None) -> Dict[str, object]:
+    """The results file as ``{"tasks": {id: result}, "last_run": {...}}``.
+
+    With ``root``, every result gets ``stale_files`` (the student files changed
+    since it was measured). A missing or unreadable file reads as empty; so does
+    the single-run format of earlier versions, less the times.
+    """
+    try:
+        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        payload = {}
+    if not isinstance(payload, dict):
+        payload = {}
+    entries = payload.get("tasks", [])
+    if isinstance(entries, dict):
+        entries = list(entries.values())
+    tasks: Dict[str, dict] = {}
+    for entry in entries:
+        if isinstance(entry, dict) and "id" in entry:
+            entry = dict(entry)
+            if root is not None:
+                entry["stale_files"] = stale_files(entry, root)
+            tasks[str(entry["id"])] = entry
+    last_run = payload.get("last_run")
+    return {"tasks": tasks, "last_run": last_run if isinstance(last_run, dict) else {}}
+
+
+def merge_results(
+    path: Path,
+    results: Sequence[Mapping[str, object]],
+    root: Path,
+    registry: Registry,
+    when: Optional[float] = None,
+) -> Dict[str, object]:
+    """Add one run's per-task ``results`` to the results file at ``path``.
+
+    Every task of the run replaces its earlier result and is stamped with the
+    run's time and the digests of its :func:`watched_files`; other tasks keep
+    theirs. Returns the payload written.
+    """
+    when = time.time() if when is None else when
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when))
+    previous = read_progress(path)["tasks"]
+    assert isinstance(previous, dict)
+    merged: Dict[str, dict] = {
+        task_id: {k: v for k, v in entry.items() if k != "stale_files"}
+        for task_id, entry in previous.items()
+    }
+    for result in results:
+        entry = dict(result)
+        entry.update(
+            time=stamp,
+            timestamp=when,
+            files=digests(root, watched_files(registry, str(entry["id"]))),
+        )
+        merged[str(entry["id"])] = entry
+    payload = {
+        "version": FORMAT_VERSION,
+        "tasks": [merged[k] for k in sorted(merged, key=task_key)],
+        "last_run": {
+            "time": stamp,
+            "timestamp": when,
+            "tasks": [str(r["id"]) for r in results],
+        },
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    temporary.replace(path)  # a reader never sees half a file
+    return payload
