@@ -215,6 +215,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = commands.add_parser("doctor", help="check this machine for the course")
     doctor.set_defaults(func=_cmd_doctor)
+
+    kernels = commands.add_parser(
+        "kernels",
+        help="registers, shared memory and occupancy of the CUDA kernels "
+        "(see 'kindling kernels --help')",
+        add_help=False,
+    )
+    kernels.add_argument("rest", nargs=argparse.REMAINDER)
+    kernels.set_defaults(func=_cmd_kernels)
     return parser
 
 
@@ -222,6 +231,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from kindling.bench import main as bench_main  # Numba loads only when needed
 
     return int(bench_main(args.rest) or 0)
+
+
+def _cmd_kernels(args: argparse.Namespace) -> int:
+    from kindling.kernels import main as kernels_main
+
+    return kernels_main(args.rest)
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -234,6 +249,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:  # bench parses its own options, --help included
         return _cmd_bench(argparse.Namespace(rest=argv[1:]))
+    if argv[:1] == ["kernels"]:  # so does kernels
+        return _cmd_kernels(argparse.Namespace(rest=argv[1:]))
     args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
 

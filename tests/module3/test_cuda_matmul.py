@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import module3_fast_ops as kt
 from module3_fast_ops import cuda_ops
-from module3_fast_ops.cuda_ops import TILE, CudaBackend, compiled
+from module3_fast_ops.cuda_ops import PRACTICE_TILE, TILE, CudaBackend, compiled
 
 from .kernels import run_matmul
 from .strategies import Strided, layouts, matmul_shapes, strided_arrays
@@ -24,7 +24,7 @@ def matmul_kernel():
     return compiled(cuda_ops.tensor_matrix_multiply)
 
 
-@pytest.mark.parametrize("size", [1, 3, TILE])
+@pytest.mark.parametrize("size", [1, 3, PRACTICE_TILE])
 def test_mm_practice(size):
     rng = np.random.default_rng(size)
     x, y = rng.normal(size=(size, size)), rng.normal(size=(size, size))

@@ -1,0 +1,312 @@
+"""``kindling kernels``: what each CUDA kernel costs a real GPU, measured without one.
+
+For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``)
+Numba compiles the kernel to PTX for a compute capability (``cuda.compile_ptx``, with
+the simulator off; no GPU is needed), and NVIDIA's assembler ``ptxas -v`` (from the
+``nvidia-cuda-nvcc-cu12`` wheel) reports what one thread of the machine code uses:
+
+- **registers** per thread: a streaming multiprocessor (SM) has 65,536, shared by
+  all the threads resident on it, so a block of ``T`` threads needs about
+  ``T x registers`` of them (allocated per warp of 32 threads, in units of 256);
+  a block that needs more than 65,536 cannot launch at all
+  (``CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES``);
+- **shared** memory per block (static, at most 48 KiB);
+- **stack** frame per thread: per-thread arrays the compiler could not keep in
+  registers, in slow *local* memory; **spills**: registers that did not fit.
+
+From these and the block size a kernel is launched with follows its *occupancy*: how
+many blocks fit on one SM at once, and the fraction of the SM's warp slots they fill.
+The resource tests (``tests/module3/test_cuda_resources.py``,
+``tests/module4/test_cuda_conv_resources.py``) assert that every kernel fits.
+
+The measurement runs in a child process (``python -m kindling.kernels --json``)
+because Numba decides once per process whether CUDA code is simulated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+#: The compute capabilities checked by default: Turing (T4), Ampere (A100), Hopper.
+CCS: Tuple[Tuple[int, int], ...] = ((7, 5), (8, 0), (9, 0))
+#: Registers of one SM (every compute capability of CCS), and per block at most.
+REGISTERS_PER_SM = 65536
+#: Static shared memory a block may declare.
+MAX_STATIC_SHARED = 48 * 1024
+MAX_THREADS_PER_BLOCK = 1024
+_REGISTER_UNIT = 256  # registers are given to a warp in units of 256
+_MARK = "KINDLING-KERNELS-JSON "
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The per-SM limits of one compute capability (CUDA C Programming Guide,
+    "Technical Specifications per Compute Capability")."""
+
+    threads: int  # resident threads per SM
+    blocks: int  # resident blocks per SM
+    shared: int  # shared memory per SM usable by blocks, bytes
+
+
+MACHINES: Dict[Tuple[int, int], Machine] = {
+    (7, 5): Machine(1024, 16, 64 * 1024),
+    (8, 0): Machine(2048, 32, 164 * 1024),
+    (8, 6): Machine(1536, 16, 100 * 1024),
+    (8, 9): Machine(1536, 24, 100 * 1024),
+    (9, 0): Machine(2048, 32, 228 * 1024),
+}
+
+
+def find_ptxas() -> Optional[str]:
+    """The ``ptxas`` of the ``nvidia-cuda-nvcc-cu12`` wheel, else one on the PATH."""
+    spec = importlib.util.find_spec("nvidia")
+    for folder in list(spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(folder) / "cuda_nvcc" / "bin" / "ptxas"
+        if candidate.is_file():
+            return str(candidate)
+    return shutil.which("ptxas")
+
+
+def parse_ptxas(text: str) -> Dict[str, int]:
+    """registers, shared, stack, spill_stores, spill_loads from ``ptxas -v`` output
+    (one kernel per PTX file)."""
+    found = {"registers": 0, "shared": 0, "stack": 0, "spill_stores": 0}
+    found["spill_loads"] = 0
+    patterns = {
+        "registers": r"Used (\d+) registers",
+        "shared": r"(\d+) bytes smem",
+        "stack": r"(\d+) bytes stack frame",
+        "spill_stores": r"(\d+) bytes spill stores",
+        "spill_loads": r"(\d+) bytes spill loads",
+    }
+    for key, pattern in patterns.items():
+        match = re.search(pattern, text)
+        if match:
+            found[key] = int(match.group(1))
+    if not re.search(patterns["registers"], text):
+        raise ValueError(f"no register count in the ptxas output:\n{text}")
+    return found
+
+
+def registers_per_block(registers: int, threads: int) -> int:
+    """Registers a block of ``threads`` threads takes from its SM: per warp,
+    ``32 x registers`` rounded up to a multiple of 256."""
+    warps = -(-threads // 32)
+    per_warp = -(-registers * 32 // _REGISTER_UNIT) * _REGISTER_UNIT
+    return warps * per_warp
+
+
+def occupancy(
+    registers: int, shared: int, threads: int, cc: Tuple[int, int]
+) -> Tuple[int, float]:
+    """(blocks resident per SM, fraction of the SM's thread slots they fill) for a
+    kernel using ``registers`` per thread and ``shared`` bytes per block, launched
+    with ``threads`` per block: the smallest of the thread, block, register and
+    shared-memory limits."""
+    machine = MACHINES.get(cc, MACHINES[(8, 0)])
+    limits = [machine.threads // threads, machine.blocks]
+    need = registers_per_block(registers, threads)
+    limits.append(REGISTERS_PER_SM // need if need else machine.blocks)
+    if shared:
+        limits.append(machine.shared // shared)
+    blocks = max(0, min(limits))
+    return blocks, blocks * threads / machine.threads
+
+
+def problems(row: Dict[str, Any]) -> List[str]:
+    """Why the kernel of ``row`` would not launch (or would run badly) with its
+    block size: empty when it fits."""
+    found = []
+    threads = row["threads"]
+    if threads > MAX_THREADS_PER_BLOCK:
+        found.append(f"{threads} threads per block > {MAX_THREADS_PER_BLOCK}")
+    need = registers_per_block(row["registers"], threads)
+    if need > REGISTERS_PER_SM:
+        found.append(
+            f"{row['registers']} registers x {threads} threads needs {need} "
+            f"registers > {REGISTERS_PER_SM} per block"
+        )
+    if row["shared"] > MAX_STATIC_SHARED:
+        found.append(f"{row['shared']} bytes of shared memory > {MAX_STATIC_SHARED}")
+    if row["stack"]:
+        found.append(f"a {row['stack']}-byte stack frame (per-thread arrays)")
+    if row["spill_stores"] or row["spill_loads"]:
+        found.append("register spills")
+    return found
+
+
+def _fake_device(cc: Tuple[int, int]) -> None:
+    # Without a GPU, compiling a device function asks the driver for the current
+    # device's compute capability; answer for it. Device functions are compiled to
+    # LLVM IR once and linked into each kernel, which NVVM then compiles for the
+    # capability given to compile_ptx.
+    from numba.cuda import dispatcher
+
+    class _Device:
+        compute_capability = cc
+
+    dispatcher.get_current_device = lambda: _Device()
+
+
+def _kernel_specs() -> List[Any]:
+    specs = []
+    for module in ("module3_fast_ops.cuda_ops", "module4_networks.cuda_conv"):
+        if importlib.util.find_spec(module) is not None:
+            specs += importlib.import_module(module).kernel_specs()
+    return specs
+
+
+def measure(
+    tasks: Optional[Sequence[str]] = None, ccs: Sequence[Tuple[int, int]] = CCS
+) -> List[Dict[str, Any]]:
+    """Compile every kernel (of ``tasks``, or all) for every ``cc`` and read its
+    resources; a kernel that cannot be built (an unfinished task) gives one row with
+    ``error``. Must run in a process where the CUDA simulator is off."""
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    from numba import cuda
+
+    if cuda.config.ENABLE_CUDASIM:
+        raise RuntimeError("measure() needs NUMBA_ENABLE_CUDASIM=0 before Numba loads")
+    from kindling.cudasim import gpu_present
+
+    if not gpu_present():
+        _fake_device(min(ccs))
+    ptxas = find_ptxas()
+    if ptxas is None:
+        raise RuntimeError(
+            "ptxas not found: pip install nvidia-cuda-nvcc-cu12 (in the dev extra)"
+        )
+    rows: List[Dict[str, Any]] = []
+    for spec in _kernel_specs():
+        if tasks and spec.task not in tasks:
+            continue
+        base = {"name": spec.name, "task": spec.task, "threads": spec.threads}
+        try:
+            kernel = spec.build()
+        except Exception as error:  # noqa: BLE001 - reported per kernel
+            rows.append(
+                {**base, "error": str(error), "error_type": type(error).__name__}
+            )
+            continue
+        for cc in ccs:
+            ptx, _ = cuda.compile_ptx(
+                kernel.py_func,
+                spec.argtypes,
+                cc=cc,
+                launch_bounds=kernel.targetoptions.get("launch_bounds"),
+            )
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / "kernel.ptx"
+                path.write_text(ptx)
+                arch = f"-arch=sm_{cc[0]}{cc[1]}"
+                command = [ptxas, arch, "-v", str(path), "-o", os.devnull]
+                done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode:
+                raise RuntimeError(f"ptxas failed on {spec.name}: {done.stderr}")
+            found = parse_ptxas(done.stdout + done.stderr)
+            blocks, fraction = occupancy(
+                found["registers"], found["shared"], spec.threads, cc
+            )
+            rows.append(
+                {**base, "cc": list(cc), **found, "blocks": blocks}
+                | {"occupancy": fraction}
+            )
+    return rows
+
+
+def report(
+    tasks: Optional[Sequence[str]] = None,
+    ccs: Sequence[Tuple[int, int]] = CCS,
+    timeout: float = 600,
+) -> List[Dict[str, Any]]:
+    """:func:`measure` in a child process with the simulator off."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
+    spec = importlib.util.find_spec("module3_fast_ops")
+    if spec is not None and spec.origin:
+        root = str(Path(spec.origin).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [root, *filter(None, [os.environ.get("PYTHONPATH")])]
+        )
+    command = [sys.executable, "-m", "kindling.kernels", "--json"]
+    for task in tasks or []:
+        command += ["--task", task]
+    for cc in ccs:
+        command += ["--cc", f"{cc[0]}.{cc[1]}"]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=timeout
+    )
+    for line in done.stdout.splitlines():
+        if line.startswith(_MARK):
+            return json.loads(line[len(_MARK) :])
+    raise RuntimeError(
+        f"kindling kernels failed (exit {done.returncode}):\n{done.stderr[-4000:]}"
+    )
+
+
+def format_rows(rows: List[Dict[str, Any]]) -> str:
+    lines = [
+        f"{'kernel':<16}{'task':<6}{'sm':<5}{'threads':>8}{'regs':>6}{'shared':>8}"
+        f"{'stack':>7}{'blocks/SM':>10}{'occupancy':>10}  fits"
+    ]
+    for row in rows:
+        if "error" in row:
+            lines.append(f"{row['name']:<16}{row['task']:<6}not built: {row['error']}")
+            continue
+        wrong = problems(row)
+        sm = f"{row['cc'][0]}{row['cc'][1]}"
+        lines.append(
+            f"{row['name']:<16}{row['task']:<6}{sm:<5}{row['threads']:>8}"
+            f"{row['registers']:>6}{row['shared']:>8}{row['stack']:>7}"
+            f"{row['blocks']:>10}{row['occupancy']:>10.0%}  "
+            + ("yes" if not wrong else "NO: " + "; ".join(wrong))
+        )
+    return "\n".join(lines)
+
+
+def _parse_cc(text: str) -> Tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kindling kernels",
+        description="registers, shared memory, stack and occupancy of every CUDA "
+        "kernel, compiled for real GPUs (no GPU needed)",
+    )
+    parser.add_argument("--task", action="append", help="only this task's kernels")
+    parser.add_argument(
+        "--cc",
+        action="append",
+        type=_parse_cc,
+        help="compute capability such as 9.0 (default: 7.5, 8.0 and 9.0)",
+    )
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    ccs = tuple(args.cc or CCS)
+    if args.json:  # the child process of report()
+        print(_MARK + json.dumps(measure(args.task, ccs)), flush=True)
+        return 0
+    try:
+        rows = report(args.task, ccs)
+    except RuntimeError as error:
+        print(f"kindling kernels: {error}", file=sys.stderr)
+        return 2
+    print(format_rows(rows))
+    built = [row for row in rows if "error" not in row]
+    return 1 if any(problems(row) for row in built) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

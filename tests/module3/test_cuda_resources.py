@@ -1,0 +1,95 @@
+"""Tasks 3.3 and 3.4: every CUDA kernel fits a real GPU, checked without one.
+
+The simulator runs any kernel, however many registers it would need; a real GPU
+refuses to launch a block whose threads need more than the 65,536 registers of a
+streaming multiprocessor. ``kindling.kernels`` compiles each kernel to PTX for
+sm_75, sm_80 and sm_90 (Numba with the simulator off, in a child process) and reads
+``ptxas -v``; these tests assert that each kernel fits the block it is launched with.
+In a student edition an unfinished task's kernel cannot be built: its test fails
+with that task's ``NotImplementedError``.
+"""
+
+import functools
+from typing import Any, Dict, List
+
+import pytest
+
+from kindling import kernels
+
+SMS = {"sm_75": (7, 5), "sm_80": (8, 0), "sm_90": (9, 0)}
+
+
+@functools.lru_cache(maxsize=None)
+def measured(task: str) -> List[Dict[str, Any]]:
+    """The rows of ``kindling kernels --task task``, compiled once per test run."""
+    return kernels.report([task], kernels.CCS)
+
+
+def check_task(task: str, names: List[str], sm: str) -> None:
+    rows = measured(task)
+    for row in rows:
+        if "error" in row:
+            if row["error_type"] == "NotImplementedError":
+                raise NotImplementedError(row["error"])
+            pytest.fail(f"kernel {row['name']} could not be built: {row['error']}")
+    found = [row for row in rows if tuple(row["cc"]) == SMS[sm]]
+    assert sorted(row["name"] for row in found) == sorted(names)
+    for row in found:
+        assert kernels.problems(row) == [], f"{row['name']} on {sm}"
+        blocks, _ = kernels.occupancy(
+            row["registers"], row["shared"], row["threads"], SMS[sm]
+        )
+        assert blocks >= 1
+
+
+@pytest.mark.task3_3
+@pytest.mark.parametrize("sm", SMS)
+def test_map_zip_reduce_kernels_fit_resources(sm):
+    check_task("3.3", ["map(sigmoid)", "zip(mul)", "reduce(add)", "sum_practice"], sm)
+
+
+@pytest.mark.task3_4
+@pytest.mark.parametrize("sm", SMS)
+def test_matmul_kernels_fit_resources(sm):
+    check_task("3.4", ["mm_practice", "matmul"], sm)
+
+
+# ------------------------------------------- the arithmetic of kindling.kernels
+PTXAS_OUTPUT = """\
+ptxas info    : Compiling entry function '_matmul' for 'sm_90'
+ptxas info    : Function properties for _matmul
+    768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 112 registers, used 1 barriers, 16384 bytes smem, 400 bytes cmem[0]
+"""
+
+
+def test_parse_ptxas_reads_registers_shared_and_stack():
+    assert kernels.parse_ptxas(PTXAS_OUTPUT) == {
+        "registers": 112,
+        "shared": 16384,
+        "stack": 768,
+        "spill_stores": 0,
+        "spill_loads": 0,
+    }
+
+
+def test_the_issue_kernel_does_not_fit_a_block_of_1024():
+    """112 registers x 1024 threads = 114,688 > 65,536: the launch that failed."""
+    row = {"threads": 1024, **kernels.parse_ptxas(PTXAS_OUTPUT)}
+    wrong = kernels.problems(row)
+    assert any("registers" in reason for reason in wrong)
+    assert any("stack" in reason for reason in wrong)
+    assert kernels.occupancy(112, 16384, 1024, (9, 0)) == (0, 0.0)
+    row["threads"] = 256  # 112 x 256 = 28,672 fits
+    assert not any("registers" in reason for reason in kernels.problems(row))
+
+
+def test_occupancy_takes_the_tightest_limit():
+    # 32 registers x 256 threads: 8 blocks by registers, 8 by threads on sm_90.
+    assert kernels.occupancy(32, 0, 256, (9, 0)) == (8, 1.0)
+    # 64 registers: registers allow 4 blocks of 256 threads, half the SM.
+    assert kernels.occupancy(64, 0, 256, (9, 0)) == (4, 0.5)
+    # 40 KiB of shared memory: sm_75's 64 KiB hold one block.
+    assert kernels.occupancy(16, 40 * 1024, 128, (7, 5)) == (1, 0.125)
+    # Registers are given per warp in units of 256: 33 x 32 = 1056 -> 1280.
+    assert kernels.registers_per_block(33, 64) == 2 * 1280
