@@ -16,7 +16,18 @@ from typing import Any
 
 from module3_fast_ops import *
 
-from . import data, fast_conv, functional, init, losses, nn, optim, training
+from . import (
+    data,
+    fast_conv,
+    functional,
+    init,
+    losses,
+    nn,
+    nn_utils,
+    optim,
+    recurrent,
+    training,
+)
 from .functional import (
     argmax,
     avg_pool2d,

@@ -491,3 +491,11 @@ class AvgPool2d(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool2d(x, self.kernel_size, self.stride)
+
+
+# Recurrent layers (Task 4.7) and gradient clipping live in their own files; they are
+# part of ``nn`` as in PyTorch (``nn.LSTM``, ``nn.utils.clip_grad_norm_``).
+from . import nn_utils as utils  # noqa: E402
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402
+
+__all__ += ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU", "utils"]

@@ -1,0 +1,79 @@
+"""``nn.utils``: gradient clipping, as ``torch.nn.utils`` (given code).
+
+Recurrent networks multiply the gradient by the same Jacobian once per time step, so
+it can grow exponentially (*exploding gradients*). Clipping rescales the gradients
+of all parameters together when their joint norm is too large, which keeps the
+direction of the step and bounds its length.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, List, Union
+
+import numpy as np
+
+from module2_tensors.shape_functions import no_grad
+from module2_tensors.tensor import Tensor, tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
+
+def _gradients(parameters: Union[Any, Iterable[Any]]) -> List[Tensor]:
+    """The ``.grad`` tensors of ``parameters`` (Parameters or tensors; one or many),
+    skipping those without a gradient."""
+    if isinstance(parameters, Tensor) or hasattr(parameters, "value"):
+        parameters = [parameters]
+    grads = []
+    for p in parameters:
+        value = p.value if hasattr(p, "value") else p
+        if value.grad is not None:
+            grads.append(value.grad)
+    return grads
+
+
+def clip_grad_norm_(
+    parameters: Union[Any, Iterable[Any]],
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+) -> Tensor:
+    """Scale all gradients by $\\min(1, \\text{max\\_norm} / (\\lVert g \\rVert +
+    10^{-6}))$, in place, where $\\lVert g \\rVert = (\\sum_p \\lVert g_p
+    \\rVert_q^q)^{1/q}$ is the norm of all gradients together (``q = norm_type``;
+    ``inf`` for the largest absolute entry).
+
+    Returns:
+        the total norm before clipping, as a 0-d tensor.
+
+    Raises:
+        RuntimeError: the total norm is nan or inf and ``error_if_nonfinite``.
+    """
+    grads = _gradients(parameters)
+    q = float(norm_type)
+    if not grads:
+        return tensor(0.0)
+    with no_grad():
+        if math.isinf(q):
+            total = max(g.abs().max().item() if g.size else 0.0 for g in grads)
+        else:
+            total = sum((g.abs() ** q).sum().item() for g in grads) ** (1.0 / q)
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(
+            f"the total norm of order {norm_type} of the gradients is {total}; "
+            f"pass error_if_nonfinite=False to clip anyway"
+        )
+    scale = max_norm / (total + 1e-6)
+    if scale < 1.0:
+        with no_grad():
+            for g in grads:
+                g.copy_(g * scale)
+    return tensor(total, backend=grads[0].backend)
+
+
+def clip_grad_value_(parameters: Union[Any, Iterable[Any]], clip_value: float) -> None:
+    """Clamp every gradient entry into ``[-clip_value, clip_value]``, in place."""
+    bound = float(clip_value)
+    with no_grad():
+        for g in _gradients(parameters):
+            g.copy_(tensor(np.clip(g.to_numpy(), -bound, bound), backend=g.backend))
