@@ -128,7 +128,11 @@ def machine() -> Dict[str, str]:
     if status == "gpu":
         from numba import cuda
 
-        info["gpu"] = cuda.get_current_device().name.decode()
+        device = cuda.get_current_device()
+        name = device.name  # bytes in older numba, str in numba-cuda 0.30
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        major, minor = device.compute_capability
+        info["gpu"] = f"{name} (compute capability {major}.{minor})"
     else:
         info["gpu"] = "none (CUDA simulator)" if status == "simulator" else "none"
     return info
@@ -199,6 +203,55 @@ def _torch_op(torch: Any, op: str, n: int, device: str) -> Callable[[], Any]:
     return synced
 
 
+def _cuda_synced(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """``fn`` followed by waiting for the GPU: kernel launches return before the
+    kernel ends, so a time without the wait would be the launch's."""
+    from numba import cuda
+
+    def synced() -> Any:
+        out = fn()
+        cuda.synchronize()
+        return out
+
+    return synced
+
+
+def _cuda_kernel_op(op: str, n: int) -> Callable[[], Any]:
+    """The CUDA kernel of ``op`` alone, on arrays already in GPU memory (no
+    transfers, no autodiff): what the kernels cost, against the Tensor-level row."""
+    import numpy as np
+    from numba import cuda
+
+    from module0_fundamentals import operators
+    from module3_fast_ops import cuda_ops
+
+    rng = np.random.default_rng(n)
+    a = cuda.to_device(rng.uniform(-1, 1, n * n))
+    b = cuda.to_device(rng.uniform(-1, 1, n * n))
+    shape, strides, ones = np.array([n, n]), np.array([n, 1]), np.array([1, 1])
+    out = cuda.to_device(np.zeros(n * n))
+    row, row_shape, row_strides = cuda.to_device(np.zeros(n)), np.array([n, 1]), ones
+    run = {
+        "map": lambda: cuda_ops.compiled(cuda_ops.tensor_map, operators.exp)(
+            out, shape, strides, a, shape, strides
+        ),
+        "zip": lambda: cuda_ops.compiled(cuda_ops.tensor_zip, operators.mul)(
+            out, shape, strides, a, shape, strides, b, shape, strides
+        ),
+        "reduce": lambda: cuda_ops.compiled(cuda_ops.tensor_reduce, operators.add)(
+            row, row_shape, row_strides, a, shape, strides, 1
+        ),
+        "matmul": lambda: cuda_ops.compiled(cuda_ops.tensor_matrix_multiply)(
+            out, shape, strides, a, shape, strides, b, shape, strides
+        ),
+    }[op]
+    return _cuda_synced(run)
+
+
+#: Sizes added on a GPU (not with --quick): the issue's targets are at 4096.
+GPU_SIZES = [4096]
+
+
 def time_ops(
     quick: bool, backends: Sequence[str], echo: Callable[[str], None]
 ) -> List[Row]:
@@ -208,7 +261,8 @@ def time_ops(
     repeat = 3 if quick else 7
     rows: List[Row] = []
     for op, (full, small) in SIZES.items():
-        for n in small if quick else full:
+        on_gpu = cuda == "gpu" and "cuda" in backends and not quick
+        for n in small if quick else full + (GPU_SIZES if on_gpu else []):
             impls: Dict[str, Optional[Callable[[], Any]]] = {}
             notes: Dict[str, str] = {}
             for name in backends:
@@ -216,6 +270,13 @@ def time_ops(
                     impls[name], notes[name] = None, "too slow to time at this size"
                 elif name == "cuda" and cuda != "gpu":
                     impls[name], notes[name] = None, "not measured: no GPU"
+                    impls["cuda-kernel"] = None
+                    notes["cuda-kernel"] = "not measured: no GPU"
+                elif name == "cuda":
+                    impls[name] = _cuda_synced(_course_op(op, _backend(name), n))
+                    impls["cuda-kernel"] = _cuda_kernel_op(op, n)
+                elif n in GPU_SIZES:
+                    impls[name], notes[name] = None, "size timed on the GPU only"
                 else:
                     impls[name] = _course_op(op, _backend(name), n)
             impls["numpy"] = _numpy_op(op, n)
@@ -225,6 +286,11 @@ def time_ops(
                 impls["torch"] = _torch_op(torch, op, n, "cpu")
                 if torch.cuda.is_available():
                     impls["torch-cuda"] = _torch_op(torch, op, n, "cuda")
+            if "cuda" in backends and "torch-cuda" not in impls:
+                impls["torch-cuda"] = None
+                notes["torch-cuda"] = (
+                    "PyTorch not installed" if torch is None else "not measured: no GPU"
+                )
             for impl, fn in impls.items():
                 # Let the previous implementation's worker threads (Numba's, BLAS's,
                 # PyTorch's) stop spinning before timing the next one on the same
@@ -411,6 +477,29 @@ def ratios(rows: List[Row]) -> List[str]:
                 f"- FastOps matmul at {n}^3 runs at {100 * numpy / fast:.0f}% of "
                 f"NumPy's throughput (target: at least 50% at 512^3)."
             )
+    for n in sorted(
+        {r.n for r in rows if r.op == "matmul" and r.impl == "cuda-kernel"}
+    ):
+        kernel, cublas = get("matmul", n, "cuda-kernel"), get("matmul", n, "torch-cuda")
+        if kernel and cublas:
+            out.append(
+                f"- CUDA matmul kernel at {n}^3: {100 * cublas / kernel:.0f}% of "
+                f"PyTorch CUDA's (cuBLAS) throughput (target: at least 20% at 4096^3)."
+            )
+    for op in ("map", "zip", "reduce"):
+        n = max((r.n for r in rows if r.op == op and r.impl == "cuda"), default=0)
+        ours, theirs = get(op, n, "cuda"), get(op, n, "torch-cuda")
+        if ours and theirs:
+            out.append(
+                f"- CUDA {op} at the Tensor level, n={n}: {100 * theirs / ours:.0f}% "
+                f"of PyTorch CUDA's throughput (target: at least 25% at 4096)."
+            )
+    cuda_epoch = get("train", 50, "cuda")
+    if cuda_epoch:
+        out.append(
+            f"- Task 3.5 training on CudaOps: {cuda_epoch * 1e3:.1f} ms per epoch "
+            f"(target: at most 30 ms)."
+        )
     fast, torch = get("train", 50, "fast"), get("train", 50, "torch")
     if fast and torch:
         out.append(

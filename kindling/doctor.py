@@ -9,6 +9,7 @@ task registry loads.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -23,11 +24,39 @@ PACKAGES = [
     ("numpy", "tensor storage", True),
     ("numba", "Module 3-4 kernels", True),
     ("numba-cuda", "CUDA tasks 3.3-3.4 (simulator or GPU)", False),
+    (
+        "nvidia-cuda-nvcc-cu12",
+        "NVVM and ptxas: kindling kernels, resource tests",
+        False,
+    ),
     ("pytest", "checking tasks", True),
     ("hypothesis", "property tests", True),
     ("streamlit", "the dashboard", False),
     ("torch", "optional benchmark comparison", False),
 ]
+
+
+def gpu_description() -> str:
+    """Which GPU CUDA code runs on, with its compute capability, or why none."""
+    if not gpu_present():
+        return f"no GPU: CUDA tests run under the simulator ({SIMULATOR_VARIABLE}=1)"
+    if os.environ.get(SIMULATOR_VARIABLE) == "1":
+        return f"a GPU is present, but {SIMULATOR_VARIABLE}=1 selects the simulator"
+    os.environ.setdefault(SIMULATOR_VARIABLE, "0")
+    try:
+        from numba import cuda
+
+        device = cuda.get_current_device()
+        name = device.name  # bytes in older numba, str in numba-cuda 0.30
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        major, minor = device.compute_capability
+    except Exception as error:  # noqa: BLE001 - no numba-cuda, driver errors
+        return f"an NVIDIA driver and device are present, but CUDA fails: {error}"
+    return (
+        f"an NVIDIA GPU is present: {name}, compute capability {major}.{minor}; "
+        f"CUDA tests run on it ('kindling kernels --cc {major}.{minor}' shows what "
+        "the kernels use)"
+    )
 
 
 def checks(root: Path) -> List[Tuple[str, bool, str]]:
@@ -42,11 +71,7 @@ def checks(root: Path) -> List[Tuple[str, bool, str]]:
         except importlib.metadata.PackageNotFoundError:
             detail = f"missing ({why})" + ("" if required else "; optional")
             rows.append((name, not required, detail))
-    if gpu_present():
-        cuda = "an NVIDIA GPU is present: CUDA tests run on it"
-    else:
-        cuda = f"no GPU: CUDA tests run under the simulator ({SIMULATOR_VARIABLE}=1)"
-    rows.append(("cuda", True, cuda))
+    rows.append(("cuda", True, gpu_description()))
     edition = "student edition" if (root / MANIFEST).exists() else "instructor source"
     rows.append(("checkout", True, f"{root} ({edition})"))
     try:

@@ -66,6 +66,8 @@ __all__ = [
     "MAX_GRID",
     "position",
     "broadcast_position",
+    "on_device",
+    "device_constant",
     "launch",
     "blocks_for",
     "aligned",
@@ -175,24 +177,58 @@ def _size(shape: Shape) -> int:
     return size
 
 
-def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None:
-    """Run ``kernel[grid, block](out, *args)`` and copy the result back into ``out``.
+def on_device(x: Any) -> bool:
+    """Whether ``x`` is an array in GPU memory (a Numba device array, also the
+    simulator's)."""
+    return hasattr(x, "copy_to_host")
 
-    NumPy arrays are copied to the GPU first (``cuda.to_device``); everything else
-    (numbers, flags) is passed as it is. Only ``out`` comes back, so the inputs are
-    never copied twice.
+
+#: Device copies of shapes and strides, by content: a tensor's shape reaches the
+#: kernels without a host-to-device copy per operation (they are a few bytes each,
+#: and a program uses few distinct ones).
+_CONSTANTS: Dict[Tuple[str, bytes], Any] = {}
+_MAX_CONSTANTS = 4096
+
+
+def device_constant(values: np.ndarray) -> Any:
+    """A device copy of the small integer array ``values`` (a shape or strides),
+    made once per distinct content. Kernels must not write to it."""
+    key = (values.dtype.str, values.tobytes())
+    found = _CONSTANTS.get(key)
+    if found is None:
+        if len(_CONSTANTS) >= _MAX_CONSTANTS:
+            _CONSTANTS.clear()
+        found = _CONSTANTS[key] = cuda.to_device(np.ascontiguousarray(values))
+    return found
+
+
+def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None:
+    """Run ``kernel[grid, block](out, *args)``.
+
+    Arrays already on the GPU are passed as they are. Integer NumPy arrays (shapes,
+    strides) go through :func:`device_constant`. Float NumPy arrays (storages of
+    tensors in host memory) are copied to the GPU, and, for ``out``, back after the
+    kernel: only ``out`` comes back, so the inputs are never copied twice.
     """
     try:
-        device_out = cuda.to_device(out)
+        device_out = out if on_device(out) else cuda.to_device(out)
     except _NO_GPU as error:
         raise RuntimeError(
             "CudaBackend needs an NVIDIA GPU, or Numba's CUDA simulator: set "
             "NUMBA_ENABLE_CUDASIM=1 before Numba is imported (the tests and "
             "project/run_fast_tensor.py do this when no GPU is found)"
         ) from error
-    device_args = [cuda.to_device(x) if isinstance(x, np.ndarray) else x for x in args]
+    device_args = [
+        (
+            x
+            if not isinstance(x, np.ndarray)
+            else device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
+        )
+        for x in args
+    ]
     kernel[grid, block](device_out, *device_args)
-    device_out.copy_to_host(out)
+    if device_out is not out:
+        device_out.copy_to_host(out)
 
 
 def blocks_for(size: int, threads: int) -> int:

@@ -12,7 +12,7 @@ import pytest
 import module3_fast_ops as kt
 from kindling import bench
 from module3_fast_ops import CudaBackend, FastBackend, cuda_ops
-from module3_fast_ops.cuda_ops import TILE
+from module3_fast_ops.cuda_ops import PRACTICE_TILE
 from project.run_fast_tensor import DEFAULTS, train
 
 
@@ -42,8 +42,8 @@ def test_sum_practice_rejects_matrices():
 
 
 def test_mm_practice_rejects_what_one_tile_cannot_hold():
-    big = kt.zeros(TILE + 1, TILE + 1)
-    with pytest.raises(ValueError, match=f"size <= TILE = {TILE}"):
+    big = kt.zeros(PRACTICE_TILE + 1, PRACTICE_TILE + 1)
+    with pytest.raises(ValueError, match=f"size <= PRACTICE_TILE = {PRACTICE_TILE}"):
         cuda_ops.mm_practice(big, big)
     with pytest.raises(ValueError, match="square"):
         cuda_ops.mm_practice(kt.zeros(2, 3), kt.zeros(2, 3))

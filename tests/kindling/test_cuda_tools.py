@@ -1,0 +1,46 @@
+"""The CUDA parts of ``kindling bench`` and ``kindling doctor``, without a GPU: a
+fake device stands in for numba-cuda's answers."""
+
+import types
+
+from numba import cuda
+
+from kindling import bench, doctor
+
+
+class FakeDevice:
+    name = "NVIDIA H100 80GB HBM3"  # a str in numba-cuda 0.30, bytes before
+    compute_capability = (9, 0)
+
+
+def test_bench_names_the_gpu_whether_numba_gives_str_or_bytes(monkeypatch):
+    monkeypatch.setattr(bench, "_cuda_status", lambda: "gpu")
+    monkeypatch.setattr(cuda, "get_current_device", lambda: FakeDevice())
+    assert bench.machine()["gpu"] == "NVIDIA H100 80GB HBM3 (compute capability 9.0)"
+    old = types.SimpleNamespace(name=b"Tesla T4", compute_capability=(7, 5))
+    monkeypatch.setattr(cuda, "get_current_device", lambda: old)
+    assert bench.machine()["gpu"] == "Tesla T4 (compute capability 7.5)"
+
+
+def test_doctor_names_the_gpu_and_its_compute_capability(monkeypatch):
+    monkeypatch.setattr(doctor, "gpu_present", lambda: True)
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.setattr(cuda, "get_current_device", lambda: FakeDevice())
+    text = doctor.gpu_description()
+    assert "NVIDIA H100 80GB HBM3, compute capability 9.0" in text
+    monkeypatch.setattr(doctor, "gpu_present", lambda: False)
+    assert "no GPU" in doctor.gpu_description()
+
+
+def test_bench_states_the_gpu_targets():
+    rows = [
+        bench.Row("matmul", 4096, "cuda-kernel", 0.5),
+        bench.Row("matmul", 4096, "torch-cuda", 0.05),
+        bench.Row("map", 4096, "cuda", 0.001),
+        bench.Row("map", 4096, "torch-cuda", 0.0002),
+        bench.Row("train", 50, "cuda", 0.025),
+    ]
+    text = "\n".join(bench.ratios(rows))
+    assert "CUDA matmul kernel at 4096^3: 10% of PyTorch CUDA's" in text
+    assert "CUDA map at the Tensor level, n=4096: 20% of PyTorch CUDA's" in text
+    assert "Task 3.5 training on CudaOps: 25.0 ms per epoch" in text
