@@ -19,7 +19,6 @@ parallel loops Numba kept.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
@@ -31,6 +30,7 @@ if __package__ in (None, ""):  # run as a script: make the library importable
 
 from module0_fundamentals import operators  # noqa: E402
 from module3_fast_ops import fast_ops  # noqa: E402
+from project.script_tools import make_parser  # noqa: E402
 
 Layout = Tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -99,9 +99,20 @@ def parallel_loops(kernel: Any) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kernel", choices=sorted(KERNELS), action="append")
-    parser.add_argument("--level", type=int, default=1, choices=(1, 2, 3, 4))
+    parser = make_parser(__doc__)
+    parser.add_argument(
+        "--kernel",
+        choices=sorted(KERNELS),
+        action="append",
+        help="a kernel to check (repeat for several; default: all)",
+    )
+    parser.add_argument(
+        "--level",
+        type=int,
+        default=1,
+        choices=(1, 2, 3, 4),
+        help="detail of Numba's diagnostics",
+    )
     args = parser.parse_args(argv)
     for name in args.kernel or list(KERNELS):
         print(f"\n######## {name} ########")

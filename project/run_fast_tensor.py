@@ -10,8 +10,9 @@ parallel kernels (Module 3), with ``--backend cuda`` on a GPU (or, without one, 
 Numba's CUDA simulator: correct but very slow), with ``--backend simple`` in Module
 2's Python loops.
 
-Each epoch prints the mean loss over its batches, the share of points classified
-correctly by the forward passes of that epoch, and the seconds it took.
+A progress bar shows, per epoch, the mean loss over its batches, the share of points
+classified correctly by the forward passes of that epoch, and the seconds it took;
+at the end come the accuracy on held-out points and a plot of the curves.
 
 From Python (tests, the dashboard, ``kindling bench``)::
 
@@ -22,7 +23,6 @@ From Python (tests, the dashboard, ``kindling bench``)::
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass, field
@@ -44,6 +44,16 @@ from module0_fundamentals import DATASETS, Module, Parameter  # noqa: E402
 from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module2_tensors import SimpleBackend, Tensor, TensorBackend, rand  # noqa: E402
 from module2_tensors import tensor as make_tensor  # noqa: E402
+from project.script_tools import (  # noqa: E402
+    Progress,
+    held_out,
+    make_parser,
+    nonnegative_int,
+    percent,
+    positive_float,
+    positive_int,
+    save_curves,
+)
 
 BACKENDS = ("simple", "fast", "cuda")
 
@@ -235,31 +245,73 @@ def train(
     return history
 
 
-def default_log(
-    epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
-) -> None:
-    """One line per epoch (every epoch for the first 10, then every 10th)."""
-    if epoch <= 10 or epoch % 10 == 0 or epoch == epochs:
-        print(
-            f"epoch {epoch:>{len(str(epochs))}}/{epochs}  loss {loss:.4f}  "
-            f"accuracy {100 * accuracy:5.1f}%  {seconds:.4f} s",
-            flush=True,
-        )
+def evaluate(model: Network, data: Any, backend: Any = "fast") -> Tuple[float, float]:
+    """Mean :func:`loss_fn` and accuracy of ``model`` on the points of the ``Graph``
+    ``data`` (one forward pass over all of them, no step)."""
+    if isinstance(backend, str):
+        backend = backend_by_name(backend)
+    X = np.array(data.X, dtype=np.float64).reshape(len(data.y), 2)
+    y = np.array(data.y, dtype=np.float64)
+    xs, ys = batch_tensors(X, y, np.arange(len(y)), backend)
+    z = model(xs)
+    correct = int(np.sum((z.to_numpy() > 0.0) == (y > 0.5)))
+    return loss_fn(z, ys).item(), correct / len(y)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> History:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", default="fast", choices=BACKENDS)
+    parser = make_parser(__doc__)
+    parser.add_argument("--backend", default="fast", choices=BACKENDS, help="backend")
     parser.add_argument(
         "--dataset", default=DEFAULTS["dataset"], choices=sorted(DATASETS)
     )
-    parser.add_argument("--hidden", type=int, default=DEFAULTS["hidden"])
-    parser.add_argument("--lr", type=float, default=DEFAULTS["lr"])
-    parser.add_argument("--epochs", type=int, default=DEFAULTS["epochs"])
-    parser.add_argument("--pts", type=int, default=DEFAULTS["pts"])
-    parser.add_argument("--batch", type=int, default=DEFAULTS["batch"])
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--hidden",
+        type=positive_int,
+        default=DEFAULTS["hidden"],
+        help="units per hidden layer",
+    )
+    parser.add_argument(
+        "--lr", type=positive_float, default=DEFAULTS["lr"], help="learning rate"
+    )
+    parser.add_argument(
+        "--epochs",
+        type=nonnegative_int,
+        default=DEFAULTS["epochs"],
+        help="training epochs (0: only evaluate the untrained network)",
+    )
+    parser.add_argument(
+        "--pts",
+        type=positive_int,
+        default=DEFAULTS["pts"],
+        help="number of training points",
+    )
+    parser.add_argument(
+        "--test-pts", type=positive_int, default=50, help="number of held-out points"
+    )
+    parser.add_argument(
+        "--batch", type=positive_int, default=DEFAULTS["batch"], help="batch size"
+    )
+    parser.add_argument(
+        "--seed",
+        type=nonnegative_int,
+        default=0,
+        help="seed of data, weights and batch order",
+    )
+    parser.add_argument(
+        "--plot",
+        default="runs/fast_tensor.png",
+        help="PNG for the curves ('' for none)",
+    )
     args = parser.parse_args(argv)
+    bar = Progress(total=args.epochs, desc="epoch")
+
+    def log(
+        epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
+    ) -> None:
+        bar.update(
+            postfix=f"loss {loss:.4f}  accuracy {percent(accuracy)}  {seconds:.4f} s"
+        )
+
     history = train(
         args.dataset,
         backend=args.backend,
@@ -269,14 +321,32 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         pts=args.pts,
         batch=args.batch,
         seed=args.seed,
-        log=default_log,
+        log=log,
     )
+    bar.close()
+    test = held_out(DATASETS, args.dataset, args.test_pts, args.seed)
+    _, test_accuracy = evaluate(history.model, test, args.backend)
     if history.accuracies:
         print(
-            f"final training accuracy: {100 * history.accuracies[-1]:.1f}%  "
+            f"final training accuracy: {percent(history.accuracies[-1])}  "
             f"({history.seconds_per_epoch:.4f} s per epoch after the first, "
             f"{args.backend} backend)"
         )
+    else:
+        train_data = DATASETS[args.dataset](args.pts, seed=args.seed)
+        _, untrained = evaluate(history.model, train_data, args.backend)
+        print(f"no training: accuracy of the untrained network {percent(untrained)}")
+    print(f"held-out accuracy: {percent(test_accuracy)} on {args.test_pts} new points")
+    if args.plot and history.losses:
+        curves = {
+            "train_loss": history.losses,
+            "train_acc": history.accuracies,
+            "held-out_acc": {len(history.losses): test_accuracy},
+        }
+        title = f"Tensor network on {args.dataset}, {args.backend} backend"
+        saved = save_curves(curves, args.plot, title)
+        if saved:
+            print(f"curves saved to {saved}")
     return history
 
 

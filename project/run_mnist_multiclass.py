@@ -10,9 +10,10 @@ The network (PyTorch layers from ``module4_networks.nn``, tensors on Numba's
     conv 3x3 (1 -> c1) - relu - conv 3x3 (c1 -> c2) - relu - max pool 2x2
     - flatten - linear (-> hidden) - relu - dropout - linear (-> 10) - log_softmax
 
-trained with Adam on the negative log-likelihood, in minibatches. Each epoch prints
-a progress bar, then the training loss and the test accuracy; at the end the loss
-and accuracy curves are saved as a PNG (``--plot``).
+trained with Adam on the negative log-likelihood, in minibatches. Each epoch shows
+a progress bar, then the training loss and the accuracy on the held-out test images;
+at the end the loss and accuracy curves are saved as a PNG (``--plot``).
+``--epochs 0`` only evaluates the untrained network.
 
 Data:
 
@@ -32,7 +33,6 @@ From Python (tests, the dashboard)::
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -47,7 +47,17 @@ from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
 from module4_networks import data, nn, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
-from module4_networks.training import History, minibatches, progress  # noqa: E402
+from module4_networks.training import History, minibatches  # noqa: E402
+from project.script_tools import (  # noqa: E402
+    Progress,
+    make_parser,
+    nonnegative_int,
+    percent,
+    positive_float,
+    positive_int,
+    probability,
+    save_curves,
+)
 
 Arrays = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
@@ -179,7 +189,15 @@ def train(
     log: Callable[[str], None] = print,
     show_progress: bool = True,
 ) -> History:
-    """Train the CNN; return its :class:`History` (loss and accuracy per epoch)."""
+    """Train the CNN; return its :class:`History` (loss and accuracy per epoch).
+
+    ``epochs=0`` trains nothing: the history holds one row, ``epoch`` 0, with the
+    untrained network's test loss and accuracy.
+    """
+    if epochs < 0 or batch_size < 1:
+        raise ValueError(
+            f"need epochs >= 0 and batch_size >= 1, got {epochs} and {batch_size}"
+        )
     if dataset == "digits":
         x_train, y_train, x_test, y_test = load_digits_split(seed)
     elif dataset == "mnist":
@@ -201,16 +219,19 @@ def train(
     model = Network(x_train.shape[1], channels, hidden, dropout, backend=backend)
     optimizer = optim.Adam(model.parameters(), lr=lr)
     history = History()
+    if epochs == 0:
+        test_loss, test_acc = evaluate(model, x_test, y_test, backend, 256)
+        history.add(epoch=0, test_loss=test_loss, test_acc=test_acc)
+        log(history.format_last())
     for epoch in range(1, epochs + 1):
         start = time.time()
         batches = minibatches(len(x_train), batch_size, rng)
-        bar = progress(batches, desc=f"epoch {epoch}/{epochs}")
+        bar = Progress(batches, desc=f"epoch {epoch}/{epochs}, batch")
         losses = []
         for index in bar if show_progress else batches:
             x = tensor(x_train[index][:, None], backend=backend)
             losses.append(train_step(model, optimizer, x, y_train[index]))
-            if show_progress:
-                bar.set_postfix(f"loss {np.mean(losses[-20:]):.3f}")
+            bar.set_postfix(f"loss {np.mean(losses[-20:]):.3f}")
         # The training loss is the mean over the epoch's minibatches (with dropout
         # on); a second pass over the training set would cost as much again.
         test_loss, test_acc = evaluate(model, x_test, y_test, backend, 256)
@@ -226,8 +247,10 @@ def train(
 
 
 def main(argv: Optional[list] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dataset", choices=["digits", "mnist"], default="digits")
+    parser = make_parser(__doc__)
+    parser.add_argument(
+        "--dataset", choices=["digits", "mnist"], default="digits", help="the images"
+    )
     parser.add_argument("--data-dir", help="read MNIST's IDX files from here")
     parser.add_argument("--cache-dir", help="download MNIST here (default ~/.cache)")
     parser.add_argument(
@@ -236,19 +259,52 @@ def main(argv: Optional[list] = None) -> int:
         default="auto",
         help="t10k: train on the first 8,000 test images, test on the last 2,000",
     )
-    parser.add_argument("--epochs", type=int, default=None, help="default 10 / 4")
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--channels", type=int, nargs=2, default=[8, 16])
-    parser.add_argument("--hidden", type=int, default=64)
-    parser.add_argument("--dropout", type=float, default=0.25)
-    parser.add_argument("--train-size", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--plot", default=None, help="PNG for the curves (default runs/<dataset>.png)"
+        "--epochs",
+        type=nonnegative_int,
+        default=None,
+        help="training epochs (default: 10 for digits, 4 for mnist; 0: only "
+        "evaluate the untrained network)",
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=32, help="batch")
+    parser.add_argument(
+        "--lr", type=positive_float, default=2e-3, help="Adam's learning rate"
+    )
+    parser.add_argument(
+        "--channels",
+        type=positive_int,
+        nargs=2,
+        default=[8, 16],
+        metavar=("C1", "C2"),
+        help="channels of the two convolutions",
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=64, help="units of the hidden layer"
+    )
+    parser.add_argument(
+        "--dropout", type=probability, default=0.25, help="dropout probability"
+    )
+    parser.add_argument(
+        "--train-size",
+        type=positive_int,
+        default=None,
+        help="train on the first N training images only (default: all)",
+    )
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of weights and batches"
+    )
+    parser.add_argument(
+        "--plot",
+        default=None,
+        help="PNG for the curves (default: runs/mnist_multiclass_DATASET.png; '' "
+        "for none)",
     )
     args = parser.parse_args(argv)
-    epochs = args.epochs or (10 if args.dataset == "digits" else 4)
+    epochs = (
+        args.epochs
+        if args.epochs is not None
+        else (10 if args.dataset == "digits" else 4)
+    )
     start = time.time()
     history = train(
         args.dataset,
@@ -264,13 +320,21 @@ def main(argv: Optional[list] = None) -> int:
         args.split,
         args.train_size,
     )
-    from module4_networks.training import save_curves
-
-    plot = args.plot or f"runs/mnist_multiclass_{args.dataset}.png"
-    saved = save_curves(history, plot, f"CNN on {args.dataset}")
+    accuracy = percent(history.last("test_acc"))
+    if epochs == 0:
+        print(f"no training: test accuracy of the untrained network {accuracy}")
+        return 0
+    plot = args.plot
+    if plot is None:
+        plot = f"runs/mnist_multiclass_{args.dataset}.png"
+    curves = {
+        name: history.column(name) for name in ("train_loss", "test_loss", "test_acc")
+    }
+    saved = save_curves(curves, plot, f"CNN on {args.dataset}") if plot else None
     print(
-        f"final test accuracy {history.last('test_acc'):.4f} after {epochs} epochs "
-        f"in {time.time() - start:.0f}s" + (f"; curves in {saved}" if saved else "")
+        f"final test accuracy {history.last('test_acc'):.4f} ({accuracy} of the "
+        f"held-out test images) after {epochs} epochs in {time.time() - start:.0f}s"
+        + (f"; curves in {saved}" if saved else "")
     )
     return 0
 

@@ -17,7 +17,6 @@ From Python (tests, the dashboard)::
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from dataclasses import dataclass, field
@@ -30,6 +29,16 @@ if __package__ in (None, ""):  # run as a script: make the library importable
 from module0_fundamentals import DATASETS, Module, Parameter  # noqa: E402
 from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module1_scalar_autodiff.scalar import Scalar  # noqa: E402
+from project.script_tools import (  # noqa: E402
+    Progress,
+    held_out,
+    make_parser,
+    nonnegative_int,
+    percent,
+    positive_float,
+    positive_int,
+    save_curves,
+)
 
 Point = Tuple[float, float]
 
@@ -119,21 +128,6 @@ class History:
     accuracies: List[float] = field(default_factory=list)
 
 
-def progress_bar(done: int, total: int, width: int = 20) -> str:
-    """``[######--------------]``: a plain-text bar, ``done`` of ``total``."""
-    filled = width * done // max(total, 1)
-    return "[" + "#" * filled + "-" * (width - filled) + "]"
-
-
-def default_log(epoch: int, epochs: int, loss: float, accuracy: float) -> None:
-    """Print one line per epoch with a progress bar."""
-    print(
-        f"epoch {epoch:>{len(str(epochs))}}/{epochs} {progress_bar(epoch, epochs)} "
-        f"loss {loss:.4f}  accuracy {100 * accuracy:5.1f}%",
-        flush=True,
-    )
-
-
 def train_epoch(
     model: Network, optimizer: SGD, points: Sequence[Point], labels: Sequence[int]
 ) -> Tuple[float, int]:
@@ -195,15 +189,51 @@ def train(
     return history
 
 
+def evaluate(
+    model: Network, points: Sequence[Point], labels: Sequence[int]
+) -> Tuple[float, float]:
+    """Mean :func:`point_loss` and accuracy of ``model`` on ``points`` (no step)."""
+    total, correct = 0.0, 0
+    for (x1, x2), y in zip(points, labels):
+        z = model(x1, x2)
+        total += point_loss(z, y).data
+        correct += int((z.data > 0) == (y == 1))
+    return total / len(points), correct / len(points)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> History:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default="simple", choices=sorted(DATASETS))
-    parser.add_argument("--hidden", type=int, default=10, help="units per hidden layer")
-    parser.add_argument("--lr", type=float, default=0.5, help="learning rate")
-    parser.add_argument("--epochs", type=int, default=100)
-    parser.add_argument("--pts", type=int, default=50, help="number of points")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = make_parser(__doc__)
+    parser.add_argument(
+        "--dataset", default="simple", choices=sorted(DATASETS), help="toy dataset"
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=10, help="units per hidden layer"
+    )
+    parser.add_argument("--lr", type=positive_float, default=0.5, help="learning rate")
+    parser.add_argument(
+        "--epochs",
+        type=nonnegative_int,
+        default=100,
+        help="training epochs (0: only evaluate the untrained network)",
+    )
+    parser.add_argument(
+        "--pts", type=positive_int, default=50, help="number of training points"
+    )
+    parser.add_argument(
+        "--test-pts", type=positive_int, default=50, help="number of held-out points"
+    )
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of data and weights"
+    )
+    parser.add_argument(
+        "--plot", default="runs/scalar.png", help="PNG for the curves ('' for none)"
+    )
     args = parser.parse_args(argv)
+    bar = Progress(total=args.epochs, desc="epoch")
+
+    def log(epoch: int, epochs: int, loss: float, accuracy: float) -> None:
+        bar.update(postfix=f"loss {loss:.4f}  accuracy {percent(accuracy)}")
+
     history = train(
         args.dataset,
         hidden=args.hidden,
@@ -211,10 +241,27 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         epochs=args.epochs,
         pts=args.pts,
         seed=args.seed,
-        log=default_log,
+        log=log,
     )
+    bar.close()
+    test = held_out(DATASETS, args.dataset, args.test_pts, args.seed)
+    _, test_accuracy = evaluate(history.model, test.X, test.y)
     if history.accuracies:
-        print(f"final training accuracy: {100 * history.accuracies[-1]:.1f}%")
+        print(f"final training accuracy: {percent(history.accuracies[-1])}")
+    else:
+        train_data = DATASETS[args.dataset](args.pts, seed=args.seed)
+        _, untrained = evaluate(history.model, train_data.X, train_data.y)
+        print(f"no training: accuracy of the untrained network {percent(untrained)}")
+    print(f"held-out accuracy: {percent(test_accuracy)} on {args.test_pts} new points")
+    if args.plot and history.losses:
+        curves = {
+            "train_loss": history.losses,
+            "train_acc": history.accuracies,
+            "held-out_acc": {len(history.losses): test_accuracy},
+        }
+        saved = save_curves(curves, args.plot, f"Scalar network on {args.dataset}")
+        if saved:
+            print(f"curves saved to {saved}")
     return history
 
 

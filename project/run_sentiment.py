@@ -14,7 +14,10 @@ The model is Kim's (2014) CNN for sentence classification::
 
 A filter of width $k$ is a detector of $k$-grams (``"not at all good"``); taking its
 maximum over the sentence asks "does this phrase occur anywhere?", whatever the
-sentence's length. It is trained with Adam on the cross-entropy.
+sentence's length. It is trained with Adam on the cross-entropy; each epoch shows a
+progress bar, then the loss and the accuracy on the held-out sentences, and the
+curves are saved as a PNG (``--plot``). ``--epochs 0`` only evaluates the untrained
+network.
 
 Data: GLUE-style TSV files (``sentence<TAB>label``, 1 = positive). With
 ``--data-dir DIR``: ``DIR/train.tsv``, ``DIR/test.tsv`` and, when present,
@@ -32,7 +35,6 @@ From Python::
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -48,7 +50,17 @@ from module2_tensors import manual_seed, no_grad  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
 from module4_networks import data, nn, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
-from module4_networks.training import History, progress  # noqa: E402
+from module4_networks.training import History  # noqa: E402
+from project.script_tools import (  # noqa: E402
+    Progress,
+    make_parser,
+    nonnegative_int,
+    percent,
+    positive_float,
+    positive_int,
+    probability,
+    save_curves,
+)
 
 Split = Tuple[List[List[int]], np.ndarray]  # (rows of word ids, labels)
 
@@ -185,7 +197,15 @@ def train(
     log: Callable[[str], None] = print,
     show_progress: bool = True,
 ) -> History:
-    """Train the sentiment CNN; return its :class:`History`."""
+    """Train the sentiment CNN; return its :class:`History`.
+
+    ``epochs=0`` trains nothing: the history holds one row, ``epoch`` 0, with the
+    untrained network's loss and accuracy on the held-out splits.
+    """
+    if epochs < 0 or batch_size < 1:
+        raise ValueError(
+            f"need epochs >= 0 and batch_size >= 1, got {epochs} and {batch_size}"
+        )
     splits = data.load_sst2(data_dir, cache_dir)
     if train_size is not None:
         sentences, labels = splits["train"]
@@ -209,20 +229,18 @@ def train(
     min_length = max(widths)
     rows, labels = encoded["train"]
     history = History()
-    for epoch in range(1, epochs + 1):
+    for epoch in range(0 if epochs == 0 else 1, epochs + 1):
         start = time.time()
-        batches = length_batches(rows, batch_size, rng)
-        bar = progress(batches, desc=f"epoch {epoch}/{epochs}")
+        batches = length_batches(rows, batch_size, rng) if epoch else []
+        bar = Progress(batches, desc=f"epoch {epoch}/{epochs}, batch")
         losses = []
-        for index in bar if show_progress else batches:
+        for index in bar if show_progress and epoch else batches:
             ids = vocab.pad([rows[i] for i in index], min_length=min_length)
             losses.append(train_step(model, optimizer, ids, labels[index]))
-            if show_progress:
-                bar.set_postfix(f"loss {np.mean(losses[-50:]):.3f}")
-        metrics: Dict[str, float] = {
-            "epoch": epoch,
-            "train_loss": float(np.mean(losses)),
-        }
+            bar.set_postfix(f"loss {np.mean(losses[-50:]):.3f}")
+        metrics: Dict[str, float] = {"epoch": epoch}
+        if losses:  # epoch 0 (evaluation only) has no training loss
+            metrics["train_loss"] = float(np.mean(losses))
         for name in ("dev", "test"):
             if name in encoded:
                 loss, acc = evaluate(model, encoded[name], vocab, min_length)
@@ -234,22 +252,58 @@ def train(
 
 
 def main(argv: Optional[list] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = make_parser(__doc__)
     parser.add_argument("--data-dir", help="read train.tsv/test.tsv(/dev.tsv) here")
     parser.add_argument("--cache-dir", help="download SST-2 here (default ~/.cache)")
     parser.add_argument("--embeddings", help="GloVe-style word vectors (text file)")
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--embedding-dim", type=int, default=48)
-    parser.add_argument("--filters", type=int, default=32)
-    parser.add_argument("--widths", type=int, nargs="+", default=[3, 4, 5])
-    parser.add_argument("--dropout", type=float, default=0.5)
-    parser.add_argument("--min-freq", type=int, default=1)
-    parser.add_argument("--train-size", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--plot", default="runs/sentiment.png", help="PNG for the loss/accuracy curves"
+        "--epochs",
+        type=nonnegative_int,
+        default=3,
+        help="training epochs (0: only evaluate the untrained network)",
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=128, help="batch")
+    parser.add_argument(
+        "--lr", type=positive_float, default=2e-3, help="Adam's learning rate"
+    )
+    parser.add_argument(
+        "--embedding-dim",
+        type=positive_int,
+        default=48,
+        help="size of a word vector (without --embeddings)",
+    )
+    parser.add_argument(
+        "--filters", type=positive_int, default=32, help="filters per width"
+    )
+    parser.add_argument(
+        "--widths",
+        type=positive_int,
+        nargs="+",
+        default=[3, 4, 5],
+        help="filter widths (words)",
+    )
+    parser.add_argument(
+        "--dropout", type=probability, default=0.5, help="dropout probability"
+    )
+    parser.add_argument(
+        "--min-freq",
+        type=positive_int,
+        default=1,
+        help="words seen fewer times in training become <unk>",
+    )
+    parser.add_argument(
+        "--train-size",
+        type=positive_int,
+        default=None,
+        help="train on the first N sentences only (default: all)",
+    )
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of weights and batches"
+    )
+    parser.add_argument(
+        "--plot",
+        default="runs/sentiment.png",
+        help="PNG for the loss/accuracy curves ('' for none)",
     )
     args = parser.parse_args(argv)
     start = time.time()
@@ -268,13 +322,17 @@ def main(argv: Optional[list] = None) -> int:
         args.train_size,
         args.seed,
     )
-    from module4_networks.training import save_curves
-
-    saved = save_curves(history, args.plot, "1-D CNN on SST-2")
+    accuracy = percent(history.last("test_acc"))
+    if args.epochs == 0:
+        print(f"no training: test accuracy of the untrained network {accuracy}")
+        return 0
+    names = ("train_loss", "dev_loss", "test_loss", "dev_acc", "test_acc")
+    curves = {name: history.column(name) for name in names if history.column(name)}
+    saved = save_curves(curves, args.plot, "1-D CNN on SST-2") if args.plot else None
     print(
-        f"final test accuracy {history.last('test_acc'):.4f} after {args.epochs} "
-        f"epochs in {time.time() - start:.0f}s"
-        + (f"; curves in {saved}" if saved else "")
+        f"final test accuracy {history.last('test_acc'):.4f} ({accuracy} of the "
+        f"held-out sentences) after {args.epochs} epochs in "
+        f"{time.time() - start:.0f}s" + (f"; curves in {saved}" if saved else "")
     )
     return 0
 

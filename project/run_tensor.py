@@ -17,7 +17,6 @@ From Python (tests, the dashboard)::
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass, field
@@ -33,6 +32,16 @@ from module0_fundamentals import DATASETS, Module, Parameter  # noqa: E402
 from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module2_tensors import SimpleBackend, Tensor, TensorBackend, rand  # noqa: E402
 from module2_tensors import tensor as make_tensor  # noqa: E402
+from project.script_tools import (  # noqa: E402
+    Progress,
+    held_out,
+    make_parser,
+    nonnegative_int,
+    percent,
+    positive_float,
+    positive_int,
+    save_curves,
+)
 
 # ---------------------------------------------------------------------------
 # Backends: simple here; Module 3 adds fast (Numba) and cuda.
@@ -160,23 +169,6 @@ class History:
         return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
 
 
-def progress_bar(done: int, total: int, width: int = 20) -> str:
-    """``[######--------------]``: a plain-text bar, ``done`` of ``total``."""
-    filled = width * done // max(total, 1)
-    return "[" + "#" * filled + "-" * (width - filled) + "]"
-
-
-def default_log(
-    epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
-) -> None:
-    """Print one line per epoch: a progress bar, loss, accuracy, seconds."""
-    print(
-        f"epoch {epoch:>{len(str(epochs))}}/{epochs} {progress_bar(epoch, epochs)} "
-        f"loss {loss:.4f}  accuracy {100 * accuracy:5.1f}%  {seconds:.3f} s",
-        flush=True,
-    )
-
-
 def train_epoch(
     model: Network, optimizer: SGD, x: Tensor, y: Tensor
 ) -> Tuple[float, int]:
@@ -241,16 +233,56 @@ def train(
     return history
 
 
+def evaluate(model: Network, data: Any, backend: Any = "simple") -> Tuple[float, float]:
+    """Mean :func:`loss_fn` and accuracy of ``model`` on the points of the ``Graph``
+    ``data`` (one forward pass, no step)."""
+    if isinstance(backend, str):
+        backend = backend_by_name(backend)
+    x = make_tensor(data.X, backend=backend)
+    y = make_tensor(data.y, backend=backend)
+    z = model(x)
+    correct = int(((z > 0.0) == y).sum().item())
+    return loss_fn(z, y).item(), correct / len(data.y)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> History:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default="split", choices=sorted(DATASETS))
-    parser.add_argument("--hidden", type=int, default=10, help="units per hidden layer")
-    parser.add_argument("--lr", type=float, default=0.5, help="learning rate")
-    parser.add_argument("--epochs", type=int, default=250)
-    parser.add_argument("--pts", type=int, default=50, help="number of points")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backend", default="simple", choices=BACKENDS)
+    parser = make_parser(__doc__)
+    parser.add_argument(
+        "--dataset", default="split", choices=sorted(DATASETS), help="toy dataset"
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=10, help="units per hidden layer"
+    )
+    parser.add_argument("--lr", type=positive_float, default=0.5, help="learning rate")
+    parser.add_argument(
+        "--epochs",
+        type=nonnegative_int,
+        default=250,
+        help="training epochs (0: only evaluate the untrained network)",
+    )
+    parser.add_argument(
+        "--pts", type=positive_int, default=50, help="number of training points"
+    )
+    parser.add_argument(
+        "--test-pts", type=positive_int, default=50, help="number of held-out points"
+    )
+    parser.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of data and weights"
+    )
+    parser.add_argument(
+        "--backend", default="simple", choices=BACKENDS, help="tensor backend"
+    )
+    parser.add_argument(
+        "--plot", default="runs/tensor.png", help="PNG for the curves ('' for none)"
+    )
     args = parser.parse_args(argv)
+    bar = Progress(total=args.epochs, desc="epoch")
+
+    def log(
+        epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
+    ) -> None:
+        bar.update(postfix=f"loss {loss:.4f}  accuracy {percent(accuracy)}")
+
     history = train(
         args.dataset,
         hidden=args.hidden,
@@ -259,13 +291,30 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         pts=args.pts,
         seed=args.seed,
         backend=args.backend,
-        log=default_log,
+        log=log,
     )
+    bar.close()
+    test = held_out(DATASETS, args.dataset, args.test_pts, args.seed)
+    _, test_accuracy = evaluate(history.model, test, args.backend)
     if history.accuracies:
         print(
-            f"final training accuracy: {100 * history.accuracies[-1]:.1f}%  "
+            f"final training accuracy: {percent(history.accuracies[-1])}  "
             f"({history.seconds_per_epoch:.3f} s per epoch, {args.backend} backend)"
         )
+    else:
+        train_data = DATASETS[args.dataset](args.pts, seed=args.seed)
+        _, untrained = evaluate(history.model, train_data, args.backend)
+        print(f"no training: accuracy of the untrained network {percent(untrained)}")
+    print(f"held-out accuracy: {percent(test_accuracy)} on {args.test_pts} new points")
+    if args.plot and history.losses:
+        curves = {
+            "train_loss": history.losses,
+            "train_acc": history.accuracies,
+            "held-out_acc": {len(history.losses): test_accuracy},
+        }
+        saved = save_curves(curves, args.plot, f"Tensor network on {args.dataset}")
+        if saved:
+            print(f"curves saved to {saved}")
     return history
 
 

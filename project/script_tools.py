@@ -1,0 +1,248 @@
+"""What every training script of ``project/`` shares (given code, not a task).
+
+* :func:`make_parser`: an ``argparse`` parser whose ``--help`` shows the defaults;
+* argument types that reject bad values with a usage error (exit status 2):
+  :func:`positive_int`, :func:`nonnegative_int`, :func:`positive_float`,
+  :func:`probability`;
+* :class:`Progress`: one progress bar, redrawn in place on a terminal and written
+  a line per tenth of the way into a log or a pipe;
+* :func:`save_curves`: the loss and accuracy curves as a PNG;
+* :func:`held_out`: fresh points of a toy dataset for a held-out accuracy.
+
+The scripts run from any module's edition, so this file imports only the standard
+library and NumPy (matplotlib when a plot is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any, Callable, Dict, Iterable, Iterator, Mapping, Optional
+from typing import Sequence, TypeVar, Union
+
+T = TypeVar("T")
+
+#: Held-out points are drawn with ``seed + HELD_OUT_SEED``: same distribution,
+#: other points.
+HELD_OUT_SEED = 10_000
+
+
+# ----------------------------------------------------------------- arguments
+class HelpFormatter(
+    argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter
+):
+    """Shows each option's default (unless it has none) and keeps the description's
+    line breaks."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if default is None or default is False or "%(default)" in text:
+            return text
+        return super()._get_help_string(action) or text
+
+
+def make_parser(doc: Optional[str], examples: bool = True) -> argparse.ArgumentParser:
+    """A parser described by a script's docstring: its first line, and the indented
+    command lines that follow it as examples."""
+    lines = (doc or "").strip().splitlines()
+    # The docstrings are reST: ``code`` reads as code in a terminal without them.
+    description = lines[0].replace("``", "") if lines else None
+    usage = [line.strip() for line in lines[1:] if line.startswith("    python ")]
+    epilog = "examples:\n" + "\n".join(f"  {u}" for u in usage) if usage else None
+    return argparse.ArgumentParser(
+        description=description,
+        epilog=epilog if examples else None,
+        formatter_class=HelpFormatter,
+    )
+
+
+def _number(kind: Callable[[str], Any], text: str) -> Any:
+    try:
+        return kind(text)
+    except ValueError:
+        name = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (sizes, batch sizes, hidden units)."""
+    value = _number(int, text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer >= 0 (epochs: 0 evaluates without training; seeds)."""
+    value = _number(int, text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (learning rates)."""
+    value = _number(float, text)
+    if not 0.0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number in [0, 1) (dropout rates, fractions)."""
+    value = _number(float, text)
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value
+
+
+# ------------------------------------------------------------------ progress
+class Progress:
+    """A progress bar: ``epoch 12/40 [######--------------] 3.1 s loss 0.41``.
+
+    Wrap an iterable (``for batch in Progress(batches, desc="batch")``) or call
+    :meth:`update` yourself; :meth:`set_postfix` sets the text at the end. On a
+    terminal the line is redrawn in place; anywhere else (a log file, a pipe, a
+    test capturing the output) a line is written at each tenth of the way, so a
+    250-epoch run logs about ten lines, not 250.
+    """
+
+    def __init__(
+        self,
+        iterable: Optional[Iterable[T]] = None,
+        total: Optional[int] = None,
+        desc: str = "",
+        file: Optional[IO[str]] = None,
+        width: int = 20,
+    ) -> None:
+        self.iterable = iterable
+        if total is None:
+            total = len(iterable) if hasattr(iterable, "__len__") else 0  # type: ignore
+        self.total = int(total)
+        self.desc, self.width = desc, width
+        self.file = file if file is not None else sys.stdout
+        self.tty = bool(getattr(self.file, "isatty", lambda: False)())
+        self.postfix = ""
+        self.done = 0
+        self.started = time.perf_counter()
+        self._shown_tenth = -1
+        self._open_line = False
+
+    def set_postfix(self, text: str) -> None:
+        self.postfix = text
+
+    def line(self) -> str:
+        """The bar as text."""
+        total = max(self.total, 1)
+        filled = self.width * min(self.done, total) // total
+        bar = "#" * filled + "-" * (self.width - filled)
+        elapsed = time.perf_counter() - self.started
+        text = f"{self.desc} {self.done}/{self.total} [{bar}] {elapsed:.1f} s"
+        return f"{text}  {self.postfix}".rstrip()
+
+    def update(self, steps: int = 1, postfix: Optional[str] = None) -> None:
+        """Advance by ``steps`` and redraw (or log, at each tenth)."""
+        self.done += steps
+        if postfix is not None:
+            self.postfix = postfix
+        last = self.done >= self.total
+        if self.tty:
+            self.file.write("\r\x1b[2K" + self.line() + ("\n" if last else ""))
+            self._open_line = not last
+        else:
+            tenth = 10 * self.done // max(self.total, 1)
+            if tenth == self._shown_tenth and not last:
+                return
+            self._shown_tenth = tenth
+            self.file.write(self.line() + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        """End the bar's line on a terminal (after an early stop)."""
+        if self._open_line:
+            self.file.write("\n")
+            self.file.flush()
+            self._open_line = False
+
+    def __iter__(self) -> Iterator[T]:
+        assert self.iterable is not None, "Progress(iterable) to iterate"
+        try:
+            for item in self.iterable:
+                yield item
+                self.update()
+        finally:
+            self.close()
+
+
+# ---------------------------------------------------------------------- plots
+Curve = Union[Sequence[float], Mapping[int, float]]
+
+
+def save_curves(
+    curves: Mapping[str, Curve], path: Union[str, Path], title: str
+) -> Optional[Path]:
+    """Plot loss curves (names ending in ``loss``) on the left and accuracy curves
+    (names ending in ``acc`` or ``accuracy``) on the right, per epoch, into the PNG
+    ``path``.
+
+    A curve is a sequence (its values for epochs 1, 2, ...) or a mapping
+    ``{epoch: value}`` (a held-out accuracy measured once, at the end). Returns the
+    path, or ``None`` when there is nothing to plot or matplotlib is missing.
+    """
+    points: Dict[str, Dict[int, float]] = {}
+    for name, curve in curves.items():
+        if isinstance(curve, Mapping):
+            points[name] = {int(k): float(v) for k, v in curve.items()}
+        else:
+            points[name] = {i: float(v) for i, v in enumerate(curve, start=1)}
+    if not any(points.values()):
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is in the dev and app extras
+        print("matplotlib is not installed: no plot written", file=sys.stderr)
+        return None
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for name, values in points.items():
+        if name.endswith("loss"):
+            ax = left
+        elif name.endswith(("acc", "accuracy")):
+            ax = right
+        else:
+            continue
+        epochs = sorted(values)
+        style = "o" if len(epochs) == 1 else ("-" if len(epochs) > 30 else "-o")
+        ax.plot(epochs, [values[e] for e in epochs], style, label=name)
+    left.set(xlabel="epoch", ylabel="loss", title="loss")
+    right.set(xlabel="epoch", ylabel="accuracy", title="accuracy", ylim=(0.0, 1.02))
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+# ------------------------------------------------------------------- held out
+def held_out(
+    datasets: Mapping[str, Callable[..., Any]], name: str, pts: int, seed: int
+):
+    """``pts`` fresh points of the toy dataset ``name`` (a ``Graph``), drawn with
+    another seed than the training points: the accuracy on them says whether the
+    model learned the shape of the classes or memorised its points."""
+    return datasets[name](pts, seed=seed + HELD_OUT_SEED)
+
+
+def percent(value: float) -> str:
+    return f"{100 * value:.1f}%"

@@ -1,0 +1,196 @@
+"""The scripts of ``project/``: bad arguments are usage errors, ``--help`` shows the
+defaults, ``--epochs 0`` only evaluates, and the training scripts share one progress
+display and one plot (``project/script_tools.py``)."""
+
+from __future__ import annotations
+
+import io
+import re
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+from project.script_tools import Progress, save_curves
+
+SCRIPTS = [
+    "run_scalar",
+    "run_tensor",
+    "run_fast_tensor",
+    "run_mnist_multiclass",
+    "run_sentiment",
+    "parallel_check",
+]
+BAD_ARGUMENTS = {
+    "run_scalar": [
+        ["--epochs", "-3"],
+        ["--epochs", "many"],
+        ["--hidden", "0"],
+        ["--lr", "0"],
+        ["--lr", "nan"],
+        ["--pts", "0"],
+        ["--test-pts", "-1"],
+        ["--seed", "-1"],
+        ["--dataset", "nope"],
+    ],
+    "run_tensor": [
+        ["--epochs", "-3"],
+        ["--hidden", "-2"],
+        ["--lr", "-0.5"],
+        ["--pts", "0"],
+        ["--backend", "tpu"],
+    ],
+    "run_fast_tensor": [
+        ["--epochs", "-1"],
+        ["--batch", "0"],
+        ["--hidden", "0"],
+        ["--lr", "inf"],
+        ["--pts", "1.5"],
+    ],
+    "run_mnist_multiclass": [
+        ["--epochs", "-2"],
+        ["--batch-size", "0"],
+        ["--lr", "0"],
+        ["--channels", "0", "8"],
+        ["--hidden", "0"],
+        ["--dropout", "1.5"],
+        ["--train-size", "0"],
+        ["--dataset", "cifar"],
+    ],
+    "run_sentiment": [
+        ["--epochs", "-1"],
+        ["--batch-size", "0"],
+        ["--widths", "3", "0"],
+        ["--filters", "0"],
+        ["--dropout", "-0.1"],
+        ["--min-freq", "0"],
+        ["--embedding-dim", "0"],
+    ],
+    "parallel_check": [["--level", "5"], ["--kernel", "nope"]],
+}
+
+
+def script(name: str):
+    return import_module(f"project.{name}")
+
+
+@pytest.mark.parametrize(
+    "name, argv",
+    [(name, argv) for name, cases in BAD_ARGUMENTS.items() for argv in cases],
+    ids=lambda value: value if isinstance(value, str) else " ".join(value),
+)
+def test_bad_arguments_are_usage_errors(name, argv, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        script(name).main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and f"argument {argv[0]}" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_help_shows_the_defaults(name, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        script(name).main(["--help"])
+    assert stopped.value.code == 0
+    out = capsys.readouterr().out
+    assert "``" not in out  # no raw reST
+    if name != "parallel_check":
+        assert re.search(r"--epochs EPOCHS\s+training epochs", out), out
+    assert "(default: " in out
+
+
+@pytest.mark.task1_5
+def test_zero_epochs_evaluates_the_scalar_network(tmp_path, capsys):
+    history = script("run_scalar").main(
+        ["--epochs", "0", "--hidden", "2", "--pts", "6", "--test-pts", "6"]
+        + ["--plot", str(tmp_path / "curves.png")]
+    )
+    out = capsys.readouterr().out
+    assert history.losses == [] and history.accuracies == []
+    assert "no training: accuracy of the untrained network" in out
+    assert re.search(r"held-out accuracy: \d+\.\d% on 6 new points", out)
+    assert not (tmp_path / "curves.png").exists()  # no curves without epochs
+
+
+@pytest.mark.task2_5
+def test_the_tensor_script_logs_a_few_lines_a_plot_and_a_held_out_accuracy(
+    tmp_path, capsys
+):
+    plot = tmp_path / "curves.png"
+    argv = ["--dataset", "simple", "--epochs", "40", "--pts", "8", "--hidden", "2"]
+    history = script("run_tensor").main(argv + ["--plot", str(plot)])
+    out = capsys.readouterr().out
+    bars = [line for line in out.splitlines() if line.startswith("epoch ")]
+    # One line per tenth of the way in a log (the terminal redraws one line).
+    assert 2 <= len(bars) <= 11, out
+    assert bars[-1].startswith("epoch 40/40 [####################]")
+    assert len(history.losses) == 40
+    assert re.search(r"held-out accuracy: \d+\.\d% on 50 new points", out)
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.task2_5
+def test_zero_epochs_evaluates_the_tensor_network(capsys):
+    history = script("run_tensor").main(["--epochs", "0", "--pts", "5", "--plot", ""])
+    assert history.losses == []
+    assert "no training: accuracy of the untrained network" in capsys.readouterr().out
+
+
+@pytest.mark.task4_5
+def test_zero_epochs_evaluates_the_cnn(tmp_path, capsys):
+    mnist = script("run_mnist_multiclass")
+    argv = ["--epochs", "0", "--channels", "2", "2", "--hidden", "4"]
+    assert mnist.main(argv + ["--plot", str(tmp_path / "c.png")]) == 0
+    out = capsys.readouterr().out
+    assert "no training: test accuracy of the untrained network" in out
+    assert "epoch 1/" not in out and not (tmp_path / "c.png").exists()
+
+
+@pytest.mark.task4_5
+def test_zero_epochs_evaluates_the_sentiment_cnn(tmp_path, capsys):
+    from tests.module4.test_training import write_toy_sst
+
+    write_toy_sst(tmp_path)
+    sentiment = script("run_sentiment")
+    argv = ["--data-dir", str(tmp_path), "--epochs", "0", "--filters", "2"]
+    assert sentiment.main(argv + ["--embedding-dim", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "no training: test accuracy of the untrained network" in out
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_redraws_one_line_on_a_terminal_and_logs_tenths_elsewhere():
+    terminal = Terminal()
+    for _ in Progress(range(250), desc="epoch", file=terminal):
+        pass
+    text = terminal.getvalue()
+    assert text.count("\n") == 1 and text.count("\r") == 250
+    assert text.split("\r")[-1].startswith(
+        "\x1b[2Kepoch 250/250 [####################]"
+    )
+
+    log = io.StringIO()
+    bar = Progress(total=250, desc="epoch", file=log)
+    for epoch in range(250):
+        bar.update(postfix=f"loss {1 / (epoch + 1):.4f}")
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 11  # the first step, then each tenth
+    assert lines[-1].startswith("epoch 250/250 [####################]")
+    assert lines[-1].endswith("loss 0.0040")
+
+
+def test_save_curves_plots_sequences_and_single_points(tmp_path: Path):
+    path = save_curves(
+        {"train_loss": [0.9, 0.5, 0.2], "train_acc": [0.5, 0.8, 0.9]}
+        | {"held-out_acc": {3: 0.85}},
+        tmp_path / "sub" / "curves.png",
+        "title",
+    )
+    assert path is not None and path.read_bytes()[:4] == b"\x89PNG"
+    assert save_curves({"train_loss": []}, tmp_path / "none.png", "t") is None
+    assert not (tmp_path / "none.png").exists()
