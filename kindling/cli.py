@@ -163,7 +163,11 @@ def _add_grading_commands(commands) -> None:
         help="the tree whose registry to use (default: .)",
     )
     classroom.add_argument(
-        "--through", type=int, default=None, help="the tasks of modules 0..N only"
+        "--through",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the tasks of modules 0..N only (default: every module)",
     )
     classroom.set_defaults(func=_cmd_classroom)
 
@@ -190,17 +194,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    rel = commands.add_parser("release", help="write the student edition")
-    rel.add_argument("out", help="directory for the edition")
-    rel.add_argument("--source", default=".", help="instructor source (default: .)")
+    rel = commands.add_parser(
+        "release",
+        help="write the student edition",
+        description="Write the student edition of the instructor source: solutions "
+        "become stubs, instructor-only files stay out, a student README is written.",
+    )
+    rel.add_argument("out", metavar="OUT", help="directory for the edition")
     rel.add_argument(
-        "--through", type=int, default=None, help="include modules 0..N only"
+        "--source",
+        default=".",
+        metavar="DIR",
+        help="the instructor source to cut it from (default: .)",
+    )
+    rel.add_argument(
+        "--through",
+        type=int,
+        default=None,
+        metavar="N",
+        help="include modules 0..N only (default: every module)",
     )
     rel.add_argument("--force", action="store_true", help="replace a non-empty OUT")
     rel.set_defaults(func=_cmd_release)
 
     tasks = commands.add_parser("tasks", help="list the tasks of the registry")
-    tasks.add_argument("-v", "--verbose", action="store_true")
+    tasks.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show each task's files, dependencies and description",
+    )
     tasks.set_defaults(func=_cmd_tasks)
 
     _add_grading_commands(commands)
