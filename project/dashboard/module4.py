@@ -244,8 +244,9 @@ def images_section() -> None:
     st.markdown(
         "A convolution slides a small filter over the image and writes, at each "
         "place, how well the patch matches it: $\\text{out}[i, j] = \\sum_{u, v} "
-        "x[i + u - 1, j + v - 1]\\, w[u, v]$. Below, six classic filters on a digit "
-        "(a trained network learns its own)."
+        "x[i + u - 1, j + v - 1]\\, w[u, v]$. Below, classic hand-made filters on a "
+        f"digit: {len(FILTERS)} to choose from, four shown to start with (a trained "
+        "network learns its own)."
     )
     feature_maps()
     st.divider()
