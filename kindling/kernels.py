@@ -256,17 +256,17 @@ def report(
 
 def format_rows(rows: List[Dict[str, Any]]) -> str:
     lines = [
-        f"{'kernel':<16}{'task':<6}{'sm':<5}{'threads':>8}{'regs':>6}{'shared':>8}"
+        f"{'kernel':<18}{'task':<6}{'sm':<5}{'threads':>8}{'regs':>6}{'shared':>8}"
         f"{'stack':>7}{'blocks/SM':>10}{'occupancy':>10}  fits"
     ]
     for row in rows:
         if "error" in row:
-            lines.append(f"{row['name']:<16}{row['task']:<6}not built: {row['error']}")
+            lines.append(f"{row['name']:<18}{row['task']:<6}not built: {row['error']}")
             continue
         wrong = problems(row)
         sm = f"{row['cc'][0]}{row['cc'][1]}"
         lines.append(
-            f"{row['name']:<16}{row['task']:<6}{sm:<5}{row['threads']:>8}"
+            f"{row['name']:<18}{row['task']:<6}{sm:<5}{row['threads']:>8}"
             f"{row['registers']:>6}{row['shared']:>8}{row['stack']:>7}"
             f"{row['blocks']:>10}{row['occupancy']:>10.0%}  "
             + ("yes" if not wrong else "NO: " + "; ".join(wrong))

@@ -3,7 +3,8 @@ and asking Numba what it compiled."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+from typing import Any, Callable, Dict, List
 
 import numpy as np
 
@@ -51,3 +52,12 @@ def parallel_loops(kernel: Any) -> int:
         if diagnostics is not None:
             counts.append(len(diagnostics.initial_parfors))
     return max(counts)
+
+
+@functools.lru_cache(maxsize=None)
+def measured_resources(task: str) -> List[Dict[str, Any]]:
+    """The rows of ``kindling kernels --task task`` (every kernel of the task compiled
+    for sm_75, sm_80 and sm_90 in a child process), once per test run."""
+    from kindling import kernels
+
+    return kernels.report([task], kernels.CCS)

@@ -9,24 +9,19 @@ In a student edition an unfinished task's kernel cannot be built: its test fails
 with that task's ``NotImplementedError``.
 """
 
-import functools
-from typing import Any, Dict, List
+from typing import List
 
 import pytest
 
 from kindling import kernels
 
+from .kernels import measured_resources
+
 SMS = {"sm_75": (7, 5), "sm_80": (8, 0), "sm_90": (9, 0)}
 
 
-@functools.lru_cache(maxsize=None)
-def measured(task: str) -> List[Dict[str, Any]]:
-    """The rows of ``kindling kernels --task task``, compiled once per test run."""
-    return kernels.report([task], kernels.CCS)
-
-
 def check_task(task: str, names: List[str], sm: str) -> None:
-    rows = measured(task)
+    rows = measured_resources(task)
     for row in rows:
         if "error" in row:
             if row["error_type"] == "NotImplementedError":

@@ -1,0 +1,116 @@
+"""The CUDA convolution (given code, ``module4_networks/cuda_conv.py``): ``F.conv1d``
+and ``F.conv2d`` on ``CudaBackend`` tensors, under Numba's CUDA simulator when there
+is no GPU (tiny shapes).
+
+Forward values against the NumPy references, gradients of input, weight and bias
+against central differences; the kernels' fit on real GPUs by ``kindling kernels``.
+These tests check nothing a student writes, so they carry no task marker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kindling import kernels
+from module3_fast_ops import CudaBackend
+from module4_networks import cuda_conv
+from module4_networks import functional as F
+from tests.module3.kernels import measured_resources
+from tests.module4.helpers import check_grad, make
+from tests.module4.reference import conv1d_ref, conv2d_ref, numeric_grad
+
+
+def cuda(a, requires_grad=False, order=None):
+    return make(a, requires_grad, order, backend=CudaBackend)
+
+
+def test_conv1d_forward_with_bias_stride_padding_and_a_permuted_input():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.normal(size=(2, 3, 7)), rng.normal(size=(4, 3, 3)), rng.normal(size=4)
+    out = F.conv1d(cuda(x, order=(2, 0, 1)), cuda(w), cuda(b), stride=2, padding=1)
+    assert out.backend is CudaBackend
+    expected = conv1d_ref(x, w, 2, 1) + b[:, None]
+    np.testing.assert_allclose(out.to_numpy(), expected, atol=1e-12)
+
+
+def test_conv2d_forward_with_bias_stride_and_padding():
+    rng = np.random.default_rng(1)
+    x, w = rng.normal(size=(2, 2, 5, 6)), rng.normal(size=(3, 2, 3, 2))
+    b = rng.normal(size=3)
+    out = F.conv2d(cuda(x), cuda(w, order=(3, 2, 1, 0)), cuda(b), (2, 1), (1, 0))
+    expected = conv2d_ref(x, w, (2, 1), (1, 0)) + b[:, None, None]
+    np.testing.assert_allclose(out.to_numpy(), expected, atol=1e-12)
+
+
+def test_conv_on_cuda_runs_the_cuda_kernels(monkeypatch):
+    calls = []
+    original = cuda_conv.conv_forward
+    monkeypatch.setattr(
+        cuda_conv,
+        "conv_forward",
+        lambda *args: calls.append(args[1][1].tolist()) or original(*args),
+    )
+    F.conv1d(cuda(np.ones((1, 1, 4))), cuda(np.ones((1, 1, 2))))
+    assert calls == [[1, 1, 1, 4]]  # conv1d runs as conv2d with a height of 1
+
+
+def test_conv1d_gradients_match_central_differences():
+    rng = np.random.default_rng(2)
+    arrays = [
+        rng.normal(size=(2, 2, 5)),
+        rng.normal(size=(2, 2, 3)),
+        rng.normal(size=2),
+    ]
+    check_grad(
+        lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1),
+        arrays,
+        backend=CudaBackend,
+    )
+
+
+def test_conv2d_gradients_match_central_differences():
+    rng = np.random.default_rng(3)
+    arrays = [
+        rng.normal(size=(1, 2, 4, 3)),
+        rng.normal(size=(2, 2, 2, 2)),
+        rng.normal(size=2),
+    ]
+    check_grad(
+        lambda x, w, b: F.conv2d(x, w, b, stride=(1, 2), padding=(1, 1)),
+        arrays,
+        backend=CudaBackend,
+    )
+
+
+def test_weight_and_bias_gradients_sum_more_positions_than_a_block_has_threads():
+    """A block per weight entry: each thread folds several (b, u, v) before the tree."""
+    rng = np.random.default_rng(4)
+    x, w, b = rng.normal(size=(3, 1, 6, 7)), rng.normal(size=(2, 1, 2, 2)), np.zeros(2)
+    g = rng.normal(size=(3, 2, 5, 6))  # 90 positions per entry > 32 or 256 threads
+    xt, wt, bt = cuda(x, True), cuda(w, True), cuda(b, True)
+    (F.conv2d(xt, wt, bt) * cuda(g)).sum().backward()
+
+    def f(x_, w_):
+        return conv2d_ref(x_, w_)
+
+    np.testing.assert_allclose(
+        wt.grad.to_numpy(), numeric_grad(f, [x, w], g, 1), atol=1e-6
+    )
+    np.testing.assert_allclose(bt.grad.to_numpy(), g.sum(axis=(0, 2, 3)), atol=1e-12)
+    np.testing.assert_allclose(
+        xt.grad.to_numpy(), numeric_grad(f, [x, w], g, 0), atol=1e-6
+    )
+
+
+SMS = {"sm_75": (7, 5), "sm_80": (8, 0), "sm_90": (9, 0)}
+
+
+@pytest.mark.parametrize("sm", SMS)
+def test_cuda_conv_kernels_fit_resources(sm):
+    rows = [row for row in measured_resources("conv") if tuple(row["cc"]) == SMS[sm]]
+    assert sorted(row["name"] for row in rows) == sorted(
+        ["conv_forward", "conv_back_input", "conv_back_weight", "conv_back_bias"]
+    )
+    for row in rows:
+        assert kernels.problems(row) == [], row["name"]
