@@ -5,6 +5,8 @@ which task to write and which ``pytest -m`` command checks it, and nothing crash
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -64,15 +66,63 @@ def test_the_progress_page_points_at_the_first_task(app) -> None:
     assert set(table["Status"]) <= {"○ not run"}  # no test has run here yet
 
 
-def test_running_the_tests_of_a_task_from_the_page(app) -> None:
+@pytest.fixture
+def own_edition(edition, tmp_path) -> Path:
+    """A copy of the edition for a test that writes results into it."""
+    copy = tmp_path / "kindling-student"
+    shutil.copytree(
+        edition, copy, ignore=shutil.ignore_patterns(".kindling", "__pycache__")
+    )
+    return copy
+
+
+def row_of(app, task: str):
+    table = app.dataframe[0].value
+    return table[table["Task"] == task].iloc[0]
+
+
+def test_running_the_tests_of_a_task_from_the_page(own_edition) -> None:
+    app = open_app(own_edition)
     app.selectbox(key="progress_scope").set_value("Task 1.1 · Numerical derivatives")
     app.button(key="progress_run_button").click().run(timeout=300)
     assert not problems(app)
-    table = app.dataframe[0].value
-    row = table[table["Task"] == "1.1"].iloc[0]
+    row = row_of(app, "1.1")
     assert row["Status"] == "✎ todo"
     assert row["Tests"] > 0 and row["Passed"] == 0 and row["Earned"] == 0
+    assert row["Last run"]  # the time of the result
     assert "task(s) reported" in texts(app)
+    # The task just found unfinished comes next (tasks never run are no evidence).
+    assert "Next: Task 1.1 · Numerical derivatives" in texts(app)
+
+    # The result is kept (a new session reads it) until the student's file
+    # changes, and then it is marked stale.
+    again = open_app(own_edition)
+    assert row_of(again, "1.1")["Status"] == "✎ todo"
+    student_file = own_edition / "module1_scalar_autodiff" / "differences.py"
+    student_file.write_text(student_file.read_text() + "\n# my work\n")
+    later = open_app(own_edition)
+    assert not problems(later)
+    assert row_of(later, "1.1")["Status"] == "✎ todo (stale)"
+
+
+def test_every_task_done_and_each_bar_scaled_to_its_task(own_edition) -> None:
+    from kindling.grade import read_registry
+    from kindling.progress import PROGRESS_FILE, merge_results
+
+    registry = read_registry(own_edition)
+    results = [
+        {"id": t.id, "title": t.title, "points": t.points, "passed": 3}
+        | {"failed": 0, "total": 3, "status": "done"}
+        for t in registry
+    ]
+    merge_results(own_edition / PROGRESS_FILE, results, own_edition, registry)
+    app = open_app(own_edition)
+    assert not problems(app)
+    assert "Every task is done. Well done!" in texts(app)
+    assert not re.search("[\U0001f300-\U0001faff]", texts(app))  # no emoji
+    table = app.dataframe[0].value
+    assert set(table["Share"]) == {1.0}  # a 5-point task's bar is full too
+    assert list(table["Earned"]) == [t.points for t in registry]
 
 
 def test_a_sandbox_names_the_missing_task(app) -> None:
