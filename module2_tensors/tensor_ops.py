@@ -53,6 +53,17 @@ __all__ = [
     "SimpleOps",
     "TensorBackend",
     "SimpleBackend",
+    "EXP_MAX",
+    "divide",
+    "exp",
+    "log",
+    "inv",
+    "sin",
+    "cos",
+    "relu",
+    "maximum",
+    "log_back",
+    "inv_back",
     "sqrt",
     "power",
     "select",
@@ -65,9 +76,96 @@ ReduceFn = Callable[["Tensor", int], "Tensor"]
 
 
 # ---------------------------------------------------------------------------
-# A few scalar functions that Module 0's operators do not have. Plain arithmetic,
-# so Module 3 can compile them with Numba like the operators.
+# The numeric policy: IEEE scalar functions for tensors.
+#
+# Tensor operations follow IEEE arithmetic and PyTorch: they give inf, -inf and nan,
+# never an exception or a warning, identically on every backend. Module 0's
+# operators work on Python floats and raise on math domain errors (``log(0)``,
+# ``inv(0)``, ``exp(1000)``), which is right for a scalar calculator and wrong for a
+# tensor library: one bad entry would stop a whole batch, and Numba cannot raise
+# from a parallel loop anyway. So the backends use the versions below wherever IEEE
+# and Module 0 differ; ``set_detect_anomaly`` (Module 2's autograd) turns a nan or
+# inf into an error for those who want one.
+#
+# They are plain arithmetic with no exceptions and no calls to each other, so
+# Module 3 compiles them with Numba like the operators (Numba's default error model
+# would raise on a division by zero: every division here is guarded).
 # ---------------------------------------------------------------------------
+
+#: The largest x with a finite e**x in float64 (math.exp raises past it).
+EXP_MAX = 709.782712893384
+
+
+def divide(x: float, y: float) -> float:
+    """$x / y$ in IEEE arithmetic: $\\pm\\infty$ for $x \\ne 0$ over $\\pm 0$
+    (the sign of $x / y$), NaN for $0 / 0$ and NaN inputs."""
+    if y != 0.0:
+        return x / y
+    if x != x or x == 0.0:
+        return math.nan
+    return math.copysign(math.inf, x) * math.copysign(1.0, y)
+
+
+def exp(x: float) -> float:
+    """$e^x$; $+\\infty$ past :data:`EXP_MAX` (``math.exp`` would raise)."""
+    return math.exp(x) if x <= EXP_MAX else (math.inf if x == x else x)
+
+
+def log(x: float) -> float:
+    """$\\ln x$; $-\\infty$ at $0$, NaN for $x < 0$ (as PyTorch)."""
+    if x > 0.0:
+        return math.log(x)
+    if x == 0.0:
+        return -math.inf
+    return math.nan
+
+
+def inv(x: float) -> float:
+    """$1 / x$; $\\pm\\infty$ at $\\pm 0$."""
+    return 1.0 / x if x != 0.0 else math.copysign(math.inf, x)
+
+
+def sin(x: float) -> float:
+    """$\\sin x$; NaN at $\\pm\\infty$ (``math.sin`` would raise)."""
+    return math.nan if math.isinf(x) else math.sin(x)
+
+
+def cos(x: float) -> float:
+    """$\\cos x$; NaN at $\\pm\\infty$."""
+    return math.nan if math.isinf(x) else math.cos(x)
+
+
+def relu(x: float) -> float:
+    """$\\max(x, 0)$ that keeps NaN: $\\mathrm{relu}(\\mathrm{nan}) =
+    \\mathrm{nan}$, as PyTorch (``x if x > 0 else 0`` would give 0)."""
+    return 0.0 if x <= 0.0 else x
+
+
+def maximum(x: float, y: float) -> float:
+    """The larger argument, NaN if either is NaN (``torch.maximum``), so a ``max``
+    reduction propagates a NaN wherever it is in the row."""
+    if x != x or x > y:
+        return x
+    return y
+
+
+def log_back(x: float, d: float) -> float:
+    """Backward of :func:`log`: $d / x$ (IEEE, as :func:`divide`)."""
+    if x != 0.0:
+        return d / x
+    if d != d or d == 0.0:
+        return math.nan
+    return math.copysign(math.inf, d) * math.copysign(1.0, x)
+
+
+def inv_back(x: float, d: float) -> float:
+    """Backward of :func:`inv`: $-d / x^2$ (IEEE, as :func:`divide`)."""
+    square = x * x
+    if square != 0.0:
+        return -d / square
+    if d != d or d == 0.0:
+        return math.nan
+    return math.copysign(math.inf, -d)
 
 
 def sqrt(x: float) -> float:
@@ -76,13 +174,29 @@ def sqrt(x: float) -> float:
 
 
 def power(x: float, p: float) -> float:
-    """$x^p$ as a real number: NaN for $x < 0$ with a non-integer $p$, and
-    $+\\infty$ for $0^p$ with $p < 0$ (as PyTorch), where Python would return a
-    complex number or raise."""
-    if x < 0.0 and p != math.floor(p):
+    """$x^p$ as a real number, as PyTorch: NaN for $x < 0$ with a non-integer
+    $p$; $\\pm\\infty$ for $0^p$ with $p < 0$ and on overflow, where Python would
+    return a complex number or raise."""
+    if p == 0.5:  # as PyTorch (and NumPy): sqrt(-0.0) = -0.0, sqrt(-inf) = nan
+        return math.sqrt(x) if x >= 0.0 else math.nan
+    # (%, not math.floor: floor raises at inf, and Numba's returns an int64.)
+    integer = p == p and not math.isinf(p) and p % 1.0 == 0.0
+    odd = integer and p % 2.0 == 1.0
+    finite_x = not math.isinf(x)
+    if x < 0.0 and finite_x and not integer and not math.isinf(p) and p == p:
         return math.nan
     if x == 0.0 and p < 0.0:
-        return math.inf
+        return math.copysign(math.inf, x) if odd else math.inf
+    if x != 0.0 and finite_x:
+        # |x^p| = e^t: Python's ** raises where it overflows.
+        t = p * math.log(abs(x))
+        if t > 2.0 * EXP_MAX - 2.0:
+            return -math.inf if x < 0.0 and odd else math.inf
+        if t > EXP_MAX - 1.0:
+            # Near overflow: |x|^(p/2) is finite, and a float product gives inf
+            # instead of raising.
+            half = abs(x) ** (0.5 * p)
+            return -(half * half) if x < 0.0 and odd else half * half
     return x**p
 
 
@@ -361,7 +475,12 @@ class TensorOps:
 
 class SimpleOps(TensorOps):
     """The reference backend: the pure-Python kernels above. Slow (every entry is a
-    few Python function calls) but easy to read and to debug."""
+    few Python function calls) but easy to read and to debug.
+
+    The kernels read storage entries as NumPy scalars, whose arithmetic warns on
+    overflow and invalid operations (``np.float64(1e308) * 10``); by the numeric
+    policy a tensor operation gives inf or nan silently, so the kernels run with
+    NumPy's warnings off (``np.errstate``)."""
 
     @staticmethod
     def map(fn: Callable[[float], float]) -> MapFn:
@@ -371,7 +490,8 @@ class SimpleOps(TensorOps):
         def apply(a: "Tensor", out: Optional["Tensor"] = None) -> "Tensor":
             if out is None:
                 out = a.new_zeros(a.shape)
-            kernel(*out.tuple(), *a.tuple())
+            with np.errstate(all="ignore"):
+                kernel(*out.tuple(), *a.tuple())
             return out
 
         return apply
@@ -384,7 +504,8 @@ class SimpleOps(TensorOps):
         def apply(a: "Tensor", b: "Tensor") -> "Tensor":
             shape = a.shape if a.shape == b.shape else shape_broadcast(a.shape, b.shape)
             out = a.new_zeros(shape)
-            kernel(*out.tuple(), *a.tuple(), *b.tuple())
+            with np.errstate(all="ignore"):
+                kernel(*out.tuple(), *a.tuple(), *b.tuple())
             return out
 
         return apply
@@ -398,7 +519,8 @@ class SimpleOps(TensorOps):
             shape = list(a.shape)
             shape[dim] = 1
             out = a.new_full(tuple(shape), start)
-            kernel(*out.tuple(), *a.tuple(), dim)
+            with np.errstate(all="ignore"):
+                kernel(*out.tuple(), *a.tuple(), dim)
             return out
 
         return apply
@@ -407,7 +529,8 @@ class SimpleOps(TensorOps):
     def matrix_multiply(a: "Tensor", b: "Tensor") -> "Tensor":
         """See :class:`TensorOps`."""
         out = a.new_zeros(matmul_shape(a.shape, b.shape))
-        tensor_matrix_multiply(*out.tuple(), *a.tuple(), *b.tuple())
+        with np.errstate(all="ignore"):
+            tensor_matrix_multiply(*out.tuple(), *a.tuple(), *b.tuple())
         return out
 
 
@@ -445,14 +568,14 @@ class TensorBackend:
 
         self.neg_map = ops.map(operators.neg)
         self.sigmoid_map = ops.map(operators.sigmoid)
-        self.relu_map = ops.map(operators.relu)
-        self.log_map = ops.map(operators.log)
-        self.exp_map = ops.map(operators.exp)
+        self.relu_map = ops.map(relu)
+        self.log_map = ops.map(log)
+        self.exp_map = ops.map(exp)
         self.id_map = ops.map(operators.id)
-        self.inv_map = ops.map(operators.inv)
+        self.inv_map = ops.map(inv)
         self.tanh_map = ops.map(operators.tanh)
-        self.sin_map = ops.map(operators.sin)
-        self.cos_map = ops.map(operators.cos)
+        self.sin_map = ops.map(sin)
+        self.cos_map = ops.map(cos)
         self.sqrt_map = ops.map(sqrt)
 
         self.add_zip = ops.zip(operators.add)
@@ -461,15 +584,15 @@ class TensorBackend:
         self.eq_zip = ops.zip(operators.eq)
         self.is_close_zip = ops.zip(operators.is_close)
         self.relu_back_zip = ops.zip(operators.relu_back)
-        self.log_back_zip = ops.zip(operators.log_back)
-        self.inv_back_zip = ops.zip(operators.inv_back)
+        self.log_back_zip = ops.zip(log_back)
+        self.inv_back_zip = ops.zip(inv_back)
         self.pow_zip = ops.zip(power)
         self.select_zip = ops.zip(select)
 
         self.add_reduce = ops.reduce(operators.add, 0.0)
         self.sum_reduce = self.add_reduce
         self.mul_reduce = ops.reduce(operators.mul, 1.0)
-        self.max_reduce = ops.reduce(operators.max, -math.inf)
+        self.max_reduce = ops.reduce(maximum, -math.inf)
 
         self.matrix_multiply = ops.matrix_multiply
 

@@ -16,15 +16,14 @@ process.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Dict, Optional, Tuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-from module0_fundamentals import operators
 from module2_tensors import tensor_data
+
+from . import kernel_cache
 from module2_tensors.tensor_data import Shape, Storage, Strides, shape_broadcast
 from module2_tensors.tensor_ops import (
     MapFn,
@@ -42,15 +41,15 @@ __all__ = [
     "kernel_size",
     "equal_arrays",
     "MIN_PARALLEL_WORK",
+    "MAX_SLICES",
     "workers_for",
     "last_step",
-    "kernel_function",
-    "check_domain",
     "tensor_map",
     "tensor_zip",
     "tensor_reduce",
     "tensor_matrix_multiply",
     "compiled",
+    "kernel_label",
     "FastOps",
     "FastBackend",
 ]
@@ -94,71 +93,6 @@ def equal_arrays(x: np.ndarray, y: np.ndarray) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Given: scalar functions as kernels can compile them.
-#
-# A compiled kernel cannot raise a Python error from inside a parallel loop (Numba
-# then gives up on running the loop in parallel), and Module 0's ``log``, ``inv``
-# and their backs raise a ValueError built with an f-string, which Numba cannot
-# compile at all. The kernels therefore use the versions below, which return NaN
-# where Module 0 raises; the ops class looks for NaN afterwards and replays the
-# offending entry through the original Python function, so the error a user sees is
-# exactly Module 0's (``log: expected x > 0, got -1.0``).
-# ---------------------------------------------------------------------------
-
-
-def _log(x: float) -> float:
-    return math.log(x) if x > 0.0 else math.nan
-
-
-def _inv(x: float) -> float:
-    return 1.0 / x if x != 0.0 else math.nan
-
-
-def _log_back(x: float, d: float) -> float:
-    return d / x if x > 0.0 else math.nan
-
-
-def _inv_back(x: float, d: float) -> float:
-    return -d / (x * x) if x != 0.0 else math.nan
-
-
-_KERNEL_VERSIONS: Dict[Callable[..., float], Callable[..., float]] = {
-    operators.log: _log,
-    operators.inv: _inv,
-    operators.log_back: _log_back,
-    operators.inv_back: _inv_back,
-}
-
-
-def kernel_function(fn: Callable[..., float]) -> Callable[..., float]:
-    """The version of the scalar function ``fn`` that kernels compile: ``fn`` itself,
-    or, for Module 0's ``log``, ``inv``, ``log_back`` and ``inv_back``, a version
-    that returns NaN instead of raising (see :func:`check_domain`)."""
-    return _KERNEL_VERSIONS.get(fn, fn)
-
-
-def check_domain(fn: Callable[..., float], out: Any, *inputs: Any) -> None:
-    """Raise the error Module 0's ``fn`` raises, if a kernel hit one.
-
-    Only functions with a NaN-returning kernel version are checked. A NaN in ``out``
-    is replayed through ``fn`` in Python with the inputs broadcast to ``out``'s
-    shape: a domain error raises there, with Module 0's message; a NaN that came in
-    with the inputs (``log(nan)``) passes.
-    """
-    if fn not in _KERNEL_VERSIONS:
-        return
-    values = out.to_numpy()
-    suspect = np.isnan(values)
-    if not suspect.any():
-        return
-    arrays = [np.broadcast_to(x.to_numpy(), values.shape) for x in inputs]
-    for array in arrays:  # NaN in, NaN out: not a domain error
-        suspect &= ~np.isnan(array)
-    for index in np.argwhere(suspect):
-        fn(*(float(array[tuple(index)]) for array in arrays))
-
-
-# ---------------------------------------------------------------------------
 # Task 3.1: parallel map, zip and reduce
 # ---------------------------------------------------------------------------
 
@@ -166,15 +100,23 @@ def check_domain(fn: Callable[..., float], out: Any, *inputs: Any) -> None:
 #: alone: waking the other workers costs microseconds on an idle machine and
 #: milliseconds on a busy one, more than small work itself.
 MIN_PARALLEL_WORK = 1 << 15
+#: The most slices a kernel splits its work into. Numba deals the iterations of a
+#: ``prange`` loop out to its threads in equal runs, so many slices (of at least a
+#: quarter of ``MIN_PARALLEL_WORK`` each) keep every thread busy on any machine.
+MAX_SLICES = 64
 
 
 @njit(inline="always")
 def workers_for(work: int) -> int:
-    """How many workers share ``work``: 1 below :data:`MIN_PARALLEL_WORK`, else
-    every thread Numba has (``numba.get_num_threads()``)."""
+    """How many slices (one ``prange`` iteration each) share ``work``: 1 below
+    :data:`MIN_PARALLEL_WORK`, else one per quarter of it, at most
+    :data:`MAX_SLICES`. Numba spreads the slices over its threads.
+
+    (Not ``numba.get_num_threads()``: its address is only known at run time, and
+    a kernel that uses it cannot be kept in the on-disk cache.)"""
     if work < MIN_PARALLEL_WORK:
         return 1
-    return numba.get_num_threads()
+    return min(MAX_SLICES, work // (MIN_PARALLEL_WORK // 4))
 
 
 @njit(inline="always")
@@ -666,36 +608,61 @@ def tensor_matrix_multiply() -> MatMulKernel:
 
 _COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
 
+_FACTORY_NAMES = {"tensor_map": "map", "tensor_zip": "zip", "tensor_reduce": "reduce"}
+
+
+def kernel_label(
+    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
+) -> str:
+    """A short name for the kernel ``factory(fn)``, as the compile notice shows it:
+    ``map(exp)``, ``zip(add)``, ``matrix_multiply``."""
+    name = _FACTORY_NAMES.get(factory.__name__, factory.__name__)
+    name = name.replace("tensor_", "")
+    return name if fn is None else f"{name}({getattr(fn, '__name__', fn)})"
+
 
 def compiled(
     factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
 ) -> Any:
     """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
     process: every backend and test asking for the same kernel shares one Numba
-    compilation. ``fn`` is replaced by its :func:`kernel_function` version."""
+    compilation, and its machine code is kept on disk for the next processes
+    (:func:`module3_fast_ops.kernel_cache.persist`: the cache key hashes the
+    sources the kernel is built from, so editing any of them recompiles it)."""
     key = (factory, fn)
     if key not in _COMPILED:
-        if fn is None:
-            _COMPILED[key] = factory()
-        else:
-            _COMPILED[key] = factory(kernel_function(fn))
+        kernel = factory() if fn is None else factory(fn)
+        _COMPILED[key] = kernel_cache.persist(kernel, kernel_label(factory, fn))
     return _COMPILED[key]
 
 
+def _expect(factory: Callable[..., Any], fn: Optional[Callable[..., float]]) -> None:
+    """Count ``factory(fn)`` among the kernels this run may compile (for the
+    compile notice's "n of m"); nothing is built now."""
+    kernel_cache.expect(kernel_label(factory, fn), lambda: compiled(factory, fn))
+
+
 class FastOps(TensorOps):
-    """The Numba backend's ops: Module 2's interface, compiled parallel kernels."""
+    """The Numba backend's ops: Module 2's interface, compiled parallel kernels.
+
+    Each kernel is built at its first call (so that a stubbed task fails where it
+    is used, not at import) and kept in the closure of the function returned.
+    """
 
     cuda = False
 
     @staticmethod
     def map(fn: Callable[[float], float]) -> MapFn:
         """See ``TensorOps.map``."""
+        _expect(tensor_map, fn)
+        kernels: list = []
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
             if out is None:
                 out = a.new_zeros(a.shape)
-            compiled(tensor_map, fn)(*out.tuple(), *a.tuple())
-            check_domain(fn, out, a)
+            if not kernels:
+                kernels.append(compiled(tensor_map, fn))
+            kernels[0](*out.tuple(), *a.tuple())
             return out
 
         return apply
@@ -703,12 +670,15 @@ class FastOps(TensorOps):
     @staticmethod
     def zip(fn: Callable[[float, float], float]) -> ZipFn:
         """See ``TensorOps.zip``."""
+        _expect(tensor_zip, fn)
+        kernels: list = []
 
         def apply(a: Any, b: Any) -> Any:
             shape = a.shape if a.shape == b.shape else shape_broadcast(a.shape, b.shape)
             out = a.new_zeros(shape)
-            compiled(tensor_zip, fn)(*out.tuple(), *a.tuple(), *b.tuple())
-            check_domain(fn, out, a, b)
+            if not kernels:
+                kernels.append(compiled(tensor_zip, fn))
+            kernels[0](*out.tuple(), *a.tuple(), *b.tuple())
             return out
 
         return apply
@@ -716,12 +686,16 @@ class FastOps(TensorOps):
     @staticmethod
     def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
         """See ``TensorOps.reduce``."""
+        _expect(tensor_reduce, fn)
+        kernels: list = []
 
         def apply(a: Any, dim: int) -> Any:
             shape = list(a.shape)
             shape[dim] = 1
             out = a.new_full(tuple(shape), start)
-            compiled(tensor_reduce, fn)(*out.tuple(), *a.tuple(), dim)
+            if not kernels:
+                kernels.append(compiled(tensor_reduce, fn))
+            kernels[0](*out.tuple(), *a.tuple(), dim)
             return out
 
         return apply
@@ -733,6 +707,8 @@ class FastOps(TensorOps):
         compiled(tensor_matrix_multiply)(*out.tuple(), *a.tuple(), *b.tuple())
         return out
 
+
+_expect(tensor_matrix_multiply, None)
 
 #: The Numba backend: ``tensor(data, backend=FastBackend)`` or ``t.to(FastBackend)``.
 FastBackend = TensorBackend(FastOps)

@@ -1,0 +1,553 @@
+"""Compiled kernels that persist across processes, and a notice while they compile.
+
+Numba compiles a kernel the first time it is called, in every new process: a second
+or so for a map kernel, several for the matmul. Numba's own on-disk cache
+(``njit(cache=True)``) would keep the machine code, but it checks only the *file* a
+function is defined in: a kernel made by ``tensor_map(operators.exp)`` inlines
+Module 0's ``exp`` and Module 2's index helpers, and an edit of either would go
+unnoticed, so a student could run stale code. It also cannot tell apart the closures
+one factory returns for different scalar functions.
+
+:func:`persist` gives a compiled kernel a disk cache whose key is computed from what
+the kernel really depends on. Starting from the kernel's Python function, it follows
+every function, Numba dispatcher and closure value the code refers to (the inlined
+scalar function, the index helpers, the per-worker slice functions) and hashes
+
+- the full text of every source file of the library among them (``fast_ops.py``,
+  ``tensor_data.py``, ``operators.py``, ...),
+- the names and first lines of those functions, and
+- the values of the plain constants they read (``MIN_PARALLEL_WORK``, closure
+  numbers), since Numba freezes them into the machine code.
+
+Any edit of any of those files gives a new key, and the kernel is compiled again: a
+student never runs stale code. A kernel whose closure holds something that cannot be
+described this way is simply not cached.
+
+Where the files go: ``$KINDLING_CACHE_DIR`` if set, else the ``__pycache__`` folder
+beside the kernel's source file, else (read-only install) the user cache folder
+``$XDG_CACHE_HOME/kindling`` (``~/.cache/kindling``). When none is writable the
+kernels are compiled in memory as before. Delete the ``*.nbi``/``*.nbc`` files (or
+the folder) to start afresh.
+
+While a kernel compiles, one line on stderr says so, with the kernel's name and its
+number among the kernels this run may still compile (on a terminal the line is
+rewritten in place; elsewhere it is printed at most every few seconds), and a
+summary is printed at exit. ``KINDLING_QUIET=1`` silences it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+import time
+import types
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+from numba.core.caching import (
+    CompileResultCacheImpl,
+    FunctionCache,
+    IndexDataCacheFile,
+    _CacheLocator,
+)
+
+__all__ = [
+    "persist",
+    "expect",
+    "cache_root",
+    "kernel_key",
+    "CompileProgress",
+    "progress",
+]
+
+#: Top-level packages whose code is not the course's: not hashed, not followed.
+_EXTERNAL = frozenset(sys.stdlib_module_names) | {
+    "builtins",
+    "numba",
+    "numpy",
+    "llvmlite",
+    "scipy",
+}
+
+
+def _is_external(module: Optional[str]) -> bool:
+    return (module or "builtins").split(".")[0] in _EXTERNAL
+
+
+_FILE_DIGESTS: Dict[Tuple[str, int, int], str] = {}
+
+
+def _file_digest(path: str) -> str:
+    """SHA-256 of a file's bytes, remembered per (path, mtime, size)."""
+    stat = os.stat(path)
+    memo = (path, stat.st_mtime_ns, stat.st_size)
+    if memo not in _FILE_DIGESTS:
+        with open(path, "rb") as f:
+            _FILE_DIGESTS[memo] = hashlib.sha256(f.read()).hexdigest()
+    return _FILE_DIGESTS[memo]
+
+
+def _code_names(code: types.CodeType) -> List[str]:
+    """The global names a code object (and the functions nested in it) reads."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_code_names(const))
+    return names
+
+
+_SIMPLE = (bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
+class _Describer:
+    """Walks what a kernel depends on; collects source files and facts to hash."""
+
+    def __init__(self) -> None:
+        self.files: Dict[str, str] = {}  # module name -> digest of its file
+        self.facts: List[str] = []
+        self.seen: set = set()
+        self.cachable = True
+
+    def value(self, name: str, value: Any) -> None:
+        if isinstance(value, _SIMPLE):
+            self.facts.append(f"{name}={value!r}")
+        elif isinstance(value, tuple) and all(isinstance(v, _SIMPLE) for v in value):
+            self.facts.append(f"{name}={value!r}")
+        elif isinstance(value, np.ndarray):
+            digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()
+            self.facts.append(f"{name}=array{value.shape}{value.dtype}{digest}")
+        elif hasattr(value, "py_func") and hasattr(value, "targetoptions"):
+            # A Numba dispatcher: its options (inline, fastmath, ...) and its code.
+            options = sorted((k, repr(v)) for k, v in value.targetoptions.items())
+            self.facts.append(f"{name}=dispatcher{options}")
+            self.function(value.py_func)
+        elif isinstance(value, types.FunctionType):
+            self.function(value)
+        elif isinstance(value, types.ModuleType):
+            if not _is_external(value.__name__):
+                self.module_file(value.__name__, getattr(value, "__file__", None))
+        elif isinstance(value, (types.BuiltinFunctionType, type)):
+            if not _is_external(getattr(value, "__module__", None)):
+                self.facts.append(f"{name}={value!r}")
+        elif _is_external(type(value).__module__):
+            self.facts.append(f"{name}={type(value).__qualname__}")
+        else:
+            self.cachable = False  # something of ours we cannot describe
+
+    def module_file(self, module: str, path: Optional[str]) -> None:
+        if path is None or not os.path.isfile(path):
+            self.cachable = False
+        elif module not in self.files:
+            self.files[module] = _file_digest(path)
+
+    def function(self, fn: types.FunctionType) -> None:
+        if fn in self.seen:
+            return
+        self.seen.add(fn)
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        if _is_external(fn.__module__):
+            self.facts.append(name)
+            return
+        self.module_file(fn.__module__, fn.__code__.co_filename)
+        self.facts.append(f"{name}:{fn.__code__.co_firstlineno}")
+        for global_name in _code_names(fn.__code__):
+            if global_name in fn.__globals__:
+                self.value(global_name, fn.__globals__[global_name])
+        for free, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                contents = cell.cell_contents
+            except ValueError:  # an empty cell (a name assigned later)
+                continue
+            self.value(free, contents)
+        for default in fn.__defaults__ or ():
+            self.value("default", default)
+
+
+def kernel_key(py_func: Callable[..., Any]) -> Optional[Tuple[str, str]]:
+    """``(identity, stamp)`` of a kernel's Python function, or ``None`` when it
+    cannot be cached safely.
+
+    ``identity`` names the kernel (its function, and the functions and numbers in
+    its closure) and stays the same across edits; ``stamp`` hashes everything the
+    compiled code depends on (see the module docstring) and changes with any edit.
+    """
+    describer = _Describer()
+    describer.function(py_func)  # type: ignore[arg-type]
+    if not describer.cachable:
+        return None
+    # The kernel's own name and those of every function it reaches (the scalar
+    # function among them): stable across edits, unlike the stamp.
+    names = sorted(f"{fn.__module__}.{fn.__qualname__}" for fn in describer.seen)
+    identity = hashlib.sha256("|".join(names).encode()).hexdigest()[:12]
+    text = "\n".join(
+        [f"{module} {digest}" for module, digest in sorted(describer.files.items())]
+        + describer.facts
+    )
+    return identity, hashlib.sha256(text.encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# Where the files go
+# ---------------------------------------------------------------------------
+
+
+def cache_root() -> str:
+    """The user-wide folder: ``$KINDLING_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/kindling`` (default ``~/.cache/kindling``)."""
+    explicit = os.environ.get("KINDLING_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"
+    )
+    return os.path.join(base, "kindling")
+
+
+def _writable(path: str) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
+
+
+def _cache_path(py_file: str) -> Optional[str]:
+    """The first writable folder for the kernels of ``py_file``, or ``None``."""
+    folder = os.path.dirname(os.path.abspath(py_file))
+    # One sub-folder per source folder: two editions never share index files.
+    sub = f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"
+    candidates = [os.path.join(cache_root(), "kernels", sub)]
+    if not os.environ.get("KINDLING_CACHE_DIR"):
+        candidates.insert(0, os.path.join(folder, "__pycache__"))
+    for path in candidates:
+        if _writable(path):
+            return path
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The Numba cache classes
+# ---------------------------------------------------------------------------
+
+
+class _Locator(_CacheLocator):
+    def __init__(self, py_file: str, path: str, stamp: str, tag: str) -> None:
+        self._py_file = py_file
+        self._path = path
+        self._stamp = stamp
+        self._tag = tag
+
+    def ensure_cache_path(self) -> None:
+        os.makedirs(self._path, exist_ok=True)
+
+    def get_cache_path(self) -> str:
+        return self._path
+
+    def get_source_stamp(self) -> str:
+        return self._stamp
+
+    def get_disambiguator(self) -> str:
+        return self._tag
+
+
+class _Impl(CompileResultCacheImpl):
+    def __init__(self, py_func: Callable[..., Any], locator: _Locator) -> None:
+        # Not CacheImpl.__init__: that picks one of Numba's file-stamp locators.
+        self._lineno = py_func.__code__.co_firstlineno
+        self._locator = locator
+        modname = os.path.splitext(os.path.basename(locator._py_file))[0]
+        fullname = f"{modname}.{py_func.__qualname__}"
+        self._filename_base = self.get_filename_base(fullname, sys.abiflags)
+
+
+class _DataFiles(IndexDataCacheFile):
+    def save(self, key: Any, data: Any) -> None:
+        # One data file per (signature, target) rather than numbered files: two
+        # processes compiling different signatures at once cannot swap data files.
+        overloads = self._load_index()
+        name = self._data_name_pattern.format(
+            number=int(hashlib.sha1(repr(key[:2]).encode()).hexdigest()[:8], 16)
+        )
+        if overloads.get(key) != name:
+            overloads[key] = name
+            self._save_index(overloads)
+        self._save_data(name, data)
+
+
+class _LazyMetadata(dict):
+    """The compile metadata of a kernel loaded from the disk cache.
+
+    Numba does not store metadata such as ``parfor_diagnostics`` (what
+    ``parallel_diagnostics`` prints) in its cache. Asked for a key it lacks, this
+    dict compiles a fresh, uncached copy of the kernel once, and takes that copy's
+    metadata: diagnostics keep working, and only those who ask pay for them."""
+
+    def __init__(self, py_func: Callable[..., Any], options: Dict[str, Any], sig: Any):
+        super().__init__()
+        self._source = (py_func, options, sig)
+
+    def _fill(self) -> None:
+        if self._source is None:
+            return
+        py_func, options, sig = self._source
+        self._source = None
+        from numba import njit
+
+        fresh = njit(**options)(py_func)
+        fresh.compile(sig)
+        for key, value in next(iter(fresh.overloads.values())).metadata.items():
+            self.setdefault(key, value)
+
+    def __getitem__(self, key: Any) -> Any:
+        if key not in self:
+            self._fill()
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self._fill()
+        return super().get(key, default)
+
+
+class KernelCache(FunctionCache):
+    """A Numba function cache keyed by :func:`kernel_key` (see the module
+    docstring); reports compilations to :data:`progress`."""
+
+    def __init__(
+        self,
+        py_func: Callable[..., Any],
+        label: str,
+        key: Optional[Tuple[str, str]],
+        options: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self.label = label
+        # The options to compile a fresh copy with (njit sets nopython itself).
+        self.options: Dict[str, Any] = {
+            k: v for k, v in (options or {}).items() if k != "nopython"
+        }
+        py_file = py_func.__code__.co_filename
+        path = _cache_path(py_file) if key is not None else None
+        identity, stamp = key if key is not None else ("none", "none")
+        self._stamp = stamp
+        self._impl = _Impl(py_func, _Locator(py_file, path or "", stamp, f"{identity}"))
+        self._cache_path = path or ""
+        self._cache_file = _DataFiles(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=stamp,
+        )
+        self._enabled = path is not None
+
+    def _index_key(self, sig: Any, codegen: Any) -> Any:
+        # Numba's key pickles the closure (dispatchers carry a per-process id, so it
+        # would never match); the stamp already covers the closure.
+        return (sig, codegen.magic_tuple(), self._stamp)
+
+    def is_cached(self) -> bool:
+        """Whether the disk holds compiled code for this exact source (any
+        signature)."""
+        if not self._enabled:
+            return False
+        try:
+            return bool(self._cache_file._load_index())
+        except Exception:  # noqa: BLE001 - a damaged index means "not cached"
+            return False
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        data = None
+        if self._enabled:
+            try:
+                data = super().load_overload(sig, target_context)
+            except Exception:  # noqa: BLE001 - a damaged file: compile afresh
+                data = None
+        else:
+            target_context.refresh()
+        if data is None:
+            progress.started(self.label)
+            return None
+        progress.loaded(self.label)
+        return data._replace(metadata=_LazyMetadata(self._py_func, self.options, sig))
+
+    def save_overload(self, sig: Any, data: Any) -> None:
+        progress.finished(self.label)
+        if self._enabled:
+            try:
+                super().save_overload(sig, data)
+            except OSError:  # disk full, folder removed: the kernel still runs
+                pass
+
+
+def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
+    """Give the kernel, and the compiled functions defined inside its factory,
+    names unique to this kernel.
+
+    Numba names a compiled function after its ``__qualname__`` and a counter that
+    restarts in every process. ``tensor_map(log)`` and ``tensor_map(relu)`` both
+    contain a ``tensor_map.<locals>.map_slice``: compiled in two processes, both can
+    get the same symbol name, and once both are loaded from the cache into one
+    process the machine code of one would call the other's. A tag from the
+    kernel's identity keeps the names apart."""
+    seen = set() if seen is None else seen
+    py_func = getattr(kernel, "py_func", None)
+    if not isinstance(py_func, types.FunctionType) or py_func in seen:
+        return
+    seen.add(py_func)
+    if "<locals>" in py_func.__qualname__ and not getattr(
+        py_func, "_kindling_tag", None
+    ):
+        py_func.__qualname__ = f"{py_func.__qualname__}_k{tag}"
+        py_func._kindling_tag = tag  # type: ignore[attr-defined]
+    for cell in py_func.__closure__ or ():
+        try:
+            _rename_closures(cell.cell_contents, tag, seen)
+        except ValueError:  # an empty cell
+            continue
+
+
+def persist(kernel: Any, label: str) -> Any:
+    """Give a Numba-compiled ``kernel`` (a CPU dispatcher) the disk cache of this
+    module, under the name ``label`` (shown while it compiles), and return it.
+
+    Anything else (a plain Python function, a CUDA kernel) is returned unchanged.
+    Call it before the kernel's first call.
+    """
+    py_func = getattr(kernel, "py_func", None)
+    if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
+        return kernel
+    try:
+        key = kernel_key(py_func)
+    except (OSError, TypeError, ValueError):
+        key = None
+    if key is not None:
+        _rename_closures(kernel, key[0])
+    kernel._cache = KernelCache(py_func, label, key, kernel.targetoptions)
+    progress.known(label, kernel._cache)
+    return kernel
+
+
+def expect(label: str, build: Callable[[], Any]) -> None:
+    """Announce a kernel that this run may compile later: ``build()`` returns it
+    (made with :func:`persist`). Only used to count, in the compile notice, how
+    many kernels may still compile; ``build`` is called at the first compilation,
+    and one that raises (a stub) is not counted."""
+    progress.expected.append((label, build))
+
+
+# ---------------------------------------------------------------------------
+# The compile notice
+# ---------------------------------------------------------------------------
+
+
+class CompileProgress:
+    """Tells the user, on stderr, that kernels are compiling.
+
+    The first compilation prints ``kindling: compiling kernels (first run only;
+    later runs load them from the cache) ...``; each one then shows ``[n/m] name``
+    (``m``: the kernels this run knows of that are not cached yet), rewritten in
+    place on a terminal and printed at most every :attr:`interval` seconds
+    elsewhere; at exit one line sums up. ``KINDLING_QUIET=1`` silences it.
+    """
+
+    interval = 5.0
+
+    def __init__(self) -> None:
+        self.expected: List[Tuple[str, Callable[[], Any]]] = []
+        self.caches: Dict[str, KernelCache] = {}
+        self.compiled: List[str] = []
+        self.loaded_count = 0
+        self.pending: Optional[int] = None
+        self.started_at: Optional[float] = None
+        self.last_line = 0.0
+        self.seconds = 0.0
+        self.current: Optional[Tuple[str, float]] = None
+        self.stream: Any = None  # None: sys.stderr at the time of writing
+        self.lock = threading.Lock()
+
+    def known(self, label: str, cache: KernelCache) -> None:
+        self.caches[label] = cache
+
+    def _quiet(self) -> bool:
+        return os.environ.get("KINDLING_QUIET", "") not in ("", "0")
+
+    def _write(self, text: str) -> None:
+        stream = self.stream or sys.stderr
+        try:
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def _tty(self) -> bool:
+        stream = self.stream or sys.stderr
+        try:
+            return bool(stream.isatty())
+        except (AttributeError, ValueError):
+            return False
+
+    def _count_pending(self) -> int:
+        # Kernels known to this run that have no cached code yet.
+        for label, build in self.expected:
+            if label not in self.caches:
+                try:
+                    build()
+                except Exception:  # noqa: BLE001 - a stub: not counted
+                    pass
+        return sum(1 for cache in self.caches.values() if not cache.is_cached())
+
+    def started(self, label: str) -> None:
+        with self.lock:
+            now = time.perf_counter()
+            self.current = (label, now)
+            if self._quiet():
+                return
+            if self.started_at is None:
+                self.started_at = now
+                self.pending = self._count_pending()
+                self._write(
+                    "kindling: compiling kernels (first run only; later runs load "
+                    "them from the cache) ...\n"
+                )
+                atexit.register(self.summary)
+            n = len(self.compiled) + 1
+            total = max(self.pending or 0, n)
+            line = f"  [{n}/{total}] compiling {label} ..."
+            if self._tty():
+                self._write("\r" + line + "\x1b[K")
+            elif n == 1 or now - self.last_line >= self.interval:
+                self._write(line + "\n")
+                self.last_line = now
+
+    def finished(self, label: str) -> None:
+        with self.lock:
+            if self.current is not None:
+                self.seconds += time.perf_counter() - self.current[1]
+            self.current = None
+            self.compiled.append(label)
+            if not self._quiet() and self._tty():
+                self._write("\r\x1b[K")  # the script's own output starts clean
+
+    def loaded(self, label: str) -> None:
+        self.loaded_count += 1
+
+    def summary(self) -> None:
+        """The closing line (registered with ``atexit`` at the first compile)."""
+        if self._quiet() or not self.compiled:
+            return
+        clear = "\r\x1b[K" if self._tty() else ""
+        where = {c.cache_path for c in self.caches.values() if c._enabled}
+        place = f" in {sorted(where)[0]}" if len(where) == 1 else ""
+        self._write(
+            f"{clear}kindling: compiled {len(self.compiled)} kernel(s) in "
+            f"{self.seconds:.1f} s; they are cached{place} for the next runs\n"
+        )
+
+
+#: The process-wide compile notice.
+progress = CompileProgress()
