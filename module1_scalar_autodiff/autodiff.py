@@ -38,8 +38,10 @@ class Variable(Protocol):
     unique_id: int
     retains_grad: bool
 
+    @property
     def is_leaf(self) -> bool:
-        """True for a variable made by the user (no function produced it)."""
+        """True for a variable made by the user (no function produced it); a
+        property, as ``Tensor.is_leaf`` in PyTorch."""
         ...
 
     def is_constant(self) -> bool:
@@ -66,7 +68,11 @@ class Context:
     ``forward(ctx, ...)`` calls ``ctx.save_for_backward(a, b)``; ``backward`` reads
     ``a, b = ctx.saved_values``. ``needs_input_grad[i]`` tells whether input ``i``
     needs a derivative at all (PyTorch's name), so a backward may skip work.
+    ``freed`` is set once a backward pass has used and released the saved values
+    (a second pass needs ``retain_graph=True``, as in PyTorch).
     """
+
+    freed: bool = False
 
     def __init__(self, needs_input_grad: Tuple[bool, ...] = ()) -> None:
         self.needs_input_grad: Tuple[bool, ...] = tuple(needs_input_grad)
@@ -116,7 +122,7 @@ def topological_sort(variable: Variable) -> List[Variable]:
             continue
         seen.add(node.unique_id)
         stack.append((node, True))
-        if node.is_leaf():
+        if node.is_leaf:
             continue
         for parent in node.parents:
             if not parent.is_constant() and parent.unique_id not in seen:
@@ -142,9 +148,9 @@ def backpropagate(variable: Variable, deriv: Any) -> None:
         d = derivatives.pop(node.unique_id, None)
         if d is None:  # a parent the chain rule chose to skip
             continue
-        if node.is_leaf() or getattr(node, "retains_grad", False):
+        if node.is_leaf or getattr(node, "retains_grad", False):
             node.accumulate_derivative(d)
-        if node.is_leaf():
+        if node.is_leaf:
             continue
         for parent, d_parent in node.chain_rule(d):
             if parent.is_constant():

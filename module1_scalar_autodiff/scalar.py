@@ -116,8 +116,10 @@ class Scalar:
         """True unless this is a constant."""
         return self._history is not None
 
+    @property
     def is_leaf(self) -> bool:
-        """True for a value made by the user that takes a derivative."""
+        """True for a value made by the user that takes a derivative (a property,
+        as in PyTorch)."""
         return self._history is not None and self._history.last_fn is None
 
     def is_constant(self) -> bool:

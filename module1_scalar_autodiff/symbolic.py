@@ -493,7 +493,7 @@ def recorded_operations(out: Any) -> int:
         if v.is_constant() or v.unique_id in seen:
             continue
         seen.add(v.unique_id)
-        count += 0 if v.is_leaf() else 1
+        count += 0 if v.is_leaf else 1
         stack.extend(v.parents)
     return count
 

@@ -33,6 +33,7 @@ from .shape_functions import (
     where,
 )
 from .tensor import (
+    MaxResult,
     Size,
     Tensor,
     arange,

@@ -53,6 +53,10 @@ __all__ = [
     "tile",
     "where",
     "getitem",
+    "is_advanced_key",
+    "set_advanced",
+    "StridedView",
+    "AdvancedIndex",
     "index_select",
     "gather",
     "sort",
@@ -139,7 +143,7 @@ def retain_grad(t: "Tensor") -> "Tensor":
     # BEGIN SOLUTION 2.6
     if not t.requires_grad:
         raise RuntimeError("retain_grad() on a tensor that does not require grad")
-    if not t.is_leaf():
+    if not t.is_leaf:
         t.retains_grad = True
     return t
     # END SOLUTION
@@ -249,9 +253,134 @@ class GetItem(Function):
         # END SOLUTION
 
 
+def is_advanced_key(key: Any) -> bool:
+    """Whether an index holds integer tensors, boolean masks, lists or arrays
+    (PyTorch's *advanced* indexing, which copies) rather than only ints, slices,
+    ``None`` and ``...`` (a view)."""
+    from .tensor import Tensor
+
+    items = key if isinstance(key, tuple) else (key,)
+    return any(
+        isinstance(k, (Tensor, list, np.ndarray)) or isinstance(k, bool) for k in items
+    )
+
+
+def _numpy_key(key: Any) -> Tuple[Any, ...]:
+    """An advanced index as NumPy understands it: a boolean mask (a tensor from
+    a comparison or ``bool()``, a list of bools, a bool array) stays boolean,
+    any other tensor, list or array must hold whole numbers (integer indices)."""
+    from .tensor import Tensor
+
+    out = []
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, Tensor):
+            values = k.to_numpy()
+            if k.is_mask:
+                out.append(values != 0.0)
+                continue
+        elif isinstance(k, (list, np.ndarray)) or isinstance(k, bool):
+            values = np.asarray(k)
+            if values.dtype == np.bool_:
+                out.append(values)
+                continue
+            values = values.astype(np.float64)
+        else:
+            out.append(k)
+            continue
+        if not np.all(values == np.round(values)):
+            raise IndexError(
+                f"tensors used as indices must hold whole numbers (or be boolean "
+                f"masks, e.g. x > 0), got {values.tolist()}"
+            )
+        out.append(values.astype(np.int64))
+    return tuple(out)
+
+
+class AdvancedIndex(Function):
+    """``a[key]`` with integer-tensor or boolean-mask indices, NumPy's (and
+    PyTorch's) advanced indexing: a copy. (Given.)
+
+    Backward: scatter-add ``grad`` into zeros of ``a``'s shape through the same
+    index (``np.add.at``), so an entry picked twice gets both gradients.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", key: Tuple[Any, ...]) -> "Tensor":
+        ctx.save_for_backward(a.shape, key)
+        try:
+            values = a.to_numpy()[key]
+        except IndexError as error:
+            raise IndexError(f"{error} (tensor of shape {a.shape})") from None
+        return a.new_tensor(values)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        shape, key = ctx.saved_values
+        out = np.zeros(shape)
+        np.add.at(out, key, grad.to_numpy())
+        return grad.new_tensor(out)
+
+
+def _positions(t: "Tensor") -> np.ndarray:
+    """The storage position of every entry of ``t``, in ``t``'s shape."""
+    pos = np.zeros(t.shape, dtype=np.int64)
+    for d, (n, step) in enumerate(zip(t.shape, t._tensor.strides)):
+        shape = [1] * t.dims
+        shape[d] = n
+        pos = pos + np.arange(n, dtype=np.int64).reshape(shape) * int(step)
+    return pos
+
+
+def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
+    """``t[key] = value`` for an advanced ``key``, written into ``t``'s storage
+    (so every view sees it); ``value`` broadcasts to the selection."""
+    storage = t._tensor._storage
+    if not isinstance(storage, np.ndarray):
+        raise TypeError(
+            "assignment through integer or boolean indices needs a CPU backend; "
+            "move the tensor with .to(...) first"
+        )
+    selected = _positions(t)[_numpy_key(key)]
+    try:
+        values = np.broadcast_to(value.to_numpy(), selected.shape)
+    except ValueError:
+        raise ValueError(
+            f"cannot write a value of shape {value.shape} into a selection of "
+            f"shape {selected.shape}"
+        ) from None
+    storage[selected] = values
+
+
 def getitem(t: "Tensor", key: Any) -> "Tensor":
-    """``t[key]`` with ints, slices, ``None`` and ``...`` (see :func:`index_view`)."""
+    """``t[key]`` with ints, slices, ``None`` and ``...`` (a view, see
+    :func:`index_view`), and also, like PyTorch, integer tensors or lists
+    (``x[tensor([0., 2.])]``, ``x[rows, cols]``) and boolean masks
+    (``x[x > 0]``), which copy (:class:`AdvancedIndex`)."""
+    if is_advanced_key(key):
+        return AdvancedIndex.apply(t, _numpy_key(key))
     return GetItem.apply(t, key)
+
+
+class StridedView(Function):
+    """``view`` of a non-contiguous tensor whose layout allows it (PyTorch's
+    stride rule, computed in ``Tensor.view``): the same storage with new
+    ``shape`` and ``strides``. (Given.)
+
+    Backward: a view keeps the row-major order of the entries, so the gradient
+    is viewed back to the input's shape.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: Context, a: "Tensor", shape: Tuple[int, ...], strides: Tuple[int, ...]
+    ) -> "Tensor":
+        ctx.save_for_backward(a.shape)
+        return _new(a, TensorData(a._tensor._storage, shape, strides))
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (shape,) = ctx.saved_values
+        return grad.contiguous().view(shape)
 
 
 def narrow(t: "Tensor", dim: int, start: int, length: int) -> "Tensor":
@@ -938,19 +1067,14 @@ def var(
 
     with $n$ the number of entries reduced, and the correction $c = 1$ (unbiased,
     the default, as in PyTorch) or $c = 0$ (``unbiased=False``, the biased
-    estimate); ``correction=c`` sets it directly (PyTorch 2's name).
-
-    Raises:
-        ValueError: $n - c \\le 0$ (too few entries for the correction).
+    estimate); ``correction=c`` sets it directly (PyTorch 2's name). With too few
+    entries ($n - c \\le 0$) the result is nan, as in PyTorch (multiply by
+    ``float("nan")`` instead of dividing by zero).
     """
     # BEGIN SOLUTION 2.6: mean with keepdim, squared deviations, sum, divide
     c = (1 if unbiased else 0) if correction is None else int(correction)
     n = _prod([t.shape[d] for d in t._reduce_dims(dim)])
-    if n - c <= 0:
-        raise ValueError(
-            f"var() with correction {c} needs more than {c} entries, got {n} "
-            f"(shape {t.shape}, dim={dim})"
-        )
+    scale = 1.0 / (n - c) if n - c > 0 else float("nan")
     deviation = t - t.mean(dim, keepdim=True)
-    return (deviation * deviation).sum(dim, keepdim) * (1.0 / (n - c))
+    return (deviation * deviation).sum(dim, keepdim) * scale
     # END SOLUTION

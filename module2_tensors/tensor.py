@@ -21,16 +21,27 @@ PyTorch semantics, with these differences:
 * ``t.size`` is the number of entries (an ``int``, as NumPy's ``a.size``), and it is
   also callable like PyTorch's method: ``t.size()`` is the shape, ``t.size(dim)``
   one size. ``t.numel()`` is the number of entries too;
-* ``t.max(dim)`` returns the values only (like ``torch.amax``); ties share the
-  gradient evenly;
-* ``t.is_leaf()`` is a method (the engine's protocol), not a property.
+* an in-place operation (``+=``, ``add_``, ...) with autograd on a *view* of a
+  tensor that requires grad is refused (PyTorch rewrites the base's graph), and
+  a tensor changed in place after a function used it fails that function's
+  backward even where the function did not save it.
 """
 
 from __future__ import annotations
 
 import itertools
 import numbers
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import numpy as np
 
@@ -44,6 +55,7 @@ from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
 __all__ = [
     "Tensor",
     "Size",
+    "MaxResult",
     "tensor",
     "zeros",
     "ones",
@@ -86,6 +98,47 @@ def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
             f"(expected a dim in [{-dims}, {dims - 1}])"
         )
     return int(dim) + dims if dim < 0 else int(dim)
+
+
+class MaxResult(NamedTuple):
+    """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
+    ``torch.max``; ``indices`` are floats without gradient."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
+def _view_strides(
+    shape: Tuple[int, ...], strides: Tuple[int, ...], new_shape: Tuple[int, ...]
+) -> Optional[Tuple[int, ...]]:
+    """Strides that show a (possibly non-contiguous) tensor as ``new_shape``
+    without copying, or ``None`` when no such strides exist (PyTorch's rule for
+    ``view``): each run of dimensions that is contiguous *within itself* may be
+    split or merged freely; dimensions of size 1 are free."""
+    if len(shape) == 0:
+        return None
+    out = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    base_stride = strides[-1]
+    tensor_numel, view_numel = 1, 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        # A run ends where the next dimension out does not continue it.
+        if d == 0 or (
+            shape[d - 1] != 1 and strides[d - 1] != tensor_numel * base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                out[view_d] = view_numel * base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base_stride = strides[d - 1]
+                tensor_numel, view_numel = 1, 1
+    if view_d != -1:
+        return None
+    return tuple(out)
 
 
 class Size(int):
@@ -133,6 +186,8 @@ class Tensor:
 
     # NumPy defers to our reflected operators (np.float64(2.0) * t is a Tensor).
     __array_priority__ = 1000
+    # Set on the 1.0/0.0 results of comparisons (PyTorch's bool tensors).
+    is_mask: bool = False
 
     def __init__(
         self,
@@ -395,23 +450,69 @@ class Tensor:
         return self @ b
 
     # --------------------------------------------------------- comparisons
+    # Comparisons give 1.0/0.0 tensors marked ``is_mask``: indexing with one
+    # selects (``x[x > 0]``) instead of picking entries 0 and 1.
+    def _as_mask(self) -> "Tensor":
+        self.is_mask = True
+        return self
+
     def __lt__(self, b: TensorLike) -> "Tensor":
-        return tf.LT.apply(self, self._other(b))
+        return tf.LT.apply(self, self._other(b))._as_mask()
 
     def __gt__(self, b: TensorLike) -> "Tensor":
-        return tf.GT.apply(self, self._other(b))
+        return tf.GT.apply(self, self._other(b))._as_mask()
 
+    # a <= b as (a < b) + (a == b), never both, so a NaN gives 0 as in IEEE.
     def __le__(self, b: TensorLike) -> "Tensor":
-        return 1.0 - tf.GT.apply(self, self._other(b))
+        b = self._other(b)
+        return tf.Add.apply(tf.LT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
 
     def __ge__(self, b: TensorLike) -> "Tensor":
-        return 1.0 - tf.LT.apply(self, self._other(b))
+        b = self._other(b)
+        return tf.Add.apply(tf.GT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
 
     def __eq__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
-        return tf.EQ.apply(self, self._other(b))
+        return tf.EQ.apply(self, self._other(b))._as_mask()
 
     def __ne__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
-        return 1.0 - tf.EQ.apply(self, self._other(b))
+        b = self._other(b)
+        return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
+
+    def bool(self) -> "Tensor":
+        """A mask: $1$ where non-zero, else $0$ (``x.bool()``)."""
+        return self != 0.0
+
+    def float(self) -> "Tensor":
+        """The same numbers as an ordinary (non-mask) tensor."""
+        if not self.is_mask:
+            return self
+        return Tensor(self._tensor, self.backend)
+
+    def logical_not(self) -> "Tensor":
+        """$1$ where zero, else $0$ (``~mask``)."""
+        return self == 0.0
+
+    __invert__ = logical_not
+
+    def logical_and(self, b: TensorLike) -> "Tensor":
+        """$1$ where both are non-zero (``mask & mask``)."""
+        b = self._other(b)
+        return tf.LT.apply(b.new_tensor(0.0), self.bool() * b.bool())._as_mask()
+
+    __and__ = __rand__ = logical_and
+
+    def logical_or(self, b: TensorLike) -> "Tensor":
+        """$1$ where either is non-zero (``mask | mask``)."""
+        b = self._other(b)
+        return tf.LT.apply(b.new_tensor(0.0), self.bool() + b.bool())._as_mask()
+
+    __or__ = __ror__ = logical_or
+
+    def logical_xor(self, b: TensorLike) -> "Tensor":
+        """$1$ where exactly one is non-zero (``mask ^ mask``)."""
+        return (self.bool() != self._other(b).bool())._as_mask()
+
+    __xor__ = __rxor__ = logical_xor
 
     # == builds a tensor, so hashing falls back to identity (as in PyTorch).
     __hash__ = object.__hash__
@@ -467,6 +568,14 @@ class Tensor:
     def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
         if dim is None:
             return tuple(range(self.dims))
+        if self.dims == 0:
+            # PyTorch lets a 0-d tensor be reduced over dim 0 or -1 (a no-op).
+            for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+                if d not in (0, -1) or isinstance(d, bool):
+                    raise IndexError(
+                        f"dim={d} is out of range for a 0-d tensor (expected 0 or -1)"
+                    )
+            return ()
         if isinstance(dim, (tuple, list)):
             dims = sorted({normalize_dim(d, self.dims) for d in dim})
             if len(dims) != len(dim):
@@ -492,6 +601,13 @@ class Tensor:
         if len(dims) == self.dims and self.dims != 1:
             # One kernel over the flat tensor instead of one per dimension.
             out = fn.apply(self.contiguous().view(self._tensor.size), 0)
+        elif len(dims) > 1 and fn is tf.Max:
+            # One reduction over all the dims at once, so that ties across
+            # several dims share the gradient evenly (torch.amax's rule).
+            rest = [k for k in range(self.dims) if k not in dims]
+            moved = self.permute(*rest, *dims).contiguous()
+            flat = moved.view(*[self.shape[k] for k in rest], -1)
+            out = fn.apply(flat, len(rest))
         else:
             out = self
             for d in dims:
@@ -515,21 +631,112 @@ class Tensor:
         count = 1
         for d in self._reduce_dims(dim):
             count *= self.shape[d]
-        if count == 0:
-            raise ValueError(f"mean() of an empty selection of shape {self.shape}")
-        return self.sum(dim, keepdim) * (1.0 / count)
+        # The mean of nothing is 0/0 = nan, as in PyTorch.
+        return self.sum(dim, keepdim) * (1.0 / count if count else float("nan"))
+
+    def amax(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The largest entry over ``dim`` (an int, a tuple, or ``None`` for all),
+        values only, like ``torch.amax``: tied maxima share the gradient evenly."""
+        return self._reduce(tf.Max, dim, keepdim, "amax", empty_ok=False)
+
+    def amin(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The smallest entry over ``dim``, like ``torch.amin``: $-\\max(-x)$."""
+        return -((-self).amax(dim, keepdim))
 
     def max(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
-    ) -> "Tensor":
-        """The largest entry over ``dim`` (values only, like ``torch.amax``)."""
-        return self._reduce(tf.Max, dim, keepdim, "max", empty_ok=False)
+        self, dim: Union[None, int, "Tensor"] = None, keepdim: bool = False
+    ) -> Union["Tensor", MaxResult]:
+        """Like ``torch.max``:
+
+        * ``t.max()``: the largest entry (0-d); tied maxima share the gradient;
+        * ``t.max(dim)``: ``MaxResult(values, indices)`` along ``dim`` (removed
+          unless ``keepdim``); ``indices`` is the first maximum, and the gradient
+          of ``values`` goes to that entry, as in PyTorch;
+        * ``t.max(other)``: the entrywise :meth:`maximum`.
+
+        Use :meth:`amax` for the values over several dims.
+        """
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        if dim is None:
+            return self._reduce(tf.Max, None, keepdim, "max", empty_ok=False)
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(
+                "max(dim) takes one dim; use amax(dim) for several (values only)"
+            )
+        return self._max_along("max", dim, keepdim)
 
     def min(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
-    ) -> "Tensor":
-        """The smallest entry over ``dim``: $-\\max(-x)$."""
-        return -((-self).max(dim, keepdim))
+        self, dim: Union[None, int, "Tensor"] = None, keepdim: bool = False
+    ) -> Union["Tensor", MaxResult]:
+        """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
+        if dim is None or isinstance(dim, (tuple, list)):
+            if isinstance(dim, (tuple, list)):
+                raise TypeError(
+                    "min(dim) takes one dim; use amin(dim) for several (values only)"
+                )
+            return -((-self).max(None, keepdim))
+        values, indices = (-self)._max_along("min", dim, keepdim)
+        return MaxResult(-values, indices)
+
+    def _max_along(self, name: str, dim: int, keepdim: bool) -> MaxResult:
+        x = self.view(1) if self.dims == 0 else self
+        d = normalize_dim(dim, max(self.dims, 1))
+        if x.shape[d] == 0:
+            raise IndexError(
+                f"{name}(dim={dim}) of an empty dimension (shape {self.shape})"
+            )
+        indices = self._arg("max", x, d)
+        values = tf.MaxAlong.apply(x, d, indices)
+        final = list(x.shape)
+        if self.dims == 0:
+            final = []
+        elif keepdim:
+            final[d] = 1
+        else:
+            del final[d]
+        return MaxResult(values.view(*final), indices.view(*final))
+
+    @staticmethod
+    def _arg(kind: str, x: "Tensor", d: int) -> "Tensor":
+        """The index of the first maximum (minimum) of ``x`` along ``d``, kept
+        with size 1, as floats without gradient (NaN counts as the maximum)."""
+        array = x.to_numpy()
+        found = np.argmax(array, axis=d) if kind == "max" else np.argmin(array, axis=d)
+        return tensor(np.expand_dims(found, d), backend=x.backend)
+
+    def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        """The index of the first maximum along ``dim`` (of the flattened tensor
+        for ``None``), like ``torch.argmax`` (floats, no gradient)."""
+        return self._argext("max", dim, keepdim)
+
+    def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        """The index of the first minimum, like ``torch.argmin``."""
+        return self._argext("min", dim, keepdim)
+
+    def _argext(self, kind: str, dim: Optional[int], keepdim: bool) -> "Tensor":
+        if self.size == 0:
+            raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
+        if dim is None:
+            found = self._arg(kind, self.detach().contiguous().view(-1), 0)
+            return found.view(*([1] * self.dims)) if keepdim else found.view(())
+        d = normalize_dim(dim, max(self.dims, 1))
+        x = self.view(1) if self.dims == 0 else self
+        found = self._arg(kind, x.detach(), d)
+        shape = list(x.shape)
+        if self.dims == 0:
+            shape = []
+        elif keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+        return found.view(*shape)
 
     def all(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
@@ -587,16 +794,25 @@ class Tensor:
         """The same numbers with another shape of the same size, without copying
         (``view(2, 3)``, ``view((2, 3))``; one size may be ``-1``, inferred).
 
+        A non-contiguous tensor can be viewed too where PyTorch's rule allows it:
+        each run of dimensions that is laid out contiguously may be split or
+        merged (``zeros(3, 4).T.view(4, 3, 1)``).
+
         Raises:
-            ValueError: the tensor is not contiguous (use ``reshape`` or
-                ``contiguous().view``), or the sizes do not match.
+            ValueError: no strides can show this tensor in ``shape`` without a
+                copy (use ``reshape`` or ``contiguous().view``), or the sizes do
+                not match.
         """
         shape = self._infer_shape(_shape_args(shape))
         if not self._tensor.is_contiguous():
+            strides = _view_strides(self.shape, self._tensor.strides, shape)
+            if strides is not None:
+                return sf.StridedView.apply(self, shape, strides)
             raise ValueError(
-                f"view() needs a contiguous tensor, but this one (shape {self.shape}, "
-                f"strides {self._tensor.strides}) is not; use .reshape(...) or "
-                f".contiguous().view(...)"
+                f"view size is not compatible with input tensor's size and stride: "
+                f"a tensor of shape {self.shape} with strides "
+                f"{self._tensor.strides} cannot be viewed as {shape} without a "
+                f"copy; use .reshape(...) or .contiguous().view(...)"
             )
         if shape == self.shape:
             return self
@@ -701,19 +917,30 @@ class Tensor:
         return sf.getitem(self, key)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
-        """Write ``value`` (broadcast) into ``self[key]``, in place."""
-        self._check_in_place("item assignment")
-        target = self._new(sf.index_view(self._tensor, key))
-        self._copy_into(target, value)
+        """Write ``value`` (broadcast) into ``self[key]``, in place (through
+        every view of the same storage). ``key`` may also hold integer tensors
+        and boolean masks (see :func:`shape_functions.getitem`)."""
+        value = self._other(value)
+        if tf.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+            if self.requires_grad and self.is_leaf:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad is being used in an "
+                    "in-place operation (item assignment); do it inside "
+                    "`with no_grad():`"
+                )
+            raise RuntimeError(
+                "item assignment with autograd (into a tensor that requires grad, "
+                "or of a value that does) is not supported; build the result "
+                "with where(mask, value, x) instead"
+            )
+        if sf.is_advanced_key(key):
+            sf.set_advanced(self, key, value)
+        else:
+            target = self._new(sf.index_view(self._tensor, key))
+            self._copy_into(target, value)
+        tf.bump_version(self)
 
     # ---------------------------------------------------- in-place helpers
-    def _check_in_place(self, what: str) -> None:
-        if self.requires_grad and tf.is_grad_enabled():
-            raise RuntimeError(
-                f"{what} on a tensor that requires grad would hide the change from "
-                f"autodiff; do it inside `with no_grad():`"
-            )
-
     def _copy_into(self, target: "Tensor", value: TensorLike) -> None:
         value = self._other(value)
         if value.backend is not self.backend:
@@ -729,11 +956,109 @@ class Tensor:
             )
         self.backend.id_map(value, out=target)
 
-    def copy_(self, src: TensorLike) -> "Tensor":
-        """Copy ``src`` (broadcast) into this tensor, in place; returns ``self``."""
-        self._check_in_place("copy_()")
-        self._copy_into(self, src)
+    def _in_place(
+        self,
+        what: str,
+        op: Callable[["Tensor", "Tensor"], "Tensor"],
+        value: TensorLike,
+    ) -> "Tensor":
+        """Compute ``op(self, value)`` and write it into this tensor's storage
+        (so every view of it sees the change); returns ``self``.
+
+        With autograd (gradient recording on and ``self`` or ``value`` requiring
+        grad) this tensor becomes the result of ``op`` in the graph, as in
+        PyTorch; its old value is kept, copied, for that ``op``'s backward.
+
+        Raises:
+            RuntimeError: (PyTorch's rules) ``self`` is a leaf that requires grad;
+                entries of ``self`` share memory (an expanded tensor); the
+                result does not have ``self``'s shape.
+        """
+        other = self._other(value)
+        strides = self._tensor.strides
+        if any(n > 1 and s == 0 for n, s in zip(self.shape, strides)):
+            raise RuntimeError(
+                f"unsupported operation: more than one element of the written-to "
+                f"tensor refers to a single memory location ({what} on an expanded "
+                f"tensor of shape {self.shape}); clone() it first"
+            )
+        if tf.is_grad_enabled() and (self.requires_grad or other.requires_grad):
+            if self.requires_grad and self.is_leaf:
+                raise RuntimeError(
+                    f"a leaf Variable that requires grad is being used in an "
+                    f"in-place operation ({what}); do it inside `with no_grad():` "
+                    f"or use the out-of-place form"
+                )
+            root = tf._storage_root(self)
+            if any(tf._storage_root(p) is root for p in self.parents):
+                raise RuntimeError(
+                    f"{what} with autograd on a view of a tensor that requires "
+                    f"grad is not supported here; use the out-of-place form "
+                    f"(y = y + 1)"
+                )
+            # The old value, as its own node with this tensor's history.
+            old = Tensor(
+                self.backend.id_map(self)._tensor,
+                self.backend,
+                history=self.history,
+                requires_grad=self.requires_grad,
+            )
+            out = op(old, old if other is self else other)
+        else:
+            with sf.no_grad():
+                out = op(self, other)
+        if out.shape != self.shape:
+            raise RuntimeError(
+                f"{what}: output with shape {self.shape} doesn't match the "
+                f"broadcast shape {out.shape}"
+            )
+        self.backend.id_map(out, out=self)
+        tf.bump_version(self)
+        if out.history is not None:
+            self.history = out.history
+            self.requires_grad = True
         return self
+
+    def add_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
+        """``self += alpha * other``, in place."""
+        if alpha == 1.0:
+            return self._in_place("add_", lambda a, b: a + b, other)
+        return self._in_place("add_", lambda a, b: a + alpha * b, other)
+
+    def sub_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
+        """``self -= alpha * other``, in place."""
+        if alpha == 1.0:
+            return self._in_place("sub_", lambda a, b: a - b, other)
+        return self._in_place("sub_", lambda a, b: a - alpha * b, other)
+
+    def mul_(self, other: TensorLike) -> "Tensor":
+        """``self *= other``, in place."""
+        return self._in_place("mul_", lambda a, b: a * b, other)
+
+    def div_(self, other: TensorLike) -> "Tensor":
+        """``self /= other``, in place."""
+        return self._in_place("div_", lambda a, b: a / b, other)
+
+    def __iadd__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("+=", lambda a, b: a + b, other)
+
+    def __isub__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("-=", lambda a, b: a - b, other)
+
+    def __imul__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("*=", lambda a, b: a * b, other)
+
+    def __itruediv__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("/=", lambda a, b: a / b, other)
+
+    def copy_(self, src: TensorLike) -> "Tensor":
+        """Copy ``src`` (broadcast, moved to this backend) into this tensor, in
+        place; returns ``self``. Differentiable with respect to ``src``."""
+        if isinstance(src, Tensor) and src.backend is not self.backend:
+            src = src.to(self.backend)
+        return self._in_place(
+            "copy_", lambda a, b: tf.Copy.apply(sf.broadcast_to(b, a.shape)), src
+        )
 
     def fill_(self, value: float) -> "Tensor":
         """Set every entry to ``value``, in place; returns ``self``."""
@@ -744,9 +1069,17 @@ class Tensor:
         return self.copy_(0.0)
 
     # --------------------------------------------------------------- autodiff
+    @property
     def is_leaf(self) -> bool:
-        """True for a tensor made by the user (no function produced it)."""
+        """True for a tensor no recorded function produced (made by the user, or
+        computed without gradient recording); a property, as in PyTorch."""
         return self.history is None
+
+    @property
+    def _version(self) -> int:
+        """How many in-place operations changed this tensor's storage (shared by
+        its views), PyTorch's ``t._version``."""
+        return tf.version_of(self)
 
     def is_constant(self) -> bool:
         """True for a tensor that takes no gradient at all."""
@@ -766,7 +1099,30 @@ class Tensor:
         h = self.history
         if h is None:
             raise RuntimeError("chain_rule needs a computed tensor, got a leaf")
-        grads = h.last_fn._backward(h.ctx, d_output, len(h.inputs))
+        ctx = h.ctx
+        name = h.last_fn.__name__
+        if ctx.freed:
+            raise RuntimeError(
+                f"Trying to backward through the graph a second time ({name} has "
+                f"freed its saved tensors); specify retain_graph=True on the first "
+                f"backward() to backward twice"
+            )
+        tensors = [x for x in h.inputs if isinstance(x, Tensor)]
+        for x, seen in zip(tensors, h.versions):
+            now = tf.version_of(x)
+            if now != seen:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has "
+                    f"been modified by an inplace operation: the input of shape "
+                    f"{x.shape} of {name} is at version {now}; expected version "
+                    f"{seen} instead"
+                )
+        grads = h.last_fn._backward(ctx, d_output, len(h.inputs))
+        if not tf._retain_graph and any(
+            isinstance(v, Tensor) for v in ctx.saved_values
+        ):
+            ctx.saved_values = ()
+            ctx.freed = True
         pairs = []
         for k, (x, g) in enumerate(zip(h.inputs, grads)):
             if not isinstance(x, Tensor) or not x.requires_grad or g is None:
@@ -789,17 +1145,24 @@ class Tensor:
             )
         self.grad = d if self.grad is None else self.grad + d
 
-    def backward(self, grad: Optional[TensorLike] = None) -> None:
+    def backward(
+        self, grad: Optional[TensorLike] = None, retain_graph: Optional[bool] = None
+    ) -> None:
         """Backpropagate from this tensor: every leaf it depends on that requires
         grad gets $\\partial L / \\partial \\text{leaf}$ added into ``.grad``.
 
         Args:
             grad: $\\partial L / \\partial \\text{self}$, of this tensor's shape. It
                 may be left out for a one-element tensor (a loss), where it is 1.
+            retain_graph: keep the values the functions saved, so that the graph
+                can be backpropagated again (by default they are freed, as in
+                PyTorch).
 
         Raises:
-            RuntimeError: the tensor does not require grad, or it has more than
-                one element and no ``grad`` was given.
+            RuntimeError: the tensor does not require grad; it has more than
+                one element and no ``grad`` was given; the graph was already
+                backpropagated without ``retain_graph=True``; or a value a
+                function used was changed in place since.
         """
         if not self.requires_grad:
             raise RuntimeError(
@@ -823,9 +1186,11 @@ class Tensor:
             grad = Tensor(grad._tensor, self.backend)  # no history
         previous = tf.is_grad_enabled()
         tf.set_grad_enabled(False)
+        tf._retain_graph = bool(retain_graph)
         try:
             backpropagate(self, grad)
         finally:
+            tf._retain_graph = False
             tf.set_grad_enabled(previous)
 
     def zero_grad_(self) -> None:

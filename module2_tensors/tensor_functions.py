@@ -19,8 +19,11 @@ tensor operators (``grad * b``) freely: they build no graph.
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Tuple
+
+import numpy as np
 
 from module1_scalar_autodiff.autodiff import Context
 
@@ -35,6 +38,8 @@ __all__ = [
     "History",
     "is_grad_enabled",
     "set_grad_enabled",
+    "version_of",
+    "bump_version",
     "unbroadcast",
     "grad_check",
     "Neg",
@@ -52,6 +57,8 @@ __all__ = [
     "Pow",
     "Sum",
     "Max",
+    "MaxAlong",
+    "Maximum",
     "All",
     "LT",
     "GT",
@@ -84,6 +91,48 @@ def set_grad_enabled(mode: bool) -> None:
     _grad_enabled = bool(mode)
 
 
+# Set by ``Tensor.backward(retain_graph=...)`` while a backward pass runs: without
+# it, each function's saved tensors are freed once used, as in PyTorch.
+_retain_graph = False
+
+
+# ---------------------------------------------------------------------------
+# Version counters: PyTorch's guard against in-place changes of saved values
+# ---------------------------------------------------------------------------
+
+# One counter per storage *root* (the NumPy array that owns the memory), so a
+# tensor and all its views share it. Only storages ever changed in place get an
+# entry; it is dropped when the array dies.
+_versions: Dict[int, List[int]] = {}
+
+
+def _storage_root(t: "Tensor") -> Any:
+    storage = t._tensor._storage
+    base = getattr(storage, "base", None)
+    return storage if base is None else base
+
+
+def version_of(t: "Tensor") -> int:
+    """How many in-place operations have changed ``t``'s storage (PyTorch's
+    ``t._version``; views of one storage share the count)."""
+    entry = _versions.get(id(_storage_root(t)))
+    return 0 if entry is None else entry[0]
+
+
+def bump_version(t: "Tensor") -> None:
+    """Record one in-place change of ``t``'s storage."""
+    root = _storage_root(t)
+    key = id(root)
+    entry = _versions.get(key)
+    if entry is None:
+        entry = _versions[key] = [0]
+        try:
+            weakref.finalize(root, _versions.pop, key, None)
+        except TypeError:  # a storage type without weak references: keep it
+            pass
+    entry[0] += 1
+
+
 # ---------------------------------------------------------------------------
 # Function: the base class, and how a result remembers its history
 # ---------------------------------------------------------------------------
@@ -93,11 +142,13 @@ def set_grad_enabled(mode: bool) -> None:
 class History:
     """How a tensor was made: by ``last_fn`` from ``inputs`` (tensors and other
     arguments such as dims, in call order), with ``ctx`` holding what
-    ``last_fn.forward`` saved."""
+    ``last_fn.forward`` saved, and ``versions`` the version (:func:`version_of`)
+    of each tensor input when it was used, checked again by the backward pass."""
 
     last_fn: type
     ctx: Context
     inputs: Tuple[Any, ...]
+    versions: Tuple[int, ...] = ()
 
 
 class Function:
@@ -175,7 +226,10 @@ class Function:
             return out
         # A fresh Tensor object shares the result's numbers but carries the history
         # (a forward may return a view, or even an input, which must stay as it is).
-        return Tensor(out._tensor, out.backend, history=History(cls, ctx, args))
+        versions = tuple(version_of(x) for x in args if isinstance(x, Tensor))
+        return Tensor(
+            out._tensor, out.backend, history=History(cls, ctx, args, versions)
+        )
 
 
 _Tensor: Any = None  # the Tensor class, set on the first call of Function.apply
@@ -516,6 +570,60 @@ class Max(Function):
         # END SOLUTION
 
 
+def _positions(like: "Tensor", dim: int) -> "Tensor":
+    """``0, 1, ..., n-1`` along ``dim`` (size 1 elsewhere), on ``like``'s backend."""
+    shape = [1] * like.dims
+    shape[dim] = like.shape[dim]
+    return like.new_tensor(np.arange(like.shape[dim], dtype=np.float64)).view(*shape)
+
+
+class MaxAlong(Function):
+    """The values of ``torch.max(a, dim)``: the maximum along ``dim`` (kept with
+    size 1), given ``indices`` (kept with size 1) of the entry that holds it.
+    (Given.)
+
+    Backward: as in PyTorch, the whole gradient goes to the entry named by
+    ``indices`` (the first maximum), not shared between ties (``amax`` shares).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", dim: int, indices: "Tensor") -> "Tensor":
+        backend = a.backend
+        ctx.save_for_backward(backend.eq_zip(_positions(a, dim), indices))
+        return backend.max_reduce(a, dim)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (one_hot,) = ctx.saved_values
+        return grad.backend.mul_zip(one_hot, grad)
+
+
+class Maximum(Function):
+    """$\\max(a, b)$ entry by entry, broadcasting, like ``torch.maximum``: NaN in
+    either gives NaN; on a tie each input gets half the gradient. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        backend = a.backend
+        zero, half = a.new_tensor(0.0), a.new_tensor(0.5)
+        a_is_nan = backend.eq_zip(backend.eq_zip(a, a), zero)
+        take_a = backend.add_zip(backend.lt_zip(b, a), a_is_nan)  # never both
+        tie = backend.eq_zip(a, b)
+        weight_a = backend.add_zip(take_a, backend.mul_zip(tie, half))
+        ctx.save_for_backward(weight_a)
+        take_b = backend.eq_zip(take_a, zero)
+        return backend.add_zip(
+            backend.select_zip(take_a, a), backend.select_zip(take_b, b)
+        )
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        (weight_a,) = ctx.saved_values
+        backend = grad.backend
+        grad_a = backend.mul_zip(grad, weight_a)
+        return grad_a, backend.add_zip(grad, backend.neg_map(grad_a))
+
+
 class All(Function):
     """$1$ where every entry along ``dim`` is non-zero, else $0$ (kept with size
     1). Not differentiable."""
@@ -706,18 +814,25 @@ def grad_check(
 
     To test the whole Jacobian and not only its column sums, the scalar that is
     differentiated is $L = \\sum_i w_i\\, f(\\dots)_i$ with fixed random weights
-    $w$ (seeded by ``seed``). ``backward`` gives $\\partial L / \\partial x_j$ for
-    every entry $x_j$ of every input; the check compares each with
+    $w$ (seeded by ``seed``). ``backward`` gives $a_j = \\partial L / \\partial x_j$
+    for every entry $x_j$ of every input. For each $x_j$, with a step scaled to
+    its size, $h = \\varepsilon \\max(1, |x_j|)$, the outputs are differenced
+    *entry by entry* before they are weighted, so large outputs elsewhere add no
+    round-off:
 
-    $$\\frac{L(x_j + \\varepsilon) - L(x_j - \\varepsilon)}{2 \\varepsilon}$$
+    $$n_j = \\sum_i w_i\\, \\frac{f_i(x_j + h) - f_i(x_j - h)}{2 h},$$
 
-    and passes when $|a - n| \\le \\mathrm{atol} + \\mathrm{rtol}\\,|n|$.
+    and the check passes when
+    $|a_j - n_j| \\le \\mathrm{atol} + \\mathrm{rtol} \\max(|a_j|, |n_j|) + r_j$,
+    where $r_j = 4\\, \\epsilon_{64} \\sum_i |w_i| \\max(|f_i(x_j + h)|,
+    |f_i(x_j - h)|) / (2 h)$ bounds the round-off of the difference itself
+    ($\\epsilon_{64} \\approx 2.2 \\cdot 10^{-16}$, ``np.finfo(float).eps``).
 
     Args:
         f: a function of the tensors returning a tensor.
         *tensors: the inputs; each must require grad, and no two entries of one
             input may share storage (an expanded view would be perturbed twice).
-        epsilon, atol, rtol: the step and the tolerances.
+        epsilon, atol, rtol: the relative step and the tolerances.
         seed: seeds the weights $w$.
 
     Raises:
@@ -726,18 +841,16 @@ def grad_check(
 
     Hints: clear every input's ``.grad`` before the backward pass; perturb an
     entry in place through its storage position (``t._tensor.index(idx)``) and
-    restore it afterwards; evaluate $L$ for the differences with gradient
-    recording off (``set_grad_enabled``).
+    restore it afterwards; evaluate ``f`` for the differences with gradient
+    recording off (``set_grad_enabled``) and compare them as NumPy arrays
+    (``to_numpy()``).
     """
-    # BEGIN SOLUTION 2.4: backward once, then a central difference per entry
+    # BEGIN SOLUTION 2.4: backward once, then an entrywise central difference
     out = f(*tensors)
     rng = random.Random(seed)
-    weights = out.new_tensor([rng.uniform(-1.0, 1.0) for _ in range(out.size)]).view(
-        out.shape
-    )
-
-    def loss() -> float:
-        return (f(*tensors) * weights).sum().item()
+    w = np.array([rng.uniform(-1.0, 1.0) for _ in range(out.size)])
+    weights = out.new_tensor(w).view(out.shape)
+    w = w.reshape(out.shape)
 
     for t in tensors:
         t.grad = None
@@ -750,20 +863,28 @@ def grad_check(
             storage = t._tensor._storage
             for idx in t._tensor.indices():
                 position = t._tensor.index(idx)
-                original = storage[position]
-                storage[position] = original + epsilon
-                up = loss()
-                storage[position] = original - epsilon
-                down = loss()
+                original = float(storage[position])
+                h = epsilon * max(1.0, abs(original))
+                storage[position] = original + h
+                up = f(*tensors).to_numpy()
+                storage[position] = original - h
+                down = f(*tensors).to_numpy()
                 storage[position] = original
-                numeric = (up - down) / (2.0 * epsilon)
+                numeric = float(np.sum(w * (up - down)) / (2.0 * h))
+                roundoff = float(
+                    4.0
+                    * np.finfo(float).eps
+                    * np.sum(np.abs(w) * np.maximum(np.abs(up), np.abs(down)))
+                    / (2.0 * h)
+                )
                 analytic = 0.0 if t.grad is None else t.grad._tensor.get(idx)
-                if t.grad is None and abs(numeric) > atol:
+                if t.grad is None and abs(numeric) > atol + roundoff:
                     raise AssertionError(
                         f"grad_check: argument {arg} got no gradient, but the "
                         f"central difference at index {idx} is {numeric}"
                     )
-                if not abs(analytic - numeric) <= atol + rtol * abs(numeric):
+                scale = max(abs(analytic), abs(numeric))
+                if not abs(analytic - numeric) <= atol + rtol * scale + roundoff:
                     raise AssertionError(
                         f"grad_check: argument {arg} at index {idx}: autodiff gives "
                         f"{analytic}, the central difference gives {numeric}"

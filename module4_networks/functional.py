@@ -349,7 +349,7 @@ def softmax(input: Tensor, dim: int) -> Tensor:
     _check_tensor("softmax", input)
     dim = _dim(dim, input.dims, "softmax")
     # BEGIN SOLUTION 4.4: shift by the (detached) max, exp, divide by the sum
-    shift = input.detach().max(dim, keepdim=True)
+    shift = input.detach().amax(dim, keepdim=True)
     e = (input - shift).exp()
     return e / e.sum(dim, keepdim=True)
     # END SOLUTION
@@ -366,7 +366,7 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:
     _check_tensor("log_softmax", input)
     dim = _dim(dim, input.dims, "log_softmax")
     # BEGIN SOLUTION 4.4: the log-sum-exp trick
-    shifted = input - input.detach().max(dim, keepdim=True)
+    shifted = input - input.detach().amax(dim, keepdim=True)
     return shifted - shifted.exp().sum(dim, keepdim=True).log()
     # END SOLUTION
 

@@ -13,7 +13,7 @@ comparison ``target.view(N, 1) == arange(C)`` builds by broadcasting.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -48,12 +48,18 @@ def _check_reduction(name: str, reduction: str) -> None:
         )
 
 
-def _class_targets(name: str, input: Tensor, target: Any) -> Tensor:
+def _class_dim(input: Tensor) -> int:
+    return 1 if input.dims > 1 else 0
+
+
+def _class_targets(
+    name: str, input: Tensor, target: Any, ignore_index: int = -100
+) -> Tensor:
     """``target`` as a tensor on ``input``'s backend, checked against ``input``.
 
     ``input`` is ``(N, C)`` or ``(N, C, d1, ...)`` (or ``(C,)`` for one example);
     ``target`` must then be ``(N,)``, ``(N, d1, ...)`` (or ``()``) and hold whole
-    numbers in ``[0, C)``.
+    numbers in ``[0, C)`` or equal to ``ignore_index``.
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
@@ -65,62 +71,156 @@ def _class_targets(name: str, input: Tensor, target: Any) -> Tensor:
     if values.shape != expected:
         raise ValueError(
             f"{name}: target of shape {values.shape} does not match input of shape "
-            f"{input.shape} (expected target shape {expected})"
+            f"{input.shape} (expected class indices of shape {expected}, or "
+            f"class probabilities of shape {input.shape})"
         )
-    classes = input.shape[1] if input.dims > 1 else input.shape[0]
-    if values.size and (
-        not np.all(values == np.round(values))
-        or values.min() < 0
-        or values.max() >= classes
-    ):
-        bad = values[(values != np.round(values)) | (values < 0) | (values >= classes)]
+    classes = input.shape[_class_dim(input)]
+    bad = (values != np.round(values)) | (values < 0) | (values >= classes)
+    bad &= values != ignore_index
+    if bad.any():
         raise IndexError(
-            f"{name}: target {bad.flat[0]:g} is out of bounds for {classes} classes"
+            f"{name}: target {values[bad].flat[0]:g} is out of bounds for "
+            f"{classes} classes"
         )
     return tensor(values, backend=input.backend)
 
 
-def nll_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    r"""Negative log-likelihood: $\ell_n = -\text{input}[n, \text{target}[n]]$.
+def _picked(input: Tensor, target: Tensor) -> Tensor:
+    """$\\text{input}[n, \\text{target}[n]]$ for every example $n$ (shape of
+    ``target``), and 0 where ``target`` is no class (an ignored entry).
 
-    ``input`` holds log-probabilities ``(N, C)`` (or ``(N, C, d1, ...)``, or
-    ``(C,)``), e.g. from ``log_softmax(x, dim=1)``; ``target`` holds class indices
-    ``(N,)`` (or ``(N, d1, ...)``, or a single index). ``"mean"`` averages over
-    every target entry.
-
-    Raises:
-        ValueError: shapes that do not match, or a bad ``reduction``.
-        IndexError: a target outside ``[0, C)``.
+    A one-hot mask, $\\text{one\\_hot}[n, c] = [c = \\text{target}[n]]$, picks the
+    entry: ``target.unsqueeze(class_dim) == arange(C)`` (viewed along the class
+    dim) builds it by broadcasting; multiply and sum over the class dim.
     """
-    _check_reduction("nll_loss", reduction)
-    target = _class_targets("nll_loss", input, target)
-    # BEGIN SOLUTION 4.6: one-hot mask by broadcasting ==, then -sum over classes
-    class_dim = 1 if input.dims > 1 else 0
+    # BEGIN SOLUTION 4.6: one-hot mask by broadcasting ==, then sum over classes
+    class_dim = _class_dim(input)
     shape = [1] * input.dims
     shape[class_dim] = input.shape[class_dim]
     classes = arange(input.shape[class_dim], backend=input.backend).view(*shape)
     one_hot = target.unsqueeze(class_dim) == classes
-    losses = -(input * one_hot).sum(dim=class_dim)
-    return _reduce(losses, reduction)
+    return (input * one_hot).sum(dim=class_dim)
     # END SOLUTION
 
 
-def cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    r"""Cross-entropy of raw scores (logits) and class indices:
+def _example_weights(
+    input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int
+) -> Tensor:
+    """$w_{\\text{target}[n]}$ per example (1 without ``weight``), 0 where
+    ignored."""
+    values = target.to_numpy()
+    kept = values != ignore_index
+    if weight is None:
+        per_example = kept.astype(np.float64)
+    else:
+        classes = input.shape[_class_dim(input)]
+        if weight.shape != (classes,):
+            raise ValueError(
+                f"weight must have shape ({classes},) (one per class), got "
+                f"{weight.shape}"
+            )
+        w = weight.detach().to_numpy()
+        per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
+    return tensor(per_example, backend=input.backend)
+
+
+def _weighted_reduce(losses: Tensor, weights: Tensor, reduction: str) -> Tensor:
+    """``"mean"`` is the weighted mean $\\sum_n w_n \\ell_n / \\sum_n w_n$ (PyTorch's
+    rule; nan when every target is ignored)."""
+    if reduction == "mean":
+        return losses.sum() / weights.sum()
+    return _reduce(losses, reduction)
+
+
+def nll_loss(
+    input: Tensor,
+    target: Any,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    *,
+    _name: str = "nll_loss",
+) -> Tensor:
+    r"""Negative log-likelihood: $\ell_n = -w_{t_n}\, \text{input}[n, t_n]$.
+
+    ``input`` holds log-probabilities ``(N, C)`` (or ``(N, C, d1, ...)``, or
+    ``(C,)``), e.g. from ``log_softmax(x, dim=1)``; ``target`` holds class indices
+    ``(N,)`` (or ``(N, d1, ...)``, or a single index). ``weight`` (``(C,)``)
+    weighs each class; entries whose target is ``ignore_index`` count for
+    nothing. ``"mean"`` divides by $\sum_n w_{t_n}$ over the kept entries.
+
+    Raises:
+        ValueError: shapes that do not match, or a bad ``reduction``.
+        IndexError: a target outside ``[0, C)`` (other than ``ignore_index``).
+    """
+    _check_reduction(_name, reduction)
+    target = _class_targets(_name, input, target, ignore_index)
+    weights = _example_weights(input, target, weight, ignore_index)
+    losses = -_picked(input, target) * weights
+    return _weighted_reduce(losses, weights, reduction)
+
+
+def _log_probabilities(input: Tensor) -> Tensor:
+    """``log_softmax`` over the class dim (1, or 0 for a single example)."""
+    # BEGIN SOLUTION 4.6: log_softmax over the class dim
+    from .functional import log_softmax  # here: functional.py imports this module
+
+    return log_softmax(input, dim=_class_dim(input))
+    # END SOLUTION
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Any,
+    weight: Optional[Tensor] = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    r"""Cross-entropy of raw scores (logits), like ``torch.nn.functional.
+    cross_entropy``:
 
     $$\ell_n = -\log \mathrm{softmax}(x_n)_{t_n}
             = -x_{n, t_n} + \log \sum_c e^{x_{n, c}},$$
 
-    that is ``nll_loss(log_softmax(input, dim=1), target)`` (shapes as there). Do
-    not apply a softmax first: the loss does it, stably.
-    """
-    _check_reduction("cross_entropy", reduction)
-    # BEGIN SOLUTION 4.6: log_softmax over the class dim, then nll_loss
-    from .functional import log_softmax  # here: functional.py imports this module
+    that is ``nll_loss(log_softmax(input, dim=1), target, ...)`` for class-index
+    targets (shapes as there, with ``weight`` and ``ignore_index``). A target of
+    ``input``'s shape holds class *probabilities* $p$: $\ell_n = -\sum_c w_c
+    p_{n, c} \log \mathrm{softmax}(x_n)_c$, and ``"mean"`` divides by $N$.
+    ``label_smoothing`` $\varepsilon$ mixes the target with the uniform
+    distribution: $(1 - \varepsilon)$ of the loss above plus $\varepsilon$ times
+    $-\frac1C \sum_c w_c \log \mathrm{softmax}(x_n)_c$.
 
-    class_dim = 1 if input.dims > 1 else 0
-    return nll_loss(log_softmax(input, dim=class_dim), target, reduction)
-    # END SOLUTION
+    Do not apply a softmax first: the loss does it, stably.
+    """
+    name = "cross_entropy"
+    _check_reduction(name, reduction)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{name}: label_smoothing must be in [0, 1]")
+    logp = _log_probabilities(input)
+    class_dim = _class_dim(input)
+    classes = input.shape[class_dim]
+    shape = [1] * input.dims
+    shape[class_dim] = classes
+    w = None if weight is None else weight.detach().view(*shape)
+    probabilities = isinstance(target, Tensor) and target.shape == input.shape
+    if probabilities:
+        if label_smoothing:
+            target = target * (1.0 - label_smoothing) + label_smoothing / classes
+        weighted = logp * target if w is None else logp * target * w
+        losses = -weighted.sum(dim=class_dim)
+        return _reduce(losses, reduction)
+    target = _class_targets(name, input, target, ignore_index)
+    weights = _example_weights(input, target, weight, ignore_index)
+    losses = -_picked(logp, target) * weights
+    if label_smoothing:
+        kept = (target != float(ignore_index)).float()
+        spread = logp.sum(dim=class_dim) if w is None else (logp * w).sum(class_dim)
+        smooth = -spread * kept * (1.0 / classes)
+        losses = losses * (1.0 - label_smoothing) + smooth * label_smoothing
+    return _weighted_reduce(losses, weights, reduction)
 
 
 def _same_shape(name: str, input: Any, target: Any) -> Tensor:
@@ -182,10 +282,16 @@ def binary_cross_entropy_with_logits(
     r"""Binary cross-entropy of raw scores $x$ ($p = \sigma(x)$), computed stably:
 
     $$\ell_i = \max(x_i, 0) - x_i y_i + \log\left(1 + e^{-|x_i|}\right).$$
+
+    Its gradient is $\sigma(x_i) - y_i$, also at $x_i = 0$ ($\tfrac12 - y_i$):
+    write $\max(x, 0)$ as $(x + |x|) / 2$, whose derivative at 0 is $\tfrac12$
+    (``relu``'s is 0 there, and $|x|$'s is 0).
     """
     _check_reduction("binary_cross_entropy_with_logits", reduction)
     target = _same_shape("binary_cross_entropy_with_logits", input, target)
     # BEGIN SOLUTION 4.6: the stable formula (no exp of a large positive number)
-    losses = input.relu() - input * target + ((-input.abs()).exp() + 1.0).log()
+    magnitude = input.abs()
+    positive_part = (input + magnitude) * 0.5
+    losses = positive_part - input * target + ((-magnitude).exp() + 1.0).log()
     return _reduce(losses, reduction)
     # END SOLUTION

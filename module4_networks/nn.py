@@ -258,7 +258,8 @@ class _BatchNorm(Module):
 
     In training $\mu, \sigma^2$ are the batch's mean and *biased* variance, and
     the running estimates move towards them: $r \leftarrow (1 - m) r + m\, s$ with
-    ``momentum`` $m$, using the *unbiased* variance for ``running_var``. In
+    ``momentum`` $m$ (``momentum=None``: $m = 1/k$ for the $k$-th batch, the
+    cumulative average), using the *unbiased* variance for ``running_var``. In
     evaluation (``.eval()``) the running estimates are used instead, so one
     example's output does not depend on the rest of its batch.
     """
@@ -269,7 +270,7 @@ class _BatchNorm(Module):
         self,
         num_features: int,
         eps: float = 1e-5,
-        momentum: float = 0.1,
+        momentum: Optional[float] = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
         backend: Optional[TensorBackend] = None,
@@ -312,6 +313,8 @@ class _BatchNorm(Module):
             if self.training and self.track_running_stats:
                 with no_grad():
                     m = self.momentum
+                    if m is None:  # a cumulative average: the k-th batch weighs 1/k
+                        m = 1.0 / (self.num_batches_tracked + 1)
                     unbiased = var.detach().view(self.num_features) * (
                         count / (count - 1)
                     )

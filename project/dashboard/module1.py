@@ -191,7 +191,7 @@ def scalar_graph_dot(output: Any, names: Dict[int, str]) -> str:
                 f'  {nid} [shape=box, label="const {_fmt(node.data)}", '
                 'fillcolor="#eeeeee", color="#bbbbbb"];'
             )
-        elif node.is_leaf():
+        elif node.is_leaf:
             name = names.get(node.unique_id, node.name)
             lines.append(
                 f'  {nid} [shape=ellipse, fillcolor="#d9f0d3", '
@@ -253,7 +253,7 @@ def autodiff_graph() -> None:
         stack, seen = [out], set()
         while stack:
             node = stack.pop()
-            if node.unique_id in seen or node.is_constant() or node.is_leaf():
+            if node.unique_id in seen or node.is_constant() or node.is_leaf:
                 continue
             seen.add(node.unique_id)
             node.retain_grad()

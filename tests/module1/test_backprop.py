@@ -248,6 +248,7 @@ class Node:
         self.derivative = None
         self.constant = False
 
+    @property
     def is_leaf(self) -> bool:
         return not self._inputs and not self.constant
 

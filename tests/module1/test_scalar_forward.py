@@ -110,8 +110,8 @@ def test_history_records_function_and_inputs() -> None:
     assert z.history.last_fn is F.Mul
     assert len(z.history.inputs) == 2
     assert z.parents[0] is x and z.parents[1] is y
-    assert not z.is_leaf() and not z.is_constant()
-    assert x.is_leaf() and not x.is_constant()
+    assert not z.is_leaf and not z.is_constant()
+    assert x.is_leaf and not x.is_constant()
     assert x.history == ScalarHistory()
     w = z.log()
     assert w.history.last_fn is F.Log and w.parents[0] is z
@@ -124,7 +124,7 @@ def test_constants_never_get_a_history() -> None:
     assert constant.data == 3.0 and constant.is_constant()
     assert constant.history is None
     c = Scalar(4.0, requires_grad=False)
-    assert c.is_constant() and not c.is_leaf()
+    assert c.is_constant() and not c.is_leaf
     # Only constants in: the result is a constant too (nothing to differentiate).
     assert (c * 2.0 + c.exp()).is_constant()
     assert F.Add.apply(1.0, 2.0).is_constant()
@@ -190,7 +190,7 @@ def test_op_labels_name_the_function() -> None:
 
 def test_requires_grad_and_detach() -> None:
     c = Scalar(2.0, requires_grad=False)
-    assert c.requires_grad_() is c and c.is_leaf()
+    assert c.requires_grad_() is c and c.is_leaf
     x = Scalar(3.0)
     x.requires_grad_(False)
     assert x.is_constant()

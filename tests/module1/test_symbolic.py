@@ -92,7 +92,7 @@ def _autodiff_operations(out: Scalar) -> int:
         if v.is_constant() or v.unique_id in seen:
             continue
         seen.add(v.unique_id)
-        count += not v.is_leaf()
+        count += not v.is_leaf
         stack.extend(v.parents)
     return count
 

@@ -39,7 +39,7 @@ def test_sgd_step_moves_against_the_derivative() -> None:
     assert model.b.value.data == pytest.approx(-1.0 - 0.1 * 2.0)
     assert model.unused.value.data == 5.0  # no derivative: left alone
     # The new values are fresh leaves, not results chained onto the old graph.
-    assert model.a.value is not old_a and model.a.value.is_leaf()
+    assert model.a.value is not old_a and model.a.value.is_leaf
     assert model.a.value.derivative is None
 
 

@@ -64,7 +64,7 @@ def test_train_epoch_steps_downhill_and_counts_correct_points():
     later, _ = train_epoch(model, optimizer, x, y)
     assert later < loss
     for _, p in model.named_parameters():
-        assert p.value.is_leaf() and p.value.requires_grad  # no graph carried over
+        assert p.value.is_leaf and p.value.requires_grad  # no graph carried over
 
 
 @pytest.mark.task2_5

@@ -430,7 +430,7 @@ def test_indexing_errors():
     with pytest.raises(ValueError, match="positive"):
         t[::-1]
     with pytest.raises(TypeError, match="index_select"):
-        t[[0, 1]]
+        t["a"]
     assert t[1, 2].shape == ()
     rows = kt.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert [row.tolist() for row in rows] == [[1.0, 2.0], [3.0, 4.0]]  # t[0], t[1]
@@ -624,9 +624,10 @@ def test_var_gradient(case, data):
 
 
 @task
-def test_var_rejects_too_few_entries():
-    with pytest.raises(ValueError, match="correction 1 needs more than 1 entries"):
-        kt.tensor([1.0]).var()
+def test_var_of_too_few_entries_is_nan():
+    # As PyTorch: the unbiased variance of one entry is 0/0 = nan.
+    assert np.isnan(kt.tensor([1.0]).var().item())
+    assert np.isnan(kt.tensor(2.0).std().item())
     assert kt.tensor([1.0]).var(unbiased=False).item() == 0.0
 
 
@@ -662,7 +663,7 @@ def test_no_grad_records_nothing_and_restores_the_mode():
 def test_detach_shares_the_numbers_without_history():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     y = (x * 3).detach()
-    assert not y.requires_grad and y.is_leaf()
+    assert not y.requires_grad and y.is_leaf
     z = x * 3
     d = z.detach()
     assert shares_storage(d, z)

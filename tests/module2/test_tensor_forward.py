@@ -108,7 +108,7 @@ def test_map_zip_reduce_on_tiny_tensors(backend):
     assert_matches(a.relu(), [[1, 0, 3], [4, 5, 0]])
     assert_matches(a * b, [[0.5, -1, 1.5], [8, 10, -12]])
     assert_matches(a.sum(1), [2.0, 3.0])
-    assert_matches(a.max(0), [4.0, 5.0, 3.0])
+    assert_matches(a.amax(0), [4.0, 5.0, 3.0])
     assert_matches(a @ make_tensor([[1.0], [1.0], [1.0]], backend=backend), [[2], [3]])
 
 
@@ -157,8 +157,8 @@ def test_sum_mean_max_over_one_dim(backend, data):
     t, x = case.tensor(backend), case.array
     assert_matches(t.sum(dim, keepdim), x.sum(dim, keepdims=keepdim))
     assert_matches(t.mean(dim, keepdim), x.mean(dim, keepdims=keepdim))
-    assert_matches(t.max(dim, keepdim), x.max(dim, keepdims=keepdim))
-    assert_matches(t.min(dim=dim, keepdim=keepdim), x.min(dim, keepdims=keepdim))
+    assert_matches(t.amax(dim, keepdim), x.max(dim, keepdims=keepdim))
+    assert_matches(t.amin(dim=dim, keepdim=keepdim), x.min(dim, keepdims=keepdim))
 
 
 @pytest.mark.parametrize("backend", backend_params("2.3"), indirect=True)
@@ -175,7 +175,7 @@ def test_reductions_over_everything_and_over_several_dims(backend, data):
     if x.ndim >= 2:
         dims = tuple(data.draw(st.permutations(range(x.ndim)))[:2])
         assert_matches(t.sum(dims), x.sum(dims))
-        assert_matches(t.max(dims, keepdim=True), x.max(dims, keepdims=True))
+        assert_matches(t.amax(dims, keepdim=True), x.max(dims, keepdims=True))
 
 
 @pytest.mark.task2_3
@@ -192,7 +192,7 @@ def test_reductions_examples_and_ties():
     t = kt.tensor([[3.0, 1.0, 3.0], [0.0, -2.0, 5.0]])
     assert t.sum(0).tolist() == [3.0, -1.0, 8.0]
     assert t.sum(-1, keepdim=True).tolist() == [[7.0], [3.0]]
-    assert t.max(1).tolist() == [3.0, 5.0]
+    assert t.amax(1).tolist() == [3.0, 5.0]
     assert t.mean().item() == pytest.approx(10.0 / 6.0)
     assert kt.tensor(4.0).sum().item() == 4.0
 
@@ -203,11 +203,12 @@ def test_empty_reductions():
     assert empty.sum(0).tolist() == [0.0, 0.0, 0.0]  # as PyTorch: the empty sum is 0
     assert empty.sum(1).shape == (0,)
     with pytest.raises(ValueError, match=r"max\(\) of an empty selection.*\(0, 3\)"):
-        empty.max(0)
+        empty.amax(0)
     with pytest.raises(ValueError, match=r"max\(\) of an empty.*\(0, 3\)"):
         empty.max()
-    with pytest.raises(ValueError, match=r"mean\(\) of an empty.*\(0, 3\)"):
-        empty.mean()
+    # As PyTorch: the mean of nothing is 0/0 = nan.
+    assert np.isnan(empty.mean().item())
+    assert np.isnan(empty.mean(0).to_numpy()).all()
 
 
 @pytest.mark.task2_3
@@ -218,7 +219,7 @@ def test_dims_out_of_range_are_rejected():
     with pytest.raises(IndexError, match=r"dim=-3 is out of range"):
         t.max(-3)
     with pytest.raises(IndexError, match="0-d"):
-        kt.tensor(1.0).sum(0)
+        kt.tensor(1.0).sum(1)
 
 
 # ---------------------------------------------------------------- matmul
@@ -315,7 +316,7 @@ def test_view_shares_storage_and_rejects_non_contiguous():
     t = kt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     v = t.view(3, 2)
     assert v._tensor._storage is t._tensor._storage
-    with pytest.raises(ValueError, match=r"view\(\) needs a contiguous tensor"):
+    with pytest.raises(ValueError, match=r"view size is not compatible"):
         t.permute(1, 0).view(6)
     with pytest.raises(ValueError, match=r"shape \(2, 3\) \(6 entries\) as shape"):
         t.view(4, 2)

@@ -95,7 +95,7 @@ def test_initialisers_fill_in_place_without_recording_gradients():
     p = Parameter(make(np.zeros((4, 5)), requires_grad=True))
     value = p.value
     assert init.kaiming_normal_(p) is p
-    assert p.value is value and p.value.is_leaf() and p.value.grad is None
+    assert p.value is value and p.value.is_leaf and p.value.grad is None
     assert np.count_nonzero(p.value.to_numpy()) == 20
     init.zeros_(p)
     assert not p.value.to_numpy().any()
