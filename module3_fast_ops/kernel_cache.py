@@ -60,6 +60,7 @@ __all__ = [
     "expect",
     "cache_root",
     "kernel_key",
+    "dependencies",
     "CompileProgress",
     "progress",
 ]
@@ -188,6 +189,13 @@ def kernel_key(py_func: Callable[..., Any]) -> Optional[Tuple[str, str]]:
         + describer.facts
     )
     return identity, hashlib.sha256(text.encode()).hexdigest()
+
+
+def dependencies(py_func: Callable[..., Any]) -> List[str]:
+    """The modules whose source files the kernel's key hashes (sorted names)."""
+    describer = _Describer()
+    describer.function(py_func)  # type: ignore[arg-type]
+    return sorted(describer.files)
 
 
 # ---------------------------------------------------------------------------

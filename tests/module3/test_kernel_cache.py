@@ -1,0 +1,249 @@
+"""Compiled kernels persist across processes (``module3_fast_ops.kernel_cache``).
+
+The cross-process tests run small generated modules in subprocesses, each with its
+own temporary cache folder: a kernel factory shaped like ``tensor_map`` (a closure
+that inlines a scalar function and calls a helper from another file), so they do
+not depend on any student task. Reuse is read from Numba's cache statistics, never
+from timings.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+import pytest
+from numba import njit
+
+from module3_fast_ops import kernel_cache
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE_FN = """
+def plus_one(x):
+    return x + 1.0
+
+
+def minus_one(x):
+    return x - 1.0
+"""
+
+PROBE_HELPERS = """
+from numba import njit
+
+
+@njit
+def scale(y):
+    return 2.0 * y
+"""
+
+PROBE_KERNEL = """
+from numba import njit, prange
+
+import probe_helpers
+
+
+def make(fn):
+    f = njit(inline="always")(fn)
+
+    @njit
+    def run(lo, hi, out, x):
+        for i in range(lo, hi):
+            out[i] = probe_helpers.scale(f(x[i]))
+
+    def kernel(out, x):
+        n = len(out)
+        for w in prange(2):
+            run(w * n // 2, (w + 1) * n // 2, out, x)
+
+    return njit(parallel=True)(kernel)
+"""
+
+RUN = """
+import json
+import sys
+
+import numpy as np
+
+import probe_fn
+import probe_kernel
+from module3_fast_ops import kernel_cache
+
+report = {}
+for name in sys.argv[1:]:
+    kernel = kernel_cache.persist(
+        probe_kernel.make(getattr(probe_fn, name)), f"probe({name})"
+    )
+    out = np.zeros(4)
+    kernel(out, np.arange(4.0))
+    report[name] = {
+        "out": out.tolist(),
+        "hits": sum(kernel.stats.cache_hits.values()),
+        "misses": sum(kernel.stats.cache_misses.values()),
+    }
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture
+def probe(tmp_path: Path) -> Path:
+    """A folder with the generated modules (and a cache folder beside them)."""
+    for name, text in [
+        ("probe_fn.py", PROBE_FN),
+        ("probe_helpers.py", PROBE_HELPERS),
+        ("probe_kernel.py", PROBE_KERNEL),
+        ("run.py", RUN),
+    ]:
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def _run(folder: Path, *names: str) -> Dict[str, Any]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(folder), str(ROOT)])
+    env["KINDLING_CACHE_DIR"] = str(folder / "cache")
+    env["NUMBA_NUM_THREADS"] = "1"
+    done = subprocess.run(
+        [sys.executable, str(folder / "run.py"), *names],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report["stderr"] = done.stderr
+    return report
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_a_second_process_reuses_the_compiled_kernel(probe: Path) -> None:
+    first = _run(probe, "plus_one")
+    assert first["plus_one"] == {"out": [2.0, 4.0, 6.0, 8.0], "hits": 0, "misses": 1}
+    assert "compiling kernels (first run only" in first["stderr"]
+    assert "probe(plus_one)" in first["stderr"]
+    second = _run(probe, "plus_one")
+    assert second["plus_one"] == {"out": [2.0, 4.0, 6.0, 8.0], "hits": 1, "misses": 0}
+    assert "compiling" not in second["stderr"]
+
+
+def test_editing_a_source_the_kernel_uses_runs_the_new_code(probe: Path) -> None:
+    """Numba's own cache checks only the file a function is defined in; here the
+    scalar function and the helper live in other files, and editing either one
+    must recompile the kernel."""
+    assert _run(probe, "plus_one")["plus_one"]["misses"] == 1
+    _edit(probe / "probe_fn.py", "return x + 1.0", "return x + 10.0")
+    edited_fn = _run(probe, "plus_one")["plus_one"]
+    assert edited_fn == {"out": [20.0, 22.0, 24.0, 26.0], "hits": 0, "misses": 1}
+    _edit(probe / "probe_helpers.py", "return 2.0 * y", "return 3.0 * y")
+    edited_helper = _run(probe, "plus_one")["plus_one"]
+    assert edited_helper == {"out": [30.0, 33.0, 36.0, 39.0], "hits": 0, "misses": 1}
+    again = _run(probe, "plus_one")["plus_one"]
+    assert again == {"out": [30.0, 33.0, 36.0, 39.0], "hits": 1, "misses": 0}
+
+
+def test_closures_of_one_factory_cached_apart_do_not_mix(probe: Path) -> None:
+    """Two kernels from one factory, compiled in two processes, then loaded into a
+    third: each runs its own code (their machine-code names must differ)."""
+    _run(probe, "plus_one")
+    _run(probe, "minus_one")
+    both = _run(probe, "plus_one", "minus_one")
+    assert both["plus_one"] == {"out": [2.0, 4.0, 6.0, 8.0], "hits": 1, "misses": 0}
+    assert both["minus_one"] == {"out": [-2.0, 0.0, 2.0, 4.0], "hits": 1, "misses": 0}
+
+
+# ----------------------------------------------------------------- in process
+def _tiny_kernel(scale: float = 3.0) -> Any:
+    def triple(out: np.ndarray, x: np.ndarray) -> None:
+        for i in range(len(out)):
+            out[i] = scale * x[i]
+
+    return njit(triple)
+
+
+@pytest.fixture
+def notice(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
+    """A fresh compile notice writing into a string."""
+    fresh = kernel_cache.CompileProgress()
+    fresh.stream = io.StringIO()
+    monkeypatch.setattr(kernel_cache, "progress", fresh)
+    monkeypatch.delenv("KINDLING_QUIET", raising=False)
+    return fresh.stream
+
+
+def test_the_compile_notice_names_the_kernel_once(
+    notice: io.StringIO, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path))
+    for scale in (3.0, 4.0):
+        kernel = kernel_cache.persist(_tiny_kernel(scale), f"times{scale:.0f}")
+        out = np.zeros(2)
+        kernel(out, np.array([1.0, 2.0]))
+        np.testing.assert_array_equal(out, [scale, 2 * scale])
+    text = notice.getvalue()
+    assert text.count("compiling kernels (first run only") == 1
+    assert "[1/1] compiling times3" in text
+    kernel_cache.progress.summary()
+    assert "compiled 2 kernel(s)" in notice.getvalue()
+
+
+def test_quiet_silences_the_notice(
+    notice: io.StringIO, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("KINDLING_QUIET", "1")
+    kernel = kernel_cache.persist(_tiny_kernel(), "triple")
+    kernel(np.zeros(1), np.ones(1))
+    kernel_cache.progress.summary()
+    assert notice.getvalue() == ""
+
+
+def test_a_read_only_install_falls_back_to_the_user_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "install" / "kernels.py"
+    monkeypatch.delenv("KINDLING_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    writable: List[str] = []
+
+    def only_user_cache(path: str) -> bool:
+        writable.append(path)
+        return path.startswith(str(tmp_path / "xdg"))
+
+    monkeypatch.setattr(kernel_cache, "_writable", only_user_cache)
+    path = kernel_cache._cache_path(str(source))
+    assert writable[0] == str(tmp_path / "install" / "__pycache__")
+    assert path is not None and path.startswith(str(tmp_path / "xdg" / "kindling"))
+
+
+def test_no_writable_folder_still_runs_the_kernel(
+    notice: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kernel_cache, "_writable", lambda path: False)
+    kernel = kernel_cache.persist(_tiny_kernel(), "triple")
+    out = np.zeros(1)
+    kernel(out, np.ones(1))
+    assert out[0] == 3.0
+    assert not kernel._cache.is_cached()
+
+
+def test_the_key_covers_every_file_and_constant_the_kernel_reads() -> None:
+    kernel = _tiny_kernel()
+    identity, stamp = kernel_cache.kernel_key(kernel.py_func)
+    assert kernel_cache.dependencies(kernel.py_func) == [__name__]
+    assert kernel_cache.kernel_key(_tiny_kernel().py_func) == (identity, stamp)
+    # A closure's number is frozen into the machine code: same kernel, new stamp.
+    other_identity, other_stamp = kernel_cache.kernel_key(_tiny_kernel(4.0).py_func)
+    assert other_identity == identity and other_stamp != stamp
