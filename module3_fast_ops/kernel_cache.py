@@ -104,6 +104,19 @@ def _code_names(code: types.CodeType) -> List[str]:
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
 
+def _stable_repr(value: Any) -> str:
+    """``repr`` that is the same in every process: sets (``fastmath={...}``) are
+    sorted, since their order follows the per-process string hash seed."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(_stable_repr(v) for v in value)) + "}"
+    if isinstance(value, dict):
+        items = sorted((_stable_repr(k), _stable_repr(v)) for k, v in value.items())
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__ + "(" + ", ".join(map(_stable_repr, value)) + ")"
+    return repr(value)
+
+
 class _Describer:
     """Walks what a kernel depends on; collects source files and facts to hash."""
 
@@ -123,7 +136,9 @@ class _Describer:
             self.facts.append(f"{name}=array{value.shape}{value.dtype}{digest}")
         elif hasattr(value, "py_func") and hasattr(value, "targetoptions"):
             # A Numba dispatcher: its options (inline, fastmath, ...) and its code.
-            options = sorted((k, repr(v)) for k, v in value.targetoptions.items())
+            options = sorted(
+                (k, _stable_repr(v)) for k, v in value.targetoptions.items()
+            )
             self.facts.append(f"{name}=dispatcher{options}")
             self.function(value.py_func)
         elif isinstance(value, types.FunctionType):

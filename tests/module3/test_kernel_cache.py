@@ -247,3 +247,39 @@ def test_the_key_covers_every_file_and_constant_the_kernel_reads() -> None:
     # A closure's number is frozen into the machine code: same kernel, new stamp.
     other_identity, other_stamp = kernel_cache.kernel_key(_tiny_kernel(4.0).py_func)
     assert other_identity == identity and other_stamp != stamp
+
+
+KEY_OF_A_FASTMATH_KERNEL = """
+from numba import njit
+from module3_fast_ops import kernel_cache
+
+
+def make():
+    @njit(fastmath={"reassoc", "contract", "nsz", "arcp"})
+    def dot(x, y):
+        return x * y
+
+    def kernel(out, x):
+        out[0] = dot(x[0], x[1])
+
+    return kernel
+
+
+print(kernel_cache.kernel_key(make()))
+"""
+
+
+def test_the_key_is_the_same_in_every_process(tmp_path: Path) -> None:
+    """Sets (``fastmath``) are ordered by the per-process hash seed; the key must
+    not be, or a second process would never find the cached kernel."""
+    script = tmp_path / "key.py"
+    script.write_text(textwrap.dedent(KEY_OF_A_FASTMATH_KERNEL))
+    keys = set()
+    for seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
+        done = subprocess.run(
+            [sys.executable, str(script)], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        keys.add(done.stdout.strip())
+    assert len(keys) == 1
