@@ -19,7 +19,7 @@ SYLLABUS = (
     + [f"1.{i}" for i in range(1, 8)]
     + [f"2.{i}" for i in range(1, 7)]
     + [f"3.{i}" for i in range(1, 6)]
-    + [f"4.{i}" for i in range(1, 8)]  # 4.8 (attention) is not built yet
+    + [f"4.{i}" for i in range(1, 9)]
 )
 MARK_USE = re.compile(r"mark\.(task\d+_\d+)")
 BACKEND_USE = re.compile(r"backend_params\(\s*\"(\d+\.\d+)\"")

@@ -1,0 +1,352 @@
+"""The Transformer (Task 4.8): positional encoding, the encoder block, a stack of
+blocks, and two models built from them: a causal language model (a small GPT) and a
+sequence classifier.
+
+A Transformer block refines every position of a sequence with two sub-layers, each
+wrapped in a residual connection and a layer normalisation:
+
+1. **self-attention**: every position gathers information from the others
+   (:class:`~module4_networks.attention.MultiheadAttention`);
+2. **feed-forward**: the same two-layer network applied to every position on its own,
+   $\\mathrm{FF}(x) = W_2\\, \\mathrm{act}(W_1 x + b_1) + b_2$.
+
+*Post-norm* (the original Transformer, PyTorch's default): $x \\leftarrow
+\\mathrm{LN}(x + \\mathrm{SA}(x))$, then $x \\leftarrow \\mathrm{LN}(x +
+\\mathrm{FF}(x))$. *Pre-norm* (``norm_first=True``, GPT-2 and most models since):
+$x \\leftarrow x + \\mathrm{SA}(\\mathrm{LN}(x))$, then $x \\leftarrow x +
+\\mathrm{FF}(\\mathrm{LN}(x))$. In pre-norm, the residual path from input to output
+passes through no normalisation at all, so gradients reach the first block
+undiminished and deep stacks train without a learning-rate warm-up.
+
+Attention treats its inputs as a *set*: permuting the positions permutes the
+outputs. Order enters through the *positional encoding* added to the embeddings.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Callable, Optional, Union
+
+import numpy as np
+
+from module0_fundamentals.module import Module, ModuleList
+from module2_tensors.shape_functions import no_grad
+from module2_tensors.tensor import Tensor, tensor
+from module2_tensors.tensor_ops import TensorBackend
+
+from . import functional as F
+from .attention import MultiheadAttention, causal_mask
+from .nn import DEFAULT_BACKEND, Dropout, Embedding, LayerNorm, Linear
+
+__all__ = [
+    "sinusoidal_encoding",
+    "PositionalEncoding",
+    "TransformerEncoderLayer",
+    "TransformerEncoder",
+    "TransformerLM",
+    "TransformerClassifier",
+]
+
+
+def sinusoidal_encoding(length: int, d_model: int) -> np.ndarray:
+    """The ``(length, d_model)`` table of "Attention is all you need":
+
+    $$PE_{p, 2i} = \\sin(p / 10000^{2i/d}), \\qquad PE_{p, 2i+1} = \\cos(p /
+    10000^{2i/d}).$$
+
+    Each pair of columns is a rotation at its own frequency, so $PE_{p+k}$ is a fixed
+    linear function of $PE_p$ for every offset $k$: relative positions are easy to
+    read off.
+    """
+    position = np.arange(length, dtype=np.float64)[:, None]
+    rates = np.exp(-math.log(10000.0) * np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((length, d_model))
+    table[:, 0::2] = np.sin(position * rates)
+    table[:, 1::2] = np.cos(position * rates[: d_model // 2])
+    return table
+
+
+class PositionalEncoding(Module):
+    """Add the sinusoidal encoding to ``x`` ``(N, L, d)`` (``batch_first``, the
+    default here) or ``(L, N, d)``, then dropout. Holds no parameters."""
+
+    def __init__(
+        self,
+        d_model: int,
+        max_len: int = 5000,
+        dropout: float = 0.0,
+        batch_first: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.d_model, self.max_len, self.batch_first = d_model, max_len, batch_first
+        self.dropout = Dropout(dropout)
+        self.table = tensor(
+            sinusoidal_encoding(max_len, d_model), backend=backend or DEFAULT_BACKEND
+        )
+
+    def forward(self, x: Tensor) -> Tensor:
+        length = x.shape[1] if self.batch_first else x.shape[0]
+        if length > self.max_len:
+            raise ValueError(
+                f"PositionalEncoding: sequence of length {length} is longer than "
+                f"max_len={self.max_len}"
+            )
+        pe = self.table[:length]
+        return self.dropout(x + (pe if self.batch_first else pe.unsqueeze(1)))
+
+
+def _activation(name: Union[str, Callable[[Tensor], Tensor]]) -> Callable:
+    if callable(name):
+        return name
+    if name == "relu":
+        return F.relu
+    if name == "gelu":
+        return F.gelu
+    raise ValueError(f"activation should be relu or gelu, not {name!r}")
+
+
+class TransformerEncoderLayer(Module):
+    """``torch.nn.TransformerEncoderLayer``: self-attention and feed-forward, each
+    with a residual connection, layer normalisation and dropout (post-norm by
+    default, pre-norm with ``norm_first=True``).
+
+    Submodules, in PyTorch's order and names: ``self_attn``, ``linear1``
+    (``d_model -> dim_feedforward``), ``dropout``, ``linear2``, ``norm1``, ``norm2``,
+    ``dropout1``, ``dropout2``. ``forward(src, src_mask=None,
+    src_key_padding_mask=None, is_causal=False)`` with ``src`` ``(L, N, d)`` (``(N,
+    L, d)`` with ``batch_first``); masks as ``nn.MultiheadAttention``'s (1 = not
+    allowed / ignore).
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation: Union[str, Callable[[Tensor], Tensor]] = "relu",
+        layer_norm_eps: float = 1e-5,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout, bias, batch_first, backend=backend
+        )
+        self.linear1 = Linear(d_model, dim_feedforward, bias, backend=backend)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias, backend=backend)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, backend=backend)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, backend=backend)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa_block(
+        self, x: Tensor, mask: Optional[Any], key_padding_mask: Optional[Any]
+    ) -> Tensor:
+        """Self-attention on ``x`` and dropout."""
+        out, _ = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+        )
+        return self.dropout1(out)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        """$W_2\\, \\mathrm{drop}(\\mathrm{act}(W_1 x + b_1)) + b_2$, then dropout."""
+        hidden = self.dropout(self.activation(self.linear1(x)))
+        return self.dropout2(self.linear2(hidden))
+
+    def forward(
+        self,
+        src: Tensor,
+        src_mask: Optional[Any] = None,
+        src_key_padding_mask: Optional[Any] = None,
+        is_causal: bool = False,
+    ) -> Tensor:
+        """The block: with ``self.norm_first``, $x + \\mathrm{SA}(\\mathrm{LN}_1(x))$
+        then $x + \\mathrm{FF}(\\mathrm{LN}_2(x))$; else $\\mathrm{LN}_1(x +
+        \\mathrm{SA}(x))$ then $\\mathrm{LN}_2(x + \\mathrm{FF}(x))$. Use
+        ``self._sa_block(x, src_mask, src_key_padding_mask)`` and
+        ``self._ff_block(x)``."""
+        # BEGIN SOLUTION 4.8: the Transformer block, pre-norm or post-norm
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask))
+        return self.norm2(x + self._ff_block(x))
+        # END SOLUTION
+
+
+def _clone(module: Module) -> Module:
+    """A deep copy of ``module`` with fresh parameter tensors on the same backends
+    (backends themselves, holding compiled kernels, are shared, not copied)."""
+    memo = {}
+    for p in module.parameters():
+        memo[id(p.value.backend)] = p.value.backend
+    for value in vars(module).values():
+        if isinstance(value, Tensor):
+            memo[id(value.backend)] = value.backend
+    return copy.deepcopy(module, memo)
+
+
+class TransformerEncoder(Module):
+    """``torch.nn.TransformerEncoder``: ``num_layers`` copies of ``encoder_layer``
+    (``layers.0``, ``layers.1``, ...; each with its own parameters) applied in turn,
+    then ``norm`` if given. ``forward(src, mask=None, src_key_padding_mask=None,
+    is_causal=None)``."""
+
+    def __init__(
+        self,
+        encoder_layer: TransformerEncoderLayer,
+        num_layers: int,
+        norm: Optional[Module] = None,
+    ) -> None:
+        super().__init__()
+        self.layers = ModuleList([_clone(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(
+        self,
+        src: Tensor,
+        mask: Optional[Any] = None,
+        src_key_padding_mask: Optional[Any] = None,
+        is_causal: Optional[bool] = None,
+    ) -> Tensor:
+        x = src
+        for layer in self.layers:
+            x = layer(x, mask, src_key_padding_mask, bool(is_causal))
+        return x if self.norm is None else self.norm(x)
+
+
+class TransformerLM(Module):
+    """A decoder-only (causal) Transformer language model, a small GPT.
+
+    Token embedding and sinusoidal positions, ``num_layers`` pre-norm blocks with GELU
+    and a causal mask, a final LayerNorm and a linear head over the vocabulary.
+    ``forward(idx)`` maps token ids ``(N, L)`` (float tensor of integers) to logits
+    ``(N, L, vocab_size)``: position $t$ predicts token $t + 1$ from tokens $\\le t$.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int = 128,
+        nhead: int = 4,
+        num_layers: int = 2,
+        dim_feedforward: Optional[int] = None,
+        max_len: int = 256,
+        dropout: float = 0.1,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.vocab_size, self.max_len = vocab_size, max_len
+        self.embed = Embedding(vocab_size, d_model, backend=backend)
+        self.pos = PositionalEncoding(d_model, max_len, dropout, backend=backend)
+        block = TransformerEncoderLayer(
+            d_model,
+            nhead,
+            dim_feedforward or 4 * d_model,
+            dropout,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+            backend=backend,
+        )
+        self.blocks = TransformerEncoder(
+            block, num_layers, norm=LayerNorm(d_model, backend=backend)
+        )
+        self.head = Linear(d_model, vocab_size, backend=backend)
+
+    def forward(self, idx: Tensor) -> Tensor:
+        length = idx.shape[-1]
+        x = self.pos(self.embed(idx))
+        not_allowed = 1.0 - causal_mask(length, backend=x.backend)
+        return self.head(self.blocks(x, mask=not_allowed, is_causal=True))
+
+    def generate(
+        self,
+        idx: Tensor,
+        max_new_tokens: int,
+        temperature: float = 1.0,
+        rng: Optional[np.random.Generator] = None,
+    ) -> Tensor:
+        """Extend ``idx`` ``(N, L)`` by ``max_new_tokens`` tokens, each sampled from
+        $\\mathrm{softmax}(\\mathrm{logits} / T)$ of the last position (the context
+        cropped to ``max_len``). $T < 1$ sharpens the distribution, $T > 1$ flattens
+        it. Runs in evaluation mode without gradients."""
+        rng = rng or np.random.default_rng()
+        was_training = self.training
+        self.eval()
+        tokens = idx.to_numpy().astype(np.int64)
+        backend = idx.backend
+        with no_grad():
+            for _ in range(max_new_tokens):
+                context = tensor(tokens[:, -self.max_len :], backend=backend)
+                logits = self(context).to_numpy()[:, -1, :] / max(temperature, 1e-8)
+                logits -= logits.max(axis=1, keepdims=True)
+                probs = np.exp(logits)
+                probs /= probs.sum(axis=1, keepdims=True)
+                nxt = [rng.choice(self.vocab_size, p=p) for p in probs]
+                tokens = np.concatenate([tokens, np.array(nxt)[:, None]], axis=1)
+        self.train(was_training)
+        return tensor(tokens.astype(np.float64), backend=backend)
+
+
+class TransformerClassifier(Module):
+    """Classify padded token sequences: embedding and sinusoidal positions,
+    ``num_layers`` pre-norm blocks that ignore padding (``key_padding_mask``), the
+    mean over the real tokens, dropout and a linear layer to ``num_classes`` logits.
+    ``forward(idx, lengths)`` with ``idx`` ``(N, L)`` and ``lengths`` the number of
+    real tokens of each row."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        num_classes: int,
+        d_model: int = 64,
+        nhead: int = 4,
+        num_layers: int = 2,
+        dim_feedforward: Optional[int] = None,
+        max_len: int = 512,
+        dropout: float = 0.1,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.embed = Embedding(vocab_size, d_model, backend=backend)
+        self.pos = PositionalEncoding(d_model, max_len, dropout, backend=backend)
+        block = TransformerEncoderLayer(
+            d_model,
+            nhead,
+            dim_feedforward or 4 * d_model,
+            dropout,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+            backend=backend,
+        )
+        self.encoder = TransformerEncoder(
+            block, num_layers, norm=LayerNorm(d_model, backend=backend)
+        )
+        self.dropout = Dropout(dropout)
+        self.out = Linear(d_model, num_classes, backend=backend)
+
+    def forward(self, idx: Tensor, lengths: Any) -> Tensor:
+        from .attention import padding_mask
+
+        n, length = idx.shape
+        real = padding_mask(lengths, length, backend=idx.backend)  # (N, L), 1 = token
+        x = self.encoder(self.pos(self.embed(idx)), src_key_padding_mask=1.0 - real)
+        pooled = (x * real.view(n, length, 1)).sum(1) / real.sum(1, keepdim=True)
+        return self.out(self.dropout(pooled))
