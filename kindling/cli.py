@@ -39,18 +39,38 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from kindling.grade import GradeError, Grader
-    from kindling.grade_reports import format_table, write_reports
+    from kindling.grade import GradeError, Grader, grade_batch
+    from kindling.grade_reports import format_table, write_batch, write_reports
+
+    def echo(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    options = dict(
+        source=Path(args.source) if args.source else None,
+        tasks=args.tasks,
+        timeout=args.timeout,
+        memory_mb=args.memory,
+        sandbox=not args.unsafe_no_sandbox,
+        partial=args.partial,
+    )
+    if args.unsafe_no_sandbox:
+        echo("kindling grade: WARNING: no sandbox: student code runs as you")
+    if args.batch:
+        try:
+            reports = grade_batch(Path(args.batch), echo=echo, **options)
+        except GradeError as error:
+            print(f"kindling grade: {error}", file=sys.stderr)
+            return 2
+        write_batch(reports, args.batch_csv, args.json)
+        for name, report in reports.items():
+            print(f"{name}: {report.score:g}/{report.max_score}")
+        return 0
+
+    def update(report) -> None:  # after every task: an interrupted run leaves one
+        write_reports(report, args.json, args.markdown, args.gradescope, args.junit)
 
     try:
-        grader = Grader(
-            Path(args.submission),
-            Path(args.source) if args.source else None,
-            args.tasks,
-            args.timeout,
-            args.memory,
-            echo=lambda line: print(line, file=sys.stderr, flush=True),
-        )
+        grader = Grader(Path(args.submission), echo=echo, on_update=update, **options)
     except GradeError as error:
         print(f"kindling grade: {error}", file=sys.stderr)
         return 2
@@ -58,8 +78,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         grader.run()
     finally:  # whatever happened, every result file is complete
         report = grader.report
-        write_reports(report, args.json, args.markdown, args.gradescope, args.junit)
+        update(report)
     print(format_table(report))
+    if report.interrupted:
+        return 130
     if args.expect:
         wrong = [t for t in report.tasks if t.status != args.expect]
         if args.expect == "done":
@@ -147,6 +169,31 @@ def _add_grading_commands(commands) -> None:
         default=None,
         metavar="STATUS",
         help="exit 1 unless every task has this status (done: with full points)",
+    )
+    grade.add_argument(
+        "--partial",
+        action="store_true",
+        help="proportional points (passed/total) for every task, not all or nothing",
+    )
+    grade.add_argument(
+        "--batch",
+        metavar="DIR",
+        default=None,
+        help="grade every submission (subdirectory) of DIR, each task of each in "
+        "its own sandbox; --json and --batch-csv then hold every grade",
+    )
+    grade.add_argument(
+        "--batch-csv",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="with --batch: one CSV row of grades per submission",
+    )
+    grade.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="grade without bubblewrap (student code runs as you and sees your "
+        "files): only for trusted code or a throwaway machine",
     )
     grade.set_defaults(func=_cmd_grade)
 

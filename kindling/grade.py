@@ -1,48 +1,64 @@
 """Grade a submission against the pristine tests of the course (``kindling grade``).
 
-The grader trusts nothing in a submission but the files a student is meant to edit:
+The grader is the authority on a student's marks, so it trusts nothing a submission
+holds but the text of the files a student is meant to edit, and nothing a process
+that imports student code says without checking it (``docs/GRADING.md``):
 
 1. **Overlay.** A fresh copy of the *pristine tree* (the instructor source, hidden
    tests included, or a student edition) is made in a temporary directory, and only
-   the student files named in the registry are copied over it from the submission. A
-   student file the submission lacks becomes its stub, never the reference solution.
+   the student files named in the registry are copied over it from the submission:
+   regular files whose path, fully resolved, stays inside the submission; a symlink
+   anywhere on the path is refused and reported. A student file the submission
+   lacks becomes its stub, never the reference solution.
 2. **Protected files.** Every other file of the submission is compared with the
    hashes of the edition (``.kindling-manifest.json``); edits are reported, and have
    no effect because the pristine copy is what runs.
-3. **One process per task** (:mod:`kindling.grade_runner`): the task's tests
-   (``pytest -m taskX_Y``) run in the overlay with a time limit, limits on memory and
-   file size, Hypothesis derandomized and hash seeds fixed. A hang is ``timeout``; a
-   process that dies before pytest finishes (``os._exit``, a segfault in a Numba
-   kernel) is ``crashed``; either way the other tasks are still graded.
-4. **Task 0.2** is graded by mutation testing (:mod:`kindling.mutation`).
-5. **Reports** (:mod:`kindling.grade_reports`): a terminal table, JSON, Markdown,
-   Gradescope ``results.json`` and JUnit XML, written whatever happened.
+3. **The pristine tests are collected first**, before any student file is in the
+   tree: the grader knows which tests each task has (cached where no student code
+   can write, keyed by the tree's content and signed).
+4. **One sandbox per task** (:mod:`kindling.sandbox`, :mod:`kindling.grade_runner`):
+   the task's tests run in bubblewrap, the tree read-only, with a time limit, limits
+   on memory and file size, Hypothesis derandomized and hash seeds fixed. A hang is
+   ``timeout``; a process that dies before pytest finishes is ``crashed``.
+5. **Verdicts from outside.** The session reports each test's outcome on a pipe;
+   the grader counts them itself against the tests it collected, and plants
+   *canary* tests (random names, plausible content, certain to fail) in every run:
+   a canary that "passes", a result for a test that does not exist or a second
+   result for one test marks the task ``tampered``; malformed results mark it
+   ``crashed``.
+6. **Task 0.2** is graded by mutation testing (:mod:`kindling.mutation`).
+7. **Feedback** shown to the student is cut to test names, exception messages and
+   traceback lines in student files; a line of a file the student edition does not
+   ship never reaches it.
+8. **Reports** (:mod:`kindling.grade_reports`) are rewritten after every task.
 
 Statuses: ``done``, ``failing``, ``todo`` (the task's own stubs are still in place),
 ``blocked-by X.Y`` (the task's tests stop at the stub of another task), ``timeout``,
-``crashed``, and ``no tests`` (no test carries the task's marker yet).
+``crashed``, ``tampered`` and ``no tests`` (no test carries the task's marker).
 
-This module is also a small pytest plugin (``-p kindling.grade``), loaded into every
-grading session: it records which tests the session collected, its collection
-errors, the first failure, and, at the very end, that the session finished at all.
+This module is also the pytest plugin (``-p kindling.grade``) loaded into every
+grading session: it sends the session's events down the grader's pipe.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import random
 import re
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
-from kindling.grade_runner import Job, Run, Runner
+from kindling.grade_runner import Job, Run, Runner, Session, tree_path
 from kindling.registry import Registry, Task, parse_registry
 
 DEFAULT_MEMORY_MB = 4096
@@ -51,6 +67,8 @@ MESSAGE_CHARS = 1500  # a failure message is trimmed to about this many characte
 STUB_IN_TEXT = re.compile(r"NotImplementedError: Task (\d+\.\d+)")
 REGISTRY_FILE = Path("kindling") / "tasks.toml"
 MANIFEST = ".kindling-manifest.json"
+TMP_PREFIX = "kindling-grade-"
+CANARIES_PER_TASK = 2
 # Never copied into an overlay: version control, caches, environments, old results.
 SKIPPED_PARTS = {
     ".git",
@@ -75,9 +93,9 @@ PYTEST_OPTIONS = [
     "-p",
     "kindling.grade",
     "--hypothesis-seed=0",
-    "--kindling-json=",  # the progress plugin's results are read in-process
+    "--kindling-json=",  # the progress plugin writes no file (the tree is read-only)
     "-W",
-    "ignore::pytest.PytestAssertRewriteWarning",  # plugins imported by the runner
+    "ignore::pytest.PytestAssertRewriteWarning",
 ]
 
 
@@ -128,8 +146,14 @@ class GradeReport:
     modified: List[str] = field(default_factory=list)
     missing: List[str] = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
+    refused: List[str] = field(default_factory=list)  # paths of the submission refused
     seconds: float = 0.0
     aborted: bool = False  # the grader could not grade at all (see errors)
+    interrupted: bool = False  # SIGTERM/SIGINT: only some tasks were graded
+    sandbox: str = ""  # how the tasks were confined, in words
+    version: str = ""  # the grader's version
+    date: str = ""  # when the grading started (UTC)
+    partial: bool = False  # --partial: proportional points for every task
 
     @property
     def score(self) -> float:
@@ -148,9 +172,15 @@ class GradeReport:
             "modified_protected_files": self.modified,
             "missing_protected_files": self.missing,
             "errors": self.errors,
+            "refused_paths": self.refused,
+            "interrupted": self.interrupted,
+            "sandbox": self.sandbox,
+            "grader_version": self.version,
+            "partial": self.partial,
             "source": self.source,
             "submission": self.submission,
-            "timing": {
+            "timing": {  # everything that changes from run to run
+                "date": self.date,
                 "total_seconds": round(self.seconds, 2),
                 "tasks": {t.id: round(t.seconds, 2) for t in self.tasks},
             },
@@ -206,28 +236,77 @@ def copy_tree(root: Path, dest: Path) -> List[str]:
     return files
 
 
-def _regular_file(path: Path) -> bool:
-    # A symlink could point at a hidden test or a reference solution: never follow.
-    return path.is_file() and not path.is_symlink()
+# ---------------------------------------------------------------------------------
+# Submission paths: regular files inside the submission, never through a symlink
+# ---------------------------------------------------------------------------------
+
+
+def safe_file(submission: Path, relative: str) -> Tuple[Optional[Path], str]:
+    """``(path, "")`` for a regular file at ``relative`` inside ``submission``, else
+    ``(None, why)``: ``why`` is ``""`` when the file simply is not there.
+
+    Every component is checked with ``lstat`` (a symlink anywhere on the path is
+    refused, not followed), and the resolved path must stay inside the submission.
+    """
+    parts = Path(relative).parts
+    if Path(relative).is_absolute() or ".." in parts:
+        return None, f"{relative}: not a path inside the submission"
+    current = submission
+    for number, part in enumerate(parts):
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            return None, ""
+        except OSError as error:
+            return None, f"{relative}: {error.strerror}"
+        if stat.S_ISLNK(info.st_mode):
+            where = "/".join(parts[: number + 1])
+            return None, f"{relative}: {where} is a symbolic link (refused)"
+        last = number == len(parts) - 1
+        if last and not stat.S_ISREG(info.st_mode):
+            return None, f"{relative}: not a regular file (refused)"
+        if not last and not stat.S_ISDIR(info.st_mode):
+            return None, ""
+    resolved = current.resolve()
+    if submission.resolve() not in resolved.parents:
+        return None, f"{relative}: resolves outside the submission (refused)"
+    return current, ""
+
+
+def _copy_regular(path: Path, target: Path) -> None:
+    """Copy a regular file without following a symlink swapped in meanwhile."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as source, open(target, "wb") as out:
+        if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        shutil.copyfileobj(source, out)
 
 
 def overlay_student_files(
     work: Path, source: Path, submission: Path, registry: Registry
-) -> Dict[str, str]:
+) -> Tuple[Dict[str, str], List[str]]:
     """Copy the submission's student files over the pristine copy in ``work``.
 
-    Returns where each student file came from: ``"submission"``, or ``"stub"`` when
-    the submission lacks it (the student edition's stub of the source file: a missing
-    file must never leave the reference solution in place).
+    Returns where each student file came from (``"submission"``, or ``"stub"`` when
+    the submission lacks it: the student edition's stub of the source file, so that
+    a missing file never leaves the reference solution in place) and the paths
+    refused, with why.
     """
     from kindling.release import strip_regions
 
     origin: Dict[str, str] = {}
+    refused: List[str] = []
     for relative in student_files(registry):
-        target, theirs = work / relative, submission / relative
-        if _regular_file(theirs):
+        target = work / relative
+        theirs, why = safe_file(submission, relative)
+        if why:
+            refused.append(why)
+        if theirs is not None:
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(theirs, target)
+            if target.exists():
+                target.unlink()
+            _copy_regular(theirs, target)
             origin[relative] = "submission"
         elif (source / relative).is_file() and relative.endswith(".py"):
             text = (source / relative).read_text(encoding="utf-8")
@@ -236,7 +315,7 @@ def overlay_student_files(
         elif target.exists():
             target.unlink()
             origin[relative] = "missing"
-    return origin
+    return origin, refused
 
 
 def expected_hashes(
@@ -255,7 +334,9 @@ def expected_hashes(
     present = [
         int(match[1])
         for path in submission.iterdir()
-        if path.is_dir() and (match := re.match(r"module(\d+)_", path.name))
+        if path.is_dir()
+        and not path.is_symlink()
+        and (match := re.match(r"module(\d+)_", path.name))
     ]
     last = max(t.module for t in registry)
     through = max(present) if present and max(present) < last else None
@@ -271,36 +352,38 @@ def protected_changes(
 
     modified, missing = [], []
     for relative, digest in sorted(expected.items()):
-        path = submission / relative
-        if not _regular_file(path):
+        path, _ = safe_file(submission, relative)
+        if path is None:
             missing.append(relative)
         elif file_digest(path) != digest:
             modified.append(relative)
     return modified, missing
 
 
-def grading_env(root: Path) -> Dict[str, str]:
-    """The environment of the grading processes: deterministic, and free of settings
-    (``PYTEST_ADDOPTS``, ``PYTHONPATH``, ...) that could change what runs."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("PYTEST_", "HYPOTHESIS_", "KINDLING_", "COV_CORE_"))
-        and key not in ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONINSPECT")
-    }
-    env.update(
-        KINDLING_HYPOTHESIS_PROFILE="ci",  # derandomized: the same examples every run
-        PYTHONHASHSEED="0",
-        PYTHONDONTWRITEBYTECODE="1",  # files are swapped: never trust a .pyc
-        PYTHONUNBUFFERED="1",  # keep the output written just before a crash
-        NUMBA_CACHE_DIR=str(root / ".kindling" / "numba-cache"),
-        MPLBACKEND="Agg",
-    )
-    return env
+def secret_lines(work: Path, files: Iterable[str], shipped: Set[str]) -> Set[str]:
+    """The lines of the tree's files that no student edition ships (hidden tests,
+    instructor-only files): feedback must never carry one of them."""
+    lines: Set[str] = set()
+    for relative in files:
+        if relative in shipped:
+            continue
+        try:
+            text = (work / relative).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        lines.update(_secret_candidates(text))
+    return lines
+
+
+def _secret_candidates(text: str) -> Iterable[str]:
+    for line in text.splitlines():
+        line = line.strip()
+        if len(line) >= 12:  # short lines ("return x", "else:") say nothing
+            yield line
 
 
 # ---------------------------------------------------------------------------------
-# Which tests belong to which task
+# Which tests belong to which task (collected from the pristine tree)
 # ---------------------------------------------------------------------------------
 
 
@@ -314,6 +397,9 @@ class Collection:
 
     def files(self, task_id: str) -> List[str]:
         return sorted({nodeid.split("::")[0] for nodeid in self.tests.get(task_id, [])})
+
+    def all_ids(self) -> Set[str]:
+        return {nodeid for ids in self.tests.values() for nodeid in ids}
 
 
 def _cache_dir() -> Path:
@@ -332,36 +418,90 @@ def _tree_key(root: Path, files: Iterable[str]) -> str:
     digest.update(f"{environment}|{os.environ.get('NUMBA_ENABLE_CUDASIM')}".encode())
     for relative in sorted(files):
         digest.update(f"{relative}:{file_digest(root / relative)}\n".encode())
-    return digest.hexdigest()[:32]
+    return digest.hexdigest()
+
+
+def _cache_secret(folder: Path) -> bytes:
+    """This user's key for signing cache entries (created on first use, mode 0600)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / "secret.key"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    key = os.urandom(32)
+    with os.fdopen(fd, "wb") as out:
+        out.write(key)
+    return key
+
+
+def _sign(secret: bytes, key: str, tests: Dict[str, List[str]]) -> str:
+    body = json.dumps([key, tests], sort_keys=True).encode()
+    return hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+def load_cached_collection(work: Path, key: str) -> Optional[Collection]:
+    """A verified cache entry: signed with this user's key, for exactly this tree,
+    naming only test files the tree has. Anything else is ignored."""
+    folder = _cache_dir()
+    try:
+        entry = json.loads((folder / f"collection-{key[:32]}.json").read_text())
+        secret = _cache_secret(folder)
+        tests, mac = entry["tests"], entry["mac"]
+        if entry["key"] != key or not hmac.compare_digest(
+            mac, _sign(secret, key, tests)
+        ):
+            return None
+        for nodeids in tests.values():
+            for nodeid in nodeids:
+                if not (work / nodeid.split("::")[0]).is_file():
+                    return None
+        return Collection({str(k): list(v) for k, v in tests.items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def store_collection(key: str, tests: Dict[str, List[str]]) -> None:
+    folder = _cache_dir()
+    try:
+        secret = _cache_secret(folder)
+        entry = {"key": key, "tests": tests, "mac": _sign(secret, key, tests)}
+        cached = folder / f"collection-{key[:32]}.json"
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(entry))
+        os.replace(partial, cached)
+    except OSError:
+        pass  # a read-only home only costs time
 
 
 def collect(runner: Runner, work: Path, files: List[str], scratch: Path) -> Collection:
-    """Collect every test of the pristine tree once (cached by the tree's content)."""
-    cached = _cache_dir() / f"collection-{_tree_key(work, files)}.json"
-    try:
-        return Collection(json.loads(cached.read_text()))
-    except (OSError, ValueError):
-        pass
+    """Collect every test of the pristine tree once (no student file is in it yet).
+
+    The result is cached by the tree's content, signed with this user's key.
+    """
+    key = _tree_key(work, files)
+    cached = load_cached_collection(work, key)
+    if cached is not None:
+        return cached
     args = ["--collect-only", "--continue-on-collection-errors"]
     args += ["--ignore=tests/kindling", "tests"]
     run = runner.run(session_job(args, scratch, COLLECT_TIMEOUT, DEFAULT_MEMORY_MB))
     session = run.session
-    if run.timed_out or session is None or session["exitstatus"] not in (0, 1, 2, 5):
+    if (
+        run.timed_out
+        or session.problem
+        or not session.collected
+        or session.exitstatus not in (0, 1, 2, 5)
+    ):
         return Collection({}, ok=False)
     tests: Dict[str, List[str]] = {}
-    for nodeid, task in session["items"]:
+    for nodeid, task in session.items:
         if task is not None:
             tests.setdefault(task, []).append(nodeid)
-    broken = sorted(error["nodeid"] for error in session["collection_errors"])
+    broken = sorted(error["nodeid"] for error in session.collection_errors)
     if broken:  # the instructor's tests are broken: nothing worth caching
         return Collection(tests, broken=broken)
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(tests))
-        os.replace(partial, cached)
-    except OSError:
-        pass  # a read-only home only costs time
+    store_collection(key, tests)
     return Collection(tests)
 
 
@@ -371,14 +511,90 @@ def session_job(
     timeout: float,
     memory_mb: int,
     cuda: bool = False,
-    mutant: Optional[str] = None,
+    binds: Optional[List[Tuple[str, str]]] = None,
 ) -> Job:
     """A grading session's job: pytest ``args`` with the grading options."""
     scratch.mkdir(parents=True, exist_ok=True)
-    out = scratch / "session.json"
-    args = [*PYTEST_OPTIONS, f"--kindling-grade-out={out}", *args]
+    args = [*PYTEST_OPTIONS, *args]
     output = str(scratch / "output.txt")
-    return Job(args, str(out), output, timeout, memory_mb, cuda, mutant)
+    return Job(args, output, timeout, memory_mb, cuda, list(binds or []))
+
+
+# ---------------------------------------------------------------------------------
+# Canaries: tests the grader plants and knows must fail
+# ---------------------------------------------------------------------------------
+
+_WORDS = (
+    "values shape grad forward backward chain rule close zero one sign order pair "
+    "small large negative positive mixed batch sum mean scale shift identity twice "
+    "inverse repeated nested empty single broadcast stable limit"
+).split()
+
+
+def canary_source(
+    task: Task, names: List[str], rng: random.Random
+) -> Tuple[str, List[str]]:
+    """A test file of plausible tests of ``task``, each certain to fail, and the
+    names of its tests (as in node ids).
+
+    Each asserts a value off by 1 to 3 from the truth, far beyond its tolerance.
+    """
+    ids = []
+    lines = [
+        f'"""Further checks of Task {task.id}: {task.title}."""',
+        "",
+        "import pytest",
+        "",
+        f"pytestmark = pytest.mark.{task.marker}",
+    ]
+    for number, name in enumerate(names):
+        a, b = rng.randint(3, 9), rng.randint(2, 9)
+        off = rng.choice((-3, -2, -1, 1, 2, 3))
+        lines += ["", ""]
+        if number % 2 == 0:
+            wrong = sum(range(a)) * b + off
+            lines += [
+                f"def {name}():",
+                f"    values = [float(v) for v in range({a})]",
+                f"    assert sum(values) * {b} == pytest.approx({wrong}.0)",
+            ]
+            ids.append(name)
+        else:
+            lines += [
+                f'@pytest.mark.parametrize("x", [{a}.0])',
+                f"def {name}(x):",
+                f"    assert x * {b} == pytest.approx({a * b + off}.0, abs=0.5)",
+            ]
+            ids.append(f"{name}[{a}.0]")
+    return "\n".join(lines) + "\n", ids
+
+
+def plant_canaries(
+    work: Path, tasks: Iterable[Task], rng: random.Random
+) -> Dict[str, Tuple[str, List[str]]]:
+    """Write canary files into ``work``; by task id: (file, canary node ids)."""
+    planted: Dict[str, Tuple[str, List[str]]] = {}
+    taken = {p.name for p in (work / "tests").rglob("test_*.py")}
+    for task in tasks:
+        folder = work / "tests" / f"module{task.module}"
+        if not folder.is_dir():
+            folder = work / "tests"
+        while True:
+            stem = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
+            if f"{stem}.py" not in taken:
+                break
+        taken.add(f"{stem}.py")
+        names = []
+        while len(names) < CANARIES_PER_TASK:
+            name = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
+            if name not in names:
+                names.append(name)
+        text, tests = canary_source(task, names, rng)
+        path = folder / f"{stem}.py"
+        path.write_text(text)
+        relative = path.relative_to(work).as_posix()
+        planted[task.id] = (relative, [f"{relative}::{test}" for test in tests])
+    return planted
 
 
 # ---------------------------------------------------------------------------------
@@ -388,7 +604,10 @@ def session_job(
 
 def clean_message(text: str, work: Path, limit: int = MESSAGE_CHARS) -> str:
     """A failure message made reproducible (no temp paths, no addresses) and short."""
-    for root in sorted({str(work), str(work.resolve())}, key=len, reverse=True):
+    from kindling.sandbox import TREE
+
+    roots = {str(work), str(work.resolve()), TREE}
+    for root in sorted(roots, key=len, reverse=True):
         text = text.replace(root + os.sep, "").replace(root, ".")
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)
     text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x...", text)
@@ -397,6 +616,59 @@ def clean_message(text: str, work: Path, limit: int = MESSAGE_CHARS) -> str:
         keep = limit // 4
         text = f"{text[:keep]}\n[...]\n{text[-(limit - keep):]}"
     return text
+
+
+@dataclass
+class Feedback:
+    """What a student may be shown of a failure (see :func:`feedback`)."""
+
+    tree: Path
+    student: Set[str] = field(default_factory=set)  # the registry's student files
+    secrets: Set[str] = field(default_factory=set)  # lines no edition ships
+    terse: bool = False  # only test names, locations and exception types
+
+    def allowed(self, line: str) -> bool:
+        core = re.sub(r"^[E>+\s]+", "", line).strip()
+        if core in self.secrets:
+            return False
+        return not any(len(s) >= 24 and s in line for s in self.secrets)
+
+    def filter(self, text: str) -> str:
+        return "\n".join(line for line in text.splitlines() if self.allowed(line))
+
+
+def _lines(value: object, limit: int) -> List[str]:
+    if not isinstance(value, list):
+        return []
+    return [line[:500] for line in value[:limit] if isinstance(line, str)]
+
+
+def feedback(nodeid: str, record: object, context: Feedback) -> str:
+    """The student-visible account of a failed test: its name, the traceback lines
+    in student files and the exception's message, without a line of any file the
+    student edition does not ship. ``context.terse``: name, locations and the
+    exception's type only (the run could read reference code)."""
+    lines = [nodeid]
+    if isinstance(record, dict):
+        entries = (
+            record.get("entries") if isinstance(record.get("entries"), list) else []
+        )
+        for entry in entries[:40]:
+            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                continue
+            path = tree_path(entry["path"], context.tree)
+            if path not in context.student:
+                continue
+            lineno = entry.get("lineno")
+            lines.append(f"{path}:{lineno if isinstance(lineno, int) else '?'}")
+            if not context.terse:
+                lines += ["    " + line for line in _lines(entry.get("lines"), 30)]
+        crash = record.get("crash") if isinstance(record.get("crash"), str) else ""
+        if context.terse:
+            first = crash.strip().splitlines()[0] if crash.strip() else ""
+            crash = re.split(r"[:\s(]", first, 1)[0]
+        lines += crash[:4000].splitlines()[:30]
+    return clean_message(context.filter("\n".join(lines)), context.tree)
 
 
 def describe_death(run: Run) -> str:
@@ -417,98 +689,163 @@ def describe_death(run: Run) -> str:
         text = f"the test process was killed by {why}"
     elif run.returncode is None:
         text = "the test process was lost"
+    elif run.returncode > 128 and run.returncode - 128 in (
+        signal.SIGSEGV,
+        signal.SIGBUS,
+        signal.SIGABRT,
+        signal.SIGKILL,
+        signal.SIGXFSZ,
+    ):
+        # bwrap's init reports a signal death as 128 + the signal's number
+        return describe_death(Run(128 - run.returncode, False, 0, "", run.session))
     else:
         text = f"the test process exited with status {run.returncode} before pytest"
         text += " finished"
-    running = [line[6:] for line in run.log if line.startswith("start ")]
-    if running:
-        text += f", while running {running[-1]}"
+    if run.session.started:
+        text += f", while running {run.session.started[-1]}"
     return text
 
 
-def still_stubbed(task: Task, work: Path) -> bool:
-    """Whether a student file of ``task`` still raises the task's own stub."""
-    quote = "[\"']"  # black keeps single quotes around a message holding a "
-    stub = re.compile(
-        rf"raise NotImplementedError\(\s*{quote}Task {re.escape(task.id)}:"
+def _points(
+    task: Task, status: str, passed: int, total: int, partial: bool = False
+) -> float:
+    proportional = task.scoring == "proportional" or (
+        partial and task.scoring != "mutation"
     )
-    for relative in task.files:
-        path = work / relative
-        if path.is_file() and stub.search(path.read_text(errors="replace")):
-            return True
-    return False
-
-
-def _points(task: Task, status: str, passed: int, total: int) -> float:
-    if task.scoring == "proportional" and status not in ("timeout", "crashed"):
+    if proportional and status not in ("timeout", "crashed", "tampered"):
         return round(task.points * passed / total, 2) if total else 0.0
     return float(task.points) if status == "done" else 0.0
 
 
-def judge(
-    task: Task, run: Run, expected: int, work: Path, limit: Optional[float] = None
-) -> TaskGrade:
-    """Turn what a task's session did into the task's grade.
+def tampering(
+    session: Session,
+    expected: Optional[List[str]],
+    canaries: List[str],
+    known: Set[str],
+    stop_at_first_failure: bool = False,
+) -> str:
+    """Why the session's results cannot be true, or ``""``.
 
-    ``expected`` is the number of tests the pristine tree has for the task (0 when
-    unknown): tests that never ran count as failed, and a skipped test never passes.
+    ``known``: every test of the pristine tree; ``stop_at_first_failure``: the run
+    used ``-x``, so canaries after a failure legitimately never ran.
+    """
+    passed = [c for c in canaries if session.outcomes.get(c, None) is not None]
+    passed = [c for c in passed if session.outcomes[c].outcome != "failed"]
+    if passed:
+        return "a planted check that must fail was reported as passing"
+    if expected is not None:
+        allowed = set(expected) | set(canaries) | known
+        unknown = sorted(set(session.outcomes) - allowed)
+        if unknown:
+            return f"results for tests that were never collected ({unknown[0]})"
+    ended_normally = session.finished and session.exitstatus in (0, 1)
+    real_failure = any(
+        o.outcome == "failed" for n, o in session.outcomes.items() if n not in canaries
+    )
+    missing = [c for c in canaries if c not in session.outcomes]
+    if ended_normally and missing and not (stop_at_first_failure and real_failure):
+        if not (stop_at_first_failure and len(missing) < len(canaries)):
+            return "a planted check that must fail never reported"
+    return ""
+
+
+def judge(
+    task: Task,
+    run: Run,
+    expected: Optional[List[str]],
+    context: Feedback,
+    limit: Optional[float] = None,
+    canaries: Optional[List[str]] = None,
+    known: Optional[Set[str]] = None,
+    partial: bool = False,
+    stop_at_first_failure: bool = False,
+) -> TaskGrade:
+    """Turn what a task's session claims into the task's grade.
+
+    ``expected``: the node ids of the task's tests, collected by the grader from the
+    pristine tree (None when unknown); tests that never ran count as failed, and a
+    skipped test never passes. ``canaries``: the planted tests that must fail.
     """
     from kindling.pytest_plugin import classify
 
+    canaries, known = canaries or [], known or set()
     grade = TaskGrade.for_task(task)
-    grade.seconds, grade.total = run.seconds, expected
-    running = [line[6:] for line in run.log if line.startswith("start ")]
+    grade.seconds, grade.total = run.seconds, len(expected or [])
+    session = run.session
     if run.timed_out:
         grade.status = "timeout"
         within = f"{limit:g} s" if limit else "the time limit"
         grade.message = f"the tests did not finish within {within}"
-        grade.message += f"; still running {running[-1]}" if running else ""
+        if session.started:
+            grade.message += f"; still running {session.started[-1]}"
         return grade
-    session = run.session
-    if session is None or session["exitstatus"] in (3, 4):  # 3, 4: pytest broke
+    why = tampering(session, expected, canaries, known, stop_at_first_failure)
+    if why:
+        grade.status = "tampered"
+        grade.message = (
+            f"the test process reported results that cannot be true ({why}); "
+            "no points: the submission needs a look by hand"
+        )
+        return grade
+    if session.problem or not session.finished or session.exitstatus in (3, 4):
         grade.status = "crashed"
-        if session is None:
+        if session.problem:
+            grade.message = (
+                f"the test process sent malformed results: {session.problem}"
+            )
+        elif not session.finished:
             grade.message = describe_death(run)
         else:
-            grade.message = f"pytest stopped with exit status {session['exitstatus']}"
-        tail = clean_message(run.output[-4000:], work)
-        grade.message += f"\n{tail}" if tail else ""
-        grade.message = clean_message(grade.message, work)
+            grade.message = f"pytest stopped with exit status {session.exitstatus}"
+        tail = context.filter(clean_message(run.output[-4000:], context.tree))
+        grade.message += f"\n{tail}" if tail and not context.terse else ""
+        grade.message = clean_message(grade.message, context.tree)
         return grade
 
-    counts = session["tasks"].get(task.id, {})
-    passed, skipped = counts.get("passed", 0), counts.get("skipped", 0)
-    failed = counts.get("failed", 0) + skipped
-    stubs = list(counts.get("stubs", [])) + [""] * skipped
-    message = session.get("first_failure") or ""
-    errors = session.get("collection_errors", [])
-    ran = passed + failed
-    expected = max(expected, ran)
-    if ran < expected:
-        # Tests that never ran (their file did not import, pytest.exit, ...) failed.
-        stub = STUB_IN_TEXT.search(errors[0]["message"]) if len(errors) == 1 else None
-        stubs += [stub[1] if stub else ""] * (expected - ran)
-        failed += expected - ran
-        if errors and not message:
+    if expected is None:  # unknown: trust the session's own markers, no more
+        expected = [n for n, t in session.items if t == task.id and n not in canaries]
+        grade.total = len(expected)
+    if stop_at_first_failure:  # -x: the tests after the first failure never ran
+        expected = [n for n in expected if n in session.outcomes]
+    passed, failed, stubs, message, skip = 0, 0, [], "", ""
+    errors = session.collection_errors
+    never_ran = STUB_IN_TEXT.search(errors[0]["message"]) if len(errors) == 1 else None
+    missing = 0
+    for nodeid in expected:
+        outcome = session.outcomes.get(nodeid)
+        if outcome is None:
+            failed, missing = failed + 1, missing + 1
+            stubs.append(never_ran[1] if never_ran else "")
+        elif outcome.outcome == "passed":
+            passed += 1
+        elif outcome.outcome == "skipped":
+            failed += 1
+            stubs.append("")
+            skip = skip or f"{nodeid}\nskipped"
+        else:
+            failed += 1
+            stubs.append(outcome.stub)
+            if not message:
+                message = feedback(nodeid, outcome.message, context)
+    if missing and not message:
+        if errors:
             message = f"{errors[0]['nodeid']} could not be collected:\n"
-            message += errors[0]["message"]
-        elif not message:
-            message = f"{expected - ran} of the task's tests did not run"
-    grade.passed, grade.failed, grade.total = passed, failed, expected
-    if expected == 0:
+            message += context.filter(errors[0]["message"])
+        else:
+            message = f"{missing} of the task's tests did not run"
+    message = message or skip
+    grade.passed, grade.failed, grade.total = passed, failed, len(expected)
+    if not expected:
         grade.status, grade.message = "no tests", "no test carries this task's marker"
         return grade
     grade.status = classify(task.id, passed, failed, stubs).replace(" by ", "-by ")
-    if grade.status.startswith("blocked-by") and still_stubbed(task, work):
-        # Blocked, but the task's own stubs are untouched too: it is still to do.
-        grade.status = "todo"
-    grade.points = _points(task, grade.status, passed, expected)
+    grade.points = _points(task, grade.status, passed, len(expected), partial)
     if grade.status == "done":
         grade.message = ""
     elif grade.status == "todo" or grade.status.startswith("blocked-by"):
-        grade.message = _stub_summary(message) or clean_message(message, work)
+        grade.message = _stub_summary(message) or clean_message(message, context.tree)
     else:
-        grade.message = clean_message(message, work)
+        grade.message = clean_message(message, context.tree)
     return grade
 
 
@@ -521,34 +858,78 @@ def _stub_summary(failure: str) -> str:
     return f"{found[1].strip()} (first met in {test})"
 
 
+@dataclass
+class Plan:
+    """What the grader knows before any student code runs."""
+
+    collection: Collection
+    canaries: Dict[str, Tuple[str, List[str]]]  # task -> (file, node ids)
+    context: Feedback
+    partial: bool = False
+
+
 def grade_task(
     task: Task,
     runner: Runner,
-    work: Path,
-    collection: Collection,
+    plan: Plan,
     scratch: Path,
     timeout: float,
     memory_mb: int,
 ) -> TaskGrade:
-    """Run one task's tests in a process of their own and grade them."""
+    """Run one task's tests in a sandbox of their own and grade them."""
+    collection = plan.collection
+    canary_file, canaries = plan.canaries.get(task.id, ("", []))
     if collection.ok:
         files = collection.files(task.id)
-        expected = len(collection.tests.get(task.id, []))
+        expected: Optional[List[str]] = collection.tests.get(task.id, [])
         if not files:
             grade = TaskGrade.for_task(task)
             grade.status = "no tests"
             grade.message = "no test carries this task's marker"
             return grade
+        files = files + ([canary_file] if canary_file else [])
     else:
-        files, expected = ["--ignore=tests/kindling", "tests"], 0
+        files, expected = ["--ignore=tests/kindling", "tests"], None
     args = ["--continue-on-collection-errors", "-m", task.marker, *files]
     job = session_job(args, scratch, timeout, memory_mb, task.cuda)
-    return judge(task, runner.run(job), expected, work, timeout)
+    return judge(
+        task,
+        runner.run(job),
+        expected,
+        plan.context,
+        timeout,
+        canaries,
+        collection.all_ids(),
+        plan.partial,
+    )
 
 
 # ---------------------------------------------------------------------------------
 # The whole run
 # ---------------------------------------------------------------------------------
+
+
+class GradingInterrupted(KeyboardInterrupt):
+    """SIGTERM (or SIGINT) arrived: stop, clean up, leave a valid partial report."""
+
+
+def _interrupt(signum, frame) -> None:
+    raise GradingInterrupted(signal.Signals(signum).name)
+
+
+def remove_stale_trees() -> None:
+    """Remove the temporary trees of graders that died without cleaning up."""
+    base = Path(tempfile.gettempdir())
+    for folder in base.glob(f"{TMP_PREFIX}*"):
+        try:
+            if folder.is_symlink() or folder.stat().st_uid != os.getuid():
+                continue
+            pid = int((folder / "grader.pid").read_text())
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (OSError, ValueError):
+            continue
 
 
 class Grader:
@@ -562,11 +943,17 @@ class Grader:
         timeout: Optional[float] = None,
         memory_mb: int = DEFAULT_MEMORY_MB,
         echo: Callable[[str], None] = lambda line: None,
+        sandbox: bool = True,
+        partial: bool = False,
+        on_update: Callable[[GradeReport], None] = lambda report: None,
     ) -> None:
+        from kindling import __version__
+        from kindling.sandbox import SandboxUnavailable, require
+
+        self.submission = Path(submission).absolute()
+        if not self.submission.is_dir():
+            raise GradeError(f"the submission {submission} is not a directory")
         self.source = Path(source).resolve() if source else default_source()
-        self.submission = Path(submission).resolve()
-        self.report = GradeReport(str(self.source), str(self.submission))
-        self.timeout, self.memory_mb, self.echo = timeout, memory_mb, echo
         if not is_course_tree(self.source):
             raise GradeError(f"{self.source} is not a course tree (no {REGISTRY_FILE})")
         self.registry = read_registry(self.source)
@@ -574,69 +961,114 @@ class Grader:
             self.selected = self.registry.select(tasks)
         except KeyError as error:
             raise GradeError(str(error.args[0])) from None
+        if sandbox:
+            try:
+                self.sandbox = require()
+            except SandboxUnavailable as error:
+                raise GradeError(
+                    f"cannot sandbox the student's code: {error}. Refusing to grade; "
+                    "--unsafe-no-sandbox grades without a sandbox (student code then "
+                    "runs as you, sees your files and can forge its results)"
+                ) from None
+            where = f"bubblewrap ({self.sandbox.description})"
+        else:
+            self.sandbox, where = None, "none (--unsafe-no-sandbox)"
+        self.report = GradeReport(str(self.source), str(self.submission))
+        self.report.sandbox, self.report.version = where, __version__
+        self.report.partial = partial
+        self.report.date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        self.timeout, self.memory_mb, self.echo = timeout, memory_mb, echo
+        self.partial, self.on_update = partial, on_update
         self.report.tasks = [TaskGrade.for_task(t) for t in self.selected]
 
     def run(self) -> GradeReport:
+        """Grade every selected task. SIGTERM and SIGINT stop it cleanly: the report
+        says which tasks were graded, and the temporary tree is removed."""
         start = time.monotonic()
+        handlers = {}
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                handlers[signum] = signal.signal(signum, _interrupt)
+            except ValueError:  # not the main thread: no handlers
+                pass
+        remove_stale_trees()
+        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX))
         try:
-            with tempfile.TemporaryDirectory(prefix="kindling-grade-") as tmp:
-                self._run(Path(tmp))
+            (tmp / "grader.pid").write_text(str(os.getpid()))
+            self._run(tmp)
+        except KeyboardInterrupt as error:
+            self.report.interrupted = True
+            self.report.errors.append(f"grading interrupted ({error or 'SIGINT'})")
+            for grade in self.report.tasks:
+                if grade.message.startswith("not graded"):
+                    grade.message = "not graded: the grading was interrupted"
         finally:
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
             self.report.seconds = time.monotonic() - start
+            shutil.rmtree(tmp, ignore_errors=True)
         return self.report
 
     def _run(self, tmp: Path) -> None:
         work = tmp / "work"
-        if not self.submission.is_dir():
-            self._fail_all(f"the submission {self.submission} is not a directory")
-            return
         try:
             files = copy_tree(self.source, work)
         except Exception as error:  # noqa: BLE001 - always leave a complete report
             self._fail_all(f"grader error while copying the source: {error!r}")
             return
-        with Runner(work, grading_env(work), tmp / "runner.log") as runner:
+        with Runner(work, self.sandbox, tmp / "runner") as runner:
             try:
-                self.echo("collecting the tests of the pristine tree ...")
-                collection = collect(runner, work, files, tmp / "collect")
-                if not collection.ok:
-                    self.report.errors.append(
-                        "the pristine tests could not be collected; every task ran "
-                        "over the whole tests/ directory"
-                    )
-                if collection.broken:
-                    self.report.errors.append(
-                        "pristine test files that could not be collected (their "
-                        "tests were not graded): " + ", ".join(collection.broken)
-                    )
-                overlay_student_files(work, self.source, self.submission, self.registry)
-                expected = expected_hashes(
-                    self.source, self.submission, self.registry, tmp / "edition"
-                )
-                self.report.modified, self.report.missing = protected_changes(
-                    self.submission, expected
-                )
+                plan = self._prepare(runner, work, files, tmp)
             except Exception as error:  # noqa: BLE001
                 self._fail_all(f"grader error while preparing: {error!r}")
                 return
+            self.on_update(self.report)
             for index, task in enumerate(self.selected):
                 self.echo(f"grading Task {task.id} ({task.title}) ...")
                 try:
-                    grade = self._grade(task, runner, work, collection, tmp)
+                    grade = self._grade(task, runner, work, plan, tmp)
                 except Exception as error:  # noqa: BLE001 - grade every other task
                     grade = TaskGrade.for_task(task)
                     grade.message = f"grader error: {error!r}"
                 self.report.tasks[index] = grade
+                self.on_update(self.report)
+
+    def _prepare(self, runner: Runner, work: Path, files: List[str], tmp: Path) -> Plan:
+        self.echo("collecting the tests of the pristine tree ...")
+        collection = collect(runner, work, files, tmp / "collect")
+        if not collection.ok:
+            self.report.errors.append(
+                "the pristine tests could not be collected; every task ran "
+                "over the whole tests/ directory"
+            )
+        if collection.broken:
+            self.report.errors.append(
+                "pristine test files that could not be collected (their "
+                "tests were not graded): " + ", ".join(collection.broken)
+            )
+        rng = random.SystemRandom()
+        canaries = plant_canaries(work, self.selected, rng)
+        _, self.report.refused = overlay_student_files(
+            work, self.source, self.submission, self.registry
+        )
+        expected = expected_hashes(
+            self.source, self.submission, self.registry, tmp / "edition"
+        )
+        self.report.modified, self.report.missing = protected_changes(
+            self.submission, expected
+        )
+        student = set(student_files(self.registry))
+        shipped = set(expected) | student
+        context = Feedback(work, student, secret_lines(work, files, shipped))
+        return Plan(collection, canaries, context, self.partial)
 
     def _grade(
-        self, task: Task, runner: Runner, work: Path, collection: Collection, tmp: Path
+        self, task: Task, runner: Runner, work: Path, plan: Plan, tmp: Path
     ) -> TaskGrade:
         timeout = self.timeout or task.timeout
         scratch = tmp / "runs" / task.id
         if task.scoring != "mutation":
-            return grade_task(
-                task, runner, work, collection, scratch, timeout, self.memory_mb
-            )
+            return grade_task(task, runner, plan, scratch, timeout, self.memory_mb)
         from kindling.mutation import grade_by_mutation, reference_available
 
         has_reference = reference_available(self.source)
@@ -653,8 +1085,7 @@ class Grader:
                     grade = grade_task(
                         self.registry[dependency],
                         runner,
-                        work,
-                        collection,
+                        plan,
                         tmp / "runs" / f"{dependency}-for-{task.id}",
                         timeout,
                         self.memory_mb,
@@ -665,7 +1096,16 @@ class Grader:
 
         source = self.source if has_reference else None
         return grade_by_mutation(
-            task, work, source, scratch, timeout, self.memory_mb, blocker
+            task,
+            work,
+            source,
+            scratch,
+            timeout,
+            self.memory_mb,
+            blocker,
+            sandbox=self.sandbox,
+            canary=plan.canaries.get(task.id, ("", [])),
+            context=plan.context,
         )
 
     def _fail_all(self, message: str) -> None:
@@ -681,9 +1121,35 @@ def grade(
     tasks: str = "all",
     timeout: Optional[float] = None,
     memory_mb: int = DEFAULT_MEMORY_MB,
+    sandbox: bool = True,
+    partial: bool = False,
 ) -> GradeReport:
     """Grade ``submission`` against ``source`` (default: the tree of this grader)."""
-    return Grader(submission, source, tasks, timeout, memory_mb).run()
+    return Grader(
+        submission, source, tasks, timeout, memory_mb, sandbox=sandbox, partial=partial
+    ).run()
+
+
+def grade_batch(
+    folder: Path,
+    echo: Callable[[str], None] = lambda line: None,
+    **options,
+) -> Dict[str, GradeReport]:
+    """Grade every submission (each subdirectory) of ``folder``, one after another,
+    each task of each in a sandbox of its own. Symlinked entries are refused."""
+    reports: Dict[str, GradeReport] = {}
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise GradeError(f"the batch folder {folder} is not a directory")
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(".") or not entry.is_dir():
+            continue
+        if entry.is_symlink():
+            echo(f"{entry.name}: a symbolic link, refused")
+            continue
+        echo(f"grading {entry.name} ...")
+        reports[entry.name] = Grader(entry, echo=echo, **options).run()
+    return reports
 
 
 # ---------------------------------------------------------------------------------
@@ -691,58 +1157,80 @@ def grade(
 # ---------------------------------------------------------------------------------
 
 
+def failure_record(report) -> dict:
+    """The parts of a failed report the grader may show: traceback entries (path,
+    line, text) and the exception's message."""
+    record: dict = {"crash": "", "entries": []}
+    longrepr = report.longrepr
+    chain = getattr(longrepr, "chain", None)
+    if not chain:
+        record["crash"] = str(longrepr)[-2000:] if longrepr is not None else ""
+        return record
+    for reprtraceback, _, _ in chain:
+        for entry in getattr(reprtraceback, "reprentries", []):
+            location = getattr(entry, "reprfileloc", None)
+            if location is None:
+                continue
+            record["entries"].append(
+                {
+                    "path": str(location.path),
+                    "lineno": int(location.lineno),
+                    "lines": [str(line) for line in entry.lines][-30:],
+                }
+            )
+    crash = chain[-1][1]
+    record["crash"] = str(crash.message)[:4000] if crash is not None else ""
+    return record
+
+
 class SessionRecorder:
-    """Records a session for the grader: items, collection errors, first failure."""
+    """Sends the session's events down the grader's pipe (file descriptor ``fd``)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.items: List[Tuple[str, Optional[str]]] = []
-        self.collection_errors: List[dict] = []
-        self.first_failure = ""
-        self.first_skip = ""  # a skipped test does not pass either
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.stubs: Dict[Tuple[str, str], str] = {}
 
-    def _log(self, line: str) -> None:
-        # Appended and closed at once: the line survives an os._exit or a segfault.
-        with open(str(self.path) + ".log", "a", encoding="utf-8") as log:
-            log.write(line + "\n")
+    def _send(self, **event) -> None:
+        data = (json.dumps(event) + "\n").encode()
+        while data:
+            data = data[os.write(self.fd, data) :]
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:
-            self.collection_errors.append(
-                {"nodeid": report.nodeid, "message": report.longreprtext[-4000:]}
-            )
+            message = report.longreprtext[-4000:]
+            self._send(event="collection_error", nodeid=report.nodeid, message=message)
 
     def pytest_collection_finish(self, session) -> None:
         from kindling.pytest_plugin import task_of_item
 
-        self.items = [(item.nodeid, task_of_item(item)) for item in session.items]
+        items = [[item.nodeid, task_of_item(item)] for item in session.items]
+        self._send(event="collected", items=items)
 
     def pytest_runtest_logstart(self, nodeid: str, location) -> None:
-        self._log(f"start {nodeid}")
+        self._send(event="start", nodeid=nodeid)
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.excinfo is not None:
+            from kindling.pytest_plugin import stub_task
+
+            stub = stub_task(call.excinfo.value) or ""
+            self.stubs[(item.nodeid, call.when)] = stub
 
     def pytest_runtest_logreport(self, report) -> None:
-        if report.failed and not self.first_failure:
-            self.first_failure = f"{report.nodeid}\n{report.longreprtext}"
-        elif report.skipped and not self.first_skip:
-            self.first_skip = f"{report.nodeid}\nskipped: {report.longreprtext}"
+        event = {"event": "report", "nodeid": report.nodeid, "when": report.when}
+        event["outcome"] = report.outcome
+        if report.failed:
+            event["stub"] = self.stubs.get((report.nodeid, report.when), "")
+            event["message"] = failure_record(report)
+        self._send(**event)
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
-        tasks = {}
-        progress = session.config.pluginmanager.get_plugin("kindling-progress")
-        if progress is not None:  # the course's progress plugin counts the outcomes
-            tasks = {result.id: result.to_json() for result in progress.results()}
-        data = {
-            "exitstatus": int(exitstatus),
-            "items": self.items,
-            "collection_errors": self.collection_errors,
-            "first_failure": (self.first_failure or self.first_skip)[-8000:],
-            "tasks": tasks,
-        }
-        self.path.write_text(json.dumps(data))
+        self._send(event="finish", exitstatus=int(exitstatus))
 
 
-def skip_explain_phase() -> None:
-    """Drop Hypothesis's *explain* phase from the active profile.
+def skip_explain_phase(fast: bool = False) -> None:
+    """Drop Hypothesis's *explain* phase from the active profile (and, ``fast``, its
+    shrinking: only whether a test fails matters).
 
     After a failure, that phase re-runs the test many times to say which parts of the
     example matter: about two seconds per failing test, minutes in a fresh edition
@@ -752,24 +1240,36 @@ def skip_explain_phase() -> None:
         from hypothesis import Phase, settings
     except ImportError:  # pragma: no cover - hypothesis is a course dependency
         return
-    explain = getattr(Phase, "explain", None)
-    phases = [phase for phase in settings.default.phases if phase is not explain]
+    dropped = {getattr(Phase, "explain", None)}
+    if fast:
+        dropped.add(Phase.shrink)
+    phases = [phase for phase in settings.default.phases if phase not in dropped]
+    extra = {"report_multiple_bugs": False} if fast else {}
     settings.register_profile(
-        "kindling-grade", settings(settings.default, phases=phases)
+        "kindling-grade", settings(settings.default, phases=phases, **extra)
     )
     settings.load_profile("kindling-grade")
 
 
 def pytest_addoption(parser) -> None:
-    parser.getgroup("kindling").addoption(
-        "--kindling-grade-out",
+    group = parser.getgroup("kindling")
+    group.addoption(
+        "--kindling-grade-fd",
+        type=int,
         default=None,
-        help="(used by kindling grade) where to record the session as JSON",
+        help="(used by kindling grade) the pipe that receives the session's events",
+    )
+    group.addoption(
+        "--kindling-grade-fast",
+        action="store_true",
+        default=False,
+        help="(used by kindling grade) Hypothesis stops at the first failing example",
     )
 
 
 def pytest_configure(config) -> None:
-    path = config.getoption("--kindling-grade-out")
-    if path:
-        skip_explain_phase()  # conftest.py has loaded the course's profile by now
-        config.pluginmanager.register(SessionRecorder(Path(path)), "kindling-grade")
+    fd = config.getoption("--kindling-grade-fd")
+    if fd is not None:
+        # conftest.py has loaded the course's profile by now
+        skip_explain_phase(config.getoption("--kindling-grade-fast"))
+        config.pluginmanager.register(SessionRecorder(fd), "kindling-grade")

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Optional
+from typing import Dict, List, Optional
 
 from kindling.grade import GradeReport
 
@@ -45,15 +46,34 @@ def format_table(report: GradeReport) -> str:
             first = t.message.strip().splitlines()[-1][:200]
             lines.append(f"Task {t.id} {t.status}: {first}")
     if report.modified:
-        lines.append(
-            "modified protected files (ignored; the originals were used): "
-            + ", ".join(report.modified)
-        )
+        lines.append(f"modified protected files ({_modified_note(report)}): ")
+        lines[-1] += ", ".join(report.modified)
+    lines.extend(f"refused: {path}" for path in report.refused)
     lines.extend(f"error: {e}" for e in report.errors)
+    if report.sandbox:
+        lines.append(f"sandbox: {report.sandbox}")
     return "\n".join(lines)
 
 
-STATUS_ICONS = {"done": "✅", "failing": "❌", "timeout": "⏱️", "crashed": "💥"}
+def self_graded(report: GradeReport) -> bool:
+    """Whether the submission was graded against itself (its own tests and grader,
+    as in GitHub Classroom): then its results are self-reported progress."""
+    return report.source == report.submission
+
+
+def _modified_note(report: GradeReport) -> str:
+    if self_graded(report):
+        return "graded as they are: this run used the submission's own tests"
+    return "ignored: the pristine copies were graded"
+
+
+STATUS_ICONS = {
+    "done": "✅",
+    "failing": "❌",
+    "timeout": "⏱️",
+    "crashed": "💥",
+    "tampered": "🚫",
+}
 
 
 def _cell(text: str) -> str:
@@ -63,8 +83,23 @@ def _cell(text: str) -> str:
 
 def to_markdown(report: GradeReport) -> str:
     """A Markdown summary, e.g. for ``$GITHUB_STEP_SUMMARY``."""
+    name = Path(report.submission).name or report.submission
+    points = "proportional (--partial)" if report.partial else "all or nothing"
     lines = [
         f"## Kindling grade: {_fmt(report.score)} / {report.max_score} points",
+        "",
+        f"- submission: `{_cell(name)}`",
+        f"- graded: {report.date or 'unknown'}, kindling {report.version or '?'}",
+        f"- sandbox: {report.sandbox or 'unknown'}",
+        f"- points per task: {points} (tests passed shown for every task)",
+    ]
+    if self_graded(report):
+        lines.append(
+            "- **self-reported**: graded with the submission's own tests and grader"
+        )
+    if report.interrupted:
+        lines.append("- **interrupted**: only some tasks were graded")
+    lines += [
         "",
         "| task | title | status | tests passed | points |",
         "|---|---|---|---:|---:|",
@@ -77,13 +112,15 @@ def to_markdown(report: GradeReport) -> str:
             f"| {_fmt(t.points)} / {t.max_points} |"
         )
     if report.modified:
-        lines += [
-            "",
-            "**Modified protected files.** These edits had no effect: the original "
-            "files were used.",
-            "",
-        ]
+        if self_graded(report):
+            note = "This run used them as they are: its results are self-reported."
+        else:
+            note = "These edits had no effect: the pristine copies were graded."
+        lines += ["", f"**Modified protected files.** {note}", ""]
         lines += [f"- `{path}`" for path in report.modified]
+    if report.refused:
+        lines += ["", "**Refused paths** (graded as missing):", ""]
+        lines += [f"- `{_cell(path)}`" for path in report.refused]
     if report.errors:
         lines += ["", "**Grader errors**", ""] + [f"- {e}" for e in report.errors]
     details = [t for t in report.tasks if t.message and t.status != "done"]
@@ -122,7 +159,10 @@ def to_gradescope(report: GradeReport) -> dict:
         )
     output = f"Kindling grade: {_fmt(report.score)} / {report.max_score} points"
     if report.modified:
-        output += "\nModified protected files (ignored): " + ", ".join(report.modified)
+        output += f"\nModified protected files ({_modified_note(report)}): "
+        output += ", ".join(report.modified)
+    for path in report.refused:
+        output += f"\nRefused: {path}"
     for error in report.errors:
         output += f"\nGrader error: {error}"
     return {
@@ -141,8 +181,9 @@ def _xml_text(text: str) -> str:
 
 def to_junit(report: GradeReport) -> str:
     """JUnit XML: one test case per task."""
-    failures = sum(t.status not in ("done", "timeout", "crashed") for t in report.tasks)
-    errors = sum(t.status in ("timeout", "crashed") for t in report.tasks)
+    broken = ("timeout", "crashed", "tampered")
+    failures = sum(t.status not in ("done", *broken) for t in report.tasks)
+    errors = sum(t.status in broken for t in report.tasks)
     attributes = {
         "name": "kindling",
         "tests": str(len(report.tasks)),
@@ -176,7 +217,7 @@ def to_junit(report: GradeReport) -> str:
         ):
             ET.SubElement(props, "property", name=name, value=value)
         if t.status != "done":
-            kind = "error" if t.status in ("timeout", "crashed") else "failure"
+            kind = "error" if t.status in broken else "failure"
             element = ET.SubElement(
                 case, kind, message=f"{t.status}: {t.passed}/{t.total}", type=t.status
             )
@@ -205,4 +246,42 @@ def write_reports(
         if path is not None:
             path = Path(path)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(), encoding="utf-8")
+            # Whole or not at all: a reader (or a kill) never sees half a report.
+            partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            partial.write_text(render(), encoding="utf-8")
+            os.replace(partial, path)
+
+
+def batch_rows(reports: Dict[str, GradeReport]) -> List[dict]:
+    """One row per submission: its name, score and each task's points and status."""
+    rows = []
+    for name, report in reports.items():
+        row = {"submission": name, "score": report.score, "max": report.max_score}
+        for t in report.tasks:
+            row[f"{t.id} points"] = t.points
+            row[f"{t.id} status"] = t.status
+        row["errors"] = "; ".join(report.errors + report.refused)
+        rows.append(row)
+    return rows
+
+
+def write_batch(
+    reports: Dict[str, GradeReport],
+    csv_path: Optional[Path] = None,
+    json_path: Optional[Path] = None,
+) -> None:
+    """The grades of a batch: one CSV row per submission, and every report as JSON."""
+    import csv
+    import io
+
+    rows = batch_rows(reports)
+    if csv_path is not None:
+        buffer = io.StringIO()
+        fields = list(rows[0]) if rows else ["submission", "score", "max"]
+        writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        Path(csv_path).write_text(buffer.getvalue(), encoding="utf-8")
+    if json_path is not None:
+        data = {name: report.to_json() for name, report in reports.items()}
+        Path(json_path).write_text(json.dumps(data, indent=2) + "\n")

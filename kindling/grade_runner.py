@@ -1,48 +1,85 @@
-"""Run the grader's pytest sessions, each in its own process, under limits.
+"""Run the grader's pytest sessions, each in a sandbox of its own, under limits.
 
-Starting Python, pytest, its plugins, NumPy and Numba costs seconds of CPU, more than
-most tasks' tests. So the grader starts one *runner* per tree
-(``python -m kindling.grade_runner``, in the overlay, with the grading environment)
-that imports all of that once. Every job (one task's tests, one mutant) is then a
-child forked from the warm runner: a process of its own, in its own process group,
-with its own limits (address space, file size, no core dumps), its output in its
-own file, and a time limit after which its whole group is killed. A child that
-segfaults or calls ``os._exit`` takes nothing else down.
+Every job (one task's tests, one mutant, the collection of the pristine tests) is a
+fresh ``python -m kindling.grade_runner --job JSON`` process inside a bubblewrap
+sandbox (:mod:`kindling.sandbox`) with the job's tree mounted read-only, limits on
+address space and file size, and a time limit after which the sandbox is killed
+(its PID namespace takes every process the job started with it).
 
-The runner reads jobs as JSON lines on stdin and answers on stdout. Where ``fork``
-does not exist, each job is a fresh ``python -m kindling.grade_runner --job ...``
-subprocess instead: slower, with the same results.
+**What the grader reads, and what it never trusts.** The session inside reports
+its events (tests collected, each test's outcome, the end of the session) as JSON
+lines on a pipe whose write end only the job holds: nothing is read back from a file
+the sandbox could write, and nothing a job does after its sandbox is gone can reach
+the grader. The events are *claims* of a process that imports student code: the
+grader parses them defensively (:class:`Session`; a malformed or impossible stream
+is a ``problem``, never an exception) and :mod:`kindling.grade` checks them against
+what it knows itself (the tests it collected from the pristine tree, the canary
+tests it planted).
+
+Without bubblewrap (``--unsafe-no-sandbox``), the same command runs as a plain
+subprocess in its own session: every other defence holds, but the job runs with the
+grader's uid and can see the machine.
 """
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
+
+from kindling.sandbox import TREE, Sandbox, sandbox_env
 
 FILE_SIZE_MB = 256  # the largest file a job may write, its own output included
-RESPONSE_MARGIN = 60.0  # seconds the runner may take beyond a job's own limit
+PROTOCOL_LIMIT = 64 * 1024 * 1024  # bytes of events a job may send
+DRAIN_SECONDS = 2.0  # how long to read events after the job's main process ended
+EVENTS = {"start", "report", "collected", "collection_error", "finish"}
 
 
 @dataclass
 class Job:
-    """One pytest session to run in ``cwd``."""
+    """One pytest session to run in ``tree``."""
 
     args: List[str]  # pytest's arguments
-    out: str  # where the session records itself (--kindling-grade-out)
-    output: str  # the file that receives the session's stdout and stderr
+    output: str  # the file (outside) that receives the session's stdout and stderr
     timeout: float
     memory_mb: int = 0  # address-space limit, 0 for none
     cuda: bool = False  # may touch a real GPU: no address-space limit then
-    mutant: Optional[str] = None  # plant this kindling.mutation mutant first
+    # (file outside, path inside the tree): bound read-only over the tree's file
+    binds: List[Tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    """What the session claims about one test."""
+
+    outcome: str  # "passed", "failed" or "skipped"
+    stub: str = ""  # the task whose stub a failure came from, "" if none
+    message: Optional[dict] = None  # see kindling.grade.failure_record
+
+
+@dataclass
+class Session:
+    """The events of one session, parsed; ``problem`` names what did not parse."""
+
+    exitstatus: Optional[int] = None  # None: the session never said it finished
+    items: List[Tuple[str, Optional[str]]] = field(default_factory=list)
+    collected: bool = False
+    outcomes: Dict[str, Outcome] = field(default_factory=dict)
+    collection_errors: List[dict] = field(default_factory=list)
+    started: List[str] = field(default_factory=list)
+    problem: Optional[str] = None
+
+    @property
+    def finished(self) -> bool:
+        return self.exitstatus is not None
 
 
 @dataclass
@@ -52,9 +89,8 @@ class Run:
     returncode: Optional[int]
     timed_out: bool
     seconds: float
-    output: str  # the output, its middle cut when long
-    session: Optional[dict]  # what the plugin recorded; None if it never finished
-    log: List[str]  # "start <nodeid>" lines, to name the test that hung or crashed
+    output: str  # the output, its middle cut when long (for messages only)
+    session: Session
 
 
 def read_trimmed(path: Path, head: int = 2000, tail: int = 4000) -> str:
@@ -72,17 +108,95 @@ def read_trimmed(path: Path, head: int = 2000, tail: int = 4000) -> str:
     return f"{start}\n[... {size - head - tail} bytes of output cut ...]\n{end}"
 
 
-def collect_run(job: Job, returncode: Optional[int], timed_out: bool, seconds: float):
-    """The ``Run`` of a finished job, from the files it left behind."""
-    session = None
-    try:
-        session = json.loads(Path(job.out).read_text())
-    except (OSError, ValueError):
-        pass
-    log = Path(job.out + ".log")
-    lines = log.read_text(errors="replace").splitlines() if log.is_file() else []
-    output = read_trimmed(Path(job.output))
-    return Run(returncode, timed_out, seconds, output, session, lines)
+# ---------------------------------------------------------------------------------
+# Parsing the events (the grader's side: nothing here may raise)
+# ---------------------------------------------------------------------------------
+
+
+def _text(value: object, limit: int = 20000) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def parse_events(data: bytes) -> Session:
+    """The session described by ``data``; never raises, whatever ``data`` holds."""
+    session = Session()
+
+    def problem(text: str) -> None:
+        session.problem = session.problem or text
+
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            problem(f"message {number} is not JSON")
+            continue
+        if not isinstance(event, dict) or event.get("event") not in EVENTS:
+            problem(f"message {number} is not an event")
+            continue
+        if session.finished:
+            problem("messages after the end of the session")
+            continue
+        kind = event["event"]
+        nodeid = event.get("nodeid")
+        if kind != "finish" and kind != "collected" and not isinstance(nodeid, str):
+            problem(f"message {number} names no test")
+            continue
+        if kind == "start":
+            session.started.append(nodeid)
+        elif kind == "collection_error":
+            message = _text(event.get("message"))
+            session.collection_errors.append({"nodeid": nodeid, "message": message})
+        elif kind == "collected":
+            items = event.get("items")
+            valid = isinstance(items, list) and all(
+                isinstance(item, list)
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and (item[1] is None or isinstance(item[1], str))
+                for item in items
+            )
+            if not valid or session.collected:
+                problem("a malformed or repeated list of collected tests")
+                continue
+            session.items = [(item[0], item[1]) for item in items]
+            session.collected = True
+        elif kind == "report":
+            _add_report(session, event, problem)
+        elif kind == "finish":
+            status = event.get("exitstatus")
+            if not isinstance(status, int) or isinstance(status, bool):
+                problem("a malformed end of the session")
+                continue
+            session.exitstatus = status
+    return session
+
+
+def _add_report(session: Session, event: dict, problem) -> None:
+    nodeid, when, outcome = event["nodeid"], event.get("when"), event.get("outcome")
+    if when not in ("setup", "call", "teardown") or outcome not in (
+        "passed",
+        "failed",
+        "skipped",
+    ):
+        problem(f"a malformed report of {nodeid}")
+        return
+    message = event.get("message")
+    stub = event.get("stub") if isinstance(event.get("stub"), str) else ""
+    previous = session.outcomes.get(nodeid)
+    if previous is not None and previous.outcome == "failed":
+        return  # a failure in setup or call is not undone by teardown
+    if outcome == "failed":
+        record = message if isinstance(message, dict) else None
+        session.outcomes[nodeid] = Outcome("failed", stub, record)
+    elif outcome == "skipped":
+        session.outcomes[nodeid] = Outcome("skipped", "", None)
+    elif when == "call":
+        if previous is not None and previous.outcome == "passed":
+            problem(f"two passing reports of {nodeid}")
+            return
+        session.outcomes[nodeid] = Outcome("passed")
 
 
 # ---------------------------------------------------------------------------------
@@ -120,45 +234,17 @@ def seed_global_generators() -> None:
     numpy.random.seed(0)
 
 
-def execute(job: Job) -> int:
-    """Run the job's pytest session in this process; return pytest's exit code."""
+def execute(args: List[str]) -> int:
+    """Run a pytest session in this process; return pytest's exit code."""
     import pytest
 
     seed_global_generators()
-    args, plugins = list(job.args), []
-    if job.mutant is not None:
-        from kindling.mutation import plant
-
-        extra_args, plugin = plant(job.mutant, Path(job.out))
-        args, plugins = extra_args + args, [plugin]
-    return int(pytest.main(args, plugins=plugins))
+    return int(pytest.main(list(args)))
 
 
-def _child(job: Job, protocol: int) -> None:
-    """The forked child: its own group, limits and output, then the session."""
-    code = 3
-    try:
-        os.close(protocol)  # the runner's answers are not the job's to write
-        os.setpgid(0, 0)
-        fd = os.open(job.output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
-        quiet = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(quiet, 0)  # a test that reads stdin must not read the runner's jobs
-        os.close(quiet)
-        apply_limits(job.memory_mb, job.cuda)
-        code = execute(job)
-    except BaseException:  # noqa: BLE001 - report, then leave at once
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
+# ---------------------------------------------------------------------------------
+# The grader's side
+# ---------------------------------------------------------------------------------
 
 
 def _kill_group(pid: int) -> None:
@@ -168,93 +254,12 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _wait(pid: int, limit: float):
-    """Wait for a child up to ``limit`` seconds: (exit code, timed out)."""
-    deadline = time.monotonic() + limit
-    pause = 0.002
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            _kill_group(pid)  # anything the job left running
-            return os.waitstatus_to_exitcode(status), False
-        if time.monotonic() > deadline:
-            _kill_group(pid)
-            _, status = os.waitpid(pid, 0)
-            return os.waitstatus_to_exitcode(status), True
-        time.sleep(pause)
-        pause = min(pause * 1.5, 0.05)
-
-
-def preload() -> None:
-    """Import, once, what every job needs: pytest, its plugins, Hypothesis, NumPy,
-    Numba (``pyproject.toml`` names a Numba warning class, so pytest imports Numba to
-    read its configuration). Never the course's own packages: the jobs import those
-    fresh. A failure here is left for the jobs to meet and report."""
-    from importlib.metadata import entry_points
-
-    from kindling.cudasim import configure_cuda_simulator
-
-    configure_cuda_simulator()  # before Numba reads its configuration, as conftest
-    import pytest  # noqa: F401
-
-    for plugin in entry_points(group="pytest11"):
-        try:
-            plugin.load()
-        except Exception:  # noqa: BLE001
-            pass
-    for name in ("hypothesis", "numpy", "numba", "kindling.grade"):
-        try:
-            __import__(name)
-        except Exception:  # noqa: BLE001
-            pass
-    gc.freeze()  # the jobs' garbage collections then skip all of this
-
-
-def serve() -> None:
-    """The runner's loop: a job per line on stdin, its answer on stdout."""
-    protocol = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)  # nothing but answers may reach the protocol
-    preload()
-
-    def answer(data: dict) -> None:
-        os.write(protocol, (json.dumps(data) + "\n").encode())
-
-    for line in sys.stdin:
-        job = Job(**json.loads(line))
-        start = time.monotonic()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            _child(job, protocol)
-        answer({"pid": pid})
-        returncode, timed_out = _wait(pid, job.timeout)
-        seconds = time.monotonic() - start
-        answer({"returncode": returncode, "timed_out": timed_out, "seconds": seconds})
-
-
-# ---------------------------------------------------------------------------------
-# The grader's side
-# ---------------------------------------------------------------------------------
-
-
-def _preexec(memory_mb: int, cuda: bool):
-    if sys.platform == "win32":  # pragma: no cover
-        return None
-    return lambda: apply_limits(memory_mb, cuda)
-
-
 class Runner:
-    """Runs jobs in ``root`` with ``env``; a context manager."""
+    """Runs jobs over ``tree``, in ``sandbox`` (None: unsandboxed, see above)."""
 
-    def __init__(self, root: Path, env: Dict[str, str], log: Path) -> None:
-        self.root, self.env, self.log = Path(root), env, Path(log)
+    def __init__(self, tree: Path, sandbox: Optional[Sandbox], scratch: Path) -> None:
+        self.tree, self.sandbox, self.scratch = Path(tree), sandbox, Path(scratch)
         self.process: Optional[subprocess.Popen] = None
-        # KINDLING_GRADE_NO_FORK=1 forces the plain subprocesses (for debugging).
-        no_fork = os.environ.get("KINDLING_GRADE_NO_FORK") == "1"
-        self.forking = hasattr(os, "fork") and not no_fork
-        self.pending = b""  # bytes read from the runner beyond the last answer
 
     def __enter__(self) -> "Runner":
         return self
@@ -263,112 +268,125 @@ class Runner:
         self.close()
 
     def close(self) -> None:
-        if self.process is not None:
-            _kill_group(self.process.pid)
-            self.process.wait()
-            self.process = None
-            self.pending = b""
+        """Kill the job in progress, if any (the grader is being interrupted)."""
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            _kill_group(process.pid)
+            process.wait()
 
-    def _start(self) -> subprocess.Popen:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log, "ab") as log:
-            return subprocess.Popen(
-                [sys.executable, "-m", "kindling.grade_runner", "--serve"],
-                cwd=self.root,
-                env=self.env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                bufsize=0,
-                start_new_session=True,
-            )
+    def command(self, job: Job, fd: int) -> List[str]:
+        pytest_args = [*job.args, f"--kindling-grade-fd={fd}"]
+        argv = [sys.executable, "-s", "-m", "kindling.grade_runner", "--job"]
+        argv.append(json.dumps(pytest_args))
+        env = sandbox_env({"KINDLING_HYPOTHESIS_PROFILE": "ci"})
+        if self.sandbox is None:
+            env["NUMBA_CACHE_DIR"] = str(self.scratch / "numba-cache")
+            env["HOME"] = env["TMPDIR"] = str(self.scratch)
+            return argv, env
+        binds = [(outside, inside) for outside, inside in job.binds]
+        return self.sandbox.command(argv, self.tree, env, binds), None
 
     def run(self, job: Job) -> Run:
         """Run one job; never raises because of what the job's code did."""
-        for stale in (job.out, job.out + ".log"):
-            Path(stale).unlink(missing_ok=True)
         Path(job.output).parent.mkdir(parents=True, exist_ok=True)
-        if self.forking:
-            return self._run_forked(job)
-        return self._run_subprocess(job)
-
-    def _run_forked(self, job: Job) -> Run:
-        if self.process is None or self.process.poll() is not None:
-            self.process = self._start()
+        read, write = os.pipe()
+        swapped = self._swap_in(job) if self.sandbox is None else []
         start = time.monotonic()
-        process = self.process
-        process.stdin.write((json.dumps(asdict(job)) + "\n").encode())
-        started = self._answer(process, RESPONSE_MARGIN * 2)  # includes the preload
-        answer = None
-        if started is not None:
-            answer = self._answer(process, job.timeout + RESPONSE_MARGIN)
-        if answer is None:  # the runner itself died or hung: start afresh next time
-            if started is not None:
-                _kill_group(started["pid"])
-            self.close()
-            seconds = time.monotonic() - start
-            run = collect_run(job, None, seconds >= job.timeout, seconds)
-            run.output = run.output or read_trimmed(self.log)  # why the runner died
-            return run
-        return collect_run(
-            job, answer["returncode"], answer["timed_out"], answer["seconds"]
-        )
-
-    def _answer(self, process: subprocess.Popen, limit: float) -> Optional[dict]:
-        """The runner's next answer line, or None if none comes within ``limit``."""
-        deadline = time.monotonic() + limit
-        fd = process.stdout.fileno()
-        while b"\n" not in self.pending:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:  # the runner is gone
-                return None
-            self.pending += chunk
-        line, _, self.pending = self.pending.partition(b"\n")
         try:
-            return json.loads(line)
-        except ValueError:
-            return None
+            argv, env = self.command(job, write)
+            with open(job.output, "wb") as output:
+                self.process = subprocess.Popen(
+                    argv,
+                    cwd=self.tree,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    pass_fds=(write,),
+                    preexec_fn=lambda: apply_limits(job.memory_mb, job.cuda),
+                )
+            os.close(write)
+            write = -1
+            data, timed_out = self._read(read, job.timeout)
+            process, self.process = self.process, None
+            _kill_group(process.pid)  # whatever the job left running
+            returncode = process.wait()
+        finally:
+            for fd in (read, write):
+                if fd >= 0:
+                    os.close(fd)
+            self.close()
+            self._swap_out(swapped)
+        seconds = time.monotonic() - start
+        session = parse_events(data)
+        if len(data) >= PROTOCOL_LIMIT:
+            session.problem = "the session sent more messages than any test run can"
+        output = read_trimmed(Path(job.output))
+        return Run(returncode, timed_out, seconds, output, session)
 
-    def _run_subprocess(self, job: Job) -> Run:
-        command = [sys.executable, "-m", "kindling.grade_runner", "--job"]
-        command.append(json.dumps(asdict(job)))
-        start = time.monotonic()
-        timed_out = False
-        with open(job.output, "wb") as output:
-            process = subprocess.Popen(
-                command,
-                cwd=self.root,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_preexec(job.memory_mb, job.cuda),
-            )
-            try:
-                process.wait(timeout=job.timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                process.kill()
-                process.wait()
-        return collect_run(job, process.returncode, timed_out, time.monotonic() - start)
+    def _read(self, fd: int, limit: float) -> Tuple[bytes, bool]:
+        """Every event until the job is gone: (bytes, timed out)."""
+        deadline = time.monotonic() + limit
+        data = bytearray()
+        ended: Optional[float] = None  # when the main process ended
+        while True:
+            now = time.monotonic()
+            if ended is None and self.process.poll() is not None:
+                ended = now
+            if ended is not None and now - ended > DRAIN_SECONDS:
+                return bytes(data), False  # something else holds the pipe: cut
+            if now > deadline:
+                return bytes(data), ended is None
+            wait = min(deadline - now, 0.2)
+            if select.select([fd], [], [], wait)[0]:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:  # every writer is gone
+                    left = max(deadline - time.monotonic(), 0.01)
+                    try:
+                        self.process.wait(timeout=left)
+                    except subprocess.TimeoutExpired:
+                        return bytes(data), True
+                    return bytes(data), False
+                data += chunk
+                if len(data) >= PROTOCOL_LIMIT:
+                    return bytes(data), False
+
+    def _swap_in(self, job: Job) -> List[Tuple[Path, Path]]:
+        """Without a sandbox, a bind is a copy over the tree's file (undone after)."""
+        swapped = []
+        for outside, inside in job.binds:
+            target = self.tree / inside
+            keep = target.with_name(target.name + ".kindling-original")
+            shutil.copyfile(target, keep)
+            shutil.copyfile(outside, target)
+            swapped.append((keep, target))
+        return swapped
+
+    @staticmethod
+    def _swap_out(swapped: List[Tuple[Path, Path]]) -> None:
+        for keep, target in swapped:
+            os.replace(keep, target)
+
+
+def tree_path(path: str, tree: Path) -> str:
+    """A path a job reported, relative to its tree (inside or outside the sandbox)."""
+    for root in (TREE, str(tree), str(Path(tree).resolve())):
+        if path.startswith(root + "/"):
+            return path[len(root) + 1 :]
+    return path
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--serve"]:
-        serve()
-        return 0
     if argv[:1] == ["--job"] and len(argv) == 2:
-        return execute(Job(**json.loads(argv[1])))
-    print(
-        "usage: python -m kindling.grade_runner --serve | --job JSON", file=sys.stderr
-    )
+        return execute(json.loads(argv[1]))
+    print("usage: python -m kindling.grade_runner --job JSON", file=sys.stderr)
     return 2
 
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+__all__ = ["Job", "Outcome", "Run", "Runner", "Session", "asdict", "parse_events"]

@@ -13,29 +13,32 @@ grading from the instructor source, the student's own operators (Task 0.1 done) 
 student edition. A mutant is *killed* when a test fails on it (or the run crashes or
 hangs); it *survives* when every test still passes.
 
-A mutant is not a textual edit of the file but a replacement of one or two functions
-of the loaded module, built from the correct functions (``-o.inv(x)``): the same
-mutants then apply to the reference and to a student's own correct operators, and
-every caller inside the module (``neg_list`` calls ``neg``) sees the bug too.
+A mutant is an edit of the source: the body of one or two functions of
+``operators.py`` is replaced (docstrings, comments and every other line stay as
+they are) and the file is bound read-only over the tree's ``operators.py`` inside
+the sandbox, so every caller in the module (``neg_list`` calls ``neg``) and every
+name imported from it sees the bug. Nothing in the test process tells a mutant run
+from the base run: the same command, options, plugins and mounts (the base run's
+``operators.py`` is bound the same way, from a folder named as randomly), and no
+grader module is imported that the base run does not import too.
 
-Each mutant runs in a process of its own (:mod:`kindling.grade_runner`): it plants
-the mutant, then runs ``pytest -x`` on the test file; a run that hangs is killed at
-its time limit, and a run that crashes or hangs counts as a kill.
+Each run (the base, then each mutant) is a sandboxed session of its own
+(:mod:`kindling.grade_runner`) with ``pytest -x`` on the test file and a canary test
+(:func:`kindling.grade.plant_canaries`); a run that hangs is killed at its time
+limit, and a run that crashes or hangs counts as a kill. Feedback from these runs is
+terse (test names, lines of the student's test file, exception types): the tests
+ran next to the reference operators, and their messages could carry them.
 """
 
 from __future__ import annotations
 
-import inspect
-import json
-import math
-import re
+import ast
+import secrets
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 TARGET_MODULE = "module0_fundamentals.operators"
 TARGET_FILE = "module0_fundamentals/operators.py"
@@ -43,101 +46,116 @@ TARGET_FILE = "module0_fundamentals/operators.py"
 
 @dataclass(frozen=True)
 class Mutant:
-    """A planted bug: ``make(correct)`` returns the replacement functions by name."""
+    """A planted bug: new bodies (source, unindented) for functions of the module."""
 
     name: str
     bug: str  # told to the student when the tests miss it
-    make: Callable[[SimpleNamespace], Dict[str, Callable]]
-
-
-def _naive_sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
+    bodies: Dict[str, str]
 
 
 MUTANTS = (
     Mutant(
         "neg_keeps_sign",
         "neg returns x unchanged (the minus sign is missing)",
-        lambda o: {"neg": lambda x: x},
+        {"neg": "return x"},
     ),
-    Mutant(
-        "add_subtracts",
-        "add computes x - y",
-        lambda o: {"add": lambda x, y: x - y},
-    ),
-    Mutant(
-        "mul_adds",
-        "mul computes x + y",
-        lambda o: {"mul": lambda x, y: x + y},
-    ),
+    Mutant("add_subtracts", "add computes x - y", {"add": "return x - y"}),
+    Mutant("mul_adds", "mul computes x + y", {"mul": "return x + y"}),
     Mutant(
         "lt_arguments_swapped",
         "lt(x, y) answers whether y < x",
-        lambda o: {"lt": lambda x, y: o.lt(y, x)},
+        {"lt": "return 1.0 if y < x else 0.0"},
     ),
     Mutant(
         "lt_not_strict",
         "lt(x, y) answers whether x <= y",
-        lambda o: {"lt": lambda x, y: 1.0 if o.lt(x, y) or o.eq(x, y) else 0.0},
+        {"lt": "return 1.0 if x <= y else 0.0"},
     ),
     Mutant(
         "lt_eq_swapped",
         "lt and eq are swapped",
-        lambda o: {"lt": o.eq, "eq": o.lt},
+        {"lt": "return 1.0 if x == y else 0.0", "eq": "return 1.0 if x < y else 0.0"},
     ),
     Mutant(
         "max_returns_min",
         "max returns the smaller argument",
-        lambda o: {"max": lambda x, y: y if o.max(x, y) == x else x},
+        {"max": "return y if x > y else x"},
     ),
     Mutant(
         "sigmoid_negative_branch",
         "for x < 0, sigmoid returns 1 - sigmoid(x) (the wrong branch for negatives)",
-        lambda o: {"sigmoid": lambda x: o.sigmoid(x) if x >= 0 else 1 - o.sigmoid(x)},
+        {
+            "sigmoid": "if x >= 0.0:\n"
+            "    return 1.0 / (1.0 + math.exp(-x))\n"
+            "z = math.exp(x)\n"
+            "return 1.0 - z / (1.0 + z)"
+        },
     ),
     Mutant(
         "sigmoid_overflows",
         "sigmoid computes 1 / (1 + exp(-x)) for every x: OverflowError for x < -709",
-        lambda o: {"sigmoid": _naive_sigmoid},
+        {"sigmoid": "return 1.0 / (1.0 + math.exp(-x))"},
     ),
     Mutant(
         "relu_leaks_negatives",
         "relu lets negative inputs through, scaled by 0.01",
-        lambda o: {"relu": lambda x: o.relu(x) if x >= 0 else 0.01 * x},
+        {"relu": "return x if x > 0.0 else 0.01 * x"},
     ),
     Mutant(
         "inv_wrong_sign",
         "inv returns -1/x",
-        lambda o: {"inv": lambda x: -o.inv(x)},
+        {
+            "inv": "if x == 0.0:\n"
+            '    raise ValueError(f"inv: expected x != 0, got {x!r}")\n'
+            "return -1.0 / x"
+        },
     ),
     Mutant(
         "relu_back_ignores_x",
         "relu_back passes the derivative through for negative x as well",
-        lambda o: {"relu_back": lambda x, d: d},
+        {"relu_back": "return d"},
     ),
 )
 
 
-def apply_mutant(mutant: Mutant, module: ModuleType) -> List[str]:
-    """Plant ``mutant`` in ``module``; return the names of the functions replaced.
+def mutate_source(text: str, mutant: Mutant) -> str:
+    """``text`` (a module's source) with the bodies of the mutant's functions
+    replaced. The signature, the docstring and the comments around the body stay.
 
-    Names bound earlier elsewhere (``from ...operators import neg``, the package's
-    re-exports) are replaced too.
+    Raises ``ValueError`` when a function is not defined at the top level.
     """
-    correct = SimpleNamespace(**vars(module))
-    replacements = mutant.make(correct)
-    for name, function in replacements.items():
-        original = getattr(module, name)
-        for other in list(sys.modules.values()):
-            try:
-                namespace = vars(other)
-            except TypeError:
-                continue
-            for attr, value in list(namespace.items()):
-                if value is original:
-                    namespace[attr] = function
-        setattr(module, name, function)
-    return sorted(replacements)
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    functions = {
+        node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)
+    }
+    edits: List[Tuple[int, int, List[str]]] = []
+    for name, body in mutant.bodies.items():
+        node = functions.get(name)
+        if node is None:
+            raise ValueError(f"{name} is not defined at the top of the module")
+        statements = node.body
+        first = statements[0]
+        docstring = (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        )
+        if docstring and len(statements) > 1:
+            statements = statements[1:]
+        start, end = statements[0].lineno, node.end_lineno
+        indent = " " * statements[0].col_offset
+        if docstring and len(node.body) == 1:  # a docstring only: add after it
+            start = end = node.end_lineno + 1
+            indent = " " * node.body[0].col_offset
+            edits.append(
+                (start, start - 1, [indent + line for line in body.split("\n")])
+            )
+            continue
+        edits.append((start, end, [indent + line for line in body.split("\n")]))
+    for start, end, new in sorted(edits, reverse=True):
+        lines[start - 1 : end] = new
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
 
 def reference_available(source: Optional[Path]) -> bool:
@@ -153,73 +171,41 @@ def reference_available(source: Optional[Path]) -> bool:
 
 
 # ---------------------------------------------------------------------------------
-# Inside a mutant's process
-# ---------------------------------------------------------------------------------
-
-
-class MutantRun:
-    """Pytest plugin for a mutant's run: only *whether* some test fails matters.
-
-    So Hypothesis stops at the first failing example (shrinking it can take far
-    longer than finding it), and the tests that call a replaced function run first:
-    with ``-x`` the run ends at the first failure. Neither changes the verdict.
-    """
-
-    def __init__(self, replaced: List[str]) -> None:
-        self.uses = re.compile(r"\b(" + "|".join(map(re.escape, replaced)) + r")\b")
-
-    def pytest_configure(self, config) -> None:
-        from hypothesis import Phase, settings
-
-        phases = [Phase.explicit, Phase.reuse, Phase.generate]
-        base = settings.default
-        settings.register_profile(
-            "kindling-mutant", settings(base, phases=phases, report_multiple_bugs=False)
-        )
-        settings.load_profile("kindling-mutant")
-
-    def pytest_collection_modifyitems(self, items) -> None:
-        def calls_a_mutant(item) -> bool:
-            try:
-                return bool(self.uses.search(inspect.getsource(item.function)))
-            except (AttributeError, OSError, TypeError):
-                return False
-
-        items.sort(key=lambda item: not calls_a_mutant(item))  # stable: file order
-
-
-def plant(name: str, out: Path):
-    """Plant mutant ``name`` in this process: the extra pytest arguments and plugin.
-
-    Writes the replaced names next to ``out``, so that the grader can tell a planted
-    mutant from one that never was.
-    """
-    import importlib
-
-    mutant = next(m for m in MUTANTS if m.name == name)
-    replaced = apply_mutant(mutant, importlib.import_module(TARGET_MODULE))
-    Path(f"{out}.planted").write_text(json.dumps(replaced))
-    # Only whether a test fails matters: stop at the first failure, and skip
-    # assertion rewriting, which costs more than the tests themselves.
-    return ["-x", "--assert=plain"], MutantRun(replaced)
-
-
-# ---------------------------------------------------------------------------------
 # The grader's side
 # ---------------------------------------------------------------------------------
 
 
-def _passed_cleanly(run, task_id: str) -> bool:
+def mutation_job(
+    args: List[str], scratch: Path, where: Path, limit: float, memory_mb: int, text: str
+):
+    """The job of one run: the same command and mounts for the base and every
+    mutant; only the text of ``operators.py`` (bound from a folder of a random
+    name) differs."""
+    from kindling.grade import session_job
+
+    folder = scratch / "sources" / secrets.token_hex(8)
+    folder.mkdir(parents=True)
+    (folder / "operators.py").write_text(text, encoding="utf-8")
+    bind = [(str(folder / "operators.py"), TARGET_FILE)]
+    return session_job(args, where, limit, memory_mb, binds=bind)
+
+
+def mutant_verdict(run, base: List[str], canaries: List[str]) -> str:
+    """``killed``, ``survived`` or ``tampered: why`` for one mutant's run."""
+    from kindling.grade import tampering
+
     session = run.session
-    if run.timed_out or session is None:
-        return False
-    counts = session["tasks"].get(task_id, {})
-    return (
-        session["exitstatus"] == 0
-        and counts.get("passed", 0) > 0
-        and counts.get("failed", 0) == 0
-        and counts.get("skipped", 0) == 0
-    )
+    if run.timed_out:
+        return "killed"
+    why = tampering(session, base, canaries, set(), stop_at_first_failure=True)
+    if why:
+        return f"tampered: {why}"
+    if session.problem or not session.finished or session.exitstatus in (3, 4):
+        return "killed"  # a crash: the tests noticed something
+    outcomes = [session.outcomes.get(nodeid) for nodeid in base]
+    if all(o is not None and o.outcome == "passed" for o in outcomes):
+        return "survived"
+    return "killed"
 
 
 def grade_by_mutation(
@@ -230,6 +216,9 @@ def grade_by_mutation(
     timeout: float,
     memory_mb: int,
     blocker: Callable[[], Optional[str]] = lambda: None,
+    sandbox=None,
+    canary: Tuple[str, List[str]] = ("", []),
+    context=None,
 ):
     """Grade ``task`` (0.2) in the overlay ``work``; returns a ``TaskGrade``.
 
@@ -237,13 +226,14 @@ def grade_by_mutation(
     else ``None`` (the student's own operators are the base). ``blocker()`` names an
     unfinished task the base depends on (student editions only); it is asked only
     once the tests pass. ``timeout`` bounds the whole grading of the task.
+    ``canary``: the file and node ids of the task's canary tests.
     """
     from kindling.grade import (
+        Feedback,
         TaskGrade,
-        grading_env,
         judge,
         read_registry,
-        session_job,
+        secret_lines,
     )
     from kindling.grade_runner import Runner
 
@@ -257,11 +247,22 @@ def grade_by_mutation(
             for relative in other.files:
                 if relative not in task.files and (source / relative).is_file():
                     shutil.copyfile(source / relative, tree / relative)
+    secrets_ = set(context.secrets) if context is not None else set()
+    secrets_ |= secret_lines(tree, [TARGET_FILE], set())
+    student = set(context.student) if context is not None else set(task.files)
+    terse = Feedback(tree, student, secrets_, terse=True)
+    operators = (tree / TARGET_FILE).read_text(encoding="utf-8")
+    canary_file, canaries = canary
     test_file = task.files[0]
-    args = ["-m", task.marker, test_file]
-    with Runner(tree, grading_env(tree), scratch / "runner.log") as runner:
-        base_run = runner.run(session_job(args, scratch / "base", timeout, memory_mb))
-        base = judge(task, base_run, 0, tree, timeout)
+    args = ["-x", "--kindling-grade-fast", "-m", task.marker, test_file]
+    args += [canary_file] if canary_file else []
+
+    def job(where: Path, limit: float, text: str):
+        return mutation_job(args, scratch, where, limit, memory_mb, text)
+
+    with Runner(tree, sandbox, scratch / "runner") as runner:
+        base_run = runner.run(job(scratch / "base", timeout, operators))
+        base = judge(task, base_run, None, terse, timeout, canaries, set(), False, True)
         if base.status != "done":
             base.points = 0.0
             if base.status == "no tests":
@@ -276,6 +277,9 @@ def grade_by_mutation(
                     "failed:\n" + base.message
                 )
             return base
+        base_ids = [
+            n for n, o in base_run.session.outcomes.items() if n not in canaries
+        ]
         grade = TaskGrade.for_task(task)
         grade.passed, grade.total = base.passed, base.total
         unfinished = blocker()
@@ -290,14 +294,19 @@ def grade_by_mutation(
         for number, mutant in enumerate(MUTANTS):
             left = timeout - (time.monotonic() - start)
             limit = max(left / (len(MUTANTS) - number), 1.0)
-            where = scratch / mutant.name
-            job = session_job(args, where, limit, memory_mb, mutant=mutant.name)
-            run = runner.run(job)
-            if not Path(f"{job.out}.planted").is_file():  # never count our own bug
-                raise RuntimeError(
-                    f"mutant {mutant.name} was not planted:\n{run.output}"
+            text = mutate_source(operators, mutant)
+            run = runner.run(job(scratch / mutant.name, limit, text))
+            verdict = mutant_verdict(run, base_ids, canaries)
+            if verdict.startswith("tampered"):
+                grade.status = "tampered"
+                grade.message = (
+                    "the test process reported results that cannot be true "
+                    f"({verdict[len('tampered: '):]}); no points: the submission "
+                    "needs a look by hand"
                 )
-            if _passed_cleanly(run, task.id):
+                grade.seconds = time.monotonic() - start
+                return grade
+            if verdict == "survived":
                 survived.append(mutant)
             else:  # a failure, a crash or a hang: the tests noticed
                 killed.append(mutant.name)

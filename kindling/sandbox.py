@@ -1,0 +1,202 @@
+"""The sandbox every graded pytest session runs in: bubblewrap (``bwrap``).
+
+The grader runs code it must not trust. Each job (one task's tests, one mutant) runs
+in a fresh bubblewrap sandbox (Debian's ``bubblewrap`` package, the sandbox of
+Flatpak), never in a home-made one:
+
+- its own **user** (uid/gid 65534 inside a new user namespace, every capability
+  dropped, ``no_new_privs``), **PID** (the job cannot see or signal any other
+  process; when the job's main process ends, the kernel kills everything it started,
+  ``setsid`` included), **mount**, **network** (no network at all), IPC and UTS
+  namespaces, and a new terminal session;
+- a file system made of read-only binds only: the system's ``/usr`` (and the few
+  ``/etc`` files the dynamic linker and Python read), the Python installation and
+  the virtual environment the grader runs from, and the job's *tree* (the pristine
+  tests with the submission's student files over them) at :data:`TREE`; a private
+  ``/tmp`` that vanishes with the job. The instructor source, the grader's own
+  files, other submissions, caches and ``$HOME`` are simply not there;
+- a scrubbed environment (:func:`sandbox_env`): no token, no ``PYTHONPATH``;
+- ``--die-with-parent``: nothing outlives the grader.
+
+Which of these a machine allows is probed once (:func:`probe`): the strongest
+configuration that runs is used and described (:attr:`Sandbox.description`), and
+when ``bwrap`` is missing or no configuration runs, :func:`require` says why, and the
+grader refuses to grade unless told ``--unsafe-no-sandbox``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+TREE = "/kindling/tree"  # where the job's tree appears inside the sandbox
+SANDBOX_UID = 65534  # "nobody": not the grader's uid
+# The /etc files a Python process and the dynamic linker read; nothing else of /etc.
+ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/nsswitch.conf",
+    "/etc/alternatives",
+    "/etc/passwd",
+    "/etc/group",
+)
+# Variables a job may inherit from the grader (everything else is dropped).
+PASSED_ENV = ("LANG", "LC_ALL", "NUMBA_NUM_THREADS", "NUMBA_ENABLE_CUDASIM", "TZ")
+
+# The configurations tried, strongest first: (name, bwrap options).
+_NAMESPACES = ["--unshare-all", "--die-with-parent", "--new-session"]
+_USER = [
+    "--unshare-user",
+    "--uid",
+    str(SANDBOX_UID),
+    "--gid",
+    str(SANDBOX_UID),
+    "--cap-drop",
+    "ALL",
+]
+CONFIGURATIONS = (
+    ("user, pid, mount, network, ipc and uts namespaces", _NAMESPACES + _USER),
+    (
+        "pid, mount, network, ipc and uts namespaces (no user namespace: "
+        "the job keeps the grader's uid)",
+        _NAMESPACES + ["--cap-drop", "ALL"],
+    ),
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox can run here: bwrap is missing or the kernel refuses it."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A working bubblewrap configuration."""
+
+    bwrap: str
+    options: Sequence[str]
+    description: str
+    binds: Sequence[str] = field(default_factory=tuple)  # read-only system paths
+
+    def command(
+        self,
+        argv: Sequence[str],
+        tree: Path,
+        env: Dict[str, str],
+        extra_binds: Sequence[tuple] = (),
+        keep_fds: Sequence[int] = (),
+    ) -> List[str]:
+        """The bwrap command that runs ``argv`` in ``TREE`` (``tree``, read-only).
+
+        ``extra_binds`` are ``(outside, inside)`` files bound read-only over paths
+        of the tree (a mutant's ``operators.py``). ``env`` is the whole environment
+        of the job. The descriptors ``keep_fds`` stay open (bwrap passes inherited
+        descriptors on).
+        """
+        command = [self.bwrap, *self.options, *self.binds]
+        command += ["--ro-bind", str(tree), TREE]
+        for outside, inside in extra_binds:
+            command += ["--ro-bind", str(outside), f"{TREE}/{inside}"]
+        command += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+        command += ["--chdir", TREE, "--clearenv"]
+        for key, value in sorted(env.items()):
+            command += ["--setenv", key, value]
+        del keep_fds  # documented above: nothing to do, bwrap keeps them open
+        return command + ["--", *argv]
+
+
+def _system_binds() -> List[str]:
+    """Read-only binds of the system and of the running Python, and nothing else."""
+    binds: List[str] = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/") / name
+        if path.is_symlink():
+            binds += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            binds += ["--ro-bind", str(path), str(path)]
+    for path in ETC_FILES:
+        binds += ["--ro-bind-try", path, path]
+    # The interpreter and its packages: the base installation and the environment.
+    seen: List[Path] = []
+    for prefix in (sys.base_prefix, sys.prefix, sys.exec_prefix):
+        resolved = Path(prefix).resolve()
+        if str(resolved).startswith("/usr/") or resolved == Path("/usr"):
+            continue
+        if any(resolved == s or s in resolved.parents for s in seen):
+            continue
+        seen.append(resolved)
+        binds += ["--ro-bind", str(resolved), str(resolved)]
+        if Path(prefix) != resolved:  # the path the interpreter knows itself by
+            binds += ["--ro-bind", str(resolved), str(prefix)]
+    return binds
+
+
+def sandbox_env(extra: Dict[str, str]) -> Dict[str, str]:
+    """The whole environment of a job: a few harmless variables and ``extra``."""
+    env = {key: os.environ[key] for key in PASSED_ENV if key in os.environ}
+    env.setdefault("LANG", "C.UTF-8")
+    env.update(
+        PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        HOME="/tmp",
+        TMPDIR="/tmp",
+        PYTHONHASHSEED="0",
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONUNBUFFERED="1",
+        NUMBA_CACHE_DIR="/tmp/numba-cache",
+        MPLBACKEND="Agg",
+        MPLCONFIGDIR="/tmp/matplotlib",
+    )
+    env.update(extra)
+    return env
+
+
+@functools.lru_cache(maxsize=None)
+def probe() -> Optional[Sandbox]:
+    """The strongest configuration that runs here, or None (see :func:`why_not`)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return None
+    binds = tuple(_system_binds())
+    for description, options in CONFIGURATIONS:
+        sandbox = Sandbox(bwrap, tuple(options), description, binds)
+        check = [sys.executable, "-S", "-c", "import os; print(os.getuid())"]
+        command = sandbox.command(check, Path("/usr"), sandbox_env({}))
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return sandbox
+    return None
+
+
+def why_not() -> str:
+    """Why :func:`probe` found no sandbox, in words."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return (
+            "bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: "
+            "apt-get install bubblewrap)"
+        )
+    check = [bwrap, *CONFIGURATIONS[-1][1], "--ro-bind", "/", "/", "true"]
+    try:
+        done = subprocess.run(check, capture_output=True, text=True, timeout=60)
+        reason = done.stderr.strip() or f"exit status {done.returncode}"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        reason = repr(error)
+    return f"bwrap cannot create namespaces here: {reason}"
+
+
+def require() -> Sandbox:
+    """The sandbox, or :class:`SandboxUnavailable` saying why there is none."""
+    sandbox = probe()
+    if sandbox is None:
+        raise SandboxUnavailable(why_not())
+    return sandbox
