@@ -70,6 +70,7 @@ def test_the_plain_workflow_publishes_the_summary_and_the_results(edition):
     (job,) = workflow["jobs"].values()
     runs = [step.get("run", "") for step in job["steps"]]
     grading = next(r for r in runs if r.startswith("kindling grade"))
+    assert "--unsafe-no-sandbox" in grading
     assert "--json kindling-grade.json" in grading
     assert "--markdown kindling-grade.md" in grading
     assert any("$GITHUB_STEP_SUMMARY" in r and "kindling-grade.md" in r for r in runs)
@@ -104,3 +105,14 @@ def test_the_instructor_ci_lints_tests_and_verifies_an_edition():
     assert "black --check" in text and "flake8" in text
     assert "kindling release" in text
     assert "--expect todo" in text and "--expect done" in text
+
+
+def test_both_workflows_say_their_scores_are_self_reported(edition):
+    # The student owns the repository, the workflow and the runner: these scores
+    # are progress, and the workflow says so; grades come from `kindling grade`
+    # on the instructor's machine.
+    for relative in (CLASSROOM_WORKFLOW, GRADE_WORKFLOW):
+        text = (edition / relative).read_text()
+        header = text.split("\nname:")[0]
+        assert "Self-reported progress" in header and "--batch" in header
+        assert "were used" not in text
