@@ -202,8 +202,10 @@ class Tensor:
                 f"Tensor(...) takes a TensorData; use tensor({data!r}) to make a "
                 f"tensor from numbers"
             )
-        self._tensor = data
         self.backend: TensorBackend = SimpleBackend if backend is None else backend
+        if self.backend.cuda and not hasattr(data._storage, "copy_to_host"):
+            data = tf._in_memory_of(self.backend, data)  # CudaBackend: in GPU memory
+        self._tensor = data
         self.history = history
         self.requires_grad: bool = bool(requires_grad) or history is not None
         self.grad: Optional[Tensor] = None
@@ -276,8 +278,13 @@ class Tensor:
     def to_numpy(self) -> np.ndarray:
         """A NumPy copy of the numbers, with this tensor's shape."""
         data = self._tensor
+        storage = data._storage
+        if hasattr(storage, "copy_to_host"):
+            # In GPU memory (CudaBackend): copy back only the span this view reaches.
+            last = sum((n - 1) * s for n, s in zip(data.shape, data.strides))
+            storage = storage[: last + 1].copy_to_host() if data.size else np.zeros(0)
         view = np.lib.stride_tricks.as_strided(
-            data._storage,
+            storage,
             shape=data.shape,
             strides=tuple(8 * step for step in data.strides),
             writeable=False,
@@ -346,7 +353,9 @@ class Tensor:
         count = 1
         for n in shape:
             count *= n
-        return Tensor(TensorData(np.full(count, float(value)), shape), self.backend)
+        return Tensor(
+            TensorData.contiguous(np.full(count, float(value)), shape), self.backend
+        )
 
     def new_zeros(self, shape: UserShape) -> "Tensor":
         """A new tensor of zeros on this tensor's backend."""
@@ -354,7 +363,7 @@ class Tensor:
         count = 1
         for n in shape:
             count *= n
-        return Tensor(TensorData(np.zeros(count), shape), self.backend)
+        return Tensor(TensorData.contiguous(np.zeros(count), shape), self.backend)
 
     def new_ones(self, shape: UserShape) -> "Tensor":
         """A new tensor of ones on this tensor's backend."""
@@ -365,7 +374,9 @@ class Tensor:
         return tensor(data, backend=self.backend)
 
     def to(self, backend: TensorBackend) -> "Tensor":
-        """This tensor on another backend (differentiable; shares the numbers)."""
+        """This tensor on another backend (differentiable). The numbers are shared
+        between backends that compute in the same memory, and copied to or from
+        the GPU when one of the two is ``CudaBackend``."""
         if backend is self.backend:
             return self
         return tf.ToBackend.apply(self, backend)

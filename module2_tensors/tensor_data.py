@@ -21,7 +21,7 @@ of the :class:`TensorData` methods that call them.
 from __future__ import annotations
 
 import random
-from typing import Iterator, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -216,6 +216,13 @@ def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
     return tuple(out)
 
 
+#: shape -> (shape, strides, shape array, strides array, size) of a contiguous
+#: tensor: the layout of a shape seen before, shared by :meth:`TensorData.contiguous`.
+_LAYOUTS: Dict[Tuple[int, ...], Tuple[Any, ...]] = {}
+#: Shapes remembered at most (a training run uses a few dozen).
+_MAX_LAYOUTS = 4096
+
+
 class TensorData:
     """The numbers of a tensor: a flat float64 ``storage`` viewed through a ``shape``
     and ``strides``.
@@ -245,6 +252,8 @@ class TensorData:
     ) -> None:
         if type(storage) is np.ndarray and storage.dtype == np.float64:
             data = storage
+        elif hasattr(storage, "copy_to_host") and storage.dtype == np.float64:
+            data = storage  # GPU memory (CudaBackend, Module 3): kept, never copied
         else:
             data = np.asarray(storage, dtype=np.float64)
         if data.ndim != 1:
@@ -279,6 +288,35 @@ class TensorData:
         self.strides: Tuple[int, ...] = strides
         self.size: int = size
         self.dims: int = len(shape)
+
+    @classmethod
+    def contiguous(cls, storage: Storage, shape: Tuple[int, ...]) -> "TensorData":
+        """A contiguous (row-major) ``TensorData`` of ``shape`` over ``storage``.
+
+        For library code that has just made ``storage`` itself: a flat float64
+        NumPy array of exactly ``prod(shape)`` entries (``np.zeros(count)``). Every
+        operation makes such an output, so this path skips what the constructor
+        checks: the first tensor of a shape goes through ``__init__``, and its
+        layout (strides and the int64 arrays the kernels read, never written) is
+        then shared by every later tensor of that shape.
+        """
+        layout = _LAYOUTS.get(shape)
+        if layout is None:
+            data = cls(storage, shape)
+            if len(_LAYOUTS) < _MAX_LAYOUTS:
+                _LAYOUTS[data.shape] = (
+                    data.shape,
+                    data.strides,
+                    data._shape,
+                    data._strides,
+                    data.size,
+                )
+            return data
+        data = cls.__new__(cls)
+        data._storage = storage
+        data.shape, data.strides, data._shape, data._strides, data.size = layout
+        data.dims = len(data.shape)
+        return data
 
     def __repr__(self) -> str:
         return f"TensorData(shape={self.shape}, strides={self.strides})"

@@ -788,12 +788,27 @@ class ToBackend(Function):
     @staticmethod
     def forward(ctx: Context, a: "Tensor", backend: "TensorBackend") -> "Tensor":
         ctx.save_for_backward(a.backend)
-        return type(a)(a._tensor, backend)
+        return type(a)(_in_memory_of(backend, a._tensor), backend)
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (backend,) = ctx.saved_values
-        return type(grad)(grad._tensor, backend)
+        return type(grad)(_in_memory_of(backend, grad._tensor), backend)
+
+
+def _in_memory_of(backend: "TensorBackend", data: TensorData) -> TensorData:
+    """``data`` in the memory ``backend`` computes in: GPU memory for a backend whose
+    ops move storage there (``CudaOps.to_device``), host memory for the others.
+    Unchanged (shared) when it is there already. (Given.)"""
+    storage = data._storage
+    to_device = getattr(backend.ops, "to_device", None)
+    if to_device is not None:
+        moved = to_device(storage)
+    elif hasattr(storage, "copy_to_host"):
+        moved = storage.copy_to_host()
+    else:
+        return data
+    return data if moved is storage else TensorData(moved, data.shape, data.strides)
 
 
 # ---------------------------------------------------------------------------

@@ -28,7 +28,13 @@ import numba
 import numba.core.config
 import numpy as np
 
-from module2_tensors.tensor_data import Shape, Storage, Strides, shape_broadcast
+from module2_tensors.tensor_data import (
+    Shape,
+    Storage,
+    Strides,
+    TensorData,
+    shape_broadcast,
+)
 from module2_tensors.tensor_ops import (
     MapFn,
     ReduceFn,
@@ -80,6 +86,7 @@ __all__ = [
     "mm_practice",
     "tensor_matrix_multiply",
     "compiled",
+    "device_storage",
     "KernelSpec",
     "kernel_specs",
     "CudaOps",
@@ -742,6 +749,13 @@ def kernel_specs() -> List[KernelSpec]:
             THREADS_PER_BLOCK,
         ),
         KernelSpec(
+            "fill (given)",
+            "3.3",
+            lambda: _fill,
+            (f64, numba.float64, count),
+            THREADS_PER_BLOCK,
+        ),
+        KernelSpec(
             "sum_practice",
             "3.3",
             lambda: compiled(sum_practice_kernel),
@@ -765,11 +779,54 @@ def kernel_specs() -> List[KernelSpec]:
     ]
 
 
+# ---------------------------------------------------------------------------
+# Given: tensors that live on the GPU
+#
+# A tensor on CudaBackend keeps its storage in GPU memory: every result of CudaOps
+# is a device array, and the kernels read device arrays as they are (``launch``),
+# with shapes and strides as cached device constants. A tensor made on the host
+# (``tensor(data, backend=CudaBackend)``, ``zeros``) is copied to the GPU by each
+# operation that reads it, until ``.to(CudaBackend)`` moves it once. The copies back
+# are ``to_numpy()``, ``item()``, printing and ``.to()`` another backend.
+# ---------------------------------------------------------------------------
+
+
+@cuda.jit
+def _fill(out, value, size):  # type: ignore
+    i = cuda.grid(1)
+    if i < size:
+        out[i] = value
+
+
+def device_storage(size: int, fill: Optional[float] = None) -> Any:
+    """A new flat float64 device array of ``size`` entries (filled with ``fill`` by
+    a kernel, with no host copy; left uninitialised when ``fill`` is None, for
+    results that a kernel overwrites entirely)."""
+    storage = cuda.device_array(size, dtype=np.float64)
+    if fill is not None and size:
+        _fill[blocks_for(size, THREADS_PER_BLOCK), THREADS_PER_BLOCK](
+            storage, fill, size
+        )
+    return storage
+
+
+def _result(like: Any, shape: Shape, fill: Optional[float] = None) -> Any:
+    """A new contiguous tensor of ``shape`` on ``like``'s backend, in GPU memory."""
+    return type(like)(
+        TensorData(device_storage(_size(shape), fill), tuple(shape)), like.backend
+    )
+
+
 class CudaOps(TensorOps):
     """The CUDA backend's ops: Module 2's interface, kernels on the GPU (or in
-    Numba's CUDA simulator)."""
+    Numba's CUDA simulator), results in GPU memory."""
 
     cuda = True
+
+    @staticmethod
+    def to_device(storage: Any) -> Any:
+        """``storage`` in GPU memory (``Tensor.to(CudaBackend)`` moves with it)."""
+        return storage if on_device(storage) else cuda.to_device(storage)
 
     @staticmethod
     def map(fn: Callable[[float], float]) -> MapFn:
@@ -777,7 +834,7 @@ class CudaOps(TensorOps):
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
             if out is None:
-                out = a.new_zeros(a.shape)
+                out = _result(a, a.shape)
             compiled(tensor_map, fn)(*out.tuple(), *a.tuple())
             return out
 
@@ -789,7 +846,7 @@ class CudaOps(TensorOps):
 
         def apply(a: Any, b: Any) -> Any:
             shape = a.shape if a.shape == b.shape else shape_broadcast(a.shape, b.shape)
-            out = a.new_zeros(shape)
+            out = _result(a, shape)
             compiled(tensor_zip, fn)(*out.tuple(), *a.tuple(), *b.tuple())
             return out
 
@@ -802,7 +859,7 @@ class CudaOps(TensorOps):
         def apply(a: Any, dim: int) -> Any:
             shape = list(a.shape)
             shape[dim] = 1
-            out = a.new_full(tuple(shape), start)
+            out = _result(a, tuple(shape), start)
             compiled(tensor_reduce, fn)(*out.tuple(), *a.tuple(), dim)
             return out
 
@@ -811,7 +868,7 @@ class CudaOps(TensorOps):
     @staticmethod
     def matrix_multiply(a: Any, b: Any) -> Any:
         """See ``TensorOps.matrix_multiply``."""
-        out = a.new_zeros(matmul_shape(a.shape, b.shape))
+        out = _result(a, matmul_shape(a.shape, b.shape))
         compiled(tensor_matrix_multiply)(*out.tuple(), *a.tuple(), *b.tuple())
         return out
 

@@ -463,7 +463,10 @@ class EmbeddingFun(Function):
         table = weight.contiguous()
         dim = weight.shape[1]
         out = np.empty(rows.size * dim)
-        _gather_rows(out, table._tensor._storage, rows, dim)
+        storage = table._tensor._storage
+        if hasattr(storage, "copy_to_host"):  # CudaBackend: gather on the host
+            storage = table.to_numpy().reshape(-1)
+        _gather_rows(out, storage, rows, dim)
         ctx.save_for_backward(weight.shape, rows, skip)
         return weight.new_tensor(out.reshape(*shape, dim))
 
@@ -472,6 +475,8 @@ class EmbeddingFun(Function):
         shape, rows, skip = ctx.saved_values
         out = np.zeros(shape[0] * shape[1])
         g = grad.contiguous()._tensor._storage
+        if hasattr(g, "copy_to_host"):  # CudaBackend: scatter on the host
+            g = grad.contiguous().to_numpy().reshape(-1)
         _scatter_add_rows(out, g, rows, shape[1], skip)
         return grad.new_tensor(out.reshape(shape))
 
