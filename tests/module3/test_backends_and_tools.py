@@ -80,7 +80,17 @@ def test_bench_writes_tables_json_and_plot(tmp_path, monkeypatch):
     assert "matmul: `a @ b`" in table and "| n | simple | numpy | torch |" in table
     assert "PyTorch not installed" in table and "Command: `kindling bench" in table
     rows = json.loads((out / "bench.json").read_text())["rows"]
-    assert {r["op"] for r in rows} == {"map", "zip", "reduce", "matmul"}
+    assert {r["op"] for r in rows} == {
+        "map",
+        "zip",
+        "reduce",
+        "matmul",
+        "overhead",
+        "overhead_grad",
+    }
+    assert "per-operation overhead: `a + b`" in table
+    overhead = [r for r in rows if r["op"] == "overhead"]
+    assert {r["impl"] for r in overhead} == {"simple", "numpy", "torch"}
     assert all(r["seconds"] > 0 for r in rows if r["impl"] in ("simple", "numpy"))
     assert (out / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -93,8 +103,23 @@ def test_bench_ratios_state_the_targets():
         bench.Row("train", 50, "torch", 0.004),
     ]
     text = "\n".join(bench.ratios(rows))
-    assert "512^3 runs at 50% of NumPy's throughput" in text
+    assert "512^3 runs at 50% of NumPy's throughput (target: at least 80%" in text
     assert "3.0x PyTorch's 4.0 ms" in text
+
+
+def test_bench_states_overhead_and_startup_beside_pytorch():
+    rows = [
+        bench.Row("overhead", 4, "fast", 3e-6),
+        bench.Row("overhead", 4, "torch", 1.5e-6),
+        bench.Row("overhead_grad", 4, "fast", 5e-6),
+        bench.Row("startup", 50, "fast (2nd run)", 1.7),
+    ]
+    text = "\n".join(bench.ratios(rows))
+    assert (
+        "One FastOps operation (a + b) on tiny tensors: 3.0 µs (PyTorch 1.5 µs)" in text
+    )
+    assert "(a * w (recording autograd)) on tiny tensors: 5.0 µs (PyTorch not" in text
+    assert "first epoch done 1.7 s after process start" in text
 
 
 def test_bench_rejects_unknown_backends():
