@@ -9,7 +9,14 @@ modules re-export everything here, so ``import module4_networks as kt`` reaches 
 from module0_fundamentals import catalog, datasets, operators
 from module0_fundamentals.datasets import DATASETS, Graph
 from module0_fundamentals.manual_classifier import ManualClassifier, hand_tuned_weights
-from module0_fundamentals.module import Module, ModuleList, Parameter, Sequential
+from module0_fundamentals.module import (
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    ParameterList,
+    Sequential,
+)
 
 __all__ = [
     "catalog",
@@ -20,7 +27,9 @@ __all__ = [
     "ManualClassifier",
     "hand_tuned_weights",
     "Module",
+    "ModuleDict",
     "ModuleList",
     "Parameter",
+    "ParameterList",
     "Sequential",
 ]

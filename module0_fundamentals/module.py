@@ -32,8 +32,9 @@ The registration plumbing (``__setattr__``, ``__getattr__``, ``add_module``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, Optional
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NamedTuple, Optional
 
 
 class Parameter:
@@ -89,6 +90,8 @@ class Module:
         # object.__setattr__ skips our own __setattr__, which needs these dicts.
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
 
     # -- registration (given) ----------------------------------------------------
@@ -101,6 +104,10 @@ class Module:
                 f"assigning attribute {name!r}"
             )
         modules, parameters = registries["_modules"], registries["_parameters"]
+        buffers = registries.get("_buffers", {})
+        if name in buffers and not isinstance(value, (Parameter, Module)):
+            buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
+            return
         if isinstance(value, Parameter):
             if value.name is None:
                 value.name = name
@@ -134,6 +141,8 @@ class Module:
             return registries["_parameters"][name]
         if name in registries.get("_modules", {}):
             return registries["_modules"][name]
+        if name in registries.get("_buffers", {}):
+            return registries["_buffers"][name]
         raise AttributeError(
             f"{type(self).__name__!r} object has no attribute {name!r}"
         )
@@ -143,6 +152,8 @@ class Module:
             del self._parameters[name]
         elif name in self._modules:
             del self._modules[name]
+        elif name in self.__dict__.get("_buffers", {}):
+            del self._buffers[name]
         else:
             object.__delattr__(self, name)
 
@@ -251,6 +262,120 @@ class Module:
         return self.train(False)
         # END SOLUTION
 
+    # -- buffers, state dicts and tree-wide helpers (given) ------------------------
+
+    def register_buffer(self, name: str, value: Any, persistent: bool = True) -> None:
+        """Register ``value`` as the buffer ``name``: state that is not trained (a
+        running mean), read as ``self.name``, and saved in :meth:`state_dict`
+        unless ``persistent=False``."""
+        if isinstance(value, (Parameter, Module)):
+            raise TypeError(f"buffer {name!r} must be a value, not a {value!r}")
+        self.__dict__.pop(name, None)
+        self._buffers[name] = value
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
+
+    def named_buffers(self) -> list[tuple[str, Any]]:
+        """Every buffer of the tree with its dotted name (as named_parameters)."""
+        found = []
+        for module_name, module in self.named_modules():
+            for attribute, value in module.__dict__.get("_buffers", {}).items():
+                name = f"{module_name}.{attribute}" if module_name else attribute
+                found.append((name, value))
+        return found
+
+    def buffers(self) -> list[Any]:
+        """Every buffer of the tree."""
+        return [value for _, value in self.named_buffers()]
+
+    def state_dict(self) -> OrderedDict[str, Any]:
+        """``{dotted name: value}`` of every parameter and persistent buffer, like
+        PyTorch's: tensors are detached but share their numbers with the model
+        (save a copy, e.g. with ``kt.save``-style code, to keep them)."""
+        state: OrderedDict[str, Any] = OrderedDict()
+        for module_name, module in self.named_modules():
+            prefix = f"{module_name}." if module_name else ""
+            for attribute, parameter in module._parameters.items():
+                state[prefix + attribute] = _detached(parameter.value)
+            skip = module.__dict__.get("_non_persistent", set())
+            for attribute, value in module.__dict__.get("_buffers", {}).items():
+                if attribute not in skip:
+                    state[prefix + attribute] = _detached(value)
+        return state
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True
+    ) -> "IncompatibleKeys":
+        """Copy the values of ``state_dict`` into this tree's parameters and
+        buffers, in place (an optimizer holding them sees the new numbers).
+
+        Returns ``(missing_keys, unexpected_keys)``.
+
+        Raises:
+            RuntimeError: with ``strict`` (the default), a key missing or
+                unexpected; always, a shape that differs (naming the key and both
+                shapes).
+        """
+        targets: dict[str, tuple[Module, str, bool]] = {}
+        for module_name, module in self.named_modules():
+            prefix = f"{module_name}." if module_name else ""
+            for attribute in module._parameters:
+                targets[prefix + attribute] = (module, attribute, True)
+            skip = module.__dict__.get("_non_persistent", set())
+            for attribute in module.__dict__.get("_buffers", {}):
+                if attribute not in skip:
+                    targets[prefix + attribute] = (module, attribute, False)
+        missing = [key for key in targets if key not in state_dict]
+        unexpected = [key for key in state_dict if key not in targets]
+        if strict and (missing or unexpected):
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}: "
+                f"missing keys {missing}, unexpected keys {unexpected}"
+            )
+        for key, (module, attribute, is_parameter) in targets.items():
+            if key not in state_dict:
+                continue
+            new = state_dict[key]
+            if is_parameter:
+                parameter = module._parameters[attribute]
+                parameter.value = _copied_into(key, parameter.value, new)
+            else:
+                buffers = module._buffers
+                buffers[attribute] = _copied_into(key, buffers[attribute], new)
+        return IncompatibleKeys(missing, unexpected)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradient of every parameter of the tree (``.grad = None``;
+        ``set_to_none=False`` fills it with zeros instead)."""
+        for parameter in self.parameters():
+            value = parameter.value
+            if hasattr(value, "grad"):
+                grad = value.grad
+                if set_to_none or grad is None:
+                    value.grad = None
+                else:
+                    value.grad = grad * 0.0
+            elif hasattr(value, "derivative"):
+                value.derivative = None
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn`` on every submodule (children first) and then on this one,
+        as PyTorch does (``model.apply(init_weights)``); returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Switch gradient tracking of every parameter on or off (freeze a part
+        of a model with ``requires_grad_(False)``); returns self."""
+        for parameter in self.parameters():
+            if hasattr(parameter.value, "requires_grad_"):
+                parameter.value.requires_grad_(requires_grad)
+        return self
+
     # -- calling and printing (given) --------------------------------------------
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -284,6 +409,32 @@ class Module:
             return f"{name}({extra})"
         body = "\n  ".join(lines)
         return f"{name}(\n  {body}\n)"
+
+
+class IncompatibleKeys(NamedTuple):
+    """What :meth:`Module.load_state_dict` returns, as in PyTorch."""
+
+    missing_keys: list
+    unexpected_keys: list
+
+
+def _detached(value: Any) -> Any:
+    return value.detach() if hasattr(value, "detach") else value
+
+
+def _copied_into(key: str, current: Any, new: Any) -> Any:
+    """``new``'s numbers written into ``current`` in place when it is a tensor
+    (through ``detach()``, which shares the storage), else ``new`` itself."""
+    if hasattr(current, "copy_") and hasattr(current, "detach"):
+        shape = tuple(getattr(new, "shape", ()))
+        if shape != tuple(current.shape):
+            raise RuntimeError(
+                f"size mismatch for {key}: copying a param with shape {shape} from "
+                f"checkpoint, the shape in current model is {tuple(current.shape)}"
+            )
+        current.detach().copy_(new)
+        return current
+    return new
 
 
 def _child_at(container: Module, index: int) -> Module:
@@ -373,3 +524,70 @@ class ModuleList(Module):
         if isinstance(index, slice):
             return ModuleList(list(self._modules.values())[index])
         return _child_at(self, index)
+
+
+class ModuleDict(Module):
+    """A dict of modules whose parameters the tree sees: ``ModuleDict({"enc":
+    a, "dec": b})``; ``md["enc"]``, ``md["x"] = m``, ``len``, ``in``,
+    ``keys()``, ``values()``, ``items()`` and iteration over the keys work as for a
+    dict (insertion order)."""
+
+    def __init__(self, modules: Optional[Mapping[str, Module]] = None) -> None:
+        super().__init__()
+        for name, module in (modules or {}).items():
+            self[name] = module
+
+    def __getitem__(self, name: str) -> Module:
+        return self._modules[name]
+
+    def __setitem__(self, name: str, module: Module) -> None:
+        self.add_module(name, module)
+
+    def __delitem__(self, name: str) -> None:
+        del self._modules[name]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._modules))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules
+
+    def keys(self) -> list[str]:
+        return list(self._modules)
+
+    def values(self) -> list[Module]:
+        return list(self._modules.values())
+
+    def items(self) -> list[tuple[str, Module]]:
+        return list(self._modules.items())
+
+
+class ParameterList(Module):
+    """A list of parameters the tree sees, named ``"0"``, ``"1"``, ...:
+    ``ParameterList([Parameter(a), Parameter(b)])`` (plain values are wrapped);
+    ``pl[i]``, ``len``, iteration and ``append`` work as for a list."""
+
+    def __init__(self, values: Iterable[Any] = ()) -> None:
+        super().__init__()
+        for value in values:
+            self.append(value)
+
+    def append(self, value: Any) -> ParameterList:
+        parameter = value if isinstance(value, Parameter) else Parameter(value)
+        setattr(self, str(len(self._parameters)), parameter)
+        return self
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(list(self._parameters.values()))
+
+    def __getitem__(self, index: int) -> Parameter:
+        values = list(self._parameters.values())
+        if not -len(values) <= index < len(values):
+            raise IndexError(f"index {index} is out of range for ParameterList")
+        return values[index]

@@ -6,7 +6,7 @@ Re-exports Module 1's public API (and through it Module 0's), so
 
 from module1_scalar_autodiff import *
 
-from . import shape_functions, tensor_functions, tensor_ops
+from . import autograd, shape_functions, tensor_functions, tensor_ops
 from .shape_functions import (
     broadcast_to,
     cat,
@@ -38,11 +38,14 @@ from .tensor import (
     Tensor,
     arange,
     full,
+    get_default_backend,
     manual_seed,
     ones,
     ones_like,
     rand,
     randn,
+    register_backend,
+    set_default_backend,
     tensor,
     zeros,
     zeros_like,

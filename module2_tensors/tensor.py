@@ -66,6 +66,9 @@ __all__ = [
     "zeros_like",
     "ones_like",
     "manual_seed",
+    "set_default_backend",
+    "get_default_backend",
+    "register_backend",
 ]
 
 TensorLike = Union[float, int, "Tensor"]
@@ -98,6 +101,51 @@ def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
             f"(expected a dim in [{-dims}, {dims - 1}])"
         )
     return int(dim) + dims if dim < 0 else int(dim)
+
+
+# ---------------------------------------------------------------------------
+# The default backend: one for factories and layers alike
+# ---------------------------------------------------------------------------
+
+_default_backend: Optional[TensorBackend] = None  # None: the fastest ready one
+_candidates: List[Tuple[TensorBackend, Callable[[], bool]]] = []
+_ready: dict = {}
+
+
+def register_backend(backend: TensorBackend, ready: Callable[[], bool]) -> None:
+    """Offer a faster backend as the default (Module 3 offers ``FastBackend``
+    when it is imported). ``ready()`` says whether its kernels are written (a
+    student edition may still have them stubbed); it is asked once."""
+    if all(b is not backend for b, _ in _candidates):
+        _candidates.append((backend, ready))
+
+
+def set_default_backend(backend: Optional[TensorBackend]) -> None:
+    """The backend of every tensor made without ``backend=`` (factories such as
+    :func:`tensor`, :func:`zeros`, :func:`rand`, and the layers of Module 4).
+    ``None`` goes back to the automatic choice: the fastest backend the edition
+    has (``FastBackend`` once Module 3 is imported and written), else
+    ``SimpleBackend``."""
+    global _default_backend
+    if backend is not None and not isinstance(backend, TensorBackend):
+        raise TypeError(f"expected a TensorBackend, got {type(backend).__name__}")
+    _default_backend = backend
+
+
+def get_default_backend() -> TensorBackend:
+    """The backend used where none is given (see :func:`set_default_backend`)."""
+    if _default_backend is not None:
+        return _default_backend
+    for backend, ready in reversed(_candidates):
+        key = id(backend)
+        if key not in _ready:
+            try:
+                _ready[key] = bool(ready())
+            except NotImplementedError:
+                _ready[key] = False
+        if _ready[key]:
+            return backend
+    return SimpleBackend
 
 
 class MaxResult(NamedTuple):
@@ -170,8 +218,8 @@ class Tensor:
 
     Args:
         data: the numbers.
-        backend: the backend whose kernels compute on this tensor (default
-            ``SimpleBackend``).
+        backend: the backend whose kernels compute on this tensor (default:
+            :func:`get_default_backend`).
         history: how it was computed (set by ``Function.apply``).
         requires_grad: for a tensor made by the user, whether ``backward`` gives it
             a ``.grad``.
@@ -202,7 +250,9 @@ class Tensor:
                 f"Tensor(...) takes a TensorData; use tensor({data!r}) to make a "
                 f"tensor from numbers"
             )
-        self.backend: TensorBackend = SimpleBackend if backend is None else backend
+        self.backend: TensorBackend = (
+            get_default_backend() if backend is None else backend
+        )
         if self.backend.cuda and not hasattr(data._storage, "copy_to_host"):
             data = tf._in_memory_of(self.backend, data)  # CudaBackend: in GPU memory
         self._tensor = data
@@ -422,10 +472,36 @@ class Tensor:
     def __pos__(self) -> "Tensor":
         return self
 
-    def __pow__(self, p: float) -> "Tensor":
-        if isinstance(p, Tensor) or not isinstance(p, numbers.Real):
+    def __pow__(self, p: TensorLike) -> "Tensor":
+        if isinstance(p, Tensor):
+            return tf.PowTensor.apply(self, p)
+        if not isinstance(p, numbers.Real):
             raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
         return tf.Pow.apply(self, float(p))
+
+    def __rpow__(self, b: TensorLike) -> "Tensor":
+        """``2 ** x``: a number raised to a tensor."""
+        return tf.PowTensor.apply(self._other(b), self)
+
+    def pow(self, p: TensorLike) -> "Tensor":
+        """``self ** p`` (``p`` a number or a tensor)."""
+        return self**p
+
+    def __floordiv__(self, b: TensorLike) -> "Tensor":
+        """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``)."""
+        return (self / b).floor()
+
+    def __rfloordiv__(self, b: TensorLike) -> "Tensor":
+        return (self._other(b) / self).floor()
+
+    def __mod__(self, b: TensorLike) -> "Tensor":
+        """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
+        ``%`` and ``torch.remainder``."""
+        b = self._other(b)
+        return self - (self / b).floor() * b
+
+    def __rmod__(self, b: TensorLike) -> "Tensor":
+        return self._other(b) % self
 
     def __matmul__(self, b: "Tensor") -> "Tensor":
         """Matrix product with PyTorch's rules: batched over leading dimensions
@@ -574,6 +650,70 @@ class Tensor:
         return self.relu() + (-self).relu()
 
     __abs__ = abs
+
+    def erf(self) -> "Tensor":
+        """The error function $\\mathrm{erf}(x)$."""
+        return tf.Erf.apply(self)
+
+    def log1p(self) -> "Tensor":
+        """$\\ln(1 + x)$, accurate for small $x$."""
+        return tf.Log1p.apply(self)
+
+    def expm1(self) -> "Tensor":
+        """$e^x - 1$, accurate for small $x$."""
+        return tf.Expm1.apply(self)
+
+    def rsqrt(self) -> "Tensor":
+        """$1 / \\sqrt{x}$."""
+        return 1.0 / self.sqrt()
+
+    def floor(self) -> "Tensor":
+        """$\\lfloor x \\rfloor$ (gradient 0)."""
+        return tf.Piecewise.apply(self, tf._floor)
+
+    def round(self) -> "Tensor":
+        """The nearest whole number, halves to even (gradient 0)."""
+        return tf.Piecewise.apply(self, tf._round)
+
+    def sign(self) -> "Tensor":
+        """$-1$, $0$ or $1$ (gradient 0)."""
+        return tf.Piecewise.apply(self, tf._sign)
+
+    def square(self) -> "Tensor":
+        """$x^2$."""
+        return self * self
+
+    def maximum(self, other: TensorLike) -> "Tensor":
+        """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie
+        splits the gradient in halves."""
+        return tf.Maximum.apply(self, self._other(other))
+
+    def minimum(self, other: TensorLike) -> "Tensor":
+        """$\\min(x, y) = -\\max(-x, -y)$ entry by entry (``torch.minimum``)."""
+        return -tf.Maximum.apply(-self, -self._other(other))
+
+    def clamp(
+        self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+    ) -> "Tensor":
+        """Entries limited to ``[min, max]`` (either may be left out), like
+        ``torch.clamp``: the gradient is 1 inside, 0 where clamped."""
+        if min is None and max is None:
+            raise ValueError("clamp needs min or max")
+        out = self
+        if min is not None:
+            low = self._other(min)
+            out = sf.where(out < low, low.detach(), out)
+        if max is not None:
+            high = self._other(max)
+            out = sf.where(out > high, high.detach(), out)
+        return out
+
+    clip = clamp
+
+    def masked_fill(self, mask: "Tensor", value: TensorLike) -> "Tensor":
+        """``value`` where ``mask`` is non-zero, this tensor elsewhere (``mask``
+        broadcasts); the gradient flows to the entries that were kept."""
+        return sf.where(mask, value, self)
 
     # ----------------------------------------------------------- reductions
     def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
@@ -1129,6 +1269,8 @@ class Tensor:
                     f"{seen} instead"
                 )
         grads = h.last_fn._backward(ctx, d_output, len(h.inputs))
+        if tf._anomaly_backward:
+            tf.check_backward(h.last_fn, ctx, d_output, grads)
         if not tf._retain_graph and any(
             isinstance(v, Tensor) for v in ctx.saved_values
         ):
@@ -1198,10 +1340,15 @@ class Tensor:
         previous = tf.is_grad_enabled()
         tf.set_grad_enabled(False)
         tf._retain_graph = bool(retain_graph)
+        # Anomaly mode checks each backward as a whole (naming the user's
+        # operation), not the tensor operations inside it.
+        anomaly = tf._anomaly
+        tf._anomaly, tf._anomaly_backward = False, anomaly
         try:
             backpropagate(self, grad)
         finally:
             tf._retain_graph = False
+            tf._anomaly, tf._anomaly_backward = anomaly, False
             tf.set_grad_enabled(previous)
 
     def zero_grad_(self) -> None:

@@ -18,7 +18,10 @@ tensor operators (``grad * b``) freely: they build no graph.
 
 from __future__ import annotations
 
+import math
+import os
 import random
+import sys
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Tuple
@@ -54,7 +57,13 @@ __all__ = [
     "Sin",
     "Cos",
     "Sqrt",
+    "Erf",
+    "Log1p",
+    "Expm1",
+    "Piecewise",
+    "unary_map",
     "Pow",
+    "PowTensor",
     "Sum",
     "Max",
     "MaxAlong",
@@ -211,10 +220,12 @@ class Function:
                 if backend is None:
                     backend = x.backend
                 elif x.backend is not backend:
+                    op, _ = user_call()
                     raise ValueError(
-                        f"{cls.__name__}: tensors on different backends "
-                        f"({backend.name} and {x.backend.name}); move them with "
-                        f".to(backend)"
+                        f"{op}: tensors on different backends ({backend.name} and "
+                        f"{x.backend.name}); move one with t.to(other.backend), "
+                        f"or make every tensor on one backend "
+                        f"(set_default_backend(...) sets the default)"
                     )
                 needs.append(x.requires_grad)
             else:
@@ -222,6 +233,8 @@ class Function:
         record = cls.differentiable and _grad_enabled and any(needs)
         ctx = Context(tuple(needs) if record else ())
         out = cls.forward(ctx, *args)
+        if _anomaly:
+            _check_forward(cls, ctx, args, out)
         if not record:
             return out
         # A fresh Tensor object shares the result's numbers but carries the history
@@ -233,6 +246,94 @@ class Function:
 
 
 _Tensor: Any = None  # the Tensor class, set on the first call of Function.apply
+
+
+# ---------------------------------------------------------------------------
+# Anomaly detection (``autograd.set_detect_anomaly``)
+# ---------------------------------------------------------------------------
+
+_anomaly = False
+_anomaly_backward = False  # set by Tensor.backward while it runs in anomaly mode
+
+# Operator methods, as the user wrote them.
+_OPERATORS = {
+    "__add__": "+",
+    "__radd__": "+",
+    "__iadd__": "+=",
+    "__sub__": "-",
+    "__rsub__": "-",
+    "__isub__": "-=",
+    "__mul__": "*",
+    "__rmul__": "*",
+    "__imul__": "*=",
+    "__truediv__": "/",
+    "__rtruediv__": "/",
+    "__itruediv__": "/=",
+    "__pow__": "**",
+    "__rpow__": "**",
+    "__matmul__": "@",
+    "__neg__": "-",
+    "__getitem__": "[]",
+}
+
+
+def _in_library(filename: str) -> bool:
+    folder = os.path.basename(os.path.dirname(os.path.abspath(filename)))
+    # The library's packages are module0_fundamentals ... module4_networks (the
+    # tests' folders, tests/module2, are the user's code).
+    return folder.startswith("module") and folder[6:7].isdigit() and folder[7:8] == "_"
+
+
+def user_call() -> Tuple[str, str]:
+    """``(operation, "file:line")``: the library function the user's code called
+    (``log``, ``/``, ``cross_entropy``) and where, found by walking the stack out
+    to the first frame outside the library's ``module*`` packages."""
+    frame = sys._getframe(1)
+    entry = None
+    while frame is not None and _in_library(frame.f_code.co_filename):
+        entry = frame
+        frame = frame.f_back
+    name = "?" if entry is None else entry.f_code.co_name
+    if name == "__call__" and entry is not None and "self" in entry.f_locals:
+        name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
+    name = _OPERATORS.get(name, name)
+    where = "?"
+    if frame is not None:
+        where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return name, where
+
+
+def _finite(t: Any) -> bool:
+    return bool(np.isfinite(t.to_numpy()).all())
+
+
+def _check_forward(cls: type, ctx: Context, args: Tuple[Any, ...], out: Any) -> None:
+    """Anomaly mode: remember where this function was called; raise if it made a
+    nan/inf from finite inputs."""
+    tensors = [x for x in args if isinstance(x, _Tensor)]
+    op, where = user_call()
+    ctx.anomaly_origin = (op, where, tuple(x.shape for x in tensors))
+    if not _finite(out) and all(_finite(x) for x in tensors):
+        shapes = ", ".join(str(x.shape) for x in tensors)
+        raise FloatingPointError(
+            f"anomaly: {op} produced nan/inf from finite inputs of shapes {shapes} "
+            f"(function {cls.__name__}), called at {where}"
+        )
+
+
+def check_backward(cls: type, ctx: Context, d_output: Any, grads: Tuple) -> None:
+    """Anomaly mode: raise if ``cls.backward`` returned nan/inf for a finite
+    incoming gradient, naming the operation and where the forward was called."""
+    if not _finite(d_output):
+        return
+    for k, g in enumerate(grads):
+        if isinstance(g, _Tensor) and not _finite(g):
+            op, where, shapes = getattr(ctx, "anomaly_origin", ("?", "?", ()))
+            raise FloatingPointError(
+                f"anomaly: the backward of {op} (function {cls.__name__}, inputs "
+                f"of shapes {', '.join(map(str, shapes))}) returned nan/inf in its "
+                f"gradient {k}; the {op} was called at {where}"
+            )
 
 
 def _new(like: "Tensor", data: TensorData) -> "Tensor":
@@ -488,6 +589,126 @@ class Cos(Function):
         return -(grad * a.backend.sin_map(a))
 
 
+# ---------------------------------------------------------------------------
+# More elementwise functions (given): each a map of a scalar function, compiled
+# once per backend on first use.
+# ---------------------------------------------------------------------------
+
+
+def _erf(x: float) -> float:
+    return math.erf(x)
+
+
+def _log1p(x: float) -> float:
+    if x < -1.0:
+        return math.nan
+    if x == -1.0:
+        return -math.inf
+    return math.log1p(x)
+
+
+def _expm1(x: float) -> float:
+    if x > 709.0:
+        return math.inf
+    return math.expm1(x)
+
+
+def _floor(x: float) -> float:
+    if x != x or x == math.inf or x == -math.inf:
+        return x
+    return float(math.floor(x))
+
+
+def _round(x: float) -> float:
+    # Round half to even, like torch.round.
+    if x != x or x == math.inf or x == -math.inf:
+        return x
+    low = math.floor(x)
+    rest = x - low
+    if rest > 0.5 or (rest == 0.5 and low % 2 == 1):
+        return float(low + 1.0)
+    return float(low)
+
+
+def _sign(x: float) -> float:
+    if x > 0.0:
+        return 1.0
+    if x < 0.0:
+        return -1.0
+    return x  # 0 and nan stay
+
+
+_maps: Dict[Tuple[int, Callable[[float], float]], Any] = {}
+
+
+def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
+    """``backend.ops.map(fn)``, compiled once per backend and function."""
+    key = (id(backend), fn)
+    kernel = _maps.get(key)
+    if kernel is None:
+        kernel = _maps[key] = backend.ops.map(fn)
+    return kernel
+
+
+class Erf(Function):
+    """$\\mathrm{erf}(a) = \\frac{2}{\\sqrt\\pi} \\int_0^a e^{-t^2} dt$;
+    $f'(a) = \\frac{2}{\\sqrt\\pi} e^{-a^2}$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a)
+        return unary_map(a.backend, _erf)(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (a,) = ctx.saved_values
+        return grad * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
+
+
+class Log1p(Function):
+    """$\\ln(1 + a)$, accurate for small $a$; $f'(a) = 1 / (1 + a)$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a)
+        return unary_map(a.backend, _log1p)(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (a,) = ctx.saved_values
+        return grad / (a + 1.0)
+
+
+class Expm1(Function):
+    """$e^a - 1$, accurate for small $a$; $f'(a) = e^a$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        out = unary_map(a.backend, _expm1)(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (out,) = ctx.saved_values
+        return grad * (out + 1.0)
+
+
+class Piecewise(Function):
+    """A step function of ``a`` (``floor``, ``round``, ``sign``): its gradient
+    is 0 almost everywhere, as in PyTorch. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", fn: Callable[[float], float]) -> "Tensor":
+        ctx.save_for_backward(a.shape)
+        return unary_map(a.backend, fn)(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (shape,) = ctx.saved_values
+        return grad.new_zeros(shape)
+
+
 class Sqrt(Function):
     """$f(a) = \\sqrt{a}$; $f'(a) = 1 / (2 \\sqrt{a})$. (Given.)"""
 
@@ -515,6 +736,27 @@ class Pow(Function):
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         a, p = ctx.saved_values
         return grad * p * a.backend.pow_zip(a, a.new_tensor(p - 1.0))
+
+
+class PowTensor(Function):
+    """$f(a, b) = a^b$ with a tensor exponent (broadcasting); $\\partial f /
+    \\partial a = b\\, a^{b-1}$, $\\partial f / \\partial b = a^b \\ln a$ (0 where
+    $a^b = 0$, as in PyTorch). (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        out = a.backend.pow_zip(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        a, b, out = ctx.saved_values
+        backend = grad.backend
+        grad_a = grad * b * backend.pow_zip(a, b - 1.0)
+        nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
+        grad_b = backend.select_zip(nonzero, grad * out * a.log())
+        return grad_a, grad_b
 
 
 class Sum(Function):

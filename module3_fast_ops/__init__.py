@@ -13,8 +13,26 @@ from typing import Any
 
 from module2_tensors import *
 
+from module2_tensors.tensor import register_backend
+
 from . import fast_ops
 from .fast_ops import FastBackend, FastOps
+
+
+def _fast_ops_written() -> bool:
+    """Whether Tasks 3.1 and 3.2 are done: their kernel builders then return a
+    kernel (compiled lazily) instead of raising ``NotImplementedError``."""
+    from module0_fundamentals import operators
+
+    fast_ops.tensor_map(operators.neg)
+    fast_ops.tensor_zip(operators.add)
+    fast_ops.tensor_reduce(operators.add)
+    fast_ops.tensor_matrix_multiply()
+    return True
+
+
+# The default backend of factories and layers is the fastest one written.
+register_backend(FastBackend, _fast_ops_written)
 
 _LAZY = ("CudaOps", "CudaBackend", "cuda_ops")
 

@@ -25,8 +25,10 @@ from . import (
     nn,
     nn_utils,
     optim,
+    attention,
     recurrent,
     training,
+    transformer,
 )
 from .functional import (
     argmax,

@@ -15,12 +15,14 @@ returns tensors, is differentiable, and has PyTorch's signature and semantics:
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.autodiff import Context
+from module2_tensors.shape_functions import where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.tensor_functions import Function
@@ -44,6 +46,11 @@ __all__ = [
     "relu",
     "sigmoid",
     "tanh",
+    "gelu",
+    "silu",
+    "leaky_relu",
+    "elu",
+    "softplus",
     "cross_entropy",
     "nll_loss",
     "mse_loss",
@@ -518,6 +525,45 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """$x\\, \\Phi(x) = \\tfrac{x}{2} (1 + \\mathrm{erf}(x / \\sqrt 2))$, like
+    ``torch.nn.functional.gelu``; ``approximate="tanh"``: $\\tfrac{x}{2} (1 +
+    \\tanh(\\sqrt{2/\\pi} (x + 0.044715 x^3)))$."""
+    if approximate == "none":
+        return input * 0.5 * ((input * (1.0 / math.sqrt(2.0))).erf() + 1.0)
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+        return input * 0.5 * (inner.tanh() + 1.0)
+    raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def silu(input: Tensor) -> Tensor:
+    """$x\\, \\sigma(x)$ (also called swish)."""
+    return input * input.sigmoid()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """$x$ for $x > 0$, else $\\alpha x$ (``negative_slope``)."""
+    return input.relu() - (-input).relu() * negative_slope
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """$x$ for $x > 0$, else $\\alpha (e^x - 1)$."""
+    negative = -((-input).relu())  # min(x, 0): the exponential never overflows
+    return input.relu() + negative.expm1() * alpha
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """$\\frac1\\beta \\ln(1 + e^{\\beta x})$, and $x$ itself where $\\beta x >$
+    ``threshold`` (PyTorch's rule), computed stably as $\\max(z, 0) + \\ln(1 +
+    e^{-|z|})$ for $z = \\beta x$."""
+    z = input * beta
+    # (z + |z|) / 2 is max(z, 0) with derivative 1/2 at 0, so the sum has
+    # sigma(0) = 1/2 there, as the exact derivative.
+    smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
+    return where(z > threshold, input, smooth)
+
+
 # The losses live in losses.py (Task 4.6), which uses log_softmax from here.
 from .losses import (  # noqa: E402
     binary_cross_entropy,
@@ -526,3 +572,14 @@ from .losses import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
+
+
+def __getattr__(name: str) -> object:
+    # Attention (Task 4.8) lives in attention.py, which builds on nn and on this
+    # module; PyTorch's name for it is functional's, so look it up on first use
+    # (importing it here would be circular).
+    if name == "scaled_dot_product_attention":
+        from .attention import scaled_dot_product_attention
+
+        return scaled_dot_product_attention
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

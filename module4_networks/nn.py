@@ -3,8 +3,10 @@
 A layer is a :class:`~module0_fundamentals.module.Module` that owns
 :class:`~module0_fundamentals.module.Parameter`s (read their tensors with
 ``.value``) and computes its ``forward`` with :mod:`module4_networks.functional`.
-Layers are built on a tensor backend (``backend=``, Numba's ``FastBackend`` by
-default); their inputs must live on the same backend.
+Layers are built on a tensor backend (``backend=``; by default the one factories
+use too, :func:`~module2_tensors.tensor.get_default_backend`: ``FastBackend`` once
+Module 3 is written, settable with ``set_default_backend``); their inputs must
+live on the same backend.
 
 Shapes follow PyTorch: ``Linear`` maps ``(..., in) -> (..., out)``; ``Conv1d`` maps
 ``(N, C_in, L) -> (N, C_out, L_out)``; ``Conv2d`` maps ``(N, C_in, H, W) -> (N,
@@ -18,9 +20,16 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
-from module0_fundamentals.module import Module, ModuleList, Parameter, Sequential
+from module0_fundamentals.module import (
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    ParameterList,
+    Sequential,
+)
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
-from module2_tensors.tensor import Tensor, ones, zeros
+from module2_tensors.tensor import Tensor, get_default_backend, ones, zeros
 from module2_tensors.tensor_ops import TensorBackend
 from module3_fast_ops.fast_ops import FastBackend
 
@@ -33,6 +42,8 @@ __all__ = [
     "Parameter",
     "Sequential",
     "ModuleList",
+    "ModuleDict",
+    "ParameterList",
     "Linear",
     "Conv1d",
     "Conv2d",
@@ -44,6 +55,11 @@ __all__ = [
     "ReLU",
     "Tanh",
     "Sigmoid",
+    "GELU",
+    "SiLU",
+    "LeakyReLU",
+    "ELU",
+    "Softplus",
     "Flatten",
     "Identity",
     "Softmax",
@@ -52,12 +68,14 @@ __all__ = [
     "AvgPool2d",
 ]
 
+# Deprecated: layers use get_default_backend() (settable with
+# set_default_backend); this name stays until every importer has moved.
 DEFAULT_BACKEND: TensorBackend = FastBackend
 
 
 def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
     """A zero tensor of ``shape`` wrapped as a Parameter (filled by ``init`` next)."""
-    return Parameter(zeros(shape, backend=backend or DEFAULT_BACKEND))
+    return Parameter(zeros(shape, backend=backend or get_default_backend()))
 
 
 def _uniform_fan_in(p: Parameter, fan_in: int) -> None:
@@ -278,16 +296,16 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        backend = backend or DEFAULT_BACKEND
+        backend = backend or get_default_backend()
         if affine:
             self.weight = Parameter(ones(num_features, backend=backend))
             self.bias = Parameter(zeros(num_features, backend=backend))
         else:
             self.weight = self.bias = None
-        # Buffers: state that is not trained by the optimizer.
-        self.running_mean = zeros(num_features, backend=backend)
-        self.running_var = ones(num_features, backend=backend)
-        self.num_batches_tracked = 0
+        # Buffers: state that is not trained by the optimizer, but saved.
+        self.register_buffer("running_mean", zeros(num_features, backend=backend))
+        self.register_buffer("running_var", ones(num_features, backend=backend))
+        self.register_buffer("num_batches_tracked", 0)
 
     def forward(self, x: Tensor) -> Tensor:
         if x.dims not in self.dims_allowed or x.shape[1] != self.num_features:
@@ -366,7 +384,7 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        backend = backend or DEFAULT_BACKEND
+        backend = backend or get_default_backend()
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, backend=backend))
             self.bias = Parameter(zeros(self.normalized_shape, backend=backend))
@@ -432,6 +450,57 @@ class Sigmoid(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return x.sigmoid()
+
+
+class GELU(Module):
+    """``F.gelu(x, approximate)``: $x\\, \\Phi(x)$."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, self.approximate)
+
+
+class SiLU(Module):
+    """``F.silu(x)``: $x\\, \\sigma(x)$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.silu(x)
+
+
+class LeakyReLU(Module):
+    """``F.leaky_relu(x, negative_slope)``."""
+
+    def __init__(self, negative_slope: float = 0.01) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+
+class ELU(Module):
+    """``F.elu(x, alpha)``."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+
+class Softplus(Module):
+    """``F.softplus(x, beta, threshold)``."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
 
 
 class Identity(Module):
@@ -501,4 +570,17 @@ class AvgPool2d(Module):
 from . import nn_utils as utils  # noqa: E402
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402
 
+from .attention import MultiheadAttention  # noqa: E402
+from .transformer import (  # noqa: E402
+    PositionalEncoding,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+
 __all__ += ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU", "utils"]
+__all__ += [
+    "MultiheadAttention",
+    "PositionalEncoding",
+    "TransformerEncoderLayer",
+    "TransformerEncoder",
+]

@@ -1,0 +1,97 @@
+"""PyTorch's Module conveniences (given code, no task marker): buffers, state
+dicts, ``zero_grad``, ``apply``, ``requires_grad_``, ``ModuleDict`` and
+``ParameterList``. They walk the tree with Task 0.4's ``named_modules``."""
+
+from __future__ import annotations
+
+import pytest
+
+from module0_fundamentals import (
+    Module,
+    ModuleDict,
+    Parameter,
+    ParameterList,
+    Sequential,
+)
+
+
+class Scaler(Module):
+    def __init__(self, w: float) -> None:
+        super().__init__()
+        self.weight = Parameter(w)
+        self.register_buffer("count", 0)
+        self.register_buffer("scratch", 1.5, persistent=False)
+
+    def forward(self, x: float) -> float:
+        self.count = self.count + 1  # stays a buffer
+        return self.weight.value * x
+
+
+def test_buffers_are_registered_and_saved():
+    net = Sequential(Scaler(2.0), Scaler(3.0))
+    assert net(1.0) == 6.0
+    assert net.named_buffers() == [
+        ("0.count", 1),
+        ("0.scratch", 1.5),
+        ("1.count", 1),
+        ("1.scratch", 1.5),
+    ]
+    state = net.state_dict()
+    assert list(state) == ["0.weight", "0.count", "1.weight", "1.count"]
+    assert state["1.weight"] == 3.0 and state["0.count"] == 1
+
+
+def test_load_state_dict_restores_values_and_checks_keys():
+    net = Sequential(Scaler(2.0), Scaler(3.0))
+    other = Sequential(Scaler(0.0), Scaler(0.0))
+    result = other.load_state_dict(net.state_dict())
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert other(1.0) == 6.0 and other[0].count == 1
+    with pytest.raises(RuntimeError, match=r"missing keys \['1.count'\]"):
+        other.load_state_dict({"0.weight": 1.0, "0.count": 0, "1.weight": 1.0})
+    partial = other.load_state_dict({"0.weight": 5.0, "x": 1}, strict=False)
+    assert partial.unexpected_keys == ["x"] and "1.weight" in partial.missing_keys
+    assert other[0].weight.value == 5.0
+
+
+def test_apply_visits_children_first_then_self():
+    net = Sequential(Scaler(1.0), Sequential(Scaler(2.0)))
+    seen = []
+    assert net.apply(lambda m: seen.append(type(m).__name__)) is net
+    assert seen == ["Scaler", "Scaler", "Sequential", "Sequential"]
+
+
+class _Value:
+    """A stand-in for a tensor: gradient and tracking switch."""
+
+    def __init__(self) -> None:
+        self.grad = 1.0
+        self.requires_grad = True
+
+    def requires_grad_(self, flag: bool = True) -> "_Value":
+        self.requires_grad = flag
+        return self
+
+
+def test_zero_grad_and_requires_grad_reach_every_parameter():
+    net = Sequential(Scaler(1.0), Scaler(2.0))
+    net[0].weight = Parameter(_Value())
+    net[1].weight = Parameter(_Value())
+    net.zero_grad()
+    assert all(p.value.grad is None for p in net.parameters())
+    assert net.requires_grad_(False) is net
+    assert not any(p.value.requires_grad for p in net.parameters())
+
+
+def test_module_dict_and_parameter_list():
+    heads = ModuleDict({"a": Scaler(2.0)})
+    heads["b"] = Scaler(5.0)
+    assert list(heads) == ["a", "b"] and len(heads) == 2 and "b" in heads
+    assert heads["b"](1.0) == 5.0
+    assert [name for name, _ in heads.named_parameters()] == ["a.weight", "b.weight"]
+    weights = ParameterList([1.0, Parameter(2.0)])
+    weights.append(3.0)
+    assert [p.value for p in weights] == [1.0, 2.0, 3.0] and weights[-1].value == 3.0
+    assert [name for name, _ in weights.named_parameters()] == ["0", "1", "2"]
+    with pytest.raises(IndexError):
+        weights[3]
