@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set
@@ -224,3 +225,22 @@ def merge_results(
     temporary.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     temporary.replace(path)  # a reader never sees half a file
     return payload
+
+
+def python_command(root: Path) -> str:
+    """How to name this Python in a command the student can paste: its path
+    relative to the checkout when it lives there (``.venv/bin/python``), else
+    ``python``."""
+    executable = Path(sys.executable)
+    for base in (Path(root), Path(root).resolve()):
+        try:
+            return executable.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return "python"
+
+
+def check_command(root: Path, marker: str) -> str:
+    """``.venv/bin/python -m pytest -m task0_1``: the command that checks a task,
+    with this checkout's Python, so that it works as written."""
+    return f"{python_command(root)} -m pytest -m {marker}"

@@ -30,14 +30,19 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from kindling.progress import classify, merge_results, next_task, read_progress
+from kindling.progress import (
+    classify,
+    merge_results,
+    next_task,
+    python_command,
+    read_progress,
+)
 from kindling.registry import load_registry
 
 __all__ = ["classify", "stub_task", "stub_location", "task_of_item", "TaskResult"]
@@ -280,20 +285,6 @@ class ProgressRecorder:
                 f"next: Task {upcoming.id} ({upcoming.title}): "
                 f"{python_command(self.root)} -m pytest -m {upcoming.marker}"
             )
-
-
-def python_command(root: Path) -> str:
-    """How to name this Python in a command the student can paste: its path
-    relative to the checkout when it lives there (``.venv/bin/python``), else
-    ``python``."""
-    executable = Path(sys.executable)
-    try:
-        return executable.relative_to(Path(root).resolve()).as_posix()
-    except ValueError:
-        try:
-            return executable.relative_to(Path(root)).as_posix()
-        except ValueError:
-            return "python"
 
 
 def format_table(results: List[TaskResult]) -> str:

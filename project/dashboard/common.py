@@ -36,12 +36,20 @@ STUB = re.compile(r"^Task (\d+\.\d+)\b")
 
 
 # ----------------------------------------------------------------- the registry
-@st.cache_resource(show_spinner=False)
 def registry() -> Any:
     """The task registry of this checkout (``kindling/tasks.toml``)."""
-    from kindling.registry import REGISTRY_PATH, parse_registry
+    from kindling.registry import REGISTRY_PATH
 
-    return parse_registry(REGISTRY_PATH.read_text(encoding="utf-8"))
+    return _registry_at(str(REGISTRY_PATH))
+
+
+# Keyed by the file, so that a process serving two checkouts (an edition beside the
+# instructor source) never shows one's tasks for the other.
+@st.cache_resource(show_spinner=False)
+def _registry_at(path: str) -> Any:
+    from kindling.registry import parse_registry
+
+    return parse_registry(Path(path).read_text(encoding="utf-8"), path)
 
 
 def task_info(task_id: str) -> Tuple[str, Tuple[str, ...]]:

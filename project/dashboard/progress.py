@@ -16,7 +16,8 @@ from typing import Dict
 
 import streamlit as st
 
-from project.dashboard.common import marker, registry
+from kindling.progress import check_command
+from project.dashboard.common import ROOT, marker, registry
 from project.dashboard.runner import (
     PROGRESS,
     earned,
@@ -115,7 +116,8 @@ else:
     st.markdown(
         f"{upcoming.description}.  \n"
         f"Files: {', '.join(f'`{f}`' for f in upcoming.files)} · status: {state}  \n"
-        f"Check it with `pytest -m {marker(upcoming.id)}`; the module's `README.md` "
+        f"Check it with `{check_command(ROOT, marker(upcoming.id))}`; the module's "
+        "`README.md` "
         "explains what to write."
     )
     if result and result.get("first_failure"):
@@ -141,7 +143,7 @@ for task in tasks:
             # task shows a full bar.
             "Share": points / task.points if task.points else 0.0,
             "Last run": result.get("time", "") if result else "",
-            "Check with": f"pytest -m {task.marker}",
+            "Check with": check_command(ROOT, task.marker),
             "Files": ", ".join(task.files),
         }
     )

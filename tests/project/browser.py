@@ -74,8 +74,14 @@ def free_port() -> int:
 class Dashboard:
     """``streamlit run project/app.py`` on a free localhost port."""
 
-    def __init__(self, root: Path = ROOT, log_path: Optional[Path] = None) -> None:
+    def __init__(
+        self,
+        root: Path = ROOT,
+        log_path: Optional[Path] = None,
+        python: Optional[str] = None,
+    ) -> None:
         self.root = root
+        self.python = python or sys.executable  # another environment's, if given
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path or Path(tempfile.mkstemp(suffix=".log")[1])
@@ -83,7 +89,7 @@ class Dashboard:
 
     def __enter__(self) -> "Dashboard":
         command = [
-            sys.executable,
+            self.python,
             "-m",
             "streamlit",
             "run",
@@ -132,6 +138,35 @@ class Dashboard:
                 self.process.kill()
                 self.process.wait()
         self._log.close()
+
+
+def install_like_the_readme(root: Path, checkout: Path, timeout: float = 900) -> str:
+    """Copy the files of the checkout ``root`` into ``checkout`` and set it up with
+    the README's dashboard command, less its final ``streamlit run``; return the
+    Python of the environment it made."""
+    import re
+
+    from kindling.release import source_files
+
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    command = next(
+        line
+        for line in re.findall(r"```bash\n(.*?)\n```", readme, re.S)
+        if "streamlit run" in line
+    )
+    steps = [s.strip() for s in command.split("&&") if "streamlit run" not in s]
+    for path in source_files(root):
+        target = checkout / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    subprocess.run(
+        ["bash", "-c", " && ".join(steps)],
+        cwd=checkout,
+        check=True,
+        capture_output=True,
+        timeout=timeout,
+    )
+    return str(checkout / ".venv" / "bin" / "python")
 
 
 class Chromium:
@@ -262,6 +297,62 @@ class Chromium:
             return False
         time.sleep(0.25)  # let the click reach the server before waiting
         return True
+
+    def mouse_click(self, selector: str, text: Optional[str] = None) -> bool:
+        """A real mouse click (press and release) in the middle of the first element
+        matching ``selector`` whose text contains ``text``: menus such as
+        Streamlit's select boxes open on mouse events, not on ``element.click()``."""
+        script = (
+            "(() => { const all = Array.from(document.querySelectorAll(%s));"
+            " const hit = all.find(e => %s === null || e.innerText.includes(%s));"
+            " if (!hit) return null; hit.scrollIntoView({block: 'center'});"
+            " const r = hit.getBoundingClientRect();"
+            " return JSON.stringify([r.x + r.width / 2, r.y + r.height / 2]); })()"
+            % (json.dumps(selector), json.dumps(text), json.dumps(text))
+        )
+        where = self.evaluate(script)
+        if not where:
+            return False
+        x, y = json.loads(where)
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent",
+                type=kind,
+                x=x,
+                y=y,
+                button="left",
+                clickCount=1,
+            )
+        time.sleep(0.25)
+        return True
+
+    def choose(self, box: str, option: str) -> bool:
+        """Pick ``option`` in the select box whose input matches ``box``, as a user
+        would: click it, type the option (the list filters as one types), Enter."""
+        if not self.mouse_click(box):
+            return False
+        self.call("Input.insertText", text=option)
+        time.sleep(0.5)
+        for kind in ("keyDown", "keyUp"):
+            self.call(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key="Enter",
+                code="Enter",
+                windowsVirtualKeyCode=13,
+                nativeVirtualKeyCode=13,
+            )
+        script = (
+            "(() => { const e = document.querySelector(%s);"
+            " const box = e && e.closest('[data-testid=\"stSelectbox\"]');"
+            " return box ? box.innerText + (e.value || '') : ''; })()" % json.dumps(box)
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the app reruns with the new value
+            if option in (self.evaluate(script) or ""):
+                return True
+            time.sleep(0.2)
+        return False
 
     def texts(self, selector: str) -> List[str]:
         script = "JSON.stringify(Array.from(document.querySelectorAll(%s))"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.project.browser import Dashboard, find_chromium, visit_all
+from tests.project.browser import Chromium, Dashboard, find_chromium, visit_all
 from tests.project.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -30,7 +30,11 @@ def test_every_page_renders_in_headless_chromium(tmp_path: Path) -> None:
     shots = Path(os.environ.get("KINDLING_SCREENSHOTS") or tmp_path / "screenshots")
     with Dashboard(ROOT, log_path=tmp_path / "streamlit.log") as app:
         states = visit_all(app.url, shots, browser)
+        with Chromium(browser) as chromium:  # the first page has its own address
+            progress = chromium.open(app.url + "/progress")
         log = app.log()
+    assert progress["headings"] == ["Progress"], progress["text"][:300]
+    assert "Page not found" not in progress["text"] and not progress["dialogs"]
     pages = {state["view"].split(" / ")[0] for state in states}
     assert len(pages) == 6, pages
     assert len(states) >= 15  # every section tab of every page
