@@ -15,7 +15,9 @@ smaller under the simulator (every simulated thread is a Python thread).
 
 The kernel factories keep Module 2's interface: ``tensor_map(fn)`` returns a function
 ``(out, out_shape, out_strides, in_storage, in_shape, in_strides) -> None`` that
-copies the arrays to the GPU, launches the kernel and copies ``out`` back.
+launches the kernel with :func:`launch`. Tensors on ``CudaBackend`` keep their storage
+in GPU memory (see "tensors that live on the GPU" below), so the storages usually are
+device arrays already; ``launch`` copies only what is still on the host.
 """
 
 from __future__ import annotations
