@@ -469,6 +469,33 @@ def time_training(
     return rows
 
 
+#: The larger training setting of the GPU target (issue 11), timed with a GPU only.
+LARGE = dict(dataset="split", pts=10_000, hidden=1024, batch=1024, lr=0.05)
+
+
+def time_large_training(
+    backends: Sequence[str], echo: Callable[[str], None], epochs: int = 3
+) -> List[Row]:
+    """Seconds per epoch of :data:`LARGE` on the GPU and on FastOps (median after a
+    first epoch that pays compilation); "not measured" rows without a GPU."""
+    from project.run_fast_tensor import train
+
+    rows = []
+    gpu = _cuda_status() == "gpu"
+    for name in [b for b in ("fast", "cuda") if b in backends]:
+        if not gpu:
+            rows.append(
+                Row("train_large", LARGE["pts"], name, None, "not measured: no GPU")
+            )
+        else:
+            history = train(backend=name, epochs=epochs + 1, **LARGE)
+            seconds = statistics.median(history.seconds[1:])
+            note = f"{epochs} epochs, accuracy {100 * history.accuracies[-1]:.0f}%"
+            rows.append(Row("train_large", LARGE["pts"], name, seconds, note))
+        echo(_format_row(rows[-1]))
+    return rows
+
+
 def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
     """The loop of ``project/run_fast_tensor.py`` in PyTorch (float64, CPU): same
     data, network, loss, batch order and plain SGD. Returns (median seconds per
@@ -531,7 +558,8 @@ def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
     lines = ["# Kindling benchmark", "", f"Command: `{command}`", ""]
     lines += ["| machine | |", "|---|---|"]
     lines += [f"| {key} | {value} |" for key, value in info.items()]
-    for op in list(SIZES) + ["overhead", "overhead_grad", "startup", "train"]:
+    ops = ["overhead", "overhead_grad", "startup", "train", "train_large"]
+    for op in list(SIZES) + ops:
         op_rows = [r for r in rows if r.op == op]
         if not op_rows:
             continue
@@ -548,6 +576,8 @@ def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
             "(2, 2) tensors, w requiring grad",
             "startup": "start-up: from process start to the end of the first "
             "epoch of the Task 3.5 setting on FastOps",
+            "train_large": "a larger setting on the GPU: seconds per epoch (split, "
+            "10,000 points, hidden 1024, batch 1024)",
         }[op]
         lines += ["", f"## {title}", ""]
         lines += ["| n | " + " | ".join(impls) + " |"]
@@ -609,6 +639,14 @@ def ratios(rows: List[Row]) -> List[str]:
                 f"- CUDA {op} at the Tensor level, n={n}: {100 * theirs / ours:.0f}% "
                 f"of PyTorch CUDA's throughput (target: at least 25% at 4096)."
             )
+    fast_large = get("train_large", LARGE["pts"], "fast")
+    cuda_large = get("train_large", LARGE["pts"], "cuda")
+    if fast_large and cuda_large:
+        out.append(
+            f"- Larger setting (hidden 1024, 10,000 points, batch 1024): the GPU is "
+            f"{fast_large / cuda_large:.1f}x faster per epoch than FastOps "
+            f"(target: at least 10x)."
+        )
     cuda_epoch = get("train", 50, "cuda")
     if cuda_epoch:
         out.append(
@@ -753,6 +791,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if "fast" in backends and not args.no_startup:
             rows += time_startup(echo)
         rows += time_training(args.quick, backends, echo)
+        if "cuda" in backends and not args.quick:
+            rows += time_large_training(backends, echo)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.md").write_text(markdown(rows, info, command.strip()))

@@ -39,8 +39,21 @@ def test_bench_states_the_gpu_targets():
         bench.Row("map", 4096, "cuda", 0.001),
         bench.Row("map", 4096, "torch-cuda", 0.0002),
         bench.Row("train", 50, "cuda", 0.025),
+        bench.Row("train_large", 10_000, "fast", 2.4),
+        bench.Row("train_large", 10_000, "cuda", 0.2),
     ]
     text = "\n".join(bench.ratios(rows))
     assert "CUDA matmul kernel at 4096^3: 10% of PyTorch CUDA's" in text
     assert "CUDA map at the Tensor level, n=4096: 20% of PyTorch CUDA's" in text
     assert "Task 3.5 training on CudaOps: 25.0 ms per epoch" in text
+    assert "the GPU is 12.0x faster per epoch than FastOps" in text
+
+
+def test_bench_large_setting_without_a_gpu_is_not_measured(monkeypatch):
+    monkeypatch.setattr(bench, "_cuda_status", lambda: "simulator")
+    rows = bench.time_large_training(["fast", "cuda"], lambda line: None)
+    assert [(r.impl, r.seconds, r.note) for r in rows] == [
+        ("fast", None, "not measured: no GPU"),
+        ("cuda", None, "not measured: no GPU"),
+    ]
+    assert "larger setting on the GPU" in bench.markdown(rows, {}, "kindling bench")
