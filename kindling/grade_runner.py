@@ -31,7 +31,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -274,7 +274,9 @@ class Runner:
             _kill_group(process.pid)
             process.wait()
 
-    def command(self, job: Job, fd: int) -> List[str]:
+    def command(self, job: Job, fd: int) -> Tuple[List[str], Optional[Dict[str, str]]]:
+        """The job's command line, and its environment when it is not in ``argv``
+        (bwrap sets the sandbox's own environment)."""
         pytest_args = [*job.args, f"--kindling-grade-fd={fd}"]
         argv = [sys.executable, "-s", "-m", "kindling.grade_runner", "--job"]
         argv.append(json.dumps(pytest_args))
@@ -387,6 +389,3 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-__all__ = ["Job", "Outcome", "Run", "Runner", "Session", "asdict", "parse_events"]

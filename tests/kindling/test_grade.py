@@ -429,3 +429,25 @@ def test_reference_solutions_get_full_marks_on_every_task_with_tests():
     assert not failed
     assert all(t.points == t.max_points for t in graded)
     assert re.fullmatch(r"[0-9.]+", str(report.score))
+
+
+@needs_sandbox
+def test_batch_grades_every_submission_into_one_csv(edition, tmp_path):
+    import csv
+
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    submission(edition, folder / "tmp-a", {OPERATORS: reference(OPERATORS)}).rename(
+        folder / "alice"
+    )
+    submission(edition, folder / "tmp-b", {}).rename(folder / "bob")
+    for leftover in ("tmp-a", "tmp-b"):
+        shutil.rmtree(folder / leftover)
+    table, everything = tmp_path / "grades.csv", tmp_path / "grades.json"
+    args = ["grade", f"--batch={folder}", f"--source={edition}", "--tasks=0.3"]
+    assert main(args + [f"--batch-csv={table}", f"--json={everything}"]) == 0
+    rows = {row["submission"]: row for row in csv.DictReader(table.open())}
+    assert float(rows["alice"]["score"]) == 5 and rows["alice"]["0.3 status"] == "done"
+    assert float(rows["bob"]["score"]) == 0 and rows["bob"]["0.3 status"] == "todo"
+    reports = json.loads(everything.read_text())
+    assert reports["alice"]["tasks"][0]["passed"] == 20
