@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from module0_fundamentals.module import Module, ModuleList
-from module2_tensors.shape_functions import no_grad
+from module2_tensors.shape_functions import no_grad, where
 from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor_ops import TensorBackend
 
@@ -272,8 +272,10 @@ class TransformerLM(Module):
     def forward(self, idx: Tensor) -> Tensor:
         length = idx.shape[-1]
         x = self.pos(self.embed(idx))
-        not_allowed = 1.0 - causal_mask(length, backend=x.backend)
-        return self.head(self.blocks(x, mask=not_allowed, is_causal=True))
+        # An additive mask (0 where allowed, -inf above the diagonal): one addition
+        # before the softmax, where a 0/1 mask costs several passes over the scores.
+        future = where(causal_mask(length, backend=x.backend), 0.0, -math.inf)
+        return self.head(self.blocks(x, mask=future, is_causal=True))
 
     def generate(
         self,
