@@ -636,10 +636,40 @@ def compiled(
     return _COMPILED[key]
 
 
+def _warm(factory: Callable[..., Any]) -> Callable[[Any], None]:
+    """A call of a kernel of ``factory`` on small arrays of the types every call
+    has (float64 storage, int64 shapes and strides): it compiles the kernel."""
+
+    def layout(*shape: int) -> tuple:
+        strides = [1] * len(shape)
+        for k in range(len(shape) - 2, -1, -1):
+            strides[k] = strides[k + 1] * shape[k + 1]
+        size = int(np.prod(shape))
+        return np.zeros(size), np.array(shape, np.int64), np.array(strides, np.int64)
+
+    def warm(kernel: Any) -> None:
+        if factory is tensor_map:
+            kernel(*layout(2, 3), *layout(2, 3))
+        elif factory is tensor_reduce:
+            kernel(*layout(2, 1), *layout(2, 3), 1)
+        elif factory is tensor_matrix_multiply:
+            kernel(*layout(2, 2), *layout(2, 3), *layout(3, 2))
+        else:
+            kernel(*layout(2, 3), *layout(2, 3), *layout(2, 3))
+
+    return warm
+
+
 def _expect(factory: Callable[..., Any], fn: Optional[Callable[..., float]]) -> None:
     """Count ``factory(fn)`` among the kernels this run may compile (for the
-    compile notice's "n of m"); nothing is built now."""
-    kernel_cache.expect(kernel_label(factory, fn), lambda: compiled(factory, fn))
+    compile notice's "n of m", and for the compile helper that compiles them in a
+    second process); nothing is built now."""
+    kernel_cache.expect(
+        kernel_label(factory, fn),
+        lambda: compiled(factory, fn),
+        _warm(factory),
+        __name__,
+    )
 
 
 class FastOps(TensorOps):

@@ -39,13 +39,15 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import importlib
 import os
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import types
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numba.core.caching import (
@@ -383,13 +385,74 @@ class KernelCache(FunctionCache):
         except Exception:  # noqa: BLE001 - a damaged index means "not cached"
             return False
 
+    # -------------------------------------------------- one compiler at a time
+    # Several processes may want the same kernel at once (pytest's workers, the
+    # compile helper below). A lock file per kernel lets one compile while the
+    # others wait and then load its result, instead of compiling it again.
+
+    def _lock_path(self) -> str:
+        return os.path.join(self._cache_path, self._impl.filename_base + ".lock")
+
+    def _try_lock(self) -> bool:
+        path = self._lock_path()
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return False
+        except OSError:
+            return True  # no locking possible here: just compile
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        self._locked = True
+        return True
+
+    def _lock_owner_alive(self) -> bool:
+        path = self._lock_path()
+        try:
+            with open(path) as f:
+                pid = int(f.read().strip() or 0)
+            if time.time() - os.path.getmtime(path) > LOCK_PATIENCE:
+                raise ValueError("stale")
+            if pid <= 0 or pid == os.getpid():
+                raise ValueError("not a live owner")
+            os.kill(pid, 0)
+            return True
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError):
+            # A lock left by a dead (or stuck) process: take it over.
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            return False
+
+    def release(self) -> None:
+        """Remove this process's lock file, if it holds one."""
+        if getattr(self, "_locked", False):
+            self._locked = False
+            try:
+                os.unlink(self._lock_path())
+            except OSError:
+                pass
+
+    def _load(self, sig: Any, target_context: Any) -> Any:
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception:  # noqa: BLE001 - a damaged file: compile afresh
+            return None
+
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         data = None
         if self._enabled:
-            try:
-                data = super().load_overload(sig, target_context)
-            except Exception:  # noqa: BLE001 - a damaged file: compile afresh
-                data = None
+            data = self._load(sig, target_context)
+            while data is None and not self._try_lock():
+                if helper_mode():
+                    raise KernelBusy(self.label)  # the helper skips it
+                # Another process compiles this kernel: wait, then load its work.
+                if self._lock_owner_alive():
+                    time.sleep(0.1)
+                data = self._load(sig, target_context)
         else:
             target_context.refresh()
         if data is None:
@@ -405,6 +468,21 @@ class KernelCache(FunctionCache):
                 super().save_overload(sig, data)
             except OSError:  # disk full, folder removed: the kernel still runs
                 pass
+        self.release()
+
+
+#: Seconds after which a kernel's lock file is taken for abandoned (a compile that
+#: failed in a process still running, say).
+LOCK_PATIENCE = 120.0
+
+
+class KernelBusy(RuntimeError):
+    """Raised in the compile helper for a kernel another process is compiling."""
+
+
+def helper_mode() -> bool:
+    """Whether this process is a compile helper (see :func:`warm_up`)."""
+    return os.environ.get("KINDLING_COMPILE_HELPER") == "1"
 
 
 def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
@@ -450,17 +528,105 @@ def persist(kernel: Any, label: str) -> Any:
         key = None
     if key is not None:
         _rename_closures(kernel, key[0])
-    kernel._cache = KernelCache(py_func, label, key, kernel.targetoptions)
-    progress.known(label, kernel._cache)
+    kernel._cache = cache = KernelCache(py_func, label, key, kernel.targetoptions)
+    compile_signature = kernel.compile
+
+    def compile(sig: Any) -> Any:
+        # A compilation that fails (a bug in the kernel) must not leave its lock
+        # file for other processes to wait on.
+        try:
+            return compile_signature(sig)
+        finally:
+            cache.release()
+
+    kernel.compile = compile
+    progress.known(label, cache)
     return kernel
 
 
-def expect(label: str, build: Callable[[], Any]) -> None:
-    """Announce a kernel that this run may compile later: ``build()`` returns it
-    (made with :func:`persist`). Only used to count, in the compile notice, how
-    many kernels may still compile; ``build`` is called at the first compilation,
-    and one that raises (a stub) is not counted."""
-    progress.expected.append((label, build))
+def expect(
+    label: str,
+    build: Callable[[], Any],
+    warm: Optional[Callable[[Any], None]] = None,
+    module: Optional[str] = None,
+) -> None:
+    """Announce a kernel that this run may compile later.
+
+    ``build()`` returns it (made with :func:`persist`); it is called only at the
+    first compilation of the run, to count, in the compile notice, how many
+    kernels may still compile (one that raises, a stub, is not counted).
+
+    ``warm(kernel)`` calls the kernel once on small typical arguments, and
+    ``module`` is the module whose import announces it: with both, the first
+    compilation of a run also starts a *compile helper*, a second process that
+    compiles the run's other pending kernels into the disk cache while this one
+    works (:func:`warm_up`).
+    """
+    progress.expected.append((label, build, warm, module))
+
+
+def warm_up(module: str, labels: Sequence[str]) -> int:
+    """Compile the kernels ``labels`` announced by ``module`` into the disk cache
+    (in that order), skipping those another process is compiling. Returns how
+    many this call compiled or found cached. The compile helper runs this."""
+    importlib.import_module(module)
+    done = 0
+    wanted = {label: (build, warm) for label, build, warm, _ in progress.expected}
+    for label in labels:
+        if label not in wanted or wanted[label][1] is None:
+            continue
+        build, warm = wanted[label]
+        try:
+            kernel = build()
+            warm(kernel)  # type: ignore[misc]
+            done += 1
+        except Exception:  # noqa: BLE001 - busy elsewhere, or a stub: next one
+            continue
+    return done
+
+
+def _start_helper(current: str) -> None:
+    """Start the compile helper for the kernels of this run that are neither
+    cached nor being compiled here (at most one helper per process)."""
+    if (
+        helper_mode()
+        or os.environ.get("KINDLING_COMPILE_HELPER") == "0"
+        or (os.cpu_count() or 1) < 2
+    ):
+        return
+    by_module: Dict[str, List[str]] = {}
+    for label, _, warm, module in progress.expected:
+        cache = progress.caches.get(label)
+        if (
+            warm is None
+            or module is None
+            or label == current
+            or cache is None
+            or not cache._enabled
+            or cache.is_cached()
+        ):
+            continue
+        by_module.setdefault(module, []).append(label)
+    env = dict(os.environ, KINDLING_COMPILE_HELPER="1", KINDLING_QUIET="1")
+    for module, labels in by_module.items():
+        try:
+            helper = subprocess.Popen(
+                [sys.executable, "-m", __name__, module, *labels],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            return
+        progress.helpers.append(helper)
+
+
+def _stop_helpers() -> None:
+    # The helper's work so far stays in the cache; the rest is not needed now.
+    for helper in progress.helpers:
+        if helper.poll() is None:
+            helper.terminate()
 
 
 # ---------------------------------------------------------------------------
@@ -481,7 +647,7 @@ class CompileProgress:
     interval = 5.0
 
     def __init__(self) -> None:
-        self.expected: List[Tuple[str, Callable[[], Any]]] = []
+        self.expected: List[Tuple[str, Callable[[], Any], Any, Optional[str]]] = []
         self.caches: Dict[str, KernelCache] = {}
         self.compiled: List[str] = []
         self.loaded_count = 0
@@ -491,6 +657,7 @@ class CompileProgress:
         self.seconds = 0.0
         self.current: Optional[Tuple[str, float]] = None
         self.stream: Any = None  # None: sys.stderr at the time of writing
+        self.helpers: List[Any] = []
         self.lock = threading.Lock()
 
     def known(self, label: str, cache: KernelCache) -> None:
@@ -516,7 +683,7 @@ class CompileProgress:
 
     def _count_pending(self) -> int:
         # Kernels known to this run that have no cached code yet.
-        for label, build in self.expected:
+        for label, build, _, _ in self.expected:
             if label not in self.caches:
                 try:
                     build()
@@ -528,11 +695,15 @@ class CompileProgress:
         with self.lock:
             now = time.perf_counter()
             self.current = (label, now)
+            first = self.pending is None
+            if first:
+                self.pending = self._count_pending()
+                _start_helper(label)
+                atexit.register(_stop_helpers)
             if self._quiet():
                 return
             if self.started_at is None:
                 self.started_at = now
-                self.pending = self._count_pending()
                 self._write(
                     "kindling: compiling kernels (first run only; later runs load "
                     "them from the cache) ...\n"
@@ -574,3 +745,10 @@ class CompileProgress:
 
 #: The process-wide compile notice.
 progress = CompileProgress()
+
+
+if __name__ == "__main__":  # the compile helper: python -m ... MODULE LABEL...
+    # Through the package, not this __main__ copy: the kernels register there.
+    importlib.import_module("module3_fast_ops.kernel_cache").warm_up(
+        sys.argv[1], sys.argv[2:]
+    )

@@ -283,3 +283,35 @@ def test_the_key_is_the_same_in_every_process(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         keys.add(done.stdout.strip())
     assert len(keys) == 1
+
+
+def test_a_lock_left_by_a_dead_process_does_not_block(
+    notice: io.StringIO, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path))
+    kernel = kernel_cache.persist(_tiny_kernel(5.0), "times5")
+    lock = Path(kernel._cache._lock_path())
+    lock.write_text(str(2**22 + 1))  # above Linux's largest pid: no such process
+    out = np.zeros(1)
+    kernel(out, np.ones(1))
+    assert out[0] == 5.0 and kernel._cache.is_cached() and not lock.exists()
+
+
+def test_warm_up_compiles_announced_kernels_into_the_cache(
+    notice: io.StringIO, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the compile helper does in its own process, here in this one."""
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path))
+    built: Dict[str, Any] = {}
+
+    def build() -> Any:
+        if "k" not in built:
+            built["k"] = kernel_cache.persist(_tiny_kernel(6.0), "times6")
+        return built["k"]
+
+    def warm(kernel: Any) -> None:
+        kernel(np.zeros(1), np.ones(1))
+
+    kernel_cache.expect("times6", build, warm, __name__)
+    assert kernel_cache.warm_up(__name__, ["times6", "unknown"]) == 1
+    assert built["k"]._cache.is_cached()
