@@ -114,3 +114,36 @@ def test_cuda_conv_kernels_fit_resources(sm):
     )
     for row in rows:
         assert kernels.problems(row) == [], row["name"]
+
+
+def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
+    """Conv, pooling, linear, cross-entropy and an SGD step on CudaBackend, with every
+    parameter in GPU memory, give FastBackend's loss and updated parameters. (One
+    step: each takes seconds in the simulator.)"""
+    from module3_fast_ops import FastBackend, no_grad, tensor
+    from module3_fast_ops.cuda_ops import on_device
+    from module4_networks import losses, nn, optim
+
+    def step(backend):
+        rng = np.random.default_rng(0)
+        conv = nn.Conv2d(1, 2, 3, padding=1, backend=backend)
+        fc = nn.Linear(8, 3, backend=backend)
+        params = [p.value for p in list(conv.parameters()) + list(fc.parameters())]
+        with no_grad():
+            for p in params:
+                p.copy_(tensor(rng.normal(size=p.shape), backend=backend))
+        sgd = optim.SGD(list(conv.parameters()) + list(fc.parameters()), lr=0.1)
+        x = tensor(rng.normal(size=(2, 1, 4, 4)), backend=backend)
+        y = tensor([0.0, 2.0], backend=backend)
+        h = F.max_pool2d(conv(x).relu(), 2)
+        loss = losses.cross_entropy(fc(h.view(2, 8)), y)
+        loss.backward()
+        sgd.step()
+        return loss.item(), params
+
+    loss, params = step(CudaBackend)
+    expected_loss, expected = step(FastBackend)
+    assert loss == pytest.approx(expected_loss, rel=1e-12)
+    for p, q in zip(params, expected):
+        assert on_device(p._tensor._storage)
+        np.testing.assert_allclose(p.to_numpy(), q.to_numpy(), rtol=1e-12)
