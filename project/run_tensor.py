@@ -281,7 +281,9 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
     def log(
         epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
     ) -> None:
-        bar.update(postfix=f"loss {loss:.4f}  accuracy {percent(accuracy)}")
+        bar.update(
+            postfix=f"loss {loss:.4f}  accuracy {percent(accuracy)}  {seconds:.3f} s"
+        )
 
     history = train(
         args.dataset,
