@@ -6,7 +6,7 @@ Re-exports Module 1's public API (and through it Module 0's), so
 
 from module1_scalar_autodiff import *
 
-from . import autograd, shape_functions, tensor_functions, tensor_ops
+from . import autograd, serialization, shape_functions, tensor_functions, tensor_ops
 from .shape_functions import (
     broadcast_to,
     cat,
@@ -16,6 +16,8 @@ from .shape_functions import (
     gather,
     index_select,
     narrow,
+    enable_grad,
+    inference_mode,
     no_grad,
     pad,
     repeat,
@@ -37,19 +39,42 @@ from .tensor import (
     Size,
     Tensor,
     arange,
+    eye,
+    from_numpy,
     full,
+    full_like,
     get_default_backend,
     manual_seed,
     ones,
     ones_like,
     rand,
+    rand_like,
+    randint,
     randn,
+    randn_like,
+    randperm,
+    linspace,
     register_backend,
     set_default_backend,
     tensor,
     zeros,
     zeros_like,
 )
+from .function_forms import (
+    abs,
+    clamp,
+    exp,
+    log,
+    matmul,
+    maximum,
+    mean,
+    minimum,
+    sigmoid,
+    sqrt,
+    sum,
+    tanh,
+)
+from .serialization import load, save
 from .tensor_data import (
     TensorData,
     broadcast_index,

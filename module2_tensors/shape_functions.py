@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "no_grad",
+    "enable_grad",
+    "inference_mode",
     "retain_grad",
     "index_view",
     "reshape",
@@ -129,6 +131,45 @@ class no_grad:
                 return fn(*args, **kwargs)
 
         return wrapped
+
+
+class enable_grad:
+    """Context manager (and decorator) that switches gradient recording *on*,
+    even inside ``no_grad()`` (``torch.enable_grad``). (Given.)"""
+
+    def __enter__(self) -> "enable_grad":
+        self._previous = is_grad_enabled()
+        set_grad_enabled(True)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        set_grad_enabled(self._previous)
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with enable_grad():
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+class inference_mode(no_grad):
+    """``torch.inference_mode``: here the same as :class:`no_grad` (PyTorch
+    also skips version counting; our counters cost nothing without autograd).
+    ``inference_mode(False)`` changes nothing. (Given.)"""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> "inference_mode":
+        self._previous = is_grad_enabled()
+        if self.mode:
+            set_grad_enabled(False)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        set_grad_enabled(self._previous)
 
 
 def retain_grad(t: "Tensor") -> "Tensor":

@@ -65,6 +65,14 @@ __all__ = [
     "arange",
     "zeros_like",
     "ones_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+    "eye",
+    "linspace",
+    "randint",
+    "randperm",
+    "from_numpy",
     "manual_seed",
     "set_default_backend",
     "get_default_backend",
@@ -345,6 +353,23 @@ class Tensor:
         array = self.to_numpy()
         return array if dtype is None else array.astype(dtype)
 
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # pickle, copy.deepcopy, kt.save: the numbers, the backend's name and
+        # the flag (serialization.py rebuilds the tensor).
+        from .serialization import rebuild_tensor
+
+        return rebuild_tensor, (self.to_numpy(), self.backend.name, self.requires_grad)
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy copy of the numbers (PyTorch's name; :meth:`to_numpy`). Call
+        it on a tensor that does not require grad, or on ``t.detach()``."""
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use "
+                "tensor.detach().numpy() instead."
+            )
+        return self.to_numpy()
+
     def tolist(self) -> Any:
         """Nested lists of floats (a float for a 0-d tensor)."""
         return self.to_numpy().tolist()
@@ -574,6 +599,43 @@ class Tensor:
         if not self.is_mask:
             return self
         return Tensor(self._tensor, self.backend)
+
+    def long(self) -> "Tensor":
+        """The entries rounded toward zero (PyTorch's integer conversion; the
+        numbers stay float64 here)."""
+        with sf.no_grad():
+            return (self.abs().floor() * self.sign()).float()
+
+    int = long
+
+    def double(self) -> "Tensor":
+        """The same numbers (every tensor is float64)."""
+        return self.float()
+
+    def clone(self) -> "Tensor":
+        """A copy with its own storage; differentiable (the gradient flows back
+        to this tensor)."""
+        return tf.Copy.apply(self)
+
+    def t(self) -> "Tensor":
+        """The transpose of a matrix (a 0-d or 1-D tensor is returned as is)."""
+        if self.dims > 2:
+            raise ValueError(
+                f"t() expects a tensor with <= 2 dimensions, got {self.dims}"
+            )
+        return self if self.dims < 2 else self.permute(1, 0)
+
+    def expand_as(self, other: "Tensor") -> "Tensor":
+        """``self.expand(*other.shape)``."""
+        return self.expand(*other.shape)
+
+    def view_as(self, other: "Tensor") -> "Tensor":
+        """``self.view(*other.shape)``."""
+        return self.view(*other.shape)
+
+    def reshape_as(self, other: "Tensor") -> "Tensor":
+        """``self.reshape(*other.shape)``."""
+        return self.reshape(*other.shape)
 
     def logical_not(self) -> "Tensor":
         """$1$ where zero, else $0$ (``~mask``)."""
@@ -1514,3 +1576,71 @@ def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
 def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     """Ones of ``t``'s shape, on ``t``'s backend."""
     return ones(t.shape, backend=t.backend, requires_grad=requires_grad)
+
+
+def full_like(t: Tensor, value: float, requires_grad: bool = False) -> Tensor:
+    """``value`` in ``t``'s shape, on ``t``'s backend."""
+    return full(t.shape, value, backend=t.backend, requires_grad=requires_grad)
+
+
+def rand_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    """Uniform $[0, 1)$ numbers in ``t``'s shape, on ``t``'s backend."""
+    return rand(t.shape, backend=t.backend, requires_grad=requires_grad)
+
+
+def randn_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    """Standard normal numbers in ``t``'s shape, on ``t``'s backend."""
+    return randn(t.shape, backend=t.backend, requires_grad=requires_grad)
+
+
+def eye(
+    n: int,
+    m: Optional[int] = None,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """The ``n`` by ``m`` (default ``n``) identity matrix."""
+    return _from_array(np.eye(n, n if m is None else m), backend, requires_grad)
+
+
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
+    return _from_array(np.linspace(start, end, steps), backend, requires_grad)
+
+
+def randint(
+    low: int,
+    high: Optional[int] = None,
+    size: UserShape = (),
+    backend: Optional[TensorBackend] = None,
+    seed: Optional[int] = None,
+    generator: Optional[np.random.Generator] = None,
+) -> Tensor:
+    """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
+    as floats."""
+    if high is None:
+        low, high = 0, low
+    values = _rng(seed, generator).integers(low, high, size=_make_shape((size,)))
+    return _from_array(values.astype(np.float64), backend, False)
+
+
+def randperm(
+    n: int,
+    backend: Optional[TensorBackend] = None,
+    seed: Optional[int] = None,
+    generator: Optional[np.random.Generator] = None,
+) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (as floats): an index for
+    shuffling, ``x[randperm(len(x))]``."""
+    return _from_array(_rng(seed, generator).permutation(n), backend, False)
+
+
+def from_numpy(array: np.ndarray, backend: Optional[TensorBackend] = None) -> Tensor:
+    """A tensor of ``array``'s numbers (copied: tensors hold float64 only)."""
+    return _from_array(np.asarray(array), backend, False)

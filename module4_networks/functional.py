@@ -54,6 +54,7 @@ __all__ = [
     "cross_entropy",
     "nll_loss",
     "mse_loss",
+    "l1_loss",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
@@ -569,6 +570,7 @@ from .losses import (  # noqa: E402
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cross_entropy,
+    l1_loss,
     mse_loss,
     nll_loss,
 )

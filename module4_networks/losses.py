@@ -25,6 +25,7 @@ __all__ = [
     "cross_entropy",
     "nll_loss",
     "mse_loss",
+    "l1_loss",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
@@ -248,6 +249,14 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     diff = input - target
     return _reduce(diff * diff, reduction)
     # END SOLUTION
+
+
+def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    r"""Mean absolute error: $\ell_i = |x_i - y_i|$ (same shapes, as
+    :func:`mse_loss`). (Given.)"""
+    _check_reduction("l1_loss", reduction)
+    target = _same_shape("l1_loss", input, target)
+    return _reduce((input - target).abs(), reduction)
 
 
 def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:

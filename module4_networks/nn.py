@@ -34,6 +34,7 @@ from module2_tensors.tensor_ops import TensorBackend
 from module3_fast_ops.fast_ops import FastBackend
 
 from . import functional as F
+from . import functional  # noqa: F401 (torch.nn.functional's path: nn.functional)
 from . import init
 from .fast_conv import IntPair, pair
 
@@ -56,6 +57,12 @@ __all__ = [
     "Tanh",
     "Sigmoid",
     "GELU",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "MSELoss",
+    "L1Loss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
     "SiLU",
     "LeakyReLU",
     "ELU",
@@ -501,6 +508,93 @@ class Softplus(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.softplus(x, self.beta, self.threshold)
+
+
+# ------------------------------------------------------------------- losses
+class _Loss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class CrossEntropyLoss(_Loss):
+    """``F.cross_entropy`` as a module: ``nn.CrossEntropyLoss()(logits, target)``."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class NLLLoss(_Loss):
+    """``F.nll_loss`` as a module."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
+
+
+class MSELoss(_Loss):
+    """``F.mse_loss`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """``F.l1_loss`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    """``F.binary_cross_entropy`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.binary_cross_entropy(input, target, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``F.binary_cross_entropy_with_logits`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.binary_cross_entropy_with_logits(
+            input, target, reduction=self.reduction
+        )
 
 
 class Identity(Module):

@@ -39,7 +39,7 @@ from module0_fundamentals.module import Parameter
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW", "Adagrad", "lr_scheduler"]
 
 
 def _as_tensor(p: Any) -> Tensor:
@@ -117,6 +117,61 @@ class Optimizer:
         """The new value of one parameter ``p`` with gradient ``g``; ``state`` is
         this parameter's own dict of buffers (empty at the first step)."""
         raise NotImplementedError
+
+    def _all_params(self) -> List[Tensor]:
+        return [p for group in self.param_groups for p in group["params"]]
+
+    def state_dict(self) -> Dict[str, Any]:
+        """PyTorch's layout: ``{"state": {index: buffers}, "param_groups": [...]}``
+        with parameters named by their position over all groups."""
+        index = {p.unique_id: k for k, p in enumerate(self._all_params())}
+        state = {
+            index[key]: {
+                name: value.detach() if isinstance(value, Tensor) else value
+                for name, value in buffers.items()
+            }
+            for key, buffers in self.state.items()
+            if key in index
+        }
+        groups, start = [], 0
+        for group in self.param_groups:
+            count = len(group["params"])
+            saved = {k: v for k, v in group.items() if k != "params"}
+            saved["params"] = list(range(start, start + count))
+            groups.append(saved)
+            start += count
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restore hyperparameters and buffers saved by :meth:`state_dict` (the
+        parameters themselves come from the model's ``load_state_dict``).
+
+        Raises:
+            ValueError: the groups or their sizes differ.
+        """
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups) or any(
+            len(saved["params"]) != len(group["params"])
+            for saved, group in zip(groups, self.param_groups)
+        ):
+            raise ValueError(
+                "loaded state dict has a different number of parameter groups or "
+                "parameters per group"
+            )
+        params = self._all_params()
+        for saved, group in zip(groups, self.param_groups):
+            group.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = {}
+        for k, buffers in state_dict["state"].items():
+            p = params[int(k)]
+            self.state[p.unique_id] = {
+                name: (
+                    p.new_tensor(value.to_numpy())
+                    if isinstance(value, Tensor)
+                    else value
+                )
+                for name, value in buffers.items()
+            }
 
 
 class SGD(Optimizer):
@@ -292,3 +347,44 @@ def _adam_step(
     v_hat = v / (1.0 - beta2**t)
     return p - group["lr"] * m_hat / (v_hat.sqrt() + group["eps"])
     # END SOLUTION
+
+
+class Adagrad(Optimizer):
+    r"""Adagrad, as ``torch.optim.Adagrad``: $s \leftarrow s + g^2$;
+    $p - \tilde\eta\, g / (\sqrt{s} + \epsilon)$ with the decayed rate
+    $\tilde\eta = \eta / (1 + (t - 1)\, \text{lr\_decay})$ (and $g \leftarrow
+    g + \lambda p$ first). (Given.)"""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        lr_decay: float = 0.0,
+        weight_decay: float = 0.0,
+        initial_accumulator_value: float = 0.0,
+        eps: float = 1e-10,
+    ) -> None:
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
+        super().__init__(params, defaults)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        if group["weight_decay"] != 0.0:
+            g = g + group["weight_decay"] * p
+        if "sum" not in state:
+            state["step"] = 0
+            state["sum"] = p.new_full(p.shape, group["initial_accumulator_value"])
+        state["step"] += 1
+        state["sum"] = state["sum"] + g * g
+        lr = group["lr"] / (1.0 + (state["step"] - 1) * group["lr_decay"])
+        return p - lr * g / (state["sum"].sqrt() + group["eps"])
+
+
+from . import lr_scheduler  # noqa: E402  (optim.lr_scheduler, as in PyTorch)
