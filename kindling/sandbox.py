@@ -84,6 +84,7 @@ class Sandbox:
     options: Sequence[str]
     description: str
     binds: Sequence[str] = field(default_factory=tuple)  # read-only system paths
+    devices: Sequence[str] = field(default_factory=tuple)  # GPU device nodes
 
     def command(
         self,
@@ -105,6 +106,7 @@ class Sandbox:
         for outside, inside in extra_binds:
             command += ["--ro-bind", str(outside), f"{TREE}/{inside}"]
         command += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+        command += list(self.devices)  # after --dev, which would hide them
         command += ["--chdir", TREE, "--clearenv"]
         for key, value in sorted(env.items()):
             command += ["--setenv", key, value]
@@ -138,6 +140,17 @@ def _system_binds() -> List[str]:
     return binds
 
 
+def _gpu_devices() -> List[str]:
+    """The NVIDIA device nodes, so that the CUDA tasks use a real GPU where one is
+    (without them, the tests fall back to Numba's CUDA simulator)."""
+    devices: List[str] = []
+    for node in sorted(Path("/dev").glob("nvidia*")):
+        devices += ["--dev-bind-try", str(node), str(node)]
+    if devices and Path("/proc/driver/nvidia").is_dir():
+        devices += ["--ro-bind-try", "/proc/driver/nvidia", "/proc/driver/nvidia"]
+    return devices
+
+
 def sandbox_env(extra: Dict[str, str]) -> Dict[str, str]:
     """The whole environment of a job: a few harmless variables and ``extra``."""
     env = {key: os.environ[key] for key in PASSED_ENV if key in os.environ}
@@ -163,9 +176,9 @@ def probe() -> Optional[Sandbox]:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return None
-    binds = tuple(_system_binds())
+    binds, devices = tuple(_system_binds()), tuple(_gpu_devices())
     for description, options in CONFIGURATIONS:
-        sandbox = Sandbox(bwrap, tuple(options), description, binds)
+        sandbox = Sandbox(bwrap, tuple(options), description, binds, devices)
         check = [sys.executable, "-S", "-c", "import os; print(os.getuid())"]
         command = sandbox.command(check, Path("/usr"), sandbox_env({}))
         try:
