@@ -348,7 +348,8 @@ class TransformerClassifier(Module):
         from .attention import padding_mask
 
         n, length = idx.shape
-        real = padding_mask(lengths, length, backend=idx.backend)  # (N, L), 1 = token
-        x = self.encoder(self.pos(self.embed(idx)), src_key_padding_mask=1.0 - real)
+        x = self.pos(self.embed(idx))
+        real = padding_mask(lengths, length, backend=x.backend)  # (N, L), 1 = token
+        x = self.encoder(x, src_key_padding_mask=1.0 - real)
         pooled = (x * real.view(n, length, 1)).sum(1) / real.sum(1, keepdim=True)
         return self.out(self.dropout(pooled))

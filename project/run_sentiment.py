@@ -1,8 +1,16 @@
-"""Train a 1-D convolutional network on movie-review sentiment, SST-2 (Task 4.5).
+"""Train a sentiment classifier on movie reviews, SST-2 (Tasks 4.5, 4.7, 4.8).
 
     python project/run_sentiment.py                   # downloads GLUE's SST-2
     python project/run_sentiment.py --data-dir DIR    # train.tsv, test.tsv (dev.tsv)
     python project/run_sentiment.py --embeddings glove.6B.50d.txt
+    python project/run_sentiment.py --model lstm      # or --model transformer
+
+Three models (``--model``): Kim's CNN (the default, Task 4.5), a bidirectional LSTM
+(Task 4.7) and a Transformer encoder (Task 4.8). The LSTM reads the sentence both
+ways; the mean of its outputs over the real words (not the padding) goes to a
+linear layer. The Transformer adds sinusoidal positions to the word vectors, runs
+pre-norm blocks whose attention ignores the padding, and classifies the mean over
+the real words (``transformer.TransformerClassifier``).
 
 The model is Kim's (2014) CNN for sentence classification::
 
@@ -46,11 +54,12 @@ if __package__ in (None, ""):  # run as a script: make the library importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from module2_tensors import cat  # noqa: E402, F401 (Task 4.5 concatenates)
-from module2_tensors import manual_seed, no_grad  # noqa: E402
+from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
 from module4_networks import data, nn, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
 from module4_networks.training import History  # noqa: E402
+from module4_networks.transformer import TransformerClassifier  # noqa: E402
 from project.script_tools import (  # noqa: E402
     Progress,
     make_parser,
@@ -123,15 +132,8 @@ class SentimentCNN(nn.Module):
     ) -> None:
         super().__init__()
         self.widths = tuple(widths)
-        if pretrained is not None:
-            self.embedding = nn.Embedding.from_pretrained(
-                pretrained, freeze=False, padding_idx=0, backend=backend
-            )
-            embedding_dim = pretrained.shape[1]
-        else:
-            self.embedding = nn.Embedding(
-                vocab_size, embedding_dim, padding_idx=0, backend=backend
-            )
+        self.embedding = _embedding(vocab_size, embedding_dim, pretrained, backend)
+        embedding_dim = self.embedding.embedding_dim
         # BEGIN SOLUTION 4.5: one Conv1d per width (an nn.ModuleList), dropout, fc
         self.convs = nn.ModuleList(
             [nn.Conv1d(embedding_dim, filters, k, backend=backend) for k in widths]
@@ -147,6 +149,81 @@ class SentimentCNN(nn.Module):
         pooled = [F.max(conv(x).relu(), dim=2).values for conv in self.convs]
         return self.fc(self.dropout(cat(pooled, dim=1)))
         # END SOLUTION
+
+
+class SentimentLSTM(nn.Module):
+    """Embedding, a bidirectional LSTM (batch first), the mean of its outputs over
+    the real words, dropout and a linear layer: ``(batch, length)`` ids ->
+    ``(batch, classes)`` logits."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embedding_dim: int = 48,
+        hidden: int = 48,
+        dropout: float = 0.5,
+        classes: int = 2,
+        pretrained: Optional[np.ndarray] = None,
+        backend: Any = FastBackend,
+    ) -> None:
+        super().__init__()
+        self.embedding = _embedding(vocab_size, embedding_dim, pretrained, backend)
+        width = self.embedding.embedding_dim
+        self.lstm = nn.LSTM(
+            width, hidden, batch_first=True, bidirectional=True, backend=backend
+        )
+        self.dropout = nn.Dropout(dropout)
+        self.fc = nn.Linear(2 * hidden, classes, backend=backend)
+
+    def forward(self, ids: np.ndarray) -> Any:
+        out, _ = self.lstm(self.dropout(self.embedding(ids)))  # (batch, length, 2h)
+        real = tensor((ids != 0).astype(np.float64), backend=out.backend)
+        n, length = ids.shape
+        pooled = (out * real.view(n, length, 1)).sum(1) / real.sum(1, keepdim=True)
+        return self.fc(self.dropout(pooled))
+
+
+class SentimentTransformer(nn.Module):
+    """``transformer.TransformerClassifier`` on ``(batch, length)`` ids (0 =
+    padding, ignored by attention and by the mean)."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embedding_dim: int = 48,
+        heads: int = 4,
+        layers: int = 2,
+        dropout: float = 0.1,
+        classes: int = 2,
+        backend: Any = FastBackend,
+    ) -> None:
+        super().__init__()
+        self.classifier = TransformerClassifier(
+            vocab_size,
+            classes,
+            d_model=embedding_dim,
+            nhead=heads,
+            num_layers=layers,
+            max_len=512,
+            dropout=dropout,
+            backend=backend,
+        )
+
+    def forward(self, ids: np.ndarray) -> Any:
+        return self.classifier(ids, (ids != 0).sum(axis=1))
+
+
+def _embedding(
+    vocab_size: int, dim: int, pretrained: Optional[np.ndarray], backend: Any
+) -> nn.Embedding:
+    if pretrained is not None:
+        return nn.Embedding.from_pretrained(
+            pretrained, freeze=False, padding_idx=0, backend=backend
+        )
+    return nn.Embedding(vocab_size, dim, padding_idx=0, backend=backend)
+
+
+MODELS = ("cnn", "lstm", "transformer")
 
 
 def train_step(
@@ -196,8 +273,11 @@ def train(
     backend: Any = FastBackend,
     log: Callable[[str], None] = print,
     show_progress: bool = True,
+    model_name: str = "cnn",
+    hidden: int = 48,
 ) -> History:
-    """Train the sentiment CNN; return its :class:`History`.
+    """Train a sentiment model (``model_name``: cnn, lstm or transformer); return its
+    :class:`History`.
 
     ``epochs=0`` trains nothing: the history holds one row, ``epoch`` 0, with the
     untrained network's loss and accuracy on the held-out splits.
@@ -222,9 +302,24 @@ def train(
 
     manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = SentimentCNN(
-        len(vocab), embedding_dim, filters, widths, dropout, 2, pretrained, backend
-    )
+    if model_name == "cnn":
+        model = SentimentCNN(
+            len(vocab), embedding_dim, filters, widths, dropout, 2, pretrained, backend
+        )
+    elif model_name == "lstm":
+        model = SentimentLSTM(
+            len(vocab), embedding_dim, hidden, dropout, 2, pretrained, backend
+        )
+    elif model_name == "transformer":
+        if pretrained is not None:
+            raise ValueError("--embeddings is for the cnn and lstm models")
+        model = SentimentTransformer(
+            len(vocab), embedding_dim, dropout=dropout, backend=backend
+        )
+    else:
+        raise ValueError(
+            f"model should be one of {', '.join(MODELS)}, not {model_name!r}"
+        )
     optimizer = optim.Adam(model.parameters(), lr=lr)
     min_length = max(widths)
     rows, labels = encoded["train"]
@@ -257,6 +352,9 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--cache-dir", help="download SST-2 here (default ~/.cache)")
     parser.add_argument("--embeddings", help="GloVe-style word vectors (text file)")
     parser.add_argument(
+        "--model", choices=MODELS, default="cnn", help="the network to train"
+    )
+    parser.add_argument(
         "--epochs",
         type=nonnegative_int,
         default=3,
@@ -273,7 +371,10 @@ def main(argv: Optional[list] = None) -> int:
         help="size of a word vector (without --embeddings)",
     )
     parser.add_argument(
-        "--filters", type=positive_int, default=32, help="filters per width"
+        "--filters", type=positive_int, default=32, help="filters per width (cnn)"
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=48, help="LSTM units per direction"
     )
     parser.add_argument(
         "--widths",
@@ -321,6 +422,8 @@ def main(argv: Optional[list] = None) -> int:
         args.embeddings,
         args.train_size,
         args.seed,
+        model_name=args.model,
+        hidden=args.hidden,
     )
     accuracy = percent(history.last("test_acc"))
     if args.epochs == 0:
@@ -328,7 +431,16 @@ def main(argv: Optional[list] = None) -> int:
         return 0
     names = ("train_loss", "dev_loss", "test_loss", "dev_acc", "test_acc")
     curves = {name: history.column(name) for name in names if history.column(name)}
-    saved = save_curves(curves, args.plot, "1-D CNN on SST-2") if args.plot else None
+    title = {
+        "cnn": "1-D CNN",
+        "lstm": "bidirectional LSTM",
+        "transformer": "Transformer",
+    }
+    saved = (
+        save_curves(curves, args.plot, f"{title[args.model]} on SST-2")
+        if args.plot
+        else None
+    )
     print(
         f"final test accuracy {history.last('test_acc'):.4f} ({accuracy} of the "
         f"held-out sentences) after {args.epochs} epochs in "
