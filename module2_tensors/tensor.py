@@ -600,6 +600,61 @@ class Tensor:
             return self
         return Tensor(self._tensor, self.backend)
 
+    # More of PyTorch's API: see shape_functions.py for the math and gradients.
+    def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        """$\\prod$ over ``dim``."""
+        return sf.prod(self, dim, keepdim)
+
+    def cumsum(self, dim: int) -> "Tensor":
+        """Running sums along ``dim``."""
+        return sf.cumsum(self, dim)
+
+    def logsumexp(self, dim: Any, keepdim: bool = False) -> "Tensor":
+        """$\\log \\sum e^x$ over ``dim``, stably."""
+        return sf.logsumexp(self, dim, keepdim)
+
+    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
+        """The ``p``-norm over ``dim``."""
+        return sf.norm(self, p, dim, keepdim)
+
+    def flip(self, dims: Union[int, Sequence[int]]) -> "Tensor":
+        """Reversed along ``dims``."""
+        return sf.flip(self, dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> "Tensor":
+        """Shifted along ``dims``, wrapping around."""
+        return sf.roll(self, shifts, dims)
+
+    def movedim(self, source: Any, destination: Any) -> "Tensor":
+        """Dimensions moved (a view)."""
+        return sf.movedim(self, source, destination)
+
+    def unbind(self, dim: int = 0) -> Tuple["Tensor", ...]:
+        """The slices along ``dim``."""
+        return sf.unbind(self, dim)
+
+    def tril(self, diagonal: int = 0) -> "Tensor":
+        """The lower triangle."""
+        return sf.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> "Tensor":
+        """The upper triangle."""
+        return sf.triu(self, diagonal)
+
+    def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
+        """``torch.Tensor.scatter_add`` (out of place)."""
+        return sf.scatter_add(self, dim, index, src)
+
+    def index_add(
+        self, dim: int, index: Any, source: "Tensor", alpha: float = 1.0
+    ) -> "Tensor":
+        """``torch.Tensor.index_add`` (out of place)."""
+        return sf.index_add(self, dim, index, source, alpha)
+
+    def nonzero(self, as_tuple: bool = False) -> Any:
+        """The indices of the non-zero entries."""
+        return sf.nonzero(self, as_tuple)
+
     def long(self) -> "Tensor":
         """The entries rounded toward zero (PyTorch's integer conversion; the
         numbers stay float64 here)."""
