@@ -451,3 +451,36 @@ def test_batch_grades_every_submission_into_one_csv(edition, tmp_path):
     assert float(rows["bob"]["score"]) == 0 and rows["bob"]["0.3 status"] == "todo"
     reports = json.loads(everything.read_text())
     assert reports["alice"]["tasks"][0]["passed"] == 20
+
+
+def test_the_grader_reads_any_forged_event_stream_without_raising():
+    from kindling.grade_runner import parse_events
+
+    honest = [
+        {"event": "start", "nodeid": "t.py::a"},
+        {"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed"},
+        {"event": "finish", "exitstatus": 0},
+    ]
+    session = parse_events(b"\n".join(json.dumps(e).encode() for e in honest))
+    assert session.problem is None and session.exitstatus == 0
+    assert session.outcomes["t.py::a"].outcome == "passed"
+    forged = [
+        b'{"returncode": 0, "timed_out": false}',
+        b"not json",
+        b"[1, 2]",
+        b'{"event": "report", "nodeid": 7, "outcome": "passed", "when": "call"}',
+        b'{"event": "report", "nodeid": "x", "outcome": "won", "when": "call"}',
+        b'{"event": "collected", "items": [[1, 2, 3]]}',
+        b'{"event": "finish", "exitstatus": "0"}',
+        b'{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed"}'
+        * 2,
+        b"\xff\xfe" * 10,
+    ]
+    for line in forged:
+        session = parse_events(line)
+        assert session.problem, line
+        assert session.exitstatus is None
+    twice = b'{"event": "report", "nodeid": "a", "when": "call", "outcome": "passed"}\n'
+    assert "two passing reports" in parse_events(twice * 2).problem
+    late = b'{"event": "finish", "exitstatus": 1}\n' + twice
+    assert "after the end" in parse_events(late).problem
