@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.autodiff import Context
-from module2_tensors.shape_functions import where
+from module2_tensors.shape_functions import cat, pad, where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.tensor_functions import Function
@@ -92,15 +92,30 @@ def _conv(
     weight: Tensor,
     bias: Optional[Tensor],
     stride: IntPair,
-    padding: IntPair,
+    padding: Union[IntPair, str],
+    dilation: IntPair = 1,
+    groups: int = 1,
 ) -> Tensor:
     _check_tensor(f"{name} input", input)
     _check_tensor(f"{name} weight", weight)
     if spatial == 1:
         strides = (_one_int(name, "stride", stride),)
+        dilations = (_one_int(name, "dilation", dilation),)
+    else:
+        strides, dilations = pair(stride, "stride"), pair(dilation, "dilation")
+    if any(d < 1 for d in dilations):
+        raise ValueError(f"{name}: dilation must be positive, got {dilation}")
+    if isinstance(padding, str):
+        x, paddings = _string_padding(name, input, weight, padding, strides, dilations)
+        return _conv(name, spatial, x, weight, bias, stride, 0, dilation, groups)
+    if spatial == 1:
         paddings = (_one_int(name, "padding", padding),)
     else:
-        strides, paddings = pair(stride, "stride"), pair(padding, "padding")
+        paddings = pair(padding, "padding")
+    if dilations != (1,) * spatial:
+        weight = _dilate(weight, dilations)
+    if groups != 1:
+        return _grouped(name, spatial, input, weight, bias, strides, paddings, groups)
     if bias is not None:
         _check_tensor(f"{name} bias", bias)
         if bias.shape != (weight.shape[0],):
@@ -120,12 +135,87 @@ def _conv(
     return out.squeeze(0) if unbatched else out
 
 
+def _string_padding(
+    name: str,
+    input: Tensor,
+    weight: Tensor,
+    padding: str,
+    strides: Tuple[int, ...],
+    dilations: Tuple[int, ...],
+) -> Tuple[Tensor, Tuple[int, ...]]:
+    """``padding="valid"`` (none) or ``"same"`` (output as large as the input,
+    stride 1; an odd total puts the extra zero on the right, as PyTorch)."""
+    spatial = len(strides)
+    if padding == "valid":
+        return input, (0,) * spatial
+    if padding != "same":
+        raise ValueError(
+            f"{name}: padding must be an int, a pair, 'valid' or 'same', got "
+            f"{padding!r}"
+        )
+    if any(s != 1 for s in strides):
+        raise ValueError(
+            f"{name}: padding='same' is not supported for strided convolutions"
+        )
+    amounts: list = []
+    for k, d in zip(reversed(weight.shape[2:]), reversed(dilations)):
+        total = d * (k - 1)
+        amounts += [total // 2, total - total // 2]  # last dim first, as F.pad
+    return pad(input, amounts), (0,) * spatial
+
+
+def _dilate(weight: Tensor, dilations: Tuple[int, ...]) -> Tensor:
+    """The kernel with ``d - 1`` zeros between its taps along each spatial dim
+    (a dilated convolution is a convolution with that kernel); differentiable."""
+    out = weight
+    for k, d in enumerate(dilations):
+        if d == 1:
+            continue
+        axis = 2 + k
+        moved = out.transpose(axis, -1)
+        size = moved.shape[-1]
+        spread = pad(moved.unsqueeze(-1), [0, d - 1])  # (..., size, d)
+        spread = spread.reshape(*moved.shape[:-1], size * d)
+        out = spread.narrow(-1, 0, (size - 1) * d + 1).transpose(axis, -1)
+    return out.contiguous()
+
+
+def _grouped(
+    name: str,
+    spatial: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    strides: Tuple[int, ...],
+    paddings: Tuple[int, ...],
+    groups: int,
+) -> Tensor:
+    """``groups`` independent convolutions, each of ``C_in / groups`` input
+    channels to ``C_out / groups`` outputs, concatenated along the channels."""
+    channel = 1 if input.dims == spatial + 2 else 0
+    c_in, c_out = input.shape[channel], weight.shape[0]
+    if groups < 1 or c_in % groups or c_out % groups:
+        raise ValueError(
+            f"{name}: in_channels ({c_in}) and out_channels ({c_out}) must both be "
+            f"divisible by groups ({groups})"
+        )
+    xs = input.chunk(groups, channel)
+    ws = weight.chunk(groups, 0)
+    bs = [None] * groups if bias is None else list(bias.chunk(groups, 0))
+    outs = [
+        _conv(name, spatial, x, w, b, strides, paddings) for x, w, b in zip(xs, ws, bs)
+    ]
+    return cat(outs, channel)
+
+
 def conv1d(
     input: Tensor,
     weight: Tensor,
     bias: Optional[Tensor] = None,
     stride: int = 1,
-    padding: int = 0,
+    padding: Union[int, str] = 0,
+    dilation: int = 1,
+    groups: int = 1,
 ) -> Tensor:
     r"""1-D convolution (cross-correlation), as ``torch.nn.functional.conv1d``:
 
@@ -138,8 +228,13 @@ def conv1d(
 
     Raises:
         ValueError: shapes that do not fit (naming both), stride < 1, padding < 0.
+
+    With ``dilation`` $d$ the taps are $d$ apart ($x[b, c, t s + k d - p]$);
+    ``groups`` splits the channels into independent convolutions (weight
+    ``(out_channels, in_channels / groups, kernel)``); ``padding`` may be
+    ``"same"`` or ``"valid"``.
     """
-    return _conv("conv1d", 1, input, weight, bias, stride, padding)
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(
@@ -147,7 +242,9 @@ def conv2d(
     weight: Tensor,
     bias: Optional[Tensor] = None,
     stride: IntPair = 1,
-    padding: IntPair = 0,
+    padding: Union[IntPair, str] = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
 ) -> Tensor:
     r"""2-D convolution (cross-correlation), as ``torch.nn.functional.conv2d``:
 
@@ -156,9 +253,10 @@ def conv2d(
 
     Shapes: input ``(batch, in_channels, height, width)`` (or without batch), weight
     ``(out_channels, in_channels, kh, kw)``; ``stride`` and ``padding`` are an int
-    or a pair ``(h, w)``.
+    or a pair ``(h, w)``. ``dilation``, ``groups`` and ``padding="same"`` /
+    ``"valid"`` as for :func:`conv1d`.
     """
-    return _conv("conv2d", 2, input, weight, bias, stride, padding)
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
 # --------------------------------------------------------- Task 4.3: pooling

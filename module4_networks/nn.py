@@ -142,12 +142,23 @@ class _ConvNd(Module):
         padding: Any,
         bias: bool,
         backend: Optional[TensorBackend],
+        dilation: Any = 1,
+        groups: int = 1,
     ) -> None:
         super().__init__()
+        if groups < 1 or in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
+                f"both be divisible by groups ({groups})"
+            )
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        # BEGIN SOLUTION 4.6: weight (out, in, *kernel), optional bias, PyTorch's init
-        self.weight = _parameter((out_channels, in_channels, *kernel_size), backend)
+        self.dilation, self.groups = dilation, groups
+        # Each output channel sees in_channels / groups inputs (all of them for the
+        # usual groups=1).
+        fan_in_channels = in_channels // groups
+        # BEGIN SOLUTION 4.6: weight (out, fan_in_channels, *kernel), bias, init
+        self.weight = _parameter((out_channels, fan_in_channels, *kernel_size), backend)
         init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
         self.bias = _parameter((out_channels,), backend) if bias else None
         if self.bias is not None:
@@ -156,10 +167,15 @@ class _ConvNd(Module):
         # END SOLUTION
 
     def extra_repr(self) -> str:
-        return (
+        text = (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
             f"stride={self.stride}, padding={self.padding}"
         )
+        if self.dilation not in (1, (1,), (1, 1)):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        return text
 
 
 class Conv1d(_ConvNd):
@@ -172,18 +188,36 @@ class Conv1d(_ConvNd):
         out_channels: int,
         kernel_size: int,
         stride: int = 1,
-        padding: int = 0,
+        padding: Union[int, str] = 0,
+        dilation: int = 1,
+        groups: int = 1,
         bias: bool = True,
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__(
-            in_channels, out_channels, (kernel_size,), stride, padding, bias, backend
+            in_channels,
+            out_channels,
+            (kernel_size,),
+            stride,
+            padding,
+            bias,
+            backend,
+            dilation,
+            groups,
         )
 
     def forward(self, x: Tensor) -> Tensor:
         # BEGIN SOLUTION 4.6
         bias = None if self.bias is None else self.bias.value
-        return F.conv1d(x, self.weight.value, bias, self.stride, self.padding)
+        return F.conv1d(
+            x,
+            self.weight.value,
+            bias,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
+        )
         # END SOLUTION
 
 
@@ -198,7 +232,9 @@ class Conv2d(_ConvNd):
         out_channels: int,
         kernel_size: IntPair,
         stride: IntPair = 1,
-        padding: IntPair = 0,
+        padding: Union[IntPair, str] = 0,
+        dilation: IntPair = 1,
+        groups: int = 1,
         bias: bool = True,
         backend: Optional[TensorBackend] = None,
     ) -> None:
@@ -207,15 +243,25 @@ class Conv2d(_ConvNd):
             out_channels,
             pair(kernel_size, "kernel_size"),
             pair(stride, "stride"),
-            pair(padding, "padding"),
+            padding if isinstance(padding, str) else pair(padding, "padding"),
             bias,
             backend,
+            pair(dilation, "dilation"),
+            groups,
         )
 
     def forward(self, x: Tensor) -> Tensor:
         # BEGIN SOLUTION 4.6
         bias = None if self.bias is None else self.bias.value
-        return F.conv2d(x, self.weight.value, bias, self.stride, self.padding)
+        return F.conv2d(
+            x,
+            self.weight.value,
+            bias,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
+        )
         # END SOLUTION
 
 
