@@ -520,3 +520,23 @@ def test_attention_learns_to_reverse_a_sequence() -> None:
     with kt.no_grad():
         pred = model(kt.tensor(test.astype(float), backend=fast)).to_numpy().argmax(-1)
     assert (pred == test[:, ::-1]).mean() == 1.0
+
+
+def test_multihead_attention_runs_on_the_cuda_backend() -> None:
+    import module3_fast_ops
+
+    rng = np.random.default_rng(15)
+    x = rng.normal(size=(1, 3, 4))
+    values = [rng.uniform(-0.5, 0.5, s) for s in [(12, 4), (12,), (4, 4), (4,)]]
+    results = []
+    for backend in (BACKEND, module3_fast_ops.CudaBackend):
+        mha = A.MultiheadAttention(4, 2, batch_first=True, backend=backend)
+        for (_, p), v in zip(mha.named_parameters(), values):
+            p.update(tensor(v, backend=backend))
+        tx = tensor(x, backend=backend, requires_grad=True)
+        pad = tensor(np.array([[0.0, 0.0, 1.0]]), backend=backend)
+        out, _ = mha(tx, tx, tx, key_padding_mask=pad)
+        out.sum().backward()
+        results.append((out.to_numpy(), tx.grad.to_numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)

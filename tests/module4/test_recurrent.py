@@ -404,3 +404,27 @@ def test_lstm_keeps_gradients_alive_longer_than_rnn() -> None:
     assert norms["LSTM"][0] / norms["LSTM"][L - 1] > 10 * (
         norms["RNN"][0] / norms["RNN"][L - 1]
     )
+
+
+def test_lstm_runs_on_the_cuda_backend() -> None:
+    """The layer is built from tensor operations only, so it runs on CudaBackend
+    (the simulator here) and gives the same outputs and gradients."""
+    import module3_fast_ops
+
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(3, 2, 2))
+    results = []
+    for backend in (BACKEND, module3_fast_ops.CudaBackend):
+        layer = R.LSTM(2, 3, backend=backend)
+        set_params_on(layer, np.random.default_rng(13), backend)
+        tx = tensor(x, backend=backend, requires_grad=True)
+        out, (h_n, _) = layer(tx)
+        (out.sum() + h_n.sum()).backward()
+        results.append((out.to_numpy(), tx.grad.to_numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)
+
+
+def set_params_on(module, rng: np.random.Generator, backend) -> None:
+    for _, p in module.named_parameters():
+        p.update(tensor(rng.uniform(-0.5, 0.5, p.value.shape), backend=backend))
