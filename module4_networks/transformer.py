@@ -32,12 +32,12 @@ import numpy as np
 
 from module0_fundamentals.module import Module, ModuleList
 from module2_tensors.shape_functions import no_grad, where
-from module2_tensors.tensor import Tensor, tensor
+from module2_tensors.tensor import Tensor, get_default_backend, tensor
 from module2_tensors.tensor_ops import TensorBackend
 
 from . import functional as F
 from .attention import MultiheadAttention, causal_mask
-from .nn import DEFAULT_BACKEND, Dropout, Embedding, LayerNorm, Linear
+from .nn import Dropout, Embedding, LayerNorm, Linear
 
 __all__ = [
     "sinusoidal_encoding",
@@ -83,7 +83,8 @@ class PositionalEncoding(Module):
         self.d_model, self.max_len, self.batch_first = d_model, max_len, batch_first
         self.dropout = Dropout(dropout)
         self.table = tensor(
-            sinusoidal_encoding(max_len, d_model), backend=backend or DEFAULT_BACKEND
+            sinusoidal_encoding(max_len, d_model),
+            backend=backend or get_default_backend(),
         )
 
     def forward(self, x: Tensor) -> Tensor:
