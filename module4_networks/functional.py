@@ -16,13 +16,13 @@ returns tensors, is differentiable, and has PyTorch's signature and semantics:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Optional, Tuple, Union
+from typing import Any, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.autodiff import Context
-from module2_tensors.shape_functions import cat, pad, where
+from module2_tensors.shape_functions import cat, pad, stack, where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.tensor_functions import Function
@@ -40,6 +40,7 @@ __all__ = [
     "softmax",
     "log_softmax",
     "max_pool2d",
+    "adaptive_avg_pool2d",
     "dropout",
     "linear",
     "embedding",
@@ -317,8 +318,73 @@ def tile(input: Tensor, kernel: Tuple[int, int]) -> Tuple[Tensor, int, int]:
     # END SOLUTION
 
 
+def _pool_windows(
+    name: str,
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: Optional[IntPair],
+    padding: IntPair,
+    ceil_mode: bool,
+    fill: float,
+) -> Tuple[Tensor, np.ndarray]:
+    """PyTorch's general pooling windows (overlapping, padded, ``ceil_mode``),
+    gathered by indexing (given code): ``(windows, divisor)`` with windows of
+    shape ``(N, C, out_h, out_w, kh * kw)``, padded with ``fill``, and
+    ``divisor[i, j]`` the size of window ``(i, j)`` counting padding but not
+    what ``ceil_mode`` adds past it (PyTorch's ``count_include_pad``)."""
+    _check_tensor(name, input)
+    if input.dims != 4:
+        raise ValueError(
+            f"{name}: input must have 4 dims (batch, channels, height, width), got "
+            f"shape {input.shape}"
+        )
+    kernel = pair(kernel_size, "kernel_size")
+    steps = kernel if stride is None else pair(stride, "stride")
+    pads = pair(padding, "padding")
+    sizes, counts, index = [], [], []
+    for n, k, s, p in zip(input.shape[2:], kernel, steps, pads):
+        if k < 1 or s < 1 or p < 0 or 2 * p > k:
+            raise ValueError(
+                f"{name}: pad should be at most half of the kernel and sizes "
+                f"positive, got kernel {kernel}, stride {steps}, padding {pads}"
+            )
+        span = n + 2 * p - k
+        if span < 0:
+            raise ValueError(
+                f"{name}: kernel {kernel} does not fit an input of shape "
+                f"{input.shape} with padding {pads}"
+            )
+        out = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (out - 1) * s >= n + p:
+            out -= 1  # the last window must start inside the input or left padding
+        starts = np.arange(out) * s
+        sizes.append(out)
+        counts.append(np.minimum(starts + k, n + 2 * p) - starts)
+        index.append(starts[:, None] + np.arange(k)[None, :])
+    # ceil_mode's last window may reach past the padding: fill that part too.
+    # (F.max shadows the built-in max in this module.)
+    reach = [
+        int(ix[-1, -1]) + 1 - (n + 2 * p)
+        for ix, n, p in zip(index, input.shape[2:], pads)
+    ]
+    extra = [r if r > 0 else 0 for r in reach]
+    padded = pad(
+        input, [pads[1], pads[1] + extra[1], pads[0], pads[0] + extra[0]], value=fill
+    )
+    rows = index[0][:, None, :, None]
+    cols = index[1][None, :, None, :]
+    windows = padded[:, :, rows, cols]  # (N, C, out_h, out_w, kh, kw)
+    windows = windows.reshape(*windows.shape[:4], kernel[0] * kernel[1])
+    return windows, np.outer(counts[0], counts[1])
+
+
 def avg_pool2d(
-    input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: Optional[IntPair] = None,
+    padding: IntPair = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
 ) -> Tensor:
     r"""Average over non-overlapping windows (``torch.nn.functional.avg_pool2d``):
 
@@ -326,8 +392,25 @@ def avg_pool2d(
     x[b, c, i k_h + u, j k_w + v].$$
 
     Shape ``(batch, channels, height, width) -> (batch, channels, height // kh,
-    width // kw)``. ``stride`` may only be ``None`` or equal to ``kernel_size``.
+    width // kw)``. Other ``stride``, ``padding``, ``ceil_mode`` and
+    ``count_include_pad`` follow PyTorch (given code: :func:`_pool_windows`).
     """
+    general = (
+        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
+        or pair(padding, "padding") != (0, 0)
+        or ceil_mode
+    )
+    if general:
+        windows, divisor = _pool_windows(
+            "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, 0.0
+        )
+        if not count_include_pad:
+            ones = input.new_ones((1, 1) + input.shape[2:])
+            inside, _ = _pool_windows(
+                "avg_pool2d", ones, kernel_size, stride, padding, ceil_mode, 0.0
+            )
+            return windows.sum(dim=4) / inside.sum(dim=4)
+        return windows.sum(dim=4) / input.new_tensor(divisor.astype(np.float64))
     kh, kw = _pool_args("avg_pool2d", input, kernel_size, stride)
     # BEGIN SOLUTION 4.3: tile, then the mean over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
@@ -477,8 +560,44 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:
     # END SOLUTION
 
 
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to a fixed ``output_size`` ``(oh, ow)`` (an int for a
+    square; ``None`` keeps that size), like ``torch.nn.functional.
+    adaptive_avg_pool2d``: output row $i$ averages input rows $\\lfloor i H / oh
+    \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap)."""
+    _check_tensor("adaptive_avg_pool2d", input)
+    if input.dims not in (3, 4):
+        raise ValueError(
+            f"adaptive_avg_pool2d: input must have 3 or 4 dims, got {input.shape}"
+        )
+    h, w = input.shape[-2:]
+    sizes = (
+        output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    )
+    oh, ow = (h if sizes[0] is None else sizes[0]), (
+        w if sizes[1] is None else sizes[1]
+    )
+
+    def bounds(n: int, out: int, i: int) -> Tuple[int, int]:
+        return (i * n) // out, -(-((i + 1) * n) // out)
+
+    rows = []
+    for i in range(oh):
+        top, bottom = bounds(h, oh, i)
+        cells = []
+        for j in range(ow):
+            left, right = bounds(w, ow, j)
+            cells.append(input[..., top:bottom, left:right].mean(dim=(-2, -1)))
+        rows.append(stack(cells, dim=-1))
+    return stack(rows, dim=-2)
+
+
 def max_pool2d(
-    input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None
+    input: Tensor,
+    kernel_size: IntPair,
+    stride: Optional[IntPair] = None,
+    padding: IntPair = 0,
+    ceil_mode: bool = False,
 ) -> Tensor:
     r"""The maximum over non-overlapping windows (``torch.nn.functional.max_pool2d``):
 
@@ -486,8 +605,20 @@ def max_pool2d(
     x[b, c, i k_h + u, j k_w + v].$$
 
     The gradient of each window goes to its first maximum (as in PyTorch, which
-    routes it to the index it recorded).
+    routes it to the index it recorded). Overlapping windows (``stride``),
+    ``padding`` (with $-\infty$) and ``ceil_mode`` follow PyTorch (given code:
+    :func:`_pool_windows`).
     """
+    general = (
+        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
+        or pair(padding, "padding") != (0, 0)
+        or ceil_mode
+    )
+    if general:
+        windows, _ = _pool_windows(
+            "max_pool2d", input, kernel_size, stride, padding, ceil_mode, -math.inf
+        )
+        return max(windows, dim=4).values
     kh, kw = _pool_args("max_pool2d", input, kernel_size, stride)
     # BEGIN SOLUTION 4.4: tile, then max over the window dimension
     tiled, _, _ = tile(input, (kh, kw))

@@ -73,6 +73,7 @@ __all__ = [
     "LogSoftmax",
     "MaxPool2d",
     "AvgPool2d",
+    "AdaptiveAvgPool2d",
 ]
 
 # Deprecated: layers use get_default_backend() (settable with
@@ -684,25 +685,63 @@ class LogSoftmax(Module):
 
 
 class MaxPool2d(Module):
-    """``F.max_pool2d(x, kernel_size)`` over non-overlapping windows."""
+    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode)``."""
 
-    def __init__(self, kernel_size: IntPair, stride: Optional[IntPair] = None) -> None:
+    def __init__(
+        self,
+        kernel_size: IntPair,
+        stride: Optional[IntPair] = None,
+        padding: IntPair = 0,
+        ceil_mode: bool = False,
+    ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
+        self.padding, self.ceil_mode = padding, ceil_mode
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool2d(x, self.kernel_size, self.stride)
+        return F.max_pool2d(
+            x, self.kernel_size, self.stride, self.padding, self.ceil_mode
+        )
 
 
 class AvgPool2d(Module):
-    """``F.avg_pool2d(x, kernel_size)`` over non-overlapping windows."""
+    """``F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
+    count_include_pad)``."""
 
-    def __init__(self, kernel_size: IntPair, stride: Optional[IntPair] = None) -> None:
+    def __init__(
+        self,
+        kernel_size: IntPair,
+        stride: Optional[IntPair] = None,
+        padding: IntPair = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad = count_include_pad
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(x, self.kernel_size, self.stride)
+        return F.avg_pool2d(
+            x,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+        )
+
+
+class AdaptiveAvgPool2d(Module):
+    """``F.adaptive_avg_pool2d(x, output_size)``: averages over windows sized to
+    give an ``output_size`` output whatever the input's size."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(x, self.output_size)
 
 
 # Recurrent layers (Task 4.7) and gradient clipping live in their own files; they are
