@@ -33,13 +33,24 @@ Updates run under ``no_grad`` and write into the parameter tensors in place
 
 from __future__ import annotations
 
+import math
 from typing import Any, Dict, Iterable, List, Tuple
 
 from module0_fundamentals.module import Parameter
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW", "Adagrad", "lr_scheduler"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "RMSprop",
+    "Adam",
+    "AdamW",
+    "Adagrad",
+    "RAdam",
+    "NAdam",
+    "lr_scheduler",
+]
 
 
 def _as_tensor(p: Any) -> Tensor:
@@ -385,6 +396,97 @@ class Adagrad(Optimizer):
         state["sum"] = state["sum"] + g * g
         lr = group["lr"] / (1.0 + (state["step"] - 1) * group["lr_decay"])
         return p - lr * g / (state["sum"].sqrt() + group["eps"])
+
+
+class RAdam(Optimizer):
+    r"""Rectified Adam, as ``torch.optim.RAdam``: Adam's moments; while the
+    variance estimate is unreliable ($\rho_t \le 5$, the first steps) a plain
+    momentum step $p - \eta \hat m$, then $p - \eta\, \hat m\, r_t
+    \sqrt{1 - \beta_2^t} / (\sqrt{v} + \epsilon)$ with the rectification
+    $r_t = \sqrt{\frac{(\rho_t - 4)(\rho_t - 2)\rho_\infty}{(\rho_\infty - 4)
+    (\rho_\infty - 2)\rho_t}}$, $\rho_\infty = 2/(1 - \beta_2) - 1$, $\rho_t =
+    \rho_\infty - 2t\beta_2^t/(1 - \beta_2^t)$. (Given.)"""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: Tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+        super().__init__(params, defaults)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        beta1, beta2 = group["betas"]
+        if group["weight_decay"] != 0.0:
+            g = g + group["weight_decay"] * p
+        t = state.get("step", 0) + 1
+        m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
+        v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
+        state.update(step=t, exp_avg=m, exp_avg_sq=v)
+        m_hat = m / (1.0 - beta1**t)
+        rho_inf = 2.0 / (1.0 - beta2) - 1.0
+        rho_t = rho_inf - 2.0 * t * beta2**t / (1.0 - beta2**t)
+        if rho_t <= 5.0:
+            return p - group["lr"] * m_hat
+        rect = math.sqrt(
+            (rho_t - 4.0)
+            * (rho_t - 2.0)
+            * rho_inf
+            / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)
+        )
+        adaptive = math.sqrt(1.0 - beta2**t) / (v.sqrt() + group["eps"])
+        return p - group["lr"] * m_hat * rect * adaptive
+
+
+class NAdam(Optimizer):
+    r"""Adam with Nesterov momentum, as ``torch.optim.NAdam``: with the momentum
+    schedule $\mu_t = \beta_1 (1 - \tfrac12 0.96^{t \psi})$ ($\psi$ =
+    ``momentum_decay``) and $\Pi_t = \prod_{s \le t} \mu_s$,
+    $p \leftarrow p - \eta \frac{1 - \mu_t}{1 - \Pi_t} \frac{g}{d}
+    - \eta \frac{\mu_{t+1}}{1 - \Pi_t \mu_{t+1}} \frac{m}{d}$, where
+    $d = \sqrt{v / (1 - \beta_2^t)} + \epsilon$. (Given.)"""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 2e-3,
+        betas: Tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum_decay: float = 4e-3,
+    ) -> None:
+        defaults = dict(
+            lr=lr,
+            betas=tuple(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+        )
+        super().__init__(params, defaults)
+
+    def update(
+        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+    ) -> Tensor:
+        beta1, beta2 = group["betas"]
+        psi = group["momentum_decay"]
+        if group["weight_decay"] != 0.0:
+            g = g + group["weight_decay"] * p
+        t = state.get("step", 0) + 1
+        mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
+        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
+        product = state.get("mu_product", 1.0) * mu
+        m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
+        v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
+        state.update(step=t, exp_avg=m, exp_avg_sq=v, mu_product=product)
+        denom = (v / (1.0 - beta2**t)).sqrt() + group["eps"]
+        lr = group["lr"]
+        p = p - lr * (1.0 - mu) / (1.0 - product) * g / denom
+        return p - lr * mu_next / (1.0 - product * mu_next) * m / denom
 
 
 from . import lr_scheduler  # noqa: E402  (optim.lr_scheduler, as in PyTorch)

@@ -200,3 +200,54 @@ def test_save_load_and_deepcopy(tmp_path):
     )
     with pytest.raises(RuntimeError, match="size mismatch for 0.weight"):
         nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)).load_state_dict(state)
+
+
+def _run(optimizer_class, steps, **options):
+    x0 = np.array([1.0, -3.0, 0.5])
+    w = kt.tensor(x0, requires_grad=True)
+    opt = optimizer_class([w], **options)
+    for _ in range(steps):
+        opt.zero_grad()
+        (w * w * w).sum().backward()
+        opt.step()
+    return x0, w.to_numpy()
+
+
+def _grad(p, wd):
+    return 3 * p**2 + wd * p
+
+
+def test_radam_matches_its_formula():
+    lr, (b1, b2), eps, wd = 0.1, (0.9, 0.99), 1e-8, 0.01
+    x0, got = _run(optim.RAdam, 8, lr=lr, betas=(b1, b2), weight_decay=wd)
+    p, m, v = x0.copy(), 0.0, 0.0
+    rho_inf = 2 / (1 - b2) - 1
+    for t in range(1, 9):  # rho_t passes 5 at step 6 with beta2 = 0.99
+        g = _grad(p, wd)
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+        m_hat = m / (1 - b1**t)
+        rho = rho_inf - 2 * t * b2**t / (1 - b2**t)
+        if rho > 5:
+            r = np.sqrt(
+                (rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho)
+            )
+            p = p - lr * m_hat * r * np.sqrt(1 - b2**t) / (np.sqrt(v) + eps)
+        else:
+            p = p - lr * m_hat
+    np.testing.assert_allclose(got, p)
+
+
+def test_nadam_matches_its_formula():
+    lr, (b1, b2), eps, psi = 0.05, (0.9, 0.999), 1e-8, 4e-3
+    x0, got = _run(optim.NAdam, 4, lr=lr)
+    p, m, v, product = x0.copy(), 0.0, 0.0, 1.0
+    for t in range(1, 5):
+        g = _grad(p, 0.0)
+        mu = b1 * (1 - 0.5 * 0.96 ** (t * psi))
+        mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * psi))
+        product *= mu
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+        denom = np.sqrt(v / (1 - b2**t)) + eps
+        p = p - lr * (1 - mu) / (1 - product) * g / denom
+        p = p - lr * mu_next / (1 - product * mu_next) * m / denom
+    np.testing.assert_allclose(got, p)
