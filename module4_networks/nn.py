@@ -155,10 +155,10 @@ class _ConvNd(Module):
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.dilation, self.groups = dilation, groups
+        # BEGIN SOLUTION 4.6: weight (out, in // groups, *kernel), bias, init
         # Each output channel sees in_channels / groups inputs (all of them for the
         # usual groups=1).
         fan_in_channels = in_channels // groups
-        # BEGIN SOLUTION 4.6: weight (out, fan_in_channels, *kernel), bias, init
         self.weight = _parameter((out_channels, fan_in_channels, *kernel_size), backend)
         init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
         self.bias = _parameter((out_channels,), backend) if bias else None
