@@ -68,3 +68,22 @@ def test_the_dashboard_command_installs_what_the_dashboard_runs():
     app = {re.split(r"[<>=;\[ ]", r)[0] for r in extras["app"]}
     # The Progress page runs the course's tests: pytest, and what conftest imports.
     assert {"streamlit", "pytest", "hypothesis"} <= app
+
+
+def test_every_kindling_option_is_described():
+    import argparse
+
+    from kindling.cli import build_parser
+
+    parser = build_parser()
+    [commands] = [
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    ]
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            if action.nargs == argparse.REMAINDER:  # parses its own options
+                continue
+            what = f"kindling {name} {'/'.join(action.option_strings) or action.dest}"
+            assert action.help, f"{what} has no description"
+            assert "``" not in action.help, f"{what}: raw reST in its help"
+        assert "``" not in (command.description or ""), name
