@@ -29,6 +29,13 @@ beside the kernel's source file, else (read-only install) the user cache folder
 kernels are compiled in memory as before. Delete the ``*.nbi``/``*.nbc`` files (or
 the folder) to start afresh.
 
+Processes share the work: a lock file per kernel lets one process compile it while
+others that need it (pytest's workers) wait and load the result. And when a core is
+idle, the first compilation of a run starts a *compile helper*: a second process
+that compiles the run's other announced kernels (:func:`expect`) into the cache
+while the first process works (``KINDLING_COMPILE_HELPER=0`` turns it off, ``=on``
+starts it even on a busy machine).
+
 While a kernel compiles, one line on stderr says so, with the kernel's name and its
 number among the kernels this run may still compile (on a terminal the line is
 rewritten in place; elsewhere it is printed at most every few seconds), and a
@@ -482,7 +489,7 @@ class KernelBusy(RuntimeError):
 
 def helper_mode() -> bool:
     """Whether this process is a compile helper (see :func:`warm_up`)."""
-    return os.environ.get("KINDLING_COMPILE_HELPER") == "1"
+    return os.environ.get("KINDLING_IS_COMPILE_HELPER") == "1"
 
 
 def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
@@ -585,14 +592,21 @@ def warm_up(module: str, labels: Sequence[str]) -> int:
     return done
 
 
+def _idle_core() -> bool:
+    """Whether a core is free for the helper: on a busy machine (load average
+    above ``cores - 1``) a second compiler only competes with the first."""
+    try:
+        return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
+    except OSError:
+        return False
+
+
 def _start_helper(current: str) -> None:
     """Start the compile helper for the kernels of this run that are neither
-    cached nor being compiled here (at most one helper per process)."""
-    if (
-        helper_mode()
-        or os.environ.get("KINDLING_COMPILE_HELPER") == "0"
-        or (os.cpu_count() or 1) < 2
-    ):
+    cached nor being compiled here (one per process at most), when a core is idle
+    (``KINDLING_COMPILE_HELPER=on`` always starts it, ``=0`` never)."""
+    setting = os.environ.get("KINDLING_COMPILE_HELPER", "")
+    if helper_mode() or setting == "0" or not (setting == "on" or _idle_core()):
         return
     by_module: Dict[str, List[str]] = {}
     for label, _, warm, module in progress.expected:
@@ -607,7 +621,7 @@ def _start_helper(current: str) -> None:
         ):
             continue
         by_module.setdefault(module, []).append(label)
-    env = dict(os.environ, KINDLING_COMPILE_HELPER="1", KINDLING_QUIET="1")
+    env = dict(os.environ, KINDLING_IS_COMPILE_HELPER="1", KINDLING_QUIET="1")
     for module, labels in by_module.items():
         try:
             helper = subprocess.Popen(
