@@ -31,7 +31,6 @@ from module0_fundamentals.module import (
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.tensor import Tensor, get_default_backend, ones, zeros
 from module2_tensors.tensor_ops import TensorBackend
-from module3_fast_ops.fast_ops import FastBackend
 
 from . import functional as F
 from . import functional  # noqa: F401 (torch.nn.functional's path: nn.functional)
@@ -75,10 +74,6 @@ __all__ = [
     "AvgPool2d",
     "AdaptiveAvgPool2d",
 ]
-
-# Deprecated: layers use get_default_backend() (settable with
-# set_default_backend); this name stays until every importer has moved.
-DEFAULT_BACKEND: TensorBackend = FastBackend
 
 
 def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
