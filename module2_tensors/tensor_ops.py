@@ -546,6 +546,12 @@ class TensorBackend:
     scalar function, so a compiling backend (Numba) compiles each kernel once and
     reuses it. It only uses the :class:`TensorOps` interface, so any ops class works.
 
+    The scalar functions are Module 0's operators, except where those raise and
+    IEEE arithmetic does not (the numeric policy, top of this file): ``exp``,
+    ``log``, ``inv``, ``sin``, ``cos``, ``relu`` (NaN stays NaN), ``log_back``,
+    ``inv_back``, ``power`` and ``sqrt`` come from this file, and ``max_reduce``
+    folds with :func:`maximum`, which propagates NaN.
+
     Attributes:
         ops: the ops class.
         name: a short name (``"simple"`` for ``SimpleOps``, ``"fast"`` for
