@@ -119,7 +119,7 @@ def to_markdown(report: GradeReport) -> str:
         lines += ["", f"**Modified protected files.** {note}", ""]
         lines += [f"- `{path}`" for path in report.modified]
     if report.refused:
-        lines += ["", "**Refused paths** (graded as missing):", ""]
+        lines += ["", "**Refused paths** (each graded as its stub):", ""]
         lines += [f"- `{_cell(path)}`" for path in report.refused]
     if report.errors:
         lines += ["", "**Grader errors**", ""] + [f"- {e}" for e in report.errors]
