@@ -75,12 +75,16 @@ from .tensor import (
 )
 from .function_forms import (
     abs,
+    argmax,
+    argmin,
     clamp,
     exp,
     log,
     matmul,
+    max,
     maximum,
     mean,
+    min,
     minimum,
     sigmoid,
     sqrt,

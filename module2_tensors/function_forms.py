@@ -7,7 +7,7 @@ Python's built-ins there.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from .tensor import Tensor, TensorLike
 
@@ -24,6 +24,10 @@ __all__ = [
     "minimum",
     "clamp",
     "abs",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
 ]
 
 
@@ -92,3 +96,24 @@ def clamp(
 def abs(t: Tensor) -> Tensor:
     """``t.abs()``."""
     return t.abs()
+
+
+def max(t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``torch.max``: ``max(x)`` the largest entry, ``max(x, dim)`` the named
+    tuple ``(values, indices)``, ``max(x, y)`` the entrywise maximum."""
+    return t.max(dim, keepdim)
+
+
+def min(t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``torch.min`` (see :func:`max`)."""
+    return t.min(dim, keepdim)
+
+
+def argmax(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """``t.argmax(dim, keepdim)``."""
+    return t.argmax(dim, keepdim)
+
+
+def argmin(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """``t.argmin(dim, keepdim)``."""
+    return t.argmin(dim, keepdim)

@@ -1338,6 +1338,12 @@ class Tensor:
 
     # --------------------------------------------------------------- autodiff
     @property
+    def data(self) -> "Tensor":
+        """The same numbers without history (PyTorch's ``t.data``; prefer
+        :meth:`detach`)."""
+        return self.detach()
+
+    @property
     def is_leaf(self) -> bool:
         """True for a tensor no recorded function produced (made by the user, or
         computed without gradient recording); a property, as in PyTorch."""

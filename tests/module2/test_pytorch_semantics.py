@@ -32,6 +32,10 @@ def test_max_dim_returns_values_and_indices_like_torch():
     assert x.argmax().item() == 3.0 and x.argmin(1).tolist() == [0.0, 1.0]
     with pytest.raises(TypeError, match="amax"):
         x.max((0, 1))
+    _, predicted = kt.max(x.data, 1)  # the classic tutorial line
+    assert predicted.tolist() == [1.0, 0.0] and kt.argmin(x).item() == 0.0
+    assert kt.min(x, 0).values.tolist() == [1.0, 2.0, 3.0]
+    assert kt.max(x, kt.tensor(4.0)).tolist() == [[4.0, 5.0, 4.0], [7.0, 4.0, 7.0]]
 
 
 def test_max_dim_gradient_goes_to_the_reported_index():
