@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import module2_tensors as kt
 from module2_tensors import MaxResult
@@ -234,3 +236,78 @@ def test_grad_check_trusts_a_correct_gradient_of_large_values():
     kt.grad_check(
         lambda a: (a * 1e3).exp(), kt.tensor([0.01, -0.02], requires_grad=True)
     )
+
+
+# ------------------------------------------------------ property-based checks
+
+
+@st.composite
+def index_cases(draw):
+    """A small array, and an advanced index: a mask, or integer lists on one or
+    two dims (repeats allowed), maybe mixed with a slice."""
+    rows, cols = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    values = np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) - 3.0
+    kind = draw(st.sampled_from(["mask", "rows", "pairs", "mixed"]))
+    pick = st.lists(st.integers(0, rows - 1), min_size=1, max_size=5)
+    if kind == "mask":
+        return values, "mask", draw(st.floats(-3, 10))
+    if kind == "rows":
+        return values, "rows", draw(pick)
+    if kind == "pairs":
+        r = draw(pick)
+        c = draw(st.lists(st.integers(0, cols - 1), min_size=len(r), max_size=len(r)))
+        return values, "pairs", (r, c)
+    return values, "mixed", draw(pick)
+
+
+@given(index_cases())
+def test_advanced_indexing_matches_numpy_and_scatters_gradients(case):
+    values, kind, spec = case
+    x = kt.tensor(values, requires_grad=True)
+    if kind == "mask":
+        ours, theirs = x[x > spec], values[values > spec]
+        mask = values > spec
+    elif kind == "rows":
+        ours, theirs = x[kt.tensor([float(i) for i in spec])], values[spec]
+    elif kind == "pairs":
+        ours = x[
+            kt.tensor([float(i) for i in spec[0]]),
+            kt.tensor([float(j) for j in spec[1]]),
+        ]
+        theirs = values[spec[0], spec[1]]
+    else:
+        ours, theirs = x[spec, 1:], values[spec, 1:]
+    np.testing.assert_array_equal(ours.to_numpy(), theirs)
+    if ours.numel() == 0:
+        return
+    weights = np.random.default_rng(0).standard_normal(theirs.shape)
+    (ours * kt.tensor(weights)).sum().backward()
+    expected = np.zeros_like(values)
+    if kind == "mask":
+        expected[mask] = weights
+    elif kind == "rows":
+        np.add.at(expected, spec, weights)
+    elif kind == "pairs":
+        np.add.at(expected, (spec[0], spec[1]), weights)
+    else:
+        np.add.at(expected[:, 1:], spec, weights)
+    np.testing.assert_allclose(x.grad.to_numpy(), expected)
+
+
+@given(st.integers(0, 2), st.integers(0, 3), st.floats(-2, 2))
+def test_in_place_through_any_view_matches_numpy(dim_choice, start, value):
+    base = np.arange(12.0).reshape(3, 4)
+    x = kt.tensor(base)
+    views = [
+        lambda t: t[start % 3],
+        lambda t: t[:, start % 4],
+        lambda t: t.T[start % 4],
+    ]
+    view = views[dim_choice](x)
+    expected = base.copy()
+    target = views[dim_choice](expected)
+    view *= value
+    target *= value
+    view += 1.0
+    target += 1.0
+    np.testing.assert_allclose(x.to_numpy(), expected)
