@@ -132,7 +132,9 @@ class OneCycleLR(LRScheduler):
     """The 1cycle policy (``torch.optim.lr_scheduler.OneCycleLR``, two phases),
     stepped once per *batch*: the rate rises from ``max_lr / div_factor`` to
     ``max_lr`` over the first ``pct_start`` of ``total_steps``, then falls to
-    ``initial_lr / final_div_factor`` (cosine or linear annealing). With
+    ``initial_lr / final_div_factor`` (cosine or linear annealing); with
+    ``three_phase`` it first falls back to the start over as many steps, then
+    anneals to the end. With
     ``cycle_momentum`` the momentum (SGD's ``momentum``, Adam's ``beta1``) moves
     the opposite way, between ``max_momentum`` and ``base_momentum``.
 
@@ -154,6 +156,7 @@ class OneCycleLR(LRScheduler):
         max_momentum: float = 0.95,
         div_factor: float = 25.0,
         final_div_factor: float = 1e4,
+        three_phase: bool = False,
         last_epoch: int = -1,
     ) -> None:
         if total_steps is None:
@@ -176,10 +179,18 @@ class OneCycleLR(LRScheduler):
             if isinstance(max_lr, (list, tuple))
             else [max_lr] * len(groups)
         )
-        self.phases = [
-            (float(pct_start) * self.total_steps - 1, "initial_lr", "max_lr"),
-            (self.total_steps - 1, "max_lr", "min_lr"),
-        ]
+        rise = float(pct_start) * self.total_steps - 1
+        if three_phase:  # up, back down to the start, then the final anneal
+            self.phases = [
+                (rise, "initial_lr", "max_lr"),
+                (2 * float(pct_start) * self.total_steps - 2, "max_lr", "initial_lr"),
+                (self.total_steps - 1, "initial_lr", "min_lr"),
+            ]
+        else:
+            self.phases = [
+                (rise, "initial_lr", "max_lr"),
+                (self.total_steps - 1, "max_lr", "min_lr"),
+            ]
         for group, peak in zip(groups, peaks):
             group["initial_lr"] = peak / div_factor
             group["max_lr"] = peak

@@ -251,3 +251,22 @@ def test_nadam_matches_its_formula():
         p = p - lr * (1 - mu) / (1 - product) * g / denom
         p = p - lr * mu_next / (1 - product * mu_next) * m / denom
     np.testing.assert_allclose(got, p)
+
+
+def test_one_cycle_three_phase_and_linear():
+    opt = _opt(0.1)
+    scheduler = lr_scheduler.OneCycleLR(
+        opt,
+        max_lr=1.0,
+        epochs=2,
+        steps_per_epoch=5,
+        three_phase=True,
+        anneal_strategy="linear",
+        cycle_momentum=False,
+    )
+    rates = _rates(scheduler, 9)
+    # Phases end at steps 2 (0.04 -> 1), 4 (1 -> 0.04) and 9 (0.04 -> 4e-6).
+    expected = [0.04 + 0.96 * t / 2 for t in range(3)]
+    expected += [1.0 - 0.96 * (t - 2) / 2 for t in range(3, 5)]
+    expected += [0.04 + (4e-6 - 0.04) * (t - 4) / 5 for t in range(5, 10)]
+    np.testing.assert_allclose(rates, expected)
