@@ -50,6 +50,7 @@ from numba import njit, prange
 from module1_scalar_autodiff.autodiff import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function
+from module3_fast_ops import kernel_cache
 
 __all__ = [
     "IntPair",
@@ -615,8 +616,10 @@ _FACTORIES = {
 
 @functools.lru_cache(maxsize=None)
 def kernel(name: str) -> Callable[..., None]:
-    """The compiled kernel ``name`` (``"conv1d_forward"`` ...), built once."""
-    return _FACTORIES[name]()
+    """The compiled kernel ``name`` (``"conv1d_forward"`` ...), built once per
+    process and kept on disk across processes by Module 3's kernel cache (keyed by
+    the sources it is built from; it also announces its compilation)."""
+    return kernel_cache.persist(_FACTORIES[name](), name)
 
 
 # ------------------------------------------------------------------ launchers
