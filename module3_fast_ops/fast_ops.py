@@ -16,6 +16,7 @@ process.
 
 from __future__ import annotations
 
+import types
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -734,8 +735,65 @@ class FastOps(TensorOps):
     def matrix_multiply(a: Any, b: Any) -> Any:
         """See ``TensorOps.matrix_multiply``."""
         out = a.new_zeros(matmul_shape(a.shape, b.shape))
-        compiled(tensor_matrix_multiply)(*out.tuple(), *a.tuple(), *b.tuple())
+        work = out.numel() * (a.shape[-1] if a.dims else 1) // 8
+        _matmul_kernel(work)(*out.tuple(), *a.tuple(), *b.tuple())
         return out
+
+
+def serial_twin(kernel: Any, label: str) -> Any:
+    """The same kernel compiled without ``parallel=True`` (``prange`` is then
+    ``range``), under its own name, kept by the disk cache like the original.
+
+    Compiling Numba's parallel loops is most of a kernel's compile time, and a
+    kernel whose work is below :data:`MIN_PARALLEL_WORK` never runs them (its
+    ``workers_for`` is 1). The parallel matmul takes several seconds more to
+    compile than this twin, so a run that only ever multiplies small matrices (the
+    Task 3.5 training) compiles the twin alone."""
+    py_func = getattr(kernel, "py_func", None)
+    if py_func is None:
+        return kernel
+    twin = types.FunctionType(
+        py_func.__code__,
+        py_func.__globals__,
+        py_func.__name__,
+        py_func.__defaults__,
+        py_func.__closure__,
+    )
+    twin.__qualname__ = py_func.__qualname__ + "_serial"
+    options = {
+        k: v
+        for k, v in kernel.targetoptions.items()
+        if k not in ("parallel", "nopython")
+    }
+    return kernel_cache.persist(njit(**options)(twin), label)
+
+
+_SERIAL: Dict[Callable[..., Any], Any] = {}
+_PARALLEL_READY: Dict[Callable[..., Any], bool] = {}
+
+
+def _matmul_kernel(work: int) -> Any:
+    """The matmul kernel for ``work`` multiply-adds (/8): the parallel one, or,
+    for small work while the parallel one is neither compiled in this process
+    nor in the disk cache, its :func:`serial_twin`."""
+    parallel = compiled(tensor_matrix_multiply)
+    if work >= MIN_PARALLEL_WORK:
+        _PARALLEL_READY[tensor_matrix_multiply] = True
+        return parallel
+    ready = _PARALLEL_READY.get(tensor_matrix_multiply)
+    if ready is None:  # once per process: is it on disk already?
+        cache = getattr(parallel, "_cache", None)
+        ready = bool(getattr(parallel, "signatures", None)) or bool(
+            cache is not None and hasattr(cache, "is_cached") and cache.is_cached()
+        )
+        _PARALLEL_READY[tensor_matrix_multiply] = ready
+    if ready or getattr(parallel, "signatures", True):
+        return parallel
+    if tensor_matrix_multiply not in _SERIAL:
+        _SERIAL[tensor_matrix_multiply] = serial_twin(
+            parallel, kernel_label(tensor_matrix_multiply) + " (serial)"
+        )
+    return _SERIAL[tensor_matrix_multiply]
 
 
 _expect(tensor_matrix_multiply, None)

@@ -53,6 +53,17 @@ def test_matmul_shapes_and_broadcasting(a_shape, b_shape):
     np.testing.assert_allclose(run_matmul(matmul_kernel(), a, Strided.of(y)), x @ y)
 
 
+def test_the_serial_twin_computes_the_same_products():
+    """Small Tensor matmuls may run the kernel compiled without ``parallel=True``
+    (``fast_ops.serial_twin``: it compiles faster); it is the same code."""
+    twin = fast_ops.serial_twin(matmul_kernel(), "matrix_multiply (serial, test)")
+    assert not twin.targetoptions.get("parallel")
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(2, 7, 9)), rng.normal(size=(9, 6))
+    a = Strided.of(x, (2, 0, 1))
+    np.testing.assert_allclose(run_matmul(twin, a, Strided.of(y)), x @ y)
+
+
 def test_matmul_larger_than_the_cache_panels():
     """More columns than one panel of b, more rows than one block: every task."""
     rng = np.random.default_rng(3)
