@@ -3,6 +3,7 @@
     python project/run_mnist_multiclass.py                      # 8x8 digits, offline
     python project/run_mnist_multiclass.py --dataset mnist      # downloads MNIST
     python project/run_mnist_multiclass.py --dataset mnist --data-dir DIR
+    python project/run_mnist_multiclass.py --backend cuda       # on the GPU
 
 The network (PyTorch layers from ``module4_networks.nn``, tensors on Numba's
 ``FastBackend``)::
@@ -42,6 +43,12 @@ import numpy as np
 
 if __package__ in (None, ""):  # run as a script: make the library importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+# Without a GPU, --backend cuda runs in Numba's CUDA simulator; that must be decided
+# before Numba is imported.
+from kindling.cudasim import configure_cuda_simulator  # noqa: E402
+
+configure_cuda_simulator()
 
 from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
@@ -246,6 +253,17 @@ def train(
     return history
 
 
+def backend_by_name(name: str) -> Any:
+    """``fast`` (Numba, CPU) or ``cuda`` (Numba, GPU)."""
+    if name == "fast":
+        return FastBackend
+    if name == "cuda":
+        from module3_fast_ops import CudaBackend
+
+        return CudaBackend
+    raise ValueError(f"unknown backend {name!r}; choose fast or cuda")
+
+
 def main(argv: Optional[list] = None) -> int:
     parser = make_parser(__doc__)
     parser.add_argument(
@@ -294,6 +312,13 @@ def main(argv: Optional[list] = None) -> int:
         "--seed", type=nonnegative_int, default=0, help="seed of weights and batches"
     )
     parser.add_argument(
+        "--backend",
+        choices=["fast", "cuda"],
+        default="fast",
+        help="fast: Numba on the CPU; cuda: the GPU (Numba's simulator without one: "
+        "correct, very slow)",
+    )
+    parser.add_argument(
         "--plot",
         default=None,
         help="PNG for the curves (default: runs/mnist_multiclass_DATASET.png; '' "
@@ -319,6 +344,7 @@ def main(argv: Optional[list] = None) -> int:
         args.cache_dir,
         args.split,
         args.train_size,
+        backend=backend_by_name(args.backend),
     )
     accuracy = percent(history.last("test_acc"))
     if epochs == 0:

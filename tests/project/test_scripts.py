@@ -56,6 +56,7 @@ BAD_ARGUMENTS = {
         ["--dropout", "1.5"],
         ["--train-size", "0"],
         ["--dataset", "cifar"],
+        ["--backend", "tpu"],
     ],
     "run_sentiment": [
         ["--epochs", "-1"],
