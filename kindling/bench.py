@@ -380,7 +380,9 @@ def time_overhead(
             if ops is not None:
                 ops[label]()  # warm-up: compiles or loads the kernel
                 seconds = best_time(ops[label], 3 if quick else 7, budget=0.5)
-            note = notes.get(impl, "") if op == "overhead_grad" else ""
+            # NumPy's note is about the autograd row only.
+            keep = op == "overhead_grad" or impl != "numpy"
+            note = notes.get(impl, "") if keep else ""
             rows.append(Row(op, 4, impl, seconds, note))
             echo(_format_row(rows[-1]))
     return rows
