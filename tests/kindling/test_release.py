@@ -159,6 +159,9 @@ def test_release_through_keeps_earlier_modules_only(tmp_path):
     assert not (out / "tests" / "module2").exists()
     assert not (out / "project" / "run_tensor.py").exists()
     assert (out / "project" / "run_scalar.py").exists()
+    # A script that imports a later module at its top would not even start.
+    assert not (out / "project" / "parallel_check.py").exists()
+    assert (out / "project" / "app.py").exists()  # its later pages import lazily
     registry = (out / "kindling" / "tasks.toml").read_text()
     assert 'id = "1.7"' in registry and 'id = "2.1"' not in registry
 
