@@ -7,7 +7,10 @@ Sections (each runs only while its tab is open; training waits for a button):
   ``conv2d``, and what ``max_pool2d`` / ``avg_pool2d`` keep; then train the CNN of
   ``project/run_mnist_multiclass.py`` and watch its loss and accuracy;
 * **Sentiment** — type a sentence, see the prediction of the 1-D CNN of
-  ``project/run_sentiment.py`` and which words drove it.
+  ``project/run_sentiment.py`` and which words drove it;
+* **Sequences** — gradients through time in RNNs, GRUs and LSTMs; the attention of
+  a Transformer and the gates of an LSTM over a sentence; text from a character GPT
+  (``project/dashboard/sequences.py``).
 """
 
 from __future__ import annotations
@@ -469,13 +472,21 @@ header(
     "Convolutions, pooling, softmax and dropout, assembled into an `nn` library with "
     "PyTorch's names, trained on images and on text.",
     "Tasks 4.1 conv1d · 4.2 conv2d · 4.3 pooling · 4.4 max, softmax, dropout · "
-    "4.5 training · 4.6 the nn library",
+    "4.5 training · 4.6 the nn library · 4.7 recurrent networks · "
+    "4.8 attention and the Transformer",
     4,
 )
-images, sentiment = section_tabs(["Images", "Sentiment"], key="m4_section")
+images, sentiment, sequences = section_tabs(
+    ["Images", "Sentiment", "Sequences"], key="m4_section"
+)
 with images:
     if images.open:
         images_section()
 with sentiment:
     if sentiment.open:
         sentiment_section()
+with sequences:
+    if sequences.open:
+        from project.dashboard.sequences import sequences_section
+
+        sequences_section()
