@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import time
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set
 
 from kindling.registry import Registry, Task
 
 PROGRESS_FILE = Path(".kindling") / "progress.json"
+#: The message of a student stub: ``NotImplementedError("Task 1.2: ...")``.
+STUB_MESSAGE = re.compile(r"^Task (\d+\.\d+)\b")
 FORMAT_VERSION = 2
 
 
@@ -52,6 +55,39 @@ def classify(task: str, passed: int, failed: int, stubs: List[str]) -> str:
     if len(stubs) == failed and all(s == task for s in stubs):
         return "todo"
     return "failing"
+
+
+# ------------------------------------------------------------------- student stubs
+def _exception_chain(exc: BaseException) -> Iterator[BaseException]:
+    """The exception, its causes and contexts, and members of exception groups."""
+    seen = set()
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(getattr(current, "exceptions", ()) or ())
+        stack.append(current.__cause__)
+        stack.append(current.__context__)
+
+
+def _stub_error(exc: BaseException) -> Optional[NotImplementedError]:
+    for current in _exception_chain(exc):
+        if isinstance(current, NotImplementedError) and current.args:
+            if STUB_MESSAGE.match(str(current.args[0])):
+                return current
+    return None
+
+
+def stub_task(exc: BaseException) -> Optional[str]:
+    """The task named by a student-stub ``NotImplementedError`` in ``exc``, if any."""
+    error = _stub_error(exc)
+    if error is None:
+        return None
+    match = STUB_MESSAGE.match(str(error.args[0]))
+    return match[1] if match else None
 
 
 def blocker(status: str) -> Optional[str]:

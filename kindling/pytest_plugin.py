@@ -32,16 +32,18 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 
 from kindling.progress import (
+    _stub_error,
     classify,
     merge_results,
     next_task,
     python_command,
     read_progress,
+    stub_task,
 )
 from kindling.registry import load_registry
 
@@ -50,7 +52,6 @@ __all__ = ["classify", "stub_task", "stub_location", "task_of_item", "TaskResult
 TASK_PROPERTY = "kindling_task"
 STUB_PROPERTY = "kindling_stub"
 STUB_LINE_PROPERTY = "kindling_stub_line"
-STUB_MESSAGE = re.compile(r"^Task (\d+\.\d+)\b")
 MARKER = re.compile(r"^task(\d+)_(\d+)$")
 
 
@@ -65,38 +66,6 @@ def task_of_item(item: pytest.Item) -> Optional[str]:
         return None
     major, minor = max(tasks)
     return f"{major}.{minor}"
-
-
-def _exception_chain(exc: BaseException) -> Iterator[BaseException]:
-    """The exception, its causes and contexts, and members of exception groups."""
-    seen = set()
-    stack = [exc]
-    while stack:
-        current = stack.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        stack.extend(getattr(current, "exceptions", ()) or ())
-        stack.append(current.__cause__)
-        stack.append(current.__context__)
-
-
-def _stub_error(exc: BaseException) -> Optional[NotImplementedError]:
-    for current in _exception_chain(exc):
-        if isinstance(current, NotImplementedError) and current.args:
-            if STUB_MESSAGE.match(str(current.args[0])):
-                return current
-    return None
-
-
-def stub_task(exc: BaseException) -> Optional[str]:
-    """The task named by a student-stub ``NotImplementedError`` in ``exc``, if any."""
-    error = _stub_error(exc)
-    if error is None:
-        return None
-    match = STUB_MESSAGE.match(str(error.args[0]))
-    return match[1] if match else None
 
 
 def stub_location(exc: BaseException, root: Optional[Path] = None) -> Optional[str]:
