@@ -333,13 +333,27 @@ def student_readme(out: Path, registry: Registry, through: Optional[int]) -> str
         for t in registry
     )
     total = sum(t.points for t in registry)
+    special = {
+        "proportional": [t.id for t in registry if t.scoring == "proportional"],
+        "mutation": [t.id for t in registry if t.scoring == "mutation"],
+    }
     grading = (
         f"The tasks of this edition are worth {total} points. Your instructor "
-        "grades your repository with the course's tests, each task on its own: "
-        "a task earns its points when all of its tests pass (some tasks count the "
-        "share of tests passed). The progress table's points are an estimate of "
-        "that."
+        "grades your repository with the course's own copy of the tests (the ones "
+        "you have, and possibly more), each task on its own, from the files you "
+        "edit for it: a task earns its points when all of its tests pass."
     )
+    if special["proportional"]:
+        grading += (
+            f" Tasks {', '.join(special['proportional'])} earn the share of their "
+            "tests that pass."
+        )
+    if special["mutation"]:
+        grading += (
+            f" Task {', '.join(special['mutation'])} (tests you write) earns the "
+            "share of planted bugs your tests catch."
+        )
+    grading += " The progress table's points are an estimate of the grade."
     if (out / ".github" / "workflows" / "classroom.yml").is_file():
         grading += (
             " On GitHub, every push runs the tests of every task "
