@@ -219,7 +219,10 @@ def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
 #: shape -> (shape, strides, shape array, strides array, size) of a contiguous
 #: tensor: the layout of a shape seen before, shared by :meth:`TensorData.contiguous`.
 _LAYOUTS: Dict[Tuple[int, ...], Tuple[Any, ...]] = {}
-#: Shapes remembered at most (a training run uses a few dozen).
+#: (shape, strides or None) -> (strides, shape array, strides array, size, largest
+#: position): the checked layouts of :meth:`TensorData.__init__`.
+_VIEWS: Dict[Tuple[Any, Any], Tuple[Any, ...]] = {}
+#: Layouts remembered at most, per table (a training run uses a few dozen).
 _MAX_LAYOUTS = 4096
 
 
@@ -261,7 +264,35 @@ class TensorData:
                 f"storage must be a flat (1-D) array, got shape {data.shape}"
             )
         shape = _as_shape(shape)
-        strides = strides_from_shape(shape) if strides is None else _as_shape(strides)
+        strides = None if strides is None else _as_shape(strides)
+        # Views of one shape and strides recur every step (a transpose, a reduced
+        # dim): their checked layout is remembered, and only the storage's size is
+        # checked again.
+        layout = _VIEWS.get((shape, strides))
+        if layout is None:
+            layout = self._layout(shape, strides)
+            if len(_VIEWS) < _MAX_LAYOUTS:
+                _VIEWS[(shape, strides)] = layout
+        strides, self._shape, self._strides, size, last = layout
+        if size > 0 and len(data) <= last:
+            raise ValueError(
+                f"a storage of {len(data)} entries is too small for shape {shape} "
+                f"with strides {strides}, which reaches position {last}"
+            )
+        self._storage: Storage = data
+        self.shape: Tuple[int, ...] = shape
+        self.strides: Tuple[int, ...] = strides
+        self.size: int = size
+        self.dims: int = len(shape)
+
+    @staticmethod
+    def _layout(
+        shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]]
+    ) -> Tuple[Any, ...]:
+        """Check a shape and strides (``None``: contiguous); return ``(strides,
+        shape array, strides array, size, largest position reached)``."""
+        if strides is None:
+            strides = strides_from_shape(shape)
         if len(strides) != len(shape):
             raise ValueError(
                 f"strides {strides} and shape {shape} have different lengths "
@@ -276,18 +307,9 @@ class TensorData:
                 )
             size *= n
             last += (n - 1) * step
-        if size > 0 and len(data) <= last:
-            raise ValueError(
-                f"a storage of {len(data)} entries is too small for shape {shape} "
-                f"with strides {strides}, which reaches position {last}"
-            )
-        self._storage: Storage = data
-        self._shape: Shape = np.array(shape, dtype=np.int64)
-        self._strides: Strides = np.array(strides, dtype=np.int64)
-        self.shape: Tuple[int, ...] = shape
-        self.strides: Tuple[int, ...] = strides
-        self.size: int = size
-        self.dims: int = len(shape)
+        shape_array = np.array(shape, dtype=np.int64)
+        strides_array = np.array(strides, dtype=np.int64)
+        return tuple(strides), shape_array, strides_array, size, last
 
     @classmethod
     def contiguous(cls, storage: Storage, shape: Tuple[int, ...]) -> "TensorData":
