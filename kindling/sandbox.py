@@ -37,6 +37,7 @@ from typing import Dict, List, Optional, Sequence
 
 TREE = "/kindling/tree"  # where the job's tree appears inside the sandbox
 SANDBOX_UID = 65534  # "nobody": not the grader's uid
+TMP_BYTES = 512 * 1024 * 1024  # the size of the job's private /tmp (in memory)
 # The /etc files a Python process and the dynamic linker read; nothing else of /etc.
 ETC_FILES = (
     "/etc/ld.so.cache",
@@ -105,7 +106,9 @@ class Sandbox:
         command += ["--ro-bind", str(tree), TREE]
         for outside, inside in extra_binds:
             command += ["--ro-bind", str(outside), f"{TREE}/{inside}"]
-        command += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+        # /tmp lives in memory: its size is bounded like the job's own memory.
+        command += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+        command += ["--proc", "/proc", "--dev", "/dev"]
         command += list(self.devices)  # after --dev, which would hide them
         command += ["--chdir", TREE, "--clearenv"]
         for key, value in sorted(env.items()):
