@@ -1149,6 +1149,8 @@ def grade_batch(
             continue
         echo(f"grading {entry.name} ...")
         reports[entry.name] = Grader(entry, echo=echo, **options).run()
+        if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
+            break
     return reports
 
 
