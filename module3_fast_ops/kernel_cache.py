@@ -417,9 +417,12 @@ class KernelCache(FunctionCache):
         path = self._lock_path()
         try:
             with open(path) as f:
-                pid = int(f.read().strip() or 0)
+                text = f.read().strip()
             if time.time() - os.path.getmtime(path) > LOCK_PATIENCE:
                 raise ValueError("stale")
+            if not text:
+                return True  # just created; its owner is writing its pid
+            pid = int(text)
             if pid <= 0 or pid == os.getpid():
                 raise ValueError("not a live owner")
             os.kill(pid, 0)
