@@ -1047,7 +1047,7 @@ class Grader:
                 "tests were not graded): " + ", ".join(collection.broken)
             )
         rng = random.SystemRandom()
-        canaries = plant_canaries(work, self.selected, rng)
+        canaries = plant_canaries(work, list(self.registry), rng)
         _, self.report.refused = overlay_student_files(
             work, self.source, self.submission, self.registry
         )
