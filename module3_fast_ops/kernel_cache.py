@@ -34,7 +34,8 @@ others that need it (pytest's workers) wait and load the result. And when a core
 idle, the first compilation of a run starts a *compile helper*: a second process
 that compiles the run's other announced kernels (:func:`expect`) into the cache
 while the first process works (``KINDLING_COMPILE_HELPER=0`` turns it off, ``=on``
-starts it even on a busy machine).
+starts it even on a busy machine). ``python -m module3_fast_ops.precompile`` fills
+the cache ahead of time, one process per core (:func:`main`).
 
 While a kernel compiles, one line on stderr says so, with the kernel's name and its
 number among the kernels this run may still compile (on a terminal the line is
@@ -575,14 +576,19 @@ def expect(
     progress.expected.append((label, build, warm, module))
 
 
-def warm_up(module: str, labels: Sequence[str]) -> int:
-    """Compile the kernels ``labels`` announced by ``module`` into the disk cache
-    (in that order), skipping those another process is compiling. Returns how
-    many this call compiled or found cached. The compile helper runs this."""
+#: The module that runs :func:`main` (the compile helper, the warm-up command).
+_COMMAND = "module3_fast_ops.precompile"
+
+
+def warm_up(module: str, labels: Sequence[str] = ()) -> int:
+    """Compile the kernels ``labels`` (default: all) announced by ``module`` into
+    the disk cache, in that order, skipping those another process is compiling.
+    Returns how many this call compiled or found cached. The compile helper runs
+    this, and so does ``python -m module3_fast_ops.precompile``."""
     importlib.import_module(module)
     done = 0
     wanted = {label: (build, warm) for label, build, warm, _ in progress.expected}
-    for label in labels:
+    for label in labels or list(wanted):
         if label not in wanted or wanted[label][1] is None:
             continue
         build, warm = wanted[label]
@@ -628,7 +634,7 @@ def _start_helper(current: str) -> None:
     for module, labels in by_module.items():
         try:
             helper = subprocess.Popen(
-                [sys.executable, "-m", __name__, module, *labels],
+                [sys.executable, "-m", _COMMAND, "--jobs", "1", module, *labels],
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -764,8 +770,41 @@ class CompileProgress:
 progress = CompileProgress()
 
 
-if __name__ == "__main__":  # the compile helper: python -m ... MODULE LABEL...
-    # Through the package, not this __main__ copy: the kernels register there.
-    importlib.import_module("module3_fast_ops.kernel_cache").warm_up(
-        sys.argv[1], sys.argv[2:]
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python -m module3_fast_ops.precompile [--jobs N] [MODULE [LABEL ...]]``:
+    compile the kernels of ``MODULE`` (default ``module3_fast_ops.fast_ops``: every
+    FastOps kernel) into the disk cache now, in ``N`` processes (default: one per
+    core). Later runs then start without compiling. The compile helper is this
+    command with one job and the labels a run still lacks."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=f"python -m {_COMMAND}")
+    parser.add_argument("module", nargs="?", default="module3_fast_ops.fast_ops")
+    parser.add_argument("labels", nargs="*")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args(argv)
+    # Every process skips a kernel another one is compiling (its lock is held).
+    os.environ["KINDLING_IS_COMPILE_HELPER"] = "1"
+    importlib.import_module(args.module)
+    labels = list(args.labels) or [label for label, *_ in progress.expected]
+    jobs = max(1, min(args.jobs, len(labels)))
+    children = []
+    started = time.perf_counter()
+    for job in range(1, jobs):  # each starts its list at another place
+        order = list(dict.fromkeys(labels[job::jobs] + labels))
+        command = [sys.executable, "-m", _COMMAND]
+        children.append(
+            subprocess.Popen(command + ["--jobs", "1", args.module, *order])
+        )
+    warm_up(args.module, list(dict.fromkeys(labels[0::jobs] + labels)))
+    for child in children:
+        child.wait()
+    cached = 0
+    for label in labels:
+        cache = progress.caches.get(label)
+        cached += bool(cache is not None and cache.is_cached())
+    print(
+        f"kindling: {cached} of {len(labels)} kernels of {args.module} are in the "
+        f"cache ({time.perf_counter() - started:.1f} s, {jobs} process(es))"
     )
+    return 0 if cached == len(labels) else 1

@@ -315,3 +315,25 @@ def test_warm_up_compiles_announced_kernels_into_the_cache(
     kernel_cache.expect("times6", build, warm, __name__)
     assert kernel_cache.warm_up(__name__, ["times6", "unknown"]) == 1
     assert built["k"]._cache.is_cached()
+
+
+def test_the_precompile_command_fills_the_cache(
+    notice: io.StringIO,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """``python -m module3_fast_ops.precompile MODULE``, here in this process."""
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("KINDLING_IS_COMPILE_HELPER", "0")  # restored afterwards
+    built: Dict[str, Any] = {}
+
+    def build() -> Any:
+        if "k" not in built:
+            built["k"] = kernel_cache.persist(_tiny_kernel(7.0), "times7")
+        return built["k"]
+
+    kernel_cache.expect("times7", build, lambda k: k(np.zeros(1), np.ones(1)), __name__)
+    assert kernel_cache.main(["--jobs", "1", __name__]) == 0
+    assert "1 of 1 kernels of" in capsys.readouterr().out
+    assert built["k"]._cache.is_cached()
