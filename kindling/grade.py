@@ -666,7 +666,9 @@ def feedback(nodeid: str, record: object, context: Feedback) -> str:
         crash = record.get("crash") if isinstance(record.get("crash"), str) else ""
         if context.terse:
             first = crash.strip().splitlines()[0] if crash.strip() else ""
-            crash = re.split(r"[:\s(]", first, 1)[0]
+            stub = re.match(r"NotImplementedError: (Task \d+\.\d+):", first)
+            # The stub's own words could be anything: only its task id is kept.
+            crash = f"{stub[0]} still a stub" if stub else re.split(r"[:\s(]", first)[0]
         lines += crash[:4000].splitlines()[:30]
     return clean_message(context.filter("\n".join(lines)), context.tree)
 
@@ -811,6 +813,7 @@ def judge(
     errors = session.collection_errors
     never_ran = STUB_IN_TEXT.search(errors[0]["message"]) if len(errors) == 1 else None
     missing = 0
+    first_by_stub: Dict[str, str] = {}  # the first failure at each task's stub
     for nodeid in expected:
         outcome = session.outcomes.get(nodeid)
         if outcome is None:
@@ -827,6 +830,8 @@ def judge(
             stubs.append(outcome.stub)
             if not message:
                 message = feedback(nodeid, outcome.message, context)
+            if outcome.stub and outcome.stub not in first_by_stub:
+                first_by_stub[outcome.stub] = feedback(nodeid, outcome.message, context)
     if missing and not message:
         if errors:
             message = f"{errors[0]['nodeid']} could not be collected:\n"
@@ -843,6 +848,9 @@ def judge(
     if grade.status == "done":
         grade.message = ""
     elif grade.status == "todo" or grade.status.startswith("blocked-by"):
+        # Name the stub that decided the status: the blocker's, or the task's own.
+        blocker = grade.status[len("blocked-by ") :] or task.id
+        message = first_by_stub.get(blocker, message)
         grade.message = _stub_summary(message) or clean_message(message, context.tree)
     else:
         grade.message = clean_message(message, context.tree)

@@ -89,6 +89,9 @@ def test_fresh_edition_grades_every_task_todo(edition):
     for result in report.tasks:
         assert unfinished(result), (result.id, result.status, result.message)
         assert result.points == 0 and result.total > 0
+        # The message names the stub that decided the status.
+        stub = result.status.replace("blocked-by ", "").replace("todo", result.id)
+        assert result.message.startswith(f"Task {stub}: "), result.message
     assert report.tasks[0].status == "todo"
     assert report.score == 0 and report.max_score == sum(t.points for t in MODULE0)
     assert report.modified == [] and report.missing == [] and report.errors == []
