@@ -77,8 +77,10 @@ def test_training_reaches_full_accuracy_on_split():
 
 
 @pytest.mark.task2_5
-def test_command_line_runs_and_reports(capsys):
-    history = run_tensor.main(["--dataset", "simple", "--epochs", "2", "--pts", "6"])
+def test_command_line_runs_and_reports(capsys, tmp_path):
+    # The plot goes to tmp_path: graded in a sandbox, the checkout is read-only.
+    argv = ["--dataset", "simple", "--epochs", "2", "--pts", "6"]
+    history = run_tensor.main(argv + ["--plot", str(tmp_path / "tensor.png")])
     out = capsys.readouterr().out
     assert "epoch 2/2 [####################]" in out
     assert "s per epoch, simple backend" in out
