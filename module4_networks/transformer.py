@@ -44,6 +44,7 @@ __all__ = [
     "PositionalEncoding",
     "TransformerEncoderLayer",
     "TransformerEncoder",
+    "pre_norm_encoder",
     "TransformerLM",
     "TransformerClassifier",
 ]
@@ -231,6 +232,32 @@ class TransformerEncoder(Module):
         return x if self.norm is None else self.norm(x)
 
 
+def pre_norm_encoder(
+    d_model: int,
+    nhead: int,
+    num_layers: int,
+    dim_feedforward: Optional[int] = None,
+    dropout: float = 0.1,
+    backend: Optional[TensorBackend] = None,
+) -> TransformerEncoder:
+    """The stack the models below share: ``num_layers`` pre-norm blocks with GELU
+    (feed-forward width ``4 * d_model`` by default, batch first), then a final
+    LayerNorm (pre-norm blocks leave their output unnormalised)."""
+    block = TransformerEncoderLayer(
+        d_model,
+        nhead,
+        dim_feedforward or 4 * d_model,
+        dropout,
+        activation="gelu",
+        batch_first=True,
+        norm_first=True,
+        backend=backend,
+    )
+    return TransformerEncoder(
+        block, num_layers, norm=LayerNorm(d_model, backend=backend)
+    )
+
+
 class TransformerLM(Module):
     """A decoder-only (causal) Transformer language model, a small GPT.
 
@@ -255,18 +282,8 @@ class TransformerLM(Module):
         self.vocab_size, self.max_len = vocab_size, max_len
         self.embed = Embedding(vocab_size, d_model, backend=backend)
         self.pos = PositionalEncoding(d_model, max_len, dropout, backend=backend)
-        block = TransformerEncoderLayer(
-            d_model,
-            nhead,
-            dim_feedforward or 4 * d_model,
-            dropout,
-            activation="gelu",
-            batch_first=True,
-            norm_first=True,
-            backend=backend,
-        )
-        self.blocks = TransformerEncoder(
-            block, num_layers, norm=LayerNorm(d_model, backend=backend)
+        self.blocks = pre_norm_encoder(
+            d_model, nhead, num_layers, dim_feedforward, dropout, backend
         )
         self.head = Linear(d_model, vocab_size, backend=backend)
 
@@ -329,18 +346,8 @@ class TransformerClassifier(Module):
         super().__init__()
         self.embed = Embedding(vocab_size, d_model, backend=backend)
         self.pos = PositionalEncoding(d_model, max_len, dropout, backend=backend)
-        block = TransformerEncoderLayer(
-            d_model,
-            nhead,
-            dim_feedforward or 4 * d_model,
-            dropout,
-            activation="gelu",
-            batch_first=True,
-            norm_first=True,
-            backend=backend,
-        )
-        self.encoder = TransformerEncoder(
-            block, num_layers, norm=LayerNorm(d_model, backend=backend)
+        self.encoder = pre_norm_encoder(
+            d_model, nhead, num_layers, dim_feedforward, dropout, backend
         )
         self.dropout = Dropout(dropout)
         self.out = Linear(d_model, num_classes, backend=backend)
