@@ -265,13 +265,29 @@ class Tensor:
             data = tf._in_memory_of(self.backend, data)  # CudaBackend: in GPU memory
         self._tensor = data
         self.history = history
-        self.requires_grad: bool = bool(requires_grad) or history is not None
+        self.requires_grad = bool(requires_grad) or history is not None
         self.grad: Optional[Tensor] = None
         self.retains_grad: bool = False
         self.unique_id: int = next(_ids)
         self.name = name
 
     # ------------------------------------------------------------- properties
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this tensor are recorded for ``backward``."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        # PyTorch's rule: a computed tensor keeps recording (its gradient flows
+        # back to its inputs); only leaves can be switched off.
+        if not value and self.history is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf tensors; use "
+                ".detach() to get a computed tensor without history"
+            )
+        self._requires_grad = bool(value)
+
     @property
     def shape(self) -> Tuple[int, ...]:
         """The size of each dimension."""

@@ -74,6 +74,19 @@ def test_is_leaf_requires_grad_and_grad_fn_read_as_in_torch():
         assert (w * 2).is_leaf and not (w * 2).requires_grad
 
 
+def test_requires_grad_can_only_be_switched_off_on_leaves():
+    w = kt.tensor([1.0, 2.0], requires_grad=True)
+    y = w * 2
+    with pytest.raises(RuntimeError, match="leaf"):
+        y.requires_grad = False
+    assert y.requires_grad  # unchanged: backward still reaches w
+    y.sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0]
+    y.requires_grad = True  # switching on a computed tensor is a no-op, as in torch
+    w.requires_grad = False
+    assert not (w * 2).requires_grad
+
+
 # --------------------------------------------------------------- in place
 
 
