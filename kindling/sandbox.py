@@ -102,12 +102,14 @@ class Sandbox:
         of the job. The descriptors ``keep_fds`` stay open (bwrap passes inherited
         descriptors on).
         """
-        command = [self.bwrap, *self.options, *self.binds]
-        command += ["--ro-bind", str(tree), TREE]
+        # /tmp lives in memory: its size is bounded like the job's own memory. It
+        # is mounted before the binds, so that an interpreter (or a virtualenv)
+        # that lives under /tmp stays visible on top of it instead of hidden.
+        command = [self.bwrap, *self.options]
+        command += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+        command += [*self.binds, "--ro-bind", str(tree), TREE]
         for outside, inside in extra_binds:
             command += ["--ro-bind", str(outside), f"{TREE}/{inside}"]
-        # /tmp lives in memory: its size is bounded like the job's own memory.
-        command += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
         command += ["--proc", "/proc", "--dev", "/dev"]
         command += list(self.devices)  # after --dev, which would hide them
         command += ["--chdir", TREE, "--clearenv"]

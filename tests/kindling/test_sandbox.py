@@ -87,3 +87,27 @@ def test_without_bubblewrap_the_grader_refuses_and_says_why(tmp_path, monkeypatc
         Grader(ROOT, ROOT, "0.1", sandbox=False)  # told to: it will grade
     finally:
         sandbox_module.probe.cache_clear()
+
+
+@needs_sandbox
+def test_an_interpreter_under_tmp_stays_visible():
+    """A checkout (and its .venv) under /tmp, as a CI clone may be: the sandbox's own
+    /tmp must not hide the paths bound from under the real /tmp."""
+    import dataclasses
+    import tempfile
+
+    outside = Path(tempfile.mkdtemp(dir="/tmp", prefix="kindling-venv-"))
+    try:
+        (outside / "marker.txt").write_text("visible")
+        base = probe()
+        sandbox = dataclasses.replace(
+            base, binds=(*base.binds, "--ro-bind", str(outside), str(outside))
+        )
+        argv = ["/bin/cat", str(outside / "marker.txt")]
+        command = sandbox.command(argv, ROOT, sandbox_env({}))
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "visible"
+    finally:
+        (outside / "marker.txt").unlink()
+        outside.rmdir()
