@@ -47,10 +47,8 @@ from module2_tensors import tensor as make_tensor  # noqa: E402
 from project.script_tools import (  # noqa: E402
     Progress,
     held_out,
-    make_parser,
-    nonnegative_int,
+    toy_parser,
     percent,
-    positive_float,
     positive_int,
     save_curves,
 )
@@ -259,48 +257,20 @@ def evaluate(model: Network, data: Any, backend: Any = "fast") -> Tuple[float, f
 
 
 def main(argv: Optional[Sequence[str]] = None) -> History:
-    parser = make_parser(__doc__)
+    parser = toy_parser(
+        __doc__,
+        DATASETS,
+        DEFAULTS["dataset"],
+        DEFAULTS["epochs"],
+        "runs/fast_tensor.png",
+        hidden=DEFAULTS["hidden"],
+        lr=DEFAULTS["lr"],
+        pts=DEFAULTS["pts"],
+        seed_help="seed of data, weights and batch order",
+    )
     parser.add_argument("--backend", default="fast", choices=BACKENDS, help="backend")
     parser.add_argument(
-        "--dataset", default=DEFAULTS["dataset"], choices=sorted(DATASETS)
-    )
-    parser.add_argument(
-        "--hidden",
-        type=positive_int,
-        default=DEFAULTS["hidden"],
-        help="units per hidden layer",
-    )
-    parser.add_argument(
-        "--lr", type=positive_float, default=DEFAULTS["lr"], help="learning rate"
-    )
-    parser.add_argument(
-        "--epochs",
-        type=nonnegative_int,
-        default=DEFAULTS["epochs"],
-        help="training epochs (0: only evaluate the untrained network)",
-    )
-    parser.add_argument(
-        "--pts",
-        type=positive_int,
-        default=DEFAULTS["pts"],
-        help="number of training points",
-    )
-    parser.add_argument(
-        "--test-pts", type=positive_int, default=50, help="number of held-out points"
-    )
-    parser.add_argument(
         "--batch", type=positive_int, default=DEFAULTS["batch"], help="batch size"
-    )
-    parser.add_argument(
-        "--seed",
-        type=nonnegative_int,
-        default=0,
-        help="seed of data, weights and batch order",
-    )
-    parser.add_argument(
-        "--plot",
-        default="runs/fast_tensor.png",
-        help="PNG for the curves ('' for none)",
     )
     args = parser.parse_args(argv)
     bar = Progress(total=args.epochs, desc="epoch")

@@ -32,11 +32,8 @@ from module1_scalar_autodiff.scalar import Scalar  # noqa: E402
 from project.script_tools import (  # noqa: E402
     Progress,
     held_out,
-    make_parser,
-    nonnegative_int,
+    toy_parser,
     percent,
-    positive_float,
-    positive_int,
     save_curves,
 )
 
@@ -202,32 +199,7 @@ def evaluate(
 
 
 def main(argv: Optional[Sequence[str]] = None) -> History:
-    parser = make_parser(__doc__)
-    parser.add_argument(
-        "--dataset", default="simple", choices=sorted(DATASETS), help="toy dataset"
-    )
-    parser.add_argument(
-        "--hidden", type=positive_int, default=10, help="units per hidden layer"
-    )
-    parser.add_argument("--lr", type=positive_float, default=0.5, help="learning rate")
-    parser.add_argument(
-        "--epochs",
-        type=nonnegative_int,
-        default=100,
-        help="training epochs (0: only evaluate the untrained network)",
-    )
-    parser.add_argument(
-        "--pts", type=positive_int, default=50, help="number of training points"
-    )
-    parser.add_argument(
-        "--test-pts", type=positive_int, default=50, help="number of held-out points"
-    )
-    parser.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="seed of data and weights"
-    )
-    parser.add_argument(
-        "--plot", default="runs/scalar.png", help="PNG for the curves ('' for none)"
-    )
+    parser = toy_parser(__doc__, DATASETS, "simple", 100, "runs/scalar.png")
     args = parser.parse_args(argv)
     bar = Progress(total=args.epochs, desc="epoch")
 

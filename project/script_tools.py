@@ -99,6 +99,46 @@ def probability(text: str) -> float:
     return value
 
 
+def toy_parser(
+    doc: Optional[str],
+    datasets: Iterable[str],
+    dataset: str,
+    epochs: int,
+    plot: str,
+    hidden: int = 10,
+    lr: float = 0.5,
+    pts: int = 50,
+    seed_help: str = "seed of data and weights",
+) -> argparse.ArgumentParser:
+    """The parser of the scripts that train on Module 0's toy datasets
+    (``run_scalar``, ``run_tensor``, ``run_fast_tensor``): ``--dataset``,
+    ``--hidden``, ``--lr``, ``--epochs``, ``--pts``, ``--test-pts``, ``--seed`` and
+    ``--plot``, with each script's defaults; a script adds its own options."""
+    parser = make_parser(doc)
+    parser.add_argument(
+        "--dataset", default=dataset, choices=sorted(datasets), help="toy dataset"
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=hidden, help="units per hidden layer"
+    )
+    parser.add_argument("--lr", type=positive_float, default=lr, help="learning rate")
+    parser.add_argument(
+        "--epochs",
+        type=nonnegative_int,
+        default=epochs,
+        help="training epochs (0: only evaluate the untrained network)",
+    )
+    parser.add_argument(
+        "--pts", type=positive_int, default=pts, help="number of training points"
+    )
+    parser.add_argument(
+        "--test-pts", type=positive_int, default=50, help="number of held-out points"
+    )
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help=seed_help)
+    parser.add_argument("--plot", default=plot, help="PNG for the curves ('' for none)")
+    return parser
+
+
 # ------------------------------------------------------------------ progress
 class Progress:
     """A progress bar: ``epoch 12/40 [######--------------] 3.1 s loss 0.41``.
