@@ -12,7 +12,6 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Dict
 
 import pytest
 
@@ -28,6 +27,7 @@ from kindling.release import (
     source_files,
 )
 from kindling.sandbox import probe, why_not
+from tests.kindling.editions import reference, submission
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = load_registry()
@@ -42,23 +42,10 @@ def ids(tasks) -> str:
     return ",".join(t.id for t in tasks)
 
 
-def reference(relative: str) -> str:
-    return (ROOT / relative).read_text()
-
-
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("grade") / "edition"
     release(ROOT, out)
-    return out
-
-
-def submission(edition: Path, where: Path, files: Dict[str, str]) -> Path:
-    """A student's checkout: the edition with ``files`` written over it."""
-    out = where / "submission"
-    shutil.copytree(edition, out)
-    for relative, text in files.items():
-        (out / relative).write_text(text)
     return out
 
 

@@ -16,13 +16,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict
 
 import pytest
 
 from kindling.grade import grade, grade_batch
 from kindling.release import release
 from kindling.sandbox import probe, why_not
+from tests.kindling.editions import reference, submission
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATORS = "module0_fundamentals/operators.py"
@@ -32,22 +32,10 @@ PROPERTIES = "tests/module0/test_properties.py"
 pytestmark = pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()}")
 
 
-def reference(relative: str) -> str:
-    return (ROOT / relative).read_text()
-
-
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("attacks") / "edition"
     release(ROOT, out)
-    return out
-
-
-def submission(edition: Path, where: Path, files: Dict[str, str]) -> Path:
-    out = where / "submission"
-    shutil.copytree(edition, out)
-    for relative, text in files.items():
-        (out / relative).write_text(text)
     return out
 
 
