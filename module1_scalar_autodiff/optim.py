@@ -75,16 +75,19 @@ class SGD(Optimizer):
 
         The new value must be a *leaf*, not the result of ``theta - lr * d``
         computed on Scalars: that would chain every step onto one ever-growing
-        graph. Use the float ``.data``.
+        graph. Compute it from ``.data``, the value without history (a float for a
+        Scalar, a detached tensor for a Tensor), so the step is not recorded.
         """
         # BEGIN SOLUTION 1.5: p.update(a new leaf); skip parameters without derivative
         for p in self.parameters:
             d = _derivative(p.value)
             if d is None:
                 continue
+            # .data has no history (a float for a Scalar, a detached Tensor), so
+            # the step itself is not recorded: no graph, no bookkeeping.
+            new = p.value.data - self.lr * d
             if isinstance(p.value, Scalar):
-                p.update(Scalar(p.value.data - self.lr * d, name=p.value.name))
-            else:  # a Tensor-like value: step, then cut the history
-                new = p.value - self.lr * d
-                p.update(new.detach() if hasattr(new, "detach") else new)
+                p.update(Scalar(new, name=p.value.name))
+            else:  # a Tensor-like value: update() makes it require grad again
+                p.update(new)
         # END SOLUTION

@@ -265,7 +265,9 @@ class Tensor:
             data = tf._in_memory_of(self.backend, data)  # CudaBackend: in GPU memory
         self._tensor = data
         self.history = history
-        self.requires_grad = bool(requires_grad) or history is not None
+        # (The attribute behind the requires_grad property, set directly: every
+        # operation makes a tensor, and the setter's check is for users.)
+        self._requires_grad = history is not None or bool(requires_grad)
         self.grad: Optional[Tensor] = None
         self.retains_grad: bool = False
         self.unique_id: int = next(_ids)
@@ -440,21 +442,11 @@ class Tensor:
     def new_full(self, shape: UserShape, value: float) -> "Tensor":
         """A new contiguous tensor of ``shape`` filled with ``value``, on this
         tensor's backend."""
-        shape = tuple(shape)
-        count = 1
-        for n in shape:
-            count *= n
-        return Tensor(
-            TensorData.contiguous(np.full(count, float(value)), shape), self.backend
-        )
+        return Tensor(TensorData.full(tuple(shape), float(value)), self.backend)
 
     def new_zeros(self, shape: UserShape) -> "Tensor":
         """A new tensor of zeros on this tensor's backend."""
-        shape = tuple(shape)
-        count = 1
-        for n in shape:
-            count *= n
-        return Tensor(TensorData.contiguous(np.zeros(count), shape), self.backend)
+        return Tensor(TensorData.full(tuple(shape)), self.backend)
 
     def new_ones(self, shape: UserShape) -> "Tensor":
         """A new tensor of ones on this tensor's backend."""
@@ -490,6 +482,8 @@ class Tensor:
         return tf.Add.apply(self._other(b), self)
 
     def __sub__(self, b: TensorLike) -> "Tensor":
+        if isinstance(b, numbers.Real):  # a - 2.0 is a + (-2.0): one kernel, exact
+            return tf.Add.apply(self, self._other(-b))
         return tf.Add.apply(self, tf.Neg.apply(self._other(b)))
 
     def __rsub__(self, b: TensorLike) -> "Tensor":
@@ -1104,6 +1098,15 @@ class Tensor:
 
     def _infer_shape(self, shape: Tuple[Any, ...]) -> Tuple[int, ...]:
         """Check a target shape for view/reshape and fill in a ``-1``."""
+        size = self._tensor.size
+        known = 1
+        for n in shape:
+            if type(n) is not int or n < 0:
+                break
+            known *= n
+        else:  # the common case, kept fast: sizes that are plain ints, no -1
+            if known == size:
+                return shape
         for n in shape:
             if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
                 raise TypeError(f"a shape holds integers, got {shape}")
@@ -1373,14 +1376,15 @@ class Tensor:
 
     def is_constant(self) -> bool:
         """True for a tensor that takes no gradient at all."""
-        return not self.requires_grad
+        return not self._requires_grad
 
     @property
     def parents(self) -> Tuple["Tensor", ...]:
         """The tensor inputs of the function that made this tensor."""
-        if self.history is None:
+        h = self.history
+        if h is None:
             return ()
-        return tuple(x for x in self.history.inputs if isinstance(x, Tensor))
+        return tuple([x for x in h.inputs if isinstance(x, Tensor)])
 
     def chain_rule(self, d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"]]:
         """The pairs ``(input, dL/d input)`` for the inputs that require grad,
@@ -1390,34 +1394,39 @@ class Tensor:
         if h is None:
             raise RuntimeError("chain_rule needs a computed tensor, got a leaf")
         ctx = h.ctx
-        name = h.last_fn.__name__
         if ctx.freed:
             raise RuntimeError(
-                f"Trying to backward through the graph a second time ({name} has "
-                f"freed its saved tensors); specify retain_graph=True on the first "
-                f"backward() to backward twice"
+                f"Trying to backward through the graph a second time "
+                f"({h.last_fn.__name__} has freed its saved tensors); specify "
+                f"retain_graph=True on the first backward() to backward twice"
             )
-        tensors = [x for x in h.inputs if isinstance(x, Tensor)]
-        for x, seen in zip(tensors, h.versions):
-            now = tf.version_of(x)
-            if now != seen:
-                raise RuntimeError(
-                    f"one of the variables needed for gradient computation has "
-                    f"been modified by an inplace operation: the input of shape "
-                    f"{x.shape} of {name} is at version {now}; expected version "
-                    f"{seen} instead"
-                )
-        grads = h.last_fn._backward(ctx, d_output, len(h.inputs))
+        inputs = h.inputs
+        # Only once some storage has been changed in place can a version differ
+        # (``h.versions`` is ``()`` when all were 0 at the forward).
+        if tf._versions:
+            tensors = [x for x in inputs if isinstance(x, Tensor)]
+            for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
+                now = tf.version_of(x)
+                if now != seen:
+                    raise RuntimeError(
+                        f"one of the variables needed for gradient computation "
+                        f"has been modified by an inplace operation: the input of "
+                        f"shape {x.shape} of {h.last_fn.__name__} is at version "
+                        f"{now}; expected version {seen} instead"
+                    )
+        grads = h.last_fn._backward(ctx, d_output, len(inputs))
         if tf._anomaly_backward:
             tf.check_backward(h.last_fn, ctx, d_output, grads)
-        if not tf._retain_graph and any(
-            isinstance(v, Tensor) for v in ctx.saved_values
-        ):
-            ctx.saved_values = ()
-            ctx.freed = True
+        if not tf._retain_graph:
+            for v in ctx.saved_values:
+                if isinstance(v, Tensor):
+                    ctx.saved_values = ()
+                    ctx.freed = True
+                    break
         pairs = []
-        for k, (x, g) in enumerate(zip(h.inputs, grads)):
-            if not isinstance(x, Tensor) or not x.requires_grad or g is None:
+        for k, x in enumerate(inputs):
+            g = grads[k]
+            if g is None or not isinstance(x, Tensor) or not x._requires_grad:
                 continue  # None: no gradient flows to x (e.g. where's condition)
             if not isinstance(g, Tensor):
                 raise RuntimeError(
@@ -1425,7 +1434,10 @@ class Tensor:
                     f"{type(g).__name__} for argument {k}, which needs a gradient "
                     f"tensor"
                 )
-            pairs.append((x, tf.unbroadcast(g, x.shape)))
+            shape = x._tensor.shape
+            pairs.append(
+                (x, g if g._tensor.shape == shape else tf.unbroadcast(g, shape))
+            )
         return pairs
 
     def accumulate_derivative(self, d: "Tensor") -> None:

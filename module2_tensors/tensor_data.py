@@ -340,6 +340,27 @@ class TensorData:
         data.dims = len(data.shape)
         return data
 
+    @classmethod
+    def full(
+        cls, shape: Tuple[int, ...], value: Optional[float] = None
+    ) -> "TensorData":
+        """A new contiguous ``TensorData`` of ``shape`` (a tuple of ints) holding
+        ``value`` everywhere (``None``: zeros). Every operation allocates its output
+        so: a shape seen before costs one dict lookup and one NumPy allocation."""
+        layout = _LAYOUTS.get(shape)
+        if layout is None:
+            count = 1
+            for n in shape:
+                count *= n
+            storage = np.zeros(count) if value is None else np.full(count, value)
+            return cls.contiguous(storage, shape)
+        data = cls.__new__(cls)
+        size = layout[4]
+        data._storage = np.zeros(size) if value is None else np.full(size, value)
+        data.shape, data.strides, data._shape, data._strides, data.size = layout
+        data.dims = len(data.shape)
+        return data
+
     def __repr__(self) -> str:
         return f"TensorData(shape={self.shape}, strides={self.strides})"
 

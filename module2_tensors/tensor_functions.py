@@ -23,7 +23,6 @@ import os
 import random
 import sys
 import weakref
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Tuple
 
 import numpy as np
@@ -147,17 +146,33 @@ def bump_version(t: "Tensor") -> None:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class History:
     """How a tensor was made: by ``last_fn`` from ``inputs`` (tensors and other
     arguments such as dims, in call order), with ``ctx`` holding what
     ``last_fn.forward`` saved, and ``versions`` the version (:func:`version_of`)
-    of each tensor input when it was used, checked again by the backward pass."""
+    of each tensor input when it was used, checked again by the backward pass
+    (``()`` when no storage had been changed in place yet: every version was 0).
 
-    last_fn: type
-    ctx: Context
-    inputs: Tuple[Any, ...]
-    versions: Tuple[int, ...] = ()
+    A plain class with ``__slots__`` rather than a dataclass: one is made per
+    recorded operation, and this is the cheapest object Python can build.
+    """
+
+    __slots__ = ("last_fn", "ctx", "inputs", "versions")
+
+    def __init__(
+        self,
+        last_fn: type,
+        ctx: Context,
+        inputs: Tuple[Any, ...],
+        versions: Tuple[int, ...] = (),
+    ) -> None:
+        self.last_fn = last_fn
+        self.ctx = ctx
+        self.inputs = inputs
+        self.versions = versions
+
+    def __repr__(self) -> str:
+        return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
 
 
 class Function:
@@ -208,11 +223,7 @@ class Function:
         Raises:
             ValueError: tensor arguments live on different backends.
         """
-        global _Tensor
-        if _Tensor is None:  # imported late: tensor.py imports this module
-            from .tensor import Tensor as _Tensor
-        Tensor = _Tensor
-
+        Tensor = _Tensor or _tensor_class()
         backend = None
         needs = []
         for x in args:
@@ -227,22 +238,37 @@ class Function:
                         f"or make every tensor on one backend "
                         f"(set_default_backend(...) sets the default)"
                     )
-                needs.append(x.requires_grad)
+                needs.append(x._requires_grad)
             else:
                 needs.append(False)
-        record = cls.differentiable and _grad_enabled and any(needs)
-        ctx = Context(tuple(needs) if record else ())
+        record = _grad_enabled and cls.differentiable and True in needs
+        ctx = Context(needs if record else ())
         out = cls.forward(ctx, *args)
         if _anomaly:
             _check_forward(cls, ctx, args, out)
         if not record:
             return out
-        # A fresh Tensor object shares the result's numbers but carries the history
-        # (a forward may return a view, or even an input, which must stay as it is).
-        versions = tuple(version_of(x) for x in args if isinstance(x, Tensor))
-        return Tensor(
-            out._tensor, out.backend, history=History(cls, ctx, args, versions)
+        # Versions are all 0 until some storage is changed in place; then () stands
+        # for "all 0", which the backward pass checks just the same.
+        versions = (
+            tuple(version_of(x) for x in args if isinstance(x, Tensor))
+            if _versions
+            else ()
         )
+        # A fresh Tensor object shares the result's numbers but carries the history
+        # (a forward may return a view, or even an input, which must stay as it is;
+        # and a result that a forward saved for backward must not point back at its
+        # own history: that would be a reference cycle).
+        return Tensor(out._tensor, out.backend, History(cls, ctx, args, versions))
+
+
+def _tensor_class() -> Any:
+    """The Tensor class, imported on first use (tensor.py imports this module)."""
+    global _Tensor
+    from .tensor import Tensor
+
+    _Tensor = Tensor
+    return Tensor
 
 
 _Tensor: Any = None  # the Tensor class, set on the first call of Function.apply
@@ -1016,10 +1042,13 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        # BEGIN SOLUTION 2.4: MatMul.backward
+        # BEGIN SOLUTION 2.4: MatMul.backward (skip a product nobody needs)
         a, b = ctx.saved_values
+        need_a, need_b = ctx.needs_input_grad or (True, True)
         matmul = grad.backend.matrix_multiply
-        return matmul(grad, _mT(b)), matmul(_mT(a), grad)
+        grad_a = matmul(grad, _mT(b)) if need_a else None
+        grad_b = matmul(_mT(a), grad) if need_b else None
+        return grad_a, grad_b
         # END SOLUTION
 
 

@@ -25,7 +25,13 @@ from numba import njit, prange
 from module2_tensors import tensor_data
 
 from . import kernel_cache
-from module2_tensors.tensor_data import Shape, Storage, Strides, shape_broadcast
+from module2_tensors.tensor_data import (
+    Shape,
+    Storage,
+    Strides,
+    TensorData,
+    shape_broadcast,
+)
 from module2_tensors.tensor_ops import (
     MapFn,
     ReduceFn,
@@ -682,18 +688,24 @@ class FastOps(TensorOps):
 
     cuda = False
 
+    # The wrappers below run once per tensor operation, so they reach into the
+    # TensorData (``_tensor``: storage and the int64 shape and strides arrays)
+    # directly, and allocate outputs with ``TensorData.full``'s cached layouts.
+
     @staticmethod
     def map(fn: Callable[[float], float]) -> MapFn:
         """See ``TensorOps.map``."""
         _expect(tensor_map, fn)
-        kernels: list = []
+        kernel = None
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
+            nonlocal kernel
             if out is None:
-                out = a.new_zeros(a.shape)
-            if not kernels:
-                kernels.append(compiled(tensor_map, fn))
-            kernels[0](*out.tuple(), *a.tuple())
+                out = type(a)(TensorData.full(a._tensor.shape), a.backend)
+            if kernel is None:
+                kernel = compiled(tensor_map, fn)
+            o, x = out._tensor, a._tensor
+            kernel(o._storage, o._shape, o._strides, x._storage, x._shape, x._strides)
             return out
 
         return apply
@@ -702,15 +714,29 @@ class FastOps(TensorOps):
     def zip(fn: Callable[[float, float], float]) -> ZipFn:
         """See ``TensorOps.zip``."""
         _expect(tensor_zip, fn)
-        kernels: list = []
+        kernel = None
 
         def apply(a: Any, b: Any) -> Any:
-            shape = a.shape if a.shape == b.shape else shape_broadcast(a.shape, b.shape)
-            out = a.new_zeros(shape)
-            if not kernels:
-                kernels.append(compiled(tensor_zip, fn))
-            kernels[0](*out.tuple(), *a.tuple(), *b.tuple())
-            return out
+            nonlocal kernel
+            x, y = a._tensor, b._tensor
+            shape = x.shape
+            if shape != y.shape:
+                shape = shape_broadcast(shape, y.shape)
+            o = TensorData.full(shape)
+            if kernel is None:
+                kernel = compiled(tensor_zip, fn)
+            kernel(
+                o._storage,
+                o._shape,
+                o._strides,
+                x._storage,
+                x._shape,
+                x._strides,
+                y._storage,
+                y._shape,
+                y._strides,
+            )
+            return type(a)(o, a.backend)
 
         return apply
 
@@ -718,26 +744,31 @@ class FastOps(TensorOps):
     def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
         """See ``TensorOps.reduce``."""
         _expect(tensor_reduce, fn)
-        kernels: list = []
+        kernel = None
 
         def apply(a: Any, dim: int) -> Any:
-            shape = list(a.shape)
+            nonlocal kernel
+            x = a._tensor
+            shape = list(x.shape)
             shape[dim] = 1
-            out = a.new_full(tuple(shape), start)
-            if not kernels:
-                kernels.append(compiled(tensor_reduce, fn))
-            kernels[0](*out.tuple(), *a.tuple(), dim)
-            return out
+            o = TensorData.full(tuple(shape), start)
+            if kernel is None:
+                kernel = compiled(tensor_reduce, fn)
+            kernel(
+                o._storage, o._shape, o._strides, x._storage, x._shape, x._strides, dim
+            )
+            return type(a)(o, a.backend)
 
         return apply
 
     @staticmethod
     def matrix_multiply(a: Any, b: Any) -> Any:
         """See ``TensorOps.matrix_multiply``."""
-        out = a.new_zeros(matmul_shape(a.shape, b.shape))
-        work = out.numel() * (a.shape[-1] if a.dims else 1) // 8
-        _matmul_kernel(work)(*out.tuple(), *a.tuple(), *b.tuple())
-        return out
+        x, y = a._tensor, b._tensor
+        o = TensorData.full(matmul_shape(x.shape, y.shape))
+        work = o.size * (x.shape[-1] if x.dims else 1) // 8
+        _matmul_kernel(work)(*o.tuple(), *x.tuple(), *y.tuple())
+        return type(a)(o, a.backend)
 
 
 def serial_twin(kernel: Any, label: str) -> Any:
