@@ -30,10 +30,12 @@ PyTorch semantics, with these differences:
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from typing import (
     Any,
     Callable,
+    Dict,
     Iterator,
     List,
     NamedTuple,
@@ -83,6 +85,13 @@ TensorLike = Union[float, int, "Tensor"]
 
 # Process-wide ids, never reused (unlike id()), for the engine's dictionaries.
 _ids = itertools.count()
+
+#: The 0-d tensors of Python numbers used as operands (``x * 2.0``), per backend
+#: and value: a training loop meets the same few numbers every step. They are only
+#: ever inputs of operations (never returned to the user, never changed in place),
+#: so one tensor per number can serve every operation.
+_NUMBERS: Dict[Tuple[Any, float, float], "Tensor"] = {}
+_MAX_NUMBERS = 1024
 
 
 def _shape_args(args: Sequence[Any]) -> Tuple[Any, ...]:
@@ -349,7 +358,10 @@ class Tensor:
                 f"item() needs a tensor with exactly one element, got shape "
                 f"{self.shape}"
             )
-        return float(self.to_numpy().reshape(-1)[0])
+        storage = self._tensor._storage
+        if hasattr(storage, "copy_to_host"):  # in GPU memory: copy the one number
+            return float(self.to_numpy().reshape(-1)[0])
+        return float(storage[0])  # (a tensor's first entry is at position 0)
 
     def to_numpy(self) -> np.ndarray:
         """A NumPy copy of the numbers, with this tensor's shape."""
@@ -469,7 +481,15 @@ class Tensor:
         if isinstance(b, Tensor):
             return b
         if isinstance(b, numbers.Real):
-            return Tensor(TensorData(np.array([float(b)]), ()), self.backend)
+            value = float(b)
+            # (-0.0 == 0.0 in a dict: the sign keeps them apart; NaN is never kept.)
+            key = (self.backend, value, math.copysign(1.0, value))
+            number = _NUMBERS.get(key)
+            if number is None:
+                number = Tensor(TensorData(np.array([value]), ()), self.backend)
+                if len(_NUMBERS) < _MAX_NUMBERS and value == value:
+                    _NUMBERS[key] = number
+            return number
         raise TypeError(
             f"unsupported operand: a Tensor and a {type(b).__name__} ({b!r})"
         )

@@ -234,6 +234,10 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     # END SOLUTION
 
 
+#: The paths of the zip kernel (see ``_zip``).
+GENERAL, ALIGNED, NUMBER_A, NUMBER_B = 0, 1, 2, 3
+
+
 def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     """The parallel zip kernel for ``fn``: $\\mathrm{out}[i] = fn(a[i], b[i])$.
 
@@ -243,7 +247,10 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     ``out_shape``).
 
     Hints: as :func:`tensor_map`; the fast path needs all three tensors aligned
-    (same shape, same strides, storages of exactly ``size`` entries).
+    (same shape, same strides, storages of exactly ``size`` entries). A second fast
+    path pays off too: one input a single number (a storage of one entry, such as
+    the 0-d tensor of ``x * 2.0``) beside the other aligned with ``out``; read the
+    number once and loop over storage positions.
     """
     # BEGIN SOLUTION 3.1: tensor_zip, as tensor_map with two broadcast inputs
     f = njit(inline="always")(fn)
@@ -252,7 +259,7 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     def zip_slice(
         lo: int,
         hi: int,
-        aligned: bool,
+        aligned: int,
         out: Storage,
         out_shape: Shape,
         out_strides: Strides,
@@ -263,10 +270,20 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
         b_shape: Shape,
         b_strides: Strides,
     ) -> None:
-        if aligned:
+        if aligned == ALIGNED:
             out_run, a_run, b_run = out[lo:hi], a_storage[lo:hi], b_storage[lo:hi]
             for i in range(hi - lo):
                 out_run[i] = f(a_run[i], b_run[i])
+            return
+        if aligned == NUMBER_B:  # b is one number: read it once
+            out_run, a_run, y = out[lo:hi], a_storage[lo:hi], b_storage[0]
+            for i in range(hi - lo):
+                out_run[i] = f(a_run[i], y)
+            return
+        if aligned == NUMBER_A:
+            out_run, x, b_run = out[lo:hi], a_storage[0], b_storage[lo:hi]
+            for i in range(hi - lo):
+                out_run[i] = f(x, b_run[i])
             return
         out_index = np.empty(len(out_shape), np.int64)
         a_index = np.empty(len(a_shape), np.int64)
@@ -303,15 +320,28 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
         b_strides: Strides,
     ) -> None:
         size = kernel_size(out_shape)
-        aligned = (
+        # Which fast path: both inputs laid out as out (ALIGNED), or one of them a
+        # single number (a 0-d tensor, say: x * 2.0) beside the other laid out as
+        # out; else the general path (GENERAL).
+        a_like = (
             len(out) == size
             and len(a_storage) == size
-            and len(b_storage) == size
             and equal_arrays(out_shape, a_shape)
-            and equal_arrays(out_shape, b_shape)
             and equal_arrays(out_strides, a_strides)
+        )
+        b_like = (
+            len(out) == size
+            and len(b_storage) == size
+            and equal_arrays(out_shape, b_shape)
             and equal_arrays(out_strides, b_strides)
         )
+        aligned = GENERAL
+        if a_like and b_like:
+            aligned = ALIGNED
+        elif a_like and len(b_storage) == 1:
+            aligned = NUMBER_B
+        elif b_like and len(a_storage) == 1:
+            aligned = NUMBER_A
         args = (out, out_shape, out_strides, a_storage, a_shape, a_strides)
         args_b = (b_storage, b_shape, b_strides)
         workers = workers_for(size)
@@ -403,6 +433,10 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
 
 #: Rows and columns of the block of ``out`` one step of the matmul computes.
 BLOCK = 4
+#: Multiply-adds up to which a product with contiguous rows of ``b`` skips the
+#: packing (``rows``): the layers of a small network, where copying costs as much
+#: as computing.
+SMALL_PRODUCT = 1 << 18
 #: Columns of ``b`` (rows of the packed $b^T$) swept together while they sit in the
 #: core's L2 cache (64 columns of 512 float64 numbers take 256 KiB).
 PANEL = 64
@@ -557,6 +591,55 @@ def tensor_matrix_multiply() -> MatMulKernel:
                         if j + c < p:
                             out[base + (j + c) * out_col] = block[r][c]
 
+    @njit(fastmath={"reassoc", "contract", "nsz"})
+    def rows(
+        out: Storage,
+        out_starts: np.ndarray,
+        out_row: int,
+        out_col: int,
+        a_storage: Storage,
+        a_starts: np.ndarray,
+        a_row: int,
+        a_col: int,
+        b_storage: Storage,
+        b_starts: np.ndarray,
+        b_row: int,
+        n: int,
+        m: int,
+        p: int,
+    ) -> None:
+        # Small products whose rows of b are contiguous: no packing. BLOCK rows of
+        # out at a time, each the sum over k of a[i, k] times row k of b, read in
+        # place; the sweep along a row is what becomes vector instructions.
+        acc = np.empty((BLOCK, p))
+        for t in range(len(out_starts)):
+            for i in range(0, n, BLOCK):
+                last = min(BLOCK, n - i)  # rows of this block (the rest: zeros)
+                acc[:, :] = 0.0
+                o0, o1, o2, o3 = acc[0], acc[1], acc[2], acc[3]
+                first = a_starts[t] + i * a_row
+                for k in range(m):
+                    at = first + k * a_col
+                    x0 = a_storage[at]
+                    x1 = a_storage[at + a_row] if last > 1 else 0.0
+                    x2 = a_storage[at + 2 * a_row] if last > 2 else 0.0
+                    x3 = a_storage[at + 3 * a_row] if last > 3 else 0.0
+                    start = b_starts[t] + k * b_row
+                    row = b_storage[start : start + p]
+                    for j in range(p):
+                        y = row[j]
+                        o0[j] += x0 * y
+                        o1[j] += x1 * y
+                        o2[j] += x2 * y
+                        o3[j] += x3 * y
+                for r in range(last):
+                    base = out_starts[t] + (i + r) * out_row
+                    if out_col == 1:
+                        out[base : base + p] = acc[r]
+                    else:
+                        for j in range(p):
+                            out[base + j * out_col] = acc[r, j]
+
     def _matmul(
         out: Storage,
         out_shape: Shape,
@@ -576,6 +659,24 @@ def tensor_matrix_multiply() -> MatMulKernel:
         a_starts = batch_starts(count, n, p, out_shape, a_shape, a_strides)
         b_starts = batch_starts(count, n, p, out_shape, b_shape, b_strides)
         out_starts = batch_starts(count, n, p, out_shape, out_shape, out_strides)
+        if count * n * m * p <= SMALL_PRODUCT and p >= 8 and b_strides[db - 1] == 1:
+            rows(
+                out,
+                out_starts,
+                out_strides[d - 2],
+                out_strides[d - 1],
+                a_storage,
+                a_starts,
+                a_strides[da - 2],
+                a_strides[da - 1],
+                b_storage,
+                b_starts,
+                b_strides[db - 2],
+                n,
+                m,
+                p,
+            )
+            return
         # Pack: each matrix of a row by row, each matrix of b column by column
         # (rows of b^T), padded with zero rows to a multiple of BLOCK so that every
         # block is full.
