@@ -99,7 +99,7 @@ __all__ = [
 SIMULATOR: bool = bool(cuda.config.ENABLE_CUDASIM)
 #: Threads per block of the map, zip and reduce kernels (a power of two: the
 #: reduce's tree halves it).
-THREADS_PER_BLOCK: int = 32 if SIMULATOR else 256
+THREADS_PER_BLOCK: int = 8 if SIMULATOR else 256
 #: Threads per block of ``sum_practice`` (so also the size of the sums it returns).
 PRACTICE_THREADS: int = 32
 #: Side of the one-block ``mm_practice`` (a block of PRACTICE_TILE^2 threads; at most
@@ -235,7 +235,18 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
         )
         for x in args
     ]
-    kernel[grid, block](device_out, *device_args)
+    if SIMULATOR:
+        # The simulator runs a block's threads as Python threads that wait for one
+        # another at every syncthreads(): hand the GIL over at once (1 us) instead
+        # of after Python's default 5 ms, or a reduce block takes 0.1 s.
+        previous = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        try:
+            kernel[grid, block](device_out, *device_args)
+        finally:
+            sys.setswitchinterval(previous)
+    else:
+        kernel[grid, block](device_out, *device_args)
     if device_out is not out:
         device_out.copy_to_host(out)
 
