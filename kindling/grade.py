@@ -80,8 +80,15 @@ SKIPPED_PARTS = {
     ".kindling",
     "node_modules",
 }
-# The options of every grading session.
+# The options of every grading session. Plugins are not loaded from entry points
+# (the job's environment sets PYTEST_DISABLE_PLUGIN_AUTOLOAD, see
+# kindling.grade_runner): the only third-party plugin the tests need is Hypothesis's,
+# named here. Autoloaded plugins cost about 0.4 s per session, mostly because pytest
+# rewrites the asserts of every module of a plugin's distribution (all of
+# Hypothesis) afresh in a read-only sandbox, where no rewritten bytecode is cached.
 PYTEST_OPTIONS = [
+    "-p",
+    "_hypothesis_pytestplugin",
     "-q",
     "--tb=short",
     "--show-capture=no",  # what a test printed is not part of its grade
@@ -329,7 +336,7 @@ def expected_hashes(
     manifest = source / MANIFEST
     if manifest.is_file():
         return json.loads(manifest.read_text())["protected"]
-    from kindling.release import release
+    from kindling.release import file_digest, release, source_files
 
     present = [
         int(match[1])
@@ -340,8 +347,24 @@ def expected_hashes(
     ]
     last = max(t.module for t in registry)
     through = max(present) if present and max(present) < last else None
-    release(source, scratch, through=through, force=True, registry=registry)
-    return json.loads((scratch / MANIFEST).read_text())["protected"]
+    # Cutting the edition takes most of a second; a batch grades every student
+    # against the same source: remember the hashes by the source's content.
+    digest = hashlib.sha256(f"{through}|{registry!r}".encode())
+    for path in source_files(source):
+        digest.update(f"{path.relative_to(source)}:{file_digest(path)}\n".encode())
+    key = digest.hexdigest()
+    if key not in _EDITION_HASHES:
+        release(source, scratch, through=through, force=True, registry=registry)
+        protected = json.loads((scratch / MANIFEST).read_text())["protected"]
+        while len(_EDITION_HASHES) >= 8:
+            _EDITION_HASHES.pop(next(iter(_EDITION_HASHES)))
+        _EDITION_HASHES[key] = protected
+    return dict(_EDITION_HASHES[key])
+
+
+# The protected files' hashes of the editions cut by expected_hashes, by the
+# content of their source (see there).
+_EDITION_HASHES: Dict[str, Dict[str, str]] = {}
 
 
 def protected_changes(

@@ -280,7 +280,12 @@ class Runner:
         pytest_args = [*job.args, f"--kindling-grade-fd={fd}"]
         argv = [sys.executable, "-s", "-m", "kindling.grade_runner", "--job"]
         argv.append(json.dumps(pytest_args))
-        env = sandbox_env({"KINDLING_HYPOTHESIS_PROFILE": "ci"})
+        # Only the plugins named in the arguments (see kindling.grade.PYTEST_OPTIONS).
+        extra = {
+            "KINDLING_HYPOTHESIS_PROFILE": "ci",
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }
+        env = sandbox_env(extra)
         if self.sandbox is None:
             env["NUMBA_CACHE_DIR"] = str(self.scratch / "numba-cache")
             env["HOME"] = env["TMPDIR"] = str(self.scratch)
