@@ -793,8 +793,8 @@ class Tensor:
         return tf.Sqrt.apply(self)
 
     def abs(self) -> "Tensor":
-        """$|x| = \\mathrm{relu}(x) + \\mathrm{relu}(-x)$ (gradient 0 at 0)."""
-        return self.relu() + (-self).relu()
+        """$|x|$ (gradient $\\mathrm{sign}(x)$, 0 at 0)."""
+        return tf.Abs.apply(self)
 
     __abs__ = abs
 

@@ -59,6 +59,7 @@ __all__ = [
     "Erf",
     "Log1p",
     "Expm1",
+    "Abs",
     "Piecewise",
     "unary_map",
     "Pow",
@@ -225,7 +226,7 @@ class Function:
         """
         Tensor = _Tensor or _tensor_class()
         backend = None
-        needs = []
+        record = False
         for x in args:
             if isinstance(x, Tensor):
                 if backend is None:
@@ -238,11 +239,15 @@ class Function:
                         f"or make every tensor on one backend "
                         f"(set_default_backend(...) sets the default)"
                     )
-                needs.append(x._requires_grad)
-            else:
-                needs.append(False)
-        record = _grad_enabled and cls.differentiable and True in needs
-        ctx = Context(needs if record else ())
+                if x._requires_grad:
+                    record = True
+        record = record and _grad_enabled and cls.differentiable
+        if record:
+            ctx = Context(
+                tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
+            )
+        else:
+            ctx = Context()
         out = cls.forward(ctx, *args)
         if _anomaly:
             _check_forward(cls, ctx, args, out)
@@ -412,7 +417,9 @@ def unbroadcast(grad: "Tensor", shape: UserShape) -> "Tensor":
     for k in range(grad.dims):
         size = shape[k - extra] if k >= extra else 1
         if size == 1 and grad.shape[k] != 1:
-            out = out.sum(dim=k, keepdim=True)
+            # The backend's reduce keeps dim k with size 1 (and, unlike
+            # out.sum(...), skips the Function machinery: nothing records here).
+            out = out.backend.add_reduce(out, k)
         elif size != grad.shape[k]:
             raise ValueError(
                 f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
@@ -664,6 +671,10 @@ def _sign(x: float) -> float:
     return x  # 0 and nan stay
 
 
+def _abs(x: float) -> float:
+    return abs(x)
+
+
 _maps: Dict[Tuple[int, Callable[[float], float]], Any] = {}
 
 
@@ -718,6 +729,20 @@ class Expm1(Function):
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (out,) = ctx.saved_values
         return grad * (out + 1.0)
+
+
+class Abs(Function):
+    """$|a|$; $f'(a) = \\mathrm{sign}(a)$, 0 at 0 (as in PyTorch). (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a)
+        return unary_map(a.backend, _abs)(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (a,) = ctx.saved_values
+        return grad.backend.mul_zip(grad, unary_map(a.backend, _sign)(a))
 
 
 class Piecewise(Function):
