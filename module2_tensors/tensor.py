@@ -253,6 +253,12 @@ class Tensor:
     __array_priority__ = 1000
     # Set on the 1.0/0.0 results of comparisons (PyTorch's bool tensors).
     is_mask: bool = False
+    # Defaults every tensor starts with, kept on the class: an instance stores only
+    # what differs (every operation makes a tensor, so each store counts).
+    history: Optional[tf.History] = None
+    grad: Optional["Tensor"] = None
+    retains_grad: bool = False
+    name: Optional[str] = None
 
     def __init__(
         self,
@@ -267,20 +273,22 @@ class Tensor:
                 f"Tensor(...) takes a TensorData; use tensor({data!r}) to make a "
                 f"tensor from numbers"
             )
-        self.backend: TensorBackend = (
-            get_default_backend() if backend is None else backend
-        )
-        if self.backend.cuda and not hasattr(data._storage, "copy_to_host"):
-            data = tf._in_memory_of(self.backend, data)  # CudaBackend: in GPU memory
+        if backend is None:
+            backend = get_default_backend()
+        if backend.cuda and not hasattr(data._storage, "copy_to_host"):
+            data = tf._in_memory_of(backend, data)  # CudaBackend: in GPU memory
+        self.backend: TensorBackend = backend
         self._tensor = data
-        self.history = history
-        # (The attribute behind the requires_grad property, set directly: every
-        # operation makes a tensor, and the setter's check is for users.)
-        self._requires_grad = history is not None or bool(requires_grad)
-        self.grad: Optional[Tensor] = None
-        self.retains_grad: bool = False
+        if history is not None:
+            self.history = history
+            self._requires_grad = True
+        else:
+            # (The attribute behind the requires_grad property, set directly: the
+            # setter's check is for users.)
+            self._requires_grad = requires_grad is True or bool(requires_grad)
         self.unique_id: int = next(_ids)
-        self.name = name
+        if name is not None:
+            self.name = name
 
     # ------------------------------------------------------------- properties
     @property

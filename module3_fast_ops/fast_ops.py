@@ -780,6 +780,21 @@ def _expect(factory: Callable[..., Any], fn: Optional[Callable[..., float]]) -> 
     )
 
 
+#: (shape, shape) -> their broadcast shape, for the pairs met so far: a training
+#: step broadcasts the same few pairs (a bias, a number) every time.
+_BROADCASTS: Dict[Tuple[Tuple[int, ...], Tuple[int, ...]], Tuple[int, ...]] = {}
+
+
+def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
+    """:func:`shape_broadcast` of ``a`` and ``b``, remembered (errors are not)."""
+    shape = _BROADCASTS.get((a, b))
+    if shape is None:
+        shape = shape_broadcast(a, b)
+        if len(_BROADCASTS) < 4096:
+            _BROADCASTS[(a, b)] = shape
+    return shape
+
+
 class FastOps(TensorOps):
     """The Numba backend's ops: Module 2's interface, compiled parallel kernels.
 
@@ -822,7 +837,7 @@ class FastOps(TensorOps):
             x, y = a._tensor, b._tensor
             shape = x.shape
             if shape != y.shape:
-                shape = shape_broadcast(shape, y.shape)
+                shape = _broadcast(shape, y.shape)
             o = TensorData.full(shape)
             if kernel is None:
                 kernel = compiled(tensor_zip, fn)
