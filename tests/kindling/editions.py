@@ -1,11 +1,13 @@
-"""Helpers the grading tests share: reference files, and student submissions made
-from a released edition."""
+"""Helpers the grading tests share: reference files, student submissions made
+from a released edition, and a short list of planted bugs for Task 0.2."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,3 +24,20 @@ def submission(edition: Path, where: Path, files: Dict[str, str]) -> Path:
     for relative, text in files.items():
         (out / relative).write_text(text)
     return out
+
+
+# Three of kindling.mutation.MUTANTS, one of them caught by a test of neg alone.
+FEW_MUTANTS = ("neg_keeps_sign", "sigmoid_negative_branch", "relu_leaks_negatives")
+
+
+def plant_few_mutants(monkeypatch: pytest.MonkeyPatch) -> List:
+    """Let the grader plant only :data:`FEW_MUTANTS` (each mutant costs a sandboxed
+    run): enough for claims about scoring and about telling mutant runs apart.
+    Every mutant is planted by ``test_the_reference_property_tests_kill_every_mutant``.
+    """
+    from kindling import mutation
+
+    few = [m for m in mutation.MUTANTS if m.name in FEW_MUTANTS]
+    assert len(few) == len(FEW_MUTANTS)
+    monkeypatch.setattr(mutation, "MUTANTS", tuple(few))
+    return few

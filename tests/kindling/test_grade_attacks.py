@@ -22,7 +22,7 @@ import pytest
 from kindling.grade import grade, grade_batch
 from kindling.release import release
 from kindling.sandbox import probe, why_not
-from tests.kindling.editions import reference, submission
+from tests.kindling.editions import plant_few_mutants, reference, submission
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATORS = "module0_fundamentals/operators.py"
@@ -335,9 +335,13 @@ def test_in_a_batch_one_student_cannot_touch_the_next(edition, tmp_path):
 # -- the shared cache ----------------------------------------------------------------
 
 
-def test_a_planted_collection_cache_is_ignored(edition, tmp_path, monkeypatch):
+def test_a_planted_collection_cache_is_ignored(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("KINDLING_CACHE_DIR", str(cache))
+    # A Module 0 edition: its tests are collected (twice, in an empty cache) in a
+    # fraction of the time the whole course's take.
+    edition = tmp_path / "module0"
+    release(ROOT, edition, through=0)
     stubbed = submission(edition, tmp_path / "stub", {})
     assert grade(stubbed, source=edition, tasks="0.3").tasks[0].status == "todo"
     (entry,) = (cache / "kindling").glob("collection-*.json")
@@ -416,13 +420,17 @@ def test_detects_mutants():
 """
 
 
-def test_a_test_that_looks_for_the_mutation_machinery_earns_nothing(tmp_path):
+def test_a_test_that_looks_for_the_mutation_machinery_earns_nothing(
+    tmp_path, monkeypatch
+):
+    planted = plant_few_mutants(monkeypatch)
     student = tmp_path / "submission"
     (student / "tests" / "module0").mkdir(parents=True)
     (student / PROPERTIES).write_text(DETECTOR)
     (task,) = grade(student, source=ROOT, tasks="0.2").tasks
     assert task.points == 0, task.details
     assert task.details["killed"] == []
+    assert task.details["survived"] == [m.name for m in planted]
 
 
 def test_base_and_mutant_runs_are_the_same_command(tmp_path):

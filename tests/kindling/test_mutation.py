@@ -12,6 +12,7 @@ from kindling.grade import grade
 from kindling.mutation import MUTANTS, TARGET_FILE, mutate_source, reference_available
 from kindling.release import release
 from kindling.sandbox import probe, why_not
+from tests.kindling.editions import plant_few_mutants
 
 ROOT = Path(__file__).resolve().parents[2]
 PROPERTIES = "tests/module0/test_properties.py"
@@ -132,12 +133,13 @@ def test_calls_but_checks_nothing(x):
 
 
 @needs_sandbox
-def test_tests_that_always_pass_score_zero(tmp_path):
+def test_tests_that_always_pass_score_zero(tmp_path, monkeypatch):
+    planted = plant_few_mutants(monkeypatch)
     task = grade_properties(tmp_path, ALWAYS_PASS)
     assert task.status == "failing" and task.points == 0
     assert task.details["killed"] == []
-    assert len(task.details["survived"]) == len(MUTANTS)
-    assert f"caught 0 of {len(MUTANTS)} planted bugs" in task.message
+    assert task.details["survived"] == [m.name for m in planted]
+    assert f"caught 0 of {len(planted)} planted bugs" in task.message
     assert "relu lets negative inputs through" in task.message
 
 
@@ -154,10 +156,11 @@ def test_neg_flips_the_sign():
 
 
 @needs_sandbox
-def test_each_caught_bug_earns_its_share_of_the_points(tmp_path):
+def test_each_caught_bug_earns_its_share_of_the_points(tmp_path, monkeypatch):
+    planted = plant_few_mutants(monkeypatch)
     task = grade_properties(tmp_path, ONE_BUG)
     assert task.details["killed"] == ["neg_keeps_sign"]
-    assert task.points == round(10 / len(MUTANTS), 2)
+    assert task.points == round(10 / len(planted), 2)
     assert task.status == "failing"
 
 
