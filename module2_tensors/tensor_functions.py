@@ -1055,7 +1055,9 @@ class MatMul(Function):
     Backward: $\\partial L / \\partial a = G\\, b^\\top$ and
     $\\partial L / \\partial b = a^\\top G$, with $^\\top$ swapping the last two
     dimensions (``_mT``, a view). Summing over broadcast batch dimensions is
-    :func:`unbroadcast`'s job.
+    :func:`unbroadcast`'s job. Each product costs as much as the forward: skip one
+    whose input needs no gradient (``ctx.needs_input_grad``; return ``None`` for
+    it), as PyTorch does.
     """
 
     @staticmethod
