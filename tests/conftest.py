@@ -6,17 +6,13 @@ first. The progress summary (the per-task table printed after every run) lives i
 """
 
 import os
-import sys
 
 from kindling.cudasim import configure_cuda_simulator
 
 if configure_cuda_simulator():
-    # The simulator runs each thread of a block as a Python thread, and its block
-    # manager busy-polls them until all have reached syncthreads(). With CPython's
-    # default 5 ms switch interval every hand-over of the GIL at a barrier waits out
-    # the interval: a reduce block took 0.1 s. At 1 us the same CUDA tests run 3-5x
-    # faster (and use a fifth of the CPU); threads that do not contend are unaffected.
-    sys.setswitchinterval(1e-6)
+    from tests.simulator import prepare
+
+    prepare()  # shared arrays without a race between the simulated threads
 
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, Phase, settings  # noqa: E402
