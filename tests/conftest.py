@@ -6,6 +6,7 @@ first. The progress summary (the per-task table printed after every run) lives i
 """
 
 import os
+from typing import List
 
 from kindling.cudasim import configure_cuda_simulator
 
@@ -42,6 +43,13 @@ settings.register_profile(
     "thorough", max_examples=500, deadline=None, suppress_health_check=_SLOW_OK
 )
 settings.load_profile(os.environ.get("KINDLING_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+    """Start the browser test first. Under ``pytest -n 2`` the tests sent out last
+    decide when the run ends: the half-minute browser test, collected near the end,
+    kept one worker busy long after the other had run out of tests."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
 
 
 @pytest.fixture

@@ -387,32 +387,31 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
 
 
-def visit_all(base_url: str, shots: Path, browser: str) -> List[Dict[str, Any]]:
-    """Open the dashboard, then click through every page of the sidebar and every
-    tab of each page (in-app navigation, as a user would); screenshot each view
-    and return the page states, each with ``view`` naming it."""
+def visit_all(chromium: Chromium, base_url: str, shots: Path) -> List[Dict[str, Any]]:
+    """Open the dashboard in ``chromium``, then click through every page of the
+    sidebar and every tab of each page (in-app navigation, as a user would);
+    screenshot each view and return the page states, each with ``view`` naming it."""
     shots.mkdir(parents=True, exist_ok=True)
     states: List[Dict[str, Any]] = []
-    with Chromium(browser) as chromium:
-        first = chromium.open(base_url + "/")
-        pages = chromium.texts(NAV_LINK)
-        if not pages:  # no sidebar: record the one page there is
-            first["view"] = "home"
-            chromium.screenshot(shots / "00-home.png")
-            return [first]
-        state = first
-        for number, page in enumerate(pages):
-            if number:  # the first page is on show already
-                chromium.click(NAV_LINK, page)
+    first = chromium.open(base_url + "/")
+    pages = chromium.texts(NAV_LINK)
+    if not pages:  # no sidebar: record the one page there is
+        first["view"] = "home"
+        chromium.screenshot(shots / "00-home.png")
+        return [first]
+    state = first
+    for number, page in enumerate(pages):
+        if number:  # the first page is on show already
+            chromium.click(NAV_LINK, page)
+            state = chromium.wait()
+        tabs = chromium.texts(TAB) or [""]
+        for tab_number, tab in enumerate(tabs):
+            if tab_number:  # a page opens on its first tab
+                chromium.click(TAB, tab)
                 state = chromium.wait()
-            tabs = chromium.texts(TAB) or [""]
-            for tab_number, tab in enumerate(tabs):
-                if tab_number:  # a page opens on its first tab
-                    chromium.click(TAB, tab)
-                    state = chromium.wait()
-                state["view"] = f"{page} / {tab}" if tab else page
-                name = f"{number}{tab_number}-{_slug(page)}"
-                name += f"--{_slug(tab)}" if tab else ""
-                chromium.screenshot(shots / f"{name}.png")
-                states.append(state)
+            state["view"] = f"{page} / {tab}" if tab else page
+            name = f"{number}{tab_number}-{_slug(page)}"
+            name += f"--{_slug(tab)}" if tab else ""
+            chromium.screenshot(shots / f"{name}.png")
+            states.append(state)
     return states

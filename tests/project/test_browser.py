@@ -29,8 +29,9 @@ def test_every_page_renders_in_headless_chromium(tmp_path: Path) -> None:
         )
     shots = Path(os.environ.get("KINDLING_SCREENSHOTS") or tmp_path / "screenshots")
     with Dashboard(ROOT, log_path=tmp_path / "streamlit.log") as app:
-        states = visit_all(app.url, shots, browser)
-        with Chromium(browser) as chromium:  # the first page has its own address
+        with Chromium(browser) as chromium:
+            states = visit_all(chromium, app.url, shots)
+            # the first page also has its own address (a full page load)
             progress = chromium.open(app.url + "/progress")
         log = app.log()
     assert progress["headings"] == ["Progress"], progress["text"][:300]
