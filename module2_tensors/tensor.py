@@ -1509,7 +1509,10 @@ class Tensor:
                 )
             grad = self.new_ones(self.shape)
         else:
-            grad = self._other(grad)
+            if not isinstance(grad, Tensor):
+                # A fresh tensor, never the shared one of _other(): the gradient
+                # may end up as a leaf's .grad, which the user may change in place.
+                grad = tensor(self._other(grad).item(), backend=self.backend)
             if grad.shape != self.shape:
                 raise ValueError(
                     f"backward(grad): grad has shape {grad.shape} but the tensor has "

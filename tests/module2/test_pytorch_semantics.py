@@ -324,3 +324,20 @@ def test_in_place_through_any_view_matches_numpy(dim_choice, start, value):
     view += 1.0
     target += 1.0
     np.testing.assert_allclose(x.to_numpy(), expected)
+
+
+@pytest.mark.task2_3
+def test_numbers_used_as_operands_stay_what_they_are():
+    # Python numbers become 0-d tensors that the library reuses between operations:
+    # nothing a user can reach may share their memory. A gradient given as a number
+    # ends up as x.grad; changing it in place must not change the number 2.0.
+    x = kt.tensor(1.0, requires_grad=True)
+    (x + 1.0).backward(2.0)  # Add passes the gradient on as it is
+    assert x.grad.item() == 2.0
+    x.grad.zero_()
+    y = kt.tensor([5.0, -0.0])
+    np.testing.assert_array_equal((y * 2.0).to_numpy(), [10.0, -0.0])
+    np.testing.assert_array_equal((y + 2.0).to_numpy(), [7.0, 2.0])
+    # -0.0 and 0.0 are different numbers to IEEE: 1 / (x * -0.0) is -inf.
+    assert (kt.tensor(1.0) / (kt.tensor(1.0) * -0.0)).item() == -math.inf
+    assert (kt.tensor(1.0) / (kt.tensor(1.0) * 0.0)).item() == math.inf
