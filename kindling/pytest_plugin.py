@@ -134,14 +134,22 @@ class ProgressRecorder:
         self.stubs_met: Set[str] = set()
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
-        brief = self._brief_stub_repr(item, call)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem):
+        shadowed = self._brief_stub_repr(item)
         try:
-            outcome = yield
+            yield
         finally:
-            for name in brief:
+            for name in shadowed:
                 item.__dict__.pop(name, None)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
         report = outcome.get_result()
+        if report.failed and call.excinfo is not None:
+            stub = stub_task(call.excinfo.value)
+            if stub is not None:  # its next failures are brief (see below)
+                self.stubs_met.add(stub)
         task = task_of_item(item)
         if report.failed and call.excinfo is not None:
             line = stub_location(call.excinfo.value, item.config.rootpath)
@@ -154,34 +162,32 @@ class ProgressRecorder:
             stub = stub_task(call.excinfo.value) or ""
             report.user_properties.append((STUB_PROPERTY, stub))
 
-    def _brief_stub_repr(self, item: pytest.Item, call: pytest.CallInfo) -> List[str]:
-        """From the second test stopped by a task's stub on, its report carries the
-        exception alone, without the traceback.
+    def _brief_stub_repr(self, item: pytest.Item) -> List[str]:
+        """Once a test has stopped at a task's stub, the failures of later tests at
+        that task's stubs are formatted without their tracebacks.
 
         Stub tracebacks are never printed (see :func:`pytest_terminal_summary`),
-        yet pytest formats each one, parsing the source of every file in it: about
-        10 ms a test, seconds for a fresh edition where hundreds of tests stop at
-        stubs. The first test stopped by each task's stub keeps its traceback (the
-        grader shows it); the others keep the exception's message and the line
-        that raised it (``report.longrepr.reprcrash``). Returns the names of the
-        methods shadowed on ``item`` for this report (to remove after it).
+        yet pytest formats each one, parsing the source of every file in it, and
+        Hypothesis formats a failing test's once more: about 10 ms a test, seconds
+        for a fresh edition where hundreds of tests stop at stubs. The first test
+        stopped by each task's stub keeps its traceback (the grader shows it); the
+        others keep the exception's message and the line that raised it
+        (``report.longrepr.reprcrash``). Shadows the formatting methods of
+        ``item`` for its run; returns their names, to remove after it.
         """
-        excinfo = call.excinfo
-        stub = stub_task(excinfo.value) if excinfo is not None else None
-        if stub is None:
-            return []
-        if stub not in self.stubs_met:
-            self.stubs_met.add(stub)
-            return []
-
-        def brief(excinfo, style=None):
-            return excinfo.getrepr(style="value", chain=True)
-
-        # TestReport.from_item_and_call formats a failure of the test itself with
-        # item.repr_failure, of its setup or teardown with item._repr_failure_py.
         names = ["repr_failure", "_repr_failure_py"]
         for name in names:
-            setattr(item, name, brief)
+            full = getattr(item, name)
+
+            def formatted(excinfo, *args, _full=full, **kwargs):
+                if stub_task(excinfo.value) in self.stubs_met:
+                    return excinfo.getrepr(style="value", chain=True)
+                return _full(excinfo, *args, **kwargs)
+
+            # TestReport.from_item_and_call formats a failure of the test itself
+            # with item.repr_failure, of its setup or teardown with
+            # item._repr_failure_py; Hypothesis calls item.repr_failure.
+            setattr(item, name, formatted)
         return names
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -151,6 +152,32 @@ def test_a_stub_failure_is_one_line_and_real_failures_keep_tracebacks(project):
     assert "_ test_failing _" in out and "E       assert 1 == 2" in out
     assert "FAILED test_things.py::test_failing" in out
     assert "5 failed, 3 passed" in out
+
+
+def test_only_the_first_failure_at_a_tasks_stub_keeps_its_traceback(project, tmp_path):
+    # The grader shows the first failure at each task's stub; formatting the others
+    # (never printed) would cost ~10 ms a test: they carry the exception alone.
+    xml = tmp_path / "report.xml"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--kindling-json=", f"--junitxml={xml}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    failures = {
+        case.get("name"): case.find("failure")
+        for case in ET.parse(xml).iter("testcase")
+        if case.find("failure") is not None
+    }
+    first, later = failures["test_todo_a"], failures["test_todo_b"]
+    assert "raise NotImplementedError" in first.text and "stub_03()" in first.text
+    assert "raise NotImplementedError" not in later.text
+    assert "Task 0.3: implement map" in later.text
+    message = "NotImplementedError: Task 0.3: implement map"
+    assert first.get("message") == later.get("message") == message
+    # A real failure keeps its traceback, whatever stubs were met before it.
+    assert "assert 1 == 2" in failures["test_failing"].text
 
 
 HYPOTHESIS_STUB = """
