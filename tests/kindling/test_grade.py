@@ -27,7 +27,7 @@ from kindling.release import (
     source_files,
 )
 from kindling.sandbox import probe, why_not
-from tests.kindling.editions import reference, submission
+from tests.kindling.editions import plant_few_mutants, reference, submission
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = load_registry()
@@ -87,7 +87,10 @@ def test_fresh_edition_grades_every_task_todo(edition):
 
 
 @needs_sandbox
-def test_solving_module0_only_earns_exactly_its_points(edition, tmp_path):
+def test_solving_module0_only_earns_exactly_its_points(edition, tmp_path, monkeypatch):
+    # Task 0.2 needs every planted bug caught: three make the point here (the
+    # reference tests catch all of them in test_mutation.py).
+    plant_few_mutants(monkeypatch)
     solved = {f: reference(f) for task in MODULE0 for f in task.files}
     student = submission(edition, tmp_path, solved)
     report = grade(student, source=edition, tasks=ids(MODULE0 + LATER))
