@@ -4,6 +4,7 @@ and asking Numba what it compiled."""
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Callable, Dict, List
 
 import numpy as np
@@ -42,13 +43,31 @@ def run_matmul(kernel: Callable[..., None], a: Strided, b: Strided, layout=()):
     return out.to_numpy()
 
 
+#: The name Numba gives the function it makes of each parallel loop it keeps.
+GUFUNC = re.compile(r"__numba_parfor_gufunc_0x[0-9a-f]+")
+
+
 def parallel_loops(kernel: Any) -> int:
     """How many parallel (``prange``) loops Numba kept in the compiled kernel: 0 when
     it had to run every loop serially (for example because of a ``raise`` or a
-    ``return`` inside the ``prange`` body)."""
+    ``return`` inside the ``prange`` body).
+
+    Read from the compiled code itself: Numba turns each parallel loop it keeps into
+    a function named ``__numba_parfor_gufunc_...`` (loops it fuses into one). That
+    takes milliseconds, also for a kernel loaded from the disk cache, which has no
+    parfor diagnostics: asking for those compiles the kernel afresh (seconds; 7 to
+    17 s for the matmul)."""
     counts = [0]
     for compiled in kernel.overloads.values():
-        diagnostics = compiled.metadata.get("parfor_diagnostics")
+        library = compiled.library
+        # a kernel loaded from the cache keeps its symbols in the "shared" module
+        module = getattr(library, "_shared_module", None) or getattr(
+            library, "_final_module", None
+        )
+        if module is not None:
+            counts.append(len(set(GUFUNC.findall(str(module)))))
+            continue
+        diagnostics = compiled.metadata.get("parfor_diagnostics")  # other Numbas
         if diagnostics is not None:
             counts.append(len(diagnostics.initial_parfors))
     return max(counts)
