@@ -1,14 +1,31 @@
 """Shared test configuration for every module of the course.
 
-The CUDA simulator switch has to happen before anything imports Numba, so it comes
-first. The progress summary (the per-task table printed after every run) lives in
-``kindling.pytest_plugin``.
+The thread counts and the CUDA simulator switch have to be set before anything
+imports Numba (or NumPy's BLAS), so they come first. The progress summary (the
+per-task table printed after every run) lives in ``kindling.pytest_plugin``.
 """
 
 import os
 from typing import List
 
 from kindling.cudasim import configure_cuda_simulator
+
+THREAD_VARIABLES = (
+    "NUMBA_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+)
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Under ``pytest -n N`` each worker gets its share of the cores for Numba's and
+    # BLAS's threads. With a full set each, 2 workers x 2 spinning OpenMP threads
+    # fought over 2 cores: a Numba training test took 22 s instead of 2 s. (The tests
+    # of parallel kernels read which loops Numba kept, not how many threads ran.)
+    # A count the user set is kept.
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    for variable in THREAD_VARIABLES:
+        os.environ.setdefault(variable, str(max(1, cores // workers)))
 
 if configure_cuda_simulator():
     from tests.simulator import prepare
