@@ -495,10 +495,11 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        # BEGIN SOLUTION 2.4: Mul.backward
+        # BEGIN SOLUTION 2.4: Mul.backward (skip a product nobody needs)
         a, b = ctx.saved_values
+        need_a, need_b = ctx.needs_input_grad or (True, True)
         mul = grad.backend.mul_zip
-        return mul(grad, b), mul(grad, a)
+        return (mul(grad, b) if need_a else None), (mul(grad, a) if need_b else None)
         # END SOLUTION
 
 
