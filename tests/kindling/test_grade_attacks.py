@@ -122,10 +122,13 @@ def _forge():
 
 
 _neg = neg
+_forged = []
 
 
 def neg(x):
-    _forge()
+    if not _forged:  # once: the stream is forged from then on (and it stays quick)
+        _forged.append(True)
+        _forge()
     return _neg(x)
 """
 
