@@ -381,6 +381,30 @@ def test_partial_gives_proportional_points_all_or_nothing_stays_the_default(
     assert partial.points == round(10 * partial.passed / 96, 2)
 
 
+def test_the_editions_hashes_are_remembered_and_follow_the_source(tmp_path):
+    # Graded from the instructor source, the protected files are compared with an
+    # edition cut from it: once per source content (a batch shares it), never stale.
+    from kindling.grade import expected_hashes, read_registry
+
+    source = tmp_path / "source"
+    skipped = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".kindling")
+    shutil.copytree(ROOT, source, ignore=skipped)
+    registry = read_registry(source)
+    student = tmp_path / "student"
+    (student / "module0_fundamentals").mkdir(parents=True)
+    tests = "tests/module0/test_operators.py"
+    first = expected_hashes(source, student, registry, tmp_path / "cut1")
+    assert tests in first and (tmp_path / "cut1" / MANIFEST).is_file()
+    assert expected_hashes(source, student, registry, tmp_path / "cut2") == first
+    assert not (tmp_path / "cut2").exists()  # remembered: no second edition cut
+    (source / tests).write_text((source / tests).read_text() + "\n# edited\n")
+    edited = expected_hashes(source, student, registry, tmp_path / "cut3")
+    assert edited[tests] != first[tests]
+    assert {k: v for k, v in edited.items() if k != tests} == {
+        k: v for k, v in first.items() if k != tests
+    }
+
+
 # -- the registry and the overlay agree ----------------------------------------------
 
 
