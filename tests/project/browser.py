@@ -387,10 +387,15 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
 
 
-def visit_all(chromium: Chromium, base_url: str, shots: Path) -> List[Dict[str, Any]]:
+def visit_all(
+    chromium: Chromium, base_url: str, shots: Path, part: int = 0, parts: int = 1
+) -> List[Dict[str, Any]]:
     """Open the dashboard in ``chromium``, then click through every page of the
     sidebar and every tab of each page (in-app navigation, as a user would);
-    screenshot each view and return the page states, each with ``view`` naming it."""
+    screenshot each view and return the page states, each with ``view`` naming it.
+
+    With ``parts > 1`` only the pages whose number is ``part`` modulo ``parts`` are
+    visited, so that several browsers can share the work."""
     shots.mkdir(parents=True, exist_ok=True)
     states: List[Dict[str, Any]] = []
     first = chromium.open(base_url + "/")
@@ -398,9 +403,11 @@ def visit_all(chromium: Chromium, base_url: str, shots: Path) -> List[Dict[str, 
     if not pages:  # no sidebar: record the one page there is
         first["view"] = "home"
         chromium.screenshot(shots / "00-home.png")
-        return [first]
+        return [first] if part == 0 else []
     state = first
     for number, page in enumerate(pages):
+        if number % parts != part:
+            continue
         if number:  # the first page is on show already
             chromium.click(NAV_LINK, page)
             state = chromium.wait()
