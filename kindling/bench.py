@@ -65,6 +65,13 @@ class Row:
     note: str = ""
 
 
+#: Seconds each quick measurement is repeated for, at least (see :func:`best_time`).
+MIN_SECONDS = 0.1
+#: Seconds to wait before timing the next implementation, --quick and full (see
+#: :func:`time_ops`).
+PAUSE = {True: 0.05, False: 0.2}
+
+
 def best_time(fn: Callable[[], Any], repeat: int, budget: float = 2.0) -> float:
     """The fastest of at least ``repeat`` timed calls of ``fn``, after a warm-up
     call. Quick calls are repeated for at least 0.1 s (the fastest of many is the
@@ -76,7 +83,9 @@ def best_time(fn: Callable[[], Any], repeat: int, budget: float = 2.0) -> float:
     if first > 0:
         repeat = max(1, min(repeat, int(budget / first)))
     best, calls, began = float("inf"), 0, time.perf_counter()
-    while calls < repeat or (time.perf_counter() - began < 0.1 and calls < 10_000):
+    while calls < repeat or (
+        time.perf_counter() - began < MIN_SECONDS and calls < 10_000
+    ):
         start = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - start)
@@ -298,7 +307,7 @@ def time_ops(
                 # Let the previous implementation's worker threads (Numba's, BLAS's,
                 # PyTorch's) stop spinning before timing the next one on the same
                 # cores.
-                time.sleep(0.05 if quick else 0.2)
+                time.sleep(PAUSE[quick])
                 seconds = None if fn is None else best_time(fn, repeat)
                 rows.append(Row(op, n, impl, seconds, notes.get(impl, "")))
                 echo(_format_row(rows[-1]))
