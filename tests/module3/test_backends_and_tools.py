@@ -73,6 +73,9 @@ def test_bench_writes_tables_json_and_plot(tmp_path, monkeypatch):
     """A tiny run of ``kindling bench`` (the simple backend and NumPy only)."""
     monkeypatch.setattr(bench, "SIZES", {op: ([4], [2, 4]) for op in bench.SIZES})
     monkeypatch.setattr(bench, "_torch", lambda: None)
+    # the tables are the subject here, not the timings: no pauses, no 0.1 s floor
+    monkeypatch.setattr(bench, "PAUSE", {True: 0.0, False: 0.0})
+    monkeypatch.setattr(bench, "MIN_SECONDS", 0.0)
     out = tmp_path / "results"
     argv = ["--quick", "--backends", "simple", "--no-training", "--out", str(out)]
     assert bench.main(argv) == 0
