@@ -44,7 +44,9 @@ def use_this_checkout() -> bool:
             sys.path.remove(root)
         sys.path.insert(0, root)
     stale = []
-    for name, module in list(sys.modules.items()):
+    # Another session's thread may import while this one looks: copy the table in
+    # one step (dict.copy), never by iterating it.
+    for name, module in sys.modules.copy().items():
         if name.split(".")[0] not in OWN_PACKAGES:
             continue
         where = getattr(module, "__file__", None) or next(
