@@ -381,11 +381,15 @@ def test_partial_gives_proportional_points_all_or_nothing_stays_the_default(
     assert partial.points == round(10 * partial.passed / 96, 2)
 
 
-def test_the_editions_hashes_are_remembered_and_follow_the_source(tmp_path):
+def test_the_editions_hashes_are_remembered_and_follow_the_source(
+    tmp_path, monkeypatch
+):
     # Graded from the instructor source, the protected files are compared with an
     # edition cut from it: once per source content (a batch shares it), never stale.
+    from kindling import grade as grader
     from kindling.grade import expected_hashes, read_registry
 
+    monkeypatch.setattr(grader, "_EDITION_HASHES", {})  # none from earlier tests
     source = tmp_path / "source"
     skipped = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".kindling")
     shutil.copytree(ROOT, source, ignore=skipped)
