@@ -10,6 +10,7 @@ Skipped, with the reason, only where no Chromium binary exists
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -29,14 +30,18 @@ def test_every_page_renders_in_headless_chromium(tmp_path: Path) -> None:
         )
     shots = Path(os.environ.get("KINDLING_SCREENSHOTS") or tmp_path / "screenshots")
     with Dashboard(ROOT, log_path=tmp_path / "streamlit.log") as app:
-        # One browser visits every page. (visit_all can split the pages between
-        # browsers, but the app does not yet survive two sessions starting at once:
-        # project/app.py's use_this_checkout iterates sys.modules while the other
-        # session imports.)
-        with Chromium(browser) as chromium:
-            states = visit_all(chromium, app.url, shots)
+        # Two browsers share the pages: the visits are mostly waiting for the app
+        # to settle, so two at once take little more than half the time of one (and
+        # two sessions at once is what the app must survive anyway).
+        with Chromium(browser) as one, Chromium(browser) as two:
+            with ThreadPoolExecutor(2) as pool:
+                halves = [
+                    pool.submit(visit_all, chromium, app.url, shots, part, 2)
+                    for part, chromium in enumerate((one, two))
+                ]
+                states = [state for half in halves for state in half.result()]
             # the first page also has its own address (a full page load)
-            progress = chromium.open(app.url + "/progress")
+            progress = one.open(app.url + "/progress")
         log = app.log()
     assert progress["headings"] == ["Progress"], progress["text"][:300]
     assert "Page not found" not in progress["text"] and not progress["dialogs"]
