@@ -83,12 +83,13 @@ SKIPPED_PARTS = {
 # The options of every grading session. Plugins are not loaded from entry points
 # (the job's environment sets PYTEST_DISABLE_PLUGIN_AUTOLOAD, see
 # kindling.grade_runner): the only third-party plugin the tests need is Hypothesis's,
-# named here. Autoloaded plugins cost about 0.4 s per session, mostly because pytest
+# named here by its entry point (so that it is not registered twice where autoloading
+# is on). Autoloaded plugins cost about 0.4 s per session, mostly because pytest
 # rewrites the asserts of every module of a plugin's distribution (all of
 # Hypothesis) afresh in a read-only sandbox, where no rewritten bytecode is cached.
 PYTEST_OPTIONS = [
     "-p",
-    "_hypothesis_pytestplugin",
+    "hypothesispytest",
     "-q",
     "--tb=short",
     "--show-capture=no",  # what a test printed is not part of its grade
