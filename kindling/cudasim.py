@@ -3,12 +3,28 @@
 Numba reads ``NUMBA_ENABLE_CUDASIM`` once, when ``numba.cuda`` is first imported, so the
 decision has to be made without importing Numba: we look for the NVIDIA driver library
 and a device node instead of asking the CUDA runtime.
+
+With the simulator on, it is also made safe for the course's kernels: the simulator
+runs every thread of a block as a Python thread, and ``cuda.shared.array`` looks up,
+then creates, the block's array without a lock. Two threads that both miss the lookup
+get two different "shared" arrays, and a reduce or matmul block computes garbage.
+Python's default 5 ms switch interval makes this rare; the 1 us hand-over
+``cuda_ops.launch`` sets while a simulated kernel runs made it frequent (1 wrong result
+in 25 runs of a CUDA backward test; none in 25 with :func:`make_simulator_thread_safe`).
+The fix is installed when the simulator is first imported: importing it eagerly would
+cost every run that never touches CUDA a quarter of a second.
 """
 
 from __future__ import annotations
 
 import ctypes.util
+import importlib.abc
+import importlib.util
 import os
+import sys
+import threading
+from types import ModuleType
+from typing import Any, Callable, Optional, Sequence
 
 SIMULATOR_VARIABLE = "NUMBA_ENABLE_CUDASIM"
 
@@ -26,4 +42,82 @@ def configure_cuda_simulator() -> bool:
     """
     if SIMULATOR_VARIABLE not in os.environ and not gpu_present():
         os.environ[SIMULATOR_VARIABLE] = "1"
-    return os.environ.get(SIMULATOR_VARIABLE) == "1"
+    on = os.environ.get(SIMULATOR_VARIABLE) == "1"
+    if on:
+        make_simulator_thread_safe()
+    return on
+
+
+#: The simulator's module that defines ``cuda.shared``.
+KERNELAPI = "numba.cuda.simulator.kernelapi"
+
+
+def make_simulator_thread_safe() -> None:
+    """Thread-safe shared arrays in the simulator, now or when it is imported."""
+    if KERNELAPI in sys.modules:
+        atomic_shared_arrays(sys.modules[KERNELAPI])
+    elif not any(isinstance(f, _AfterImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport(KERNELAPI, atomic_shared_arrays))
+
+
+def atomic_shared_arrays(kernelapi: ModuleType) -> None:
+    """Replace ``FakeCUDAShared.array`` by one whose lookup-or-create is atomic.
+
+    Arrays are still identified, as the simulator does, by the file and line that
+    asks for them; dynamic shared memory (``shape == 0``) needs no lookup and is
+    left to the original."""
+    shared = kernelapi.FakeCUDAShared
+    if getattr(shared.array, "atomic", False):
+        return
+    import numpy as np
+    from numba.core import types
+    from numba.np import numpy_support
+
+    original = shared.array
+    lock = threading.Lock()
+
+    def array(self: Any, shape: Any, dtype: Any, alignment: Any = None) -> Any:
+        if alignment is not None or shape == 0:
+            return original(self, shape, dtype, alignment)
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        with lock:
+            found = self._allocations.get(key)
+            if found is None:
+                if isinstance(dtype, types.Type):
+                    dtype = numpy_support.as_dtype(dtype)
+                found = self._allocations[key] = np.empty(shape, dtype)
+        return found
+
+    array.atomic = True  # type: ignore[attr-defined]
+    shared.array = array
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Calls ``patch(module)`` right after the module ``name`` is first imported."""
+
+    def __init__(self, name: str, patch: Callable[[ModuleType], None]) -> None:
+        self.name, self.patch = name, patch
+
+    def find_spec(
+        self, fullname: str, path: Optional[Sequence[str]], target: Any = None
+    ) -> Any:
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)  # find the real module with the other finders
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _PatchingLoader(spec.loader, self.patch)
+        return spec
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    def __init__(self, loader: Any, patch: Callable[[ModuleType], None]) -> None:
+        self.loader, self.patch = loader, patch
+
+    def create_module(self, spec: Any) -> Optional[ModuleType]:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.loader.exec_module(module)
+        self.patch(module)

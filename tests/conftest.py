@@ -27,10 +27,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     for variable in THREAD_VARIABLES:
         os.environ.setdefault(variable, str(max(1, cores // workers)))
 
-if configure_cuda_simulator():
-    from tests.simulator import prepare
-
-    prepare()  # shared arrays without a race between the simulated threads
+configure_cuda_simulator()  # (with shared arrays the simulated threads agree on)
 
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, Phase, settings  # noqa: E402

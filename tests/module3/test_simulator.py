@@ -1,5 +1,6 @@
-"""The CUDA simulator the tests run on (``tests/simulator.py``): the threads of a
-simulated block share their ``cuda.shared.array``, however the GIL hands over."""
+"""The CUDA simulator as ``kindling.cudasim.configure_cuda_simulator`` leaves it: the
+threads of a simulated block share their ``cuda.shared.array``, however the GIL hands
+over."""
 
 from __future__ import annotations
 
