@@ -6,7 +6,7 @@ per-task table printed after every run) lives in ``kindling.pytest_plugin``.
 """
 
 import os
-from typing import List
+from typing import Any, List
 
 from kindling.cudasim import configure_cuda_simulator
 
@@ -64,6 +64,19 @@ def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
     decide when the run ends: the half-minute browser test, collected near the end,
     kept one worker busy long after the other had run out of tests."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
+    """Under ``pytest -n N``, a worker that runs out of tests takes half of another's
+    queue (xdist's ``worksteal``; ``--dist`` chooses otherwise). With the default
+    ``load`` scheduling the tests were dealt out once, and a worker that drew the
+    slow grading tests ran on for 15 s after the other had finished."""
+    if config.getoption("dist") != "load":
+        return None  # the user chose a scheduling
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
 
 
 @pytest.fixture
