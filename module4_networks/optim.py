@@ -360,6 +360,20 @@ def _adam_step(
     # END SOLUTION
 
 
+def _moments(
+    p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
+) -> Tuple[int, Tensor, Tensor]:
+    """Adam's step count and moments, advanced by ``g`` and kept in ``state``:
+    $t + 1$, $m = \beta_1 m + (1 - \beta_1) g$ and $v = \beta_2 v + (1 - \beta_2)
+    g^2$ (for the given variants, RAdam and NAdam). (Given.)"""
+    beta1, beta2 = group["betas"]
+    t = state.get("step", 0) + 1
+    m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
+    v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
+    state.update(step=t, exp_avg=m, exp_avg_sq=v)
+    return t, m, v
+
+
 class Adagrad(Optimizer):
     r"""Adagrad, as ``torch.optim.Adagrad``: $s \leftarrow s + g^2$;
     $p - \tilde\eta\, g / (\sqrt{s} + \epsilon)$ with the decayed rate
@@ -424,10 +438,7 @@ class RAdam(Optimizer):
         beta1, beta2 = group["betas"]
         if group["weight_decay"] != 0.0:
             g = g + group["weight_decay"] * p
-        t = state.get("step", 0) + 1
-        m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
-        v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
-        state.update(step=t, exp_avg=m, exp_avg_sq=v)
+        t, m, v = _moments(p, g, state, group)
         m_hat = m / (1.0 - beta1**t)
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         rho_t = rho_inf - 2.0 * t * beta2**t / (1.0 - beta2**t)
@@ -476,13 +487,11 @@ class NAdam(Optimizer):
         psi = group["momentum_decay"]
         if group["weight_decay"] != 0.0:
             g = g + group["weight_decay"] * p
-        t = state.get("step", 0) + 1
+        t, m, v = _moments(p, g, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
         product = state.get("mu_product", 1.0) * mu
-        m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
-        v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
-        state.update(step=t, exp_avg=m, exp_avg_sq=v, mu_product=product)
+        state["mu_product"] = product
         denom = (v / (1.0 - beta2**t)).sqrt() + group["eps"]
         lr = group["lr"]
         p = p - lr * (1.0 - mu) / (1.0 - product) * g / denom
