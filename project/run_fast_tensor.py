@@ -46,11 +46,10 @@ from module2_tensors import SimpleBackend, Tensor, TensorBackend, rand  # noqa: 
 from module2_tensors import tensor as make_tensor  # noqa: E402
 from project.script_tools import (  # noqa: E402
     Progress,
-    held_out,
     toy_parser,
     percent,
+    report_toy_run,
     positive_int,
-    save_curves,
 )
 
 BACKENDS = ("simple", "fast", "cuda")
@@ -294,29 +293,15 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         log=log,
     )
     bar.close()
-    test = held_out(DATASETS, args.dataset, args.test_pts, args.seed)
-    _, test_accuracy = evaluate(history.model, test, args.backend)
-    if history.accuracies:
-        print(
-            f"final training accuracy: {percent(history.accuracies[-1])}  "
-            f"({history.seconds_per_epoch:.4f} s per epoch after the first, "
-            f"{args.backend} backend)"
-        )
-    else:
-        train_data = DATASETS[args.dataset](args.pts, seed=args.seed)
-        _, untrained = evaluate(history.model, train_data, args.backend)
-        print(f"no training: accuracy of the untrained network {percent(untrained)}")
-    print(f"held-out accuracy: {percent(test_accuracy)} on {args.test_pts} new points")
-    if args.plot and history.losses:
-        curves = {
-            "train_loss": history.losses,
-            "train_acc": history.accuracies,
-            "held-out_acc": {len(history.losses): test_accuracy},
-        }
-        title = f"Tensor network on {args.dataset}, {args.backend} backend"
-        saved = save_curves(curves, args.plot, title)
-        if saved:
-            print(f"curves saved to {saved}")
+    report_toy_run(
+        history,
+        args,
+        DATASETS,
+        lambda model, data: evaluate(model, data, args.backend)[1],
+        f"Tensor network on {args.dataset}, {args.backend} backend",
+        f"  ({history.seconds_per_epoch:.4f} s per epoch after the first, "
+        f"{args.backend} backend)",
+    )
     return history
 
 

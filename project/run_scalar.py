@@ -31,10 +31,9 @@ from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module1_scalar_autodiff.scalar import Scalar  # noqa: E402
 from project.script_tools import (  # noqa: E402
     Progress,
-    held_out,
     toy_parser,
     percent,
-    save_curves,
+    report_toy_run,
 )
 
 Point = Tuple[float, float]
@@ -216,24 +215,13 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         log=log,
     )
     bar.close()
-    test = held_out(DATASETS, args.dataset, args.test_pts, args.seed)
-    _, test_accuracy = evaluate(history.model, test.X, test.y)
-    if history.accuracies:
-        print(f"final training accuracy: {percent(history.accuracies[-1])}")
-    else:
-        train_data = DATASETS[args.dataset](args.pts, seed=args.seed)
-        _, untrained = evaluate(history.model, train_data.X, train_data.y)
-        print(f"no training: accuracy of the untrained network {percent(untrained)}")
-    print(f"held-out accuracy: {percent(test_accuracy)} on {args.test_pts} new points")
-    if args.plot and history.losses:
-        curves = {
-            "train_loss": history.losses,
-            "train_acc": history.accuracies,
-            "held-out_acc": {len(history.losses): test_accuracy},
-        }
-        saved = save_curves(curves, args.plot, f"Scalar network on {args.dataset}")
-        if saved:
-            print(f"curves saved to {saved}")
+    report_toy_run(
+        history,
+        args,
+        DATASETS,
+        lambda model, data: evaluate(model, data.X, data.y)[1],
+        f"Scalar network on {args.dataset}",
+    )
     return history
 
 

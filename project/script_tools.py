@@ -286,3 +286,38 @@ def held_out(
 
 def percent(value: float) -> str:
     return f"{100 * value:.1f}%"
+
+
+def report_toy_run(
+    history: Any,
+    args: argparse.Namespace,
+    datasets: Mapping[str, Callable[..., Any]],
+    accuracy: Callable[[Any, Any], float],
+    title: str,
+    speed: str = "",
+) -> None:
+    """The end of a toy-data script (the options of :func:`toy_parser`): the final
+    training accuracy (or, after ``--epochs 0``, the untrained network's), the
+    accuracy on :func:`held_out` points, and the curves saved to ``--plot``.
+
+    ``history`` has ``model``, ``losses`` and ``accuracies``; ``accuracy(model,
+    graph)`` is the model's accuracy on the points of a dataset ``Graph``; ``speed``
+    is added after the training accuracy (seconds per epoch, the backend)."""
+    test = held_out(datasets, args.dataset, args.test_pts, args.seed)
+    test_accuracy = accuracy(history.model, test)
+    if history.accuracies:
+        print(f"final training accuracy: {percent(history.accuracies[-1])}{speed}")
+    else:
+        train_data = datasets[args.dataset](args.pts, seed=args.seed)
+        untrained = accuracy(history.model, train_data)
+        print(f"no training: accuracy of the untrained network {percent(untrained)}")
+    print(f"held-out accuracy: {percent(test_accuracy)} on {args.test_pts} new points")
+    if args.plot and history.losses:
+        curves = {
+            "train_loss": history.losses,
+            "train_acc": history.accuracies,
+            "held-out_acc": {len(history.losses): test_accuracy},
+        }
+        saved = save_curves(curves, args.plot, title)
+        if saved:
+            print(f"curves saved to {saved}")
