@@ -285,7 +285,7 @@ class Tensor:
         else:
             # (The attribute behind the requires_grad property, set directly: the
             # setter's check is for users.)
-            self._requires_grad = requires_grad is True or bool(requires_grad)
+            self._requires_grad = bool(requires_grad)
         self.unique_id: int = next(_ids)
         if name is not None:
             self.name = name
@@ -1462,10 +1462,7 @@ class Tensor:
                     f"{type(g).__name__} for argument {k}, which needs a gradient "
                     f"tensor"
                 )
-            shape = x._tensor.shape
-            pairs.append(
-                (x, g if g._tensor.shape == shape else tf.unbroadcast(g, shape))
-            )
+            pairs.append((x, tf.unbroadcast(g, x._tensor.shape)))
         return pairs
 
     def accumulate_derivative(self, d: "Tensor") -> None:
@@ -1509,10 +1506,11 @@ class Tensor:
                 )
             grad = self.new_ones(self.shape)
         else:
-            if not isinstance(grad, Tensor):
+            if isinstance(grad, numbers.Real):
                 # A fresh tensor, never the shared one of _other(): the gradient
                 # may end up as a leaf's .grad, which the user may change in place.
-                grad = tensor(self._other(grad).item(), backend=self.backend)
+                grad = tensor(float(grad), backend=self.backend)
+            grad = self._other(grad)
             if grad.shape != self.shape:
                 raise ValueError(
                     f"backward(grad): grad has shape {grad.shape} but the tensor has "

@@ -234,7 +234,8 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     # END SOLUTION
 
 
-#: The paths of the zip kernel (see ``_zip``).
+#: The paths the reference zip kernel chooses between (its ``_zip`` picks one per
+#: call); a kernel of your own may name its paths as it likes.
 GENERAL, ALIGNED, NUMBER_A, NUMBER_B = 0, 1, 2, 3
 
 
@@ -259,7 +260,7 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     def zip_slice(
         lo: int,
         hi: int,
-        aligned: int,
+        path: int,
         out: Storage,
         out_shape: Shape,
         out_strides: Strides,
@@ -270,17 +271,17 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
         b_shape: Shape,
         b_strides: Strides,
     ) -> None:
-        if aligned == ALIGNED:
+        if path == ALIGNED:
             out_run, a_run, b_run = out[lo:hi], a_storage[lo:hi], b_storage[lo:hi]
             for i in range(hi - lo):
                 out_run[i] = f(a_run[i], b_run[i])
             return
-        if aligned == NUMBER_B:  # b is one number: read it once
+        if path == NUMBER_B:  # b is one number: read it once
             out_run, a_run, y = out[lo:hi], a_storage[lo:hi], b_storage[0]
             for i in range(hi - lo):
                 out_run[i] = f(a_run[i], y)
             return
-        if aligned == NUMBER_A:
+        if path == NUMBER_A:
             out_run, x, b_run = out[lo:hi], a_storage[0], b_storage[lo:hi]
             for i in range(hi - lo):
                 out_run[i] = f(x, b_run[i])
@@ -335,22 +336,22 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
             and equal_arrays(out_shape, b_shape)
             and equal_arrays(out_strides, b_strides)
         )
-        aligned = GENERAL
+        path = GENERAL
         if a_like and b_like:
-            aligned = ALIGNED
+            path = ALIGNED
         elif a_like and len(b_storage) == 1:
-            aligned = NUMBER_B
+            path = NUMBER_B
         elif b_like and len(a_storage) == 1:
-            aligned = NUMBER_A
+            path = NUMBER_A
         args = (out, out_shape, out_strides, a_storage, a_shape, a_strides)
         args_b = (b_storage, b_shape, b_strides)
         workers = workers_for(size)
         if workers == 1:
-            zip_slice(0, size, aligned, *args, *args_b)
+            zip_slice(0, size, path, *args, *args_b)
         else:
             for w in prange(workers):
                 lo, hi = w * size // workers, (w + 1) * size // workers
-                zip_slice(lo, hi, aligned, *args, *args_b)
+                zip_slice(lo, hi, path, *args, *args_b)
 
     return njit(parallel=True)(_zip)
     # END SOLUTION
