@@ -12,41 +12,18 @@ from module2_tensors import manual_seed
 from project import run_charlm as charlm
 from project import run_sentiment as sentiment
 
-from .test_training import write_toy_sst
+from .test_training import train_toy_sst
 
 
 @pytest.mark.task4_7
 def test_lstm_sentiment_learns_the_cue_words(tmp_path):
-    write_toy_sst(tmp_path)
-    history = sentiment.train(
-        data_dir=str(tmp_path),
-        epochs=4,
-        batch_size=16,
-        lr=1e-2,
-        embedding_dim=8,
-        hidden=8,
-        dropout=0.0,
-        log=lambda s: None,
-        show_progress=False,
-        model_name="lstm",
-    )
+    history = train_toy_sst(tmp_path, lr=1e-2, hidden=8, dropout=0.0, model_name="lstm")
     assert history.last("test_acc") >= 0.9
 
 
 @pytest.mark.task4_8
 def test_transformer_sentiment_learns_the_cue_words(tmp_path):
-    write_toy_sst(tmp_path)
-    history = sentiment.train(
-        data_dir=str(tmp_path),
-        epochs=4,
-        batch_size=16,
-        lr=5e-3,
-        embedding_dim=8,
-        dropout=0.0,
-        log=lambda s: None,
-        show_progress=False,
-        model_name="transformer",
-    )
+    history = train_toy_sst(tmp_path, lr=5e-3, dropout=0.0, model_name="transformer")
     assert history.last("test_acc") >= 0.9
 
 

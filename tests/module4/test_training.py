@@ -89,6 +89,17 @@ def write_toy_sst(directory) -> None:
         (directory / f"{name}.tsv").write_text("\n".join(lines) + "\n")
 
 
+def train_toy_sst(tmp_path, **options):
+    """``run_sentiment.train`` on the toy SST files of :func:`write_toy_sst`, four
+    quiet epochs of batches of 16 with 8-dimensional word vectors and ``options``."""
+    write_toy_sst(tmp_path)
+    settings = dict(epochs=4, batch_size=16, embedding_dim=8)
+    settings.update(options)
+    return sentiment.train(
+        data_dir=str(tmp_path), log=lambda s: None, show_progress=False, **settings
+    )
+
+
 def test_sentiment_cnn_shapes():
     manual_seed(0)
     model = sentiment.SentimentCNN(20, embedding_dim=6, filters=4, widths=(2, 3))
@@ -107,17 +118,7 @@ def test_sentiment_cnn_shapes():
 
 
 def test_sentiment_training_learns_the_cue_words(tmp_path):
-    write_toy_sst(tmp_path)
-    history = sentiment.train(
-        data_dir=str(tmp_path),
-        epochs=4,
-        batch_size=16,
-        lr=1e-2,
-        embedding_dim=8,
-        filters=4,
-        log=lambda s: None,
-        show_progress=False,
-    )
+    history = train_toy_sst(tmp_path, lr=1e-2, filters=4)
     assert history.last("test_acc") >= 0.9
     assert "dev_acc" not in history.rows[-1]
 
