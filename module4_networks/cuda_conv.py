@@ -1,5 +1,5 @@
 """Convolution on the GPU: ``conv1d`` and ``conv2d``, forward and backward, for tensors
-on ``CudaBackend`` (given code; ``functional.conv1d``/``conv2d`` dispatch here).
+on ``CudaBackend`` (given code; ``fast_conv.Conv1dFun``/``Conv2dFun`` run it there).
 
 The arithmetic is that of ``fast_conv`` (Tasks 4.1 and 4.2); the GPU patterns are
 those of Task 3.3:
@@ -34,7 +34,6 @@ import numpy as np
 
 from module1_scalar_autodiff.autodiff import Context
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function
 from module3_fast_ops.cuda_ops import (
     THREADS_PER_BLOCK,
     KernelSpec,
@@ -50,8 +49,8 @@ __all__ = [
     "conv_backward_input",
     "conv_backward_weight",
     "bias_backward",
-    "CudaConv1dFun",
-    "CudaConv2dFun",
+    "conv_forward_fn",
+    "conv_backward_fn",
     "kernel_specs",
 ]
 
@@ -332,7 +331,7 @@ def _pairs(spatial: int, stride: Tuple[int, ...], padding: Tuple[int, ...]) -> A
     return (stride[0], stride[1]), (padding[0], padding[1])
 
 
-def _forward_fn(
+def conv_forward_fn(
     ctx: Context,
     spatial: int,
     input: Tensor,
@@ -362,7 +361,7 @@ def _forward_fn(
     return out
 
 
-def _backward_fn(
+def conv_backward_fn(
     ctx: Context, spatial: int, grad: Tensor
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
     input, weight, has_bias, strides, paddings = ctx.saved_values
@@ -383,46 +382,6 @@ def _backward_fn(
         d_bias = weight.new_zeros((weight.shape[0],))
         bias_backward((d_bias.tuple()[0], 1), g)
     return d_input, d_weight, d_bias
-
-
-class CudaConv1dFun(Function):
-    """``conv1d`` on the GPU: ``apply(input, weight, bias_or_None, (stride,),
-    (padding,))``, as ``fast_conv.Conv1dFun``."""
-
-    @staticmethod
-    def forward(
-        ctx: Context,
-        input: Tensor,
-        weight: Tensor,
-        bias: Optional[Tensor],
-        stride: Tuple[int],
-        padding: Tuple[int],
-    ) -> Tensor:
-        return _forward_fn(ctx, 1, input, weight, bias, stride, padding)
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        return _backward_fn(ctx, 1, grad)
-
-
-class CudaConv2dFun(Function):
-    """``conv2d`` on the GPU: ``apply(input, weight, bias_or_None, (sh, sw),
-    (ph, pw))``, as ``fast_conv.Conv2dFun``."""
-
-    @staticmethod
-    def forward(
-        ctx: Context,
-        input: Tensor,
-        weight: Tensor,
-        bias: Optional[Tensor],
-        stride: Tuple[int, int],
-        padding: Tuple[int, int],
-    ) -> Tensor:
-        return _forward_fn(ctx, 2, input, weight, bias, stride, padding)
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        return _backward_fn(ctx, 2, grad)
 
 
 # ------------------------------------------------------------ resource check

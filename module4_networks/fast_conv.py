@@ -42,7 +42,7 @@ raised, and then run the compiled kernel.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numba import njit, prange
@@ -766,6 +766,17 @@ def _conv_backward(
     return d_input, d_weight, d_bias
 
 
+def _implementation(backend: Any) -> Tuple[Callable[..., Any], Callable[..., Any]]:
+    """(forward, backward) of the convolution on ``backend``: these kernels, or the
+    CUDA ones of ``cuda_conv`` for tensors on ``CudaBackend`` (imported only then,
+    so that ``numba.cuda`` loads only when a CUDA tensor needs it)."""
+    if getattr(backend, "cuda", False):
+        from . import cuda_conv
+
+        return cuda_conv.conv_forward_fn, cuda_conv.conv_backward_fn
+    return _conv_forward, _conv_backward
+
+
 class Conv1dFun(Function):
     """``conv1d`` as a differentiable tensor operation (see the module docstring):
     ``apply(input, weight, bias_or_None, (stride,), (padding,))``."""
@@ -779,11 +790,13 @@ class Conv1dFun(Function):
         stride: Tuple[int],
         padding: Tuple[int],
     ) -> Tensor:
-        return _conv_forward(ctx, 1, input, weight, bias, stride, padding)
+        forward, _ = _implementation(input.backend)
+        return forward(ctx, 1, input, weight, bias, stride, padding)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        return _conv_backward(ctx, 1, grad)
+        _, backward = _implementation(grad.backend)
+        return backward(ctx, 1, grad)
 
 
 class Conv2dFun(Function):
@@ -799,8 +812,10 @@ class Conv2dFun(Function):
         stride: Tuple[int, int],
         padding: Tuple[int, int],
     ) -> Tensor:
-        return _conv_forward(ctx, 2, input, weight, bias, stride, padding)
+        forward, _ = _implementation(input.backend)
+        return forward(ctx, 2, input, weight, bias, stride, padding)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        return _conv_backward(ctx, 2, grad)
+        _, backward = _implementation(grad.backend)
+        return backward(ctx, 2, grad)

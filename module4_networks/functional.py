@@ -127,11 +127,8 @@ def _conv(
     # PyTorch also takes one unbatched example, (channels, *spatial).
     unbatched = input.dims == spatial + 1
     x = input.unsqueeze(0) if unbatched else input
+    # (On CudaBackend the same Functions run the GPU kernels of cuda_conv.)
     fn = Conv1dFun if spatial == 1 else Conv2dFun
-    if getattr(x.backend, "cuda", False):  # tensors on CudaBackend: GPU kernels
-        from . import cuda_conv  # numba.cuda loads only when a CUDA tensor needs it
-
-        fn = cuda_conv.CudaConv1dFun if spatial == 1 else cuda_conv.CudaConv2dFun
     out = fn.apply(x, weight, bias, strides, paddings)
     return out.squeeze(0) if unbatched else out
 
