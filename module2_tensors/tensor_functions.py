@@ -495,7 +495,7 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        # BEGIN SOLUTION 2.4: Mul.backward (skip a product nobody needs)
+        # BEGIN SOLUTION 2.4: Mul.backward (needs_input_grad: optional)
         a, b = ctx.saved_values
         need_a, need_b = ctx.needs_input_grad or (True, True)
         mul = grad.backend.mul_zip
@@ -1070,7 +1070,7 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        # BEGIN SOLUTION 2.4: MatMul.backward (skip a product nobody needs)
+        # BEGIN SOLUTION 2.4: MatMul.backward (needs_input_grad: optional)
         a, b = ctx.saved_values
         need_a, need_b = ctx.needs_input_grad or (True, True)
         matmul = grad.backend.matrix_multiply
