@@ -458,9 +458,11 @@ def test_base_and_mutant_runs_are_the_same_command(tmp_path):
 
 HANGS = """
 
-def reduce(fn, start):  # never returns
+def reduce(fn, start):  # never returns (asleep: spinning would take a core)
+    import time
+
     while True:
-        pass
+        time.sleep(60)
 """
 
 
