@@ -30,6 +30,7 @@ PACKAGES = [
         False,
     ),
     ("pytest", "checking tasks", True),
+    ("pytest-xdist", "pytest's options in pyproject.toml load its plugin", True),
     ("hypothesis", "property tests", True),
     ("streamlit", "the dashboard", False),
     ("torch", "optional benchmark comparison", False),

@@ -65,13 +65,17 @@ def test_without_task():
 """
 
 
+# The plugins named as in the course's pyproject.toml (not discovered).
+PLUGINS = "addopts = --disable-plugin-autoload -p xdist.plugin -p hypothesispytest\n"
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("progress")
     (root / "conftest.py").write_text('pytest_plugins = ["kindling.pytest_plugin"]\n')
     (root / "test_things.py").write_text(textwrap.dedent(TESTS))
     (root / "pytest.ini").write_text(
-        "[pytest]\nmarkers =\n"
+        f"[pytest]\n{PLUGINS}markers =\n"
         + "".join(f"    task{t}: x\n" for t in ["0_1", "0_3", "0_4", "0_5", "1_1"])
     )
     return root
@@ -198,7 +202,9 @@ def test_a_hypothesis_stub_failure_has_no_boilerplate(tmp_path):
         'pytest_plugins = ["kindling.pytest_plugin"]\n'
     )
     (tmp_path / "test_h.py").write_text(HYPOTHESIS_STUB)
-    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    task0_1: x\n")
+    (tmp_path / "pytest.ini").write_text(
+        f"[pytest]\n{PLUGINS}markers =\n    task0_1: x\n"
+    )
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--kindling-json="],
         cwd=tmp_path,
