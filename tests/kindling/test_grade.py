@@ -55,8 +55,21 @@ def by_id(report) -> dict:
     return {t.id: t for t in report.tasks}
 
 
+def prerequisites(task_id: str) -> set:
+    """The tasks ``task_id`` depends on in the registry, directly or through others."""
+    found, stack = set(), list(REGISTRY[task_id].depends)
+    while stack:
+        current = stack.pop()
+        if current not in found:
+            found.add(current)
+            stack.extend(REGISTRY[current].depends)
+    return found
+
+
 def unfinished(result) -> bool:
-    """``todo``, or ``blocked-by`` an earlier task's stub (issue 16's semantics)."""
+    """``todo``, or ``blocked-by`` the stub of an earlier task (issue 16's
+    semantics) or of one the registry says it depends on (Task 4.5's sentiment
+    model embeds words with Task 4.6's ``nn.Embedding``)."""
     if result.status == "todo":
         return True
     blocker = result.status[len("blocked-by ") :]
@@ -64,7 +77,10 @@ def unfinished(result) -> bool:
     return (
         result.status.startswith("blocked-by ")
         and key is not None
-        and key < [int(p) for p in result.id.split(".")]
+        and (
+            key < [int(p) for p in result.id.split(".")]
+            or blocker in prerequisites(result.id)
+        )
     )
 
 
