@@ -72,10 +72,14 @@ __all__ = [
     "SIDE",
     "MATMUL_OPTIONS",
     "MAX_GRID",
+    "MAX_GRID_X",
+    "MAX_THREADS",
+    "MAX_BLOCK",
     "position",
     "broadcast_position",
     "on_device",
     "device_constant",
+    "check_launch",
     "launch",
     "blocks_for",
     "aligned",
@@ -122,6 +126,13 @@ MATMUL_OPTIONS: Dict[str, Any] = (
 )
 #: The largest grid dimension ``y`` or ``z`` a launch may use.
 MAX_GRID: int = 65535
+#: The largest grid dimension ``x``, and the largest block: 1024 threads in all, at
+#: most 1024 along ``x`` or ``y`` and 64 along ``z`` (every GPU since compute
+#: capability 3.0). :func:`launch` checks these and ``MAX_GRID``; the simulator
+#: would run any launch.
+MAX_GRID_X: int = 2**31 - 1
+MAX_THREADS: int = 1024
+MAX_BLOCK: Tuple[int, int, int] = (1024, 1024, 64)
 
 
 def _quiet_low_occupancy() -> None:
@@ -211,14 +222,54 @@ def device_constant(values: np.ndarray) -> Any:
     return found
 
 
+def _dims(value: Any) -> Tuple[int, int, int]:
+    """A grid or block given as an int or a tuple of 1-3 ints, as ``(x, y, z)``."""
+    dims = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"a grid or block has 1 to 3 dimensions, got {value!r}")
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore
+
+
+def check_launch(grid: Any, block: Any) -> None:
+    """Refuse a launch configuration that a GPU refuses, with the reason.
+
+    A GPU accepts a grid of at most ``MAX_GRID_X`` blocks along ``x`` and
+    ``MAX_GRID`` along ``y`` and ``z``, and a block of at most ``MAX_THREADS``
+    threads, ``MAX_BLOCK`` along each dimension; every dimension is at least 1.
+    Numba's simulator checks none of this, so without this check a launch that
+    passes every test in CI could fail on the first real GPU.
+
+    Raises:
+        ValueError: naming the dimension and the limit it exceeds.
+    """
+    g, b = _dims(grid), _dims(block)
+    for name, dims, limits in (
+        ("grid", g, (MAX_GRID_X, MAX_GRID, MAX_GRID)),
+        ("block", b, MAX_BLOCK),
+    ):
+        for axis, size, limit in zip("xyz", dims, limits):
+            if not 1 <= size <= limit:
+                raise ValueError(
+                    f"a GPU refuses this launch: {name} dimension {axis} is {size}, "
+                    f"must be 1 to {limit} (grid {g}, block {b})"
+                )
+    if b[0] * b[1] * b[2] > MAX_THREADS:
+        raise ValueError(
+            f"a GPU refuses this launch: a block of {b[0] * b[1] * b[2]} threads "
+            f"{b}, at most {MAX_THREADS}"
+        )
+
+
 def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None:
-    """Run ``kernel[grid, block](out, *args)``.
+    """Run ``kernel[grid, block](out, *args)``, once :func:`check_launch` has
+    accepted ``grid`` and ``block``.
 
     Arrays already on the GPU are passed as they are. Integer NumPy arrays (shapes,
     strides) go through :func:`device_constant`. Float NumPy arrays (storages of
     tensors in host memory) are copied to the GPU, and, for ``out``, back after the
     kernel: only ``out`` comes back, so the inputs are never copied twice.
     """
+    check_launch(grid, block)
     try:
         device_out = out if on_device(out) else cuda.to_device(out)
     except _NO_GPU as error:
@@ -594,8 +645,9 @@ def tensor_matrix_multiply() -> MatMulKernel:
       addresses;
     - matrix ``bz`` of each tensor starts at ``broadcast_position(bz * n * p,
       out_shape, shape, strides)`` (its index is ``(batch index..., 0, 0)``);
-    - the grid's ``z`` dimension is at most ``MAX_GRID``: let block ``bz`` handle
-      the batches ``bz, bz + gridDim.z, ...``;
+    - the grid's ``y`` and ``z`` dimensions are at most ``MAX_GRID`` (a GPU refuses
+      more, and :func:`launch` says so): let block ``(bx, by, bz)`` handle the row
+      tiles ``by, by + gridDim.y, ...`` of the batches ``bz, bz + gridDim.z, ...``;
     - decorate the kernel with ``@cuda.jit(**MATMUL_OPTIONS)``, and check what it
       costs a GPU with ``kindling kernels --task 3.4``.
     """
@@ -626,53 +678,56 @@ def tensor_matrix_multiply() -> MatMulKernel:
         a_si, a_sk = a_strides[da - 2], a_strides[da - 1]
         b_sk, b_sj = b_strides[db - 2], b_strides[db - 1]
         o_si, o_sj = out_strides[d - 2], out_strides[d - 1]
-        i0 = cuda.blockIdx.y * TILE + y
         j0 = cuda.blockIdx.x * TILE + x
-        for batch in range(cuda.blockIdx.z, batches, cuda.gridDim.z):
-            first = batch * n * p
-            a_start = broadcast_position(first, out_shape, a_shape, a_strides)
-            b_start = broadcast_position(first, out_shape, b_shape, b_strides)
-            out_start = position(first, out_shape, out_strides)
-            for r in range(WORK):
-                for c in range(WORK):
-                    acc[r, c] = 0.0
-            for k0 in range(0, m, SIDE):
+        for by in range(cuda.blockIdx.y, (n + TILE - 1) // TILE, cuda.gridDim.y):
+            i0 = by * TILE + y
+            for batch in range(cuda.blockIdx.z, batches, cuda.gridDim.z):
+                first = batch * n * p
+                a_start = broadcast_position(first, out_shape, a_shape, a_strides)
+                b_start = broadcast_position(first, out_shape, b_shape, b_strides)
+                out_start = position(first, out_shape, out_strides)
                 for r in range(WORK):
-                    # a tile row y + r SIDE, column x; b tile row y, column x + r SIDE.
+                    for c in range(WORK):
+                        acc[r, c] = 0.0
+                for k0 in range(0, m, SIDE):
+                    for r in range(WORK):
+                        # a tile: row y + r SIDE, column x; b tile: row y,
+                        # column x + r SIDE.
+                        i = i0 + r * SIDE
+                        k = k0 + x
+                        value = 0.0
+                        if i < n and k < m:
+                            value = a_storage[a_start + i * a_si + k * a_sk]
+                        a_tile[y + r * SIDE, x] = value
+                        j = j0 + r * SIDE
+                        k = k0 + y
+                        value = 0.0
+                        if k < m and j < p:
+                            value = b_storage[b_start + k * b_sk + j * b_sj]
+                        b_tile[y, x + r * SIDE] = value
+                    cuda.syncthreads()
+                    for kk in range(SIDE):
+                        for r in range(WORK):
+                            a_row[r] = a_tile[y + r * SIDE, kk]
+                            b_col[r] = b_tile[kk, x + r * SIDE]
+                        for r in range(WORK):
+                            for c in range(WORK):
+                                acc[r, c] += a_row[r] * b_col[c]
+                    cuda.syncthreads()
+                for r in range(WORK):
                     i = i0 + r * SIDE
-                    k = k0 + x
-                    value = 0.0
-                    if i < n and k < m:
-                        value = a_storage[a_start + i * a_si + k * a_sk]
-                    a_tile[y + r * SIDE, x] = value
-                    j = j0 + r * SIDE
-                    k = k0 + y
-                    value = 0.0
-                    if k < m and j < p:
-                        value = b_storage[b_start + k * b_sk + j * b_sj]
-                    b_tile[y, x + r * SIDE] = value
-                cuda.syncthreads()
-                for kk in range(SIDE):
-                    for r in range(WORK):
-                        a_row[r] = a_tile[y + r * SIDE, kk]
-                        b_col[r] = b_tile[kk, x + r * SIDE]
-                    for r in range(WORK):
-                        for c in range(WORK):
-                            acc[r, c] += a_row[r] * b_col[c]
-                cuda.syncthreads()
-            for r in range(WORK):
-                i = i0 + r * SIDE
-                for c in range(WORK):
-                    j = j0 + c * SIDE
-                    if i < n and j < p:
-                        out[out_start + i * o_si + j * o_sj] = acc[r, c]
+                    for c in range(WORK):
+                        j = j0 + c * SIDE
+                        if i < n and j < p:
+                            out[out_start + i * o_si + j * o_sj] = acc[r, c]
 
     def run(out: Storage, out_shape: Shape, out_strides: Strides, *ab: Any) -> None:
         # ab = (a_storage, a_shape, a_strides, b_storage, b_shape, b_strides)
         n, p = int(out_shape[-2]), int(out_shape[-1])
         if n * p > 0:
             batches = _size(out_shape) // (n * p)
-            grid = (blocks_for(p, TILE), blocks_for(n, TILE), min(batches, MAX_GRID))
+            rows = min(blocks_for(n, TILE), MAX_GRID)
+            grid = (blocks_for(p, TILE), rows, min(batches, MAX_GRID))
             args = (out, out_shape, out_strides, *ab, batches)
             launch(_matmul, grid, (SIDE, SIDE), *args)
 

@@ -60,6 +60,18 @@ def test_matmul_matches_numpy(data, pair):
     np.testing.assert_allclose(run_matmul(matmul_kernel(), a, b, out_layout), expected)
 
 
+def test_matmul_more_row_tiles_and_batches_than_a_grid_holds(monkeypatch):
+    """A GPU takes at most ``MAX_GRID`` blocks along ``y`` and ``z``: with it made 2
+    here, 4 tiles of rows and 5 batches must still all be computed (and a launch of
+    more than 2 along ``y`` or ``z`` is refused, as a GPU refuses 65,536)."""
+    monkeypatch.setattr(cuda_ops, "MAX_GRID", 2)
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=(5, 3 * TILE + 1, 3)), rng.normal(size=(5, 3, 2))
+    np.testing.assert_allclose(
+        run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y)), x @ y
+    )
+
+
 def test_matmul_empty_inner_dimension():
     result = run_matmul(matmul_kernel(), Strided.empty((2, 0)), Strided.empty((0, 3)))
     np.testing.assert_array_equal(result, np.zeros((2, 3)))

@@ -117,6 +117,33 @@ def test_reduce_empty_dimension_gives_the_start_value():
     np.testing.assert_array_equal(result, np.zeros((3, 1)))
 
 
+# ------------------------------------------------------------------- launches
+@pytest.mark.parametrize(
+    "grid, block",
+    [
+        (1, 2048),  # more than 1024 threads in a block
+        (1, (32, 64)),  # 2048 threads over two dimensions
+        (1, (1, 1, 65)),  # z of a block at most 64
+        ((1, 65536), 32),  # y (and z) of a grid at most 65,535
+        ((1, 1, 65536), 32),
+        (2**31, 32),  # x of a grid at most 2^31 - 1
+        (0, 32),  # an empty grid
+        ((1, 1, 1, 1), 32),  # four dimensions
+    ],
+)
+def test_launch_refuses_what_a_gpu_refuses(grid, block):
+    """The simulator would run these launches; a GPU refuses them, so
+    ``cuda_ops.launch`` does, before touching the kernel, on both."""
+    with pytest.raises(ValueError, match="a GPU refuses|dimensions"):
+        cuda_ops.launch(None, grid, block, np.zeros(1))
+
+
+def test_launch_takes_the_largest_launches_a_gpu_takes():
+    for grid, block in [(2**31 - 1, 1024), ((1, 65535, 65535), (32, 32)), (1, 1)]:
+        cuda_ops.check_launch(grid, block)
+    cuda_ops.check_launch((2, 3), (4, 4, 64))
+
+
 # ----------------------------------------------------------------- sum practice
 @pytest.mark.parametrize("size", [1, 31, 32, 33, 100])
 def test_sum_practice_block_sums(size):
