@@ -242,6 +242,9 @@ def check_launch(grid: Any, block: Any) -> None:
     Raises:
         ValueError: naming the dimension and the limit it exceeds.
     """
+    if type(grid) is int and type(block) is int:  # the usual 1-D launch, at once
+        if 1 <= grid <= MAX_GRID_X and 1 <= block <= MAX_THREADS:
+            return
     g, b = _dims(grid), _dims(block)
     for name, dims, limits in (
         ("grid", g, (MAX_GRID_X, MAX_GRID, MAX_GRID)),
