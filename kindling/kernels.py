@@ -225,12 +225,51 @@ def measure(
     return rows
 
 
+def measure_device_functions(cc: Tuple[int, int] = CCS[0]) -> List[Dict[str, Any]]:
+    """Compile every scalar function that CUDA kernels compile in
+    (``cuda_ops.device_functions()``) for a GPU of capability ``cc``: one row per
+    function, ``{"name", "arity"}`` and ``"error"`` (why Numba's CUDA target refused
+    it) or ``"stub"`` (the task message of an unfinished stub, which is not
+    compiled). Must run where the CUDA simulator is off."""
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    import numba
+    from numba import cuda
+
+    if cuda.config.ENABLE_CUDASIM:
+        raise RuntimeError("needs NUMBA_ENABLE_CUDASIM=0 before Numba loads")
+    from kindling.cudasim import gpu_present
+    from kindling.progress import stub_task
+    from module3_fast_ops.cuda_ops import device_functions
+
+    if not gpu_present():
+        _fake_device(cc)
+    rows: List[Dict[str, Any]] = []
+    for name, fn, arity in device_functions():
+        row: Dict[str, Any] = {"name": name, "arity": arity}
+        try:
+            fn(*[0.5] * arity)
+        except NotImplementedError as error:
+            if stub_task(error):
+                rows.append({**row, "stub": str(error)})
+                continue
+        except Exception:  # noqa: BLE001 - a domain error says nothing of compiling
+            pass
+        try:
+            cuda.compile_ptx(fn, (numba.float64,) * arity, device=True, cc=cc)
+        except Exception as error:  # noqa: BLE001 - reported per function
+            row["error"] = f"{type(error).__name__}: {error}".strip()
+        rows.append(row)
+    return rows
+
+
 def report(
     tasks: Optional[Sequence[str]] = None,
     ccs: Sequence[Tuple[int, int]] = CCS,
     timeout: float = 600,
+    device: bool = False,
 ) -> List[Dict[str, Any]]:
-    """:func:`measure` in a child process with the simulator off."""
+    """:func:`measure` in a child process with the simulator off (with ``device``:
+    :func:`measure_device_functions` for the first of ``ccs``)."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
     spec = importlib.util.find_spec("module3_fast_ops")
     if spec is not None and spec.origin:
@@ -239,6 +278,8 @@ def report(
             [root, *filter(None, [os.environ.get("PYTHONPATH")])]
         )
     command = [sys.executable, "-m", "kindling.kernels", "--json"]
+    if device:
+        command.append("--device-functions")
     for task in tasks or []:
         command += ["--task", task]
     for cc in ccs:
@@ -274,6 +315,21 @@ def format_rows(rows: List[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def format_device_rows(rows: List[Dict[str, Any]], cc: Tuple[int, int]) -> str:
+    """One line for the scalar functions compiled into the kernels, then one per
+    function that a GPU's compiler refused or that is still a stub."""
+    refused = [row for row in rows if "error" in row]
+    stubs = [row for row in rows if "stub" in row]
+    compiled = len(rows) - len(refused) - len(stubs)
+    lines = [
+        f"scalar functions compiled into the kernels: {compiled} of {len(rows)} "
+        f"compile for sm_{cc[0]}{cc[1]}"
+    ]
+    lines += [f"  {row['name']}: NO: {row['error'][:300]}" for row in refused]
+    lines += [f"  {row['name']}: not written yet ({row['stub']})" for row in stubs]
+    return "\n".join(lines)
+
+
 def _parse_cc(text: str) -> Tuple[int, int]:
     major, minor = text.split(".")
     return int(major), int(minor)
@@ -293,19 +349,29 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="compute capability such as 9.0 (default: 7.5, 8.0 and 9.0)",
     )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--device-functions", action="store_true", help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     ccs = tuple(args.cc or CCS)
     if args.json:  # the child process of report()
-        print(_MARK + json.dumps(measure(args.task, ccs)), flush=True)
+        if args.device_functions:
+            rows = measure_device_functions(ccs[0])
+        else:
+            rows = measure(args.task, ccs)
+        print(_MARK + json.dumps(rows), flush=True)
         return 0
     try:
         rows = report(args.task, ccs)
+        scalar = report(ccs=ccs[:1], device=True)
     except RuntimeError as error:
         print(f"kindling kernels: {error}", file=sys.stderr)
         return 2
     print(format_rows(rows))
+    print(format_device_rows(scalar, ccs[0]))
     built = [row for row in rows if "error" not in row]
-    return 1 if any(problems(row) for row in built) else 0
+    refused = [row for row in scalar if "error" in row]
+    return 1 if refused or any(problems(row) for row in built) else 0
 
 
 if __name__ == "__main__":

@@ -95,6 +95,7 @@ __all__ = [
     "device_storage",
     "KernelSpec",
     "kernel_specs",
+    "device_functions",
     "CudaOps",
     "CudaBackend",
 ]
@@ -785,6 +786,48 @@ def kernel_in(run: Any) -> Any:
         if options is not None and not options.get("device", False):
             return value
     raise ValueError(f"{run!r} launches no @cuda.jit kernel that can be found")
+
+
+def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
+    """Every scalar function that CUDA kernels compile in, as ``(name, function,
+    arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
+    (Task 0.1's operators among them) and Module 2's given scalar helpers for
+    ``unary_map`` (``erf``, ``floor``, ...). The simulator runs any Python; a GPU
+    runs only what Numba's CUDA target compiles, so ``kindling kernels`` compiles
+    each of these for a GPU too."""
+    import inspect
+
+    from module2_tensors import tensor_functions
+    from module2_tensors.tensor_ops import TensorBackend
+
+    found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
+
+    class _Recording:
+        """An ops class that only notes the functions it is given."""
+
+        cuda = True
+
+        @staticmethod
+        def map(fn: Callable[[float], float]) -> None:
+            found.setdefault(fn, (fn.__name__, fn, 1))
+
+        @staticmethod
+        def zip(fn: Callable[[float, float], float]) -> None:
+            found.setdefault(fn, (fn.__name__, fn, 2))
+
+        @staticmethod
+        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> None:
+            found.setdefault(fn, (fn.__name__, fn, 2))
+
+        matrix_multiply = None
+
+    TensorBackend(_Recording)  # type: ignore[arg-type]
+    for name, fn in vars(tensor_functions).items():
+        if inspect.isfunction(fn) and fn.__module__ == tensor_functions.__name__:
+            parameters = inspect.signature(fn).parameters.values()
+            if parameters and all(p.annotation == "float" for p in parameters):
+                found.setdefault(fn, (name, fn, len(parameters)))
+    return list(found.values())
 
 
 def kernel_specs() -> List[KernelSpec]:

@@ -4,11 +4,13 @@ The simulator runs any kernel, however many registers it would need; a real GPU
 refuses to launch a block whose threads need more than the 65,536 registers of a
 streaming multiprocessor. ``kindling.kernels`` compiles each kernel to PTX for
 sm_75, sm_80 and sm_90 (Numba with the simulator off, in a child process) and reads
-``ptxas -v``; these tests assert that each kernel fits the block it is launched with.
+``ptxas -v``; these tests assert that each kernel fits the block it is launched with,
+and that every scalar function the kernels compile in compiles for a GPU at all.
 In a student edition an unfinished task's kernel cannot be built: its test fails
 with that task's ``NotImplementedError``.
 """
 
+import contextlib
 from typing import List
 
 import pytest
@@ -48,6 +50,24 @@ def test_map_zip_reduce_kernels_fit_resources(sm):
 @pytest.mark.parametrize("sm", SMS)
 def test_matmul_kernels_fit_resources(sm):
     check_task("3.4", ["mm_practice", "matmul"], sm)
+
+
+@pytest.mark.task3_3
+def test_every_scalar_function_compiled_into_the_kernels_compiles_for_a_gpu():
+    """The simulator runs any Python inside a kernel; a GPU runs what Numba's CUDA
+    target compiles. Every function that a backend maps, zips or reduces with
+    (Task 0.1's operators among them) is compiled for sm_75 as a device function."""
+    from module3_fast_ops.cuda_ops import device_functions
+
+    for _, fn, arity in device_functions():
+        # An unfinished Task 0.1 operator stops the test here, at its own stub.
+        with contextlib.suppress(ArithmeticError, ValueError):
+            fn(*[0.5] * arity)
+    rows = kernels.report(ccs=[(7, 5)], device=True)
+    assert {"sigmoid", "add", "maximum", "_erf"} <= {row["name"] for row in rows}
+    refused = {row["name"]: row.get("error", row.get("stub")) for row in rows}
+    refused = {name: why for name, why in refused.items() if why}
+    assert not refused, refused
 
 
 # ------------------------------------------- the arithmetic of kindling.kernels
