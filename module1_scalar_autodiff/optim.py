@@ -84,8 +84,10 @@ class SGD(Optimizer):
             if d is None:
                 continue
             # .data has no history (a float for a Scalar, a detached Tensor), so
-            # the step itself is not recorded: no graph, no bookkeeping.
-            new = p.value.data - self.lr * d
+            # the step itself is not recorded: no graph, no bookkeeping. Adding
+            # (-lr) * d gives the same numbers as subtracting lr * d, in one tensor
+            # operation fewer (a tensor's a - b is a + (-b)).
+            new = p.value.data + (-self.lr) * d
             if isinstance(p.value, Scalar):
                 p.update(Scalar(new, name=p.value.name))
             else:  # a Tensor-like value: update() makes it require grad again
