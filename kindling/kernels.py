@@ -159,6 +159,23 @@ def _fake_device(cc: Tuple[int, int]) -> None:
     dispatcher.get_current_device = lambda: _Device()
 
 
+def _cuda_compiler(cc: Tuple[int, int]) -> Any:
+    """``numba.cuda`` with the simulator off, able to compile for ``cc`` without a
+    GPU (the child process of :func:`report` runs this first)."""
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
+    from numba import cuda
+
+    if cuda.config.ENABLE_CUDASIM:
+        raise RuntimeError(
+            "compiling for a GPU needs NUMBA_ENABLE_CUDASIM=0 before Numba loads"
+        )
+    from kindling.cudasim import gpu_present
+
+    if not gpu_present():
+        _fake_device(cc)
+    return cuda
+
+
 def _kernel_specs() -> List[Any]:
     specs = []
     for module in ("module3_fast_ops.cuda_ops", "module4_networks.cuda_conv"):
@@ -173,15 +190,7 @@ def measure(
     """Compile every kernel (of ``tasks``, or all) for every ``cc`` and read its
     resources; a kernel that cannot be built (an unfinished task) gives one row with
     ``error``. Must run in a process where the CUDA simulator is off."""
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
-    from numba import cuda
-
-    if cuda.config.ENABLE_CUDASIM:
-        raise RuntimeError("measure() needs NUMBA_ENABLE_CUDASIM=0 before Numba loads")
-    from kindling.cudasim import gpu_present
-
-    if not gpu_present():
-        _fake_device(min(ccs))
+    cuda = _cuda_compiler(min(ccs))
     ptxas = find_ptxas()
     if ptxas is None:
         raise RuntimeError(
@@ -231,18 +240,12 @@ def measure_device_functions(cc: Tuple[int, int] = CCS[0]) -> List[Dict[str, Any
     function, ``{"name", "arity"}`` and ``"error"`` (why Numba's CUDA target refused
     it) or ``"stub"`` (the task message of an unfinished stub, which is not
     compiled). Must run where the CUDA simulator is off."""
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
     import numba
-    from numba import cuda
 
-    if cuda.config.ENABLE_CUDASIM:
-        raise RuntimeError("needs NUMBA_ENABLE_CUDASIM=0 before Numba loads")
-    from kindling.cudasim import gpu_present
     from kindling.progress import stub_task
     from module3_fast_ops.cuda_ops import device_functions
 
-    if not gpu_present():
-        _fake_device(cc)
+    cuda = _cuda_compiler(cc)
     rows: List[Dict[str, Any]] = []
     for name, fn, arity in device_functions():
         row: Dict[str, Any] = {"name": name, "arity": arity}
