@@ -18,6 +18,7 @@ import pytest
 from kindling.cli import main
 from kindling.grade import GradeError, Grader, clean_message, grade
 from kindling.grade_reports import to_gradescope, to_junit, to_markdown
+from kindling.progress import dependency_order
 from kindling.registry import load_registry
 from kindling.release import (
     MANIFEST,
@@ -55,32 +56,21 @@ def by_id(report) -> dict:
     return {t.id: t for t in report.tasks}
 
 
-def prerequisites(task_id: str) -> set:
-    """The tasks ``task_id`` depends on in the registry, directly or through others."""
-    found, stack = set(), list(REGISTRY[task_id].depends)
-    while stack:
-        current = stack.pop()
-        if current not in found:
-            found.add(current)
-            stack.extend(REGISTRY[current].depends)
-    return found
+#: The tasks in the order a student can do them (each after those it depends on).
+ORDER = [task.id for task in dependency_order(REGISTRY)]
 
 
 def unfinished(result) -> bool:
-    """``todo``, or ``blocked-by`` the stub of an earlier task (issue 16's
-    semantics) or of one the registry says it depends on (Task 4.5's sentiment
-    model embeds words with Task 4.6's ``nn.Embedding``)."""
+    """``todo``, or ``blocked-by`` the stub of a task that comes before it in
+    dependency order (issue 16's semantics; Task 4.5's sentiment model embeds words
+    with Task 4.6's ``nn.Embedding``, so 4.6 comes first)."""
     if result.status == "todo":
         return True
     blocker = result.status[len("blocked-by ") :]
-    key = [int(p) for p in blocker.split(".")] if blocker[:1].isdigit() else None
     return (
         result.status.startswith("blocked-by ")
-        and key is not None
-        and (
-            key < [int(p) for p in result.id.split(".")]
-            or blocker in prerequisites(result.id)
-        )
+        and blocker in ORDER
+        and ORDER.index(blocker) < ORDER.index(result.id)
     )
 
 
