@@ -630,7 +630,8 @@ def tensor_matrix_multiply() -> MatMulKernel:
     ``SIDE = 16``):
 
     - a block of ``(SIDE, SIDE)`` threads computes one ``TILE x TILE`` tile of
-      ``out``; the grid is ``(ceil(p / TILE), ceil(n / TILE), batches)``;
+      ``out``; the grid is ``(ceil(p / TILE), ceil(n / TILE), batches)``, its ``y``
+      and ``z`` capped at ``MAX_GRID`` (below);
     - thread ``(x, y)`` of block ``(bx, by, bz)`` computes the ``WORK x WORK``
       entries ``out[bz][by * TILE + y + r * SIDE, bx * TILE + x + c * SIDE]`` for
       ``r, c`` in ``range(WORK)``, accumulated in a
