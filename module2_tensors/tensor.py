@@ -1081,11 +1081,13 @@ class Tensor:
     # ------------------------------------------------------------- views
     def is_contiguous(self) -> bool:
         """Whether the entries lie in storage in row-major order, without gaps."""
-        return self._tensor.is_contiguous()
+        data = self._tensor
+        return data.row_major or data.is_contiguous()
 
     def contiguous(self) -> "Tensor":
         """This tensor if it is contiguous, else a contiguous copy."""
-        if self._tensor.is_contiguous():
+        data = self._tensor
+        if data.row_major or data.is_contiguous():
             return self
         return tf.Copy.apply(self)
 
@@ -1110,7 +1112,8 @@ class Tensor:
                 not match.
         """
         shape = self._infer_shape(_shape_args(shape))
-        if not self._tensor.is_contiguous():
+        data = self._tensor
+        if not (data.row_major or data.is_contiguous()):
             strides = _view_strides(self.shape, self._tensor.strides, shape)
             if strides is not None:
                 return sf.StridedView.apply(self, shape, strides)

@@ -203,8 +203,12 @@ def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
     """Check a user shape (integers) and return it as a tuple of Python ints."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
-    if type(shape) is tuple and all(type(n) is int for n in shape):
-        return shape  # the common case, kept fast: every tensor op makes one
+    if type(shape) is tuple:
+        for n in shape:
+            if type(n) is not int:
+                break
+        else:
+            return shape  # the common case, kept fast: every tensor op makes one
     out = []
     for size in shape:
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
@@ -215,6 +219,8 @@ def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
         out.append(int(size))
     return tuple(out)
 
+
+_FLOAT64 = np.dtype(np.float64)  # (``is`` this is the quickest test of a dtype)
 
 #: shape -> (shape, strides, shape array, strides array, size) of a contiguous
 #: tensor: the layout of a shape seen before, shared by :meth:`TensorData.contiguous`.
@@ -247,13 +253,18 @@ class TensorData:
             storage too small for the largest position the shape and strides reach.
     """
 
+    #: True when the layout is row-major by construction (no strides given, or made
+    #: by :meth:`contiguous` / :meth:`full`), so library code need not ask
+    #: :meth:`is_contiguous`; False means "not known", not "not contiguous".
+    row_major: bool = False
+
     def __init__(
         self,
         storage: Union[Sequence[float], Storage],
         shape: UserShape,
         strides: Optional[UserStrides] = None,
     ) -> None:
-        if type(storage) is np.ndarray and storage.dtype == np.float64:
+        if type(storage) is np.ndarray and storage.dtype is _FLOAT64:
             data = storage
         elif hasattr(storage, "copy_to_host") and storage.dtype == np.float64:
             data = storage  # GPU memory (CudaBackend, Module 3): kept, never copied
@@ -264,6 +275,7 @@ class TensorData:
                 f"storage must be a flat (1-D) array, got shape {data.shape}"
             )
         shape = _as_shape(shape)
+        row_major = strides is None
         strides = None if strides is None else _as_shape(strides)
         # Views of one shape and strides recur every step (a transpose, a reduced
         # dim): their checked layout is remembered, and only the storage's size is
@@ -284,6 +296,8 @@ class TensorData:
         self.strides: Tuple[int, ...] = strides
         self.size: int = size
         self.dims: int = len(shape)
+        if row_major:
+            self.row_major = True
 
     @staticmethod
     def _layout(
@@ -338,6 +352,7 @@ class TensorData:
         data._storage = storage
         data.shape, data.strides, data._shape, data._strides, data.size = layout
         data.dims = len(data.shape)
+        data.row_major = True
         return data
 
     @classmethod
@@ -356,9 +371,14 @@ class TensorData:
             return cls.contiguous(storage, shape)
         data = cls.__new__(cls)
         size = layout[4]
-        data._storage = np.zeros(size) if value is None else np.full(size, value)
+        if value is None:
+            data._storage = np.zeros(size)
+        else:  # (np.full costs several times as much as this, for small sizes)
+            data._storage = np.empty(size)
+            data._storage.fill(value)
         data.shape, data.strides, data._shape, data._strides, data.size = layout
         data.dims = len(data.shape)
+        data.row_major = True
         return data
 
     def __repr__(self) -> str:
@@ -445,10 +465,11 @@ class TensorData:
                 f"permute order {tuple(order)} is not a permutation of the "
                 f"{self.dims} dimensions 0..{self.dims - 1}"
             )
+        shape, strides = self.shape, self.strides
         return TensorData(
             self._storage,
-            tuple(self.shape[k] for k in order),
-            tuple(self.strides[k] for k in order),
+            tuple([shape[k] for k in order]),
+            tuple([strides[k] for k in order]),
         )
         # END SOLUTION
 

@@ -374,9 +374,19 @@ def _new(like: "Tensor", data: TensorData) -> "Tensor":
 
 def _mT(t: "Tensor") -> "Tensor":
     """The matrix transpose of the last two dimensions, as a view (no copy)."""
-    order = list(range(t.dims))
-    order[-2], order[-1] = order[-1], order[-2]
-    return _new(t, t._tensor.permute(*order))
+    data = t._tensor
+    shape, strides = data.shape, data.strides
+    if len(shape) < 2:
+        raise IndexError(f"a matrix transpose needs 2 dimensions, got shape {shape}")
+    # (The layout directly, not through permute: every MatMul.backward makes two.)
+    return _new(
+        t,
+        TensorData(
+            data._storage,
+            shape[:-2] + (shape[-1], shape[-2]),
+            strides[:-2] + (strides[-1], strides[-2]),
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------

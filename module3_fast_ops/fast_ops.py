@@ -660,7 +660,7 @@ def tensor_matrix_multiply() -> MatMulKernel:
         a_starts = batch_starts(count, n, p, out_shape, a_shape, a_strides)
         b_starts = batch_starts(count, n, p, out_shape, b_shape, b_strides)
         out_starts = batch_starts(count, n, p, out_shape, out_shape, out_strides)
-        if count * n * m * p <= SMALL_PRODUCT and p >= 8 and b_strides[db - 1] == 1:
+        if count * n * m * p <= SMALL_PRODUCT and b_strides[db - 1] == 1:
             rows(
                 out,
                 out_starts,
@@ -882,10 +882,43 @@ class FastOps(TensorOps):
     def matrix_multiply(a: Any, b: Any) -> Any:
         """See ``TensorOps.matrix_multiply``."""
         x, y = a._tensor, b._tensor
-        o = TensorData.full(matmul_shape(x.shape, y.shape))
-        work = o.size * (x.shape[-1] if x.dims else 1) // 8
-        _matmul_kernel(work)(*o.tuple(), *x.tuple(), *y.tuple())
+        plan = _PRODUCTS.get((x.shape, y.shape))
+        if plan is None:
+            plan = _product(x.shape, y.shape)
+        shape, work = plan
+        o = TensorData.full(shape)
+        kernel = _PARALLEL_KERNEL if work >= MIN_PARALLEL_WORK else _SMALL_KERNEL
+        if kernel is None:
+            kernel = _matmul_kernel(work)
+        kernel(
+            o._storage,
+            o._shape,
+            o._strides,
+            x._storage,
+            x._shape,
+            x._strides,
+            y._storage,
+            y._shape,
+            y._strides,
+        )
         return type(a)(o, a.backend)
+
+
+#: (a's shape, b's shape) -> (the product's shape, its work in multiply-adds / 8),
+#: for the pairs met so far: a training step multiplies the same few every time.
+_PRODUCTS: Dict[Tuple[Tuple[int, ...], Tuple[int, ...]], Tuple[Any, int]] = {}
+
+
+def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Any, int]:
+    """``(matmul_shape(a, b), work)``, remembered (errors are not)."""
+    shape = matmul_shape(a, b)
+    count = 1
+    for n in shape:
+        count *= n
+    plan = (shape, count * (a[-1] if a else 1) // 8)
+    if len(_PRODUCTS) < 4096:
+        _PRODUCTS[(a, b)] = plan
+    return plan
 
 
 def serial_twin(kernel: Any, label: str) -> Any:
@@ -924,9 +957,12 @@ def _matmul_kernel(work: int) -> Any:
     """The matmul kernel for ``work`` multiply-adds (/8): the parallel one, or,
     for small work while the parallel one is neither compiled in this process
     nor in the disk cache, its :func:`serial_twin`."""
+    global _PARALLEL_KERNEL, _SMALL_KERNEL
     parallel = compiled(tensor_matrix_multiply)
     if work >= MIN_PARALLEL_WORK:
         _PARALLEL_READY[tensor_matrix_multiply] = True
+        if getattr(parallel, "signatures", True):  # compiled: keep it at hand
+            _PARALLEL_KERNEL = _SMALL_KERNEL = parallel
         return parallel
     ready = _PARALLEL_READY.get(tensor_matrix_multiply)
     if ready is None:  # once per process: is it on disk already?
@@ -936,12 +972,21 @@ def _matmul_kernel(work: int) -> Any:
         )
         _PARALLEL_READY[tensor_matrix_multiply] = ready
     if ready or getattr(parallel, "signatures", True):
+        _SMALL_KERNEL = parallel
         return parallel
     if tensor_matrix_multiply not in _SERIAL:
         _SERIAL[tensor_matrix_multiply] = serial_twin(
             parallel, kernel_label(tensor_matrix_multiply) + " (serial)"
         )
-    return _SERIAL[tensor_matrix_multiply]
+    _SMALL_KERNEL = _SERIAL[tensor_matrix_multiply]
+    return _SMALL_KERNEL
+
+
+#: The kernels FastOps.matrix_multiply calls without asking :func:`_matmul_kernel`
+#: again, once it has chosen them: the parallel kernel once compiled, and the
+#: kernel for small products (the serial twin until the parallel one is ready).
+_PARALLEL_KERNEL: Any = None
+_SMALL_KERNEL: Any = None
 
 
 _expect(tensor_matrix_multiply, None)

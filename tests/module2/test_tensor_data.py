@@ -140,6 +140,25 @@ def test_is_contiguous_examples():
     assert not TensorData(np.zeros(3), (2, 3), (0, 1)).is_contiguous()
 
 
+@given(laid_out())
+def test_row_major_is_claimed_only_for_contiguous_layouts(case):
+    # Library code trusts row_major instead of asking is_contiguous(): it must
+    # never be set on a layout that is not contiguous.
+    shape, strides, view = case
+    made = [
+        TensorData(np.zeros(view.size), shape),
+        TensorData.full(tuple(shape)),
+        TensorData.full(tuple(shape), 2.5),
+        TensorData.contiguous(np.zeros(view.size), tuple(shape)),
+        TensorData(np.zeros(view.size), shape, strides),
+        TensorData(np.zeros(view.size), shape).permute(*reversed(range(len(shape)))),
+    ]
+    for data in made:
+        assert not data.row_major or data.is_contiguous()
+    assert all(data.row_major for data in made[:4])
+    assert TensorData.full(tuple(shape), 2.5)._storage.tolist() == [2.5] * view.size
+
+
 def test_get_and_set_round_trip_through_a_permuted_view():
     data = TensorData(np.zeros(6), (2, 3))
     view = data.permute(1, 0)
