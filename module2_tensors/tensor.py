@@ -1465,7 +1465,11 @@ class Tensor:
                     f"{type(g).__name__} for argument {k}, which needs a gradient "
                     f"tensor"
                 )
-            pairs.append((x, tf.unbroadcast(g, x._tensor.shape)))
+            shape = x._tensor.shape
+            # (Most gradients already have their input's shape: no call then.)
+            pairs.append(
+                (x, g if g._tensor.shape == shape else tf.unbroadcast(g, shape))
+            )
         return pairs
 
     def accumulate_derivative(self, d: "Tensor") -> None:

@@ -209,6 +209,8 @@ class Function:
         grads = cls.backward(ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
+        if len(grads) == count:
+            return grads
         if len(grads) > count:
             raise RuntimeError(
                 f"{cls.__name__}.backward returned {len(grads)} gradients for "
