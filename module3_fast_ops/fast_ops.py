@@ -890,17 +890,7 @@ class FastOps(TensorOps):
         kernel = _PARALLEL_KERNEL if work >= MIN_PARALLEL_WORK else _SMALL_KERNEL
         if kernel is None:
             kernel = _matmul_kernel(work)
-        kernel(
-            o._storage,
-            o._shape,
-            o._strides,
-            x._storage,
-            x._shape,
-            x._strides,
-            y._storage,
-            y._shape,
-            y._strides,
-        )
+        kernel(*o.tuple(), *x.tuple(), *y.tuple())
         return type(a)(o, a.backend)
 
 
