@@ -1080,14 +1080,14 @@ class Tensor:
 
     # ------------------------------------------------------------- views
     def is_contiguous(self) -> bool:
-        """Whether the entries lie in storage in row-major order, without gaps."""
+        """Whether the entries lie in storage in row-major order, without gaps
+        (known without a check for a fresh output: ``TensorData.row_major``)."""
         data = self._tensor
         return data.row_major or data.is_contiguous()
 
     def contiguous(self) -> "Tensor":
         """This tensor if it is contiguous, else a contiguous copy."""
-        data = self._tensor
-        if data.row_major or data.is_contiguous():
+        if self.is_contiguous():
             return self
         return tf.Copy.apply(self)
 
@@ -1112,8 +1112,7 @@ class Tensor:
                 not match.
         """
         shape = self._infer_shape(_shape_args(shape))
-        data = self._tensor
-        if not (data.row_major or data.is_contiguous()):
+        if not self.is_contiguous():
             strides = _view_strides(self.shape, self._tensor.strides, shape)
             if strides is not None:
                 return sf.StridedView.apply(self, shape, strides)
@@ -1465,11 +1464,7 @@ class Tensor:
                     f"{type(g).__name__} for argument {k}, which needs a gradient "
                     f"tensor"
                 )
-            shape = x._tensor.shape
-            # (Most gradients already have their input's shape: no call then.)
-            pairs.append(
-                (x, g if g._tensor.shape == shape else tf.unbroadcast(g, shape))
-            )
+            pairs.append((x, tf.unbroadcast(g, x._tensor.shape)))
         return pairs
 
     def accumulate_derivative(self, d: "Tensor") -> None:

@@ -378,8 +378,6 @@ def _mT(t: "Tensor") -> "Tensor":
     """The matrix transpose of the last two dimensions, as a view (no copy)."""
     data = t._tensor
     shape, strides = data.shape, data.strides
-    if len(shape) < 2:
-        raise IndexError(f"a matrix transpose needs 2 dimensions, got shape {shape}")
     # (The layout directly, not through permute: every MatMul.backward makes two.)
     return _new(
         t,

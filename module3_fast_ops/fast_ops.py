@@ -16,6 +16,8 @@ process.
 
 from __future__ import annotations
 
+import functools
+import math
 import types
 from typing import Any, Callable, Dict, Optional, Tuple
 
@@ -781,19 +783,23 @@ def _expect(factory: Callable[..., Any], fn: Optional[Callable[..., float]]) -> 
     )
 
 
-#: (shape, shape) -> their broadcast shape, for the pairs met so far: a training
-#: step broadcasts the same few pairs (a bias, a number) every time.
-_BROADCASTS: Dict[Tuple[Tuple[int, ...], Tuple[int, ...]], Tuple[int, ...]] = {}
+#: Shapes met so far, per wrapper, are remembered (errors are not): a training step
+#: broadcasts and multiplies the same few pairs of shapes every time.
+_SHAPE_PAIRS = 4096
 
 
+@functools.lru_cache(maxsize=_SHAPE_PAIRS)
 def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
-    """:func:`shape_broadcast` of ``a`` and ``b``, remembered (errors are not)."""
-    shape = _BROADCASTS.get((a, b))
-    if shape is None:
-        shape = shape_broadcast(a, b)
-        if len(_BROADCASTS) < 4096:
-            _BROADCASTS[(a, b)] = shape
-    return shape
+    """:func:`shape_broadcast` of ``a`` and ``b``."""
+    return shape_broadcast(a, b)
+
+
+@functools.lru_cache(maxsize=_SHAPE_PAIRS)
+def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], int]:
+    """``(matmul_shape(a, b), work)``: the product's shape, and its work in
+    multiply-adds / 8 (what :func:`_matmul_kernel` decides by)."""
+    shape = matmul_shape(a, b)
+    return shape, math.prod(shape) * (a[-1] if a else 1) // 8
 
 
 class FastOps(TensorOps):
@@ -882,33 +888,10 @@ class FastOps(TensorOps):
     def matrix_multiply(a: Any, b: Any) -> Any:
         """See ``TensorOps.matrix_multiply``."""
         x, y = a._tensor, b._tensor
-        plan = _PRODUCTS.get((x.shape, y.shape))
-        if plan is None:
-            plan = _product(x.shape, y.shape)
-        shape, work = plan
+        shape, work = _product(x.shape, y.shape)
         o = TensorData.full(shape)
-        kernel = _PARALLEL_KERNEL if work >= MIN_PARALLEL_WORK else _SMALL_KERNEL
-        if kernel is None:
-            kernel = _matmul_kernel(work)
-        kernel(*o.tuple(), *x.tuple(), *y.tuple())
+        _matmul_kernel(work)(*o.tuple(), *x.tuple(), *y.tuple())
         return type(a)(o, a.backend)
-
-
-#: (a's shape, b's shape) -> (the product's shape, its work in multiply-adds / 8),
-#: for the pairs met so far: a training step multiplies the same few every time.
-_PRODUCTS: Dict[Tuple[Tuple[int, ...], Tuple[int, ...]], Tuple[Any, int]] = {}
-
-
-def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Any, int]:
-    """``(matmul_shape(a, b), work)``, remembered (errors are not)."""
-    shape = matmul_shape(a, b)
-    count = 1
-    for n in shape:
-        count *= n
-    plan = (shape, count * (a[-1] if a else 1) // 8)
-    if len(_PRODUCTS) < 4096:
-        _PRODUCTS[(a, b)] = plan
-    return plan
 
 
 def serial_twin(kernel: Any, label: str) -> Any:
@@ -939,44 +922,31 @@ def serial_twin(kernel: Any, label: str) -> Any:
     return kernel_cache.persist(njit(**options)(twin), label)
 
 
-_SERIAL: Dict[Callable[..., Any], Any] = {}
-_PARALLEL_READY: Dict[Callable[..., Any], bool] = {}
+#: Large work (True) or small (False) -> the matmul kernel chosen for it.
+_CHOSEN: Dict[bool, Any] = {}
 
 
 def _matmul_kernel(work: int) -> Any:
     """The matmul kernel for ``work`` multiply-adds (/8): the parallel one, or,
     for small work while the parallel one is neither compiled in this process
-    nor in the disk cache, its :func:`serial_twin`."""
-    global _PARALLEL_KERNEL, _SMALL_KERNEL
-    parallel = compiled(tensor_matrix_multiply)
-    if work >= MIN_PARALLEL_WORK:
-        _PARALLEL_READY[tensor_matrix_multiply] = True
-        if getattr(parallel, "signatures", True):  # compiled: keep it at hand
-            _PARALLEL_KERNEL = _SMALL_KERNEL = parallel
-        return parallel
-    ready = _PARALLEL_READY.get(tensor_matrix_multiply)
-    if ready is None:  # once per process: is it on disk already?
+    nor in the disk cache, its :func:`serial_twin`. Chosen once per process for
+    each kind of work (large work makes the parallel one the choice for both)."""
+    large = work >= MIN_PARALLEL_WORK
+    chosen = _CHOSEN.get(large)
+    if chosen is None:
+        parallel = compiled(tensor_matrix_multiply)
         cache = getattr(parallel, "_cache", None)
-        ready = bool(getattr(parallel, "signatures", None)) or bool(
-            cache is not None and hasattr(cache, "is_cached") and cache.is_cached()
-        )
-        _PARALLEL_READY[tensor_matrix_multiply] = ready
-    if ready or getattr(parallel, "signatures", True):
-        _SMALL_KERNEL = parallel
-        return parallel
-    if tensor_matrix_multiply not in _SERIAL:
-        _SERIAL[tensor_matrix_multiply] = serial_twin(
-            parallel, kernel_label(tensor_matrix_multiply) + " (serial)"
-        )
-    _SMALL_KERNEL = _SERIAL[tensor_matrix_multiply]
-    return _SMALL_KERNEL
-
-
-#: The kernels FastOps.matrix_multiply calls without asking :func:`_matmul_kernel`
-#: again, once it has chosen them: the parallel kernel once compiled, and the
-#: kernel for small products (the serial twin until the parallel one is ready).
-_PARALLEL_KERNEL: Any = None
-_SMALL_KERNEL: Any = None
+        if (
+            large
+            or getattr(parallel, "signatures", True)
+            or (cache is not None and hasattr(cache, "is_cached") and cache.is_cached())
+        ):
+            # Compiled, on disk, or about to be compiled for large work.
+            _CHOSEN[True] = _CHOSEN[False] = chosen = parallel
+        else:
+            label = kernel_label(tensor_matrix_multiply) + " (serial)"
+            chosen = _CHOSEN[False] = serial_twin(parallel, label)
+    return chosen
 
 
 _expect(tensor_matrix_multiply, None)
