@@ -112,12 +112,12 @@ class Module:
             if value.name is None:
                 value.name = name
             modules.pop(name, None)
-            registries.pop(name, None)
             parameters[name] = value
+            _mirror(self, name, value)
         elif isinstance(value, Module):
             parameters.pop(name, None)
-            registries.pop(name, None)
             modules[name] = value
+            _mirror(self, name, value)
         elif name in parameters:
             # A common slip: `self.w = 0.3` meant to change the weight, but it would
             # silently take the parameter out of training.
@@ -135,7 +135,8 @@ class Module:
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> Any:
-        # Only called when normal lookup fails: look in the registries.
+        # Only called when normal lookup fails (the registered parameters and
+        # submodules are mirrored in __dict__, see _mirror): look in the registries.
         registries = self.__dict__
         if name in registries.get("_parameters", {}):
             return registries["_parameters"][name]
@@ -150,8 +151,10 @@ class Module:
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
+            self.__dict__.pop(name, None)
         elif name in self._modules:
             del self._modules[name]
+            self.__dict__.pop(name, None)
         elif name in self.__dict__.get("_buffers", {}):
             del self._buffers[name]
         else:
@@ -437,6 +440,19 @@ def _copied_into(key: str, current: Any, new: Any) -> Any:
     return new
 
 
+def _mirror(module: Module, name: str, value: Any) -> None:
+    """Keep the registered parameter or submodule ``name`` in ``module.__dict__``
+    too, so that ``self.weight`` in a ``forward`` is an ordinary attribute lookup
+    (``__getattr__`` runs only after that lookup fails, which costs about a
+    microsecond a time: several times per layer per batch). A name the class
+    itself defines (a method, a property) is not mirrored: it keeps winning, as
+    it does in PyTorch."""
+    if hasattr(type(module), name):
+        module.__dict__.pop(name, None)
+    else:
+        module.__dict__[name] = value
+
+
 def _child_at(container: Module, index: int) -> Module:
     """The child at position ``index`` (negative counts from the end)."""
     children = list(container._modules.values())
@@ -545,6 +561,7 @@ class ModuleDict(Module):
 
     def __delitem__(self, name: str) -> None:
         del self._modules[name]
+        self.__dict__.pop(name, None)
 
     def __len__(self) -> int:
         return len(self._modules)

@@ -375,6 +375,9 @@ class Tensor:
         """A NumPy copy of the numbers, with this tensor's shape."""
         data = self._tensor
         storage = data._storage
+        if data.row_major and type(storage) is np.ndarray:
+            # Row-major in host memory: a copy of the first ``size`` entries.
+            return storage[: data.size].reshape(data.shape).copy()
         if hasattr(storage, "copy_to_host"):
             # In GPU memory (CudaBackend): copy back only the span this view reaches.
             last = sum((n - 1) * s for n, s in zip(data.shape, data.strides))
@@ -488,7 +491,7 @@ class Tensor:
         """``b`` as a tensor on this backend (a Python number becomes 0-d)."""
         if isinstance(b, Tensor):
             return b
-        if isinstance(b, numbers.Real):
+        if type(b) is float or isinstance(b, numbers.Real):  # (float: no ABC check)
             value = float(b)
             # (-0.0 == 0.0 in a dict: the sign keeps them apart; NaN is never kept.)
             key = (self.backend, value, math.copysign(1.0, value))
@@ -896,7 +899,11 @@ class Tensor:
         keepdim: bool,
         name: str,
         empty_ok: bool = True,
+        average: bool = False,
     ) -> "Tensor":
+        """``fn`` (``Sum``, ``Max``, ``All``) over ``dim``, as one
+        :class:`~tensor_functions.Reduction`; ``average`` divides by the count
+        of entries reduced (``mean``)."""
         dims = self._reduce_dims(dim)
         if not empty_ok and any(self.shape[d] == 0 for d in dims):
             raise ValueError(
@@ -904,24 +911,34 @@ class Tensor:
                 f"along dimension {[d for d in dims if self.shape[d] == 0][0]}"
             )
         kept = tuple(1 if k in dims else n for k, n in enumerate(self.shape))
+        final = (
+            kept if keepdim else tuple(n for k, n in enumerate(kept) if k not in dims)
+        )
+        scale = 1.0
+        if average:
+            count = 1
+            for d in dims:
+                count *= self.shape[d]
+            # The mean of nothing is 0/0 = nan, as in PyTorch.
+            scale = 1.0 / count if count else float("nan")
+        source, layout, steps = self, self.shape, dims
         if len(dims) == self.dims and self.dims != 1:
             # One kernel over the flat tensor instead of one per dimension.
-            out = fn.apply(self.contiguous().view(self._tensor.size), 0)
+            source = self.contiguous()
+            layout, steps = (self._tensor.size,), (0,)
         elif len(dims) > 1 and fn is tf.Max:
             # One reduction over all the dims at once, so that ties across
             # several dims share the gradient evenly (torch.amax's rule).
             rest = [k for k in range(self.dims) if k not in dims]
-            moved = self.permute(*rest, *dims).contiguous()
-            flat = moved.view(*[self.shape[k] for k in rest], -1)
-            out = fn.apply(flat, len(rest))
-        else:
-            out = self
-            for d in dims:
-                out = fn.apply(out, d)
-        final = (
-            kept if keepdim else tuple(n for k, n in enumerate(kept) if k not in dims)
-        )
-        return out.contiguous().view(final)
+            source = self.permute(*rest, *dims).contiguous()
+            layout = tuple(self.shape[k] for k in rest) + (
+                math.prod(self.shape[k] for k in dims),
+            )
+            steps = (len(rest),)
+        args = (source, fn, layout, steps, final, scale)
+        if not fn.differentiable:  # (All) nothing to record
+            return tf.Reduction.forward(tf.Context(), *args)
+        return tf.Reduction.apply(*args)
 
     def sum(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
@@ -934,11 +951,7 @@ class Tensor:
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
     ) -> "Tensor":
         """The average over ``dim`` (see :meth:`sum`)."""
-        count = 1
-        for d in self._reduce_dims(dim):
-            count *= self.shape[d]
-        # The mean of nothing is 0/0 = nan, as in PyTorch.
-        return self.sum(dim, keepdim) * (1.0 / count if count else float("nan"))
+        return self._reduce(tf.Sum, dim, keepdim, "mean", average=True)
 
     def amax(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
@@ -1597,8 +1610,8 @@ def tensor(
     if isinstance(data, Tensor):
         array = data.to_numpy()
     else:
-        try:
-            array = np.array(data, dtype=np.float64)
+        try:  # (_from_array copies: an array is not copied twice)
+            array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
             raise ValueError(
                 f"tensor() needs a number or nested lists of numbers with equal "

@@ -20,6 +20,7 @@ of the :class:`TensorData` methods that call them.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
@@ -222,8 +223,9 @@ def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
 
 _FLOAT64 = np.dtype(np.float64)  # (``is`` this is the quickest test of a dtype)
 
-#: shape -> (shape, strides, shape array, strides array, size) of a contiguous
-#: tensor: the layout of a shape seen before, shared by :meth:`TensorData.contiguous`.
+#: shape -> (shape, strides, shape array, strides array, size, dims) of a contiguous
+#: tensor: the layout of a shape seen before, shared by :meth:`TensorData.contiguous`,
+#: :meth:`~TensorData.full` and :meth:`~TensorData.empty`.
 _LAYOUTS: Dict[Tuple[int, ...], Tuple[Any, ...]] = {}
 #: (shape, strides or None) -> (strides, shape array, strides array, size, largest
 #: position): the checked layouts of :meth:`TensorData.__init__`.
@@ -338,47 +340,63 @@ class TensorData:
         """
         layout = _LAYOUTS.get(shape)
         if layout is None:
-            data = cls(storage, shape)
-            if len(_LAYOUTS) < _MAX_LAYOUTS:
-                _LAYOUTS[data.shape] = (
-                    data.shape,
-                    data.strides,
-                    data._shape,
-                    data._strides,
-                    data.size,
-                )
-            return data
-        data = cls.__new__(cls)
-        data._storage = storage
-        data.shape, data.strides, data._shape, data._strides, data.size = layout
-        data.dims = len(data.shape)
-        data.row_major = True
-        return data
+            return cls._first_of(shape, storage)
+        return cls._laid_out(storage, layout)
 
     @classmethod
     def full(
         cls, shape: Tuple[int, ...], value: Optional[float] = None
     ) -> "TensorData":
         """A new contiguous ``TensorData`` of ``shape`` (a tuple of ints) holding
-        ``value`` everywhere (``None``: zeros). Every operation allocates its output
-        so: a shape seen before costs one dict lookup and one NumPy allocation."""
+        ``value`` everywhere (``None``: zeros). Operations allocate their outputs
+        so (or with :meth:`empty`): a shape seen before costs one dict lookup and
+        one NumPy allocation."""
+        layout = _LAYOUTS.get(shape)
+        count = math.prod(shape) if layout is None else layout[4]
+        if value is None:
+            storage = np.zeros(count)
+        else:  # (np.full costs several times as much as this, for small sizes)
+            storage = np.empty(count)
+            storage.fill(value)
+        if layout is None:
+            return cls._first_of(shape, storage)
+        return cls._laid_out(storage, layout)
+
+    @classmethod
+    def empty(cls, shape: Tuple[int, ...]) -> "TensorData":
+        """As :meth:`full`, but the entries are left unset: for an output that a
+        kernel then writes entirely (a map's, a zip's). Cheaper than zeros."""
         layout = _LAYOUTS.get(shape)
         if layout is None:
-            count = 1
-            for n in shape:
-                count *= n
-            storage = np.zeros(count) if value is None else np.full(count, value)
-            return cls.contiguous(storage, shape)
+            return cls._first_of(shape, np.empty(math.prod(shape)))
+        return cls._laid_out(np.empty(layout[4]), layout)
+
+    @classmethod
+    def _laid_out(cls, storage: Storage, layout: Tuple[Any, ...]) -> "TensorData":
+        """A row-major ``TensorData`` over ``storage`` with a remembered layout
+        (``_LAYOUTS``): no checks."""
         data = cls.__new__(cls)
-        size = layout[4]
-        if value is None:
-            data._storage = np.zeros(size)
-        else:  # (np.full costs several times as much as this, for small sizes)
-            data._storage = np.empty(size)
-            data._storage.fill(value)
-        data.shape, data.strides, data._shape, data._strides, data.size = layout
-        data.dims = len(data.shape)
+        data._storage = storage
+        data.shape, data.strides, data._shape, data._strides, data.size, data.dims = (
+            layout
+        )
         data.row_major = True
+        return data
+
+    @classmethod
+    def _first_of(cls, shape: Tuple[int, ...], storage: Storage) -> "TensorData":
+        """A row-major ``TensorData`` of a shape not seen before: checked by
+        ``__init__``, and its layout remembered."""
+        data = cls(storage, shape)
+        if len(_LAYOUTS) < _MAX_LAYOUTS:
+            _LAYOUTS[data.shape] = (
+                data.shape,
+                data.strides,
+                data._shape,
+                data._strides,
+                data.size,
+                data.dims,
+            )
         return data
 
     def __repr__(self) -> str:

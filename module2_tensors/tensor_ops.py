@@ -21,6 +21,7 @@ ops class, the handful of specialised functions the ``Tensor`` uses (``add_zip``
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Callable, Optional, Type
 
@@ -207,6 +208,7 @@ def select(condition: float, x: float) -> float:
     return x if condition != 0.0 else 0.0
 
 
+@functools.lru_cache(maxsize=4096)  # (every product checks its shapes: few pairs)
 def matmul_shape(a_shape: Shape, b_shape: Shape) -> tuple:
     """The shape of ``a @ b`` for tensors of at least 2 dimensions:
     ``batch + (n, p)`` for ``a_shape = (..., n, m)`` and ``b_shape = (..., m, p)``,

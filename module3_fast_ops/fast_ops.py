@@ -823,8 +823,8 @@ class FastOps(TensorOps):
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
             nonlocal kernel
-            if out is None:
-                out = type(a)(TensorData.full(a._tensor.shape), a.backend)
+            if out is None:  # (the kernel writes every entry: no need to zero)
+                out = type(a)(TensorData.empty(a._tensor.shape), a.backend)
             if kernel is None:
                 kernel = compiled(tensor_map, fn)
             o, x = out._tensor, a._tensor
@@ -845,7 +845,7 @@ class FastOps(TensorOps):
             shape = x.shape
             if shape != y.shape:
                 shape = _broadcast(shape, y.shape)
-            o = TensorData.full(shape)
+            o = TensorData.empty(shape)
             if kernel is None:
                 kernel = compiled(tensor_zip, fn)
             kernel(

@@ -95,3 +95,24 @@ def test_module_dict_and_parameter_list():
     assert [name for name, _ in weights.named_parameters()] == ["0", "1", "2"]
     with pytest.raises(IndexError):
         weights[3]
+
+
+def test_registered_attributes_stay_in_step_with_the_registries():
+    # Parameters and submodules are also plain attributes (a fast lookup in
+    # forward); assigning, replacing and deleting keep both views the same.
+    net = Module()
+    net.w = Parameter(1.0)
+    assert net.w is net._parameters["w"] and "w" in vars(net)
+    net.w = Scaler(2.0)  # a module replaces the parameter
+    assert "w" not in net._parameters and net.w is net._modules["w"]
+    del net.w
+    with pytest.raises(AttributeError):
+        net.w
+    net.forward = Parameter(3.0)  # a name the class defines keeps its meaning
+    assert callable(net.forward) and net._parameters["forward"].value == 3.0
+    md = ModuleDict({"a": Scaler(1.0)})
+    assert md.a is md["a"]
+    del md["a"]
+    with pytest.raises(AttributeError):
+        md.a
+    assert [name for name, _ in net.named_parameters()] == ["forward"]

@@ -164,6 +164,34 @@ def test_backward_twice_needs_retain_graph():
         y.backward()
 
 
+def test_a_reduction_is_one_recorded_operation():
+    # x.mean() is one node (PyTorch's MeanBackward), not a Sum, a View and a Mul;
+    # its gradient still comes from Sum.backward (1/n each).
+    x = kt.tensor([[1.0, 2.0, 4.0], [3.0, 0.0, 5.0]], requires_grad=True)
+    for y in (x.mean(), x.sum(0), x.amax((0, 1)), x.mean(1, keepdim=True)):
+        assert y.history.last_fn is kt.tensor_functions.Reduction
+        assert y.parents == (x,)
+    x.mean().backward()
+    np.testing.assert_allclose(x.grad.to_numpy(), np.full((2, 3), 1 / 6))
+
+
+def test_backward_twice_through_a_reduction_follows_its_saved_tensors():
+    # As in PyTorch: sum and mean save no tensors, so a second backward works;
+    # amax saves its input and result, freed by the first backward.
+    w = kt.tensor([1.0, 3.0], requires_grad=True)
+    y = w.mean()
+    y.backward()
+    y.backward()
+    assert w.grad.tolist() == [1.0, 1.0]
+    w.grad = None
+    y = w.amax()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert w.grad.tolist() == [0.0, 2.0]
+    with pytest.raises(RuntimeError, match="backward through the graph a second"):
+        y.backward()
+
+
 # --------------------------------------------------------------- 0-d tensors
 
 
