@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Callable, Optional, Type
+from typing import TYPE_CHECKING, Callable, Optional, Tuple, Type
 
 import numpy as np
 
@@ -209,16 +209,16 @@ def select(condition: float, x: float) -> float:
 
 
 @functools.lru_cache(maxsize=4096)  # (every product checks its shapes: few pairs)
-def matmul_shape(a_shape: Shape, b_shape: Shape) -> tuple:
+def matmul_shape(a_shape: Tuple[int, ...], b_shape: Tuple[int, ...]) -> tuple:
     """The shape of ``a @ b`` for tensors of at least 2 dimensions:
     ``batch + (n, p)`` for ``a_shape = (..., n, m)`` and ``b_shape = (..., m, p)``,
-    where ``batch`` broadcasts the leading dimensions.
+    where ``batch`` broadcasts the leading dimensions. The shapes are tuples (a
+    tensor's ``.shape``); each pair's answer is remembered.
 
     Raises:
         ValueError: the inner sizes differ, or the batch shapes do not broadcast;
             the message names both shapes.
     """
-    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
     if len(a_shape) < 2 or len(b_shape) < 2:
         raise ValueError(
             f"matrix_multiply needs tensors of at least 2 dimensions, got shapes "
