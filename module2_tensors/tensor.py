@@ -377,6 +377,7 @@ class Tensor:
         storage = data._storage
         if data.row_major and type(storage) is np.ndarray:
             # Row-major in host memory: a copy of the first ``size`` entries.
+            # (The flag alone, not is_contiguous(): that may be a Task 2.1 stub.)
             return storage[: data.size].reshape(data.shape).copy()
         if hasattr(storage, "copy_to_host"):
             # In GPU memory (CudaBackend): copy back only the span this view reaches.

@@ -208,7 +208,12 @@ def select(condition: float, x: float) -> float:
     return x if condition != 0.0 else 0.0
 
 
-@functools.lru_cache(maxsize=4096)  # (every product checks its shapes: few pairs)
+#: Pairs of shapes whose answers are remembered (here and in FastOps' wrappers): a
+#: training step broadcasts and multiplies the same few pairs every time.
+SHAPE_PAIRS = 4096
+
+
+@functools.lru_cache(maxsize=SHAPE_PAIRS)  # (every product checks its shapes)
 def matmul_shape(a_shape: Tuple[int, ...], b_shape: Tuple[int, ...]) -> tuple:
     """The shape of ``a @ b`` for tensors of at least 2 dimensions:
     ``batch + (n, p)`` for ``a_shape = (..., n, m)`` and ``b_shape = (..., m, p)``,

@@ -35,6 +35,7 @@ from module2_tensors.tensor_data import (
     shape_broadcast,
 )
 from module2_tensors.tensor_ops import (
+    SHAPE_PAIRS,
     MapFn,
     ReduceFn,
     TensorBackend,
@@ -783,18 +784,14 @@ def _expect(factory: Callable[..., Any], fn: Optional[Callable[..., float]]) -> 
     )
 
 
-#: Shapes met so far, per wrapper, are remembered (errors are not): a training step
-#: broadcasts and multiplies the same few pairs of shapes every time.
-_SHAPE_PAIRS = 4096
-
-
-@functools.lru_cache(maxsize=_SHAPE_PAIRS)
+# Shapes met so far, per wrapper, are remembered (errors are not).
+@functools.lru_cache(maxsize=SHAPE_PAIRS)
 def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
     """:func:`shape_broadcast` of ``a`` and ``b``."""
     return shape_broadcast(a, b)
 
 
-@functools.lru_cache(maxsize=_SHAPE_PAIRS)
+@functools.lru_cache(maxsize=SHAPE_PAIRS)
 def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], int]:
     """``(matmul_shape(a, b), work)``: the product's shape, and its work in
     multiply-adds / 8 (what :func:`_matmul_kernel` decides by)."""
