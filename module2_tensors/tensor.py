@@ -253,10 +253,21 @@ class Tensor:
     __array_priority__ = 1000
     # Set on the 1.0/0.0 results of comparisons (PyTorch's bool tensors).
     is_mask: bool = False
-    # Defaults every tensor starts with, kept on the class: an instance stores only
-    # what differs (every operation makes a tensor, so each store counts).
-    history: Optional[tf.History] = None
-    grad: Optional["Tensor"] = None
+    # What every tensor has lives in slots (every operation makes a tensor, and
+    # reads these): quicker to set and read than a dict entry. Anything else (a
+    # name, retains_grad, an attribute a user adds) goes in the instance dict.
+    __slots__ = (
+        "backend",
+        "_tensor",
+        "history",
+        "_requires_grad",
+        "unique_id",
+        "grad",
+        "__dict__",
+        "__weakref__",
+    )
+    # Defaults of the rarer attributes, kept on the class: an instance stores only
+    # what differs.
     retains_grad: bool = False
     name: Optional[str] = None
 
@@ -279,8 +290,9 @@ class Tensor:
             data = tf._in_memory_of(backend, data)  # CudaBackend: in GPU memory
         self.backend: TensorBackend = backend
         self._tensor = data
+        self.history: Optional[tf.History] = history
+        self.grad: Optional["Tensor"] = None
         if history is not None:
-            self.history = history
             self._requires_grad = True
         else:
             # (The attribute behind the requires_grad property, set directly: the
@@ -1426,9 +1438,7 @@ class Tensor:
     def parents(self) -> Tuple["Tensor", ...]:
         """The tensor inputs of the function that made this tensor."""
         h = self.history
-        if h is None:
-            return ()
-        return tuple([x for x in h.inputs if isinstance(x, Tensor)])
+        return () if h is None else h.parents
 
     def chain_rule(self, d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"]]:
         """The pairs ``(input, dL/d input)`` for the inputs that require grad,

@@ -23,7 +23,7 @@ import os
 import random
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -159,7 +159,7 @@ class History:
     recorded operation, and this is the cheapest object Python can build.
     """
 
-    __slots__ = ("last_fn", "ctx", "inputs", "versions")
+    __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents")
 
     def __init__(
         self,
@@ -167,11 +167,17 @@ class History:
         ctx: Context,
         inputs: Tuple[Any, ...],
         versions: Tuple[int, ...] = (),
+        parents: Optional[Tuple[Any, ...]] = None,
     ) -> None:
         self.last_fn = last_fn
         self.ctx = ctx
         self.inputs = inputs
         self.versions = versions
+        #: The tensors among ``inputs`` (``Tensor.parents``), in order.
+        if parents is None:
+            Tensor = _Tensor or _tensor_class()
+            parents = tuple([x for x in inputs if isinstance(x, Tensor)])
+        self.parents = parents
 
     def __repr__(self) -> str:
         return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
@@ -230,8 +236,10 @@ class Function:
         Tensor = _Tensor or _tensor_class()
         backend = None
         record = False
+        tensors = 0
         for x in args:
             if isinstance(x, Tensor):
+                tensors += 1
                 if backend is None:
                     backend = x.backend
                 elif x.backend is not backend:
@@ -263,11 +271,36 @@ class Function:
             if _versions
             else ()
         )
-        # A fresh Tensor object shares the result's numbers but carries the history
-        # (a forward may return a view, or even an input, which must stay as it is;
-        # and a result that a forward saved for backward must not point back at its
-        # own history: that would be a reference cycle).
-        return Tensor(out._tensor, out.backend, History(cls, ctx, args, versions))
+        parents = (
+            args
+            if tensors == len(args)
+            else tuple([x for x in args if isinstance(x, Tensor)])
+        )
+        history = History(cls, ctx, args, versions, parents)
+        if out.history is None and sys.getrefcount(out) <= _FRESH:
+            # Nothing but this function holds the result (the forward made it):
+            # it takes the history itself.
+            out.history = history
+            out._requires_grad = True
+            return out
+        # Else a fresh Tensor object shares the result's numbers but carries the
+        # history (a forward may return a view, or even an input, which must stay as
+        # it is; and a result that a forward saved for backward must not point back
+        # at its own history: that would be a reference cycle).
+        return Tensor(out._tensor, out.backend, history)
+
+
+def _references_of_a_fresh_local() -> int:
+    """What ``sys.getrefcount`` reports for an object held by one local variable
+    only (2 on most CPythons: the variable and the call's argument; newer ones may
+    borrow the argument's reference)."""
+    fresh = object()
+    return sys.getrefcount(fresh)
+
+
+#: :meth:`Function.apply` gives its history to a forward's result when the
+#: result's reference count is at most this: no input, saved value or cache holds it.
+_FRESH = _references_of_a_fresh_local()
 
 
 def _tensor_class() -> Any:

@@ -8,7 +8,9 @@ task's function (``var``: Task 2.6; ``grad_check``: Task 2.4).
 
 from __future__ import annotations
 
+import gc
 import math
+import weakref
 
 import numpy as np
 import pytest
@@ -190,6 +192,76 @@ def test_backward_twice_through_a_reduction_follows_its_saved_tensors():
     assert w.grad.tolist() == [0.0, 2.0]
     with pytest.raises(RuntimeError, match="backward through the graph a second"):
         y.backward()
+
+
+class _Identity(kt.tensor_functions.Function):
+    """Returns its input itself."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+_KEPT = kt.tensor([7.0, 8.0])
+
+
+class _Kept(kt.tensor_functions.Function):
+    """Returns a tensor that a module-level name also holds."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return _KEPT
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _SavesItsResult(kt.tensor_functions.Function):
+    """exp, saving its own result for backward (as Exp may)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = a.backend.exp_map(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_values
+        return grad.backend.mul_zip(grad, out)
+
+
+def test_a_result_carries_its_history_without_touching_what_others_hold():
+    # Function.apply gives the history to the forward's result itself only when
+    # nothing else holds it; an input, a tensor kept elsewhere, or a result the
+    # forward saved gets a fresh Tensor object instead, and stays as it was.
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    y = _Identity.apply(x)
+    assert y is not x and x.is_leaf and y.history.last_fn is _Identity
+    z = _Kept.apply(x)
+    assert z is not _KEPT and _KEPT.is_leaf and not _KEPT.requires_grad
+    assert z.parents == (x,) and z.tolist() == [7.0, 8.0]
+    # A result saved for backward that pointed at its own history would be a
+    # reference cycle: the graph would outlive its last name until the collector
+    # ran. Without the collector it is freed at once.
+    gc.disable()
+    try:
+        w = _SavesItsResult.apply(x)
+        graph = weakref.ref(w.history.ctx)
+        w.sum().backward()
+        np.testing.assert_allclose(x.grad.to_numpy(), np.exp([1.0, 2.0]))
+        del w
+        assert graph() is None
+    finally:
+        gc.enable()
+    # A fresh result takes the history itself: the tensor is what the forward made.
+    v = x.relu()
+    assert v.history.last_fn is kt.tensor_functions.ReLU and v.parents == (x,)
 
 
 # --------------------------------------------------------------- 0-d tensors
