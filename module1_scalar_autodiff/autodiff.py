@@ -72,11 +72,14 @@ class Context:
     (a second pass needs ``retain_graph=True``, as in PyTorch).
     """
 
-    freed: bool = False
+    # One is made per operation: its attributes live in slots, quicker to set and
+    # read than dict entries (``__dict__`` takes any other, as PyTorch's ctx does).
+    __slots__ = ("needs_input_grad", "saved_values", "freed", "__dict__", "__weakref__")
 
     def __init__(self, needs_input_grad: Tuple[bool, ...] = ()) -> None:
         self.needs_input_grad: Tuple[bool, ...] = tuple(needs_input_grad)
         self.saved_values: Tuple[Any, ...] = ()
+        self.freed = False
 
     def save_for_backward(self, *values: Any) -> None:
         """Store ``values`` for the backward pass (read back as ``saved_values``)."""
@@ -148,10 +151,11 @@ def backpropagate(variable: Variable, deriv: Any) -> None:
         d = derivatives.pop(node.unique_id, None)
         if d is None:  # a parent the chain rule chose to skip
             continue
-        if node.is_leaf or getattr(node, "retains_grad", False):
-            node.accumulate_derivative(d)
         if node.is_leaf:
+            node.accumulate_derivative(d)
             continue
+        if getattr(node, "retains_grad", False):
+            node.accumulate_derivative(d)
         for parent, d_parent in node.chain_rule(d):
             if parent.is_constant():
                 continue

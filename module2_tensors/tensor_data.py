@@ -255,10 +255,19 @@ class TensorData:
             storage too small for the largest position the shape and strides reach.
     """
 
-    #: True when the layout is row-major by construction (no strides given, or made
-    #: by :meth:`contiguous` / :meth:`full`), so library code need not ask
-    #: :meth:`is_contiguous`; False means "not known", not "not contiguous".
-    row_major: bool = False
+    # Every operation makes one or more: attributes in slots are quicker to set
+    # and read than dict entries (``__dict__`` still takes any other attribute).
+    __slots__ = (
+        "_storage",
+        "shape",
+        "strides",
+        "_shape",
+        "_strides",
+        "size",
+        "dims",
+        "row_major",
+        "__dict__",
+    )
 
     def __init__(
         self,
@@ -298,8 +307,10 @@ class TensorData:
         self.strides: Tuple[int, ...] = strides
         self.size: int = size
         self.dims: int = len(shape)
-        if row_major:
-            self.row_major = True
+        #: True when the layout is row-major by construction (no strides given, or
+        #: made by :meth:`contiguous` / :meth:`full`), so library code need not ask
+        #: :meth:`is_contiguous`; False means "not known", not "not contiguous".
+        self.row_major: bool = row_major
 
     @staticmethod
     def _layout(
@@ -369,7 +380,13 @@ class TensorData:
         layout = _LAYOUTS.get(shape)
         if layout is None:
             return cls._first_of(shape, np.empty(math.prod(shape)))
-        return cls._laid_out(np.empty(layout[4]), layout)
+        data = cls.__new__(cls)
+        data._storage = np.empty(layout[4])
+        data.shape, data.strides, data._shape, data._strides, data.size, data.dims = (
+            layout
+        )
+        data.row_major = True
+        return data
 
     @classmethod
     def _laid_out(cls, storage: Storage, layout: Tuple[Any, ...]) -> "TensorData":
