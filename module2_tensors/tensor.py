@@ -93,6 +93,11 @@ _ids = itertools.count()
 _NUMBERS: Dict[Tuple[Any, float, float], "Tensor"] = {}
 _MAX_NUMBERS = 1024
 
+#: (shape, dim, keepdim, function, empty_ok, average) -> the plan of a reduction
+#: (``Tensor._reduction_plan``), for an int or None dim.
+_REDUCTIONS: Dict[Tuple[Any, ...], Tuple[Any, ...]] = {}
+_MAX_REDUCTIONS = 4096
+
 
 def _shape_args(args: Sequence[Any]) -> Tuple[Any, ...]:
     """``f(2, 3)`` and ``f((2, 3))`` both mean shape ``(2, 3)``."""
@@ -526,7 +531,8 @@ class Tensor:
         return tf.Add.apply(self._other(b), self)
 
     def __sub__(self, b: TensorLike) -> "Tensor":
-        if isinstance(b, numbers.Real):  # a - 2.0 is a + (-2.0): one kernel, exact
+        # a - 2.0 is a + (-2.0): one kernel, exact. (float first: no ABC check.)
+        if type(b) is float or isinstance(b, numbers.Real):
             return tf.Add.apply(self, self._other(-b))
         return tf.Add.apply(self, tf.Neg.apply(self._other(b)))
 
@@ -917,6 +923,39 @@ class Tensor:
         """``fn`` (``Sum``, ``Max``, ``All``) over ``dim``, as one
         :class:`~tensor_functions.Reduction`; ``average`` divides by the count
         of entries reduced (``mean``)."""
+        # The plan depends on the shape and the arguments only: remembered for an
+        # int or None dim (a loss's mean is planned once, not every step).
+        key = None
+        if dim is None or type(dim) is int:
+            key = (self._tensor.shape, dim, keepdim, fn, empty_ok, average)
+        plan = _REDUCTIONS.get(key) if key is not None else None
+        if plan is None:
+            plan = self._reduction_plan(fn, dim, keepdim, name, empty_ok, average)
+            if key is not None and len(_REDUCTIONS) < _MAX_REDUCTIONS:
+                _REDUCTIONS[key] = plan
+        order, layout, steps, final, scale = plan
+        source = self
+        if order is not None:
+            source = (self if order == () else self.permute(*order)).contiguous()
+        args = (source, fn, layout, steps, final, scale)
+        if not fn.differentiable:  # (All) nothing to record
+            return tf.Reduction.forward(tf.Context(), *args)
+        return tf.Reduction.apply(*args)
+
+    def _reduction_plan(
+        self,
+        fn: type,
+        dim: Union[None, int, Sequence[int]],
+        keepdim: bool,
+        name: str,
+        empty_ok: bool,
+        average: bool,
+    ) -> Tuple[Any, ...]:
+        """How :meth:`_reduce` reduces this shape: ``(order, layout, steps, final,
+        scale)``. ``order`` is ``None`` to reduce this tensor as it is, ``()`` to
+        reduce its contiguous form, or a permutation to apply first; then
+        :class:`~tensor_functions.Reduction` takes ``layout``, ``steps``,
+        ``final`` (the result's shape) and ``scale``."""
         dims = self._reduce_dims(dim)
         if not empty_ok and any(self.shape[d] == 0 for d in dims):
             raise ValueError(
@@ -934,24 +973,21 @@ class Tensor:
                 count *= self.shape[d]
             # The mean of nothing is 0/0 = nan, as in PyTorch.
             scale = 1.0 / count if count else float("nan")
-        source, layout, steps = self, self.shape, dims
+        order: Optional[Tuple[int, ...]] = None
+        layout, steps = self.shape, dims
         if len(dims) == self.dims and self.dims != 1:
             # One kernel over the flat tensor instead of one per dimension.
-            source = self.contiguous()
-            layout, steps = (self._tensor.size,), (0,)
+            order, layout, steps = (), (self._tensor.size,), (0,)
         elif len(dims) > 1 and fn is tf.Max:
             # One reduction over all the dims at once, so that ties across
             # several dims share the gradient evenly (torch.amax's rule).
             rest = [k for k in range(self.dims) if k not in dims]
-            source = self.permute(*rest, *dims).contiguous()
+            order = (*rest, *dims)
             layout = tuple(self.shape[k] for k in rest) + (
                 math.prod(self.shape[k] for k in dims),
             )
             steps = (len(rest),)
-        args = (source, fn, layout, steps, final, scale)
-        if not fn.differentiable:  # (All) nothing to record
-            return tf.Reduction.forward(tf.Context(), *args)
-        return tf.Reduction.apply(*args)
+        return order, layout, steps, final, scale
 
     def sum(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False

@@ -297,6 +297,9 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
         out_step = last_step(out_shape, out_strides)
         a_step = last_step(a_shape, a_strides)
         b_step = last_step(b_shape, b_strides)
+        # All three runs contiguous (a row plus a broadcast row, say x + bias):
+        # the runs are then read as views, which become vector instructions.
+        contiguous = out_step == 1 and a_step == 1 and b_step == 1
         ordinal = lo
         while ordinal < hi:
             to_index(ordinal, out_shape, out_index)
@@ -306,10 +309,16 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
             x = index_to_position(a_index, a_strides)
             y = index_to_position(b_index, b_strides)
             run = min(last - (out_index[d - 1] if d > 0 else 0), hi - ordinal)
-            for j in range(run):
-                out[o + j * out_step] = f(
-                    a_storage[x + j * a_step], b_storage[y + j * b_step]
-                )
+            if contiguous:
+                out_run = out[o : o + run]
+                a_run, b_run = a_storage[x : x + run], b_storage[y : y + run]
+                for j in range(run):
+                    out_run[j] = f(a_run[j], b_run[j])
+            else:
+                for j in range(run):
+                    out[o + j * out_step] = f(
+                        a_storage[x + j * a_step], b_storage[y + j * b_step]
+                    )
             ordinal += run
 
     def _zip(

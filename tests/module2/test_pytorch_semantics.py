@@ -177,6 +177,26 @@ def test_a_reduction_is_one_recorded_operation():
     np.testing.assert_allclose(x.grad.to_numpy(), np.full((2, 3), 1 / 6))
 
 
+def test_reductions_of_one_shape_each_get_their_own_answer():
+    # Reductions remember their plan per shape and arguments: interleaving them on
+    # one shape (and on a transposed view of another) must not mix them up.
+    x = kt.tensor(np.arange(12.0).reshape(3, 4) ** 1.5)
+    ref = x.to_numpy()
+    for _ in range(2):
+        np.testing.assert_allclose(x.sum(0).to_numpy(), ref.sum(0))
+        np.testing.assert_allclose(x.mean(0).to_numpy(), ref.mean(0))
+        np.testing.assert_allclose(x.amax(0).to_numpy(), ref.max(0))
+        np.testing.assert_allclose(
+            x.sum(1, keepdim=True).to_numpy(), ref.sum(1)[:, None]
+        )
+        np.testing.assert_allclose(x.mean().item(), ref.mean())
+        np.testing.assert_allclose(x.sum(-1).to_numpy(), ref.sum(-1))
+        np.testing.assert_allclose(x.T.mean().item(), ref.mean())
+        np.testing.assert_allclose(x.T.sum(0).to_numpy(), ref.T.sum(0))
+    with pytest.raises(ValueError, match="empty"):
+        kt.zeros(0, 3).amax(0)
+
+
 def test_backward_twice_through_a_reduction_follows_its_saved_tensors():
     # As in PyTorch: sum and mean save no tensors, so a second backward works;
     # amax saves its input and result, freed by the first backward.

@@ -145,6 +145,20 @@ def test_zip_outer_product_by_broadcasting():
     np.testing.assert_array_equal(result, x * y)
 
 
+def test_zip_broadcast_rows_over_a_matrix():
+    # x + bias: every run along the last dimension is contiguous in all three
+    # storages (the kernel may read them as views); and the same with out
+    # transposed, where its runs are not.
+    x = np.arange(54.0).reshape(6, 9)
+    y = np.arange(9.0) * 10
+    for layout in ((0, 1), (1, 0)):
+        out = Strided.empty((6, 9), layout)
+        result = run_zip(mul_kernel(), out, Strided.of(x), Strided.of(y))
+        np.testing.assert_array_equal(result, x * y)
+        result = run_zip(mul_kernel(), out, Strided.of(y), Strided.of(x))
+        np.testing.assert_array_equal(result, y * x)
+
+
 # ---------------------------------------------------------------------- reduce
 @given(st.data(), strided_arrays(shapes()))
 def test_reduce_sum_every_dim(data, case):
