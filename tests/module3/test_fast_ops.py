@@ -188,6 +188,19 @@ def test_reduce_long_dimension_transposed():
     np.testing.assert_allclose(result, array.sum(axis=1, keepdims=True))
 
 
+@pytest.mark.parametrize("shape", [(4, 5, 6), (64, 3, 200)])
+def test_reduce_a_dim_before_the_last_of_a_contiguous_tensor(shape):
+    # Rows added into runs of out (a bias's gradient); the larger case is split
+    # between workers in the middle of a run.
+    array = np.random.default_rng(2).normal(size=shape)
+    for dim in (0, 1):
+        want = array.sum(axis=dim, keepdims=True)
+        result = run_reduce(add_kernel(), Strided.of(array), dim, 0.5)
+        np.testing.assert_allclose(result, want + 0.5)
+        result = run_reduce(max_kernel(), Strided.of(array), dim, -math.inf)
+        np.testing.assert_array_equal(result, array.max(axis=dim, keepdims=True))
+
+
 def test_reduce_over_empty_dimension_keeps_start():
     result = run_reduce(add_kernel(), Strided.empty((2, 0)), 1, 0.0)
     np.testing.assert_array_equal(result, np.zeros((2, 1)))
