@@ -652,6 +652,32 @@ def tensor_matrix_multiply() -> MatMulKernel:
         # Small products whose rows of b are contiguous: no packing. BLOCK rows of
         # out at a time, each the sum over k of a[i, k] times row k of b, read in
         # place; the sweep along a row is what becomes vector instructions.
+        if p < BLOCK:
+            # Too few columns for a sweep to pay (a matrix times a vector): BLOCK
+            # dot products at once, summed in registers. A block's missing rows
+            # (past n) read row n - 1 again, and are not written.
+            for t in range(len(out_starts)):
+                for i in range(0, n, BLOCK):
+                    last = min(BLOCK, n - i)
+                    r1, r2 = min(1, last - 1) * a_row, min(2, last - 1) * a_row
+                    r3 = min(3, last - 1) * a_row
+                    for j in range(p):
+                        at, bt = a_starts[t] + i * a_row, b_starts[t] + j
+                        s0 = s1 = s2 = s3 = 0.0
+                        for _ in range(m):
+                            y = b_storage[bt]
+                            s0 += a_storage[at] * y
+                            s1 += a_storage[at + r1] * y
+                            s2 += a_storage[at + r2] * y
+                            s3 += a_storage[at + r3] * y
+                            at += a_col
+                            bt += b_row
+                        sums = (s0, s1, s2, s3)
+                        for r in range(last):
+                            out[out_starts[t] + (i + r) * out_row + j * out_col] = sums[
+                                r
+                            ]
+            return
         acc = np.empty((BLOCK, p))
         for t in range(len(out_starts)):
             for i in range(0, n, BLOCK):

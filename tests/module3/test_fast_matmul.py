@@ -44,6 +44,10 @@ def test_matmul_matches_numpy(data, pair):
         ((3, 1, 13, 6), (2, 6, 5)),
         ((2, 5, 3), (1, 3, 70)),
         ((70, 3), (4, 3, 2)),
+        # Fewer than 4 columns (a matrix times a vector), rows not a multiple of 4
+        ((10, 100), (100, 1)),
+        ((13, 9), (9, 3)),
+        ((2, 6, 5), (5, 2)),
     ],
 )
 def test_matmul_shapes_and_broadcasting(a_shape, b_shape):
