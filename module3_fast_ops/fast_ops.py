@@ -950,7 +950,18 @@ class FastOps(TensorOps):
         x, y = a._tensor, b._tensor
         shape, work = _product(x.shape, y.shape)
         o = TensorData.full(shape)
-        _matmul_kernel(work)(*o.tuple(), *x.tuple(), *y.tuple())
+        kernel = _CHOSEN.get(work >= MIN_PARALLEL_WORK) or _matmul_kernel(work)
+        kernel(
+            o._storage,
+            o._shape,
+            o._strides,
+            x._storage,
+            x._shape,
+            x._strides,
+            y._storage,
+            y._shape,
+            y._strides,
+        )
         return type(a)(o, a.backend)
 
 
