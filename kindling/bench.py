@@ -667,8 +667,8 @@ def ratios(rows: List[Row]) -> List[str]:
     fast, torch = get("train", 50, "fast"), get("train", 50, "torch")
     if fast and torch:
         out.append(
-            f"- Task 3.5 training on FastOps: {fast * 1e3:.1f} ms per epoch, "
-            f"{fast / torch:.1f}x PyTorch's {torch * 1e3:.1f} ms (target: at most "
+            f"- Task 3.5 training on FastOps: {fast * 1e3:.2f} ms per epoch, "
+            f"{fast / torch:.2f}x PyTorch's {torch * 1e3:.2f} ms (target: at most "
             f"1.5x with one thread each, --threads 1)."
         )
     for op in ("overhead", "overhead_grad"):

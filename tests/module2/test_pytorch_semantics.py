@@ -226,21 +226,6 @@ class _Identity(kt.tensor_functions.Function):
         return grad
 
 
-_KEPT = kt.tensor([7.0, 8.0])
-
-
-class _Kept(kt.tensor_functions.Function):
-    """Returns a tensor that a module-level name also holds."""
-
-    @staticmethod
-    def forward(ctx, a):
-        return _KEPT
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
-
-
 class _SavesItsResult(kt.tensor_functions.Function):
     """exp, saving its own result for backward (as Exp may)."""
 
@@ -260,11 +245,24 @@ def test_a_result_carries_its_history_without_touching_what_others_hold():
     # Function.apply gives the history to the forward's result itself only when
     # nothing else holds it; an input, a tensor kept elsewhere, or a result the
     # forward saved gets a fresh Tensor object instead, and stays as it was.
+    kept = kt.tensor([7.0, 8.0])
+
+    class Kept(kt.tensor_functions.Function):
+        """Returns a tensor that a name elsewhere also holds."""
+
+        @staticmethod
+        def forward(ctx, a):
+            return kept
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     y = _Identity.apply(x)
     assert y is not x and x.is_leaf and y.history.last_fn is _Identity
-    z = _Kept.apply(x)
-    assert z is not _KEPT and _KEPT.is_leaf and not _KEPT.requires_grad
+    z = Kept.apply(x)
+    assert z is not kept and kept.is_leaf and not kept.requires_grad
     assert z.parents == (x,) and z.tolist() == [7.0, 8.0]
     # A result saved for backward that pointed at its own history would be a
     # reference cycle: the graph would outlive its last name until the collector
