@@ -214,16 +214,20 @@ def test_backward_twice_through_a_reduction_follows_its_saved_tensors():
         y.backward()
 
 
-class _Identity(kt.tensor_functions.Function):
-    """Returns its input itself."""
+def _returning(value_of):
+    """A Function whose forward returns ``value_of(a)`` as it is (no new tensor),
+    and whose backward passes the gradient on."""
 
-    @staticmethod
-    def forward(ctx, a):
-        return a
+    class Returning(kt.tensor_functions.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return value_of(a)
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    return Returning
 
 
 class _SavesItsResult(kt.tensor_functions.Function):
@@ -245,23 +249,12 @@ def test_a_result_carries_its_history_without_touching_what_others_hold():
     # Function.apply gives the history to the forward's result itself only when
     # nothing else holds it; an input, a tensor kept elsewhere, or a result the
     # forward saved gets a fresh Tensor object instead, and stays as it was.
-    kept = kt.tensor([7.0, 8.0])
-
-    class Kept(kt.tensor_functions.Function):
-        """Returns a tensor that a name elsewhere also holds."""
-
-        @staticmethod
-        def forward(ctx, a):
-            return kept
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad
-
+    kept = kt.tensor([7.0, 8.0])  # a tensor that a name elsewhere holds
+    identity, keeps = _returning(lambda a: a), _returning(lambda a: kept)
     x = kt.tensor([1.0, 2.0], requires_grad=True)
-    y = _Identity.apply(x)
-    assert y is not x and x.is_leaf and y.history.last_fn is _Identity
-    z = Kept.apply(x)
+    y = identity.apply(x)
+    assert y is not x and x.is_leaf and y.history.last_fn is identity
+    z = keeps.apply(x)
     assert z is not kept and kept.is_leaf and not kept.requires_grad
     assert z.parents == (x,) and z.tolist() == [7.0, 8.0]
     # A result saved for backward that pointed at its own history would be a
