@@ -1494,7 +1494,7 @@ class Tensor:
         # Only once some storage has been changed in place can a version differ
         # (``h.versions`` is ``()`` when all were 0 at the forward).
         if tf._versions:
-            tensors = [x for x in inputs if isinstance(x, Tensor)]
+            tensors = h.parents
             for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
                 now = tf.version_of(x)
                 if now != seen:

@@ -380,6 +380,7 @@ class TensorData:
         layout = _LAYOUTS.get(shape)
         if layout is None:
             return cls._first_of(shape, np.empty(math.prod(shape)))
+        # (_laid_out's body, written out: every map and zip output is made here.)
         data = cls.__new__(cls)
         data._storage = np.empty(layout[4])
         data.shape, data.strides, data._shape, data._strides, data.size, data.dims = (

@@ -673,10 +673,9 @@ def tensor_matrix_multiply() -> MatMulKernel:
                             at += a_col
                             bt += b_row
                         sums = (s0, s1, s2, s3)
+                        base = out_starts[t] + i * out_row + j * out_col
                         for r in range(last):
-                            out[out_starts[t] + (i + r) * out_row + j * out_col] = sums[
-                                r
-                            ]
+                            out[base + r * out_row] = sums[r]
             return
         acc = np.empty((BLOCK, p))
         for t in range(len(out_starts)):
@@ -950,6 +949,8 @@ class FastOps(TensorOps):
         x, y = a._tensor, b._tensor
         shape, work = _product(x.shape, y.shape)
         o = TensorData.full(shape)
+        # (The kernel chosen before, in one lookup; _matmul_kernel chooses it the
+        # first time.)
         kernel = _CHOSEN.get(work >= MIN_PARALLEL_WORK) or _matmul_kernel(work)
         kernel(
             o._storage,
