@@ -390,6 +390,28 @@ class TensorData:
         return data
 
     @classmethod
+    def _view(
+        cls,
+        storage: Storage,
+        shape: Tuple[int, ...],
+        strides: Optional[Tuple[int, ...]] = None,
+    ) -> "TensorData":
+        """``TensorData(storage, shape, strides)`` for library code that derives a
+        view from an existing tensor (a transpose, a reshape): ``storage`` is that
+        tensor's and ``shape`` and ``strides`` are tuples of ints. A layout seen
+        before is not checked again (``_VIEWS``); the storage's size still is."""
+        layout = _VIEWS.get((shape, strides))
+        if layout is None or (layout[3] > 0 and len(storage) <= layout[4]):
+            return cls(storage, shape, strides)  # checks (and reports) everything
+        data = cls.__new__(cls)
+        data._storage = storage
+        data.strides, data._shape, data._strides, data.size, _ = layout
+        data.shape = shape
+        data.dims = len(shape)
+        data.row_major = strides is None
+        return data
+
+    @classmethod
     def _laid_out(cls, storage: Storage, layout: Tuple[Any, ...]) -> "TensorData":
         """A row-major ``TensorData`` over ``storage`` with a remembered layout
         (``_LAYOUTS``): no checks."""

@@ -415,7 +415,7 @@ def _mT(t: "Tensor") -> "Tensor":
     # (The layout directly, not through permute: every MatMul.backward makes two.)
     return _new(
         t,
-        TensorData(
+        TensorData._view(
             data._storage,
             shape[:-2] + (shape[-1], shape[-2]),
             strides[:-2] + (strides[-1], strides[-2]),
@@ -430,7 +430,7 @@ def _reshaped(t: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
     if t.shape == shape:
         return t
     t = t.contiguous()
-    return _new(t, TensorData(t._tensor._storage, shape))
+    return _new(t, TensorData._view(t._tensor._storage, shape))
 
 
 class Reduction(Function):

@@ -150,12 +150,22 @@ def test_row_major_is_claimed_only_for_contiguous_layouts(case):
         TensorData.full(tuple(shape)),
         TensorData.full(tuple(shape), 2.5),
         TensorData.contiguous(np.zeros(view.size), tuple(shape)),
+        TensorData._view(np.zeros(view.size), tuple(shape)),
         TensorData(np.zeros(view.size), shape, strides),
+        TensorData._view(np.zeros(view.size), tuple(shape), strides),
         TensorData(np.zeros(view.size), shape).permute(*reversed(range(len(shape)))),
     ]
     for data in made:
         assert not data.row_major or data.is_contiguous()
-    assert all(data.row_major for data in made[:4])
+    assert all(data.row_major for data in made[:5])
+    for data in made[5:7]:  # a library view has the layout the constructor gives
+        assert (data.shape, data.strides, data.size) == (
+            tuple(shape),
+            strides,
+            view.size,
+        )
+        assert data._shape.tolist() == list(shape)
+        assert data._strides.tolist() == list(strides)
     assert TensorData.full(tuple(shape), 2.5)._storage.tolist() == [2.5] * view.size
 
 
@@ -170,6 +180,9 @@ def test_get_and_set_round_trip_through_a_permuted_view():
 def test_tensor_data_rejects_bad_layouts():
     with pytest.raises(ValueError, match=r"too small for shape \(2, 3\)"):
         TensorData(np.zeros(5), (2, 3))
+    TensorData(np.zeros(6), (2, 3))  # the layout is remembered from now on
+    with pytest.raises(ValueError, match=r"too small for shape \(2, 3\)"):
+        TensorData._view(np.zeros(5), (2, 3))
     with pytest.raises(ValueError, match="non-negative"):
         TensorData(np.zeros(5), (2, -1))
     with pytest.raises(ValueError, match="different lengths"):
