@@ -85,6 +85,7 @@ TensorLike = Union[float, int, "Tensor"]
 
 # Process-wide ids, never reused (unlike id()), for the engine's dictionaries.
 _ids = itertools.count()
+_next_id = _ids.__next__
 
 #: The 0-d tensors of Python numbers used as operands (``x * 2.0``), per backend
 #: and value: a training loop meets the same few numbers every step. They are only
@@ -303,7 +304,7 @@ class Tensor:
             # (The attribute behind the requires_grad property, set directly: the
             # setter's check is for users.)
             self._requires_grad = bool(requires_grad)
-        self.unique_id: int = next(_ids)
+        self.unique_id: int = _next_id()
         if name is not None:
             self.name = name
 

@@ -255,7 +255,9 @@ class Function:
         record = record and _grad_enabled and cls.differentiable
         if record:
             ctx = Context(
-                tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
+                tuple([x._requires_grad for x in args])
+                if tensors == len(args)
+                else tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
             )
         else:
             ctx = Context()
