@@ -1641,7 +1641,8 @@ def _from_array(
     array: np.ndarray, backend: Optional[TensorBackend], requires_grad: bool
 ) -> Tensor:
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
-    data = TensorData(array.reshape(-1), array.shape)
+    # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
+    data = TensorData.contiguous(array.reshape(-1), array.shape)
     return Tensor(data, backend, requires_grad=requires_grad)
 
 
