@@ -23,7 +23,7 @@ import os
 import random
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Tuple
 
 import numpy as np
 
@@ -151,9 +151,10 @@ def bump_version(t: "Tensor") -> None:
 class History:
     """How a tensor was made: by ``last_fn`` from ``inputs`` (tensors and other
     arguments such as dims, in call order), with ``ctx`` holding what
-    ``last_fn.forward`` saved, and ``versions`` the version (:func:`version_of`)
-    of each tensor input when it was used, checked again by the backward pass
-    (``()`` when no storage had been changed in place yet: every version was 0).
+    ``last_fn.forward`` saved, ``parents`` the tensors among ``inputs`` (in order:
+    ``Tensor.parents``), and ``versions`` the version (:func:`version_of`) of each
+    tensor input when it was used, checked again by the backward pass (``()`` when
+    no storage had been changed in place yet: every version was 0).
 
     A plain class with ``__slots__`` rather than a dataclass: one is made per
     recorded operation, and this is the cheapest object Python can build.
@@ -166,18 +167,14 @@ class History:
         last_fn: type,
         ctx: Context,
         inputs: Tuple[Any, ...],
+        parents: Tuple[Any, ...],
         versions: Tuple[int, ...] = (),
-        parents: Optional[Tuple[Any, ...]] = None,
     ) -> None:
         self.last_fn = last_fn
         self.ctx = ctx
         self.inputs = inputs
-        self.versions = versions
-        #: The tensors among ``inputs`` (``Tensor.parents``), in order.
-        if parents is None:
-            Tensor = _Tensor or _tensor_class()
-            parents = tuple([x for x in inputs if isinstance(x, Tensor)])
         self.parents = parents
+        self.versions = versions
 
     def __repr__(self) -> str:
         return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
@@ -278,7 +275,7 @@ class Function:
             if tensors == len(args)
             else tuple([x for x in args if isinstance(x, Tensor)])
         )
-        history = History(cls, ctx, args, versions, parents)
+        history = History(cls, ctx, args, parents, versions)
         if out.history is None and sys.getrefcount(out) <= _FRESH:
             # Nothing but this function holds the result (the forward made it):
             # it takes the history itself.
