@@ -152,7 +152,7 @@ def machine() -> Dict[str, str]:
 
 def _cpu_name() -> str:
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
@@ -806,9 +806,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             rows += time_large_training(backends, echo)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench.md").write_text(markdown(rows, info, command.strip()))
+    (out / "bench.md").write_text(
+        markdown(rows, info, command.strip()), encoding="utf-8"
+    )
     (out / "bench.json").write_text(
-        json.dumps({"machine": info, "rows": [asdict(r) for r in rows]}, indent=2)
+        json.dumps({"machine": info, "rows": [asdict(r) for r in rows]}, indent=2),
+        encoding="utf-8",
     )
     written = [out / "bench.md", out / "bench.json"]
     try:

@@ -284,6 +284,24 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=_cmd_bench)
 
     doctor = commands.add_parser("doctor", help="check this machine for the course")
+    doctor.add_argument(
+        "--platforms",
+        action="store_true",
+        help="instead, ask pip whether the student install resolves from wheels on "
+        "macOS (arm64, x86-64), Windows and Linux with Python 3.10-3.13 (needs the "
+        "package index)",
+    )
+    doctor.add_argument(
+        "--extras",
+        default="dev,app",
+        help="with --platforms: the extras to resolve (default: dev,app)",
+    )
+    doctor.add_argument(
+        "--python",
+        action="append",
+        metavar="X.Y",
+        help="with --platforms: a Python version (repeatable; default: 3.10-3.13)",
+    )
     doctor.set_defaults(func=_cmd_doctor)
 
     kernels = commands.add_parser(
@@ -310,6 +328,10 @@ def _cmd_kernels(args: argparse.Namespace) -> int:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
+    if args.platforms:
+        from kindling.platforms import main as platforms_main
+
+        return platforms_main(Path("."), args.extras.split(","), args.python)
     from kindling.doctor import main as doctor_main
 
     return doctor_main()

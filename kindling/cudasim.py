@@ -30,7 +30,14 @@ SIMULATOR_VARIABLE = "NUMBA_ENABLE_CUDASIM"
 
 
 def gpu_present() -> bool:
-    """True when an NVIDIA driver library and a GPU device node are both present."""
+    """True when an NVIDIA driver library and a GPU device node are both present.
+
+    Windows has no device nodes: its driver library, ``nvcuda.dll``, is installed
+    with the GPU's driver. No Mac has had an NVIDIA driver since macOS 10.13."""
+    if sys.platform == "darwin":
+        return False
+    if os.name == "nt":
+        return ctypes.util.find_library("nvcuda") is not None
     has_node = os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0")
     return has_node and ctypes.util.find_library("cuda") is not None
 

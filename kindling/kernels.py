@@ -72,10 +72,28 @@ def find_ptxas() -> Optional[str]:
     """The ``ptxas`` of the ``nvidia-cuda-nvcc-cu12`` wheel, else one on the PATH."""
     spec = importlib.util.find_spec("nvidia")
     for folder in list(spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(folder) / "cuda_nvcc" / "bin" / "ptxas"
-        if candidate.is_file():
-            return str(candidate)
+        for name in ("ptxas", "ptxas.exe"):  # the Windows wheel's has a suffix
+            candidate = Path(folder) / "cuda_nvcc" / "bin" / name
+            if candidate.is_file():
+                return str(candidate)
     return shutil.which("ptxas")
+
+
+#: How to get the compilers, where NVIDIA publishes them.
+INSTALL_TOOLS = (
+    'pip install -e ".[cuda]" (Linux and Windows; NVIDIA ships no macOS compilers)'
+)
+
+
+def missing_tools() -> Optional[str]:
+    """Why kernels cannot be compiled for a real GPU here, or None when they can:
+    that needs numba-cuda (its NVVM front end) and ``ptxas``, which a student's
+    ``.[dev]`` install leaves out (they are 1.4 GB, for the resource checks only)."""
+    if importlib.util.find_spec("numba_cuda") is None:
+        return f"numba-cuda is not installed: {INSTALL_TOOLS}"
+    if find_ptxas() is None:
+        return f"NVIDIA's ptxas is not installed: {INSTALL_TOOLS}"
+    return None
 
 
 def parse_ptxas(text: str) -> Dict[str, int]:
@@ -193,9 +211,7 @@ def measure(
     cuda = _cuda_compiler(min(ccs))
     ptxas = find_ptxas()
     if ptxas is None:
-        raise RuntimeError(
-            "ptxas not found: pip install nvidia-cuda-nvcc-cu12 (in the dev extra)"
-        )
+        raise RuntimeError(f"ptxas not found: {INSTALL_TOOLS}")
     rows: List[Dict[str, Any]] = []
     for spec in _kernel_specs():
         if tasks and spec.task not in tasks:
@@ -217,7 +233,7 @@ def measure(
             )
             with tempfile.TemporaryDirectory() as folder:
                 path = Path(folder) / "kernel.ptx"
-                path.write_text(ptx)
+                path.write_text(ptx, encoding="utf-8")
                 arch = f"-arch=sm_{cc[0]}{cc[1]}"
                 command = [ptxas, arch, "-v", str(path), "-o", os.devnull]
                 done = subprocess.run(command, capture_output=True, text=True)

@@ -421,7 +421,10 @@ def release(
                 stubs_per_task[region.task] = stubs_per_task.get(region.task, 0) + 1
             target.write_text(text, encoding="utf-8")
         elif relative == "kindling/tasks.toml" and through is not None:
-            target.write_text(_trim_registry(path.read_text(), through))
+            target.write_text(
+                _trim_registry(path.read_text(encoding="utf-8"), through),
+                encoding="utf-8",
+            )
         else:
             shutil.copy2(path, target)
         written.append(relative)
@@ -443,5 +446,7 @@ def release(
     protected = {
         rel: file_digest(out / rel) for rel in written if rel not in student_files
     }
-    (out / MANIFEST).write_text(json.dumps({"protected": protected}, indent=1) + "\n")
+    (out / MANIFEST).write_text(
+        json.dumps({"protected": protected}, indent=1) + "\n", encoding="utf-8"
+    )
     return {"files": len(written), "stubs": stubs_per_task, "out": str(out)}

@@ -409,7 +409,7 @@ class KernelCache(FunctionCache):
             return False
         except OSError:
             return True  # no locking possible here: just compile
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(str(os.getpid()))
         self._locked = True
         return True
@@ -417,16 +417,15 @@ class KernelCache(FunctionCache):
     def _lock_owner_alive(self) -> bool:
         path = self._lock_path()
         try:
-            with open(path) as f:
+            with open(path, encoding="ascii", errors="replace") as f:
                 text = f.read().strip()
             if time.time() - os.path.getmtime(path) > LOCK_PATIENCE:
                 raise ValueError("stale")
             if not text:
                 return True  # just created; its owner is writing its pid
             pid = int(text)
-            if pid <= 0 or pid == os.getpid():
+            if pid <= 0 or pid == os.getpid() or not process_alive(pid):
                 raise ValueError("not a live owner")
-            os.kill(pid, 0)
             return True
         except FileNotFoundError:
             return False
@@ -485,6 +484,48 @@ class KernelCache(FunctionCache):
 #: Seconds after which a kernel's lock file is taken for abandoned (a compile that
 #: failed in a process still running, say).
 LOCK_PATIENCE = 120.0
+
+
+def _kernel32() -> Tuple[Any, Callable[[], int]]:
+    """Windows' kernel32 and the reader of its last error code (a seam for tests)."""
+    import ctypes
+
+    dll = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+    return dll, ctypes.get_last_error  # type: ignore[attr-defined]
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` is still running, on every operating system.
+
+    POSIX answers through ``os.kill(pid, 0)``, which sends no signal. Windows must not
+    be asked that way: there ``os.kill`` with 0 is ``CTRL_C_EVENT`` and would interrupt
+    the lock's owner. It opens the process for a query instead, and reads whether its
+    exit code is still ``STILL_ACTIVE``."""
+    if os.name == "nt":
+        import ctypes
+
+        query_limited_information, still_active, access_denied = 0x1000, 259, 5
+        kernel32, last_error = _kernel32()
+        handle = kernel32.OpenProcess(query_limited_information, False, pid)
+        if not handle:
+            # A process of another user exists but may not be opened.
+            return last_error() == access_denied
+        try:
+            code = ctypes.c_ulong()
+            if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+                return True
+            return code.value == still_active
+        finally:
+            kernel32.CloseHandle(handle)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by another user
+    except OSError:
+        return False
+    return True
 
 
 class KernelBusy(RuntimeError):

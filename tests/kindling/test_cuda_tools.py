@@ -57,3 +57,27 @@ def test_bench_large_setting_without_a_gpu_is_not_measured(monkeypatch):
         ("cuda", None, "not measured: no GPU"),
     ]
     assert "larger setting on the GPU" in bench.markdown(rows, {}, "kindling bench")
+
+
+def test_a_gpu_is_looked_for_the_way_each_operating_system_installs_its_driver(
+    monkeypatch,
+):
+    import ctypes.util
+    import os
+    import sys
+
+    from kindling import cudasim
+
+    asked = []
+
+    def find_library(name):
+        asked.append(name)
+        return {"nvcuda": "nvcuda.dll"}.get(name)
+
+    monkeypatch.setattr(ctypes.util, "find_library", find_library)
+    monkeypatch.setattr(os, "name", "nt")
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert cudasim.gpu_present() and asked == ["nvcuda"]  # no /dev nodes there
+    monkeypatch.setattr(os, "name", "posix")
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert not cudasim.gpu_present()

@@ -17,7 +17,7 @@ import pytest
 
 from kindling import kernels
 
-from .kernels import measured_resources
+from .kernels import measured_resources, require_cuda_tools
 
 SMS = {"sm_75": (7, 5), "sm_80": (8, 0), "sm_90": (9, 0)}
 
@@ -57,6 +57,7 @@ def test_every_scalar_function_compiled_into_the_kernels_compiles_for_a_gpu():
     """The simulator runs any Python inside a kernel; a GPU runs what Numba's CUDA
     target compiles. Every function that a backend maps, zips or reduces with
     (Task 0.1's operators among them) is compiled for sm_75 as a device function."""
+    require_cuda_tools()
     from module3_fast_ops.cuda_ops import device_functions
 
     for _, fn, arity in device_functions():
@@ -109,3 +110,39 @@ def test_occupancy_takes_the_tightest_limit():
     assert kernels.occupancy(16, 40 * 1024, 128, (7, 5)) == (1, 0.125)
     # Registers are given per warp in units of 256: 33 x 32 = 1056 -> 1280.
     assert kernels.registers_per_block(33, 64) == 2 * 1280
+
+
+# ------------------------------------- where NVIDIA's compilers are not installed
+def test_without_the_compilers_a_resource_check_skips_and_says_how_to_get_them(
+    monkeypatch,
+):
+    from . import kernels as helpers
+
+    monkeypatch.delenv(helpers.REQUIRE_TOOLS, raising=False)
+    monkeypatch.setattr(kernels, "find_ptxas", lambda: None)
+    assert kernels.missing_tools() is not None
+    with pytest.raises(pytest.skip.Exception, match=r'pip install -e "\.\[cuda\]"'):
+        helpers.require_cuda_tools()
+
+
+def test_ci_turns_a_missing_compiler_into_a_failure(monkeypatch):
+    from . import kernels as helpers
+
+    monkeypatch.setenv(helpers.REQUIRE_TOOLS, "1")
+    monkeypatch.setattr(kernels, "missing_tools", lambda: "ptxas is not installed")
+    with pytest.raises(pytest.fail.Exception, match="ptxas is not installed"):
+        helpers.require_cuda_tools()
+    monkeypatch.setattr(kernels, "missing_tools", lambda: None)
+    helpers.require_cuda_tools()  # tools present: nothing to say
+
+
+def test_ptxas_is_found_in_the_windows_wheel_by_its_exe_name(tmp_path, monkeypatch):
+    import importlib.util
+    import types
+
+    wheel = tmp_path / "nvidia" / "cuda_nvcc" / "bin"
+    wheel.mkdir(parents=True)
+    (wheel / "ptxas.exe").write_bytes(b"MZ")
+    spec = types.SimpleNamespace(submodule_search_locations=[str(tmp_path / "nvidia")])
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
+    assert kernels.find_ptxas() == str(wheel / "ptxas.exe")

@@ -336,3 +336,62 @@ def test_the_precompile_command_fills_the_cache(
     assert kernel_cache.main(["--jobs", "1", __name__]) == 0
     assert "1 of 1 kernels of" in capsys.readouterr().out
     assert built["k"]._cache.is_cached()
+
+
+# ------------------------------------------------ is a lock's owner alive?
+def test_a_live_and_a_finished_process_are_told_apart_here() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert kernel_cache.process_alive(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert not kernel_cache.process_alive(child.pid)
+
+
+class FakeKernel32:
+    """kernel32 as Windows answers for two processes: 11 running, 12 exited (code 0);
+    any other pid cannot be opened. Handles must be closed."""
+
+    STILL_ACTIVE = 259
+
+    def __init__(self) -> None:
+        self.open_handles: List[int] = []
+        self.error = 0
+
+    def OpenProcess(self, access: int, inherit: bool, pid: int) -> int:
+        assert access == 0x1000  # PROCESS_QUERY_LIMITED_INFORMATION: the least
+        if pid not in (11, 12):
+            self.error = 5 if pid == 13 else 87  # 13: another user's; else no such
+            return 0
+        self.open_handles.append(pid)
+        return pid
+
+    def GetExitCodeProcess(self, handle: int, code: Any) -> int:
+        code._obj.value = self.STILL_ACTIVE if handle == 11 else 0
+        return 1
+
+    def CloseHandle(self, handle: int) -> int:
+        self.open_handles.remove(handle)
+        return 1
+
+
+def test_on_windows_liveness_is_asked_of_kernel32_never_with_a_signal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On Windows ``os.kill(pid, 0)`` sends CTRL_C_EVENT, interrupting the owner; the
+    Windows branch must ask kernel32 instead (run here with os.name patched, kernel32
+    faked: the branch's logic, not Windows itself, which CI's matrix runs)."""
+    fake = FakeKernel32()
+
+    def no_signals(*args: Any) -> None:
+        raise AssertionError("os.kill called on Windows")
+
+    monkeypatch.setattr(os, "name", "nt")
+    monkeypatch.setattr(os, "kill", no_signals)
+    monkeypatch.setattr(kernel_cache, "_kernel32", lambda: (fake, lambda: fake.error))
+    assert kernel_cache.process_alive(11) is True
+    assert kernel_cache.process_alive(12) is False
+    assert kernel_cache.process_alive(13) is True  # exists, not ours to open
+    assert kernel_cache.process_alive(14) is False
+    assert fake.open_handles == []
