@@ -38,7 +38,7 @@ from module4_networks import data, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
 from module4_networks.transformer import TransformerLM  # noqa: E402
 from project.script_tools import (  # noqa: E402
-    Progress,
+    progress_bar,
     make_parser,
     nonnegative_int,
     positive_float,
@@ -180,7 +180,7 @@ def train(
     print(f"{count:,} parameters; at most {steps} steps or {minutes:g} minutes")
     curves: Dict[str, Dict[int, float]] = {"train loss": {}, "val loss": {}}
     started = time.perf_counter()
-    bar = Progress(total=steps, desc="step")
+    bar = progress_bar(total=steps, desc="step")
     step = 0
     recent: List[float] = []
     while step < steps and time.perf_counter() - started < 60.0 * minutes:
@@ -194,7 +194,10 @@ def train(
         opt.step()
         step += 1
         recent.append(loss.item() / math.log(2.0))
-        bar.update(postfix=f"train {np.mean(recent[-50:]):.3f} bits/char")
+        bar.set_postfix_str(
+            f"train {np.mean(recent[-50:]):.3f} bits/char", refresh=False
+        )
+        bar.update()
         if step % eval_every == 0:
             curves["train loss"][step] = float(np.mean(recent[-eval_every:]))
             curves["val loss"][step] = bits_per_char(model, val_ids[:20_000], context)

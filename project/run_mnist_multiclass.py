@@ -56,7 +56,7 @@ from module4_networks import data, nn, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
 from module4_networks.training import History, minibatches  # noqa: E402
 from project.script_tools import (  # noqa: E402
-    Progress,
+    progress_bar,
     make_parser,
     nonnegative_int,
     percent,
@@ -233,12 +233,12 @@ def train(
     for epoch in range(1, epochs + 1):
         start = time.time()
         batches = minibatches(len(x_train), batch_size, rng)
-        bar = Progress(batches, desc=f"epoch {epoch}/{epochs}, batch")
+        bar = progress_bar(batches, desc=f"epoch {epoch}/{epochs}, batch")
         losses = []
         for index in bar if show_progress else batches:
             x = tensor(x_train[index][:, None], backend=backend)
             losses.append(train_step(model, optimizer, x, y_train[index]))
-            bar.set_postfix(f"loss {np.mean(losses[-20:]):.3f}")
+            bar.set_postfix_str(f"loss {np.mean(losses[-20:]):.3f}")
         # The training loss is the mean over the epoch's minibatches (with dropout
         # on); a second pass over the training set would cost as much again.
         test_loss, test_acc = evaluate(model, x_test, y_test, backend, 256)

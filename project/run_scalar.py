@@ -30,7 +30,7 @@ from module0_fundamentals import DATASETS, Module, Parameter  # noqa: E402
 from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module1_scalar_autodiff.scalar import Scalar  # noqa: E402
 from project.script_tools import (  # noqa: E402
-    Progress,
+    progress_bar,
     toy_parser,
     percent,
     report_toy_run,
@@ -200,10 +200,13 @@ def evaluate(
 def main(argv: Optional[Sequence[str]] = None) -> History:
     parser = toy_parser(__doc__, DATASETS, "simple", 100, "runs/scalar.png")
     args = parser.parse_args(argv)
-    bar = Progress(total=args.epochs, desc="epoch")
+    bar = progress_bar(total=args.epochs, desc="epoch")
 
     def log(epoch: int, epochs: int, loss: float, accuracy: float) -> None:
-        bar.update(postfix=f"loss {loss:.4f}  accuracy {percent(accuracy)}")
+        bar.set_postfix_str(
+            f"loss {loss:.4f}  accuracy {percent(accuracy)}", refresh=False
+        )
+        bar.update()
 
     history = train(
         args.dataset,

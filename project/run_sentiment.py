@@ -61,7 +61,7 @@ from module4_networks import functional as F  # noqa: E402
 from module4_networks.training import History  # noqa: E402
 from module4_networks.transformer import TransformerClassifier  # noqa: E402
 from project.script_tools import (  # noqa: E402
-    Progress,
+    progress_bar,
     make_parser,
     nonnegative_int,
     percent,
@@ -327,12 +327,12 @@ def train(
     for epoch in range(0 if epochs == 0 else 1, epochs + 1):
         start = time.time()
         batches = length_batches(rows, batch_size, rng) if epoch else []
-        bar = Progress(batches, desc=f"epoch {epoch}/{epochs}, batch")
+        bar = progress_bar(batches, desc=f"epoch {epoch}/{epochs}, batch")
         losses = []
         for index in bar if show_progress and epoch else batches:
             ids = vocab.pad([rows[i] for i in index], min_length=min_length)
             losses.append(train_step(model, optimizer, ids, labels[index]))
-            bar.set_postfix(f"loss {np.mean(losses[-50:]):.3f}")
+            bar.set_postfix_str(f"loss {np.mean(losses[-50:]):.3f}")
         metrics: Dict[str, float] = {"epoch": epoch}
         if losses:  # epoch 0 (evaluation only) has no training loss
             metrics["train_loss"] = float(np.mean(losses))

@@ -33,7 +33,7 @@ from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module2_tensors import SimpleBackend, Tensor, TensorBackend, rand  # noqa: E402
 from module2_tensors import tensor as make_tensor  # noqa: E402
 from project.script_tools import (  # noqa: E402
-    Progress,
+    progress_bar,
     toy_parser,
     percent,
     report_toy_run,
@@ -247,14 +247,16 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         "--backend", default="simple", choices=BACKENDS, help="tensor backend"
     )
     args = parser.parse_args(argv)
-    bar = Progress(total=args.epochs, desc="epoch")
+    bar = progress_bar(total=args.epochs, desc="epoch")
 
     def log(
         epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
     ) -> None:
-        bar.update(
-            postfix=f"loss {loss:.4f}  accuracy {percent(accuracy)}  {seconds:.3f} s"
+        bar.set_postfix_str(
+            f"loss {loss:.4f}  accuracy {percent(accuracy)}  {seconds:.3f} s",
+            refresh=False,
         )
+        bar.update()
 
     history = train(
         args.dataset,

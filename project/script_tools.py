@@ -4,23 +4,24 @@
 * argument types that reject bad values with a usage error (exit status 2):
   :func:`positive_int`, :func:`nonnegative_int`, :func:`positive_float`,
   :func:`probability`;
-* :class:`Progress`: one progress bar, redrawn in place on a terminal and written
-  a line per tenth of the way into a log or a pipe;
+* :func:`progress_bar`: a ``tqdm`` bar (a widget in notebooks), short in logs;
 * :func:`save_curves`: the loss and accuracy curves as a PNG;
 * :func:`held_out`: fresh points of a toy dataset for a held-out accuracy.
 
 The scripts run from any module's edition, so this file imports only the standard
-library and NumPy (matplotlib when a plot is written).
+library, NumPy and tqdm (matplotlib when a plot is written).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Iterable, Iterator, Mapping, Optional
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterable, Mapping, Optional
 from typing import Sequence, TypeVar, Union
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 T = TypeVar("T")
 
@@ -140,81 +141,36 @@ def toy_parser(
 
 
 # ------------------------------------------------------------------ progress
-class Progress:
-    """A progress bar: ``epoch 12/40 [######--------------] 3.1 s loss 0.41``.
+#: Seconds between two refreshes of a bar written to a log file or a pipe, where
+#: every refresh stays in the file: a 14-minute training logs about 30, not 2,500.
+LOG_INTERVAL = 30.0
 
-    Wrap an iterable (``for batch in Progress(batches, desc="batch")``) or call
-    :meth:`update` yourself; :meth:`set_postfix` sets the text at the end. On a
-    terminal the line is redrawn in place; anywhere else (a log file, a pipe, a
-    test capturing the output) a line is written at each tenth of the way, so a
-    250-epoch run logs about ten lines, not 250.
-    """
 
-    def __init__(
-        self,
-        iterable: Optional[Iterable[T]] = None,
-        total: Optional[int] = None,
-        desc: str = "",
-        file: Optional[IO[str]] = None,
-        width: int = 20,
-    ) -> None:
-        self.iterable = iterable
-        if total is None:
-            total = len(iterable) if hasattr(iterable, "__len__") else 0  # type: ignore
-        self.total = int(total)
-        self.desc, self.width = desc, width
-        self.file = file if file is not None else sys.stdout
-        self.tty = bool(getattr(self.file, "isatty", lambda: False)())
-        self.postfix = ""
-        self.done = 0
-        self.started = time.perf_counter()
-        self._shown_tenth = -1
-        self._open_line = False
+def progress_bar(
+    iterable: Optional[Iterable[T]] = None,
+    total: Optional[int] = None,
+    desc: str = "",
+    file: Optional[IO[str]] = None,
+) -> "tqdm[T]":
+    """A ``tqdm`` progress bar with its rate and time left, as PyTorch users know it:
+    redrawn in place in a terminal, a widget in Jupyter and Colab (``tqdm.auto``),
+    refreshed every :data:`LOG_INTERVAL` seconds into a log file or a pipe.
 
-    def set_postfix(self, text: str) -> None:
-        self.postfix = text
+    Wrap an iterable (``for batch in progress_bar(batches, desc="batch")``) or give
+    ``total`` and call ``update()``; ``set_postfix_str`` sets the text at the end."""
+    from tqdm.auto import tqdm
 
-    def line(self) -> str:
-        """The bar as text."""
-        total = max(self.total, 1)
-        filled = self.width * min(self.done, total) // total
-        bar = "#" * filled + "-" * (self.width - filled)
-        elapsed = time.perf_counter() - self.started
-        text = f"{self.desc} {self.done}/{self.total} [{bar}] {elapsed:.1f} s"
-        return f"{text}  {self.postfix}".rstrip()
-
-    def update(self, steps: int = 1, postfix: Optional[str] = None) -> None:
-        """Advance by ``steps`` and redraw (or log, at each tenth)."""
-        self.done += steps
-        if postfix is not None:
-            self.postfix = postfix
-        last = self.done >= self.total
-        if self.tty:
-            self.file.write("\r\x1b[2K" + self.line() + ("\n" if last else ""))
-            self._open_line = not last
-        else:
-            tenth = 10 * self.done // max(self.total, 1)
-            if tenth == self._shown_tenth and not last:
-                return
-            self._shown_tenth = tenth
-            self.file.write(self.line() + "\n")
-        self.file.flush()
-
-    def close(self) -> None:
-        """End the bar's line on a terminal (after an early stop)."""
-        if self._open_line:
-            self.file.write("\n")
-            self.file.flush()
-            self._open_line = False
-
-    def __iter__(self) -> Iterator[T]:
-        assert self.iterable is not None, "Progress(iterable) to iterate"
-        try:
-            for item in self.iterable:
-                yield item
-                self.update()
-        finally:
-            self.close()
+    stream = file if file is not None else sys.stderr
+    interactive = bool(getattr(stream, "isatty", lambda: False)())
+    interactive |= "ipykernel" in sys.modules  # a notebook draws a widget
+    return tqdm(
+        iterable,
+        total=total,
+        desc=desc,
+        file=file,
+        mininterval=0.1 if interactive else LOG_INTERVAL,
+        dynamic_ncols=interactive,
+    )
 
 
 # ---------------------------------------------------------------------- plots

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from project.script_tools import Progress, save_curves
+from project.script_tools import LOG_INTERVAL, progress_bar, save_curves
 
 ROOT = Path(__file__).resolve().parents[2]
 # The module whose library each script needs. An edition of the first modules only
@@ -138,11 +138,10 @@ if "run_tensor" in SCRIPTS:
         plot = tmp_path / "curves.png"
         argv = ["--dataset", "simple", "--epochs", "40", "--pts", "8", "--hidden", "2"]
         history = script("run_tensor").main(argv + ["--plot", str(plot)])
-        out = capsys.readouterr().out
-        bars = [line for line in out.splitlines() if line.startswith("epoch ")]
-        # One line per tenth of the way in a log (the terminal redraws one line).
-        assert 2 <= len(bars) <= 11, out
-        assert bars[-1].startswith("epoch 40/40 [####################]")
+        captured = capsys.readouterr()
+        out = captured.out
+        # The bar goes to stderr (as tqdm's do); in a log, its last state stays.
+        assert re.search(r"epoch: 100%\|.*\| 40/40 \[.*loss \d", captured.err)
         assert len(history.losses) == 40
         assert re.search(r"held-out accuracy: \d+\.\d% on 50 new points", out)
         assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -165,9 +164,10 @@ if "run_mnist_multiclass" in SCRIPTS:
         mnist = script("run_mnist_multiclass")
         argv = ["--epochs", "0", "--channels", "2", "2", "--hidden", "4"]
         assert mnist.main(argv + ["--plot", str(tmp_path / "c.png")]) == 0
-        out = capsys.readouterr().out
+        captured = capsys.readouterr()
+        out = captured.out
         assert "no training: test accuracy of the untrained network" in out
-        assert "epoch 1/" not in out and not (tmp_path / "c.png").exists()
+        assert "epoch 1/" not in captured.err and not (tmp_path / "c.png").exists()
 
 
 if "run_sentiment" in SCRIPTS:
@@ -189,24 +189,27 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_progress_redraws_one_line_on_a_terminal_and_logs_tenths_elsewhere():
+def test_progress_is_a_tqdm_bar_redrawn_on_a_terminal_and_sparse_in_a_log():
+    from tqdm import tqdm
+
     terminal = Terminal()
-    for _ in Progress(range(250), desc="epoch", file=terminal):
+    bar = progress_bar(range(250), desc="epoch", file=terminal)
+    assert isinstance(bar, tqdm) and bar.mininterval < 1
+    for _ in bar:
         pass
-    text = terminal.getvalue()
-    assert text.count("\n") == 1 and text.count("\r") == 250
-    assert text.split("\r")[-1].startswith(
-        "\x1b[2Kepoch 250/250 [####################]"
-    )
+    last = terminal.getvalue().split("\r")[-1]
+    assert re.match(r"epoch: 100%\|.*\| 250/250 \[", last), last
 
     log = io.StringIO()
-    bar = Progress(total=250, desc="epoch", file=log)
+    bar = progress_bar(total=250, desc="epoch", file=log)
+    assert bar.mininterval == LOG_INTERVAL  # a log keeps few refreshes
     for epoch in range(250):
-        bar.update(postfix=f"loss {1 / (epoch + 1):.4f}")
-    lines = log.getvalue().splitlines()
-    assert len(lines) == 11  # the first step, then each tenth
-    assert lines[-1].startswith("epoch 250/250 [####################]")
-    assert lines[-1].endswith("loss 0.0040")
+        bar.set_postfix_str(f"loss {1 / (epoch + 1):.4f}", refresh=False)
+        bar.update()
+    bar.close()
+    final = log.getvalue().split("\r")[-1]
+    assert "250/250" in final and final.rstrip().endswith("loss 0.0040]")
+    assert log.getvalue().count("\r") < 10  # not one refresh per epoch
 
 
 def test_save_curves_plots_sequences_and_single_points(tmp_path: Path):
