@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from kindling.cudasim import configure_cuda_simulator
+from kindling.cudasim import configure_cuda_simulator, float64_note
 
 #: The Task 3.5 setting.
 TRAINING = dict(dataset="split", pts=50, hidden=100, batch=10, lr=0.05)
@@ -145,6 +145,7 @@ def machine() -> Dict[str, str]:
         name = name.decode() if isinstance(name, bytes) else str(name)
         major, minor = device.compute_capability
         info["gpu"] = f"{name} (compute capability {major}.{minor})"
+        info["gpu float64"] = float64_note(major, minor)
     else:
         info["gpu"] = "none (CUDA simulator)" if status == "simulator" else "none"
     return info

@@ -128,3 +128,36 @@ class _PatchingLoader(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         self.loader.exec_module(module)
         self.patch(module)
+
+
+#: float64 throughput as a share of float32, by compute capability (NVIDIA's CUDA
+#: C++ Programming Guide, "Arithmetic Instructions"): data-centre GPUs (P100, V100,
+#: A100, H100) do half as many float64 operations; consumer and inference GPUs (T4 and
+#: the GeForce RTX cards, L4) a 32nd or a 64th.
+FLOAT64_SHARE = {
+    (6, 0): 2,
+    (6, 1): 32,
+    (7, 0): 2,
+    (7, 5): 32,
+    (8, 0): 2,
+    (8, 6): 64,
+    (8, 7): 64,
+    (8, 9): 64,
+    (9, 0): 2,
+    (12, 0): 64,
+}
+
+
+def float64_note(major: int, minor: int) -> str:
+    """What float64 costs on a GPU of compute capability ``major.minor``: the
+    course's tensors are float64, so its CUDA rows run at this share of the GPU's
+    advertised (float32) speed, as PyTorch's float64 does."""
+    share = FLOAT64_SHARE.get((major, minor))
+    if share is None:
+        return f"float64 speed of compute capability {major}.{minor}: not recorded"
+    kind = "a data-centre GPU" if share == 2 else "a consumer or inference GPU"
+    return (
+        f"float64 at 1/{share} of float32 ({kind}): the course's float64 kernels, "
+        "and PyTorch's float64 beside them, run at that share of the GPU's "
+        "advertised speed"
+    )

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import List, Tuple
 
-from kindling.cudasim import SIMULATOR_VARIABLE, gpu_present
+from kindling.cudasim import SIMULATOR_VARIABLE, float64_note, gpu_present
 from kindling.registry import load_registry
 from kindling.release import MANIFEST
 
@@ -56,7 +56,7 @@ def gpu_description() -> str:
     return (
         f"an NVIDIA GPU is present: {name}, compute capability {major}.{minor}; "
         f"CUDA tests run on it ('kindling kernels --cc {major}.{minor}' shows what "
-        "the kernels use)"
+        f"the kernels use); {float64_note(major, minor)}"
     )
 
 

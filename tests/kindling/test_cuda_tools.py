@@ -20,6 +20,16 @@ def test_bench_names_the_gpu_whether_numba_gives_str_or_bytes(monkeypatch):
     old = types.SimpleNamespace(name=b"Tesla T4", compute_capability=(7, 5))
     monkeypatch.setattr(cuda, "get_current_device", lambda: old)
     assert bench.machine()["gpu"] == "Tesla T4 (compute capability 7.5)"
+    assert bench.machine()["gpu float64"].startswith("float64 at 1/32 of float32")
+
+
+def test_the_float64_share_is_said_for_data_centre_and_consumer_gpus():
+    from kindling.cudasim import float64_note
+
+    assert "1/2 of float32 (a data-centre GPU)" in float64_note(9, 0)
+    assert "1/32 of float32 (a consumer or inference GPU)" in float64_note(7, 5)
+    assert "1/64" in float64_note(8, 9)
+    assert "not recorded" in float64_note(3, 0)
 
 
 def test_doctor_names_the_gpu_and_its_compute_capability(monkeypatch):
