@@ -23,12 +23,17 @@ from kindling.release import MANIFEST
 PACKAGES = [
     ("numpy", "tensor storage", True),
     ("numba", "Module 3-4 kernels", True),
-    ("numba-cuda", "CUDA tasks 3.3-3.4 (simulator or GPU)", False),
     (
-        "nvidia-cuda-nvcc-cu12",
-        "NVVM and ptxas: kindling kernels, resource tests",
+        "numba-cuda",
+        "CUDA tasks 3.3-3.4 on Linux and Windows; macOS uses Numba's own simulator",
         False,
     ),
+    (
+        "nvidia-cuda-nvcc-cu12",
+        "NVVM and ptxas, the cuda extra: a real GPU, kindling kernels, resource tests",
+        False,
+    ),
+    ("tqdm", "the training scripts' progress bars", True),
     ("pytest", "checking tasks", True),
     ("pytest-xdist", "pytest's options in pyproject.toml load its plugin", True),
     ("hypothesis", "property tests", True),

@@ -116,3 +116,25 @@ def test_both_workflows_say_their_scores_are_self_reported(edition):
         header = text.split("\nname:")[0]
         assert "Self-reported progress" in header and "--batch" in header
         assert "were used" not in text
+
+
+def test_the_instructor_ci_runs_the_student_edition_on_three_systems():
+    workflow = load(ROOT / ".github" / "workflows" / "ci.yml")
+    job = workflow["jobs"]["student-machine"]
+    matrix = job["strategy"]["matrix"]
+    assert set(matrix["os"]) == {"ubuntu-latest", "macos-latest", "windows-latest"}
+    assert {"3.10", "3.13"} <= set(matrix["python-version"])
+    script = [s for s in job["steps"] if "student_machine.sh" in s.get("run", "")]
+    assert script and script[0]["shell"] == "bash"  # Git Bash on Windows
+    assert (ROOT / ".ci" / "student_machine.sh").is_file()
+    # the edition README's own install command is what the script runs
+    text = (ROOT / ".ci" / "student_machine.sh").read_text(encoding="utf-8")
+    assert 'pip install -q -e ".[dev,app]"' in text
+    readme = (ROOT / "kindling" / "templates" / "STUDENT_README.md").read_text(
+        encoding="utf-8"
+    )
+    assert 'pip install -e ".[dev,app]"' in readme
+    # the instructor's test job must not let the CUDA resource checks skip
+    test = workflow["jobs"]["test"]
+    env = [s.get("env", {}) for s in test["steps"]]
+    assert {"KINDLING_REQUIRE_CUDA_TOOLS": "1"} in env
