@@ -426,6 +426,8 @@ def time_startup(echo: Callable[[str], None]) -> List[Row]:
             [sys.executable, "-c", script, repr(started)],
             capture_output=True,
             text=True,
+            encoding="utf-8",
+            errors="replace",
         )
         seconds, note = None, ""
         lines = [x for x in done.stdout.splitlines() if x.startswith("first-epoch")]

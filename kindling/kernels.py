@@ -236,7 +236,9 @@ def measure(
                 path.write_text(ptx, encoding="utf-8")
                 arch = f"-arch=sm_{cc[0]}{cc[1]}"
                 command = [ptxas, arch, "-v", str(path), "-o", os.devnull]
-                done = subprocess.run(command, capture_output=True, text=True)
+                done = subprocess.run(
+                    command, capture_output=True, text=True, encoding="utf-8"
+                )
             if done.returncode:
                 raise RuntimeError(f"ptxas failed on {spec.name}: {done.stderr}")
             found = parse_ptxas(done.stdout + done.stderr)
@@ -304,7 +306,13 @@ def report(
     for cc in ccs:
         command += ["--cc", f"{cc[0]}.{cc[1]}"]
     done = subprocess.run(
-        command, capture_output=True, text=True, env=env, timeout=timeout
+        command,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        env=dict(env, PYTHONIOENCODING="utf-8"),
+        timeout=timeout,
     )
     for line in done.stdout.splitlines():
         if line.startswith(_MARK):

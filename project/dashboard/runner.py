@@ -138,13 +138,16 @@ def run_tests(
     # a run that reports nothing leaves it as it was.
     json_path = PROGRESS
     before = json_path.stat().st_mtime_ns if json_path.exists() else None
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # pytest writes UTF-8 (a stub's line has a dash) whatever the system's code page.
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
     process = subprocess.Popen(
         pytest_command(selection, json_path, files),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        encoding="utf-8",
+        errors="replace",
         env=env,
     )
     lines: List[str] = []

@@ -4,8 +4,9 @@ CI's matrix (``.github/workflows/ci.yml``) runs the student edition on the three
 systems; these checks read the source, so that a Linux-only habit is caught on any
 machine, before it reaches a student:
 
-- text files are opened with an explicit encoding (Windows' default is a code page,
-  not UTF-8, so a guide or a test file with a non-ASCII character breaks there);
+- text files are opened, and child processes' output decoded, with an explicit
+  encoding (Windows' default is a code page, not UTF-8, so a guide, a test file or
+  pytest's output with a non-ASCII character breaks there);
 - no POSIX-only module (``fcntl``, ``pwd``, ``resource``, ...) is imported at module
   level, where importing the file on Windows would fail;
 - no ``os.kill(pid, 0)`` liveness check outside the one portable helper: on Windows
@@ -91,7 +92,17 @@ def text_io_without_encoding(path: Path) -> List[str]:
                     found.append(f"{where(path, node)} .open()")
         elif owner == "os" and name == "fdopen" and _text_mode(node, 1):
             found.append(f"{where(path, node)} os.fdopen()")
+        elif name in ("run", "Popen", "check_output") and _decodes_text(node):
+            found.append(f"{where(path, node)} subprocess text without an encoding")
     return found
+
+
+def _decodes_text(call: ast.Call) -> bool:
+    """A subprocess call that decodes the child's output as text."""
+    for k in call.keywords:
+        if k.arg in ("text", "universal_newlines"):
+            return not (isinstance(k.value, ast.Constant) and not k.value.value)
+    return False
 
 
 def _is_binary_container(func: ast.Attribute) -> bool:
@@ -160,10 +171,15 @@ def test_the_checks_find_what_they_look_for(tmp_path, monkeypatch):
         "    open(p, encoding='utf-8').read()\n"
         "    Path(p).read_text()\n"
         "    Path(p).write_text('x', encoding='utf-8')\n"
-        "    os.kill(1, 0)\n",
+        "    os.kill(1, 0)\n"
+        "    subprocess.run(['ls'], text=True)\n",
         encoding="utf-8",
     )
     found = sorted(text_io_without_encoding(bad))
-    assert found == ["bad.py:5 open()", "bad.py:8 .read_text()"]
+    assert found == [
+        "bad.py:11 subprocess text without an encoding",
+        "bad.py:5 open()",
+        "bad.py:8 .read_text()",
+    ]
     assert posix_only_imports(bad) == ["bad.py:1 import fcntl"]
     assert kill_calls(bad) == ["bad.py:10 os.kill"]
