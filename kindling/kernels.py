@@ -93,6 +93,25 @@ def missing_tools() -> Optional[str]:
         return f"numba-cuda is not installed: {INSTALL_TOOLS}"
     if find_ptxas() is None:
         return f"NVIDIA's ptxas is not installed: {INSTALL_TOOLS}"
+    return _missing_library()
+
+
+def _missing_library() -> Optional[str]:
+    """numba-cuda compiles through NVIDIA's NVVM and NVRTC libraries, found by
+    cuda-pathfinder (the wheels of the cuda extra, else a system CUDA toolkit). A
+    machine with ``ptxas`` on its PATH may still lack one of them."""
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+    except ImportError:  # an older numba-cuda finds its libraries itself
+        return None
+    for name in ("nvvm", "nvrtc"):
+        try:
+            load_nvidia_dynamic_lib(name)
+        except Exception as error:  # noqa: BLE001 - DynamicLibNotFoundError and kin
+            first = str(error).splitlines()[0][:120]
+            return (
+                f"NVIDIA's {name} library is not installed ({first}): {INSTALL_TOOLS}"
+            )
     return None
 
 

@@ -146,3 +146,18 @@ def test_ptxas_is_found_in_the_windows_wheel_by_its_exe_name(tmp_path, monkeypat
     spec = types.SimpleNamespace(submodule_search_locations=[str(tmp_path / "nvidia")])
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
     assert kernels.find_ptxas() == str(wheel / "ptxas.exe")
+
+
+def test_a_ptxas_without_nvidias_libraries_is_not_enough(monkeypatch):
+    """A system ptxas on the PATH, but no NVRTC: the check must skip, not fail."""
+    pathfinder = pytest.importorskip("cuda.pathfinder")
+
+    def not_found(name):
+        if name == "nvrtc":
+            raise OSError('Failure finding "libnvrtc.so.12"')
+        return None
+
+    monkeypatch.setattr(kernels, "find_ptxas", lambda: "/usr/local/bin/ptxas")
+    monkeypatch.setattr(pathfinder, "load_nvidia_dynamic_lib", not_found)
+    why = kernels.missing_tools()
+    assert why is not None and "nvrtc" in why and ".[cuda]" in why
