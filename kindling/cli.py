@@ -78,7 +78,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         grader.run()
     finally:  # whatever happened, every result file is complete
         report = grader.report
-        update(report)
+        try:
+            update(report)
+        except OSError as error:  # the others are written: say which was not
+            echo(f"kindling grade: {error}")
     print(format_table(report))
     if report.interrupted:
         return 130

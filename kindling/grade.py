@@ -64,6 +64,7 @@ from kindling.registry import Registry, Task, parse_registry
 DEFAULT_MEMORY_MB = 4096
 COLLECT_TIMEOUT = 600
 MESSAGE_CHARS = 1500  # a failure message is trimmed to about this many characters
+SECRET_KEY = 24  # a secret line this long is never shown, even inside a longer line
 STUB_IN_TEXT = re.compile(r"NotImplementedError: Task (\d+\.\d+)")
 REGISTRY_FILE = Path("kindling") / "tasks.toml"
 MANIFEST = ".kindling-manifest.json"
@@ -274,6 +275,8 @@ def safe_file(submission: Path, relative: str) -> Tuple[Optional[Path], str]:
         last = number == len(parts) - 1
         if last and not stat.S_ISREG(info.st_mode):
             return None, f"{relative}: not a regular file (refused)"
+        if last and info.st_size > PROTECTED_BYTES:
+            return None, f"{relative}: larger than {PROTECTED_BYTES >> 20} MB (refused)"
         if not last and not stat.S_ISDIR(info.st_mode):
             return None, ""
     resolved = current.resolve()
@@ -372,16 +375,36 @@ def protected_changes(
     submission: Path, expected: Dict[str, str]
 ) -> Tuple[List[str], List[str]]:
     """(modified, missing) protected files of the submission."""
-    from kindling.release import file_digest
-
     modified, missing = [], []
     for relative, digest in sorted(expected.items()):
-        path, _ = safe_file(submission, relative)
-        if path is None:
-            missing.append(relative)
-        elif file_digest(path) != digest:
+        path, why = safe_file(submission, relative)
+        if path is None:  # refused (a link, too large) is there, and not the file
+            (modified if why else missing).append(relative)
+        elif capped_digest(path) != digest:
             modified.append(relative)
     return modified, missing
+
+
+PROTECTED_BYTES = 16 * 1024 * 1024  # no file of an edition is near this size
+
+
+def capped_digest(path: Path, limit: int = PROTECTED_BYTES) -> Optional[str]:
+    """The sha256 of a file read in chunks, or None (modified) when it is larger
+    than ``limit``: a 1 GB sparse README costs neither memory nor time."""
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size > limit:
+                return None
+            digest, left = hashlib.sha256(), limit + 1
+            while left > 0:
+                chunk = f.read(min(1 << 20, left))
+                if not chunk:
+                    return digest.hexdigest()
+                digest.update(chunk)
+                left -= len(chunk)
+    except OSError:
+        return None
+    return None  # grew past the limit while being read
 
 
 def secret_lines(work: Path, files: Iterable[str], shipped: Set[str]) -> Set[str]:
@@ -630,9 +653,12 @@ def clean_message(text: str, work: Path, limit: int = MESSAGE_CHARS) -> str:
     """A failure message made reproducible (no temp paths, no addresses) and short."""
     from kindling.sandbox import TREE
 
-    roots = {str(work), str(work.resolve()), TREE}
+    roots = {str(work): "", str(work.resolve()): "", TREE: ""}
+    roots.update(_host_roots())
     for root in sorted(roots, key=len, reverse=True):
-        text = text.replace(root + os.sep, "").replace(root, ".")
+        name = roots[root]
+        text = text.replace(root + os.sep, f"{name}/" if name else "")
+        text = text.replace(root, name or ".")
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)
     text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x...", text)
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text).strip()
@@ -640,6 +666,24 @@ def clean_message(text: str, work: Path, limit: int = MESSAGE_CHARS) -> str:
         keep = limit // 4
         text = f"{text[:keep]}\n[...]\n{text[-(limit - keep):]}"
     return text
+
+
+def _host_roots() -> Dict[str, str]:
+    """The grader's own paths, as a report names them: no student (and no reader of
+    a report) learns where the instructor keeps the source or the virtualenv."""
+    roots: Dict[str, str] = {}
+    here = Path(__file__).resolve().parents[1]  # the tree this grader belongs to
+    for path, name in (
+        (Path.home(), "<home>"),
+        (here, "<source>"),
+        (Path(sys.base_prefix), "<python>"),
+        (Path(sys.exec_prefix), "<venv>"),
+        (Path(sys.prefix), "<venv>"),
+    ):
+        for variant in {str(path), str(path.resolve())}:
+            if len(variant) > 1:
+                roots[variant] = name
+    return roots
 
 
 @dataclass
@@ -650,15 +694,36 @@ class Feedback:
     student: Set[str] = field(default_factory=set)  # the registry's student files
     secrets: Set[str] = field(default_factory=set)  # lines no edition ships
     terse: bool = False  # only test names, locations and exception types
+    task_ids: Optional[Set[str]] = None  # the registry's tasks (None: any id)
+
+    def __post_init__(self) -> None:
+        # Long secrets by their first SECRET_KEY characters: a line is checked in
+        # time linear in its length, not in the number of secrets (thousands of
+        # lines of hidden tests; 40 forged failures cost the grader a second each).
+        self._long: Dict[str, List[str]] = {}
+        for secret in self.secrets:
+            if len(secret) >= SECRET_KEY:
+                self._long.setdefault(secret[:SECRET_KEY], []).append(secret)
 
     def allowed(self, line: str) -> bool:
         core = re.sub(r"^[E>+\s]+", "", line).strip()
         if core in self.secrets:
             return False
-        return not any(len(s) >= 24 and s in line for s in self.secrets)
+        long = self._long
+        for start in range(len(line) - SECRET_KEY + 1):
+            found = long.get(line[start : start + SECRET_KEY])
+            if found and any(line.startswith(s, start) for s in found):
+                return False
+        return True
 
     def filter(self, text: str) -> str:
         return "\n".join(line for line in text.splitlines() if self.allowed(line))
+
+    def stub(self, label: str) -> str:
+        """A stub label the session sent, if it names a task of the registry."""
+        if self.task_ids is not None and label not in self.task_ids:
+            return ""
+        return label
 
 
 def _lines(value: object, limit: int) -> List[str]:
@@ -699,7 +764,10 @@ def feedback(nodeid: str, record: object, context: Feedback) -> str:
 
 def describe_death(run: Run) -> str:
     """Why a process ended without finishing its session, in words."""
-    if run.returncode is not None and run.returncode < 0:
+    if run.out_of_memory:
+        text = "the test process was killed for using more memory than its limit"
+        text += " (tmpfs and memfd pages count)"
+    elif run.returncode is not None and run.returncode < 0:
         number = -run.returncode
         try:
             name = signal.Signals(number).name
@@ -791,7 +859,36 @@ def judge(
     ``expected``: the node ids of the task's tests, collected by the grader from the
     pristine tree (None when unknown); tests that never ran count as failed, and a
     skipped test never passes. ``canaries``: the planted tests that must fail.
+    Whatever the message quotes (node ids included) goes through ``context``'s
+    filter: nothing the student edition does not ship reaches it.
     """
+    grade = _judge(
+        task,
+        run,
+        expected,
+        context,
+        limit,
+        canaries,
+        known,
+        partial,
+        stop_at_first_failure,
+    )
+    if grade.message:
+        grade.message = clean_message(context.filter(grade.message), context.tree)
+    return grade
+
+
+def _judge(
+    task: Task,
+    run: Run,
+    expected: Optional[List[str]],
+    context: Feedback,
+    limit: Optional[float],
+    canaries: Optional[List[str]],
+    known: Optional[Set[str]],
+    partial: bool,
+    stop_at_first_failure: bool,
+) -> TaskGrade:
     from kindling.pytest_plugin import classify
 
     canaries, known = canaries or [], known or set()
@@ -851,11 +948,12 @@ def judge(
             skip = skip or f"{nodeid}\nskipped"
         else:
             failed += 1
-            stubs.append(outcome.stub)
+            stub = context.stub(outcome.stub)
+            stubs.append(stub)
             if not message:
                 message = feedback(nodeid, outcome.message, context)
-            if outcome.stub and outcome.stub not in first_by_stub:
-                first_by_stub[outcome.stub] = feedback(nodeid, outcome.message, context)
+            if stub and stub not in first_by_stub:
+                first_by_stub[stub] = feedback(nodeid, outcome.message, context)
     if missing and not message:
         if errors:
             message = f"{errors[0]['nodeid']} could not be collected:\n"
@@ -1005,6 +1103,9 @@ class Grader:
             where = f"bubblewrap ({self.sandbox.description})"
         else:
             self.sandbox, where = None, "none (--unsafe-no-sandbox)"
+        from kindling.grade_limits import available
+
+        where += f"; limits: {available() or 'per-process rlimits only (no cgroup)'}"
         self.report = GradeReport(str(self.source), str(self.submission))
         self.report.sandbox, self.report.version = where, __version__
         self.report.partial = partial
@@ -1054,7 +1155,7 @@ class Grader:
             except Exception as error:  # noqa: BLE001
                 self._fail_all(f"grader error while preparing: {error!r}")
                 return
-            self.on_update(self.report)
+            self._update()
             for index, task in enumerate(self.selected):
                 self.echo(f"grading Task {task.id} ({task.title}) ...")
                 try:
@@ -1063,7 +1164,17 @@ class Grader:
                     grade = TaskGrade.for_task(task)
                     grade.message = f"grader error: {error!r}"
                 self.report.tasks[index] = grade
-                self.on_update(self.report)
+                self._update()
+
+    def _update(self) -> None:
+        """Tell ``on_update`` (which writes the reports); a failure there is an
+        error of the report, never the end of the grading."""
+        try:
+            self.on_update(self.report)
+        except Exception as error:  # noqa: BLE001 - grade every other task
+            message = f"grader error while writing the reports: {error!r}"
+            if message not in self.report.errors:
+                self.report.errors.append(message)
 
     def _prepare(self, runner: Runner, work: Path, files: List[str], tmp: Path) -> Plan:
         self.echo("collecting the tests of the pristine tree ...")
@@ -1091,7 +1202,9 @@ class Grader:
         )
         student = set(student_files(self.registry))
         shipped = set(expected) | student
-        context = Feedback(work, student, secret_lines(work, files, shipped))
+        secrets = secret_lines(work, files, shipped)
+        ids = {t.id for t in self.registry}
+        context = Feedback(work, student, secrets, task_ids=ids)
         return Plan(collection, canaries, context, self.partial)
 
     def _grade(

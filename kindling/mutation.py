@@ -240,17 +240,23 @@ def grade_by_mutation(
     start = time.monotonic()
     tree = scratch / "tree"
     shutil.copytree(work, tree)
+    secrets_ = set(context.secrets) if context is not None else set()
     if reference_available(source):
         # Only the student's tests come from the submission: every other student
-        # file (operators.py above all) is the reference.
+        # file (operators.py above all) is the reference. No line of the reference
+        # that the student's own file (or its stub) lacks may reach the feedback,
+        # whichever way a test carries it (a message, a node id).
         for other in read_registry(source):
             for relative in other.files:
                 if relative not in task.files and (source / relative).is_file():
+                    theirs = secret_lines(work, [relative], set())
                     shutil.copyfile(source / relative, tree / relative)
-    secrets_ = set(context.secrets) if context is not None else set()
-    secrets_ |= secret_lines(tree, [TARGET_FILE], set())
+                    secrets_ |= secret_lines(tree, [relative], set()) - theirs
+    else:
+        secrets_ |= secret_lines(tree, [TARGET_FILE], set())
     student = set(context.student) if context is not None else set(task.files)
-    terse = Feedback(tree, student, secrets_, terse=True)
+    ids = context.task_ids if context is not None else None
+    terse = Feedback(tree, student, secrets_, terse=True, task_ids=ids)
     operators = (tree / TARGET_FILE).read_text(encoding="utf-8")
     canary_file, canaries = canary
     test_file = task.files[0]
