@@ -873,6 +873,16 @@ def judge(
         partial,
         stop_at_first_failure,
     )
+    if run.session.settings:
+        # Re-applied by the grader's plugin, so the attempt changed nothing; said,
+        # because nothing in a student file has a reason to try.
+        changes = ", ".join(run.session.settings)
+        grade.details["hypothesis_settings_changed"] = list(run.session.settings)
+        note = (
+            f"note: student code changed the Hypothesis settings ({changes}); "
+            "the grader's settings were used"
+        )
+        grade.message = f"{note}\n{grade.message}" if grade.message else note
     if grade.message:
         grade.message = clean_message(context.filter(grade.message), context.tree)
     return grade
@@ -1336,6 +1346,14 @@ class SessionRecorder:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.stubs: Dict[Tuple[str, str], str] = {}
+        self.settings: Optional[GraderSettings] = None
+        self.sent_changes = 0
+
+    def _settings_changed(self) -> None:
+        changes = self.settings.changes if self.settings is not None else []
+        if len(changes) > self.sent_changes:
+            self.sent_changes = len(changes)
+            self._send(event="settings", changes=changes[:20])
 
     def _send(self, **event) -> None:
         data = (json.dumps(event) + "\n").encode()
@@ -1352,6 +1370,18 @@ class SessionRecorder:
 
         items = [[item.nodeid, task_of_item(item)] for item in session.items]
         self._send(event="collected", items=items)
+        if self.settings is not None:
+            self.settings.check_default()
+            for item in session.items:
+                self.settings.fix(getattr(item, "obj", None))
+            self._settings_changed()
+
+    def pytest_runtest_setup(self, item) -> None:
+        # Again just before the test: student code has run since collection.
+        if self.settings is not None:
+            self.settings.check_default()
+            self.settings.fix(getattr(item, "obj", None))
+            self._settings_changed()
 
     def pytest_runtest_logstart(self, nodeid: str, location) -> None:
         self._send(event="start", nodeid=nodeid)
@@ -1375,27 +1405,96 @@ class SessionRecorder:
         self._send(event="finish", exitstatus=int(exitstatus))
 
 
-def skip_explain_phase(fast: bool = False) -> None:
-    """Drop Hypothesis's *explain* phase from the active profile (and, ``fast``, its
-    shrinking: only whether a test fails matters).
+# The Hypothesis settings a grading session fixes; the database is always None.
+SETTING_FIELDS = (
+    "max_examples",
+    "derandomize",
+    "phases",
+    "stateful_step_count",
+    "report_multiple_bugs",
+    "suppress_health_check",
+    "deadline",
+    "print_blob",
+)
 
-    After a failure, that phase re-runs the test many times to say which parts of the
-    example matter: about two seconds per failing test, minutes in a fresh edition
-    where every test fails on a stub. Verdicts and shrunk examples stay the same.
+
+class GraderSettings:
+    """The Hypothesis settings of a grading session are the grader's.
+
+    ``base`` is the course's profile as the pristine ``conftest.py`` loaded it
+    (before any test module, so before any student module, is imported); the
+    grader's profile is ``base`` without Hypothesis's *explain* phase (``fast``:
+    and without shrinking). A student module imported by a test module could load
+    a profile of its own (``max_examples=1``) before the test's ``@given`` freezes
+    its settings. So before every test, its settings are rebuilt here from the
+    grader's profile and what the pristine test itself decorated (``@settings(
+    max_examples=10)``), and any other difference is reported to the grader.
     """
-    try:
+
+    def __init__(self, fast: bool = False) -> None:
         from hypothesis import Phase, settings
+
+        self.base = settings.default
+        dropped = {getattr(Phase, "explain", None)}
+        if fast:
+            dropped.add(Phase.shrink)
+        phases = [phase for phase in self.base.phases if phase not in dropped]
+        extra = {"report_multiple_bugs": False} if fast else {}
+        self.profile = settings(self.base, phases=phases, database=None, **extra)
+        self.changes: List[str] = []
+        self.apply_default()
+
+    def apply_default(self) -> None:
+        from hypothesis import settings
+
+        settings.register_profile("kindling-grade", self.profile)
+        settings.load_profile("kindling-grade")
+
+    def _differences(self, current, against, skip=()) -> List[str]:
+        return [
+            f"{name}={getattr(current, name)!r}"
+            for name in SETTING_FIELDS
+            if name not in skip and getattr(current, name) != getattr(against, name)
+        ]
+
+    def check_default(self) -> None:
+        """After collection: did anything change the active profile?"""
+        from hypothesis import settings
+
+        self._note(self._differences(settings.default, self.profile))
+        self.apply_default()
+
+    def fix(self, function) -> None:
+        """Give a Hypothesis test the grader's settings (and its own decorator's)."""
+        from hypothesis import settings
+
+        current = getattr(function, "_hypothesis_internal_use_settings", None)
+        if current is None or not getattr(function, "is_hypothesis_test", False):
+            return
+        explicit = {}
+        if getattr(function, "_hypothesis_internal_settings_applied", False):
+            fallback = getattr(current, "_fallback", None) or self.base
+            explicit = {
+                name: getattr(current, name)
+                for name in SETTING_FIELDS
+                if getattr(current, name) != getattr(fallback, name)
+            }
+        wanted = settings(self.profile, **explicit)
+        self._note(self._differences(current, self.profile, set(explicit)))
+        function._hypothesis_internal_use_settings = wanted
+
+    def _note(self, changes: List[str]) -> None:
+        for change in changes:
+            if change not in self.changes:
+                self.changes.append(change)
+
+
+def skip_explain_phase(fast: bool = False) -> None:
+    """Load the grader's Hypothesis profile (see :class:`GraderSettings`)."""
+    try:
+        GraderSettings(fast)
     except ImportError:  # pragma: no cover - hypothesis is a course dependency
         return
-    dropped = {getattr(Phase, "explain", None)}
-    if fast:
-        dropped.add(Phase.shrink)
-    phases = [phase for phase in settings.default.phases if phase not in dropped]
-    extra = {"report_multiple_bugs": False} if fast else {}
-    settings.register_profile(
-        "kindling-grade", settings(settings.default, phases=phases, **extra)
-    )
-    settings.load_profile("kindling-grade")
 
 
 def pytest_addoption(parser) -> None:
@@ -1418,5 +1517,11 @@ def pytest_configure(config) -> None:
     fd = config.getoption("--kindling-grade-fd")
     if fd is not None:
         # conftest.py has loaded the course's profile by now
-        skip_explain_phase(config.getoption("--kindling-grade-fast"))
-        config.pluginmanager.register(SessionRecorder(fd), "kindling-grade")
+        recorder = SessionRecorder(fd)
+        try:
+            recorder.settings = GraderSettings(
+                config.getoption("--kindling-grade-fast")
+            )
+        except ImportError:  # pragma: no cover - hypothesis is a course dependency
+            pass
+        config.pluginmanager.register(recorder, "kindling-grade")

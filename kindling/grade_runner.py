@@ -43,7 +43,7 @@ FILE_SIZE_MB = 256  # the largest file a job may write, its own output included
 OPEN_FILES = 1024  # descriptors per process (each memfd is one, see apply_limits)
 PROTOCOL_LIMIT = 64 * 1024 * 1024  # bytes of events a job may send
 DRAIN_SECONDS = 2.0  # how long to read events after the job's main process ended
-EVENTS = {"start", "report", "collected", "collection_error", "finish"}
+EVENTS = {"start", "report", "collected", "collection_error", "finish", "settings"}
 EVENT_LIMIT = 200_000  # events per session (a test sends 4: start, 3 reports)
 EVENT_BYTES = 1 << 20  # bytes per event (a failure record is some kilobytes)
 TASK_ID = re.compile(r"\d{1,3}\.\d{1,3}")
@@ -82,6 +82,7 @@ class Session:
     collection_errors: List[dict] = field(default_factory=list)
     started: List[str] = field(default_factory=list)
     problem: Optional[str] = None
+    settings: List[str] = field(default_factory=list)  # Hypothesis settings changed
 
     @property
     def finished(self) -> bool:
@@ -172,7 +173,14 @@ def parse_events(data: bytes) -> Session:
             continue
         kind = event["event"]
         nodeid = event.get("nodeid")
-        if kind != "finish" and kind != "collected" and not isinstance(nodeid, str):
+        if kind == "settings":  # a student file changed the Hypothesis settings
+            changes = event.get("changes")
+            if isinstance(changes, list):
+                for change in changes[:20]:
+                    if isinstance(change, str) and change[:200] not in session.settings:
+                        session.settings.append(change[:200])
+            continue
+        if kind not in ("finish", "collected") and not isinstance(nodeid, str):
             problem(f"message {number} names no test")
             continue
         if kind == "start":
