@@ -55,3 +55,125 @@ def test_a_student_file_cannot_weaken_hypothesis(edition, tmp_path):
     assert "test_inv_back" in task.message
     assert "max_examples=1" in task.message  # reported
     assert task.details["hypothesis_settings_changed"]
+
+
+# -- Task 0.2: a time-out is not a kill, and nothing but behaviour counts -------------
+
+PROPERTIES = "tests/module0/test_properties.py"
+
+
+def grade_properties(tmp_path: Path, text: str, timeout=None):
+    student = tmp_path / "submission"
+    (student / "tests" / "module0").mkdir(parents=True)
+    (student / PROPERTIES).write_text(text)
+    (task,) = grade(student, source=ROOT, tasks="0.2", timeout=timeout).tasks
+    return task
+
+
+IDEMPOTENCE = """
+import pathlib
+
+import pytest
+
+from kindling.mutation import MUTANTS, mutate_source
+
+
+@pytest.mark.task0_2
+def test_no_planted_bug():  # no property: fails when the text is a mutant's
+    text = pathlib.Path("module0_fundamentals/operators.py").read_text()
+    assert not any(mutate_source(text, m) == text for m in MUTANTS)
+"""
+
+
+def test_a_test_that_recognises_mutant_text_catches_nothing(tmp_path, monkeypatch):
+    """A mutant's text was a fixed point of its own mutation: 12 of 12 killed."""
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, IDEMPOTENCE)
+    assert task.points == 0 and task.details["killed"] == [], task.details
+
+
+SHAPE = """
+import pathlib
+import re
+
+import pytest
+
+
+@pytest.mark.task0_2
+def test_text_is_untouched():  # fails on any rewritten operator, right or wrong
+    text = pathlib.Path("module0_fundamentals/operators.py").read_text()
+    assert not re.search(r"_[a-z]{6} = .*; return _[a-z]{6}", text)
+"""
+
+
+def test_a_test_that_reads_source_instead_of_behaviour_earns_nothing(
+    tmp_path, monkeypatch
+):
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, SHAPE)
+    assert task.points == 0 and task.status == "failing", task.details
+    assert task.details["decoys_failed"] >= 1
+    assert "not how their code reads" in task.message
+
+
+SLEEPS = """
+import time
+
+import pytest
+
+
+@pytest.mark.task0_2
+def test_slowly():
+    time.sleep(4)
+"""
+
+
+def test_a_suite_that_only_sleeps_catches_nothing(tmp_path, monkeypatch):
+    """Under a tight --timeout, a mutant run out of its share of time was a kill."""
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, SLEEPS, timeout=12)
+    assert task.points == 0 and task.details["killed"] == [], task.details
+
+
+HANGS_ON_NEG = """
+import time
+
+import pytest
+
+from module0_fundamentals import operators as ops
+
+
+@pytest.mark.task0_2
+def test_neg():
+    while ops.neg(1.0) == 1.0:  # hangs on the neg mutant, and catches nothing
+        time.sleep(0.1)
+    assert ops.add(1.0, 2.0) == 3.0
+"""
+
+
+def test_a_mutant_run_out_of_time_is_a_timeout_not_a_kill(tmp_path, monkeypatch):
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, HANGS_ON_NEG, timeout=8)
+    assert task.details["timed_out"] == ["neg_keeps_sign"], task.details
+    assert "neg_keeps_sign" not in task.details["killed"]
+    assert "a time-out is not a catch" in task.message
+
+
+def test_an_honest_suite_scores_the_same_under_any_timeout(tmp_path, monkeypatch):
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    scores = []
+    for timeout in (40, 300):
+        task = grade_properties(tmp_path / str(timeout), reference(PROPERTIES), timeout)
+        assert task.details["timed_out"] == []
+        scores.append((task.points, task.details["killed"]))
+    assert scores[0] == scores[1] and scores[0][0] == 10
