@@ -1288,22 +1288,26 @@ def grade(
 def grade_batch(
     folder: Path,
     echo: Callable[[str], None] = lambda line: None,
+    jobs: int = 1,
+    shard: Optional[Tuple[int, int]] = None,
+    on_report: Callable[[str, GradeReport], None] = lambda name, report: None,
     **options,
 ) -> Dict[str, GradeReport]:
-    """Grade every submission (each subdirectory) of ``folder``, one after another,
-    each task of each in a sandbox of its own. Symlinked entries are refused."""
+    """Grade every submission (each subdirectory) of ``folder`` (of ``shard``
+    ``(K, N)`` only), each task of each in a sandbox of its own: one after another
+    in this process (``jobs`` 1), or ``jobs`` grader processes at once
+    (:mod:`kindling.grade_batch`). ``on_report`` is called as each finishes.
+    Symlinked entries are refused."""
+    from kindling.grade_batch import grade_parallel, submissions
+
+    entries = submissions(Path(folder), shard, echo)
+    if jobs > 1:
+        return grade_parallel(entries, jobs, echo, on_report, **options)
     reports: Dict[str, GradeReport] = {}
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise GradeError(f"the batch folder {folder} is not a directory")
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(".") or not entry.is_dir():
-            continue
-        if entry.is_symlink():
-            echo(f"{entry.name}: a symbolic link, refused")
-            continue
+    for entry in entries:
         echo(f"grading {entry.name} ...")
         reports[entry.name] = Grader(entry, echo=echo, **options).run()
+        on_report(entry.name, reports[entry.name])
         if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
             break
     return reports
