@@ -441,6 +441,7 @@ class Collection:
     tests: Dict[str, List[str]]  # task -> node ids
     ok: bool = True  # False: collection failed; every task then runs all of tests/
     broken: List[str] = field(default_factory=list)  # files that did not collect
+    hidden: Set[str] = field(default_factory=set)  # node ids of unshipped tests
 
     def files(self, task_id: str) -> List[str]:
         return sorted({nodeid.split("::")[0] for nodeid in self.tests.get(task_id, [])})
@@ -578,19 +579,45 @@ _WORDS = (
 ).split()
 
 
+def test_file_name(rng: random.Random, taken: Set[str]) -> str:
+    """A plausible test file name not in ``taken`` (added to it). Canary files and
+    the renamed hidden test files are named by this one generator."""
+    while True:
+        stem = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
+        if f"{stem}.py" not in taken:
+            taken.add(f"{stem}.py")
+            return f"{stem}.py"
+
+
+def _module_docstring(text: str) -> str:
+    try:
+        import ast
+
+        return ast.get_docstring(ast.parse(text)) or ""
+    except (SyntaxError, ValueError):
+        return ""
+
+
 def canary_source(
-    task: Task, names: List[str], rng: random.Random
+    task: Task, names: List[str], rng: random.Random, model: str = ""
 ) -> Tuple[str, List[str]]:
     """A test file of plausible tests of ``task``, each certain to fail, and the
     names of its tests (as in node ids).
 
-    Each asserts a value off by 1 to 3 from the truth, far beyond its tolerance.
+    ``model`` is the text of one of the task's own test files: the canary file
+    takes its module docstring (so that no fixed phrase marks a canary) and,
+    like the course's tests, half its tests are Hypothesis properties. Each
+    asserts a value off by 1 to 3 from the truth, far beyond its tolerance, on
+    every example (so Hypothesis settings cannot make it pass).
     """
     ids = []
+    docstring = _module_docstring(model) or f"Tests of Task {task.id}: {task.title}."
     lines = [
-        f'"""Further checks of Task {task.id}: {task.title}."""',
+        '"""' + docstring.replace('"', "'").replace("\\", "/") + '"""',
         "",
         "import pytest",
+        "from hypothesis import given",
+        "from hypothesis import strategies as st",
         "",
         f"pytestmark = pytest.mark.{task.marker}",
     ]
@@ -598,50 +625,101 @@ def canary_source(
         a, b = rng.randint(3, 9), rng.randint(2, 9)
         off = rng.choice((-3, -2, -1, 1, 2, 3))
         lines += ["", ""]
-        if number % 2 == 0:
+        style = (number + rng.randint(0, 1)) % 3
+        if style == 0:
             wrong = sum(range(a)) * b + off
             lines += [
-                f"def {name}():",
+                f"def {name}() -> None:",
                 f"    values = [float(v) for v in range({a})]",
                 f"    assert sum(values) * {b} == pytest.approx({wrong}.0)",
             ]
             ids.append(name)
-        else:
+        elif style == 1:
             lines += [
                 f'@pytest.mark.parametrize("x", [{a}.0])',
-                f"def {name}(x):",
+                f"def {name}(x: float) -> None:",
                 f"    assert x * {b} == pytest.approx({a * b + off}.0, abs=0.5)",
             ]
             ids.append(f"{name}[{a}.0]")
+        else:
+            lines += [
+                f"@given(st.integers(min_value=-{a * 10}, max_value={a * 10}))",
+                f"def {name}(x: int) -> None:",
+                f"    assert float(x * {b}) == pytest.approx(x * {b} + {off}.0)",
+            ]
+            ids.append(name)
     return "\n".join(lines) + "\n", ids
 
 
 def plant_canaries(
-    work: Path, tasks: Iterable[Task], rng: random.Random
+    work: Path,
+    tasks: Iterable[Task],
+    rng: random.Random,
+    collection: Optional["Collection"] = None,
 ) -> Dict[str, Tuple[str, List[str]]]:
     """Write canary files into ``work``; by task id: (file, canary node ids)."""
     planted: Dict[str, Tuple[str, List[str]]] = {}
-    taken = {p.name for p in (work / "tests").rglob("test_*.py")}
+    taken = {p.name for p in (work / "tests").rglob("*.py")}
     for task in tasks:
-        folder = work / "tests" / f"module{task.module}"
+        own = collection.files(task.id) if collection is not None else []
+        folders = sorted({str(Path(f).parent) for f in own})
+        folder = work / (
+            rng.choice(folders) if folders else f"tests/module{task.module}"
+        )
         if not folder.is_dir():
             folder = work / "tests"
-        while True:
-            stem = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
-            if f"{stem}.py" not in taken:
-                break
-        taken.add(f"{stem}.py")
-        names = []
+        names: List[str] = []
         while len(names) < CANARIES_PER_TASK:
             name = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
             if name not in names:
                 names.append(name)
-        text, tests = canary_source(task, names, rng)
-        path = folder / f"{stem}.py"
+        model = ""
+        if own:
+            try:
+                model = (work / rng.choice(own)).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                model = ""
+        text, tests = canary_source(task, names, rng, model)
+        path = folder / test_file_name(rng, taken)
         path.write_text(text)
         relative = path.relative_to(work).as_posix()
         planted[task.id] = (relative, [f"{relative}::{test}" for test in tests])
     return planted
+
+
+def rename_unshipped_tests(
+    work: Path, collection: "Collection", shipped: Set[str], rng: random.Random
+) -> Dict[str, str]:
+    """Give every test file no edition ships (hidden tests) a fresh name from the
+    canaries' generator, in this run only, and move its node ids with it: a
+    hidden test cannot be told from a canary by its file's name. Returns the
+    renames (old -> new)."""
+    taken = {p.name for p in (work / "tests").rglob("*.py")}
+    renames: Dict[str, str] = {}
+    for relative in sorted(
+        {f for task in collection.tests for f in collection.files(task)}
+    ):
+        if relative in shipped or not (work / relative).is_file():
+            continue
+        new = (Path(relative).parent / test_file_name(rng, taken)).as_posix()
+        os.replace(work / relative, work / new)
+        renames[relative] = new
+    if renames:
+        for task, nodeids in collection.tests.items():
+            collection.tests[task] = [_renamed(n, renames) for n in nodeids]
+        collection.broken = [_renamed(n, renames) for n in collection.broken]
+        collection.hidden = {
+            n
+            for nodeids in collection.tests.values()
+            for n in nodeids
+            if n.split("::")[0] in renames.values()
+        }
+    return renames
+
+
+def _renamed(nodeid: str, renames: Dict[str, str]) -> str:
+    path, sep, rest = nodeid.partition("::")
+    return renames.get(path, path) + sep + rest
 
 
 # ---------------------------------------------------------------------------------
@@ -1032,9 +1110,10 @@ def grade_task(
         files, expected = ["--ignore=tests/kindling", "tests"], None
     args = ["--continue-on-collection-errors", "-m", task.marker, *files]
     job = session_job(args, scratch, timeout, memory_mb, task.cuda)
-    return judge(
+    run = runner.run(job)
+    grade = judge(
         task,
-        runner.run(job),
+        run,
         expected,
         plan.context,
         timeout,
@@ -1042,6 +1121,22 @@ def grade_task(
         collection.all_ids(),
         plan.partial,
     )
+    hidden = [n for n in expected or [] if n in collection.hidden]
+    if hidden and grade.status not in ("timeout", "crashed", "tampered"):
+        # A forger can know the published tests by name; the hidden ones look
+        # like canaries. Every published test passing while hidden ones fail is
+        # what forging the published ones looks like (or overfitting to them).
+        outcomes = run.session.outcomes
+        passed = lambda n: n in outcomes and outcomes[n].outcome == "passed"  # noqa
+        published = [n for n in expected or [] if n not in collection.hidden]
+        if all(passed(n) for n in published) and not all(passed(n) for n in hidden):
+            grade.details["published_pass_hidden_fail"] = True
+            note = (
+                "note: every published test passed and some hidden tests failed; "
+                "worth a look by hand"
+            )
+            grade.message = f"{note}\n{grade.message}" if grade.message else note
+    return grade
 
 
 # ---------------------------------------------------------------------------------
@@ -1200,19 +1295,22 @@ class Grader:
                 "tests were not graded): " + ", ".join(collection.broken)
             )
         rng = random.SystemRandom()
-        canaries = plant_canaries(work, list(self.registry), rng)
-        _, self.report.refused = overlay_student_files(
-            work, self.source, self.submission, self.registry
-        )
         expected = expected_hashes(
             self.source, self.submission, self.registry, tmp / "edition"
-        )
-        self.report.modified, self.report.missing = protected_changes(
-            self.submission, expected
         )
         student = set(student_files(self.registry))
         shipped = set(expected) | student
         secrets = secret_lines(work, files, shipped)
+        # Hidden tests get this run's names, then canaries are planted among them,
+        # named by the same generator, both before any student file is in place.
+        rename_unshipped_tests(work, collection, shipped, rng)
+        canaries = plant_canaries(work, list(self.registry), rng, collection)
+        _, self.report.refused = overlay_student_files(
+            work, self.source, self.submission, self.registry
+        )
+        self.report.modified, self.report.missing = protected_changes(
+            self.submission, expected
+        )
         ids = {t.id for t in self.registry}
         context = Feedback(work, student, secrets, task_ids=ids)
         return Plan(collection, canaries, context, self.partial)
@@ -1458,7 +1556,7 @@ class GraderSettings:
         return [
             f"{name}={getattr(current, name)!r}"
             for name in SETTING_FIELDS
-            if name not in skip and getattr(current, name) != getattr(against, name)
+            if name not in skip and _setting(current, name) != _setting(against, name)
         ]
 
     def check_default(self) -> None:
@@ -1491,6 +1589,15 @@ class GraderSettings:
         for change in changes:
             if change not in self.changes:
                 self.changes.append(change)
+
+
+def _setting(value, name: str) -> object:
+    """One setting, as compared: Hypothesis's own pytest plugin adds the
+    ``differing_executors`` health check to parametrized tests (not a change)."""
+    setting = getattr(value, name)
+    if name == "suppress_health_check":
+        return {h for h in setting if getattr(h, "name", "") != "differing_executors"}
+    return setting
 
 
 def skip_explain_phase(fast: bool = False) -> None:

@@ -96,7 +96,8 @@ def _code(text: str) -> str:
     """Student-derived text as an inline code span that it cannot close."""
     text = re.sub(r"\s+", " ", valid_text(text))
     ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
-    return f"{ticks} {text} {ticks}"
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""  # CommonMark strips it
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _fence(text: str) -> str:

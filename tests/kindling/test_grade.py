@@ -342,7 +342,7 @@ def test_reports_render_every_status():
     assert markdown.startswith("## Kindling grade: 10 / 70 points")
     assert markdown.count("\n| 0.") == 7 and "Task \\| 0" in markdown
     assert "🚫 tampered" in markdown
-    assert "~~~~text" in markdown  # a message holding ``` gets another fence
+    assert "````text" in markdown  # a message holding ``` gets a longer fence
     junit = ET.fromstring(to_junit(report).split("\n", 1)[1])
     assert junit.get("failures") == "3" and junit.get("errors") == "3"
     gradescope = to_gradescope(report)

@@ -177,3 +177,78 @@ def test_an_honest_suite_scores_the_same_under_any_timeout(tmp_path, monkeypatch
         assert task.details["timed_out"] == []
         scores.append((task.points, task.details["killed"]))
     assert scores[0] == scores[1] and scores[0][0] == 10
+
+
+# -- canaries and hidden tests cannot be told apart by name or look -------------------
+
+FORGE_SELECTIVELY = """
+
+import _pytest.reports as _reports
+
+_made = _reports.TestReport.from_item_and_call.__func__
+
+
+def _looks_real(item):
+    path = str(item.path)
+    doc = (getattr(item.module, "__doc__", None) or "").strip()
+    if doc.startswith("Further checks"):  # how the last round's canaries began
+        return False
+    return path.endswith("_hidden.py") or item.path.name in {published!r}
+
+
+def _forge(cls, item, call):
+    report = _made(cls, item, call)
+    if _looks_real(item):
+        report.outcome, report.longrepr = "passed", None
+    return report
+
+
+_reports.TestReport.from_item_and_call = classmethod(_forge)
+"""
+
+HIDDEN = '''"""More tests of the operators."""
+
+import pytest
+
+from module0_fundamentals import operators as ops
+
+
+@pytest.mark.task0_1
+def test_add_of_examples() -> None:
+    assert ops.add(2.0, 3.0) == 5.0
+'''
+
+
+def with_hidden_test(edition: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    source = tmp_path / "source"
+    shutil.copytree(edition, source)
+    (source / "tests/module0/test_more_hidden.py").write_text(HIDDEN)
+    return source
+
+
+def test_hidden_tests_are_renamed_in_every_run(edition, tmp_path):
+    source = with_hidden_test(edition, tmp_path)
+    checks = HIDDEN + (
+        "\n\n@pytest.mark.task0_1\ndef test_my_name() -> None:\n"
+        "    assert not __file__.endswith('_hidden.py'), __file__\n"
+    )
+    (source / "tests/module0/test_more_hidden.py").write_text(checks)
+    student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS)})
+    (task,) = grade(student, source=source, tasks="0.1").tasks
+    assert task.status == "done", task.message
+    assert task.total == 96 + 2
+
+
+def test_forging_by_file_name_or_canary_look_earns_nothing(edition, tmp_path):
+    """Forging every test of the edition's files, of *_hidden.py files, and any
+    test whose module did not look like a canary: 98/98 in the last round."""
+    source = with_hidden_test(edition, tmp_path)
+    published = sorted(p.name for p in (edition / "tests").rglob("test_*.py"))
+    attack = (edition / OPERATORS).read_text()
+    attack += FORGE_SELECTIVELY.replace("{published!r}", repr(set(published)))
+    student = submission(edition, tmp_path, {OPERATORS: attack})
+    (task,) = grade(student, source=source, tasks="0.1").tasks
+    assert task.points == 0 and task.status != "done", task
+    assert task.details["published_pass_hidden_fail"], task.details
