@@ -36,8 +36,9 @@ Statuses: ``done``, ``failing``, ``todo`` (the task's own stubs are still in pla
 ``blocked-by X.Y`` (the task's tests stop at the stub of another task), ``timeout``,
 ``crashed``, ``tampered`` and ``no tests`` (no test carries the task's marker).
 
-This module is also the pytest plugin (``-p kindling.grade``) loaded into every
-grading session: it sends the session's events down the grader's pipe.
+The pytest plugin loaded into every grading session is :mod:`kindling.grade_plugin`
+(it runs inside the sandbox and imports none of this); the verdict, pure functions
+from a session's claims to a grade, is :mod:`kindling.grade_verdict`.
 """
 
 from __future__ import annotations
@@ -54,18 +55,37 @@ import stat
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
-from kindling.grade_runner import Job, Run, Runner, Session, tree_path
+from kindling.grade_runner import (  # noqa: F401 - re-exported
+    PYTEST_OPTIONS,
+    Job,
+    Run,
+    Runner,
+    Session,
+    session_job,
+)
+from kindling.grade_verdict import (  # noqa: F401 - the grader's verdict, re-exported
+    MESSAGE_CHARS,
+    SECRET_KEY,
+    STUB_IN_TEXT,
+    Feedback,
+    TaskGrade,
+    _points,
+    _stub_summary,
+    clean_message,
+    describe_death,
+    feedback,
+    judge,
+    secret_lines,
+    tampering,
+)
 from kindling.registry import Registry, Task, parse_registry
 
 DEFAULT_MEMORY_MB = 4096
 COLLECT_TIMEOUT = 600
-MESSAGE_CHARS = 1500  # a failure message is trimmed to about this many characters
-SECRET_KEY = 24  # a secret line this long is never shown, even inside a longer line
-STUB_IN_TEXT = re.compile(r"NotImplementedError: Task (\d+\.\d+)")
 REGISTRY_FILE = Path("kindling") / "tasks.toml"
 MANIFEST = ".kindling-manifest.json"
 TMP_PREFIX = "kindling-grade-"
@@ -81,31 +101,6 @@ SKIPPED_PARTS = {
     ".kindling",
     "node_modules",
 }
-# The options of every grading session. Plugins are not loaded from entry points
-# (the job's environment sets PYTEST_DISABLE_PLUGIN_AUTOLOAD, see
-# kindling.grade_runner): the only third-party plugin the tests need is Hypothesis's,
-# named here by its entry point (so that it is not registered twice where autoloading
-# is on). Autoloaded plugins cost about 0.4 s per session, mostly because pytest
-# rewrites the asserts of every module of a plugin's distribution (all of
-# Hypothesis) afresh in a read-only sandbox, where no rewritten bytecode is cached.
-PYTEST_OPTIONS = [
-    "-p",
-    "hypothesispytest",
-    "-q",
-    "--tb=short",
-    "--show-capture=no",  # what a test printed is not part of its grade
-    "--color=no",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:randomly",
-    "-p",
-    "kindling.grade",
-    "--hypothesis-seed=0",
-    "--kindling-json=",  # the progress plugin writes no file (the tree is read-only)
-    "-W",
-    "ignore::pytest.PytestAssertRewriteWarning",
-]
 
 
 class GradeError(RuntimeError):
@@ -115,34 +110,6 @@ class GradeError(RuntimeError):
 # ---------------------------------------------------------------------------------
 # Results
 # ---------------------------------------------------------------------------------
-
-
-@dataclass
-class TaskGrade:
-    """The grade of one task."""
-
-    id: str
-    title: str
-    marker: str
-    scoring: str
-    max_points: int
-    points: float = 0.0
-    status: str = "crashed"
-    passed: int = 0
-    failed: int = 0
-    total: int = 0
-    message: str = "not graded: the grader stopped before this task"
-    details: Dict[str, object] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @classmethod
-    def for_task(cls, task: Task) -> "TaskGrade":
-        return cls(task.id, task.title, task.marker, task.scoring, task.points)
-
-    def to_json(self) -> dict:
-        data = asdict(self)
-        del data["seconds"]  # timings live apart, so that results are reproducible
-        return data
 
 
 @dataclass
@@ -358,8 +325,13 @@ def expected_hashes(
         digest.update(f"{path.relative_to(source)}:{file_digest(path)}\n".encode())
     key = digest.hexdigest()
     if key not in _EDITION_HASHES:
-        release(source, scratch, through=through, force=True, registry=registry)
-        protected = json.loads((scratch / MANIFEST).read_text())["protected"]
+        # On disk too (signed like the collection): the grader processes of a
+        # parallel batch, or the next run, do not cut the same edition again.
+        protected = _load_signed(f"edition-{key[:32]}.json", key)
+        if protected is None:
+            release(source, scratch, through=through, force=True, registry=registry)
+            protected = json.loads((scratch / MANIFEST).read_text())["protected"]
+            _store_signed(f"edition-{key[:32]}.json", key, protected)
         while len(_EDITION_HASHES) >= 8:
             _EDITION_HASHES.pop(next(iter(_EDITION_HASHES)))
         _EDITION_HASHES[key] = protected
@@ -405,28 +377,6 @@ def capped_digest(path: Path, limit: int = PROTECTED_BYTES) -> Optional[str]:
     except OSError:
         return None
     return None  # grew past the limit while being read
-
-
-def secret_lines(work: Path, files: Iterable[str], shipped: Set[str]) -> Set[str]:
-    """The lines of the tree's files that no student edition ships (hidden tests,
-    instructor-only files): feedback must never carry one of them."""
-    lines: Set[str] = set()
-    for relative in files:
-        if relative in shipped:
-            continue
-        try:
-            text = (work / relative).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        lines.update(_secret_candidates(text))
-    return lines
-
-
-def _secret_candidates(text: str) -> Iterable[str]:
-    for line in text.splitlines():
-        line = line.strip()
-        if len(line) >= 12:  # short lines ("return x", "else:") say nothing
-            yield line
 
 
 # ---------------------------------------------------------------------------------
@@ -483,9 +433,37 @@ def _cache_secret(folder: Path) -> bytes:
     return key
 
 
-def _sign(secret: bytes, key: str, tests: Dict[str, List[str]]) -> str:
+def _sign(secret: bytes, key: str, tests: object) -> str:
     body = json.dumps([key, tests], sort_keys=True).encode()
     return hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+def _load_signed(name: str, key: str) -> Optional[dict]:
+    """A cache entry's value, if signed with this user's key for ``key``."""
+    folder = _cache_dir()
+    try:
+        entry = json.loads((folder / name).read_text())
+        value, mac = entry["value"], entry["mac"]
+        secret = _cache_secret(folder)
+        if entry["key"] != key or not isinstance(value, dict):
+            return None
+        if not hmac.compare_digest(mac, _sign(secret, key, value)):
+            return None
+        return {str(k): str(v) for k, v in value.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store_signed(name: str, key: str, value: dict) -> None:
+    folder = _cache_dir()
+    try:
+        secret = _cache_secret(folder)
+        entry = {"key": key, "value": value, "mac": _sign(secret, key, value)}
+        partial = folder / f"{name}.{os.getpid()}.tmp"
+        partial.write_text(json.dumps(entry))
+        os.replace(partial, folder / name)
+    except OSError:
+        pass  # a read-only home only costs time
 
 
 def load_cached_collection(work: Path, key: str) -> Optional[Collection]:
@@ -551,21 +529,6 @@ def collect(runner: Runner, work: Path, files: List[str], scratch: Path) -> Coll
         return Collection(tests, broken=broken)
     store_collection(key, tests)
     return Collection(tests)
-
-
-def session_job(
-    args: List[str],
-    scratch: Path,
-    timeout: float,
-    memory_mb: int,
-    cuda: bool = False,
-    binds: Optional[List[Tuple[str, str]]] = None,
-) -> Job:
-    """A grading session's job: pytest ``args`` with the grading options."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    args = [*PYTEST_OPTIONS, *args]
-    output = str(scratch / "output.txt")
-    return Job(args, output, timeout, memory_mb, cuda, list(binds or []))
 
 
 # ---------------------------------------------------------------------------------
@@ -725,355 +688,6 @@ def _renamed(nodeid: str, renames: Dict[str, str]) -> str:
 # ---------------------------------------------------------------------------------
 # Grading one task
 # ---------------------------------------------------------------------------------
-
-
-def clean_message(text: str, work: Path, limit: int = MESSAGE_CHARS) -> str:
-    """A failure message made reproducible (no temp paths, no addresses) and short."""
-    from kindling.sandbox import TREE
-
-    roots = {str(work): "", str(work.resolve()): "", TREE: ""}
-    roots.update(_host_roots())
-    for root in sorted(roots, key=len, reverse=True):
-        name = roots[root]
-        text = text.replace(root + os.sep, f"{name}/" if name else "")
-        text = text.replace(root, name or ".")
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
-    text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x...", text)
-    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text).strip()
-    if len(text) > limit:
-        keep = limit // 4
-        text = f"{text[:keep]}\n[...]\n{text[-(limit - keep):]}"
-    return text
-
-
-def _host_roots() -> Dict[str, str]:
-    """The grader's own paths, as a report names them: no student (and no reader of
-    a report) learns where the instructor keeps the source or the virtualenv."""
-    roots: Dict[str, str] = {}
-    here = Path(__file__).resolve().parents[1]  # the tree this grader belongs to
-    for path, name in (
-        (Path.home(), "<home>"),
-        (here, "<source>"),
-        (Path(sys.base_prefix), "<python>"),
-        (Path(sys.exec_prefix), "<venv>"),
-        (Path(sys.prefix), "<venv>"),
-    ):
-        for variant in {str(path), str(path.resolve())}:
-            if len(variant) > 1:
-                roots[variant] = name
-    return roots
-
-
-@dataclass
-class Feedback:
-    """What a student may be shown of a failure (see :func:`feedback`)."""
-
-    tree: Path
-    student: Set[str] = field(default_factory=set)  # the registry's student files
-    secrets: Set[str] = field(default_factory=set)  # lines no edition ships
-    terse: bool = False  # only test names, locations and exception types
-    task_ids: Optional[Set[str]] = None  # the registry's tasks (None: any id)
-
-    def __post_init__(self) -> None:
-        # Long secrets by their first SECRET_KEY characters: a line is checked in
-        # time linear in its length, not in the number of secrets (thousands of
-        # lines of hidden tests; 40 forged failures cost the grader a second each).
-        self._long: Dict[str, List[str]] = {}
-        for secret in self.secrets:
-            if len(secret) >= SECRET_KEY:
-                self._long.setdefault(secret[:SECRET_KEY], []).append(secret)
-
-    def allowed(self, line: str) -> bool:
-        core = re.sub(r"^[E>+\s]+", "", line).strip()
-        if core in self.secrets:
-            return False
-        long = self._long
-        for start in range(len(line) - SECRET_KEY + 1):
-            found = long.get(line[start : start + SECRET_KEY])
-            if found and any(line.startswith(s, start) for s in found):
-                return False
-        return True
-
-    def filter(self, text: str) -> str:
-        return "\n".join(line for line in text.splitlines() if self.allowed(line))
-
-    def stub(self, label: str) -> str:
-        """A stub label the session sent, if it names a task of the registry."""
-        if self.task_ids is not None and label not in self.task_ids:
-            return ""
-        return label
-
-
-def _lines(value: object, limit: int) -> List[str]:
-    if not isinstance(value, list):
-        return []
-    return [line[:500] for line in value[:limit] if isinstance(line, str)]
-
-
-def feedback(nodeid: str, record: object, context: Feedback) -> str:
-    """The student-visible account of a failed test: its name, the traceback lines
-    in student files and the exception's message, without a line of any file the
-    student edition does not ship. ``context.terse``: name, locations and the
-    exception's type only (the run could read reference code)."""
-    lines = [nodeid]
-    if isinstance(record, dict):
-        entries = (
-            record.get("entries") if isinstance(record.get("entries"), list) else []
-        )
-        for entry in entries[:40]:
-            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
-                continue
-            path = tree_path(entry["path"], context.tree)
-            if path not in context.student:
-                continue
-            lineno = entry.get("lineno")
-            lines.append(f"{path}:{lineno if isinstance(lineno, int) else '?'}")
-            if not context.terse:
-                lines += ["    " + line for line in _lines(entry.get("lines"), 30)]
-        crash = record.get("crash") if isinstance(record.get("crash"), str) else ""
-        if context.terse:
-            first = crash.strip().splitlines()[0] if crash.strip() else ""
-            stub = re.match(r"NotImplementedError: (Task \d+\.\d+):", first)
-            # The stub's own words could be anything: only its task id is kept.
-            crash = f"{stub[0]} still a stub" if stub else re.split(r"[:\s(]", first)[0]
-        lines += crash[:4000].splitlines()[:30]
-    return clean_message(context.filter("\n".join(lines)), context.tree)
-
-
-def describe_death(run: Run) -> str:
-    """Why a process ended without finishing its session, in words."""
-    if run.out_of_memory:
-        text = "the test process was killed for using more memory than its limit"
-        text += " (tmpfs and memfd pages count)"
-    elif run.returncode is not None and run.returncode < 0:
-        number = -run.returncode
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = f"signal {number}"
-        why = {
-            "SIGSEGV": "a segmentation fault (SIGSEGV)",
-            "SIGBUS": "a bus error (SIGBUS)",
-            "SIGABRT": "an abort (SIGABRT)",
-            "SIGKILL": "SIGKILL (out of memory?)",
-            "SIGXFSZ": "writing a file over the size limit (SIGXFSZ)",
-        }.get(name, name)
-        text = f"the test process was killed by {why}"
-    elif run.returncode is None:
-        text = "the test process was lost"
-    elif run.returncode > 128 and run.returncode - 128 in (
-        signal.SIGSEGV,
-        signal.SIGBUS,
-        signal.SIGABRT,
-        signal.SIGKILL,
-        signal.SIGXFSZ,
-    ):
-        # bwrap's init reports a signal death as 128 + the signal's number
-        return describe_death(Run(128 - run.returncode, False, 0, "", run.session))
-    else:
-        text = f"the test process exited with status {run.returncode} before pytest"
-        text += " finished"
-    if run.session.started:
-        text += f", while running {run.session.started[-1]}"
-    return text
-
-
-def _points(
-    task: Task, status: str, passed: int, total: int, partial: bool = False
-) -> float:
-    proportional = task.scoring == "proportional" or (
-        partial and task.scoring != "mutation"
-    )
-    if proportional and status not in ("timeout", "crashed", "tampered"):
-        return round(task.points * passed / total, 2) if total else 0.0
-    return float(task.points) if status == "done" else 0.0
-
-
-def tampering(
-    session: Session,
-    expected: Optional[List[str]],
-    canaries: List[str],
-    known: Set[str],
-    stop_at_first_failure: bool = False,
-) -> str:
-    """Why the session's results cannot be true, or ``""``.
-
-    ``known``: every test of the pristine tree; ``stop_at_first_failure``: the run
-    used ``-x``, so canaries after a failure legitimately never ran.
-    """
-    passed = [c for c in canaries if session.outcomes.get(c, None) is not None]
-    passed = [c for c in passed if session.outcomes[c].outcome != "failed"]
-    if passed:
-        return "a planted check that must fail was reported as passing"
-    if expected is not None:
-        allowed = set(expected) | set(canaries) | known
-        unknown = sorted(set(session.outcomes) - allowed)
-        if unknown:
-            return f"results for tests that were never collected ({unknown[0]})"
-    ended_normally = session.finished and session.exitstatus in (0, 1)
-    real_failure = any(
-        o.outcome == "failed" for n, o in session.outcomes.items() if n not in canaries
-    )
-    missing = [c for c in canaries if c not in session.outcomes]
-    if ended_normally and missing and not (stop_at_first_failure and real_failure):
-        if not (stop_at_first_failure and len(missing) < len(canaries)):
-            return "a planted check that must fail never reported"
-    return ""
-
-
-def judge(
-    task: Task,
-    run: Run,
-    expected: Optional[List[str]],
-    context: Feedback,
-    limit: Optional[float] = None,
-    canaries: Optional[List[str]] = None,
-    known: Optional[Set[str]] = None,
-    partial: bool = False,
-    stop_at_first_failure: bool = False,
-) -> TaskGrade:
-    """Turn what a task's session claims into the task's grade.
-
-    ``expected``: the node ids of the task's tests, collected by the grader from the
-    pristine tree (None when unknown); tests that never ran count as failed, and a
-    skipped test never passes. ``canaries``: the planted tests that must fail.
-    Whatever the message quotes (node ids included) goes through ``context``'s
-    filter: nothing the student edition does not ship reaches it.
-    """
-    grade = _judge(
-        task,
-        run,
-        expected,
-        context,
-        limit,
-        canaries,
-        known,
-        partial,
-        stop_at_first_failure,
-    )
-    if run.session.settings:
-        # Re-applied by the grader's plugin, so the attempt changed nothing; said,
-        # because nothing in a student file has a reason to try.
-        changes = ", ".join(run.session.settings)
-        grade.details["hypothesis_settings_changed"] = list(run.session.settings)
-        note = (
-            f"note: student code changed the Hypothesis settings ({changes}); "
-            "the grader's settings were used"
-        )
-        grade.message = f"{note}\n{grade.message}" if grade.message else note
-    if grade.message:
-        grade.message = clean_message(context.filter(grade.message), context.tree)
-    return grade
-
-
-def _judge(
-    task: Task,
-    run: Run,
-    expected: Optional[List[str]],
-    context: Feedback,
-    limit: Optional[float],
-    canaries: Optional[List[str]],
-    known: Optional[Set[str]],
-    partial: bool,
-    stop_at_first_failure: bool,
-) -> TaskGrade:
-    from kindling.pytest_plugin import classify
-
-    canaries, known = canaries or [], known or set()
-    grade = TaskGrade.for_task(task)
-    grade.seconds, grade.total = run.seconds, len(expected or [])
-    session = run.session
-    if run.timed_out:
-        grade.status = "timeout"
-        within = f"{limit:g} s" if limit else "the time limit"
-        grade.message = f"the tests did not finish within {within}"
-        if session.started:
-            grade.message += f"; still running {session.started[-1]}"
-        return grade
-    why = tampering(session, expected, canaries, known, stop_at_first_failure)
-    if why:
-        grade.status = "tampered"
-        grade.message = (
-            f"the test process reported results that cannot be true ({why}); "
-            "no points: the submission needs a look by hand"
-        )
-        return grade
-    if session.problem or not session.finished or session.exitstatus in (3, 4):
-        grade.status = "crashed"
-        if session.problem:
-            grade.message = (
-                f"the test process sent malformed results: {session.problem}"
-            )
-        elif not session.finished:
-            grade.message = describe_death(run)
-        else:
-            grade.message = f"pytest stopped with exit status {session.exitstatus}"
-        tail = context.filter(clean_message(run.output[-4000:], context.tree))
-        grade.message += f"\n{tail}" if tail and not context.terse else ""
-        grade.message = clean_message(grade.message, context.tree)
-        return grade
-
-    if expected is None:  # unknown: trust the session's own markers, no more
-        expected = [n for n, t in session.items if t == task.id and n not in canaries]
-        grade.total = len(expected)
-    if stop_at_first_failure:  # -x: the tests after the first failure never ran
-        expected = [n for n in expected if n in session.outcomes]
-    passed, failed, stubs, message, skip = 0, 0, [], "", ""
-    errors = session.collection_errors
-    never_ran = STUB_IN_TEXT.search(errors[0]["message"]) if len(errors) == 1 else None
-    missing = 0
-    first_by_stub: Dict[str, str] = {}  # the first failure at each task's stub
-    for nodeid in expected:
-        outcome = session.outcomes.get(nodeid)
-        if outcome is None:
-            failed, missing = failed + 1, missing + 1
-            stubs.append(never_ran[1] if never_ran else "")
-        elif outcome.outcome == "passed":
-            passed += 1
-        elif outcome.outcome == "skipped":
-            failed += 1
-            stubs.append("")
-            skip = skip or f"{nodeid}\nskipped"
-        else:
-            failed += 1
-            stub = context.stub(outcome.stub)
-            stubs.append(stub)
-            if not message:
-                message = feedback(nodeid, outcome.message, context)
-            if stub and stub not in first_by_stub:
-                first_by_stub[stub] = feedback(nodeid, outcome.message, context)
-    if missing and not message:
-        if errors:
-            message = f"{errors[0]['nodeid']} could not be collected:\n"
-            message += context.filter(errors[0]["message"])
-        else:
-            message = f"{missing} of the task's tests did not run"
-    message = message or skip
-    grade.passed, grade.failed, grade.total = passed, failed, len(expected)
-    if not expected:
-        grade.status, grade.message = "no tests", "no test carries this task's marker"
-        return grade
-    grade.status = classify(task.id, passed, failed, stubs).replace(" by ", "-by ")
-    grade.points = _points(task, grade.status, passed, len(expected), partial)
-    if grade.status == "done":
-        grade.message = ""
-    elif grade.status == "todo" or grade.status.startswith("blocked-by"):
-        # Name the stub that decided the status: the blocker's, or the task's own.
-        blocker = grade.status[len("blocked-by ") :] or task.id
-        message = first_by_stub.get(blocker, message)
-        grade.message = _stub_summary(message) or clean_message(message, context.tree)
-    else:
-        grade.message = clean_message(message, context.tree)
-    return grade
-
-
-def _stub_summary(failure: str) -> str:
-    """``NotImplementedError: Task 0.1: implement neg (first met in <test>)``."""
-    found = re.search(r"NotImplementedError: (Task \d+\.\d+:[^\n]*)", failure)
-    if not found:
-        return ""
-    test = failure.split("\n", 1)[0]
-    return f"{found[1].strip()} (first met in {test})"
 
 
 @dataclass
@@ -1409,230 +1023,3 @@ def grade_batch(
         if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
             break
     return reports
-
-
-# ---------------------------------------------------------------------------------
-# The pytest plugin side (``-p kindling.grade``), inside every grading session
-# ---------------------------------------------------------------------------------
-
-
-def failure_record(report) -> dict:
-    """The parts of a failed report the grader may show: traceback entries (path,
-    line, text) and the exception's message."""
-    record: dict = {"crash": "", "entries": []}
-    longrepr = report.longrepr
-    chain = getattr(longrepr, "chain", None)
-    if not chain:
-        record["crash"] = str(longrepr)[-2000:] if longrepr is not None else ""
-        return record
-    for reprtraceback, _, _ in chain:
-        for entry in getattr(reprtraceback, "reprentries", []):
-            location = getattr(entry, "reprfileloc", None)
-            if location is None:
-                continue
-            record["entries"].append(
-                {
-                    "path": str(location.path),
-                    "lineno": int(location.lineno),
-                    "lines": [str(line) for line in entry.lines][-30:],
-                }
-            )
-    crash = chain[-1][1]
-    record["crash"] = str(crash.message)[:4000] if crash is not None else ""
-    return record
-
-
-class SessionRecorder:
-    """Sends the session's events down the grader's pipe (file descriptor ``fd``)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.stubs: Dict[Tuple[str, str], str] = {}
-        self.settings: Optional[GraderSettings] = None
-        self.sent_changes = 0
-
-    def _settings_changed(self) -> None:
-        changes = self.settings.changes if self.settings is not None else []
-        if len(changes) > self.sent_changes:
-            self.sent_changes = len(changes)
-            self._send(event="settings", changes=changes[:20])
-
-    def _send(self, **event) -> None:
-        data = (json.dumps(event) + "\n").encode()
-        while data:
-            data = data[os.write(self.fd, data) :]
-
-    def pytest_collectreport(self, report) -> None:
-        if report.failed:
-            message = report.longreprtext[-4000:]
-            self._send(event="collection_error", nodeid=report.nodeid, message=message)
-
-    def pytest_collection_finish(self, session) -> None:
-        from kindling.pytest_plugin import task_of_item
-
-        items = [[item.nodeid, task_of_item(item)] for item in session.items]
-        self._send(event="collected", items=items)
-        if self.settings is not None:
-            self.settings.check_default()
-            for item in session.items:
-                self.settings.fix(getattr(item, "obj", None))
-            self._settings_changed()
-
-    def pytest_runtest_setup(self, item) -> None:
-        # Again just before the test: student code has run since collection.
-        if self.settings is not None:
-            self.settings.check_default()
-            self.settings.fix(getattr(item, "obj", None))
-            self._settings_changed()
-
-    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
-        self._send(event="start", nodeid=nodeid)
-
-    def pytest_runtest_makereport(self, item, call):
-        if call.excinfo is not None:
-            from kindling.pytest_plugin import stub_task
-
-            stub = stub_task(call.excinfo.value) or ""
-            self.stubs[(item.nodeid, call.when)] = stub
-
-    def pytest_runtest_logreport(self, report) -> None:
-        event = {"event": "report", "nodeid": report.nodeid, "when": report.when}
-        event["outcome"] = report.outcome
-        if report.failed:
-            event["stub"] = self.stubs.get((report.nodeid, report.when), "")
-            event["message"] = failure_record(report)
-        self._send(**event)
-
-    def pytest_sessionfinish(self, session, exitstatus) -> None:
-        self._send(event="finish", exitstatus=int(exitstatus))
-
-
-# The Hypothesis settings a grading session fixes; the database is always None.
-SETTING_FIELDS = (
-    "max_examples",
-    "derandomize",
-    "phases",
-    "stateful_step_count",
-    "report_multiple_bugs",
-    "suppress_health_check",
-    "deadline",
-    "print_blob",
-)
-
-
-class GraderSettings:
-    """The Hypothesis settings of a grading session are the grader's.
-
-    ``base`` is the course's profile as the pristine ``conftest.py`` loaded it
-    (before any test module, so before any student module, is imported); the
-    grader's profile is ``base`` without Hypothesis's *explain* phase (``fast``:
-    and without shrinking). A student module imported by a test module could load
-    a profile of its own (``max_examples=1``) before the test's ``@given`` freezes
-    its settings. So before every test, its settings are rebuilt here from the
-    grader's profile and what the pristine test itself decorated (``@settings(
-    max_examples=10)``), and any other difference is reported to the grader.
-    """
-
-    def __init__(self, fast: bool = False) -> None:
-        from hypothesis import Phase, settings
-
-        self.base = settings.default
-        dropped = {getattr(Phase, "explain", None)}
-        if fast:
-            dropped.add(Phase.shrink)
-        phases = [phase for phase in self.base.phases if phase not in dropped]
-        extra = {"report_multiple_bugs": False} if fast else {}
-        self.profile = settings(self.base, phases=phases, database=None, **extra)
-        self.changes: List[str] = []
-        self.apply_default()
-
-    def apply_default(self) -> None:
-        from hypothesis import settings
-
-        settings.register_profile("kindling-grade", self.profile)
-        settings.load_profile("kindling-grade")
-
-    def _differences(self, current, against, skip=()) -> List[str]:
-        return [
-            f"{name}={getattr(current, name)!r}"
-            for name in SETTING_FIELDS
-            if name not in skip and _setting(current, name) != _setting(against, name)
-        ]
-
-    def check_default(self) -> None:
-        """After collection: did anything change the active profile?"""
-        from hypothesis import settings
-
-        self._note(self._differences(settings.default, self.profile))
-        self.apply_default()
-
-    def fix(self, function) -> None:
-        """Give a Hypothesis test the grader's settings (and its own decorator's)."""
-        from hypothesis import settings
-
-        current = getattr(function, "_hypothesis_internal_use_settings", None)
-        if current is None or not getattr(function, "is_hypothesis_test", False):
-            return
-        explicit = {}
-        if getattr(function, "_hypothesis_internal_settings_applied", False):
-            fallback = getattr(current, "_fallback", None) or self.base
-            explicit = {
-                name: getattr(current, name)
-                for name in SETTING_FIELDS
-                if getattr(current, name) != getattr(fallback, name)
-            }
-        wanted = settings(self.profile, **explicit)
-        self._note(self._differences(current, self.profile, set(explicit)))
-        function._hypothesis_internal_use_settings = wanted
-
-    def _note(self, changes: List[str]) -> None:
-        for change in changes:
-            if change not in self.changes:
-                self.changes.append(change)
-
-
-def _setting(value, name: str) -> object:
-    """One setting, as compared: Hypothesis's own pytest plugin adds the
-    ``differing_executors`` health check to parametrized tests (not a change)."""
-    setting = getattr(value, name)
-    if name == "suppress_health_check":
-        return {h for h in setting if getattr(h, "name", "") != "differing_executors"}
-    return setting
-
-
-def skip_explain_phase(fast: bool = False) -> None:
-    """Load the grader's Hypothesis profile (see :class:`GraderSettings`)."""
-    try:
-        GraderSettings(fast)
-    except ImportError:  # pragma: no cover - hypothesis is a course dependency
-        return
-
-
-def pytest_addoption(parser) -> None:
-    group = parser.getgroup("kindling")
-    group.addoption(
-        "--kindling-grade-fd",
-        type=int,
-        default=None,
-        help="(used by kindling grade) the pipe that receives the session's events",
-    )
-    group.addoption(
-        "--kindling-grade-fast",
-        action="store_true",
-        default=False,
-        help="(used by kindling grade) Hypothesis stops at the first failing example",
-    )
-
-
-def pytest_configure(config) -> None:
-    fd = config.getoption("--kindling-grade-fd")
-    if fd is not None:
-        # conftest.py has loaded the course's profile by now
-        recorder = SessionRecorder(fd)
-        try:
-            recorder.settings = GraderSettings(
-                config.getoption("--kindling-grade-fast")
-            )
-        except ImportError:  # pragma: no cover - hypothesis is a course dependency
-            pass
-        config.pluginmanager.register(recorder, "kindling-grade")

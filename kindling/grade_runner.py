@@ -49,6 +49,48 @@ EVENT_BYTES = 1 << 20  # bytes per event (a failure record is some kilobytes)
 TASK_ID = re.compile(r"\d{1,3}\.\d{1,3}")
 
 
+# The options of every grading session. Plugins are not loaded from entry points
+# (the job's environment sets PYTEST_DISABLE_PLUGIN_AUTOLOAD, see
+# kindling.grade_runner): the only third-party plugin the tests need is Hypothesis's,
+# named here by its entry point (so that it is not registered twice where autoloading
+# is on). Autoloaded plugins cost about 0.4 s per session, mostly because pytest
+# rewrites the asserts of every module of a plugin's distribution (all of
+# Hypothesis) afresh in a read-only sandbox, where no rewritten bytecode is cached.
+PYTEST_OPTIONS = [
+    "-p",
+    "hypothesispytest",
+    "-q",
+    "--tb=short",
+    "--show-capture=no",  # what a test printed is not part of its grade
+    "--color=no",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:randomly",
+    "-p",
+    "kindling.grade_plugin",
+    "--hypothesis-seed=0",
+    "--kindling-json=",  # the progress plugin writes no file (the tree is read-only)
+    "-W",
+    "ignore::pytest.PytestAssertRewriteWarning",
+]
+
+
+def session_job(
+    args: List[str],
+    scratch: Path,
+    timeout: float,
+    memory_mb: int,
+    cuda: bool = False,
+    binds: Optional[List[Tuple[str, str]]] = None,
+) -> Job:
+    """A grading session's job: pytest ``args`` with the grading options."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    args = [*PYTEST_OPTIONS, *args]
+    output = str(scratch / "output.txt")
+    return Job(args, output, timeout, memory_mb, cuda, list(binds or []))
+
+
 @dataclass
 class Job:
     """One pytest session to run in ``tree``."""

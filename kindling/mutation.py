@@ -223,7 +223,7 @@ def mutation_job(
     ``operators.py`` is written into the tree in place of the file (its time stamps
     kept), so that it is loaded exactly as the student's own code is: no extra
     mount, no other path, nothing but the text differs."""
-    from kindling.grade import session_job
+    from kindling.grade_runner import session_job
 
     target = tree / TARGET_FILE
     times = os.stat(target)
@@ -238,7 +238,7 @@ def mutant_verdict(run, base: List[str], canaries: List[str]) -> str:
     A run out of time is a time-out, never a kill: a suite that only sleeps must
     not catch bugs, and a loaded machine must not change a score.
     """
-    from kindling.grade import tampering
+    from kindling.grade_verdict import tampering
 
     session = run.session
     if run.timed_out:
@@ -274,14 +274,13 @@ def grade_by_mutation(
     once the tests pass. ``timeout`` bounds every run (each has its own limit).
     ``canary``: the file and node ids of the task's canary tests.
     """
-    from kindling.grade import (
-        Feedback,
-        TaskGrade,
-        judge,
-        read_registry,
-        secret_lines,
-    )
     from kindling.grade_runner import Runner
+    from kindling.grade_verdict import Feedback, TaskGrade, judge, secret_lines
+    from kindling.registry import parse_registry
+
+    def read_registry(root: Path):
+        path = root / "kindling" / "tasks.toml"
+        return parse_registry(path.read_text(encoding="utf-8"), str(path))
 
     start = time.monotonic()
     tree = scratch / "tree"

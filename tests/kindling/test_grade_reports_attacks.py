@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kindling import grade as grade_module
+from kindling import grade_verdict
 from kindling.grade import (
     Feedback,
     GradeReport,
@@ -148,9 +148,9 @@ def test_forged_failure_records_cost_the_grader_little(monkeypatch):
     of near-secrets: each cost the grader about a second outside every limit. Now
     only registry ids are stub labels (so at most one message per task is built)."""
     calls = []
-    real = grade_module.feedback
+    real = grade_verdict.feedback
     monkeypatch.setattr(
-        grade_module, "feedback", lambda *a: calls.append(a) or real(*a)
+        grade_verdict, "feedback", lambda *a: calls.append(a) or real(*a)
     )
     secrets = {f"secret line number {n:05d} of a hidden test file" for n in range(3000)}
     nodeids = [f"tests/module0/test_x.py::test_{n}" for n in range(40)]

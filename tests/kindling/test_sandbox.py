@@ -171,7 +171,7 @@ def _run_attack(tmp_path: Path, test: str, memory_mb: int):
     from kindling.grade_runner import Job, Runner
 
     tree = _job_tree(tmp_path, test)
-    args = ["-p", "kindling.grade", "-p", "no:cacheprovider", "-s", "-q"]
+    args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
     job = Job([*args, "test_attack.py"], str(tmp_path / "out.txt"), 120, memory_mb)
     with Runner(tree, probe(), tmp_path / "scratch") as runner:
         run = runner.run(job)
