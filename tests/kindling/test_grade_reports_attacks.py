@@ -124,8 +124,8 @@ def test_a_session_cannot_make_the_grader_read_without_bound():
     assert len(session.started) == EVENT_LIMIT and session.problem
 
 
-def _failure(nodeid: str, stub: str, crash: str) -> bytes:
-    record = {"crash": crash, "entries": []}
+def _failure(nodeid: str, stub: str, crash: str, entries=()) -> bytes:
+    record = {"crash": crash, "entries": list(entries)}
     event = {"event": "report", "nodeid": nodeid, "when": "call"}
     event.update(outcome="failed", stub=stub, message=record)
     return (json.dumps(event) + "\n").encode()
@@ -159,11 +159,21 @@ def test_forged_failure_records_cost_the_grader_little(monkeypatch):
     )
     data = b"".join(_failure(n, f"{n}.{n}", crash) for n in nodeids)
     data += b'{"event": "finish", "exitstatus": 1}\n'
-    context = Feedback(ROOT, set(), secrets, task_ids={t.id for t in REGISTRY})
+    student = {"module0_fundamentals/operators.py"}
+    context = Feedback(ROOT, student, secrets, task_ids={t.id for t in REGISTRY})
     run = Run(1, False, 1.0, "", parse_events(data))
+    filtered = []
+    real_filter = Feedback.filter
+    monkeypatch.setattr(
+        Feedback,
+        "filter",
+        lambda self, t: filtered.append(len(t)) or real_filter(self, t),
+    )
     graded = judge(REGISTRY["0.1"], run, nodeids, context)
     assert graded.status == "failing"
     assert len(calls) <= len(REGISTRY)
+    # Only what a message can keep is filtered: not 40 x 30 lines of each record.
+    assert max(filtered) <= 10 * grade_verdict.MESSAGE_CHARS
 
 
 def test_the_secret_filter_still_catches_a_secret_inside_a_longer_line():
