@@ -157,7 +157,9 @@ def test_forged_failure_records_cost_the_grader_little(monkeypatch):
     crash = "\n".join(
         "secret line number 0000x of a hidden test " * 3 for _ in range(30)
     )
-    data = b"".join(_failure(n, f"{n}.{n}", crash) for n in nodeids)
+    entry = {"path": "module0_fundamentals/operators.py", "lineno": 1}
+    entry["lines"] = ["x" * 480] * 30
+    data = b"".join(_failure(n, f"{n}.{n}", crash, [entry] * 40) for n in nodeids)
     data += b'{"event": "finish", "exitstatus": 1}\n'
     student = {"module0_fundamentals/operators.py"}
     context = Feedback(ROOT, student, secrets, task_ids={t.id for t in REGISTRY})
