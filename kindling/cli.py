@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -55,16 +56,30 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     )
     if args.unsafe_no_sandbox:
         echo("kindling grade: WARNING: no sandbox: student code runs as you")
+    if args.merge:
+        return _merge_shards(args)
     if args.batch:
+        from kindling.grade_batch import parse_shard
+
+        done: dict = {}
+
+        def finished(name, report) -> None:  # the batch's files, as each finishes
+            done[name] = report
+            write_batch(dict(sorted(done.items())), args.batch_csv, args.json)
+
         try:
-            reports = grade_batch(Path(args.batch), echo=echo, **options)
+            shard = parse_shard(args.shard) if args.shard else None
+            jobs = args.jobs or len(os.sched_getaffinity(0))
+            reports = grade_batch(
+                Path(args.batch), echo, jobs, shard, finished, **options
+            )
         except GradeError as error:
             print(f"kindling grade: {error}", file=sys.stderr)
             return 2
         write_batch(reports, args.batch_csv, args.json)
         for name, report in reports.items():
             print(f"{name}: {report.score:g}/{report.max_score}")
-        return 0
+        return 130 if any(r.interrupted for r in reports.values()) else 0
 
     def update(report) -> None:  # after every task: an interrupted run leaves one
         write_reports(report, args.json, args.markdown, args.gradescope, args.junit)
@@ -78,7 +93,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         grader.run()
     finally:  # whatever happened, every result file is complete
         report = grader.report
-        update(report)
+        try:
+            update(report)
+        except OSError as error:  # the others are written: say which was not
+            echo(f"kindling grade: {error}")
     print(format_table(report))
     if report.interrupted:
         return 130
@@ -91,6 +109,27 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             print(f"kindling grade: expected every task {args.expect}: not {ids}")
             return 1
     return 2 if report.aborted else 0
+
+
+def _merge_shards(args: argparse.Namespace) -> int:
+    """``kindling grade merge A.json B.json ... --json OUT [--batch-csv CSV]``."""
+    from kindling.grade import GradeError
+    from kindling.grade_batch import merge
+    from kindling.grade_reports import write_batch
+
+    if args.merge[0] != "merge" or len(args.merge) < 2:
+        print(
+            "usage: kindling grade merge A.json B.json ... --json OUT", file=sys.stderr
+        )
+        return 2
+    try:
+        reports = merge([Path(path) for path in args.merge[1:]])
+    except GradeError as error:
+        print(f"kindling grade: {error}", file=sys.stderr)
+        return 2
+    write_batch(reports, args.batch_csv, args.json)
+    print(f"merged {len(reports)} submissions from {len(args.merge) - 1} files")
+    return 0
 
 
 def _cmd_classroom(args: argparse.Namespace) -> int:
@@ -181,6 +220,27 @@ def _add_grading_commands(commands) -> None:
         default=None,
         help="grade every submission (subdirectory) of DIR, each task of each in "
         "its own sandbox; --json and --batch-csv then hold every grade",
+    )
+    grade.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --batch: grade N submissions at once (default: the number of cores)",
+    )
+    grade.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="with --batch: grade only the K-th of N disjoint, stable parts of DIR "
+        "(for a job array or a CI matrix; join them with 'kindling grade merge')",
+    )
+    grade.add_argument(
+        "merge",
+        nargs="*",
+        metavar="merge FILE",
+        help="'merge A.json B.json ...': join the --json files of shards (with --json "
+        "OUT and --batch-csv CSV)",
     )
     grade.add_argument(
         "--batch-csv",

@@ -36,8 +36,9 @@ Statuses: ``done``, ``failing``, ``todo`` (the task's own stubs are still in pla
 ``blocked-by X.Y`` (the task's tests stop at the stub of another task), ``timeout``,
 ``crashed``, ``tampered`` and ``no tests`` (no test carries the task's marker).
 
-This module is also the pytest plugin (``-p kindling.grade``) loaded into every
-grading session: it sends the session's events down the grader's pipe.
+The pytest plugin loaded into every grading session is :mod:`kindling.grade_plugin`
+(it runs inside the sandbox and imports none of this); the verdict, pure functions
+from a session's claims to a grade, is :mod:`kindling.grade_verdict`.
 """
 
 from __future__ import annotations
@@ -54,17 +55,37 @@ import stat
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
-from kindling.grade_runner import Job, Run, Runner, Session, tree_path
+from kindling.grade_runner import (  # noqa: F401 - re-exported
+    PYTEST_OPTIONS,
+    Job,
+    Run,
+    Runner,
+    Session,
+    session_job,
+)
+from kindling.grade_verdict import (  # noqa: F401 - the grader's verdict, re-exported
+    MESSAGE_CHARS,
+    SECRET_KEY,
+    STUB_IN_TEXT,
+    Feedback,
+    TaskGrade,
+    _points,
+    _stub_summary,
+    clean_message,
+    describe_death,
+    feedback,
+    judge,
+    secret_lines,
+    tampering,
+)
 from kindling.registry import Registry, Task, parse_registry
 
 DEFAULT_MEMORY_MB = 4096
 COLLECT_TIMEOUT = 600
-MESSAGE_CHARS = 1500  # a failure message is trimmed to about this many characters
-STUB_IN_TEXT = re.compile(r"NotImplementedError: Task (\d+\.\d+)")
 REGISTRY_FILE = Path("kindling") / "tasks.toml"
 MANIFEST = ".kindling-manifest.json"
 TMP_PREFIX = "kindling-grade-"
@@ -80,31 +101,6 @@ SKIPPED_PARTS = {
     ".kindling",
     "node_modules",
 }
-# The options of every grading session. Plugins are not loaded from entry points
-# (the job's environment sets PYTEST_DISABLE_PLUGIN_AUTOLOAD, see
-# kindling.grade_runner): the only third-party plugin the tests need is Hypothesis's,
-# named here by its entry point (so that it is not registered twice where autoloading
-# is on). Autoloaded plugins cost about 0.4 s per session, mostly because pytest
-# rewrites the asserts of every module of a plugin's distribution (all of
-# Hypothesis) afresh in a read-only sandbox, where no rewritten bytecode is cached.
-PYTEST_OPTIONS = [
-    "-p",
-    "hypothesispytest",
-    "-q",
-    "--tb=short",
-    "--show-capture=no",  # what a test printed is not part of its grade
-    "--color=no",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:randomly",
-    "-p",
-    "kindling.grade",
-    "--hypothesis-seed=0",
-    "--kindling-json=",  # the progress plugin writes no file (the tree is read-only)
-    "-W",
-    "ignore::pytest.PytestAssertRewriteWarning",
-]
 
 
 class GradeError(RuntimeError):
@@ -114,34 +110,6 @@ class GradeError(RuntimeError):
 # ---------------------------------------------------------------------------------
 # Results
 # ---------------------------------------------------------------------------------
-
-
-@dataclass
-class TaskGrade:
-    """The grade of one task."""
-
-    id: str
-    title: str
-    marker: str
-    scoring: str
-    max_points: int
-    points: float = 0.0
-    status: str = "crashed"
-    passed: int = 0
-    failed: int = 0
-    total: int = 0
-    message: str = "not graded: the grader stopped before this task"
-    details: Dict[str, object] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @classmethod
-    def for_task(cls, task: Task) -> "TaskGrade":
-        return cls(task.id, task.title, task.marker, task.scoring, task.points)
-
-    def to_json(self) -> dict:
-        data = asdict(self)
-        del data["seconds"]  # timings live apart, so that results are reproducible
-        return data
 
 
 @dataclass
@@ -274,6 +242,8 @@ def safe_file(submission: Path, relative: str) -> Tuple[Optional[Path], str]:
         last = number == len(parts) - 1
         if last and not stat.S_ISREG(info.st_mode):
             return None, f"{relative}: not a regular file (refused)"
+        if last and info.st_size > PROTECTED_BYTES:
+            return None, f"{relative}: larger than {PROTECTED_BYTES >> 20} MB (refused)"
         if not last and not stat.S_ISDIR(info.st_mode):
             return None, ""
     resolved = current.resolve()
@@ -355,8 +325,13 @@ def expected_hashes(
         digest.update(f"{path.relative_to(source)}:{file_digest(path)}\n".encode())
     key = digest.hexdigest()
     if key not in _EDITION_HASHES:
-        release(source, scratch, through=through, force=True, registry=registry)
-        protected = json.loads((scratch / MANIFEST).read_text())["protected"]
+        # On disk too (signed like the collection): the grader processes of a
+        # parallel batch, or the next run, do not cut the same edition again.
+        protected = _load_signed(f"edition-{key[:32]}.json", key)
+        if protected is None:
+            release(source, scratch, through=through, force=True, registry=registry)
+            protected = json.loads((scratch / MANIFEST).read_text())["protected"]
+            _store_signed(f"edition-{key[:32]}.json", key, protected)
         while len(_EDITION_HASHES) >= 8:
             _EDITION_HASHES.pop(next(iter(_EDITION_HASHES)))
         _EDITION_HASHES[key] = protected
@@ -372,38 +347,36 @@ def protected_changes(
     submission: Path, expected: Dict[str, str]
 ) -> Tuple[List[str], List[str]]:
     """(modified, missing) protected files of the submission."""
-    from kindling.release import file_digest
-
     modified, missing = [], []
     for relative, digest in sorted(expected.items()):
-        path, _ = safe_file(submission, relative)
-        if path is None:
-            missing.append(relative)
-        elif file_digest(path) != digest:
+        path, why = safe_file(submission, relative)
+        if path is None:  # refused (a link, too large) is there, and not the file
+            (modified if why else missing).append(relative)
+        elif capped_digest(path) != digest:
             modified.append(relative)
     return modified, missing
 
 
-def secret_lines(work: Path, files: Iterable[str], shipped: Set[str]) -> Set[str]:
-    """The lines of the tree's files that no student edition ships (hidden tests,
-    instructor-only files): feedback must never carry one of them."""
-    lines: Set[str] = set()
-    for relative in files:
-        if relative in shipped:
-            continue
-        try:
-            text = (work / relative).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        lines.update(_secret_candidates(text))
-    return lines
+PROTECTED_BYTES = 16 * 1024 * 1024  # no file of an edition is near this size
 
 
-def _secret_candidates(text: str) -> Iterable[str]:
-    for line in text.splitlines():
-        line = line.strip()
-        if len(line) >= 12:  # short lines ("return x", "else:") say nothing
-            yield line
+def capped_digest(path: Path, limit: int = PROTECTED_BYTES) -> Optional[str]:
+    """The sha256 of a file read in chunks, or None (modified) when it is larger
+    than ``limit``: a 1 GB sparse README costs neither memory nor time."""
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size > limit:
+                return None
+            digest, left = hashlib.sha256(), limit + 1
+            while left > 0:
+                chunk = f.read(min(1 << 20, left))
+                if not chunk:
+                    return digest.hexdigest()
+                digest.update(chunk)
+                left -= len(chunk)
+    except OSError:
+        return None
+    return None  # grew past the limit while being read
 
 
 # ---------------------------------------------------------------------------------
@@ -418,6 +391,7 @@ class Collection:
     tests: Dict[str, List[str]]  # task -> node ids
     ok: bool = True  # False: collection failed; every task then runs all of tests/
     broken: List[str] = field(default_factory=list)  # files that did not collect
+    hidden: Set[str] = field(default_factory=set)  # node ids of unshipped tests
 
     def files(self, task_id: str) -> List[str]:
         return sorted({nodeid.split("::")[0] for nodeid in self.tests.get(task_id, [])})
@@ -459,9 +433,37 @@ def _cache_secret(folder: Path) -> bytes:
     return key
 
 
-def _sign(secret: bytes, key: str, tests: Dict[str, List[str]]) -> str:
+def _sign(secret: bytes, key: str, tests: object) -> str:
     body = json.dumps([key, tests], sort_keys=True).encode()
     return hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+def _load_signed(name: str, key: str) -> Optional[dict]:
+    """A cache entry's value, if signed with this user's key for ``key``."""
+    folder = _cache_dir()
+    try:
+        entry = json.loads((folder / name).read_text())
+        value, mac = entry["value"], entry["mac"]
+        secret = _cache_secret(folder)
+        if entry["key"] != key or not isinstance(value, dict):
+            return None
+        if not hmac.compare_digest(mac, _sign(secret, key, value)):
+            return None
+        return {str(k): str(v) for k, v in value.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store_signed(name: str, key: str, value: dict) -> None:
+    folder = _cache_dir()
+    try:
+        secret = _cache_secret(folder)
+        entry = {"key": key, "value": value, "mac": _sign(secret, key, value)}
+        partial = folder / f"{name}.{os.getpid()}.tmp"
+        partial.write_text(json.dumps(entry))
+        os.replace(partial, folder / name)
+    except OSError:
+        pass  # a read-only home only costs time
 
 
 def load_cached_collection(work: Path, key: str) -> Optional[Collection]:
@@ -529,21 +531,6 @@ def collect(runner: Runner, work: Path, files: List[str], scratch: Path) -> Coll
     return Collection(tests)
 
 
-def session_job(
-    args: List[str],
-    scratch: Path,
-    timeout: float,
-    memory_mb: int,
-    cuda: bool = False,
-    binds: Optional[List[Tuple[str, str]]] = None,
-) -> Job:
-    """A grading session's job: pytest ``args`` with the grading options."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    args = [*PYTEST_OPTIONS, *args]
-    output = str(scratch / "output.txt")
-    return Job(args, output, timeout, memory_mb, cuda, list(binds or []))
-
-
 # ---------------------------------------------------------------------------------
 # Canaries: tests the grader plants and knows must fail
 # ---------------------------------------------------------------------------------
@@ -555,19 +542,45 @@ _WORDS = (
 ).split()
 
 
+def test_file_name(rng: random.Random, taken: Set[str]) -> str:
+    """A plausible test file name not in ``taken`` (added to it). Canary files and
+    the renamed hidden test files are named by this one generator."""
+    while True:
+        stem = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
+        if f"{stem}.py" not in taken:
+            taken.add(f"{stem}.py")
+            return f"{stem}.py"
+
+
+def _module_docstring(text: str) -> str:
+    try:
+        import ast
+
+        return ast.get_docstring(ast.parse(text)) or ""
+    except (SyntaxError, ValueError):
+        return ""
+
+
 def canary_source(
-    task: Task, names: List[str], rng: random.Random
+    task: Task, names: List[str], rng: random.Random, model: str = ""
 ) -> Tuple[str, List[str]]:
     """A test file of plausible tests of ``task``, each certain to fail, and the
     names of its tests (as in node ids).
 
-    Each asserts a value off by 1 to 3 from the truth, far beyond its tolerance.
+    ``model`` is the text of one of the task's own test files: the canary file
+    takes its module docstring (so that no fixed phrase marks a canary) and,
+    like the course's tests, half its tests are Hypothesis properties. Each
+    asserts a value off by 1 to 3 from the truth, far beyond its tolerance, on
+    every example (so Hypothesis settings cannot make it pass).
     """
     ids = []
+    docstring = _module_docstring(model) or f"Tests of Task {task.id}: {task.title}."
     lines = [
-        f'"""Further checks of Task {task.id}: {task.title}."""',
+        '"""' + docstring.replace('"', "'").replace("\\", "/") + '"""',
         "",
         "import pytest",
+        "from hypothesis import given",
+        "from hypothesis import strategies as st",
         "",
         f"pytestmark = pytest.mark.{task.marker}",
     ]
@@ -575,319 +588,106 @@ def canary_source(
         a, b = rng.randint(3, 9), rng.randint(2, 9)
         off = rng.choice((-3, -2, -1, 1, 2, 3))
         lines += ["", ""]
-        if number % 2 == 0:
+        style = (number + rng.randint(0, 1)) % 3
+        if style == 0:
             wrong = sum(range(a)) * b + off
             lines += [
-                f"def {name}():",
+                f"def {name}() -> None:",
                 f"    values = [float(v) for v in range({a})]",
                 f"    assert sum(values) * {b} == pytest.approx({wrong}.0)",
             ]
             ids.append(name)
-        else:
+        elif style == 1:
             lines += [
                 f'@pytest.mark.parametrize("x", [{a}.0])',
-                f"def {name}(x):",
+                f"def {name}(x: float) -> None:",
                 f"    assert x * {b} == pytest.approx({a * b + off}.0, abs=0.5)",
             ]
             ids.append(f"{name}[{a}.0]")
+        else:
+            lines += [
+                f"@given(st.integers(min_value=-{a * 10}, max_value={a * 10}))",
+                f"def {name}(x: int) -> None:",
+                f"    assert float(x * {b}) == pytest.approx(x * {b} + {off}.0)",
+            ]
+            ids.append(name)
     return "\n".join(lines) + "\n", ids
 
 
 def plant_canaries(
-    work: Path, tasks: Iterable[Task], rng: random.Random
+    work: Path,
+    tasks: Iterable[Task],
+    rng: random.Random,
+    collection: Optional["Collection"] = None,
 ) -> Dict[str, Tuple[str, List[str]]]:
     """Write canary files into ``work``; by task id: (file, canary node ids)."""
     planted: Dict[str, Tuple[str, List[str]]] = {}
-    taken = {p.name for p in (work / "tests").rglob("test_*.py")}
+    taken = {p.name for p in (work / "tests").rglob("*.py")}
     for task in tasks:
-        folder = work / "tests" / f"module{task.module}"
+        own = collection.files(task.id) if collection is not None else []
+        folders = sorted({str(Path(f).parent) for f in own})
+        folder = work / (
+            rng.choice(folders) if folders else f"tests/module{task.module}"
+        )
         if not folder.is_dir():
             folder = work / "tests"
-        while True:
-            stem = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
-            if f"{stem}.py" not in taken:
-                break
-        taken.add(f"{stem}.py")
-        names = []
+        names: List[str] = []
         while len(names) < CANARIES_PER_TASK:
             name = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
             if name not in names:
                 names.append(name)
-        text, tests = canary_source(task, names, rng)
-        path = folder / f"{stem}.py"
+        model = ""
+        if own:
+            try:
+                model = (work / rng.choice(own)).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                model = ""
+        text, tests = canary_source(task, names, rng, model)
+        path = folder / test_file_name(rng, taken)
         path.write_text(text)
         relative = path.relative_to(work).as_posix()
         planted[task.id] = (relative, [f"{relative}::{test}" for test in tests])
     return planted
 
 
+def rename_unshipped_tests(
+    work: Path, collection: "Collection", shipped: Set[str], rng: random.Random
+) -> Dict[str, str]:
+    """Give every test file no edition ships (hidden tests) a fresh name from the
+    canaries' generator, in this run only, and move its node ids with it: a
+    hidden test cannot be told from a canary by its file's name. Returns the
+    renames (old -> new)."""
+    taken = {p.name for p in (work / "tests").rglob("*.py")}
+    renames: Dict[str, str] = {}
+    for relative in sorted(
+        {f for task in collection.tests for f in collection.files(task)}
+    ):
+        if relative in shipped or not (work / relative).is_file():
+            continue
+        new = (Path(relative).parent / test_file_name(rng, taken)).as_posix()
+        os.replace(work / relative, work / new)
+        renames[relative] = new
+    if renames:
+        for task, nodeids in collection.tests.items():
+            collection.tests[task] = [_renamed(n, renames) for n in nodeids]
+        collection.broken = [_renamed(n, renames) for n in collection.broken]
+        collection.hidden = {
+            n
+            for nodeids in collection.tests.values()
+            for n in nodeids
+            if n.split("::")[0] in renames.values()
+        }
+    return renames
+
+
+def _renamed(nodeid: str, renames: Dict[str, str]) -> str:
+    path, sep, rest = nodeid.partition("::")
+    return renames.get(path, path) + sep + rest
+
+
 # ---------------------------------------------------------------------------------
 # Grading one task
 # ---------------------------------------------------------------------------------
-
-
-def clean_message(text: str, work: Path, limit: int = MESSAGE_CHARS) -> str:
-    """A failure message made reproducible (no temp paths, no addresses) and short."""
-    from kindling.sandbox import TREE
-
-    roots = {str(work), str(work.resolve()), TREE}
-    for root in sorted(roots, key=len, reverse=True):
-        text = text.replace(root + os.sep, "").replace(root, ".")
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
-    text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x...", text)
-    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text).strip()
-    if len(text) > limit:
-        keep = limit // 4
-        text = f"{text[:keep]}\n[...]\n{text[-(limit - keep):]}"
-    return text
-
-
-@dataclass
-class Feedback:
-    """What a student may be shown of a failure (see :func:`feedback`)."""
-
-    tree: Path
-    student: Set[str] = field(default_factory=set)  # the registry's student files
-    secrets: Set[str] = field(default_factory=set)  # lines no edition ships
-    terse: bool = False  # only test names, locations and exception types
-
-    def allowed(self, line: str) -> bool:
-        core = re.sub(r"^[E>+\s]+", "", line).strip()
-        if core in self.secrets:
-            return False
-        return not any(len(s) >= 24 and s in line for s in self.secrets)
-
-    def filter(self, text: str) -> str:
-        return "\n".join(line for line in text.splitlines() if self.allowed(line))
-
-
-def _lines(value: object, limit: int) -> List[str]:
-    if not isinstance(value, list):
-        return []
-    return [line[:500] for line in value[:limit] if isinstance(line, str)]
-
-
-def feedback(nodeid: str, record: object, context: Feedback) -> str:
-    """The student-visible account of a failed test: its name, the traceback lines
-    in student files and the exception's message, without a line of any file the
-    student edition does not ship. ``context.terse``: name, locations and the
-    exception's type only (the run could read reference code)."""
-    lines = [nodeid]
-    if isinstance(record, dict):
-        entries = (
-            record.get("entries") if isinstance(record.get("entries"), list) else []
-        )
-        for entry in entries[:40]:
-            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
-                continue
-            path = tree_path(entry["path"], context.tree)
-            if path not in context.student:
-                continue
-            lineno = entry.get("lineno")
-            lines.append(f"{path}:{lineno if isinstance(lineno, int) else '?'}")
-            if not context.terse:
-                lines += ["    " + line for line in _lines(entry.get("lines"), 30)]
-        crash = record.get("crash") if isinstance(record.get("crash"), str) else ""
-        if context.terse:
-            first = crash.strip().splitlines()[0] if crash.strip() else ""
-            stub = re.match(r"NotImplementedError: (Task \d+\.\d+):", first)
-            # The stub's own words could be anything: only its task id is kept.
-            crash = f"{stub[0]} still a stub" if stub else re.split(r"[:\s(]", first)[0]
-        lines += crash[:4000].splitlines()[:30]
-    return clean_message(context.filter("\n".join(lines)), context.tree)
-
-
-def describe_death(run: Run) -> str:
-    """Why a process ended without finishing its session, in words."""
-    if run.returncode is not None and run.returncode < 0:
-        number = -run.returncode
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = f"signal {number}"
-        why = {
-            "SIGSEGV": "a segmentation fault (SIGSEGV)",
-            "SIGBUS": "a bus error (SIGBUS)",
-            "SIGABRT": "an abort (SIGABRT)",
-            "SIGKILL": "SIGKILL (out of memory?)",
-            "SIGXFSZ": "writing a file over the size limit (SIGXFSZ)",
-        }.get(name, name)
-        text = f"the test process was killed by {why}"
-    elif run.returncode is None:
-        text = "the test process was lost"
-    elif run.returncode > 128 and run.returncode - 128 in (
-        signal.SIGSEGV,
-        signal.SIGBUS,
-        signal.SIGABRT,
-        signal.SIGKILL,
-        signal.SIGXFSZ,
-    ):
-        # bwrap's init reports a signal death as 128 + the signal's number
-        return describe_death(Run(128 - run.returncode, False, 0, "", run.session))
-    else:
-        text = f"the test process exited with status {run.returncode} before pytest"
-        text += " finished"
-    if run.session.started:
-        text += f", while running {run.session.started[-1]}"
-    return text
-
-
-def _points(
-    task: Task, status: str, passed: int, total: int, partial: bool = False
-) -> float:
-    proportional = task.scoring == "proportional" or (
-        partial and task.scoring != "mutation"
-    )
-    if proportional and status not in ("timeout", "crashed", "tampered"):
-        return round(task.points * passed / total, 2) if total else 0.0
-    return float(task.points) if status == "done" else 0.0
-
-
-def tampering(
-    session: Session,
-    expected: Optional[List[str]],
-    canaries: List[str],
-    known: Set[str],
-    stop_at_first_failure: bool = False,
-) -> str:
-    """Why the session's results cannot be true, or ``""``.
-
-    ``known``: every test of the pristine tree; ``stop_at_first_failure``: the run
-    used ``-x``, so canaries after a failure legitimately never ran.
-    """
-    passed = [c for c in canaries if session.outcomes.get(c, None) is not None]
-    passed = [c for c in passed if session.outcomes[c].outcome != "failed"]
-    if passed:
-        return "a planted check that must fail was reported as passing"
-    if expected is not None:
-        allowed = set(expected) | set(canaries) | known
-        unknown = sorted(set(session.outcomes) - allowed)
-        if unknown:
-            return f"results for tests that were never collected ({unknown[0]})"
-    ended_normally = session.finished and session.exitstatus in (0, 1)
-    real_failure = any(
-        o.outcome == "failed" for n, o in session.outcomes.items() if n not in canaries
-    )
-    missing = [c for c in canaries if c not in session.outcomes]
-    if ended_normally and missing and not (stop_at_first_failure and real_failure):
-        if not (stop_at_first_failure and len(missing) < len(canaries)):
-            return "a planted check that must fail never reported"
-    return ""
-
-
-def judge(
-    task: Task,
-    run: Run,
-    expected: Optional[List[str]],
-    context: Feedback,
-    limit: Optional[float] = None,
-    canaries: Optional[List[str]] = None,
-    known: Optional[Set[str]] = None,
-    partial: bool = False,
-    stop_at_first_failure: bool = False,
-) -> TaskGrade:
-    """Turn what a task's session claims into the task's grade.
-
-    ``expected``: the node ids of the task's tests, collected by the grader from the
-    pristine tree (None when unknown); tests that never ran count as failed, and a
-    skipped test never passes. ``canaries``: the planted tests that must fail.
-    """
-    from kindling.pytest_plugin import classify
-
-    canaries, known = canaries or [], known or set()
-    grade = TaskGrade.for_task(task)
-    grade.seconds, grade.total = run.seconds, len(expected or [])
-    session = run.session
-    if run.timed_out:
-        grade.status = "timeout"
-        within = f"{limit:g} s" if limit else "the time limit"
-        grade.message = f"the tests did not finish within {within}"
-        if session.started:
-            grade.message += f"; still running {session.started[-1]}"
-        return grade
-    why = tampering(session, expected, canaries, known, stop_at_first_failure)
-    if why:
-        grade.status = "tampered"
-        grade.message = (
-            f"the test process reported results that cannot be true ({why}); "
-            "no points: the submission needs a look by hand"
-        )
-        return grade
-    if session.problem or not session.finished or session.exitstatus in (3, 4):
-        grade.status = "crashed"
-        if session.problem:
-            grade.message = (
-                f"the test process sent malformed results: {session.problem}"
-            )
-        elif not session.finished:
-            grade.message = describe_death(run)
-        else:
-            grade.message = f"pytest stopped with exit status {session.exitstatus}"
-        tail = context.filter(clean_message(run.output[-4000:], context.tree))
-        grade.message += f"\n{tail}" if tail and not context.terse else ""
-        grade.message = clean_message(grade.message, context.tree)
-        return grade
-
-    if expected is None:  # unknown: trust the session's own markers, no more
-        expected = [n for n, t in session.items if t == task.id and n not in canaries]
-        grade.total = len(expected)
-    if stop_at_first_failure:  # -x: the tests after the first failure never ran
-        expected = [n for n in expected if n in session.outcomes]
-    passed, failed, stubs, message, skip = 0, 0, [], "", ""
-    errors = session.collection_errors
-    never_ran = STUB_IN_TEXT.search(errors[0]["message"]) if len(errors) == 1 else None
-    missing = 0
-    first_by_stub: Dict[str, str] = {}  # the first failure at each task's stub
-    for nodeid in expected:
-        outcome = session.outcomes.get(nodeid)
-        if outcome is None:
-            failed, missing = failed + 1, missing + 1
-            stubs.append(never_ran[1] if never_ran else "")
-        elif outcome.outcome == "passed":
-            passed += 1
-        elif outcome.outcome == "skipped":
-            failed += 1
-            stubs.append("")
-            skip = skip or f"{nodeid}\nskipped"
-        else:
-            failed += 1
-            stubs.append(outcome.stub)
-            if not message:
-                message = feedback(nodeid, outcome.message, context)
-            if outcome.stub and outcome.stub not in first_by_stub:
-                first_by_stub[outcome.stub] = feedback(nodeid, outcome.message, context)
-    if missing and not message:
-        if errors:
-            message = f"{errors[0]['nodeid']} could not be collected:\n"
-            message += context.filter(errors[0]["message"])
-        else:
-            message = f"{missing} of the task's tests did not run"
-    message = message or skip
-    grade.passed, grade.failed, grade.total = passed, failed, len(expected)
-    if not expected:
-        grade.status, grade.message = "no tests", "no test carries this task's marker"
-        return grade
-    grade.status = classify(task.id, passed, failed, stubs).replace(" by ", "-by ")
-    grade.points = _points(task, grade.status, passed, len(expected), partial)
-    if grade.status == "done":
-        grade.message = ""
-    elif grade.status == "todo" or grade.status.startswith("blocked-by"):
-        # Name the stub that decided the status: the blocker's, or the task's own.
-        blocker = grade.status[len("blocked-by ") :] or task.id
-        message = first_by_stub.get(blocker, message)
-        grade.message = _stub_summary(message) or clean_message(message, context.tree)
-    else:
-        grade.message = clean_message(message, context.tree)
-    return grade
-
-
-def _stub_summary(failure: str) -> str:
-    """``NotImplementedError: Task 0.1: implement neg (first met in <test>)``."""
-    found = re.search(r"NotImplementedError: (Task \d+\.\d+:[^\n]*)", failure)
-    if not found:
-        return ""
-    test = failure.split("\n", 1)[0]
-    return f"{found[1].strip()} (first met in {test})"
 
 
 @dataclass
@@ -924,9 +724,10 @@ def grade_task(
         files, expected = ["--ignore=tests/kindling", "tests"], None
     args = ["--continue-on-collection-errors", "-m", task.marker, *files]
     job = session_job(args, scratch, timeout, memory_mb, task.cuda)
-    return judge(
+    run = runner.run(job)
+    grade = judge(
         task,
-        runner.run(job),
+        run,
         expected,
         plan.context,
         timeout,
@@ -934,6 +735,22 @@ def grade_task(
         collection.all_ids(),
         plan.partial,
     )
+    hidden = [n for n in expected or [] if n in collection.hidden]
+    if hidden and grade.status not in ("timeout", "crashed", "tampered"):
+        # A forger can know the published tests by name; the hidden ones look
+        # like canaries. Every published test passing while hidden ones fail is
+        # what forging the published ones looks like (or overfitting to them).
+        outcomes = run.session.outcomes
+        passed = lambda n: n in outcomes and outcomes[n].outcome == "passed"  # noqa
+        published = [n for n in expected or [] if n not in collection.hidden]
+        if all(passed(n) for n in published) and not all(passed(n) for n in hidden):
+            grade.details["published_pass_hidden_fail"] = True
+            note = (
+                "note: every published test passed and some hidden tests failed; "
+                "worth a look by hand"
+            )
+            grade.message = f"{note}\n{grade.message}" if grade.message else note
+    return grade
 
 
 # ---------------------------------------------------------------------------------
@@ -1005,6 +822,9 @@ class Grader:
             where = f"bubblewrap ({self.sandbox.description})"
         else:
             self.sandbox, where = None, "none (--unsafe-no-sandbox)"
+        from kindling.grade_limits import available
+
+        where += f"; limits: {available() or 'per-process rlimits only (no cgroup)'}"
         self.report = GradeReport(str(self.source), str(self.submission))
         self.report.sandbox, self.report.version = where, __version__
         self.report.partial = partial
@@ -1054,7 +874,7 @@ class Grader:
             except Exception as error:  # noqa: BLE001
                 self._fail_all(f"grader error while preparing: {error!r}")
                 return
-            self.on_update(self.report)
+            self._update()
             for index, task in enumerate(self.selected):
                 self.echo(f"grading Task {task.id} ({task.title}) ...")
                 try:
@@ -1063,7 +883,17 @@ class Grader:
                     grade = TaskGrade.for_task(task)
                     grade.message = f"grader error: {error!r}"
                 self.report.tasks[index] = grade
-                self.on_update(self.report)
+                self._update()
+
+    def _update(self) -> None:
+        """Tell ``on_update`` (which writes the reports); a failure there is an
+        error of the report, never the end of the grading."""
+        try:
+            self.on_update(self.report)
+        except Exception as error:  # noqa: BLE001 - grade every other task
+            message = f"grader error while writing the reports: {error!r}"
+            if message not in self.report.errors:
+                self.report.errors.append(message)
 
     def _prepare(self, runner: Runner, work: Path, files: List[str], tmp: Path) -> Plan:
         self.echo("collecting the tests of the pristine tree ...")
@@ -1079,19 +909,24 @@ class Grader:
                 "tests were not graded): " + ", ".join(collection.broken)
             )
         rng = random.SystemRandom()
-        canaries = plant_canaries(work, list(self.registry), rng)
-        _, self.report.refused = overlay_student_files(
-            work, self.source, self.submission, self.registry
-        )
         expected = expected_hashes(
             self.source, self.submission, self.registry, tmp / "edition"
+        )
+        student = set(student_files(self.registry))
+        shipped = set(expected) | student
+        secrets = secret_lines(work, files, shipped)
+        # Hidden tests get this run's names, then canaries are planted among them,
+        # named by the same generator, both before any student file is in place.
+        rename_unshipped_tests(work, collection, shipped, rng)
+        canaries = plant_canaries(work, list(self.registry), rng, collection)
+        _, self.report.refused = overlay_student_files(
+            work, self.source, self.submission, self.registry
         )
         self.report.modified, self.report.missing = protected_changes(
             self.submission, expected
         )
-        student = set(student_files(self.registry))
-        shipped = set(expected) | student
-        context = Feedback(work, student, secret_lines(work, files, shipped))
+        ids = {t.id for t in self.registry}
+        context = Feedback(work, student, secrets, task_ids=ids)
         return Plan(collection, canaries, context, self.partial)
 
     def _grade(
@@ -1165,145 +1000,26 @@ def grade(
 def grade_batch(
     folder: Path,
     echo: Callable[[str], None] = lambda line: None,
+    jobs: int = 1,
+    shard: Optional[Tuple[int, int]] = None,
+    on_report: Callable[[str, GradeReport], None] = lambda name, report: None,
     **options,
 ) -> Dict[str, GradeReport]:
-    """Grade every submission (each subdirectory) of ``folder``, one after another,
-    each task of each in a sandbox of its own. Symlinked entries are refused."""
+    """Grade every submission (each subdirectory) of ``folder`` (of ``shard``
+    ``(K, N)`` only), each task of each in a sandbox of its own: one after another
+    in this process (``jobs`` 1), or ``jobs`` grader processes at once
+    (:mod:`kindling.grade_batch`). ``on_report`` is called as each finishes.
+    Symlinked entries are refused."""
+    from kindling.grade_batch import grade_parallel, submissions
+
+    entries = submissions(Path(folder), shard, echo)
+    if jobs > 1:
+        return grade_parallel(entries, jobs, echo, on_report, **options)
     reports: Dict[str, GradeReport] = {}
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise GradeError(f"the batch folder {folder} is not a directory")
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(".") or not entry.is_dir():
-            continue
-        if entry.is_symlink():
-            echo(f"{entry.name}: a symbolic link, refused")
-            continue
+    for entry in entries:
         echo(f"grading {entry.name} ...")
         reports[entry.name] = Grader(entry, echo=echo, **options).run()
+        on_report(entry.name, reports[entry.name])
         if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
             break
     return reports
-
-
-# ---------------------------------------------------------------------------------
-# The pytest plugin side (``-p kindling.grade``), inside every grading session
-# ---------------------------------------------------------------------------------
-
-
-def failure_record(report) -> dict:
-    """The parts of a failed report the grader may show: traceback entries (path,
-    line, text) and the exception's message."""
-    record: dict = {"crash": "", "entries": []}
-    longrepr = report.longrepr
-    chain = getattr(longrepr, "chain", None)
-    if not chain:
-        record["crash"] = str(longrepr)[-2000:] if longrepr is not None else ""
-        return record
-    for reprtraceback, _, _ in chain:
-        for entry in getattr(reprtraceback, "reprentries", []):
-            location = getattr(entry, "reprfileloc", None)
-            if location is None:
-                continue
-            record["entries"].append(
-                {
-                    "path": str(location.path),
-                    "lineno": int(location.lineno),
-                    "lines": [str(line) for line in entry.lines][-30:],
-                }
-            )
-    crash = chain[-1][1]
-    record["crash"] = str(crash.message)[:4000] if crash is not None else ""
-    return record
-
-
-class SessionRecorder:
-    """Sends the session's events down the grader's pipe (file descriptor ``fd``)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.stubs: Dict[Tuple[str, str], str] = {}
-
-    def _send(self, **event) -> None:
-        data = (json.dumps(event) + "\n").encode()
-        while data:
-            data = data[os.write(self.fd, data) :]
-
-    def pytest_collectreport(self, report) -> None:
-        if report.failed:
-            message = report.longreprtext[-4000:]
-            self._send(event="collection_error", nodeid=report.nodeid, message=message)
-
-    def pytest_collection_finish(self, session) -> None:
-        from kindling.pytest_plugin import task_of_item
-
-        items = [[item.nodeid, task_of_item(item)] for item in session.items]
-        self._send(event="collected", items=items)
-
-    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
-        self._send(event="start", nodeid=nodeid)
-
-    def pytest_runtest_makereport(self, item, call):
-        if call.excinfo is not None:
-            from kindling.pytest_plugin import stub_task
-
-            stub = stub_task(call.excinfo.value) or ""
-            self.stubs[(item.nodeid, call.when)] = stub
-
-    def pytest_runtest_logreport(self, report) -> None:
-        event = {"event": "report", "nodeid": report.nodeid, "when": report.when}
-        event["outcome"] = report.outcome
-        if report.failed:
-            event["stub"] = self.stubs.get((report.nodeid, report.when), "")
-            event["message"] = failure_record(report)
-        self._send(**event)
-
-    def pytest_sessionfinish(self, session, exitstatus) -> None:
-        self._send(event="finish", exitstatus=int(exitstatus))
-
-
-def skip_explain_phase(fast: bool = False) -> None:
-    """Drop Hypothesis's *explain* phase from the active profile (and, ``fast``, its
-    shrinking: only whether a test fails matters).
-
-    After a failure, that phase re-runs the test many times to say which parts of the
-    example matter: about two seconds per failing test, minutes in a fresh edition
-    where every test fails on a stub. Verdicts and shrunk examples stay the same.
-    """
-    try:
-        from hypothesis import Phase, settings
-    except ImportError:  # pragma: no cover - hypothesis is a course dependency
-        return
-    dropped = {getattr(Phase, "explain", None)}
-    if fast:
-        dropped.add(Phase.shrink)
-    phases = [phase for phase in settings.default.phases if phase not in dropped]
-    extra = {"report_multiple_bugs": False} if fast else {}
-    settings.register_profile(
-        "kindling-grade", settings(settings.default, phases=phases, **extra)
-    )
-    settings.load_profile("kindling-grade")
-
-
-def pytest_addoption(parser) -> None:
-    group = parser.getgroup("kindling")
-    group.addoption(
-        "--kindling-grade-fd",
-        type=int,
-        default=None,
-        help="(used by kindling grade) the pipe that receives the session's events",
-    )
-    group.addoption(
-        "--kindling-grade-fast",
-        action="store_true",
-        default=False,
-        help="(used by kindling grade) Hypothesis stops at the first failing example",
-    )
-
-
-def pytest_configure(config) -> None:
-    fd = config.getoption("--kindling-grade-fd")
-    if fd is not None:
-        # conftest.py has loaded the course's profile by now
-        skip_explain_phase(config.getoption("--kindling-grade-fast"))
-        config.pluginmanager.register(SessionRecorder(fd), "kindling-grade")

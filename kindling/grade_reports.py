@@ -52,7 +52,7 @@ def format_table(report: GradeReport) -> str:
     lines.extend(f"error: {e}" for e in report.errors)
     if report.sandbox:
         lines.append(f"sandbox: {report.sandbox}")
-    return "\n".join(lines)
+    return valid_text("\n".join(lines))
 
 
 def self_graded(report: GradeReport) -> bool:
@@ -76,9 +76,35 @@ STATUS_ICONS = {
 }
 
 
+def valid_text(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode (a lone surrogate ``\\ud800`` from an
+    exception message) replaced: no report may fail to be written because of it."""
+    return str(text).encode("utf-8", "replace").decode("utf-8")
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~<>&])")
+
+
 def _cell(text: str) -> str:
-    """Text that stays inside one cell of a Markdown table."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Student-derived text inside one cell of a Markdown table, or one list item:
+    one line, every Markdown and HTML character escaped (no link, no ``<!--``)."""
+    text = re.sub(r"\s+", " ", valid_text(text))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def _code(text: str) -> str:
+    """Student-derived text as an inline code span that it cannot close."""
+    text = re.sub(r"\s+", " ", valid_text(text))
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""  # CommonMark strips it
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``: nothing inside
+    can close the block (a ``~~~~`` line cannot close a backtick fence either)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def to_markdown(report: GradeReport) -> str:
@@ -88,7 +114,7 @@ def to_markdown(report: GradeReport) -> str:
     lines = [
         f"## Kindling grade: {_fmt(report.score)} / {report.max_score} points",
         "",
-        f"- submission: `{_cell(name)}`",
+        f"- submission: {_code(name)}",
         f"- graded: {report.date or 'unknown'}, kindling {report.version or '?'}",
         f"- sandbox: {report.sandbox or 'unknown'}",
         f"- points per task: {points} (tests passed shown for every task)",
@@ -108,7 +134,7 @@ def to_markdown(report: GradeReport) -> str:
         icon = STATUS_ICONS.get(t.status, "⬜")
         tests = f"{t.passed}/{t.total}" if t.total else "-"
         lines.append(
-            f"| {t.id} | {_cell(t.title)} | {icon} {t.status} | {tests} "
+            f"| {_cell(t.id)} | {_cell(t.title)} | {icon} {_cell(t.status)} | {tests} "
             f"| {_fmt(t.points)} / {t.max_points} |"
         )
     if report.modified:
@@ -117,28 +143,31 @@ def to_markdown(report: GradeReport) -> str:
         else:
             note = "These edits had no effect: the pristine copies were graded."
         lines += ["", f"**Modified protected files.** {note}", ""]
-        lines += [f"- `{path}`" for path in report.modified]
+        lines += [f"- {_code(path)}" for path in report.modified]
     if report.refused:
         lines += ["", "**Refused paths** (each graded as its stub):", ""]
-        lines += [f"- `{_cell(path)}`" for path in report.refused]
+        lines += [f"- {_code(path)}" for path in report.refused]
     if report.errors:
-        lines += ["", "**Grader errors**", ""] + [f"- {e}" for e in report.errors]
+        lines += ["", "**Grader errors**", ""] + [
+            f"- {_cell(e)}" for e in report.errors
+        ]
     details = [t for t in report.tasks if t.message and t.status != "done"]
     if details:
         lines += ["", "### Details", ""]
     for t in details:
-        fence = "~~~~" if "```" in t.message else "```"
+        message = valid_text(t.message)
+        fence = _fence(message)
         lines += [
             f"<details><summary>Task {t.id} ({_cell(t.title)}): {t.status}</summary>",
             "",
             f"{fence}text",
-            t.message,
+            message,
             fence,
             "",
             "</details>",
             "",
         ]
-    return "\n".join(lines).rstrip() + "\n"
+    return valid_text("\n".join(lines).rstrip() + "\n")
 
 
 def to_gradescope(report: GradeReport) -> dict:
@@ -242,14 +271,42 @@ def write_reports(
         (gradescope, lambda: json.dumps(to_gradescope(report), indent=2) + "\n"),
         (junit, lambda: to_junit(report)),
     ]
+    failures = []
     for path, render in outputs:
-        if path is not None:
-            path = Path(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Whole or not at all: a reader (or a kill) never sees half a report.
-            partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            partial.write_text(render(), encoding="utf-8")
-            os.replace(partial, path)
+        if path is None:
+            continue
+        try:
+            write_atomically(Path(path), render())
+        except Exception as error:  # noqa: BLE001 - write every other report
+            failures.append(f"{path}: {error!r}")
+    if failures:
+        raise ReportError("cannot write " + "; ".join(failures))
+
+
+class ReportError(OSError):
+    """Some report could not be written (the others were)."""
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a reader (or a kill) never
+    sees half a report, and no temporary file is left behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_bytes(valid_text(text).encode("utf-8"))
+        os.replace(partial, path)
+    finally:
+        if partial.exists():
+            partial.unlink()
+
+
+def _csv_cell(value: object) -> object:
+    """A CSV cell a spreadsheet shows as text, never runs as a formula."""
+    if isinstance(value, str):
+        value = valid_text(value)
+        if value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            return "'" + value
+    return value
 
 
 def batch_rows(reports: Dict[str, GradeReport]) -> List[dict]:
@@ -261,7 +318,7 @@ def batch_rows(reports: Dict[str, GradeReport]) -> List[dict]:
             row[f"{t.id} points"] = t.points
             row[f"{t.id} status"] = t.status
         row["errors"] = "; ".join(report.errors + report.refused)
-        rows.append(row)
+        rows.append({key: _csv_cell(value) for key, value in row.items()})
     return rows
 
 
@@ -281,7 +338,7 @@ def write_batch(
         writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-        Path(csv_path).write_text(buffer.getvalue(), encoding="utf-8")
+        write_atomically(Path(csv_path), buffer.getvalue())
     if json_path is not None:
         data = {name: report.to_json() for name, report in reports.items()}
-        Path(json_path).write_text(json.dumps(data, indent=2) + "\n")
+        write_atomically(Path(json_path), json.dumps(data, indent=2) + "\n")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -35,12 +36,59 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from kindling.sandbox import TREE, Sandbox, sandbox_env
+from kindling.grade_limits import JobCgroup, available
+from kindling.sandbox import TREE, Sandbox, sandbox_env, tmpfs_sizes
 
 FILE_SIZE_MB = 256  # the largest file a job may write, its own output included
+OPEN_FILES = 1024  # descriptors per process (each memfd is one, see apply_limits)
 PROTOCOL_LIMIT = 64 * 1024 * 1024  # bytes of events a job may send
 DRAIN_SECONDS = 2.0  # how long to read events after the job's main process ended
-EVENTS = {"start", "report", "collected", "collection_error", "finish"}
+EVENTS = {"start", "report", "collected", "collection_error", "finish", "settings"}
+EVENT_LIMIT = 200_000  # events per session (a test sends 4: start, 3 reports)
+EVENT_BYTES = 1 << 20  # bytes per event (a failure record is some kilobytes)
+TASK_ID = re.compile(r"\d{1,3}\.\d{1,3}")
+
+
+# The options of every grading session. Plugins are not loaded from entry points
+# (the job's environment sets PYTEST_DISABLE_PLUGIN_AUTOLOAD, see
+# kindling.grade_runner): the only third-party plugin the tests need is Hypothesis's,
+# named here by its entry point (so that it is not registered twice where autoloading
+# is on). Autoloaded plugins cost about 0.4 s per session, mostly because pytest
+# rewrites the asserts of every module of a plugin's distribution (all of
+# Hypothesis) afresh in a read-only sandbox, where no rewritten bytecode is cached.
+PYTEST_OPTIONS = [
+    "-p",
+    "hypothesispytest",
+    "-q",
+    "--tb=short",
+    "--show-capture=no",  # what a test printed is not part of its grade
+    "--color=no",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:randomly",
+    "-p",
+    "kindling.grade_plugin",
+    "--hypothesis-seed=0",
+    "--kindling-json=",  # the progress plugin writes no file (the tree is read-only)
+    "-W",
+    "ignore::pytest.PytestAssertRewriteWarning",
+]
+
+
+def session_job(
+    args: List[str],
+    scratch: Path,
+    timeout: float,
+    memory_mb: int,
+    cuda: bool = False,
+    binds: Optional[List[Tuple[str, str]]] = None,
+) -> Job:
+    """A grading session's job: pytest ``args`` with the grading options."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    args = [*PYTEST_OPTIONS, *args]
+    output = str(scratch / "output.txt")
+    return Job(args, output, timeout, memory_mb, cuda, list(binds or []))
 
 
 @dataclass
@@ -76,6 +124,7 @@ class Session:
     collection_errors: List[dict] = field(default_factory=list)
     started: List[str] = field(default_factory=list)
     problem: Optional[str] = None
+    settings: List[str] = field(default_factory=list)  # Hypothesis settings changed
 
     @property
     def finished(self) -> bool:
@@ -91,6 +140,7 @@ class Run:
     seconds: float
     output: str  # the output, its middle cut when long (for messages only)
     session: Session
+    out_of_memory: bool = False  # the job's cgroup saw the kernel kill for memory
 
 
 def read_trimmed(path: Path, head: int = 2000, tail: int = 4000) -> str:
@@ -117,8 +167,27 @@ def _text(value: object, limit: int = 20000) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
+# A lone surrogate escape (not half of a pair): JSON allows it, UTF-8 cannot encode
+# it, and a report holding one could not be written.
+_LONE_SURROGATE = re.compile(
+    rb"(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+
+
+def _valid_unicode(raw: bytes) -> bytes:
+    if b"\\u" not in raw and b"\\U" not in raw:
+        return raw
+    return _LONE_SURROGATE.sub(lambda m: m[1] or rb"\ufffd", raw)
+
+
 def parse_events(data: bytes) -> Session:
-    """The session described by ``data``; never raises, whatever ``data`` holds."""
+    """The session described by ``data``; never raises, whatever ``data`` holds.
+
+    What it costs the grader is bounded too: at most :data:`EVENT_LIMIT` events of
+    at most :data:`EVENT_BYTES` each are read (a session that sends more has a
+    ``problem``), and nesting deeper than JSON's parser allows is "not JSON".
+    """
     session = Session()
 
     def problem(text: str) -> None:
@@ -127,9 +196,15 @@ def parse_events(data: bytes) -> Session:
     for number, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
+        if number > EVENT_LIMIT:
+            problem("the session sent more messages than any test run can")
+            break
+        if len(raw) > EVENT_BYTES:
+            problem(f"message {number} is longer than any test's report can be")
+            continue
         try:
-            event = json.loads(raw)
-        except ValueError:
+            event = json.loads(_valid_unicode(raw))
+        except (ValueError, RecursionError):
             problem(f"message {number} is not JSON")
             continue
         if not isinstance(event, dict) or event.get("event") not in EVENTS:
@@ -140,7 +215,14 @@ def parse_events(data: bytes) -> Session:
             continue
         kind = event["event"]
         nodeid = event.get("nodeid")
-        if kind != "finish" and kind != "collected" and not isinstance(nodeid, str):
+        if kind == "settings":  # a student file changed the Hypothesis settings
+            changes = event.get("changes")
+            if isinstance(changes, list):
+                for change in changes[:20]:
+                    if isinstance(change, str) and change[:200] not in session.settings:
+                        session.settings.append(change[:200])
+            continue
+        if kind not in ("finish", "collected") and not isinstance(nodeid, str):
             problem(f"message {number} names no test")
             continue
         if kind == "start":
@@ -184,6 +266,8 @@ def _add_report(session: Session, event: dict, problem) -> None:
         return
     message = event.get("message")
     stub = event.get("stub") if isinstance(event.get("stub"), str) else ""
+    if not TASK_ID.fullmatch(stub):  # a label is a task id ("0.1"), or nothing
+        stub = ""
     previous = session.outcomes.get(nodeid)
     if previous is not None and previous.outcome == "failed":
         return  # a failure in setup or call is not undone by teardown
@@ -204,21 +288,63 @@ def _add_report(session: Session, event: dict, problem) -> None:
 # ---------------------------------------------------------------------------------
 
 
-def apply_limits(memory_mb: int, cuda: bool) -> None:
-    """Limit this process: address space, file size, and no core dumps."""
+def apply_limits(
+    memory_mb: int, cuda: bool, cgroup: Optional[JobCgroup] = None
+) -> None:
+    """Limit this process (the job's, before it execs): its cgroup, address space,
+    file size, open files, processes, and no core dumps.
+
+    With a cgroup, the cgroup bounds the job's memory as a whole (tmpfs and memfd
+    pages included) and its process count. Without one, what the job keeps in its
+    sized ``/tmp`` and ``/dev/shm`` is taken off its address space, a memfd is a file
+    (``RLIMIT_FSIZE`` bounds each, ``RLIMIT_NOFILE`` their number), and
+    ``RLIMIT_NPROC`` bounds processes (except for root, whom the kernel exempts).
+    """
+    if cgroup is not None:
+        cgroup.enter()
     try:
         import resource
     except ImportError:  # pragma: no cover - not POSIX: only the time limit holds
         return
     from kindling.cudasim import gpu_present
+    from kindling.grade_limits import PIDS_MAX
 
     # A real GPU's driver maps far more address space than it uses: no RLIMIT_AS.
     if memory_mb and not (cuda and gpu_present()):
         limit = memory_mb * 1024 * 1024
+        if cgroup is None:
+            limit = max(limit - sum(tmpfs_sizes(memory_mb)), limit // 2)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     size = FILE_SIZE_MB * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    _lower(resource, resource.RLIMIT_NOFILE, OPEN_FILES)
+    if cgroup is None:
+        _lower(resource, resource.RLIMIT_NPROC, PIDS_MAX + _own_processes())
+
+
+def _lower(resource, which: int, value: int) -> None:
+    """Lower a limit to ``value`` (never raise it)."""
+    soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
+
+
+def _own_processes() -> int:
+    """About how many threads this uid already runs (RLIMIT_NPROC counts them all)."""
+    uid, count = os.getuid(), 0
+    try:
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    if entry.stat().st_uid == uid:
+                        count += len(os.listdir(f"/proc/{entry.name}/task"))
+                except OSError:
+                    continue
+    except OSError:
+        return 4096
+    return count
 
 
 def seed_global_generators() -> None:
@@ -291,13 +417,16 @@ class Runner:
             env["HOME"] = env["TMPDIR"] = str(self.scratch)
             return argv, env
         binds = [(outside, inside) for outside, inside in job.binds]
-        return self.sandbox.command(argv, self.tree, env, binds), None
+        sizes = tmpfs_sizes(job.memory_mb)
+        return self.sandbox.command(argv, self.tree, env, binds, (), sizes), None
 
     def run(self, job: Job) -> Run:
         """Run one job; never raises because of what the job's code did."""
         Path(job.output).parent.mkdir(parents=True, exist_ok=True)
         read, write = os.pipe()
         swapped = self._swap_in(job) if self.sandbox is None else []
+        memory = job.memory_mb * 1024 * 1024
+        cgroup = JobCgroup.create(memory) if available() else None
         start = time.monotonic()
         try:
             argv, env = self.command(job, write)
@@ -311,7 +440,7 @@ class Runner:
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
                     pass_fds=(write,),
-                    preexec_fn=lambda: apply_limits(job.memory_mb, job.cuda),
+                    preexec_fn=lambda: apply_limits(job.memory_mb, job.cuda, cgroup),
                 )
             os.close(write)
             write = -1
@@ -325,12 +454,15 @@ class Runner:
                     os.close(fd)
             self.close()
             self._swap_out(swapped)
+            out_of_memory = cgroup is not None and cgroup.out_of_memory()
+            if cgroup is not None:
+                cgroup.remove()
         seconds = time.monotonic() - start
         session = parse_events(data)
         if len(data) >= PROTOCOL_LIMIT:
             session.problem = "the session sent more messages than any test run can"
         output = read_trimmed(Path(job.output))
-        return Run(returncode, timed_out, seconds, output, session)
+        return Run(returncode, timed_out, seconds, output, session, out_of_memory)
 
     def _read(self, fd: int, limit: float) -> Tuple[bytes, bool]:
         """Every event until the job is gone: (bytes, timed out)."""

@@ -10,30 +10,36 @@ for negative inputs, a relu that leaks negative numbers, ``lt`` and ``eq`` swapp
 
 provided the tests first pass on correct operators: the reference solution when
 grading from the instructor source, the student's own operators (Task 0.1 done) in a
-student edition. A mutant is *killed* when a test fails on it (or the run crashes or
-hangs); it *survives* when every test still passes.
+student edition. A mutant is *killed* when a test fails on it (or the run crashes;
+a time-out is neither); it *survives* when every test still passes.
 
 A mutant is an edit of the source: the body of one or two functions of
 ``operators.py`` is replaced (docstrings, comments and every other line stay as
-they are) and the file is bound read-only over the tree's ``operators.py`` inside
-the sandbox, so every caller in the module (``neg_list`` calls ``neg``) and every
-name imported from it sees the bug. Nothing in the test process tells a mutant run
-from the base run: the same command, options, plugins and mounts (the base run's
-``operators.py`` is bound the same way, from a folder named as randomly), and no
-grader module is imported that the base run does not import too.
+they are) and the file is written over the tree's ``operators.py``, so every caller
+in the module (``neg_list`` calls ``neg``) and every name imported from it sees the
+bug. Nothing but the text tells a mutant run from the base run: the same command,
+options, plugins and mounts, and no grader module is imported that the base run does
+not import too. The text itself differs, necessarily; the spelling of each body is
+new in every run (:func:`spelled`) and decoys are spelled alike, so recognising a
+rewritten text gains nothing.
 
-Each run (the base, then each mutant) is a sandboxed session of its own
+Each run (the base, then each mutant and two *decoys*, correct rewrites spelled like
+the mutants, in a random order) is a sandboxed session of its own
 (:mod:`kindling.grade_runner`) with ``pytest -x`` on the test file and a canary test
-(:func:`kindling.grade.plant_canaries`); a run that hangs is killed at its time
-limit, and a run that crashes or hangs counts as a kill. Feedback from these runs is
-terse (test names, lines of the student's test file, exception types): the tests
-ran next to the reference operators, and their messages could carry them.
+(:func:`kindling.grade.plant_canaries`). Each run's ``operators.py`` is written
+into the tree in place (:func:`mutation_job`). A run has its own time limit, from
+the base run's time; a run out of time is a time-out, never a kill. A crash is a
+kill. A suite that fails on a decoy reads the code instead of running it: 0
+points. Feedback from these runs is terse (test names, lines of the student's test
+file, exception types): the tests ran next to the reference operators, and their
+messages could carry them.
 """
 
 from __future__ import annotations
 
 import ast
-import secrets
+import os
+import random
 import shutil
 import time
 from dataclasses import dataclass
@@ -118,6 +124,41 @@ MUTANTS = (
 )
 
 
+# Rewrites of operators that are *correct* (the same results as the reference for
+# every float, NaN and -0.0 included), planted among the mutants in the same form.
+# A suite that fails on one tests the text of the code, not what it computes: it
+# must pass on every decoy, as on the base (instructor source only).
+DECOYS = (
+    Mutant("decoy_add", "", {"add": "return y + x"}),
+    Mutant("decoy_mul", "", {"mul": "return y * x"}),
+    Mutant("decoy_neg", "", {"neg": "return -1.0 * x"}),
+    Mutant("decoy_lt", "", {"lt": "return 1.0 if y > x else 0.0"}),
+    Mutant("decoy_eq", "", {"eq": "return 1.0 if y == x else 0.0"}),
+)
+DECOYS_PER_RUN = 2
+MIN_RUN_SECONDS = 20.0  # a mutant run's time limit is at least this ...
+BASE_FACTOR = 4.0  # ... or this many times the base run's time
+
+
+def spelled(mutant: Mutant, rng: random.Random) -> Mutant:
+    """``mutant`` with each ``return EXPR`` of its bodies spelled afresh (a local of
+    a random name), so that no run's text is the published list's: a test that
+    looks for a known body (or checks ``mutate_source(text, m) == text``) sees
+    nothing it knows. Mutants and decoys are spelled alike."""
+    bodies = {}
+    for function, body in mutant.bodies.items():
+        name = "_" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6))
+        lines = []
+        for line in body.split("\n"):
+            stripped = line.lstrip()
+            if stripped.startswith("return "):
+                indent = line[: len(line) - len(stripped)]
+                line = f"{indent}{name} = {stripped[7:]}; return {name}"
+            lines.append(line)
+        bodies[function] = "\n".join(lines)
+    return Mutant(mutant.name, mutant.bug, bodies)
+
+
 def mutate_source(text: str, mutant: Mutant) -> str:
     """``text`` (a module's source) with the bodies of the mutant's functions
     replaced. The signature, the docstring and the comments around the body stay.
@@ -176,27 +217,32 @@ def reference_available(source: Optional[Path]) -> bool:
 
 
 def mutation_job(
-    args: List[str], scratch: Path, where: Path, limit: float, memory_mb: int, text: str
+    args: List[str], tree: Path, where: Path, limit: float, memory_mb: int, text: str
 ):
-    """The job of one run: the same command and mounts for the base and every
-    mutant; only the text of ``operators.py`` (bound from a folder of a random
-    name) differs."""
-    from kindling.grade import session_job
+    """The job of one run: the same command for the base and every mutant. The run's
+    ``operators.py`` is written into the tree in place of the file (its time stamps
+    kept), so that it is loaded exactly as the student's own code is: no extra
+    mount, no other path, nothing but the text differs."""
+    from kindling.grade_runner import session_job
 
-    folder = scratch / "sources" / secrets.token_hex(8)
-    folder.mkdir(parents=True)
-    (folder / "operators.py").write_text(text, encoding="utf-8")
-    bind = [(str(folder / "operators.py"), TARGET_FILE)]
-    return session_job(args, where, limit, memory_mb, binds=bind)
+    target = tree / TARGET_FILE
+    times = os.stat(target)
+    target.write_text(text, encoding="utf-8")
+    os.utime(target, ns=(times.st_atime_ns, times.st_mtime_ns))
+    return session_job(args, where, limit, memory_mb)
 
 
 def mutant_verdict(run, base: List[str], canaries: List[str]) -> str:
-    """``killed``, ``survived`` or ``tampered: why`` for one mutant's run."""
-    from kindling.grade import tampering
+    """``killed``, ``survived``, ``timeout`` or ``tampered: why`` for one run.
+
+    A run out of time is a time-out, never a kill: a suite that only sleeps must
+    not catch bugs, and a loaded machine must not change a score.
+    """
+    from kindling.grade_verdict import tampering
 
     session = run.session
     if run.timed_out:
-        return "killed"
+        return "timeout"
     why = tampering(session, base, canaries, set(), stop_at_first_failure=True)
     if why:
         return f"tampered: {why}"
@@ -225,32 +271,37 @@ def grade_by_mutation(
     ``source`` is the instructor source when its reference operators may be used,
     else ``None`` (the student's own operators are the base). ``blocker()`` names an
     unfinished task the base depends on (student editions only); it is asked only
-    once the tests pass. ``timeout`` bounds the whole grading of the task.
+    once the tests pass. ``timeout`` bounds every run (each has its own limit).
     ``canary``: the file and node ids of the task's canary tests.
     """
-    from kindling.grade import (
-        Feedback,
-        TaskGrade,
-        judge,
-        read_registry,
-        secret_lines,
-    )
     from kindling.grade_runner import Runner
+    from kindling.grade_verdict import Feedback, TaskGrade, judge, secret_lines
+    from kindling.registry import parse_registry
+
+    def read_registry(root: Path):
+        path = root / "kindling" / "tasks.toml"
+        return parse_registry(path.read_text(encoding="utf-8"), str(path))
 
     start = time.monotonic()
     tree = scratch / "tree"
     shutil.copytree(work, tree)
+    secrets_ = set(context.secrets) if context is not None else set()
     if reference_available(source):
         # Only the student's tests come from the submission: every other student
-        # file (operators.py above all) is the reference.
+        # file (operators.py above all) is the reference. No line of the reference
+        # that the student's own file (or its stub) lacks may reach the feedback,
+        # whichever way a test carries it (a message, a node id).
         for other in read_registry(source):
             for relative in other.files:
                 if relative not in task.files and (source / relative).is_file():
+                    theirs = secret_lines(work, [relative], set())
                     shutil.copyfile(source / relative, tree / relative)
-    secrets_ = set(context.secrets) if context is not None else set()
-    secrets_ |= secret_lines(tree, [TARGET_FILE], set())
+                    secrets_ |= secret_lines(tree, [relative], set()) - theirs
+    else:
+        secrets_ |= secret_lines(tree, [TARGET_FILE], set())
     student = set(context.student) if context is not None else set(task.files)
-    terse = Feedback(tree, student, secrets_, terse=True)
+    ids = context.task_ids if context is not None else None
+    terse = Feedback(tree, student, secrets_, terse=True, task_ids=ids)
     operators = (tree / TARGET_FILE).read_text(encoding="utf-8")
     canary_file, canaries = canary
     test_file = task.files[0]
@@ -258,8 +309,9 @@ def grade_by_mutation(
     args += [canary_file] if canary_file else []
 
     def job(where: Path, limit: float, text: str):
-        return mutation_job(args, scratch, where, limit, memory_mb, text)
+        return mutation_job(args, tree, where, limit, memory_mb, text)
 
+    rng = random.SystemRandom()
     with Runner(tree, sandbox, scratch / "runner") as runner:
         base_run = runner.run(job(scratch / "base", timeout, operators))
         base = judge(task, base_run, None, terse, timeout, canaries, set(), False, True)
@@ -290,11 +342,17 @@ def grade_by_mutation(
                 f"your own operators: finish Task {unfinished} first"
             )
             return grade
-        killed, survived = [], []
-        for number, mutant in enumerate(MUTANTS):
-            left = timeout - (time.monotonic() - start)
-            limit = max(left / (len(MUTANTS) - number), 1.0)
-            text = mutate_source(operators, mutant)
+        # Each run has its own limit, from the base run's time: never a share of
+        # what is left, so a slow machine or an earlier run changes no verdict.
+        limit = min(timeout, max(MIN_RUN_SECONDS, BASE_FACTOR * base_run.seconds))
+        decoys = (
+            rng.sample(DECOYS, DECOYS_PER_RUN) if reference_available(source) else []
+        )
+        runs = list(MUTANTS) + decoys
+        rng.shuffle(runs)  # decoys anywhere among the mutants
+        verdicts: Dict[str, str] = {}
+        for mutant in runs:
+            text = mutate_source(operators, spelled(mutant, rng))
             run = runner.run(job(scratch / mutant.name, limit, text))
             verdict = mutant_verdict(run, base_ids, canaries)
             if verdict.startswith("tampered"):
@@ -306,22 +364,41 @@ def grade_by_mutation(
                 )
                 grade.seconds = time.monotonic() - start
                 return grade
-            if verdict == "survived":
-                survived.append(mutant)
-            else:  # a failure, a crash or a hang: the tests noticed
-                killed.append(mutant.name)
+            verdicts[mutant.name] = verdict
+        (tree / TARGET_FILE).write_text(operators, encoding="utf-8")
     grade.seconds = time.monotonic() - start
-    grade.points = round(task.points * len(killed) / len(MUTANTS), 2)
+    wrong = [d.name for d in decoys if verdicts[d.name] != "survived"]
+    killed = [m.name for m in MUTANTS if verdicts[m.name] == "killed"]
+    survived = [m for m in MUTANTS if verdicts[m.name] == "survived"]
+    timed_out = [m for m in MUTANTS if verdicts[m.name] == "timeout"]
     grade.details = {
         "mutants": len(MUTANTS),
         "killed": killed,
         "survived": [m.name for m in survived],
+        "timed_out": [m.name for m in timed_out],
+        "run_seconds_limit": round(limit, 1),
     }
-    if survived:
+    if wrong:
+        grade.status, grade.points = "failing", 0.0
+        grade.details["decoys_failed"] = len(wrong)
+        grade.message = (
+            "your tests failed on correct operators written differently: they "
+            "must check what the operators compute, not how their code reads"
+        )
+        return grade
+    grade.points = round(task.points * len(killed) / len(MUTANTS), 2)
+    if survived or timed_out:
         grade.status = "failing"
         lines = [f"your tests caught {len(killed)} of {len(MUTANTS)} planted bugs;"]
-        lines.append("they still pass when:")
-        lines += [f"  - {m.bug}" for m in survived]
+        if survived:
+            lines.append("they still pass when:")
+            lines += [f"  - {m.bug}" for m in survived]
+        if timed_out:
+            lines.append(
+                f"they did not finish within {limit:g} s (a time-out is not a "
+                "catch) when:"
+            )
+            lines += [f"  - {m.bug}" for m in timed_out]
         grade.message = "\n".join(lines)
     else:
         grade.status, grade.message = "done", ""

@@ -13,7 +13,8 @@ Flatpak), never in a home-made one:
   ``/etc`` files the dynamic linker and Python read), the Python installation and
   the virtual environment the grader runs from, and the job's *tree* (the pristine
   tests with the submission's student files over them) at :data:`TREE`; a private
-  ``/tmp`` that vanishes with the job. The instructor source, the grader's own
+  ``/tmp`` and ``/dev/shm`` (sized) that vanish with the job; ``/``, ``/dev`` and
+  ``/proc`` read-only. The instructor source, the grader's own
   files, other submissions, caches and ``$HOME`` are simply not there;
 - a scrubbed environment (:func:`sandbox_env`): no token, no ``PYTHONPATH``;
 - ``--die-with-parent``: nothing outlives the grader.
@@ -33,11 +34,12 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 TREE = "/kindling/tree"  # where the job's tree appears inside the sandbox
 SANDBOX_UID = 65534  # "nobody": not the grader's uid
-TMP_BYTES = 512 * 1024 * 1024  # the size of the job's private /tmp (in memory)
+TMP_BYTES = 512 * 1024 * 1024  # the largest private /tmp of a job (in memory)
+SHM_BYTES = 64 * 1024 * 1024  # the largest /dev/shm of a job (in memory)
 # The /etc files a Python process and the dynamic linker read; nothing else of /etc.
 ETC_FILES = (
     "/etc/ld.so.cache",
@@ -94,29 +96,52 @@ class Sandbox:
         env: Dict[str, str],
         extra_binds: Sequence[tuple] = (),
         keep_fds: Sequence[int] = (),
+        tmpfs_bytes: Tuple[int, int] = (TMP_BYTES, SHM_BYTES),
     ) -> List[str]:
         """The bwrap command that runs ``argv`` in ``TREE`` (``tree``, read-only).
 
         ``extra_binds`` are ``(outside, inside)`` files bound read-only over paths
         of the tree (a mutant's ``operators.py``). ``env`` is the whole environment
         of the job. The descriptors ``keep_fds`` stay open (bwrap passes inherited
-        descriptors on).
+        descriptors on). ``tmpfs_bytes``: the sizes of ``/tmp`` and ``/dev/shm``, the
+        only writable file systems (see :func:`tmpfs_sizes`).
         """
+        tmp, shm = tmpfs_bytes
         # /tmp lives in memory: its size is bounded like the job's own memory. It
         # is mounted before the binds, so that an interpreter (or a virtualenv)
         # that lives under /tmp stays visible on top of it instead of hidden.
         command = [self.bwrap, *self.options]
-        command += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+        command += ["--size", str(tmp), "--tmpfs", "/tmp"]
         command += [*self.binds, "--ro-bind", str(tree), TREE]
         for outside, inside in extra_binds:
             command += ["--ro-bind", str(outside), f"{TREE}/{inside}"]
-        command += ["--proc", "/proc", "--dev", "/dev"]
+        # A fresh procfs still shows the host's global files (/proc/sys, ...). Run
+        # as root, the job's uid is the host's root outside the namespace, and the
+        # kernel lets it write them (core_pattern: a program run as root at the
+        # next crash). Read-only, every write there fails with EROFS, whoever runs
+        # the grader; bwrap itself covers only /proc/irq and /proc/bus.
+        command += ["--proc", "/proc", "--remount-ro", "/proc"]
+        command += ["--dev", "/dev"]
         command += list(self.devices)  # after --dev, which would hide them
+        # /dev and / are tmpfs without a size: writable, they would be memory
+        # nobody counts. Only /tmp and /dev/shm (both sized) stay writable.
+        command += ["--size", str(shm), "--tmpfs", "/dev/shm"]
+        command += ["--remount-ro", "/dev", "--remount-ro", "/"]
         command += ["--chdir", TREE, "--clearenv"]
         for key, value in sorted(env.items()):
             command += ["--setenv", key, value]
         del keep_fds  # documented above: nothing to do, bwrap keeps them open
         return command + ["--", *argv]
+
+
+def tmpfs_sizes(memory_mb: int) -> Tuple[int, int]:
+    """The sizes of a job's ``/tmp`` and ``/dev/shm`` under a memory limit of
+    ``memory_mb`` (0: none): at most a quarter and a sixteenth of it, so that what a
+    job keeps there counts toward its limit (see kindling.grade_runner)."""
+    if not memory_mb:
+        return TMP_BYTES, SHM_BYTES
+    limit = memory_mb * 1024 * 1024
+    return min(TMP_BYTES, limit // 4), min(SHM_BYTES, limit // 16)
 
 
 def _system_binds() -> List[str]:

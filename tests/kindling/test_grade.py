@@ -342,7 +342,7 @@ def test_reports_render_every_status():
     assert markdown.startswith("## Kindling grade: 10 / 70 points")
     assert markdown.count("\n| 0.") == 7 and "Task \\| 0" in markdown
     assert "🚫 tampered" in markdown
-    assert "~~~~text" in markdown  # a message holding ``` gets another fence
+    assert "````text" in markdown  # a message holding ``` gets a longer fence
     junit = ET.fromstring(to_junit(report).split("\n", 1)[1])
     assert junit.get("failures") == "3" and junit.get("errors") == "3"
     gradescope = to_gradescope(report)
@@ -398,6 +398,7 @@ def test_the_editions_hashes_are_remembered_and_follow_the_source(
     from kindling.grade import expected_hashes, read_registry
 
     monkeypatch.setattr(grader, "_EDITION_HASHES", {})  # none from earlier tests
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path / "cache"))
     source = tmp_path / "source"
     skipped = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".kindling")
     shutil.copytree(ROOT, source, ignore=skipped)
@@ -409,6 +410,9 @@ def test_the_editions_hashes_are_remembered_and_follow_the_source(
     assert tests in first and (tmp_path / "cut1" / MANIFEST).is_file()
     assert expected_hashes(source, student, registry, tmp_path / "cut2") == first
     assert not (tmp_path / "cut2").exists()  # remembered: no second edition cut
+    monkeypatch.setattr(grader, "_EDITION_HASHES", {})  # another grader process
+    assert expected_hashes(source, student, registry, tmp_path / "cut4") == first
+    assert not (tmp_path / "cut4").exists()  # signed on disk: no cut either
     (source / tests).write_text((source / tests).read_text() + "\n# edited\n")
     edited = expected_hashes(source, student, registry, tmp_path / "cut3")
     assert edited[tests] != first[tests]

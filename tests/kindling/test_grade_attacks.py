@@ -439,17 +439,23 @@ def test_a_test_that_looks_for_the_mutation_machinery_earns_nothing(
 
 def test_base_and_mutant_runs_are_the_same_command(tmp_path):
     from kindling.grade_runner import Runner
-    from kindling.mutation import MUTANTS, mutate_source, mutation_job
+    from kindling.mutation import MUTANTS, TARGET_FILE, mutate_source, mutation_job
 
-    runner = Runner(tmp_path, probe(), tmp_path)
+    tree = tmp_path / "tree"
+    (tree / TARGET_FILE).parent.mkdir(parents=True)
     text = reference(OPERATORS)
+    (tree / TARGET_FILE).write_text(text)
+    before = os.stat(tree / TARGET_FILE)
+    runner = Runner(tree, probe(), tmp_path)
     args = ["-x", "-m", "task0_2", PROPERTIES]
     commands = []
-    for name, source in (("base", text), ("m", mutate_source(text, MUTANTS[0]))):
-        job = mutation_job(args, tmp_path / "scratch", tmp_path / name, 10, 0, source)
-        outside, inside = job.binds[0]
+    for source in (text, mutate_source(text, MUTANTS[0])):
+        job = mutation_job(args, tree, tmp_path / "run", 10, 0, source)
+        assert job.binds == []  # written in place: no mount tells the runs apart
+        assert (tree / TARGET_FILE).read_text() == source
+        assert os.stat(tree / TARGET_FILE).st_mtime_ns == before.st_mtime_ns
         command, _ = runner.command(job, 5)
-        commands.append(" ".join(command).replace(outside, "<bound>"))
+        commands.append(" ".join(command))
         assert not any("mutant" in arg or "mutation" in arg for arg in job.args)
     assert commands[0] == commands[1]
 

@@ -111,3 +111,155 @@ def test_an_interpreter_under_tmp_stays_visible():
     finally:
         (outside / "marker.txt").unlink()
         outside.rmdir()
+
+
+# -- issue 30, item 1: nothing global writable, every byte and process counted ------
+
+GLOBAL_PROC = r"""
+import os
+
+writable = []
+for folder, dirs, files in os.walk("/proc"):
+    if folder == "/proc":  # per-process folders are the job's own
+        own = ("self", "thread-self")
+        dirs[:] = [d for d in dirs if not d.isdigit() and d not in own]
+    for name in files:
+        path = os.path.join(folder, name)
+        if os.access(path, os.W_OK):
+            writable.append(path)
+try:
+    with open("/proc/sys/kernel/core_pattern", "r+") as f:  # the attack: as root,
+        f.write(f.read())  # a pipe program here would run on the host as root
+    writable.append("core_pattern written")
+except OSError:
+    pass
+for path in ("/x", "/dev/x", "/proc/sysrq-trigger"):
+    try:
+        open(path, "w").close()
+        writable.append(path)
+    except OSError:
+        pass
+print("\n".join(writable))
+"""
+
+
+@needs_sandbox
+def test_nothing_global_in_proc_nor_the_root_is_writable(tmp_path):
+    """Run as root, the job's uid is root outside its namespace: a fresh procfs let
+    it open /proc/sys/kernel/core_pattern for writing (issue 30)."""
+    argv = [sys.executable, "-c", GLOBAL_PROC]
+    command = probe().command(argv, tmp_path, sandbox_env({}))
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == []
+
+
+def _job_tree(tmp_path: Path, test: str) -> Path:
+    import shutil
+
+    tree = tmp_path / "tree"
+    # The job imports kindling (grade_runner, the plugin) from its tree, as it does
+    # from a course tree.
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "kindling", tree / "kindling", ignore=ignore)
+    (tree / "test_attack.py").write_text(test)
+    return tree
+
+
+def _run_attack(tmp_path: Path, test: str, memory_mb: int):
+    """Run ``test`` (pytest, printing ``held N`` lines) as the grader runs a job."""
+    from kindling.grade_runner import Job, Runner
+
+    tree = _job_tree(tmp_path, test)
+    args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
+    job = Job([*args, "test_attack.py"], str(tmp_path / "out.txt"), 120, memory_mb)
+    with Runner(tree, probe(), tmp_path / "scratch") as runner:
+        run = runner.run(job)
+    lines = run.output.splitlines()
+    held = [int(line.split()[1]) for line in lines if "held " in line]
+    return run, max(held, default=0)
+
+
+MB = 1024 * 1024
+HOLD_IN_TMPFS = r"""
+import os
+
+
+def test_hold():
+    held = 0
+    for folder in ("/tmp", "/dev/shm", "/dev", "/"):
+        for number in range(40):  # at most 40 x 16 MB in each
+            try:
+                with open(f"{folder}/hold-{number}", "wb") as f:
+                    f.write(b"x" * (16 << 20))
+            except OSError:
+                break
+            held += 16 << 20
+            print("held", held, flush=True)
+"""
+
+
+@needs_sandbox
+def test_tmpfs_pages_count_toward_the_memory_limit(tmp_path):
+    """/tmp, /dev/shm, /dev and / were tmpfs a job could fill beyond its --memory
+    (2.8 GB held with an RSS of 79 MB)."""
+    run, held = _run_attack(tmp_path, HOLD_IN_TMPFS, memory_mb=384)
+    assert 0 < held <= 384 * MB, run.output[-2000:]
+
+
+HOLD_IN_MEMFD = r"""
+import os
+
+
+def test_hold():
+    held, fds = 0, []
+    for number in range(48):  # 48 x 16 MB, never mapped: no address space
+        fd = os.memfd_create(f"hold-{number}")
+        os.write(fd, b"x" * (16 << 20))
+        fds.append(fd)
+        held += 16 << 20
+        print("held", held, flush=True)
+"""
+
+
+@needs_sandbox
+def test_memfd_pages_count_toward_the_memory_limit(tmp_path):
+    from kindling.grade_limits import available
+
+    if available() is None:
+        pytest.skip("no cgroup here: memfds are bounded by RLIMIT_FSIZE x NOFILE only")
+    run, held = _run_attack(tmp_path, HOLD_IN_MEMFD, memory_mb=384)
+    assert 0 < held <= 384 * MB, run.output[-2000:]
+    assert run.out_of_memory
+
+
+MANY_PROCESSES = r"""
+import os
+import time
+
+
+def test_processes():
+    started = 0
+    for _ in range(1500):
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:  # a child: wait for the sandbox to end
+            time.sleep(60)
+            os._exit(0)
+        started += 1
+    print("held", started, flush=True)
+"""
+
+
+@needs_sandbox
+def test_a_job_cannot_start_unbounded_processes(tmp_path):
+    """No process limit held for a grader run as root (the kernel exempts root from
+    RLIMIT_NPROC): a fork bomb ran until the time limit."""
+    from kindling.grade_limits import PIDS_MAX, available
+
+    if available() is None and os.getuid() == 0:
+        pytest.skip("root without cgroups: the kernel exempts root from RLIMIT_NPROC")
+    run, started = _run_attack(tmp_path, MANY_PROCESSES, memory_mb=1024)
+    assert 0 < started < PIDS_MAX, run.output[-2000:]

@@ -1,0 +1,188 @@
+"""A class at once: ``kindling grade --batch DIR --jobs N [--shard K/N]`` and
+``kindling grade merge``.
+
+Each submission of a batch is graded by a grader process of its own (``kindling
+grade --submission ... --json ...``), ``jobs`` at a time, so that one
+submission's grading shares nothing writable with another's (each has its own
+temporary tree and sandboxes) and a grader that fails fails alone. The grades are
+the same as one after another: the same code grades each submission; only Numba's
+thread count is divided among the jobs (``NUMBA_NUM_THREADS``), which changes no
+result. The batch's reports are rewritten as each submission finishes.
+
+A *shard* ``K/N`` is the part of the batch whose names hash to ``K - 1`` modulo
+``N`` (sha256 of the folder's name): disjoint, covering, and stable when students
+are added or removed, so that a job array (Slurm) or a CI matrix grades a class in
+``N`` parts whose JSON files :func:`merge` joins into the batch's result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+from kindling.grade import GradeError, GradeReport, TaskGrade
+
+
+def parse_shard(text: str) -> Tuple[int, int]:
+    """``"2/4"`` -> ``(2, 4)``; a :class:`GradeError` for anything else."""
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise GradeError(f"--shard {text!r}: expected K/N, such as 1/4") from None
+    if not 1 <= k <= n:
+        raise GradeError(f"--shard {text!r}: K must be between 1 and N")
+    return k, n
+
+
+def in_shard(name: str, shard: Optional[Tuple[int, int]]) -> bool:
+    if shard is None:
+        return True
+    k, n = shard
+    return int(hashlib.sha256(name.encode()).hexdigest(), 16) % n == k - 1
+
+
+def submissions(
+    folder: Path,
+    shard: Optional[Tuple[int, int]] = None,
+    echo: Callable[[str], None] = lambda line: None,
+) -> List[Path]:
+    """The submissions of a batch folder (its subdirectories, by name), of a shard."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise GradeError(f"the batch folder {folder} is not a directory")
+    found = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(".") or not entry.is_dir():
+            continue
+        if entry.is_symlink():
+            echo(f"{entry.name}: a symbolic link, refused")
+            continue
+        if in_shard(entry.name, shard):
+            found.append(entry)
+    return found
+
+
+def report_from_json(data: dict) -> GradeReport:
+    """A report as :meth:`GradeReport.to_json` wrote it (for shards and jobs)."""
+    report = GradeReport(str(data.get("source", "")), str(data.get("submission", "")))
+    fields = TaskGrade.__dataclass_fields__
+    timing = data.get("timing") or {}
+    for entry in data.get("tasks", []):
+        grade = TaskGrade(**{k: v for k, v in entry.items() if k in fields})
+        grade.seconds = float((timing.get("tasks") or {}).get(grade.id, 0.0))
+        report.tasks.append(grade)
+    report.modified = list(data.get("modified_protected_files", []))
+    report.missing = list(data.get("missing_protected_files", []))
+    report.errors = list(data.get("errors", []))
+    report.refused = list(data.get("refused_paths", []))
+    report.interrupted = bool(data.get("interrupted", False))
+    report.sandbox = str(data.get("sandbox", ""))
+    report.version = str(data.get("grader_version", ""))
+    report.partial = bool(data.get("partial", False))
+    report.date = str(timing.get("date", ""))
+    report.seconds = float(timing.get("total_seconds", 0.0))
+    return report
+
+
+def _command(entry: Path, out: Path, options: dict) -> List[str]:
+    command = [sys.executable, "-m", "kindling", "grade", f"--submission={entry}"]
+    command.append(f"--json={out}")
+    if options.get("source") is not None:
+        command.append(f"--source={options['source']}")
+    command.append(f"--tasks={options.get('tasks', 'all')}")
+    if options.get("timeout") is not None:
+        command.append(f"--timeout={options['timeout']}")
+    if options.get("memory_mb") is not None:
+        command.append(f"--memory={options['memory_mb']}")
+    if options.get("partial"):
+        command.append("--partial")
+    if not options.get("sandbox", True):
+        command.append("--unsafe-no-sandbox")
+    return command
+
+
+def grade_parallel(
+    entries: List[Path],
+    jobs: int,
+    echo: Callable[[str], None] = lambda line: None,
+    on_report: Callable[[str, GradeReport], None] = lambda name, report: None,
+    **options,
+) -> Dict[str, GradeReport]:
+    """Grade ``entries`` with ``jobs`` grader processes at once; ``on_report`` is
+    called as each finishes. SIGTERM or Ctrl-C stops every grader (each leaves its
+    partial report, marked ``interrupted``)."""
+    jobs = max(1, jobs)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    env = dict(os.environ)
+    env.setdefault("NUMBA_NUM_THREADS", str(max(1, cores // jobs)))
+    reports: Dict[str, GradeReport] = {}
+    waiting = list(entries)
+    running: Dict[str, Tuple[subprocess.Popen, Path, object]] = {}
+    with tempfile.TemporaryDirectory(prefix="kindling-batch-") as scratch:
+        try:
+            while waiting or running:
+                while waiting and len(running) < jobs:
+                    entry = waiting.pop(0)
+                    out = Path(scratch) / f"{len(reports) + len(running)}.json"
+                    log = open(Path(scratch) / f"{out.stem}.log", "wb")
+                    echo(f"grading {entry.name} ...")
+                    process = subprocess.Popen(
+                        _command(entry, out, options),
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        env=env,
+                    )
+                    running[entry.name] = (process, out, log)
+                for name, (process, out, log) in list(running.items()):
+                    if process.poll() is None:
+                        continue
+                    log.close()
+                    del running[name]
+                    reports[name] = _read_result(name, out, process.returncode)
+                    echo(f"{name}: {reports[name].score:g}/{reports[name].max_score}")
+                    on_report(name, reports[name])
+                time.sleep(0.05)
+        finally:
+            for process, _, log in running.values():
+                process.terminate()  # the grader leaves a partial report
+            for name, (process, out, log) in running.items():
+                process.wait()
+                log.close()
+                reports[name] = _read_result(name, out, process.returncode)
+    return {name: reports[name] for name in sorted(reports)}
+
+
+def _read_result(name: str, out: Path, returncode: int) -> GradeReport:
+    try:
+        return report_from_json(json.loads(out.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, KeyError) as error:
+        report = GradeReport("", name, aborted=True)
+        report.errors.append(
+            f"the grader of {name} left no report (exit status {returncode}): {error!r}"
+        )
+        return report
+
+
+def merge(paths: List[Path]) -> Dict[str, GradeReport]:
+    """Join batch JSON files (shards) into one batch; a name in two is an error."""
+    merged: Dict[str, GradeReport] = {}
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise GradeError(f"cannot read {path}: {error}") from None
+        if not isinstance(data, dict):
+            raise GradeError(f"{path} is not a batch result of kindling grade")
+        for name, report in data.items():
+            if name in merged:
+                raise GradeError(f"{name} is in two of the files merged ({path})")
+            merged[name] = report_from_json(report)
+    return {name: merged[name] for name in sorted(merged)}

@@ -1,0 +1,107 @@
+"""A class graded in parallel and in shards (issue 30, item 7)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kindling.cli import main
+from kindling.grade_batch import in_shard, parse_shard
+from kindling.release import release
+from kindling.sandbox import probe, why_not
+from tests.kindling.editions import reference, submission
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULE = "module0_fundamentals/module.py"
+
+
+def test_shards_are_disjoint_cover_the_batch_and_stay_put():
+    names = [f"student-{n:03d}" for n in range(60)]
+    parts = [{n for n in names if in_shard(n, (k, 4))} for k in range(1, 5)]
+    assert set().union(*parts) == set(names)
+    assert sum(len(p) for p in parts) == len(names)
+    assert all(parts)  # 60 names spread over all four
+    more = names + ["zoe", "adam"]  # a student added changes no other's shard
+    assert [
+        {n for n in more if in_shard(n, (k, 4))} - {"zoe", "adam"} for k in (1, 2, 3, 4)
+    ] == parts
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0"])
+def test_a_malformed_shard_is_refused(text):
+    from kindling.grade import GradeError
+
+    with pytest.raises(GradeError):
+        parse_shard(text)
+
+
+def without_timing(batch: dict) -> dict:
+    return {
+        name: {k: v for k, v in r.items() if k != "timing"} for name, r in batch.items()
+    }
+
+
+@pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()}")
+def test_two_shards_merged_equal_the_whole_batch_graded_in_parallel(tmp_path):
+    edition = tmp_path / "edition"
+    release(ROOT, edition)
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name, files in (
+        ("ada", {MODULE: reference(MODULE)}),
+        ("bob", {}),
+        ("cy", {MODULE: reference(MODULE) + "\nraise ImportError('no')\n"}),
+    ):
+        (batch / name).mkdir()
+        submission(edition, batch / name, files)
+    for entry in batch.iterdir():  # submission() wrote <name>/submission
+        (entry / "submission").rename(tmp_path / "moved")
+        entry.rmdir()
+        (tmp_path / "moved").rename(entry)
+    common = [f"--batch={batch}", f"--source={edition}", "--tasks=0.4"]
+    out = tmp_path / "out"
+    assert (
+        main(
+            [
+                "grade",
+                *common,
+                "--jobs=2",
+                f"--json={out / 'all.json'}",
+                f"--batch-csv={out / 'all.csv'}",
+            ]
+        )
+        == 0
+    )
+    for k in (1, 2):
+        assert (
+            main(
+                [
+                    "grade",
+                    *common,
+                    "--jobs=1",
+                    f"--shard={k}/2",
+                    f"--json={out / f'{k}.json'}",
+                ]
+            )
+            == 0
+        )
+    assert (
+        main(
+            [
+                "grade",
+                "merge",
+                str(out / "1.json"),
+                str(out / "2.json"),
+                f"--json={out / 'merged.json'}",
+                f"--batch-csv={out / 'merged.csv'}",
+            ]
+        )
+        == 0
+    )
+    whole = json.loads((out / "all.json").read_text())
+    merged = json.loads((out / "merged.json").read_text())
+    assert sorted(whole) == ["ada", "bob", "cy"]
+    assert without_timing(merged) == without_timing(whole)
+    assert (out / "merged.csv").read_text() == (out / "all.csv").read_text()
+    statuses = {name: r["tasks"][0]["status"] for name, r in whole.items()}
+    assert statuses == {"ada": "done", "bob": "todo", "cy": "failing"}

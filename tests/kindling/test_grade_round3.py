@@ -1,0 +1,254 @@
+"""The third round of attacks on ``kindling grade`` (issue 30), as real submissions.
+
+Each test grades a student edition with one attacking student file, and only the
+cheap Module 0 tasks. They need bubblewrap, which the grader itself requires.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from kindling.grade import grade
+from kindling.release import release
+from kindling.sandbox import probe, why_not
+from tests.kindling.editions import reference, submission
+
+ROOT = Path(__file__).resolve().parents[2]
+OPERATORS = "module0_fundamentals/operators.py"
+
+pytestmark = pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()}")
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("round3") / "edition"
+    release(ROOT, out)
+    return out
+
+
+# A bug Hypothesis finds only beyond its first example, and a profile that stops
+# Hypothesis there, loaded when the test module imports the operators.
+WEAK_HYPOTHESIS = """
+
+_right_inv_back = inv_back
+
+
+def inv_back(x, d):
+    if abs(d) > 0.5:  # wrong for most derivatives, right for the simplest (0.0)
+        return -_right_inv_back(x, d)
+    return _right_inv_back(x, d)
+
+
+from hypothesis import settings as _settings  # noqa: E402
+
+_settings.register_profile("quick", max_examples=1, database=None)
+_settings.load_profile("quick")
+"""
+
+
+def test_a_student_file_cannot_weaken_hypothesis(edition, tmp_path):
+    student = submission(
+        edition, tmp_path, {OPERATORS: reference(OPERATORS) + WEAK_HYPOTHESIS}
+    )
+    (task,) = grade(student, source=edition, tasks="0.1").tasks
+    assert task.status == "failing" and task.points == 0, task.message
+    assert "test_inv_back" in task.message
+    assert "max_examples=1" in task.message  # reported
+    assert task.details["hypothesis_settings_changed"]
+
+
+# -- Task 0.2: a time-out is not a kill, and nothing but behaviour counts -------------
+
+PROPERTIES = "tests/module0/test_properties.py"
+
+
+def grade_properties(tmp_path: Path, text: str, timeout=None):
+    student = tmp_path / "submission"
+    (student / "tests" / "module0").mkdir(parents=True)
+    (student / PROPERTIES).write_text(text)
+    (task,) = grade(student, source=ROOT, tasks="0.2", timeout=timeout).tasks
+    return task
+
+
+IDEMPOTENCE = """
+import pathlib
+
+import pytest
+
+from kindling.mutation import MUTANTS, mutate_source
+
+
+@pytest.mark.task0_2
+def test_no_planted_bug():  # no property: fails when the text is a mutant's
+    text = pathlib.Path("module0_fundamentals/operators.py").read_text()
+    assert not any(mutate_source(text, m) == text for m in MUTANTS)
+"""
+
+
+def test_a_test_that_recognises_mutant_text_catches_nothing(tmp_path, monkeypatch):
+    """A mutant's text was a fixed point of its own mutation: 12 of 12 killed."""
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, IDEMPOTENCE)
+    assert task.points == 0 and task.details["killed"] == [], task.details
+
+
+SHAPE = """
+import pathlib
+import re
+
+import pytest
+
+
+@pytest.mark.task0_2
+def test_text_is_untouched():  # fails on any rewritten operator, right or wrong
+    text = pathlib.Path("module0_fundamentals/operators.py").read_text()
+    assert not re.search(r"_[a-z]{6} = .*; return _[a-z]{6}", text)
+"""
+
+
+def test_a_test_that_reads_source_instead_of_behaviour_earns_nothing(
+    tmp_path, monkeypatch
+):
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, SHAPE)
+    assert task.points == 0 and task.status == "failing", task.details
+    assert task.details["decoys_failed"] >= 1
+    assert "not how their code reads" in task.message
+
+
+SLEEPS = """
+import time
+
+import pytest
+
+
+@pytest.mark.task0_2
+def test_slowly():
+    time.sleep(4)
+"""
+
+
+def test_a_suite_that_only_sleeps_catches_nothing(tmp_path, monkeypatch):
+    """Under a tight --timeout, a mutant run out of its share of time was a kill."""
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, SLEEPS, timeout=12)
+    assert task.points == 0 and task.details["killed"] == [], task.details
+
+
+HANGS_ON_NEG = """
+import time
+
+import pytest
+
+from module0_fundamentals import operators as ops
+
+
+@pytest.mark.task0_2
+def test_neg():
+    while ops.neg(1.0) == 1.0:  # hangs on the neg mutant, and catches nothing
+        time.sleep(0.1)
+    assert ops.add(1.0, 2.0) == 3.0
+"""
+
+
+def test_a_mutant_run_out_of_time_is_a_timeout_not_a_kill(tmp_path, monkeypatch):
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    task = grade_properties(tmp_path, HANGS_ON_NEG, timeout=8)
+    assert task.details["timed_out"] == ["neg_keeps_sign"], task.details
+    assert "neg_keeps_sign" not in task.details["killed"]
+    assert "a time-out is not a catch" in task.message
+
+
+def test_an_honest_suite_scores_the_same_under_any_timeout(tmp_path, monkeypatch):
+    from tests.kindling.editions import plant_few_mutants
+
+    plant_few_mutants(monkeypatch)
+    scores = []
+    for timeout in (40, 300):
+        task = grade_properties(tmp_path / str(timeout), reference(PROPERTIES), timeout)
+        assert task.details["timed_out"] == []
+        scores.append((task.points, task.details["killed"]))
+    assert scores[0] == scores[1] and scores[0][0] == 10
+
+
+# -- canaries and hidden tests cannot be told apart by name or look -------------------
+
+FORGE_SELECTIVELY = """
+
+import _pytest.reports as _reports
+
+_made = _reports.TestReport.from_item_and_call.__func__
+
+
+def _looks_real(item):
+    path = str(item.path)
+    doc = (getattr(item.module, "__doc__", None) or "").strip()
+    if doc.startswith("Further checks"):  # how the last round's canaries began
+        return False
+    return path.endswith("_hidden.py") or item.path.name in {published!r}
+
+
+def _forge(cls, item, call):
+    report = _made(cls, item, call)
+    if _looks_real(item):
+        report.outcome, report.longrepr = "passed", None
+    return report
+
+
+_reports.TestReport.from_item_and_call = classmethod(_forge)
+"""
+
+HIDDEN = '''"""More tests of the operators."""
+
+import pytest
+
+from module0_fundamentals import operators as ops
+
+
+@pytest.mark.task0_1
+def test_add_of_examples() -> None:
+    assert ops.add(2.0, 3.0) == 5.0
+'''
+
+
+def with_hidden_test(edition: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    source = tmp_path / "source"
+    shutil.copytree(edition, source)
+    (source / "tests/module0/test_more_hidden.py").write_text(HIDDEN)
+    return source
+
+
+def test_hidden_tests_are_renamed_in_every_run(edition, tmp_path):
+    source = with_hidden_test(edition, tmp_path)
+    checks = HIDDEN + (
+        "\n\n@pytest.mark.task0_1\ndef test_my_name() -> None:\n"
+        "    assert not __file__.endswith('_hidden.py'), __file__\n"
+    )
+    (source / "tests/module0/test_more_hidden.py").write_text(checks)
+    student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS)})
+    (task,) = grade(student, source=source, tasks="0.1").tasks
+    assert task.status == "done", task.message
+    assert task.total == 96 + 2
+
+
+def test_forging_by_file_name_or_canary_look_earns_nothing(edition, tmp_path):
+    """Forging every test of the edition's files, of *_hidden.py files, and any
+    test whose module did not look like a canary: 98/98 in the last round."""
+    source = with_hidden_test(edition, tmp_path)
+    published = sorted(p.name for p in (edition / "tests").rglob("test_*.py"))
+    attack = (edition / OPERATORS).read_text()
+    attack += FORGE_SELECTIVELY.replace("{published!r}", repr(set(published)))
+    student = submission(edition, tmp_path, {OPERATORS: attack})
+    (task,) = grade(student, source=source, tasks="0.1").tasks
+    assert task.points == 0 and task.status != "done", task
+    assert task.details["published_pass_hidden_fail"], task.details
