@@ -404,7 +404,7 @@ _STARTUP = """
 import sys, time
 sys.path.insert(0, {root!r})
 start = float(sys.argv[1])
-from project.run_fast_tensor import train
+from kindling.bench_training import train
 marks = []
 log = lambda *args: marks.append(time.time())
 train(backend="fast", epochs=1, log=log, **{training!r})
@@ -455,7 +455,7 @@ def time_training(
     root = str(_repo_root())
     if root not in sys.path:
         sys.path.insert(0, root)
-    from project.run_fast_tensor import train
+    from kindling.bench_training import train
 
     cuda = _cuda_status()
     rows = []
@@ -464,7 +464,7 @@ def time_training(
         if name == "cuda" and cuda != "gpu":
             rows.append(Row("train", 50, name, None, "not measured: no GPU"))
         else:
-            # One extra epoch: History.seconds_per_epoch leaves out the first, which
+            # One extra epoch: the median leaves out the first, which
             # pays for compiling the kernels.
             history = train(backend=name, epochs=epochs + 1, **TRAINING)
             note = f"{epochs} epochs, accuracy {100 * history.accuracies[-1]:.0f}%"
@@ -492,7 +492,7 @@ def time_large_training(
 ) -> List[Row]:
     """Seconds per epoch of :data:`LARGE` on the GPU and on FastOps (median after a
     first epoch that pays compilation); "not measured" rows without a GPU."""
-    from project.run_fast_tensor import train
+    from kindling.bench_training import train
 
     rows = []
     gpu = _cuda_status() == "gpu"
@@ -511,9 +511,9 @@ def time_large_training(
 
 
 def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
-    """The loop of ``project/run_fast_tensor.py`` in PyTorch (float64, CPU): same
-    data, network, loss, batch order and plain SGD. Returns (median seconds per
-    epoch after the first, last accuracy)."""
+    """The loop of :mod:`kindling.bench_training` (Task 3.5's) in PyTorch (float64,
+    CPU): same data, network, loss, batch order and plain SGD. Returns (median
+    seconds per epoch after the first, last accuracy)."""
     import numpy as np
 
     from module0_fundamentals import DATASETS

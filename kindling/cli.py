@@ -12,8 +12,18 @@ from kindling.registry import load_registry
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
-    from kindling.release import ReleaseError, release
+    from kindling.release import ReleaseError, format_stats, release, release_stats
 
+    if args.stats:
+        try:
+            print(format_stats(release_stats(Path(args.source))))
+        except ReleaseError as error:
+            print(f"kindling release: {error}", file=sys.stderr)
+            return 2
+        return 0
+    if args.out is None:
+        print("kindling release: give OUT, the edition's directory", file=sys.stderr)
+        return 2
     try:
         summary = release(Path(args.source), Path(args.out), args.through, args.force)
     except ReleaseError as error:
@@ -307,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write the student edition of the instructor source: solutions "
         "become stubs, instructor-only files stay out, a student README is written.",
     )
-    rel.add_argument("out", metavar="OUT", help="directory for the edition")
+    rel.add_argument("out", metavar="OUT", nargs="?", help="directory for the edition")
     rel.add_argument(
         "--source",
         default=".",
@@ -322,6 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="include modules 0..N only (default: every module)",
     )
     rel.add_argument("--force", action="store_true", help="replace a non-empty OUT")
+    rel.add_argument(
+        "--stats",
+        action="store_true",
+        help="write nothing; print the given code lines (not docstrings, comments "
+        "or blank lines) of each student file: before its first stub, and in all",
+    )
     rel.set_defaults(func=_cmd_release)
 
     tasks = commands.add_parser("tasks", help="list the tasks of the registry")

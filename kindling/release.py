@@ -19,10 +19,12 @@ from __future__ import annotations
 import ast
 import fnmatch
 import hashlib
+import io
 import json
 import re
 import shutil
 import subprocess
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
@@ -450,3 +452,107 @@ def release(
         json.dumps({"protected": protected}, indent=1) + "\n", encoding="utf-8"
     )
     return {"files": len(written), "stubs": stubs_per_task, "out": str(out)}
+
+
+# ---------------------------------------------------------------------------
+# ``kindling release --stats``: how much given code a student reads
+# ---------------------------------------------------------------------------
+
+#: Lines of given code (not docstrings, comments or blank lines) a student file
+#: may hold before its first stub, and all student files together (COURSE_DESIGN
+#: §4a: the teaching layer stays thin; the engine lives in private modules).
+MAX_BEFORE_FIRST_STUB = 120
+MAX_GIVEN_TOTAL = 5000
+
+_NOT_CODE = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENCODING,
+    tokenize.ENDMARKER,
+}
+
+
+def code_lines(text: str) -> Set[int]:
+    """The 1-based numbers of the lines of ``text`` that hold code: not blank, not
+    only a comment, not part of a docstring (any statement that is a bare string)."""
+    docstrings: Set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            docstrings.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    lines: Set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type not in _NOT_CODE:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return lines - docstrings
+
+
+@dataclass(frozen=True)
+class GivenCode:
+    """Given code of one student file in the edition: code lines before its first
+    stub (all of them when it has none) and in the whole file (stubs left out)."""
+
+    path: str
+    before_first_stub: int
+    total: int
+
+
+def given_code(text: str, path: str, registry: Registry) -> GivenCode:
+    """:class:`GivenCode` of the edition's version of a source file's ``text``."""
+    stripped, regions = strip_regions(text, path, registry)
+    lines = stripped.splitlines()
+    stub = re.compile(r"^\s*(# TODO: Task \d+\.\d+|raise NotImplementedError\()")
+    stubs: Set[int] = set()
+    first: Optional[int] = None
+    for number, line in enumerate(lines, start=1):
+        if stub.match(line):
+            first = number if first is None else first
+            stubs.add(number)
+            if line.rstrip().endswith("("):  # black's three-line raise
+                stubs.update({number + 1, number + 2})
+    code = code_lines(stripped) - stubs
+    before = len([n for n in code if first is None or n < first])
+    return GivenCode(path, before, len(code))
+
+
+def release_stats(source: Path, registry: Optional[Registry] = None) -> List[GivenCode]:
+    """:class:`GivenCode` of every student file of the registry, in registry order."""
+    source = Path(source).resolve()
+    check_source(source)
+    if registry is None:
+        registry_file = source / "kindling" / "tasks.toml"
+        registry = parse_registry(
+            registry_file.read_text(encoding="utf-8"), str(registry_file)
+        )
+    files: List[str] = []
+    for task in registry:
+        files += [f for f in task.files if f not in files and f.endswith(".py")]
+    return [
+        given_code((source / f).read_text(encoding="utf-8"), f, registry)
+        for f in files
+        if (source / f).is_file()
+    ]
+
+
+def format_stats(stats: List[GivenCode]) -> str:
+    """The ``--stats`` table (Markdown), files over the limit marked."""
+    rows = [
+        "| student file | given code before the first stub | given code in all |",
+        "|---|---:|---:|",
+    ]
+    for s in stats:
+        flag = " (over)" if s.before_first_stub > MAX_BEFORE_FIRST_STUB else ""
+        rows.append(f"| `{s.path}` | {s.before_first_stub}{flag} | {s.total} |")
+    total = sum(s.total for s in stats)
+    over = len([s for s in stats if s.before_first_stub > MAX_BEFORE_FIRST_STUB])
+    rows.append(
+        f"| **total** ({len(stats)} files) | {over} over "
+        f"{MAX_BEFORE_FIRST_STUB} | **{total}** (limit {MAX_GIVEN_TOTAL}) |"
+    )
+    return "\n".join(rows)

@@ -100,7 +100,7 @@ class Expr:
         return Neg(self)
 
     def __pow__(self, c: Union[float, int, "Const"]) -> "Expr":
-        """$e^c$ for a constant exponent $c$ only."""
+        """$a^c$ for a constant exponent $c$ only."""
         if isinstance(c, Const):
             c = c.value
         if isinstance(c, Expr) or not isinstance(c, numbers.Real):
@@ -185,15 +185,10 @@ class Neg(_Unary):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Pow(Expr):
-    """$a^c$ for a constant exponent $c$."""
+class Pow(_Unary):
+    """$a^c$ for a constant exponent $c$: ``Pow(a, c)``."""
 
-    a: Expr
     exponent: float
-    children: Tuple[Expr, ...] = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "children", (self.a,))
 
 
 class Log(_Unary):
@@ -210,26 +205,6 @@ class Sin(_Unary):
 
 class Cos(_Unary):
     """$\\cos a$."""
-
-
-def log(x: ExprLike) -> Expr:
-    """$\\ln x$ as an expression."""
-    return Log(as_expr(x))
-
-
-def exp(x: ExprLike) -> Expr:
-    """$e^x$ as an expression."""
-    return Exp(as_expr(x))
-
-
-def sin(x: ExprLike) -> Expr:
-    """$\\sin x$ as an expression."""
-    return Sin(as_expr(x))
-
-
-def cos(x: ExprLike) -> Expr:
-    """$\\cos x$ as an expression."""
-    return Cos(as_expr(x))
 
 
 # ---------------------------------------------------------------- Task 1.7
@@ -278,6 +253,27 @@ def diff(expr: ExprLike, name: str) -> Expr:
         return Mul(Neg(Sin(expr.a)), diff(expr.a, name))
     raise TypeError(f"diff: unknown expression node {type(expr).__name__}")
     # END SOLUTION
+
+
+# The functions of the math module, for expressions (given).
+def log(x: ExprLike) -> Expr:
+    """$\\ln x$ as an expression."""
+    return Log(as_expr(x))
+
+
+def exp(x: ExprLike) -> Expr:
+    """$e^x$ as an expression."""
+    return Exp(as_expr(x))
+
+
+def sin(x: ExprLike) -> Expr:
+    """$\\sin x$ as an expression."""
+    return Sin(as_expr(x))
+
+
+def cos(x: ExprLike) -> Expr:
+    """$\\cos x$ as an expression."""
+    return Cos(as_expr(x))
 
 
 def evaluate(expr: ExprLike, **values: float) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, List, Optional, Sequence, Union
 
-from . import tensor_functions as tf
+from ._engine import MODES
 
 __all__ = [
     "set_detect_anomaly",
@@ -27,12 +27,12 @@ __all__ = [
 
 def set_detect_anomaly(mode: bool) -> None:
     """Switch anomaly detection on or off for everything that follows."""
-    tf._anomaly = bool(mode)
+    MODES.anomaly = bool(mode)
 
 
 def is_anomaly_enabled() -> bool:
     """Whether anomaly detection is on."""
-    return tf._anomaly
+    return MODES.anomaly
 
 
 class detect_anomaly:
@@ -47,12 +47,12 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self) -> "detect_anomaly":
-        self._previous = tf._anomaly
-        tf._anomaly = self.check_nan
+        self._previous = MODES.anomaly
+        MODES.anomaly = self.check_nan
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        tf._anomaly = self._previous
+        MODES.anomaly = self._previous
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)

@@ -49,8 +49,11 @@ import numpy as np
 
 from module1_scalar_autodiff.autodiff import backpropagate
 
+from . import _engine
 from . import shape_functions as sf
 from . import tensor_functions as tf
+from ._engine import MODES
+from ._reduction import Reduction
 from .tensor_data import TensorData, UserShape, shape_broadcast
 from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
 
@@ -922,7 +925,7 @@ class Tensor:
         average: bool = False,
     ) -> "Tensor":
         """``fn`` (``Sum``, ``Max``, ``All``) over ``dim``, as one
-        :class:`~tensor_functions.Reduction`; ``average`` divides by the count
+        :class:`~module2_tensors._reduction.Reduction`; ``average`` divides by the count
         of entries reduced (``mean``)."""
         # The plan depends on the shape and the arguments only: remembered for an
         # int or None dim (a loss's mean is planned once, not every step).
@@ -940,8 +943,8 @@ class Tensor:
             source = (self if order == () else self.permute(*order)).contiguous()
         args = (source, fn, layout, steps, final, scale)
         if not fn.differentiable:  # (All) nothing to record
-            return tf.Reduction.forward(tf.Context(), *args)
-        return tf.Reduction.apply(*args)
+            return Reduction.forward(tf.Context(), *args)
+        return Reduction.apply(*args)
 
     def _reduction_plan(
         self,
@@ -955,7 +958,7 @@ class Tensor:
         """How :meth:`_reduce` reduces this shape: ``(order, layout, steps, final,
         scale)``. ``order`` is ``None`` to reduce this tensor as it is, ``()`` to
         reduce its contiguous form, or a permutation to apply first; then
-        :class:`~tensor_functions.Reduction` takes ``layout``, ``steps``,
+        :class:`~module2_tensors._reduction.Reduction` takes ``layout``, ``steps``,
         ``final`` (the result's shape) and ``scale``."""
         dims = self._reduce_dims(dim)
         if not empty_ok and any(self.shape[d] == 0 for d in dims):
@@ -1369,8 +1372,8 @@ class Tensor:
                     f"in-place operation ({what}); do it inside `with no_grad():` "
                     f"or use the out-of-place form"
                 )
-            root = tf._storage_root(self)
-            if any(tf._storage_root(p) is root for p in self.parents):
+            root = _engine.storage_root(self)
+            if any(_engine.storage_root(p) is root for p in self.parents):
                 raise RuntimeError(
                     f"{what} with autograd on a view of a tensor that requires "
                     f"grad is not supported here; use the out-of-place form "
@@ -1494,7 +1497,7 @@ class Tensor:
         inputs = h.inputs
         # Only once some storage has been changed in place can a version differ
         # (``h.versions`` is ``()`` when all were 0 at the forward).
-        if tf._versions:
+        if _engine.versions:
             tensors = h.parents
             for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
                 now = tf.version_of(x)
@@ -1506,9 +1509,9 @@ class Tensor:
                         f"{now}; expected version {seen} instead"
                     )
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
-        if tf._anomaly_backward:
-            tf.check_backward(h.last_fn, ctx, d_output, grads)
-        if not tf._retain_graph:
+        if MODES.anomaly_backward:
+            _engine.check_backward(h.last_fn, ctx, d_output, grads)
+        if not MODES.retain_graph:
             for v in ctx.saved_values:
                 if isinstance(v, Tensor):
                     ctx.saved_values = ()
@@ -1582,16 +1585,16 @@ class Tensor:
             grad = Tensor(grad._tensor, self.backend)  # no history
         previous = tf.is_grad_enabled()
         tf.set_grad_enabled(False)
-        tf._retain_graph = bool(retain_graph)
+        MODES.retain_graph = bool(retain_graph)
         # Anomaly mode checks each backward as a whole (naming the user's
         # operation), not the tensor operations inside it.
-        anomaly = tf._anomaly
-        tf._anomaly, tf._anomaly_backward = False, anomaly
+        anomaly = MODES.anomaly
+        MODES.anomaly, MODES.anomaly_backward = False, anomaly
         try:
             backpropagate(self, grad)
         finally:
-            tf._retain_graph = False
-            tf._anomaly, tf._anomaly_backward = anomaly, False
+            MODES.retain_graph = False
+            MODES.anomaly, MODES.anomaly_backward = anomaly, False
             tf.set_grad_enabled(previous)
 
     def zero_grad_(self) -> None:

@@ -19,16 +19,15 @@ tensor operators (``grad * b``) freely: they build no graph.
 from __future__ import annotations
 
 import math
-import os
 import random
-import sys
-import weakref
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, Tuple
 
 import numpy as np
 
 from module1_scalar_autodiff.autodiff import Context
 
+from . import _engine
+from ._engine import MODES, History, bump_version, version_of
 from .tensor_data import TensorData, UserShape
 
 if TYPE_CHECKING:
@@ -77,112 +76,38 @@ __all__ = [
     "View",
     "Copy",
     "MatMul",
-    "Reduction",
     "ToBackend",
 ]
 
 
 # ---------------------------------------------------------------------------
-# Gradient recording on/off (``no_grad`` in shape_functions.py switches it)
+# Function: the base class of every operation
 # ---------------------------------------------------------------------------
-
-_grad_enabled = True
 
 
 def is_grad_enabled() -> bool:
     """Whether functions applied now record a history (PyTorch's
-    ``torch.is_grad_enabled``)."""
-    return _grad_enabled
+    ``torch.is_grad_enabled``; ``no_grad()`` switches it off)."""
+    return MODES.grad
 
 
 def set_grad_enabled(mode: bool) -> None:
     """Switch gradient recording on or off for everything that follows."""
-    global _grad_enabled
-    _grad_enabled = bool(mode)
-
-
-# Set by ``Tensor.backward(retain_graph=...)`` while a backward pass runs: without
-# it, each function's saved tensors are freed once used, as in PyTorch.
-_retain_graph = False
-
-
-# ---------------------------------------------------------------------------
-# Version counters: PyTorch's guard against in-place changes of saved values
-# ---------------------------------------------------------------------------
-
-# One counter per storage *root* (the NumPy array that owns the memory), so a
-# tensor and all its views share it. Only storages ever changed in place get an
-# entry; it is dropped when the array dies.
-_versions: Dict[int, List[int]] = {}
-
-
-def _storage_root(t: "Tensor") -> Any:
-    storage = t._tensor._storage
-    base = getattr(storage, "base", None)
-    return storage if base is None else base
-
-
-def version_of(t: "Tensor") -> int:
-    """How many in-place operations have changed ``t``'s storage (PyTorch's
-    ``t._version``; views of one storage share the count)."""
-    entry = _versions.get(id(_storage_root(t)))
-    return 0 if entry is None else entry[0]
-
-
-def bump_version(t: "Tensor") -> None:
-    """Record one in-place change of ``t``'s storage."""
-    root = _storage_root(t)
-    key = id(root)
-    entry = _versions.get(key)
-    if entry is None:
-        entry = _versions[key] = [0]
-        try:
-            weakref.finalize(root, _versions.pop, key, None)
-        except TypeError:  # a storage type without weak references: keep it
-            pass
-    entry[0] += 1
-
-
-# ---------------------------------------------------------------------------
-# Function: the base class, and how a result remembers its history
-# ---------------------------------------------------------------------------
-
-
-class History:
-    """How a tensor was made: by ``last_fn`` from ``inputs`` (tensors and other
-    arguments such as dims, in call order), with ``ctx`` holding what
-    ``last_fn.forward`` saved, ``parents`` the tensors among ``inputs`` (in order:
-    ``Tensor.parents``), and ``versions`` the version (:func:`version_of`) of each
-    tensor input when it was used, checked again by the backward pass (``()`` when
-    no storage had been changed in place yet: every version was 0).
-
-    A plain class with ``__slots__`` rather than a dataclass: one is made per
-    recorded operation, and this is the cheapest object Python can build.
-    """
-
-    __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents")
-
-    def __init__(
-        self,
-        last_fn: type,
-        ctx: Context,
-        inputs: Tuple[Any, ...],
-        parents: Tuple[Any, ...],
-        versions: Tuple[int, ...] = (),
-    ) -> None:
-        self.last_fn = last_fn
-        self.ctx = ctx
-        self.inputs = inputs
-        self.parents = parents
-        self.versions = versions
-
-    def __repr__(self) -> str:
-        return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
+    MODES.grad = bool(mode)
 
 
 class Function:
     """Base class of every tensor operation; subclasses define ``forward`` and
-    ``backward`` and are used through :meth:`apply`, never instantiated.
+    ``backward`` and are used through ``apply``, never instantiated.
+
+    ``Neg.apply(a)`` runs ``Neg.forward(ctx, a)`` with a fresh ``Context`` and, when
+    gradients are being recorded (:func:`is_grad_enabled`) and some input requires
+    grad, gives the result a :class:`History` (``last_fn``, ``ctx``, ``inputs``), so
+    that ``backward`` can later call ``Neg.backward(ctx, grad)``. It also checks that
+    every tensor argument is on one backend, and records each input's version
+    (:func:`version_of`) so a backward pass can tell if a saved value was changed
+    in place since. (The engine, ``_engine.py``, does this bookkeeping: you need
+    not read it.)
 
     Arguments of ``forward`` may be tensors or plain values (a dim, a shape).
     ``backward`` returns one gradient per argument, in order: a tensor for a tensor
@@ -207,288 +132,15 @@ class Function:
         $G = \\partial L / \\partial \\mathrm{out}$."""
         raise NotImplementedError
 
-    @classmethod
-    def _backward(cls, ctx: Context, grad: "Tensor", count: int) -> Tuple[Any, ...]:
-        """``backward`` as a tuple of exactly ``count`` entries."""
-        grads = cls.backward(ctx, grad)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        if len(grads) == count:
-            return grads
-        if len(grads) > count:
-            raise RuntimeError(
-                f"{cls.__name__}.backward returned {len(grads)} gradients for "
-                f"{count} arguments"
-            )
-        return grads + (None,) * (count - len(grads))
-
-    @classmethod
-    def apply(cls, *args: Any) -> "Tensor":
-        """Run ``forward`` and, when gradients are being recorded and some input
-        requires grad, give the result a :class:`History`.
-
-        Raises:
-            ValueError: tensor arguments live on different backends.
-        """
-        Tensor = _Tensor or _tensor_class()
-        backend = None
-        record = False
-        tensors = 0
-        for x in args:
-            if isinstance(x, Tensor):
-                tensors += 1
-                if backend is None:
-                    backend = x.backend
-                elif x.backend is not backend:
-                    op, _ = user_call()
-                    raise ValueError(
-                        f"{op}: tensors on different backends ({backend.name} and "
-                        f"{x.backend.name}); move one with t.to(other.backend), "
-                        f"or make every tensor on one backend "
-                        f"(set_default_backend(...) sets the default)"
-                    )
-                if x._requires_grad:
-                    record = True
-        record = record and _grad_enabled and cls.differentiable
-        if record:
-            ctx = Context(
-                tuple([x._requires_grad for x in args])
-                if tensors == len(args)
-                else tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
-            )
-        else:
-            ctx = Context()
-        out = cls.forward(ctx, *args)
-        if _anomaly:
-            _check_forward(cls, ctx, args, out)
-        if not record:
-            return out
-        # Versions are all 0 until some storage is changed in place; then () stands
-        # for "all 0", which the backward pass checks just the same.
-        versions = (
-            tuple(version_of(x) for x in args if isinstance(x, Tensor))
-            if _versions
-            else ()
-        )
-        parents = (
-            args
-            if tensors == len(args)
-            else tuple([x for x in args if isinstance(x, Tensor)])
-        )
-        history = History(cls, ctx, args, parents, versions)
-        if out.history is None and sys.getrefcount(out) <= _FRESH:
-            # Nothing but this function holds the result (the forward made it):
-            # it takes the history itself.
-            out.history = history
-            out._requires_grad = True
-            return out
-        # Else a fresh Tensor object shares the result's numbers but carries the
-        # history (a forward may return a view, or even an input, which must stay as
-        # it is; and a result that a forward saved for backward must not point back
-        # at its own history: that would be a reference cycle).
-        return Tensor(out._tensor, out.backend, history)
-
-
-def _references_of_a_fresh_local() -> int:
-    """What ``sys.getrefcount`` reports for an object held by one local variable
-    only (2 on most CPythons: the variable and the call's argument; newer ones may
-    borrow the argument's reference)."""
-    fresh = object()
-    return sys.getrefcount(fresh)
-
-
-#: :meth:`Function.apply` gives its history to a forward's result when the
-#: result's reference count is at most this: no input, saved value or cache holds it.
-_FRESH = _references_of_a_fresh_local()
-
-
-def _tensor_class() -> Any:
-    """The Tensor class, imported on first use (tensor.py imports this module)."""
-    global _Tensor
-    from .tensor import Tensor
-
-    _Tensor = Tensor
-    return Tensor
-
-
-_Tensor: Any = None  # the Tensor class, set on the first call of Function.apply
-
-
-# ---------------------------------------------------------------------------
-# Anomaly detection (``autograd.set_detect_anomaly``)
-# ---------------------------------------------------------------------------
-
-_anomaly = False
-_anomaly_backward = False  # set by Tensor.backward while it runs in anomaly mode
-
-# Operator methods, as the user wrote them.
-_OPERATORS = {
-    "__add__": "+",
-    "__radd__": "+",
-    "__iadd__": "+=",
-    "__sub__": "-",
-    "__rsub__": "-",
-    "__isub__": "-=",
-    "__mul__": "*",
-    "__rmul__": "*",
-    "__imul__": "*=",
-    "__truediv__": "/",
-    "__rtruediv__": "/",
-    "__itruediv__": "/=",
-    "__pow__": "**",
-    "__rpow__": "**",
-    "__matmul__": "@",
-    "__neg__": "-",
-    "__getitem__": "[]",
-}
-
-
-def _in_library(filename: str) -> bool:
-    folder = os.path.basename(os.path.dirname(os.path.abspath(filename)))
-    # The library's packages are module0_fundamentals ... module4_networks (the
-    # tests' folders, tests/module2, are the user's code).
-    return folder.startswith("module") and folder[6:7].isdigit() and folder[7:8] == "_"
-
-
-def user_call() -> Tuple[str, str]:
-    """``(operation, "file:line")``: the library function the user's code called
-    (``log``, ``/``, ``cross_entropy``) and where, found by walking the stack out
-    to the first frame outside the library's ``module*`` packages."""
-    frame = sys._getframe(1)
-    entry = None
-    while frame is not None and _in_library(frame.f_code.co_filename):
-        entry = frame
-        frame = frame.f_back
-    name = "?" if entry is None else entry.f_code.co_name
-    if name == "__call__" and entry is not None and "self" in entry.f_locals:
-        name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
-    name = _OPERATORS.get(name, name)
-    where = "?"
-    if frame is not None:
-        where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
-    return name, where
-
-
-def _finite(t: Any) -> bool:
-    return bool(np.isfinite(t.to_numpy()).all())
-
-
-def _check_forward(cls: type, ctx: Context, args: Tuple[Any, ...], out: Any) -> None:
-    """Anomaly mode: remember where this function was called; raise if it made a
-    nan/inf from finite inputs."""
-    tensors = [x for x in args if isinstance(x, _Tensor)]
-    op, where = user_call()
-    ctx.anomaly_origin = (op, where, tuple(x.shape for x in tensors))
-    if not _finite(out) and all(_finite(x) for x in tensors):
-        shapes = ", ".join(str(x.shape) for x in tensors)
-        raise FloatingPointError(
-            f"anomaly: {op} produced nan/inf from finite inputs of shapes {shapes} "
-            f"(function {cls.__name__}), called at {where}"
-        )
-
-
-def check_backward(cls: type, ctx: Context, d_output: Any, grads: Tuple) -> None:
-    """Anomaly mode: raise if ``cls.backward`` returned nan/inf for a finite
-    incoming gradient, naming the operation and where the forward was called."""
-    if not _finite(d_output):
-        return
-    for k, g in enumerate(grads):
-        if isinstance(g, _Tensor) and not _finite(g):
-            op, where, shapes = getattr(ctx, "anomaly_origin", ("?", "?", ()))
-            raise FloatingPointError(
-                f"anomaly: the backward of {op} (function {cls.__name__}, inputs "
-                f"of shapes {', '.join(map(str, shapes))}) returned nan/inf in its "
-                f"gradient {k}; the {op} was called at {where}"
-            )
+    # Run forward and record the history, as described above.
+    apply = classmethod(_engine.apply)
+    # backward's result as a tuple of one entry per argument.
+    _backward = classmethod(_engine.backward_tuple)
 
 
 def _new(like: "Tensor", data: TensorData) -> "Tensor":
     """A tensor of ``data`` on ``like``'s backend (used to build views)."""
     return type(like)(data, like.backend)
-
-
-def _mT(t: "Tensor") -> "Tensor":
-    """The matrix transpose of the last two dimensions, as a view (no copy)."""
-    data = t._tensor
-    shape, strides = data.shape, data.strides
-    # (The layout directly, not through permute: every MatMul.backward makes two.)
-    return _new(
-        t,
-        TensorData._view(
-            data._storage,
-            shape[:-2] + (shape[-1], shape[-2]),
-            strides[:-2] + (strides[-1], strides[-2]),
-        ),
-    )
-
-
-def _reshaped(t: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
-    """``t`` with ``shape`` (of the same size): itself, or a view of it (of a
-    contiguous copy when it is not contiguous). Unrecorded: for intermediate
-    values inside one operation."""
-    if t.shape == shape:
-        return t
-    t = t.contiguous()
-    return _new(t, TensorData._view(t._tensor._storage, shape))
-
-
-class Reduction(Function):
-    """A whole reduction as ``Tensor.sum``, ``mean``, ``amax`` and ``max()`` ask
-    for it, recorded as one operation (given): ``a`` viewed as ``layout`` (of the
-    same size), ``fn`` (``Sum`` or ``Max``, which keep the reduced dim with size
-    1) applied along each of ``dims`` in turn, the result viewed as ``shape`` and
-    multiplied by ``scale`` (``1 / count`` for a mean, else 1).
-
-    Backward: the same steps in reverse, each through ``fn.backward``: the
-    gradient times ``scale``, viewed with the reduced dims of size 1, then
-    ``fn.backward`` of each step, viewed as ``a``'s shape.
-
-    Why one operation: ``x.mean()`` would otherwise record a ``Sum``, a ``View``
-    and a ``Mul``, three nodes whose bookkeeping costs far more than the kernel
-    on a batch of ten (PyTorch records one ``MeanBackward`` too).
-    """
-
-    @staticmethod
-    def forward(
-        ctx: Context,
-        a: "Tensor",
-        fn: type,
-        layout: Tuple[int, ...],
-        dims: Tuple[int, ...],
-        shape: Tuple[int, ...],
-        scale: float,
-    ) -> "Tensor":
-        out = _reshaped(a, layout)
-        steps = []
-        for d in dims:
-            step = Context(ctx.needs_input_grad[:1])
-            out = fn.forward(step, out, d)
-            steps.append(step)
-        kept = out.shape
-        out = _reshaped(out, shape)
-        if scale != 1.0:
-            out = out.backend.mul_zip(out, out._other(scale))
-        ctx.save_for_backward(a.shape, fn, steps, kept, scale)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        shape, fn, steps, kept, scale = ctx.saved_values
-        if scale != 1.0:
-            grad = grad.backend.mul_zip(grad, grad._other(scale))
-        grad = _reshaped(grad, kept)
-        for step in reversed(steps):
-            grad = fn._backward(step, grad, 2)[0]
-        if not _retain_graph and any(
-            isinstance(v, _Tensor) for step in steps for v in step.saved_values
-        ):
-            # The steps' saved tensors (Max's) are freed, as a recorded Max's
-            # would be; a second backward then fails in chain_rule with the
-            # usual message instead of in fn.backward.
-            for step in steps:
-                step.saved_values = ()
-            ctx.freed = True
-        return _reshaped(grad, shape)
 
 
 # ---------------------------------------------------------------------------
@@ -1158,6 +810,21 @@ class Copy(Function):
         # BEGIN SOLUTION 2.4: Copy.backward
         return grad
         # END SOLUTION
+
+
+def _mT(t: "Tensor") -> "Tensor":
+    """The matrix transpose of the last two dimensions, as a view (no copy)."""
+    data = t._tensor
+    shape, strides = data.shape, data.strides
+    # (The layout directly, not through permute: every MatMul.backward makes two.)
+    return _new(
+        t,
+        TensorData._view(
+            data._storage,
+            shape[:-2] + (shape[-1], shape[-2]),
+            strides[:-2] + (strides[-1], strides[-2]),
+        ),
+    )
 
 
 class MatMul(Function):

@@ -22,45 +22,37 @@ device arrays already; ``launch`` copies only what is still on the host.
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict
 
 import numba
-import numba.core.config
 import numpy as np
 
-from module2_tensors.tensor_data import (
-    Shape,
-    Storage,
-    Strides,
-    TensorData,
-    shape_broadcast,
-)
-from module2_tensors.tensor_ops import (
-    MapFn,
-    ReduceFn,
-    TensorBackend,
-    TensorOps,
-    ZipFn,
-    matmul_shape,
-)
+from module2_tensors.tensor_data import Shape, Storage, Strides
+from module2_tensors.tensor_ops import TensorBackend
 
-from .fast_ops import (
-    MapKernel,
-    MatMulKernel,
-    ReduceKernel,
-    ZipKernel,
+# The runtime that runs your kernels (you need not read it): ``cuda`` is
+# ``numba.cuda``; ``launch(kernel, grid, block, out, *args)`` runs
+# ``kernel[grid, block](out, *args)`` once ``check_launch`` has accepted the grid
+# and block (it raises ValueError, naming the limit, for a launch a GPU refuses),
+# copying host arrays to the GPU (and ``out`` back); ``compiled(factory, fn)``
+# builds ``factory(fn)`` once per process; ``_size(shape)`` is the entry count.
+from ._cuda_runtime import (
+    MAX_GRID,
+    SIMULATOR,
+    CudaKernelOps,
+    KernelSpec,
+    _size,
+    check_launch,
+    compiled,
+    cuda,
+    device_constant,
+    device_functions,
+    device_storage,
+    kernel_specs,
+    launch,
+    on_device,
 )
-
-if "numba.cuda" not in sys.modules:
-    # numba.cuda chooses between the GPU and the simulator when it is first imported,
-    # from Numba's configuration, which Numba read from the environment when *it*
-    # was first imported. Re-read it, so that NUMBA_ENABLE_CUDASIM set after
-    # ``import numba`` (but before ``numba.cuda``) still counts.
-    numba.core.config.reload_config()
-
-from numba import cuda  # noqa: E402 (after the configuration is current)
+from .fast_ops import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
 
 __all__ = [
     "SIMULATOR",
@@ -71,10 +63,6 @@ __all__ = [
     "WORK",
     "SIDE",
     "MATMUL_OPTIONS",
-    "MAX_GRID",
-    "MAX_GRID_X",
-    "MAX_THREADS",
-    "MAX_BLOCK",
     "position",
     "broadcast_position",
     "on_device",
@@ -100,8 +88,6 @@ __all__ = [
     "CudaBackend",
 ]
 
-#: True when the kernels run in Numba's CUDA simulator instead of on a GPU.
-SIMULATOR: bool = bool(cuda.config.ENABLE_CUDASIM)
 #: Threads per block of the map, zip and reduce kernels (a power of two: the
 #: reduce's tree halves it).
 THREADS_PER_BLOCK: int = 8 if SIMULATOR else 256
@@ -125,28 +111,6 @@ SIDE: int = TILE // WORK
 MATMUL_OPTIONS: Dict[str, Any] = (
     {} if SIMULATOR else {"launch_bounds": (SIDE * SIDE, 2)}
 )
-#: The largest grid dimension ``y`` or ``z`` a launch may use.
-MAX_GRID: int = 65535
-#: The largest grid dimension ``x``, and the largest block: 1024 threads in all, at
-#: most 1024 along ``x`` or ``y`` and 64 along ``z`` (every GPU since compute
-#: capability 3.0). :func:`launch` checks these and ``MAX_GRID``; the simulator
-#: would run any launch.
-MAX_GRID_X: int = 2**31 - 1
-MAX_THREADS: int = 1024
-MAX_BLOCK: Tuple[int, int, int] = (1024, 1024, 64)
-
-
-def _quiet_low_occupancy() -> None:
-    # Small tensors launch a few blocks, and numba-cuda warns about every such launch
-    # ("Grid size 1 will likely result in GPU under-utilization"): one switch for the
-    # whole library instead of a flood (the config moved between numba versions).
-    for name in ("numba.cuda.core.config", "numba.core.config"):
-        config = sys.modules.get(name)
-        if config is not None and hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
-            config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-
-
-_quiet_low_occupancy()
 
 # ---------------------------------------------------------------------------
 # Given: positions in a strided storage, computed by arithmetic.
@@ -185,125 +149,6 @@ def broadcast_position(ordinal, out_shape, shape, strides):  # type: ignore
         if shape[d - offset] != 1:
             result += index * strides[d - offset]
     return result
-
-
-#: What numba.cuda raises when there is no usable GPU (absent in the simulator).
-_NO_GPU: Any = getattr(cuda, "CudaSupportError", ())
-
-
-def _size(shape: Shape) -> int:
-    size = 1
-    for n in shape:
-        size *= int(n)
-    return size
-
-
-def on_device(x: Any) -> bool:
-    """Whether ``x`` is an array in GPU memory (a Numba device array, also the
-    simulator's)."""
-    return hasattr(x, "copy_to_host")
-
-
-#: Device copies of shapes and strides, by content: a tensor's shape reaches the
-#: kernels without a host-to-device copy per operation (they are a few bytes each,
-#: and a program uses few distinct ones).
-_CONSTANTS: Dict[Tuple[str, bytes], Any] = {}
-_MAX_CONSTANTS = 4096
-
-
-def device_constant(values: np.ndarray) -> Any:
-    """A device copy of the small integer array ``values`` (a shape or strides),
-    made once per distinct content. Kernels must not write to it."""
-    key = (values.dtype.str, values.tobytes())
-    found = _CONSTANTS.get(key)
-    if found is None:
-        if len(_CONSTANTS) >= _MAX_CONSTANTS:
-            _CONSTANTS.clear()
-        found = _CONSTANTS[key] = cuda.to_device(np.ascontiguousarray(values))
-    return found
-
-
-def _dims(value: Any) -> Tuple[int, int, int]:
-    """A grid or block given as an int or a tuple of 1-3 ints, as ``(x, y, z)``."""
-    dims = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"a grid or block has 1 to 3 dimensions, got {value!r}")
-    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore
-
-
-def check_launch(grid: Any, block: Any) -> None:
-    """Refuse a launch configuration that a GPU refuses, with the reason.
-
-    A GPU accepts a grid of at most ``MAX_GRID_X`` blocks along ``x`` and
-    ``MAX_GRID`` along ``y`` and ``z``, and a block of at most ``MAX_THREADS``
-    threads, ``MAX_BLOCK`` along each dimension; every dimension is at least 1.
-    Numba's simulator checks none of this, so without this check a launch that
-    passes every test in CI could fail on the first real GPU.
-
-    Raises:
-        ValueError: naming the dimension and the limit it exceeds.
-    """
-    if type(grid) is int and type(block) is int:  # the usual 1-D launch, at once
-        if 1 <= grid <= MAX_GRID_X and 1 <= block <= MAX_THREADS:
-            return
-    g, b = _dims(grid), _dims(block)
-    for name, dims, limits in (
-        ("grid", g, (MAX_GRID_X, MAX_GRID, MAX_GRID)),
-        ("block", b, MAX_BLOCK),
-    ):
-        for axis, size, limit in zip("xyz", dims, limits):
-            if not 1 <= size <= limit:
-                raise ValueError(
-                    f"a GPU refuses this launch: {name} dimension {axis} is {size}, "
-                    f"must be 1 to {limit} (grid {g}, block {b})"
-                )
-    if b[0] * b[1] * b[2] > MAX_THREADS:
-        raise ValueError(
-            f"a GPU refuses this launch: a block of {b[0] * b[1] * b[2]} threads "
-            f"{b}, at most {MAX_THREADS}"
-        )
-
-
-def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None:
-    """Run ``kernel[grid, block](out, *args)``, once :func:`check_launch` has
-    accepted ``grid`` and ``block``.
-
-    Arrays already on the GPU are passed as they are. Integer NumPy arrays (shapes,
-    strides) go through :func:`device_constant`. Float NumPy arrays (storages of
-    tensors in host memory) are copied to the GPU, and, for ``out``, back after the
-    kernel: only ``out`` comes back, so the inputs are never copied twice.
-    """
-    check_launch(grid, block)
-    try:
-        device_out = out if on_device(out) else cuda.to_device(out)
-    except _NO_GPU as error:
-        raise RuntimeError(
-            "CudaBackend needs an NVIDIA GPU, or Numba's CUDA simulator: set "
-            "NUMBA_ENABLE_CUDASIM=1 before Numba is imported (the tests and "
-            "project/run_fast_tensor.py do this when no GPU is found)"
-        ) from error
-    device_args = [
-        (
-            x
-            if not isinstance(x, np.ndarray)
-            else device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
-        )
-        for x in args
-    ]
-    if SIMULATOR:
-        # The simulator runs a block's threads as Python threads that wait for one
-        # another at every syncthreads(): hand the GIL over at once (1 us) instead
-        # of after Python's default 5 ms, or a reduce block takes 0.1 s.
-        previous = sys.getswitchinterval()
-        sys.setswitchinterval(1e-6)
-        try:
-            kernel[grid, block](device_out, *device_args)
-        finally:
-            sys.setswitchinterval(previous)
-    else:
-        kernel[grid, block](device_out, *device_args)
-    if device_out is not out:
-        device_out.copy_to_host(out)
 
 
 def blocks_for(size: int, threads: int) -> int:
@@ -744,248 +589,19 @@ def tensor_matrix_multiply() -> MatMulKernel:
 # Given: the ops class and the backend
 # ---------------------------------------------------------------------------
 
-_COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
 
+class CudaOps(CudaKernelOps):
+    """The CUDA backend's ops: Module 2's ``TensorOps`` interface on the kernels
+    that the four factories above build (each built once per process, at its first
+    use), with every result in GPU memory: a tensor on ``CudaBackend`` keeps its
+    storage on the GPU, and only ``.to()``, ``to_numpy()``, ``item()`` and printing
+    copy it back. (The runtime, ``_cuda_runtime.py``, does this; you need not read
+    it.)"""
 
-def compiled(
-    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
-) -> Any:
-    """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process. ``fn`` is compiled as it is: the backends' scalar functions follow IEEE
-    arithmetic (inf and NaN, no exceptions), as a GPU thread must."""
-    key = (factory, fn)
-    if key not in _COMPILED:
-        _COMPILED[key] = factory() if fn is None else factory(fn)
-    return _COMPILED[key]
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """One CUDA kernel as it is launched, for the resource check
-    (``tests/module3/test_cuda_resources.py``) and ``kindling kernels``.
-
-    ``build()`` returns the ``@cuda.jit`` kernel (building it may raise the
-    ``NotImplementedError`` of an unfinished task); ``argtypes`` are the Numba types
-    of its arguments; ``threads`` is the number of threads per block it is launched
-    with."""
-
-    name: str
-    task: str
-    build: Callable[[], Any]
-    argtypes: Tuple[Any, ...]
-    threads: int
-
-
-def kernel_in(run: Any) -> Any:
-    """The ``@cuda.jit`` kernel that the launcher ``run`` (returned by a kernel
-    factory) launches: the one kernel among the variables it closes over."""
-    if not callable(run) or getattr(run, "__closure__", None) is None:
-        return run  # the factory returned the kernel itself
-    for cell in run.__closure__:
-        value = cell.cell_contents
-        options = getattr(value, "targetoptions", None)
-        if options is not None and not options.get("device", False):
-            return value
-    raise ValueError(f"{run!r} launches no @cuda.jit kernel that can be found")
-
-
-def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
-    """Every scalar function that CUDA kernels compile in, as ``(name, function,
-    arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
-    (Task 0.1's operators among them) and Module 2's given scalar helpers for
-    ``unary_map`` (``erf``, ``floor``, ...). The simulator runs any Python; a GPU
-    runs only what Numba's CUDA target compiles, so ``kindling kernels`` compiles
-    each of these for a GPU too."""
-    import inspect
-
-    from module2_tensors import tensor_functions
-    from module2_tensors.tensor_ops import TensorBackend
-
-    found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
-
-    class _Recording:
-        """An ops class that only notes the functions it is given."""
-
-        cuda = True
-
-        @staticmethod
-        def map(fn: Callable[[float], float]) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 1))
-
-        @staticmethod
-        def zip(fn: Callable[[float, float], float]) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 2))
-
-        @staticmethod
-        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 2))
-
-        matrix_multiply = None
-
-    TensorBackend(_Recording)  # type: ignore[arg-type]
-    for name, fn in vars(tensor_functions).items():
-        if inspect.isfunction(fn) and fn.__module__ == tensor_functions.__name__:
-            parameters = inspect.signature(fn).parameters.values()
-            if parameters and all(p.annotation == "float" for p in parameters):
-                found.setdefault(fn, (name, fn, len(parameters)))
-    return list(found.values())
-
-
-def kernel_specs() -> List[KernelSpec]:
-    """Every kernel of this module with the argument types and block size it is
-    launched with (the scalar functions are representative ones: each compiles
-    to its own kernel)."""
-    from module0_fundamentals import operators
-
-    f64, i64 = numba.float64[::1], numba.int64[::1]
-    strided = (f64, i64, i64)
-    flag, count = numba.boolean, numba.int64
-    elementwise = (*strided, count, flag)
-    return [
-        KernelSpec(
-            "map(sigmoid)",
-            "3.3",
-            lambda: kernel_in(compiled(tensor_map, operators.sigmoid)),
-            (*elementwise, *strided),
-            THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "zip(mul)",
-            "3.3",
-            lambda: kernel_in(compiled(tensor_zip, operators.mul)),
-            (*elementwise, *strided, *strided),
-            THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "reduce(add)",
-            "3.3",
-            lambda: kernel_in(compiled(tensor_reduce, operators.add)),
-            (*strided, *strided, count),
-            THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "fill (given)",
-            "3.3",
-            lambda: _fill,
-            (f64, numba.float64, count),
-            THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "sum_practice",
-            "3.3",
-            lambda: compiled(sum_practice_kernel),
-            (f64, f64, count),
-            PRACTICE_THREADS,
-        ),
-        KernelSpec(
-            "mm_practice",
-            "3.4",
-            lambda: compiled(mm_practice_kernel),
-            (f64, f64, f64, count),
-            PRACTICE_TILE * PRACTICE_TILE,
-        ),
-        KernelSpec(
-            "matmul",
-            "3.4",
-            lambda: kernel_in(compiled(tensor_matrix_multiply)),
-            (*strided, *strided, *strided, count),
-            SIDE * SIDE,
-        ),
-    ]
-
-
-# ---------------------------------------------------------------------------
-# Given: tensors that live on the GPU
-#
-# A tensor on CudaBackend keeps its storage in GPU memory: every result of CudaOps
-# is a device array, and the kernels read device arrays as they are (``launch``),
-# with shapes and strides as cached device constants. A tensor made on the host
-# (``tensor(data, backend=CudaBackend)``, ``zeros``) is copied to the GPU by each
-# operation that reads it, until ``.to(CudaBackend)`` moves it once. The copies back
-# are ``to_numpy()``, ``item()``, printing and ``.to()`` another backend.
-# ---------------------------------------------------------------------------
-
-
-@cuda.jit
-def _fill(out, value, size):  # type: ignore
-    i = cuda.grid(1)
-    if i < size:
-        out[i] = value
-
-
-def device_storage(size: int, fill: Optional[float] = None) -> Any:
-    """A new flat float64 device array of ``size`` entries (filled with ``fill`` by
-    a kernel, with no host copy; left uninitialised when ``fill`` is None, for
-    results that a kernel overwrites entirely)."""
-    storage = cuda.device_array(size, dtype=np.float64)
-    if fill is not None and size:
-        _fill[blocks_for(size, THREADS_PER_BLOCK), THREADS_PER_BLOCK](
-            storage, fill, size
-        )
-    return storage
-
-
-def _result(like: Any, shape: Shape, fill: Optional[float] = None) -> Any:
-    """A new contiguous tensor of ``shape`` on ``like``'s backend, in GPU memory."""
-    return type(like)(
-        TensorData(device_storage(_size(shape), fill), tuple(shape)), like.backend
-    )
-
-
-class CudaOps(TensorOps):
-    """The CUDA backend's ops: Module 2's interface, kernels on the GPU (or in
-    Numba's CUDA simulator), results in GPU memory."""
-
-    cuda = True
-
-    @staticmethod
-    def to_device(storage: Any) -> Any:
-        """``storage`` in GPU memory (``Tensor.to(CudaBackend)`` moves with it)."""
-        return storage if on_device(storage) else cuda.to_device(storage)
-
-    @staticmethod
-    def map(fn: Callable[[float], float]) -> MapFn:
-        """See ``TensorOps.map``."""
-
-        def apply(a: Any, out: Optional[Any] = None) -> Any:
-            if out is None:
-                out = _result(a, a.shape)
-            compiled(tensor_map, fn)(*out.tuple(), *a.tuple())
-            return out
-
-        return apply
-
-    @staticmethod
-    def zip(fn: Callable[[float, float], float]) -> ZipFn:
-        """See ``TensorOps.zip``."""
-
-        def apply(a: Any, b: Any) -> Any:
-            shape = a.shape if a.shape == b.shape else shape_broadcast(a.shape, b.shape)
-            out = _result(a, shape)
-            compiled(tensor_zip, fn)(*out.tuple(), *a.tuple(), *b.tuple())
-            return out
-
-        return apply
-
-    @staticmethod
-    def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
-        """See ``TensorOps.reduce`` (``start`` must be an identity of ``fn``)."""
-
-        def apply(a: Any, dim: int) -> Any:
-            shape = list(a.shape)
-            shape[dim] = 1
-            out = _result(a, tuple(shape), start)
-            compiled(tensor_reduce, fn)(*out.tuple(), *a.tuple(), dim)
-            return out
-
-        return apply
-
-    @staticmethod
-    def matrix_multiply(a: Any, b: Any) -> Any:
-        """See ``TensorOps.matrix_multiply``."""
-        out = _result(a, matmul_shape(a.shape, b.shape))
-        compiled(tensor_matrix_multiply)(*out.tuple(), *a.tuple(), *b.tuple())
-        return out
+    map_kernel = tensor_map
+    zip_kernel = tensor_zip
+    reduce_kernel = tensor_reduce
+    matmul_kernel = tensor_matrix_multiply
 
 
 #: The CUDA backend: ``tensor(data, backend=CudaBackend)`` or ``t.to(CudaBackend)``.

@@ -16,33 +16,16 @@ process.
 
 from __future__ import annotations
 
-import functools
-import math
-import types
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Callable
 
 import numpy as np
 from numba import njit, prange
 
 from module2_tensors import tensor_data
+from module2_tensors.tensor_data import Shape, Storage, Strides
+from module2_tensors.tensor_ops import TensorBackend
 
-from . import kernel_cache
-from module2_tensors.tensor_data import (
-    Shape,
-    Storage,
-    Strides,
-    TensorData,
-    shape_broadcast,
-)
-from module2_tensors.tensor_ops import (
-    SHAPE_PAIRS,
-    MapFn,
-    ReduceFn,
-    TensorBackend,
-    TensorOps,
-    ZipFn,
-    matmul_shape,
-)
+from ._dispatch import NumbaOps, compiled, kernel_label
 
 __all__ = [
     "to_index",
@@ -237,11 +220,6 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     # END SOLUTION
 
 
-#: The paths the reference zip kernel chooses between (its ``_zip`` picks one per
-#: call); a kernel of your own may name its paths as it likes.
-GENERAL, ALIGNED, NUMBER_A, NUMBER_B = 0, 1, 2, 3
-
-
 def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     """The parallel zip kernel for ``fn``: $\\mathrm{out}[i] = fn(a[i], b[i])$.
 
@@ -258,6 +236,8 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     """
     # BEGIN SOLUTION 3.1: tensor_zip, as tensor_map with two broadcast inputs
     f = njit(inline="always")(fn)
+    # The paths _zip chooses between, one per call (compile-time constants).
+    GENERAL, ALIGNED, NUMBER_A, NUMBER_B = 0, 1, 2, 3
 
     @njit
     def zip_slice(
@@ -472,16 +452,6 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
 # Task 3.2: parallel batched matrix multiply
 # ---------------------------------------------------------------------------
 
-#: Rows and columns of the block of ``out`` one step of the matmul computes.
-BLOCK = 4
-#: Multiply-adds up to which a product with contiguous rows of ``b`` skips the
-#: packing (``rows``): the layers of a small network, where copying costs as much
-#: as computing.
-SMALL_PRODUCT = 1 << 18
-#: Columns of ``b`` (rows of the packed $b^T$) swept together while they sit in the
-#: core's L2 cache (64 columns of 512 float64 numbers take 256 KiB).
-PANEL = 64
-
 
 def tensor_matrix_multiply() -> MatMulKernel:
     """The parallel batched matrix-multiply kernel:
@@ -512,6 +482,16 @@ def tensor_matrix_multiply() -> MatMulKernel:
     """
 
     # BEGIN SOLUTION 3.2: the batched matmul kernel (pack, then blocks of out)
+    # Rows and columns of the block of out one step computes.
+    BLOCK = 4
+    # Multiply-adds up to which a product with contiguous rows of b skips the
+    # packing (rows): the layers of a small network, where copying costs as much
+    # as computing.
+    SMALL_PRODUCT = 1 << 18
+    # Columns of b (rows of the packed b^T) swept together while they sit in the
+    # core's L2 cache (64 columns of 512 float64 numbers take 256 KiB).
+    PANEL = 64
+
     @njit
     def batch_starts(
         count: int,
@@ -780,248 +760,26 @@ def tensor_matrix_multiply() -> MatMulKernel:
 # Given: the ops class and the backend
 # ---------------------------------------------------------------------------
 
-_COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
 
-_FACTORY_NAMES = {"tensor_map": "map", "tensor_zip": "zip", "tensor_reduce": "reduce"}
+class FastOps(NumbaOps):
+    """The Numba backend's ops: Module 2's ``TensorOps`` interface on the kernels
+    that the four factories above build.
 
-
-def kernel_label(
-    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
-) -> str:
-    """A short name for the kernel ``factory(fn)``, as the compile notice shows it:
-    ``map(exp)``, ``zip(add)``, ``matrix_multiply``."""
-    name = _FACTORY_NAMES.get(factory.__name__, factory.__name__)
-    name = name.replace("tensor_", "")
-    return name if fn is None else f"{name}({getattr(fn, '__name__', fn)})"
-
-
-def compiled(
-    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
-) -> Any:
-    """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process: every backend and test asking for the same kernel shares one Numba
-    compilation, and its machine code is kept on disk for the next processes
-    (:func:`module3_fast_ops.kernel_cache.persist`: the cache key hashes the
-    sources the kernel is built from, so editing any of them recompiles it)."""
-    key = (factory, fn)
-    if key not in _COMPILED:
-        kernel = factory() if fn is None else factory(fn)
-        _COMPILED[key] = kernel_cache.persist(kernel, kernel_label(factory, fn))
-    return _COMPILED[key]
-
-
-def _warm(factory: Callable[..., Any]) -> Callable[[Any], None]:
-    """A call of a kernel of ``factory`` on small arrays of the types every call
-    has (float64 storage, int64 shapes and strides): it compiles the kernel."""
-
-    def layout(*shape: int) -> tuple:
-        strides = [1] * len(shape)
-        for k in range(len(shape) - 2, -1, -1):
-            strides[k] = strides[k + 1] * shape[k + 1]
-        size = int(np.prod(shape))
-        return np.zeros(size), np.array(shape, np.int64), np.array(strides, np.int64)
-
-    def warm(kernel: Any) -> None:
-        if factory is tensor_map:
-            kernel(*layout(2, 3), *layout(2, 3))
-        elif factory is tensor_reduce:
-            kernel(*layout(2, 1), *layout(2, 3), 1)
-        elif factory is tensor_matrix_multiply:
-            kernel(*layout(2, 2), *layout(2, 3), *layout(3, 2))
-        else:
-            kernel(*layout(2, 3), *layout(2, 3), *layout(2, 3))
-
-    return warm
-
-
-def _expect(factory: Callable[..., Any], fn: Optional[Callable[..., float]]) -> None:
-    """Count ``factory(fn)`` among the kernels this run may compile (for the
-    compile notice's "n of m", and for the compile helper that compiles them in a
-    second process); nothing is built now."""
-    kernel_cache.expect(
-        kernel_label(factory, fn),
-        lambda: compiled(factory, fn),
-        _warm(factory),
-        __name__,
-    )
-
-
-# Shapes met so far, per wrapper, are remembered (errors are not).
-@functools.lru_cache(maxsize=SHAPE_PAIRS)
-def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
-    """:func:`shape_broadcast` of ``a`` and ``b``."""
-    return shape_broadcast(a, b)
-
-
-@functools.lru_cache(maxsize=SHAPE_PAIRS)
-def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], int]:
-    """``(matmul_shape(a, b), work)``: the product's shape, and its work in
-    multiply-adds / 8 (what :func:`_matmul_kernel` decides by)."""
-    shape = matmul_shape(a, b)
-    return shape, math.prod(shape) * (a[-1] if a else 1) // 8
-
-
-class FastOps(TensorOps):
-    """The Numba backend's ops: Module 2's interface, compiled parallel kernels.
-
-    Each kernel is built at its first call (so that a stubbed task fails where it
-    is used, not at import) and kept in the closure of the function returned.
+    ``FastOps.map(fn)`` returns the function that ``TensorBackend`` calls for each
+    operation; at its first call it builds ``tensor_map(fn)`` (so a stubbed task
+    fails where it is used, not at import), once per process, and keeps its machine
+    code on disk for the next runs. Each call then allocates the output and runs the
+    kernel on the raw storages, shapes and strides. (The dispatcher,
+    ``_dispatch.py``, does this; you need not read it.)
     """
 
-    cuda = False
+    map_kernel = tensor_map
+    zip_kernel = tensor_zip
+    reduce_kernel = tensor_reduce
+    matmul_kernel = tensor_matrix_multiply
+    #: Work below which the small-work matmul kernel may be a serial build.
+    parallel_from = MIN_PARALLEL_WORK
 
-    # The wrappers below run once per tensor operation, so they reach into the
-    # TensorData (``_tensor``: storage and the int64 shape and strides arrays)
-    # directly, and allocate outputs with ``TensorData.full``'s cached layouts.
-
-    @staticmethod
-    def map(fn: Callable[[float], float]) -> MapFn:
-        """See ``TensorOps.map``."""
-        _expect(tensor_map, fn)
-        kernel = None
-
-        def apply(a: Any, out: Optional[Any] = None) -> Any:
-            nonlocal kernel
-            if out is None:  # (the kernel writes every entry: no need to zero)
-                out = type(a)(TensorData.empty(a._tensor.shape), a.backend)
-            if kernel is None:
-                kernel = compiled(tensor_map, fn)
-            o, x = out._tensor, a._tensor
-            kernel(o._storage, o._shape, o._strides, x._storage, x._shape, x._strides)
-            return out
-
-        return apply
-
-    @staticmethod
-    def zip(fn: Callable[[float, float], float]) -> ZipFn:
-        """See ``TensorOps.zip``."""
-        _expect(tensor_zip, fn)
-        kernel = None
-
-        def apply(a: Any, b: Any) -> Any:
-            nonlocal kernel
-            x, y = a._tensor, b._tensor
-            shape = x.shape
-            if shape != y.shape:
-                shape = _broadcast(shape, y.shape)
-            o = TensorData.empty(shape)
-            if kernel is None:
-                kernel = compiled(tensor_zip, fn)
-            kernel(
-                o._storage,
-                o._shape,
-                o._strides,
-                x._storage,
-                x._shape,
-                x._strides,
-                y._storage,
-                y._shape,
-                y._strides,
-            )
-            return type(a)(o, a.backend)
-
-        return apply
-
-    @staticmethod
-    def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
-        """See ``TensorOps.reduce``."""
-        _expect(tensor_reduce, fn)
-        kernel = None
-
-        def apply(a: Any, dim: int) -> Any:
-            nonlocal kernel
-            x = a._tensor
-            shape = list(x.shape)
-            shape[dim] = 1
-            o = TensorData.full(tuple(shape), start)
-            if kernel is None:
-                kernel = compiled(tensor_reduce, fn)
-            kernel(
-                o._storage, o._shape, o._strides, x._storage, x._shape, x._strides, dim
-            )
-            return type(a)(o, a.backend)
-
-        return apply
-
-    @staticmethod
-    def matrix_multiply(a: Any, b: Any) -> Any:
-        """See ``TensorOps.matrix_multiply``."""
-        x, y = a._tensor, b._tensor
-        shape, work = _product(x.shape, y.shape)
-        o = TensorData.full(shape)
-        # (The kernel chosen before, in one lookup; _matmul_kernel chooses it the
-        # first time.)
-        kernel = _CHOSEN.get(work >= MIN_PARALLEL_WORK) or _matmul_kernel(work)
-        kernel(
-            o._storage,
-            o._shape,
-            o._strides,
-            x._storage,
-            x._shape,
-            x._strides,
-            y._storage,
-            y._shape,
-            y._strides,
-        )
-        return type(a)(o, a.backend)
-
-
-def serial_twin(kernel: Any, label: str) -> Any:
-    """The same kernel compiled without ``parallel=True`` (``prange`` is then
-    ``range``), under its own name, kept by the disk cache like the original.
-
-    Compiling Numba's parallel loops is most of a kernel's compile time, and a
-    kernel whose work is below :data:`MIN_PARALLEL_WORK` never runs them (its
-    ``workers_for`` is 1). The parallel matmul takes several seconds more to
-    compile than this twin, so a run that only ever multiplies small matrices (the
-    Task 3.5 training) compiles the twin alone."""
-    py_func = getattr(kernel, "py_func", None)
-    if py_func is None:
-        return kernel
-    twin = types.FunctionType(
-        py_func.__code__,
-        py_func.__globals__,
-        py_func.__name__,
-        py_func.__defaults__,
-        py_func.__closure__,
-    )
-    twin.__qualname__ = py_func.__qualname__ + "_serial"
-    options = {
-        k: v
-        for k, v in kernel.targetoptions.items()
-        if k not in ("parallel", "nopython")
-    }
-    return kernel_cache.persist(njit(**options)(twin), label)
-
-
-#: Large work (True) or small (False) -> the matmul kernel chosen for it.
-_CHOSEN: Dict[bool, Any] = {}
-
-
-def _matmul_kernel(work: int) -> Any:
-    """The matmul kernel for ``work`` multiply-adds (/8): the parallel one, or,
-    for small work while the parallel one is neither compiled in this process
-    nor in the disk cache, its :func:`serial_twin`. Chosen once per process for
-    each kind of work (large work makes the parallel one the choice for both)."""
-    large = work >= MIN_PARALLEL_WORK
-    chosen = _CHOSEN.get(large)
-    if chosen is None:
-        parallel = compiled(tensor_matrix_multiply)
-        cache = getattr(parallel, "_cache", None)
-        if (
-            large
-            or getattr(parallel, "signatures", True)
-            or (cache is not None and hasattr(cache, "is_cached") and cache.is_cached())
-        ):
-            # Compiled, on disk, or about to be compiled for large work.
-            _CHOSEN[True] = _CHOSEN[False] = chosen = parallel
-        else:
-            label = kernel_label(tensor_matrix_multiply) + " (serial)"
-            chosen = _CHOSEN[False] = serial_twin(parallel, label)
-    return chosen
-
-
-_expect(tensor_matrix_multiply, None)
 
 #: The Numba backend: ``tensor(data, backend=FastBackend)`` or ``t.to(FastBackend)``.
 FastBackend = TensorBackend(FastOps)

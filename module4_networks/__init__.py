@@ -21,6 +21,7 @@ from . import (
     fast_conv,
     functional,
     init,
+    layers,
     losses,
     nn,
     nn_utils,
@@ -40,6 +41,11 @@ from .functional import (
     max_pool2d,
     softmax,
 )
+
+# PyTorch's name for Task 4.8's attention is functional's
+# (``F.scaled_dot_product_attention``). It lives in attention.py, which builds on
+# functional, so it is attached here, once both are imported.
+functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
 
 
 def __getattr__(name: str) -> Any:

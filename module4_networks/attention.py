@@ -35,7 +35,8 @@ from module2_tensors.tensor_ops import TensorBackend
 
 from . import functional as F
 from . import init
-from .nn import Linear, _parameter
+from ._parameters import _parameter
+from .layers import Linear
 
 __all__ = [
     "causal_mask",

@@ -52,6 +52,14 @@ from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function
 from module3_fast_ops import kernel_cache
 
+from ._conv_checks import (
+    _add_bias,
+    _as_strided,
+    _check_out,
+    _check_storage,
+    conv_output_shape,
+)
+
 __all__ = [
     "IntPair",
     "Strided",
@@ -92,91 +100,6 @@ def conv_output_size(size: int, kernel_size: int, stride: int, padding: int) -> 
     return (size + 2 * padding - kernel_size) // stride + 1
 
 
-def conv_output_shape(
-    name: str,
-    input_shape: Sequence[int],
-    weight_shape: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-) -> Tuple[int, ...]:
-    """Check a convolution's arguments and return the output shape.
-
-    ``input_shape`` is ``(batch, in_channels, *spatial)`` and ``weight_shape`` is
-    ``(out_channels, in_channels, *kernel)``; ``stride`` and ``padding`` have one
-    entry per spatial dimension. Raises ``ValueError`` naming both shapes when they
-    do not fit together.
-    """
-    spatial = len(stride)
-    input_shape = tuple(int(n) for n in input_shape)
-    weight_shape = tuple(int(n) for n in weight_shape)
-    if len(input_shape) != spatial + 2:
-        raise ValueError(
-            f"{name}: input must have {spatial + 2} dims (batch, channels, "
-            f"{'length' if spatial == 1 else 'height, width'}), got shape "
-            f"{input_shape}"
-        )
-    if len(weight_shape) != spatial + 2:
-        raise ValueError(
-            f"{name}: weight must have {spatial + 2} dims (out_channels, "
-            f"in_channels, {'kernel' if spatial == 1 else 'kh, kw'}), got shape "
-            f"{weight_shape}"
-        )
-    if input_shape[1] != weight_shape[1]:
-        raise ValueError(
-            f"{name}: input has {input_shape[1]} channels but the weight expects "
-            f"{weight_shape[1]} (input shape {input_shape}, weight shape "
-            f"{weight_shape})"
-        )
-    if any(s < 1 for s in stride):
-        raise ValueError(f"{name}: stride must be positive, got {tuple(stride)}")
-    if any(p < 0 for p in padding):
-        raise ValueError(f"{name}: padding must be non-negative, got {tuple(padding)}")
-    if min(input_shape) < 1 or min(weight_shape) < 1:
-        raise ValueError(
-            f"{name}: empty input or weight (input shape {input_shape}, weight "
-            f"shape {weight_shape})"
-        )
-    out = []
-    for n, k, s, p in zip(input_shape[2:], weight_shape[2:], stride, padding):
-        if k > n + 2 * p:
-            raise ValueError(
-                f"{name}: kernel {weight_shape[2:]} is larger than the padded input "
-                f"(input shape {input_shape}, padding {tuple(padding)})"
-            )
-        out.append(conv_output_size(n, k, s, p))
-    return (input_shape[0], weight_shape[0], *out)
-
-
-def _check_storage(name: str, storage: Storage, shape: Index, strides: Index) -> None:
-    """Refuse storage that a kernel would read out of bounds (a crash, not an error)."""
-    if len(shape) != len(strides):
-        raise ValueError(f"{name}: shape {tuple(shape)} and strides {tuple(strides)}")
-    last = int(sum((int(n) - 1) * int(s) for n, s in zip(shape, strides)))
-    if min(strides, default=0) < 0 or last >= storage.size:
-        raise ValueError(
-            f"{name}: storage of size {storage.size} is too small for shape "
-            f"{tuple(shape)} with strides {tuple(strides)}"
-        )
-
-
-def _as_strided(name: str, triple: Strided) -> Strided:
-    """Normalise a triple's dtypes, so every call hits the same compiled kernel."""
-    storage, shape, strides = triple
-    if not isinstance(storage, np.ndarray) or storage.dtype != np.float64:
-        raise TypeError(f"{name}: storage must be a float64 NumPy array")
-    if storage.ndim != 1:
-        raise ValueError(f"{name}: storage must be flat, got shape {storage.shape}")
-    return storage, np.asarray(shape, np.int64), np.asarray(strides, np.int64)
-
-
-def _check_out(name: str, out_shape: Index, expected: Sequence[int]) -> None:
-    if tuple(int(n) for n in out_shape) != tuple(expected):
-        raise ValueError(
-            f"{name}: out has shape {tuple(int(n) for n in out_shape)}, expected "
-            f"{tuple(expected)}"
-        )
-
-
 # --------------------------------------------------- a worked example kernel
 @njit(parallel=True, cache=True)
 def _bias_backward(
@@ -207,20 +130,6 @@ def _bias_backward(
                     rest //= g_shape[d]
                 acc += g[pos]
         out[o] = acc
-
-
-@njit(parallel=True, cache=True)
-def _add_bias(out: Storage, out_shape: Index, bias: Storage) -> None:
-    """``out[b, o, ...] += bias[o]`` for a *contiguous* ``out``: each ``(b, o)``
-    owns one contiguous block of positions, so the blocks go to the threads."""
-    channels = out_shape[1]
-    positions = 1
-    for d in range(2, len(out_shape)):
-        positions *= out_shape[d]
-    for block in prange(out_shape[0] * channels):
-        value = bias[block % channels]
-        for i in range(block * positions, (block + 1) * positions):
-            out[i] += value
 
 
 def bias_backward(g: Strided) -> np.ndarray:

@@ -22,12 +22,13 @@ import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.autodiff import Context
-from module2_tensors.shape_functions import cat, pad, stack, where
+from module2_tensors.shape_functions import pad, stack, where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.tensor_functions import Function
 
-from .fast_conv import Conv1dFun, Conv2dFun, IntPair, pair
+from ._convolution import _check_tensor, _conv, _dim
+from .fast_conv import IntPair, pair
 
 __all__ = [
     "conv1d",
@@ -59,151 +60,6 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
-
-
-def _check_tensor(name: str, x: object) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name} needs a Tensor, got {type(x).__name__}")
-
-
-def _dim(dim: int, dims: int, name: str) -> int:
-    """A dim in ``[-dims, dims)`` as a non-negative one (IndexError otherwise)."""
-    # (``max`` is shadowed in this module by F.max, so no builtins here.)
-    if not -dims <= dim < (dims if dims else 1):
-        raise IndexError(
-            f"{name}: dim={dim} is out of range for a tensor of {dims} dimensions"
-        )
-    return dim % dims if dims else 0
-
-
-# ----------------------------------------------------------- convolutions
-def _one_int(name: str, label: str, value: object) -> int:
-    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
-    if isinstance(value, (tuple, list)) and len(value) == 1:
-        value = value[0]
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{name}: {label} must be an int, got {value!r}")
-    return int(value)
-
-
-def _conv(
-    name: str,
-    spatial: int,
-    input: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor],
-    stride: IntPair,
-    padding: Union[IntPair, str],
-    dilation: IntPair = 1,
-    groups: int = 1,
-) -> Tensor:
-    _check_tensor(f"{name} input", input)
-    _check_tensor(f"{name} weight", weight)
-    if spatial == 1:
-        strides = (_one_int(name, "stride", stride),)
-        dilations = (_one_int(name, "dilation", dilation),)
-    else:
-        strides, dilations = pair(stride, "stride"), pair(dilation, "dilation")
-    if any(d < 1 for d in dilations):
-        raise ValueError(f"{name}: dilation must be positive, got {dilation}")
-    if isinstance(padding, str):
-        x, paddings = _string_padding(name, input, weight, padding, strides, dilations)
-        return _conv(name, spatial, x, weight, bias, stride, 0, dilation, groups)
-    if spatial == 1:
-        paddings = (_one_int(name, "padding", padding),)
-    else:
-        paddings = pair(padding, "padding")
-    if dilations != (1,) * spatial:
-        weight = _dilate(weight, dilations)
-    if groups != 1:
-        return _grouped(name, spatial, input, weight, bias, strides, paddings, groups)
-    if bias is not None:
-        _check_tensor(f"{name} bias", bias)
-        if bias.shape != (weight.shape[0],):
-            raise ValueError(
-                f"{name}: bias must have shape ({weight.shape[0]},) to match the "
-                f"weight's shape {weight.shape}, got {bias.shape}"
-            )
-    # PyTorch also takes one unbatched example, (channels, *spatial).
-    unbatched = input.dims == spatial + 1
-    x = input.unsqueeze(0) if unbatched else input
-    # (On CudaBackend the same Functions run the GPU kernels of cuda_conv.)
-    fn = Conv1dFun if spatial == 1 else Conv2dFun
-    out = fn.apply(x, weight, bias, strides, paddings)
-    return out.squeeze(0) if unbatched else out
-
-
-def _string_padding(
-    name: str,
-    input: Tensor,
-    weight: Tensor,
-    padding: str,
-    strides: Tuple[int, ...],
-    dilations: Tuple[int, ...],
-) -> Tuple[Tensor, Tuple[int, ...]]:
-    """``padding="valid"`` (none) or ``"same"`` (output as large as the input,
-    stride 1; an odd total puts the extra zero on the right, as PyTorch)."""
-    spatial = len(strides)
-    if padding == "valid":
-        return input, (0,) * spatial
-    if padding != "same":
-        raise ValueError(
-            f"{name}: padding must be an int, a pair, 'valid' or 'same', got "
-            f"{padding!r}"
-        )
-    if any(s != 1 for s in strides):
-        raise ValueError(
-            f"{name}: padding='same' is not supported for strided convolutions"
-        )
-    amounts: list = []
-    for k, d in zip(reversed(weight.shape[2:]), reversed(dilations)):
-        total = d * (k - 1)
-        amounts += [total // 2, total - total // 2]  # last dim first, as F.pad
-    return pad(input, amounts), (0,) * spatial
-
-
-def _dilate(weight: Tensor, dilations: Tuple[int, ...]) -> Tensor:
-    """The kernel with ``d - 1`` zeros between its taps along each spatial dim
-    (a dilated convolution is a convolution with that kernel); differentiable."""
-    out = weight
-    for k, d in enumerate(dilations):
-        if d == 1:
-            continue
-        axis = 2 + k
-        moved = out.transpose(axis, -1)
-        size = moved.shape[-1]
-        spread = pad(moved.unsqueeze(-1), [0, d - 1])  # (..., size, d)
-        spread = spread.reshape(*moved.shape[:-1], size * d)
-        out = spread.narrow(-1, 0, (size - 1) * d + 1).transpose(axis, -1)
-    return out.contiguous()
-
-
-def _grouped(
-    name: str,
-    spatial: int,
-    input: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor],
-    strides: Tuple[int, ...],
-    paddings: Tuple[int, ...],
-    groups: int,
-) -> Tensor:
-    """``groups`` independent convolutions, each of ``C_in / groups`` input
-    channels to ``C_out / groups`` outputs, concatenated along the channels."""
-    channel = 1 if input.dims == spatial + 2 else 0
-    c_in, c_out = input.shape[channel], weight.shape[0]
-    if groups < 1 or c_in % groups or c_out % groups:
-        raise ValueError(
-            f"{name}: in_channels ({c_in}) and out_channels ({c_out}) must both be "
-            f"divisible by groups ({groups})"
-        )
-    xs = input.chunk(groups, channel)
-    ws = weight.chunk(groups, 0)
-    bs = [None] * groups if bias is None else list(bias.chunk(groups, 0))
-    outs = [
-        _conv(name, spatial, x, w, b, strides, paddings) for x, w, b in zip(xs, ws, bs)
-    ]
-    return cat(outs, channel)
 
 
 def conv1d(
@@ -800,14 +656,3 @@ from .losses import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
-
-
-def __getattr__(name: str) -> object:
-    # Attention (Task 4.8) lives in attention.py, which builds on nn and on this
-    # module; PyTorch's name for it is functional's, so look it up on first use
-    # (importing it here would be circular).
-    if name == "scaled_dot_product_attention":
-        from .attention import scaled_dot_product_attention
-
-        return scaled_dot_product_attention
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,11 +34,12 @@ Updates run under ``no_grad`` and write into the parameter tensors in place
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Iterable, List, Tuple
+from typing import Any, Dict, Iterable, Tuple
 
-from module0_fundamentals.module import Parameter
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
+
+from ._optimizer_state import OptimizerState
 
 __all__ = [
     "Optimizer",
@@ -53,56 +54,17 @@ __all__ = [
 ]
 
 
-def _as_tensor(p: Any) -> Tensor:
-    """The tensor an optimizer updates: a Tensor itself or a Parameter's value."""
-    value = p.value if isinstance(p, Parameter) else p
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"optimizers update Tensors or Parameters holding them, got "
-            f"{type(value).__name__}"
-        )
-    return value
-
-
-class Optimizer:
+class Optimizer(OptimizerState):
     """Base class: parameter groups, state, ``zero_grad`` and the ``step`` loop.
 
     ``params`` is an iterable of ``Parameter``s or tensors, or of dicts
     ``{"params": [...], "lr": ...}`` that override the defaults for a group (as in
     PyTorch). ``param_groups[i]["lr"]`` may be changed between steps (a learning
     rate schedule). ``state[tensor_id]`` holds each parameter's buffers.
+    ``state_dict()`` and ``load_state_dict()`` save and restore both, in PyTorch's
+    layout. A subclass passes its hyperparameters' defaults to
+    ``Optimizer.__init__(params, defaults)`` and writes :meth:`update`.
     """
-
-    def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
-        params = list(params)
-        if not params:
-            raise ValueError("optimizer got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.defaults = dict(defaults)
-        self.param_groups: List[Dict[str, Any]] = []
-        for group in groups:
-            unknown = set(group) - set(defaults) - {"params"}
-            if unknown:
-                raise TypeError(f"unknown optimizer options {sorted(unknown)}")
-            filled = {**defaults, **group}
-            filled["params"] = [_as_tensor(p) for p in group["params"]]
-            self._check(filled)
-            self.param_groups.append(filled)
-        self.state: Dict[int, Dict[str, Any]] = {}
-
-    def _check(self, group: Dict[str, Any]) -> None:
-        """Reject invalid hyperparameters with PyTorch's messages."""
-        if group["lr"] < 0.0:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if group.get("weight_decay", 0.0) < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-        if group.get("eps", 0.0) < 0.0:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
-        if group.get("momentum", 0.0) < 0.0:
-            raise ValueError(f"Invalid momentum value: {group['momentum']}")
-        for k, beta in enumerate(group.get("betas", ())):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
 
     def zero_grad(self) -> None:
         """Forget every parameter's gradient (``.grad = None``, PyTorch's default),
@@ -128,61 +90,6 @@ class Optimizer:
         """The new value of one parameter ``p`` with gradient ``g``; ``state`` is
         this parameter's own dict of buffers (empty at the first step)."""
         raise NotImplementedError
-
-    def _all_params(self) -> List[Tensor]:
-        return [p for group in self.param_groups for p in group["params"]]
-
-    def state_dict(self) -> Dict[str, Any]:
-        """PyTorch's layout: ``{"state": {index: buffers}, "param_groups": [...]}``
-        with parameters named by their position over all groups."""
-        index = {p.unique_id: k for k, p in enumerate(self._all_params())}
-        state = {
-            index[key]: {
-                name: value.detach() if isinstance(value, Tensor) else value
-                for name, value in buffers.items()
-            }
-            for key, buffers in self.state.items()
-            if key in index
-        }
-        groups, start = [], 0
-        for group in self.param_groups:
-            count = len(group["params"])
-            saved = {k: v for k, v in group.items() if k != "params"}
-            saved["params"] = list(range(start, start + count))
-            groups.append(saved)
-            start += count
-        return {"state": state, "param_groups": groups}
-
-    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
-        """Restore hyperparameters and buffers saved by :meth:`state_dict` (the
-        parameters themselves come from the model's ``load_state_dict``).
-
-        Raises:
-            ValueError: the groups or their sizes differ.
-        """
-        groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups) or any(
-            len(saved["params"]) != len(group["params"])
-            for saved, group in zip(groups, self.param_groups)
-        ):
-            raise ValueError(
-                "loaded state dict has a different number of parameter groups or "
-                "parameters per group"
-            )
-        params = self._all_params()
-        for saved, group in zip(groups, self.param_groups):
-            group.update({k: v for k, v in saved.items() if k != "params"})
-        self.state = {}
-        for k, buffers in state_dict["state"].items():
-            p = params[int(k)]
-            self.state[p.unique_id] = {
-                name: (
-                    p.new_tensor(value.to_numpy())
-                    if isinstance(value, Tensor)
-                    else value
-                )
-                for name, value in buffers.items()
-            }
 
 
 class SGD(Optimizer):

@@ -44,7 +44,7 @@ from module2_tensors.tensor_ops import TensorBackend
 
 from . import functional as F
 from . import init
-from .nn import _parameter
+from ._parameters import _parameter
 
 __all__ = [
     "rnn_step",

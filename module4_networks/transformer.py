@@ -37,7 +37,7 @@ from module2_tensors.tensor_ops import TensorBackend
 
 from . import functional as F
 from .attention import MultiheadAttention, causal_mask
-from .nn import Dropout, Embedding, LayerNorm, Linear
+from .layers import Dropout, Embedding, LayerNorm, Linear
 
 __all__ = [
     "sinusoidal_encoding",

@@ -17,7 +17,15 @@ import pytest
 
 from kindling.cli import main
 from kindling.registry import load_registry
-from kindling.release import BEGIN, END, MANIFEST, ReleaseError, release
+from kindling.release import (
+    BEGIN,
+    END,
+    MANIFEST,
+    ReleaseError,
+    code_lines,
+    given_code,
+    release,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE0 = "task0_1 or task0_2 or task0_3 or task0_4 or task0_5"
@@ -223,3 +231,49 @@ def test_the_edition_has_a_readme_for_students(edition):
     assert ".venv/bin/streamlit run project/app.py" in readme
     for task in load_registry():  # the task table lists every task and its points
         assert f"| {task.id} | {task.title} | {task.points} |" in readme
+
+
+def test_code_lines_leave_out_docstrings_comments_and_blank_lines():
+    text = (
+        '"""Module docstring,\n'
+        'two lines."""\n'
+        "\n"
+        "# a comment\n"
+        "X = (1,\n"
+        "     2)  # code with a comment\n"
+        "def f():\n"
+        '    """Docstring."""\n'
+        "    return '''a string\n"
+        "that is code'''\n"
+    )
+    assert sorted(code_lines(text)) == [5, 6, 7, 9, 10]
+
+
+def test_given_code_counts_up_to_the_first_stub_and_leaves_stubs_out():
+    registry = load_registry()
+    text = (
+        "import math\n"
+        "\n"
+        "A = 1\n"
+        "\n"
+        "def mul(x: float, y: float) -> float:\n"
+        '    """Multiply."""\n'
+        "    # BEGIN SOLUTION 0.1\n"
+        "    return x * y\n"
+        "    # END SOLUTION\n"
+        "\n"
+        "B = 2\n"
+    )
+    stats = given_code(text, "m.py", registry)
+    # import, A = 1, def: before the stub; B = 2 after; the raise is not given code.
+    assert (stats.before_first_stub, stats.total) == (3, 4)
+
+
+def test_release_stats_prints_every_student_file_and_the_total(capsys):
+    assert main(["release", "--stats", "--source", str(ROOT)]) == 0
+    out = capsys.readouterr().out
+    for task in load_registry():
+        for path in task.files:
+            if path.endswith(".py"):
+                assert f"`{path}`" in out
+    assert "**total**" in out

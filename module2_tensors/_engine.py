@@ -1,0 +1,354 @@
+"""The autograd engine behind ``tensor_functions.Function`` (private: students
+never edit or need to read this file).
+
+``tensor_functions.py`` is what a student reads: each operation's ``forward`` and
+``backward``. This module holds the machinery that makes ``Function.apply`` cheap
+and safe, behind a small interface:
+
+* :data:`MODES`: the one object holding the autograd switches of the process
+  (gradient recording, retain-graph, anomaly detection);
+* version counters (:func:`version_of`, :func:`bump_version`, :func:`storage_root`,
+  :data:`versions`): PyTorch's guard against in-place changes of saved values;
+* :class:`History` and :func:`apply` (``Function.apply``): run a forward and, when
+  gradients are recorded, give the result its history; :func:`backward_tuple`
+  (``Function._backward``) normalises what a backward returns;
+* anomaly mode's checks (:func:`check_forward`, :func:`check_backward`) and
+  :func:`user_call`, which names the operation and the line of the user's code that
+  an error message should point at.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import weakref
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+
+import numpy as np
+
+from module1_scalar_autodiff.autodiff import Context
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+__all__ = [
+    "MODES",
+    "Modes",
+    "History",
+    "apply",
+    "backward_tuple",
+    "versions",
+    "storage_root",
+    "version_of",
+    "bump_version",
+    "user_call",
+    "check_forward",
+    "check_backward",
+]
+
+
+# ---------------------------------------------------------------------------
+# The autograd switches
+# ---------------------------------------------------------------------------
+
+
+class Modes:
+    """The autograd switches of this process, in one object:
+
+    * ``grad``: functions applied now record a history (``no_grad`` turns it off;
+      ``tensor_functions.is_grad_enabled`` reads it);
+    * ``retain_graph``: set by ``Tensor.backward(retain_graph=...)`` while a
+      backward pass runs; without it each function's saved tensors are freed once
+      used, as in PyTorch;
+    * ``anomaly``: anomaly detection (``kt.autograd.set_detect_anomaly``) checks
+      every forward;
+    * ``anomaly_backward``: set by ``Tensor.backward`` while it runs in anomaly
+      mode, which then checks each backward as a whole.
+    """
+
+    __slots__ = ("grad", "retain_graph", "anomaly", "anomaly_backward")
+
+    def __init__(self) -> None:
+        self.grad = True
+        self.retain_graph = False
+        self.anomaly = False
+        self.anomaly_backward = False
+
+    def __repr__(self) -> str:
+        on = [name for name in self.__slots__ if getattr(self, name)]
+        return f"Modes({', '.join(on) or 'all off'})"
+
+
+MODES = Modes()
+
+
+# ---------------------------------------------------------------------------
+# Version counters
+# ---------------------------------------------------------------------------
+
+#: One counter per storage *root* (the NumPy array that owns the memory), so a
+#: tensor and all its views share it. Only storages ever changed in place get an
+#: entry; it is dropped when the array dies. While it is empty, every version is 0
+#: and :func:`apply` records none.
+versions: Dict[int, List[int]] = {}
+
+
+def storage_root(t: "Tensor") -> Any:
+    """The array that owns ``t``'s memory (shared by all of its views)."""
+    storage = t._tensor._storage
+    base = getattr(storage, "base", None)
+    return storage if base is None else base
+
+
+def version_of(t: "Tensor") -> int:
+    """How many in-place operations have changed ``t``'s storage (PyTorch's
+    ``t._version``; views of one storage share the count)."""
+    entry = versions.get(id(storage_root(t)))
+    return 0 if entry is None else entry[0]
+
+
+def bump_version(t: "Tensor") -> None:
+    """Record one in-place change of ``t``'s storage."""
+    root = storage_root(t)
+    key = id(root)
+    entry = versions.get(key)
+    if entry is None:
+        entry = versions[key] = [0]
+        try:
+            weakref.finalize(root, versions.pop, key, None)
+        except TypeError:  # a storage type without weak references: keep it
+            pass
+    entry[0] += 1
+
+
+# ---------------------------------------------------------------------------
+# History and Function.apply
+# ---------------------------------------------------------------------------
+
+
+class History:
+    """How a tensor was made: by ``last_fn`` from ``inputs`` (tensors and other
+    arguments such as dims, in call order), with ``ctx`` holding what
+    ``last_fn.forward`` saved, ``parents`` the tensors among ``inputs`` (in order:
+    ``Tensor.parents``), and ``versions`` the version (:func:`version_of`) of each
+    tensor input when it was used, checked again by the backward pass (``()`` when
+    no storage had been changed in place yet: every version was 0).
+
+    Slots rather than a dataclass: one is made per recorded operation.
+    """
+
+    __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents")
+
+    def __init__(
+        self,
+        last_fn: type,
+        ctx: Context,
+        inputs: Tuple[Any, ...],
+        parents: Tuple[Any, ...],
+        versions: Tuple[int, ...] = (),
+    ) -> None:
+        self.last_fn = last_fn
+        self.ctx = ctx
+        self.inputs = inputs
+        self.parents = parents
+        self.versions = versions
+
+    def __repr__(self) -> str:
+        return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
+
+
+def backward_tuple(cls: type, ctx: Context, grad: "Tensor", count: int) -> Tuple:
+    """``cls.backward(ctx, grad)`` as a tuple of exactly ``count`` entries (a
+    single gradient may come without a tuple; trailing ``None``\\ s may be left
+    out)."""
+    grads = cls.backward(ctx, grad)  # type: ignore[attr-defined]
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    if len(grads) == count:
+        return grads
+    if len(grads) > count:
+        raise RuntimeError(
+            f"{cls.__name__}.backward returned {len(grads)} gradients for "
+            f"{count} arguments"
+        )
+    return grads + (None,) * (count - len(grads))
+
+
+def apply(cls: type, *args: Any) -> "Tensor":
+    """``Function.apply``: run ``cls.forward`` and, when gradients are being
+    recorded and some input requires grad, give the result a :class:`History`.
+
+    Raises:
+        ValueError: tensor arguments live on different backends.
+    """
+    Tensor = _Tensor or _tensor_class()
+    backend = None
+    record = False
+    tensors = 0
+    for x in args:
+        if isinstance(x, Tensor):
+            tensors += 1
+            if backend is None:
+                backend = x.backend
+            elif x.backend is not backend:
+                op, _ = user_call()
+                raise ValueError(
+                    f"{op}: tensors on different backends ({backend.name} and "
+                    f"{x.backend.name}); move one with t.to(other.backend), "
+                    f"or make every tensor on one backend "
+                    f"(set_default_backend(...) sets the default)"
+                )
+            if x._requires_grad:
+                record = True
+    record = record and MODES.grad and cls.differentiable  # type: ignore
+    if record:
+        ctx = Context(
+            tuple([x._requires_grad for x in args])
+            if tensors == len(args)
+            else tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
+        )
+    else:
+        ctx = Context()
+    out = cls.forward(ctx, *args)  # type: ignore[attr-defined]
+    if MODES.anomaly:
+        check_forward(cls, ctx, args, out)
+    if not record:
+        return out
+    # Versions are all 0 until some storage is changed in place; then () stands
+    # for "all 0", which the backward pass checks just the same.
+    seen = (
+        tuple(version_of(x) for x in args if isinstance(x, Tensor)) if versions else ()
+    )
+    parents = (
+        args
+        if tensors == len(args)
+        else tuple([x for x in args if isinstance(x, Tensor)])
+    )
+    history = History(cls, ctx, args, parents, seen)
+    if out.history is None and sys.getrefcount(out) <= FRESH:
+        # Nothing but this function holds the result (the forward made it): it
+        # takes the history itself, instead of a second Tensor object being
+        # built around the same numbers. A speed trick, kept because it pays:
+        # 0.3-0.5 us of a recorded ``a * w`` (5.3 us on the loaded 2-core
+        # machine), 1.5-3% of the Task 3.5 epoch, whose margin to the 1.5x
+        # target is 1-4% (module3_fast_ops/BENCHMARKS.md, "Issue 26"). Its
+        # invariant (an input or a saved result is never given a history) is
+        # tested in tests/module2/test_engine.py.
+        out.history = history
+        out._requires_grad = True
+        return out
+    # Else a fresh Tensor object shares the result's numbers but carries the
+    # history (a forward may return a view, or even an input, which must stay as
+    # it is; and a result that a forward saved for backward must not point back
+    # at its own history: that would be a reference cycle).
+    return Tensor(out._tensor, out.backend, history)
+
+
+def _references_of_a_fresh_local() -> int:
+    """What ``sys.getrefcount`` reports for an object held by one local variable
+    only (2 on most CPythons: the variable and the call's argument; newer ones may
+    borrow the argument's reference)."""
+    fresh = object()
+    return sys.getrefcount(fresh)
+
+
+#: :func:`apply` gives its history to a forward's result when the result's
+#: reference count is at most this: no input, saved value or cache holds it.
+FRESH = _references_of_a_fresh_local()
+
+
+def _tensor_class() -> Any:
+    """The Tensor class, imported on first use (tensor.py imports this module)."""
+    global _Tensor
+    from .tensor import Tensor
+
+    _Tensor = Tensor
+    return Tensor
+
+
+_Tensor: Any = None  # the Tensor class, set on the first call of apply
+
+
+# ---------------------------------------------------------------------------
+# Error locations and anomaly detection
+# ---------------------------------------------------------------------------
+
+# Operator methods, as the user wrote them.
+_OPERATORS = {
+    "__add__": "+",
+    "__radd__": "+",
+    "__iadd__": "+=",
+    "__sub__": "-",
+    "__rsub__": "-",
+    "__isub__": "-=",
+    "__mul__": "*",
+    "__rmul__": "*",
+    "__imul__": "*=",
+    "__truediv__": "/",
+    "__rtruediv__": "/",
+    "__itruediv__": "/=",
+    "__pow__": "**",
+    "__rpow__": "**",
+    "__matmul__": "@",
+    "__neg__": "-",
+    "__getitem__": "[]",
+}
+
+
+def _in_library(filename: str) -> bool:
+    folder = os.path.basename(os.path.dirname(os.path.abspath(filename)))
+    # The library's packages are module0_fundamentals ... module4_networks (the
+    # tests' folders, tests/module2, are the user's code).
+    return folder.startswith("module") and folder[6:7].isdigit() and folder[7:8] == "_"
+
+
+def user_call() -> Tuple[str, str]:
+    """``(operation, "file:line")``: the library function the user's code called
+    (``log``, ``/``, ``cross_entropy``) and where, found by walking the stack out
+    to the first frame outside the library's ``module*`` packages."""
+    frame = sys._getframe(1)
+    entry = None
+    while frame is not None and _in_library(frame.f_code.co_filename):
+        entry = frame
+        frame = frame.f_back
+    name = "?" if entry is None else entry.f_code.co_name
+    if name == "__call__" and entry is not None and "self" in entry.f_locals:
+        name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
+    name = _OPERATORS.get(name, name)
+    where = "?"
+    if frame is not None:
+        where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return name, where
+
+
+def _finite(t: Any) -> bool:
+    return bool(np.isfinite(t.to_numpy()).all())
+
+
+def check_forward(cls: type, ctx: Context, args: Tuple[Any, ...], out: Any) -> None:
+    """Anomaly mode: remember where this function was called; raise if it made a
+    nan/inf from finite inputs."""
+    tensors = [x for x in args if isinstance(x, _Tensor)]
+    op, where = user_call()
+    ctx.anomaly_origin = (op, where, tuple(x.shape for x in tensors))
+    if not _finite(out) and all(_finite(x) for x in tensors):
+        shapes = ", ".join(str(x.shape) for x in tensors)
+        raise FloatingPointError(
+            f"anomaly: {op} produced nan/inf from finite inputs of shapes {shapes} "
+            f"(function {cls.__name__}), called at {where}"
+        )
+
+
+def check_backward(cls: type, ctx: Context, d_output: Any, grads: Tuple) -> None:
+    """Anomaly mode: raise if ``cls.backward`` returned nan/inf for a finite
+    incoming gradient, naming the operation and where the forward was called."""
+    if not _finite(d_output):
+        return
+    for k, g in enumerate(grads):
+        if isinstance(g, _Tensor) and not _finite(g):
+            op, where, shapes = getattr(ctx, "anomaly_origin", ("?", "?", ()))
+            raise FloatingPointError(
+                f"anomaly: the backward of {op} (function {cls.__name__}, inputs "
+                f"of shapes {', '.join(map(str, shapes))}) returned nan/inf in its "
+                f"gradient {k}; the {op} was called at {where}"
+            )

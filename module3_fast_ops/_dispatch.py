@@ -1,0 +1,313 @@
+"""Kernel dispatch for ``FastOps`` (private: students never edit or need to read
+this file).
+
+``fast_ops.py`` holds the kernel factories a student writes (``tensor_map``,
+``tensor_zip``, ``tensor_reduce``, ``tensor_matrix_multiply``). This module turns
+them into a backend's ops class, behind one interface, :class:`NumbaOps`: a
+subclass names its four factories and gets Module 2's ``TensorOps`` methods, which
+
+* build each kernel at its first call (a stubbed task fails where it is used, not
+  at import), once per process (:func:`compiled`), kept on disk for the next
+  processes (``kernel_cache.persist``);
+* announce the kernels a run may compile (``kernel_cache.expect``: the compile
+  notice's "n of m", and the compile helper that compiles the others in a second
+  process while this one works);
+* allocate outputs with ``TensorData``'s cached layouts and call the kernel on the
+  raw storage, shape and strides, with no other Python in between;
+* choose the matmul kernel: for small products while the parallel kernel is
+  neither compiled nor cached, its serial twin (:func:`serial_twin`), which
+  compiles in a fraction of the time.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import types
+from typing import Any, Callable, Dict, Optional, Tuple
+
+import numpy as np
+from numba import njit
+
+from module2_tensors.tensor_data import TensorData, shape_broadcast
+from module2_tensors.tensor_ops import (
+    SHAPE_PAIRS,
+    MapFn,
+    ReduceFn,
+    TensorOps,
+    ZipFn,
+    matmul_shape,
+)
+
+from . import kernel_cache
+
+__all__ = ["NumbaOps", "compiled", "kernel_label", "serial_twin"]
+
+_COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
+
+_FACTORY_NAMES = {"tensor_map": "map", "tensor_zip": "zip", "tensor_reduce": "reduce"}
+
+
+def kernel_label(
+    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
+) -> str:
+    """A short name for the kernel ``factory(fn)``, as the compile notice shows it:
+    ``map(exp)``, ``zip(add)``, ``matrix_multiply``."""
+    name = _FACTORY_NAMES.get(factory.__name__, factory.__name__)
+    name = name.replace("tensor_", "")
+    return name if fn is None else f"{name}({getattr(fn, '__name__', fn)})"
+
+
+def compiled(
+    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
+) -> Any:
+    """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
+    process: every backend and test asking for the same kernel shares one Numba
+    compilation, and its machine code is kept on disk for the next processes
+    (:func:`module3_fast_ops.kernel_cache.persist`: the cache key hashes the
+    sources the kernel is built from, so editing any of them recompiles it)."""
+    key = (factory, fn)
+    if key not in _COMPILED:
+        kernel = factory() if fn is None else factory(fn)
+        _COMPILED[key] = kernel_cache.persist(kernel, kernel_label(factory, fn))
+    return _COMPILED[key]
+
+
+def _layout(*shape: int) -> tuple:
+    """Zeros of ``shape``: storage, int64 shape and contiguous strides."""
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    size = int(np.prod(shape))
+    return np.zeros(size), np.array(shape, np.int64), np.array(strides, np.int64)
+
+
+#: For each kind of kernel, a call on small arrays of the types every call has
+#: (float64 storage, int64 shapes and strides): it compiles the kernel.
+_WARM: Dict[str, Callable[[Any], None]] = {
+    "map": lambda k: k(*_layout(2, 3), *_layout(2, 3)),
+    "zip": lambda k: k(*_layout(2, 3), *_layout(2, 3), *_layout(2, 3)),
+    "reduce": lambda k: k(*_layout(2, 1), *_layout(2, 3), 1),
+    "matrix_multiply": lambda k: k(*_layout(2, 2), *_layout(2, 3), *_layout(3, 2)),
+}
+
+
+def _expect(
+    kind: str,
+    factory: Callable[..., Any],
+    fn: Optional[Callable[..., float]],
+    module: str,
+) -> None:
+    """Count ``factory(fn)`` among the kernels this run may compile (for the
+    compile notice's "n of m", and for the compile helper that compiles them in a
+    second process, importing ``module``); nothing is built now."""
+    kernel_cache.expect(
+        kernel_label(factory, fn), lambda: compiled(factory, fn), _WARM[kind], module
+    )
+
+
+# Shapes met so far are remembered (errors are not).
+@functools.lru_cache(maxsize=SHAPE_PAIRS)
+def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
+    """:func:`shape_broadcast` of ``a`` and ``b``."""
+    return shape_broadcast(a, b)
+
+
+@functools.lru_cache(maxsize=SHAPE_PAIRS)
+def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], int]:
+    """``(matmul_shape(a, b), work)``: the product's shape, and its work in
+    multiply-adds / 8 (what :func:`_matmul_kernel` decides by)."""
+    shape = matmul_shape(a, b)
+    return shape, math.prod(shape) * (a[-1] if a else 1) // 8
+
+
+def serial_twin(kernel: Any, label: str) -> Any:
+    """The same kernel compiled without ``parallel=True`` (``prange`` is then
+    ``range``), under its own name, kept by the disk cache like the original.
+
+    Compiling Numba's parallel loops is most of a kernel's compile time, and a
+    kernel whose work is below ``MIN_PARALLEL_WORK`` never runs them (its
+    ``workers_for`` is 1). The parallel matmul takes several seconds more to
+    compile than this twin, so a run that only ever multiplies small matrices (the
+    Task 3.5 training) compiles the twin alone."""
+    py_func = getattr(kernel, "py_func", None)
+    if py_func is None:
+        return kernel
+    twin = types.FunctionType(
+        py_func.__code__,
+        py_func.__globals__,
+        py_func.__name__,
+        py_func.__defaults__,
+        py_func.__closure__,
+    )
+    twin.__qualname__ = py_func.__qualname__ + "_serial"
+    options = {
+        k: v
+        for k, v in kernel.targetoptions.items()
+        if k not in ("parallel", "nopython")
+    }
+    return kernel_cache.persist(njit(**options)(twin), label)
+
+
+def _matmul_chooser(
+    factory: Callable[..., Any], parallel_from: int
+) -> Callable[[int], Any]:
+    """``kernel_for(work)``: the matmul kernel of ``factory`` for ``work``
+    multiply-adds (/8): the parallel one, or, for work below ``parallel_from``
+    while the parallel one is neither compiled in this process nor in the disk
+    cache, its :func:`serial_twin`. Chosen once per process for each kind of work
+    (large work makes the parallel one the choice for both)."""
+    chosen: Dict[bool, Any] = {}
+
+    def kernel_for(work: int) -> Any:
+        large = work >= parallel_from
+        kernel = chosen.get(large)
+        if kernel is not None:
+            return kernel
+        parallel = compiled(factory)
+        cache = getattr(parallel, "_cache", None)
+        if (
+            large
+            or getattr(parallel, "signatures", True)
+            or (cache is not None and hasattr(cache, "is_cached") and cache.is_cached())
+        ):
+            # Compiled, on disk, or about to be compiled for large work.
+            chosen[True] = chosen[False] = kernel = parallel
+        else:
+            label = kernel_label(factory) + " (serial)"
+            kernel = chosen[False] = serial_twin(parallel, label)
+        return kernel
+
+    kernel_for.chosen = chosen  # type: ignore[attr-defined]
+    return kernel_for
+
+
+class NumbaOps(TensorOps):
+    """Module 2's ``TensorOps`` on compiled kernels. A subclass names its kernel
+    factories (class attributes ``map_kernel``, ``zip_kernel``, ``reduce_kernel``,
+    ``matmul_kernel``, plain functions) and ``parallel_from``, the work below which
+    a kernel runs on one thread; the four ops are made from them when the subclass
+    is defined."""
+
+    cuda = False
+    map_kernel: Callable[..., Any]
+    zip_kernel: Callable[..., Any]
+    reduce_kernel: Callable[..., Any]
+    matmul_kernel: Callable[..., Any]
+    parallel_from: int = 1 << 15
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        module = cls.__module__
+        tensor_map, tensor_zip = cls.__dict__["map_kernel"], cls.__dict__["zip_kernel"]
+        tensor_reduce = cls.__dict__["reduce_kernel"]
+        tensor_matrix_multiply = cls.__dict__["matmul_kernel"]
+        # The wrappers below run once per tensor operation, so they reach into
+        # the TensorData (``_tensor``: storage and the int64 shape and strides
+        # arrays) directly, and allocate outputs with ``TensorData``'s cached
+        # layouts.
+
+        def map(fn: Callable[[float], float]) -> MapFn:
+            """See ``TensorOps.map``."""
+            _expect("map", tensor_map, fn, module)
+            kernel = None
+
+            def apply(a: Any, out: Optional[Any] = None) -> Any:
+                nonlocal kernel
+                if out is None:  # (the kernel writes every entry: no need to zero)
+                    out = type(a)(TensorData.empty(a._tensor.shape), a.backend)
+                if kernel is None:
+                    kernel = compiled(tensor_map, fn)
+                o, x = out._tensor, a._tensor
+                kernel(
+                    o._storage, o._shape, o._strides, x._storage, x._shape, x._strides
+                )
+                return out
+
+            return apply
+
+        def zip(fn: Callable[[float, float], float]) -> ZipFn:
+            """See ``TensorOps.zip``."""
+            _expect("zip", tensor_zip, fn, module)
+            kernel = None
+
+            def apply(a: Any, b: Any) -> Any:
+                nonlocal kernel
+                x, y = a._tensor, b._tensor
+                shape = x.shape
+                if shape != y.shape:
+                    shape = _broadcast(shape, y.shape)
+                o = TensorData.empty(shape)
+                if kernel is None:
+                    kernel = compiled(tensor_zip, fn)
+                kernel(
+                    o._storage,
+                    o._shape,
+                    o._strides,
+                    x._storage,
+                    x._shape,
+                    x._strides,
+                    y._storage,
+                    y._shape,
+                    y._strides,
+                )
+                return type(a)(o, a.backend)
+
+            return apply
+
+        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
+            """See ``TensorOps.reduce``."""
+            _expect("reduce", tensor_reduce, fn, module)
+            kernel = None
+
+            def apply(a: Any, dim: int) -> Any:
+                nonlocal kernel
+                x = a._tensor
+                shape = list(x.shape)
+                shape[dim] = 1
+                o = TensorData.full(tuple(shape), start)
+                if kernel is None:
+                    kernel = compiled(tensor_reduce, fn)
+                kernel(
+                    o._storage,
+                    o._shape,
+                    o._strides,
+                    x._storage,
+                    x._shape,
+                    x._strides,
+                    dim,
+                )
+                return type(a)(o, a.backend)
+
+            return apply
+
+        parallel_from = cls.parallel_from
+        kernel_for = _matmul_chooser(tensor_matrix_multiply, parallel_from)
+        chosen = kernel_for.chosen  # type: ignore[attr-defined]
+
+        def matrix_multiply(a: Any, b: Any) -> Any:
+            """See ``TensorOps.matrix_multiply``."""
+            x, y = a._tensor, b._tensor
+            shape, work = _product(x.shape, y.shape)
+            o = TensorData.full(shape)
+            # (The kernel chosen before, in one lookup; kernel_for chooses it the
+            # first time.)
+            kernel = chosen.get(work >= parallel_from) or kernel_for(work)
+            kernel(
+                o._storage,
+                o._shape,
+                o._strides,
+                x._storage,
+                x._shape,
+                x._strides,
+                y._storage,
+                y._shape,
+                y._strides,
+            )
+            return type(a)(o, a.backend)
+
+        cls.map = staticmethod(map)  # type: ignore[assignment]
+        cls.zip = staticmethod(zip)  # type: ignore[assignment]
+        cls.reduce = staticmethod(reduce)  # type: ignore[assignment]
+        cls.matrix_multiply = staticmethod(matrix_multiply)  # type: ignore
+        _expect("matrix_multiply", tensor_matrix_multiply, None, module)

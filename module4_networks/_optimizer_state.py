@@ -1,0 +1,116 @@
+"""The bookkeeping of ``optim.Optimizer`` (private: students never edit or need
+to read this file): parameter groups and their checks, and saving and restoring an
+optimizer's state in PyTorch's ``state_dict`` layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List
+
+from module0_fundamentals.module import Parameter
+from module2_tensors.tensor import Tensor
+
+__all__ = ["OptimizerState"]
+
+
+def _as_tensor(p: Any) -> Tensor:
+    """The tensor an optimizer updates: a Tensor itself or a Parameter's value."""
+    value = p.value if isinstance(p, Parameter) else p
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"optimizers update Tensors or Parameters holding them, got "
+            f"{type(value).__name__}"
+        )
+    return value
+
+
+class OptimizerState:
+    """Parameter groups (``param_groups``: dicts of hyperparameters with their
+    ``params``), per-parameter buffers (``state``), ``state_dict`` and
+    ``load_state_dict``; ``optim.Optimizer`` adds the update step."""
+
+    def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        self.defaults = dict(defaults)
+        self.param_groups: List[Dict[str, Any]] = []
+        for group in groups:
+            unknown = set(group) - set(defaults) - {"params"}
+            if unknown:
+                raise TypeError(f"unknown optimizer options {sorted(unknown)}")
+            filled = {**defaults, **group}
+            filled["params"] = [_as_tensor(p) for p in group["params"]]
+            self._check(filled)
+            self.param_groups.append(filled)
+        self.state: Dict[int, Dict[str, Any]] = {}
+
+    def _check(self, group: Dict[str, Any]) -> None:
+        """Reject invalid hyperparameters with PyTorch's messages."""
+        if group["lr"] < 0.0:
+            raise ValueError(f"Invalid learning rate: {group['lr']}")
+        if group.get("weight_decay", 0.0) < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+        if group.get("eps", 0.0) < 0.0:
+            raise ValueError(f"Invalid epsilon value: {group['eps']}")
+        if group.get("momentum", 0.0) < 0.0:
+            raise ValueError(f"Invalid momentum value: {group['momentum']}")
+        for k, beta in enumerate(group.get("betas", ())):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
+
+    def _all_params(self) -> List[Tensor]:
+        return [p for group in self.param_groups for p in group["params"]]
+
+    def state_dict(self) -> Dict[str, Any]:
+        """PyTorch's layout: ``{"state": {index: buffers}, "param_groups": [...]}``
+        with parameters named by their position over all groups."""
+        index = {p.unique_id: k for k, p in enumerate(self._all_params())}
+        state = {
+            index[key]: {
+                name: value.detach() if isinstance(value, Tensor) else value
+                for name, value in buffers.items()
+            }
+            for key, buffers in self.state.items()
+            if key in index
+        }
+        groups, start = [], 0
+        for group in self.param_groups:
+            count = len(group["params"])
+            saved = {k: v for k, v in group.items() if k != "params"}
+            saved["params"] = list(range(start, start + count))
+            groups.append(saved)
+            start += count
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restore hyperparameters and buffers saved by :meth:`state_dict` (the
+        parameters themselves come from the model's ``load_state_dict``).
+
+        Raises:
+            ValueError: the groups or their sizes differ.
+        """
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups) or any(
+            len(saved["params"]) != len(group["params"])
+            for saved, group in zip(groups, self.param_groups)
+        ):
+            raise ValueError(
+                "loaded state dict has a different number of parameter groups or "
+                "parameters per group"
+            )
+        params = self._all_params()
+        for saved, group in zip(groups, self.param_groups):
+            group.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = {}
+        for k, buffers in state_dict["state"].items():
+            p = params[int(k)]
+            self.state[p.unique_id] = {
+                name: (
+                    p.new_tensor(value.to_numpy())
+                    if isinstance(value, Tensor)
+                    else value
+                )
+                for name, value in buffers.items()
+            }

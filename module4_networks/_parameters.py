@@ -1,0 +1,30 @@
+"""How the layers make their parameters (private helper: the layers of
+``layers.py``, ``recurrent.py`` and ``attention.py`` share it)."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+from module0_fundamentals.module import Parameter
+from module2_tensors.tensor import get_default_backend, zeros
+from module2_tensors.tensor_ops import TensorBackend
+
+from . import init
+
+__all__ = ["_parameter", "_uniform_fan_in"]
+
+
+def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
+    """A zero tensor of ``shape`` wrapped as a Parameter (filled by ``init`` next)."""
+    return Parameter(zeros(shape, backend=backend or get_default_backend()))
+
+
+def _uniform_fan_in(p: Parameter, fan_in: int) -> None:
+    """PyTorch's default for Linear and Conv: $U(-1/\\sqrt{\\text{fan\\_in}},
+    1/\\sqrt{\\text{fan\\_in}})$, which is ``kaiming_uniform_(w, a=sqrt(5))``."""
+    bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+    init.uniform_(p, -bound, bound)
+
+
+# --------------------------------------------------------------- parameterised

@@ -1,0 +1,726 @@
+"""The layers of ``module4_networks.nn``, as ``torch.nn`` (Task 4.6).
+
+A layer is a :class:`~module0_fundamentals.module.Module` that owns
+:class:`~module0_fundamentals.module.Parameter`s (read their tensors with
+``.value``) and computes its ``forward`` with :mod:`module4_networks.functional`.
+Layers are built on a tensor backend (``backend=``; by default the one factories
+use too, :func:`~module2_tensors.tensor.get_default_backend`: ``FastBackend`` once
+Module 3 is written, settable with ``set_default_backend``); their inputs must
+live on the same backend.
+
+Shapes follow PyTorch: ``Linear`` maps ``(..., in) -> (..., out)``; ``Conv1d`` maps
+``(N, C_in, L) -> (N, C_out, L_out)``; ``Conv2d`` maps ``(N, C_in, H, W) -> (N,
+C_out, H_out, W_out)``; ``Embedding`` maps indices ``(...) -> (..., dim)``;
+``BatchNorm1d`` takes ``(N, C)`` or ``(N, C, L)``, ``BatchNorm2d`` takes ``(N, C, H,
+W)``; ``LayerNorm(shape)`` normalises over the trailing dims ``shape``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from module0_fundamentals.module import (
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    ParameterList,
+    Sequential,
+)
+from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
+from module2_tensors.tensor import Tensor, get_default_backend, ones, zeros
+from module2_tensors.tensor_ops import TensorBackend
+
+from . import functional as F
+from . import init
+from ._parameters import _parameter, _uniform_fan_in
+from .fast_conv import IntPair, pair
+
+__all__ = [
+    "Module",
+    "Parameter",
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "ParameterList",
+    "Linear",
+    "Conv1d",
+    "Conv2d",
+    "Embedding",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "LayerNorm",
+    "Dropout",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "GELU",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "MSELoss",
+    "L1Loss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "SiLU",
+    "LeakyReLU",
+    "ELU",
+    "Softplus",
+    "Flatten",
+    "Identity",
+    "Softmax",
+    "LogSoftmax",
+    "MaxPool2d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
+]
+
+
+class Linear(Module):
+    r"""$y = x W^\top + b$ with ``weight`` ``(out_features, in_features)`` and
+    ``bias`` ``(out_features,)``, both drawn from $U(-k, k)$, $k = 1 /
+    \sqrt{\text{in\_features}}$ (PyTorch's default)."""
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        # BEGIN SOLUTION 4.6: weight (out, in) and optional bias, PyTorch's init
+        self.weight = _parameter((out_features, in_features), backend)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
+        self.bias = _parameter((out_features,), backend) if bias else None
+        if self.bias is not None:
+            _uniform_fan_in(self.bias, in_features)
+        # END SOLUTION
+
+    def forward(self, x: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        bias = None if self.bias is None else self.bias.value
+        return F.linear(x, self.weight.value, bias)
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: parameters, PyTorch's initialisation."""
+
+    spatial: int = 1
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Tuple[int, ...],
+        stride: Any,
+        padding: Any,
+        bias: bool,
+        backend: Optional[TensorBackend],
+        dilation: Any = 1,
+        groups: int = 1,
+    ) -> None:
+        super().__init__()
+        if groups < 1 or in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
+                f"both be divisible by groups ({groups})"
+            )
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.groups = dilation, groups
+        # BEGIN SOLUTION 4.6: weight (out, in // groups, *kernel), bias, init
+        # Each output channel sees in_channels / groups inputs (all of them for the
+        # usual groups=1).
+        fan_in_channels = in_channels // groups
+        self.weight = _parameter((out_channels, fan_in_channels, *kernel_size), backend)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
+        self.bias = _parameter((out_channels,), backend) if bias else None
+        if self.bias is not None:
+            fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
+            _uniform_fan_in(self.bias, fan_in)
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        text = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, padding={self.padding}"
+        )
+        if self.dilation not in (1, (1,), (1, 1)):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        return text
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution layer: ``F.conv1d(x, weight, bias, stride, padding)`` with
+    ``weight`` ``(out_channels, in_channels, kernel_size)``."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int,
+        stride: int = 1,
+        padding: Union[int, str] = 0,
+        dilation: int = 1,
+        groups: int = 1,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            (kernel_size,),
+            stride,
+            padding,
+            bias,
+            backend,
+            dilation,
+            groups,
+        )
+
+    def forward(self, x: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        bias = None if self.bias is None else self.bias.value
+        return F.conv1d(
+            x,
+            self.weight.value,
+            bias,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
+        )
+        # END SOLUTION
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution layer: ``F.conv2d(x, weight, bias, stride, padding)`` with
+    ``weight`` ``(out_channels, in_channels, kh, kw)``; ``kernel_size``, ``stride``
+    and ``padding`` are an int or a pair."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: IntPair,
+        stride: IntPair = 1,
+        padding: Union[IntPair, str] = 0,
+        dilation: IntPair = 1,
+        groups: int = 1,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            pair(kernel_size, "kernel_size"),
+            pair(stride, "stride"),
+            padding if isinstance(padding, str) else pair(padding, "padding"),
+            bias,
+            backend,
+            pair(dilation, "dilation"),
+            groups,
+        )
+
+    def forward(self, x: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        bias = None if self.bias is None else self.bias.value
+        return F.conv2d(
+            x,
+            self.weight.value,
+            bias,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
+        )
+        # END SOLUTION
+
+
+class Embedding(Module):
+    """A table of ``num_embeddings`` learned vectors of size ``embedding_dim``,
+    drawn from $N(0, 1)$; ``padding_idx``'s row starts at zero and gets no
+    gradient. ``forward(indices)`` returns ``(*indices.shape, embedding_dim)``."""
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: Optional[int] = None,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        if padding_idx is not None and not (
+            -num_embeddings <= padding_idx < num_embeddings
+        ):
+            raise ValueError(
+                f"padding_idx {padding_idx} must be within num_embeddings "
+                f"{num_embeddings}"
+            )
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
+        # BEGIN SOLUTION 4.6: N(0, 1) table; zero the padding row (under no_grad)
+        self.weight = _parameter((num_embeddings, embedding_dim), backend)
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight.value[self.padding_idx] = 0.0
+        # END SOLUTION
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: Any,
+        freeze: bool = True,
+        padding_idx: Optional[int] = None,
+        backend: Optional[TensorBackend] = None,
+    ) -> "Embedding":
+        """A layer holding ``embeddings`` (a 2-D tensor or array); ``freeze`` stops
+        its training (``requires_grad`` off)."""
+        table = embeddings.to_numpy() if isinstance(embeddings, Tensor) else embeddings
+        rows, dim = table.shape
+        layer = cls(rows, dim, padding_idx, backend)
+        init._fill(layer.weight, layer.weight.value.new_tensor(table))
+        layer.weight.value.requires_grad_(not freeze)
+        return layer
+
+    def forward(self, indices: Any) -> Tensor:
+        # BEGIN SOLUTION 4.6
+        return F.embedding(indices, self.weight.value, self.padding_idx)
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}"
+
+
+# --------------------------------------------------------------- normalisation
+class _BatchNorm(Module):
+    r"""Batch normalisation over every dim but the channels (dim 1):
+
+    $$y = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}\, \gamma + \beta .$$
+
+    In training $\mu, \sigma^2$ are the batch's mean and *biased* variance, and
+    the running estimates move towards them: $r \leftarrow (1 - m) r + m\, s$ with
+    ``momentum`` $m$ (``momentum=None``: $m = 1/k$ for the $k$-th batch, the
+    cumulative average), using the *unbiased* variance for ``running_var``. In
+    evaluation (``.eval()``) the running estimates are used instead, so one
+    example's output does not depend on the rest of its batch.
+    """
+
+    dims_allowed: Tuple[int, ...] = ()
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: Optional[float] = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        backend = backend or get_default_backend()
+        if affine:
+            self.weight = Parameter(ones(num_features, backend=backend))
+            self.bias = Parameter(zeros(num_features, backend=backend))
+        else:
+            self.weight = self.bias = None
+        # Buffers: state that is not trained by the optimizer, but saved.
+        self.register_buffer("running_mean", zeros(num_features, backend=backend))
+        self.register_buffer("running_var", ones(num_features, backend=backend))
+        self.register_buffer("num_batches_tracked", 0)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.dims not in self.dims_allowed or x.shape[1] != self.num_features:
+            raise ValueError(
+                f"{type(self).__name__}({self.num_features}) expects an input of "
+                f"{' or '.join(map(str, self.dims_allowed))} dims with "
+                f"{self.num_features} channels in dim 1, got shape {x.shape}"
+            )
+        # BEGIN SOLUTION 4.6: batch or running statistics, update the running ones
+        shape = [1] * x.dims
+        shape[1] = self.num_features
+        reduce = tuple(d for d in range(x.dims) if d != 1)
+        use_batch = self.training or not self.track_running_stats
+        if use_batch:
+            count = x.size // self.num_features
+            if count < 2:
+                raise ValueError(
+                    f"expected more than 1 value per channel when training, got "
+                    f"input of shape {x.shape}"
+                )
+            mean = x.mean(dim=reduce, keepdim=True)
+            var = ((x - mean) * (x - mean)).mean(dim=reduce, keepdim=True)
+            if self.training and self.track_running_stats:
+                with no_grad():
+                    m = self.momentum
+                    if m is None:  # a cumulative average: the k-th batch weighs 1/k
+                        m = 1.0 / (self.num_batches_tracked + 1)
+                    unbiased = var.detach().view(self.num_features) * (
+                        count / (count - 1)
+                    )
+                    self.running_mean.copy_(
+                        (1 - m) * self.running_mean
+                        + m * mean.detach().view(self.num_features)
+                    )
+                    self.running_var.copy_((1 - m) * self.running_var + m * unbiased)
+                    self.num_batches_tracked += 1
+        else:
+            mean = self.running_mean.view(*shape)
+            var = self.running_var.view(*shape)
+        y = (x - mean) / (var + self.eps).sqrt()
+        if self.affine:
+            y = y * self.weight.value.view(*shape) + self.bias.value.view(*shape)
+        return y
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of ``(N, C)`` or ``(N, C, L)`` inputs (per channel)."""
+
+    dims_allowed = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of ``(N, C, H, W)`` inputs (per channel)."""
+
+    dims_allowed = (4,)
+
+
+class LayerNorm(Module):
+    r"""Normalise each example over its trailing ``normalized_shape`` dims:
+    $y = (x - \mu) / \sqrt{\sigma^2 + \epsilon} \cdot \gamma + \beta$, with the
+    mean and biased variance of those dims. Same in training and evaluation."""
+
+    def __init__(
+        self,
+        normalized_shape: Union[int, Sequence[int]],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        backend = backend or get_default_backend()
+        if elementwise_affine:
+            self.weight = Parameter(ones(self.normalized_shape, backend=backend))
+            self.bias = Parameter(zeros(self.normalized_shape, backend=backend))
+        else:
+            self.weight = self.bias = None
+
+    def forward(self, x: Tensor) -> Tensor:
+        k = len(self.normalized_shape)
+        if x.shape[x.dims - k :] != self.normalized_shape:
+            raise ValueError(
+                f"LayerNorm{self.normalized_shape} expects the input's last dims to "
+                f"be {self.normalized_shape}, got shape {x.shape}"
+            )
+        # BEGIN SOLUTION 4.6: mean and biased variance over the last k dims
+        dims = tuple(range(x.dims - k, x.dims))
+        mean = x.mean(dim=dims, keepdim=True)
+        var = ((x - mean) * (x - mean)).mean(dim=dims, keepdim=True)
+        y = (x - mean) / (var + self.eps).sqrt()
+        if self.elementwise_affine:
+            y = y * self.weight.value + self.bias.value
+        return y
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+
+# ------------------------------------------------------ parameter-free layers
+class Dropout(Module):
+    """``F.dropout(x, p, training=self.training)``: active only in training."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(
+                f"dropout probability has to be between 0 and 1, but got {p}"
+            )
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class ReLU(Module):
+    """$\\max(x, 0)$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.relu()
+
+
+class Tanh(Module):
+    """$\\tanh x$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.tanh()
+
+
+class Sigmoid(Module):
+    """$1 / (1 + e^{-x})$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.sigmoid()
+
+
+class GELU(Module):
+    """``F.gelu(x, approximate)``: $x\\, \\Phi(x)$."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, self.approximate)
+
+
+class SiLU(Module):
+    """``F.silu(x)``: $x\\, \\sigma(x)$."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.silu(x)
+
+
+class LeakyReLU(Module):
+    """``F.leaky_relu(x, negative_slope)``."""
+
+    def __init__(self, negative_slope: float = 0.01) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+
+class ELU(Module):
+    """``F.elu(x, alpha)``."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+
+class Softplus(Module):
+    """``F.softplus(x, beta, threshold)``."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+
+# ------------------------------------------------------------------- losses
+class _Loss(Module):
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class CrossEntropyLoss(_Loss):
+    """``F.cross_entropy`` as a module: ``nn.CrossEntropyLoss()(logits, target)``."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class NLLLoss(_Loss):
+    """``F.nll_loss`` as a module."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
+
+
+class MSELoss(_Loss):
+    """``F.mse_loss`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """``F.l1_loss`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    """``F.binary_cross_entropy`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.binary_cross_entropy(input, target, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``F.binary_cross_entropy_with_logits`` as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.binary_cross_entropy_with_logits(
+            input, target, reduction=self.reduction
+        )
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x
+
+
+class Flatten(Module):
+    """Merge dims ``start_dim .. end_dim`` (by default all but the batch dim)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.flatten(self.start_dim, self.end_dim)
+
+
+class Softmax(Module):
+    """``F.softmax(x, dim)``."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmax(x, self.dim)
+
+
+class LogSoftmax(Module):
+    """``F.log_softmax(x, dim)``."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, self.dim)
+
+
+class MaxPool2d(Module):
+    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode)``."""
+
+    def __init__(
+        self,
+        kernel_size: IntPair,
+        stride: Optional[IntPair] = None,
+        padding: IntPair = 0,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride
+        self.padding, self.ceil_mode = padding, ceil_mode
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool2d(
+            x, self.kernel_size, self.stride, self.padding, self.ceil_mode
+        )
+
+
+class AvgPool2d(Module):
+    """``F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
+    count_include_pad)``."""
+
+    def __init__(
+        self,
+        kernel_size: IntPair,
+        stride: Optional[IntPair] = None,
+        padding: IntPair = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(
+            x,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+        )
+
+
+class AdaptiveAvgPool2d(Module):
+    """``F.adaptive_avg_pool2d(x, output_size)``: averages over windows sized to
+    give an ``output_size`` output whatever the input's size."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(x, self.output_size)

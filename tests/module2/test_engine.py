@@ -1,0 +1,112 @@
+"""Invariants of the autograd engine (``module2_tensors/_engine.py``): the speed
+tricks it keeps and the one object that holds the autograd modes. These tests
+belong to no task: they check given code."""
+
+from __future__ import annotations
+
+import sys
+
+import module2_tensors as kt
+from module2_tensors import _engine
+from module2_tensors.tensor_functions import Function
+
+
+def test_fresh_is_the_reference_count_of_an_object_only_a_local_holds():
+    fresh = object()
+    assert sys.getrefcount(fresh) == _engine.FRESH
+
+
+class _Double(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.backend.add_zip(a, a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad + grad
+
+
+class _Identity(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _SavesItsResult(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = a.backend.exp_map(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_values
+        return grad.backend.mul_zip(grad, out)
+
+
+def test_a_fresh_result_takes_its_history_itself():
+    # The refcount hand-off: the tensor the forward made is the one returned.
+    made = []
+
+    class Recording(_Double):
+        @staticmethod
+        def forward(ctx, a):
+            out = a.backend.add_zip(a, a)
+            made.append(id(out))
+            return out
+
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    y = Recording.apply(x)
+    assert id(y) == made[0]
+    assert y.history.last_fn is Recording and y.requires_grad
+
+
+def test_an_input_returned_by_a_forward_is_never_given_a_history():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    y = _Identity.apply(x)
+    assert y is not x
+    assert x.is_leaf and x.history is None
+    assert y.history.last_fn is _Identity and y.parents == (x,)
+
+
+def test_a_result_saved_for_backward_does_not_point_at_its_own_history():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    y = _SavesItsResult.apply(x)
+    (saved,) = y.history.ctx.saved_values
+    assert saved is not y and saved.history is None
+
+
+def test_the_autograd_modes_live_in_one_object():
+    assert _engine.MODES.grad and kt.is_grad_enabled()
+    with kt.no_grad():
+        assert not _engine.MODES.grad and not kt.is_grad_enabled()
+    assert _engine.MODES.grad
+    with kt.autograd.detect_anomaly():
+        assert _engine.MODES.anomaly and kt.autograd.is_anomaly_enabled()
+    assert not _engine.MODES.anomaly
+    kt.set_grad_enabled(False)
+    try:
+        assert not _engine.MODES.grad
+    finally:
+        kt.set_grad_enabled(True)
+
+
+def test_backward_sets_retain_graph_only_while_it_runs():
+    seen = []
+
+    class Spy(_Double):
+        @staticmethod
+        def backward(ctx, grad):
+            seen.append(_engine.MODES.retain_graph)
+            return grad + grad
+
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    Spy.apply(x).sum().backward(retain_graph=True)
+    assert seen == [True] and not _engine.MODES.retain_graph
+    Spy.apply(x).sum().backward()
+    assert seen == [True, False]
