@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
+from typing import Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
+
+from ._layout import LAYOUTS, Layout, new_layout
 
 __all__ = [
     "Storage",
@@ -223,16 +225,6 @@ def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
 
 _FLOAT64 = np.dtype(np.float64)  # (``is`` this is the quickest test of a dtype)
 
-#: shape -> (shape, strides, shape array, strides array, size, dims) of a contiguous
-#: tensor: the layout of a shape seen before, shared by :meth:`TensorData.contiguous`,
-#: :meth:`~TensorData.full` and :meth:`~TensorData.empty`.
-_LAYOUTS: Dict[Tuple[int, ...], Tuple[Any, ...]] = {}
-#: (shape, strides or None) -> (strides, shape array, strides array, size, largest
-#: position): the checked layouts of :meth:`TensorData.__init__`.
-_VIEWS: Dict[Tuple[Any, Any], Tuple[Any, ...]] = {}
-#: Layouts remembered at most, per table (a training run uses a few dozen).
-_MAX_LAYOUTS = 4096
-
 
 class TensorData:
     """The numbers of a tensor: a flat float64 ``storage`` viewed through a ``shape``
@@ -263,6 +255,8 @@ class TensorData:
         "strides",
         "_shape",
         "_strides",
+        "_kernel_shape",
+        "_kernel_strides",
         "size",
         "dims",
         "row_major",
@@ -288,15 +282,26 @@ class TensorData:
         shape = _as_shape(shape)
         row_major = strides is None
         strides = None if strides is None else _as_shape(strides)
-        # Views of one shape and strides recur every step (a transpose, a reduced
-        # dim): their checked layout is remembered, and only the storage's size is
-        # checked again.
-        layout = _VIEWS.get((shape, strides))
-        if layout is None:
-            layout = self._layout(shape, strides)
-            if len(_VIEWS) < _MAX_LAYOUTS:
-                _VIEWS[(shape, strides)] = layout
-        strides, self._shape, self._strides, size, last = layout
+        # Layouts of one shape and strides recur every step (a transpose, a reduced
+        # dim): each is checked once, and only the storage's size again.
+        layout = LAYOUTS.get((shape, strides)) or new_layout(
+            shape, strides, strides_from_shape
+        )
+        # ``_shape`` and ``_strides``: the shape and strides as read-only int64
+        # arrays, shared by every tensor of this layout (what kernels receive);
+        # ``_kernel_*``: writable twins that only FastOps' compiled kernels get
+        # (see module2_tensors/_layout.py).
+        (
+            _,
+            strides,
+            self._shape,
+            self._strides,
+            self._kernel_shape,
+            self._kernel_strides,
+            size,
+            dims,
+            last,
+        ) = layout
         if size > 0 and len(data) <= last:
             raise ValueError(
                 f"a storage of {len(data)} entries is too small for shape {shape} "
@@ -306,37 +311,11 @@ class TensorData:
         self.shape: Tuple[int, ...] = shape
         self.strides: Tuple[int, ...] = strides
         self.size: int = size
-        self.dims: int = len(shape)
+        self.dims: int = dims
         #: True when the layout is row-major by construction (no strides given, or
         #: made by :meth:`contiguous` / :meth:`full`), so library code need not ask
         #: :meth:`is_contiguous`; False means "not known", not "not contiguous".
         self.row_major: bool = row_major
-
-    @staticmethod
-    def _layout(
-        shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]]
-    ) -> Tuple[Any, ...]:
-        """Check a shape and strides (``None``: contiguous); return ``(strides,
-        shape array, strides array, size, largest position reached)``."""
-        if strides is None:
-            strides = strides_from_shape(shape)
-        if len(strides) != len(shape):
-            raise ValueError(
-                f"strides {strides} and shape {shape} have different lengths "
-                f"({len(strides)} and {len(shape)})"
-            )
-        size, last = 1, 0  # the number of entries; the largest position reached
-        for n, step in zip(shape, strides):
-            if n < 0 or step < 0:
-                raise ValueError(
-                    f"sizes and strides must be non-negative, got shape {shape} "
-                    f"and strides {strides}"
-                )
-            size *= n
-            last += (n - 1) * step
-        shape_array = np.array(shape, dtype=np.int64)
-        strides_array = np.array(strides, dtype=np.int64)
-        return tuple(strides), shape_array, strides_array, size, last
 
     @classmethod
     def contiguous(cls, storage: Storage, shape: Tuple[int, ...]) -> "TensorData":
@@ -344,15 +323,13 @@ class TensorData:
 
         For library code that has just made ``storage`` itself: a flat float64
         NumPy array of exactly ``prod(shape)`` entries (``np.zeros(count)``). Every
-        operation makes such an output, so this path skips what the constructor
-        checks: the first tensor of a shape goes through ``__init__``, and its
-        layout (strides and the int64 arrays the kernels read, never written) is
-        then shared by every later tensor of that shape.
+        operation makes such an output, so a shape seen before skips what the
+        constructor checks.
         """
-        layout = _LAYOUTS.get(shape)
+        layout = LAYOUTS.get((shape, None))
         if layout is None:
-            return cls._first_of(shape, storage)
-        return cls._laid_out(storage, layout)
+            return cls(storage, shape)
+        return cls._laid_out(storage, layout, True)
 
     @classmethod
     def full(
@@ -362,30 +339,38 @@ class TensorData:
         ``value`` everywhere (``None``: zeros). Operations allocate their outputs
         so (or with :meth:`empty`): a shape seen before costs one dict lookup and
         one NumPy allocation."""
-        layout = _LAYOUTS.get(shape)
-        count = math.prod(shape) if layout is None else layout[4]
+        layout = LAYOUTS.get((shape, None))
+        count = math.prod(shape) if layout is None else layout.size
         if value is None:
             storage = np.zeros(count)
         else:  # (np.full costs several times as much as this, for small sizes)
             storage = np.empty(count)
             storage.fill(value)
         if layout is None:
-            return cls._first_of(shape, storage)
-        return cls._laid_out(storage, layout)
+            return cls(storage, shape)
+        return cls._laid_out(storage, layout, True)
 
     @classmethod
     def empty(cls, shape: Tuple[int, ...]) -> "TensorData":
         """As :meth:`full`, but the entries are left unset: for an output that a
         kernel then writes entirely (a map's, a zip's). Cheaper than zeros."""
-        layout = _LAYOUTS.get(shape)
+        layout = LAYOUTS.get((shape, None))
         if layout is None:
-            return cls._first_of(shape, np.empty(math.prod(shape)))
+            return cls(np.empty(math.prod(shape)), shape)
         # (_laid_out's body, written out: every map and zip output is made here.)
         data = cls.__new__(cls)
-        data._storage = np.empty(layout[4])
-        data.shape, data.strides, data._shape, data._strides, data.size, data.dims = (
-            layout
-        )
+        (
+            data.shape,
+            data.strides,
+            data._shape,
+            data._strides,
+            data._kernel_shape,
+            data._kernel_strides,
+            data.size,
+            data.dims,
+            _,
+        ) = layout
+        data._storage = np.empty(data.size)
         data.row_major = True
         return data
 
@@ -399,44 +384,45 @@ class TensorData:
         """``TensorData(storage, shape, strides)`` for library code that derives a
         view from an existing tensor (a transpose, a reshape): ``storage`` is that
         tensor's and ``shape`` and ``strides`` are tuples of ints. A layout seen
-        before is not checked again (``_VIEWS``); the storage's size still is."""
-        layout = _VIEWS.get((shape, strides))
-        if layout is None or (layout[3] > 0 and len(storage) <= layout[4]):
+        before is not checked again; the storage's size still is."""
+        layout = LAYOUTS.get((shape, strides))
+        if layout is None or (layout.size > 0 and len(storage) <= layout.last):
             return cls(storage, shape, strides)  # checks (and reports) everything
         data = cls.__new__(cls)
         data._storage = storage
-        data.strides, data._shape, data._strides, data.size, _ = layout
-        data.shape = shape
-        data.dims = len(shape)
+        (
+            data.shape,
+            data.strides,
+            data._shape,
+            data._strides,
+            data._kernel_shape,
+            data._kernel_strides,
+            data.size,
+            data.dims,
+            _,
+        ) = layout
         data.row_major = strides is None
         return data
 
     @classmethod
-    def _laid_out(cls, storage: Storage, layout: Tuple[Any, ...]) -> "TensorData":
-        """A row-major ``TensorData`` over ``storage`` with a remembered layout
-        (``_LAYOUTS``): no checks."""
+    def _laid_out(
+        cls, storage: Storage, layout: Layout, row_major: bool
+    ) -> "TensorData":
+        """A ``TensorData`` over ``storage`` with a checked ``layout``: no checks."""
         data = cls.__new__(cls)
         data._storage = storage
-        data.shape, data.strides, data._shape, data._strides, data.size, data.dims = (
-            layout
-        )
-        data.row_major = True
-        return data
-
-    @classmethod
-    def _first_of(cls, shape: Tuple[int, ...], storage: Storage) -> "TensorData":
-        """A row-major ``TensorData`` of a shape not seen before: checked by
-        ``__init__``, and its layout remembered."""
-        data = cls(storage, shape)
-        if len(_LAYOUTS) < _MAX_LAYOUTS:
-            _LAYOUTS[data.shape] = (
-                data.shape,
-                data.strides,
-                data._shape,
-                data._strides,
-                data.size,
-                data.dims,
-            )
+        (
+            data.shape,
+            data.strides,
+            data._shape,
+            data._strides,
+            data._kernel_shape,
+            data._kernel_strides,
+            data.size,
+            data.dims,
+            _,
+        ) = layout
+        data.row_major = row_major
         return data
 
     def __repr__(self) -> str:

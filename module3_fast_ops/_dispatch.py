@@ -26,7 +26,6 @@ import math
 import types
 from typing import Any, Callable, Dict, Optional, Tuple
 
-import numpy as np
 from numba import njit
 
 from module2_tensors.tensor_data import TensorData, shape_broadcast
@@ -74,12 +73,10 @@ def compiled(
 
 
 def _layout(*shape: int) -> tuple:
-    """Zeros of ``shape``: storage, int64 shape and contiguous strides."""
-    strides = [1] * len(shape)
-    for k in range(len(shape) - 2, -1, -1):
-        strides[k] = strides[k + 1] * shape[k + 1]
-    size = int(np.prod(shape))
-    return np.zeros(size), np.array(shape, np.int64), np.array(strides, np.int64)
+    """Zeros of ``shape``: storage, and int64 shape and contiguous strides as
+    every call passes them (``TensorData``'s kernel arrays)."""
+    data = TensorData.full(tuple(shape))
+    return data._storage, data._kernel_shape, data._kernel_strides
 
 
 #: For each kind of kernel, a call on small arrays of the types every call has
@@ -220,7 +217,12 @@ class NumbaOps(TensorOps):
                     kernel = compiled(tensor_map, fn)
                 o, x = out._tensor, a._tensor
                 kernel(
-                    o._storage, o._shape, o._strides, x._storage, x._shape, x._strides
+                    o._storage,
+                    o._kernel_shape,
+                    o._kernel_strides,
+                    x._storage,
+                    x._kernel_shape,
+                    x._kernel_strides,
                 )
                 return out
 
@@ -242,14 +244,14 @@ class NumbaOps(TensorOps):
                     kernel = compiled(tensor_zip, fn)
                 kernel(
                     o._storage,
-                    o._shape,
-                    o._strides,
+                    o._kernel_shape,
+                    o._kernel_strides,
                     x._storage,
-                    x._shape,
-                    x._strides,
+                    x._kernel_shape,
+                    x._kernel_strides,
                     y._storage,
-                    y._shape,
-                    y._strides,
+                    y._kernel_shape,
+                    y._kernel_strides,
                 )
                 return type(a)(o, a.backend)
 
@@ -270,11 +272,11 @@ class NumbaOps(TensorOps):
                     kernel = compiled(tensor_reduce, fn)
                 kernel(
                     o._storage,
-                    o._shape,
-                    o._strides,
+                    o._kernel_shape,
+                    o._kernel_strides,
                     x._storage,
-                    x._shape,
-                    x._strides,
+                    x._kernel_shape,
+                    x._kernel_strides,
                     dim,
                 )
                 return type(a)(o, a.backend)
@@ -295,14 +297,14 @@ class NumbaOps(TensorOps):
             kernel = chosen.get(work >= parallel_from) or kernel_for(work)
             kernel(
                 o._storage,
-                o._shape,
-                o._strides,
+                o._kernel_shape,
+                o._kernel_strides,
                 x._storage,
-                x._shape,
-                x._strides,
+                x._kernel_shape,
+                x._kernel_strides,
                 y._storage,
-                y._shape,
-                y._strides,
+                y._kernel_shape,
+                y._kernel_strides,
             )
             return type(a)(o, a.backend)
 

@@ -95,13 +95,24 @@ def _check_storage(name: str, storage: Storage, shape: Index, strides: Index) ->
 
 
 def _as_strided(name: str, triple: Strided) -> Strided:
-    """Normalise a triple's dtypes, so every call hits the same compiled kernel."""
+    """Normalise a triple's types (float64 storage, read-only int64 shape and
+    strides, as ``TensorData`` holds them), so every call hits the same compiled
+    kernel."""
     storage, shape, strides = triple
     if not isinstance(storage, np.ndarray) or storage.dtype != np.float64:
         raise TypeError(f"{name}: storage must be a float64 NumPy array")
     if storage.ndim != 1:
         raise ValueError(f"{name}: storage must be flat, got shape {storage.shape}")
-    return storage, np.asarray(shape, np.int64), np.asarray(strides, np.int64)
+    return storage, _read_only(shape), _read_only(strides)
+
+
+def _read_only(values: Index) -> Index:
+    """``values`` as an int64 array that cannot be written (a view if need be)."""
+    array = np.asarray(values, np.int64)
+    if array.flags.writeable:
+        array = array.view()
+        array.flags.writeable = False
+    return array
 
 
 def _check_out(name: str, out_shape: Index, expected: Sequence[int]) -> None:
