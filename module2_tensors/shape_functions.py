@@ -227,8 +227,8 @@ def index_view(data: TensorData, key: Any) -> TensorData:
     slice of the storage is itself a view.
 
     Raises:
-        IndexError: too many indices, or an ``int`` out of range (naming the index,
-            the dimension and its size).
+        IndexError: too many indices, more than one ``...`` (as in PyTorch), or
+            an ``int`` out of range (naming the index, the dimension and its size).
         ValueError: a slice step that is not positive.
         TypeError: anything else (lists and tensors of indices: use
             ``index_select`` or ``gather``).

@@ -419,6 +419,32 @@ def test_indexing_gradient(case, data):
 
 
 @task
+@pytest.mark.parametrize(
+    "shape, key",
+    [((3,), (..., 0, ...)), ((2, 3), (..., ...)), ((2, 3), (0, ..., ...))],
+    ids=["fills-nothing", "two", "after-an-int"],
+)
+def test_an_index_holds_at_most_one_ellipsis(shape, key):
+    t = kt.zeros(*shape)
+    try:
+        t[key]
+    except IndexError as error:  # PyTorch: "an index can only have a single ellipsis"
+        assert "ellipsis" in str(error).lower() or "..." in str(
+            error
+        ), f"the message should name the ellipsis (...): {error}"
+    except Exception as error:
+        pytest.fail(
+            f"t[{key}] raised {type(error).__name__}: {error}; as in PyTorch, a "
+            "second ... must raise IndexError"
+        )
+    else:
+        pytest.fail(
+            f"t[{key}] on shape {shape} was accepted: an index holds at most one ... "
+            "(Ellipsis), and PyTorch raises IndexError for a second one"
+        )
+
+
+@task
 def test_indexing_errors():
     t = kt.zeros(2, 3)
     with pytest.raises(IndexError, match="index 3 is out of range for dimension 1"):

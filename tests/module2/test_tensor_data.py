@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from module2_tensors import TensorData, index_to_position, strides_from_shape, to_index
 
+from .kernel_rules import container_uses
 from .strategies import layouts, shapes
 
 pytestmark = pytest.mark.task2_1
@@ -205,3 +206,16 @@ def test_index_functions_compile_with_numba():
 
     got = positions(np.array([2, 3], dtype=np.int64), np.array([1, 2], dtype=np.int64))
     assert list(got) == [0, 2, 4, 1, 3, 5]
+
+
+@pytest.mark.parametrize(
+    "helper", [index_to_position, to_index], ids=lambda f: f.__name__
+)
+def test_index_helpers_build_no_containers(helper):
+    # Kernels call these once per entry, compiled by Numba: a list or a tuple(...)
+    # inside costs an allocation per entry, even where Numba accepts it.
+    uses = container_uses(helper)
+    assert not uses, (
+        f"{helper.__name__} must be a plain loop over integer NumPy arrays (the "
+        f"Module 2 guide, Task 2.1); found {', '.join(uses)}"
+    )
