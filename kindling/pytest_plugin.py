@@ -27,7 +27,7 @@ A test that fails only because it reached a student stub (``NotImplementedError(
 "Task 0.1: ...")``) is not a bug to debug: its traceback is left out of the
 failures section, and one line per stub says what to write and where::
 
-    Task 0.1: implement neg — module0_fundamentals/operators.py:42 (3 tests)
+    Task 0.1: implement neg — module0_fundamentals/operators.py:54 (3 tests)
 
 Real failures keep their full tracebacks.
 
@@ -180,7 +180,7 @@ def _uncovered_tasks(config: pytest.Config, tasks: Iterable[str]) -> Set[str]:
 
 
 def stub_location(exc: BaseException, root: Optional[Path] = None) -> Optional[str]:
-    """``"Task 0.1: implement neg — module0_fundamentals/operators.py:42"``: the
+    """``"Task 0.1: implement neg — module0_fundamentals/operators.py:54"``: the
     stub's message and the line that raised it (relative to ``root``)."""
     error = _stub_error(exc)
     if error is None:
