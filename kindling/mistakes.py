@@ -268,7 +268,7 @@ def format_outcome(outcome: Outcome) -> str:
     m = outcome.mistake
     line = (
         f"{outcome.verdict.upper() if outcome.verdict != 'caught' else 'caught':<8} "
-        f"{m.task:<4} {m.name:<28} {m.description}"
+        f"{m.task:<4} {m.name:<31} {m.description}"
     )
     if outcome.caught_by:
         line += f"\n         by {outcome.caught_by} ({outcome.seconds:.0f} s)"
@@ -316,7 +316,7 @@ def main(root: Path, tasks: str = "", names: str = "", list_only: bool = False) 
         return 2
     if list_only:
         for m in chosen:
-            print(f"{m.task:<4} {m.name:<28} {m.description}")
+            print(f"{m.task:<4} {m.name:<31} {m.description}")
         return 0
     print(f"{len(chosen)} mistake(s); each runs its task's tests on a copy of {root}")
     outcomes = run_mistakes(root, chosen, registry)

@@ -51,4 +51,20 @@ MISTAKES = [
         "description": "diff that drops the x*0 terms of the product rule (the "
         "guide's swell table counts them)",
     },
+    {
+        "name": "central-difference-one-epsilon",
+        "task": "1.1",
+        "file": "module1_scalar_autodiff/differences.py",
+        "find": "    return (f(*up) - f(*down)) / (2.0 * epsilon)\n",
+        "replace": "    return (f(*up) - f(*down)) / epsilon\n",
+        "description": "central difference divided by epsilon instead of 2 epsilon",
+    },
+    {
+        "name": "dual-mul-tangents-multiplied",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": "            self.tangent * b.value + self.value * b.tangent,\n",
+        "replace": "            self.tangent * b.tangent,\n",
+        "description": "a dual product whose tangent multiplies the tangents",
+    },
 ]

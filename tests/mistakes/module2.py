@@ -69,13 +69,31 @@ MISTAKES = [
         "task": "2.6",
         "file": "module2_tensors/shape_functions.py",
         "find": (
+            "    if sum(1 for k in key if k is Ellipsis) > 1:\n"
+            '        raise IndexError("an index can hold only one ellipsis (...)")\n'
+            "    used = sum(1 for k in key if k is not None and k is not Ellipsis)\n"
+            "    if used > data.dims:\n"
+            "        raise IndexError(\n"
+            '            f"too many indices for a tensor of {data.dims} dimensions: '
+            '{key}"\n'
+            "        )\n"
+            "    fill = (slice(None),) * (data.dims - used)\n"
+            "    if Ellipsis in key:\n"
             "        at = key.index(Ellipsis)\n"
             "        key = key[:at] + fill + key[at + 1 :]\n"
         ),
         "replace": (
+            "    used = sum(1 for k in key if k is not None and k is not Ellipsis)\n"
+            "    if used > data.dims:\n"
+            "        raise IndexError(\n"
+            '            f"too many indices for a tensor of {data.dims} dimensions: '
+            '{key}"\n'
+            "        )\n"
+            "    fill = (slice(None),) * (data.dims - used)\n"
+            "    if Ellipsis in key:\n"
             "        key = sum(((fill if k is Ellipsis else (k,)) for k in key), ())\n"
         ),
-        "description": "indexing that expands every ... (t[..., 0, ...] accepted "
+        "description": "indexing that expands every ... (t[..., 0, ...] is accepted "
         "silently when the first takes every dimension)",
     },
 ]
