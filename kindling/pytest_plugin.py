@@ -78,6 +78,7 @@ FULL_COUNTS = "kindling_full_counts"
 #: tests/backends.py gives each backend variant of a test its task's marker at
 #: collection, so a file that makes variants names no marker of its own.
 VARIANTS = "backend_params"
+SKIPPED_DIRS = {"site-packages", "node_modules", "__pycache__", "build", "dist"}
 
 
 def task_of_item(item: pytest.Item) -> Optional[str]:
@@ -138,6 +139,9 @@ def _test_files(config: pytest.Config, every: bool = False) -> List[Path]:
     for base in bases:
         paths = [base] if base.is_file() else sorted(base.rglob("*.py"))
         for path in paths:
+            inside = path.relative_to(base).parts[:-1] if path != base else ()
+            if any(p.startswith(".") or p in SKIPPED_DIRS for p in inside):
+                continue  # a virtual environment's packages are no tests of ours
             if any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns):
                 found.append(path.resolve())
     return found

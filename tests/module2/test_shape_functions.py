@@ -436,6 +436,8 @@ def test_an_index_holds_at_most_one_ellipsis(shape, key):
         assert "ellipsis" in str(error).lower() or "..." in str(
             error
         ), f"the message should name the ellipsis (...): {error}"
+    except NotImplementedError:
+        raise  # an unwritten stub is reported as one
     except Exception as error:
         pytest.fail(
             f"t[{key}] raised {type(error).__name__}: {error}; as in PyTorch, a "
