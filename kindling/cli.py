@@ -1,4 +1,5 @@
-"""The ``kindling`` command line: release, tasks, grade, classroom, bench, doctor."""
+"""The ``kindling`` command line: release, tasks, grade, classroom, bench, doctor,
+kernels, mistakes."""
 
 from __future__ import annotations
 
@@ -388,7 +389,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     kernels.add_argument("rest", nargs=argparse.REMAINDER)
     kernels.set_defaults(func=_cmd_kernels)
+
+    mistakes = commands.add_parser(
+        "mistakes",
+        help="check that each task's tests reject its plausible mistakes",
+        description="Apply each mistake of tests/mistakes/ to a copy of the "
+        "instructor source, one at a time, and run its task's tests there: exit 1 "
+        "when a mistake survives (the tests pass with it).",
+    )
+    mistakes.add_argument(
+        "--task", default="", metavar="X.Y[,X.Y]", help="only these tasks' mistakes"
+    )
+    mistakes.add_argument(
+        "--name", default="", metavar="NAME[,NAME]", help="only these mistakes"
+    )
+    mistakes.add_argument(
+        "--list",
+        action="store_true",
+        help="check where each mistake applies and list them; run nothing",
+    )
+    mistakes.add_argument(
+        "--source", default=".", metavar="DIR", help="the instructor source"
+    )
+    mistakes.set_defaults(func=_cmd_mistakes)
     return parser
+
+
+def _cmd_mistakes(args: argparse.Namespace) -> int:
+    from kindling.mistakes import main as mistakes_main
+
+    return mistakes_main(Path(args.source), args.task, args.name, args.list)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:

@@ -10,10 +10,11 @@ grader and the dashboard's Progress page:
   can tell when a result no longer describes the files;
 * :func:`next_task` picks the task to work on next.
 
-Statuses: ``done`` (every test passed), ``todo`` (every failure is the task's own
-``NotImplementedError("Task X.Y: ...")`` stub), ``blocked by X.Y`` (a failure comes
-from the stub of another task: finish X.Y first), ``failing`` (anything else), and
-``no tests`` (none ran).
+Statuses: ``done`` (every test of the task ran and passed), ``partial`` (the
+tests that ran passed, but the run left some of the task's tests out), ``todo``
+(every failure is the task's own ``NotImplementedError("Task X.Y: ...")`` stub),
+``blocked by X.Y`` (a failure comes from the stub of another task: finish X.Y
+first), ``failing`` (anything else), and ``no tests`` (none ran).
 """
 
 from __future__ import annotations
@@ -39,16 +40,23 @@ def task_key(task_id: str) -> tuple:
     return tuple(int(part) for part in task_id.split("."))
 
 
-def classify(task: str, passed: int, failed: int, stubs: List[str]) -> str:
+def classify(
+    task: str, passed: int, failed: int, stubs: List[str], complete: bool = True
+) -> str:
     """The status of ``task`` from its counts and the stub task of each failure.
 
     ``stubs`` holds one entry per failure: the task whose ``NotImplementedError``
     caused it, or ``""`` for a failure of any other kind. A failure that comes from
     another task's stub means the task cannot be judged yet: it is ``blocked by``
-    the earliest such task, whatever its other failures say.
+    the earliest such task, whatever its other failures say. ``complete`` says
+    whether every test of the task ran: when some did not (``-k``, a node id,
+    ``-x``...), passing tests make it ``partial``, never ``done``; failures
+    still say what they say.
     """
     if failed == 0:
-        return "done" if passed else "no tests"
+        if not passed:
+            return "no tests"
+        return "done" if complete else "partial"
     others = [s for s in stubs if s and s != task]
     if others:
         return f"blocked by {min(others, key=task_key)}"
@@ -191,7 +199,9 @@ def stale_files(result: Mapping[str, object], root: Path) -> List[str]:
 
 
 def read_progress(path: Path, root: Optional[Path] = None) -> Dict[str, object]:
-    """The results file as ``{"tasks": {id: result}, "last_run": {...}}``.
+    """The results file as ``{"tasks": {id: result}, "last_run": {...},
+    "collected": {id: count}}``; ``collected`` holds how many tests each task had
+    in the latest run that collected all of them (see :func:`merge_results`).
 
     With ``root``, every result gets ``stale_files`` (the student files changed
     since it was measured). A missing or unreadable file reads as empty; so does
@@ -214,7 +224,17 @@ def read_progress(path: Path, root: Optional[Path] = None) -> Dict[str, object]:
                 entry["stale_files"] = stale_files(entry, root)
             tasks[str(entry["id"])] = entry
     last_run = payload.get("last_run")
-    return {"tasks": tasks, "last_run": last_run if isinstance(last_run, dict) else {}}
+    collected = payload.get("collected")
+    counts = {}
+    if isinstance(collected, dict):
+        counts = {
+            str(k): v for k, v in collected.items() if isinstance(v, int) and v >= 0
+        }
+    return {
+        "tasks": tasks,
+        "last_run": last_run if isinstance(last_run, dict) else {},
+        "collected": counts,
+    }
 
 
 def merge_results(
@@ -223,17 +243,24 @@ def merge_results(
     root: Path,
     registry: Registry,
     when: Optional[float] = None,
+    collected: Optional[Mapping[str, int]] = None,
 ) -> Dict[str, object]:
     """Add one run's per-task ``results`` to the results file at ``path``.
 
     Every task of the run replaces its earlier result and is stamped with the
     run's time and the digests of its :func:`watched_files`; other tasks keep
-    theirs. Returns the payload written.
+    theirs. ``collected`` gives, for the tasks whose every test file the run
+    collected, how many tests they have (whether or not ``-m``/``-k`` ran them):
+    a later run that names test files can then tell a whole task from part of
+    one. Returns the payload written.
     """
     when = time.time() if when is None else when
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when))
-    previous = read_progress(path)["tasks"]
+    earlier = read_progress(path)
+    previous = earlier["tasks"]
     assert isinstance(previous, dict)
+    counts = dict(earlier["collected"])  # type: ignore[arg-type]
+    counts.update(collected or {})
     merged: Dict[str, dict] = {
         task_id: {k: v for k, v in entry.items() if k != "stale_files"}
         for task_id, entry in previous.items()
@@ -254,6 +281,7 @@ def merge_results(
             "timestamp": when,
             "tasks": [str(r["id"]) for r in results],
         },
+        "collected": {k: counts[k] for k in sorted(counts, key=task_key)},
     }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -274,6 +302,13 @@ def python_command(root: Path) -> str:
         except ValueError:
             continue
     return "python"
+
+
+def kindling_command(root: Path) -> str:
+    """How to run the course's ``kindling`` tool with this checkout's Python
+    (``.venv/bin/python -m kindling``): it works as written on every system, with
+    or without an activated environment."""
+    return f"{python_command(root)} -m kindling"
 
 
 def check_command(root: Path, marker: str) -> str:

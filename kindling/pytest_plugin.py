@@ -6,18 +6,28 @@ one task marker (``task2_3``); after the run we print, for each task that ran:
 
     task  title  passed  failed  total  status
 
-with the statuses of :func:`kindling.progress.classify` (``done``, ``todo``,
-``blocked by X.Y``, ``failing``), then the next task to work on, chosen from this
-run and the earlier ones (:func:`kindling.progress.next_task`). The results are
-added to ``.kindling/progress.json`` (``--kindling-json`` moves it, ``''`` skips
-it): the latest result of every task, with its time, so that a run of one task
-keeps the others' results; the dashboard reads the same file.
+with the statuses of :func:`kindling.progress.classify` (``done``, ``partial``,
+``todo``, ``blocked by X.Y``, ``failing``), then the next task to work on, chosen
+from this run and the earlier ones (:func:`kindling.progress.next_task`).
+
+A task is ``done`` only when *every* test of the task ran and passed. A run that
+left some of them out (``-k``, a node id, a file that holds only some of them,
+``--deselect``, ``-x`` stopping early) can say that a task fails, never that it is
+done: its passing tasks are ``partial``, worth no points. The task's full set is
+counted from the collection before ``-k``/``-m``/``--deselect`` select from it,
+when the run collected every file that can hold the task's tests
+(:func:`may_hold_task`), else from the results file, where such a run recorded it
+(``collected``); with neither it is unknown, and the task ``partial``.
+
+The results are added to ``.kindling/progress.json`` (``--kindling-json`` moves
+it, ``''`` skips it): the latest result of every task, with its time, so that a
+run of one task keeps the others' results; the dashboard reads the same file.
 
 A test that fails only because it reached a student stub (``NotImplementedError(
 "Task 0.1: ...")``) is not a bug to debug: its traceback is left out of the
 failures section, and one line per stub says what to write and where::
 
-    Task 0.1: implement neg — module0_fundamentals/operators.py:42 (3 tests)
+    Task 0.1: implement neg — module0_fundamentals/operators.py:54 (3 tests)
 
 Real failures keep their full tracebacks.
 
@@ -28,31 +38,47 @@ reports are made in worker processes.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import pytest
 
 from kindling.progress import (
     _stub_error,
     classify,
+    kindling_command,
     merge_results,
     next_task,
     python_command,
     read_progress,
     stub_task,
+    task_key,
 )
 from kindling.registry import load_registry
 
-__all__ = ["classify", "stub_task", "stub_location", "task_of_item", "TaskResult"]
+__all__ = [
+    "classify",
+    "may_hold_task",
+    "stub_task",
+    "stub_location",
+    "task_of_item",
+    "TaskResult",
+]
 
 TASK_PROPERTY = "kindling_task"
 STUB_PROPERTY = "kindling_stub"
 STUB_LINE_PROPERTY = "kindling_stub_line"
 MARKER = re.compile(r"^task(\d+)_(\d+)$")
+#: The key of the full counts in an xdist worker's ``workeroutput``.
+FULL_COUNTS = "kindling_full_counts"
+#: tests/backends.py gives each backend variant of a test its task's marker at
+#: collection, so a file that makes variants names no marker of its own.
+VARIANTS = "backend_params"
+SKIPPED_DIRS = {"site-packages", "node_modules", "__pycache__", "build", "dist"}
 
 
 def task_of_item(item: pytest.Item) -> Optional[str]:
@@ -68,8 +94,97 @@ def task_of_item(item: pytest.Item) -> Optional[str]:
     return f"{major}.{minor}"
 
 
+def may_hold_task(
+    text: str, task_id: str, variant_tasks: Set[str] = frozenset()
+) -> bool:
+    """Whether a test file with this text can hold tests of ``task_id``.
+
+    It can when it names the task's marker (``task2_3``), or when it makes
+    backend variants (``backend_params("2.3")`` in ``tests/backends.py`` gives
+    each variant its marker at collection) and names the task's id or the task
+    is one the variants belong to (``variant_tasks``: 3.1 and 3.3 in the course).
+    """
+    marker = "task" + task_id.replace(".", "_")
+    if re.search(rf"\b{marker}\b", text):
+        return True
+    if VARIANTS + "(" not in text:
+        return False
+    return (
+        task_id in variant_tasks
+        or re.search(rf"[\"']{re.escape(task_id)}[\"']", text) is not None
+    )
+
+
+def _variant_tasks(config: pytest.Config) -> Set[str]:
+    """The task ids (``"3.1"``) named in the module that defines the variants
+    helper: every file that makes variants may hold their tests."""
+    tasks: Set[str] = set()
+    for path in _test_files(config, every=True):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if f"def {VARIANTS}(" in text:
+            tasks.update(re.findall(r"[\"'](\d+\.\d+)[\"']", text))
+    return tasks
+
+
+def _test_files(config: pytest.Config, every: bool = False) -> List[Path]:
+    """Every file under the test paths that pytest would collect tests from
+    (``every``: every Python file there)."""
+    root = Path(config.rootpath)
+    bases = [root / p for p in config.getini("testpaths")] or [root]
+    patterns = ["*.py"] if every else config.getini("python_files")
+    found: List[Path] = []
+    for base in bases:
+        paths = [base] if base.is_file() else sorted(base.rglob("*.py"))
+        for path in paths:
+            inside = path.relative_to(base).parts[:-1] if path != base else ()
+            if any(p.startswith(".") or p in SKIPPED_DIRS for p in inside):
+                continue  # a virtual environment's packages are no tests of ours
+            if any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns):
+                found.append(path.resolve())
+    return found
+
+
+def _collected_paths(config: pytest.Config) -> Optional[List[Path]]:
+    """The files and folders collected *whole* in this run; ``None`` when the
+    run collected the test paths themselves (the usual ``pytest -m task0_1``).
+    A node id (``file.py::test``) collects part of its file, so it adds nothing."""
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        return None
+    base = Path(config.invocation_params.dir)
+    whole = []
+    for arg in config.args:
+        if "::" not in arg:
+            whole.append((base / arg).resolve())
+    return whole
+
+
+def _uncovered_tasks(config: pytest.Config, tasks: Iterable[str]) -> Set[str]:
+    """The tasks some of whose tests may live in files this run did not collect
+    whole: for them this collection is not the full set."""
+    whole = _collected_paths(config)
+    if whole is None:
+        return set()
+    missing: Set[str] = set()
+    texts: Dict[Path, str] = {}
+    for path in _test_files(config):
+        if any(path == w or w in path.parents for w in whole):
+            continue
+        try:
+            texts[path] = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+    variants = _variant_tasks(config) if texts else set()
+    for task in tasks:
+        if any(may_hold_task(text, task, variants) for text in texts.values()):
+            missing.add(task)
+    return missing
+
+
 def stub_location(exc: BaseException, root: Optional[Path] = None) -> Optional[str]:
-    """``"Task 0.1: implement neg — module0_fundamentals/operators.py:42"``: the
+    """``"Task 0.1: implement neg — module0_fundamentals/operators.py:54"``: the
     stub's message and the line that raised it (relative to ``root``)."""
     error = _stub_error(exc)
     if error is None:
@@ -101,14 +216,34 @@ class TaskResult:
     skipped: int = 0
     stubs: List[str] = field(default_factory=list)
     first_failure: str = ""
+    #: How many tests the task has in all (``None``: unknown, as when the run
+    #: named some test files only); fewer ran means the run was partial.
+    expected: Optional[int] = None
+    scoring: str = "all-or-nothing"
 
     @property
     def total(self) -> int:
         return self.passed + self.failed
 
     @property
+    def complete(self) -> bool:
+        """Whether every test of the task ran (a skip counts as run)."""
+        ran = self.passed + self.failed + self.skipped
+        return self.expected is not None and ran >= self.expected
+
+    @property
     def status(self) -> str:
-        return classify(self.id, self.passed, self.failed, self.stubs)
+        return classify(
+            self.id, self.passed, self.failed, self.stubs, complete=self.complete
+        )
+
+    @property
+    def points_earned(self) -> Optional[int]:
+        """The all-or-nothing estimate; ``None`` for a task scored by mutation
+        (its tests passing earns nothing by itself)."""
+        if self.scoring == "mutation":
+            return None
+        return self.points if self.status == "done" else 0
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -123,15 +258,48 @@ def _is_stub_report(report) -> bool:
 class ProgressRecorder:
     """Collects per-test outcomes by task and prints the summary table."""
 
-    def __init__(self, json_path: Optional[Path], root: Path) -> None:
+    def __init__(
+        self, json_path: Optional[Path], root: Path, config: pytest.Config
+    ) -> None:
         self.json_path = json_path
         self.root = root
+        self.config = config
+        # task -> its tests in the whole collection (before -k/-m/--deselect),
+        # for the tasks whose every test file this run collected
+        self.full_counts: Dict[str, int] = {}
+        # the same, as an earlier run counted them (.kindling/progress.json)
+        self.known_counts: Dict[str, int] = {}
         # nodeid -> (task, outcome, stub, message); the last failing phase wins.
         self.outcomes: Dict[str, tuple] = {}
         # stub line -> how many tests stopped there
         self.stub_lines: Dict[str, int] = {}
         # the tasks whose stubs have stopped a test of this session already
         self.stubs_met: Set[str] = set()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection_modifyitems(self, items: List[pytest.Item]):
+        """Count each task's tests before ``-k``, ``-m`` and ``--deselect`` take
+        their pick (they select inside this hook)."""
+        counts: Dict[str, int] = {}
+        for item in items:
+            task = task_of_item(item)
+            if task is not None:
+                counts[task] = counts.get(task, 0) + 1
+        for task in _uncovered_tasks(self.config, counts):
+            del counts[task]
+        self.full_counts = counts
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: tell the controller
+            workeroutput[FULL_COUNTS] = dict(counts)
+        return (yield)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """(xdist controller) Every worker collects the same tests; a worker
+        that died before reporting leaves the counts unknown: partial."""
+        counts = getattr(node, "workeroutput", {}).get(FULL_COUNTS)
+        if isinstance(counts, dict):
+            self.full_counts = {str(k): int(v) for k, v in counts.items()}
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem):
@@ -175,7 +343,7 @@ class ProgressRecorder:
         (``report.longrepr.reprcrash``). Shadows the formatting methods of
         ``item`` for its run; returns their names, to remove after it.
         """
-        names = ["repr_failure", "_repr_failure_py"]
+        names = ["repr_failure"]
         for name in names:
             full = getattr(item, name)
 
@@ -185,8 +353,10 @@ class ProgressRecorder:
                 return _full(excinfo, *args, **kwargs)
 
             # TestReport.from_item_and_call formats a failure of the test itself
-            # with item.repr_failure, of its setup or teardown with
-            # item._repr_failure_py; Hypothesis calls item.repr_failure.
+            # with item.repr_failure (public: the method pytest documents for
+            # items to override); Hypothesis calls it too. A failure in setup or
+            # teardown goes through a private method that we leave alone: stubs
+            # are reached from test bodies, rarely from fixtures.
             setattr(item, name, formatted)
         return names
 
@@ -227,6 +397,8 @@ class ProgressRecorder:
                     id=task,
                     title=registry[task].title if known else "(not in the registry)",
                     points=registry[task].points if known else 0,
+                    expected=self.full_counts.get(task, self.known_counts.get(task)),
+                    scoring=registry[task].scoring if known else "all-or-nothing",
                 )
             result = by_task[task]
             if outcome == "passed":
@@ -238,11 +410,13 @@ class ProgressRecorder:
                 result.stubs.append(stub)
                 if not result.first_failure:
                     result.first_failure = message
-        return sorted(
-            by_task.values(), key=lambda r: tuple(int(p) for p in r.id.split("."))
-        )
+        return sorted(by_task.values(), key=lambda r: task_key(r.id))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.json_path is not None:
+            known = read_progress(self.json_path)["collected"]
+            assert isinstance(known, dict)
+            self.known_counts = known
         results = self.results()
         write = terminalreporter.write_line
         if self.stub_lines:
@@ -255,11 +429,10 @@ class ProgressRecorder:
         if not results:
             return
         terminalreporter.section("Kindling progress")
+        python = python_command(self.root)
         write(format_table(results))
-        done = sum(r.points for r in results if r.status == "done")
-        possible = sum(r.points for r in results)
-        write(f"tasks done: {sum(r.status == 'done' for r in results)}/{len(results)}")
-        write(f"points of the tasks run: {done}/{possible} (all-or-nothing estimate)")
+        for line in notes(results, python, kindling_command(self.root)):
+            write(line)
         earlier: Dict[str, dict] = {}
         if self.json_path is not None:
             stored = read_progress(self.json_path, self.root)["tasks"]
@@ -271,42 +444,125 @@ class ProgressRecorder:
                     [r.to_json() for r in results],
                     self.root,
                     load_registry(),
+                    collected=self.full_counts,
                 )
             except OSError as error:  # a read-only checkout must not fail the run
                 write(f"(could not write {self.json_path}: {error})")
         ran = {r.id for r in results}
         kept = {k: v for k, v in earlier.items() if k not in ran}
         stale = sorted(
-            (k for k, v in kept.items() if v.get("stale_files")),
-            key=lambda t: tuple(int(p) for p in t.split(".")),
+            (k for k, v in kept.items() if v.get("stale_files")), key=task_key
         )
         if kept:
+            write(f"earlier results kept for {len(kept)} other task(s)")
+        if stale:
             write(
-                f"earlier results kept for {len(kept)} other task(s)"
-                + (
-                    f"; stale (files changed since): {', '.join(stale)}"
-                    if stale
-                    else ""
-                )
+                f"stale (files changed since): {', '.join(stale)}; re-check them: "
+                + recheck_command(python, stale)
             )
         combined: Dict[str, dict] = dict(kept)
         combined.update({r.id: r.to_json() for r in results})
+        write(course_line(results, combined, load_registry()))
         upcoming = next_task(load_registry(), combined)
         if upcoming is not None:
             write(
                 f"next: Task {upcoming.id} ({upcoming.title}): "
-                f"{python_command(self.root)} -m pytest -m {upcoming.marker}"
+                f"{python} -m pytest -m {upcoming.marker}"
             )
+
+
+def recheck_command(python: str, tasks: Iterable[str]) -> str:
+    """One command that runs every test of ``tasks``:
+    ``.venv/bin/python -m pytest -m "task0_1 or task0_3"``."""
+    markers = " or ".join("task" + t.replace(".", "_") for t in tasks)
+    quoted = f'"{markers}"' if " " in markers else markers
+    return f"{python} -m pytest -m {quoted}"
+
+
+def notes(results: List[TaskResult], python: str, kindling: str) -> List[str]:
+    """The lines under the table: what a ``partial`` status means and how to
+    get the full result, how a task scored by mutation gets its score, and the
+    all-or-nothing points of the tasks run."""
+    lines: List[str] = []
+    partial = [r for r in results if r.status == "partial"]
+    for r in partial:
+        ran = r.passed + r.failed + r.skipped
+        if r.expected is not None:
+            what = f"ran {ran} of its {r.expected} tests"
+        else:  # the run did not collect every file that holds its tests
+            what = f"ran {ran} test(s), not the files of all the others"
+        lines.append(
+            f"partial: Task {r.id} {what} (-k, a node id, some files, --deselect "
+            "or -x left some out): not done, no points"
+        )
+    if partial:
+        lines.append(
+            "run every test of "
+            + ("it" if len(partial) == 1 else "them")
+            + ": "
+            + recheck_command(python, [r.id for r in partial])
+        )
+    for r in results:
+        if r.scoring == "mutation":
+            lines.append(
+                f"Task {r.id} is scored by mutation testing (the share of planted "
+                "bugs your tests catch), not by its tests passing; its score: "
+                f"{kindling} grade --tasks {r.id}"
+            )
+    estimated = [r for r in results if r.points_earned is not None]
+    if estimated:
+        earned = sum(r.points_earned or 0 for r in estimated)
+        possible = sum(r.points for r in estimated)
+        lines.append(
+            f"points of the tasks run: {earned}/{possible} (all-or-nothing estimate"
+            + (
+                "; mutation-scored tasks left out)"
+                if len(estimated) < len(results)
+                else ")"
+            )
+        )
+    return lines
+
+
+def course_line(
+    results: List[TaskResult],
+    combined: Mapping[str, Mapping[str, object]],
+    registry: Iterable,
+) -> str:
+    """``tasks done: 1 of the 2 in this run; 5 of 31 in the course (...)``."""
+    in_run = sum(r.status == "done" for r in results)
+    tasks = list(registry)
+    course = sum(
+        1
+        for t in tasks
+        if combined.get(t.id, {}).get("status") == "done"
+        and not combined.get(t.id, {}).get("stale_files")
+    )
+    return (
+        f"tasks done: {in_run} of the {len(results)} in this run; "
+        f"{course} of the {len(tasks)} in the course "
+        "(with earlier runs' results, stale ones not counted)"
+    )
 
 
 def format_table(results: List[TaskResult]) -> str:
     """The progress table as aligned text."""
     rows: List[Tuple[str, ...]] = [
-        ("task", "title", "passed", "failed", "total", "status")
+        ("task", "title", "passed", "failed", "total", "status", "points")
     ]
     for r in results:
+        earned = r.points_earned
+        points = f"{earned}/{r.points}" if earned is not None else "see below"
         rows.append(
-            (r.id, r.title, str(r.passed), str(r.failed), str(r.total), r.status)
+            (
+                r.id,
+                r.title,
+                str(r.passed),
+                str(r.failed),
+                str(r.total),
+                r.status,
+                points,
+            )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
@@ -354,10 +610,12 @@ def pytest_configure(config: pytest.Config) -> None:
     # Under xdist the workers report to the controller; only it summarises.
     root = Path(config.rootpath)
     if hasattr(config, "workerinput"):
-        config.pluginmanager.register(ProgressRecorder(None, root), "kindling-progress")
+        config.pluginmanager.register(
+            ProgressRecorder(None, root, config), "kindling-progress"
+        )
         return
     path = config.getoption("--kindling-json")
     json_path = Path(root, path) if path else None
     config.pluginmanager.register(
-        ProgressRecorder(json_path, root), "kindling-progress"
+        ProgressRecorder(json_path, root, config), "kindling-progress"
     )

@@ -310,7 +310,8 @@ MODULE_SUMMARY = {
     3: "Numba CPU-parallel map/zip/reduce and matmul, CUDA kernels with shared "
     "memory, benchmarks",
     4: "conv1d/conv2d, pooling, softmax, dropout, the `nn` library, optimizers; "
-    "training on images and text",
+    "training on images and text; recurrent networks (RNN, LSTM, GRU), attention "
+    "and the Transformer, up to a character-level GPT",
 }
 
 

@@ -68,8 +68,10 @@ class Context:
     ``forward(ctx, ...)`` calls ``ctx.save_for_backward(a, b)``; ``backward`` reads
     ``a, b = ctx.saved_values``. ``needs_input_grad[i]`` tells whether input ``i``
     needs a derivative at all (PyTorch's name), so a backward may skip work.
-    ``freed`` is set once a backward pass has used and released the saved values
-    (a second pass needs ``retain_graph=True``, as in PyTorch).
+    ``freed`` stays ``False`` for a ``Scalar``: Module 1 keeps the saved values,
+    so a scalar graph can be walked backward again. (Module 2's ``Tensor`` sets it
+    once a backward pass has released them, and then a second pass needs
+    ``backward(retain_graph=True)``, as in PyTorch.)
     """
 
     # One is made per operation: its attributes live in slots, quicker to set and

@@ -9,8 +9,8 @@ $$f(a + \\dot a \\epsilon) = f(a) + f'(a)\\,\\dot a\\,\\epsilon,$$
 so one evaluation of $f$ on duals seeded with tangents $v$ yields $f(x)$ *and* the
 Jacobian-vector product $J_f(x)\\,v$: no graph, no backward pass. The price: one
 pass per input direction, so the full Jacobian of $f: \\mathbb{R}^n \\to
-\\mathbb{R}^m$ costs $n$ forward passes, against $m$ backward passes in reverse
-mode (:func:`jacobian` counts both).
+\\mathbb{R}^m$ costs $n$ forward passes, against $m$ passes (a forward run and a
+backward each) in reverse mode (:func:`jacobian` counts both).
 """
 
 from __future__ import annotations
@@ -244,9 +244,10 @@ def jacobian(
 
     * ``mode="forward"``: column $j$ is the JVP with the unit vector $e_j$, one
       :func:`jvp` pass per input ($n$ passes).
-    * ``mode="reverse"``: row $i$ is the gradient of output $f_i$, one forward
-      run on fresh ``Scalar`` leaves plus one ``backward`` per output
-      ($m$ passes).
+    * ``mode="reverse"``: row $i$ is the gradient of output $f_i$: for each
+      output, one forward run of ``f`` on fresh ``Scalar`` leaves (fresh, or the
+      derivatives would accumulate) and one ``backward`` from $f_i$ ($m$ passes,
+      as the Module 1 guide counts them).
 
     ``f`` takes $n$ arguments and returns one value or a list of $m$ values; it
     must be written with operations both ``Dual`` and ``Scalar`` support.

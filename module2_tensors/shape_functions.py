@@ -227,8 +227,8 @@ def index_view(data: TensorData, key: Any) -> TensorData:
     slice of the storage is itself a view.
 
     Raises:
-        IndexError: too many indices, or an ``int`` out of range (naming the index,
-            the dimension and its size).
+        IndexError: too many indices, more than one ``...`` (as in PyTorch), or
+            an ``int`` out of range (naming the index, the dimension and its size).
         ValueError: a slice step that is not positive.
         TypeError: anything else (lists and tensors of indices: use
             ``index_select`` or ``gather``).
@@ -843,7 +843,8 @@ def repeat(t: "Tensor", *sizes: int) -> "Tensor":
     and reshape ``(r, n)`` to ``r * n``: ``t[i]`` then appears $r$ times in a row.
 
     Raises:
-        ValueError: fewer sizes than dimensions, or a negative size.
+        ValueError: fewer sizes than dimensions (the message names the shape), or
+            a negative size.
     """
     # BEGIN SOLUTION 2.6: reshape to (1, n, 1, m, ...), expand, reshape
     sizes = _shape_args(sizes)
@@ -1087,7 +1088,7 @@ def topk(
     signature; the result is always sorted). Ties: the smaller index first.
 
     Raises:
-        ValueError: ``k`` is not in ``[0, size]``.
+        ValueError: ``k`` is not in ``[0, size]``; the message names ``k``.
     """
     # BEGIN SOLUTION 2.6: sort, then narrow to the first k
     if t.dims == 0:

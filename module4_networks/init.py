@@ -115,7 +115,8 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     ========================  =======================================
 
     Raises:
-        ValueError: an unknown nonlinearity, or a bad ``param``.
+        ValueError: an unknown nonlinearity (the message names it), or a bad
+            ``param``.
     """
     # BEGIN SOLUTION 4.6
     convolutions = {f"conv{t}{d}d" for t in ("", "_transpose") for d in (1, 2, 3)}

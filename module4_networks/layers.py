@@ -316,6 +316,12 @@ class _BatchNorm(Module):
     cumulative average), using the *unbiased* variance for ``running_var``. In
     evaluation (``.eval()``) the running estimates are used instead, so one
     example's output does not depend on the rest of its batch.
+
+    Raises:
+        ValueError: an input whose dims or channels do not fit; and, whenever the
+            batch's statistics are used (training, or ``track_running_stats=False``),
+            a batch with only 1 value per channel, which has no variance: the
+            message names the input's shape, as PyTorch's does.
     """
 
     dims_allowed: Tuple[int, ...] = ()

@@ -251,8 +251,11 @@ def test_progress_is_cumulative_and_marks_stale_results(project, tmp_path):
 
     (root / STUDENT_FILE).write_text("def mul(x, y):\n    return y * x\n")
     second = pytest_run("task0_3")
-    assert "earlier results kept for 1 other task(s); stale" in second.stdout
-    assert "stale (files changed since): 0.1" in second.stdout
+    assert "earlier results kept for 1 other task(s)" in second.stdout
+    assert (
+        "stale (files changed since): 0.1; re-check them: python -m pytest -m task0_1"
+        in second.stdout
+    )
     payload = read_progress(store, root)
     tasks = payload["tasks"]
     assert set(tasks) == {"0.1", "0.3"}  # the first run's result is still there
@@ -282,3 +285,234 @@ def test_next_task_follows_the_dependency_order():
     assert next_task(registry, stale).id == "0.4"
     everything = {t.id: {"status": "done"} for t in registry}
     assert next_task(registry, everything) is None
+
+
+# Task 0.1 has three tests in two files, Task 0.2 (scored by mutation) one, Task 0.3
+# one in a file that also makes backend variants (which name no marker).
+PARTIAL_A = """
+import pytest
+
+
+@pytest.mark.task0_1
+def test_mul():
+    assert 2 * 3 == 6
+
+
+@pytest.mark.task0_1
+def test_add():
+    assert 2 + 3 == 5
+
+
+@pytest.mark.task0_2
+def test_property():
+    assert True
+"""
+
+PARTIAL_B = """
+import pytest
+
+
+@pytest.mark.task0_3
+def test_fails_first():
+    assert 1 == 2
+
+
+@pytest.mark.task0_1
+def test_neg():
+    assert -(2) == -2
+"""
+
+PARTIAL_C = """
+import pytest
+
+from variants import backend_params
+
+
+@pytest.mark.parametrize("name", backend_params("0.4"))
+def test_variant(name):
+    assert name in ("simple", "fast")
+"""
+
+# Stands for tests/backends.py: the variants take their markers from here.
+VARIANTS = """
+import pytest
+
+OWNERS = {"simple": None, "fast": "0.5"}
+
+
+def backend_params(task):
+    return [
+        pytest.param(
+            name, marks=getattr(pytest.mark, "task" + (owner or task).replace(".", "_"))
+        )
+        for name, owner in OWNERS.items()
+    ]
+"""
+
+
+@pytest.fixture(scope="module")
+def partial_project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("judged")
+    (root / "conftest.py").write_text('pytest_plugins = ["kindling.pytest_plugin"]\n')
+    (root / "tests").mkdir()
+    (root / "tests" / "test_a.py").write_text(PARTIAL_A)
+    (root / "tests" / "test_b.py").write_text(PARTIAL_B)
+    (root / "tests" / "test_c.py").write_text(PARTIAL_C)
+    (root / "tests" / "variants.py").write_text(VARIANTS)
+    (root / "pytest.ini").write_text(
+        f"[pytest]\n{PLUGINS}testpaths = tests\nmarkers =\n"
+        + "".join(f"    task{t}: x\n" for t in ["0_1", "0_2", "0_3", "0_4", "0_5"])
+    )
+    return root
+
+
+def run_in(root, *args, json_name="progress.json"):
+    """pytest in ``root``: its output and the tasks it recorded."""
+    out = root / json_name
+    out.unlink(missing_ok=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", f"--kindling-json={out}", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    tasks = {t["id"]: t for t in json.loads(out.read_text())["tasks"]}
+    return result.stdout, tasks
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_run_that_leaves_out_some_of_a_tasks_tests_is_partial(
+    partial_project, workers
+):
+    out, tasks = run_in(partial_project, "-m", "task0_1", "-k", "mul or add", *workers)
+    assert tasks["0.1"]["status"] == "partial"
+    assert (tasks["0.1"]["passed"], tasks["0.1"]["expected"]) == (2, 3)
+    assert "partial: Task 0.1 ran 2 of its 3 tests" in out
+    assert "run every test of it: python -m pytest -m task0_1" in out
+    assert "points of the tasks run: 0/10" in out
+    assert "tasks done: 0 of the 1 in this run" in out
+    assert "next: Task 0.1" in out
+    # All of them: done.
+    out, tasks = run_in(partial_project, "-m", "task0_1", *workers)
+    assert tasks["0.1"]["status"] == "done" and tasks["0.1"]["expected"] == 3
+    assert "partial:" not in out
+    assert "points of the tasks run: 10/10" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tests/test_a.py::test_mul"],
+        ["tests/test_a.py"],  # Task 0.1 has a test in test_b.py too
+        ["--deselect", "tests/test_b.py::test_neg"],
+        ["-x", "-p", "no:randomly"],  # stops at test_b's first test, before test_neg
+    ],
+    ids=["node-id", "one-file", "deselect", "exitfirst"],
+)
+def test_node_ids_files_deselection_and_exitfirst_are_partial(partial_project, args):
+    out, tasks = run_in(partial_project, *args)
+    assert tasks["0.1"]["status"] == "partial", out
+    assert "(points" not in out and "0/10" in out
+
+
+def test_files_that_hold_all_of_a_tasks_tests_judge_it(partial_project):
+    # test_a.py and test_b.py hold every test of 0.1; test_c.py's variants name no
+    # marker, yet they hold Task 0.4's tests (named by id) and 0.5's (the variants
+    # helper names it): only a run that collects test_c.py can judge those.
+    out, tasks = run_in(partial_project, "tests/test_a.py", "tests/test_b.py")
+    assert tasks["0.1"]["status"] == "done"
+    out, tasks = run_in(partial_project, "tests/test_c.py")
+    assert tasks["0.4"]["status"] == tasks["0.5"]["status"] == "done"
+    out, tasks = run_in(partial_project, "tests/test_c.py::test_variant")
+    assert tasks["0.4"]["status"] == "partial"  # a node id: never known whole
+    out, tasks = run_in(partial_project, "tests", "-m", "task0_1 or task0_4")
+    assert tasks["0.1"]["status"] == "done" and tasks["0.4"]["status"] == "done"
+
+
+def test_a_count_from_an_earlier_whole_run_judges_a_run_of_some_files(
+    partial_project, tmp_path
+):
+    # test_d.py names Task 0.1's marker in a string only: read as text, it might
+    # hold a test of 0.1, so a run of test_a.py and test_b.py cannot know it has
+    # them all, until a run that collects every file has counted the task.
+    root = tmp_path / "project"
+    root.mkdir()
+    for name in ("conftest.py", "pytest.ini"):
+        (root / name).write_text((partial_project / name).read_text())
+    (root / "tests").mkdir()
+    for path in (partial_project / "tests").glob("*.py"):
+        (root / "tests" / path.name).write_text(path.read_text())
+    (root / "tests" / "test_d.py").write_text('SAMPLE = "@pytest.mark.task0_1"\n')
+    store = root / "kept.json"
+
+    def run(*args):
+        subprocess.run(
+            [sys.executable, "-m", "pytest", f"--kindling-json={store}", *args],
+            cwd=root,
+            capture_output=True,
+            timeout=120,
+        )
+        return json.loads(store.read_text())
+
+    files = ("tests/test_a.py", "tests/test_b.py")
+    assert {t["id"]: t for t in run(*files)["tasks"]}["0.1"]["status"] == "partial"
+    counted = run("-m", "task0_4")  # collects everything; counts every task
+    assert counted["collected"]["0.1"] == 3 and counted["collected"]["0.4"] == 1
+    assert {t["id"]: t for t in run(*files)["tasks"]}["0.1"]["status"] == "done"
+    partial = {t["id"]: t for t in run("tests/test_a.py")["tasks"]}["0.1"]
+    assert (partial["status"], partial["expected"]) == ("partial", 3)
+
+
+def test_may_hold_task_reads_markers_and_variant_ids():
+    from kindling.pytest_plugin import may_hold_task
+
+    assert may_hold_task("@pytest.mark.task0_1\n", "0.1")
+    assert not may_hold_task("@pytest.mark.task0_10\n", "0.1")
+    assert may_hold_task('backend_params("2.3")', "2.3")
+    assert not may_hold_task('backend_params("2.3")', "2.4")
+    assert may_hold_task('backend_params("2.3")', "3.1", {"3.1", "3.3"})
+    assert not may_hold_task('"2.3"', "2.3")  # an id alone makes no test
+
+
+def test_a_task_scored_by_mutation_shows_how_to_get_its_score(partial_project):
+    out, tasks = run_in(partial_project, "-m", "task0_2")
+    assert tasks["0.2"]["status"] == "done"  # its tests pass: that is all it says
+    row = next(line for line in out.splitlines() if line.startswith("0.2 "))
+    assert row.endswith("see below") and "10/10" not in out
+    assert "Task 0.2 is scored by mutation testing" in out
+    assert "its score: python -m kindling grade --tasks 0.2" in out
+    assert "points of the tasks run" not in out  # nothing else was run
+
+
+def test_stale_tasks_get_one_command_and_the_course_count(partial_project, tmp_path):
+    from kindling.progress import merge_results
+    from kindling.registry import load_registry
+
+    root = tmp_path / "student"
+    root.mkdir()
+    (root / STUDENT_FILE).parent.mkdir()
+    (root / STUDENT_FILE).write_text("x = 1\n")
+    store = root / "progress.json"
+    done = [{"id": t, "status": "done"} for t in ("0.1", "0.3", "0.4")]
+    merge_results(store, done, root, load_registry())
+    (root / STUDENT_FILE).write_text("x = 2\n")  # 0.1 and 0.3 watch this file
+    for name in ("conftest.py", "pytest.ini"):
+        (root / name).write_text((partial_project / name).read_text())
+    (root / "tests").mkdir()
+    (root / "tests" / "test_a.py").write_text(PARTIAL_A)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", f"--kindling-json={store}", "-m", "task0_2"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = result.stdout
+    assert (
+        "stale (files changed since): 0.1, 0.3; re-check them: "
+        'python -m pytest -m "task0_1 or task0_3"'
+    ) in out
+    total = len(load_registry())
+    # 0.2 (this run) and 0.4 (kept, current) are done; stale results do not count.
+    assert f"tasks done: 1 of the 1 in this run; 2 of the {total} in the course" in out

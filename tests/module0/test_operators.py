@@ -111,6 +111,28 @@ def test_is_close_uses_an_absolute_tolerance_of_one_hundredth() -> None:
     assert ops.is_close(1e6, 1e6 + 0.5) is False
 
 
+@pytest.mark.parametrize("x, y", [(0.0, 0.01), (0.01, 0.0), (-0.01, 0.0), (0.0, -0.01)])
+def test_is_close_is_strict_at_the_tolerance(x: float, y: float) -> None:
+    # The docstring's |x - y| < 1e-2: a gap of exactly CLOSE_TOLERANCE is not close.
+    assert abs(x - y) == ops.CLOSE_TOLERANCE
+    assert ops.is_close(x, y) is False, (
+        f"is_close({x}, {y}) must be False: the tolerance is strict, "
+        "|x - y| < 1e-2 (use <, not <=)"
+    )
+
+
+LARGE = [1e3, -1e3, 4096.5, -65536.0, 1e6, -3.5e12, 1e300]
+
+
+@pytest.mark.parametrize("x", LARGE)
+@pytest.mark.parametrize("y", [0.5, -3.0, 1e3])
+def test_mul_and_add_are_exact_for_large_magnitudes(x: float, y: float) -> None:
+    # Both arguments take any magnitude (a clipped or rounded operand fails here).
+    for a, b in ((x, y), (y, x)):
+        assert ops.mul(a, b) == a * b, f"mul({a}, {b}) must be {a * b}"
+        assert ops.add(a, b) == a + b, f"add({a}, {b}) must be {a + b}"
+
+
 @given(wide_floats)
 def test_sigmoid_matches_an_independent_formula(x: float) -> None:
     assert ops.sigmoid(x) == pytest.approx(stable_sigmoid(x), rel=1e-9, abs=1e-15)

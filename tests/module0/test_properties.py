@@ -258,7 +258,10 @@ def test_sigmoid_symmetry(x: float) -> None:
 @example(-1000.0)
 def test_sigmoid_bounds(x: float) -> None:
     r"""$0 \le \sigma(x) \le 1$, $\sigma(0) = \frac12$, and the sign of $x$
-    decides the side: $\sigma(x) > \frac12$ for $x > 0$, $< \frac12$ for $x < 0$."""
+    decides the side: $\sigma(x) \ge \frac12$ for $x > 0$, $\le \frac12$ for
+    $x < 0$. (Strictly, in floating point, only once $|x|$ is large enough to
+    move $\sigma(x)$ off $\frac12$: below about $10^{-16}$ it rounds to exactly
+    $\frac12$, and Hypothesis finds such an $x$.)"""
     # BEGIN SOLUTION 0.2
     s = ops.sigmoid(x)
     assert 0.0 <= s <= 1.0

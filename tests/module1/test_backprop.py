@@ -130,6 +130,26 @@ def test_topological_order(case) -> None:
                 assert position[v.unique_id] < position[parent.unique_id]
 
 
+@pytest.mark.parametrize("shared_first", [True, False])
+def test_a_shared_variable_comes_after_every_variable_that_uses_it(
+    shared_first: bool,
+) -> None:
+    # a is used by b and by out directly: a depth-first *pre-order* reaches a
+    # through the short path first and lists it before b, which uses it. (Either
+    # order of out's parents, so that both ways of walking them are tried.)
+    x = Scalar(0.5)
+    a = x.sin()
+    b = a * 2.0
+    out = a + b if shared_first else b + a
+    order = topological_sort(out)
+    position = {v.unique_id: k for k, v in enumerate(order)}
+    assert position[b.unique_id] < position[a.unique_id], (
+        "topological_sort listed a variable before another variable that uses it: "
+        "a depth-first pre-order is not a topological order; emit a variable only "
+        "after every variable computed from it (depth-first post-order, reversed)"
+    )
+
+
 def test_topological_sort_of_a_leaf_and_of_a_constant() -> None:
     x = Scalar(1.0)
     assert topological_sort(x) == [x]

@@ -129,6 +129,52 @@ def test_swell_table() -> None:
         assert r.autodiff_ops == 4 * r.n
 
 
+class CountedConst(Const):
+    """A constant that counts how often its value is read."""
+
+    reads = 0
+
+    @property
+    def value(self) -> float:  # type: ignore[override]
+        CountedConst.reads += 1
+        return 2.0
+
+
+def test_evaluate_computes_a_shared_sub_expression_once() -> None:
+    # ``shared`` appears 1024 times in the tree, but is one object: evaluate must
+    # memoize by id(node) (the docstring), or it reads the constant 1024 times.
+    c = object.__new__(CountedConst)  # (its value is a property: no __init__)
+    shared = c * Var("x")
+    e = shared
+    for _ in range(10):
+        e = e + e
+    CountedConst.reads = 0
+    assert evaluate(e, x=1.5) == 2.0 * 1.5 * 1024
+    assert CountedConst.reads <= 2, (
+        f"evaluate computed a shared sub-expression {CountedConst.reads} times: "
+        "keep a dict from id(node) to its value, and compute each node once"
+    )
+
+
+# The guide's swell table: nodes of l_n and of dl_n/dx by the textbook rules.
+GUIDE_SIZES = {1: (7, 19), 2: (19, 73), 4: (91, 577), 6: (379, 3457)}
+
+
+@pytest.mark.parametrize("n", sorted(GUIDE_SIZES))
+def test_diff_applies_the_rules_without_simplifying(n: int) -> None:
+    expression, derivative = GUIDE_SIZES[n]
+    ln = S.logistic_map(Var("x"), n)
+    assert size(ln) == expression
+    assert size(diff(ln, "x")) == derivative, (
+        f"diff(l_{n}, 'x') has {size(diff(ln, 'x'))} nodes where the textbook rules "
+        f"give {derivative} (the guide's swell table): diff must not simplify (no "
+        "dropping x * 0 or x * 1): that is simplify's job"
+    )
+    # The product rule keeps both terms even where a factor's derivative is 0.
+    x = Var("x")
+    assert size(diff(x * 3.0, "x")) == 7  # (1 * 3) + (x * 0)
+
+
 def test_size_counts_tree_nodes() -> None:
     x = Var("x")
     shared = x * x  # 3 nodes

@@ -3,10 +3,11 @@
 import numba
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 
 from module2_tensors import broadcast_index, shape_broadcast
 
+from .kernel_rules import container_uses
 from .strategies import broadcastable_shapes
 
 pytestmark = pytest.mark.task2_2
@@ -82,3 +83,35 @@ def test_broadcast_index_compiles_with_numba():
         np.array([3, 1], dtype=np.int64),
     )
     assert list(got) == [2, 0]
+
+
+@given(broadcastable_shapes(max_dims=4, max_size=36))
+@example(((3, 1), (2, 3, 4)))
+def test_broadcast_index_overwrites_every_entry_of_a_reused_buffer(pair):
+    # Kernels hand broadcast_index the same out_index for every entry: a size-1
+    # dimension must be written (0), not left as the previous entry left it.
+    small, big = pair
+    big_shape = np.array(np.broadcast_shapes(small, big), dtype=np.int64)
+    shape = np.array(small, dtype=np.int64)
+    big_index = big_shape - 1  # the last entry
+    out_index = np.full(len(shape), 7, dtype=np.int64)  # a dirty buffer
+    broadcast_index(big_index, big_shape, shape, out_index)
+    offset = len(big_shape) - len(shape)
+    expected = [
+        0 if shape[k] == 1 else big_index[k + offset] for k in range(len(shape))
+    ]
+    assert list(out_index) == expected, (
+        f"broadcast_index({list(big_index)}, {tuple(big_shape)}, {tuple(shape)}) wrote "
+        f"{list(out_index)} into a buffer that held 7s: write every entry of "
+        "out_index, 0 where shape has size 1 (kernels reuse the buffer)"
+    )
+
+
+def test_broadcast_index_builds_no_containers():
+    one = np.ones(1, dtype=np.int64)
+    broadcast_index(one, one, one, one.copy())  # (a stub stops here, as a stub)
+    uses = container_uses(broadcast_index)
+    assert not uses, (
+        "broadcast_index must be a plain loop over integer NumPy arrays (the Module 2 "
+        f"guide, Task 2.1); found {', '.join(uses)}"
+    )

@@ -100,6 +100,25 @@ def test_binary_functions_broadcast_like_numpy(backend, name, data):
     assert_matches(fn(a.tensor(backend), b.tensor(backend)), oracle(a.array, b.array))
 
 
+@pytest.mark.parametrize("backend", backend_params("2.3"), indirect=True)
+@pytest.mark.parametrize("layout", [(1, 0), (2, 0, 1)], ids=["transposed", "permuted"])
+def test_map_writes_through_the_strides_of_out(backend, layout):
+    # ``map(fn)(a, out)`` writes into a given ``out``, which may be a permuted view:
+    # the kernel must place entry i at index_to_position(index, out_strides), not at
+    # storage position i.
+    shape = (2, 3) if len(layout) == 2 else (2, 3, 4)
+    values = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+    a = make_tensor(values, backend=backend)
+    out = make_tensor(np.zeros(shape), layout, backend)
+    backend.neg_map(a, out)
+    got = out.to_numpy()
+    assert np.array_equal(got, -values), (
+        f"map into an out with strides {out._tensor.strides} put the entries in the "
+        "wrong places: write each entry at index_to_position(out_index, out_strides)"
+        f"\ngot\n{got}\nexpected\n{-values}"
+    )
+
+
 @pytest.mark.parametrize("backend", backend_params("2.3", cuda=True), indirect=True)
 def test_map_zip_reduce_on_tiny_tensors(backend):
     """A small smoke test that every backend (CUDA included) runs each pattern."""

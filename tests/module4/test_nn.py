@@ -10,6 +10,7 @@ import pytest
 from module0_fundamentals import Module
 from module2_tensors import manual_seed, no_grad
 from module4_networks import nn
+from tests.messages import assert_names
 from tests.module4.helpers import BACKEND, check_module_grad, make
 from tests.module4.reference import conv1d_ref, conv2d_ref
 
@@ -176,8 +177,13 @@ def test_batch_norm_without_running_stats_and_errors():
     np.testing.assert_allclose(layer(make(x)).to_numpy(), batch_norm_ref(x), atol=1e-10)
     with pytest.raises(ValueError, match=r"BatchNorm2d\(2\) expects .* got shape"):
         layer(make(np.zeros((2, 3, 2, 2))))
-    with pytest.raises(ValueError, match=r"more than 1 value per channel"):
+    # One value per channel has no variance to normalise by: in training this is
+    # an error (the BatchNorm docstring), naming the input's shape, as PyTorch's
+    # "Expected more than 1 value per channel when training, got input size
+    # torch.Size([1, 2])" does.
+    with pytest.raises(ValueError) as error:
         nn.BatchNorm1d(2, backend=BACKEND)(make(np.zeros((1, 2))))
+    assert_names(error.value, (1, 2))
 
 
 def test_layer_norm():

@@ -1,0 +1,76 @@
+# kindling: instructor-only
+"""Plausible wrong solutions of Module 0's tasks (see ``__init__.py``)."""
+
+MISTAKES = [
+    {
+        "name": "is-close-le",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "return abs(x - y) < CLOSE_TOLERANCE",
+        "replace": "return abs(x - y) <= CLOSE_TOLERANCE",
+        "description": "is_close with <= where the docstring says |x - y| < 1e-2",
+    },
+    {
+        "name": "mul-clipped",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    return x * y\n",
+        "replace": "    return math.copysign(min(abs(x), 999.0), x) * y\n",
+        "description": "mul that clips its first argument: wrong for |x| >= 1000",
+    },
+    {
+        "name": "sigmoid-unstable",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    if x >= 0.0:\n        return 1.0 / (1.0 + math.exp(-x))\n",
+        "replace": "    if True:\n        return 1.0 / (1.0 + math.exp(-x))\n",
+        "description": "sigmoid by the textbook formula: overflows for large -x",
+    },
+    {
+        "name": "reduce-ignores-start",
+        "task": "0.3",
+        "file": "module0_fundamentals/operators.py",
+        "find": (
+            "        total = start\n"
+            "        for x in xs:\n"
+            "            total = fn(total, x)\n"
+        ),
+        "replace": (
+            "        xs = list(xs)\n"
+            "        if not xs:\n"
+            "            return start\n"
+            "        total = xs[0]\n"
+            "        for x in xs[1:]:\n"
+            "            total = fn(total, x)\n"
+        ),
+        "description": "reduce that folds from the first entry, using start only "
+        "for the empty list",
+    },
+    {
+        "name": "shared-parameter-twice",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            "                if id(parameter) in seen:\n"
+            "                    continue\n"
+        ),
+        "replace": "",
+        "description": "named_parameters that lists a parameter shared by two "
+        "modules twice",
+    },
+    {
+        "name": "parameter-names-without-path",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            "                seen.add(id(parameter))\n"
+            '                name = f"{module_name}.{attribute}" if module_name '
+            "else attribute\n"
+        ),
+        "replace": (
+            "                seen.add(id(parameter))\n"
+            "                name = attribute\n"
+        ),
+        "description": "named_parameters without the dotted path of the module",
+    },
+]
