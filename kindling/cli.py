@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from kindling.registry import load_registry
 
@@ -112,9 +112,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     if report.interrupted:
         return 130
     if args.expect:
-        wrong = [t for t in report.tasks if t.status != args.expect]
-        if args.expect == "done":
-            wrong += [t for t in report.tasks if t.points != t.max_points]
+        wrong = [t for t in report.tasks if not _as_expected(t, args.expect)]
         if wrong:
             ids = ", ".join(sorted({t.id for t in wrong}))
             print(f"kindling grade: expected every task {args.expect}: not {ids}")
@@ -218,7 +216,8 @@ def _add_grading_commands(commands) -> None:
         "--expect",
         default=None,
         metavar="STATUS",
-        help="exit 1 unless every task has this status (done: with full points)",
+        help="exit 1 unless every task has this status (done: with full points; "
+        "todo: no points, its own stub or an earlier task's in the way)",
     )
     grade.add_argument(
         "--partial",
@@ -419,6 +418,18 @@ def _cmd_mistakes(args: argparse.Namespace) -> int:
     from kindling.mistakes import main as mistakes_main
 
     return mistakes_main(Path(args.source), args.task, args.name, args.list)
+
+
+def _as_expected(task: Any, expect: str) -> bool:
+    """Whether a graded task is what ``--expect`` asks: ``done`` with full points;
+    ``todo`` with no points, or stopped at the stub of an earlier task (a fresh
+    edition's Task 2.3 first meets Task 2.1's stub: it is still to do)."""
+    if expect == "done":
+        return task.status == "done" and task.points == task.max_points
+    if expect == "todo":
+        fresh = task.status == "todo" or task.status.startswith("blocked-by")
+        return fresh and task.points == 0
+    return task.status == expect
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
