@@ -165,23 +165,38 @@ class GraderSettings:
         self.apply_default()
 
     def fix(self, function) -> None:
-        """Give a Hypothesis test the grader's settings (and its own decorator's)."""
+        """Give a Hypothesis test the grader's settings (and its own decorator's).
+
+        What the pristine test decorated (``@settings(max_examples=10)``) is read
+        once, the first time: the values in which its settings differ from the
+        profile they were made over. Later, Hypothesis's own plugin wraps them
+        (``differing_executors`` for parametrized tests), and they are rebuilt
+        from those first values each time.
+        """
         from hypothesis import settings
 
+        function = getattr(function, "__func__", function)
         current = getattr(function, "_hypothesis_internal_use_settings", None)
         if current is None or not getattr(function, "is_hypothesis_test", False):
             return
-        explicit = {}
-        if getattr(function, "_hypothesis_internal_settings_applied", False):
-            fallback = getattr(current, "_fallback", None) or self.base
-            explicit = {
-                name: getattr(current, name)
-                for name in SETTING_FIELDS
-                if getattr(current, name) != getattr(fallback, name)
-            }
+        explicit = getattr(function, "_kindling_explicit", None)
+        last = getattr(function, "_kindling_settings", None)
+        if explicit is None:
+            explicit = {}
+            if getattr(function, "_hypothesis_internal_settings_applied", False):
+                fallback = getattr(current, "_fallback", None) or self.base
+                explicit = {
+                    name: getattr(current, name)
+                    for name in SETTING_FIELDS
+                    if _setting(current, name) != _setting(fallback, name)
+                }
+            self._note(self._differences(current, self.profile, set(explicit)))
+        elif last is not None:
+            self._note(self._differences(current, last))
         wanted = settings(self.profile, **explicit)
-        self._note(self._differences(current, self.profile, set(explicit)))
         function._hypothesis_internal_use_settings = wanted
+        function._kindling_explicit = explicit
+        function._kindling_settings = wanted
 
     def _note(self, changes: List[str]) -> None:
         for change in changes:

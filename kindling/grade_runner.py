@@ -12,9 +12,9 @@ lines on a pipe whose write end only the job holds: nothing is read back from a 
 the sandbox could write, and nothing a job does after its sandbox is gone can reach
 the grader. The events are *claims* of a process that imports student code: the
 grader parses them defensively (:class:`Session`; a malformed or impossible stream
-is a ``problem``, never an exception) and :mod:`kindling.grade` checks them against
-what it knows itself (the tests it collected from the pristine tree, the canary
-tests it planted).
+is a ``problem``, never an exception) and :mod:`kindling.grade_verdict` checks them
+against what it knows itself (the tests it collected from the pristine tree, the
+canary tests it planted).
 
 Without bubblewrap (``--unsafe-no-sandbox``), the same command runs as a plain
 subprocess in its own session: every other defence holds, but the job runs with the
@@ -110,7 +110,7 @@ class Outcome:
 
     outcome: str  # "passed", "failed" or "skipped"
     stub: str = ""  # the task whose stub a failure came from, "" if none
-    message: Optional[dict] = None  # see kindling.grade.failure_record
+    message: Optional[dict] = None  # see kindling.grade_plugin.failure_record
 
 
 @dataclass
@@ -406,7 +406,7 @@ class Runner:
         pytest_args = [*job.args, f"--kindling-grade-fd={fd}"]
         argv = [sys.executable, "-s", "-m", "kindling.grade_runner", "--job"]
         argv.append(json.dumps(pytest_args))
-        # Only the plugins named in the arguments (see kindling.grade.PYTEST_OPTIONS).
+        # Only the plugins named in the arguments (see PYTEST_OPTIONS above).
         extra = {
             "KINDLING_HYPOTHESIS_PROFILE": "ci",
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",

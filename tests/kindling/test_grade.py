@@ -189,12 +189,14 @@ Module.named_parameters = _hoard
 
 @needs_sandbox
 def test_a_hanging_task_times_out_and_the_others_are_graded(edition, tmp_path):
-    # Task 0.1's tests call sigmoid within their first half second: 4 s is ample.
+    # Task 0.1's tests call sigmoid within their first half second on an idle
+    # machine; on one busy with other test suites (load 7 on 2 cores), 4 s did not
+    # reach it. 10 s is ample either way.
     student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS) + HANGS})
-    report = grade(student, source=edition, tasks="0.1,0.3", timeout=4)
+    report = grade(student, source=edition, tasks="0.1,0.3", timeout=10)
     graded = by_id(report)
     assert graded["0.1"].status == "timeout"
-    assert "did not finish within 4 s" in graded["0.1"].message
+    assert "did not finish within 10 s" in graded["0.1"].message
     assert "sigmoid" in graded["0.1"].message  # the test that was still running
     assert graded["0.1"].points == 0
     assert graded["0.3"].status == "done", graded["0.3"].message

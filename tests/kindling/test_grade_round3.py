@@ -252,3 +252,44 @@ def test_forging_by_file_name_or_canary_look_earns_nothing(edition, tmp_path):
     (task,) = grade(student, source=source, tasks="0.1").tasks
     assert task.points == 0 and task.status != "done", task
     assert task.details["published_pass_hidden_fail"], task.details
+
+
+# -- no reference text in any report -------------------------------------------------
+
+LEAK_BY_NODE_ID = """
+import pathlib
+
+import pytest
+
+LINES, inside = [], False
+for line in pathlib.Path("module3_fast_ops/fast_ops.py").read_text().splitlines():
+    if "BEGIN SOLUTION" in line:  # the edition shows where the solutions go
+        inside = True
+    elif "END SOLUTION" in line:
+        inside = False
+    elif inside and len(line.strip()) > 30:
+        LINES.append(line.strip())
+
+
+@pytest.mark.task0_2
+@pytest.mark.parametrize("x", [0], ids=[" | ".join(LINES[:21])])
+def test_leak(x):
+    assert False
+"""
+
+
+def test_reference_text_never_reaches_a_report_through_a_node_id(tmp_path):
+    """Task 0.2's base run holds every reference student file; a failure's node id
+    carried 21 lines of the reference fast_ops.py into every report."""
+    from kindling.release import BEGIN
+
+    task = grade_properties(tmp_path, LEAK_BY_NODE_ID)
+    assert task.status == "failing" and task.points == 0
+    text = (ROOT / "module3_fast_ops/fast_ops.py").read_text().splitlines()
+    solution, inside = [], False
+    for line in text:  # the lines of the solution regions only
+        inside = (inside or bool(BEGIN.match(line))) and "END SOLUTION" not in line
+        if inside and len(line.strip()) > 30:
+            solution.append(line.strip())
+    assert solution
+    assert not [line for line in solution if line in task.message], task.message
