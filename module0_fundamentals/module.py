@@ -443,10 +443,15 @@ def _copied_into(key: str, current: Any, new: Any) -> Any:
 def _mirror(module: Module, name: str, value: Any) -> None:
     """Keep the registered parameter or submodule ``name`` in ``module.__dict__``
     too, so that ``self.weight`` in a ``forward`` is an ordinary attribute lookup
-    (``__getattr__`` runs only after that lookup fails, which costs about a
-    microsecond a time: several times per layer per batch). A name the class
-    itself defines (a method, a property) is not mirrored: it keeps winning, as
-    it does in PyTorch."""
+    (``__getattr__`` runs only after that lookup fails). A name the class itself
+    defines (a method, a property) is not mirrored: it keeps winning, as it does
+    in PyTorch.
+
+    A speed trick, kept because it pays: 0.08 us a lookup against 2.0-2.2 us
+    through ``__getattr__`` (minimum of 15 x 20,000, loaded 2-core machine, issue
+    26); the Task 3.5 network makes 45 such lookups an epoch, 2-3% of the epoch,
+    whose margin to the 1.5x target is 1-4%. tests/module0/test_module_mirror.py
+    checks that the mirror always agrees with the registries."""
     if hasattr(type(module), name):
         module.__dict__.pop(name, None)
     else:

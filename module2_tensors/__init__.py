@@ -67,6 +67,7 @@ from .tensor import (
     randn_like,
     randperm,
     linspace,
+    name_backend,
     register_backend,
     set_default_backend,
     tensor,

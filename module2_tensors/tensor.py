@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import os
 from typing import (
     Any,
     Callable,
@@ -82,6 +83,7 @@ __all__ = [
     "set_default_backend",
     "get_default_backend",
     "register_backend",
+    "name_backend",
 ]
 
 TensorLike = Union[float, int, "Tensor"]
@@ -133,35 +135,76 @@ def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
 # The default backend: one for factories and layers alike
 # ---------------------------------------------------------------------------
 
-_default_backend: Optional[TensorBackend] = None  # None: the fastest ready one
+_default_backend: Optional[TensorBackend] = None  # None: not chosen explicitly
 _candidates: List[Tuple[TensorBackend, Callable[[], bool]]] = []
 _ready: dict = {}
+#: Backends a user may name (``set_default_backend("fast")``, ``KINDLING_BACKEND``):
+#: name -> a function that returns the backend (importing it if need be).
+_named: Dict[str, Callable[[], TensorBackend]] = {"simple": lambda: SimpleBackend}
+#: The environment variable that names the default backend.
+BACKEND_VARIABLE = "KINDLING_BACKEND"
+_from_environment: List[Optional[TensorBackend]] = []  # read once, when first needed
 
 
 def register_backend(backend: TensorBackend, ready: Callable[[], bool]) -> None:
-    """Offer a faster backend as the default (Module 3 offers ``FastBackend``
-    when it is imported). ``ready()`` says whether its kernels are written (a
-    student edition may still have them stubbed); it is asked once."""
+    """Offer a faster backend as the automatic default (Module 3 offers
+    ``FastBackend`` when it is imported), also by its name. ``ready()`` says
+    whether its kernels are written (a student edition may still have them
+    stubbed); it is asked once."""
     if all(b is not backend for b, _ in _candidates):
         _candidates.append((backend, ready))
+    name_backend(backend.name, lambda: backend)
 
 
-def set_default_backend(backend: Optional[TensorBackend]) -> None:
+def name_backend(name: str, load: Callable[[], TensorBackend]) -> None:
+    """Let users choose a backend by ``name`` (``set_default_backend(name)``,
+    ``KINDLING_BACKEND``); ``load()`` returns it, importing it if need be (Module
+    3 names ``cuda`` so, without importing numba-cuda before it is asked for)."""
+    _named[name] = load
+
+
+def _by_name(name: str) -> TensorBackend:
+    loader = _named.get(name.strip().lower())
+    if loader is None:
+        raise ValueError(
+            f"unknown backend {name!r}: choose one of {', '.join(sorted(_named))} "
+            f"(import module3_fast_ops to make 'fast' and 'cuda' known)"
+        )
+    return loader()
+
+
+def set_default_backend(backend: Union[None, str, TensorBackend]) -> None:
     """The backend of every tensor made without ``backend=`` (factories such as
-    :func:`tensor`, :func:`zeros`, :func:`rand`, and the layers of Module 4).
-    ``None`` goes back to the automatic choice: the fastest backend the edition
-    has (``FastBackend`` once Module 3 is imported and written), else
-    ``SimpleBackend``."""
+    :func:`tensor`, :func:`zeros`, :func:`rand`, and the layers of Module 4): a
+    ``TensorBackend`` or its name (``"simple"``, ``"fast"``, ``"cuda"``).
+    ``None`` goes back to the choice of :func:`get_default_backend`."""
     global _default_backend
+    if isinstance(backend, str):
+        backend = _by_name(backend)
     if backend is not None and not isinstance(backend, TensorBackend):
         raise TypeError(f"expected a TensorBackend, got {type(backend).__name__}")
     _default_backend = backend
 
 
 def get_default_backend() -> TensorBackend:
-    """The backend used where none is given (see :func:`set_default_backend`)."""
+    """The backend used where none is given, chosen in this order:
+
+    1. the one given to :func:`set_default_backend`;
+    2. the one named by the environment variable ``KINDLING_BACKEND``
+       (``simple``, ``fast`` or ``cuda``; read once per process);
+    3. automatically, the fastest backend whose kernels are written:
+       ``FastBackend`` once Module 3 is imported and Tasks 3.1 and 3.2 are done,
+       else ``SimpleBackend``. A student whose Task 3.1 is unfinished therefore
+       keeps working on ``SimpleBackend``, with no error; the check (do the
+       kernel factories raise ``NotImplementedError``?) runs once per process.
+    """
     if _default_backend is not None:
         return _default_backend
+    if not _from_environment:
+        name = os.environ.get(BACKEND_VARIABLE, "").strip()
+        _from_environment.append(_by_name(name) if name else None)
+    if _from_environment[0] is not None:
+        return _from_environment[0]
     for backend, ready in reversed(_candidates):
         key = id(backend)
         if key not in _ready:

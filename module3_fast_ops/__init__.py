@@ -13,7 +13,7 @@ from typing import Any
 
 from module2_tensors import *
 
-from module2_tensors.tensor import register_backend
+from module2_tensors.tensor import name_backend, register_backend
 
 from . import fast_ops
 from .fast_ops import FastBackend, FastOps
@@ -31,8 +31,10 @@ def _fast_ops_written() -> bool:
     return True
 
 
-# The default backend of factories and layers is the fastest one written.
+# The default backend of factories and layers is the fastest one written (see
+# module2_tensors.get_default_backend); "cuda" is known by name, imported when named.
 register_backend(FastBackend, _fast_ops_written)
+name_backend("cuda", lambda: importlib.import_module(".cuda_ops", __name__).CudaBackend)
 
 _LAZY = ("CudaOps", "CudaBackend", "cuda_ops")
 

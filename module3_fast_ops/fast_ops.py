@@ -134,9 +134,8 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     Hints:
 
     - compile ``fn`` with ``njit(inline="always")`` so the kernel can call it;
-    - write the work of ONE worker as a compiled function of a slice
-      ``lo <= ordinal < hi`` of the entries of ``out``: it allocates its index
-      buffers once (``np.empty(len(shape), np.int64)``), then fills its slice;
+    - give each worker a slice of the entries of ``out`` and let it allocate its
+      index buffers once for the whole slice, not once per entry;
     - **fast path**: when ``out`` and ``in`` have the same shape and the same strides
       and both storages hold exactly ``size`` entries, entry ``i`` of the storage of
       one is entry ``i`` of the other: loop over storage positions, no indices;
@@ -144,10 +143,10 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
       :func:`broadcast_index`, :func:`index_to_position`) is needed only where a
       *run* along the last dimension starts; along the run, positions in ``out``
       and ``in`` move by constant steps (:func:`last_step`);
-    - the kernel splits ``0 .. size-1`` into :func:`workers_for` equal slices and
-      runs them in a ``prange`` loop (or directly, for one worker). No ``return`` or
-      ``raise`` inside a ``prange`` body (Numba would run it serially), and no
-      two workers may write the same entry.
+    - :func:`workers_for` says how many slices the work is worth (one for small
+      work: waking threads costs more); run the slices in a ``prange`` loop. No
+      ``return`` or ``raise`` inside a ``prange`` body (Numba would run it
+      serially), and no two workers may write the same entry.
     """
     # BEGIN SOLUTION 3.1: tensor_map (see the hints above and the module README)
     f = njit(inline="always")(fn)

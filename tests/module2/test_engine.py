@@ -1,14 +1,22 @@
 """Invariants of the autograd engine (``module2_tensors/_engine.py``): the speed
-tricks it keeps and the one object that holds the autograd modes. These tests
-belong to no task: they check given code."""
+tricks it keeps, the one object that holds the autograd modes, and how the default
+backend is chosen. These tests belong to no task: they check given code."""
 
 from __future__ import annotations
 
+import importlib
+import os
+import subprocess
 import sys
+
+import pytest
 
 import module2_tensors as kt
 from module2_tensors import _engine
 from module2_tensors.tensor_functions import Function
+
+# The module, not the function ``module2_tensors.tensor`` that shadows it.
+tensor_module = importlib.import_module("module2_tensors.tensor")
 
 
 def test_fresh_is_the_reference_count_of_an_object_only_a_local_holds():
@@ -110,3 +118,44 @@ def test_backward_sets_retain_graph_only_while_it_runs():
     assert seen == [True] and not _engine.MODES.retain_graph
     Spy.apply(x).sum().backward()
     assert seen == [True, False]
+
+
+def test_a_backend_is_chosen_by_name_and_unknown_names_are_refused():
+    previous = tensor_module._default_backend
+    try:
+        kt.set_default_backend("simple")
+        assert kt.get_default_backend() is kt.SimpleBackend
+        with pytest.raises(ValueError, match="unknown backend 'gpu'.*simple"):
+            kt.set_default_backend("gpu")
+    finally:
+        kt.set_default_backend(previous)
+
+
+def test_an_unfinished_backend_is_never_the_automatic_default():
+    class UnfinishedOps(kt.SimpleOps):
+        pass
+
+    unfinished = kt.TensorBackend(UnfinishedOps)
+
+    def ready() -> bool:
+        raise NotImplementedError("Task 3.1: implement tensor_map")
+
+    previous = tensor_module._default_backend
+    try:
+        kt.register_backend(unfinished, ready)
+        kt.set_default_backend(None)
+        assert kt.get_default_backend() is not unfinished
+        kt.set_default_backend("unfinished")  # named explicitly, it is taken
+        assert kt.get_default_backend() is unfinished
+    finally:
+        kt.set_default_backend(previous)
+
+
+def test_the_environment_names_the_default_backend():
+    code = "import module3_fast_ops as kt; print(kt.get_default_backend().name)"
+    env = dict(os.environ, KINDLING_BACKEND="simple")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["simple"]
