@@ -306,7 +306,7 @@ def test_edited_tests_have_no_effect_are_reported_and_grading_is_deterministic(
         r"(?m)^- graded: \d{4}-\d\d-\d\d \d\d:\d\d UTC, kindling ", markdown
     )
     assert re.search(
-        r"\| 0\.1 \| Scalar operators \| ❌ failing \| \d+/96 \|", markdown
+        r"\| 0\.1 \| Scalar operators \| ❌ failing \| \d+/121 \|", markdown
     )
     assert "the pristine copies were graded" in markdown
     assert f"`{tests}`" in markdown
@@ -379,16 +379,16 @@ def test_bad_arguments_are_clear_errors_before_any_grading(edition, tmp_path, ca
 def test_partial_gives_proportional_points_all_or_nothing_stays_the_default(
     edition, tmp_path
 ):
-    # neg is wrong: most of Task 0.1's tests pass, a few fail.
+    # neg is wrong: most of Task 0.1's tests pass, a few fail (121 tests in all).
     buggy = reference(OPERATORS).replace("    return -x\n", "    return x\n", 1)
     assert buggy != reference(OPERATORS)
     student = submission(edition, tmp_path, {OPERATORS: buggy})
     (strict,) = grade(student, source=edition, tasks="0.1").tasks
     (partial,) = grade(student, source=edition, tasks="0.1", partial=True).tasks
     assert strict.status == partial.status == "failing"
-    assert 0 < strict.passed == partial.passed < strict.total == 96
+    assert 0 < strict.passed == partial.passed < strict.total == 121
     assert strict.points == 0
-    assert partial.points == round(10 * partial.passed / 96, 2)
+    assert partial.points == round(10 * partial.passed / 121, 2)
 
 
 def test_the_editions_hashes_are_remembered_and_follow_the_source(

@@ -433,7 +433,7 @@ def test_files_that_hold_all_of_a_tasks_tests_judge_it(partial_project):
 def test_a_count_from_an_earlier_whole_run_judges_a_run_of_some_files(
     partial_project, tmp_path
 ):
-    # test_d.py names Task 0.1's marker in a string only: read as text, it might
+    # test_d.py uses Task 0.1's marker, in no test: read without running, it might
     # hold a test of 0.1, so a run of test_a.py and test_b.py cannot know it has
     # them all, until a run that collects every file has counted the task.
     root = tmp_path / "project"
@@ -443,7 +443,9 @@ def test_a_count_from_an_earlier_whole_run_judges_a_run_of_some_files(
     (root / "tests").mkdir()
     for path in (partial_project / "tests").glob("*.py"):
         (root / "tests" / path.name).write_text(path.read_text())
-    (root / "tests" / "test_d.py").write_text('SAMPLE = "@pytest.mark.task0_1"\n')
+    (root / "tests" / "test_d.py").write_text(
+        "import pytest\n\nMARK = pytest.mark.task0_1  # (used by no test)\n"
+    )
     store = root / "kept.json"
 
     def run(*args):
@@ -467,12 +469,19 @@ def test_a_count_from_an_earlier_whole_run_judges_a_run_of_some_files(
 def test_may_hold_task_reads_markers_and_variant_ids():
     from kindling.pytest_plugin import may_hold_task
 
-    assert may_hold_task("@pytest.mark.task0_1\n", "0.1")
-    assert not may_hold_task("@pytest.mark.task0_10\n", "0.1")
-    assert may_hold_task('backend_params("2.3")', "2.3")
-    assert not may_hold_task('backend_params("2.3")', "2.4")
-    assert may_hold_task('backend_params("2.3")', "3.1", {"3.1", "3.3"})
-    assert not may_hold_task('"2.3"', "2.3")  # an id alone makes no test
+    other = "task0_" + "10"  # (spelled out, a marker the registry would not know)
+    assert may_hold_task("import pytest\n@pytest.mark.task0_1\ndef t(): pass\n", "0.1")
+    assert not may_hold_task(
+        f"import pytest\n@pytest.mark.{other}\ndef t(): ...", "0.1"
+    )
+    assert may_hold_task('pytestmark = getattr(pytest.mark, "task0_1")', "0.1")
+    # In a string (a generated test project), a marker is no test of this file.
+    assert not may_hold_task('SOURCE = "@pytest.mark.task0_1"', "0.1")
+    assert may_hold_task('P = backend_params("2.3")', "2.3")
+    assert not may_hold_task('P = backend_params("2.3")', "2.4")
+    assert may_hold_task('P = backend_params("2.3")', "3.1", {"3.1", "3.3"})
+    assert not may_hold_task('X = "2.3"', "2.3")  # an id alone makes no test
+    assert may_hold_task("def broken(:", "0.1")  # unreadable: it might
 
 
 def test_a_task_scored_by_mutation_shows_how_to_get_its_score(partial_project):
