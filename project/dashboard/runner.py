@@ -64,8 +64,9 @@ def status_label(status: str, stale: bool = False) -> str:
 
 def earned(task: Any, result: Optional[dict]) -> float:
     """Points of a task from one run: all of them when done, a share when the task
-    is scored in proportion to its tests; 0 otherwise."""
-    if result is None:
+    is scored in proportion to its tests; 0 otherwise. A task scored by mutation
+    (Task 0.2) earns nothing here: only ``kindling grade`` runs its mutants."""
+    if result is None or task.scoring == "mutation":
         return 0.0
     if result.get("status") == "done":
         return float(task.points)

@@ -75,3 +75,6 @@ def test_the_stub_line_in_the_plugins_example_is_the_editions():
     example = f"Task 0.1: implement neg — {name}:{line}"
     plugin = (ROOT / "kindling" / "pytest_plugin.py").read_text(encoding="utf-8")
     assert plugin.count(example) == 2, example
+    for readme in ("README.md", "kindling/templates/STUDENT_README.md"):
+        text = (ROOT / readme).read_text(encoding="utf-8")
+        assert example in text, readme

@@ -203,3 +203,17 @@ def test_benchmark_results_are_shown(app, tmp_path, monkeypatch) -> None:
     assert not problems(app)
     assert "| 64 | 0.91 | 0.0012 |" in texts(app)
     assert len(charts(app, "image")) == 1
+
+
+def test_the_dashboard_gives_task_0_2_no_points_from_a_test_run():
+    """Task 0.2 is scored by mutation: a run where its property tests pass says
+    nothing about the bugs they catch, so only `kindling grade` gives its points."""
+    from types import SimpleNamespace
+
+    from project.dashboard.runner import earned
+
+    mutation = SimpleNamespace(points=10, scoring="mutation")
+    plain = SimpleNamespace(points=10, scoring="all-or-nothing")
+    done = {"status": "done", "passed": 36, "total": 36}
+    assert earned(mutation, done) == 0.0
+    assert earned(plain, done) == 10.0
