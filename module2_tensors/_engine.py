@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -41,6 +41,7 @@ __all__ = [
     "storage_root",
     "version_of",
     "bump_version",
+    "check_versions",
     "user_call",
     "check_forward",
     "check_backward",
@@ -133,11 +134,16 @@ class History:
     ``Tensor.parents``), and ``versions`` the version (:func:`version_of`) of each
     tensor input when it was used, checked again by the backward pass (``()`` when
     no storage had been changed in place yet: every version was 0).
+    ``saved_output`` is ``(k, version)`` when the forward saved its own result as
+    ``ctx.saved_values[k]`` (``Exp``, ``Sigmoid``, ``Sqrt``...), with the version of
+    the result's storage then; the backward pass checks it too, so changing a saved
+    result in place (``y = x.exp(); y.add_(1)``) raises as in PyTorch. ``None``
+    when the forward did not save its result.
 
     Slots rather than a dataclass: one is made per recorded operation.
     """
 
-    __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents")
+    __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents", "saved_output")
 
     def __init__(
         self,
@@ -146,12 +152,14 @@ class History:
         inputs: Tuple[Any, ...],
         parents: Tuple[Any, ...],
         versions: Tuple[int, ...] = (),
+        saved_output: Optional[Tuple[int, int]] = None,
     ) -> None:
         self.last_fn = last_fn
         self.ctx = ctx
         self.inputs = inputs
         self.parents = parents
         self.versions = versions
+        self.saved_output = saved_output
 
     def __repr__(self) -> str:
         return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
@@ -240,8 +248,47 @@ def apply(cls: type, *args: Any) -> "Tensor":
     # Else a fresh Tensor object shares the result's numbers but carries the
     # history (a forward may return a view, or even an input, which must stay as
     # it is; and a result that a forward saved for backward must not point back
-    # at its own history: that would be a reference cycle).
+    # at its own history: that would be a reference cycle). A saved result is
+    # found here, off the fast path above (only a result something else holds
+    # can have been saved), and its storage's version recorded: one counter read.
+    for k, v in enumerate(ctx.saved_values):
+        if v is out:
+            history.saved_output = (k, version_of(out))
+            break
     return Tensor(out._tensor, out.backend, history)
+
+
+def check_versions(h: History, op_name: str) -> None:
+    """Raise PyTorch's error if a tensor ``h``'s backward needs (an input, or
+    the result the forward saved) was changed in place since the forward. Only
+    called once some storage has been changed in place (:data:`versions` not
+    empty): before that every version is 0.
+
+    Raises:
+        RuntimeError: "modified by an inplace operation", naming the function,
+            the tensor's shape and both versions.
+    """
+    tensors = h.parents
+    for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
+        now = version_of(x)
+        if now != seen:
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been "
+                f"modified by an inplace operation: the input of shape {x.shape} "
+                f"of {op_name} is at version {now}; expected version {seen} "
+                f"instead"
+            )
+    if h.saved_output is not None and not h.ctx.freed:
+        k, seen = h.saved_output
+        out = h.ctx.saved_values[k]
+        now = version_of(out)
+        if now != seen:
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been "
+                f"modified by an inplace operation: the output of shape "
+                f"{out.shape} of {op_name} (saved for its backward) is at version "
+                f"{now}; expected version {seen} instead"
+            )
 
 
 def _references_of_a_fresh_local() -> int:

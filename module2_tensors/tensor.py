@@ -1498,16 +1498,7 @@ class Tensor:
         # Only once some storage has been changed in place can a version differ
         # (``h.versions`` is ``()`` when all were 0 at the forward).
         if _engine.versions:
-            tensors = h.parents
-            for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
-                now = tf.version_of(x)
-                if now != seen:
-                    raise RuntimeError(
-                        f"one of the variables needed for gradient computation "
-                        f"has been modified by an inplace operation: the input of "
-                        f"shape {x.shape} of {h.last_fn.__name__} is at version "
-                        f"{now}; expected version {seen} instead"
-                    )
+            _engine.check_versions(h, h.last_fn.__name__)
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
         if MODES.anomaly_backward:
             _engine.check_backward(h.last_fn, ctx, d_output, grads)
