@@ -1439,17 +1439,16 @@ class Tensor:
         place; returns ``self``. Differentiable with respect to ``src``."""
         if isinstance(src, Tensor) and src.backend is not self.backend:
             src = src.to(self.backend)
-        return self._in_place(
-            "copy_", lambda a, b: tf.Copy.apply(sf.broadcast_to(b, a.shape)), src
-        )
+        return self._in_place("copy_", _Overwrite.apply, src)
 
     def fill_(self, value: float) -> "Tensor":
-        """Set every entry to ``value``, in place; returns ``self``."""
-        return self.copy_(float(value))
+        """Set every entry to ``value``, in place; returns ``self``. The old
+        values no longer matter: no gradient flows to what made them."""
+        return self._in_place("fill_", _Overwrite.apply, float(value))
 
     def zero_(self) -> "Tensor":
-        """Set every entry to 0, in place; returns ``self``."""
-        return self.copy_(0.0)
+        """Set every entry to 0, in place; returns ``self`` (see :meth:`fill_`)."""
+        return self._in_place("zero_", _Overwrite.apply, 0.0)
 
     # --------------------------------------------------------------- autodiff
     @property
@@ -1618,6 +1617,29 @@ class Tensor:
         return sf.retain_grad(self)
 
 
+class _Overwrite(tf.Function):
+    """``copy_``/``fill_``/``zero_`` on a tensor in the graph: the result is
+    ``b`` broadcast to ``a``'s shape, so $\\partial L / \\partial a = 0$ (the old
+    values are gone: PyTorch sends zeros to what made them) and
+    $\\partial L / \\partial b = G$ (summed back to ``b``'s shape by the engine)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, a: Tensor, b: Tensor) -> Tensor:
+        if shape_broadcast(b.shape, a.shape) != a.shape:
+            raise ValueError(
+                f"cannot write a value of shape {b.shape} into shape {a.shape}"
+            )
+        ctx.save_for_backward(a.shape)
+        out = a.new_zeros(a.shape)
+        a.backend.id_map(b, out=out)  # (the map broadcasts b into out's shape)
+        return out
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
+        (shape,) = ctx.saved_values
+        return grad.new_zeros(shape), grad
+
+
 # ---------------------------------------------------------------------------
 # Making tensors
 # ---------------------------------------------------------------------------
@@ -1652,7 +1674,11 @@ def tensor(
     """
     if isinstance(data, Tensor):
         array = data.to_numpy()
+        mask = data.is_mask
     else:
+        # Python or NumPy bools make a mask (PyTorch's bool tensor): indexing
+        # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
+        mask = _is_bool(data)
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -1660,7 +1686,23 @@ def tensor(
                 f"tensor() needs a number or nested lists of numbers with equal "
                 f"lengths ({error})"
             ) from None
-    return _from_array(array, backend, requires_grad)
+    out = _from_array(array, backend, requires_grad)
+    return out._as_mask() if mask else out
+
+
+def _is_bool(data: Any) -> bool:
+    """Whether ``data`` holds bools only (a NumPy bool array, a Python bool, or
+    nested lists of them); an empty list is not."""
+    if isinstance(data, np.ndarray):
+        return data.dtype == np.bool_
+    if isinstance(data, (bool, np.bool_)):
+        return True
+    if isinstance(data, (list, tuple)) and data:
+        try:
+            return np.asarray(data).dtype == np.bool_
+        except (ValueError, TypeError):
+            return False
+    return False
 
 
 def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
@@ -1818,5 +1860,7 @@ def randperm(
 
 
 def from_numpy(array: np.ndarray, backend: Optional[TensorBackend] = None) -> Tensor:
-    """A tensor of ``array``'s numbers (copied: tensors hold float64 only)."""
-    return _from_array(np.asarray(array), backend, False)
+    """A tensor of ``array``'s numbers (copied: tensors hold float64 only); a
+    bool array gives a mask."""
+    out = _from_array(np.asarray(array), backend, False)
+    return out._as_mask() if _is_bool(array) else out

@@ -55,3 +55,51 @@ def test_changing_an_output_that_was_not_saved_is_allowed():
     x = kt.tensor([0.5, 2.0], requires_grad=True)
     x.exp().sum().backward()
     np.testing.assert_allclose(x.grad.to_numpy(), np.exp([0.5, 2.0]), rtol=1e-15)
+
+
+# ------------------------------------------------------ bools index as masks
+
+
+def test_a_tensor_of_python_or_numpy_bools_is_a_mask():
+    x = kt.tensor([10.0, 20.0, 30.0])
+    picks = [True, False, True]
+    assert x[kt.tensor(picks)].tolist() == [10.0, 30.0]
+    assert x[kt.tensor(np.array(picks))].tolist() == [10.0, 30.0]
+    assert x[kt.from_numpy(np.array(picks))].tolist() == [10.0, 30.0]
+    assert x[kt.tensor(kt.tensor(picks))].tolist() == [10.0, 30.0]
+    # Numbers still index by position, even 1.0 and 0.0.
+    assert x[kt.tensor([1, 0, 1])].tolist() == [20.0, 10.0, 20.0]
+    assert x[kt.tensor([1.0, 0.0])].tolist() == [20.0, 10.0]
+    m = np.array([[True, False], [False, True]])
+    y = kt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert y[kt.tensor(m)].tolist() == [1.0, 4.0]
+
+
+# -------------------------------------- fill_/zero_/copy_ cut the old graph
+
+
+@pytest.mark.parametrize("how", ["fill_", "zero_", "copy_"])
+def test_overwriting_a_computed_tensor_sends_no_gradient_to_its_past(how):
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2.0
+    if how == "fill_":
+        y.fill_(1.0)
+    elif how == "zero_":
+        y.zero_()
+    else:
+        y.copy_(kt.tensor([7.0, 8.0]))
+    (y * 5.0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]  # PyTorch: zeros, not 2s
+
+
+def test_copy_into_a_computed_tensor_sends_the_gradient_to_the_source():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    z = kt.tensor([5.0], requires_grad=True)
+    y = x * 2.0
+    y.copy_(z * 3.0)  # (1,) broadcast into (2,)
+    assert y.tolist() == [15.0, 15.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    assert z.grad.tolist() == [6.0]  # 3 per entry, two entries
+    with pytest.raises(ValueError, match="shape"):
+        kt.zeros(2, 3).copy_(kt.tensor([1.0, 2.0]))
