@@ -92,7 +92,9 @@ def _picked(input: Tensor, target: Tensor) -> Tensor:
 
     A one-hot mask, $\\text{one\\_hot}[n, c] = [c = \\text{target}[n]]$, picks the
     entry: ``target.unsqueeze(class_dim) == arange(C)`` (viewed along the class
-    dim) builds it by broadcasting; multiply and sum over the class dim.
+    dim) builds it by broadcasting; select with ``where(one_hot, input, 0.0)``
+    and sum over the class dim. (Not ``input * one_hot``: a class masked with
+    $-\\infty$, common in practice, would give $0 \\cdot (-\\infty) = $ nan.)
     """
     # BEGIN SOLUTION 4.6: one-hot mask by broadcasting ==, then sum over classes
     class_dim = _class_dim(input)
@@ -100,7 +102,7 @@ def _picked(input: Tensor, target: Tensor) -> Tensor:
     shape[class_dim] = input.shape[class_dim]
     classes = arange(input.shape[class_dim], backend=input.backend).view(*shape)
     one_hot = target.unsqueeze(class_dim) == classes
-    return (input * one_hot).sum(dim=class_dim)
+    return where(one_hot, input, 0.0).sum(dim=class_dim)
     # END SOLUTION
 
 
@@ -127,9 +129,13 @@ def _example_weights(
 
 def _weighted_reduce(losses: Tensor, weights: Tensor, reduction: str) -> Tensor:
     """``"mean"`` is the weighted mean $\\sum_n w_n \\ell_n / \\sum_n w_n$ (PyTorch's
-    rule; nan when every target is ignored)."""
+    rule). When every target is ignored it is nan, as in PyTorch, and the
+    gradient is 0 (not the nan of $0 / 0$'s derivative)."""
     if reduction == "mean":
-        return losses.sum() / weights.sum()
+        total = weights.sum()
+        if total.item() == 0.0:
+            return losses.sum() * 0.0 + float("nan")
+        return losses.sum() / total
     return _reduce(losses, reduction)
 
 
