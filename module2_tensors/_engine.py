@@ -19,6 +19,7 @@ and safe, behind a small interface:
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import weakref
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MODES",
     "Modes",
+    "set_grad_enabled",
     "History",
     "apply",
     "backward_tuple",
@@ -81,6 +83,37 @@ class Modes:
 
 
 MODES = Modes()
+
+
+class set_grad_enabled:
+    """Switch gradient recording on or off (``torch.set_grad_enabled``): at once
+    when called, ``kt.set_grad_enabled(False)``; and, used as a context manager
+    (``with kt.set_grad_enabled(phase == "train"):``) or a decorator, only
+    inside the block or the function, restoring the previous mode afterwards.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        self._previous = MODES.grad
+        MODES.grad = self.mode
+
+    def __enter__(self) -> "set_grad_enabled":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        MODES.grad = self._previous
+
+    def __call__(self, fn: Any) -> Any:
+        # As a decorator, the mode applies inside ``fn`` only (as in PyTorch).
+        MODES.grad = self._previous
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapped
 
 
 # ---------------------------------------------------------------------------

@@ -61,6 +61,8 @@ __all__ = [
     "Tensor",
     "Size",
     "MaxResult",
+    "SortResult",
+    "TopKResult",
     "tensor",
     "zeros",
     "ones",
@@ -182,6 +184,22 @@ class MaxResult(NamedTuple):
     indices: "Tensor"
 
 
+class SortResult(NamedTuple):
+    """``t.sort(dim)`` returns ``(values, indices)`` with these names, like
+    ``torch.sort``."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
+class TopKResult(NamedTuple):
+    """``t.topk(k)`` returns ``(values, indices)`` with these names, like
+    ``torch.topk``."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
 def _view_strides(
     shape: Tuple[int, ...], strides: Tuple[int, ...], new_shape: Tuple[int, ...]
 ) -> Optional[Tuple[int, ...]]:
@@ -262,6 +280,8 @@ class Tensor:
     __array_priority__ = 1000
     # Set on the 1.0/0.0 results of comparisons (PyTorch's bool tensors).
     is_mask: bool = False
+    # Set on a tensor once it is some tensor's .grad (accumulate_derivative).
+    _is_grad: bool = False
     # What every tensor has lives in slots (every operation makes a tensor, and
     # reads these): quicker to set and read than a dict entry. Anything else (a
     # name, retains_grad, an attribute a user adds) goes in the instance dict.
@@ -439,6 +459,17 @@ class Tensor:
 
     def __float__(self) -> float:
         return self.item()
+
+    def __format__(self, spec: str) -> str:
+        # f"{loss:.4f}": a 0-d tensor formats as its number, as in PyTorch.
+        if self.dims == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError(
+                f"unsupported format string passed to Tensor.__format__ (a tensor "
+                f"of shape {self.shape}; only a 0-d tensor formats as a number)"
+            )
+        return repr(self)
 
     def __int__(self) -> int:
         return int(self.item())
@@ -876,17 +907,21 @@ class Tensor:
     def clamp(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
     ) -> "Tensor":
-        """Entries limited to ``[min, max]`` (either may be left out), like
-        ``torch.clamp``: the gradient is 1 inside, 0 where clamped."""
+        """Entries limited to ``[min, max]`` (numbers or tensors; either may be
+        left out), like ``torch.clamp``: the gradient goes to ``self`` inside,
+        to the bound (a tensor) where clamped."""
         if min is None and max is None:
             raise ValueError("clamp needs min or max")
+        # min(max(x, low), high): a bound that is a tensor gets the gradient
+        # where it is the result (x where low <= x <= high; high where low >
+        # high), as in PyTorch.
         out = self
         if min is not None:
             low = self._other(min)
-            out = sf.where(out < low, low.detach(), out)
+            out = sf.where(out < low, low, out)
         if max is not None:
             high = self._other(max)
-            out = sf.where(out > high, high.detach(), out)
+            out = sf.where(out > high, high, out)
         return out
 
     clip = clamp
@@ -1142,7 +1177,9 @@ class Tensor:
         correction: Optional[int] = None,
     ) -> "Tensor":
         """The standard deviation: $\\sqrt{\\mathrm{var}}$."""
-        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+        # The gradient of sqrt at a zero variance is taken as 0, not 0 * inf (a
+        # constant row: PyTorch gives 0).
+        return _StdSqrt.apply(self.var(dim, unbiased, keepdim, correction=correction))
 
     # ------------------------------------------------------------- views
     def is_contiguous(self) -> bool:
@@ -1284,17 +1321,17 @@ class Tensor:
         \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""
         return sf.gather(self, dim, index)
 
-    def sort(
-        self, dim: int = -1, descending: bool = False
-    ) -> Tuple["Tensor", "Tensor"]:
-        """``(values, indices)`` sorted along ``dim`` (stable)."""
-        return sf.sort(self, dim, descending)
+    def sort(self, dim: int = -1, descending: bool = False) -> SortResult:
+        """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
+        largest), as a named tuple."""
+        return SortResult(*sf.sort(self, dim, descending))
 
     def topk(
         self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
-    ) -> Tuple["Tensor", "Tensor"]:
-        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``."""
-        return sf.topk(self, k, dim, largest, sorted)
+    ) -> TopKResult:
+        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``,
+        as a named tuple."""
+        return TopKResult(*sf.topk(self, k, dim, largest, sorted))
 
     def __getitem__(self, key: Any) -> "Tensor":
         return sf.getitem(self, key)
@@ -1454,8 +1491,20 @@ class Tensor:
     @property
     def data(self) -> "Tensor":
         """The same numbers without history (PyTorch's ``t.data``; prefer
-        :meth:`detach`)."""
+        :meth:`detach`). In-place changes through it are not recorded
+        (``w.data -= lr * w.grad``)."""
         return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        # ``t.data = other`` makes t show other's numbers (shared storage, any
+        # shape), keeping t's history and flags; ``w.data -= ...`` ends here,
+        # with the very storage w already has.
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if value.backend is not self.backend:
+            value = value.to(self.backend).detach()
+        self._tensor = value._tensor
 
     @property
     def is_leaf(self) -> bool:
@@ -1528,10 +1577,28 @@ class Tensor:
                 f"a gradient of shape {d.shape} reached a tensor of shape "
                 f"{self.shape}"
             )
-        self.grad = d if self.grad is None else self.grad + d
+        g = self.grad
+        if g is None:
+            # Each tensor gets its own .grad object (a backward may hand one
+            # gradient to several leaves), so that adding below touches only it.
+            if d._is_grad:
+                d = Tensor(d._tensor, d.backend)
+            d._is_grad = True
+            self.grad = d
+        else:
+            # Accumulate into the same object, as PyTorch does in place: a
+            # reference to x.grad that the user holds stays current. (The sum
+            # gets new numbers: the old ones may be shared with another
+            # gradient.)
+            g._tensor = (g + d)._tensor
 
     def backward(
-        self, grad: Optional[TensorLike] = None, retain_graph: Optional[bool] = None
+        self,
+        grad: Optional[TensorLike] = None,
+        retain_graph: Optional[bool] = None,
+        create_graph: bool = False,
+        *,
+        gradient: Optional[TensorLike] = None,
     ) -> None:
         """Backpropagate from this tensor: every leaf it depends on that requires
         grad gets $\\partial L / \\partial \\text{leaf}$ added into ``.grad``.
@@ -1542,6 +1609,8 @@ class Tensor:
             retain_graph: keep the values the functions saved, so that the graph
                 can be backpropagated again (by default they are freed, as in
                 PyTorch).
+            create_graph: must be false (higher-order gradients are not built).
+            gradient: PyTorch's name for ``grad`` (``backward(gradient=v)``).
 
         Raises:
             RuntimeError: the tensor does not require grad; it has more than
@@ -1549,6 +1618,15 @@ class Tensor:
                 backpropagated without ``retain_graph=True``; or a value a
                 function used was changed in place since.
         """
+        if gradient is not None:
+            if grad is not None:
+                raise TypeError("backward() got both grad and gradient")
+            grad = gradient
+        if create_graph:
+            raise NotImplementedError(
+                "backward(create_graph=True): higher-order gradients are not "
+                "supported"
+            )
         if not self.requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad (no input had "
@@ -1615,6 +1693,25 @@ class Tensor:
     def retain_grad(self) -> "Tensor":
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
+
+
+class _StdSqrt(tf.Function):
+    """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0
+    where $v = 0$ (``std`` of a constant row, as PyTorch's ``std`` backward)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, v: Tensor) -> Tensor:
+        out = v.backend.sqrt_map(v)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_values
+        backend = grad.backend
+        zero = out.new_tensor(0.0)
+        positive = backend.eq_zip(backend.eq_zip(out, zero), zero)
+        return backend.select_zip(positive, grad * 0.5 / out)
 
 
 class _Overwrite(tf.Function):

@@ -103,3 +103,126 @@ def test_copy_into_a_computed_tensor_sends_the_gradient_to_the_source():
     assert z.grad.tolist() == [6.0]  # 3 per entry, two entries
     with pytest.raises(ValueError, match="shape"):
         kt.zeros(2, 3).copy_(kt.tensor([1.0, 2.0]))
+
+
+# ------------------------------------------- gradients PyTorch gives, not NaN
+
+
+def test_std_of_a_constant_row_has_gradient_zero():
+    x = kt.tensor([[2.0, 2.0, 2.0], [1.0, 2.0, 6.0]], requires_grad=True)
+    x.std(1).sum().backward()
+    row = np.array([1.0, 2.0, 6.0])
+    # d std / d x_i = (x_i - mean) / ((n - 1) std) on the second row; 0 on the first.
+    want = (row - row.mean()) / (2 * row.std(ddof=1))
+    np.testing.assert_allclose(x.grad.to_numpy(), [[0.0, 0.0, 0.0], want], rtol=1e-14)
+
+
+def test_power_zero_has_gradient_zero_also_at_zero():
+    x = kt.tensor([0.0, 2.0, -1.5], requires_grad=True)
+    (x**0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    x = kt.tensor([0.0, 2.0], requires_grad=True)
+    e = kt.tensor([0.0, 3.0], requires_grad=True)
+    (x**e).sum().backward()
+    assert x.grad.tolist() == [0.0, 12.0]  # 3 * 2^2 where e = 3
+
+
+@pytest.mark.task2_6
+def test_sort_and_topk_put_nan_where_pytorch_does():
+    nan = float("nan")
+    x = kt.tensor([3.0, nan, 1.0, nan, 2.0])
+    values, indices = x.sort()
+    assert indices.tolist() == [2.0, 4.0, 0.0, 1.0, 3.0]  # NaN is the largest
+    assert values.tolist()[:3] == [1.0, 2.0, 3.0]
+    assert np.isnan(values.to_numpy()[3:]).all()
+    assert x.sort(descending=True).indices.tolist() == [1.0, 3.0, 0.0, 4.0, 2.0]
+    assert x.topk(2).indices.tolist() == [1.0, 3.0]
+    assert x.topk(2, largest=False).indices.tolist() == [2.0, 4.0]
+
+
+def test_clamp_with_tensor_bounds_sends_gradient_to_the_bounds():
+    x = kt.tensor([-1.0, 0.5, 3.0, 0.0], requires_grad=True)
+    low = kt.tensor([0.0, 0.0, 0.0, 0.0], requires_grad=True)
+    high = kt.tensor([1.0, 1.0, 1.0, 1.0], requires_grad=True)
+    out = x.clamp(low, high)
+    assert out.tolist() == [0.0, 0.5, 1.0, 0.0]
+    (out * kt.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 0.0, 4.0]  # a tie x == low: to x
+    assert low.grad.tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert high.grad.tolist() == [0.0, 0.0, 3.0, 0.0]
+    # low > high: the result is high, and so is the gradient's destination.
+    x = kt.tensor([0.5], requires_grad=True)
+    low = kt.tensor([1.0], requires_grad=True)
+    high = kt.tensor([0.0], requires_grad=True)
+    x.clamp(low, high).sum().backward()
+    assert (x.grad.item(), low.grad.item(), high.grad.item()) == (0.0, 0.0, 1.0)
+
+
+def test_grad_accumulates_into_the_same_tensor():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2.0).sum().backward()
+    held = x.grad
+    (x * 3.0).sum().backward()
+    assert held is x.grad and held.tolist() == [5.0, 5.0]
+    # Two leaves given one gradient object by a backward keep separate sums.
+    a = kt.tensor([1.0], requires_grad=True)
+    b = kt.tensor([1.0], requires_grad=True)
+    (a + b).sum().backward()
+    (a * 4.0).sum().backward()
+    assert a.grad.tolist() == [5.0] and b.grad.tolist() == [1.0]
+
+
+# ------------------------------------------- errors on ordinary PyTorch code
+
+
+def test_set_grad_enabled_is_a_function_a_context_manager_and_a_decorator():
+    x = kt.tensor([1.0], requires_grad=True)
+    for phase in ("train", "eval"):
+        with kt.set_grad_enabled(phase == "train"):
+            y = x * 2.0
+        assert y.requires_grad == (phase == "train")
+        assert kt.is_grad_enabled()  # restored after the block
+    kt.set_grad_enabled(False)
+    try:
+        assert not kt.is_grad_enabled() and not (x * 2.0).requires_grad
+    finally:
+        kt.set_grad_enabled(True)
+
+    @kt.set_grad_enabled(False)
+    def predict(t):
+        return t * 2.0
+
+    assert kt.is_grad_enabled() and not predict(x).requires_grad
+
+
+def test_sort_and_topk_return_named_tuples():
+    x = kt.tensor([[3.0, 1.0, 2.0]])
+    assert x.sort().values.tolist() == [[1.0, 2.0, 3.0]]
+    assert x.sort(descending=True).indices.tolist() == [[0.0, 2.0, 1.0]]
+    assert kt.sort(x, dim=1).indices.tolist() == [[1.0, 2.0, 0.0]]
+    assert x.topk(2).values.tolist() == [[3.0, 2.0]]
+    assert kt.topk(x, 1, largest=False).indices.tolist() == [[1.0]]
+
+
+def test_a_0d_tensor_formats_as_a_number():
+    loss = kt.tensor(1.234567)
+    assert f"{loss:.4f}" == "1.2346" and f"{loss:>8.2f}" == "    1.23"
+    assert f"{kt.tensor([1.0])}" == str(kt.tensor([1.0]))
+    with pytest.raises(TypeError, match="format"):
+        f"{kt.tensor([1.0, 2.0]):.2f}"
+
+
+def test_an_update_through_data_changes_the_parameter():
+    w = kt.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    w.data -= 0.1 * w.grad
+    np.testing.assert_allclose(w.to_numpy(), [0.8, 1.6], rtol=1e-15)
+    assert w.requires_grad and w.is_leaf
+    w.data = kt.tensor([5.0, 6.0, 7.0])  # any shape, as in PyTorch
+    assert w.tolist() == [5.0, 6.0, 7.0] and w.requires_grad
+
+
+def test_backward_takes_pytorchs_gradient_keyword():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    (x * 3.0).backward(gradient=kt.tensor([1.0, -1.0]))
+    assert x.grad.tolist() == [3.0, -3.0]
