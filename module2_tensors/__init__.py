@@ -93,6 +93,7 @@ from .function_forms import (
     sum,
     tanh,
 )
+from ._device import device
 from .serialization import load, save
 from .tensor_data import (
     TensorData,

@@ -52,6 +52,7 @@ from module1_scalar_autodiff.autodiff import backpropagate
 from . import _engine
 from . import shape_functions as sf
 from . import tensor_functions as tf
+from ._device import Device, backend_for, device_of
 from ._engine import MODES
 from ._reduction import Reduction
 from .tensor_data import TensorData, UserShape, shape_broadcast
@@ -532,13 +533,56 @@ class Tensor:
         """A new tensor of ``data`` (numbers, nested lists) on this backend."""
         return tensor(data, backend=self.backend)
 
-    def to(self, backend: TensorBackend) -> "Tensor":
-        """This tensor on another backend (differentiable). The numbers are shared
-        between backends that compute in the same memory, and copied to or from
-        the GPU when one of the two is ``CudaBackend``."""
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """This tensor on another backend (differentiable), as PyTorch's
+        ``t.to(...)``: ``to(backend)``, ``to("cpu")``, ``to("cuda")``,
+        ``to(device=...)``, ``to(other_tensor)`` (its backend); this tensor
+        itself when it is there already. The numbers are shared between
+        backends that compute in the same memory, and copied to or from the GPU
+        when one of the two is ``CudaBackend``."""
+        target = kwargs.pop("device", None)
+        for key in ("non_blocking", "copy"):
+            kwargs.pop(key, None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
+        for arg in args:
+            if target is None and not isinstance(arg, bool):
+                target = arg
+        if target is None:
+            return self
+        if isinstance(target, Tensor):
+            backend = target.backend
+        elif isinstance(target, TensorBackend):
+            backend = target
+        else:
+            backend = backend_for(target)
         if backend is self.backend:
             return self
         return tf.ToBackend.apply(self, backend)
+
+    @property
+    def device(self) -> Device:
+        """The device this tensor's backend computes on (``device('cpu')`` or
+        ``device('cuda', 0)``); ``t.backend`` is the backend itself."""
+        return device_of(self.backend)
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the tensor lives on the GPU (``CudaBackend``)."""
+        return self.backend.cuda
+
+    def cpu(self) -> "Tensor":
+        """This tensor on the default CPU backend (itself if on a CPU backend)."""
+        return self if not self.backend.cuda else self.to("cpu")
+
+    def cuda(self, device: Any = None) -> "Tensor":
+        """This tensor on the CUDA backend.
+
+        Raises:
+            RuntimeError: no CUDA GPU (the message says how to use Numba's
+                simulator instead: ``NUMBA_ENABLE_CUDASIM=1``).
+        """
+        return self.to("cuda")
 
     def _other(self, b: TensorLike) -> "Tensor":
         """``b`` as a tensor on this backend (a Python number becomes 0-d)."""
@@ -1751,8 +1795,13 @@ def manual_seed(seed: int) -> None:
 
 
 def _from_array(
-    array: np.ndarray, backend: Optional[TensorBackend], requires_grad: bool
+    array: np.ndarray,
+    backend: Optional[TensorBackend],
+    requires_grad: bool,
+    device: Any = None,
 ) -> Tensor:
+    if device is not None:
+        backend = _backend_of_device(backend, device)
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
     data = TensorData.contiguous(array.reshape(-1), array.shape)
@@ -1760,7 +1809,11 @@ def _from_array(
 
 
 def tensor(
-    data: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+    data: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
 ) -> Tensor:
     """A new tensor holding ``data``: a number (a 0-d tensor), nested lists of
     numbers, a NumPy array or a tensor (its numbers are copied).
@@ -1783,7 +1836,7 @@ def tensor(
                 f"tensor() needs a number or nested lists of numbers with equal "
                 f"lengths ({error})"
             ) from None
-    out = _from_array(array, backend, requires_grad)
+    out = _from_array(array, backend, requires_grad, device)
     return out._as_mask() if mask else out
 
 
@@ -1817,26 +1870,34 @@ def full(
     value: float,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with ``value``."""
     return _from_array(
-        np.full(_make_shape((shape,)), float(value)), backend, requires_grad
+        np.full(_make_shape((shape,)), float(value)), backend, requires_grad, device
     )
 
 
 def zeros(
-    *shape: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+    *shape: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    device: Any = None,
 ) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
     0-d."""
-    return _from_array(np.zeros(_make_shape(shape)), backend, requires_grad)
+    return _from_array(np.zeros(_make_shape(shape)), backend, requires_grad, device)
 
 
 def ones(
-    *shape: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+    *shape: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    device: Any = None,
 ) -> Tensor:
     """A tensor of ones (shape as for :func:`zeros`)."""
-    return _from_array(np.ones(_make_shape(shape)), backend, requires_grad)
+    return _from_array(np.ones(_make_shape(shape)), backend, requires_grad, device)
 
 
 def _rng(seed: Optional[int], generator: Optional[np.random.Generator]) -> Any:
@@ -1849,25 +1910,27 @@ def rand(
     *shape: Any,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    device: Any = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
     """Uniform random numbers in $[0, 1)$. Reproducible with ``seed=`` or a NumPy
     ``generator=``; otherwise from the generator that :func:`manual_seed` seeds."""
     values = _rng(seed, generator).random(_make_shape(shape))
-    return _from_array(values, backend, requires_grad)
+    return _from_array(values, backend, requires_grad, device)
 
 
 def randn(
     *shape: Any,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    device: Any = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
     """Standard normal random numbers (seeding as for :func:`rand`)."""
     values = _rng(seed, generator).standard_normal(_make_shape(shape))
-    return _from_array(values, backend, requires_grad)
+    return _from_array(values, backend, requires_grad, device)
 
 
 def arange(
@@ -1876,11 +1939,13 @@ def arange(
     step: float = 1,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
 ) -> Tensor:
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
         start, end = 0, start
-    return _from_array(np.arange(start, end, step), backend, requires_grad)
+    return _from_array(np.arange(start, end, step), backend, requires_grad, device)
 
 
 def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
@@ -1913,9 +1978,11 @@ def eye(
     m: Optional[int] = None,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
-    return _from_array(np.eye(n, n if m is None else m), backend, requires_grad)
+    return _from_array(np.eye(n, n if m is None else m), backend, requires_grad, device)
 
 
 def linspace(
@@ -1924,9 +1991,11 @@ def linspace(
     steps: int,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
 ) -> Tensor:
     """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
-    return _from_array(np.linspace(start, end, steps), backend, requires_grad)
+    return _from_array(np.linspace(start, end, steps), backend, requires_grad, device)
 
 
 def randint(
@@ -1936,13 +2005,14 @@ def randint(
     backend: Optional[TensorBackend] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
+    device: Any = None,
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
     as floats."""
     if high is None:
         low, high = 0, low
     values = _rng(seed, generator).integers(low, high, size=_make_shape((size,)))
-    return _from_array(values.astype(np.float64), backend, False)
+    return _from_array(values.astype(np.float64), backend, False, device)
 
 
 def randperm(
@@ -1950,14 +2020,32 @@ def randperm(
     backend: Optional[TensorBackend] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
+    device: Any = None,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1`` (as floats): an index for
     shuffling, ``x[randperm(len(x))]``."""
-    return _from_array(_rng(seed, generator).permutation(n), backend, False)
+    return _from_array(_rng(seed, generator).permutation(n), backend, False, device)
 
 
-def from_numpy(array: np.ndarray, backend: Optional[TensorBackend] = None) -> Tensor:
+def from_numpy(
+    array: np.ndarray, backend: Optional[TensorBackend] = None, device: Any = None
+) -> Tensor:
     """A tensor of ``array``'s numbers (copied: tensors hold float64 only); a
     bool array gives a mask."""
-    out = _from_array(np.asarray(array), backend, False)
+    out = _from_array(np.asarray(array), backend, False, device)
     return out._as_mask() if _is_bool(array) else out
+
+
+def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:
+    """The backend a factory's ``device=`` names (``"cpu"``, ``"cuda"``, a
+    :class:`~module2_tensors._device.device`, or a backend itself).
+
+    Raises:
+        ValueError: ``backend=`` and ``device=`` name different backends.
+    """
+    named = device if isinstance(device, TensorBackend) else backend_for(device)
+    if backend is not None and backend is not named:
+        raise ValueError(
+            f"backend={backend.name} and device={device!r} disagree; give one"
+        )
+    return named

@@ -226,3 +226,37 @@ def test_backward_takes_pytorchs_gradient_keyword():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     (x * 3.0).backward(gradient=kt.tensor([1.0, -1.0]))
     assert x.grad.tolist() == [3.0, -3.0]
+
+
+# ------------------------------------------------------------------ devices
+
+
+def test_factories_take_a_device_and_tensors_report_theirs():
+    x = kt.zeros(2, 3, device="cpu")
+    assert x.device == "cpu" and x.device == kt.device("cpu")
+    assert str(x.device) == "cpu" and repr(x.device) == "device(type='cpu')"
+    assert x.device.type == "cpu" and not x.is_cuda
+    assert kt.tensor([1.0], device=kt.device("cpu")).tolist() == [1.0]
+    for made in (
+        kt.ones(2, device="cpu"),
+        kt.full((2,), 3.0, device="cpu"),
+        kt.rand(2, device="cpu"),
+        kt.randn(2, device="cpu"),
+        kt.arange(3, device="cpu"),
+        kt.eye(2, device="cpu"),
+        kt.linspace(0, 1, 3, device="cpu"),
+        kt.randint(0, 5, (2,), device="cpu"),
+        kt.randperm(3, device="cpu"),
+    ):
+        assert made.device == "cpu"
+    with pytest.raises(RuntimeError, match="device type"):
+        kt.zeros(2, device="tpu")
+    assert kt.device("cuda:1").index == 1 and kt.device("cuda") != "cpu"
+
+
+def test_to_cpu_and_cpu_return_the_tensor_itself_on_the_cpu():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    assert x.to("cpu") is x and x.cpu() is x and x.to(device="cpu") is x
+    assert x.to(kt.device("cpu")) is x and x.to(kt.zeros(1)) is x
+    y = x.to(kt.SimpleBackend)
+    assert y.backend is kt.SimpleBackend
