@@ -52,6 +52,7 @@ from module1_scalar_autodiff.autodiff import backpropagate
 from . import _engine
 from . import shape_functions as sf
 from . import tensor_functions as tf
+from . import _dtype
 from ._device import Device, backend_for, device_of
 from ._engine import MODES
 from ._reduction import Reduction
@@ -283,6 +284,9 @@ class Tensor:
     is_mask: bool = False
     # Set on a tensor once it is some tensor's .grad (accumulate_derivative).
     _is_grad: bool = False
+    # The dtype a conversion or factory asked for (None: float64, or bool for a
+    # mask); the numbers are float64 whatever it says.
+    _dtype: Optional[_dtype.dtype] = None
     # What every tensor has lives in slots (every operation makes a tensor, and
     # reads these): quicker to set and read than a dict entry. Anything else (a
     # name, retains_grad, an attribute a user adds) goes in the instance dict.
@@ -536,29 +540,37 @@ class Tensor:
     def to(self, *args: Any, **kwargs: Any) -> "Tensor":
         """This tensor on another backend (differentiable), as PyTorch's
         ``t.to(...)``: ``to(backend)``, ``to("cpu")``, ``to("cuda")``,
-        ``to(device=...)``, ``to(other_tensor)`` (its backend); this tensor
-        itself when it is there already. The numbers are shared between
+        ``to(device=...)``, ``to(kt.float32)``, ``to("cpu", kt.int64)``,
+        ``to(other_tensor)`` (its backend and dtype); this tensor itself when
+        nothing changes. The numbers are shared between
         backends that compute in the same memory, and copied to or from the GPU
         when one of the two is ``CudaBackend``."""
         target = kwargs.pop("device", None)
+        wanted = kwargs.pop("dtype", None)
         for key in ("non_blocking", "copy"):
             kwargs.pop(key, None)
         if kwargs:
             raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
         for arg in args:
-            if target is None and not isinstance(arg, bool):
+            if isinstance(arg, _dtype.dtype):
+                wanted = arg
+            elif target is None and not isinstance(arg, bool):
                 target = arg
-        if target is None:
-            return self
-        if isinstance(target, Tensor):
-            backend = target.backend
-        elif isinstance(target, TensorBackend):
-            backend = target
-        else:
-            backend = backend_for(target)
-        if backend is self.backend:
-            return self
-        return tf.ToBackend.apply(self, backend)
+        out = self
+        if target is not None:
+            if isinstance(target, Tensor):
+                backend = target.backend
+                wanted = target.dtype if wanted is None else wanted
+            elif isinstance(target, TensorBackend):
+                backend = target
+            else:
+                backend = backend_for(target)
+            if backend is not self.backend:
+                out = tf.ToBackend.apply(self, backend)
+                if self.is_mask or self._dtype is not None:  # (keep what it was)
+                    out = out._as_mask() if self.is_mask else out
+                    out._dtype = self._dtype
+        return out if wanted is None else out._as_dtype(wanted)
 
     @property
     def device(self) -> Device:
@@ -729,15 +741,55 @@ class Tensor:
         b = self._other(b)
         return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
 
+    @property
+    def dtype(self) -> _dtype.dtype:
+        """``kt.bool`` for a mask, else the dtype the tensor was made or
+        converted with (``kt.float64`` by default; arithmetic gives float64).
+        The numbers are stored as float64 in every case."""
+        d = self._dtype
+        if d is None:
+            return _dtype.bool_ if self.is_mask else _dtype.float64
+        return d
+
+    def is_floating_point(self) -> bool:
+        """Whether :attr:`dtype` is a floating-point type."""
+        return self.dtype.is_floating_point
+
+    def _as_dtype(self, d: _dtype.dtype) -> "Tensor":
+        """This tensor converted to ``d`` (itself when it has that dtype): an
+        integer type truncates toward zero (no gradient, as in PyTorch), bool
+        makes a mask, a float type relabels (differentiable, sharing numbers)."""
+        if not isinstance(d, _dtype.dtype):
+            raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
+        if self.dtype is d:
+            return self
+        if d is _dtype.bool_:
+            return self != 0.0
+        if not d.is_floating_point:
+            with sf.no_grad():
+                out = (self.abs().floor() * self.sign())._copy_as_plain()
+            out._dtype = d
+            return out
+        out = sf.StridedView.apply(self, self.shape, self._tensor.strides)
+        out._dtype = None if d is _dtype.float64 else d
+        return out
+
+    def _copy_as_plain(self) -> "Tensor":
+        """A new tensor object on the same numbers, without mask or dtype mark."""
+        return Tensor(self._tensor, self.backend)
+
     def bool(self) -> "Tensor":
-        """A mask: $1$ where non-zero, else $0$ (``x.bool()``)."""
-        return self != 0.0
+        """A mask: $1$ where non-zero, else $0$ (``x.bool()``, ``kt.bool``)."""
+        return self if self.is_mask else self != 0.0
 
     def float(self) -> "Tensor":
-        """The same numbers as an ordinary (non-mask) tensor."""
-        if not self.is_mask:
-            return self
-        return Tensor(self._tensor, self.backend)
+        """The same numbers as a ``kt.float32`` tensor (stored as float64; a
+        mask becomes an ordinary tensor). Differentiable."""
+        return self._as_dtype(_dtype.float32)
+
+    def half(self) -> "Tensor":
+        """The same numbers as a ``kt.float16`` tensor (stored as float64)."""
+        return self._as_dtype(_dtype.float16)
 
     # More of PyTorch's API: see shape_functions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -795,16 +847,25 @@ class Tensor:
         return sf.nonzero(self, as_tuple)
 
     def long(self) -> "Tensor":
-        """The entries rounded toward zero (PyTorch's integer conversion; the
-        numbers stay float64 here)."""
-        with sf.no_grad():
-            return (self.abs().floor() * self.sign()).float()
+        """The entries rounded toward zero, as ``kt.int64`` (PyTorch's integer
+        conversion; the numbers stay float64 here). No gradient."""
+        return self._as_dtype(_dtype.int64)
 
-    int = long
+    def int(self) -> "Tensor":
+        """The entries rounded toward zero, as ``kt.int32``."""
+        return self._as_dtype(_dtype.int32)
 
     def double(self) -> "Tensor":
-        """The same numbers (every tensor is float64)."""
-        return self.float()
+        """The same numbers as a ``kt.float64`` tensor (a mask becomes an
+        ordinary tensor). Differentiable."""
+        return self._as_dtype(_dtype.float64)
+
+    def type(self, dtype: Optional[_dtype.dtype] = None) -> Any:
+        """``t.type(kt.float32)`` converts (as :meth:`to`); ``t.type()`` is the
+        dtype's name."""
+        if dtype is None:
+            return f"kindling.{self.dtype.name}"
+        return self._as_dtype(dtype)
 
     def clone(self) -> "Tensor":
         """A copy with its own storage; differentiable (the gradient flows back
@@ -1799,13 +1860,30 @@ def _from_array(
     backend: Optional[TensorBackend],
     requires_grad: bool,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     if device is not None:
         backend = _backend_of_device(backend, device)
+    integers = np.issubdtype(np.asarray(array).dtype, np.integer)
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
     data = TensorData.contiguous(array.reshape(-1), array.shape)
-    return Tensor(data, backend, requires_grad=requires_grad)
+    out = Tensor(data, backend, requires_grad=requires_grad)
+    if dtype is not None:
+        if requires_grad and not dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point dtype can require gradients"
+            )
+        converted = out._as_dtype(dtype)
+        if converted is not out:  # (a fresh leaf, keeping requires_grad)
+            converted = Tensor(converted._tensor, backend, requires_grad=requires_grad)
+            converted._dtype = None if dtype is _dtype.float64 else dtype
+            if dtype is _dtype.bool_:
+                converted._as_mask()
+        return converted
+    if integers and not requires_grad:
+        out._dtype = _dtype.int64  # Python or NumPy integers: int64, as PyTorch
+    return out
 
 
 def tensor(
@@ -1814,6 +1892,7 @@ def tensor(
     requires_grad: bool = False,
     *,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A new tensor holding ``data``: a number (a 0-d tensor), nested lists of
     numbers, a NumPy array or a tensor (its numbers are copied).
@@ -1825,10 +1904,14 @@ def tensor(
     if isinstance(data, Tensor):
         array = data.to_numpy()
         mask = data.is_mask
+        kind = data._dtype
     else:
         # Python or NumPy bools make a mask (PyTorch's bool tensor): indexing
         # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
-        mask = _is_bool(data)
+        # Integers report int64.
+        found = _kind(data)
+        mask = found == "bool"
+        kind = _dtype.int64 if found == "int" else None
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -1836,23 +1919,40 @@ def tensor(
                 f"tensor() needs a number or nested lists of numbers with equal "
                 f"lengths ({error})"
             ) from None
-    out = _from_array(array, backend, requires_grad, device)
-    return out._as_mask() if mask else out
+    out = _from_array(array, backend, requires_grad, device, dtype)
+    if dtype is None:
+        if mask:
+            out._as_mask()
+        elif kind is not None and not requires_grad:
+            out._dtype = kind
+    return out
+
+
+def _kind(data: Any) -> Optional[str]:
+    """``"bool"`` if ``data`` holds bools only (a NumPy bool array, a Python
+    bool, or nested lists of them), ``"int"`` if integers only, else ``None``
+    (an empty list too)."""
+    if isinstance(data, np.ndarray):
+        kind = data.dtype
+    elif isinstance(data, (bool, np.bool_)):
+        return "bool"
+    elif isinstance(data, (int, np.integer)):
+        return "int"
+    elif isinstance(data, (list, tuple)) and data:
+        try:
+            kind = np.asarray(data).dtype
+        except (ValueError, TypeError):
+            return None
+    else:
+        return None
+    if kind == np.bool_:
+        return "bool"
+    return "int" if np.issubdtype(kind, np.integer) else None
 
 
 def _is_bool(data: Any) -> bool:
-    """Whether ``data`` holds bools only (a NumPy bool array, a Python bool, or
-    nested lists of them); an empty list is not."""
-    if isinstance(data, np.ndarray):
-        return data.dtype == np.bool_
-    if isinstance(data, (bool, np.bool_)):
-        return True
-    if isinstance(data, (list, tuple)) and data:
-        try:
-            return np.asarray(data).dtype == np.bool_
-        except (ValueError, TypeError):
-            return False
-    return False
+    """Whether ``data`` holds bools only (see :func:`_kind`)."""
+    return _kind(data) == "bool"
 
 
 def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
@@ -1872,6 +1972,7 @@ def full(
     requires_grad: bool = False,
     *,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with ``value``."""
     return _from_array(
@@ -1884,10 +1985,13 @@ def zeros(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
     0-d."""
-    return _from_array(np.zeros(_make_shape(shape)), backend, requires_grad, device)
+    return _from_array(
+        np.zeros(_make_shape(shape)), backend, requires_grad, device, dtype
+    )
 
 
 def ones(
@@ -1895,9 +1999,12 @@ def ones(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A tensor of ones (shape as for :func:`zeros`)."""
-    return _from_array(np.ones(_make_shape(shape)), backend, requires_grad, device)
+    return _from_array(
+        np.ones(_make_shape(shape)), backend, requires_grad, device, dtype
+    )
 
 
 def _rng(seed: Optional[int], generator: Optional[np.random.Generator]) -> Any:
@@ -1911,13 +2018,14 @@ def rand(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
     """Uniform random numbers in $[0, 1)$. Reproducible with ``seed=`` or a NumPy
     ``generator=``; otherwise from the generator that :func:`manual_seed` seeds."""
     values = _rng(seed, generator).random(_make_shape(shape))
-    return _from_array(values, backend, requires_grad, device)
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def randn(
@@ -1925,12 +2033,13 @@ def randn(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
     """Standard normal random numbers (seeding as for :func:`rand`)."""
     values = _rng(seed, generator).standard_normal(_make_shape(shape))
-    return _from_array(values, backend, requires_grad, device)
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def arange(
@@ -1941,11 +2050,14 @@ def arange(
     requires_grad: bool = False,
     *,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
         start, end = 0, start
-    return _from_array(np.arange(start, end, step), backend, requires_grad, device)
+    return _from_array(
+        np.arange(start, end, step), backend, requires_grad, device, dtype
+    )
 
 
 def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
@@ -1980,9 +2092,12 @@ def eye(
     requires_grad: bool = False,
     *,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
-    return _from_array(np.eye(n, n if m is None else m), backend, requires_grad, device)
+    return _from_array(
+        np.eye(n, n if m is None else m), backend, requires_grad, device, dtype
+    )
 
 
 def linspace(
@@ -1993,9 +2108,12 @@ def linspace(
     requires_grad: bool = False,
     *,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
-    return _from_array(np.linspace(start, end, steps), backend, requires_grad, device)
+    return _from_array(
+        np.linspace(start, end, steps), backend, requires_grad, device, dtype
+    )
 
 
 def randint(
@@ -2006,13 +2124,14 @@ def randint(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
     as floats."""
     if high is None:
         low, high = 0, low
     values = _rng(seed, generator).integers(low, high, size=_make_shape((size,)))
-    return _from_array(values.astype(np.float64), backend, False, device)
+    return _from_array(values, backend, False, device, dtype)  # (int64, as PyTorch)
 
 
 def randperm(
@@ -2021,10 +2140,13 @@ def randperm(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1`` (as floats): an index for
     shuffling, ``x[randperm(len(x))]``."""
-    return _from_array(_rng(seed, generator).permutation(n), backend, False, device)
+    return _from_array(
+        _rng(seed, generator).permutation(n), backend, False, device, dtype
+    )
 
 
 def from_numpy(

@@ -76,7 +76,10 @@ register_device("cuda", _cuda_backend)
 def __getattr__(name: str) -> Any:
     # Module 3 imports its CUDA backend on first use; forward those names to it.
     import module3_fast_ops
+    from module2_tensors import _dtype
 
+    if name in _dtype.NAMES:  # kt.bool, kt.float, kt.long (see module2_tensors)
+        return _dtype.NAMES[name]
     try:
         return getattr(module3_fast_ops, name)
     except AttributeError:

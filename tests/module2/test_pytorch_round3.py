@@ -260,3 +260,35 @@ def test_to_cpu_and_cpu_return_the_tensor_itself_on_the_cpu():
     assert x.to(kt.device("cpu")) is x and x.to(kt.zeros(1)) is x
     y = x.to(kt.SimpleBackend)
     assert y.backend is kt.SimpleBackend
+
+
+# ------------------------------------------------------------------- dtypes
+
+
+def test_dtypes_report_what_was_asked_and_behave_so():
+    x = kt.tensor([1.7, -2.5, 0.0])
+    assert x.dtype is kt.float64 and x.is_floating_point()
+    assert x.float().dtype is kt.float32 and x.double().dtype is kt.float64
+    assert x.long().dtype is kt.int64 and x.long().tolist() == [1.0, -2.0, 0.0]
+    assert x.int().dtype is kt.int32 and x.to(kt.int64).tolist() == [1.0, -2.0, 0.0]
+    assert x.bool().dtype is kt.bool and x.bool().tolist() == [1.0, 1.0, 0.0]
+    assert kt.tensor([1, 2]).dtype is kt.int64 and kt.arange(3).dtype is kt.int64
+    assert kt.tensor([True]).dtype is kt.bool and (x > 0).dtype is kt.bool
+    assert kt.zeros(2, dtype=kt.float32).dtype is kt.float32
+    assert kt.tensor([0.5, 2.0], dtype=kt.long).tolist() == [0.0, 2.0]
+    assert kt.randint(0, 5, (2,)).dtype is kt.int64
+    assert kt.long is kt.int64 and kt.float is kt.float32 and kt.double is kt.float64
+    # A bool tensor is a mask; an integer tensor indexes by position.
+    y = kt.tensor([10.0, 20.0, 30.0])
+    assert y[kt.tensor([1.0, 0.0, 1.0]).bool()].tolist() == [10.0, 30.0]
+    assert y[kt.tensor([2.9, 0.2]).long()].tolist() == [30.0, 10.0]
+    assert y[kt.ones(3, dtype=kt.bool)].tolist() == [10.0, 20.0, 30.0]
+    with pytest.raises(RuntimeError, match="floating point"):
+        kt.zeros(2, dtype=kt.int64, requires_grad=True)
+
+
+def test_float_conversion_keeps_the_gradient():
+    w = kt.tensor([1.0, 2.0], requires_grad=True)
+    (w.float() * kt.tensor([3.0, 4.0])).sum().backward()
+    assert w.grad.tolist() == [3.0, 4.0]
+    assert w.to("cpu", kt.float32).dtype is kt.float32
