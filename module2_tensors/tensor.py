@@ -758,7 +758,7 @@ class Tensor:
     def _as_dtype(self, d: _dtype.dtype) -> "Tensor":
         """This tensor converted to ``d`` (itself when it has that dtype): an
         integer type truncates toward zero (no gradient, as in PyTorch), bool
-        makes a mask, a float type relabels (differentiable, sharing numbers)."""
+        makes a mask, a float type copies (differentiable)."""
         if not isinstance(d, _dtype.dtype):
             raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
         if self.dtype is d:
@@ -770,7 +770,7 @@ class Tensor:
                 out = (self.abs().floor() * self.sign())._copy_as_plain()
             out._dtype = d
             return out
-        out = sf.StridedView.apply(self, self.shape, self._tensor.strides)
+        out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
         out._dtype = None if d is _dtype.float64 else d
         return out
 

@@ -292,3 +292,11 @@ def test_float_conversion_keeps_the_gradient():
     (w.float() * kt.tensor([3.0, 4.0])).sum().backward()
     assert w.grad.tolist() == [3.0, 4.0]
     assert w.to("cpu", kt.float32).dtype is kt.float32
+
+
+def test_a_dtype_conversion_is_a_new_tensor():
+    x = kt.tensor([1.0, 2.0])
+    y = x.float()
+    y += 1.0
+    assert x.tolist() == [1.0, 2.0] and y.tolist() == [2.0, 3.0]
+    assert x.double() is x  # already float64: itself, as in PyTorch
