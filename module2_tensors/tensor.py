@@ -1651,7 +1651,12 @@ class Tensor:
         # Only once some storage has been changed in place can a version differ
         # (``h.versions`` is ``()`` when all were 0 at the forward).
         if _engine.versions:
-            _engine.check_versions(h, h.last_fn.__name__)
+            tensors = h.parents
+            for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
+                if tf.version_of(x) != seen:
+                    _engine.check_versions(h, h.last_fn.__name__)  # raises
+            if h.saved_output is not None:  # (a forward that saved its result)
+                _engine.check_versions(h, h.last_fn.__name__)
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
         if MODES.anomaly_backward:
             _engine.check_backward(h.last_fn, ctx, d_output, grads)
