@@ -37,6 +37,7 @@ __all__ = [
     "Modes",
     "set_grad_enabled",
     "History",
+    "SavedOutputHistory",
     "apply",
     "backward_tuple",
     "versions",
@@ -176,7 +177,11 @@ class History:
     Slots rather than a dataclass: one is made per recorded operation.
     """
 
-    __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents", "saved_output")
+    __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents")
+
+    #: (A class default: only :class:`SavedOutputHistory` stores one, so the
+    #: history of an ordinary operation costs nothing more to build.)
+    saved_output: Optional[Tuple[int, int]] = None
 
     def __init__(
         self,
@@ -185,17 +190,22 @@ class History:
         inputs: Tuple[Any, ...],
         parents: Tuple[Any, ...],
         versions: Tuple[int, ...] = (),
-        saved_output: Optional[Tuple[int, int]] = None,
     ) -> None:
         self.last_fn = last_fn
         self.ctx = ctx
         self.inputs = inputs
         self.parents = parents
         self.versions = versions
-        self.saved_output = saved_output
 
     def __repr__(self) -> str:
         return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
+
+
+class SavedOutputHistory(History):
+    """The history of a result that its forward saved for backward
+    (``saved_output`` set)."""
+
+    __slots__ = ("saved_output",)
 
 
 def backward_tuple(cls: type, ctx: Context, grad: "Tensor", count: int) -> Tuple:
@@ -286,6 +296,7 @@ def apply(cls: type, *args: Any) -> "Tensor":
     # can have been saved), and its storage's version recorded: one counter read.
     for k, v in enumerate(ctx.saved_values):
         if v is out:
+            history = SavedOutputHistory(cls, ctx, args, parents, seen)
             history.saved_output = (k, version_of(out))
             break
     return Tensor(out._tensor, out.backend, history)
