@@ -36,12 +36,10 @@ from .shape_functions import (
     repeat,
     reshape,
     retain_grad,
-    sort,
     split,
     squeeze,
     stack,
     tile,
-    topk,
     transpose,
     unsqueeze,
     var,
@@ -49,6 +47,8 @@ from .shape_functions import (
 )
 from .tensor import (
     MaxResult,
+    SortResult,
+    TopKResult,
     Size,
     Tensor,
     arange,
@@ -88,10 +88,16 @@ from .function_forms import (
     min,
     minimum,
     sigmoid,
+    sort,
+    topk,
     sqrt,
     sum,
     tanh,
 )
+from ._device import device
+from ._dtype import dtype, float16, float32, float64, int32, int64
+
+
 from .serialization import load, save
 from .tensor_data import (
     TensorData,
@@ -109,3 +115,14 @@ from .tensor_functions import (
     unbroadcast,
 )
 from .tensor_ops import SimpleBackend, SimpleOps, TensorBackend, TensorOps
+
+
+def __getattr__(name: str) -> object:
+    # PyTorch's short dtype names (kt.bool, kt.float, kt.long...) are here, not
+    # module globals: ``from module2_tensors import *`` must not hide Python's
+    # bool, float and int.
+    from . import _dtype
+
+    if name in _dtype.NAMES:
+        return _dtype.NAMES[name]
+    raise AttributeError(f"module 'module2_tensors' has no attribute {name!r}")

@@ -19,10 +19,11 @@ and safe, behind a small interface:
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -34,13 +35,16 @@ if TYPE_CHECKING:
 __all__ = [
     "MODES",
     "Modes",
+    "set_grad_enabled",
     "History",
+    "SavedOutputHistory",
     "apply",
     "backward_tuple",
     "versions",
     "storage_root",
     "version_of",
     "bump_version",
+    "check_versions",
     "user_call",
     "check_forward",
     "check_backward",
@@ -80,6 +84,37 @@ class Modes:
 
 
 MODES = Modes()
+
+
+class set_grad_enabled:
+    """Switch gradient recording on or off (``torch.set_grad_enabled``): at once
+    when called, ``kt.set_grad_enabled(False)``; and, used as a context manager
+    (``with kt.set_grad_enabled(phase == "train"):``) or a decorator, only
+    inside the block or the function, restoring the previous mode afterwards.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        self._previous = MODES.grad
+        MODES.grad = self.mode
+
+    def __enter__(self) -> "set_grad_enabled":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        MODES.grad = self._previous
+
+    def __call__(self, fn: Any) -> Any:
+        # As a decorator, the mode applies inside ``fn`` only (as in PyTorch).
+        MODES.grad = self._previous
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapped
 
 
 # ---------------------------------------------------------------------------
@@ -133,11 +168,20 @@ class History:
     ``Tensor.parents``), and ``versions`` the version (:func:`version_of`) of each
     tensor input when it was used, checked again by the backward pass (``()`` when
     no storage had been changed in place yet: every version was 0).
+    ``saved_output`` is ``(k, version)`` when the forward saved its own result as
+    ``ctx.saved_values[k]`` (``Exp``, ``Sigmoid``, ``Sqrt``...), with the version of
+    the result's storage then; the backward pass checks it too, so changing a saved
+    result in place (``y = x.exp(); y.add_(1)``) raises as in PyTorch. ``None``
+    when the forward did not save its result.
 
     Slots rather than a dataclass: one is made per recorded operation.
     """
 
     __slots__ = ("last_fn", "ctx", "inputs", "versions", "parents")
+
+    #: (A class default: only :class:`SavedOutputHistory` stores one, so the
+    #: history of an ordinary operation costs nothing more to build.)
+    saved_output: Optional[Tuple[int, int]] = None
 
     def __init__(
         self,
@@ -155,6 +199,13 @@ class History:
 
     def __repr__(self) -> str:
         return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
+
+
+class SavedOutputHistory(History):
+    """The history of a result that its forward saved for backward
+    (``saved_output`` set)."""
+
+    __slots__ = ("saved_output",)
 
 
 def backward_tuple(cls: type, ctx: Context, grad: "Tensor", count: int) -> Tuple:
@@ -240,8 +291,48 @@ def apply(cls: type, *args: Any) -> "Tensor":
     # Else a fresh Tensor object shares the result's numbers but carries the
     # history (a forward may return a view, or even an input, which must stay as
     # it is; and a result that a forward saved for backward must not point back
-    # at its own history: that would be a reference cycle).
+    # at its own history: that would be a reference cycle). A saved result is
+    # found here, off the fast path above (only a result something else holds
+    # can have been saved), and its storage's version recorded: one counter read.
+    for k, v in enumerate(ctx.saved_values):
+        if v is out:
+            history = SavedOutputHistory(cls, ctx, args, parents, seen)
+            history.saved_output = (k, version_of(out))
+            break
     return Tensor(out._tensor, out.backend, history)
+
+
+def check_versions(h: History, op_name: str) -> None:
+    """Raise PyTorch's error if a tensor ``h``'s backward needs (an input, or
+    the result the forward saved) was changed in place since the forward. Only
+    called once some storage has been changed in place (:data:`versions` not
+    empty): before that every version is 0.
+
+    Raises:
+        RuntimeError: "modified by an inplace operation", naming the function,
+            the tensor's shape and both versions.
+    """
+    tensors = h.parents
+    for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
+        now = version_of(x)
+        if now != seen:
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been "
+                f"modified by an inplace operation: the input of shape {x.shape} "
+                f"of {op_name} is at version {now}; expected version {seen} "
+                f"instead"
+            )
+    if h.saved_output is not None and not h.ctx.freed:
+        k, seen = h.saved_output
+        out = h.ctx.saved_values[k]
+        now = version_of(out)
+        if now != seen:
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been "
+                f"modified by an inplace operation: the output of shape "
+                f"{out.shape} of {op_name} (saved for its backward) is at version "
+                f"{now}; expected version {seen} instead"
+            )
 
 
 def _references_of_a_fresh_local() -> int:

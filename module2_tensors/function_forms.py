@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
-from .tensor import Tensor, TensorLike
+from .tensor import SortResult, Tensor, TensorLike, TopKResult
 
 __all__ = [
     "exp",
@@ -28,6 +28,8 @@ __all__ = [
     "min",
     "argmax",
     "argmin",
+    "sort",
+    "topk",
 ]
 
 
@@ -117,3 +119,15 @@ def argmax(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tenso
 def argmin(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """``t.argmin(dim, keepdim)``."""
     return t.argmin(dim, keepdim)
+
+
+def sort(t: Tensor, dim: int = -1, descending: bool = False) -> SortResult:
+    """``t.sort(dim, descending)``: ``(values, indices)`` as a named tuple."""
+    return t.sort(dim, descending)
+
+
+def topk(
+    t: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> TopKResult:
+    """``t.topk(k, dim, largest)``: ``(values, indices)`` as a named tuple."""
+    return t.topk(k, dim, largest, sorted)

@@ -1053,9 +1053,14 @@ def sort(
     The gradient flows through ``gather``: each input entry gets the gradient of
     the place it was sorted to (the inverse permutation).
 
+    NaN counts as larger than every number, as in PyTorch: NaNs come last in
+    ascending order and first in descending order.
+
     Hint: for each line along ``dim`` (iterate over the indices of ``t``'s shape
     with size 1 at ``dim``), read the values and rank their positions with Python's
-    ``sorted(range(n), key=..., reverse=descending)``, which is stable.
+    ``sorted(range(n), key=..., reverse=descending)``, which is stable. A NaN
+    compares false with everything, so give it a key that is larger than any
+    number's, e.g. ``(1, 0.0)`` for NaN and ``(0, x)`` for a number ``x``.
     """
     if t.dims == 0:
         values, indices = sort(t.view(1), 0, descending)
@@ -1072,7 +1077,8 @@ def sort(
         for j in range(n):
             idx[dim] = j
             line.append(t._tensor.get(idx))
-        ranked = sorted(range(n), key=lambda j: line[j], reverse=descending)
+        keys = [(1, 0.0) if x != x else (0, x) for x in line]  # NaN: largest
+        ranked = sorted(range(n), key=keys.__getitem__, reverse=descending)
         for place, j in enumerate(ranked):
             idx[dim] = place
             indices._tensor.set(idx, float(j))

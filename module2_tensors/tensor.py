@@ -53,6 +53,8 @@ from module1_scalar_autodiff.autodiff import backpropagate
 from . import _engine
 from . import shape_functions as sf
 from . import tensor_functions as tf
+from . import _dtype
+from ._device import Device, backend_for, device_of
 from ._engine import MODES
 from ._reduction import Reduction
 from .tensor_data import TensorData, UserShape, shape_broadcast
@@ -62,6 +64,8 @@ __all__ = [
     "Tensor",
     "Size",
     "MaxResult",
+    "SortResult",
+    "TopKResult",
     "tensor",
     "zeros",
     "ones",
@@ -225,6 +229,22 @@ class MaxResult(NamedTuple):
     indices: "Tensor"
 
 
+class SortResult(NamedTuple):
+    """``t.sort(dim)`` returns ``(values, indices)`` with these names, like
+    ``torch.sort``."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
+class TopKResult(NamedTuple):
+    """``t.topk(k)`` returns ``(values, indices)`` with these names, like
+    ``torch.topk``."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
 def _view_strides(
     shape: Tuple[int, ...], strides: Tuple[int, ...], new_shape: Tuple[int, ...]
 ) -> Optional[Tuple[int, ...]]:
@@ -305,6 +325,11 @@ class Tensor:
     __array_priority__ = 1000
     # Set on the 1.0/0.0 results of comparisons (PyTorch's bool tensors).
     is_mask: bool = False
+    # Set on a tensor once it is some tensor's .grad (accumulate_derivative).
+    _is_grad: bool = False
+    # The dtype a conversion or factory asked for (None: float64, or bool for a
+    # mask); the numbers are float64 whatever it says.
+    _dtype: Optional[_dtype.dtype] = None
     # What every tensor has lives in slots (every operation makes a tensor, and
     # reads these): quicker to set and read than a dict entry. Anything else (a
     # name, retains_grad, an attribute a user adds) goes in the instance dict.
@@ -483,6 +508,17 @@ class Tensor:
     def __float__(self) -> float:
         return self.item()
 
+    def __format__(self, spec: str) -> str:
+        # f"{loss:.4f}": a 0-d tensor formats as its number, as in PyTorch.
+        if self.dims == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError(
+                f"unsupported format string passed to Tensor.__format__ (a tensor "
+                f"of shape {self.shape}; only a 0-d tensor formats as a number)"
+            )
+        return repr(self)
+
     def __int__(self) -> int:
         return int(self.item())
 
@@ -544,13 +580,64 @@ class Tensor:
         """A new tensor of ``data`` (numbers, nested lists) on this backend."""
         return tensor(data, backend=self.backend)
 
-    def to(self, backend: TensorBackend) -> "Tensor":
-        """This tensor on another backend (differentiable). The numbers are shared
-        between backends that compute in the same memory, and copied to or from
-        the GPU when one of the two is ``CudaBackend``."""
-        if backend is self.backend:
-            return self
-        return tf.ToBackend.apply(self, backend)
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """This tensor on another backend (differentiable), as PyTorch's
+        ``t.to(...)``: ``to(backend)``, ``to("cpu")``, ``to("cuda")``,
+        ``to(device=...)``, ``to(kt.float32)``, ``to("cpu", kt.int64)``,
+        ``to(other_tensor)`` (its backend and dtype); this tensor itself when
+        nothing changes. The numbers are shared between
+        backends that compute in the same memory, and copied to or from the GPU
+        when one of the two is ``CudaBackend``."""
+        target = kwargs.pop("device", None)
+        wanted = kwargs.pop("dtype", None)
+        for key in ("non_blocking", "copy"):
+            kwargs.pop(key, None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
+        for arg in args:
+            if isinstance(arg, _dtype.dtype):
+                wanted = arg
+            elif target is None and not isinstance(arg, bool):
+                target = arg
+        out = self
+        if target is not None:
+            if isinstance(target, Tensor):
+                backend = target.backend
+                wanted = target.dtype if wanted is None else wanted
+            elif isinstance(target, TensorBackend):
+                backend = target
+            else:
+                backend = backend_for(target)
+            if backend is not self.backend:
+                out = tf.ToBackend.apply(self, backend)
+                if self.is_mask or self._dtype is not None:  # (keep what it was)
+                    out = out._as_mask() if self.is_mask else out
+                    out._dtype = self._dtype
+        return out if wanted is None else out._as_dtype(wanted)
+
+    @property
+    def device(self) -> Device:
+        """The device this tensor's backend computes on (``device('cpu')`` or
+        ``device('cuda', 0)``); ``t.backend`` is the backend itself."""
+        return device_of(self.backend)
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the tensor lives on the GPU (``CudaBackend``)."""
+        return self.backend.cuda
+
+    def cpu(self) -> "Tensor":
+        """This tensor on the default CPU backend (itself if on a CPU backend)."""
+        return self if not self.backend.cuda else self.to("cpu")
+
+    def cuda(self, device: Any = None) -> "Tensor":
+        """This tensor on the CUDA backend.
+
+        Raises:
+            RuntimeError: no CUDA GPU (the message says how to use Numba's
+                simulator instead: ``NUMBA_ENABLE_CUDASIM=1``).
+        """
+        return self.to("cuda")
 
     def _other(self, b: TensorLike) -> "Tensor":
         """``b`` as a tensor on this backend (a Python number becomes 0-d)."""
@@ -697,15 +784,55 @@ class Tensor:
         b = self._other(b)
         return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
 
+    @property
+    def dtype(self) -> _dtype.dtype:
+        """``kt.bool`` for a mask, else the dtype the tensor was made or
+        converted with (``kt.float64`` by default; arithmetic gives float64).
+        The numbers are stored as float64 in every case."""
+        d = self._dtype
+        if d is None:
+            return _dtype.bool_ if self.is_mask else _dtype.float64
+        return d
+
+    def is_floating_point(self) -> bool:
+        """Whether :attr:`dtype` is a floating-point type."""
+        return self.dtype.is_floating_point
+
+    def _as_dtype(self, d: _dtype.dtype) -> "Tensor":
+        """This tensor converted to ``d`` (itself when it has that dtype): an
+        integer type truncates toward zero (no gradient, as in PyTorch), bool
+        makes a mask, a float type copies (differentiable)."""
+        if not isinstance(d, _dtype.dtype):
+            raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
+        if self.dtype is d:
+            return self
+        if d is _dtype.bool_:
+            return self != 0.0
+        if not d.is_floating_point:
+            with sf.no_grad():
+                out = (self.abs().floor() * self.sign())._copy_as_plain()
+            out._dtype = d
+            return out
+        out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
+        out._dtype = None if d is _dtype.float64 else d
+        return out
+
+    def _copy_as_plain(self) -> "Tensor":
+        """A new tensor object on the same numbers, without mask or dtype mark."""
+        return Tensor(self._tensor, self.backend)
+
     def bool(self) -> "Tensor":
-        """A mask: $1$ where non-zero, else $0$ (``x.bool()``)."""
-        return self != 0.0
+        """A mask: $1$ where non-zero, else $0$ (``x.bool()``, ``kt.bool``)."""
+        return self if self.is_mask else self != 0.0
 
     def float(self) -> "Tensor":
-        """The same numbers as an ordinary (non-mask) tensor."""
-        if not self.is_mask:
-            return self
-        return Tensor(self._tensor, self.backend)
+        """The same numbers as a ``kt.float32`` tensor (stored as float64; a
+        mask becomes an ordinary tensor). Differentiable."""
+        return self._as_dtype(_dtype.float32)
+
+    def half(self) -> "Tensor":
+        """The same numbers as a ``kt.float16`` tensor (stored as float64)."""
+        return self._as_dtype(_dtype.float16)
 
     # More of PyTorch's API: see shape_functions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -763,16 +890,25 @@ class Tensor:
         return sf.nonzero(self, as_tuple)
 
     def long(self) -> "Tensor":
-        """The entries rounded toward zero (PyTorch's integer conversion; the
-        numbers stay float64 here)."""
-        with sf.no_grad():
-            return (self.abs().floor() * self.sign()).float()
+        """The entries rounded toward zero, as ``kt.int64`` (PyTorch's integer
+        conversion; the numbers stay float64 here). No gradient."""
+        return self._as_dtype(_dtype.int64)
 
-    int = long
+    def int(self) -> "Tensor":
+        """The entries rounded toward zero, as ``kt.int32``."""
+        return self._as_dtype(_dtype.int32)
 
     def double(self) -> "Tensor":
-        """The same numbers (every tensor is float64)."""
-        return self.float()
+        """The same numbers as a ``kt.float64`` tensor (a mask becomes an
+        ordinary tensor). Differentiable."""
+        return self._as_dtype(_dtype.float64)
+
+    def type(self, dtype: Optional[_dtype.dtype] = None) -> Any:
+        """``t.type(kt.float32)`` converts (as :meth:`to`); ``t.type()`` is the
+        dtype's name."""
+        if dtype is None:
+            return f"kindling.{self.dtype.name}"
+        return self._as_dtype(dtype)
 
     def clone(self) -> "Tensor":
         """A copy with its own storage; differentiable (the gradient flows back
@@ -919,17 +1055,21 @@ class Tensor:
     def clamp(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
     ) -> "Tensor":
-        """Entries limited to ``[min, max]`` (either may be left out), like
-        ``torch.clamp``: the gradient is 1 inside, 0 where clamped."""
+        """Entries limited to ``[min, max]`` (numbers or tensors; either may be
+        left out), like ``torch.clamp``: the gradient goes to ``self`` inside,
+        to the bound (a tensor) where clamped."""
         if min is None and max is None:
             raise ValueError("clamp needs min or max")
+        # min(max(x, low), high): a bound that is a tensor gets the gradient
+        # where it is the result (x where low <= x <= high; high where low >
+        # high), as in PyTorch.
         out = self
         if min is not None:
             low = self._other(min)
-            out = sf.where(out < low, low.detach(), out)
+            out = sf.where(out < low, low, out)
         if max is not None:
             high = self._other(max)
-            out = sf.where(out > high, high.detach(), out)
+            out = sf.where(out > high, high, out)
         return out
 
     clip = clamp
@@ -1185,7 +1325,9 @@ class Tensor:
         correction: Optional[int] = None,
     ) -> "Tensor":
         """The standard deviation: $\\sqrt{\\mathrm{var}}$."""
-        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+        # The gradient of sqrt at a zero variance is taken as 0, not 0 * inf (a
+        # constant row: PyTorch gives 0).
+        return _StdSqrt.apply(self.var(dim, unbiased, keepdim, correction=correction))
 
     # ------------------------------------------------------------- views
     def is_contiguous(self) -> bool:
@@ -1327,17 +1469,17 @@ class Tensor:
         \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""
         return sf.gather(self, dim, index)
 
-    def sort(
-        self, dim: int = -1, descending: bool = False
-    ) -> Tuple["Tensor", "Tensor"]:
-        """``(values, indices)`` sorted along ``dim`` (stable)."""
-        return sf.sort(self, dim, descending)
+    def sort(self, dim: int = -1, descending: bool = False) -> SortResult:
+        """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
+        largest), as a named tuple."""
+        return SortResult(*sf.sort(self, dim, descending))
 
     def topk(
         self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
-    ) -> Tuple["Tensor", "Tensor"]:
-        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``."""
-        return sf.topk(self, k, dim, largest, sorted)
+    ) -> TopKResult:
+        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``,
+        as a named tuple."""
+        return TopKResult(*sf.topk(self, k, dim, largest, sorted))
 
     def __getitem__(self, key: Any) -> "Tensor":
         return sf.getitem(self, key)
@@ -1482,24 +1624,35 @@ class Tensor:
         place; returns ``self``. Differentiable with respect to ``src``."""
         if isinstance(src, Tensor) and src.backend is not self.backend:
             src = src.to(self.backend)
-        return self._in_place(
-            "copy_", lambda a, b: tf.Copy.apply(sf.broadcast_to(b, a.shape)), src
-        )
+        return self._in_place("copy_", _Overwrite.apply, src)
 
     def fill_(self, value: float) -> "Tensor":
-        """Set every entry to ``value``, in place; returns ``self``."""
-        return self.copy_(float(value))
+        """Set every entry to ``value``, in place; returns ``self``. The old
+        values no longer matter: no gradient flows to what made them."""
+        return self._in_place("fill_", _Overwrite.apply, float(value))
 
     def zero_(self) -> "Tensor":
-        """Set every entry to 0, in place; returns ``self``."""
-        return self.copy_(0.0)
+        """Set every entry to 0, in place; returns ``self`` (see :meth:`fill_`)."""
+        return self._in_place("zero_", _Overwrite.apply, 0.0)
 
     # --------------------------------------------------------------- autodiff
     @property
     def data(self) -> "Tensor":
         """The same numbers without history (PyTorch's ``t.data``; prefer
-        :meth:`detach`)."""
+        :meth:`detach`). In-place changes through it are not recorded
+        (``w.data -= lr * w.grad``)."""
         return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        # ``t.data = other`` makes t show other's numbers (shared storage, any
+        # shape), keeping t's history and flags; ``w.data -= ...`` ends here,
+        # with the very storage w already has.
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if value.backend is not self.backend:
+            value = value.to(self.backend).detach()
+        self._tensor = value._tensor
 
     @property
     def is_leaf(self) -> bool:
@@ -1543,14 +1696,10 @@ class Tensor:
         if _engine.versions:
             tensors = h.parents
             for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
-                now = tf.version_of(x)
-                if now != seen:
-                    raise RuntimeError(
-                        f"one of the variables needed for gradient computation "
-                        f"has been modified by an inplace operation: the input of "
-                        f"shape {x.shape} of {h.last_fn.__name__} is at version "
-                        f"{now}; expected version {seen} instead"
-                    )
+                if tf.version_of(x) != seen:
+                    _engine.check_versions(h, h.last_fn.__name__)  # raises
+            if h.saved_output is not None:  # (a forward that saved its result)
+                _engine.check_versions(h, h.last_fn.__name__)
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
         if MODES.anomaly_backward:
             _engine.check_backward(h.last_fn, ctx, d_output, grads)
@@ -1581,10 +1730,28 @@ class Tensor:
                 f"a gradient of shape {d.shape} reached a tensor of shape "
                 f"{self.shape}"
             )
-        self.grad = d if self.grad is None else self.grad + d
+        g = self.grad
+        if g is None:
+            # Each tensor gets its own .grad object (a backward may hand one
+            # gradient to several leaves), so that adding below touches only it.
+            if d._is_grad:
+                d = Tensor(d._tensor, d.backend)
+            d._is_grad = True
+            self.grad = d
+        else:
+            # Accumulate into the same object, as PyTorch does in place: a
+            # reference to x.grad that the user holds stays current. (The sum
+            # gets new numbers: the old ones may be shared with another
+            # gradient.)
+            g._tensor = (g + d)._tensor
 
     def backward(
-        self, grad: Optional[TensorLike] = None, retain_graph: Optional[bool] = None
+        self,
+        grad: Optional[TensorLike] = None,
+        retain_graph: Optional[bool] = None,
+        create_graph: bool = False,
+        *,
+        gradient: Optional[TensorLike] = None,
     ) -> None:
         """Backpropagate from this tensor: every leaf it depends on that requires
         grad gets $\\partial L / \\partial \\text{leaf}$ added into ``.grad``.
@@ -1595,6 +1762,8 @@ class Tensor:
             retain_graph: keep the values the functions saved, so that the graph
                 can be backpropagated again (by default they are freed, as in
                 PyTorch).
+            create_graph: must be false (higher-order gradients are not built).
+            gradient: PyTorch's name for ``grad`` (``backward(gradient=v)``).
 
         Raises:
             RuntimeError: the tensor does not require grad; it has more than
@@ -1602,6 +1771,15 @@ class Tensor:
                 backpropagated without ``retain_graph=True``; or a value a
                 function used was changed in place since.
         """
+        if gradient is not None:
+            if grad is not None:
+                raise TypeError("backward() got both grad and gradient")
+            grad = gradient
+        if create_graph:
+            raise NotImplementedError(
+                "backward(create_graph=True): higher-order gradients are not "
+                "supported"
+            )
         if not self.requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad (no input had "
@@ -1670,6 +1848,48 @@ class Tensor:
         return sf.retain_grad(self)
 
 
+class _StdSqrt(tf.Function):
+    """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0
+    where $v = 0$ (``std`` of a constant row, as PyTorch's ``std`` backward)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, v: Tensor) -> Tensor:
+        out = v.backend.sqrt_map(v)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_values
+        backend = grad.backend
+        zero = out.new_tensor(0.0)
+        positive = backend.eq_zip(backend.eq_zip(out, zero), zero)
+        return backend.select_zip(positive, grad * 0.5 / out)
+
+
+class _Overwrite(tf.Function):
+    """``copy_``/``fill_``/``zero_`` on a tensor in the graph: the result is
+    ``b`` broadcast to ``a``'s shape, so $\\partial L / \\partial a = 0$ (the old
+    values are gone: PyTorch sends zeros to what made them) and
+    $\\partial L / \\partial b = G$ (summed back to ``b``'s shape by the engine)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, a: Tensor, b: Tensor) -> Tensor:
+        if shape_broadcast(b.shape, a.shape) != a.shape:
+            raise ValueError(
+                f"cannot write a value of shape {b.shape} into shape {a.shape}"
+            )
+        ctx.save_for_backward(a.shape)
+        out = a.new_zeros(a.shape)
+        a.backend.id_map(b, out=out)  # (the map broadcasts b into out's shape)
+        return out
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
+        (shape,) = ctx.saved_values
+        return grad.new_zeros(shape), grad
+
+
 # ---------------------------------------------------------------------------
 # Making tensors
 # ---------------------------------------------------------------------------
@@ -1684,16 +1904,43 @@ def manual_seed(seed: int) -> None:
 
 
 def _from_array(
-    array: np.ndarray, backend: Optional[TensorBackend], requires_grad: bool
+    array: np.ndarray,
+    backend: Optional[TensorBackend],
+    requires_grad: bool,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
+    if device is not None:
+        backend = _backend_of_device(backend, device)
+    integers = np.issubdtype(np.asarray(array).dtype, np.integer)
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
     data = TensorData.contiguous(array.reshape(-1), array.shape)
-    return Tensor(data, backend, requires_grad=requires_grad)
+    out = Tensor(data, backend, requires_grad=requires_grad)
+    if dtype is not None:
+        if requires_grad and not dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point dtype can require gradients"
+            )
+        converted = out._as_dtype(dtype)
+        if converted is not out:  # (a fresh leaf, keeping requires_grad)
+            converted = Tensor(converted._tensor, backend, requires_grad=requires_grad)
+            converted._dtype = None if dtype is _dtype.float64 else dtype
+            if dtype is _dtype.bool_:
+                converted._as_mask()
+        return converted
+    if integers and not requires_grad:
+        out._dtype = _dtype.int64  # Python or NumPy integers: int64, as PyTorch
+    return out
 
 
 def tensor(
-    data: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+    data: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    *,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A new tensor holding ``data``: a number (a 0-d tensor), nested lists of
     numbers, a NumPy array or a tensor (its numbers are copied).
@@ -1704,7 +1951,15 @@ def tensor(
     """
     if isinstance(data, Tensor):
         array = data.to_numpy()
+        mask = data.is_mask
+        kind = data._dtype
     else:
+        # Python or NumPy bools make a mask (PyTorch's bool tensor): indexing
+        # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
+        # Integers report int64.
+        found = _kind(data)
+        mask = found == "bool"
+        kind = _dtype.int64 if found == "int" else None
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -1712,7 +1967,40 @@ def tensor(
                 f"tensor() needs a number or nested lists of numbers with equal "
                 f"lengths ({error})"
             ) from None
-    return _from_array(array, backend, requires_grad)
+    out = _from_array(array, backend, requires_grad, device, dtype)
+    if dtype is None:
+        if mask:
+            out._as_mask()
+        elif kind is not None and not requires_grad:
+            out._dtype = kind
+    return out
+
+
+def _kind(data: Any) -> Optional[str]:
+    """``"bool"`` if ``data`` holds bools only (a NumPy bool array, a Python
+    bool, or nested lists of them), ``"int"`` if integers only, else ``None``
+    (an empty list too)."""
+    if isinstance(data, np.ndarray):
+        kind = data.dtype
+    elif isinstance(data, (bool, np.bool_)):
+        return "bool"
+    elif isinstance(data, (int, np.integer)):
+        return "int"
+    elif isinstance(data, (list, tuple)) and data:
+        try:
+            kind = np.asarray(data).dtype
+        except (ValueError, TypeError):
+            return None
+    else:
+        return None
+    if kind == np.bool_:
+        return "bool"
+    return "int" if np.issubdtype(kind, np.integer) else None
+
+
+def _is_bool(data: Any) -> bool:
+    """Whether ``data`` holds bools only (see :func:`_kind`)."""
+    return _kind(data) == "bool"
 
 
 def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
@@ -1730,26 +2018,41 @@ def full(
     value: float,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with ``value``."""
     return _from_array(
-        np.full(_make_shape((shape,)), float(value)), backend, requires_grad
+        np.full(_make_shape((shape,)), float(value)), backend, requires_grad, device
     )
 
 
 def zeros(
-    *shape: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+    *shape: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
     0-d."""
-    return _from_array(np.zeros(_make_shape(shape)), backend, requires_grad)
+    return _from_array(
+        np.zeros(_make_shape(shape)), backend, requires_grad, device, dtype
+    )
 
 
 def ones(
-    *shape: Any, backend: Optional[TensorBackend] = None, requires_grad: bool = False
+    *shape: Any,
+    backend: Optional[TensorBackend] = None,
+    requires_grad: bool = False,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A tensor of ones (shape as for :func:`zeros`)."""
-    return _from_array(np.ones(_make_shape(shape)), backend, requires_grad)
+    return _from_array(
+        np.ones(_make_shape(shape)), backend, requires_grad, device, dtype
+    )
 
 
 def _rng(seed: Optional[int], generator: Optional[np.random.Generator]) -> Any:
@@ -1762,25 +2065,29 @@ def rand(
     *shape: Any,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
     """Uniform random numbers in $[0, 1)$. Reproducible with ``seed=`` or a NumPy
     ``generator=``; otherwise from the generator that :func:`manual_seed` seeds."""
     values = _rng(seed, generator).random(_make_shape(shape))
-    return _from_array(values, backend, requires_grad)
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def randn(
     *shape: Any,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
     """Standard normal random numbers (seeding as for :func:`rand`)."""
     values = _rng(seed, generator).standard_normal(_make_shape(shape))
-    return _from_array(values, backend, requires_grad)
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def arange(
@@ -1789,11 +2096,16 @@ def arange(
     step: float = 1,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
         start, end = 0, start
-    return _from_array(np.arange(start, end, step), backend, requires_grad)
+    return _from_array(
+        np.arange(start, end, step), backend, requires_grad, device, dtype
+    )
 
 
 def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
@@ -1826,9 +2138,14 @@ def eye(
     m: Optional[int] = None,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
-    return _from_array(np.eye(n, n if m is None else m), backend, requires_grad)
+    return _from_array(
+        np.eye(n, n if m is None else m), backend, requires_grad, device, dtype
+    )
 
 
 def linspace(
@@ -1837,9 +2154,14 @@ def linspace(
     steps: int,
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
+    *,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
-    return _from_array(np.linspace(start, end, steps), backend, requires_grad)
+    return _from_array(
+        np.linspace(start, end, steps), backend, requires_grad, device, dtype
+    )
 
 
 def randint(
@@ -1849,13 +2171,15 @@ def randint(
     backend: Optional[TensorBackend] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
     as floats."""
     if high is None:
         low, high = 0, low
     values = _rng(seed, generator).integers(low, high, size=_make_shape((size,)))
-    return _from_array(values.astype(np.float64), backend, False)
+    return _from_array(values, backend, False, device, dtype)  # (int64, as PyTorch)
 
 
 def randperm(
@@ -1863,12 +2187,35 @@ def randperm(
     backend: Optional[TensorBackend] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
+    device: Any = None,
+    dtype: Optional[_dtype.dtype] = None,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1`` (as floats): an index for
     shuffling, ``x[randperm(len(x))]``."""
-    return _from_array(_rng(seed, generator).permutation(n), backend, False)
+    return _from_array(
+        _rng(seed, generator).permutation(n), backend, False, device, dtype
+    )
 
 
-def from_numpy(array: np.ndarray, backend: Optional[TensorBackend] = None) -> Tensor:
-    """A tensor of ``array``'s numbers (copied: tensors hold float64 only)."""
-    return _from_array(np.asarray(array), backend, False)
+def from_numpy(
+    array: np.ndarray, backend: Optional[TensorBackend] = None, device: Any = None
+) -> Tensor:
+    """A tensor of ``array``'s numbers (copied: tensors hold float64 only); a
+    bool array gives a mask."""
+    out = _from_array(np.asarray(array), backend, False, device)
+    return out._as_mask() if _is_bool(array) else out
+
+
+def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:
+    """The backend a factory's ``device=`` names (``"cpu"``, ``"cuda"``, a
+    :class:`~module2_tensors._device.device`, or a backend itself).
+
+    Raises:
+        ValueError: ``backend=`` and ``device=`` name different backends.
+    """
+    named = device if isinstance(device, TensorBackend) else backend_for(device)
+    if backend is not None and backend is not named:
+        raise ValueError(
+            f"backend={backend.name} and device={device!r} disagree; give one"
+        )
+    return named

@@ -27,7 +27,7 @@ import numpy as np
 from module1_scalar_autodiff.autodiff import Context
 
 from . import _engine
-from ._engine import MODES, History, bump_version, version_of
+from ._engine import MODES, History, bump_version, set_grad_enabled, version_of
 from .tensor_data import TensorData, UserShape
 
 if TYPE_CHECKING:
@@ -89,11 +89,6 @@ def is_grad_enabled() -> bool:
     """Whether functions applied now record a history (PyTorch's
     ``torch.is_grad_enabled``; ``no_grad()`` switches it off)."""
     return MODES.grad
-
-
-def set_grad_enabled(mode: bool) -> None:
-    """Switch gradient recording on or off for everything that follows."""
-    MODES.grad = bool(mode)
 
 
 class Function:
@@ -541,7 +536,8 @@ class Sqrt(Function):
 
 
 class Pow(Function):
-    """$f(a) = a^p$ for a number $p$; $f'(a) = p\\, a^{p-1}$. (Given.)"""
+    """$f(a) = a^p$ for a number $p$; $f'(a) = p\\, a^{p-1}$, and 0 for $p = 0$
+    (also at $a = 0$, as in PyTorch). (Given.)"""
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", p: float) -> "Tensor":
@@ -551,13 +547,15 @@ class Pow(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         a, p = ctx.saved_values
+        if p == 0.0:  # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
+            return grad.new_zeros(grad.shape)
         return grad * p * a.backend.pow_zip(a, a.new_tensor(p - 1.0))
 
 
 class PowTensor(Function):
     """$f(a, b) = a^b$ with a tensor exponent (broadcasting); $\\partial f /
-    \\partial a = b\\, a^{b-1}$, $\\partial f / \\partial b = a^b \\ln a$ (0 where
-    $a^b = 0$, as in PyTorch). (Given.)"""
+    \\partial a = b\\, a^{b-1}$ (0 where $b = 0$), $\\partial f / \\partial b = a^b
+    \\ln a$ (0 where $a^b = 0$), as in PyTorch. (Given.)"""
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
@@ -569,7 +567,10 @@ class PowTensor(Function):
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
         a, b, out = ctx.saved_values
         backend = grad.backend
-        grad_a = grad * b * backend.pow_zip(a, b - 1.0)
+        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0).
+        zero = b.new_tensor(0.0)
+        b_nonzero = backend.eq_zip(backend.eq_zip(b, zero), zero)
+        grad_a = backend.select_zip(b_nonzero, grad * b * backend.pow_zip(a, b - 1.0))
         nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
         grad_b = backend.select_zip(nonzero, grad * out * a.log())
         return grad_a, grad_b

@@ -36,12 +36,18 @@ class OptimizerState:
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         self.defaults = dict(defaults)
         self.param_groups: List[Dict[str, Any]] = []
+        seen: set = set()
         for group in groups:
-            unknown = set(group) - set(defaults) - {"params"}
-            if unknown:
-                raise TypeError(f"unknown optimizer options {sorted(unknown)}")
+            # Keys beyond the defaults (a group's "name") are kept, as in PyTorch.
             filled = {**defaults, **group}
             filled["params"] = [_as_tensor(p) for p in group["params"]]
+            ids = {p.unique_id for p in filled["params"]}
+            if ids & seen or len(ids) != len(filled["params"]):
+                # It would be stepped twice per step.
+                raise ValueError(
+                    "some parameters appear in more than one parameter group"
+                )
+            seen |= ids
             self._check(filled)
             self.param_groups.append(filled)
         self.state: Dict[int, Dict[str, Any]] = {}

@@ -339,7 +339,9 @@ class MultiheadAttention(Module):
         n, L, S = query.shape[0], query.shape[1], key.shape[1]
         q, k, v = self._heads(query, 0), self._heads(key, 1), self._heads(value, 2)
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
-        mask = self._allowed(attn_mask, key_padding_mask, scores, n, L, S)
+        mask, additive = self._allowed(attn_mask, key_padding_mask, scores, n, L, S)
+        if additive is not None:
+            scores = scores + additive
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = (
             (weights @ v).permute(0, 2, 1, 3).contiguous().view(n, L, self.embed_dim)
@@ -363,10 +365,13 @@ class MultiheadAttention(Module):
         n: int,
         L: int,
         S: int,
-    ) -> Optional[Tensor]:
-        """PyTorch's two masks (1 = ignore / not allowed) as one mask for
-        :func:`attention_weights` (1 = may attend), or an additive float mask,
-        shaped to broadcast to the scores ``(N, h, L, S)``."""
+    ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
+        """PyTorch's two masks as ``(allowed, additive)``, each ``None`` or
+        broadcasting to the scores ``(N, h, L, S)``: ``allowed`` (1 = may
+        attend, for :func:`attention_weights`) from the boolean masks (1 =
+        ignore), and ``additive`` the sum of the float masks, which PyTorch adds
+        to the scores (``-inf`` at a padded key, as in a float
+        ``key_padding_mask``)."""
         masks = []
         additive = None
         if attn_mask is not None:
@@ -384,17 +389,12 @@ class MultiheadAttention(Module):
                     f"MultiheadAttention: key_padding_mask should have shape {(n, S)}, "
                     f"got {kp.shape}"
                 )
-            masks.append(1.0 - kp.view(n, 1, 1, S))
-        if additive is not None:
-            if masks:
-                raise ValueError(
-                    "MultiheadAttention: combine a float attn_mask with a "
-                    "key_padding_mask by adding -inf to the float mask yourself"
-                )
-            return additive
-        if not masks:
-            return None
-        allowed = masks[0]
-        for m in masks[1:]:
-            allowed = allowed * m
-        return allowed
+            kp = kp.view(n, 1, 1, S)
+            if _is_boolean(key_padding_mask):
+                masks.append(1.0 - kp)
+            else:
+                additive = kp if additive is None else additive + kp
+        allowed = None
+        for m in masks:
+            allowed = m if allowed is None else allowed * m
+        return allowed, additive

@@ -390,6 +390,8 @@ def softmax(input: Tensor, dim: int) -> Tensor:
     """
     _check_tensor("softmax", input)
     dim = _dim(dim, input.dims, "softmax")
+    if input.numel() == 0:  # nothing to normalise: an empty result, as PyTorch
+        return input * 1.0
     # BEGIN SOLUTION 4.4: shift by the (detached) max, exp, divide by the sum
     shift = input.detach().amax(dim, keepdim=True)
     e = (input - shift).exp()
@@ -407,6 +409,8 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:
     """
     _check_tensor("log_softmax", input)
     dim = _dim(dim, input.dims, "log_softmax")
+    if input.numel() == 0:  # nothing to normalise: an empty result, as PyTorch
+        return input * 1.0
     # BEGIN SOLUTION 4.4: the log-sum-exp trick
     shifted = input - input.detach().amax(dim, keepdim=True)
     return shifted - shifted.exp().sum(dim, keepdim=True).log()
@@ -626,14 +630,17 @@ def silu(input: Tensor) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    """$x$ for $x > 0$, else $\\alpha x$ (``negative_slope``)."""
-    return input.relu() - (-input).relu() * negative_slope
+    """$x$ for $x > 0$, else $\\alpha x$ (``negative_slope``); the gradient at
+    exactly 0 is $\\alpha$, as in PyTorch."""
+    return where(input > 0.0, input, input * negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """$x$ for $x > 0$, else $\\alpha (e^x - 1)$."""
-    negative = -((-input).relu())  # min(x, 0): the exponential never overflows
-    return input.relu() + negative.expm1() * alpha
+    """$x$ for $x > 0$, else $\\alpha (e^x - 1)$; the gradient at exactly 0 is
+    $\\alpha$ (the negative branch's), as in PyTorch."""
+    positive = input > 0.0
+    negative = where(positive, 0.0, input)  # min(x, 0): exp never overflows
+    return where(positive, input, negative.expm1() * alpha)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:

@@ -344,10 +344,14 @@ class _BatchNorm(Module):
             self.bias = Parameter(zeros(num_features, backend=backend))
         else:
             self.weight = self.bias = None
-        # Buffers: state that is not trained by the optimizer, but saved.
-        self.register_buffer("running_mean", zeros(num_features, backend=backend))
-        self.register_buffer("running_var", ones(num_features, backend=backend))
-        self.register_buffer("num_batches_tracked", 0)
+        # Buffers: state that is not trained by the optimizer, but saved. Without
+        # track_running_stats there is none (PyTorch's state dict has no keys).
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, backend=backend))
+            self.register_buffer("running_var", ones(num_features, backend=backend))
+            self.register_buffer("num_batches_tracked", 0)
+        else:
+            self.running_mean = self.running_var = self.num_batches_tracked = None
 
     def forward(self, x: Tensor) -> Tensor:
         if x.dims not in self.dims_allowed or x.shape[1] != self.num_features:
@@ -412,13 +416,15 @@ class BatchNorm2d(_BatchNorm):
 class LayerNorm(Module):
     r"""Normalise each example over its trailing ``normalized_shape`` dims:
     $y = (x - \mu) / \sqrt{\sigma^2 + \epsilon} \cdot \gamma + \beta$, with the
-    mean and biased variance of those dims. Same in training and evaluation."""
+    mean and biased variance of those dims. Same in training and evaluation.
+    ``bias=False`` leaves out $\beta$ (``self.bias`` is ``None``)."""
 
     def __init__(
         self,
         normalized_shape: Union[int, Sequence[int]],
         eps: float = 1e-5,
         elementwise_affine: bool = True,
+        bias: bool = True,
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
@@ -429,7 +435,11 @@ class LayerNorm(Module):
         backend = backend or get_default_backend()
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, backend=backend))
-            self.bias = Parameter(zeros(self.normalized_shape, backend=backend))
+            self.bias = (
+                Parameter(zeros(self.normalized_shape, backend=backend))
+                if bias
+                else None
+            )
         else:
             self.weight = self.bias = None
 
@@ -446,7 +456,9 @@ class LayerNorm(Module):
         var = ((x - mean) * (x - mean)).mean(dim=dims, keepdim=True)
         y = (x - mean) / (var + self.eps).sqrt()
         if self.elementwise_affine:
-            y = y * self.weight.value + self.bias.value
+            y = y * self.weight.value
+            if self.bias is not None:
+                y = y + self.bias.value
         return y
         # END SOLUTION
 
@@ -633,7 +645,11 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class Identity(Module):
-    """Returns its input."""
+    """Returns its input (any arguments are ignored, as ``torch.nn.Identity``'s
+    are, so it can stand in for a layer: ``nn.Identity(54, unused=1)``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
 
     def forward(self, x: Tensor) -> Tensor:
         return x

@@ -13,13 +13,16 @@ comparison ``target.view(N, 1) == arange(C)`` builds by broadcasting.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import numpy as np
+
+from module1_scalar_autodiff.autodiff import Context
 
 from module2_tensors.shape_functions import where  # noqa: F401 (clamping, Task 4.6)
 from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
+from module2_tensors.tensor_functions import Function
 
 __all__ = [
     "cross_entropy",
@@ -28,6 +31,7 @@ __all__ = [
     "l1_loss",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "BinaryCrossEntropy",
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -92,7 +96,9 @@ def _picked(input: Tensor, target: Tensor) -> Tensor:
 
     A one-hot mask, $\\text{one\\_hot}[n, c] = [c = \\text{target}[n]]$, picks the
     entry: ``target.unsqueeze(class_dim) == arange(C)`` (viewed along the class
-    dim) builds it by broadcasting; multiply and sum over the class dim.
+    dim) builds it by broadcasting; select with ``where(one_hot, input, 0.0)``
+    and sum over the class dim. (Not ``input * one_hot``: a class masked with
+    $-\\infty$, common in practice, would give $0 \\cdot (-\\infty) = $ nan.)
     """
     # BEGIN SOLUTION 4.6: one-hot mask by broadcasting ==, then sum over classes
     class_dim = _class_dim(input)
@@ -100,7 +106,7 @@ def _picked(input: Tensor, target: Tensor) -> Tensor:
     shape[class_dim] = input.shape[class_dim]
     classes = arange(input.shape[class_dim], backend=input.backend).view(*shape)
     one_hot = target.unsqueeze(class_dim) == classes
-    return (input * one_hot).sum(dim=class_dim)
+    return where(one_hot, input, 0.0).sum(dim=class_dim)
     # END SOLUTION
 
 
@@ -127,9 +133,13 @@ def _example_weights(
 
 def _weighted_reduce(losses: Tensor, weights: Tensor, reduction: str) -> Tensor:
     """``"mean"`` is the weighted mean $\\sum_n w_n \\ell_n / \\sum_n w_n$ (PyTorch's
-    rule; nan when every target is ignored)."""
+    rule). When every target is ignored it is nan, as in PyTorch, and the
+    gradient is 0 (not the nan of $0 / 0$'s derivative)."""
     if reduction == "mean":
-        return losses.sum() / weights.sum()
+        total = weights.sum()
+        if total.item() == 0.0:
+            return losses.sum() * 0.0 + float("nan")
+        return losses.sum() / total
     return _reduce(losses, reduction)
 
 
@@ -259,14 +269,52 @@ def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     return _reduce((input - target).abs(), reduction)
 
 
+class BinaryCrossEntropy(Function):
+    r"""$\ell = -\big(y \log p + (1 - y) \log(1 - p)\big)$ entry by entry, with
+    PyTorch's gradients (its own backward, because autodiff of the clamped
+    formula would give 0 at $p \in \{0, 1\}$):
+
+    * each log is clamped at $-100$ (a tiny $p$ is raised to $e^{-100}$ before
+      the log, so nothing is $-\infty$);
+    * $\partial \ell / \partial p = (p - y) / \max\big(p (1 - p),
+      10^{-12}\big)$: the exact derivative inside $(0, 1)$, finite at the ends
+      (0 where $p = y$, $\pm 10^{12}$ where they disagree);
+    * $\partial \ell / \partial y = \log(1 - p) - \log p$ (both clamped).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, p: Tensor, y: Tensor) -> Tensor:
+        # BEGIN SOLUTION 4.6: clamped logs (with where), save what backward needs
+        a, t = p.detach(), y.detach()
+        tiny = float(np.exp(-100.0))
+        log_p = where(a < tiny, tiny, a).log()
+        log_q = where((1.0 - a) < tiny, tiny, 1.0 - a).log()
+        ctx.save_for_backward(a, t)
+        return -(t * log_p + (1.0 - t) * log_q)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
+        # BEGIN SOLUTION 4.6: (p - y) / max(p (1 - p), 1e-12), and log(1-p) - log p
+        a, t = ctx.saved_values
+        denominator = a * (1.0 - a)
+        denominator = where(denominator < 1e-12, 1e-12, denominator)
+        grad_y = None
+        if ctx.needs_input_grad[1]:
+            grad_y = grad * ((1.0 - a).log() - a.log())
+        return grad * (a - t) / denominator, grad_y
+        # END SOLUTION
+
+
 def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     r"""Binary cross-entropy of probabilities $p$ and targets $y \in [0, 1]$:
 
     $$\ell_i = -\big(y_i \log p_i + (1 - y_i) \log(1 - p_i)\big).$$
 
     As in PyTorch each log is clamped at $-100$, so $p = 0$ or $1$ gives a large
-    finite loss rather than $\infty$. Prefer
-    :func:`binary_cross_entropy_with_logits` on raw scores.
+    finite loss rather than $\infty$, and the gradient is PyTorch's
+    (:class:`BinaryCrossEntropy`). Prefer :func:`binary_cross_entropy_with_logits`
+    on raw scores.
     """
     _check_reduction("binary_cross_entropy", reduction)
     target = _same_shape("binary_cross_entropy", input, target)
@@ -276,13 +324,7 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
             "binary_cross_entropy: input must hold probabilities in [0, 1] "
             "(use binary_cross_entropy_with_logits for raw scores)"
         )
-    # BEGIN SOLUTION 4.6: clamp p and 1 - p at e^-100 with where, then the formula
-    tiny = float(np.exp(-100.0))
-    p = where(input < tiny, tiny, input)
-    q = where((1.0 - input) < tiny, tiny, 1.0 - input)
-    losses = -(target * p.log() + (1.0 - target) * q.log())
-    return _reduce(losses, reduction)
-    # END SOLUTION
+    return _reduce(BinaryCrossEntropy.apply(input, target), reduction)
 
 
 def binary_cross_entropy_with_logits(

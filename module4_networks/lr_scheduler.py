@@ -27,12 +27,26 @@ class LRScheduler:
     """Base class: keeps ``base_lrs`` (each group's ``initial_lr``) and
     ``last_epoch``; :meth:`step` advances the count and writes
     :meth:`get_lr` into the optimizer. Constructing one takes the first step
-    (``last_epoch = 0``), as in PyTorch."""
+    (``last_epoch = 0``), as in PyTorch; a schedule that is a multiple of the
+    current rate (``keeps_lr_at_start``: ``StepLR``, ``CosineAnnealingLR``)
+    leaves the rate as it is at step 0, so a scheduler rebuilt for an optimizer
+    whose state was loaded keeps the loaded rate. With ``last_epoch >= 0``
+    (resuming) every group must have its ``initial_lr``."""
+
+    #: Whether the step taken at construction keeps each group's current lr.
+    keeps_lr_at_start: bool = False
 
     def __init__(self, optimizer: Any, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
-        for group in optimizer.param_groups:
-            group.setdefault("initial_lr", group["lr"])
+        for k, group in enumerate(optimizer.param_groups):
+            if last_epoch == -1:
+                group.setdefault("initial_lr", group["lr"])
+            elif "initial_lr" not in group:
+                raise KeyError(
+                    f"param 'initial_lr' is not specified in param_groups[{k}] "
+                    f"when resuming scheduler with last_epoch >= 0 (load the "
+                    f"optimizer's state_dict first)"
+                )
         self.base_lrs: List[float] = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._last_lr: List[float] = []
@@ -45,8 +59,9 @@ class LRScheduler:
     def step(self) -> None:
         """Advance one step and set every group's ``lr``."""
         self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
+        if not (self.last_epoch == 0 and self.keeps_lr_at_start):
+            for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+                group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> List[float]:
@@ -71,6 +86,8 @@ class LRScheduler:
 class StepLR(LRScheduler):
     """$\\eta_t = \\eta_0\\, \\gamma^{\\lfloor t / \\text{step\\_size} \\rfloor}$."""
 
+    keeps_lr_at_start = True
+
     def __init__(
         self, optimizer: Any, step_size: int, gamma: float = 0.1, last_epoch: int = -1
     ) -> None:
@@ -85,6 +102,8 @@ class StepLR(LRScheduler):
 class CosineAnnealingLR(LRScheduler):
     """$\\eta_t = \\eta_{\\min} + \\tfrac12 (\\eta_0 - \\eta_{\\min})
     (1 + \\cos(\\pi t / T_{\\max}))$."""
+
+    keeps_lr_at_start = True
 
     def __init__(
         self, optimizer: Any, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
@@ -227,7 +246,7 @@ class OneCycleLR(LRScheduler):
 
     def get_lr(self) -> List[float]:
         step = self.last_epoch
-        if step >= self.total_steps:
+        if step > self.total_steps:  # (step total_steps itself is allowed)
             raise ValueError(
                 f"Tried to step {step} times. The specified number of total steps "
                 f"is {self.total_steps}"

@@ -143,8 +143,9 @@ class TransformerEncoderLayer(Module):
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias, backend=backend)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, backend=backend)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, backend=backend)
+        # bias=False drops the LayerNorms' biases too, as in PyTorch.
+        self.norm1 = LayerNorm(d_model, layer_norm_eps, bias=bias, backend=backend)
+        self.norm2 = LayerNorm(d_model, layer_norm_eps, bias=bias, backend=backend)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)

@@ -60,7 +60,11 @@ def test_one_cycle_rises_then_anneals_and_cycles_momentum():
     np.testing.assert_allclose(rates, expected)
     assert momenta[0] == pytest.approx(0.95) and momenta[2] == pytest.approx(0.85)
     assert momenta[9] == pytest.approx(0.95)
-    with pytest.raises(ValueError, match="Tried to step 10 times"):
+    # PyTorch allows step total_steps itself (the last scheduler.step() of a loop
+    # that calls it once per batch); only the step after it raises.
+    scheduler.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(cos(1.0, 0.04 / 1e4, 8 / 7))
+    with pytest.raises(ValueError, match="Tried to step 11 times"):
         scheduler.step()
 
 

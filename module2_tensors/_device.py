@@ -1,0 +1,119 @@
+"""Devices, as PyTorch users write them (private: the tensor modules use it).
+
+A device *names* a backend; backends stay the mechanism. ``"cpu"`` is the default
+backend when that computes in host memory (``FastBackend`` once Module 3 is
+written, else ``SimpleBackend``), and ``"cuda"`` the CUDA backend, which a later
+module registers (:func:`register_device`) because Module 2 must not import
+upwards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
+
+if TYPE_CHECKING:
+    from .tensor_ops import TensorBackend
+
+__all__ = ["device", "Device", "register_device", "backend_for", "device_of"]
+
+#: device type -> a function returning its backend (raising when it cannot).
+_PROVIDERS: Dict[str, Callable[[], "TensorBackend"]] = {}
+
+
+class device:
+    """``torch.device``: a type (``"cpu"`` or ``"cuda"``) and an optional index
+    (``"cuda:0"``). Compares equal to another device or to its string."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec: Union[str, "device"], index: Optional[int] = None):
+        if isinstance(spec, device):
+            spec, index = spec.type, spec.index if index is None else index
+        if not isinstance(spec, str):
+            raise TypeError(f"a device is a string such as 'cpu', got {spec!r}")
+        kind, _, number = spec.partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device "
+                f"string: {spec}"
+            )
+        if number:
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: {spec!r}")
+            index = int(number)
+        self.type: str = kind
+        self.index: Optional[int] = index
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (RuntimeError, TypeError):
+                return False
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and (self.index or 0) == (other.index or 0)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index or 0))
+
+
+#: The class under a name that does not clash with ``device=`` arguments.
+Device = device
+
+
+def register_device(kind: str, provider: Callable[[], "TensorBackend"]) -> None:
+    """Make ``device(kind)`` name the backend that ``provider()`` returns (it is
+    called on use, and raises a clear error when the device is unavailable)."""
+    _PROVIDERS[kind] = provider
+
+
+def _cpu_backend() -> "TensorBackend":
+    """The default backend if it computes in host memory, else the fastest
+    host backend (the automatic choice of ``set_default_backend(None)``)."""
+    from .tensor import _candidates, get_default_backend
+    from .tensor_ops import SimpleBackend
+
+    backend = get_default_backend()
+    if not backend.cuda:
+        return backend
+    for candidate, ready in reversed(_candidates):
+        if not candidate.cuda:
+            try:
+                if ready():
+                    return candidate
+            except NotImplementedError:
+                continue
+    return SimpleBackend
+
+
+def backend_for(spec: Union[str, device]) -> "TensorBackend":
+    """The backend a device names.
+
+    Raises:
+        RuntimeError: an unknown device, or CUDA where no CUDA backend is
+            registered or available.
+    """
+    kind = device(spec).type
+    if kind == "cpu":
+        return _cpu_backend()
+    provider = _PROVIDERS.get(kind)
+    if provider is None:
+        raise RuntimeError(
+            f"no backend for device {str(spec)!r}: import module3_fast_ops (or "
+            f"module4_networks), which provides the CUDA backend"
+        )
+    return provider()
+
+
+def device_of(backend: "TensorBackend") -> device:
+    """The device a backend computes on."""
+    return device("cuda", 0) if backend.cuda else device("cpu")
