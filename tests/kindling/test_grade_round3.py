@@ -238,7 +238,7 @@ def test_hidden_tests_are_renamed_in_every_run(edition, tmp_path):
     student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS)})
     (task,) = grade(student, source=source, tasks="0.1").tasks
     assert task.status == "done", task.message
-    assert task.total == 96 + 2
+    assert task.total == 121 + 2
 
 
 def test_forging_by_file_name_or_canary_look_earns_nothing(edition, tmp_path):
