@@ -1,5 +1,5 @@
 """The ``kindling`` command line: release, tasks, grade, classroom, bench, doctor,
-kernels, mistakes."""
+kernels, mistakes, marks."""
 
 from __future__ import annotations
 
@@ -411,7 +411,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--source", default=".", metavar="DIR", help="the instructor source"
     )
     mistakes.set_defaults(func=_cmd_mistakes)
+
+    marks = commands.add_parser(
+        "marks",
+        help="check that each task's tests need only that task and its dependencies",
+        description="For each task, copy the instructor source with only the task "
+        "and the tasks it depends on (tasks.toml, transitively) solved, every other "
+        "solution region back to its stub, and run the task's tests there: exit 1 "
+        "when a test fails, naming the later stubs it reached.",
+    )
+    marks.add_argument(
+        "--task", default="", metavar="X.Y[,X.Y]", help="only these tasks"
+    )
+    marks.add_argument(
+        "--source", default=".", metavar="DIR", help="the instructor source"
+    )
+    marks.set_defaults(func=_cmd_marks)
     return parser
+
+
+def _cmd_marks(args: argparse.Namespace) -> int:
+    from kindling.marks import main as marks_main
+
+    return marks_main(Path(args.source), args.task)
 
 
 def _cmd_mistakes(args: argparse.Namespace) -> int:

@@ -74,6 +74,7 @@ __all__ = [
 TASK_PROPERTY = "kindling_task"
 STUB_PROPERTY = "kindling_stub"
 STUB_LINE_PROPERTY = "kindling_stub_line"
+STUB_PATH_PROPERTY = "kindling_stub_path"
 MARKER = re.compile(r"^task(\d+)_(\d+)$")
 #: The key of the full counts in an xdist worker's ``workeroutput``.
 FULL_COUNTS = "kindling_full_counts"
@@ -245,6 +246,38 @@ def stub_location(exc: BaseException, root: Optional[Path] = None) -> Optional[s
     return f"{error.args[0]}{where}"
 
 
+def stub_call_path(
+    exc: BaseException, root: Optional[Path] = None, keep: int = 4
+) -> str:
+    """``"test_zero (tests/module2/test_x.py:12) → zero_ (module2_tensors/tensor.py:
+    310) → copy_ (…)"``: how a test reached a stub, through the course's own files
+    only (the test first, then at most ``keep - 1`` calls nearest the stub)."""
+    error = _stub_error(exc)
+    if error is None:
+        return ""
+    frames: List[str] = []
+    tb = error.__traceback__
+    base = Path(root).resolve() if root is not None else None
+    while tb is not None and tb.tb_next is not None:  # the last is the stub itself
+        code = tb.tb_frame.f_code
+        try:
+            path = Path(code.co_filename).resolve()
+            relative = path.relative_to(base).as_posix() if base else path.name
+        except (OSError, ValueError):
+            relative = ""
+        first = relative.split("/", 1)[0]
+        if (
+            relative
+            and first not in ("kindling", ".venv")
+            and "site-packages" not in relative
+        ):
+            frames.append(f"{code.co_name} ({relative}:{tb.tb_lineno})")
+        tb = tb.tb_next
+    if len(frames) > keep:
+        frames = frames[:1] + ["…"] + frames[-(keep - 1) :]
+    return " → ".join(frames)
+
+
 @dataclass
 class TaskResult:
     """What one pytest run says about one task."""
@@ -314,6 +347,8 @@ class ProgressRecorder:
         self.outcomes: Dict[str, tuple] = {}
         # stub line -> how many tests stopped there
         self.stub_lines: Dict[str, int] = {}
+        #: for a stub reached from another task's test: the first such call path
+        self.stub_paths: Dict[str, str] = {}
         # the tasks whose stubs have stopped a test of this session already
         self.stubs_met: Set[str] = set()
 
@@ -364,6 +399,11 @@ class ProgressRecorder:
             line = stub_location(call.excinfo.value, item.config.rootpath)
             if line:
                 report.user_properties.append((STUB_LINE_PROPERTY, line))
+                # A stub of another task: say how this test got there (a student
+                # who sees "blocked by 2.6" from a Task 2.3 test needs the path).
+                if stub_task(call.excinfo.value) != task:
+                    path = stub_call_path(call.excinfo.value, item.config.rootpath)
+                    report.user_properties.append((STUB_PATH_PROPERTY, path))
         if task is None:
             return
         report.user_properties.append((TASK_PROPERTY, task))
@@ -406,6 +446,8 @@ class ProgressRecorder:
         if report.failed and props.get(STUB_LINE_PROPERTY):
             line = props[STUB_LINE_PROPERTY]
             self.stub_lines[line] = self.stub_lines.get(line, 0) + 1
+            if props.get(STUB_PATH_PROPERTY):
+                self.stub_paths.setdefault(line, props[STUB_PATH_PROPERTY])
         task = props.get(TASK_PROPERTY)
         if task is None:
             return
@@ -467,6 +509,8 @@ class ProgressRecorder:
             )
             for line, tests in sorted(self.stub_lines.items()):
                 write(f"{line} ({tests} test{'s' if tests != 1 else ''})")
+                if line in self.stub_paths:
+                    write(f"    reached from {self.stub_paths[line]}")
         if not results:
             return
         terminalreporter.section("Kindling progress")

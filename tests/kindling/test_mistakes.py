@@ -27,6 +27,7 @@ REQUIRED = {
     "broadcast-index-skips-size-1",
     "map-ignores-out-strides",
     "two-ellipses",
+    "mm-practice-from-global-memory",
 }
 
 

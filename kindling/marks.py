@@ -1,0 +1,218 @@
+"""Do a task's tests judge that task alone? (``kindling marks``)
+
+A test marked for Task T must pass once T and the tasks T depends on (the
+registry's ``depends``, followed transitively) are solved, whatever the state of
+every other task. Otherwise a student who has just finished T sees ``blocked by
+U`` for a task U they have not reached, and ``next:`` sends them back and forth.
+
+The check: copy the instructor source, turn every solution region of a task
+outside T's closure back into its stub (exactly as ``kindling release`` does),
+run ``pytest -m <T's marker>`` in the copy, and report each failing test with
+the stubs it reached (``Task U: ...`` in its message). Nothing is imported from
+the copy: the run is a fresh pytest process whose working directory is the copy.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import xml.etree.ElementTree as ElementTree
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, List, Optional, Set, Tuple
+
+from kindling.registry import Registry, load_registry
+
+#: The task a stub names in its ``NotImplementedError``.
+STUB_TASK = re.compile(r"Task (\d+\.\d+):")
+
+
+@dataclass(frozen=True)
+class MarkOutcome:
+    """What Task ``task``'s tests made of a source where only its closure is solved."""
+
+    task: str
+    solved: Tuple[str, ...]  # the tasks left solved: the task and its closure
+    passed: bool
+    seconds: float
+    #: (test node id, the later tasks whose stubs it reached) for each failure
+    failures: Tuple[Tuple[str, Tuple[str, ...]], ...] = field(default=())
+    detail: str = ""  # the end of pytest's output when the run could not judge
+
+
+def closure(registry: Registry, task_id: str) -> Set[str]:
+    """``task_id`` and every task it depends on, transitively."""
+    found: Set[str] = set()
+    stack = [task_id]
+    while stack:
+        current = stack.pop()
+        if current in found or current not in registry:
+            continue
+        found.add(current)
+        stack.extend(registry[current].depends)
+    return found
+
+
+def keep_only(text: str, path: str, keep: Set[str], registry: Registry) -> str:
+    """The file's text with the solution regions of tasks outside ``keep`` turned
+    into their stubs; the regions of ``keep`` stay solved."""
+    from kindling.release import find_regions, keep_solution_imports, stub_lines
+
+    regions = [r for r in find_regions(text, path, registry) if r.task not in keep]
+    if not regions:
+        return text
+    lines = text.splitlines()
+    out: List[str] = []
+    cursor = 0
+    for region in regions:
+        out.extend(lines[cursor : region.begin - 1])
+        out.extend(stub_lines(region))
+        cursor = region.end
+    out.extend(lines[cursor:])
+    stripped = "\n".join(out) + ("\n" if text.endswith("\n") else "")
+    return keep_solution_imports(text, stripped)
+
+
+def write_partial_source(
+    root: Path, destination: Path, keep: Set[str], registry: Registry
+) -> None:
+    """The instructor source at ``root`` copied to ``destination`` with only the
+    tasks of ``keep`` solved."""
+    from kindling.release import source_files
+
+    for path in source_files(root):
+        relative = path.relative_to(root).as_posix()
+        target = destination / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = path.read_bytes()
+        if path.suffix == ".py" and b"BEGIN SOLUTION" in data:
+            text = data.decode("utf-8")
+            target.write_text(keep_only(text, relative, keep, registry), "utf-8")
+        else:
+            target.write_bytes(data)
+
+
+def failed_tests(
+    report: Path, keep: Set[str]
+) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    """(test, the tasks outside ``keep`` whose stubs it reached) for each failing
+    or erroring test of a JUnit report (empty when there is no report)."""
+    try:
+        tree = ElementTree.parse(report)
+    except (OSError, ElementTree.ParseError):
+        return ()
+    found = []
+    for case in tree.iter("testcase"):
+        for problem in list(case.findall("failure")) + list(case.findall("error")):
+            text = (problem.get("message") or "") + (problem.text or "")
+            later = tuple(sorted(set(STUB_TASK.findall(text)) - keep))
+            name = f"{case.get('classname', '')}::{case.get('name', '')}"
+            found.append((name, later))
+            break
+    return tuple(found)
+
+
+def run_task(
+    task_id: str,
+    root: Path,
+    registry: Registry,
+    python: str = sys.executable,
+    timeout: Optional[float] = None,
+) -> MarkOutcome:
+    """Run Task ``task_id``'s tests on a copy of ``root`` where only its closure
+    is solved."""
+    from kindling.mistakes import _environment
+
+    keep = closure(registry, task_id)
+    task = registry[task_id]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="kindling-marks-") as folder:
+        copy = Path(folder) / "source"
+        report = Path(folder) / "junit.xml"
+        write_partial_source(Path(root), copy, keep, registry)
+        command = [
+            python,
+            "-m",
+            "pytest",
+            "-m",
+            task.marker,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--kindling-json",
+            "",
+            f"--junitxml={report}",
+        ]
+        try:
+            run = subprocess.run(
+                command,
+                cwd=copy,
+                env=_environment(),
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout or task.timeout,
+            )
+        except subprocess.TimeoutExpired:
+            return MarkOutcome(
+                task_id,
+                tuple(sorted(keep)),
+                False,
+                time.monotonic() - started,
+                detail="timed out",
+            )
+        failures = failed_tests(report, keep)
+    seconds = time.monotonic() - started
+    output = run.stdout + run.stderr
+    if run.returncode == 0:
+        return MarkOutcome(task_id, tuple(sorted(keep)), True, seconds)
+    detail = "" if failures else output[-1500:]
+    return MarkOutcome(task_id, tuple(sorted(keep)), False, seconds, failures, detail)
+
+
+def format_outcome(outcome: MarkOutcome) -> str:
+    """A line for the task, then one per failing test with the stubs it reached."""
+    verdict = "ok" if outcome.passed else "FAILS"
+    solved = ", ".join(outcome.solved)
+    line = f"{verdict:<6}{outcome.task:<5} solved: {solved} ({outcome.seconds:.0f} s)"
+    for node, later in outcome.failures:
+        reached = f" reaches the stub of Task {', '.join(later)}" if later else ""
+        line += f"\n      {node}{reached}"
+    if outcome.detail:
+        line += "".join(
+            f"\n      | {t}" for t in outcome.detail.strip().splitlines()[-3:]
+        )
+    return line
+
+
+def main(
+    root: Path,
+    tasks: str = "",
+    echo: Callable[[str], None] = print,
+    registry: Optional[Registry] = None,
+) -> int:
+    """``kindling marks``: 0 when every chosen task's tests pass with only its
+    closure solved, 1 otherwise."""
+    registry = registry or load_registry()
+    wanted: Iterable[str] = [t.strip() for t in tasks.split(",") if t.strip()]
+    chosen = list(wanted) or [t.id for t in registry.tasks]
+    unknown = [t for t in chosen if t not in registry]
+    if unknown:
+        echo(f"kindling marks: no task {', '.join(unknown)} in the registry")
+        return 2
+    echo(
+        f"{len(chosen)} task(s); each runs its tests on a copy of {root} where only "
+        "the task and the tasks it depends on are solved"
+    )
+    outcomes = []
+    for task_id in chosen:
+        outcome = run_task(task_id, Path(root), registry)
+        echo(format_outcome(outcome))
+        outcomes.append(outcome)
+    passed = sum(o.passed for o in outcomes)
+    echo(f"{passed} of {len(outcomes)} task(s) judged by their own closure alone")
+    return 0 if passed == len(outcomes) else 1
