@@ -438,8 +438,8 @@ def test_in_place_through_any_view_matches_numpy(dim_choice, start, value):
     np.testing.assert_allclose(x.to_numpy(), expected)
 
 
-@pytest.mark.task2_3
-def test_numbers_used_as_operands_stay_what_they_are():
+@pytest.mark.task2_4
+def test_a_gradient_given_as_a_number_is_not_shared():
     # Python numbers become 0-d tensors that the library reuses between operations:
     # nothing a user can reach may share their memory. A gradient given as a number
     # ends up as x.grad; changing it in place must not change the number 2.0.
@@ -447,6 +447,14 @@ def test_numbers_used_as_operands_stay_what_they_are():
     (x + 1.0).backward(2.0)  # Add passes the gradient on as it is
     assert x.grad.item() == 2.0
     x.grad.zero_()
+    (x + 1.0).backward(2.0)
+    assert x.grad.item() == 2.0
+
+
+@pytest.mark.task2_3
+def test_numbers_used_as_operands_stay_what_they_are():
+    # Python numbers become 0-d tensors that the library reuses between operations:
+    # the results of one operation must not change those of the next.
     y = kt.tensor([5.0, -0.0])
     np.testing.assert_array_equal((y * 2.0).to_numpy(), [10.0, -0.0])
     np.testing.assert_array_equal((y + 2.0).to_numpy(), [7.0, 2.0])
