@@ -1,5 +1,5 @@
 """The ``kindling`` command line: release, tasks, grade, classroom, bench, doctor,
-kernels, mistakes, marks."""
+kernels, mistakes, marks, mutants."""
 
 from __future__ import annotations
 
@@ -427,7 +427,41 @@ def build_parser() -> argparse.ArgumentParser:
         "--source", default=".", metavar="DIR", help="the instructor source"
     )
     marks.set_defaults(func=_cmd_marks)
+
+    mutants = commands.add_parser(
+        "mutants",
+        help="mutation testing of the course's own tests, task by task",
+        description="Plant one small bug at a time (an operator, a comparison, a "
+        "constant, a deleted statement, swapped arguments) in a task's solution "
+        "regions, in a copy of the instructor source, and run the task's tests: "
+        "exit 1 when a mutant survives that tests/mutants/ does not record as "
+        "equivalent. Slow: minutes a task.",
+    )
+    mutants.add_argument(
+        "--task", default="", metavar="X.Y[,X.Y]", help="only these tasks"
+    )
+    mutants.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N mutants a task, chosen by a fixed seed (default: all)",
+    )
+    mutants.add_argument("--seed", type=int, default=0, help="the sample's seed")
+    mutants.add_argument(
+        "--list", action="store_true", help="list the mutants; run nothing"
+    )
+    mutants.add_argument(
+        "--source", default=".", metavar="DIR", help="the instructor source"
+    )
+    mutants.set_defaults(func=_cmd_mutants)
     return parser
+
+
+def _cmd_mutants(args: argparse.Namespace) -> int:
+    from kindling.course_mutants import main as mutants_main
+
+    return mutants_main(Path(args.source), args.task, args.sample, args.seed, args.list)
 
 
 def _cmd_marks(args: argparse.Namespace) -> int:

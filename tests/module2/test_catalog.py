@@ -14,8 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from module0_fundamentals.catalog import CATALOG, MathCase
-from module1_scalar_autodiff import central_difference
 from module2_tensors import tensor
+
+from ..module1.oracle import central_difference
 
 
 def vectors(case: MathCase, size: int = 4):

@@ -1,0 +1,381 @@
+"""Mutation testing of the course's own tests (``kindling mutants``).
+
+Task 0.2 grades a student's tests by the bugs they catch. This module turns the
+same question on the course: plant one small bug at a time in a task's solution
+regions and run that task's tests; a bug the tests miss (a *surviving mutant*) is
+either a gap in the tests or a change that computes the same thing (an
+*equivalent* mutant, recorded with its reason in ``tests/mutants/``).
+
+The bugs are the classic ones, made by editing the source text at the place the
+syntax tree points to (so comments, markers and layout stay as they are):
+
+* ``op``: an arithmetic operator swapped (``+`` and ``-``, ``*`` and ``/``, ``//``
+  and ``%``);
+* ``cmp``: a comparison flipped (``<`` and ``<=``, ``>`` and ``>=``, ``==`` and
+  ``!=``, ``<`` and ``>``);
+* ``const``: a number changed (``0`` to ``1``, ``n`` to ``n + 1``, ``x`` to ``-x``
+  for a float, ``True`` and ``False``);
+* ``del``: a one-line statement replaced by ``pass``;
+* ``args``: the first two positional arguments of a call swapped.
+
+Each mutant runs the task's marker in a fresh pytest process in a copy of the
+source (``-x``: the first failure decides), with a time limit of four times the
+unmutated run (at least 20 s); a run that exceeds it is a ``timeout``, reported on
+its own and counted as neither killed nor surviving.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+from kindling.registry import Registry, load_registry
+
+EQUIVALENTS_DIR = Path("tests") / "mutants"
+
+OPERATORS: Dict[type, Tuple[str, str]] = {
+    ast.Add: ("+", "-"),
+    ast.Sub: ("-", "+"),
+    ast.Mult: ("*", "/"),
+    ast.Div: ("/", "*"),
+    ast.FloorDiv: ("//", "%"),
+    ast.Mod: ("%", "//"),
+}
+COMPARISONS: Dict[type, Tuple[str, str]] = {
+    ast.Lt: ("<", "<="),
+    ast.LtE: ("<=", "<"),
+    ast.Gt: (">", ">="),
+    ast.GtE: (">=", ">"),
+    ast.Eq: ("==", "!="),
+    ast.NotEq: ("!=", "=="),
+}
+MIN_SECONDS = 20.0
+FACTOR = 4.0
+
+
+@dataclass(frozen=True)
+class CourseMutant:
+    """One planted bug: replace ``old`` by ``new`` at 0-based offsets of a file."""
+
+    task: str
+    file: str
+    line: int
+    kind: str
+    start: int  # character offsets into the file's text
+    end: int
+    old: str
+    new: str
+
+    @property
+    def id(self) -> str:
+        """A stable name: ``file:line:kind:old->new``."""
+        return f"{self.file}:{self.line}:{self.kind}:{self.old}->{self.new}"
+
+    def apply(self, text: str) -> str:
+        if text[self.start : self.end] != self.old:
+            raise ValueError(f"{self.id}: the source changed under the mutant")
+        return text[: self.start] + self.new + text[self.end :]
+
+
+@dataclass(frozen=True)
+class MutantOutcome:
+    mutant: CourseMutant
+    verdict: str  # "killed", "survived", "timeout", "equivalent" or "error"
+    seconds: float
+    detail: str = ""
+
+
+def _offsets(text: str) -> List[int]:
+    """The character offset at which each 1-based line starts (index 0 unused)."""
+    starts = [0, 0]
+    for k, char in enumerate(text):
+        if char == "\n":
+            starts.append(k + 1)
+    return starts
+
+
+def _segment(starts: List[int], lines: List[str], node: ast.AST) -> Tuple[int, int]:
+    """Character offsets of ``node`` in the text (col offsets are UTF-8 bytes)."""
+
+    def at(line: int, col: int) -> int:
+        prefix = lines[line - 1].encode("utf-8")[:col].decode("utf-8", "replace")
+        return starts[line] + len(prefix)
+
+    return (
+        at(node.lineno, node.col_offset),
+        at(node.end_lineno, node.end_col_offset),  # type: ignore[arg-type]
+    )
+
+
+def mutants_of(
+    text: str, path: str, task: str, registry: Registry
+) -> List[CourseMutant]:
+    """Every mutant of the solution regions of ``task`` in one file's text."""
+    from kindling.release import find_regions
+
+    regions = [r for r in find_regions(text, path, registry) if r.task == task]
+    if not regions:
+        return []
+    inside: Set[int] = set()
+    for region in regions:
+        inside.update(range(region.begin + 1, region.end))
+    tree = ast.parse(text)
+    starts = _offsets(text)
+    lines = text.splitlines()
+    found: Dict[str, CourseMutant] = {}
+
+    def add(kind: str, node: ast.AST, start: int, end: int, new: str) -> None:
+        old = text[start:end]
+        if old == new:
+            return
+        mutant = CourseMutant(task, path, node.lineno, kind, start, end, old, new)
+        found.setdefault(mutant.id, mutant)
+
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", None)
+        if line is None or line not in inside:
+            continue
+        end_line = getattr(node, "end_lineno", line)
+        if end_line not in inside:
+            continue
+        if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+            old_op, new_op = OPERATORS[type(node.op)]
+            a = _segment(starts, lines, node.left)[1]
+            b = _segment(starts, lines, node.right)[0]
+            gap = text[a:b]
+            if gap.count(old_op) == 1:
+                at = a + gap.index(old_op)
+                add("op", node, at, at + len(old_op), new_op)
+        elif isinstance(node, ast.AugAssign) and type(node.op) in OPERATORS:
+            old_op, new_op = OPERATORS[type(node.op)]
+            a = _segment(starts, lines, node.target)[1]
+            b = _segment(starts, lines, node.value)[0]
+            gap = text[a:b]
+            if gap.count(old_op + "=") == 1:
+                at = a + gap.index(old_op + "=")
+                add("op", node, at, at + len(old_op), new_op)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            if type(node.ops[0]) in COMPARISONS:
+                old_op, new_op = COMPARISONS[type(node.ops[0])]
+                a = _segment(starts, lines, node.left)[1]
+                b = _segment(starts, lines, node.comparators[0])[0]
+                gap = text[a:b]
+                if gap.count(old_op) == 1:
+                    at = a + gap.index(old_op)
+                    add("cmp", node, at, at + len(old_op), new_op)
+        elif isinstance(node, ast.Constant) and not isinstance(node.value, str):
+            start, end = _segment(starts, lines, node)
+            value = node.value
+            if isinstance(value, bool):
+                add("const", node, start, end, str(not value))
+            elif isinstance(value, int):
+                add("const", node, start, end, str(1 if value == 0 else value + 1))
+            elif isinstance(value, float):
+                add(
+                    "const",
+                    node,
+                    start,
+                    end,
+                    "1.0" if value == 0 else f"(-{text[start:end]})",
+                )
+        elif isinstance(node, ast.Call) and len(node.args) >= 2:
+            first, second = node.args[0], node.args[1]
+            if isinstance(first, ast.Starred) or isinstance(second, ast.Starred):
+                continue
+            a0, a1 = _segment(starts, lines, first)
+            b0, b1 = _segment(starts, lines, second)
+            between = text[a1:b0]
+            new = text[b0:b1] + between + text[a0:a1]
+            add("args", node, a0, b1, new)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and line == end_line:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                continue  # a docstring
+            start, end = _segment(starts, lines, node)
+            add("del", node, start, end, "pass")
+    return sorted(found.values(), key=lambda m: (m.file, m.start, m.kind, m.new))
+
+
+def task_mutants(root: Path, task: str, registry: Registry) -> List[CourseMutant]:
+    """Every mutant of ``task``'s solution regions, over the files it lists and
+    any other file holding one of its regions."""
+    from kindling.release import source_files
+
+    mutants: List[CourseMutant] = []
+    for path in source_files(root):
+        if path.suffix != ".py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        if f"BEGIN SOLUTION {task}" not in text:
+            continue
+        relative = path.relative_to(root).as_posix()
+        mutants.extend(mutants_of(text, relative, task, registry))
+    return mutants
+
+
+def load_equivalents(root: Path) -> Dict[str, str]:
+    """{mutant id: why it computes the same thing} from ``tests/mutants/*.py``
+    (``EQUIVALENT = {id: reason}``, read as a literal, never imported)."""
+    folder = Path(root) / EQUIVALENTS_DIR
+    known: Dict[str, str] = {}
+    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "EQUIVALENT" for t in node.targets
+            ):
+                known.update(ast.literal_eval(node.value))
+    return known
+
+
+def _run(copy: Path, marker: str, timeout: float) -> Tuple[str, float, str]:
+    from kindling.mistakes import _environment
+
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-m",
+        marker,
+        "-x",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--kindling-json",
+        "",
+    ]
+    started = time.monotonic()
+    try:
+        run = subprocess.run(
+            command,
+            cwd=copy,
+            env=_environment(),
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout", time.monotonic() - started, ""
+    seconds = time.monotonic() - started
+    output = (run.stdout + run.stderr)[-1500:]
+    verdict = {0: "survived", 1: "killed"}.get(run.returncode, "error")
+    return verdict, seconds, output
+
+
+def run_task_mutants(
+    root: Path,
+    task: str,
+    mutants: Sequence[CourseMutant],
+    registry: Registry,
+    equivalents: Optional[Dict[str, str]] = None,
+    echo: Callable[[str], None] = print,
+) -> List[MutantOutcome]:
+    """Run each mutant of ``task`` against a copy of the source at ``root``."""
+    from kindling.mistakes import _copy_source
+
+    equivalents = equivalents or {}
+    marker = registry[task].marker
+    outcomes: List[MutantOutcome] = []
+    with tempfile.TemporaryDirectory(prefix="kindling-mutants-") as folder:
+        copy = Path(folder) / "source"
+        _copy_source(Path(root), copy)
+        verdict, base_seconds, output = _run(copy, marker, registry[task].timeout)
+        if verdict != "survived":  # the unmutated source must pass its own tests
+            echo(f"task {task}: the unmutated tests do not pass:\n{output}")
+            return []
+        limit = max(MIN_SECONDS, FACTOR * base_seconds)
+        for mutant in mutants:
+            if mutant.id in equivalents:
+                outcome = MutantOutcome(
+                    mutant, "equivalent", 0.0, equivalents[mutant.id]
+                )
+            else:
+                path = copy / mutant.file
+                original = path.read_text(encoding="utf-8")
+                try:
+                    path.write_text(mutant.apply(original), encoding="utf-8")
+                    verdict, seconds, output = _run(copy, marker, limit)
+                finally:
+                    path.write_text(original, encoding="utf-8")
+                detail = output if verdict in ("survived", "error") else ""
+                outcome = MutantOutcome(mutant, verdict, seconds, detail)
+            echo(format_outcome(outcome))
+            outcomes.append(outcome)
+    return outcomes
+
+
+def format_outcome(outcome: MutantOutcome) -> str:
+    verdict = outcome.verdict
+    label = verdict if verdict in ("killed", "equivalent") else verdict.upper()
+    return f"{label:<10} {outcome.mutant.id} ({outcome.seconds:.0f} s)"
+
+
+def score(outcomes: Sequence[MutantOutcome]) -> Tuple[int, int]:
+    """(killed, judged): equivalents and time-outs are not judged."""
+    killed = sum(o.verdict == "killed" for o in outcomes)
+    judged = sum(o.verdict in ("killed", "survived", "error") for o in outcomes)
+    return killed, judged
+
+
+def sample(
+    mutants: Sequence[CourseMutant], count: int, seed: int = 0
+) -> List[CourseMutant]:
+    """``count`` mutants chosen by a fixed seed (the same on every machine)."""
+    if count <= 0 or count >= len(mutants):
+        return list(mutants)
+    chosen = random.Random(seed).sample(range(len(mutants)), count)
+    return [mutants[k] for k in sorted(chosen)]
+
+
+def main(
+    root: Path,
+    tasks: str = "",
+    count: int = 0,
+    seed: int = 0,
+    list_only: bool = False,
+    echo: Callable[[str], None] = print,
+) -> int:
+    """``kindling mutants``: 0 when no judged mutant survives, 1 otherwise."""
+    registry = load_registry()
+    chosen = [t.strip() for t in tasks.split(",") if t.strip()] or [
+        t.id for t in registry.tasks if t.scoring != "mutation"
+    ]
+    unknown = [t for t in chosen if t not in registry]
+    if unknown:
+        echo(f"kindling mutants: no task {', '.join(unknown)} in the registry")
+        return 2
+    equivalents = load_equivalents(root)
+    survivors = 0
+    rows: List[str] = []
+    for task in chosen:
+        mutants = sample(task_mutants(Path(root), task, registry), count, seed)
+        if list_only:
+            for mutant in mutants:
+                echo(f"{task:<5}{mutant.id}")
+            continue
+        echo(f"task {task}: {len(mutants)} mutant(s)")
+        outcomes = run_task_mutants(
+            Path(root), task, mutants, registry, equivalents, echo
+        )
+        killed, judged = score(outcomes)
+        survivors += judged - killed
+        timeouts = sum(o.verdict == "timeout" for o in outcomes)
+        same = sum(o.verdict == "equivalent" for o in outcomes)
+        rows.append(
+            f"| {task} | {len(outcomes)} | {killed} | {judged - killed} | {same} | "
+            f"{timeouts} | {100 * killed / judged if judged else 100:.0f}% |"
+        )
+    if rows:
+        echo("| task | mutants | killed | survived | equivalent | time-outs | score |")
+        echo("|---|---:|---:|---:|---:|---:|---:|")
+        for row in rows:
+            echo(row)
+    return 0 if survivors == 0 else 1

@@ -1,0 +1,117 @@
+"""`kindling mutants`: mutation testing of the course's own tests."""
+
+import textwrap
+
+import pytest
+
+from kindling.course_mutants import (
+    load_equivalents,
+    main,
+    mutants_of,
+    run_task_mutants,
+    sample,
+    score,
+)
+from kindling.registry import load_registry
+
+LIBRARY = '''
+def clip(x, low):
+    """Not a mutant: the docstring."""
+    # BEGIN SOLUTION 0.1
+    if x < low:
+        x = low + 0
+    return max(x, low)
+    # END SOLUTION
+
+
+def untouched(x):
+    return x < 1
+'''
+
+TESTS = """
+import pytest
+
+from lib import clip
+
+
+@pytest.mark.task0_1
+def test_clip():
+    assert clip(-2, 0) == 0
+    assert clip(3, 0) == 3
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["kindling.pytest_plugin"]\n'
+    )
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\naddopts = --disable-plugin-autoload -p xdist.plugin\n"
+        "markers =\n    task0_1: x\n"
+    )
+    (tmp_path / "lib.py").write_text(textwrap.dedent(LIBRARY))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_lib.py").write_text(TESTS)
+    return tmp_path
+
+
+def test_mutants_are_made_inside_the_tasks_regions_only():
+    text = textwrap.dedent(LIBRARY)
+    ids = {m.id for m in mutants_of(text, "lib.py", "0.1", load_registry())}
+    assert ids == {
+        "lib.py:5:cmp:<-><=",
+        "lib.py:6:op:+->-",
+        "lib.py:6:const:0->1",
+        "lib.py:6:del:x = low + 0->pass",
+        "lib.py:7:args:x, low->low, x",
+    }
+    # Each applies exactly where the tree says, and nothing else changes.
+    for mutant in mutants_of(text, "lib.py", "0.1", load_registry()):
+        changed = mutant.apply(text)
+        assert text[mutant.start : mutant.end] == mutant.old
+        assert changed[: mutant.start] == text[: mutant.start]
+        assert changed[mutant.start + len(mutant.new) :] == text[mutant.end :]
+    assert mutants_of(text, "lib.py", "0.3", load_registry()) == []
+
+
+def test_survivors_are_reported_and_equivalents_are_not_judged(tiny, capsys):
+    registry = load_registry()
+    mutants = mutants_of((tiny / "lib.py").read_text(), "lib.py", "0.1", registry)
+    outcomes = run_task_mutants(
+        tiny,
+        "0.1",
+        mutants,
+        registry,
+        {"lib.py:7:args:x, low->low, x": "max is symmetric"},
+        echo=lambda line: None,
+    )
+    verdicts = {o.mutant.id: o.verdict for o in outcomes}
+    assert verdicts == {
+        # max(x, low) repairs every one of these: the test cannot see them
+        "lib.py:5:cmp:<-><=": "survived",
+        "lib.py:6:op:+->-": "survived",
+        "lib.py:6:const:0->1": "killed",  # clip(-2, 0) == 1
+        "lib.py:6:del:x = low + 0->pass": "survived",
+        "lib.py:7:args:x, low->low, x": "equivalent",
+    }
+    assert score(outcomes) == (1, 4)
+    # The source itself is untouched.
+    assert "x = low + 0" in (tiny / "lib.py").read_text()
+    assert main(tiny, "0.1", echo=lambda line: None) == 1
+
+
+def test_equivalents_are_data_read_without_importing(tmp_path):
+    folder = tmp_path / "tests" / "mutants"
+    folder.mkdir(parents=True)
+    (folder / "module0.py").write_text(
+        "# kindling: instructor-only\nimport sys\nsys.exit(3)\n"
+        'EQUIVALENT = {"a.py:1:op:+->-": "x + 0 == x - 0"}\n'
+    )
+    assert load_equivalents(tmp_path) == {"a.py:1:op:+->-": "x + 0 == x - 0"}
+
+
+def test_a_sample_is_the_same_on_every_run():
+    items = list(range(50))
+    assert sample(items, 5, seed=1) == sample(items, 5, seed=1)
+    assert len(sample(items, 5)) == 5 and sample(items, 0) == items
