@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -73,10 +73,15 @@ class CourseMutant:
     old: str
     new: str
 
+    function: str = ""  # the function (or class.method) the bug is planted in
+    occurrence: int = 0  # the same change earlier in the same function
+
     @property
     def id(self) -> str:
-        """A stable name: ``file:line:kind:old->new``."""
-        return f"{self.file}:{self.line}:{self.kind}:{self.old}->{self.new}"
+        """A name that survives code moving around: ``file:function:kind:old->new``,
+        with ``#2``, ``#3`` for the second and third same change in a function."""
+        repeat = f"#{self.occurrence + 1}" if self.occurrence else ""
+        return f"{self.file}:{self.function}:{self.kind}:{self.old}->{self.new}{repeat}"
 
     def apply(self, text: str) -> str:
         if text[self.start : self.end] != self.old:
@@ -129,14 +134,43 @@ def mutants_of(
     tree = ast.parse(text)
     starts = _offsets(text)
     lines = text.splitlines()
-    found: Dict[str, CourseMutant] = {}
+    found: Dict[Tuple[int, int, str, str], CourseMutant] = {}
+    functions: List[Tuple[int, int, str]] = []  # (first line, last line, name)
+
+    def collect(body: List[ast.stmt], prefix: str) -> None:
+        for item in body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + item.name
+                if not isinstance(item, ast.ClassDef):
+                    functions.append(
+                        (item.lineno, item.end_lineno or item.lineno, name)
+                    )
+                collect(item.body, name + ".")
+
+    collect(tree.body, "")
+
+    def enclosing(line: int) -> str:
+        # the innermost: the definition that starts last among those holding line
+        holding = [f for f in functions if f[0] <= line <= f[1]]
+        return max(holding)[2] if holding else "<module>"
 
     def add(kind: str, node: ast.AST, start: int, end: int, new: str) -> None:
         old = text[start:end]
         if old == new:
             return
-        mutant = CourseMutant(task, path, node.lineno, kind, start, end, old, new)
-        found.setdefault(mutant.id, mutant)
+        key = (start, end, kind, new)
+        if key not in found:
+            found[key] = CourseMutant(
+                task,
+                path,
+                node.lineno,
+                kind,
+                start,
+                end,
+                old,
+                new,
+                enclosing(node.lineno),
+            )
 
     for node in ast.walk(tree):
         line = getattr(node, "lineno", None)
@@ -199,7 +233,14 @@ def mutants_of(
                 continue  # a docstring
             start, end = _segment(starts, lines, node)
             add("del", node, start, end, "pass")
-    return sorted(found.values(), key=lambda m: (m.file, m.start, m.kind, m.new))
+    ordered = sorted(found.values(), key=lambda m: (m.start, m.kind, m.new))
+    seen: Dict[str, int] = {}
+    numbered = []
+    for mutant in ordered:
+        plain = replace(mutant, occurrence=0).id
+        numbered.append(replace(mutant, occurrence=seen.get(plain, 0)))
+        seen[plain] = seen.get(plain, 0) + 1
+    return numbered
 
 
 def task_mutants(root: Path, task: str, registry: Registry) -> List[CourseMutant]:

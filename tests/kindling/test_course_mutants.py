@@ -60,11 +60,11 @@ def test_mutants_are_made_inside_the_tasks_regions_only():
     text = textwrap.dedent(LIBRARY)
     ids = {m.id for m in mutants_of(text, "lib.py", "0.1", load_registry())}
     assert ids == {
-        "lib.py:5:cmp:<-><=",
-        "lib.py:6:op:+->-",
-        "lib.py:6:const:0->1",
-        "lib.py:6:del:x = low + 0->pass",
-        "lib.py:7:args:x, low->low, x",
+        "lib.py:clip:cmp:<-><=",
+        "lib.py:clip:op:+->-",
+        "lib.py:clip:const:0->1",
+        "lib.py:clip:del:x = low + 0->pass",
+        "lib.py:clip:args:x, low->low, x",
     }
     # Each applies exactly where the tree says, and nothing else changes.
     for mutant in mutants_of(text, "lib.py", "0.1", load_registry()):
@@ -83,17 +83,17 @@ def test_survivors_are_reported_and_equivalents_are_not_judged(tiny, capsys):
         "0.1",
         mutants,
         registry,
-        {"lib.py:7:args:x, low->low, x": "max is symmetric"},
+        {"lib.py:clip:args:x, low->low, x": "max is symmetric"},
         echo=lambda line: None,
     )
     verdicts = {o.mutant.id: o.verdict for o in outcomes}
     assert verdicts == {
         # max(x, low) repairs every one of these: the test cannot see them
-        "lib.py:5:cmp:<-><=": "survived",
-        "lib.py:6:op:+->-": "survived",
-        "lib.py:6:const:0->1": "killed",  # clip(-2, 0) == 1
-        "lib.py:6:del:x = low + 0->pass": "survived",
-        "lib.py:7:args:x, low->low, x": "equivalent",
+        "lib.py:clip:cmp:<-><=": "survived",
+        "lib.py:clip:op:+->-": "survived",
+        "lib.py:clip:const:0->1": "killed",  # clip(-2, 0) == 1
+        "lib.py:clip:del:x = low + 0->pass": "survived",
+        "lib.py:clip:args:x, low->low, x": "equivalent",
     }
     assert score(outcomes) == (1, 4)
     # The source itself is untouched.
@@ -106,12 +106,31 @@ def test_equivalents_are_data_read_without_importing(tmp_path):
     folder.mkdir(parents=True)
     (folder / "module0.py").write_text(
         "# kindling: instructor-only\nimport sys\nsys.exit(3)\n"
-        'EQUIVALENT = {"a.py:1:op:+->-": "x + 0 == x - 0"}\n'
+        'EQUIVALENT = {"a.py:f:op:+->-": "x + 0 == x - 0"}\n'
     )
-    assert load_equivalents(tmp_path) == {"a.py:1:op:+->-": "x + 0 == x - 0"}
+    assert load_equivalents(tmp_path) == {"a.py:f:op:+->-": "x + 0 == x - 0"}
 
 
 def test_a_sample_is_the_same_on_every_run():
     items = list(range(50))
     assert sample(items, 5, seed=1) == sample(items, 5, seed=1)
     assert len(sample(items, 5)) == 5 and sample(items, 0) == items
+
+
+def test_every_recorded_equivalent_names_a_mutant_of_the_course():
+    from pathlib import Path
+
+    from kindling.release import find_regions
+
+    root = Path(__file__).resolve().parents[2]
+    registry = load_registry()
+    equivalents = load_equivalents(root)
+    assert equivalents, "tests/mutants/ records the equivalent mutants"
+    ids = set()
+    for file in {key.split(":", 1)[0] for key in equivalents}:
+        text = (root / file).read_text(encoding="utf-8")
+        for task in {r.task for r in find_regions(text, file, registry)}:
+            ids |= {m.id for m in mutants_of(text, file, task, registry)}
+    stale = sorted(set(equivalents) - ids)
+    assert stale == [], "recorded as equivalent, but no longer a mutant: " + str(stale)
+    assert all(len(reason) > 20 for reason in equivalents.values())
