@@ -134,3 +134,25 @@ def test_every_recorded_equivalent_names_a_mutant_of_the_course():
     stale = sorted(set(equivalents) - ids)
     assert stale == [], "recorded as equivalent, but no longer a mutant: " + str(stale)
     assert all(len(reason) > 20 for reason in equivalents.values())
+
+
+def test_a_sample_of_the_course_mutants_is_killed():
+    # CI's sample: two of Task 0.1's mutants, by a fixed seed, run for real. The
+    # whole list is `kindling mutants` (minutes a task).
+    from pathlib import Path
+
+    from kindling.course_mutants import task_mutants
+
+    root = Path(__file__).resolve().parents[2]
+    registry = load_registry()
+    equivalents = load_equivalents(root)
+    candidates = [
+        m for m in task_mutants(root, "0.1", registry) if m.id not in equivalents
+    ]
+    chosen = sample(candidates, 2, seed=0)
+    outcomes = run_task_mutants(
+        root, "0.1", chosen, registry, equivalents, echo=lambda line: None
+    )
+    assert [o.verdict for o in outcomes] == ["killed", "killed"], [
+        (o.mutant.id, o.verdict) for o in outcomes
+    ]
