@@ -114,6 +114,13 @@ def test_uniform_datasets_follow_their_rule(name: str) -> None:
         ("circle", 0.5, 0.85, 1),
         ("circle", 0.05, 0.05, 0),
         ("circle", 0.5, 0.95, 0),
+        # On the boundary: each rule is a strict inequality (< or >), so a point
+        # exactly on the line is class 0 (for xor: x1 = 0.5 is not below 0.5).
+        ("simple", 0.5, 0.3, 0),
+        ("diag", 0.5, 0.5, 0),
+        ("split", 0.0, 0.7, 0),
+        ("xor", 0.5, 0.1, 1),
+        ("xor", 0.1, 0.5, 1),
     ],
 )
 def test_labelling_examples(name: str, x1: float, x2: float, label: int) -> None:

@@ -19,4 +19,12 @@ EQUIVALENT = {
         "relu with >= returns x at x = 0: zero either way (-0.0 for x = -0.0, whose "
         "sign no later task depends on)"
     ),
+    "module0_fundamentals/datasets.py:circle_label:cmp:<-><=": (
+        "circle with <= differs only for a point exactly on the circle of squared "
+        "radius 1 / (2 pi), which no pair of floats in [0, 1] reaches exactly"
+    ),
+    "module0_fundamentals/datasets.py:spiral_point:op:+->-#2": (
+        "theta - pi * label instead of + pi * label: the angles differ by 2 pi * "
+        "label, so cos and sin, and the point, are the same"
+    ),
 }
