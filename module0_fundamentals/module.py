@@ -45,9 +45,22 @@ class Parameter:
     unnamed parameter that attribute's name.
 
     When the value can track gradients (it has a ``requires_grad_`` method, as the
-    ``Scalar`` of Module 1 and the ``Tensor`` of Module 2 do), the parameter switches
-    that on, so that ``backward()`` fills in the derivatives an optimizer needs.
+    ``Scalar`` of Module 1 does), the parameter switches that on, so that
+    ``backward()`` fills in the derivatives an optimizer needs.
+
+    A ``Tensor`` (Module 2) is the one value that brings its own kind of parameter:
+    ``Parameter(t)`` is then a tensor itself, as ``torch.nn.Parameter`` is, so
+    ``p.shape``, ``p.grad`` and ``p * x`` work on it, and ``p.value`` is ``p``.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Parameter":
+        # The value's class may name its parameter class (``_parameter_type``, a
+        # subclass of this one): a Tensor's parameter *is* a tensor.
+        value = args[0] if args else kwargs.get("value", kwargs.get("data"))
+        kind = getattr(type(value), "_parameter_type", None)
+        if kind is not None and not issubclass(cls, kind):
+            cls = kind
+        return object.__new__(cls)
 
     def __init__(self, value: Any, name: Optional[str] = None) -> None:
         self.name = name
@@ -377,6 +390,47 @@ class Module:
         for parameter in self.parameters():
             if hasattr(parameter.value, "requires_grad_"):
                 parameter.value.requires_grad_(requires_grad)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Move or convert every parameter and buffer that has a ``.to`` method,
+        as ``model.to(device)`` / ``model.to(dtype)`` in PyTorch; returns self.
+        Parameters are changed in place (an optimizer made earlier keeps them)."""
+        return self._apply(lambda value: value.to(*args, **kwargs))
+
+    def cpu(self) -> Module:
+        """``to("cpu")``: every parameter and buffer on the CPU; returns self."""
+        return self._apply(lambda value: value.cpu())
+
+    def cuda(self, device: Any = None) -> Module:
+        """``to("cuda")``: every parameter and buffer on the GPU; returns self."""
+        return self._apply(lambda value: value.cuda())
+
+    def float(self) -> Module:
+        """Floating-point parameters and buffers as float32; returns self."""
+        return self._apply(lambda value: value.float(), floating_only=True)
+
+    def double(self) -> Module:
+        """Floating-point parameters and buffers as float64; returns self."""
+        return self._apply(lambda value: value.double(), floating_only=True)
+
+    def _apply(self, fn: Callable[[Any], Any], floating_only: bool = False) -> Module:
+        """Replace every tensor-like parameter value and buffer ``v`` (one with a
+        ``to`` method) by ``fn(v)``: parameters through ``update`` (in place)."""
+
+        def applies(value: Any) -> bool:
+            if not hasattr(value, "to"):
+                return False
+            return not floating_only or value.is_floating_point()
+
+        for module in self.modules():
+            for parameter in module._parameters.values():
+                if applies(parameter.value):
+                    parameter.update(fn(parameter.value))
+            buffers = module.__dict__.get("_buffers", {})
+            for name, value in buffers.items():
+                if applies(value):
+                    buffers[name] = fn(value)
         return self
 
     # -- calling and printing (given) --------------------------------------------

@@ -48,6 +48,7 @@ from typing import (
 
 import numpy as np
 
+from module0_fundamentals import module as _module
 from module1_scalar_autodiff.autodiff import backpropagate
 
 from . import _engine
@@ -2219,3 +2220,92 @@ def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorB
             f"backend={backend.name} and device={device!r} disagree; give one"
         )
     return named
+
+
+class Parameter(Tensor, _module.Parameter):
+    """A tensor that a ``Module`` trains: ``torch.nn.Parameter``.
+
+    ``nn.Parameter(t)`` (Module 0's :class:`~module0_fundamentals.module.Parameter`
+    given a tensor) makes one: a *leaf* tensor on ``t``'s numbers (shared, not
+    copied) with ``requires_grad=True``, unless ``requires_grad=False``. Being a
+    tensor, it is used directly (``F.linear(x, layer.weight)``, ``p.shape``,
+    ``p.grad``); being a Module 0 ``Parameter``, a module registers it, and its
+    ``.value`` is the parameter itself. ``p.requires_grad = False`` freezes it:
+    ``backward`` gives it no ``.grad`` and an optimizer leaves it alone.
+
+    Its operations give ordinary tensors (every result is made as a ``Tensor``),
+    so a subclass costs nothing per operation.
+    """
+
+    def __new__(cls, data: Any = None, *args: Any, **kwargs: Any) -> Any:
+        # Library code makes a result like its input, ``type(t)(TensorData,
+        # backend)`` (views, FastOps' outputs): from a parameter, that is an
+        # ordinary tensor, never a new parameter.
+        if isinstance(data, TensorData):
+            return Tensor(data, *args, **kwargs)
+        return object.__new__(cls)
+
+    def __init__(
+        self,
+        data: Any = None,
+        requires_grad: Any = True,
+        name: Optional[str] = None,
+    ) -> None:
+        if isinstance(requires_grad, str):  # Module 0's Parameter(value, name)
+            requires_grad, name = True, requires_grad
+        if data is None:
+            data = zeros((0,))
+        elif not isinstance(data, Tensor):
+            data = tensor(data)
+        Tensor.__init__(
+            self, data._tensor, data.backend, requires_grad=bool(requires_grad)
+        )
+        if data._dtype is not None:
+            self._dtype = data._dtype
+        if name is not None:
+            self.name = name
+
+    @property
+    def value(self) -> "Parameter":
+        """The parameter itself (Module 0's ``p.value``: here the value *is* the
+        parameter)."""
+        return self
+
+    @value.setter
+    def value(self, new: Any) -> None:
+        self.update(new)
+
+    def update(self, value: Any) -> None:
+        """Take ``value``'s numbers (shared), backend and dtype, keeping this
+        object, its flags and its gradient (moved along): ``model.to(device)``,
+        ``load_state_dict`` and Module 0's optimizers end here."""
+        if value is self:
+            return
+        if not isinstance(value, Tensor):
+            value = tensor(value, backend=self.backend)
+        if self.grad is not None and self.grad.backend is not value.backend:
+            self.grad = self.grad.to(value.backend).detach()
+        self.backend = value.backend
+        self._tensor = value._tensor
+        if value._dtype is not None or self._dtype is not None:
+            self._dtype = value._dtype
+
+    def _track_gradient(self) -> None:
+        pass  # (requires_grad is set by the constructor)
+
+    def __repr__(self) -> str:
+        return f"Parameter containing:\n{Tensor.__repr__(self)}"
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # pickle, deepcopy, kt.save: a Parameter comes back as a Parameter.
+        return _rebuild_parameter, (Tensor.__reduce__(self), self.name)
+
+
+def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Parameter:
+    rebuild, args = reduced
+    value = rebuild(*args)
+    return Parameter(value, value.requires_grad, name)
+
+
+# Module 0's Parameter(value) reads this: a tensor's parameter is a Parameter.
+Tensor._parameter_type = Parameter
