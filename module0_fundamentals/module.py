@@ -98,6 +98,8 @@ class Module:
     """
 
     training: bool
+    #: Buffer names that load_state_dict lets a checkpoint leave out.
+    _optional_state: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         # object.__setattr__ skips our own __setattr__, which needs these dicts.
@@ -343,7 +345,15 @@ class Module:
             for attribute in module.__dict__.get("_buffers", {}):
                 if attribute not in skip:
                     targets[prefix + attribute] = (module, attribute, False)
-        missing = [key for key in targets if key not in state_dict]
+        # Buffers a module lists in ``_optional_state`` may be absent from a
+        # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
+        # checkpoints lack): they keep their value and are not reported missing.
+        optional = {
+            key
+            for key, (module, attribute, is_parameter) in targets.items()
+            if not is_parameter and attribute in module._optional_state
+        }
+        missing = [k for k in targets if k not in state_dict and k not in optional]
         unexpected = [key for key in state_dict if key not in targets]
         if strict and (missing or unexpected):
             raise RuntimeError(

@@ -94,7 +94,7 @@ from .function_forms import (
     sum,
     tanh,
 )
-from ._device import device
+from ._device import cuda, device
 from ._dtype import dtype, float16, float32, float64, int32, int64
 
 

@@ -2265,11 +2265,15 @@ class Parameter(Tensor, _module.Parameter):
         if name is not None:
             self.name = name
 
+    # What ``update`` was last given, when that records gradients (see there).
+    _stands_for: Optional[Tensor] = None
+
     @property
-    def value(self) -> "Parameter":
-        """The parameter itself (Module 0's ``p.value``: here the value *is* the
-        parameter)."""
-        return self
+    def value(self) -> Tensor:
+        """Module 0's ``p.value``: the parameter itself, unless :meth:`update` was
+        given a tensor that records gradients, which it then stands for."""
+        stands_for = self._stands_for
+        return self if stands_for is None else stands_for
 
     @value.setter
     def value(self, new: Any) -> None:
@@ -2278,11 +2282,25 @@ class Parameter(Tensor, _module.Parameter):
     def update(self, value: Any) -> None:
         """Take ``value``'s numbers (shared), backend and dtype, keeping this
         object, its flags and its gradient (moved along): ``model.to(device)``,
-        ``load_state_dict`` and Module 0's optimizers end here."""
+        ``load_state_dict`` and Module 0's optimizers end here.
+
+        Module 0's meaning of ``update`` is "the value is now ``value``": when
+        ``value`` records gradients (a leaf that requires grad, or a computed
+        tensor) and was not computed from this parameter, ``p.value`` *is*
+        ``value`` from then on, so a forward that reads ``p.value`` sends its
+        gradient to ``value`` (a gradient check substitutes its inputs so).
+        """
         if value is self:
             return
         if not isinstance(value, Tensor):
             value = tensor(value, backend=self.backend)
+        derived = value.history is not None and any(
+            parent is self for parent in value.history.parents
+        )
+        if value.requires_grad and not derived:
+            self._stands_for = value
+        elif self._stands_for is not None:
+            del self._stands_for
         if self.grad is not None and self.grad.backend is not value.backend:
             self.grad = self.grad.to(value.backend).detach()
         self.backend = value.backend

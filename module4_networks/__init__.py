@@ -15,7 +15,6 @@ namespaces, used the PyTorch way::
 from typing import Any
 
 from module3_fast_ops import *
-from module2_tensors._device import register_device
 
 from . import (
     data,
@@ -47,30 +46,6 @@ from .functional import (
 # (``F.scaled_dot_product_attention``). It lives in attention.py, which builds on
 # functional, so it is attached here, once both are imported.
 functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
-
-
-def _cuda_backend() -> Any:
-    """The backend ``device("cuda")`` names: Module 3's ``CudaBackend``.
-
-    Raises:
-        RuntimeError: no CUDA GPU is usable; the message names Numba's
-            simulator switch, ``NUMBA_ENABLE_CUDASIM=1``.
-    """
-    from numba import cuda
-
-    if not cuda.is_available():
-        raise RuntimeError(
-            "CUDA is not available on this machine (no usable GPU or driver). To "
-            "run the CUDA backend in Numba's simulator instead (slow; for checking "
-            "results), set NUMBA_ENABLE_CUDASIM=1 in the environment before "
-            "Python starts"
-        )
-    import module3_fast_ops
-
-    return module3_fast_ops.CudaBackend
-
-
-register_device("cuda", _cuda_backend)
 
 
 def __getattr__(name: str) -> Any:

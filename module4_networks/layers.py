@@ -325,6 +325,8 @@ class _BatchNorm(Module):
     """
 
     dims_allowed: Tuple[int, ...] = ()
+    # Checkpoints of PyTorch before 0.4.1 have no num_batches_tracked: load them.
+    _optional_state = ("num_batches_tracked",)
 
     def __init__(
         self,
