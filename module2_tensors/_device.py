@@ -151,17 +151,21 @@ class _Cuda:
 
     @staticmethod
     def is_available() -> bool:
-        """Whether ``device("cuda")`` can be used: Module 3 has named its CUDA
-        backend and Numba finds a GPU (or runs its simulator)."""
+        """Whether a real GPU is there for ``device("cuda")``: Module 3 has named
+        its CUDA backend and Numba finds a GPU. False in Numba's simulator
+        (``NUMBA_ENABLE_CUDASIM=1``), where ``.cuda()`` still works: a script
+        that picks its device by this question would crawl there."""
         from .tensor import _named
 
         if "cuda" not in _named:
             return False
         try:
+            from numba import config
+
             _check_cuda()
         except (ImportError, RuntimeError):
             return False
-        return True
+        return not config.ENABLE_CUDASIM
 
     def device_count(self) -> int:
         """1 where CUDA is available (one GPU is used), else 0."""

@@ -89,6 +89,15 @@ __all__ = [
     "get_default_backend",
     "register_backend",
     "name_backend",
+    "mm",
+    "bmm",
+    "concat",
+    "concatenate",
+    "clip",
+    "equal",
+    "allclose",
+    "isclose",
+    "argsort",
 ]
 
 TensorLike = Union[float, int, "Tensor"]
@@ -1079,6 +1088,114 @@ class Tensor:
         """``value`` where ``mask`` is non-zero, this tensor elsewhere (``mask``
         broadcasts); the gradient flows to the entries that were kept."""
         return sf.where(mask, value, self)
+
+    def where(self, condition: "Tensor", other: TensorLike) -> "Tensor":
+        """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,
+        ``other`` elsewhere (``kt.where(condition, self, other)``)."""
+        return sf.where(condition, self, other)
+
+    def scatter(
+        self,
+        dim: int,
+        index: "Tensor",
+        src: Optional[TensorLike] = None,
+        *,
+        value: Optional[float] = None,
+    ) -> "Tensor":
+        """``torch.Tensor.scatter`` (out of place): a copy of this tensor with
+        ``out[..., index[p], ...] = src[p]`` along ``dim`` (``src`` a tensor of
+        at least ``index``'s sizes, or a number; ``value=`` is PyTorch's keyword
+        for a number). Where ``index`` repeats a position the result is
+        unspecified, as in PyTorch. The gradient reaches this tensor at the
+        positions not written, and ``src`` at the entries that were."""
+        if src is None:
+            if value is None:
+                raise TypeError("scatter() needs src or value")
+            src = value
+        if not isinstance(src, Tensor):
+            src = self.new_full(index.shape, float(src))
+        else:
+            src = src[tuple(slice(0, n) for n in index.shape)]
+        written = sf.scatter_add(self.new_zeros(self.shape), dim, index, index * 0 + 1)
+        placed = sf.scatter_add(self.new_zeros(self.shape), dim, index, src)
+        return sf.where(written > 0, placed, self)
+
+    def equal(self, other: "Tensor") -> bool:
+        """``torch.equal``: the same shape and the same numbers (NaN equals
+        nothing)."""
+        return self.shape == other.shape and bool(
+            np.array_equal(self.to_numpy(), np.asarray(other))
+        )
+
+    def isclose(
+        self,
+        other: TensorLike,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> "Tensor":
+        """``torch.isclose``: a mask of $|a - b| \\le \\text{atol} + \\text{rtol}
+        \\cdot |b|$ (equal infinities are close; NaN only with ``equal_nan``)."""
+        b = self._other(other)
+        close = np.isclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan)
+        return tensor(close.astype(np.float64), backend=self.backend)._as_mask()
+
+    def allclose(
+        self,
+        other: TensorLike,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> bool:
+        """``torch.allclose``: :meth:`isclose` everywhere."""
+        b = self._other(other)
+        return bool(np.allclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan))
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """``torch.argsort``: the indices that sort along ``dim`` (the sort is
+        always stable here)."""
+        return self.sort(dim, descending).indices
+
+    def log_softmax(self, dim: int, dtype: Any = None) -> "Tensor":
+        """$x_i - \\log \\sum_j e^{x_j}$ along ``dim`` (``F.log_softmax``)."""
+        return self - self.logsumexp(dim, keepdim=True)
+
+    def softmax(self, dim: int, dtype: Any = None) -> "Tensor":
+        """$e^{x_i} / \\sum_j e^{x_j}$ along ``dim`` (``F.softmax``), computed
+        as ``exp(log_softmax)`` so large entries do not overflow."""
+        return self.log_softmax(dim).exp()
+
+    # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
+    def masked_fill_(self, mask: "Tensor", value: TensorLike) -> "Tensor":
+        """:meth:`masked_fill`, in place; returns ``self``."""
+        return self._in_place("masked_fill_", lambda a, v: sf.where(mask, v, a), value)
+
+    def clamp_(
+        self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+    ) -> "Tensor":
+        """:meth:`clamp`, in place; returns ``self``."""
+        return self._in_place("clamp_", lambda a, _: a.clamp(min, max), 0.0)
+
+    clip_ = clamp_
+
+    def relu_(self) -> "Tensor":
+        """:meth:`relu`, in place; returns ``self``."""
+        return self._in_place("relu_", lambda a, _: a.relu(), 0.0)
+
+    def normal_(
+        self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
+    ) -> "Tensor":
+        """Fill with samples of $N(\\text{mean}, \\text{std}^2)$, in place (from
+        the generator :func:`manual_seed` sets, or ``generator``)."""
+        noise = randn(*self.shape, backend=self.backend, generator=generator)
+        return self._in_place("normal_", _Overwrite.apply, noise * std + mean)
+
+    def uniform_(
+        self, a: float = 0.0, b: float = 1.0, *, generator: Any = None
+    ) -> "Tensor":
+        """Fill with samples of $U(a, b)$, in place."""
+        noise = rand(*self.shape, backend=self.backend, generator=generator)
+        return self._in_place("uniform_", _Overwrite.apply, noise * (b - a) + a)
 
     # ----------------------------------------------------------- reductions
     def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
@@ -2327,3 +2444,76 @@ def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Param
 
 # Module 0's Parameter(value) reads this: a tensor's parameter is a Parameter.
 Tensor._parameter_type = Parameter
+
+
+# Function forms PyTorch scripts use (``kt.mm(a, b)``); none hides a built-in.
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$.
+
+    Raises:
+        ValueError: an operand that is not 2-D (naming both shapes).
+    """
+    if a.dims != 2 or b.dims != 2:
+        raise ValueError(f"mm expects two matrices, got shapes {a.shape} and {b.shape}")
+    return a @ b
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.bmm``: batched products, $(B, n, m)$ times $(B, m, p)$.
+
+    Raises:
+        ValueError: operands that are not 3-D or whose batch sizes differ.
+    """
+    if a.dims != 3 or b.dims != 3 or a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"bmm expects two 3-D tensors with the same batch size, got shapes "
+            f"{a.shape} and {b.shape}"
+        )
+    return a @ b
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``torch.concat`` (also ``concatenate``): :func:`cat`."""
+    return sf.cat(tensors, dim)
+
+
+concatenate = concat
+
+
+def clip(
+    t: Tensor, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+) -> Tensor:
+    """``torch.clip``: ``t.clamp(min, max)``."""
+    return t.clamp(min, max)
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    """``torch.equal``: ``a.equal(b)``."""
+    return a.equal(b)
+
+
+def allclose(
+    a: Tensor,
+    b: TensorLike,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> bool:
+    """``torch.allclose``: ``a.allclose(b, ...)``."""
+    return a.allclose(b, rtol, atol, equal_nan)
+
+
+def isclose(
+    a: Tensor,
+    b: TensorLike,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> Tensor:
+    """``torch.isclose``: ``a.isclose(b, ...)``."""
+    return a.isclose(b, rtol, atol, equal_nan)
+
+
+def argsort(t: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    """``torch.argsort``: ``t.argsort(dim, descending)``."""
+    return t.argsort(dim, descending, stable)

@@ -30,7 +30,12 @@ def _numpy_grads(model, x, y):
     out = h @ w2.T + b2
     d_out = 2 * (out - y)
     d_pre = (d_out @ w2) * (1 - h**2)
-    return {"w2": d_out.T @ h, "b2": d_out.sum(0), "w1": d_pre.T @ x, "b1": d_pre.sum(0)}
+    return {
+        "w2": d_out.T @ h,
+        "b2": d_out.sum(0),
+        "w1": d_pre.T @ x,
+        "b1": d_pre.sum(0),
+    }
 
 
 def test_parameters_are_tensors_with_the_tensor_api():
