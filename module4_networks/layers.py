@@ -638,11 +638,25 @@ class BCELoss(_Loss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    """``F.binary_cross_entropy_with_logits`` as a module."""
+    """``F.binary_cross_entropy_with_logits`` as a module (``weight``,
+    ``pos_weight`` as in PyTorch)."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        reduction: str = "mean",
+        pos_weight: Optional[Tensor] = None,
+    ) -> None:
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.binary_cross_entropy_with_logits(
-            input, target, reduction=self.reduction
+            input,
+            target,
+            weight=self.weight,
+            reduction=self.reduction,
+            pos_weight=self.pos_weight,
         )
 
 

@@ -10,6 +10,7 @@ attention, transformer, then ``nn``.
 
 from . import functional  # noqa: F401 (torch.nn.functional's path: nn.functional)
 from . import nn_utils as utils
+from ._extra_layers import CosineSimilarity, HuberLoss, KLDivLoss, SmoothL1Loss
 from .attention import MultiheadAttention
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers
@@ -32,4 +33,8 @@ __all__ = _layers + [
     "PositionalEncoding",
     "TransformerEncoderLayer",
     "TransformerEncoder",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "KLDivLoss",
+    "CosineSimilarity",
 ]

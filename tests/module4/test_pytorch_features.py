@@ -280,3 +280,175 @@ def test_the_new_names_exist_in_pytorch():
     for name in ["masked_fill_", "clamp_", "relu_", "normal_", "uniform_"]:
         assert hasattr(torch.Tensor, name) and hasattr(kt.Tensor, name)
     assert importlib.import_module("torch.optim.lr_scheduler").SequentialLR
+
+
+# ------------------------------------------------- functional forms and losses
+
+F = kt.functional
+
+
+def _check_grad(f_kt, f_np, *arrays, rtol=1e-6, atol=1e-8):
+    """Forward against NumPy, gradient of each input against central differences
+    of the NumPy function."""
+    tensors = [kt.tensor(a, requires_grad=True) for a in arrays]
+    out = f_kt(*tensors)
+    want = f_np(*arrays)
+    np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-12, atol=1e-14)
+    w = np.random.default_rng(5).normal(size=np.shape(want))
+    (out * kt.tensor(w)).sum().backward()
+    for k, a in enumerate(arrays):
+        g = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            up, down = [list(arrays), list(arrays)]
+            d = np.zeros_like(a)
+            d[i] = 1e-6
+            up[k], down[k] = a + d, a - d
+            g[i] = (np.sum(w * f_np(*up)) - np.sum(w * f_np(*down))) / 2e-6
+        np.testing.assert_allclose(tensors[k].grad.to_numpy(), g, rtol=rtol, atol=atol)
+
+
+def test_one_hot():
+    out = F.one_hot(kt.tensor([[0, 2], [1, 0]]), 4)
+    assert out.shape == (2, 2, 4) and out.dtype is kt.int64
+    np.testing.assert_array_equal(out.to_numpy(), np.eye(4)[[[0, 2], [1, 0]]])
+    assert F.one_hot(kt.tensor([1, 3])).shape == (2, 4)  # num_classes = max + 1
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):
+        F.one_hot(kt.tensor([3]), 3)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        F.one_hot(kt.tensor([-1]))
+
+
+def test_normalize_and_cosine_similarity():
+    rng = np.random.default_rng(11)
+    x, y = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+
+    def np_normalize(a):
+        return a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+
+    _check_grad(lambda a: F.normalize(a), np_normalize, x)
+    l1 = F.normalize(kt.tensor(x), p=1, dim=0).to_numpy()
+    np.testing.assert_allclose(l1, x / np.abs(x).sum(0), rtol=1e-13)
+    assert F.normalize(kt.zeros(2, 3)).tolist() == [[0.0] * 3] * 2  # eps: no NaN
+
+    def np_cosine(a, b):
+        return (np_normalize(a) * np_normalize(b)).sum(1)
+
+    _check_grad(lambda a, b: F.cosine_similarity(a, b), np_cosine, x, y)
+    broadcast = nn.CosineSimilarity(dim=-1)(kt.tensor(x), kt.tensor(y[:1]))
+    np.testing.assert_allclose(
+        broadcast.to_numpy(), np_cosine(x, np.broadcast_to(y[:1], x.shape)), rtol=1e-13
+    )
+
+
+def test_layer_norm_function_matches_the_layer_and_numpy():
+    rng = np.random.default_rng(12)
+    x, w, b = (
+        rng.normal(size=(2, 3, 4)),
+        rng.normal(size=(3, 4)),
+        rng.normal(size=(3, 4)),
+    )
+
+    def np_layer_norm(a, g, c):
+        mu = a.mean((1, 2), keepdims=True)
+        var = a.var((1, 2), keepdims=True)
+        return (a - mu) / np.sqrt(var + 1e-5) * g + c
+
+    _check_grad(
+        lambda a, g, c: F.layer_norm(a, (3, 4), g, c), np_layer_norm, x, w, b, rtol=1e-5
+    )
+    layer = nn.LayerNorm(4)
+    np.testing.assert_allclose(
+        F.layer_norm(kt.tensor(x), [4]).to_numpy(),
+        layer(kt.tensor(x)).detach().to_numpy(),
+        rtol=1e-12,
+    )
+    with pytest.raises(ValueError, match="normalized_shape"):
+        F.layer_norm(kt.tensor(x), (3,))
+
+
+@pytest.mark.parametrize("beta", [1.0, 0.5, 0.0])
+def test_smooth_l1_loss(beta):
+    x = np.array([0.2, -1.7, 3.0, 0.9, -0.1])
+    y = np.array([0.0, 0.0, 1.0, 0.0, 0.3])
+
+    def np_loss(a, t):
+        d = np.abs(a - t)
+        if beta == 0:
+            return d
+        return np.where(d < beta, 0.5 * d**2 / beta, d - 0.5 * beta)
+
+    _check_grad(
+        lambda a: F.smooth_l1_loss(a, y, reduction="none", beta=beta),
+        lambda a: np_loss(a, y),
+        x,
+    )
+    loss = nn.SmoothL1Loss(beta=beta)(kt.tensor(x), kt.tensor(y))
+    np.testing.assert_allclose(loss.item(), np_loss(x, y).mean(), rtol=1e-13)
+
+
+def test_huber_loss_is_delta_times_smooth_l1():
+    x = np.array([0.2, -1.7, 3.0, 0.9, -0.1, 2.5])
+    y = np.zeros(6)
+
+    def np_huber(a, delta=2.0):
+        d = np.abs(a)
+        return np.where(d < delta, 0.5 * d**2, delta * (d - 0.5 * delta))
+
+    _check_grad(lambda a: F.huber_loss(a, y, reduction="none", delta=2.0), np_huber, x)
+    loss = nn.HuberLoss(reduction="sum", delta=2.0)(kt.tensor(x), kt.tensor(y))
+    np.testing.assert_allclose(loss.item(), np_huber(x).sum(), rtol=1e-13)
+    smooth = F.smooth_l1_loss(kt.tensor(x), y, reduction="sum", beta=2.0).item()
+    np.testing.assert_allclose(loss.item(), 2.0 * smooth, rtol=1e-13)
+
+
+def test_kl_div_with_zero_probabilities_and_log_targets():
+    rng = np.random.default_rng(13)
+    logits = rng.normal(size=(2, 4))
+    log_q = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    p = np.array([[0.5, 0.5, 0.0, 0.0], [0.1, 0.2, 0.3, 0.4]])
+
+    def np_kl(a, t):
+        safe = np.where(t > 0, t, 1.0)
+        return np.where(t > 0, t * (np.log(safe) - a), 0.0)
+
+    _check_grad(
+        lambda a: F.kl_div(a, p, reduction="none"), lambda a: np_kl(a, p), log_q
+    )
+    true_kl = np_kl(log_q, p).sum() / 2  # batchmean: the KL divergence per example
+    got = nn.KLDivLoss(reduction="batchmean")(kt.tensor(log_q), kt.tensor(p))
+    np.testing.assert_allclose(got.item(), true_kl, rtol=1e-13)
+    assert math.isfinite(got.item())
+    log_p = np.log(np.where(p > 0, p, 1e-300))
+    with_logs = F.kl_div(
+        kt.tensor(log_q),
+        kt.tensor(log_p[1:2]).expand(2, 4),
+        reduction="sum",
+        log_target=True,
+    )
+    np.testing.assert_allclose(
+        with_logs.item(), (p[1] * (log_p[1] - log_q)).sum(), rtol=1e-12
+    )
+
+
+def test_bce_with_logits_pos_weight_and_weight():
+    x = np.array([[0.0, 2.0, -3.0], [1.5, -0.5, 40.0]])
+    y = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    pos_weight, weight = np.array([3.0, 0.5, 2.0]), np.array([[1.0], [0.25]])
+
+    def np_loss(a):
+        log_sig = -np.logaddexp(0.0, -a)  # log sigma(a), stably
+        log_one_minus = -np.logaddexp(0.0, a)
+        return -weight * (pos_weight * y * log_sig + (1 - y) * log_one_minus)
+
+    _check_grad(
+        lambda a: F.binary_cross_entropy_with_logits(
+            a, y, weight=weight, reduction="none", pos_weight=kt.tensor(pos_weight)
+        ),
+        np_loss,
+        x,
+    )
+    module = nn.BCEWithLogitsLoss(pos_weight=kt.tensor(pos_weight))
+    want = -(pos_weight * y * -np.logaddexp(0.0, -x) + (1 - y) * -np.logaddexp(0.0, x))
+    np.testing.assert_allclose(
+        module(kt.tensor(x), kt.tensor(y)).item(), want.mean(), rtol=1e-13
+    )
