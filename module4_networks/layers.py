@@ -1,8 +1,9 @@
 """The layers of ``module4_networks.nn``, as ``torch.nn`` (Task 4.6).
 
 A layer is a :class:`~module0_fundamentals.module.Module` that owns
-:class:`~module0_fundamentals.module.Parameter`s (read their tensors with
-``.value``) and computes its ``forward`` with :mod:`module4_networks.functional`.
+:class:`~module0_fundamentals.module.Parameter`s (a parameter of a tensor is
+itself a tensor; ``.value`` is the parameter, as in Module 0) and computes its
+``forward`` with :mod:`module4_networks.functional`.
 Layers are built on a tensor backend (``backend=``; by default the one factories
 use too, :func:`~module2_tensors.tensor.get_default_backend`: ``FastBackend`` once
 Module 3 is written, settable with ``set_default_backend``); their inputs must
