@@ -17,6 +17,7 @@ from typing import Any
 from module3_fast_ops import *
 
 from . import (
+    _extra_conv,
     data,
     fast_conv,
     functional,
@@ -46,6 +47,9 @@ from .functional import (
 # (``F.scaled_dot_product_attention``). It lives in attention.py, which builds on
 # functional, so it is attached here, once both are imported.
 functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
+# The same for the functions built on functional's convolution and pooling.
+for _name in _extra_conv.__all__:
+    setattr(functional, _name, getattr(_extra_conv, _name))
 
 
 def __getattr__(name: str) -> Any:
