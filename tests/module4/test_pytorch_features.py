@@ -452,3 +452,174 @@ def test_bce_with_logits_pos_weight_and_weight():
     np.testing.assert_allclose(
         module(kt.tensor(x), kt.tensor(y)).item(), want.mean(), rtol=1e-13
     )
+
+
+# ------------------------------------------------------------------ layers
+
+
+def _np_conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation):
+    """The definition: each input entry scatters its kernel into the output."""
+    n, c_in, h, wd = x.shape
+    _, c_out_g, kh, kw = w.shape
+    s, p, op, d = stride, padding, output_padding, dilation
+    oh = (h - 1) * s - 2 * p + d * (kh - 1) + op + 1
+    ow = (wd - 1) * s - 2 * p + d * (kw - 1) + op + 1
+    full = np.zeros((n, c_out_g * groups, oh + 2 * p + kh * d, ow + 2 * p + kw * d))
+    per = c_in // groups
+    for c in range(c_in):
+        g = c // per
+        for o in range(c_out_g):
+            for i in range(h):
+                for j in range(wd):
+                    for a in range(kh):
+                        for e in range(kw):
+                            full[:, g * c_out_g + o, i * s + a * d, j * s + e * d] += (
+                                x[:, c, i, j] * w[c, o, a, e]
+                            )
+    out = full[:, :, p : p + oh, p : p + ow]
+    return out + (0 if b is None else b[None, :, None, None])
+
+
+@pytest.mark.parametrize(
+    "stride,padding,output_padding,groups,dilation",
+    [(1, 0, 0, 1, 1), (2, 1, 1, 1, 1), (3, 2, 0, 2, 1), (2, 0, 1, 1, 2)],
+)
+def test_conv_transpose2d(stride, padding, output_padding, groups, dilation):
+    rng = np.random.default_rng(21)
+    x = rng.normal(size=(2, 4, 3, 4))
+    w = rng.normal(size=(4, 3, 3, 2))
+    b = rng.normal(size=(3 * groups,))
+    args = (stride, padding, output_padding, groups, dilation)
+    _check_grad(
+        lambda a, k, c: F.conv_transpose2d(a, k, c, *args),
+        lambda a, k, c: _np_conv_transpose2d(a, k, c, *args),
+        x,
+        w,
+        b,
+        rtol=1e-5,
+    )
+
+
+def test_conv_transpose2d_layer_shapes_and_init():
+    kt.manual_seed(0)
+    layer = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+    assert layer.weight.shape == (4, 6, 3, 3) and layer.bias.shape == (6,)
+    bound = 1 / math.sqrt(6 * 9)
+    assert np.abs(layer.weight.to_numpy()).max() <= bound
+    assert layer(kt.zeros(1, 4, 5, 5)).shape == (1, 6, 10, 10)
+    with pytest.raises(ValueError, match="output padding"):
+        F.conv_transpose2d(kt.zeros(1, 1, 2, 2), kt.zeros(1, 1, 2, 2), output_padding=1)
+
+
+def test_pool1d_as_numpy_windows():
+    rng = np.random.default_rng(22)
+    x = rng.normal(size=(2, 3, 9))
+    windows = np.stack([x[..., i : i + 3] for i in range(0, 7, 2)], -2)
+    np.testing.assert_array_equal(
+        nn.MaxPool1d(3, 2)(kt.tensor(x)).to_numpy(), windows.max(-1)
+    )
+    _check_grad(
+        lambda a: F.avg_pool1d(a, 3, 2),
+        lambda a: np.stack([a[..., i : i + 3] for i in range(0, 7, 2)], -2).mean(-1),
+        x,
+    )
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1)))
+    want = np.stack([padded[..., i : i + 2] for i in range(0, 10, 2)], -2).mean(-1)
+    np.testing.assert_allclose(
+        nn.AvgPool1d(2, padding=1)(kt.tensor(x)).to_numpy(), want, rtol=1e-13
+    )
+
+
+def test_group_norm():
+    rng = np.random.default_rng(23)
+    x, w, b = rng.normal(size=(2, 6, 5)), rng.normal(size=6), rng.normal(size=6)
+
+    def np_group_norm(a, g, c):
+        grouped = a.reshape(2, 3, -1)
+        mu, var = grouped.mean(-1, keepdims=True), grouped.var(-1, keepdims=True)
+        out = ((grouped - mu) / np.sqrt(var + 1e-5)).reshape(a.shape)
+        return out * g[None, :, None] + c[None, :, None]
+
+    _check_grad(
+        lambda a, g, c: F.group_norm(a, 3, g, c), np_group_norm, x, w, b, rtol=1e-5
+    )
+    layer = nn.GroupNorm(3, 6)
+    assert layer.weight.tolist() == [1.0] * 6 and layer.bias.tolist() == [0.0] * 6
+    with pytest.raises(ValueError, match="divisible"):
+        nn.GroupNorm(4, 6)
+
+
+def test_dropout2d_drops_whole_channels():
+    kt.manual_seed(1)
+    layer = nn.Dropout2d(0.5)
+    out = layer(kt.ones(4, 8, 3, 3)).to_numpy()
+    per_channel = out.reshape(32, 9)
+    assert set(np.unique(per_channel)) <= {0.0, 2.0}
+    assert all(len(set(row)) == 1 for row in per_channel)  # a channel all or nothing
+    assert 0 < (per_channel[:, 0] == 0).sum() < 32
+    layer.eval()
+    assert layer(kt.ones(1, 2, 2, 2)).tolist() == kt.ones(1, 2, 2, 2).tolist()
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bilinear-corners"])
+def test_interpolate_2d(mode):
+    rng = np.random.default_rng(24)
+    x = rng.normal(size=(1, 2, 3, 4))
+    corners = mode.endswith("corners")
+    mode = mode.split("-")[0]
+
+    def np_resize(a, out=(5, 7)):
+        for axis, size in ((2, out[0]), (3, out[1])):
+            n = a.shape[axis]
+            pos = np.arange(size, dtype=float)
+            if mode == "nearest":
+                src = np.minimum(np.floor(pos * n / size), n - 1).astype(int)
+                a = np.take(a, src, axis=axis)
+                continue
+            if corners:
+                src = pos * (n - 1) / (size - 1)
+            else:
+                src = np.clip((pos + 0.5) * n / size - 0.5, 0, None)
+            lo = np.minimum(np.floor(src).astype(int), n - 1)
+            hi = np.minimum(lo + 1, n - 1)
+            shape = [1] * a.ndim
+            shape[axis] = size
+            frac = (src - lo).reshape(shape)
+            a = (
+                np.take(a, lo, axis=axis) * (1 - frac)
+                + np.take(a, hi, axis=axis) * frac
+            )
+        return a
+
+    kwargs = {"align_corners": True} if corners else {}
+    _check_grad(
+        lambda a: F.interpolate(a, size=(5, 7), mode=mode, **kwargs), np_resize, x
+    )
+    up = nn.Upsample(scale_factor=2)(kt.tensor(x)).to_numpy()
+    np.testing.assert_array_equal(up, x.repeat(2, axis=2).repeat(2, axis=3))
+    with pytest.raises(ValueError, match="only one of size or scale_factor"):
+        F.interpolate(kt.tensor(x))
+
+
+def test_new_layers_match_pytorch_itself():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(25)
+    x = rng.normal(size=(2, 4, 5, 6))
+    w = rng.normal(size=(4, 3, 3, 3))
+    ours = F.conv_transpose2d(kt.tensor(x), kt.tensor(w), None, 2, 1, 1, 1, 1)
+    theirs = torch.nn.functional.conv_transpose2d(
+        torch.tensor(x), torch.tensor(w), None, 2, 1, 1, 1, 1
+    )
+    np.testing.assert_allclose(ours.to_numpy(), theirs.numpy(), rtol=1e-12)
+    for mode, corners in (("nearest", None), ("bilinear", False), ("bilinear", True)):
+        for kwargs in ({"size": (7, 4)}, {"scale_factor": 1.7}):
+            a = F.interpolate(kt.tensor(x), mode=mode, align_corners=corners, **kwargs)
+            b = torch.nn.functional.interpolate(
+                torch.tensor(x), mode=mode, align_corners=corners, **kwargs
+            )
+            np.testing.assert_allclose(a.to_numpy(), b.numpy(), rtol=1e-12)
+    a = F.cosine_similarity(kt.tensor(x), kt.tensor(x[::-1].copy()), dim=1)
+    b = torch.nn.functional.cosine_similarity(
+        torch.tensor(x), torch.tensor(x[::-1].copy()), dim=1
+    )
+    np.testing.assert_allclose(a.to_numpy(), b.numpy(), rtol=1e-12)
