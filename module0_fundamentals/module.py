@@ -36,6 +36,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, Optional
 
+from . import _module_moves
+
 
 class Parameter:
     """A value that training updates: a float now, a ``Scalar`` or ``Tensor`` later.
@@ -402,46 +404,9 @@ class Module:
                 parameter.value.requires_grad_(requires_grad)
         return self
 
-    def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Move or convert every parameter and buffer that has a ``.to`` method,
-        as ``model.to(device)`` / ``model.to(dtype)`` in PyTorch; returns self.
-        Parameters are changed in place (an optimizer made earlier keeps them)."""
-        return self._apply(lambda value: value.to(*args, **kwargs))
-
-    def cpu(self) -> Module:
-        """``to("cpu")``: every parameter and buffer on the CPU; returns self."""
-        return self._apply(lambda value: value.cpu())
-
-    def cuda(self, device: Any = None) -> Module:
-        """``to("cuda")``: every parameter and buffer on the GPU; returns self."""
-        return self._apply(lambda value: value.cuda())
-
-    def float(self) -> Module:
-        """Floating-point parameters and buffers as float32; returns self."""
-        return self._apply(lambda value: value.float(), floating_only=True)
-
-    def double(self) -> Module:
-        """Floating-point parameters and buffers as float64; returns self."""
-        return self._apply(lambda value: value.double(), floating_only=True)
-
-    def _apply(self, fn: Callable[[Any], Any], floating_only: bool = False) -> Module:
-        """Replace every tensor-like parameter value and buffer ``v`` (one with a
-        ``to`` method) by ``fn(v)``: parameters through ``update`` (in place)."""
-
-        def applies(value: Any) -> bool:
-            if not hasattr(value, "to"):
-                return False
-            return not floating_only or value.is_floating_point()
-
-        for module in self.modules():
-            for parameter in module._parameters.values():
-                if applies(parameter.value):
-                    parameter.update(fn(parameter.value))
-            buffers = module.__dict__.get("_buffers", {})
-            for name, value in buffers.items():
-                if applies(value):
-                    buffers[name] = fn(value)
-        return self
+    # model.to(device), .cpu(), .cuda(), .float(), .double(): given, in
+    # _module_moves.py (they change every parameter and buffer in place).
+    to, cpu, cuda, float, double, _apply = _module_moves.METHODS
 
     # -- calling and printing (given) --------------------------------------------
 
