@@ -58,6 +58,7 @@ from .tensor import (
     clip,
     concat,
     concatenate,
+    einsum,
     equal,
     eye,
     isclose,

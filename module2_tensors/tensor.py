@@ -98,6 +98,7 @@ __all__ = [
     "allclose",
     "isclose",
     "argsort",
+    "einsum",
 ]
 
 TensorLike = Union[float, int, "Tensor"]
@@ -2017,6 +2018,79 @@ class _Overwrite(tf.Function):
     def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
         (shape,) = ctx.saved_values
         return grad.new_zeros(shape), grad
+
+
+def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:
+    """``"ij,jk->ik"`` as ``(["ij", "jk"], "ik")``; without ``->`` the output
+    is the letters used once, in alphabetical order (NumPy's and PyTorch's rule).
+
+    Raises:
+        ValueError: a wrong number of operands, ``...``, or a letter repeated
+            inside one operand (a diagonal), which this library does not take.
+    """
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise ValueError("einsum: '...' (ellipsis) is not supported here")
+    left, arrow, out = equation.partition("->")
+    inputs = left.split(",")
+    if len(inputs) != count:
+        raise ValueError(
+            f"einsum(): the equation names {len(inputs)} operands but {count} "
+            f"were given"
+        )
+    for subs in inputs:
+        if len(set(subs)) != len(subs):
+            raise ValueError(f"einsum: a repeated index in one operand ({subs!r})")
+    if not arrow:
+        letters = "".join(inputs)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return inputs, out
+
+
+class _Einsum(tf.Function):
+    """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
+    $G$ with the other operands onto $k$'s indices, broadcast along the indices
+    only $k$ has (they were summed away)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, equation: str, *operands: Tensor) -> Tensor:
+        inputs, out = _einsum_parts(equation, len(operands))
+        arrays = [t.to_numpy() for t in operands]
+        ctx.save_for_backward(inputs, out, arrays)
+        result = np.einsum(f"{','.join(inputs)}->{out}", *arrays)
+        return tensor(np.asarray(result, dtype=np.float64), backend=operands[0].backend)
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Any, ...]:
+        inputs, out, arrays = ctx.saved_values
+        g = grad.to_numpy()
+        grads: List[Any] = [None]
+        for k, subs in enumerate(inputs):
+            others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays)) if j != k]
+            known = set(out).union(*[set(s) for s, _ in others])
+            target = "".join(c for c in subs if c in known)
+            spec = ",".join([out] + [s for s, _ in others]) + "->" + target
+            part = np.einsum(spec, g, *[a for _, a in others])
+            shape = [
+                arrays[k].shape[i] if c in known else 1 for i, c in enumerate(subs)
+            ]
+            full = np.broadcast_to(part.reshape(shape), arrays[k].shape)
+            grads.append(tensor(np.array(full), backend=grad.backend))
+        return tuple(grads)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """``torch.einsum``: products summed over the indices the output leaves
+    out, e.g. ``einsum("bij,bjk->bik", a, b)`` (a batched matrix product) or
+    ``einsum("i,i->", x, y)`` (a dot product). Operands may also be given as
+    one list. Differentiable; computed on the host.
+
+    Raises:
+        ValueError: see :func:`_einsum_parts`.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _Einsum.apply(equation, *operands)
 
 
 # ---------------------------------------------------------------------------

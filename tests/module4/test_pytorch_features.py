@@ -623,3 +623,34 @@ def test_new_layers_match_pytorch_itself():
         torch.tensor(x), torch.tensor(x[::-1].copy()), dim=1
     )
     np.testing.assert_allclose(a.to_numpy(), b.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "equation,shapes",
+    [
+        ("ij,jk->ik", [(2, 3), (3, 4)]),
+        ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
+        ("ij->i", [(3, 4)]),
+        ("i,i->", [(4,), (4,)]),
+        ("ij,kj", [(2, 3), (4, 3)]),  # implicit output: "ik"
+        ("ijk,k->ji", [(2, 3, 2), (2,)]),
+        ("i,j->ij", [(3,), (2,)]),
+    ],
+)
+def test_einsum(equation, shapes):
+    rng = np.random.default_rng(26)
+    arrays = [rng.normal(size=s) for s in shapes]
+    _check_grad(
+        lambda *ts: kt.einsum(equation, *ts),
+        lambda *xs: np.einsum(equation, *xs),
+        *arrays,
+    )
+
+
+def test_einsum_errors_and_list_form():
+    a, b = kt.ones(2, 3), kt.ones(3, 2)
+    assert kt.einsum("ij,jk->ik", [a, b]).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    with pytest.raises(ValueError, match="2 operands but 1"):
+        kt.einsum("ij,jk->ik", a)
+    with pytest.raises(ValueError, match="ellipsis"):
+        kt.einsum("...ij->...ji", a)
