@@ -234,3 +234,41 @@ def test_a_checkpoint_without_num_batches_tracked_loads_strictly():
     del state["1.running_mean"]  # a real buffer missing is still an error
     with pytest.raises(RuntimeError, match="running_mean"):
         nested.load_state_dict(state)
+
+
+def test_update_keeps_module_0s_meaning():
+    """``p.update(v)``: p takes v's numbers; a v that records gradients is what
+    p.value stands for (gradients reach v); a value computed from p keeps p's
+    gradient, any other value starts without one."""
+    layer = nn.Linear(2, 1)
+    w = kt.tensor([[2.0, -1.0]], requires_grad=True)
+    layer.weight.update(w)
+    assert layer.weight.value is w and layer.weight.tolist() == [[2.0, -1.0]]
+    layer(kt.tensor([[1.0, 3.0]])).sum().backward()
+    assert w.grad.tolist() == [[1.0, 3.0]] and layer.weight.grad is None
+    layer.weight.update(kt.tensor([[0.5, 0.5]]))  # a plain value: p is itself again
+    assert layer.weight.value is layer.weight
+    layer(kt.tensor([[1.0, 3.0]])).sum().backward()
+    assert layer.weight.grad.tolist() == [[1.0, 3.0]]
+    layer.to(kt.float32)  # computed from the parameter: the gradient stays
+    assert layer.weight.grad.tolist() == [[1.0, 3.0]]
+    layer.weight.update(kt.tensor([[1.0, 1.0]]))  # a new value: no gradient yet
+    assert layer.weight.grad is None
+
+
+def test_a_parameter_on_the_right_of_matmul_and_a_numpy_array_on_the_left():
+    layer = nn.Linear(3, 2)
+    x = np.arange(6.0).reshape(2, 3)
+    want = x @ layer.weight.to_numpy().T
+    np.testing.assert_allclose((x @ layer.weight.T).to_numpy(), want, rtol=1e-13)
+    np.testing.assert_allclose(
+        (kt.tensor(x) @ layer.weight.T).to_numpy(), want, rtol=1e-13
+    )
+
+
+def test_cuda_is_available_only_with_a_real_gpu():
+    from numba import config, cuda
+
+    real = cuda.is_available() and not config.ENABLE_CUDASIM
+    assert kt.cuda.is_available() is real
+    assert kt.cuda.device_count() == int(real)
