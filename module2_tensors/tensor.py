@@ -1977,6 +1977,77 @@ class Tensor:
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
 
+    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "_HookHandle":
+        """Call ``hook(grad)`` with $\\partial L / \\partial \\text{self}$ during
+        ``backward``, as PyTorch does; a tensor it returns replaces the gradient
+        (for a leaf, before it is added into ``.grad``). Returns a handle whose
+        ``remove()`` takes the hook away.
+
+        Installed on this tensor alone (its own ``accumulate_derivative`` for a
+        leaf, a subclass of its function for a computed tensor), so tensors
+        without hooks pay nothing.
+
+        Raises:
+            RuntimeError: the tensor does not require grad.
+        """
+        if not self.requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        hooks = self.__dict__.get("_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_hooks"] = []
+            if self.history is None:
+                self.accumulate_derivative = _HookedLeaf(self, hooks)
+            else:
+                fn = self.history.last_fn
+                hooked = type(
+                    fn.__name__,
+                    (fn,),
+                    {"_backward": classmethod(_hooked_backward(fn, hooks))},
+                )
+                self.history.last_fn = hooked
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+
+def _run_hooks(hooks: List[Callable[[Tensor], Any]], grad: Tensor) -> Tensor:
+    for hook in list(hooks):
+        replaced = hook(grad)
+        if replaced is not None:
+            grad = replaced
+    return grad
+
+
+class _HookedLeaf:
+    """A leaf's ``accumulate_derivative`` with its hooks run first."""
+
+    def __init__(self, leaf: Tensor, hooks: List[Callable[[Tensor], Any]]) -> None:
+        self.leaf, self.hooks = leaf, hooks
+
+    def __call__(self, d: Tensor) -> None:
+        Tensor.accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
+
+
+def _hooked_backward(fn: type, hooks: List[Callable[[Tensor], Any]]) -> Any:
+    """``fn._backward`` with the hooks run on the incoming gradient."""
+
+    def backward(cls: type, ctx: Any, d_output: Tensor, count: int) -> Any:
+        return fn._backward(ctx, _run_hooks(hooks, d_output), count)
+
+    return backward
+
+
+class _HookHandle:
+    """What ``register_hook`` returns: ``handle.remove()``."""
+
+    def __init__(self, hooks: List[Any], hook: Any) -> None:
+        self.hooks, self.hook = hooks, hook
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
 
 class _StdSqrt(tf.Function):
     """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0

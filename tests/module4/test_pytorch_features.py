@@ -654,3 +654,30 @@ def test_einsum_errors_and_list_form():
         kt.einsum("ij,jk->ik", a)
     with pytest.raises(ValueError, match="ellipsis"):
         kt.einsum("...ij->...ji", a)
+
+
+# ------------------------------------------------------------------- hooks
+
+
+def test_register_hook_sees_and_replaces_gradients():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    handle = x.register_hook(lambda g: seen.append(g.tolist()))
+    y = x * x  # dy/dx = 2x
+    y.register_hook(lambda g: g * 10.0)  # a computed tensor: replaces its gradient
+    y.sum().backward()
+    assert seen == [[20.0, 40.0]] and x.grad.tolist() == [20.0, 40.0]
+    handle.remove()
+    x.grad = None
+    (x * 3.0).sum().backward()
+    assert seen == [[20.0, 40.0]] and x.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_hook_on_a_parameter_clips_its_gradient():
+    layer = nn.Linear(2, 1)
+    layer.weight.register_hook(lambda g: g.clamp(-1.0, 1.0))
+    layer(kt.tensor([[5.0, -0.5]])).sum().backward()
+    assert layer.weight.grad.tolist() == [[1.0, -0.5]]
+    assert layer.bias.grad.tolist() == [1.0]
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        kt.tensor([1.0]).register_hook(print)
