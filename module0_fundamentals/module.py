@@ -36,6 +36,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, Optional
 
+from . import _module_moves
+
 
 class Parameter:
     """A value that training updates: a float now, a ``Scalar`` or ``Tensor`` later.
@@ -45,9 +47,22 @@ class Parameter:
     unnamed parameter that attribute's name.
 
     When the value can track gradients (it has a ``requires_grad_`` method, as the
-    ``Scalar`` of Module 1 and the ``Tensor`` of Module 2 do), the parameter switches
-    that on, so that ``backward()`` fills in the derivatives an optimizer needs.
+    ``Scalar`` of Module 1 does), the parameter switches that on, so that
+    ``backward()`` fills in the derivatives an optimizer needs.
+
+    A ``Tensor`` (Module 2) is the one value that brings its own kind of parameter:
+    ``Parameter(t)`` is then a tensor itself, as ``torch.nn.Parameter`` is, so
+    ``p.shape``, ``p.grad`` and ``p * x`` work on it, and ``p.value`` is ``p``.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Parameter":
+        # The value's class may name its parameter class (``_parameter_type``, a
+        # subclass of this one): a Tensor's parameter *is* a tensor.
+        value = args[0] if args else kwargs.get("value", kwargs.get("data"))
+        kind = getattr(type(value), "_parameter_type", None)
+        if kind is not None and not issubclass(cls, kind):
+            cls = kind
+        return object.__new__(cls)
 
     def __init__(self, value: Any, name: Optional[str] = None) -> None:
         self.name = name
@@ -85,6 +100,8 @@ class Module:
     """
 
     training: bool
+    #: Buffer names that load_state_dict lets a checkpoint leave out.
+    _optional_state: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         # object.__setattr__ skips our own __setattr__, which needs these dicts.
@@ -330,7 +347,15 @@ class Module:
             for attribute in module.__dict__.get("_buffers", {}):
                 if attribute not in skip:
                     targets[prefix + attribute] = (module, attribute, False)
-        missing = [key for key in targets if key not in state_dict]
+        # Buffers a module lists in ``_optional_state`` may be absent from a
+        # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
+        # checkpoints lack): they keep their value and are not reported missing.
+        optional = {
+            key
+            for key, (module, attribute, is_parameter) in targets.items()
+            if not is_parameter and attribute in module._optional_state
+        }
+        missing = [k for k in targets if k not in state_dict and k not in optional]
         unexpected = [key for key in state_dict if key not in targets]
         if strict and (missing or unexpected):
             raise RuntimeError(
@@ -378,6 +403,10 @@ class Module:
             if hasattr(parameter.value, "requires_grad_"):
                 parameter.value.requires_grad_(requires_grad)
         return self
+
+    # model.to(device), .cpu(), .cuda(), .float(), .double(): given, in
+    # _module_moves.py (they change every parameter and buffer in place).
+    to, cpu, cuda, float, double, _apply = _module_moves.METHODS
 
     # -- calling and printing (given) --------------------------------------------
 

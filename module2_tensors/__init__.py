@@ -51,8 +51,18 @@ from .tensor import (
     TopKResult,
     Size,
     Tensor,
+    allclose,
     arange,
+    argsort,
+    bmm,
+    clip,
+    concat,
+    concatenate,
+    einsum,
+    equal,
     eye,
+    isclose,
+    mm,
     from_numpy,
     full,
     full_like,
@@ -94,7 +104,7 @@ from .function_forms import (
     sum,
     tanh,
 )
-from ._device import device
+from ._device import cuda, device
 from ._dtype import dtype, float16, float32, float64, int32, int64
 
 

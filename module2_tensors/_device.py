@@ -2,9 +2,9 @@
 
 A device *names* a backend; backends stay the mechanism. ``"cpu"`` is the default
 backend when that computes in host memory (``FastBackend`` once Module 3 is
-written, else ``SimpleBackend``), and ``"cuda"`` the CUDA backend, which a later
-module registers (:func:`register_device`) because Module 2 must not import
-upwards.
+written, else ``SimpleBackend``), and ``"cuda"`` the backend Module 3 names
+``"cuda"`` (``name_backend``: Module 2 must not import upwards), checked first for a
+usable GPU. :func:`register_device` lets a later module provide a device itself.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
 if TYPE_CHECKING:
     from .tensor_ops import TensorBackend
 
-__all__ = ["device", "Device", "register_device", "backend_for", "device_of"]
+__all__ = ["device", "Device", "register_device", "backend_for", "device_of", "cuda"]
 
 #: device type -> a function returning its backend (raising when it cannot).
 _PROVIDERS: Dict[str, Callable[[], "TensorBackend"]] = {}
@@ -106,14 +106,85 @@ def backend_for(spec: Union[str, device]) -> "TensorBackend":
     if kind == "cpu":
         return _cpu_backend()
     provider = _PROVIDERS.get(kind)
-    if provider is None:
+    if provider is not None:
+        return provider()
+    from .tensor import _named  # the backends named so far (Module 3 names cuda)
+
+    load = _named.get(kind)
+    if load is None:
         raise RuntimeError(
             f"no backend for device {str(spec)!r}: import module3_fast_ops (or "
             f"module4_networks), which provides the CUDA backend"
         )
-    return provider()
+    _check_cuda()
+    return load()
+
+
+def _check_cuda() -> None:
+    """Raise a clear error where Numba can run no CUDA code.
+
+    Raises:
+        RuntimeError: no usable GPU; the message names Numba's simulator switch,
+            ``NUMBA_ENABLE_CUDASIM=1``.
+    """
+    from numba import cuda  # (only when CUDA is asked for)
+
+    if not cuda.is_available():
+        raise RuntimeError(
+            "CUDA is not available on this machine (no usable GPU or driver). To "
+            "run the CUDA backend in Numba's simulator instead (slow; for checking "
+            "results), set NUMBA_ENABLE_CUDASIM=1 in the environment before "
+            "Python starts"
+        )
 
 
 def device_of(backend: "TensorBackend") -> device:
     """The device a backend computes on."""
     return device("cuda", 0) if backend.cuda else device("cpu")
+
+
+class _Cuda:
+    """``torch.cuda``'s questions that a script asks before it picks a device
+    (``kt.cuda.is_available()``). Random numbers are drawn on the host for every
+    backend, so ``manual_seed`` is ``kt.manual_seed``'s business and these are
+    no-ops."""
+
+    @staticmethod
+    def is_available() -> bool:
+        """Whether a real GPU is there for ``device("cuda")``: Module 3 has named
+        its CUDA backend and Numba finds a GPU. False in Numba's simulator
+        (``NUMBA_ENABLE_CUDASIM=1``), where ``.cuda()`` still works: a script
+        that picks its device by this question would crawl there."""
+        from .tensor import _named
+
+        if "cuda" not in _named:
+            return False
+        try:
+            from numba import config
+
+            _check_cuda()
+        except (ImportError, RuntimeError):
+            return False
+        return not config.ENABLE_CUDASIM
+
+    def device_count(self) -> int:
+        """1 where CUDA is available (one GPU is used), else 0."""
+        return int(self.is_available())
+
+    @staticmethod
+    def current_device() -> int:
+        return 0
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        pass
+
+    manual_seed_all = manual_seed
+
+    @staticmethod
+    def synchronize(device: Any = None) -> None:
+        pass
+
+
+#: ``kt.cuda``, as ``torch.cuda``.
+cuda = _Cuda()

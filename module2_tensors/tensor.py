@@ -48,6 +48,7 @@ from typing import (
 
 import numpy as np
 
+from module0_fundamentals import module as _module
 from module1_scalar_autodiff.autodiff import backpropagate
 
 from . import _engine
@@ -88,6 +89,16 @@ __all__ = [
     "get_default_backend",
     "register_backend",
     "name_backend",
+    "mm",
+    "bmm",
+    "concat",
+    "concatenate",
+    "clip",
+    "equal",
+    "allclose",
+    "isclose",
+    "argsort",
+    "einsum",
 ]
 
 TensorLike = Union[float, int, "Tensor"]
@@ -722,6 +733,17 @@ class Tensor:
     def __rmod__(self, b: TensorLike) -> "Tensor":
         return self._other(b) % self
 
+    def __rmatmul__(self, b: Any) -> "Tensor":
+        """``b @ t`` for a ``b`` that is not a tensor (a NumPy array, lists).
+
+        Also a speed matter: for ``x @ p`` with ``p`` a ``Parameter`` (a Tensor
+        subclass), Python first looks for the subclass's ``__rmatmul__``; where
+        there was none, that failed lookup raised and cleared an AttributeError
+        on every product (+1.3 us, about 1% of the Task 3.5 epoch)."""
+        if not isinstance(b, Tensor):
+            b = self.new_tensor(b)
+        return b.__matmul__(self)
+
     def __matmul__(self, b: "Tensor") -> "Tensor":
         """Matrix product with PyTorch's rules: batched over leading dimensions
         (broadcast), and a 1-D operand is a row (left) or column (right) vector
@@ -1078,6 +1100,114 @@ class Tensor:
         """``value`` where ``mask`` is non-zero, this tensor elsewhere (``mask``
         broadcasts); the gradient flows to the entries that were kept."""
         return sf.where(mask, value, self)
+
+    def where(self, condition: "Tensor", other: TensorLike) -> "Tensor":
+        """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,
+        ``other`` elsewhere (``kt.where(condition, self, other)``)."""
+        return sf.where(condition, self, other)
+
+    def scatter(
+        self,
+        dim: int,
+        index: "Tensor",
+        src: Optional[TensorLike] = None,
+        *,
+        value: Optional[float] = None,
+    ) -> "Tensor":
+        """``torch.Tensor.scatter`` (out of place): a copy of this tensor with
+        ``out[..., index[p], ...] = src[p]`` along ``dim`` (``src`` a tensor of
+        at least ``index``'s sizes, or a number; ``value=`` is PyTorch's keyword
+        for a number). Where ``index`` repeats a position the result is
+        unspecified, as in PyTorch. The gradient reaches this tensor at the
+        positions not written, and ``src`` at the entries that were."""
+        if src is None:
+            if value is None:
+                raise TypeError("scatter() needs src or value")
+            src = value
+        if not isinstance(src, Tensor):
+            src = self.new_full(index.shape, float(src))
+        else:
+            src = src[tuple(slice(0, n) for n in index.shape)]
+        written = sf.scatter_add(self.new_zeros(self.shape), dim, index, index * 0 + 1)
+        placed = sf.scatter_add(self.new_zeros(self.shape), dim, index, src)
+        return sf.where(written > 0, placed, self)
+
+    def equal(self, other: "Tensor") -> bool:
+        """``torch.equal``: the same shape and the same numbers (NaN equals
+        nothing)."""
+        return self.shape == other.shape and bool(
+            np.array_equal(self.to_numpy(), np.asarray(other))
+        )
+
+    def isclose(
+        self,
+        other: TensorLike,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> "Tensor":
+        """``torch.isclose``: a mask of $|a - b| \\le \\text{atol} + \\text{rtol}
+        \\cdot |b|$ (equal infinities are close; NaN only with ``equal_nan``)."""
+        b = self._other(other)
+        close = np.isclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan)
+        return tensor(close.astype(np.float64), backend=self.backend)._as_mask()
+
+    def allclose(
+        self,
+        other: TensorLike,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> bool:
+        """``torch.allclose``: :meth:`isclose` everywhere."""
+        b = self._other(other)
+        return bool(np.allclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan))
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """``torch.argsort``: the indices that sort along ``dim`` (the sort is
+        always stable here)."""
+        return self.sort(dim, descending).indices
+
+    def log_softmax(self, dim: int, dtype: Any = None) -> "Tensor":
+        """$x_i - \\log \\sum_j e^{x_j}$ along ``dim`` (``F.log_softmax``)."""
+        return self - self.logsumexp(dim, keepdim=True)
+
+    def softmax(self, dim: int, dtype: Any = None) -> "Tensor":
+        """$e^{x_i} / \\sum_j e^{x_j}$ along ``dim`` (``F.softmax``), computed
+        as ``exp(log_softmax)`` so large entries do not overflow."""
+        return self.log_softmax(dim).exp()
+
+    # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
+    def masked_fill_(self, mask: "Tensor", value: TensorLike) -> "Tensor":
+        """:meth:`masked_fill`, in place; returns ``self``."""
+        return self._in_place("masked_fill_", lambda a, v: sf.where(mask, v, a), value)
+
+    def clamp_(
+        self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+    ) -> "Tensor":
+        """:meth:`clamp`, in place; returns ``self``."""
+        return self._in_place("clamp_", lambda a, _: a.clamp(min, max), 0.0)
+
+    clip_ = clamp_
+
+    def relu_(self) -> "Tensor":
+        """:meth:`relu`, in place; returns ``self``."""
+        return self._in_place("relu_", lambda a, _: a.relu(), 0.0)
+
+    def normal_(
+        self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
+    ) -> "Tensor":
+        """Fill with samples of $N(\\text{mean}, \\text{std}^2)$, in place (from
+        the generator :func:`manual_seed` sets, or ``generator``)."""
+        noise = randn(*self.shape, backend=self.backend, generator=generator)
+        return self._in_place("normal_", _Overwrite.apply, noise * std + mean)
+
+    def uniform_(
+        self, a: float = 0.0, b: float = 1.0, *, generator: Any = None
+    ) -> "Tensor":
+        """Fill with samples of $U(a, b)$, in place."""
+        noise = rand(*self.shape, backend=self.backend, generator=generator)
+        return self._in_place("uniform_", _Overwrite.apply, noise * (b - a) + a)
 
     # ----------------------------------------------------------- reductions
     def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
@@ -1847,6 +1977,77 @@ class Tensor:
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
 
+    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "_HookHandle":
+        """Call ``hook(grad)`` with $\\partial L / \\partial \\text{self}$ during
+        ``backward``, as PyTorch does; a tensor it returns replaces the gradient
+        (for a leaf, before it is added into ``.grad``). Returns a handle whose
+        ``remove()`` takes the hook away.
+
+        Installed on this tensor alone (its own ``accumulate_derivative`` for a
+        leaf, a subclass of its function for a computed tensor), so tensors
+        without hooks pay nothing.
+
+        Raises:
+            RuntimeError: the tensor does not require grad.
+        """
+        if not self.requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        hooks = self.__dict__.get("_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_hooks"] = []
+            if self.history is None:
+                self.accumulate_derivative = _HookedLeaf(self, hooks)
+            else:
+                fn = self.history.last_fn
+                hooked = type(
+                    fn.__name__,
+                    (fn,),
+                    {"_backward": classmethod(_hooked_backward(fn, hooks))},
+                )
+                self.history.last_fn = hooked
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+
+def _run_hooks(hooks: List[Callable[[Tensor], Any]], grad: Tensor) -> Tensor:
+    for hook in list(hooks):
+        replaced = hook(grad)
+        if replaced is not None:
+            grad = replaced
+    return grad
+
+
+class _HookedLeaf:
+    """A leaf's ``accumulate_derivative`` with its hooks run first."""
+
+    def __init__(self, leaf: Tensor, hooks: List[Callable[[Tensor], Any]]) -> None:
+        self.leaf, self.hooks = leaf, hooks
+
+    def __call__(self, d: Tensor) -> None:
+        Tensor.accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
+
+
+def _hooked_backward(fn: type, hooks: List[Callable[[Tensor], Any]]) -> Any:
+    """``fn._backward`` with the hooks run on the incoming gradient."""
+
+    def backward(cls: type, ctx: Any, d_output: Tensor, count: int) -> Any:
+        return fn._backward(ctx, _run_hooks(hooks, d_output), count)
+
+    return backward
+
+
+class _HookHandle:
+    """What ``register_hook`` returns: ``handle.remove()``."""
+
+    def __init__(self, hooks: List[Any], hook: Any) -> None:
+        self.hooks, self.hook = hooks, hook
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
 
 class _StdSqrt(tf.Function):
     """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0
@@ -1888,6 +2089,79 @@ class _Overwrite(tf.Function):
     def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
         (shape,) = ctx.saved_values
         return grad.new_zeros(shape), grad
+
+
+def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:
+    """``"ij,jk->ik"`` as ``(["ij", "jk"], "ik")``; without ``->`` the output
+    is the letters used once, in alphabetical order (NumPy's and PyTorch's rule).
+
+    Raises:
+        ValueError: a wrong number of operands, ``...``, or a letter repeated
+            inside one operand (a diagonal), which this library does not take.
+    """
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise ValueError("einsum: '...' (ellipsis) is not supported here")
+    left, arrow, out = equation.partition("->")
+    inputs = left.split(",")
+    if len(inputs) != count:
+        raise ValueError(
+            f"einsum(): the equation names {len(inputs)} operands but {count} "
+            f"were given"
+        )
+    for subs in inputs:
+        if len(set(subs)) != len(subs):
+            raise ValueError(f"einsum: a repeated index in one operand ({subs!r})")
+    if not arrow:
+        letters = "".join(inputs)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return inputs, out
+
+
+class _Einsum(tf.Function):
+    """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
+    $G$ with the other operands onto $k$'s indices, broadcast along the indices
+    only $k$ has (they were summed away)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, equation: str, *operands: Tensor) -> Tensor:
+        inputs, out = _einsum_parts(equation, len(operands))
+        arrays = [t.to_numpy() for t in operands]
+        ctx.save_for_backward(inputs, out, arrays)
+        result = np.einsum(f"{','.join(inputs)}->{out}", *arrays)
+        return tensor(np.asarray(result, dtype=np.float64), backend=operands[0].backend)
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Any, ...]:
+        inputs, out, arrays = ctx.saved_values
+        g = grad.to_numpy()
+        grads: List[Any] = [None]
+        for k, subs in enumerate(inputs):
+            others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays)) if j != k]
+            known = set(out).union(*[set(s) for s, _ in others])
+            target = "".join(c for c in subs if c in known)
+            spec = ",".join([out] + [s for s, _ in others]) + "->" + target
+            part = np.einsum(spec, g, *[a for _, a in others])
+            shape = [
+                arrays[k].shape[i] if c in known else 1 for i, c in enumerate(subs)
+            ]
+            full = np.broadcast_to(part.reshape(shape), arrays[k].shape)
+            grads.append(tensor(np.array(full), backend=grad.backend))
+        return tuple(grads)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """``torch.einsum``: products summed over the indices the output leaves
+    out, e.g. ``einsum("bij,bjk->bik", a, b)`` (a batched matrix product) or
+    ``einsum("i,i->", x, y)`` (a dot product). Operands may also be given as
+    one list. Differentiable; computed on the host.
+
+    Raises:
+        ValueError: see :func:`_einsum_parts`.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _Einsum.apply(equation, *operands)
 
 
 # ---------------------------------------------------------------------------
@@ -2219,3 +2493,178 @@ def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorB
             f"backend={backend.name} and device={device!r} disagree; give one"
         )
     return named
+
+
+class Parameter(Tensor, _module.Parameter):
+    """A tensor that a ``Module`` trains: ``torch.nn.Parameter``.
+
+    ``nn.Parameter(t)`` (Module 0's :class:`~module0_fundamentals.module.Parameter`
+    given a tensor) makes one: a *leaf* tensor on ``t``'s numbers (shared, not
+    copied) with ``requires_grad=True``, unless ``requires_grad=False``. Being a
+    tensor, it is used directly (``F.linear(x, layer.weight)``, ``p.shape``,
+    ``p.grad``); being a Module 0 ``Parameter``, a module registers it, and its
+    ``.value`` is the parameter itself. ``p.requires_grad = False`` freezes it:
+    ``backward`` gives it no ``.grad`` and an optimizer leaves it alone.
+
+    Its operations give ordinary tensors (every result is made as a ``Tensor``),
+    so a subclass costs nothing per operation.
+    """
+
+    def __new__(cls, data: Any = None, *args: Any, **kwargs: Any) -> Any:
+        # Library code makes a result like its input, ``type(t)(TensorData,
+        # backend)`` (views, FastOps' outputs): from a parameter, that is an
+        # ordinary tensor, never a new parameter.
+        if isinstance(data, TensorData):
+            return Tensor(data, *args, **kwargs)
+        return object.__new__(cls)
+
+    def __init__(
+        self,
+        data: Any = None,
+        requires_grad: Any = True,
+        name: Optional[str] = None,
+    ) -> None:
+        if isinstance(requires_grad, str):  # Module 0's Parameter(value, name)
+            requires_grad, name = True, requires_grad
+        if data is None:
+            data = zeros((0,))
+        elif not isinstance(data, Tensor):
+            data = tensor(data)
+        Tensor.__init__(
+            self, data._tensor, data.backend, requires_grad=bool(requires_grad)
+        )
+        if data._dtype is not None:
+            self._dtype = data._dtype
+        if name is not None:
+            self.name = name
+        # Module 0's ``p.value``: the parameter itself, until ``update`` is given
+        # a tensor that records gradients (see there). A plain attribute rather
+        # than a property: Task 3.5's loop reads it 40 times a batch, and a
+        # property call measured +1% of its epoch.
+        self.value: Tensor = self
+
+    def update(self, value: Any) -> None:
+        """Take ``value``'s numbers (shared), backend and dtype, keeping this
+        object and its flags: ``model.to(device)``, ``load_state_dict`` and Module
+        1's optimizer end here. A value computed from this parameter (``p.to(...)``,
+        ``p.float()``) keeps its gradient, moved along; any other value is a new
+        value, whose gradient is ``None``.
+
+        Module 0's meaning of ``update`` is "the value is now ``value``": when
+        ``value`` records gradients (a leaf that requires grad, or a computed
+        tensor) and was not computed from this parameter, ``p.value`` *is*
+        ``value`` from then on, so a forward that reads ``p.value`` sends its
+        gradient to ``value`` (a gradient check substitutes its inputs so).
+        Assigning ``p.value = v`` directly sets only that attribute, as for
+        Module 0's parameters.
+        """
+        if value is self:
+            return
+        if not isinstance(value, Tensor):
+            value = tensor(value, backend=self.backend)
+        derived = value.history is not None and any(
+            parent is self for parent in value.history.parents
+        )
+        # (A plain attribute, as Module 0's: read on every forward and step.)
+        self.value = value if value.requires_grad and not derived else self
+        if not derived:
+            self.grad = None  # a new value (Module 0: a fresh leaf) has no gradient
+        elif self.grad is not None and self.grad.backend is not value.backend:
+            self.grad = self.grad.to(value.backend).detach()  # moved: it follows
+        self.backend = value.backend
+        self._tensor = value._tensor
+        if value._dtype is not None or self._dtype is not None:
+            self._dtype = value._dtype
+
+    def _track_gradient(self) -> None:
+        pass  # (requires_grad is set by the constructor)
+
+    def __repr__(self) -> str:
+        return f"Parameter containing:\n{Tensor.__repr__(self)}"
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # pickle, deepcopy, kt.save: a Parameter comes back as a Parameter.
+        return _rebuild_parameter, (Tensor.__reduce__(self), self.name)
+
+
+def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Parameter:
+    rebuild, args = reduced
+    value = rebuild(*args)
+    return Parameter(value, value.requires_grad, name)
+
+
+# Module 0's Parameter(value) reads this: a tensor's parameter is a Parameter.
+Tensor._parameter_type = Parameter
+
+
+# Function forms PyTorch scripts use (``kt.mm(a, b)``); none hides a built-in.
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$.
+
+    Raises:
+        ValueError: an operand that is not 2-D (naming both shapes).
+    """
+    if a.dims != 2 or b.dims != 2:
+        raise ValueError(f"mm expects two matrices, got shapes {a.shape} and {b.shape}")
+    return a @ b
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.bmm``: batched products, $(B, n, m)$ times $(B, m, p)$.
+
+    Raises:
+        ValueError: operands that are not 3-D or whose batch sizes differ.
+    """
+    if a.dims != 3 or b.dims != 3 or a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"bmm expects two 3-D tensors with the same batch size, got shapes "
+            f"{a.shape} and {b.shape}"
+        )
+    return a @ b
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``torch.concat`` (also ``concatenate``): :func:`cat`."""
+    return sf.cat(tensors, dim)
+
+
+concatenate = concat
+
+
+def clip(
+    t: Tensor, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+) -> Tensor:
+    """``torch.clip``: ``t.clamp(min, max)``."""
+    return t.clamp(min, max)
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    """``torch.equal``: ``a.equal(b)``."""
+    return a.equal(b)
+
+
+def allclose(
+    a: Tensor,
+    b: TensorLike,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> bool:
+    """``torch.allclose``: ``a.allclose(b, ...)``."""
+    return a.allclose(b, rtol, atol, equal_nan)
+
+
+def isclose(
+    a: Tensor,
+    b: TensorLike,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> Tensor:
+    """``torch.isclose``: ``a.isclose(b, ...)``."""
+    return a.isclose(b, rtol, atol, equal_nan)
+
+
+def argsort(t: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    """``torch.argsort``: ``t.argsort(dim, descending)``."""
+    return t.argsort(dim, descending, stable)

@@ -15,9 +15,9 @@ namespaces, used the PyTorch way::
 from typing import Any
 
 from module3_fast_ops import *
-from module2_tensors._device import register_device
 
 from . import (
+    _extra_conv,
     data,
     fast_conv,
     functional,
@@ -47,30 +47,9 @@ from .functional import (
 # (``F.scaled_dot_product_attention``). It lives in attention.py, which builds on
 # functional, so it is attached here, once both are imported.
 functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
-
-
-def _cuda_backend() -> Any:
-    """The backend ``device("cuda")`` names: Module 3's ``CudaBackend``.
-
-    Raises:
-        RuntimeError: no CUDA GPU is usable; the message names Numba's
-            simulator switch, ``NUMBA_ENABLE_CUDASIM=1``.
-    """
-    from numba import cuda
-
-    if not cuda.is_available():
-        raise RuntimeError(
-            "CUDA is not available on this machine (no usable GPU or driver). To "
-            "run the CUDA backend in Numba's simulator instead (slow; for checking "
-            "results), set NUMBA_ENABLE_CUDASIM=1 in the environment before "
-            "Python starts"
-        )
-    import module3_fast_ops
-
-    return module3_fast_ops.CudaBackend
-
-
-register_device("cuda", _cuda_backend)
+# The same for the functions built on functional's convolution and pooling.
+for _name in _extra_conv.__all__:
+    setattr(functional, _name, getattr(_extra_conv, _name))
 
 
 def __getattr__(name: str) -> Any:

@@ -59,6 +59,13 @@ __all__ = [
     "l1_loss",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "one_hot",
+    "normalize",
+    "cosine_similarity",
+    "layer_norm",
+    "smooth_l1_loss",
+    "huber_loss",
+    "kl_div",
 ]
 
 
@@ -662,4 +669,15 @@ from .losses import (  # noqa: E402
     l1_loss,
     mse_loss,
     nll_loss,
+)
+
+# More of torch.nn.functional (given; see _extra_functional.py).
+from ._extra_functional import (  # noqa: E402
+    cosine_similarity,
+    huber_loss,
+    kl_div,
+    layer_norm,
+    normalize,
+    one_hot,
+    smooth_l1_loss,
 )

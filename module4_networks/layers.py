@@ -1,8 +1,9 @@
 """The layers of ``module4_networks.nn``, as ``torch.nn`` (Task 4.6).
 
 A layer is a :class:`~module0_fundamentals.module.Module` that owns
-:class:`~module0_fundamentals.module.Parameter`s (read their tensors with
-``.value``) and computes its ``forward`` with :mod:`module4_networks.functional`.
+:class:`~module0_fundamentals.module.Parameter`s (a parameter of a tensor is
+itself a tensor; ``.value`` is the parameter, as in Module 0) and computes its
+``forward`` with :mod:`module4_networks.functional`.
 Layers are built on a tensor backend (``backend=``; by default the one factories
 use too, :func:`~module2_tensors.tensor.get_default_backend`: ``FastBackend`` once
 Module 3 is written, settable with ``set_default_backend``); their inputs must
@@ -325,6 +326,8 @@ class _BatchNorm(Module):
     """
 
     dims_allowed: Tuple[int, ...] = ()
+    # Checkpoints of PyTorch before 0.4.1 have no num_batches_tracked: load them.
+    _optional_state = ("num_batches_tracked",)
 
     def __init__(
         self,
@@ -636,11 +639,25 @@ class BCELoss(_Loss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    """``F.binary_cross_entropy_with_logits`` as a module."""
+    """``F.binary_cross_entropy_with_logits`` as a module (``weight``,
+    ``pos_weight`` as in PyTorch)."""
+
+    def __init__(
+        self,
+        weight: Optional[Tensor] = None,
+        reduction: str = "mean",
+        pos_weight: Optional[Tensor] = None,
+    ) -> None:
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.binary_cross_entropy_with_logits(
-            input, target, reduction=self.reduction
+            input,
+            target,
+            weight=self.weight,
+            reduction=self.reduction,
+            pos_weight=self.pos_weight,
         )
 
 

@@ -24,6 +24,8 @@ from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
 from module2_tensors.tensor_functions import Function
 
+from ._extra_functional import weighted_bce_with_logits
+
 __all__ = [
     "cross_entropy",
     "nll_loss",
@@ -328,7 +330,11 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
 
 
 def binary_cross_entropy_with_logits(
-    input: Tensor, target: Any, reduction: str = "mean"
+    input: Tensor,
+    target: Any,
+    weight: Optional[Any] = None,
+    reduction: str = "mean",
+    pos_weight: Optional[Any] = None,
 ) -> Tensor:
     r"""Binary cross-entropy of raw scores $x$ ($p = \sigma(x)$), computed stably:
 
@@ -340,6 +346,8 @@ def binary_cross_entropy_with_logits(
     """
     _check_reduction("binary_cross_entropy_with_logits", reduction)
     target = _same_shape("binary_cross_entropy_with_logits", input, target)
+    if weight is not None or pos_weight is not None:  # (given: PyTorch's weights)
+        return weighted_bce_with_logits(input, target, weight, pos_weight, reduction)
     # BEGIN SOLUTION 4.6: the stable formula (no exp of a large positive number)
     magnitude = input.abs()
     positive_part = (input + magnitude) * 0.5

@@ -17,10 +17,23 @@ rates are the ones PyTorch gives when nothing else changes them.
 
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
-__all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR", "LambdaLR", "OneCycleLR"]
+__all__ = [
+    "LRScheduler",
+    "StepLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "LinearLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "LambdaLR",
+    "OneCycleLR",
+    "SequentialLR",
+    "ReduceLROnPlateau",
+]
 
 
 class LRScheduler:
@@ -56,10 +69,16 @@ class LRScheduler:
         """The rate of each group at step ``last_epoch``."""
         raise NotImplementedError
 
-    def step(self) -> None:
-        """Advance one step and set every group's ``lr``."""
-        self.last_epoch += 1
-        if not (self.last_epoch == 0 and self.keeps_lr_at_start):
+    def step(self, epoch: Optional[float] = None) -> None:
+        """Advance one step and set every group's ``lr``; ``step(epoch)`` jumps
+        to step ``epoch`` instead (PyTorch's closed form, which ``SequentialLR``
+        uses to restart a schedule at 0)."""
+        if epoch is None:
+            self.last_epoch += 1
+            keep = self.last_epoch == 0 and self.keeps_lr_at_start
+        else:
+            self.last_epoch, keep = epoch, False
+        if not keep:
             for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
                 group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -99,6 +118,72 @@ class StepLR(LRScheduler):
         return [base * factor for base in self.base_lrs]
 
 
+class MultiStepLR(LRScheduler):
+    """$\\eta_t = \\eta_0\\, \\gamma^{m(t)}$, $m(t)$ the number of ``milestones``
+    $\\le t$ (a milestone given twice counts twice, as in PyTorch)."""
+
+    keeps_lr_at_start = True
+
+    def __init__(
+        self,
+        optimizer: Any,
+        milestones: Sequence[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
+        self.milestones, self.gamma = sorted(int(m) for m in milestones), float(gamma)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        factor = self.gamma ** bisect.bisect_right(self.milestones, self.last_epoch)
+        return [base * factor for base in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """$\\eta_t = \\eta_0\\, \\gamma^t$."""
+
+    keeps_lr_at_start = True
+
+    def __init__(self, optimizer: Any, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = float(gamma)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        return [base * self.gamma**self.last_epoch for base in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """$\\eta_t = \\eta_0 \\left(s + (e - s) \\min(t, T) / T\\right)$: the factor
+    moves linearly from ``start_factor`` $s$ to ``end_factor`` $e$ over
+    ``total_iters`` $T$ steps, then stays (a warm-up)."""
+
+    def __init__(
+        self,
+        optimizer: Any,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if not 0.0 < start_factor <= 1.0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and "
+                "less or equal to 1."
+            )
+        if not 0.0 <= end_factor <= 1.0:
+            raise ValueError(
+                "Ending multiplicative factor expected to be between 0 and 1."
+            )
+        self.start_factor, self.end_factor = float(start_factor), float(end_factor)
+        self.total_iters = int(total_iters)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        done = min(self.last_epoch, self.total_iters) / max(self.total_iters, 1)
+        factor = self.start_factor + (self.end_factor - self.start_factor) * done
+        return [base * factor for base in self.base_lrs]
+
+
 class CosineAnnealingLR(LRScheduler):
     """$\\eta_t = \\eta_{\\min} + \\tfrac12 (\\eta_0 - \\eta_{\\min})
     (1 + \\cos(\\pi t / T_{\\max}))$."""
@@ -113,6 +198,55 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self) -> List[float]:
         cosine = 1.0 + math.cos(math.pi * self.last_epoch / self.T_max)
+        return [
+            self.eta_min + (base - self.eta_min) * cosine / 2.0
+            for base in self.base_lrs
+        ]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from $\\eta_0$ to ``eta_min`` over a period that
+    restarts, the $i$-th lasting $T_i = T_0\\, T_{\\text{mult}}^i$ steps:
+    $\\eta_t = \\eta_{\\min} + \\tfrac12 (\\eta_0 - \\eta_{\\min})(1 + \\cos(\\pi
+    T_{\\text{cur}} / T_i))$, $T_{\\text{cur}}$ the steps since the last restart.
+    ``step(epoch)`` takes a fractional epoch too (``epoch + i / iters`` per
+    batch)."""
+
+    keeps_lr_at_start = True
+
+    def __init__(
+        self,
+        optimizer: Any,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        self.T_0, self.T_mult, self.eta_min = T_0, T_mult, float(eta_min)
+        super().__init__(optimizer, last_epoch)
+
+    def _period(self, t: float) -> "tuple[float, float]":
+        """``(T_cur, T_i)`` at step ``t``."""
+        if self.T_mult == 1:
+            return t % self.T_0, float(self.T_0)
+        # The restarts are at T_0 (m^n - 1) / (m - 1): find the last one <= t.
+        m = self.T_mult
+        n = int(math.log(t / self.T_0 * (m - 1) + 1, m))
+        while self.T_0 * (m ** (n + 1) - 1) / (m - 1) <= t:  # (rounding of log)
+            n += 1
+        while n > 0 and self.T_0 * (m**n - 1) / (m - 1) > t:
+            n -= 1
+        return t - self.T_0 * (m**n - 1) / (m - 1), float(self.T_0 * m**n)
+
+    def get_lr(self) -> List[float]:
+        if self.last_epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {self.last_epoch}")
+        t_cur, t_i = self._period(self.last_epoch)
+        cosine = 1.0 + math.cos(math.pi * t_cur / t_i)
         return [
             self.eta_min + (base - self.eta_min) * cosine / 2.0
             for base in self.base_lrs
@@ -266,3 +400,166 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = momentum
         return lrs
+
+
+class SequentialLR(LRScheduler):
+    """Schedules one after another: ``schedulers[k]`` runs from
+    ``milestones[k - 1]`` (restarted at its step 0 there) to ``milestones[k]``,
+    e.g. a ``LinearLR`` warm-up then ``CosineAnnealingLR``."""
+
+    def __init__(
+        self,
+        optimizer: Any,
+        schedulers: Sequence[LRScheduler],
+        milestones: Sequence[int],
+        last_epoch: int = -1,
+    ) -> None:
+        if len(schedulers) < 1:
+            raise ValueError("SequentialLR expects at least one scheduler")
+        for k, scheduler in enumerate(schedulers):
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(
+                    f"SequentialLR expects all schedulers to belong to the same "
+                    f"optimizer, but got scheduler at index {k} with a different one"
+                )
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                f"Sequential Schedulers expects number of schedulers provided to be "
+                f"one more than the number of milestone points, but got number of "
+                f"schedulers {len(schedulers)} and the number of milestones to be "
+                f"equal to {len(milestones)}"
+            )
+        self.optimizer = optimizer
+        self._schedulers = list(schedulers)
+        self._milestones = [int(m) for m in milestones]
+        self.last_epoch = last_epoch + 1
+        # Each scheduler stepped once when it was made: undo that, start the
+        # first one again from the initial rates.
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        for scheduler in self._schedulers:
+            scheduler.last_epoch -= 1
+        self._schedulers[0].step()
+        self._last_lr = self._schedulers[0].get_last_lr()
+
+    def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]
+        """Advance one step of the schedule now running."""
+        self.last_epoch += 1
+        k = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[k]
+        if k > 0 and self._milestones[k - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self) -> Dict[str, Any]:
+        return {
+            "last_epoch": self.last_epoch,
+            "_milestones": list(self._milestones),
+            "_last_lr": list(self._last_lr),
+            "_schedulers": [s.state_dict() for s in self._schedulers],
+        }
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        state = dict(state_dict)
+        for scheduler, saved in zip(self._schedulers, state.pop("_schedulers")):
+            scheduler.load_state_dict(saved)
+        self.__dict__.update(state)
+
+
+class ReduceLROnPlateau:
+    """Divide the rate by ``1 / factor`` when a metric stops improving
+    (``torch.optim.lr_scheduler.ReduceLROnPlateau``): call ``step(metric)``
+    once per epoch (a validation loss with ``mode="min"``, an accuracy with
+    ``"max"``).
+
+    A metric *improves* on the best so far when it beats it by more than
+    ``threshold``: relatively ($a < b (1 - \\theta)$ in ``"min"`` mode,
+    ``threshold_mode="rel"``) or absolutely ($a < b - \\theta$, ``"abs"``).
+    After more than ``patience`` epochs without improvement each group's rate
+    becomes $\\max(\\eta\\, f, \\eta_{\\min})$ (unless that changes it by no more
+    than ``eps``), and ``cooldown`` epochs pass before bad epochs count again.
+    """
+
+    def __init__(
+        self,
+        optimizer: Any,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: Union[float, Sequence[float]] = 0.0,
+        eps: float = 1e-8,
+    ) -> None:
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if mode not in ("min", "max"):
+            raise ValueError(f"mode {mode} is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"threshold mode {threshold_mode} is unknown!")
+        groups = optimizer.param_groups
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(groups):
+                raise ValueError(f"expected {len(groups)} min_lrs, got {len(min_lr)}")
+            self.min_lrs = [float(v) for v in min_lr]
+        else:
+            self.min_lrs = [float(min_lr)] * len(groups)
+        self.optimizer = optimizer
+        self.mode, self.factor, self.patience = mode, float(factor), int(patience)
+        self.threshold, self.threshold_mode = float(threshold), threshold_mode
+        self.cooldown, self.eps = int(cooldown), float(eps)
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs = 0
+        self.cooldown_counter = 0
+        self.last_epoch = 0
+        self._last_lr = [group["lr"] for group in groups]
+
+    def is_better(self, a: float, best: float) -> bool:
+        """Whether metric ``a`` improves on ``best`` (see the class)."""
+        if self.threshold_mode == "rel":
+            scale = 1.0 - self.threshold if self.mode == "min" else 1.0 + self.threshold
+            return a < best * scale if self.mode == "min" else a > best * scale
+        if self.mode == "min":
+            return a < best - self.threshold
+        return a > best + self.threshold
+
+    def step(self, metrics: Any, epoch: Optional[int] = None) -> None:
+        """Record this epoch's metric (a number or a one-element tensor)."""
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self.is_better(current, self.best):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0  # bad epochs in cooldown do not count
+        if self.num_bad_epochs > self.patience:
+            for group, floor in zip(self.optimizer.param_groups, self.min_lrs):
+                old = group["lr"]
+                new = max(old * self.factor, floor)
+                if old - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> List[float]:
+        """The rates after the last :meth:`step`."""
+        return list(self._last_lr)
+
+    @property
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def state_dict(self) -> Dict[str, Any]:
+        """Everything but the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` saved."""
+        self.__dict__.update(state_dict)

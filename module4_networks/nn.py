@@ -10,6 +10,18 @@ attention, transformer, then ``nn``.
 
 from . import functional  # noqa: F401 (torch.nn.functional's path: nn.functional)
 from . import nn_utils as utils
+from ._extra_layers import (
+    AvgPool1d,
+    ConvTranspose2d,
+    CosineSimilarity,
+    Dropout2d,
+    GroupNorm,
+    HuberLoss,
+    KLDivLoss,
+    MaxPool1d,
+    SmoothL1Loss,
+    Upsample,
+)
 from .attention import MultiheadAttention
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers
@@ -32,4 +44,14 @@ __all__ = _layers + [
     "PositionalEncoding",
     "TransformerEncoderLayer",
     "TransformerEncoder",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "KLDivLoss",
+    "CosineSimilarity",
+    "Dropout2d",
+    "MaxPool1d",
+    "AvgPool1d",
+    "GroupNorm",
+    "ConvTranspose2d",
+    "Upsample",
 ]

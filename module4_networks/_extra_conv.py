@@ -1,0 +1,262 @@
+"""More of ``torch.nn.functional`` built on the course's convolution and pooling
+(private: ``module4_networks/__init__.py`` attaches these to ``functional``, and
+``nn`` makes layers of them; no task asks a student to read it).
+
+``dropout2d``, ``max_pool1d``, ``avg_pool1d``, ``group_norm``, ``interpolate``
+(``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``, with PyTorch's
+signatures and semantics, each from differentiable operations of Modules 2 and 4.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from module2_tensors.shape_functions import cat, pad
+from module2_tensors.tensor import Tensor, rand, tensor
+
+from . import functional as F
+
+__all__ = [
+    "dropout2d",
+    "max_pool1d",
+    "avg_pool1d",
+    "group_norm",
+    "interpolate",
+    "conv_transpose2d",
+]
+
+IntPair = Union[int, Tuple[int, int]]
+
+
+def _pair(value: IntPair) -> Tuple[int, int]:
+    return (value, value) if isinstance(value, int) else (int(value[0]), int(value[1]))
+
+
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """Zero whole channels (``(N, C, H, W)`` or ``(C, H, W)``), each with
+    probability ``p``, and scale the kept ones by $1 / (1 - p)$ (training only)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    shape = input.shape[: input.dims - 2] + (1, 1)
+    keep = rand(*shape, backend=input.backend) >= p
+    return input * (keep * (1.0 / (1.0 - p)))
+
+
+def _pool1d(
+    pool: Any, input: Tensor, kernel_size: Any, stride: Any, padding: Any, *rest: Any
+) -> Tensor:
+    """A 1-D pooling as the 2-D one over a height of 1."""
+    k = int(kernel_size if isinstance(kernel_size, int) else kernel_size[0])
+    s = k if stride is None else int(stride if isinstance(stride, int) else stride[0])
+    q = int(padding if isinstance(padding, int) else padding[0])
+    out = pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest)
+    return out.squeeze(-2)
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Union[int, Sequence[int]],
+    stride: Optional[Union[int, Sequence[int]]] = None,
+    padding: Union[int, Sequence[int]] = 0,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """The maximum over windows of ``(N, C, L)`` (or ``(C, L)``) along ``L``."""
+    return _pool1d(F.max_pool2d, input, kernel_size, stride, padding, ceil_mode)
+
+
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Union[int, Sequence[int]],
+    stride: Optional[Union[int, Sequence[int]]] = None,
+    padding: Union[int, Sequence[int]] = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """The mean over windows of ``(N, C, L)`` (or ``(C, L)``) along ``L``."""
+    return _pool1d(
+        F.avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad
+    )
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each example's channels in ``num_groups`` groups over the group's
+    channels and positions (biased variance), then $\\gamma_c, \\beta_c$ per
+    channel: input ``(N, C, *)``.
+
+    Raises:
+        ValueError: ``C`` not divisible by ``num_groups``.
+    """
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise ValueError(
+            f"Expected number of channels in input to be divisible by num_groups, "
+            f"but got input of shape {input.shape} and num_groups={num_groups}"
+        )
+    grouped = input.reshape(n, num_groups, -1)
+    mean = grouped.mean(2, keepdim=True)
+    centred = grouped - mean
+    var = (centred * centred).mean(2, keepdim=True)
+    out = (centred / (var + eps).sqrt()).reshape(*input.shape)
+    per_channel = (1, c) + (1,) * (input.dims - 2)
+    if weight is not None:
+        out = out * weight.view(*per_channel)
+    if bias is not None:
+        out = out + bias.view(*per_channel)
+    return out
+
+
+def _sources(
+    size_in: int, size_out: int, scale: Optional[float], mode: str, corners: bool
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each output position along one dim: the two source positions and the
+    weight of the second (``nearest``: the same position twice, weight 0)."""
+    out = np.arange(size_out, dtype=np.float64)
+    # PyTorch's ratio: the inverse of scale_factor when one is given.
+    ratio = 1.0 / scale if scale is not None else size_in / size_out
+    if mode == "nearest":
+        first = np.minimum(np.floor(out * ratio), size_in - 1).astype(np.int64)
+        return first, first, np.zeros(size_out)
+    if corners:
+        src = out * ((size_in - 1) / (size_out - 1)) if size_out > 1 else out * 0.0
+    else:
+        src = np.maximum((out + 0.5) * ratio - 0.5, 0.0)
+    first = np.minimum(np.floor(src), size_in - 1).astype(np.int64)
+    second = np.minimum(first + 1, size_in - 1)
+    return first, second, src - first
+
+
+def interpolate(
+    input: Tensor,
+    size: Optional[Union[int, Sequence[int]]] = None,
+    scale_factor: Optional[Union[float, Sequence[float]]] = None,
+    mode: str = "nearest",
+    align_corners: Optional[bool] = None,
+) -> Tensor:
+    """Resize the spatial dims of ``(N, C, L)`` or ``(N, C, H, W)``: to ``size``,
+    or by ``scale_factor`` (output size $\\lfloor n s \\rfloor$). ``nearest``
+    takes source $\\lfloor i\\, r \\rfloor$; ``linear``/``bilinear`` interpolate
+    between the two nearest sources at $(i + \\tfrac12) r - \\tfrac12$ (or
+    $i (n_{in} - 1)/(n_{out} - 1)$ with ``align_corners=True``), $r$ the
+    input-to-output ratio (``1 / scale_factor`` when given).
+
+    Raises:
+        ValueError: neither or both of ``size`` and ``scale_factor``, a mode this
+            library does not have, or a mode that does not fit the input's dims.
+    """
+    spatial = input.dims - 2
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    wanted = {"nearest": None, "linear": 1, "bilinear": 2}
+    if mode not in wanted:
+        raise ValueError(
+            f"interpolate: mode {mode!r} is not supported here (nearest, linear, "
+            f"bilinear)"
+        )
+    if wanted[mode] not in (None, spatial) or spatial not in (1, 2):
+        raise ValueError(
+            f"interpolate: mode {mode!r} does not fit an input of shape {input.shape}"
+        )
+    if mode == "nearest" and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: "
+            "linear | bilinear | bicubic | trilinear"
+        )
+    if size is not None:
+        sizes = [size] * spatial if isinstance(size, int) else list(size)
+        scales: list = [None] * spatial
+    else:
+        scales = (
+            [float(scale_factor)] * spatial
+            if isinstance(scale_factor, (int, float))
+            else [float(s) for s in scale_factor]
+        )
+        sizes = [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)]
+    out = input
+    for k in range(spatial):
+        dim = 2 + k
+        first, second, weight = _sources(
+            input.shape[dim], sizes[k], scales[k], mode, bool(align_corners)
+        )
+        index = (slice(None),) * dim
+        a = out[index + (tensor(first, backend=input.backend),)]
+        if mode == "nearest":
+            out = a
+            continue
+        b = out[index + (tensor(second, backend=input.backend),)]
+        shape = [1] * out.dims
+        shape[dim] = sizes[k]
+        w = tensor(weight, backend=input.backend).view(*shape)
+        out = a + (b - a) * w
+    return out
+
+
+def _insert_zeros(x: Tensor, dim: int, stride: int) -> Tensor:
+    """``stride - 1`` zeros between neighbours along ``dim`` (differentiable)."""
+    if stride == 1:
+        return x
+    n = x.shape[dim]
+    zeros = x.new_zeros(x.shape[: dim + 1] + (stride - 1,) + x.shape[dim + 1 :])
+    spread = cat([x.unsqueeze(dim + 1), zeros], dim + 1)
+    merged = spread.reshape(*x.shape[:dim], n * stride, *x.shape[dim + 1 :])
+    return merged.narrow(dim, 0, (n - 1) * stride + 1)
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor] = None,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    output_padding: IntPair = 0,
+    groups: int = 1,
+    dilation: IntPair = 1,
+) -> Tensor:
+    """The transposed convolution (the gradient of ``conv2d`` with respect to its
+    input), as ``F.conv_transpose2d``: weight ``(C_in, C_out / groups, kh, kw)``,
+    output size $(n - 1) s - 2p + d (k - 1) + p_{out} + 1$ per spatial dim.
+
+    Computed as a ``conv2d`` of the input with ``stride - 1`` zeros between its
+    entries, padded by $d (k - 1) - p$ (and ``output_padding`` at the end), with
+    the kernel flipped and its channel dims swapped.
+
+    Raises:
+        ValueError: ``output_padding`` not smaller than the stride or the dilation.
+    """
+    batched = input.dims == 4
+    x = input if batched else input.unsqueeze(0)
+    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    if any(o >= max(a, b) for o, a, b in zip(op, s, d)):
+        raise ValueError(
+            f"output padding must be smaller than either stride or dilation, got "
+            f"output_padding={op}, stride={s}, dilation={d}"
+        )
+    kh, kw = weight.shape[2], weight.shape[3]
+    x = _insert_zeros(_insert_zeros(x, 2, s[0]), 3, s[1])
+    edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
+    widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
+    grow = tuple(w if w > 0 else 0 for w in widths)
+    x = pad(x, grow)
+    # Negative widths crop (padding larger than the kernel's reach).
+    h0, h1 = -min(widths[2], 0), -min(widths[3], 0)
+    w0, w1 = -min(widths[0], 0), -min(widths[1], 0)
+    x = x.narrow(2, h0, x.shape[2] - h0 - h1).narrow(3, w0, x.shape[3] - w0 - w1)
+    c_in, c_out_g = weight.shape[0], weight.shape[1]
+    w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
+    w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
+    out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)
+    return out if batched else out.squeeze(0)
