@@ -15,8 +15,8 @@ so ``module2_tensors.shape_functions.flip`` (and ``t.flip(...)``) work as before
   differentiable operations (``logsumexp``, ``movedim``, ``tril``, ...).
 
 Interface: the functions and classes of ``__all__``. Nothing here imports
-``shape_functions`` at import time (``where`` and ``_as_indices`` are looked up
-when called), so the two modules form no import cycle.
+``shape_functions`` at import time (``where`` is looked up when called), so
+the two modules form no import cycle.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import numpy as np
 from module1_scalar_autodiff.autodiff import Context
 
 from ._engine import set_grad_enabled
+from ._shape_checks import as_indices
 from .tensor_data import TensorData
 from .tensor_functions import Function, _new, is_grad_enabled
 
@@ -71,13 +72,6 @@ def where(condition: "Tensor", x: Any, y: Any) -> "Tensor":
     from .shape_functions import where as where_
 
     return where_(condition, x, y)
-
-
-def _as_indices(index: Any, what: str) -> Tuple[int, ...]:
-    """``shape_functions._as_indices``, looked up when called."""
-    from .shape_functions import _as_indices as as_indices
-
-    return as_indices(index, what)
 
 
 class enable_grad:
@@ -469,7 +463,7 @@ def index_add(
     """``torch.index_add`` (out of place): slice ``index[k]`` of ``t`` along
     ``dim`` gets ``alpha * source``'s slice ``k`` added (repeats add up)."""
     d = _dim(dim, t.dims)
-    rows = np.asarray(_as_indices(index, "index_add"), dtype=np.float64)
+    rows = np.asarray(as_indices(index, "index_add"), dtype=np.float64)
     shape = [1] * source.dims
     shape[d] = len(rows)
     spread = t.new_tensor(rows.reshape(shape)).expand(*source.shape).contiguous()

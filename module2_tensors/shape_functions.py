@@ -26,6 +26,8 @@ import numpy as np
 
 from module1_scalar_autodiff.autodiff import Context
 
+from ._shape_checks import as_indices, check_cat, check_gather, expanded_shape
+from ._shape_checks import padded_layout
 from .tensor_data import TensorData, UserShape
 from .tensor_functions import Function, _new, is_grad_enabled, set_grad_enabled
 
@@ -520,30 +522,7 @@ def expand(t: "Tensor", *sizes: int) -> "Tensor":
     Raises:
         ValueError: the shape cannot be reached (naming both shapes and the dim).
     """
-    sizes = _shape_args(sizes)
-    extra = len(sizes) - t.dims
-    if extra < 0:
-        raise ValueError(
-            f"cannot expand shape {t.shape} to {sizes}: fewer dimensions than the "
-            f"tensor"
-        )
-    shape = []
-    for k, n in enumerate(sizes):
-        have = t.shape[k - extra] if k >= extra else None
-        if n == -1:
-            if have is None:
-                raise ValueError(
-                    f"cannot expand shape {t.shape} to {sizes}: a new dimension "
-                    f"({k}) cannot be -1"
-                )
-            n = have
-        if n < 0 or (have is not None and have != 1 and have != n):
-            raise ValueError(
-                f"cannot expand shape {t.shape} to {sizes}: dimension {k} has size "
-                f"{have}, which is neither {n} nor 1"
-            )
-        shape.append(int(n))
-    shape = tuple(shape)
+    shape = expanded_shape(t.shape, _shape_args(sizes))
     return t if shape == t.shape else Expand.apply(t, shape)
 
 
@@ -607,17 +586,8 @@ def cat(tensors: Sequence["Tensor"], dim: int = 0) -> "Tensor":
     tensors = list(tensors)
     if not tensors:
         raise ValueError("cat() needs at least one tensor")
-    first = tensors[0]
-    dim = _dim(dim, first.dims)
-    for t in tensors[1:]:
-        same = t.dims == first.dims and all(
-            n == m for k, (n, m) in enumerate(zip(t.shape, first.shape)) if k != dim
-        )
-        if not same:
-            raise ValueError(
-                f"cat(dim={dim}): shapes {first.shape} and {t.shape} differ outside "
-                f"dimension {dim}"
-            )
+    dim = _dim(dim, tensors[0].dims)
+    check_cat([t.shape for t in tensors], dim)
     return Cat.apply(dim, *tensors)
 
 
@@ -684,21 +654,8 @@ def pad(t: "Tensor", pad: Sequence[int], value: float = 0.0) -> "Tensor":
         ValueError: an odd number of entries, more pairs than dimensions, or a
             negative entry.
     """
-    pad = tuple(int(p) for p in pad)
-    if len(pad) % 2 or len(pad) > 2 * t.dims:
-        raise ValueError(
-            f"pad {pad} needs (before, after) pairs for at most {t.dims} dimensions "
-            f"of shape {t.shape}"
-        )
-    if any(p < 0 for p in pad):
-        raise ValueError(f"pad sizes must be non-negative, got {pad}")
-    shape, inner = list(t.shape), [slice(None)] * t.dims
-    for i in range(len(pad) // 2):
-        d = t.dims - 1 - i
-        before, after = pad[2 * i], pad[2 * i + 1]
-        shape[d] += before + after
-        inner[d] = slice(before, before + t.shape[d])
-    return Pad.apply(t, tuple(shape), tuple(inner), float(value))
+    shape, inner = padded_layout(t.shape, tuple(int(p) for p in pad))
+    return Pad.apply(t, shape, inner, float(value))
 
 
 def repeat(t: "Tensor", *sizes: int) -> "Tensor":
@@ -777,17 +734,6 @@ def where(condition: "Tensor", x: Any, y: Any) -> "Tensor":
     return Where.apply(condition, condition._other(x), condition._other(y))
 
 
-def _as_indices(index: Any, what: str) -> Tuple[int, ...]:
-    """A 1-D tensor or sequence of whole numbers as a tuple of ints."""
-    values = index.to_numpy() if hasattr(index, "to_numpy") else np.asarray(index)
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 1:
-        raise ValueError(f"{what} needs a 1-D index, got shape {values.shape}")
-    if not np.all(values == np.round(values)):
-        raise ValueError(f"{what} needs whole-number indices, got {values.tolist()}")
-    return tuple(int(i) for i in values)
-
-
 class IndexSelect(Function):
     """The slices ``index[0], index[1], ...`` of ``a`` along ``dim``: output slice
     $k$ is input slice ``index[k]`` (an index may repeat).
@@ -833,7 +779,7 @@ def index_select(t: "Tensor", dim: int, index: Any) -> "Tensor":
         IndexError: an index out of range (naming it and the size).
     """
     dim = _dim(dim, t.dims)
-    indices = _as_indices(index, "index_select")
+    indices = as_indices(index, "index_select")
     for i in indices:
         if not 0 <= i < t.shape[dim]:
             raise IndexError(
@@ -888,24 +834,7 @@ def gather(t: "Tensor", dim: int, index: "Tensor") -> "Tensor":
         IndexError: an index out of range.
     """
     dim = _dim(dim, t.dims)
-    fits = index.dims == t.dims and all(
-        index.shape[k] <= t.shape[k] for k in range(t.dims) if k != dim
-    )
-    if not fits:
-        raise ValueError(
-            f"gather(dim={dim}): an index of shape {index.shape} does not fit a "
-            f"tensor of shape {t.shape}"
-        )
-    values = index.to_numpy()
-    if values.size and not (
-        np.all(values == np.round(values))
-        and values.min() >= 0
-        and values.max() < t.shape[dim]
-    ):
-        raise IndexError(
-            f"gather: indices must be whole numbers in [0, {t.shape[dim]}), got "
-            f"{values.min()} .. {values.max()}"
-        )
+    check_gather(t.shape, dim, index)
     return Gather.apply(t, dim, index)
 
 

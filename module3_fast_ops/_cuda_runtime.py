@@ -24,7 +24,8 @@ import numba
 import numba.core.config
 import numpy as np
 
-from module2_tensors.tensor_data import Shape, Storage, TensorData, shape_broadcast
+from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
+from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn, matmul_shape
 
 if "numba.cuda" not in sys.modules:
@@ -70,6 +71,24 @@ def _size(shape: Shape) -> int:
     for n in shape:
         size *= int(n)
     return size
+
+
+def aligned(out: Storage, out_shape: Shape, out_strides: Strides, *inputs: Any) -> bool:
+    """Whether ``out`` and every ``(storage, shape, strides)`` input share one layout
+    with no gaps (same shape, same strides, storages of exactly ``size`` entries):
+    then storage position ``i`` of one is storage position ``i`` of the others."""
+    size = _size(out_shape)
+    if len(out) != size:
+        return False
+    for k in range(0, len(inputs), 3):
+        storage, shape, strides = inputs[k : k + 3]
+        if (
+            len(storage) != size
+            or not np.array_equal(shape, out_shape)
+            or not np.array_equal(strides, out_strides)
+        ):
+            return False
+    return True
 
 
 def on_device(x: Any) -> bool:

@@ -36,22 +36,15 @@ from module2_tensors.tensor_ops import TensorBackend
 # and block (it raises ValueError, naming the limit, for a launch a GPU refuses),
 # copying host arrays to the GPU (and ``out`` back); ``compiled(factory, fn)``
 # builds ``factory(fn)`` once per process; ``_size(shape)`` is the entry count.
-from ._cuda_runtime import (
-    MAX_GRID,
-    SIMULATOR,
-    CudaKernelOps,
-    KernelSpec,
-    _size,
-    check_launch,
-    compiled,
-    cuda,
-    device_constant,
-    device_functions,
-    device_storage,
-    kernel_specs,
-    launch,
-    on_device,
-)
+from ._cuda_runtime import MAX_GRID, SIMULATOR, CudaKernelOps, KernelSpec, _size
+from ._cuda_runtime import check_launch, compiled, cuda, device_constant
+from ._cuda_runtime import device_functions, device_storage, kernel_specs, launch
+from ._cuda_runtime import on_device
+
+# Given, in _cuda_runtime.py: aligned(out, out_shape, out_strides, *inputs) is
+# True when out and every (storage, shape, strides) input share one gap-free
+# layout, so storage position i of one is position i of the others.
+from ._cuda_runtime import aligned  # noqa: F401 (for Task 3.3)
 from .fast_ops import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
 
 __all__ = [
@@ -155,24 +148,6 @@ def blocks_for(size: int, threads: int) -> int:
     """The number of blocks of ``threads`` threads that cover ``size`` entries:
     $\\lceil \\mathrm{size} / \\mathrm{threads} \\rceil$."""
     return (size + threads - 1) // threads
-
-
-def aligned(out: Storage, out_shape: Shape, out_strides: Strides, *inputs: Any) -> bool:
-    """Whether ``out`` and every ``(storage, shape, strides)`` input share one layout
-    with no gaps (same shape, same strides, storages of exactly ``size`` entries):
-    then storage position ``i`` of one is storage position ``i`` of the others."""
-    size = _size(out_shape)
-    if len(out) != size:
-        return False
-    for k in range(0, len(inputs), 3):
-        storage, shape, strides = inputs[k : k + 3]
-        if (
-            len(storage) != size
-            or not np.array_equal(shape, out_shape)
-            or not np.array_equal(strides, out_strides)
-        ):
-            return False
-    return True
 
 
 # ---------------------------------------------------------------------------
