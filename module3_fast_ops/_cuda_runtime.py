@@ -248,12 +248,12 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
     """Every scalar function that CUDA kernels compile in, as ``(name, function,
     arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
     (Task 0.1's operators among them) and Module 2's given scalar helpers for
-    ``unary_map`` (``erf``, ``floor``, ...). The simulator runs any Python; a GPU
-    runs only what Numba's CUDA target compiles, so ``kindling kernels`` compiles
-    each of these for a GPU too."""
+    ``unary_map`` (``erf``, ``floor``, ..., in ``_more_functions``). The simulator
+    runs any Python; a GPU runs only what Numba's CUDA target compiles, so
+    ``kindling kernels`` compiles each of these for a GPU too."""
     import inspect
 
-    from module2_tensors import tensor_functions
+    from module2_tensors import _more_functions, tensor_functions
     from module2_tensors.tensor_ops import TensorBackend
 
     found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
@@ -278,11 +278,12 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
         matrix_multiply = None
 
     TensorBackend(_Recording)  # type: ignore[arg-type]
-    for name, fn in vars(tensor_functions).items():
-        if inspect.isfunction(fn) and fn.__module__ == tensor_functions.__name__:
-            parameters = inspect.signature(fn).parameters.values()
-            if parameters and all(p.annotation == "float" for p in parameters):
-                found.setdefault(fn, (name, fn, len(parameters)))
+    for module in (tensor_functions, _more_functions):
+        for name, fn in vars(module).items():
+            if inspect.isfunction(fn) and fn.__module__ == module.__name__:
+                parameters = inspect.signature(fn).parameters.values()
+                if parameters and all(p.annotation == "float" for p in parameters):
+                    found.setdefault(fn, (name, fn, len(parameters)))
     return list(found.values())
 
 
