@@ -1,5 +1,5 @@
-"""The autograd engine behind ``tensor_functions.Function`` (private: students
-never edit or need to read this file).
+"""The autograd engine: ``Function`` and what ``Function.apply`` does (private:
+students never edit or need to read this file).
 
 ``tensor_functions.py`` is what a student reads: each operation's ``forward`` and
 ``backward``. This module holds the machinery that makes ``Function.apply`` cheap
@@ -9,6 +9,8 @@ and safe, behind a small interface:
   (gradient recording, retain-graph, anomaly detection);
 * version counters (:func:`version_of`, :func:`bump_version`, :func:`storage_root`,
   :data:`versions`): PyTorch's guard against in-place changes of saved values;
+* :class:`Function`, the base class of every tensor operation (re-exported by
+  ``tensor_functions``, whose docstring teaches what a subclass defines);
 * :class:`History` and :func:`apply` (``Function.apply``): run a forward and, when
   gradients are recorded, give the result its history; :func:`backward_tuple`
   (``Function._backward``) normalises what a backward returns;
@@ -23,7 +25,7 @@ import functools
 import os
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -31,8 +33,11 @@ from module1_scalar_autodiff.autodiff import Context
 
 if TYPE_CHECKING:
     from .tensor import Tensor
+    from .tensor_data import TensorData
 
 __all__ = [
+    "Function",
+    "is_grad_enabled",
     "MODES",
     "Modes",
     "set_grad_enabled",
@@ -443,3 +448,61 @@ def check_backward(cls: type, ctx: Context, d_output: Any, grads: Tuple) -> None
                 f"of shapes {', '.join(map(str, shapes))}) returned nan/inf in its "
                 f"gradient {k}; the {op} was called at {where}"
             )
+
+
+# ---------------------------------------------------------------------------
+# Function: the base class of every operation (``tensor_functions`` re-exports
+# it; its module docstring tells a student what a subclass defines)
+# ---------------------------------------------------------------------------
+
+
+def is_grad_enabled() -> bool:
+    """Whether functions applied now record a history (PyTorch's
+    ``torch.is_grad_enabled``; ``no_grad()`` switches it off)."""
+    return MODES.grad
+
+
+class Function:
+    """Base class of every tensor operation; subclasses define ``forward`` and
+    ``backward`` and are used through ``apply``, never instantiated.
+
+    ``Neg.apply(a)`` runs ``Neg.forward(ctx, a)`` with a fresh ``Context`` and, when
+    gradients are being recorded (:func:`is_grad_enabled`) and some input requires
+    grad, gives the result a :class:`History` (``last_fn``, ``ctx``, ``inputs``), so
+    that ``backward`` can later call ``Neg.backward(ctx, grad)``. It also checks that
+    every tensor argument is on one backend, and records each input's version
+    (:func:`version_of`) so a backward pass can tell if a saved value was changed
+    in place since. (This module does that bookkeeping.)
+
+    Arguments of ``forward`` may be tensors or plain values (a dim, a shape).
+    ``backward`` returns one gradient per argument, in order: a tensor for a tensor
+    that needs one, ``None`` for everything else. A single tensor may be returned
+    without a tuple, and trailing ``None``s may be left out, so ``Sum.backward`` (for
+    ``forward(ctx, a, dim)``) may simply return the gradient of ``a``.
+
+    A function with ``differentiable = False`` (comparisons) never records history:
+    its result does not require grad, as in PyTorch.
+    """
+
+    differentiable: ClassVar[bool] = True
+
+    @staticmethod
+    def forward(ctx: Context, *args: Any) -> "Tensor":
+        """The result (a new tensor, or a view of an input)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Any:
+        """$\\partial L / \\partial x$ for each argument $x$, given
+        $G = \\partial L / \\partial \\mathrm{out}$."""
+        raise NotImplementedError
+
+    # Run forward and record the history, as described above.
+    apply = classmethod(apply)
+    # backward's result as a tuple of one entry per argument.
+    _backward = classmethod(backward_tuple)
+
+
+def _new(like: "Tensor", data: TensorData) -> "Tensor":
+    """A tensor of ``data`` on ``like``'s backend (used to build views)."""
+    return type(like)(data, like.backend)

@@ -25,11 +25,15 @@ the arrays are read-only; tests/module2/test_layout.py checks both.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, NamedTuple, Optional, Tuple
+import math
+from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["Layout", "LAYOUTS", "MAX_LAYOUTS", "new_layout"]
+if TYPE_CHECKING:
+    from .tensor_data import Storage, TensorData
+
+__all__ = ["Layout", "LAYOUTS", "MAX_LAYOUTS", "new_layout", "LaidOut"]
 
 
 class Layout(NamedTuple):
@@ -104,3 +108,121 @@ def new_layout(
     if len(LAYOUTS) < MAX_LAYOUTS:
         LAYOUTS[(shape, strides)] = layout
     return layout
+
+
+class LaidOut:
+    """The constructors of ``TensorData`` that library code calls once or more per
+    operation: each reuses a checked :class:`Layout` from :data:`LAYOUTS`, so a
+    shape seen before costs a dict lookup instead of the constructor's checks.
+    ``TensorData`` subclasses this (``cls`` below is ``TensorData``); it adds no
+    state (``__slots__`` is empty)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def contiguous(cls, storage: Storage, shape: Tuple[int, ...]) -> "TensorData":
+        """A contiguous (row-major) ``TensorData`` of ``shape`` over ``storage``.
+
+        For library code that has just made ``storage`` itself: a flat float64
+        NumPy array of exactly ``prod(shape)`` entries (``np.zeros(count)``). Every
+        operation makes such an output, so a shape seen before skips what the
+        constructor checks.
+        """
+        layout = LAYOUTS.get((shape, None))
+        if layout is None:
+            return cls(storage, shape)
+        return cls._laid_out(storage, layout, True)
+
+    @classmethod
+    def full(
+        cls, shape: Tuple[int, ...], value: Optional[float] = None
+    ) -> "TensorData":
+        """A new contiguous ``TensorData`` of ``shape`` (a tuple of ints) holding
+        ``value`` everywhere (``None``: zeros). Operations allocate their outputs
+        so (or with :meth:`empty`): a shape seen before costs one dict lookup and
+        one NumPy allocation."""
+        layout = LAYOUTS.get((shape, None))
+        count = math.prod(shape) if layout is None else layout.size
+        if value is None:
+            storage = np.zeros(count)
+        else:  # (np.full costs several times as much as this, for small sizes)
+            storage = np.empty(count)
+            storage.fill(value)
+        if layout is None:
+            return cls(storage, shape)
+        return cls._laid_out(storage, layout, True)
+
+    @classmethod
+    def empty(cls, shape: Tuple[int, ...]) -> "TensorData":
+        """As :meth:`full`, but the entries are left unset: for an output that a
+        kernel then writes entirely (a map's, a zip's). Cheaper than zeros."""
+        layout = LAYOUTS.get((shape, None))
+        if layout is None:
+            return cls(np.empty(math.prod(shape)), shape)
+        # (_laid_out's body, written out: every map and zip output is made here.)
+        data = cls.__new__(cls)
+        (
+            data.shape,
+            data.strides,
+            data._shape,
+            data._strides,
+            data._kernel_shape,
+            data._kernel_strides,
+            data.size,
+            data.dims,
+            _,
+        ) = layout
+        data._storage = np.empty(data.size)
+        data.row_major = True
+        return data
+
+    @classmethod
+    def _view(
+        cls,
+        storage: Storage,
+        shape: Tuple[int, ...],
+        strides: Optional[Tuple[int, ...]] = None,
+    ) -> "TensorData":
+        """``TensorData(storage, shape, strides)`` for library code that derives a
+        view from an existing tensor (a transpose, a reshape): ``storage`` is that
+        tensor's and ``shape`` and ``strides`` are tuples of ints. A layout seen
+        before is not checked again; the storage's size still is."""
+        layout = LAYOUTS.get((shape, strides))
+        if layout is None or (layout.size > 0 and len(storage) <= layout.last):
+            return cls(storage, shape, strides)  # checks (and reports) everything
+        data = cls.__new__(cls)
+        data._storage = storage
+        (
+            data.shape,
+            data.strides,
+            data._shape,
+            data._strides,
+            data._kernel_shape,
+            data._kernel_strides,
+            data.size,
+            data.dims,
+            _,
+        ) = layout
+        data.row_major = strides is None
+        return data
+
+    @classmethod
+    def _laid_out(
+        cls, storage: Storage, layout: Layout, row_major: bool
+    ) -> "TensorData":
+        """A ``TensorData`` over ``storage`` with a checked ``layout``: no checks."""
+        data = cls.__new__(cls)
+        data._storage = storage
+        (
+            data.shape,
+            data.strides,
+            data._shape,
+            data._strides,
+            data._kernel_shape,
+            data._kernel_strides,
+            data.size,
+            data.dims,
+            _,
+        ) = layout
+        data.row_major = row_major
+        return data

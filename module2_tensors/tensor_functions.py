@@ -10,6 +10,18 @@ Each operation is a :class:`Function` with two static methods, exactly as for
 * ``backward(ctx, grad)`` receives $G = \\partial L / \\partial \\mathrm{out}$ (a tensor
   of the output's shape) and returns $\\partial L / \\partial x$ for each input $x$.
 
+An operation is used through ``apply``, never instantiated: ``Neg.apply(a)`` runs
+``Neg.forward(ctx, a)`` with a fresh ``Context`` and, when gradients are recorded
+(:func:`is_grad_enabled`) and some input requires grad, gives the result a
+``History`` (``last_fn``, ``ctx``, ``inputs``) so that ``backward`` can later call
+``Neg.backward(ctx, grad)``. (The base class ``Function`` and this bookkeeping live
+in ``_engine.py``; you need not read them.) Arguments of ``forward`` may be tensors
+or plain values (a dim, a shape); ``backward`` returns one gradient per argument, in
+order: a tensor for a tensor that needs one, ``None`` for anything else. A single
+tensor may be returned without a tuple and trailing ``None``s left out, so
+``Sum.backward`` (of ``forward(ctx, a, dim)``) may simply return the gradient of
+``a``. A function with ``differentiable = False`` (comparisons) records no history.
+
 A backward may return a gradient in the *broadcast* shape: the engine sums it back to
 the input's shape with :func:`unbroadcast` (Task 2.4) before handing it on. Backward
 passes run with gradient recording switched off, so inside ``backward`` you may use
@@ -18,21 +30,29 @@ tensor operators (``grad * b``) freely: they build no graph.
 
 from __future__ import annotations
 
-import math
 import random
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, Tuple
+from typing import TYPE_CHECKING, Callable, Tuple
 
 import numpy as np
 
 from module1_scalar_autodiff.autodiff import Context
 
-from . import _engine
-from ._engine import MODES, History, bump_version, set_grad_enabled, version_of
+# Given: Function (described above) and the engine's bookkeeping live in _engine.py.
+from ._engine import Function, History, _new, bump_version, is_grad_enabled
+from ._engine import set_grad_enabled, version_of
 from .tensor_data import TensorData, UserShape
+
+# Given, complete: more functions of the same pattern (sin, sqrt, pow, maximum,
+# ...) live in _more_functions.py; they are re-exported here (see __all__).
+from ._more_functions import Abs, Cos, Erf, Expm1, Log1p, MaxAlong, Maximum
+from ._more_functions import Piecewise, Pow, PowTensor, Sin, Sqrt, ToBackend
+from ._more_functions import unary_map
+
+# tensor.py uses these private helpers through this module.
+from ._more_functions import _floor, _in_memory_of, _round, _sign  # noqa: F401
 
 if TYPE_CHECKING:
     from .tensor import Tensor
-    from .tensor_ops import TensorBackend
 
 __all__ = [
     "Function",
@@ -78,64 +98,6 @@ __all__ = [
     "MatMul",
     "ToBackend",
 ]
-
-
-# ---------------------------------------------------------------------------
-# Function: the base class of every operation
-# ---------------------------------------------------------------------------
-
-
-def is_grad_enabled() -> bool:
-    """Whether functions applied now record a history (PyTorch's
-    ``torch.is_grad_enabled``; ``no_grad()`` switches it off)."""
-    return MODES.grad
-
-
-class Function:
-    """Base class of every tensor operation; subclasses define ``forward`` and
-    ``backward`` and are used through ``apply``, never instantiated.
-
-    ``Neg.apply(a)`` runs ``Neg.forward(ctx, a)`` with a fresh ``Context`` and, when
-    gradients are being recorded (:func:`is_grad_enabled`) and some input requires
-    grad, gives the result a :class:`History` (``last_fn``, ``ctx``, ``inputs``), so
-    that ``backward`` can later call ``Neg.backward(ctx, grad)``. It also checks that
-    every tensor argument is on one backend, and records each input's version
-    (:func:`version_of`) so a backward pass can tell if a saved value was changed
-    in place since. (The engine, ``_engine.py``, does this bookkeeping: you need
-    not read it.)
-
-    Arguments of ``forward`` may be tensors or plain values (a dim, a shape).
-    ``backward`` returns one gradient per argument, in order: a tensor for a tensor
-    that needs one, ``None`` for everything else. A single tensor may be returned
-    without a tuple, and trailing ``None``s may be left out, so ``Sum.backward`` (for
-    ``forward(ctx, a, dim)``) may simply return the gradient of ``a``.
-
-    A function with ``differentiable = False`` (comparisons) never records history:
-    its result does not require grad, as in PyTorch.
-    """
-
-    differentiable: ClassVar[bool] = True
-
-    @staticmethod
-    def forward(ctx: Context, *args: Any) -> "Tensor":
-        """The result (a new tensor, or a view of an input)."""
-        raise NotImplementedError
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Any:
-        """$\\partial L / \\partial x$ for each argument $x$, given
-        $G = \\partial L / \\partial \\mathrm{out}$."""
-        raise NotImplementedError
-
-    # Run forward and record the history, as described above.
-    apply = classmethod(_engine.apply)
-    # backward's result as a tuple of one entry per argument.
-    _backward = classmethod(_engine.backward_tuple)
-
-
-def _new(like: "Tensor", data: TensorData) -> "Tensor":
-    """A tensor of ``data`` on ``like``'s backend (used to build views)."""
-    return type(like)(data, like.backend)
 
 
 # ---------------------------------------------------------------------------
@@ -354,228 +316,6 @@ class Tanh(Function):
         return grad * (1.0 - t * t)
 
 
-class Sin(Function):
-    """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return a.backend.sin_map(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * a.backend.cos_map(a)
-
-
-class Cos(Function):
-    """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return a.backend.cos_map(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return -(grad * a.backend.sin_map(a))
-
-
-# ---------------------------------------------------------------------------
-# More elementwise functions (given): each a map of a scalar function, compiled
-# once per backend on first use.
-# ---------------------------------------------------------------------------
-
-
-def _erf(x: float) -> float:
-    return math.erf(x)
-
-
-def _log1p(x: float) -> float:
-    if x < -1.0:
-        return math.nan
-    if x == -1.0:
-        return -math.inf
-    return math.log1p(x)
-
-
-def _expm1(x: float) -> float:
-    if x > 709.0:
-        return math.inf
-    return math.expm1(x)
-
-
-def _floor(x: float) -> float:
-    if x != x or x == math.inf or x == -math.inf:
-        return x
-    return float(math.floor(x))
-
-
-def _round(x: float) -> float:
-    # Round half to even, like torch.round.
-    if x != x or x == math.inf or x == -math.inf:
-        return x
-    low = math.floor(x)
-    rest = x - low
-    if rest > 0.5 or (rest == 0.5 and low % 2 == 1):
-        return float(low + 1.0)
-    return float(low)
-
-
-def _sign(x: float) -> float:
-    if x > 0.0:
-        return 1.0
-    if x < 0.0:
-        return -1.0
-    return x  # 0 and nan stay
-
-
-def _abs(x: float) -> float:
-    return abs(x)
-
-
-_maps: Dict[Tuple[int, Callable[[float], float]], Any] = {}
-
-
-def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
-    """``backend.ops.map(fn)``, compiled once per backend and function."""
-    key = (id(backend), fn)
-    kernel = _maps.get(key)
-    if kernel is None:
-        kernel = _maps[key] = backend.ops.map(fn)
-    return kernel
-
-
-class Erf(Function):
-    """$\\mathrm{erf}(a) = \\frac{2}{\\sqrt\\pi} \\int_0^a e^{-t^2} dt$;
-    $f'(a) = \\frac{2}{\\sqrt\\pi} e^{-a^2}$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _erf)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
-
-
-class Log1p(Function):
-    """$\\ln(1 + a)$, accurate for small $a$; $f'(a) = 1 / (1 + a)$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _log1p)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad / (a + 1.0)
-
-
-class Expm1(Function):
-    """$e^a - 1$, accurate for small $a$; $f'(a) = e^a$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        out = unary_map(a.backend, _expm1)(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (out,) = ctx.saved_values
-        return grad * (out + 1.0)
-
-
-class Abs(Function):
-    """$|a|$; $f'(a) = \\mathrm{sign}(a)$, 0 at 0 (as in PyTorch). (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _abs)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad.backend.mul_zip(grad, unary_map(a.backend, _sign)(a))
-
-
-class Piecewise(Function):
-    """A step function of ``a`` (``floor``, ``round``, ``sign``): its gradient
-    is 0 almost everywhere, as in PyTorch. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", fn: Callable[[float], float]) -> "Tensor":
-        ctx.save_for_backward(a.shape)
-        return unary_map(a.backend, fn)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (shape,) = ctx.saved_values
-        return grad.new_zeros(shape)
-
-
-class Sqrt(Function):
-    """$f(a) = \\sqrt{a}$; $f'(a) = 1 / (2 \\sqrt{a})$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        out = a.backend.sqrt_map(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (out,) = ctx.saved_values
-        return grad * 0.5 / out
-
-
-class Pow(Function):
-    """$f(a) = a^p$ for a number $p$; $f'(a) = p\\, a^{p-1}$, and 0 for $p = 0$
-    (also at $a = 0$, as in PyTorch). (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", p: float) -> "Tensor":
-        ctx.save_for_backward(a, p)
-        return a.backend.pow_zip(a, a.new_tensor(p))
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        a, p = ctx.saved_values
-        if p == 0.0:  # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
-            return grad.new_zeros(grad.shape)
-        return grad * p * a.backend.pow_zip(a, a.new_tensor(p - 1.0))
-
-
-class PowTensor(Function):
-    """$f(a, b) = a^b$ with a tensor exponent (broadcasting); $\\partial f /
-    \\partial a = b\\, a^{b-1}$ (0 where $b = 0$), $\\partial f / \\partial b = a^b
-    \\ln a$ (0 where $a^b = 0$), as in PyTorch. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
-        out = a.backend.pow_zip(a, b)
-        ctx.save_for_backward(a, b, out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        a, b, out = ctx.saved_values
-        backend = grad.backend
-        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0).
-        zero = b.new_tensor(0.0)
-        b_nonzero = backend.eq_zip(backend.eq_zip(b, zero), zero)
-        grad_a = backend.select_zip(b_nonzero, grad * b * backend.pow_zip(a, b - 1.0))
-        nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
-        grad_b = backend.select_zip(nonzero, grad * out * a.log())
-        return grad_a, grad_b
-
-
 class Sum(Function):
     """$\\mathrm{out}[\\dots, 0, \\dots] = \\sum_j a[\\dots, j, \\dots]$ along ``dim``,
     which stays with size 1 (the ``Tensor`` method drops it unless ``keepdim``).
@@ -627,60 +367,6 @@ class Max(Function):
         ties = backend.add_reduce(mask, dim)
         return backend.mul_zip(mask, backend.mul_zip(grad, backend.inv_map(ties)))
         # END SOLUTION
-
-
-def _positions(like: "Tensor", dim: int) -> "Tensor":
-    """``0, 1, ..., n-1`` along ``dim`` (size 1 elsewhere), on ``like``'s backend."""
-    shape = [1] * like.dims
-    shape[dim] = like.shape[dim]
-    return like.new_tensor(np.arange(like.shape[dim], dtype=np.float64)).view(*shape)
-
-
-class MaxAlong(Function):
-    """The values of ``torch.max(a, dim)``: the maximum along ``dim`` (kept with
-    size 1), given ``indices`` (kept with size 1) of the entry that holds it.
-    (Given.)
-
-    Backward: as in PyTorch, the whole gradient goes to the entry named by
-    ``indices`` (the first maximum), not shared between ties (``amax`` shares).
-    """
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", dim: int, indices: "Tensor") -> "Tensor":
-        backend = a.backend
-        ctx.save_for_backward(backend.eq_zip(_positions(a, dim), indices))
-        return backend.max_reduce(a, dim)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (one_hot,) = ctx.saved_values
-        return grad.backend.mul_zip(one_hot, grad)
-
-
-class Maximum(Function):
-    """$\\max(a, b)$ entry by entry, broadcasting, like ``torch.maximum``: NaN in
-    either gives NaN; on a tie each input gets half the gradient. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
-        backend = a.backend
-        zero, half = a.new_tensor(0.0), a.new_tensor(0.5)
-        a_is_nan = backend.eq_zip(backend.eq_zip(a, a), zero)
-        take_a = backend.add_zip(backend.lt_zip(b, a), a_is_nan)  # never both
-        tie = backend.eq_zip(a, b)
-        weight_a = backend.add_zip(take_a, backend.mul_zip(tie, half))
-        ctx.save_for_backward(weight_a)
-        take_b = backend.eq_zip(take_a, zero)
-        return backend.add_zip(
-            backend.select_zip(take_a, a), backend.select_zip(take_b, b)
-        )
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        (weight_a,) = ctx.saved_values
-        backend = grad.backend
-        grad_a = backend.mul_zip(grad, weight_a)
-        return grad_a, backend.add_zip(grad, backend.neg_map(grad_a))
 
 
 class All(Function):
@@ -858,36 +544,6 @@ class MatMul(Function):
         grad_b = matmul(_mT(a), grad) if need_b else None
         return grad_a, grad_b
         # END SOLUTION
-
-
-class ToBackend(Function):
-    """The same numbers on another backend (``t.to(backend)``); the gradient goes
-    back to the original backend. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", backend: "TensorBackend") -> "Tensor":
-        ctx.save_for_backward(a.backend)
-        return type(a)(_in_memory_of(backend, a._tensor), backend)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (backend,) = ctx.saved_values
-        return type(grad)(_in_memory_of(backend, grad._tensor), backend)
-
-
-def _in_memory_of(backend: "TensorBackend", data: TensorData) -> TensorData:
-    """``data`` in the memory ``backend`` computes in: GPU memory for a backend whose
-    ops move storage there (``CudaOps.to_device``), host memory for the others.
-    Unchanged (shared) when it is there already. (Given.)"""
-    storage = data._storage
-    to_device = getattr(backend.ops, "to_device", None)
-    if to_device is not None:
-        moved = to_device(storage)
-    elif hasattr(storage, "copy_to_host"):
-        moved = storage.copy_to_host()
-    else:
-        return data
-    return data if moved is storage else TensorData(moved, data.shape, data.strides)
 
 
 # ---------------------------------------------------------------------------

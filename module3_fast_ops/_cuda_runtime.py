@@ -24,7 +24,8 @@ import numba
 import numba.core.config
 import numpy as np
 
-from module2_tensors.tensor_data import Shape, Storage, TensorData, shape_broadcast
+from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
+from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn, matmul_shape
 
 if "numba.cuda" not in sys.modules:
@@ -70,6 +71,24 @@ def _size(shape: Shape) -> int:
     for n in shape:
         size *= int(n)
     return size
+
+
+def aligned(out: Storage, out_shape: Shape, out_strides: Strides, *inputs: Any) -> bool:
+    """Whether ``out`` and every ``(storage, shape, strides)`` input share one layout
+    with no gaps (same shape, same strides, storages of exactly ``size`` entries):
+    then storage position ``i`` of one is storage position ``i`` of the others."""
+    size = _size(out_shape)
+    if len(out) != size:
+        return False
+    for k in range(0, len(inputs), 3):
+        storage, shape, strides = inputs[k : k + 3]
+        if (
+            len(storage) != size
+            or not np.array_equal(shape, out_shape)
+            or not np.array_equal(strides, out_strides)
+        ):
+            return False
+    return True
 
 
 def on_device(x: Any) -> bool:
@@ -229,12 +248,12 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
     """Every scalar function that CUDA kernels compile in, as ``(name, function,
     arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
     (Task 0.1's operators among them) and Module 2's given scalar helpers for
-    ``unary_map`` (``erf``, ``floor``, ...). The simulator runs any Python; a GPU
-    runs only what Numba's CUDA target compiles, so ``kindling kernels`` compiles
-    each of these for a GPU too."""
+    ``unary_map`` (``erf``, ``floor``, ..., in ``_more_functions``). The simulator
+    runs any Python; a GPU runs only what Numba's CUDA target compiles, so
+    ``kindling kernels`` compiles each of these for a GPU too."""
     import inspect
 
-    from module2_tensors import tensor_functions
+    from module2_tensors import _more_functions, tensor_functions
     from module2_tensors.tensor_ops import TensorBackend
 
     found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
@@ -259,11 +278,12 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
         matrix_multiply = None
 
     TensorBackend(_Recording)  # type: ignore[arg-type]
-    for name, fn in vars(tensor_functions).items():
-        if inspect.isfunction(fn) and fn.__module__ == tensor_functions.__name__:
-            parameters = inspect.signature(fn).parameters.values()
-            if parameters and all(p.annotation == "float" for p in parameters):
-                found.setdefault(fn, (name, fn, len(parameters)))
+    for module in (tensor_functions, _more_functions):
+        for name, fn in vars(module).items():
+            if inspect.isfunction(fn) and fn.__module__ == module.__name__:
+                parameters = inspect.signature(fn).parameters.values()
+                if parameters and all(p.annotation == "float" for p in parameters):
+                    found.setdefault(fn, (name, fn, len(parameters)))
     return list(found.values())
 
 

@@ -29,8 +29,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from numba import njit
 
 from module2_tensors.tensor_data import TensorData, shape_broadcast
+from module2_tensors._backend import SHAPE_PAIRS
 from module2_tensors.tensor_ops import (
-    SHAPE_PAIRS,
     MapFn,
     ReduceFn,
     TensorOps,

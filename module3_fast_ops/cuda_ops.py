@@ -36,22 +36,15 @@ from module2_tensors.tensor_ops import TensorBackend
 # and block (it raises ValueError, naming the limit, for a launch a GPU refuses),
 # copying host arrays to the GPU (and ``out`` back); ``compiled(factory, fn)``
 # builds ``factory(fn)`` once per process; ``_size(shape)`` is the entry count.
-from ._cuda_runtime import (
-    MAX_GRID,
-    SIMULATOR,
-    CudaKernelOps,
-    KernelSpec,
-    _size,
-    check_launch,
-    compiled,
-    cuda,
-    device_constant,
-    device_functions,
-    device_storage,
-    kernel_specs,
-    launch,
-    on_device,
-)
+from ._cuda_runtime import MAX_GRID, SIMULATOR, CudaKernelOps, KernelSpec, _size
+from ._cuda_runtime import check_launch, compiled, cuda, device_constant
+from ._cuda_runtime import device_functions, device_storage, kernel_specs, launch
+from ._cuda_runtime import on_device
+
+# Given, in _cuda_runtime.py: aligned(out, out_shape, out_strides, *inputs) is
+# True when out and every (storage, shape, strides) input share one gap-free
+# layout, so storage position i of one is position i of the others.
+from ._cuda_runtime import aligned  # noqa: F401 (for Task 3.3)
 from .fast_ops import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
 
 __all__ = [
@@ -155,24 +148,6 @@ def blocks_for(size: int, threads: int) -> int:
     """The number of blocks of ``threads`` threads that cover ``size`` entries:
     $\\lceil \\mathrm{size} / \\mathrm{threads} \\rceil$."""
     return (size + threads - 1) // threads
-
-
-def aligned(out: Storage, out_shape: Shape, out_strides: Strides, *inputs: Any) -> bool:
-    """Whether ``out`` and every ``(storage, shape, strides)`` input share one layout
-    with no gaps (same shape, same strides, storages of exactly ``size`` entries):
-    then storage position ``i`` of one is storage position ``i`` of the others."""
-    size = _size(out_shape)
-    if len(out) != size:
-        return False
-    for k in range(0, len(inputs), 3):
-        storage, shape, strides = inputs[k : k + 3]
-        if (
-            len(storage) != size
-            or not np.array_equal(shape, out_shape)
-            or not np.array_equal(strides, out_strides)
-        ):
-            return False
-    return True
 
 
 # ---------------------------------------------------------------------------
@@ -471,35 +446,29 @@ def tensor_matrix_multiply() -> MatMulKernel:
     b_storage, b_shape, b_strides)`` with the semantics of Module 2's
     ``tensor_matrix_multiply`` (broadcast batch dimensions, any strides, any sizes).
 
-    The layout (constants given above; on a GPU ``TILE = 64``, ``WORK = 4``,
-    ``SIDE = 16``):
+    The ideas, from the practice kernel to a fast one:
 
-    - a block of ``(SIDE, SIDE)`` threads computes one ``TILE x TILE`` tile of
-      ``out``; the grid is ``(ceil(p / TILE), ceil(n / TILE), batches)``, its ``y``
-      and ``z`` capped at ``MAX_GRID`` (below);
-    - thread ``(x, y)`` of block ``(bx, by, bz)`` computes the ``WORK x WORK``
-      entries ``out[bz][by * TILE + y + r * SIDE, bx * TILE + x + c * SIDE]`` for
-      ``r, c`` in ``range(WORK)``, accumulated in a
-      ``cuda.local.array((WORK, WORK), numba.float64)`` (indexed only by loop
-      counters over constant ranges, the compiler keeps it in registers);
-    - walk ``k`` in steps of ``SIDE``: the block loads the ``TILE x SIDE`` tile of
-      ``a`` and the ``SIDE x TILE`` tile of ``b`` into two ``cuda.shared.array``
-      tiles, every thread ``WORK`` entries of each (0 past the edge of a matrix, so
-      sizes need not be multiples of anything), ``syncthreads``; then for each of the
-      ``SIDE`` values of ``k`` a thread reads ``WORK`` numbers of the ``a`` tile and
-      ``WORK`` of the ``b`` tile and does ``WORK x WORK`` multiply-adds: $2 W$ reads
-      for $W^2$ products, where the plain tiled kernel does 2 reads per product;
-      ``syncthreads`` again before the next tiles overwrite these;
-    - let ``threadIdx.x`` run along the last dimension (``k`` for ``a``, ``j`` for
-      ``b`` and ``out``): neighbouring threads then read and write neighbouring
-      addresses;
-    - matrix ``bz`` of each tensor starts at ``broadcast_position(bz * n * p,
-      out_shape, shape, strides)`` (its index is ``(batch index..., 0, 0)``);
-    - the grid's ``y`` and ``z`` dimensions are at most ``MAX_GRID`` (a GPU refuses
-      more, and :func:`launch` says so): let block ``(bx, by, bz)`` handle the row
-      tiles ``by, by + gridDim.y, ...`` of the batches ``bz, bz + gridDim.z, ...``;
-    - decorate the kernel with ``@cuda.jit(**MATMUL_OPTIONS)``, and check what it
-      costs a GPU with ``kindling kernels --task 3.4``.
+    - *tiling*: a block of threads computes a tile of ``out``; it walks ``k`` in
+      steps, loading a tile of ``a`` and a tile of ``b`` into shared memory once
+      for the whole block (``syncthreads`` before using them and before
+      overwriting them), so each number is read from global memory once per
+      block, not once per thread (you did this in :func:`mm_practice_kernel`);
+    - *register blocking*: let each thread compute a small square group of
+      entries of ``out`` instead of one, its running sums in a
+      ``cuda.local.array`` indexed only by loop counters over constant ranges (so
+      the compiler keeps it in registers): a group of $W \\times W$ entries needs
+      $2 W$ numbers from shared memory per step of ``k`` for $W^2$ multiply-adds;
+    - *coalescing*: neighbouring threads (along ``threadIdx.x``) should read and
+      write neighbouring addresses, so run that axis along the last dimension;
+    - any size: load 0 past the edge of a matrix; any batch: find where each
+      matrix starts with :func:`broadcast_position`;
+    - limits: a grid's ``y`` and ``z`` dimensions are at most ``MAX_GRID`` (a GPU
+      refuses more, and :func:`launch` says so), so a block may have to handle
+      several tiles or batches.
+
+    The constants above (``TILE``, ``WORK``, ``SIDE``, ``MATMUL_OPTIONS``) are one
+    good choice on a GPU; decorate the kernel with ``@cuda.jit(**MATMUL_OPTIONS)``
+    and check what it costs a GPU with ``kindling kernels --task 3.4``.
     """
 
     # BEGIN SOLUTION 3.4: the tiled, register-blocked batched matmul and its launch

@@ -480,7 +480,7 @@ def tensor_matrix_multiply() -> MatMulKernel:
     two workers may write the same entry.
     """
 
-    # BEGIN SOLUTION 3.2: the batched matmul kernel (pack, then blocks of out)
+    # BEGIN SOLUTION 3.2: the batched matmul kernel (see the hints above)
     # Rows and columns of the block of out one step computes.
     BLOCK = 4
     # Multiply-adds up to which a product with contiguous rows of b skips the

@@ -35,6 +35,7 @@ from module2_tensors.tensor_ops import TensorBackend
 
 from . import functional as F
 from . import init
+from ._attention_masks import _as_mask, _is_boolean, mha_masks
 from ._parameters import _parameter
 from .layers import Linear
 
@@ -47,24 +48,6 @@ __all__ = [
     "MultiplicativeAttention",
     "MultiheadAttention",
 ]
-
-
-def _as_mask(mask: Any, like: Tensor) -> Tensor:
-    """``mask`` as a tensor on ``like``'s backend (tensors pass through)."""
-    if isinstance(mask, Tensor):
-        return mask
-    return tensor(np.asarray(mask, dtype=np.float64), backend=like.backend)
-
-
-def _is_boolean(mask: Any) -> bool:
-    """Whether ``mask`` says which entries take part (a comparison's result, a NumPy
-    bool array, or a tensor of 0s and 1s) rather than numbers to add to the scores.
-    Masks made by arithmetic (``1.0 - mask``) lose the comparison's mark, so a
-    float tensor of 0s and 1s only is read as boolean too."""
-    if getattr(mask, "is_mask", False) or getattr(mask, "dtype", None) == np.bool_:
-        return True
-    values = np.unique(mask.to_numpy() if isinstance(mask, Tensor) else mask)
-    return bool(np.all(np.isin(values, (0.0, 1.0))))
 
 
 # --------------------------------------------------------------------------- masks
@@ -339,7 +322,9 @@ class MultiheadAttention(Module):
         n, L, S = query.shape[0], query.shape[1], key.shape[1]
         q, k, v = self._heads(query, 0), self._heads(key, 1), self._heads(value, 2)
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
-        mask, additive = self._allowed(attn_mask, key_padding_mask, scores, n, L, S)
+        mask, additive = mha_masks(
+            attn_mask, key_padding_mask, scores, n, self.num_heads, L, S
+        )
         if additive is not None:
             scores = scores + additive
         weights = attention_weights(scores, mask, self.dropout, self.training)
@@ -356,45 +341,3 @@ class MultiheadAttention(Module):
         if average_attn_weights:
             weights = weights.mean(1)
         return out, (weights.squeeze(0) if unbatched else weights)
-
-    def _allowed(
-        self,
-        attn_mask: Optional[Any],
-        key_padding_mask: Optional[Any],
-        scores: Tensor,
-        n: int,
-        L: int,
-        S: int,
-    ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
-        """PyTorch's two masks as ``(allowed, additive)``, each ``None`` or
-        broadcasting to the scores ``(N, h, L, S)``: ``allowed`` (1 = may
-        attend, for :func:`attention_weights`) from the boolean masks (1 =
-        ignore), and ``additive`` the sum of the float masks, which PyTorch adds
-        to the scores (``-inf`` at a padded key, as in a float
-        ``key_padding_mask``)."""
-        masks = []
-        additive = None
-        if attn_mask is not None:
-            m = _as_mask(attn_mask, scores)
-            if m.dims == 3:  # (N * h, L, S)
-                m = m.view(n, self.num_heads, L, S)
-            if _is_boolean(attn_mask):
-                masks.append(1.0 - m)
-            else:
-                additive = m
-        if key_padding_mask is not None:
-            kp = _as_mask(key_padding_mask, scores)
-            if kp.shape != (n, S):
-                raise ValueError(
-                    f"MultiheadAttention: key_padding_mask should have shape {(n, S)}, "
-                    f"got {kp.shape}"
-                )
-            kp = kp.view(n, 1, 1, S)
-            if _is_boolean(key_padding_mask):
-                masks.append(1.0 - kp)
-            else:
-                additive = kp if additive is None else additive + kp
-        allowed = None
-        for m in masks:
-            allowed = m if allowed is None else allowed * m
-        return allowed, additive

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -42,35 +41,14 @@ configure_cuda_simulator()
 
 from module0_fundamentals import DATASETS, Module, Parameter  # noqa: E402
 from module1_scalar_autodiff.optim import SGD  # noqa: E402
-from module2_tensors import SimpleBackend, Tensor, TensorBackend, rand  # noqa: E402
+from module2_tensors import Tensor, TensorBackend, rand  # noqa: E402
 from module2_tensors import tensor as make_tensor  # noqa: E402
-from project.script_tools import (  # noqa: E402
-    progress_bar,
-    toy_parser,
-    percent,
-    report_toy_run,
-    positive_int,
-)
-
-BACKENDS = ("simple", "fast", "cuda")
+from project.script_tools import BACKENDS, TrainingHistory  # noqa: E402
+from project.script_tools import backend_by_name, epoch_logger  # noqa: E402
+from project.script_tools import positive_int, report_toy_run, toy_parser  # noqa: E402
 
 #: The Task 3.5 setting (also what ``kindling bench`` times).
 DEFAULTS = dict(dataset="split", pts=50, hidden=100, batch=10, lr=0.05, epochs=250)
-
-
-def backend_by_name(name: str) -> TensorBackend:
-    """``simple`` (Module 2), ``fast`` (Numba, CPU) or ``cuda`` (Numba, GPU)."""
-    if name == "simple":
-        return SimpleBackend
-    if name == "fast":
-        from module3_fast_ops import FastBackend
-
-        return FastBackend
-    if name == "cuda":
-        from module3_fast_ops import CudaBackend
-
-        return CudaBackend
-    raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
 
 
 # ---------------------------------------------------------------------------
@@ -138,14 +116,8 @@ def loss_fn(z: Tensor, y: Tensor) -> Tensor:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
-class History:
+class History(TrainingHistory):
     """Per epoch: mean batch loss, training accuracy, seconds; and the model."""
-
-    model: Network
-    losses: List[float] = field(default_factory=list)
-    accuracies: List[float] = field(default_factory=list)
-    seconds: List[float] = field(default_factory=list)
 
     @property
     def seconds_per_epoch(self) -> float:
@@ -272,17 +244,7 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         "--batch", type=positive_int, default=DEFAULTS["batch"], help="batch size"
     )
     args = parser.parse_args(argv)
-    bar = progress_bar(total=args.epochs, desc="epoch")
-
-    def log(
-        epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
-    ) -> None:
-        bar.set_postfix_str(
-            f"loss {loss:.4f}  accuracy {percent(accuracy)}  {seconds:.4f} s",
-            refresh=False,
-        )
-        bar.update()
-
+    bar, log = epoch_logger(args.epochs, digits=4)
     history = train(
         args.dataset,
         backend=args.backend,

@@ -52,63 +52,13 @@ configure_cuda_simulator()
 
 from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
-from module4_networks import data, nn, optim  # noqa: E402
+from module4_networks import nn, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
 from module4_networks.training import History, minibatches  # noqa: E402
-from project.script_tools import (  # noqa: E402
-    progress_bar,
-    make_parser,
-    nonnegative_int,
-    percent,
-    positive_float,
-    positive_int,
-    probability,
-    save_curves,
-)
-
-Arrays = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-# --------------------------------------------------------------------- data
-def load_digits_split(seed: int = 0, test_fraction: float = 0.2) -> Arrays:
-    """scikit-learn's 8x8 digits as ``(x_train, y_train, x_test, y_test)``, images
-    ``(n, 8, 8)`` scaled to ``[0, 1]``, split at random (seeded)."""
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    images = digits.images / 16.0
-    order = np.random.default_rng(seed).permutation(len(images))
-    cut = int(round(len(images) * (1.0 - test_fraction)))
-    train, test = order[:cut], order[cut:]
-    return images[train], digits.target[train], images[test], digits.target[test]
-
-
-def load_mnist_split(
-    data_dir: Optional[str], cache_dir: Optional[str], split: str = "auto"
-) -> Arrays:
-    """MNIST as ``(x_train, y_train, x_test, y_test)``, images ``(n, 28, 28)`` in
-    ``[0, 1]``.
-
-    ``split="standard"``: 60,000 training images and the 10,000 test images.
-    ``split="t10k"``: only the test file, its first 8,000 images to train and its
-    last 2,000 to test. ``"auto"`` picks ``standard`` unless ``data_dir`` lacks the
-    training files.
-    """
-    if split == "auto":
-        has_train = data_dir is None or data.mnist_available(data_dir, "train")
-        split = "standard" if has_train else "t10k"
-    test_images, test_labels = data.load_mnist("t10k", data_dir, cache_dir)
-    if split == "t10k":
-        x, y = test_images / 255.0, test_labels.astype(np.int64)
-        cut = len(x) * 4 // 5  # 8,000 of 10,000
-        return x[:cut], y[:cut], x[cut:], y[cut:]
-    train_images, train_labels = data.load_mnist("train", data_dir, cache_dir)
-    return (
-        train_images / 255.0,
-        train_labels.astype(np.int64),
-        test_images / 255.0,
-        test_labels.astype(np.int64),
-    )
+from project._network_scripts import backend_by_name  # noqa: E402
+from project._network_scripts import load_digits_split  # noqa: E402
+from project._network_scripts import load_mnist_split, mnist_parser  # noqa: E402
+from project.script_tools import percent, progress_bar, save_curves  # noqa: E402
 
 
 # -------------------------------------------------------------------- model
@@ -253,77 +203,8 @@ def train(
     return history
 
 
-def backend_by_name(name: str) -> Any:
-    """``fast`` (Numba, CPU) or ``cuda`` (Numba, GPU)."""
-    if name == "fast":
-        return FastBackend
-    if name == "cuda":
-        from module3_fast_ops import CudaBackend
-
-        return CudaBackend
-    raise ValueError(f"unknown backend {name!r}; choose fast or cuda")
-
-
 def main(argv: Optional[list] = None) -> int:
-    parser = make_parser(__doc__)
-    parser.add_argument(
-        "--dataset", choices=["digits", "mnist"], default="digits", help="the images"
-    )
-    parser.add_argument("--data-dir", help="read MNIST's IDX files from here")
-    parser.add_argument("--cache-dir", help="download MNIST here (default ~/.cache)")
-    parser.add_argument(
-        "--split",
-        choices=["auto", "standard", "t10k"],
-        default="auto",
-        help="t10k: train on the first 8,000 test images, test on the last 2,000",
-    )
-    parser.add_argument(
-        "--epochs",
-        type=nonnegative_int,
-        default=None,
-        help="training epochs (default: 10 for digits, 4 for mnist; 0: only "
-        "evaluate the untrained network)",
-    )
-    parser.add_argument("--batch-size", type=positive_int, default=32, help="batch")
-    parser.add_argument(
-        "--lr", type=positive_float, default=2e-3, help="Adam's learning rate"
-    )
-    parser.add_argument(
-        "--channels",
-        type=positive_int,
-        nargs=2,
-        default=[8, 16],
-        metavar=("C1", "C2"),
-        help="channels of the two convolutions",
-    )
-    parser.add_argument(
-        "--hidden", type=positive_int, default=64, help="units of the hidden layer"
-    )
-    parser.add_argument(
-        "--dropout", type=probability, default=0.25, help="dropout probability"
-    )
-    parser.add_argument(
-        "--train-size",
-        type=positive_int,
-        default=None,
-        help="train on the first N training images only (default: all)",
-    )
-    parser.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="seed of weights and batches"
-    )
-    parser.add_argument(
-        "--backend",
-        choices=["fast", "cuda"],
-        default="fast",
-        help="fast: Numba on the CPU; cuda: the GPU (Numba's simulator without one: "
-        "correct, very slow)",
-    )
-    parser.add_argument(
-        "--plot",
-        default=None,
-        help="PNG for the curves (default: runs/mnist_multiclass_DATASET.png; '' "
-        "for none)",
-    )
+    parser = mnist_parser(__doc__)
     args = parser.parse_args(argv)
     epochs = (
         args.epochs

@@ -29,12 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the library importable
 from module0_fundamentals import DATASETS, Module, Parameter  # noqa: E402
 from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module1_scalar_autodiff.scalar import Scalar  # noqa: E402
-from project.script_tools import (  # noqa: E402
-    progress_bar,
-    toy_parser,
-    percent,
-    report_toy_run,
-)
+from project.script_tools import epoch_logger, report_toy_run, toy_parser  # noqa: E402
 
 Point = Tuple[float, float]
 
@@ -200,14 +195,7 @@ def evaluate(
 def main(argv: Optional[Sequence[str]] = None) -> History:
     parser = toy_parser(__doc__, DATASETS, "simple", 100, "runs/scalar.png")
     args = parser.parse_args(argv)
-    bar = progress_bar(total=args.epochs, desc="epoch")
-
-    def log(epoch: int, epochs: int, loss: float, accuracy: float) -> None:
-        bar.set_postfix_str(
-            f"loss {loss:.4f}  accuracy {percent(accuracy)}", refresh=False
-        )
-        bar.update()
-
+    bar, log = epoch_logger(args.epochs)
     history = train(
         args.dataset,
         hidden=args.hidden,

@@ -46,7 +46,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -60,58 +60,9 @@ from module4_networks import data, nn, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
 from module4_networks.training import History  # noqa: E402
 from module4_networks.transformer import TransformerClassifier  # noqa: E402
-from project.script_tools import (  # noqa: E402
-    progress_bar,
-    make_parser,
-    nonnegative_int,
-    percent,
-    positive_float,
-    positive_int,
-    probability,
-    save_curves,
-)
-
-Split = Tuple[List[List[int]], np.ndarray]  # (rows of word ids, labels)
-
-
-# --------------------------------------------------------------------- data
-def encode_splits(
-    splits: Dict[str, Tuple[List[str], np.ndarray]], min_freq: int = 1
-) -> Tuple[data.Vocabulary, Dict[str, Split]]:
-    """Tokenise every split; build the vocabulary from ``train`` only."""
-    tokens = {
-        name: [data.tokenize(s) for s in sents] for name, (sents, _) in splits.items()
-    }
-    vocab = data.Vocabulary.build(tokens["train"], min_freq=min_freq)
-    encoded = {
-        name: ([vocab.encode(t) for t in tokens[name]], labels)
-        for name, (_, labels) in splits.items()
-    }
-    return vocab, encoded
-
-
-def length_batches(
-    rows: Sequence[Sequence[int]],
-    batch_size: int,
-    rng: Optional[np.random.Generator] = None,
-) -> List[np.ndarray]:
-    """Index batches of sentences of similar length (less padding to compute on).
-
-    With ``rng``: shuffle, sort within pools of 50 batches by length, cut into
-    batches and shuffle the batches, so each epoch sees new batches.
-    """
-    order = rng.permutation(len(rows)) if rng is not None else np.arange(len(rows))
-    pool = 50 * batch_size
-    batches = []
-    for start in range(0, len(order), pool):
-        chunk = sorted(order[start : start + pool], key=lambda i: len(rows[i]))
-        batches += [
-            np.array(chunk[i : i + batch_size])
-            for i in range(0, len(chunk), batch_size)
-        ]
-    if rng is not None:
-        batches = [batches[i] for i in rng.permutation(len(batches))]
-    return batches
+from project._network_scripts import MODELS, Split, encode_splits  # noqa: E402
+from project._network_scripts import length_batches, sentiment_parser  # noqa: E402
+from project.script_tools import percent, progress_bar, save_curves  # noqa: E402
 
 
 # -------------------------------------------------------------------- model
@@ -221,9 +172,6 @@ def _embedding(
             pretrained, freeze=False, padding_idx=0, backend=backend
         )
     return nn.Embedding(vocab_size, dim, padding_idx=0, backend=backend)
-
-
-MODELS = ("cnn", "lstm", "transformer")
 
 
 def train_step(
@@ -347,65 +295,7 @@ def train(
 
 
 def main(argv: Optional[list] = None) -> int:
-    parser = make_parser(__doc__)
-    parser.add_argument("--data-dir", help="read train.tsv/test.tsv(/dev.tsv) here")
-    parser.add_argument("--cache-dir", help="download SST-2 here (default ~/.cache)")
-    parser.add_argument("--embeddings", help="GloVe-style word vectors (text file)")
-    parser.add_argument(
-        "--model", choices=MODELS, default="cnn", help="the network to train"
-    )
-    parser.add_argument(
-        "--epochs",
-        type=nonnegative_int,
-        default=3,
-        help="training epochs (0: only evaluate the untrained network)",
-    )
-    parser.add_argument("--batch-size", type=positive_int, default=128, help="batch")
-    parser.add_argument(
-        "--lr", type=positive_float, default=2e-3, help="Adam's learning rate"
-    )
-    parser.add_argument(
-        "--embedding-dim",
-        type=positive_int,
-        default=48,
-        help="size of a word vector (without --embeddings)",
-    )
-    parser.add_argument(
-        "--filters", type=positive_int, default=32, help="filters per width (cnn)"
-    )
-    parser.add_argument(
-        "--hidden", type=positive_int, default=48, help="LSTM units per direction"
-    )
-    parser.add_argument(
-        "--widths",
-        type=positive_int,
-        nargs="+",
-        default=[3, 4, 5],
-        help="filter widths (words)",
-    )
-    parser.add_argument(
-        "--dropout", type=probability, default=0.5, help="dropout probability"
-    )
-    parser.add_argument(
-        "--min-freq",
-        type=positive_int,
-        default=1,
-        help="words seen fewer times in training become <unk>",
-    )
-    parser.add_argument(
-        "--train-size",
-        type=positive_int,
-        default=None,
-        help="train on the first N sentences only (default: all)",
-    )
-    parser.add_argument(
-        "--seed", type=nonnegative_int, default=0, help="seed of weights and batches"
-    )
-    parser.add_argument(
-        "--plot",
-        default="runs/sentiment.png",
-        help="PNG for the loss/accuracy curves ('' for none)",
-    )
+    parser = sentiment_parser(__doc__)
     args = parser.parse_args(argv)
     start = time.time()
     history = train(

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -32,36 +31,9 @@ from module0_fundamentals import DATASETS, Module, Parameter  # noqa: E402
 from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module2_tensors import SimpleBackend, Tensor, TensorBackend, rand  # noqa: E402
 from module2_tensors import tensor as make_tensor  # noqa: E402
-from project.script_tools import (  # noqa: E402
-    progress_bar,
-    toy_parser,
-    percent,
-    report_toy_run,
-)
-
-# ---------------------------------------------------------------------------
-# Backends: simple here; Module 3 adds fast (Numba) and cuda.
-# ---------------------------------------------------------------------------
-
-BACKENDS = ("simple", "fast", "cuda")
-
-
-def backend_by_name(name: str) -> TensorBackend:
-    """The backend called ``name``: ``simple`` (Module 2), ``fast`` or ``cuda``
-    (Module 3, when it is present)."""
-    if name == "simple":
-        return SimpleBackend
-    if name in ("fast", "cuda"):
-        try:
-            import module3_fast_ops as fast_ops
-        except ImportError as error:
-            raise ValueError(f"backend {name!r} needs Module 3 ({error})") from None
-        attribute = "FastBackend" if name == "fast" else "CudaBackend"
-        if not hasattr(fast_ops, attribute):
-            raise ValueError(f"backend {name!r}: module3_fast_ops has no {attribute}")
-        return getattr(fast_ops, attribute)
-    raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
-
+from project.script_tools import BACKENDS, TrainingHistory  # noqa: E402
+from project.script_tools import backend_by_name, epoch_logger  # noqa: E402
+from project.script_tools import report_toy_run, toy_parser  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # The model
@@ -149,20 +121,10 @@ def loss_fn(z: Tensor, y: Tensor) -> Tensor:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
-class History:
+class History(TrainingHistory):
     """What training produced: the model, and per epoch the loss, the accuracy and
-    the seconds it took."""
-
-    model: Network
-    losses: List[float] = field(default_factory=list)
-    accuracies: List[float] = field(default_factory=list)
-    seconds: List[float] = field(default_factory=list)
-
-    @property
-    def seconds_per_epoch(self) -> float:
-        """The mean time of an epoch (0 before the first)."""
-        return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
+    the seconds it took (``seconds_per_epoch``: their mean). See
+    ``script_tools.TrainingHistory``."""
 
 
 def train_epoch(
@@ -247,17 +209,7 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         "--backend", default="simple", choices=BACKENDS, help="tensor backend"
     )
     args = parser.parse_args(argv)
-    bar = progress_bar(total=args.epochs, desc="epoch")
-
-    def log(
-        epoch: int, epochs: int, loss: float, accuracy: float, seconds: float
-    ) -> None:
-        bar.set_postfix_str(
-            f"loss {loss:.4f}  accuracy {percent(accuracy)}  {seconds:.3f} s",
-            refresh=False,
-        )
-        bar.update()
-
+    bar, log = epoch_logger(args.epochs, digits=3)
     history = train(
         args.dataset,
         hidden=args.hidden,

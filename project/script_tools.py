@@ -6,19 +6,23 @@
   :func:`probability`;
 * :func:`progress_bar`: a ``tqdm`` bar (a widget in notebooks), short in logs;
 * :func:`save_curves`: the loss and accuracy curves as a PNG;
-* :func:`held_out`: fresh points of a toy dataset for a held-out accuracy.
+* :func:`held_out`: fresh points of a toy dataset for a held-out accuracy;
+* for the toy-data scripts (``run_tensor``, ``run_fast_tensor``):
+  :func:`backend_by_name`, :class:`TrainingHistory` and :func:`epoch_logger`.
 
 The scripts run from any module's edition, so this file imports only the standard
-library, NumPy and tqdm (matplotlib when a plot is written).
+library, NumPy and tqdm (matplotlib when a plot is written, Module 2 or 3 when a
+backend is asked for).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterable, Mapping, Optional
-from typing import Sequence, TypeVar, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping
+from typing import Optional, Sequence, Tuple, TypeVar, Union
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -277,3 +281,67 @@ def report_toy_run(
         saved = save_curves(curves, args.plot, title)
         if saved:
             print(f"curves saved to {saved}")
+
+
+# ------------------------------------------------------- the toy-data scripts
+#: The backends the tensor scripts offer, by name.
+BACKENDS = ("simple", "fast", "cuda")
+
+
+def backend_by_name(name: str) -> Any:
+    """The backend called ``name``: ``simple`` (Module 2), ``fast`` or ``cuda``
+    (Module 3, when it is present)."""
+    if name == "simple":
+        from module2_tensors import SimpleBackend
+
+        return SimpleBackend
+    if name in ("fast", "cuda"):
+        try:
+            import module3_fast_ops as fast_ops
+        except ImportError as error:
+            raise ValueError(f"backend {name!r} needs Module 3 ({error})") from None
+        attribute = "FastBackend" if name == "fast" else "CudaBackend"
+        if not hasattr(fast_ops, attribute):
+            raise ValueError(f"backend {name!r}: module3_fast_ops has no {attribute}")
+        return getattr(fast_ops, attribute)
+    raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+
+
+@dataclass
+class TrainingHistory:
+    """What training produced: the model, and per epoch the loss, the accuracy and
+    the seconds it took."""
+
+    model: Any
+    losses: List[float] = field(default_factory=list)
+    accuracies: List[float] = field(default_factory=list)
+    seconds: List[float] = field(default_factory=list)
+
+    @property
+    def seconds_per_epoch(self) -> float:
+        """The mean time of an epoch (0 before the first)."""
+        return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
+
+
+def epoch_logger(
+    epochs: int, digits: Optional[int] = None
+) -> Tuple["tqdm", Callable[..., None]]:
+    """A progress bar of ``epochs`` steps and the ``log(epoch, epochs, loss,
+    accuracy[, seconds])`` callback a script's ``train`` calls after each epoch:
+    it shows the loss, the accuracy and (with ``digits``) the epoch's seconds."""
+    bar = progress_bar(total=epochs, desc="epoch")
+
+    def log(
+        epoch: int,
+        epochs: int,
+        loss: float,
+        accuracy: float,
+        seconds: Optional[float] = None,
+    ) -> None:
+        text = f"loss {loss:.4f}  accuracy {percent(accuracy)}"
+        if digits is not None and seconds is not None:
+            text += f"  {seconds:.{digits}f} s"
+        bar.set_postfix_str(text, refresh=False)
+        bar.update()
+
+    return bar, log

@@ -1,0 +1,224 @@
+"""Measuring expression swell (given complete; no task edits or needs to read it).
+
+Task 1.7 asks for :func:`~module1_scalar_autodiff.symbolic.diff` and
+:func:`~module1_scalar_autodiff.symbolic.evaluate`; this module holds the tools
+that compare symbolic differentiation with autodiff: tree and DAG sizes,
+``simplify``, ``to_string``, the logistic map and :func:`swell_table`.
+
+Interface: the names of ``__all__``, all re-exported by ``symbolic``. The node
+classes are looked up in ``symbolic`` when a function runs, so the two modules
+form no import cycle.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple
+
+if TYPE_CHECKING:
+    from .symbolic import Expr, ExprLike
+
+__all__ = [
+    "size",
+    "dag_size",
+    "simplify",
+    "to_string",
+    "logistic_map",
+    "SwellRow",
+    "recorded_operations",
+    "swell_table",
+]
+
+
+def _as_expr(x: Any) -> "Expr":
+    from .symbolic import as_expr
+
+    return as_expr(x)
+
+
+# ------------------------------------------------------------ measuring swell
+def size(expr: ExprLike) -> int:
+    """The number of nodes of ``expr`` written out as a tree: a sub-expression
+    used $k$ times counts $k$ times. (Computed with memoization, so it is fast
+    even when the count is astronomically large.)"""
+    memo: Dict[int, int] = {}
+
+    def count(node: Expr) -> int:
+        if id(node) not in memo:
+            memo[id(node)] = 1 + sum(count(c) for c in node.children)
+        return memo[id(node)]
+
+    return count(_as_expr(expr))
+
+
+def dag_size(expr: ExprLike) -> int:
+    """The number of *distinct* node objects of ``expr`` (shared ones count once)."""
+    seen: set = set()
+    stack = [_as_expr(expr)]
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(node.children)
+    return len(seen)
+
+
+def simplify(expr: ExprLike) -> Expr:
+    """A light clean-up: fold constants and apply $x + 0 = x$, $x \\cdot 1 = x$,
+    $x \\cdot 0 = 0$, $x / 1 = x$, $-(-x) = x$, $x^1 = x$, $x^0 = 1$.
+
+    It shrinks results by a constant factor but cannot stop exponential swell:
+    the repeated subtrees are different expressions, not zeros or ones.
+    """
+    from .symbolic import _FUNCTIONS, Add, Const, Div, Mul, Neg, Pow, Sub
+
+    memo: Dict[int, Expr] = {}
+
+    def is_const(e: Expr, value: float) -> bool:
+        return isinstance(e, Const) and e.value == value
+
+    def simp(node: Expr) -> Expr:
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        out: Expr = node
+        if isinstance(node, Pow):
+            a = simp(node.a)
+            if node.exponent == 1.0:
+                out = a
+            elif node.exponent == 0.0:
+                out = Const(1.0)
+            elif isinstance(a, Const):
+                out = Const(a.value**node.exponent)
+            else:
+                out = Pow(a, node.exponent)
+        elif node.children:
+            kids = [simp(c) for c in node.children]
+            if all(isinstance(k, Const) for k in kids):
+                try:
+                    out = Const(_FUNCTIONS[type(node)](*(k.value for k in kids)))
+                except (ValueError, OverflowError):  # leave log(-1) etc. as is
+                    out = type(node)(*kids)
+            elif isinstance(node, Add) and is_const(kids[0], 0.0):
+                out = kids[1]
+            elif isinstance(node, (Add, Sub)) and is_const(kids[1], 0.0):
+                out = kids[0]
+            elif isinstance(node, Sub) and is_const(kids[0], 0.0):
+                out = Neg(kids[1])
+            elif isinstance(node, Mul) and (
+                is_const(kids[0], 0.0) or is_const(kids[1], 0.0)
+            ):
+                out = Const(0.0)
+            elif isinstance(node, Mul) and is_const(kids[0], 1.0):
+                out = kids[1]
+            elif isinstance(node, (Mul, Div)) and is_const(kids[1], 1.0):
+                out = kids[0]
+            elif isinstance(node, Div) and is_const(kids[0], 0.0):
+                out = Const(0.0)
+            elif isinstance(node, Neg) and isinstance(kids[0], Neg):
+                out = kids[0].a
+            else:
+                out = type(node)(*kids)
+        memo[key] = out
+        return out
+
+    return simp(_as_expr(expr))
+
+
+def to_string(expr: ExprLike, limit: int = 400) -> str:
+    """Infix text, fully parenthesised; cut at ``limit`` characters."""
+    from .symbolic import Add, Const, Div, Mul, Neg, Pow, Sub, Var
+
+    infix = {Add: "+", Sub: "-", Mul: "*", Div: "/"}
+    parts: List[str] = []
+    budget = [limit]
+
+    def emit(s: str) -> None:
+        parts.append(s)
+        budget[0] -= len(s)
+
+    def walk(node: Expr) -> None:
+        if budget[0] <= 0:
+            return
+        if isinstance(node, Const):
+            emit(f"{node.value:g}")
+        elif isinstance(node, Var):
+            emit(node.name)
+        elif isinstance(node, Neg):
+            emit("-(")
+            walk(node.a)
+            emit(")")
+        elif isinstance(node, Pow):
+            emit("(")
+            walk(node.a)
+            emit(f")^{node.exponent:g}")
+        elif type(node) in infix:
+            emit("(")
+            walk(node.children[0])
+            emit(f" {infix[type(node)]} ")
+            walk(node.children[1])
+            emit(")")
+        else:
+            emit(f"{type(node).__name__.lower()}(")
+            walk(node.children[0])
+            emit(")")
+
+    walk(_as_expr(expr))
+    text = "".join(parts)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+# ------------------------------------------------------ the logistic map demo
+def logistic_map(l0: Any, n: int) -> Any:
+    """$l_n$ for $l_{k+1} = 4 l_k (1 - l_k)$, for any $l_0$ that supports ``*`` and
+    ``-`` with numbers: an ``Expr``, a ``Scalar``, a ``Dual`` or a float."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    lk = l0
+    for _ in range(n):
+        lk = 4.0 * lk * (1.0 - lk)
+    return lk
+
+
+class SwellRow(NamedTuple):
+    """Sizes for one $n$ of the logistic map."""
+
+    n: int
+    expression: int  # size(l_n) as a tree
+    derivative: int  # size(diff(l_n)) as a tree
+    simplified: int  # size(simplify(diff(l_n)))
+    autodiff_ops: int  # operations recorded by a Scalar computing l_n
+
+
+def recorded_operations(out: Any) -> int:
+    """How many function applications the graph of a ``Scalar`` records: the
+    number of local steps a backward pass from ``out`` takes."""
+    seen: set = set()
+    stack = [out]
+    count = 0
+    while stack:
+        v = stack.pop()
+        if v.is_constant() or v.unique_id in seen:
+            continue
+        seen.add(v.unique_id)
+        count += 0 if v.is_leaf else 1
+        stack.extend(v.parents)
+    return count
+
+
+def swell_table(n_max: int) -> List[SwellRow]:
+    """Expression swell against autodiff cost for $n = 1, \\dots,$ ``n_max``.
+
+    The autodiff column counts the operations a ``Scalar`` records while
+    computing $l_n$ (:func:`recorded_operations`): the backward pass does one
+    local step per operation.
+    """
+    from .scalar import Scalar
+    from .symbolic import Var, diff
+
+    rows = []
+    for n in range(1, n_max + 1):
+        ln = logistic_map(Var("x"), n)
+        d = diff(ln, "x")
+        ops = recorded_operations(logistic_map(Scalar(0.3), n))
+        rows.append(SwellRow(n, size(ln), size(d), size(simplify(d)), ops))
+    return rows

@@ -1,0 +1,80 @@
+"""Masks for attention, given complete (engine layer: no task edits it).
+
+PyTorch accepts masks in several forms: tensors or arrays, boolean (which entries
+take part) or additive floats (added to the scores), and for
+``MultiheadAttention`` two of them at once (``attn_mask`` and
+``key_padding_mask``). ``attention.py`` keeps the attention a student writes;
+reading those forms lives here.
+
+Interface: :func:`_as_mask`, :func:`_is_boolean` and :func:`mha_masks`. This
+module does not import ``attention``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+from module2_tensors.tensor import Tensor, tensor
+
+
+def _as_mask(mask: Any, like: Tensor) -> Tensor:
+    """``mask`` as a tensor on ``like``'s backend (tensors pass through)."""
+    if isinstance(mask, Tensor):
+        return mask
+    return tensor(np.asarray(mask, dtype=np.float64), backend=like.backend)
+
+
+def _is_boolean(mask: Any) -> bool:
+    """Whether ``mask`` says which entries take part (a comparison's result, a NumPy
+    bool array, or a tensor of 0s and 1s) rather than numbers to add to the scores.
+    Masks made by arithmetic (``1.0 - mask``) lose the comparison's mark, so a
+    float tensor of 0s and 1s only is read as boolean too."""
+    if getattr(mask, "is_mask", False) or getattr(mask, "dtype", None) == np.bool_:
+        return True
+    values = np.unique(mask.to_numpy() if isinstance(mask, Tensor) else mask)
+    return bool(np.all(np.isin(values, (0.0, 1.0))))
+
+
+def mha_masks(
+    attn_mask: Optional[Any],
+    key_padding_mask: Optional[Any],
+    scores: Tensor,
+    n: int,
+    heads: int,
+    L: int,
+    S: int,
+) -> Tuple[Optional[Tensor], Optional[Tensor]]:
+    """PyTorch's two masks as ``(allowed, additive)``, each ``None`` or
+    broadcasting to the scores ``(N, h, L, S)``: ``allowed`` (1 = may
+    attend, for :func:`attention_weights`) from the boolean masks (1 =
+    ignore), and ``additive`` the sum of the float masks, which PyTorch adds
+    to the scores (``-inf`` at a padded key, as in a float
+    ``key_padding_mask``)."""
+    masks: List[Tensor] = []
+    additive = None
+    if attn_mask is not None:
+        m = _as_mask(attn_mask, scores)
+        if m.dims == 3:  # (N * h, L, S)
+            m = m.view(n, heads, L, S)
+        if _is_boolean(attn_mask):
+            masks.append(1.0 - m)
+        else:
+            additive = m
+    if key_padding_mask is not None:
+        kp = _as_mask(key_padding_mask, scores)
+        if kp.shape != (n, S):
+            raise ValueError(
+                f"MultiheadAttention: key_padding_mask should have shape {(n, S)}, "
+                f"got {kp.shape}"
+            )
+        kp = kp.view(n, 1, 1, S)
+        if _is_boolean(key_padding_mask):
+            masks.append(1.0 - kp)
+        else:
+            additive = kp if additive is None else additive + kp
+    allowed = None
+    for m in masks:
+        allowed = m if allowed is None else allowed * m
+    return allowed, additive

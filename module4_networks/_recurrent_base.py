@@ -1,0 +1,258 @@
+"""What the recurrent modules share, given complete (engine layer: no task edits
+it): parameters, shape checks, and the loop over layers and directions.
+
+``recurrent.py`` holds what Task 4.7 asks for (the gate equations and the loop
+through time, ``_RNNBase._unroll``) and the public cells and layers. Their
+parameters, state checks and multi-layer, bidirectional plumbing live here, so
+the student file stays about the recurrence.
+
+Interface: :func:`_affine`, :class:`_CellBase` (the three cells' base) and
+:class:`_RNNLayers` (the layers' base; a subclass defines ``_unroll``). This
+module does not import ``recurrent``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Sequence, Tuple, Union
+
+from module0_fundamentals.module import Module, Parameter
+from module2_tensors.shape_functions import cat, stack
+from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_ops import TensorBackend
+
+from . import functional as F
+from . import init
+from ._parameters import _parameter
+
+#: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
+State = Union[Tensor, Tuple[Tensor, Tensor]]
+
+
+def _affine(x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
+    """$x W^\\top + b$ for ``x`` of shape ``(..., in)`` and ``weight`` ``(out, in)``."""
+    out = x @ weight.T
+    return out if bias is None else out + bias
+
+
+def _fill_uniform(module: Module, hidden_size: int) -> None:
+    """PyTorch's initialisation of every recurrent parameter: $U(-k, k)$ with $k =
+    1/\\sqrt{H}$."""
+    bound = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
+    for p in module.parameters():
+        init.uniform_(p, -bound, bound)
+
+
+def _check_size(name: str, what: str, x: Tensor, size: int) -> None:
+    if x.shape[-1] != size:
+        raise ValueError(
+            f"{name}: {what} should have {size} features in its last dimension, got "
+            f"shape {x.shape}"
+        )
+
+
+class _CellBase(Module):
+    """What the three cells share: ``weight_ih`` ``(G H, H_in)``, ``weight_hh`` ``(G
+    H, H)``, ``bias_ih`` and ``bias_hh`` ``(G H,)``, with ``G`` gate blocks."""
+
+    gates: int = 1
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        rows = self.gates * hidden_size
+        self.weight_ih = _parameter((rows, input_size), backend)
+        self.weight_hh = _parameter((rows, hidden_size), backend)
+        self.bias_ih = _parameter((rows,), backend) if bias else None
+        self.bias_hh = _parameter((rows,), backend) if bias else None
+        _fill_uniform(self, hidden_size)
+
+    def _gates(self, x: Tensor, h: Tensor) -> Tuple[Tensor, Tensor]:
+        bias_ih = self.bias_ih.value if self.bias_ih is not None else None
+        bias_hh = self.bias_hh.value if self.bias_hh is not None else None
+        return (
+            _affine(x, self.weight_ih.value, bias_ih),
+            _affine(h, self.weight_hh.value, bias_hh),
+        )
+
+    def _prepare(self, x: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
+        """The input and a state as batches, and whether the input was unbatched."""
+        name = type(self).__name__
+        if x.dims not in (1, 2):
+            raise ValueError(
+                f"{name}: expected input of 1 or 2 dimensions, got {x.shape}"
+            )
+        _check_size(name, "input", x, self.input_size)
+        unbatched = x.dims == 1
+        if unbatched:
+            x = x.unsqueeze(0)
+        if hx is None:
+            hx = x.new_zeros((x.shape[0], self.hidden_size))
+        elif unbatched:
+            hx = hx.unsqueeze(0)
+        if hx.shape != (x.shape[0], self.hidden_size):
+            raise ValueError(
+                f"{name}: the state should have shape "
+                f"{(x.shape[0], self.hidden_size)[unbatched:]} for input of shape "
+                f"{x.shape[unbatched:]}, got {hx.shape[unbatched:]}"
+            )
+        return x, hx, unbatched
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, bias={self.bias}"
+
+
+# ----------------------------------------------------------------------------- layers
+class _RNNLayers(Module):
+    """A stack of ``num_layers`` recurrent layers, each optionally bidirectional.
+
+    Parameters of layer ``k`` are ``weight_ih_l{k}``, ``weight_hh_l{k}``,
+    ``bias_ih_l{k}``, ``bias_hh_l{k}``, and the same with ``_reverse`` for the
+    backward direction, in PyTorch's order. Layer ``k > 0`` reads the outputs of
+    layer ``k - 1`` (``D * H`` features), with dropout between layers in training.
+    """
+
+    gates: int = 1
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        backend: Optional[TensorBackend] = None,
+    ) -> None:
+        super().__init__()
+        name = type(self).__name__
+        if num_layers < 1:
+            raise ValueError(f"{name}: num_layers must be at least 1, got {num_layers}")
+        if not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"{name}: dropout must be in [0, 1], got {dropout}")
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional = float(dropout), bidirectional
+        directions = 2 if bidirectional else 1
+        rows = self.gates * hidden_size
+        for layer in range(num_layers):
+            width = input_size if layer == 0 else hidden_size * directions
+            for suffix in self._suffixes(layer):
+                setattr(self, "weight_ih" + suffix, _parameter((rows, width), backend))
+                setattr(
+                    self, "weight_hh" + suffix, _parameter((rows, hidden_size), backend)
+                )
+                if bias:
+                    setattr(self, "bias_ih" + suffix, _parameter((rows,), backend))
+                    setattr(self, "bias_hh" + suffix, _parameter((rows,), backend))
+        _fill_uniform(self, hidden_size)
+
+    def _suffixes(self, layer: int) -> List[str]:
+        both = [f"_l{layer}", f"_l{layer}_reverse"]
+        return both if self.bidirectional else both[:1]
+
+    def _weights(
+        self, suffix: str
+    ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
+        def get(name: str) -> Optional[Tensor]:
+            p: Optional[Parameter] = self._parameters.get(name + suffix)
+            return None if p is None else p.value
+
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+
+    # The cell equation of one step, and how to read h off a state.
+    def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
+        raise NotImplementedError
+
+    @staticmethod
+    def _hidden(state: State) -> Tensor:
+        return state
+
+    def _unroll(
+        self,
+        x: Tensor,
+        state: State,
+        weights: Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]],
+        reverse: bool = False,
+    ) -> Tuple[Tensor, State]:
+        """One direction of one layer over a sequence (``recurrent._RNNBase``)."""
+        raise NotImplementedError
+
+    def _initial_state(
+        self, x: Tensor, hx: Optional[Tensor], unbatched: bool
+    ) -> Tensor:
+        name = type(self).__name__
+        directions = 2 if self.bidirectional else 1
+        shape = (self.num_layers * directions, x.shape[1], self.hidden_size)
+        if hx is None:
+            return x.new_zeros(shape)
+        if unbatched:
+            hx = hx.unsqueeze(1)
+        if hx.shape != shape:
+            expected = shape[:1] + shape[2:] if unbatched else shape
+            got = hx.shape[:1] + hx.shape[2:] if unbatched else hx.shape
+            raise ValueError(
+                f"{name}: expected an initial state of shape {expected}, got {got}"
+            )
+        return hx
+
+    def _run(
+        self, input: Tensor, hx: Sequence[Optional[Tensor]]
+    ) -> Tuple[Tensor, List[Tensor]]:
+        """The shared forward: returns the output and the final states, one tensor
+        per component of the state (``[h_n]`` or ``[h_n, c_n]``)."""
+        name = type(self).__name__
+        if input.dims not in (2, 3):
+            raise ValueError(
+                f"{name}: expected input of 2 (unbatched) or 3 dimensions, got "
+                f"{input.shape}"
+            )
+        _check_size(name, "input", input, self.input_size)
+        unbatched = input.dims == 2
+        if unbatched:
+            x = input.unsqueeze(1)
+        else:
+            x = input.transpose(0, 1) if self.batch_first else input
+        initial = [self._initial_state(x, h, unbatched) for h in hx]
+        finals: List[List[Tensor]] = [[] for _ in initial]
+        directions = 2 if self.bidirectional else 1
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction, suffix in enumerate(self._suffixes(layer)):
+                k = layer * directions + direction
+                start = [s[k] for s in initial]
+                state = start[0] if len(start) == 1 else tuple(start)
+                out, state = self._unroll(
+                    x, state, self._weights(suffix), direction == 1
+                )
+                outputs.append(out)
+                for store, s in zip(finals, state if len(start) > 1 else (state,)):
+                    store.append(s)
+            x = outputs[0] if directions == 1 else cat(outputs, dim=2)
+            if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        states = [stack(store, dim=0) for store in finals]
+        if unbatched:
+            return x.squeeze(1), [s.squeeze(1) for s in states]
+        return (x.transpose(0, 1) if self.batch_first else x), states
+
+    def extra_repr(self) -> str:
+        extras = ""
+        if self.num_layers != 1:
+            extras += f", num_layers={self.num_layers}"
+        if not self.bias:
+            extras += ", bias=False"
+        if self.batch_first:
+            extras += ", batch_first=True"
+        if self.dropout:
+            extras += f", dropout={self.dropout}"
+        if self.bidirectional:
+            extras += ", bidirectional=True"
+        return f"{self.input_size}, {self.hidden_size}{extras}"
