@@ -167,3 +167,19 @@ def test_the_links_go_where_the_kernel_cache_looks(tmp_path, monkeypatch):
     ]
     assert link_trusted_kernels(spec) == 0  # kept: nothing linked twice
     assert link_trusted_kernels("not json") == 0
+
+
+def test_the_option_reaches_every_grader_of_a_batch_and_must_be_a_folder(
+    tmp_path, capsys
+):
+    from kindling.cli import main
+    from kindling.grade_batch import _command
+
+    command = _command(tmp_path / "alice", tmp_path / "a.json", {"kernel_cache": ROOT})
+    assert f"--kernel-cache={ROOT}" in command
+    assert not any("kernel-cache" in part for part in _command(tmp_path, tmp_path, {}))
+
+    missing = tmp_path / "no-such-folder"
+    argv = ["grade", "--submission", str(ROOT), "--kernel-cache", str(missing)]
+    assert main(argv + ["--unsafe-no-sandbox", "--tasks", "0.1"]) == 2
+    assert "kernel cache" in capsys.readouterr().err
