@@ -64,6 +64,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         memory_mb=args.memory,
         sandbox=not args.unsafe_no_sandbox,
         partial=args.partial,
+        kernel_cache=Path(args.kernel_cache) if args.kernel_cache else None,
     )
     if args.unsafe_no_sandbox:
         echo("kindling grade: WARNING: no sandbox: student code runs as you")
@@ -258,6 +259,14 @@ def _add_grading_commands(commands) -> None:
         metavar="FILE",
         default=None,
         help="with --batch: one CSV row of grades per submission",
+    )
+    grade.add_argument(
+        "--kernel-cache",
+        metavar="DIR",
+        default=None,
+        help="a trusted tree (the instructor source after its own test run) whose "
+        "compiled Numba kernels every sandbox may read, read-only; for trusted code "
+        "only (CI's edition checks): never when grading students (docs/GRADING.md)",
     )
     grade.add_argument(
         "--unsafe-no-sandbox",

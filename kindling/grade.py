@@ -795,6 +795,7 @@ class Grader:
         sandbox: bool = True,
         partial: bool = False,
         on_update: Callable[[GradeReport], None] = lambda report: None,
+        kernel_cache: Optional[Path] = None,
     ) -> None:
         from kindling import __version__
         from kindling.sandbox import SandboxUnavailable, require
@@ -831,6 +832,14 @@ class Grader:
         self.report.date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         self.timeout, self.memory_mb, self.echo = timeout, memory_mb, echo
         self.partial, self.on_update = partial, on_update
+        # Trusted compiled kernels every sandbox may read (docs/GRADING.md, "The
+        # trusted kernel cache"); None: every task compiles its kernels afresh.
+        self.kernel_cache = Path(kernel_cache).resolve() if kernel_cache else None
+        if self.kernel_cache is not None:
+            if not self.kernel_cache.is_dir():
+                raise GradeError(f"the kernel cache {kernel_cache} is not a directory")
+            where += f"; trusted kernel cache (read-only): {self.kernel_cache}"
+            self.report.sandbox = where
         self.report.tasks = [TaskGrade.for_task(t) for t in self.selected]
 
     def run(self) -> GradeReport:
@@ -868,7 +877,8 @@ class Grader:
         except Exception as error:  # noqa: BLE001 - always leave a complete report
             self._fail_all(f"grader error while copying the source: {error!r}")
             return
-        with Runner(work, self.sandbox, tmp / "runner") as runner:
+        runner_scratch = tmp / "runner"
+        with Runner(work, self.sandbox, runner_scratch, self.kernel_cache) as runner:
             try:
                 plan = self._prepare(runner, work, files, tmp)
             except Exception as error:  # noqa: BLE001

@@ -105,6 +105,8 @@ def _command(entry: Path, out: Path, options: dict) -> List[str]:
         command.append("--partial")
     if not options.get("sandbox", True):
         command.append("--unsafe-no-sandbox")
+    if options.get("kernel_cache") is not None:
+        command.append(f"--kernel-cache={options['kernel_cache']}")
     return command
 
 

@@ -23,6 +23,7 @@ grader's uid and can see the machine.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from kindling.grade_limits import JobCgroup, available
-from kindling.sandbox import TREE, Sandbox, sandbox_env, tmpfs_sizes
+from kindling.sandbox import KERNELS, TREE, Sandbox, sandbox_env, tmpfs_sizes
 
 FILE_SIZE_MB = 256  # the largest file a job may write, its own output included
 OPEN_FILES = 1024  # descriptors per process (each memfd is one, see apply_limits)
@@ -360,11 +361,104 @@ def seed_global_generators() -> None:
     numpy.random.seed(0)
 
 
+# ---------------------------------------------------------------------------------
+# The trusted kernel cache (``kindling grade --kernel-cache DIR``)
+# ---------------------------------------------------------------------------------
+#
+# Most of a Module 3 or 4 task's time is Numba compiling kernels, afresh in every
+# sandbox. A folder of kernels compiled on the host by a trusted run (CI's own test
+# run of the instructor source, say) may be *read* by every sandbox: each file is
+# bound read-only, so no job can change what another job loads, and
+# module3_fast_ops.kernel_cache keys every kernel by the text of every file it
+# depends on, so a kernel is loaded only where the graded code is that text. The
+# cache code wants a writable folder (it writes a kernel it had to compile, and its
+# lock files); the job gets one in its own /tmp, filled with symbolic links to the
+# read-only files: a kernel compiled there replaces its link in the job's /tmp, and
+# is gone with the job.
+
+TRUSTED_KERNELS = "KINDLING_TRUSTED_KERNELS"  # the job's [[kernels, package], ...]
+KERNEL_SUFFIXES = (".nbi", ".nbc")  # Numba's index and data files
+_SKIPPED = {"node_modules", "site-packages"}
+
+
+def trusted_kernel_dirs(root: Path) -> List[Tuple[str, str]]:
+    """``(folder of compiled kernels, package folder relative to root)`` for every
+    ``__pycache__`` under ``root`` that holds Numba index files (``*.nbi``), as
+    module3_fast_ops.kernel_cache writes them beside a kernel's source file."""
+    found = []
+    root = Path(root).resolve()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED)
+        if Path(folder).name == "__pycache__" and any(
+            f.endswith(".nbi") for f in files
+        ):
+            package = Path(folder).parent.relative_to(root).as_posix()
+            if package != ".":
+                found.append((folder, package))
+    return found
+
+
+def kernel_cache_folder(package: str) -> Optional[str]:
+    """Where module3_fast_ops.kernel_cache keeps the kernels of the source files in
+    the folder ``package`` in this process (its ``_cache_path`` rule: the folder's
+    ``__pycache__`` if writable, else ``<cache root>/kernels/<name>_<sha1>``);
+    ``None`` when neither is writable. Computed here, not imported: importing the
+    course's package would run student code before the session starts."""
+    explicit = os.environ.get("KINDLING_CACHE_DIR")
+    root = explicit or os.path.join(
+        os.environ.get("XDG_CACHE_HOME")
+        or os.path.join(os.path.expanduser("~"), ".cache"),
+        "kindling",
+    )
+    folder = os.path.abspath(package)
+    sub = f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"
+    candidates = [os.path.join(root, "kernels", sub)]
+    if not explicit:
+        candidates.insert(0, os.path.join(folder, "__pycache__"))
+    for path in candidates:
+        try:
+            os.makedirs(path, exist_ok=True)
+            probe = os.path.join(path, f".kindling-probe-{os.getpid()}")
+            with open(probe, "wb"):
+                pass
+            os.unlink(probe)
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def link_trusted_kernels(spec: Optional[str]) -> int:
+    """Link the trusted kernels named by ``spec`` (the job's
+    :data:`TRUSTED_KERNELS`) into the folders the kernel cache will read; return
+    how many files were linked. Existing files are kept (a kernel compiled here)."""
+    try:
+        pairs = json.loads(spec) if spec else []
+    except ValueError:
+        return 0
+    linked = 0
+    for kernels, package in pairs:
+        target = kernel_cache_folder(package)
+        if target is None or not os.path.isdir(kernels):
+            continue
+        for name in sorted(os.listdir(kernels)):
+            if not name.endswith(KERNEL_SUFFIXES):
+                continue
+            try:
+                os.symlink(os.path.join(kernels, name), os.path.join(target, name))
+                linked += 1
+            except OSError:  # already there
+                continue
+    return linked
+
+
 def execute(args: List[str]) -> int:
     """Run a pytest session in this process; return pytest's exit code."""
     import pytest
 
     seed_global_generators()
+    # Before any course module is imported: the trusted kernels (if any).
+    link_trusted_kernels(os.environ.get(TRUSTED_KERNELS))
     return int(pytest.main(list(args)))
 
 
@@ -383,9 +477,17 @@ def _kill_group(pid: int) -> None:
 class Runner:
     """Runs jobs over ``tree``, in ``sandbox`` (None: unsandboxed, see above)."""
 
-    def __init__(self, tree: Path, sandbox: Optional[Sandbox], scratch: Path) -> None:
+    def __init__(
+        self,
+        tree: Path,
+        sandbox: Optional[Sandbox],
+        scratch: Path,
+        kernel_cache: Optional[Path] = None,
+    ) -> None:
         self.tree, self.sandbox, self.scratch = Path(tree), sandbox, Path(scratch)
         self.process: Optional[subprocess.Popen] = None
+        # The trusted kernel cache's folders (see trusted_kernel_dirs), read-only.
+        self.kernels = trusted_kernel_dirs(kernel_cache) if kernel_cache else []
 
     def __enter__(self) -> "Runner":
         return self
@@ -415,10 +517,21 @@ class Runner:
         if self.sandbox is None:
             env["NUMBA_CACHE_DIR"] = str(self.scratch / "numba-cache")
             env["HOME"] = env["TMPDIR"] = str(self.scratch)
+            if self.kernels:
+                pairs = [[k, str(self.tree / p)] for k, p in self.kernels]
+                env[TRUSTED_KERNELS] = json.dumps(pairs)
             return argv, env
         binds = [(outside, inside) for outside, inside in job.binds]
         sizes = tmpfs_sizes(job.memory_mb)
-        return self.sandbox.command(argv, self.tree, env, binds, (), sizes), None
+        ro_dirs = [(k, f"{KERNELS}/{p}") for k, p in self.kernels]
+        if ro_dirs:
+            pairs = [
+                [inside, f"{TREE}/{p}"]
+                for (_, inside), (_, p) in zip(ro_dirs, self.kernels)
+            ]
+            env[TRUSTED_KERNELS] = json.dumps(pairs)
+        command = self.sandbox.command(argv, self.tree, env, binds, (), sizes, ro_dirs)
+        return command, None
 
     def run(self, job: Job) -> Run:
         """Run one job; never raises because of what the job's code did."""

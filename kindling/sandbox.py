@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 TREE = "/kindling/tree"  # where the job's tree appears inside the sandbox
+# Where trusted compiled kernels appear, read-only (``kindling grade --kernel-cache``).
+KERNELS = "/kindling/kernels"
 SANDBOX_UID = 65534  # "nobody": not the grader's uid
 TMP_BYTES = 512 * 1024 * 1024  # the largest private /tmp of a job (in memory)
 SHM_BYTES = 64 * 1024 * 1024  # the largest /dev/shm of a job (in memory)
@@ -97,6 +99,7 @@ class Sandbox:
         extra_binds: Sequence[tuple] = (),
         keep_fds: Sequence[int] = (),
         tmpfs_bytes: Tuple[int, int] = (TMP_BYTES, SHM_BYTES),
+        ro_dirs: Sequence[Tuple[str, str]] = (),
     ) -> List[str]:
         """The bwrap command that runs ``argv`` in ``TREE`` (``tree``, read-only).
 
@@ -104,7 +107,9 @@ class Sandbox:
         of the tree (a mutant's ``operators.py``). ``env`` is the whole environment
         of the job. The descriptors ``keep_fds`` stay open (bwrap passes inherited
         descriptors on). ``tmpfs_bytes``: the sizes of ``/tmp`` and ``/dev/shm``, the
-        only writable file systems (see :func:`tmpfs_sizes`).
+        only writable file systems (see :func:`tmpfs_sizes`). ``ro_dirs`` are
+        ``(outside, inside)`` folders bound read-only at absolute paths outside the
+        tree (the trusted kernel cache, under :data:`KERNELS`).
         """
         tmp, shm = tmpfs_bytes
         # /tmp lives in memory: its size is bounded like the job's own memory. It
@@ -115,6 +120,8 @@ class Sandbox:
         command += [*self.binds, "--ro-bind", str(tree), TREE]
         for outside, inside in extra_binds:
             command += ["--ro-bind", str(outside), f"{TREE}/{inside}"]
+        for outside, inside in ro_dirs:
+            command += ["--ro-bind", str(outside), str(inside)]
         # A fresh procfs still shows the host's global files (/proc/sys, ...). Run
         # as root, the job's uid is the host's root outside the namespace, and the
         # kernel lets it write them (core_pattern: a program run as root at the

@@ -489,8 +489,11 @@ def test_classifier_ignores_padding() -> None:
 
 def test_attention_learns_to_reverse_a_sequence() -> None:
     """The synthetic task of the guide: one pre-norm block reverses sequences of 6
-    digits, 100% on fresh sequences after a few hundred steps (seconds once the fast
-    backend's kernels are compiled and cached)."""
+    digits, 100% on 500 fresh sequences after 150 steps (seconds once the fast
+    backend's kernels are compiled and cached). Adam at 1e-2 reaches 100% by step
+    100 and stays there (measured every 25 steps to 150); at 3e-3 it took 175 of
+    the 250 steps this test used to run (issue 25: the same check in three fifths
+    of the steps)."""
     import module4_networks as kt
     from module4_networks import functional as F
     from module4_networks import nn, optim
@@ -506,8 +509,8 @@ def test_attention_learns_to_reverse_a_sequence() -> None:
     )
     head = nn.Linear(width, vocab, backend=fast)
     model = nn.Sequential(embed, pos, block, head)
-    opt = optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(250):
+    opt = optim.Adam(model.parameters(), lr=1e-2)
+    for _ in range(150):
         x = rng.integers(0, vocab, size=(64, length))
         logits = model(kt.tensor(x.astype(float), backend=fast))
         target = kt.tensor(x[:, ::-1].reshape(-1).astype(float), backend=fast)

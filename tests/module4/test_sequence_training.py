@@ -43,8 +43,11 @@ def test_lstm_sentiment_model_ignores_padding():
 @pytest.mark.task4_8
 def test_character_gpt_learns_a_repetitive_text(capsys):
     text = "the cat sat on the mat. " * 200
+    # 60 steps: the validation curve of this setting, measured every 25 steps, is
+    # 0.72, 0.22, 0.12, 0.15, 0.11, 0.09 bits per character to step 150 (what this
+    # test used to run), so the bound below holds with a wide margin well before.
     result = charlm.train(
-        steps=150,
+        steps=60,
         minutes=5.0,
         context=16,
         batch=16,
@@ -52,7 +55,7 @@ def test_character_gpt_learns_a_repetitive_text(capsys):
         heads=2,
         layers=1,
         lr=5e-3,
-        eval_every=50,
+        eval_every=30,
         texts=(text, text[:480]),
     )
     # Uniform guessing over 14 symbols is log2(14) = 3.8 bits; the text is nearly

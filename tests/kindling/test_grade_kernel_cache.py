@@ -1,0 +1,185 @@
+"""The trusted kernel cache (``kindling grade --kernel-cache DIR``): every sandbox
+may load kernels a trusted run compiled on the host, and none can change them."""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kindling.grade_runner import (
+    Job,
+    Runner,
+    kernel_cache_folder,
+    link_trusted_kernels,
+    trusted_kernel_dirs,
+)
+from kindling.sandbox import probe, why_not
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_sandbox = pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()}")
+
+KERNEL = '''"""A kernel kept by the course's kernel cache."""
+
+from numba import njit
+
+from kcache import persist
+
+
+@njit
+def double(x):
+    return 2.0 * x
+
+
+double = persist(double, "double")
+'''
+
+# Run inside the sandbox: call the kernel, say whether it was loaded or compiled,
+# then try every way of changing the trusted files behind the links.
+ATTACK = r"""
+import json
+import os
+
+
+def test_kernel():
+    import kcache
+    import kpkg.kern as kern
+
+    assert kern.double(2.0) == 4.0
+    folder = kcache._cache_path(kern.double.py_func.__code__.co_filename)
+    links = sorted(n for n in os.listdir(folder) if os.path.islink(f"{folder}/{n}"))
+    changed = []
+    for name in links:
+        link, target = f"{folder}/{name}", os.readlink(f"{folder}/{name}")
+        attempts = {
+            "write through the link": lambda: open(link, "r+b").write(b"x"),
+            "write": lambda: open(target, "r+b").write(b"x"),
+            "truncate": lambda: os.truncate(target, 0),
+            "unlink": lambda: os.unlink(target),
+            "rename": lambda: os.rename(target, target + ".x"),
+            "chmod": lambda: os.chmod(target, 0o777),
+            "new file": lambda: open(os.path.dirname(target) + "/new.nbi", "wb"),
+        }
+        for what, attempt in attempts.items():
+            try:
+                attempt()
+                changed.append(f"{what} {name}")
+            except OSError:
+                pass
+    seen = {
+        "loaded": kcache.progress.loaded_count,
+        "compiled": len(kcache.progress.compiled),
+        "links": links,
+        "changed": changed,
+    }
+    print("seen", json.dumps(seen), flush=True)
+"""
+
+
+def _source(tmp_path: Path) -> Path:
+    """A small trusted tree whose one kernel a trusted run compiled (on the host)."""
+    source = tmp_path / "source"
+    (source / "kpkg").mkdir(parents=True)
+    (source / "kpkg" / "__init__.py").write_text("")
+    (source / "kpkg" / "kern.py").write_text(KERNEL)
+    shutil.copyfile(ROOT / "module3_fast_ops" / "kernel_cache.py", source / "kcache.py")
+    env = {k: v for k, v in os.environ.items() if k != "KINDLING_CACHE_DIR"}
+    env.update(KINDLING_COMPILE_HELPER="0", KINDLING_QUIET="1")
+    compile_it = "import kpkg.kern as k; assert k.double(3.0) == 6.0"
+    subprocess.run([sys.executable, "-c", compile_it], cwd=source, env=env, check=True)
+    return source
+
+
+def _grade_job(tmp_path: Path, source: Path, kernel_cache) -> dict:
+    """Run ATTACK as the grader runs a task: a copy of ``source`` (no compiled
+    kernels in it), read-only, in a sandbox."""
+    tree = tmp_path / "tree"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(source, tree, ignore=ignore)
+    shutil.copytree(ROOT / "kindling", tree / "kindling", ignore=ignore)
+    (tree / "test_attack.py").write_text(ATTACK)
+    args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
+    job = Job([*args, "test_attack.py"], str(tmp_path / "out.txt"), 300, 2048)
+    with Runner(tree, probe(), tmp_path / "scratch", kernel_cache) as runner:
+        run = runner.run(job)
+    shutil.rmtree(tree)
+    lines = [line for line in run.output.splitlines() if line.startswith("seen ")]
+    assert lines, run.output[-3000:]
+    return json.loads(lines[-1][len("seen ") :])
+
+
+def _digests(folder: Path) -> dict:
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()
+    }
+
+
+@needs_sandbox
+def test_a_sandbox_loads_trusted_kernels_and_cannot_change_them(tmp_path):
+    source = _source(tmp_path)
+    cache = source / "kpkg" / "__pycache__"
+    before = _digests(cache)
+    assert any(name.endswith(".nbi") for name in before)
+    assert trusted_kernel_dirs(source) == [(str(cache), "kpkg")]
+
+    seen = _grade_job(tmp_path / "with", source, source)
+    assert (seen["loaded"], seen["compiled"]) == (1, 0), seen
+    assert seen["links"] and seen["changed"] == []
+    assert _digests(cache) == before
+
+    # Without the option, the same job compiles the kernel itself.
+    seen = _grade_job(tmp_path / "without", source, None)
+    assert (seen["loaded"], seen["compiled"]) == (0, 1), seen
+    assert seen["links"] == []
+
+
+def test_the_links_go_where_the_kernel_cache_looks(tmp_path, monkeypatch):
+    """kernel_cache_folder repeats module3_fast_ops.kernel_cache's rule (the job
+    must not import the course's package before its session starts)."""
+    from module3_fast_ops import kernel_cache
+
+    package = tmp_path / "tree" / "pkg"
+    package.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    for explicit in (None, str(tmp_path / "cache")):
+        if explicit is None:
+            monkeypatch.delenv("KINDLING_CACHE_DIR", raising=False)
+        else:
+            monkeypatch.setenv("KINDLING_CACHE_DIR", explicit)
+        expected = kernel_cache._cache_path(str(package / "kern.py"))
+        assert kernel_cache_folder(str(package)) == expected
+
+    kernels = tmp_path / "trusted"
+    kernels.mkdir()
+    for name in ("k-1.nbi", "k-1.2.nbc", "k-1.lock", "notes.txt"):
+        (kernels / name).write_text(name)
+    spec = json.dumps([[str(kernels), str(package)]])
+    assert link_trusted_kernels(spec) == 2  # the index and data files only
+    folder = Path(kernel_cache_folder(str(package)))
+    assert sorted(p.name for p in folder.iterdir() if p.is_symlink()) == [
+        "k-1.2.nbc",
+        "k-1.nbi",
+    ]
+    assert link_trusted_kernels(spec) == 0  # kept: nothing linked twice
+    assert link_trusted_kernels("not json") == 0
+
+
+def test_the_option_reaches_every_grader_of_a_batch_and_must_be_a_folder(
+    tmp_path, capsys
+):
+    from kindling.cli import main
+    from kindling.grade_batch import _command
+
+    command = _command(tmp_path / "alice", tmp_path / "a.json", {"kernel_cache": ROOT})
+    assert f"--kernel-cache={ROOT}" in command
+    assert not any("kernel-cache" in part for part in _command(tmp_path, tmp_path, {}))
+
+    missing = tmp_path / "no-such-folder"
+    argv = ["grade", "--submission", str(ROOT), "--kernel-cache", str(missing)]
+    assert main(argv + ["--unsafe-no-sandbox", "--tasks", "0.1"]) == 2
+    assert "kernel cache" in capsys.readouterr().err
