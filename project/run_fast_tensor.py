@@ -44,7 +44,11 @@ from module1_scalar_autodiff.optim import SGD  # noqa: E402
 from module2_tensors import Tensor, TensorBackend, rand  # noqa: E402
 from module2_tensors import tensor as make_tensor  # noqa: E402
 from project.script_tools import BACKENDS, TrainingHistory  # noqa: E402
-from project.script_tools import backend_by_name, epoch_logger  # noqa: E402
+from project.script_tools import (  # noqa: E402
+    backend_by_name,
+    epoch_logger,
+    simulator_epochs,
+)
 from project.script_tools import positive_int, report_toy_run, toy_parser  # noqa: E402
 
 #: The Task 3.5 setting (also what ``kindling bench`` times).
@@ -244,6 +248,7 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         "--batch", type=positive_int, default=DEFAULTS["batch"], help="batch size"
     )
     args = parser.parse_args(argv)
+    args.epochs = simulator_epochs(args.backend, args.epochs, argv)
     bar, log = epoch_logger(args.epochs, digits=4)
     history = train(
         args.dataset,

@@ -59,6 +59,7 @@ from project._network_scripts import backend_by_name  # noqa: E402
 from project._network_scripts import load_digits_split  # noqa: E402
 from project._network_scripts import load_mnist_split, mnist_parser  # noqa: E402
 from project.script_tools import percent, progress_bar, save_curves  # noqa: E402
+from project.script_tools import simulator_epochs  # noqa: E402
 
 
 # -------------------------------------------------------------------- model
@@ -206,10 +207,14 @@ def train(
 def main(argv: Optional[list] = None) -> int:
     parser = mnist_parser(__doc__)
     args = parser.parse_args(argv)
-    epochs = (
-        args.epochs
-        if args.epochs is not None
-        else (10 if args.dataset == "digits" else 4)
+    epochs = simulator_epochs(
+        args.backend,
+        (
+            args.epochs
+            if args.epochs is not None
+            else (10 if args.dataset == "digits" else 4)
+        ),
+        argv,
     )
     start = time.time()
     history = train(

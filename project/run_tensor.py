@@ -33,7 +33,11 @@ from module2_tensors import SimpleBackend, Tensor, TensorBackend, rand  # noqa: 
 from module2_tensors import tensor as make_tensor  # noqa: E402
 from project.script_tools import BACKENDS, TrainingHistory  # noqa: E402
 from project.script_tools import backend_by_name, epoch_logger  # noqa: E402
-from project.script_tools import report_toy_run, toy_parser  # noqa: E402
+from project.script_tools import (
+    report_toy_run,
+    simulator_epochs,
+    toy_parser,
+)  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # The model
@@ -209,6 +213,7 @@ def main(argv: Optional[Sequence[str]] = None) -> History:
         "--backend", default="simple", choices=BACKENDS, help="tensor backend"
     )
     args = parser.parse_args(argv)
+    args.epochs = simulator_epochs(args.backend, args.epochs, argv)
     bar, log = epoch_logger(args.epochs, digits=3)
     history = train(
         args.dataset,

@@ -288,6 +288,37 @@ def report_toy_run(
 BACKENDS = ("simple", "fast", "cuda")
 
 
+#: Epochs a script runs on Numba's CUDA simulator unless ``--epochs`` is given: the
+#: simulator runs every GPU thread as a Python thread (``run_fast_tensor``'s default
+#: network: about 190 s an epoch, so its default 250 epochs would take 13 hours).
+SIMULATOR_EPOCHS = 2
+
+
+def simulator_epochs(
+    backend: str, epochs: Optional[int], argv: Optional[Sequence[str]] = None
+) -> Optional[int]:
+    """The epochs to train: ``epochs``, except on the ``cuda`` backend in Numba's
+    CUDA simulator when the command line (``argv``, else ``sys.argv[1:]``) does not
+    name ``--epochs``: then :data:`SIMULATOR_EPOCHS`, with a warning on stderr that
+    says why and how to ask for more."""
+    if backend != "cuda":
+        return epochs
+    from kindling.cudasim import configure_cuda_simulator
+
+    if not configure_cuda_simulator():  # a real GPU: as asked
+        return epochs
+    words = list(sys.argv[1:] if argv is None else argv)
+    if any(w == "--epochs" or w.startswith("--epochs=") for w in words):
+        return epochs
+    print(
+        "note: the cuda backend runs in Numba's CUDA simulator here (no GPU): "
+        "correct but about 1,000x slower than a GPU, so this run trains "
+        f"{SIMULATOR_EPOCHS} epochs instead of {epochs}. Pass --epochs N to choose.",
+        file=sys.stderr,
+    )
+    return SIMULATOR_EPOCHS
+
+
 def backend_by_name(name: str) -> Any:
     """The backend called ``name``: ``simple`` (Module 2), ``fast`` or ``cuda``
     (Module 3, when it is present)."""
