@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -126,3 +126,117 @@ def train(
         if log is not None:
             log(epoch, epochs, history.losses[-1], correct / pts, seconds)
     return history
+
+
+# ---------------------------------------------------------------------------
+# One training step of the Module 4 models (issue 29), beside PyTorch
+# ---------------------------------------------------------------------------
+#: The Task 4.5 MNIST CNN: 28x28 images, batch 32, Adam 2e-3.
+CNN = dict(size=28, batch=32, lr=2e-3, channels=(8, 16), hidden=64, dropout=0.25)
+
+
+def cnn_steps(seed: int = 0) -> tuple:
+    """The Task 4.5 CNN (conv 3x3 1->8, relu, conv 3x3 8->16, relu, max-pool 2, fc
+    3136->64, relu, dropout, fc 64->10, log-softmax; NLL loss; Adam) on the course
+    library, fast backend, float64, on random MNIST-shaped batches. Returns
+    ``(step, weights)``: ``step()`` runs one training step (zero_grad, forward,
+    backward, Adam step) on the next batch; ``weights`` are the initial
+    parameters as NumPy arrays (conv1.w, conv1.b, conv2.w, conv2.b, fc1.w, fc1.b,
+    fc2.w, fc2.b), so :func:`torch_cnn_steps` can start from the same model."""
+    import module4_networks as kt
+    from module3_fast_ops import FastBackend
+    from module4_networks import functional as F
+    from module4_networks import nn, optim
+
+    size, batch, c1, c2 = CNN["size"], CNN["batch"], *CNN["channels"]
+    hidden = CNN["hidden"]
+    kt.manual_seed(seed)
+    conv1 = nn.Conv2d(1, c1, 3, padding=1, backend=FastBackend)
+    conv2 = nn.Conv2d(c1, c2, 3, padding=1, backend=FastBackend)
+    fc1 = nn.Linear(c2 * (size // 2) ** 2, hidden, backend=FastBackend)
+    fc2 = nn.Linear(hidden, 10, backend=FastBackend)
+    dropout = nn.Dropout(CNN["dropout"])
+    layers = [conv1, conv2, fc1, fc2]
+    params = [p for layer in layers for p in (layer.weight, layer.bias)]
+    optimizer = optim.Adam(params, lr=CNN["lr"])
+    batches = _image_batches(seed, size, batch)
+
+    def step() -> float:
+        images, labels = next(batches)
+        x = kt.tensor(images, backend=FastBackend)
+        optimizer.zero_grad()
+        h = conv1(x).relu()
+        h = conv2(h).relu()
+        h = F.max_pool2d(h, 2).flatten(1)
+        h = dropout(fc1(h).relu())
+        loss = F.nll_loss(F.log_softmax(fc2(h), dim=1), labels)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step, [p.value.to_numpy().copy() for p in params]
+
+
+def torch_cnn_steps(torch: Any, weights: List[np.ndarray], seed: int = 0) -> Any:
+    """The model of :func:`cnn_steps` in PyTorch (float64, CPU), from ``weights``
+    (the course library stores a Linear weight as ``(in, out)``, PyTorch as
+    ``(out, in)``). Returns ``step()``, one training step on the next batch."""
+    tf = torch.nn.functional
+    size, batch = CNN["size"], CNN["batch"]
+    w = [torch.tensor(a, dtype=torch.float64) for a in weights]
+    w[4], w[6] = w[4].T.contiguous(), w[6].T.contiguous()
+    params = [t.requires_grad_() for t in w]
+    optimizer = torch.optim.Adam(params, lr=CNN["lr"])
+    batches = _image_batches(seed, size, batch)
+
+    def step() -> float:
+        images, labels = next(batches)
+        x = torch.from_numpy(images)
+        optimizer.zero_grad()
+        h = tf.relu(tf.conv2d(x, params[0], params[1], padding=1))
+        h = tf.relu(tf.conv2d(h, params[2], params[3], padding=1))
+        h = tf.max_pool2d(h, 2).flatten(1)
+        h = tf.dropout(tf.relu(tf.linear(h, params[4], params[5])), CNN["dropout"])
+        loss = tf.nll_loss(
+            tf.log_softmax(tf.linear(h, params[6], params[7]), dim=1),
+            torch.from_numpy(labels),
+        )
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
+
+
+def _image_batches(seed: int, size: int, batch: int) -> Any:
+    """Endless batches of standardised MNIST-shaped images ``(batch, 1, size,
+    size)`` and int64 labels, from a fixed pool of 16 (the data do not change
+    the cost of a step)."""
+    rng = np.random.default_rng(seed)
+    pool = [
+        (rng.standard_normal((batch, 1, size, size)), rng.integers(0, 10, batch))
+        for _ in range(16)
+    ]
+    i = 0
+    while True:
+        yield pool[i % len(pool)]
+        i += 1
+
+
+def alternate(
+    steps: Dict[str, Callable[[], Any]], rounds: int, per_round: int = 20
+) -> Dict[str, float]:
+    """Median seconds per step of each ``steps[name]``, timed in alternating rounds
+    of ``per_round`` steps (so a change in the machine's load hits every side
+    alike), after one warm-up round each (which pays Numba's compilation)."""
+    for step in steps.values():
+        for _ in range(2):
+            step()
+    times: Dict[str, List[float]] = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            start = time.perf_counter()
+            for _ in range(per_round):
+                step()
+            times[name].append((time.perf_counter() - start) / per_round)
+    return {name: float(np.median(values)) for name, values in times.items()}
