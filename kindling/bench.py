@@ -562,43 +562,58 @@ def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
     return statistics.median(seconds[1:] or seconds), accuracy
 
 
-#: The Module 4 models ``--models`` can time (issue 29).
-MODELS = ("cnn",)
+#: The Module 4 models ``--models`` can time (issue 29): name -> (batch, note).
+MODELS = {
+    "cnn": (32, "Task 4.5 MNIST CNN, batch 32, Adam, same initial weights"),
+    "lstm": (128, "SST-2 BiLSTM 48/48, 128 x 20 tokens, Adam"),
+}
+
+
+def _model_steps(model: str, torch: Any) -> Dict[str, Callable[[], Any]]:
+    """``{"fast": step, "torch": step}`` (no ``torch`` without PyTorch)."""
+    from kindling import bench_training as bt
+
+    if model == "cnn":
+        step, weights = bt.cnn_steps()
+        steps = {"fast": step}
+        if torch is not None:
+            steps["torch"] = bt.torch_cnn_steps(torch, weights)
+        return steps
+    if model == "lstm":
+        steps = {"fast": bt.lstm_steps()}
+        if torch is not None:
+            steps["torch"] = bt.torch_lstm_steps(torch)
+        return steps
+    raise ValueError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
 
 
 def time_models(
     models: Sequence[str], quick: bool, echo: Callable[[str], None]
 ) -> List[Row]:
-    """Milliseconds per training step of each Module 4 model in ``models`` on the
-    fast backend and the same model in PyTorch (float64, from the same initial
-    weights), timed in alternating rounds of 20 steps in this process (so both
-    sides see the same machine load): the median round, after a warm-up."""
+    """Seconds per training step of each Module 4 model in ``models`` on the fast
+    backend and the same model in PyTorch (float64), timed in alternating rounds of
+    20 steps in this process (so both sides see the same machine load): the median
+    round, after a warm-up."""
     from kindling import bench_training
 
     torch = _torch()
     rows = []
     rounds = 3 if quick else 8
     for model in models:
-        if model != "cnn":
-            raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
-        step, weights = bench_training.cnn_steps()
-        steps = {"fast": step}
-        if torch is not None:
-            steps["torch"] = bench_training.torch_cnn_steps(torch, weights)
-        seconds = bench_training.alternate(steps, rounds)
-        note = f"Task 4.5 CNN, batch 32, Adam; {rounds} rounds of 20 steps"
+        batch, what = MODELS[model]
+        seconds = bench_training.alternate(_model_steps(model, torch), rounds)
+        note = f"{what}; {rounds} rounds of 20 steps"
         for impl in ("fast", "torch"):
             if impl in seconds:
-                rows.append(Row(f"step_{model}", 32, impl, seconds[impl], note))
+                rows.append(Row(f"step_{model}", batch, impl, seconds[impl], note))
             else:
                 rows.append(
-                    Row(f"step_{model}", 32, impl, None, "PyTorch not installed")
+                    Row(f"step_{model}", batch, impl, None, "PyTorch not installed")
                 )
             echo(_format_row(rows[-1]))
         if "torch" in seconds:
-            echo(
-                f"step_{model}: fast / torch = {seconds['fast'] / seconds['torch']:.2f}x"
-            )
+            ratio = seconds["fast"] / seconds["torch"]
+            echo(f"step_{model}: fast / torch = {ratio:.2f}x")
     return rows
 
 
@@ -635,6 +650,8 @@ def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
             "10,000 points, hidden 1024, batch 1024)",
             "step_cnn": "Task 4.5 MNIST CNN: one training step (batch 32, Adam, "
             "float64), alternating rounds beside PyTorch",
+            "step_lstm": "SST-2 BiLSTM: one training step (batch 128, 20 tokens, "
+            "Adam, float64), alternating rounds beside PyTorch",
         }[op]
         lines += ["", f"## {title}", ""]
         lines += ["| n | " + " | ".join(impls) + " |"]
@@ -734,10 +751,9 @@ def ratios(rows: List[Row]) -> List[str]:
             f"- Start-up, kernels from the disk cache: first epoch done "
             f"{warm:.1f} s after process start (target: at most 5 s)."
         )
-    for model in MODELS:
-        fast, torch = get(f"step_{model}", 32, "fast"), get(
-            f"step_{model}", 32, "torch"
-        )
+    for model, (batch, _) in MODELS.items():
+        fast = get(f"step_{model}", batch, "fast")
+        torch = get(f"step_{model}", batch, "torch")
         if fast and torch:
             out.append(
                 f"- One {model} training step on FastOps: {fast * 1e3:.1f} ms, "

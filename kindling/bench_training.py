@@ -179,12 +179,11 @@ def cnn_steps(seed: int = 0) -> tuple:
 
 def torch_cnn_steps(torch: Any, weights: List[np.ndarray], seed: int = 0) -> Any:
     """The model of :func:`cnn_steps` in PyTorch (float64, CPU), from ``weights``
-    (the course library stores a Linear weight as ``(in, out)``, PyTorch as
-    ``(out, in)``). Returns ``step()``, one training step on the next batch."""
+    (the same layouts: a Linear weight is ``(out, in)`` on both sides). Returns
+    ``step()``, one training step on the next batch."""
     tf = torch.nn.functional
     size, batch = CNN["size"], CNN["batch"]
     w = [torch.tensor(a, dtype=torch.float64) for a in weights]
-    w[4], w[6] = w[4].T.contiguous(), w[6].T.contiguous()
     params = [t.requires_grad_() for t in w]
     optimizer = torch.optim.Adam(params, lr=CNN["lr"])
     batches = _image_batches(seed, size, batch)
@@ -240,3 +239,89 @@ def alternate(
                 step()
             times[name].append((time.perf_counter() - start) / per_round)
     return {name: float(np.median(values)) for name, values in times.items()}
+
+
+#: The SST-2 LSTM classifier of ``project/run_sentiment.py`` (its defaults), on
+#: batches of 128 sentences of 20 tokens (SST-2's sentences are 19 words long on
+#: average, batched by length) from a vocabulary of 14,000 words.
+LSTM = dict(vocab=14_000, dim=48, hidden=48, batch=128, length=20, lr=2e-3)
+
+
+def _sentence_batches(seed: int) -> Any:
+    """Endless batches of word ids ``(batch, length)`` (no padding) and labels."""
+    rng = np.random.default_rng(seed)
+    shape = (LSTM["batch"], LSTM["length"])
+    pool = [
+        (rng.integers(1, LSTM["vocab"], shape), rng.integers(0, 2, LSTM["batch"]))
+        for _ in range(8)
+    ]
+    i = 0
+    while True:
+        yield pool[i % len(pool)]
+        i += 1
+
+
+def lstm_steps(seed: int = 0) -> Callable[[], float]:
+    """One training step of the SST-2 LSTM (embedding, bidirectional LSTM, mean over
+    time, dropout 0.5, linear; cross-entropy; Adam) on the fast backend."""
+    import module4_networks as kt
+    from module3_fast_ops import FastBackend
+    from module4_networks import functional as F
+    from module4_networks import nn, optim
+
+    kt.manual_seed(seed)
+    embedding = nn.Embedding(
+        LSTM["vocab"], LSTM["dim"], padding_idx=0, backend=FastBackend
+    )
+    lstm = nn.LSTM(
+        LSTM["dim"],
+        LSTM["hidden"],
+        batch_first=True,
+        bidirectional=True,
+        backend=FastBackend,
+    )
+    dropout = nn.Dropout(0.5)
+    fc = nn.Linear(2 * LSTM["hidden"], 2, backend=FastBackend)
+    params = [*embedding.parameters(), *lstm.parameters(), *fc.parameters()]
+    optimizer = optim.Adam(params, lr=LSTM["lr"])
+    batches = _sentence_batches(seed)
+
+    def step() -> float:
+        ids, labels = next(batches)
+        optimizer.zero_grad()
+        out, _ = lstm(dropout(embedding(ids)))
+        logits = fc(dropout(out.mean(1)))
+        loss = F.cross_entropy(logits, labels)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
+
+
+def torch_lstm_steps(torch: Any, seed: int = 0) -> Callable[[], float]:
+    """:func:`lstm_steps`'s model in PyTorch (float64, its own random weights: the
+    cost of a step does not depend on them)."""
+    torch.manual_seed(seed)
+    nn = torch.nn
+    embedding = nn.Embedding(LSTM["vocab"], LSTM["dim"], padding_idx=0).double()
+    lstm = nn.LSTM(
+        LSTM["dim"], LSTM["hidden"], batch_first=True, bidirectional=True
+    ).double()
+    dropout = nn.Dropout(0.5)
+    fc = nn.Linear(2 * LSTM["hidden"], 2).double()
+    params = [*embedding.parameters(), *lstm.parameters(), *fc.parameters()]
+    optimizer = torch.optim.Adam(params, lr=LSTM["lr"])
+    batches = _sentence_batches(seed)
+
+    def step() -> float:
+        ids, labels = next(batches)
+        optimizer.zero_grad()
+        out, _ = lstm(dropout(embedding(torch.from_numpy(ids))))
+        logits = fc(dropout(out.mean(1)))
+        loss = nn.functional.cross_entropy(logits, torch.from_numpy(labels))
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step

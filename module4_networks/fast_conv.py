@@ -687,7 +687,7 @@ def _conv_backward(
             fast=True,
         )
     if has_bias and needs[2]:
-        d_bias = grad.new_tensor(bias_backward(grad.tuple()))
+        d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
     return d_input, d_weight, d_bias
 
 
