@@ -566,6 +566,7 @@ def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
 MODELS = {
     "cnn": (32, "Task 4.5 MNIST CNN, batch 32, Adam, same initial weights"),
     "lstm": (128, "SST-2 BiLSTM 48/48, 128 x 20 tokens, Adam"),
+    "transformer": (128, "SST-2 Transformer 48, 2 blocks, 128 x 20 tokens, Adam"),
 }
 
 
@@ -583,6 +584,11 @@ def _model_steps(model: str, torch: Any) -> Dict[str, Callable[[], Any]]:
         steps = {"fast": bt.lstm_steps()}
         if torch is not None:
             steps["torch"] = bt.torch_lstm_steps(torch)
+        return steps
+    if model == "transformer":
+        steps = {"fast": bt.transformer_steps()}
+        if torch is not None:
+            steps["torch"] = bt.torch_transformer_steps(torch)
         return steps
     raise ValueError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
 
@@ -652,6 +658,8 @@ def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
             "float64), alternating rounds beside PyTorch",
             "step_lstm": "SST-2 BiLSTM: one training step (batch 128, 20 tokens, "
             "Adam, float64), alternating rounds beside PyTorch",
+            "step_transformer": "SST-2 Transformer: one training step (batch 128, "
+            "20 tokens, Adam, float64), alternating rounds beside PyTorch",
         }[op]
         lines += ["", f"## {title}", ""]
         lines += ["| n | " + " | ".join(impls) + " |"]

@@ -325,3 +325,71 @@ def torch_lstm_steps(torch: Any, seed: int = 0) -> Callable[[], float]:
         return loss.item()
 
     return step
+
+
+def transformer_steps(seed: int = 0) -> Callable[[], float]:
+    """One training step of the SST-2 Transformer of ``project/run_sentiment.py``
+    (``TransformerClassifier``: embedding 48 and sinusoidal positions, two pre-norm
+    blocks of 4 heads with GELU feed-forward 192, final LayerNorm, masked mean,
+    dropout 0.1, linear; cross-entropy; Adam) on the batches of :data:`LSTM`."""
+    import module4_networks as kt
+    from module3_fast_ops import FastBackend
+    from module4_networks import functional as F
+    from module4_networks import optim
+    from module4_networks.transformer import TransformerClassifier
+
+    kt.manual_seed(seed)
+    model = TransformerClassifier(
+        LSTM["vocab"], 2, d_model=48, nhead=4, num_layers=2, backend=FastBackend
+    )
+    optimizer = optim.Adam(model.parameters(), lr=LSTM["lr"])
+    batches = _sentence_batches(seed)
+
+    def step() -> float:
+        ids, labels = next(batches)
+        optimizer.zero_grad()
+        lengths = (ids != 0).sum(axis=1)
+        loss = F.cross_entropy(model(ids, lengths), labels)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
+
+
+def torch_transformer_steps(torch: Any, seed: int = 0) -> Callable[[], float]:
+    """:func:`transformer_steps`'s model in PyTorch (float64, its own weights)."""
+    torch.manual_seed(seed)
+    nn = torch.nn
+    d, length = 48, LSTM["length"]
+    embedding = nn.Embedding(LSTM["vocab"], d).double()
+    position = np.arange(length)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
+    table = np.zeros((length, d))
+    table[:, 0::2], table[:, 1::2] = np.sin(position), np.cos(position)
+    positions = torch.from_numpy(table)
+    layer = nn.TransformerEncoderLayer(
+        d, 4, 4 * d, 0.1, activation="gelu", batch_first=True, norm_first=True
+    )
+    encoder = nn.TransformerEncoder(
+        layer, 2, norm=nn.LayerNorm(d), enable_nested_tensor=False
+    ).double()
+    dropout = nn.Dropout(0.1)
+    out = nn.Linear(d, 2).double()
+    params = [*embedding.parameters(), *encoder.parameters(), *out.parameters()]
+    optimizer = torch.optim.Adam(params, lr=LSTM["lr"])
+    batches = _sentence_batches(seed)
+
+    def step() -> float:
+        ids, labels = next(batches)
+        optimizer.zero_grad()
+        idx = torch.from_numpy(ids)
+        real = (idx != 0).double()
+        x = encoder(dropout(embedding(idx) + positions), src_key_padding_mask=idx == 0)
+        pooled = (x * real[:, :, None]).sum(1) / real.sum(1, keepdim=True)
+        logits = out(dropout(pooled))
+        loss = nn.functional.cross_entropy(logits, torch.from_numpy(labels))
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step

@@ -19,16 +19,16 @@ so that the whole convolution becomes one matrix product with the weight viewed 
   input positions it was copied from (the transpose of im2col).
 
 The products run in NumPy's BLAS (one thread under ``kindling bench --threads 1``),
-which is cache-blocked and vectorised. Measured on the Task 4.5 CNN (one thread, see
-``module3_fast_ops/BENCHMARKS.md``): the three conv kernels went from 57% of a
-205 ms step to a few milliseconds.
+which is cache-blocked and vectorised. Measured on the Task 4.5 CNN (one thread,
+profile of 10 steps, load average 6-8; ``module3_fast_ops/BENCHMARKS.md``): the
+three conv kernels took 3.15 s, 56% of the step; this path 0.72 s.
 
 A student's kernel stays the definition. For each new signature (operation,
-shapes, strides, paddings) the first call runs the student's kernel *and* this
-path and compares them; the fast path is used for that signature only when they
-agree (within float64 rounding: the sums run in another order), so a student's bug
-still shows in their own training, and a stub still raises. 1-D convolutions run
-as 2-D ones of height 1.
+shapes and memory layouts, strides, paddings) the first call runs the student's
+kernel *and* this path and compares them; the fast path is used for that
+signature only when they agree (within float64 rounding: the sums run in another
+order), so a student's bug still shows in their own training, and a stub still
+raises. 1-D convolutions run as 2-D ones of height 1.
 """
 
 from __future__ import annotations
@@ -168,8 +168,10 @@ def run(
     else by ``reference()``. Returns the ``cols`` of a forward (``None`` when the
     reference ran), to pass back to ``backward_weight``."""
     s, p = _pair(strides, spatial, 1), _pair(paddings, spatial, 0)
+    # Shapes *and* strides: a kernel that ignores strides agrees on contiguous
+    # inputs only, and must keep running (and failing) on the others.
     key = (name, spatial, s, p) + tuple(
-        tuple(int(n) for n in t[1]) for t in (result, first, second)
+        (t[1].tobytes(), t[2].tobytes()) for t in (result, first, second)
     )
     agrees = _AGREES.get(key)
     if agrees is False:

@@ -164,3 +164,35 @@ def test_a_stub_kernel_still_raises_through_the_function(monkeypatch):
     x, w, _, s, p = _arrays(CASES_2D[0])
     with pytest.raises(NotImplementedError, match="Task 4.2"):
         F.conv2d(make(x, backend=FastBackend), make(w, backend=FastBackend))
+
+
+@task4_2
+def test_a_kernel_wrong_only_on_strided_inputs_is_still_caught(monkeypatch):
+    """The check is per memory layout: agreeing on a contiguous input does not let
+    the fast path stand in for the kernel on a transposed one."""
+    monkeypatch.setattr(_conv_gemm, "_AGREES", {})
+    right = fast_conv.kernel("conv2d_forward")
+
+    def contiguous_only(out, out_shape, out_strides, x, x_shape, x_strides, *rest):
+        right(out, out_shape, out_strides, x, x_shape, x_strides, *rest)
+        if x_strides[-1] != 1:
+            out[0] += 1.0  # what reading the storage in the wrong order gives
+
+    real_kernel = fast_conv.kernel
+    monkeypatch.setattr(
+        fast_conv,
+        "kernel",
+        lambda name: contiguous_only if name == "conv2d_forward" else real_kernel(name),
+    )
+    x, w, _, s, p = _arrays(CASES_2D[0], seed=6)
+    expected = conv2d_ref(x, w, s, p)
+    wt = make(w, backend=FastBackend)
+    for order in (None, None, (0, 1, 3, 2), (0, 1, 3, 2)):
+        out = F.conv2d(
+            make(x, order=order, backend=FastBackend), wt, stride=s, padding=p
+        )
+        want = expected.copy()
+        if order is not None:
+            want.reshape(-1)[0] += 1.0
+        np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-12, atol=1e-12)
+    assert sorted(_conv_gemm._AGREES.values()) == [False, True]
