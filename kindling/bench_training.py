@@ -393,3 +393,103 @@ def torch_transformer_steps(torch: Any, seed: int = 0) -> Callable[[], float]:
         return loss.item()
 
     return step
+
+
+#: The character GPT of ``project/run_charlm.py`` (its defaults): context 64,
+#: batch 32, d_model 128, 4 heads, 2 blocks, no dropout, AdamW 2e-3 (decay 0.01),
+#: over SST-2's characters (about 96 symbols).
+GPT = dict(vocab=96, context=64, batch=32, d_model=128, heads=4, layers=2, lr=2e-3)
+
+
+def _character_windows(seed: int) -> Any:
+    """Endless ``(x, y)`` windows of random character ids ``(batch, context)``,
+    ``y`` the next characters."""
+    rng = np.random.default_rng(seed)
+    text = rng.integers(0, GPT["vocab"], 50_000)
+    while True:
+        starts = rng.integers(0, len(text) - GPT["context"] - 1, GPT["batch"])
+        x = np.stack([text[s : s + GPT["context"]] for s in starts])
+        y = np.stack([text[s + 1 : s + GPT["context"] + 1] for s in starts])
+        yield x, y
+
+
+def gpt_steps(seed: int = 0) -> Callable[[], float]:
+    """One training step of the character GPT (``TransformerLM``) on FastOps, as
+    ``project/run_charlm.py`` takes it."""
+    import module4_networks as kt
+    from module3_fast_ops import FastBackend
+    from module4_networks import functional as F
+    from module4_networks import optim
+    from module4_networks.transformer import TransformerLM
+
+    kt.manual_seed(seed)
+    model = TransformerLM(
+        GPT["vocab"],
+        d_model=GPT["d_model"],
+        nhead=GPT["heads"],
+        num_layers=GPT["layers"],
+        max_len=GPT["context"],
+        dropout=0.0,
+        backend=FastBackend,
+    )
+    optimizer = optim.AdamW(model.parameters(), lr=GPT["lr"], weight_decay=0.01)
+    windows = _character_windows(seed)
+    rows = GPT["batch"] * GPT["context"]
+
+    def step() -> float:
+        x, y = next(windows)
+        logits = model(kt.tensor(x.astype(np.float64), backend=FastBackend))
+        target = kt.tensor(y.reshape(-1).astype(np.float64), backend=FastBackend)
+        loss = F.cross_entropy(logits.view(rows, GPT["vocab"]), target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
+
+
+def torch_gpt_steps(torch: Any, seed: int = 0) -> Callable[[], float]:
+    """:func:`gpt_steps`'s model in PyTorch (float64, its own weights): pre-norm
+    GELU blocks with an additive causal mask, final LayerNorm, linear head."""
+    torch.manual_seed(seed)
+    nn = torch.nn
+    d, length = GPT["d_model"], GPT["context"]
+    embedding = nn.Embedding(GPT["vocab"], d).double()
+    position = np.arange(length)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
+    table = np.zeros((length, d))
+    table[:, 0::2], table[:, 1::2] = np.sin(position), np.cos(position)
+    positions = torch.from_numpy(table)
+    layer = nn.TransformerEncoderLayer(
+        d,
+        GPT["heads"],
+        4 * d,
+        0.0,
+        activation="gelu",
+        batch_first=True,
+        norm_first=True,
+    )
+    blocks = nn.TransformerEncoder(
+        layer, GPT["layers"], norm=nn.LayerNorm(d), enable_nested_tensor=False
+    ).double()
+    head = nn.Linear(d, GPT["vocab"]).double()
+    params = [*embedding.parameters(), *blocks.parameters(), *head.parameters()]
+    optimizer = torch.optim.AdamW(params, lr=GPT["lr"], weight_decay=0.01)
+    mask = torch.triu(
+        torch.full((length, length), float("-inf"), dtype=torch.float64), 1
+    )
+    windows = _character_windows(seed)
+
+    def step() -> float:
+        x, y = next(windows)
+        h = blocks(
+            embedding(torch.from_numpy(x)) + positions, mask=mask, is_causal=True
+        )
+        logits = head(h).view(-1, GPT["vocab"])
+        loss = nn.functional.cross_entropy(logits, torch.from_numpy(y.reshape(-1)))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
