@@ -628,7 +628,9 @@ def conv2d_backward_weight(
 
 # ------------------------------------------------------- the tensor Functions
 # Given: they wrap the launchers as differentiable tensor operations. The input
-# gradient and the weight gradient are computed only when autodiff needs them.
+# gradient and the weight gradient are computed only when autodiff needs them. On
+# the CPU they run as im2col + one matrix multiply (``_conv_gemm``, README section
+# 3) wherever that agrees with your kernels, which are run and compared first.
 def _conv_forward(
     ctx: Context,
     spatial: int,
