@@ -196,3 +196,34 @@ def test_a_kernel_wrong_only_on_strided_inputs_is_still_caught(monkeypatch):
             want.reshape(-1)[0] += 1.0
         np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-12, atol=1e-12)
     assert sorted(_conv_gemm._AGREES.values()) == [False, True]
+
+
+@task4_1
+@pytest.mark.parametrize("stride,padding", [(1, 1), (2, 0)])
+def test_conv1d_function_fast_path_gives_the_reference_values_and_gradients(
+    stride, padding, monkeypatch
+):
+    monkeypatch.setattr(_conv_gemm, "_AGREES", {})
+    rng = np.random.default_rng(7)
+    x, w, b = (
+        rng.normal(size=(3, 2, 11)),
+        rng.normal(size=(5, 2, 3)),
+        rng.normal(size=5),
+    )
+
+    def values_and_grads():
+        xt, wt, bt = (
+            make(a, requires_grad=True, backend=FastBackend) for a in (x, w, b)
+        )
+        out = F.conv1d(xt, wt, bt, stride=stride, padding=padding)
+        (out * out).sum().backward()
+        return [t.to_numpy() for t in (out, xt.grad, wt.grad, bt.grad)]
+
+    reference = values_and_grads()  # the students' kernels, compared
+    assert len(_conv_gemm._AGREES) == 3 and all(_conv_gemm._AGREES.values())
+    fast = values_and_grads()  # im2col + matmul
+    np.testing.assert_allclose(
+        fast[0], conv1d_ref(x, w, stride, padding) + b[:, None], rtol=1e-12
+    )
+    for got, want in zip(fast, reference):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
