@@ -11,7 +11,10 @@ passes over the activation, plus the graph of each step: on the Task 4.5 CNN (on
 thread) max-pooling was 49% of the training step (issue 29, ``module3_fast_ops/
 BENCHMARKS.md``). Here one compiled loop reads every window once and writes the
 maximum and the position of its first maximum; backward adds each output gradient
-onto that position (a scatter).
+onto that position (a scatter). Measured (one thread, load average 3.5): forward
+and backward of a ``(32, 16, 28, 28)`` activation, 84-90 ms by the students' code,
+8 ms here; the CNN step 182-220 ms -> 32-37 ms (``kindling bench --threads 1
+--models cnn --models-only``, 4.7x -> 1.4x PyTorch's step).
 
 Semantics are the students' code's, which match PyTorch's values:
 
