@@ -562,6 +562,75 @@ def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
     return statistics.median(seconds[1:] or seconds), accuracy
 
 
+#: The Module 4 models ``--models`` can time (issue 29): name -> (batch, note).
+MODELS = {
+    "cnn": (32, "Task 4.5 MNIST CNN, batch 32, Adam, same initial weights"),
+    "lstm": (128, "SST-2 BiLSTM 48/48, 128 x 20 tokens, Adam"),
+    "transformer": (128, "SST-2 Transformer 48, 2 blocks, 128 x 20 tokens, Adam"),
+    "gpt": (32, "character GPT 128, 2 blocks, 32 x 64 characters, AdamW"),
+}
+
+
+def _model_steps(model: str, torch: Any) -> Dict[str, Callable[[], Any]]:
+    """``{"fast": step, "torch": step}`` (no ``torch`` without PyTorch)."""
+    from kindling import bench_training as bt
+
+    if model == "cnn":
+        step, weights = bt.cnn_steps()
+        steps = {"fast": step}
+        if torch is not None:
+            steps["torch"] = bt.torch_cnn_steps(torch, weights)
+        return steps
+    if model == "lstm":
+        steps = {"fast": bt.lstm_steps()}
+        if torch is not None:
+            steps["torch"] = bt.torch_lstm_steps(torch)
+        return steps
+    if model in ("transformer", "gpt"):
+        ours, theirs = {
+            "transformer": (bt.transformer_steps, bt.torch_transformer_steps),
+            "gpt": (bt.gpt_steps, bt.torch_gpt_steps),
+        }[model]
+        steps = {"fast": ours()}
+        if torch is not None:
+            steps["torch"] = theirs(torch)
+        return steps
+    raise ValueError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
+
+
+def time_models(
+    models: Sequence[str], quick: bool, echo: Callable[[str], None]
+) -> List[Row]:
+    """Seconds per training step of each Module 4 model in ``models`` on the fast
+    backend and the same model in PyTorch (float64), timed in alternating rounds of
+    20 steps (3 for the GPT) in this process (so both sides see the same machine
+    load): the median round, after a warm-up."""
+    from kindling import bench_training
+
+    torch = _torch()
+    rows = []
+    rounds = 3 if quick else 8
+    for model in models:
+        batch, what = MODELS[model]
+        # The GPT's steps take seconds on a small machine: shorter rounds.
+        per_round = 3 if model == "gpt" else 20
+        steps = _model_steps(model, torch)
+        seconds = bench_training.alternate(steps, rounds, per_round)
+        note = f"{what}; {rounds} rounds of {per_round} steps"
+        for impl in ("fast", "torch"):
+            if impl in seconds:
+                rows.append(Row(f"step_{model}", batch, impl, seconds[impl], note))
+            else:
+                rows.append(
+                    Row(f"step_{model}", batch, impl, None, "PyTorch not installed")
+                )
+            echo(_format_row(rows[-1]))
+        if "torch" in seconds:
+            ratio = seconds["fast"] / seconds["torch"]
+            echo(f"step_{model}: fast / torch = {ratio:.2f}x")
+    return rows
+
+
 # ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
@@ -573,6 +642,7 @@ def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
     lines += ["| machine | |", "|---|---|"]
     lines += [f"| {key} | {value} |" for key, value in info.items()]
     ops = ["overhead", "overhead_grad", "startup", "train", "train_large"]
+    ops += [f"step_{m}" for m in MODELS]
     for op in list(SIZES) + ops:
         op_rows = [r for r in rows if r.op == op]
         if not op_rows:
@@ -592,6 +662,14 @@ def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
             "epoch of the Task 3.5 setting on FastOps",
             "train_large": "a larger setting on the GPU: seconds per epoch (split, "
             "10,000 points, hidden 1024, batch 1024)",
+            "step_cnn": "Task 4.5 MNIST CNN: one training step (batch 32, Adam, "
+            "float64), alternating rounds beside PyTorch",
+            "step_lstm": "SST-2 BiLSTM: one training step (batch 128, 20 tokens, "
+            "Adam, float64), alternating rounds beside PyTorch",
+            "step_transformer": "SST-2 Transformer: one training step (batch 128, "
+            "20 tokens, Adam, float64), alternating rounds beside PyTorch",
+            "step_gpt": "character GPT: one training step (batch 32, context 64, "
+            "AdamW, float64), alternating rounds beside PyTorch",
         }[op]
         lines += ["", f"## {title}", ""]
         lines += ["| n | " + " | ".join(impls) + " |"]
@@ -691,6 +769,21 @@ def ratios(rows: List[Row]) -> List[str]:
             f"- Start-up, kernels from the disk cache: first epoch done "
             f"{warm:.1f} s after process start (target: at most 5 s)."
         )
+    for model, (batch, _) in MODELS.items():
+        fast = get(f"step_{model}", batch, "fast")
+        torch = get(f"step_{model}", batch, "torch")
+        if fast and torch and model == "gpt":
+            out.append(
+                f"- Character GPT: {1 / fast:.2f} steps/s on FastOps, "
+                f"{torch / fast:.2f} of PyTorch's {1 / torch:.2f} (target: at least "
+                f"0.5 with one thread each, --threads 1; issue 29)."
+            )
+        elif fast and torch:
+            out.append(
+                f"- One {model} training step on FastOps: {fast * 1e3:.1f} ms, "
+                f"{fast / torch:.2f}x PyTorch's {torch * 1e3:.1f} ms (target: at "
+                f"most 2x with one thread each, --threads 1; issue 29)."
+            )
     return out or ["- (not enough measurements for the ratios)"]
 
 
@@ -781,6 +874,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         metavar="N",
         help="threads for Numba, NumPy's BLAS and PyTorch (default: all cores)",
     )
+    parser.add_argument(
+        "--models",
+        default="",
+        metavar="LIST",
+        help=f"also time one training step of these Module 4 models beside "
+        f"PyTorch ({', '.join(MODELS)})",
+    )
+    parser.add_argument(
+        "--models-only",
+        action="store_true",
+        help="time only the --models rows (skip the operations and Task 3.5)",
+    )
     args = parser.parse_args(argv)
     if args.threads is not None:
         limit_threads(args.threads)
@@ -799,14 +904,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     command = "kindling bench " + " ".join(argv if argv is not None else sys.argv[1:])
     info = machine()
-    rows = time_ops(args.quick, backends, echo)
-    rows += time_overhead(args.quick, backends, echo)
-    if not args.no_training:
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    if set(models) - set(MODELS):
+        parser.error(f"unknown models: {', '.join(sorted(set(models) - set(MODELS)))}")
+    rows: List[Row] = []
+    if not args.models_only:
+        rows += time_ops(args.quick, backends, echo)
+        rows += time_overhead(args.quick, backends, echo)
+    if not args.no_training and not args.models_only:
         if "fast" in backends and not args.no_startup:
             rows += time_startup(echo)
         rows += time_training(args.quick, backends, echo)
         if "cuda" in backends and not args.quick:
             rows += time_large_training(backends, echo)
+    rows += time_models(models, args.quick, echo)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.md").write_text(
@@ -817,11 +928,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         encoding="utf-8",
     )
     written = [out / "bench.md", out / "bench.json"]
-    try:
-        plot(rows, out / "bench.png")
-        written.append(out / "bench.png")
-    except ImportError:
-        print("no plot: matplotlib is not installed (pip install matplotlib)")
+    if not args.models_only:  # the plot is of the operation rows
+        try:
+            plot(rows, out / "bench.png")
+            written.append(out / "bench.png")
+        except ImportError:
+            print("no plot: matplotlib is not installed (pip install matplotlib)")
     print("wrote " + ", ".join(str(path) for path in written))
     return 0
 

@@ -52,6 +52,7 @@ from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function
 from module3_fast_ops import kernel_cache
 
+from . import _conv_gemm
 from ._conv_checks import (
     _add_bias,
     _as_strided,
@@ -544,7 +545,12 @@ def _launch(
     second: Strided,
     stride: IntPair,
     padding: IntPair,
-) -> None:
+    cols: Optional[np.ndarray] = None,
+    fast: bool = False,
+) -> Optional[np.ndarray]:
+    """Check the arguments and run the kernel ``conv{spatial}d_{name}``. With
+    ``fast`` (the tensor Functions), run it as im2col + matmul where that agrees
+    with the kernel (see ``_conv_gemm``) and return the forward's ``cols``."""
     op = f"conv{spatial}d"
     if spatial == 1:
         if not isinstance(stride, (int, np.integer)):
@@ -554,13 +560,8 @@ def _launch(
         strides, paddings = (int(stride),), (int(padding),)
     else:
         strides, paddings = pair(stride, "stride"), pair(padding, "padding")
-    # Which triple holds the input, the weight and the output of the forward conv.
-    roles = {
-        "forward": (first, second, result),
-        "backward_input": (result, second, first),
-        "backward_weight": (first, result, second),
-    }[name]
     result, first, second = (_as_strided(op, t) for t in (result, first, second))
+    # Which triple holds the input, the weight and the output of the forward conv.
     roles = {
         "forward": (first, second, result),
         "backward_input": (result, second, first),
@@ -571,7 +572,16 @@ def _launch(
     _check_out(op if name == "forward" else f"{op} backward", out_shape, expected)
     for label, triple in zip(("input", "weight", "output"), roles):
         _check_storage(f"{op} {label}", *triple)
-    kernel(f"{op}_{name}")(*result, *first, *second, *strides, *paddings)
+
+    def reference() -> None:
+        kernel(f"{op}_{name}")(*result, *first, *second, *strides, *paddings)
+
+    if not fast:
+        reference()
+        return None
+    return _conv_gemm.run(
+        name, spatial, reference, result, first, second, strides, paddings, cols
+    )
 
 
 def conv1d_forward(
@@ -618,7 +628,9 @@ def conv2d_backward_weight(
 
 # ------------------------------------------------------- the tensor Functions
 # Given: they wrap the launchers as differentiable tensor operations. The input
-# gradient and the weight gradient are computed only when autodiff needs them.
+# gradient and the weight gradient are computed only when autodiff needs them. On
+# the CPU they run as im2col + one matrix multiply (``_conv_gemm``, README section
+# 3) wherever that agrees with your kernels, which are run and compared first.
 def _conv_forward(
     ctx: Context,
     spatial: int,
@@ -632,20 +644,23 @@ def _conv_forward(
     shape = conv_output_shape(op, input.shape, weight.shape, stride, padding)
     out = input.new_zeros(shape)
     s, p = (stride[0], padding[0]) if spatial == 1 else (stride, padding)
-    _launch("forward", spatial, out.tuple(), input.tuple(), weight.tuple(), s, p)
+    cols = _launch(
+        "forward", spatial, out.tuple(), input.tuple(), weight.tuple(), s, p, fast=True
+    )
     if bias is not None:
         # ``out`` is fresh and contiguous: add the bias in place, one pass.
         _add_bias(
             out._tensor._storage, out._tensor._shape, bias.contiguous().to_numpy()
         )
-    ctx.save_for_backward(input, weight, bias is not None, s, p)
+    # ``cols`` (im2col of the input) serves the weight gradient again.
+    ctx.save_for_backward(input, weight, bias is not None, s, p, cols)
     return out
 
 
 def _conv_backward(
     ctx: Context, spatial: int, grad: Tensor
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
-    input, weight, has_bias, s, p = ctx.saved_values
+    input, weight, has_bias, s, p, cols = ctx.saved_values
     needs = ctx.needs_input_grad
     d_input = d_weight = d_bias = None
     if needs[0]:
@@ -658,6 +673,7 @@ def _conv_backward(
             weight.tuple(),
             s,
             p,
+            fast=True,
         )
     if needs[1]:
         d_weight = weight.new_zeros(weight.shape)
@@ -669,9 +685,11 @@ def _conv_backward(
             grad.tuple(),
             s,
             p,
+            cols,
+            fast=True,
         )
     if has_bias and needs[2]:
-        d_bias = grad.new_tensor(bias_backward(grad.tuple()))
+        d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
     return d_input, d_weight, d_bias
 
 

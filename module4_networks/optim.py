@@ -39,6 +39,7 @@ from typing import Any, Dict, Iterable, Tuple
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
+from . import _fused_optim
 from ._optimizer_state import OptimizerState
 
 __all__ = [
@@ -81,6 +82,10 @@ class Optimizer(OptimizerState):
                     if p.grad is None:
                         continue
                     state = self.state.setdefault(p.unique_id, {})
+                    # SGD, Adam and AdamW run as one fused loop per parameter
+                    # once they agree with update() (engine code, see _fused_optim).
+                    if _fused_optim.step(self, p, state, group):
+                        continue
                     new = self.update(p.detach(), p.grad.detach(), state, group)
                     p.copy_(new)
 

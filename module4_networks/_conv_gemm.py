@@ -1,0 +1,200 @@
+"""Convolution as im2col + one matrix multiply: the fast path of the conv layers.
+
+Interface: :func:`run` and :func:`bias_grad` (used by the tensor Functions of
+``fast_conv``).
+
+The students' kernels of Tasks 4.1 and 4.2 compute every output as its own dot
+product, which is simple and correct but reads each input number ``K*K*out_channels``
+times from scattered places: about 1.5 GFLOP/s on the Task 4.5 CNN (issue 29).
+CPU libraries do it differently: *im2col* copies every receptive field into one row
+of a matrix ``cols`` of shape ``(batch * out_positions, in_channels * K_h * K_w)``,
+so that the whole convolution becomes one matrix product with the weight viewed as
+``(out_channels, in_channels * K_h * K_w)``:
+
+* forward: $\\text{out} = \\text{cols}\\, W^\\top$, ``(N, out_channels)``,
+  then reordered to ``(batch, out_channels, *out_spatial)``;
+* weight gradient: $dW = G^\\top \\text{cols}$ with $G$ the output gradient as
+  ``(N, out_channels)``; the forward's ``cols`` is kept for it;
+* input gradient: $d\\text{cols} = G W$, then *col2im* adds every row back onto the
+  input positions it was copied from (the transpose of im2col).
+
+The products run in NumPy's BLAS (one thread under ``kindling bench --threads 1``),
+which is cache-blocked and vectorised. Measured on the Task 4.5 CNN (one thread,
+profile of 10 steps, load average 6-8; ``module3_fast_ops/BENCHMARKS.md``): the
+three conv kernels took 3.15 s, 56% of the step; this path 0.72 s.
+
+A student's kernel stays the definition. For each new signature (operation,
+shapes and memory layouts, strides, paddings) the first call runs the student's
+kernel *and* this path and compares them; the fast path is used for that
+signature only when they agree (within float64 rounding: the sums run in another
+order), so a student's bug still shows in their own training, and a stub still
+raises. 1-D convolutions run as 2-D ones of height 1.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Tuple
+
+import numpy as np
+from numba import njit
+
+__all__ = ["run", "bias_grad"]
+
+Strided = Tuple[np.ndarray, np.ndarray, np.ndarray]
+
+#: signature -> does the fast path agree with the student's kernel there?
+_AGREES: Dict[tuple, bool] = {}
+#: Signatures remembered at most (a long run of new shapes then keeps checking).
+_MAX_SIGNATURES = 4096
+
+
+def _view(triple: Strided, spatial: int) -> np.ndarray:
+    """A 4-D NumPy view ``(batch, channels, height, width)`` of a strided triple
+    (1-D: height 1). No copy; strides are in elements in the triple."""
+    storage, shape, strides = triple
+    dims = [int(n) for n in shape]
+    steps = [int(s) * storage.itemsize for s in strides]
+    if spatial == 1:
+        dims.insert(2, 1)
+        steps.insert(2, 0)
+    return np.lib.stride_tricks.as_strided(storage, tuple(dims), tuple(steps))
+
+
+@njit(cache=True)
+def _im2col(x, cols, kh, kw, sh, sw, ph, pw, oh, ow):  # type: ignore[no-untyped-def]
+    """``cols[(b*oh + i)*ow + j, (c*kh + ki)*kw + kj] = x[b, c, i*sh + ki - ph,
+    j*sw + kj - pw]`` (zero outside ``x``)."""
+    batch, channels, height, width = x.shape
+    for b in range(batch):
+        for i in range(oh):
+            for j in range(ow):
+                row = (b * oh + i) * ow + j
+                for c in range(channels):
+                    for ki in range(kh):
+                        y = i * sh + ki - ph
+                        inside = 0 <= y < height
+                        for kj in range(kw):
+                            xx = j * sw + kj - pw
+                            col = (c * kh + ki) * kw + kj
+                            if inside and 0 <= xx < width:
+                                cols[row, col] = x[b, c, y, xx]
+                            else:
+                                cols[row, col] = 0.0
+
+
+@njit(cache=True)
+def _col2im(dcols, dx, kh, kw, sh, sw, ph, pw, oh, ow):  # type: ignore[no-untyped-def]
+    """The transpose of :func:`_im2col`: add every entry of ``dcols`` onto the
+    input position it was copied from (``dx`` starts at zero)."""
+    batch, channels, height, width = dx.shape
+    for b in range(batch):
+        for i in range(oh):
+            for j in range(ow):
+                row = (b * oh + i) * ow + j
+                for c in range(channels):
+                    for ki in range(kh):
+                        y = i * sh + ki - ph
+                        if y < 0 or y >= height:
+                            continue
+                        for kj in range(kw):
+                            xx = j * sw + kj - pw
+                            if 0 <= xx < width:
+                                dx[b, c, y, xx] += dcols[row, (c * kh + ki) * kw + kj]
+
+
+def _im2col_of(x: np.ndarray, w_shape: tuple, strides: tuple, paddings: tuple, out_hw):
+    batch, channels = x.shape[0], x.shape[1]
+    kh, kw = w_shape[2], w_shape[3]
+    oh, ow = out_hw
+    cols = np.empty((batch * oh * ow, channels * kh * kw))
+    _im2col(x, cols, kh, kw, *strides, *paddings, oh, ow)
+    return cols
+
+
+def _fast(
+    name: str,
+    spatial: int,
+    result: Strided,
+    first: Strided,
+    second: Strided,
+    strides: Tuple[int, int],
+    paddings: Tuple[int, int],
+    cols: Optional[np.ndarray],
+) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """The result of ``name`` as a new ``(B, C, H, W)`` array, and the forward's
+    ``cols`` (to keep for the weight gradient)."""
+    r, a, b = (_view(t, spatial) for t in (result, first, second))
+    if name == "forward":  # result = out, first = x, second = w
+        out_channels, oh, ow = r.shape[1], r.shape[2], r.shape[3]
+        cols = _im2col_of(a, b.shape, strides, paddings, (oh, ow))
+        w_matrix = b.reshape(out_channels, -1)  # copies only if w is strided
+        product = cols @ w_matrix.T  # (N, out_channels)
+        value = product.reshape(r.shape[0], oh, ow, out_channels).transpose(0, 3, 1, 2)
+        return value, cols
+    if name == "backward_weight":  # result = dw, first = x, second = g
+        out_channels, oh, ow = b.shape[1], b.shape[2], b.shape[3]
+        if cols is None:
+            cols = _im2col_of(a, r.shape, strides, paddings, (oh, ow))
+        g_matrix = b.transpose(0, 2, 3, 1).reshape(-1, out_channels)
+        return (g_matrix.T @ cols).reshape(r.shape), cols
+    # backward_input: result = dx, first = g, second = w
+    out_channels, oh, ow = a.shape[1], a.shape[2], a.shape[3]
+    g_matrix = a.transpose(0, 2, 3, 1).reshape(-1, out_channels)
+    dcols = g_matrix @ b.reshape(out_channels, -1)
+    dx = np.zeros(r.shape)
+    _col2im(dcols, dx, b.shape[2], b.shape[3], *strides, *paddings, oh, ow)
+    return dx, None
+
+
+def _pair(values: Tuple[int, ...], spatial: int, fill: int) -> Tuple[int, int]:
+    return (fill, int(values[0])) if spatial == 1 else (int(values[0]), int(values[1]))
+
+
+def run(
+    name: str,
+    spatial: int,
+    reference: Callable[[], None],
+    result: Strided,
+    first: Strided,
+    second: Strided,
+    strides: Tuple[int, ...],
+    paddings: Tuple[int, ...],
+    cols: Optional[np.ndarray] = None,
+) -> Optional[np.ndarray]:
+    """Fill ``result`` with the convolution ``name`` (``forward``,
+    ``backward_input``, ``backward_weight``; the triples in the order of
+    ``fast_conv``'s launchers, arguments already checked) by im2col + matmul where
+    that agrees with ``reference()`` (the student's kernel filling ``result``),
+    else by ``reference()``. Returns the ``cols`` of a forward (``None`` when the
+    reference ran), to pass back to ``backward_weight``."""
+    s, p = _pair(strides, spatial, 1), _pair(paddings, spatial, 0)
+    # Shapes *and* strides: a kernel that ignores strides agrees on contiguous
+    # inputs only, and must keep running (and failing) on the others.
+    key = (name, spatial, s, p) + tuple(
+        (t[1].tobytes(), t[2].tobytes()) for t in (result, first, second)
+    )
+    agrees = _AGREES.get(key)
+    if agrees is False:
+        reference()
+        return None
+    value, cols = _fast(name, spatial, result, first, second, s, p, cols)
+    target = _view(result, spatial)
+    if agrees is None:
+        # First call with this signature: the student's kernel decides.
+        reference()
+        scale = max(1.0, float(np.abs(value).max(initial=0.0)))
+        agrees = bool(np.allclose(target, value, rtol=1e-9, atol=1e-12 * scale))
+        if len(_AGREES) < _MAX_SIGNATURES:
+            _AGREES[key] = agrees
+        return cols if agrees else None
+    target[...] = value
+    return cols
+
+
+def bias_grad(g: Strided, spatial: int) -> np.ndarray:
+    """$\\partial L / \\partial \\text{bias}[o] = \\sum_{b, i, j} g[b, o, i, j]$ by
+    NumPy's pairwise sums over a view of ``g``: the worked-example kernel
+    ``fast_conv._bias_backward`` unravels every position with divisions: on the
+    CNN's two gradients (32 x 8 and 32 x 16 x 28 x 28) 1.6 + 2.8 ms a step, this
+    0.05 + 0.09 ms (one thread, best of 20, load average 9)."""
+    return _view(g, spatial).sum(axis=(0, 2, 3))

@@ -1,0 +1,44 @@
+"""``kindling bench --models``: the Module 4 training steps it times beside PyTorch
+(issue 29) are the same computation on both sides."""
+
+from __future__ import annotations
+
+import pytest
+
+from kindling import bench, bench_training
+
+
+def test_the_cnn_step_is_the_same_model_as_pytorchs(monkeypatch):
+    """Without dropout, from the same weights and batches, the course's CNN and
+    PyTorch's give the same losses step after step (Adam included)."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setitem(bench_training.CNN, "dropout", 0.0)
+    monkeypatch.setitem(bench_training.CNN, "batch", 4)
+    step, weights = bench_training.cnn_steps(seed=1)
+    torch_step = bench_training.torch_cnn_steps(torch, weights, seed=1)
+    for _ in range(3):
+        assert step() == pytest.approx(torch_step(), rel=1e-9)
+
+
+def test_alternate_reports_the_median_round_per_side():
+    calls = {"a": 0, "b": 0}
+
+    def counter(name):
+        def step():
+            calls[name] += 1
+
+        return step
+
+    seconds = bench_training.alternate({"a": counter("a"), "b": counter("b")}, 3, 5)
+    assert set(seconds) == {"a", "b"} and all(s >= 0 for s in seconds.values())
+    assert calls == {"a": 2 + 15, "b": 2 + 15}  # two warm-up steps, 3 rounds of 5
+
+
+def test_model_rows_reach_the_report():
+    rows = [
+        bench.Row("step_cnn", 32, "fast", 0.040, "note"),
+        bench.Row("step_cnn", 32, "torch", 0.020, "note"),
+    ]
+    table = bench.markdown(rows, {}, "kindling bench --models cnn")
+    assert "Task 4.5 MNIST CNN: one training step" in table
+    assert "2.00x PyTorch's 20.0 ms" in table

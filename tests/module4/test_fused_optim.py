@@ -1,0 +1,140 @@
+"""Task 4.6: the fused optimizer steps (``module4_networks/_fused_optim.py``, issue
+29) give the same parameters and buffers as the update formulas, to the last bit,
+over several steps; they take over only from formulas that agree with them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from module2_tensors import _engine
+from module3_fast_ops import FastBackend
+from module4_networks import _fused_optim, optim
+from tests.module4.helpers import make
+
+pytestmark = pytest.mark.task4_6
+
+STEPS = 6
+
+SETTINGS = [
+    (optim.SGD, dict(lr=0.1)),
+    (optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+    (optim.SGD, dict(lr=0.05, momentum=0.8, dampening=0.3)),
+    (optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1)),
+    (optim.Adam, dict(lr=2e-3)),
+    (optim.Adam, dict(lr=1e-2, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.05)),
+    (optim.AdamW, dict(lr=1e-2)),
+    (optim.AdamW, dict(lr=3e-3, betas=(0.85, 0.99), weight_decay=0.2)),
+]
+
+
+def _reference_class(cls):
+    """``cls`` under another name: the fused path takes exact classes only, so
+    this runs the update formulas at every step."""
+    return type(f"Reference{cls.__name__}", (cls,), {})
+
+
+def _train(cls, kwargs, seed=0, shapes=((3, 4), (5,))):
+    rng = np.random.default_rng(seed)
+    params = [
+        make(rng.normal(size=s), requires_grad=True, backend=FastBackend)
+        for s in shapes
+    ]
+    opt = cls(params, **kwargs)
+    history = []
+    for _ in range(STEPS):
+        opt.zero_grad()
+        for p in params:
+            p.grad = make(rng.normal(size=p.shape), backend=FastBackend)
+        opt.step()
+        history.append([p.to_numpy() for p in params])
+    return opt, params, history
+
+
+@pytest.mark.parametrize("cls,kwargs", SETTINGS)
+def test_fused_steps_give_the_formulas_parameters_to_the_last_bit(cls, kwargs):
+    opt, params, fused = _train(cls, kwargs)
+    ref_opt, ref_params, reference = _train(_reference_class(cls), kwargs)
+    assert _fused_optim._VERDICTS[opt]["ok"]
+    assert all(
+        n == _fused_optim.CHECKED_STEPS
+        for n in _fused_optim._VERDICTS[opt]["checked"].values()
+    )
+    for step_fused, step_ref in zip(fused, reference):
+        for a, b in zip(step_fused, step_ref):
+            assert np.array_equal(a, b), np.abs(a - b).max()
+    # The buffers too (momentum, the two Adam moments, the step count).
+    for p, q in zip(params, ref_params):
+        mine, theirs = opt.state[p.unique_id], ref_opt.state[q.unique_id]
+        assert sorted(mine) == sorted(theirs)
+        for key, value in theirs.items():
+            if hasattr(value, "to_numpy"):
+                assert np.array_equal(mine[key].to_numpy(), value.to_numpy())
+            else:
+                assert mine[key] == value
+
+
+def test_a_fused_step_writes_in_place_and_counts_a_version():
+    opt, params, _ = _train(optim.Adam, dict(lr=1e-2))
+    p = params[0]
+    before, storage = _engine.version_of(p), p._tensor._storage
+    p.grad = make(np.ones(p.shape), backend=FastBackend)
+    opt.step()
+    assert p._tensor._storage is storage
+    assert _engine.version_of(p) == before + 1
+
+
+def test_wrong_formulas_keep_running_instead_of_the_fused_step(monkeypatch):
+    """An update that disagrees (here: Adam without the bias correction) is never
+    replaced, so a student's bug shows in their training."""
+
+    def uncorrected(self, p, g, state, group):
+        beta1, beta2 = group["betas"]
+        m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
+        v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
+        state.update(step=state.get("step", 0) + 1, exp_avg=m, exp_avg_sq=v)
+        return p - group["lr"] * m / (v.sqrt() + group["eps"])
+
+    monkeypatch.setattr(optim.Adam, "update", uncorrected)
+    opt, params, history = _train(optim.Adam, dict(lr=1e-2))
+    assert not _fused_optim._VERDICTS[opt]["ok"]
+    # NumPy: the uncorrected rule, step by step, on the same gradients.
+    rng = np.random.default_rng(0)
+    p = [rng.normal(size=s) for s in ((3, 4), (5,))]
+    m = [np.zeros_like(a) for a in p]
+    v = [np.zeros_like(a) for a in p]
+    for step in range(STEPS):
+        for i in range(2):
+            g = rng.normal(size=p[i].shape)
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            p[i] = p[i] - 1e-2 * m[i] / (np.sqrt(v[i]) + 1e-8)
+        for got, want in zip(history[step], p):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_a_stub_update_still_raises(monkeypatch):
+    def stub(self, p, g, state, group):
+        raise NotImplementedError("Task 4.6: the bias-corrected Adam step")
+
+    monkeypatch.setattr(optim.Adam, "update", stub)
+    with pytest.raises(NotImplementedError, match="Task 4.6"):
+        _train(optim.Adam, dict(lr=1e-2))
+
+
+def test_state_dict_round_trip_after_fused_steps_continues_like_the_formulas():
+    opt, params, _ = _train(optim.AdamW, dict(lr=1e-2, weight_decay=0.1))
+    ref_opt, ref_params, _ = _train(
+        _reference_class(optim.AdamW), dict(lr=1e-2, weight_decay=0.1)
+    )
+    restored = optim.AdamW(params, lr=1e-2, weight_decay=0.1)
+    restored.load_state_dict(opt.state_dict())
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        grads = [rng.normal(size=p.shape) for p in params]
+        for o, ps in ((restored, params), (ref_opt, ref_params)):
+            for p, g in zip(ps, grads):
+                p.grad = make(g, backend=FastBackend)
+            o.step()
+    for p, q in zip(params, ref_params):
+        assert np.array_equal(p.to_numpy(), q.to_numpy())
