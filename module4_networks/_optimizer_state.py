@@ -5,9 +5,10 @@ optimizer's state in PyTorch's ``state_dict`` layout.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from module0_fundamentals.module import Parameter
+from module2_tensors import set_grad_enabled
 from module2_tensors.tensor import Tensor
 
 __all__ = ["OptimizerState"]
@@ -24,6 +25,15 @@ def _as_tensor(p: Any) -> Tensor:
     return value
 
 
+def _closure_loss(closure: Optional[Callable[[], Any]]) -> Any:
+    """``closure()`` with gradient recording on (PyTorch's ``step(closure)``: the
+    closure zeroes the gradients, recomputes the loss and calls ``backward``)."""
+    if closure is None:
+        return None
+    with set_grad_enabled(True):
+        return closure()
+
+
 class OptimizerState:
     """Parameter groups (``param_groups``: dicts of hyperparameters with their
     ``params``), per-parameter buffers (``state``), ``state_dict`` and
@@ -36,21 +46,41 @@ class OptimizerState:
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         self.defaults = dict(defaults)
         self.param_groups: List[Dict[str, Any]] = []
-        seen: set = set()
-        for group in groups:
-            # Keys beyond the defaults (a group's "name") are kept, as in PyTorch.
-            filled = {**defaults, **group}
-            filled["params"] = [_as_tensor(p) for p in group["params"]]
-            ids = {p.unique_id for p in filled["params"]}
-            if ids & seen or len(ids) != len(filled["params"]):
-                # It would be stepped twice per step.
-                raise ValueError(
-                    "some parameters appear in more than one parameter group"
-                )
-            seen |= ids
-            self._check(filled)
-            self.param_groups.append(filled)
         self.state: Dict[int, Dict[str, Any]] = {}
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group: Dict[str, Any]) -> None:
+        """Add a group ``{"params": [...], <hyperparameter>: value, ...}``; the
+        hyperparameters it leaves out take the optimizer's defaults (as in
+        PyTorch, for example to train a newly unfrozen layer at its own rate).
+
+        Raises:
+            ValueError: a parameter is already in a group (it would be stepped twice
+                per step), or a hyperparameter is invalid.
+        """
+        if not isinstance(group, dict) or "params" not in group:
+            raise TypeError("a parameter group is a dict with a 'params' entry")
+        params = group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        # Keys beyond the defaults (a group's "name") are kept, as in PyTorch.
+        filled = {**self.defaults, **group}
+        filled["params"] = [_as_tensor(p) for p in params]
+        ids = {p.unique_id for p in filled["params"]}
+        seen = {p.unique_id for p in self._all_params()}
+        if ids & seen or len(ids) != len(filled["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self._check(filled)
+        self.param_groups.append(filled)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient, so the next ``backward`` does not add
+        to the old one: ``.grad = None`` (PyTorch's default), or zeros in place."""
+        for p in self._all_params():
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad.zero_()
 
     def _check(self, group: Dict[str, Any]) -> None:
         """Reject invalid hyperparameters with PyTorch's messages."""

@@ -34,13 +34,13 @@ Updates run under ``no_grad`` and write into the parameter tensors in place
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Iterable, Tuple
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
 from . import _fused_optim
-from ._optimizer_state import OptimizerState
+from ._optimizer_state import OptimizerState, _closure_loss
 
 __all__ = [
     "Optimizer",
@@ -67,27 +67,25 @@ class Optimizer(OptimizerState):
     ``Optimizer.__init__(params, defaults)`` and writes :meth:`update`.
     """
 
-    def zero_grad(self) -> None:
-        """Forget every parameter's gradient (``.grad = None``, PyTorch's default),
-        so the next ``backward`` does not add to the old one."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                p.grad = None
-
-    def step(self) -> None:
-        """Update every parameter that has a gradient."""
+    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
+        """Update every parameter that has a gradient. ``closure`` (optional)
+        recomputes the loss with gradients; its result is returned."""
+        loss = _closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
                     state = self.state.setdefault(p.unique_id, {})
+                    g = p.grad.detach()
+                    if group.get("maximize", False):  # ascend: descend on -g
+                        g = -g
                     # SGD, Adam and AdamW run as one fused loop per parameter
                     # once they agree with update() (engine code, see _fused_optim).
-                    if _fused_optim.step(self, p, state, group):
+                    elif _fused_optim.step(self, p, state, group):
                         continue
-                    new = self.update(p.detach(), p.grad.detach(), state, group)
-                    p.copy_(new)
+                    p.copy_(self.update(p.detach(), g, state, group))
+        return loss
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
@@ -109,6 +107,7 @@ class SGD(Optimizer):
         dampening: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,
+        maximize: bool = False,
     ) -> None:
         if nesterov and (momentum <= 0.0 or dampening != 0.0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
@@ -118,6 +117,7 @@ class SGD(Optimizer):
             dampening=dampening,
             weight_decay=weight_decay,
             nesterov=nesterov,
+            maximize=maximize,
         )
         super().__init__(params, defaults)
 
@@ -214,9 +214,10 @@ class Adam(Optimizer):
         betas: Tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.0,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, defaults)
+        super().__init__(params, {**defaults, "maximize": maximize})
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
@@ -242,8 +243,9 @@ class AdamW(Adam):
         betas: Tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
+        maximize: bool = False,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+        super().__init__(params, lr, betas, eps, weight_decay, maximize)
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
@@ -340,9 +342,10 @@ class RAdam(Optimizer):
         betas: Tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.0,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, defaults)
+        super().__init__(params, {**defaults, "maximize": maximize})
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
