@@ -260,19 +260,34 @@ def task_mutants(root: Path, task: str, registry: Registry) -> List[CourseMutant
     return mutants
 
 
-def load_equivalents(root: Path) -> Dict[str, str]:
-    """{mutant id: why it computes the same thing} from ``tests/mutants/*.py``
-    (``EQUIVALENT = {id: reason}``, read as a literal, never imported)."""
+def _data(root: Path, name: str) -> Dict[str, str]:
+    """The dict literal ``name`` of every ``tests/mutants/*.py``, merged (read as
+    a literal, never imported)."""
     folder = Path(root) / EQUIVALENTS_DIR
     known: Dict[str, str] = {}
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "EQUIVALENT" for t in node.targets
+                isinstance(t, ast.Name) and t.id == name for t in node.targets
             ):
                 known.update(ast.literal_eval(node.value))
     return known
+
+
+def load_equivalents(root: Path) -> Dict[str, str]:
+    """{mutant id: why it computes the same thing} (``EQUIVALENT`` in
+    ``tests/mutants/*.py``)."""
+    return _data(root, "EQUIVALENT")
+
+
+def load_later(root: Path) -> Dict[str, str]:
+    """{mutant id: the later task whose tests must kill it} (``LATER``): code a
+    task writes for another to use (``save_for_backward`` in a forward, read only
+    by Task 1.4's backward) can be wrong in a way only that task's tests see. Such a
+    survivor is run again under the later task's marker: killed there, it counts
+    as killed (``killed-by-X.Y``); it is never taken on trust."""
+    return _data(root, "LATER")
 
 
 def _run(copy: Path, marker: str, timeout: float) -> Tuple[str, float, str]:
@@ -318,11 +333,13 @@ def run_task_mutants(
     registry: Registry,
     equivalents: Optional[Dict[str, str]] = None,
     echo: Callable[[str], None] = print,
+    later: Optional[Dict[str, str]] = None,
 ) -> List[MutantOutcome]:
     """Run each mutant of ``task`` against a copy of the source at ``root``."""
     from kindling.mistakes import _copy_source
 
     equivalents = equivalents or {}
+    later = later or {}
     marker = registry[task].marker
     outcomes: List[MutantOutcome] = []
     with tempfile.TemporaryDirectory(prefix="kindling-mutants-") as folder:
@@ -344,6 +361,12 @@ def run_task_mutants(
                 try:
                     path.write_text(mutant.apply(original), encoding="utf-8")
                     verdict, seconds, output = _run(copy, marker, limit)
+                    if verdict == "survived" and later.get(mutant.id) in registry:
+                        other = registry[later[mutant.id]]
+                        again, more, output = _run(copy, other.marker, other.timeout)
+                        seconds += more
+                        if again == "killed":
+                            verdict = f"killed-by-{other.id}"
                 finally:
                     path.write_text(original, encoding="utf-8")
                 detail = output if verdict in ("survived", "error") else ""
@@ -355,14 +378,16 @@ def run_task_mutants(
 
 def format_outcome(outcome: MutantOutcome) -> str:
     verdict = outcome.verdict
-    label = verdict if verdict in ("killed", "equivalent") else verdict.upper()
+    quiet = verdict in ("killed", "equivalent") or verdict.startswith("killed-by-")
+    label = verdict if quiet else verdict.upper()
     return f"{label:<10} {outcome.mutant.id} ({outcome.seconds:.0f} s)"
 
 
 def score(outcomes: Sequence[MutantOutcome]) -> Tuple[int, int]:
-    """(killed, judged): equivalents and time-outs are not judged."""
-    killed = sum(o.verdict == "killed" for o in outcomes)
-    judged = sum(o.verdict in ("killed", "survived", "error") for o in outcomes)
+    """(killed, judged): equivalents and time-outs are not judged; a mutant killed
+    by the later task that uses the code counts as killed."""
+    killed = sum(o.verdict.startswith("killed") for o in outcomes)
+    judged = killed + sum(o.verdict in ("survived", "error") for o in outcomes)
     return killed, judged
 
 
@@ -394,6 +419,7 @@ def main(
         echo(f"kindling mutants: no task {', '.join(unknown)} in the registry")
         return 2
     equivalents = load_equivalents(root)
+    later = load_later(root)
     survivors = 0
     rows: List[str] = []
     for task in chosen:
@@ -404,18 +430,22 @@ def main(
             continue
         echo(f"task {task}: {len(mutants)} mutant(s)")
         outcomes = run_task_mutants(
-            Path(root), task, mutants, registry, equivalents, echo
+            Path(root), task, mutants, registry, equivalents, echo, later
         )
         killed, judged = score(outcomes)
         survivors += judged - killed
         timeouts = sum(o.verdict == "timeout" for o in outcomes)
         same = sum(o.verdict == "equivalent" for o in outcomes)
+        by_later = sum(o.verdict.startswith("killed-by-") for o in outcomes)
         rows.append(
-            f"| {task} | {len(outcomes)} | {killed} | {judged - killed} | {same} | "
-            f"{timeouts} | {100 * killed / judged if judged else 100:.0f}% |"
+            f"| {task} | {len(outcomes)} | {killed} ({by_later}) | {judged - killed} "
+            f"| {same} | {timeouts} | {100 * killed / judged if judged else 100:.0f}% |"
         )
     if rows:
-        echo("| task | mutants | killed | survived | equivalent | time-outs | score |")
+        echo(
+            "| task | mutants | killed (by a later task) | survived | equivalent "
+            "| time-outs | score |"
+        )
         echo("|---|---:|---:|---:|---:|---:|---:|")
         for row in rows:
             echo(row)

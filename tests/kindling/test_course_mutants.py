@@ -156,3 +156,40 @@ def test_a_sample_of_the_course_mutants_is_killed():
     assert [o.verdict for o in outcomes] == ["killed", "killed"], [
         (o.mutant.id, o.verdict) for o in outcomes
     ]
+
+
+def test_a_survivor_listed_as_later_is_run_under_the_later_tasks_marker(tmp_path):
+    # clip's second line is only checked by a Task 0.3 test: Task 0.1's tests miss
+    # the mutant, Task 0.3's kill it, and only that run makes it count as killed.
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["kindling.pytest_plugin"]\n'
+    )
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\naddopts = --disable-plugin-autoload -p xdist.plugin\n"
+        "markers =\n    task0_1: x\n    task0_3: x\n"
+    )
+    (tmp_path / "lib.py").write_text(
+        "def pair(x):\n"
+        "    # BEGIN SOLUTION 0.1\n"
+        "    return x, x * 3\n"
+        "    # END SOLUTION\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_lib.py").write_text(
+        "import pytest\n\nfrom lib import pair\n\n\n"
+        "@pytest.mark.task0_1\ndef test_first():\n    assert pair(2)[0] == 2\n\n\n"
+        "@pytest.mark.task0_3\ndef test_second():\n    assert pair(2)[1] == 6\n"
+    )
+    registry = load_registry()
+    text = (tmp_path / "lib.py").read_text()
+    (mutant,) = [
+        m for m in mutants_of(text, "lib.py", "0.1", registry) if m.kind == "op"
+    ]
+    quiet = dict(echo=lambda line: None)
+    alone = run_task_mutants(tmp_path, "0.1", [mutant], registry, **quiet)
+    assert [o.verdict for o in alone] == ["survived"]
+    later = run_task_mutants(
+        tmp_path, "0.1", [mutant], registry, later={mutant.id: "0.3"}, **quiet
+    )
+    assert [o.verdict for o in later] == ["killed-by-0.3"]
+    assert score(later) == (1, 1)

@@ -1,0 +1,116 @@
+# kindling: instructor-only
+"""Equivalent and later-killed mutants of Module 1's solutions (see ``__init__.py``).
+
+``LATER``: what a forward saves is read only by its backward (Task 1.4), so Task
+1.2's tests cannot see it; ``kindling mutants`` runs each of these again under
+Task 1.4's marker and counts it killed only if those tests fail.
+"""
+
+EQUIVALENT = {
+    ("module1_scalar_autodiff/scalar.py:Scalar.__add__:args:self, " "b->b, self"): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    ("module1_scalar_autodiff/scalar.py:Scalar.__radd__:args:b, " "self->self, b"): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    (
+        "module1_scalar_autodiff/scalar.py:Scalar.__sub__:args:self, "
+        "Neg.apply(b)->Neg.apply(b), self"
+    ): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    (
+        "module1_scalar_autodiff/scalar.py:Scalar.__rsub__:args:b, "
+        "Neg.apply(self)->Neg.apply(self), b"
+    ): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    ("module1_scalar_autodiff/scalar.py:Scalar.__mul__:args:self, " "b->b, self"): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    ("module1_scalar_autodiff/scalar.py:Scalar.__rmul__:args:b, " "self->self, b"): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    (
+        "module1_scalar_autodiff/scalar.py:Scalar.__truediv__:args:"
+        "self, Inv.apply(b)->Inv.apply(b), self"
+    ): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    (
+        "module1_scalar_autodiff/scalar.py:Scalar.__rtruediv__:args:"
+        "b, Inv.apply(self)->Inv.apply(self), b"
+    ): (
+        "the arguments of a commutative operation swapped: the same "
+        "value, and the graph pairs each input with its own "
+        "derivative either way"
+    ),
+    ("module1_scalar_autodiff/scalar.py:Scalar.__eq__:args:self, " "b->b, self"): (
+        "equality is symmetric: a == b and b == a are the same " "Scalar value"
+    ),
+    ("module1_scalar_autodiff/scalar_functions.py:Add.forward:" "args:a, b->b, a"): (
+        "addition commutes: operators.add(b, a) == operators.add(a, " "b)"
+    ),
+    ("module1_scalar_autodiff/scalar_functions.py:Mul.forward:" "args:a, b->b, a#2"): (
+        "multiplication commutes: operators.mul(b, a) == " "operators.mul(a, b)"
+    ),
+    ("module1_scalar_autodiff/scalar_functions.py:EQ.forward:args:" "a, b->b, a"): (
+        "equality is symmetric: operators.eq(b, a) == " "operators.eq(a, b)"
+    ),
+}
+
+LATER = {
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Mul.forward:del:"
+        "ctx.save_for_backward(a, b)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Mul.forward:" "args:a, b->b, a"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Inv.forward:del:"
+        "ctx.save_for_backward(a)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Sigmoid.forward:"
+        "del:ctx.save_for_backward(s)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:ReLU.forward:"
+        "del:ctx.save_for_backward(a)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Log.forward:del:"
+        "ctx.save_for_backward(a)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Exp.forward:del:"
+        "ctx.save_for_backward(out)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Sin.forward:del:"
+        "ctx.save_for_backward(a)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Cos.forward:del:"
+        "ctx.save_for_backward(a)->pass"
+    ): "1.4",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Tanh.forward:"
+        "del:ctx.save_for_backward(t)->pass"
+    ): "1.4",
+}
