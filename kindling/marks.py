@@ -90,7 +90,8 @@ def write_partial_source(
         data = path.read_bytes()
         if path.suffix == ".py" and b"BEGIN SOLUTION" in data:
             text = data.decode("utf-8")
-            target.write_text(keep_only(text, relative, keep, registry), "utf-8")
+            stubbed = keep_only(text, relative, keep, registry)
+            target.write_text(stubbed, encoding="utf-8")
         else:
             target.write_bytes(data)
 

@@ -12,7 +12,11 @@ example and this test checks the new one.
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
@@ -96,17 +100,17 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-@pytest.mark.parametrize("place, block", BLOCKS, ids=[p for p, _ in BLOCKS])
-def test_each_quoted_output_is_what_the_code_prints(place: str, block: str):
+def mismatches(place: str, block: str) -> List[str]:
+    """Run ``block`` statement by statement; one line for each quoted output that
+    is not what its expression gives."""
     expected = quoted(block)
     namespace: dict = {}
-    mismatches: List[str] = []
+    found: List[str] = []
     for statement in ast.parse(block).body:
         if isinstance(statement, ast.Expr) and statement.lineno in expected:
             kind, text = expected[statement.lineno]
-            value = eval(
-                compile(ast.Expression(statement.value), place, "eval"), namespace
-            )
+            code = compile(ast.Expression(statement.value), place, "eval")
+            value = eval(code, namespace)
             got = repr(value) if kind == "repr" else repr(float(value))
             ok = (
                 _normal(got) == _normal(text)
@@ -115,9 +119,31 @@ def test_each_quoted_output_is_what_the_code_prints(place: str, block: str):
             )
             if not ok:
                 source = ast.get_source_segment(block, statement)
-                mismatches.append(
-                    f"{source}: the guide says {text}, the code gives {got}"
-                )
+                found.append(f"{source}: the guide says {text}, the code gives {got}")
         else:
             exec(compile(ast.Module([statement], []), place, "exec"), namespace)
-    assert mismatches == [], f"{place}: " + "; ".join(mismatches)
+    return found
+
+
+@pytest.mark.parametrize("place, block", BLOCKS, ids=[p for p, _ in BLOCKS])
+def test_each_quoted_output_is_what_the_code_prints(place: str, block: str):
+    # In a fresh interpreter, as a student pastes it: this process may have
+    # imported Module 3 (which changes the default backend a repr shows).
+    script = (
+        "import json, sys\n"
+        "from tests.kindling.test_guide_outputs import mismatches\n"
+        "place, block = json.loads(sys.stdin.read())\n"
+        "print(json.dumps(mismatches(place, block)))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "KINDLING_BACKEND"}
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps([place, block]),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found == [], f"{place}: " + "; ".join(found)
