@@ -177,8 +177,8 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
     done nothing) when the caller must run the student's ``update`` instead;
     ``True`` when ``p`` and ``state`` are updated."""
     kind = _kind(optimizer)
-    if kind is None or _flat(p) is None:
-        return False
+    if kind is None or group.get("amsgrad", False) or _flat(p) is None:
+        return False  # AMSGrad keeps one more buffer: the plain path computes it
     verdict = _VERDICTS.setdefault(optimizer, {"ok": True, "checked": {}})
     if not verdict["ok"]:
         return False

@@ -34,6 +34,21 @@ def _closure_loss(closure: Optional[Callable[[], Any]]) -> Any:
         return closure()
 
 
+def _amsgrad_step(p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict) -> Tensor:
+    r"""Adam's step with AMSGrad (Reddi et al., 2018; PyTorch's ``amsgrad=True``):
+    the denominator uses the largest second moment so far, $u_t = \max(u_{t-1},
+    v_t)$ (``state["max_exp_avg_sq"]``), as $\sqrt{u_t / (1 - \beta_2^t)} +
+    \epsilon$; the rest is Adam's step."""
+    beta1, beta2 = group["betas"]
+    t = state.get("step", 0) + 1
+    m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
+    v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
+    v_max = v if "max_exp_avg_sq" not in state else state["max_exp_avg_sq"].maximum(v)
+    state.update(step=t, exp_avg=m, exp_avg_sq=v, max_exp_avg_sq=v_max)
+    denominator = (v_max / (1.0 - beta2**t)).sqrt() + group["eps"]
+    return p - group["lr"] * (m / (1.0 - beta1**t)) / denominator
+
+
 class OptimizerState:
     """Parameter groups (``param_groups``: dicts of hyperparameters with their
     ``params``), per-parameter buffers (``state``), ``state_dict`` and

@@ -40,7 +40,7 @@ from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
 from . import _fused_optim
-from ._optimizer_state import OptimizerState, _closure_loss
+from ._optimizer_state import OptimizerState, _amsgrad_step, _closure_loss
 
 __all__ = [
     "Optimizer",
@@ -215,9 +215,10 @@ class Adam(Optimizer):
         eps: float = 1e-8,
         weight_decay: float = 0.0,
         maximize: bool = False,
+        amsgrad: bool = False,
     ) -> None:
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {**defaults, "maximize": maximize})
+        super().__init__(params, {**defaults, "maximize": maximize, "amsgrad": amsgrad})
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
@@ -228,6 +229,8 @@ class Adam(Optimizer):
         \epsilon}$ (with $g \leftarrow g + \lambda p$ first)."""
         if group["weight_decay"] != 0.0:
             g = g + group["weight_decay"] * p
+        if group.get("amsgrad", False):  # given: v_hat from the largest v so far
+            return _amsgrad_step(p, g, state, group)
         return _adam_step(p, g, state, group)
 
 
@@ -244,13 +247,17 @@ class AdamW(Adam):
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
         maximize: bool = False,
+        amsgrad: bool = False,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, maximize)
+        super().__init__(params, lr, betas, eps, weight_decay, maximize, amsgrad)
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
     ) -> Tensor:
         r"""$p \leftarrow p (1 - \eta \lambda)$, then the Adam step without decay."""
+        if group.get("amsgrad", False):  # given, as in Adam.update
+            decayed = p * (1.0 - group["lr"] * group["weight_decay"])
+            return _amsgrad_step(decayed, g, state, group)
         # BEGIN SOLUTION 4.6: decay p directly, then the plain Adam step
         p = p * (1.0 - group["lr"] * group["weight_decay"])
         return _adam_step(p, g, state, group)
@@ -343,9 +350,10 @@ class RAdam(Optimizer):
         eps: float = 1e-8,
         weight_decay: float = 0.0,
         maximize: bool = False,
+        amsgrad: bool = False,
     ) -> None:
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {**defaults, "maximize": maximize})
+        super().__init__(params, {**defaults, "maximize": maximize, "amsgrad": amsgrad})
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]

@@ -100,3 +100,31 @@ def test_maximize_ascends_as_descending_on_the_negated_gradient(make):
         np.testing.assert_allclose(p.to_numpy(), values, rtol=1e-12, atol=1e-12)
     assert np.all(np.abs(values - 2.0) < np.array([2.0, 3.0]))  # moved uphill
     assert opt.state_dict()["param_groups"][0]["maximize"] is True
+
+
+@pytest.mark.parametrize("make", ["adam", "adamw"])
+def test_amsgrad_divides_by_the_largest_second_moment_so_far(make):
+    # Gradients that shrink: v falls, so the maximum of v (AMSGrad) differs from v.
+    grads = [np.array([4.0, -3.0]), np.array([0.5, 0.1]), np.array([0.2, -0.1])]
+    lr, b1, b2, eps, wd = 0.1, 0.9, 0.999, 1e-8, 0.01
+    p = _param([1.0, -1.0])
+    opt = (optim.Adam if make == "adam" else optim.AdamW)(
+        [p], lr=lr, weight_decay=wd, amsgrad=True
+    )
+    value = np.array([1.0, -1.0])
+    m = v = v_max = np.zeros(2)
+    for t, g in enumerate(grads, start=1):
+        opt.zero_grad()
+        (p * kt.tensor(g)).sum().backward()
+        opt.step()
+        if make == "adam":
+            g = g + wd * value
+        else:
+            value = value * (1 - lr * wd)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        v_max = np.maximum(v_max, v)
+        denominator = np.sqrt(v_max / (1 - b2**t)) + eps
+        value = value - lr * (m / (1 - b1**t)) / denominator
+        np.testing.assert_allclose(p.to_numpy(), value, rtol=1e-12)
+    assert opt.state_dict()["state"][0]["max_exp_avg_sq"] is not None
