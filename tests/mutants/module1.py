@@ -71,6 +71,44 @@ EQUIVALENT = {
     ("module1_scalar_autodiff/scalar_functions.py:EQ.forward:args:" "a, b->b, a"): (
         "equality is symmetric: operators.eq(b, a) == " "operators.eq(a, b)"
     ),
+    ("module1_scalar_autodiff/autodiff.py:backpropagate:const:" "False->True"): (
+        'getattr(node, "retains_grad", True): every Scalar sets '
+        "retains_grad in __init__, so the default is never used"
+    ),
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Mul.backward:"
+        "args:b, d_output->d_output, b"
+    ): (
+        "multiplication commutes: operators.mul(d_output, b) == "
+        "operators.mul(b, d_output)"
+    ),
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Mul.backward:"
+        "args:a, d_output->d_output, a"
+    ): (
+        "multiplication commutes: operators.mul(d_output, a) == "
+        "operators.mul(a, d_output)"
+    ),
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Exp.backward:"
+        "args:out, d_output->d_output, out"
+    ): (
+        "multiplication commutes: operators.mul(d_output, out) == "
+        "operators.mul(out, d_output)"
+    ),
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Sin.backward:"
+        "args:operators.cos(a), d_output->d_output, operators.cos(a)"
+    ): "multiplication commutes: the same product in the other order",
+    (
+        "module1_scalar_autodiff/scalar_functions.py:Cos.backward:"
+        "args:operators.neg(operators.sin(a)), d_output->d_output, "
+        "operators.neg(operators.sin(a))"
+    ): "multiplication commutes: the same product in the other order",
+    (
+        "module1_scalar_autodiff/dual.py:Dual.__mul__:args:"
+        "self.value, b.value->b.value, self.value"
+    ): ("multiplication commutes: the value of the product is the " "same"),
 }
 
 LATER = {
