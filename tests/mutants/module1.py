@@ -109,6 +109,65 @@ EQUIVALENT = {
         "module1_scalar_autodiff/dual.py:Dual.__mul__:args:"
         "self.value, b.value->b.value, self.value"
     ): ("multiplication commutes: the value of the product is the " "same"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:diff(expr.a, "
+        "name), diff(expr.b, name)->diff(expr.b, name), diff(expr.a, "
+        "name)"
+    ): (
+        "Add(db, da) for Add(da, db): addition commutes, and the "
+        "tree has the same nodes"
+    ),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:Mul(diff(a, "
+        "name), b), Mul(a, diff(b, name))->Mul(a, diff(b, name)), "
+        "Mul(diff(a, name), b)"
+    ): (
+        "the product rule terms swapped inside an Add: the same "
+        "value and the same nodes"
+    ),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:diff(a, "
+        "name), b->b, diff(a, name)"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:a, diff(b, "
+        "name)->diff(b, name), a"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:diff(a, "
+        "name), b->b, diff(a, name)#2"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:a, diff(b, "
+        "name)->diff(b, name), a#2"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:Mul(Const(c), "
+        "Pow(expr.a, c - 1.0)), diff(expr.a, name)->diff(expr.a, "
+        "name), Mul(Const(c), Pow(expr.a, c - 1.0))"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:Const(c), "
+        "Pow(expr.a, c - 1.0)->Pow(expr.a, c - 1.0), Const(c)"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:expr, "
+        "diff(expr.a, name)->diff(expr.a, name), expr"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:Cos(expr.a), "
+        "diff(expr.a, name)->diff(expr.a, name), Cos(expr.a)"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    (
+        "module1_scalar_autodiff/symbolic.py:diff:args:"
+        "Neg(Sin(expr.a)), diff(expr.a, name)->diff(expr.a, name), "
+        "Neg(Sin(expr.a))"
+    ): ("a Mul with its factors swapped: the same value and the same " "nodes"),
+    "module1_scalar_autodiff/dual.py:jacobian:const:1->2": (
+        "m = 1 only makes the first backward pass run; m is set to "
+        "the number of outputs in that pass, so any start value of 1 "
+        "or more gives the same rows"
+    ),
 }
 
 LATER = {
