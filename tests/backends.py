@@ -33,10 +33,20 @@ def _mark(task: str) -> Any:
     return getattr(pytest.mark, "task" + task.replace(".", "_"))
 
 
-def backend_params(task: str, fast: bool = True, cuda: bool = False) -> List[Any]:
+#: A test that multiplies matrices needs the backend's matmul kernel: Task 3.2's on
+#: ``fast``, Task 3.4's on ``cuda`` (``kindling marks`` checks that a test passes
+#: with only its task and what that depends on solved).
+_MATMUL_OWNERS = {"fast": "3.2", "cuda": "3.4"}
+
+
+def backend_params(
+    task: str, fast: bool = True, cuda: bool = False, matmul: bool = False
+) -> List[Any]:
     """Parameters for ``@pytest.mark.parametrize("backend", ..., indirect=True)``.
 
-    ``task`` is the Module 2 task the ``simple`` variant belongs to.
+    ``task`` is the Module 2 task the ``simple`` variant belongs to; with
+    ``matmul=True`` (the test multiplies matrices) the ``fast`` and ``cuda``
+    variants belong to the tasks of those backends' matmul kernels.
     """
     chosen = ["simple"] + (["fast"] if fast else []) + (["cuda"] if cuda else [])
     params = []
@@ -44,6 +54,8 @@ def backend_params(task: str, fast: bool = True, cuda: bool = False) -> List[Any
         kernels, _, owner = _BACKENDS[name]
         if not _present(kernels):
             continue
+        if matmul and name in _MATMUL_OWNERS:
+            owner = _MATMUL_OWNERS[name]
         params.append(pytest.param(name, marks=_mark(owner or task), id=name))
     return params
 

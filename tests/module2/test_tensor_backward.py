@@ -98,7 +98,7 @@ def test_max_gradients(backend, data):
     check_gradients(lambda t: t.max(), case, backend=backend)
 
 
-@pytest.mark.parametrize("backend", backend_params("2.4"), indirect=True)
+@pytest.mark.parametrize("backend", backend_params("2.4", matmul=True), indirect=True)
 @given(data=st.data())
 @backend_settings
 def test_matmul_gradients_with_broadcast_batches(backend, data):
@@ -107,7 +107,9 @@ def test_matmul_gradients_with_broadcast_batches(backend, data):
     check_gradients(lambda x, y: x @ y, a, b, backend=backend)
 
 
-@pytest.mark.parametrize("backend", backend_params("2.4", cuda=True), indirect=True)
+@pytest.mark.parametrize(
+    "backend", backend_params("2.4", cuda=True, matmul=True), indirect=True
+)
 def test_backward_on_tiny_tensors(backend):
     """Every backend, CUDA included, differentiates one small network."""
     x = Case(np.array([[0.5, -1.0], [2.0, 0.25]]), (1, 0))

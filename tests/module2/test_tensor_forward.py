@@ -119,7 +119,9 @@ def test_map_writes_through_the_strides_of_out(backend, layout):
     )
 
 
-@pytest.mark.parametrize("backend", backend_params("2.3", cuda=True), indirect=True)
+@pytest.mark.parametrize(
+    "backend", backend_params("2.3", cuda=True, matmul=True), indirect=True
+)
 def test_map_zip_reduce_on_tiny_tensors(backend):
     """A small smoke test that every backend (CUDA included) runs each pattern."""
     a = make_tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], (1, 0), backend)
@@ -244,7 +246,7 @@ def test_dims_out_of_range_are_rejected():
 # ---------------------------------------------------------------- matmul
 
 
-@pytest.mark.parametrize("backend", backend_params("2.3"), indirect=True)
+@pytest.mark.parametrize("backend", backend_params("2.3", matmul=True), indirect=True)
 @given(data=st.data())
 @backend_settings
 def test_batched_matmul_broadcasts_batch_dims(backend, data):

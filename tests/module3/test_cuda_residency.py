@@ -14,8 +14,6 @@ from module2_tensors import no_grad
 from module3_fast_ops import cuda_ops
 from module3_fast_ops.cuda_ops import CudaBackend, on_device
 
-pytestmark = pytest.mark.task3_3
-
 
 def storage(t):
     return t._tensor._storage
@@ -44,6 +42,7 @@ def transfers(monkeypatch):
     return counts
 
 
+@pytest.mark.task3_3
 def test_to_moves_the_storage_to_the_gpu_and_back():
     x = np.arange(6.0).reshape(2, 3)
     host = kt.tensor(x)
@@ -55,6 +54,7 @@ def test_to_moves_the_storage_to_the_gpu_and_back():
     assert gpu.to(CudaBackend) is gpu
 
 
+@pytest.mark.task3_4
 def test_operations_read_and_write_gpu_memory_without_copies(transfers):
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
@@ -75,6 +75,7 @@ def test_operations_read_and_write_gpu_memory_without_copies(transfers):
     assert transfers["to_host"] == 3
 
 
+@pytest.mark.task3_3
 def test_item_and_printing_copy_only_what_they_show():
     a = kt.tensor(np.arange(12.0).reshape(3, 4)).to(CudaBackend)
     total = a.sum(1).sum(0)
@@ -85,6 +86,7 @@ def test_item_and_printing_copy_only_what_they_show():
     np.testing.assert_array_equal(column.to_numpy(), [2.0, 6.0, 10.0])
 
 
+@pytest.mark.task3_4
 def test_gradients_and_updates_stay_on_the_gpu():
     rng = np.random.default_rng(1)
     x, w0 = rng.normal(size=(5, 3)), rng.normal(size=(3, 2))
@@ -102,6 +104,7 @@ def test_gradients_and_updates_stay_on_the_gpu():
     np.testing.assert_allclose(w.to_numpy(), w0 - 0.1 * expected)
 
 
+@pytest.mark.task3_3
 def test_gradient_flows_back_to_a_host_leaf_through_to():
     x = np.array([1.0, -2.0, 3.0])
     leaf = kt.tensor(x, backend=kt.FastBackend, requires_grad=True)  # host memory
@@ -111,6 +114,7 @@ def test_gradient_flows_back_to_a_host_leaf_through_to():
     np.testing.assert_allclose(leaf.grad.to_numpy(), 2 * x)
 
 
+@pytest.mark.task3_3
 def test_shapes_and_strides_reach_the_gpu_once():
     shape = np.array([2, 3], dtype=np.int64)
     first = cuda_ops.device_constant(shape)
