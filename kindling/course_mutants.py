@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import ast
 import random
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -291,36 +289,13 @@ def load_later(root: Path) -> Dict[str, str]:
 
 
 def _run(copy: Path, marker: str, timeout: float) -> Tuple[str, float, str]:
-    from kindling.mistakes import _environment
+    from kindling.mistakes import run_marker
 
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-m",
-        marker,
-        "-x",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--kindling-json",
-        "",
-    ]
     started = time.monotonic()
-    try:
-        run = subprocess.run(
-            command,
-            cwd=copy,
-            env=_environment(),
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        return "timeout", time.monotonic() - started, ""
+    run = run_marker(copy, marker, timeout, "-x")
     seconds = time.monotonic() - started
+    if run is None:
+        return "timeout", seconds, ""
     output = (run.stdout + run.stderr)[-1500:]
     verdict = {0: "survived", 1: "killed"}.get(run.returncode, "error")
     return verdict, seconds, output

@@ -15,14 +15,13 @@ the copy: the run is a fresh pytest process whose working directory is the copy.
 from __future__ import annotations
 
 import re
-import subprocess
 import xml.etree.ElementTree as ElementTree
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Iterable, Optional, Set, Tuple
 
 from kindling.registry import Registry, load_registry
 
@@ -59,21 +58,10 @@ def closure(registry: Registry, task_id: str) -> Set[str]:
 def keep_only(text: str, path: str, keep: Set[str], registry: Registry) -> str:
     """The file's text with the solution regions of tasks outside ``keep`` turned
     into their stubs; the regions of ``keep`` stay solved."""
-    from kindling.release import find_regions, keep_solution_imports, stub_lines
+    from kindling.release import find_regions, stub_out
 
-    regions = [r for r in find_regions(text, path, registry) if r.task not in keep]
-    if not regions:
-        return text
-    lines = text.splitlines()
-    out: List[str] = []
-    cursor = 0
-    for region in regions:
-        out.extend(lines[cursor : region.begin - 1])
-        out.extend(stub_lines(region))
-        cursor = region.end
-    out.extend(lines[cursor:])
-    stripped = "\n".join(out) + ("\n" if text.endswith("\n") else "")
-    return keep_solution_imports(text, stripped)
+    regions = find_regions(text, path, registry)
+    return stub_out(text, [r for r in regions if r.task not in keep])
 
 
 def write_partial_source(
@@ -125,7 +113,7 @@ def run_task(
 ) -> MarkOutcome:
     """Run Task ``task_id``'s tests on a copy of ``root`` where only its closure
     is solved."""
-    from kindling.mistakes import _environment
+    from kindling.mistakes import run_marker
 
     keep = closure(registry, task_id)
     task = registry[task_id]
@@ -134,31 +122,14 @@ def run_task(
         copy = Path(folder) / "source"
         report = Path(folder) / "junit.xml"
         write_partial_source(Path(root), copy, keep, registry)
-        command = [
-            python,
-            "-m",
-            "pytest",
-            "-m",
+        run = run_marker(
+            copy,
             task.marker,
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--kindling-json",
-            "",
+            timeout or task.timeout,
             f"--junitxml={report}",
-        ]
-        try:
-            run = subprocess.run(
-                command,
-                cwd=copy,
-                env=_environment(),
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout or task.timeout,
-            )
-        except subprocess.TimeoutExpired:
+            python=python,
+        )
+        if run is None:
             return MarkOutcome(
                 task_id,
                 tuple(sorted(keep)),

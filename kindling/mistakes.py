@@ -192,6 +192,34 @@ def _environment() -> Dict[str, str]:
     return env
 
 
+def run_marker(
+    copy: Path,
+    marker: str,
+    timeout: float,
+    *options: str,
+    python: str = sys.executable,
+) -> Optional["subprocess.CompletedProcess[str]"]:
+    """``pytest -m marker`` in a fresh process whose working directory is ``copy``
+    (no cache folder, no progress file; ``options`` added): its result, or
+    ``None`` when it ran past ``timeout`` seconds. Shared by ``kindling
+    mistakes``, ``kindling marks`` and ``kindling mutants``."""
+    command = [python, "-m", "pytest", "-m", marker, "-q", *options]
+    command += ["-p", "no:cacheprovider", "--kindling-json", ""]
+    try:
+        return subprocess.run(
+            command,
+            cwd=copy,
+            env=_environment(),
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def run_one(
     mistake: Mistake, copy: Path, timeout: float, python: str = sys.executable
 ) -> Outcome:
@@ -201,38 +229,12 @@ def run_one(
     started = time.monotonic()
     try:
         path.write_text(mistake.apply(original), encoding="utf-8")
-        command = [
-            python,
-            "-m",
-            "pytest",
-            "-m",
-            mistake.marker,
-            "-x",
-            "-q",
-            "-rf",
-            "-p",
-            "no:cacheprovider",
-            "--kindling-json",
-            "",
-        ]
-        try:
-            run = subprocess.run(
-                command,
-                cwd=copy,
-                env=_environment(),
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return Outcome(
-                mistake, "error", time.monotonic() - started, "", "timed out"
-            )
+        run = run_marker(copy, mistake.marker, timeout, "-x", "-rf", python=python)
     finally:
         path.write_text(original, encoding="utf-8")
     seconds = time.monotonic() - started
+    if run is None:
+        return Outcome(mistake, "error", seconds, "", "timed out")
     output = run.stdout + run.stderr
     if run.returncode == 1:
         failed = FAILED_LINE.search(output)

@@ -144,11 +144,11 @@ def stub_lines(region: Region) -> List[str]:
     return [f"{indent}# TODO: Task {region.task}"] + body
 
 
-def strip_regions(text: str, path: str, registry: Registry) -> Tuple[str, List[Region]]:
-    """The student version of a file's text, and the regions replaced."""
-    regions = find_regions(text, path, registry)
+def stub_out(text: str, regions: List[Region]) -> str:
+    """``text`` with each of ``regions`` (found in it, in order) replaced by its
+    stub, and the imports only those solutions used kept for the student."""
     if not regions:
-        return text, []
+        return text
     lines = text.splitlines()
     out: List[str] = []
     cursor = 0
@@ -158,7 +158,13 @@ def strip_regions(text: str, path: str, registry: Registry) -> Tuple[str, List[R
         cursor = region.end
     out.extend(lines[cursor:])
     stripped = "\n".join(out) + ("\n" if text.endswith("\n") else "")
-    return keep_solution_imports(text, stripped), regions
+    return keep_solution_imports(text, stripped)
+
+
+def strip_regions(text: str, path: str, registry: Registry) -> Tuple[str, List[Region]]:
+    """The student version of a file's text, and the regions replaced."""
+    regions = find_regions(text, path, registry)
+    return stub_out(text, regions), regions
 
 
 def _names_used(tree: ast.AST) -> Set[str]:
