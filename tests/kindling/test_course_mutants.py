@@ -14,6 +14,8 @@ from kindling.course_mutants import (
 )
 from kindling.registry import load_registry
 
+from .tiny_project import write_tiny_project
+
 LIBRARY = '''
 def clip(x, low):
     """Not a mutant: the docstring."""
@@ -43,16 +45,7 @@ def test_clip():
 
 @pytest.fixture
 def tiny(tmp_path):
-    (tmp_path / "conftest.py").write_text(
-        'pytest_plugins = ["kindling.pytest_plugin"]\n'
-    )
-    (tmp_path / "pytest.ini").write_text(
-        "[pytest]\naddopts = --disable-plugin-autoload -p xdist.plugin\n"
-        "markers =\n    task0_1: x\n"
-    )
-    (tmp_path / "lib.py").write_text(textwrap.dedent(LIBRARY))
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_lib.py").write_text(TESTS)
+    write_tiny_project(tmp_path, LIBRARY, TESTS, ("task0_1",))
     return tmp_path
 
 
@@ -161,24 +154,16 @@ def test_a_sample_of_the_course_mutants_is_killed():
 def test_a_survivor_listed_as_later_is_run_under_the_later_tasks_marker(tmp_path):
     # clip's second line is only checked by a Task 0.3 test: Task 0.1's tests miss
     # the mutant, Task 0.3's kill it, and only that run makes it count as killed.
-    (tmp_path / "conftest.py").write_text(
-        'pytest_plugins = ["kindling.pytest_plugin"]\n'
-    )
-    (tmp_path / "pytest.ini").write_text(
-        "[pytest]\naddopts = --disable-plugin-autoload -p xdist.plugin\n"
-        "markers =\n    task0_1: x\n    task0_3: x\n"
-    )
-    (tmp_path / "lib.py").write_text(
+    write_tiny_project(
+        tmp_path,
         "def pair(x):\n"
         "    # BEGIN SOLUTION 0.1\n"
         "    return x, x * 3\n"
-        "    # END SOLUTION\n"
-    )
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_lib.py").write_text(
+        "    # END SOLUTION\n",
         "import pytest\n\nfrom lib import pair\n\n\n"
         "@pytest.mark.task0_1\ndef test_first():\n    assert pair(2)[0] == 2\n\n\n"
-        "@pytest.mark.task0_3\ndef test_second():\n    assert pair(2)[1] == 6\n"
+        "@pytest.mark.task0_3\ndef test_second():\n    assert pair(2)[1] == 6\n",
+        ("task0_1", "task0_3"),
     )
     registry = load_registry()
     text = (tmp_path / "lib.py").read_text()

@@ -8,6 +8,8 @@ import pytest
 from kindling.marks import closure, keep_only, main, run_task
 from kindling.registry import load_registry
 
+from .tiny_project import write_tiny_project
+
 LIBRARY = """
 def double(x):
     # BEGIN SOLUTION 0.1
@@ -46,16 +48,7 @@ def test_needs_a_task_outside_the_closure():
 
 @pytest.fixture
 def tiny(tmp_path):
-    (tmp_path / "conftest.py").write_text(
-        'pytest_plugins = ["kindling.pytest_plugin"]\n'
-    )
-    (tmp_path / "pytest.ini").write_text(
-        "[pytest]\naddopts = --disable-plugin-autoload -p xdist.plugin\n"
-        "markers =\n    task0_1: x\n    task0_3: x\n    task0_4: x\n"
-    )
-    (tmp_path / "lib.py").write_text(textwrap.dedent(LIBRARY))
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_lib.py").write_text(TESTS)
+    write_tiny_project(tmp_path, LIBRARY, TESTS, ("task0_1", "task0_3", "task0_4"))
     return tmp_path
 
 

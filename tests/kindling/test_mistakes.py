@@ -1,6 +1,5 @@
 """The checked list of plausible mistakes (tests/mistakes/, `kindling mistakes`)."""
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,8 @@ from kindling.mistakes import (
     run_mistakes,
 )
 from kindling.registry import load_registry
+
+from .tiny_project import write_tiny_project
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,16 +93,8 @@ MISTAKES = [
 
 @pytest.fixture
 def tiny(tmp_path):
-    (tmp_path / "conftest.py").write_text(
-        'pytest_plugins = ["kindling.pytest_plugin"]\n'
-    )
-    (tmp_path / "pytest.ini").write_text(
-        "[pytest]\naddopts = --disable-plugin-autoload -p xdist.plugin\n"
-        "markers =\n    task0_1: x\n"
-    )
-    (tmp_path / "lib.py").write_text(textwrap.dedent(LIBRARY))
+    write_tiny_project(tmp_path, LIBRARY, TESTS, ("task0_1",))
     (tmp_path / "tests" / "mistakes").mkdir(parents=True)
-    (tmp_path / "tests" / "test_lib.py").write_text(TESTS)
     (tmp_path / "tests" / "mistakes" / "lib.py").write_text(MISTAKES)
     return tmp_path
 
