@@ -13,6 +13,7 @@ from . import _extra_conv as XC
 from . import _extra_functional as XF
 from . import init
 from ._parameters import _parameter, _uniform_fan_in
+from .layers import AvgPool2d, MaxPool2d
 
 __all__ = [
     "SmoothL1Loss",
@@ -87,19 +88,8 @@ class Dropout2d(Module):
         return XC.dropout2d(x, self.p, self.training)
 
 
-class MaxPool1d(Module):
-    """``F.max_pool1d`` as a layer."""
-
-    def __init__(
-        self,
-        kernel_size: int,
-        stride: Optional[int] = None,
-        padding: int = 0,
-        ceil_mode: bool = False,
-    ) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride
-        self.padding, self.ceil_mode = padding, ceil_mode
+class MaxPool1d(MaxPool2d):
+    """``F.max_pool1d`` as a layer: ``MaxPool2d``'s settings, one spatial axis."""
 
     def forward(self, x: Tensor) -> Tensor:
         return XC.max_pool1d(
@@ -107,21 +97,8 @@ class MaxPool1d(Module):
         )
 
 
-class AvgPool1d(Module):
-    """``F.avg_pool1d`` as a layer."""
-
-    def __init__(
-        self,
-        kernel_size: int,
-        stride: Optional[int] = None,
-        padding: int = 0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-    ) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad = count_include_pad
+class AvgPool1d(AvgPool2d):
+    """``F.avg_pool1d`` as a layer: ``AvgPool2d``'s settings, one spatial axis."""
 
     def forward(self, x: Tensor) -> Tensor:
         return XC.avg_pool1d(
