@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -221,6 +222,20 @@ def _kernel_specs() -> List[Any]:
     return specs
 
 
+def argument_mismatch(py_func: Any, argtypes: Sequence[Any]) -> Optional[str]:
+    """Why a kernel cannot be compiled with the argument types it is launched with
+    (its parameter count differs), or ``None``. Numba's own error would only say
+    that the types do not match; this names both lists and where the contract is."""
+    names = list(inspect.signature(py_func).parameters)
+    if len(names) == len(argtypes):
+        return None
+    return (
+        f"the kernel {py_func.__name__}({', '.join(names)}) takes {len(names)} "
+        f"argument(s), but it is launched with {len(argtypes)}: keep the argument "
+        f"list that the docstring of its task's factory gives"
+    )
+
+
 def measure(
     tasks: Optional[Sequence[str]] = None, ccs: Sequence[Tuple[int, int]] = CCS
 ) -> List[Dict[str, Any]]:
@@ -242,6 +257,10 @@ def measure(
             rows.append(
                 {**base, "error": str(error), "error_type": type(error).__name__}
             )
+            continue
+        mismatch = argument_mismatch(kernel.py_func, spec.argtypes)
+        if mismatch:
+            rows.append({**base, "error": mismatch, "error_type": "TypeError"})
             continue
         for cc in ccs:
             ptx, _ = cuda.compile_ptx(

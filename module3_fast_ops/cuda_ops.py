@@ -162,6 +162,11 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     Returns ``run(out, out_shape, out_strides, in_storage, in_shape, in_strides)``
     with the semantics of Module 2's ``tensor_map`` (broadcasting, any strides),
     which launches the kernel over enough blocks of ``THREADS_PER_BLOCK`` threads.
+    The ``@cuda.jit`` kernel itself takes ``(out, out_shape, out_strides, size,
+    same, in_storage, in_shape, in_strides)``: ``size`` is the number of entries
+    of ``out`` (an int) and ``same`` what :func:`aligned` says (a bool). Keep that
+    order: ``kindling kernels`` and the resource tests compile your kernel for a
+    GPU with exactly these argument types.
 
     Hints:
 
@@ -209,7 +214,9 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     ``out``, with the semantics of Module 2's ``tensor_zip``.
 
     Returns ``run(out, out_shape, out_strides, a_storage, a_shape, a_strides,
-    b_storage, b_shape, b_strides)``. Hints: as :func:`tensor_map`.
+    b_storage, b_shape, b_strides)``; its kernel takes ``(out, out_shape,
+    out_strides, size, same, a_storage, a_shape, a_strides, b_storage, b_shape,
+    b_strides)``. Hints: as :func:`tensor_map`.
     """
     # BEGIN SOLUTION 3.3: CUDA tensor_zip, as tensor_map with two broadcast inputs
     f = cuda.jit(device=True)(fn)
@@ -257,7 +264,9 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
     Returns ``run(out, out_shape, out_strides, a_storage, a_shape, a_strides,
     reduce_dim)`` with the semantics of Module 2's ``tensor_reduce``, except that the
     start value in ``out`` must be an *identity* of ``fn`` ($0$ for add, $1$ for
-    mul, $-\\infty$ for max), because every thread starts from it.
+    mul, $-\\infty$ for max), because every thread starts from it. Its kernel takes
+    ``(out, out_shape, out_strides, a_storage, a_shape, a_strides, reduce_dim)``
+    (the order the resource tests compile it with).
 
     Hints: launch ``size(out)`` blocks of ``THREADS_PER_BLOCK`` threads. Block ``o``
     computes entry number ``o`` of ``out``: its position is
@@ -444,7 +453,12 @@ def tensor_matrix_multiply() -> MatMulKernel:
 
     Returns ``run(out, out_shape, out_strides, a_storage, a_shape, a_strides,
     b_storage, b_shape, b_strides)`` with the semantics of Module 2's
-    ``tensor_matrix_multiply`` (broadcast batch dimensions, any strides, any sizes).
+    ``tensor_matrix_multiply`` (broadcast batch dimensions, any strides, any sizes)
+    but one: ``out`` is **not** zeroed on entry (GPU memory is handed out as it is,
+    which saves a pass), so write each entry once, with ``=``, never ``+=``. The
+    ``@cuda.jit`` kernel takes those nine arguments and then ``batches``, the
+    number of matrices in ``out`` (the product of its batch dimensions, an int):
+    ``kindling kernels`` and the resource tests compile it with these types.
 
     The ideas, from the practice kernel to a fast one:
 

@@ -13,15 +13,19 @@ the kernel really depends on. Starting from the kernel's Python function, it fol
 every function, Numba dispatcher and closure value the code refers to (the inlined
 scalar function, the index helpers, the per-worker slice functions) and hashes
 
-- the full text of every source file of the library among them (``fast_ops.py``,
-  ``tensor_data.py``, ``operators.py``, ...),
-- the names and first lines of those functions, and
+- the compiled form (bytecode, constants, names) of each of those functions, and
+  nothing else of their files,
+- the options of every Numba dispatcher among them and of the kernel itself
+  (``parallel``, ``fastmath``, ``inline``), and
 - the values of the plain constants they read (``MIN_PARALLEL_WORK``, closure
   numbers), since Numba freezes them into the machine code.
 
-Any edit of any of those files gives a new key, and the kernel is compiled again: a
-student never runs stale code. A kernel whose closure holds something that cannot be
-described this way is simply not cached.
+An edit of any function the kernel runs or inlines gives a new key, and the kernel
+is compiled again: a student never runs stale code. An edit elsewhere in the same
+file (another kernel, a docstring of the file, lines moving) leaves the key alone,
+so finishing Task 3.2's matmul recompiles the matmul, not the file's other 20
+kernels. A kernel whose closure holds something that cannot be described this way
+is simply not cached; a class of ours that it reads is covered by its whole file.
 
 Where the files go: ``$KINDLING_CACHE_DIR`` if set, else the ``__pycache__`` folder
 beside the kernel's source file, else (read-only install) the user cache folder
@@ -127,16 +131,45 @@ def _stable_repr(value: Any) -> str:
     return repr(value)
 
 
+def _code_digest(code: types.CodeType) -> str:
+    """SHA-256 of what Numba compiles from a code object: its bytecode, constants
+    (nested functions' code included), names and argument layout. Line numbers
+    are left out: moving a function in its file does not change its machine code."""
+    parts: List[str] = [
+        code.co_code.hex(),
+        repr(code.co_names),
+        repr(code.co_varnames),
+        repr(code.co_freevars),
+        repr(code.co_cellvars),
+        repr(
+            (
+                code.co_argcount,
+                code.co_posonlyargcount,
+                code.co_kwonlyargcount,
+                code.co_flags,
+            )
+        ),
+    ]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            parts.append("code:" + _code_digest(const))
+        else:  # the type too: 1, 1.0 and True compare equal
+            parts.append(f"{type(const).__name__}:{_stable_repr(const)}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
 class _Describer:
-    """Walks what a kernel depends on; collects source files and facts to hash."""
+    """Walks what a kernel depends on; collects the facts to hash (functions'
+    code, dispatcher options, constants) and the modules they come from."""
 
     def __init__(self) -> None:
-        self.files: Dict[str, str] = {}  # module name -> digest of its file
+        self.modules: set = set()  # modules whose code the facts cover
         self.facts: List[str] = []
-        self.seen: set = set()
+        self.seen: set = set()  # functions described
+        self.visits: set = set()  # (module, names) described
         self.cachable = True
 
-    def value(self, name: str, value: Any) -> None:
+    def value(self, name: str, value: Any, attributes: Sequence[str] = ()) -> None:
         if isinstance(value, _SIMPLE):
             self.facts.append(f"{name}={value!r}")
         elif isinstance(value, tuple) and all(isinstance(v, _SIMPLE) for v in value):
@@ -146,29 +179,38 @@ class _Describer:
             self.facts.append(f"{name}=array{value.shape}{value.dtype}{digest}")
         elif hasattr(value, "py_func") and hasattr(value, "targetoptions"):
             # A Numba dispatcher: its options (inline, fastmath, ...) and its code.
-            options = sorted(
-                (k, _stable_repr(v)) for k, v in value.targetoptions.items()
-            )
-            self.facts.append(f"{name}=dispatcher{options}")
+            self.facts.append(f"{name}=dispatcher{_options(value.targetoptions)}")
             self.function(value.py_func)
         elif isinstance(value, types.FunctionType):
             self.function(value)
         elif isinstance(value, types.ModuleType):
-            if not _is_external(value.__name__):
-                self.module_file(value.__name__, getattr(value, "__file__", None))
+            visit = (value.__name__, tuple(attributes))
+            if not _is_external(value.__name__) and visit not in self.visits:
+                # ``module.name`` in the code: describe the names it may read there.
+                self.visits.add(visit)
+                self.facts.append(f"{name}=module {value.__name__}")
+                for attribute in attributes:
+                    if attribute in vars(value):
+                        self.value(
+                            f"{value.__name__}.{attribute}",
+                            vars(value)[attribute],
+                            attributes,
+                        )
         elif isinstance(value, (types.BuiltinFunctionType, type)):
-            if not _is_external(getattr(value, "__module__", None)):
+            module = getattr(value, "__module__", None)
+            if not _is_external(module):
+                # A class of ours: its methods are not followed, so its whole
+                # file stands for it.
                 self.facts.append(f"{name}={value!r}")
+                source = getattr(sys.modules.get(module or ""), "__file__", None)
+                if source is None or not os.path.isfile(source):
+                    self.cachable = False
+                else:
+                    self.facts.append(f"file {module} {_file_digest(source)}")
         elif _is_external(type(value).__module__):
             self.facts.append(f"{name}={type(value).__qualname__}")
         else:
             self.cachable = False  # something of ours we cannot describe
-
-    def module_file(self, module: str, path: Optional[str]) -> None:
-        if path is None or not os.path.isfile(path):
-            self.cachable = False
-        elif module not in self.files:
-            self.files[module] = _file_digest(path)
 
     def function(self, fn: types.FunctionType) -> None:
         if fn in self.seen:
@@ -178,28 +220,39 @@ class _Describer:
         if _is_external(fn.__module__):
             self.facts.append(name)
             return
-        self.module_file(fn.__module__, fn.__code__.co_filename)
-        self.facts.append(f"{name}:{fn.__code__.co_firstlineno}")
-        for global_name in _code_names(fn.__code__):
+        self.modules.add(fn.__module__)
+        self.facts.append(f"{name}:{_code_digest(fn.__code__)}")
+        names = _code_names(fn.__code__)
+        for global_name in names:
             if global_name in fn.__globals__:
-                self.value(global_name, fn.__globals__[global_name])
+                self.value(global_name, fn.__globals__[global_name], names)
         for free, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
                 contents = cell.cell_contents
             except ValueError:  # an empty cell (a name assigned later)
                 continue
-            self.value(free, contents)
+            self.value(free, contents, names)
         for default in fn.__defaults__ or ():
             self.value("default", default)
+        for key, default in sorted((fn.__kwdefaults__ or {}).items()):
+            self.value(f"default {key}", default)
 
 
-def kernel_key(py_func: Callable[..., Any]) -> Optional[Tuple[str, str]]:
+def _options(options: Dict[str, Any]) -> str:
+    """A dispatcher's options, the same text in every process."""
+    return repr(sorted((k, _stable_repr(v)) for k, v in options.items()))
+
+
+def kernel_key(
+    py_func: Callable[..., Any], options: Optional[Dict[str, Any]] = None
+) -> Optional[Tuple[str, str]]:
     """``(identity, stamp)`` of a kernel's Python function, or ``None`` when it
     cannot be cached safely.
 
     ``identity`` names the kernel (its function, and the functions and numbers in
     its closure) and stays the same across edits; ``stamp`` hashes everything the
-    compiled code depends on (see the module docstring) and changes with any edit.
+    compiled code depends on (see the module docstring: ``options`` are the
+    kernel's own Numba options) and changes with any edit of that code.
     """
     describer = _Describer()
     describer.function(py_func)  # type: ignore[arg-type]
@@ -209,18 +262,15 @@ def kernel_key(py_func: Callable[..., Any]) -> Optional[Tuple[str, str]]:
     # function among them): stable across edits, unlike the stamp.
     names = sorted(f"{fn.__module__}.{fn.__qualname__}" for fn in describer.seen)
     identity = hashlib.sha256("|".join(names).encode()).hexdigest()[:12]
-    text = "\n".join(
-        [f"{module} {digest}" for module, digest in sorted(describer.files.items())]
-        + describer.facts
-    )
+    text = "\n".join([f"options {_options(options or {})}"] + describer.facts)
     return identity, hashlib.sha256(text.encode()).hexdigest()
 
 
 def dependencies(py_func: Callable[..., Any]) -> List[str]:
-    """The modules whose source files the kernel's key hashes (sorted names)."""
+    """The modules whose functions the kernel's key covers (sorted names)."""
     describer = _Describer()
     describer.function(py_func)  # type: ignore[arg-type]
-    return sorted(describer.files)
+    return sorted(describer.modules)
 
 
 # ---------------------------------------------------------------------------
@@ -575,7 +625,7 @@ def persist(kernel: Any, label: str) -> Any:
     if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
         return kernel
     try:
-        key = kernel_key(py_func)
+        key = kernel_key(py_func, kernel.targetoptions)
     except (OSError, TypeError, ValueError):
         key = None
     if key is not None:

@@ -33,4 +33,13 @@ MISTAKES = [
         "description": "the one-block matmul reads a and b from global memory for "
         "every product: right numbers, no shared-memory tiles",
     },
+    {
+        "name": "cuda-matmul-adds-into-out",
+        "task": "3.4",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": "out[out_start + i * o_si + j * o_sj] = acc[r, c]",
+        "replace": "out[out_start + i * o_si + j * o_sj] += acc[r, c]",
+        "description": "the tiled matmul adds its sums into out, which the CUDA "
+        "backend does not zero",
+    },
 ]

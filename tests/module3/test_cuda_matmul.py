@@ -72,6 +72,19 @@ def test_matmul_more_row_tiles_and_batches_than_a_grid_holds(monkeypatch):
     )
 
 
+def test_matmul_writes_every_entry_of_out_which_is_not_zeroed():
+    """The CUDA backend hands the kernel uninitialised GPU memory as ``out`` (the
+    docstring says so): a kernel that adds into ``out`` instead of writing it would
+    add whatever was there. Here ``out`` starts full of NaN."""
+    rng = np.random.default_rng(11)
+    x, y = rng.normal(size=(2, TILE + 1, 3)), rng.normal(size=(3, TILE - 1))
+    shape = (2, TILE + 1, TILE - 1)
+    out = Strided.empty(shape, fill=np.nan)
+    matmul_kernel()(*out.args(), *Strided.of(x).args(), *Strided.of(y).args())
+    assert not np.isnan(out.to_numpy()).any(), "entries of out were never written"
+    np.testing.assert_allclose(out.to_numpy(), x @ y)
+
+
 def test_matmul_empty_inner_dimension():
     result = run_matmul(matmul_kernel(), Strided.empty((2, 0)), Strided.empty((0, 3)))
     np.testing.assert_array_equal(result, np.zeros((2, 3)))

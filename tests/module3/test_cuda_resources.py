@@ -190,3 +190,28 @@ def test_a_ptxas_without_nvidias_libraries_is_not_enough(monkeypatch):
     monkeypatch.setattr(pathfinder, "load_nvidia_dynamic_lib", not_found)
     why = kernels.missing_tools()
     assert why is not None and "nvrtc" in why and ".[cuda]" in why
+
+
+def test_a_kernel_with_another_argument_list_is_named_with_both_lists():
+    """The resource check compiles each kernel with the argument types it is
+    launched with (``kernel_specs``); a student kernel that takes its arguments
+    another way is told so, with both lists, instead of a Numba typing error."""
+    from kindling.kernels import argument_mismatch
+    from module3_fast_ops._cuda_runtime import kernel_specs
+
+    spec = next(s for s in kernel_specs() if s.name == "map(sigmoid)")
+
+    def _map(out, out_shape, out_strides, in_storage, in_shape, in_strides):
+        pass
+
+    message = argument_mismatch(_map, spec.argtypes)
+    assert message is not None
+    assert "_map(out, out_shape, out_strides, in_storage" in message
+    assert "takes 6 argument(s)" in message and "launched with 8" in message
+
+    def _map_as_documented(
+        out, out_shape, out_strides, size, same, in_storage, in_shape, in_strides
+    ):
+        pass
+
+    assert argument_mismatch(_map_as_documented, spec.argtypes) is None

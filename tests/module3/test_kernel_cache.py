@@ -153,6 +153,25 @@ def test_a_second_process_reuses_the_kernel_until_a_source_it_uses_changes(
     assert again == {"out": [30.0, 33.0, 36.0, 39.0], "hits": 1, "misses": 0}
 
 
+def test_an_edit_elsewhere_in_the_files_keeps_the_kernel(probe: Path) -> None:
+    """The key covers the functions a kernel runs, not whole files: editing another
+    function of the same files, adding one, or moving the kernel's own lines
+    leaves the cached kernel in use (Task 3.2's matmul must not recompile every
+    map and zip of ``fast_ops.py``)."""
+    assert _run(probe, "plus_one")["plus_one"]["misses"] == 1
+    _edit(probe / "probe_fn.py", "return x - 1.0", "return x - 2.0")
+    _edit(probe / "probe_fn.py", "def plus_one", "# moved down\n\n\ndef plus_one")
+    _edit(
+        probe / "probe_helpers.py",
+        "@njit\ndef scale",
+        "def unused():\n    return 1\n\n\n@njit\ndef scale",
+    )
+    after = _run(probe, "plus_one", "minus_one")
+    assert after["plus_one"] == {"out": [2.0, 4.0, 6.0, 8.0], "hits": 1, "misses": 0}
+    # The edited function's kernel runs its new code.
+    assert after["minus_one"]["out"] == [-4.0, -2.0, 0.0, 2.0]
+
+
 def test_closures_of_one_factory_cached_apart_do_not_mix(probe: Path) -> None:
     """Two kernels from one factory, compiled in two processes, then loaded into a
     third: each runs its own code (their machine-code names must differ)."""
@@ -246,6 +265,30 @@ def test_the_key_covers_every_file_and_constant_the_kernel_reads() -> None:
     # A closure's number is frozen into the machine code: same kernel, new stamp.
     other_identity, other_stamp = kernel_cache.kernel_key(_tiny_kernel(4.0).py_func)
     assert other_identity == identity and other_stamp != stamp
+
+
+def test_the_key_follows_the_kernels_own_options() -> None:
+    """``parallel`` or ``fastmath`` change the machine code of the same function."""
+    py_func = _tiny_kernel().py_func
+    plain = kernel_cache.kernel_key(py_func, {"nopython": True})
+    fast = kernel_cache.kernel_key(py_func, {"nopython": True, "fastmath": True})
+    assert plain is not None and fast is not None
+    assert plain[0] == fast[0] and plain[1] != fast[1]
+
+
+def test_a_kernel_that_reads_a_class_of_ours_is_keyed_by_its_whole_file() -> None:
+    """A class's methods are not followed one by one: its file stands for it."""
+
+    def reads_a_class(out: np.ndarray) -> None:
+        out[0] = len(kernel_cache.CompileProgress.__name__)
+
+    key = kernel_cache.kernel_key(reads_a_class)
+    describer = kernel_cache._Describer()
+    describer.function(reads_a_class)
+    assert key is not None
+    assert any(
+        f.startswith("file module3_fast_ops.kernel_cache ") for f in describer.facts
+    )
 
 
 KEY_OF_A_FASTMATH_KERNEL = """
