@@ -435,6 +435,23 @@ def build_parser() -> argparse.ArgumentParser:
     marks.add_argument(
         "--source", default=".", metavar="DIR", help="the instructor source"
     )
+    marks.add_argument(
+        "--kernel-cache",
+        metavar="DIR",
+        help="start each copy with the kernels a trusted run of DIR compiled",
+    )
+    marks.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="start no task after this many seconds (one always runs)",
+    )
+    marks.add_argument(
+        "--rotate",
+        default="",
+        metavar="KEY",
+        help="start at a task chosen by KEY (CI passes the commit)",
+    )
     marks.set_defaults(func=_cmd_marks)
 
     mutants = commands.add_parser(
@@ -476,7 +493,14 @@ def _cmd_mutants(args: argparse.Namespace) -> int:
 def _cmd_marks(args: argparse.Namespace) -> int:
     from kindling.marks import main as marks_main
 
-    return marks_main(Path(args.source), args.task)
+    kernels = Path(args.kernel_cache) if args.kernel_cache else None
+    return marks_main(
+        Path(args.source),
+        args.task,
+        kernels=kernels,
+        budget=args.budget,
+        rotate=args.rotate,
+    )
 
 
 def _cmd_mistakes(args: argparse.Namespace) -> int:

@@ -106,3 +106,43 @@ def test_a_stub_of_another_task_shows_the_path_that_reached_it(tiny, tmp_path):
         "    reached from test_needs_a_task_outside_the_closure "
         "(tests/test_lib.py:19)"
     )
+
+
+def test_a_rotation_starts_where_its_key_says_and_keeps_the_order():
+    from kindling.marks import rotation
+
+    tasks = ["0.1", "0.3", "0.4", "1.1"]
+    first = rotation(tasks, "commit a")
+    assert sorted(first) == sorted(tasks)
+    start = tasks.index(first[0])
+    assert first == tasks[start:] + tasks[:start]
+    assert rotation(tasks, "commit a") == first
+    starts = {rotation(tasks, f"commit {n}")[0] for n in range(20)}
+    assert len(starts) > 1  # other keys, other first tasks
+    assert rotation([], "commit a") == []
+
+
+def test_a_spent_budget_starts_no_further_task(tiny, capsys):
+    # A budget of 0 s: the first task runs, none after it.
+    assert main(tiny, "0.1,0.3", budget=0.0) == 0
+    out = capsys.readouterr().out
+    assert "ok    0.1" in out and "0.3 " not in out.split("\n", 1)[1]
+    assert "1 of 1 task(s) judged by their own closure alone; 1 not run" in out
+
+
+def test_the_trusted_kernels_are_copied_into_the_copy(tmp_path):
+    from kindling.marks import copy_trusted_kernels
+
+    trusted = tmp_path / "trusted" / "pkg" / "__pycache__"
+    trusted.mkdir(parents=True)
+    (trusted / "fast.kernel-1.py311.nbi").write_bytes(b"index")
+    (trusted / "fast.kernel-1.py311.1.nbc").write_bytes(b"code")
+    (trusted / "fast.cpython-311.pyc").write_bytes(b"bytecode")
+    copy = tmp_path / "copy"
+    (copy / "pkg").mkdir(parents=True)
+    assert copy_trusted_kernels(tmp_path / "trusted", copy) == 2
+    cached = sorted(p.name for p in (copy / "pkg" / "__pycache__").iterdir())
+    assert cached == ["fast.kernel-1.py311.1.nbc", "fast.kernel-1.py311.nbi"]
+    # Copies: a kernel compiled in the copy does not touch the trusted file.
+    (copy / "pkg" / "__pycache__" / "fast.kernel-1.py311.nbi").write_bytes(b"new")
+    assert (trusted / "fast.kernel-1.py311.nbi").read_bytes() == b"index"
