@@ -480,6 +480,11 @@ def build_parser() -> argparse.ArgumentParser:
     mutants.add_argument(
         "--source", default=".", metavar="DIR", help="the instructor source"
     )
+    mutants.add_argument(
+        "--kernel-cache",
+        metavar="DIR",
+        help="start each copy with the kernels a trusted run of DIR compiled",
+    )
     mutants.set_defaults(func=_cmd_mutants)
     return parser
 
@@ -487,7 +492,15 @@ def build_parser() -> argparse.ArgumentParser:
 def _cmd_mutants(args: argparse.Namespace) -> int:
     from kindling.course_mutants import main as mutants_main
 
-    return mutants_main(Path(args.source), args.task, args.sample, args.seed, args.list)
+    kernels = Path(args.kernel_cache) if args.kernel_cache else None
+    return mutants_main(
+        Path(args.source),
+        args.task,
+        args.sample,
+        args.seed,
+        args.list,
+        kernels=kernels,
+    )
 
 
 def _cmd_marks(args: argparse.Namespace) -> int:

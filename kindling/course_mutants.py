@@ -309,8 +309,12 @@ def run_task_mutants(
     equivalents: Optional[Dict[str, str]] = None,
     echo: Callable[[str], None] = print,
     later: Optional[Dict[str, str]] = None,
+    kernels: Optional[Path] = None,
 ) -> List[MutantOutcome]:
-    """Run each mutant of ``task`` against a copy of the source at ``root``."""
+    """Run each mutant of ``task`` against a copy of the source at ``root`` (which
+    starts with the trusted compiled kernels of ``kernels``, if given: the kernel
+    cache keys by code, so a mutant recompiles only the kernels it changes)."""
+    from kindling.marks import copy_trusted_kernels
     from kindling.mistakes import _copy_source
 
     equivalents = equivalents or {}
@@ -320,6 +324,8 @@ def run_task_mutants(
     with tempfile.TemporaryDirectory(prefix="kindling-mutants-") as folder:
         copy = Path(folder) / "source"
         _copy_source(Path(root), copy)
+        if kernels is not None:
+            copy_trusted_kernels(Path(kernels), copy)
         verdict, base_seconds, output = _run(copy, marker, registry[task].timeout)
         if verdict != "survived":  # the unmutated source must pass its own tests
             echo(f"task {task}: the unmutated tests do not pass:\n{output}")
@@ -383,6 +389,7 @@ def main(
     seed: int = 0,
     list_only: bool = False,
     echo: Callable[[str], None] = print,
+    kernels: Optional[Path] = None,
 ) -> int:
     """``kindling mutants``: 0 when no judged mutant survives, 1 otherwise."""
     registry = load_registry()
@@ -405,7 +412,7 @@ def main(
             continue
         echo(f"task {task}: {len(mutants)} mutant(s)")
         outcomes = run_task_mutants(
-            Path(root), task, mutants, registry, equivalents, echo, later
+            Path(root), task, mutants, registry, equivalents, echo, later, kernels
         )
         killed, judged = score(outcomes)
         survivors += judged - killed
