@@ -369,8 +369,9 @@ def seed_global_generators() -> None:
 # sandbox. A folder of kernels compiled on the host by a trusted run (CI's own test
 # run of the instructor source, say) may be *read* by every sandbox: each file is
 # bound read-only, so no job can change what another job loads, and
-# module3_fast_ops.kernel_cache keys every kernel by the text of every file it
-# depends on, so a kernel is loaded only where the graded code is that text. The
+# module3_fast_ops.kernel_cache keys every kernel by the code of every function it
+# runs (and the options and constants compiled in), so a kernel is loaded only
+# where the graded code is that code. The
 # cache code wants a writable folder (it writes a kernel it had to compile, and its
 # lock files); the job gets one in its own /tmp, filled with symbolic links to the
 # read-only files: a kernel compiled there replaces its link in the job's /tmp, and
