@@ -485,6 +485,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="start each copy with the kernels a trusted run of DIR compiled",
     )
+    mutants.add_argument(
+        "--match",
+        default="",
+        metavar="TEXT[|TEXT]",
+        help="only the mutants whose id contains one of these texts",
+    )
     mutants.set_defaults(func=_cmd_mutants)
     return parser
 
@@ -500,6 +506,7 @@ def _cmd_mutants(args: argparse.Namespace) -> int:
         args.seed,
         args.list,
         kernels=kernels,
+        match=args.match,
     )
 
 

@@ -390,8 +390,11 @@ def main(
     list_only: bool = False,
     echo: Callable[[str], None] = print,
     kernels: Optional[Path] = None,
+    match: str = "",
 ) -> int:
-    """``kindling mutants``: 0 when no judged mutant survives, 1 otherwise."""
+    """``kindling mutants``: 0 when no judged mutant survives, 1 otherwise.
+    ``match``: only the mutants whose id contains one of its ``|``-separated
+    parts (to re-run the survivors of a run)."""
     registry = load_registry()
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] or [
         t.id for t in registry.tasks if t.scoring != "mutation"
@@ -406,6 +409,9 @@ def main(
     rows: List[str] = []
     for task in chosen:
         mutants = sample(task_mutants(Path(root), task, registry), count, seed)
+        if match:
+            parts = [part for part in match.split("|") if part]
+            mutants = [m for m in mutants if any(part in m.id for part in parts)]
         if list_only:
             for mutant in mutants:
                 echo(f"{task:<5}{mutant.id}")

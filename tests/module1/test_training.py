@@ -9,8 +9,16 @@ from hypothesis import given
 from module0_fundamentals import Module, Parameter
 from module1_scalar_autodiff.optim import SGD
 from module1_scalar_autodiff.scalar import Scalar
-from project.run_scalar import Linear, Network, main, point_loss, train
+from project.run_scalar import (
+    Linear,
+    Network,
+    main,
+    point_loss,
+    train,
+    train_epoch,
+)
 
+from .oracle import central_difference
 from .strategies import small_floats
 
 pytestmark = pytest.mark.task1_5
@@ -116,6 +124,61 @@ def test_point_loss_is_binary_cross_entropy() -> None:
         assert point_loss(Scalar(z), 1).data == pytest.approx(-math.log(p))
         assert point_loss(Scalar(z), 0).data == pytest.approx(-math.log(1 - p))
     assert math.isfinite(point_loss(Scalar(50.0), 0).data)
+
+
+def _float_mean_loss(net: Network, values: dict, points, labels) -> float:
+    """The mean binary cross-entropy of ``net`` with its parameters set to
+    ``values`` (name -> float), computed on floats: an oracle that shares no code
+    with the Scalar graph."""
+    layers = (net.layer1, net.layer2, net.layer3)
+    total = 0.0
+    for (x1, x2), y in zip(points, labels):
+        h = [2 * x1 - 1, 2 * x2 - 1]
+        for number, layer in enumerate(layers, start=1):
+            pre = [
+                values[f"layer{number}.bias_{j}"]
+                + sum(
+                    h[i] * values[f"layer{number}.weight_{i}_{j}"]
+                    for i in range(len(h))
+                )
+                for j in range(layer.out_size)
+            ]
+            h = [max(v, 0.0) for v in pre] if number < 3 else pre
+        z = h[0] if y == 1 else -h[0]
+        total += math.log1p(math.exp(-z))  # -ln sigmoid(z)
+    return total / len(points)
+
+
+def test_train_epoch_is_one_step_on_the_mean_loss_from_fresh_derivatives() -> None:
+    """One epoch: zero the derivatives (those left by an earlier backward must not
+    leak into the step), the mean loss, backward, one step. Checked against a
+    float oracle and its central differences."""
+    net = Network(hidden=2, seed=3)
+    points = [(0.1, 0.8), (0.7, 0.2), (0.4, 0.45), (0.9, 0.95)]
+    labels = [1, 0, 1, 0]
+    lr = 0.3
+    net(0.5, 0.5).backward()  # stale derivatives on every parameter
+    before = {name: p.value.data for name, p in net.named_parameters()}
+    names = sorted(before)
+
+    def loss_at(*vals: float) -> float:
+        return _float_mean_loss(net, dict(zip(names, vals)), points, labels)
+
+    start = [before[n] for n in names]
+    expected_loss = loss_at(*start)
+    expected_correct = 0
+    for (x1, x2), y in zip(points, labels):
+        expected_correct += int((net(x1, x2).data > 0) == (y == 1))
+    net(0.5, 0.5).backward()  # more stale derivatives (the forwards above added none)
+    loss, correct = train_epoch(net, SGD(net.parameters(), lr=lr), points, labels)
+    assert loss == pytest.approx(expected_loss, rel=1e-12)
+    assert correct == expected_correct
+    after = dict(net.named_parameters())
+    for k, name in enumerate(names):
+        slope = central_difference(loss_at, *start, arg=k)
+        assert after[name].value.data == pytest.approx(
+            before[name] - lr * slope, abs=1e-7
+        ), f"{name}: not one step of the mean loss's derivative from zero"
 
 
 def test_training_reaches_100_percent_on_simple() -> None:
