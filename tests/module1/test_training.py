@@ -181,6 +181,24 @@ def test_train_epoch_is_one_step_on_the_mean_loss_from_fresh_derivatives() -> No
         ), f"{name}: not one step of the mean loss's derivative from zero"
 
 
+@pytest.mark.parametrize(
+    "logit, counted", [(0.5, "ones"), (0.0, "zeros"), (-2.0, "zeros")]
+)
+def test_train_epoch_counts_a_point_correct_by_the_sign_of_its_logit(
+    logit: float, counted: str
+) -> None:
+    """``correct`` counts label 1 where $z > 0$ and label 0 elsewhere (a logit of
+    exactly 0 predicts 0). Every weight 0 and the last bias ``logit``: every
+    point's logit is ``logit``."""
+    net = Network(hidden=2, seed=0)
+    for name, p in net.named_parameters():
+        p.update(Scalar(logit if name == "layer3.bias_0" else 0.0))
+    labels = [1, 0, 0, 1, 1]
+    points = [(0.1 * k, 0.9 - 0.1 * k) for k in range(len(labels))]
+    _, correct = train_epoch(net, SGD(net.parameters(), lr=0.1), points, labels)
+    assert correct == (labels.count(1) if counted == "ones" else labels.count(0))
+
+
 def test_training_reaches_100_percent_on_simple() -> None:
     history = train("simple", hidden=2, lr=0.5, epochs=60, pts=20, seed=1)
     assert len(history.losses) == len(history.accuracies) == 60
