@@ -67,6 +67,54 @@ def test_train_epoch_steps_downhill_and_counts_correct_points():
         assert p.value.is_leaf and p.value.requires_grad  # no graph carried over
 
 
+def _numpy_mean_loss(model, values, x, y):
+    """The mean binary cross-entropy of ``model`` with its parameters set to
+    ``values`` (name -> array), in NumPy: an oracle that shares no code with the
+    tensors."""
+    h = 2.0 * x - 1.0
+    for k in (1, 2, 3):
+        h = h @ values[f"layer{k}.weight"] + values[f"layer{k}.bias"]
+        h = np.maximum(h, 0.0) if k < 3 else h[:, 0]
+    signed = np.where(y == 1.0, h, -h)
+    return float(np.mean(np.logaddexp(0.0, -signed)))  # -ln sigmoid
+
+
+@pytest.mark.task2_5
+def test_train_epoch_is_one_step_on_the_mean_loss_from_fresh_gradients():
+    """Gradients left by an earlier backward must not leak into the step: the
+    epoch zeroes them (SGD.zero_grad on tensors), then takes one step of the mean
+    loss's gradient, checked against central differences of a NumPy oracle."""
+    model = Network(hidden=3, seed=4)
+    x = kt.rand(6, 2, seed=5)
+    y = kt.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+    lr = 0.2
+    loss_fn(model(x), y).backward()  # stale gradients on every parameter
+    before = {name: p.value.to_numpy().copy() for name, p in model.named_parameters()}
+    xs, ys = x.to_numpy(), y.to_numpy()
+    expected_loss = _numpy_mean_loss(model, before, xs, ys)
+    loss, _ = train_epoch(model, run_tensor.SGD(model.parameters(), lr=lr), x, y)
+    assert loss == pytest.approx(expected_loss, rel=1e-10)
+    after = dict(model.named_parameters())
+    eps = 1e-6
+    for name, value in before.items():
+        slope = np.zeros_like(value)
+        for index in np.ndindex(value.shape):
+            up = {k: v.copy() for k, v in before.items()}
+            down = {k: v.copy() for k, v in before.items()}
+            up[name][index] += eps
+            down[name][index] -= eps
+            slope[index] = (
+                _numpy_mean_loss(model, up, xs, ys)
+                - _numpy_mean_loss(model, down, xs, ys)
+            ) / (2 * eps)
+        np.testing.assert_allclose(
+            after[name].value.to_numpy(),
+            value - lr * slope,
+            atol=1e-7,
+            err_msg=f"{name}: not one step of the mean loss's gradient from zero",
+        )
+
+
 @pytest.mark.task2_5
 def test_training_reaches_full_accuracy_on_split():
     history = train("split", hidden=10, pts=30, epochs=20, seed=0)
