@@ -116,6 +116,22 @@ def test_train_epoch_is_one_step_on_the_mean_loss_from_fresh_gradients():
 
 
 @pytest.mark.task2_5
+@pytest.mark.parametrize("logit, counted", [(0.5, 1.0), (0.0, 0.0), (-2.0, 0.0)])
+def test_train_epoch_counts_a_point_correct_by_the_sign_of_its_logit(logit, counted):
+    """``correct`` counts label 1 where $z > 0$ and label 0 elsewhere (a logit of
+    exactly 0 predicts 0). Every weight 0 and the last bias ``logit``: every
+    point's logit is ``logit``."""
+    model = Network(hidden=2, seed=0)
+    for name, p in model.named_parameters():
+        fill = logit if name == "layer3.bias" else 0.0
+        p.update(kt.tensor(np.full(p.value.shape, fill)))
+    labels = [1.0, 0.0, 0.0, 1.0, 1.0]
+    x, y = kt.rand(len(labels), 2, seed=1), kt.tensor(labels)
+    _, correct = train_epoch(model, run_tensor.SGD(model.parameters(), lr=0.1), x, y)
+    assert correct == labels.count(counted)
+
+
+@pytest.mark.task2_5
 def test_training_reaches_full_accuracy_on_split():
     history = train("split", hidden=10, pts=30, epochs=20, seed=0)
     assert len(history.losses) == len(history.accuracies) == 20

@@ -79,6 +79,15 @@ def test_index_checks_and_finds_positions(case):
         assert data.get(idx) == view[idx]
 
 
+def test_a_1d_tensor_takes_a_plain_int_index():
+    """The docstring: "a plain int is accepted for a 1-D tensor" (a Python int or a
+    NumPy integer), as is a list or an int64 array."""
+    data = TensorData(np.array([5.0, 0.0, 6.0, 0.0, 7.0]), (3,), (2,))  # every other
+    assert data.index(2) == 4 and data.index(np.int64(1)) == 2
+    assert data.get(2) == 7.0
+    assert data.index([1]) == data.index(np.array([1], dtype=np.int64)) == 2
+
+
 @given(shapes(min_dims=1, max_size=36))
 def test_indices_are_every_index_in_row_major_order(shape):
     data = TensorData(np.zeros(int(np.prod(shape))), shape)
