@@ -363,6 +363,17 @@ def test_grad_check_trusts_a_correct_gradient_of_large_values():
     )
 
 
+@pytest.mark.task2_4
+def test_grad_check_accepts_an_input_that_f_ignores_beside_large_outputs():
+    """``y`` is not used: it gets no gradient, and its central difference is 0 up
+    to the round-off of outputs near 1e12, which the check must allow for there
+    too (``atol + r_j``), not only where a gradient exists."""
+    x = kt.tensor([3.0, -2.0], requires_grad=True)
+    y = kt.tensor([1.0], requires_grad=True)
+    kt.grad_check(lambda a, b: a * 1e12 + 7e11, x, y)
+    assert y.grad is None
+
+
 # ------------------------------------------------------ property-based checks
 
 
