@@ -33,7 +33,8 @@ cell state as one more row: ``(L + 1, N, H)``; :func:`unroll` hands out views of
 it, so gradients of the outputs and of the final state meet in one backward call.
 
 The students' code stays the definition. For each new signature (layer class and
-cell, input shape and layout, hidden size, bias, direction, backend) the first
+cell, input shape and layout, hidden size, bias, direction, which inputs need a
+gradient, backend) the first
 call runs ``layers._unroll`` on detached copies of every input, backpropagates a
 fixed pseudo-random gradient of the outputs and of the final state, and runs this
 path beside it; the fast path serves that signature only when the outputs, the
@@ -321,13 +322,16 @@ def _check(
     parts: Sequence[Tensor],
     weights: Weights,
     reverse: bool,
+    needs: Sequence[bool],
 ) -> bool:
-    """Run the students' ``_unroll`` forward and backward on detached copies, and
+    """Run the students' ``_unroll`` forward and backward on detached copies
+    (needing gradients where the inputs do: a backward may branch on
+    ``needs_input_grad``), and
     this path on the same numbers; whether outputs, final state and every
     gradient agree."""
     probes = [
-        None if t is None else t.detach().requires_grad_()
-        for t in (x, *parts, *weights)
+        None if t is None else t.detach().requires_grad_(need)
+        for t, need in zip((x, *parts, *weights), needs)
     ]
     px, pw = probes[0], probes[1 + len(parts) :]
     pstate = probes[1] if len(parts) == 1 else tuple(probes[1 : 1 + len(parts)])
@@ -346,7 +350,8 @@ def _check(
             loss = (out * out.new_tensor(g_out)).sum()
             for f, g in zip(finals, g_finals):
                 loss = loss + (f * f.new_tensor(g)).sum()
-            loss.backward()
+            if any(needs):
+                loss.backward()
         except Exception:  # noqa: BLE001
             # A stubbed or failing backward (or sum): keep the students' path,
             # which raises it where it did before (a forward-only use works).
@@ -373,8 +378,8 @@ def _check(
         g_finals[1] if kind == "lstm" else None,
     )
     mine = grads[:2] + (grads[2:3] if kind == "lstm" else []) + grads[3:]
-    for probe, g in zip(probes, mine):
-        if probe is None:
+    for probe, g, need in zip(probes, mine, needs):
+        if probe is None or not need:
             continue
         want_grad = None if probe.grad is None else probe.grad.to_numpy()
         if g is None or not _close(g, want_grad):
@@ -401,6 +406,7 @@ def unroll(
         or not all(_host_float64(t) for t in tensors)
     ):
         return layers._unroll(x, state, weights, reverse)
+    needs = tuple(t is not None and t.requires_grad for t in tensors)
     key = (
         type(layers),
         kind,
@@ -409,10 +415,11 @@ def unroll(
         tuple(None if t is None else tuple(t.shape) for t in tensors[1:]),
         bool(reverse),
         type(x.backend),
+        needs,
     )
     agrees = _AGREES.get(key)
     if agrees is None:
-        agrees = _check(layers, kind, x, parts, weights, reverse)
+        agrees = _check(layers, kind, x, parts, weights, reverse, needs)
         if len(_AGREES) < _MAX_SIGNATURES:
             _AGREES[key] = agrees
     if not agrees:
