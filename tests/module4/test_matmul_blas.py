@@ -216,3 +216,28 @@ def test_multihead_attention_equals_the_students_products(batch_first, mp):
         for x, y in zip(got, want):
             np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
     assert _matmul_blas._AGREES and all(_matmul_blas._AGREES.values())
+
+
+@task4_6
+def test_a_backward_wrong_only_for_a_frozen_weight_is_kept(mp):
+    """Which operands need a gradient is part of the signature, and the check
+    asks for the same ones: a backward that goes wrong only when the weight is
+    frozen (``needs_input_grad`` ``(True, False)``) is caught there."""
+    mp.setattr(_matmul_blas, "_AGREES", {})
+    right = tf.MatMul.backward
+
+    def wrong(ctx, grad):
+        grad_a, grad_b = right(ctx, grad)
+        if not (ctx.needs_input_grad or (True, True))[1]:
+            grad_a = grad_a * 2.0
+        return grad_a, grad_b
+
+    mp.setattr(tf.MatMul, "backward", staticmethod(wrong))
+    rng = np.random.default_rng(8)
+    x, w = rng.normal(size=(4, 3)), rng.normal(size=(5, 3))
+    for frozen in (False, True, True):
+        tx, tw = make(x, True), make(w, not frozen)
+        F.linear(tx, tw).sum().backward()
+        want = np.ones((4, 5)) @ w * (2.0 if frozen else 1.0)
+        np.testing.assert_allclose(tx.grad.to_numpy(), want, rtol=1e-12)
+    assert list(_matmul_blas._AGREES.values()) == [True, False]
