@@ -44,7 +44,7 @@ from module1_scalar_autodiff.autodiff import Context
 from module2_tensors import _dtype
 from module2_tensors.shape_functions import enable_grad
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function
+from module2_tensors.tensor_functions import Function, is_grad_enabled
 from module2_tensors.tensor_ops import matmul_shape
 
 __all__ = ["matmul"]
@@ -133,7 +133,7 @@ def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:
     may branch on ``needs_input_grad``), and this path on the same numbers;
     whether the value and the gradients needed agree."""
     pa, pb = a.detach().requires_grad_(needs[0]), b.detach().requires_grad_(needs[1])
-    with enable_grad():  # the first call may come inside no_grad()
+    with enable_grad():  # (inside no_grad() nothing needs a gradient)
         out = pa @ pb
         # A fixed generator: the check must not move the seeded stream.
         g = np.random.default_rng(0).standard_normal(out.shape)
@@ -172,7 +172,10 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         matmul_shape(a.shape, b.shape)
     except ValueError:
         return a @ b  # it reports the error
-    needs = (a.requires_grad, b.requires_grad)
+    # Which operands need a gradient (none without recording: then the check
+    # compares the value alone, as only the forward will be used).
+    grad = is_grad_enabled()
+    needs = (grad and a.requires_grad, grad and b.requires_grad)
     key = (
         tuple(a.shape),
         tuple(int(s) for s in a.tuple()[2]),

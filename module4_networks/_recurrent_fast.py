@@ -58,7 +58,7 @@ from module1_scalar_autodiff.autodiff import Context
 from module2_tensors import _dtype
 from module2_tensors.shape_functions import enable_grad
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function
+from module2_tensors.tensor_functions import Function, is_grad_enabled
 
 __all__ = ["unroll"]
 
@@ -337,7 +337,7 @@ def _check(
     pstate = probes[1] if len(parts) == 1 else tuple(probes[1 : 1 + len(parts)])
     # A fixed generator: the check must not move the seeded stream.
     rng = np.random.default_rng(0)
-    with enable_grad():  # the first call may come inside no_grad()
+    with enable_grad():  # (inside no_grad() nothing needs a gradient)
         out, final = layers._unroll(px, pstate, tuple(pw), reverse)
         finals = list(final) if isinstance(final, tuple) else [final]
         if len(finals) != len(parts) or not all(
@@ -406,7 +406,10 @@ def unroll(
         or not all(_host_float64(t) for t in tensors)
     ):
         return layers._unroll(x, state, weights, reverse)
-    needs = tuple(t is not None and t.requires_grad for t in tensors)
+    # Which inputs need a gradient (none without recording: then the check
+    # compares the forward alone, as only the forward will be used).
+    grad = is_grad_enabled()
+    needs = tuple(grad and t is not None and t.requires_grad for t in tensors)
     key = (
         type(layers),
         kind,

@@ -46,7 +46,7 @@ from module1_scalar_autodiff.autodiff import Context
 from module2_tensors import _dtype
 from module2_tensors.shape_functions import enable_grad
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function
+from module2_tensors.tensor_functions import Function, is_grad_enabled
 
 from ._attention_masks import _as_mask, _is_boolean
 from ._matmul_blas import _array
@@ -114,16 +114,19 @@ def _close(got: np.ndarray, want: Optional[Tensor]) -> bool:
 
 
 def _check(
-    student: Callable[..., Tensor], scores: Tensor, attn_mask: Any, mask: Mask
+    student: Callable[..., Tensor],
+    scores: Tensor,
+    attn_mask: Any,
+    mask: Mask,
+    need: bool,
 ) -> bool:
     """Run the students' ``attention_weights`` (no dropout) forward and backward
     on a detached copy, and this path; whether values and gradients agree."""
     global _checking
-    need = scores.requires_grad  # (a backward may branch on needs_input_grad)
     probe = scores.detach().requires_grad_(need)
     _checking = True
     try:
-        with enable_grad():  # the first call may come inside no_grad()
+        with enable_grad():  # (inside no_grad() nothing needs a gradient)
             reference = student(probe, attn_mask, 0.0)
             # A fixed generator: the check must not move the seeded stream.
             g = np.random.default_rng(0).standard_normal(reference.shape)
@@ -178,16 +181,19 @@ def attention_weights(
         except ValueError:
             return None  # the students' code reports it
         mask = (values, _is_boolean(attn_mask))
+    # Whether the scores need a gradient (a backward may branch on
+    # needs_input_grad; without recording the check compares values alone).
+    need = is_grad_enabled() and scores.requires_grad
     key = (
         tuple(scores.shape),
         tuple(int(s) for s in scores.tuple()[2]),
         None if mask[0] is None else (mask[0].shape, mask[1]),
         type(scores.backend),
-        scores.requires_grad,
+        need,
     )
     agrees = _AGREES.get(key)
     if agrees is None:
-        agrees = _check(student, scores, attn_mask, mask)
+        agrees = _check(student, scores, attn_mask, mask, need)
         if len(_AGREES) < _MAX_SIGNATURES:
             _AGREES[key] = agrees
     if not agrees:
