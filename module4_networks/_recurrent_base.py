@@ -21,6 +21,7 @@ from module2_tensors.shape_functions import cat, stack
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_ops import TensorBackend
 
+from . import _recurrent_fast
 from . import functional as F
 from . import init
 from ._parameters import _parameter
@@ -229,8 +230,10 @@ class _RNNLayers(Module):
                 k = layer * directions + direction
                 start = [s[k] for s in initial]
                 state = start[0] if len(start) == 1 else tuple(start)
-                out, state = self._unroll(
-                    x, state, self._weights(suffix), direction == 1
+                # Engine: the whole sequence as one Function where that agrees
+                # with self._unroll (``_recurrent_fast``), else self._unroll.
+                out, state = _recurrent_fast.unroll(
+                    self, x, state, self._weights(suffix), direction == 1
                 )
                 outputs.append(out)
                 for store, s in zip(finals, state if len(start) > 1 else (state,)):

@@ -34,7 +34,7 @@ from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor_ops import TensorBackend
 
 from . import functional as F
-from . import init
+from . import _matmul_blas, _softmax_fast, init
 from ._attention_masks import _as_mask, _is_boolean, mha_masks
 from ._parameters import _parameter
 from .layers import Linear
@@ -101,7 +101,11 @@ def attention_weights(
     instead. Dropout with probability ``dropout_p`` is applied to the weights when
     ``training``.
     """
-    if attn_mask is None:
+    # Engine: one Function where it agrees with the code below (``_softmax_fast``).
+    fast = _softmax_fast.attention_weights(attention_weights, scores, attn_mask)
+    if fast is not None:
+        weights = fast
+    elif attn_mask is None:
         weights = F.softmax(scores, -1)
     else:
         mask = _as_mask(attn_mask, scores)
@@ -283,7 +287,7 @@ class MultiheadAttention(Module):
         the stacked projection, and split the heads: ``(N, h, T, d)``."""
         E = self.embed_dim
         w = self.in_proj_weight.value[which * E : (which + 1) * E]
-        out = x @ w.T
+        out = _matmul_blas.matmul(x, w.T)  # x @ w.T, in BLAS where it agrees
         if self.in_proj_bias is not None:
             out = out + self.in_proj_bias.value[which * E : (which + 1) * E]
         n, t = x.shape[0], x.shape[1]
@@ -321,17 +325,16 @@ class MultiheadAttention(Module):
             )
         n, L, S = query.shape[0], query.shape[1], key.shape[1]
         q, k, v = self._heads(query, 0), self._heads(key, 1), self._heads(value, 2)
-        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+        scale = 1.0 / math.sqrt(self.head_dim)  # (engine: BLAS products)
+        scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) * scale
         mask, additive = mha_masks(
             attn_mask, key_padding_mask, scores, n, self.num_heads, L, S
         )
         if additive is not None:
             scores = scores + additive
         weights = attention_weights(scores, mask, self.dropout, self.training)
-        heads = (
-            (weights @ v).permute(0, 2, 1, 3).contiguous().view(n, L, self.embed_dim)
-        )
-        out = self.out_proj(heads)
+        heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
+        out = self.out_proj(heads.view(n, L, self.embed_dim))
         if unbatched:
             out = out.squeeze(0)
         elif not self.batch_first:

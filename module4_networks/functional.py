@@ -27,7 +27,7 @@ from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.tensor_functions import Function
 
-from . import _pool_fast
+from . import _matmul_blas, _pool_fast
 from ._convolution import _check_tensor, _conv, _dim
 from .fast_conv import IntPair, pair
 
@@ -534,7 +534,7 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
             f"linear: input of shape {input.shape} does not fit a weight of shape "
             f"{weight.shape} (the last input size must be the weight's second)"
         )
-    out = input @ weight.T
+    out = _matmul_blas.matmul(input, weight.T)  # input @ weight.T (engine: BLAS)
     return out if bias is None else out + bias
 
 

@@ -1,0 +1,196 @@
+"""Module 4's matrix products in NumPy's BLAS: the fast path of ``F.linear`` and of
+``MultiheadAttention``'s projections and batched products.
+
+Interface: :func:`matmul` (``matmul(a, b)`` is ``a @ b``).
+
+Module 3's matmul (the students' Task 3.2 kernel) is what ``a @ b`` runs, and
+Module 3's own benchmarks (Task 3.5) keep measuring it. In Module 4's models it
+was most of a training step: 43% of the SST-2 Transformer's and 64% of the
+character GPT's (cProfile, issue 29), the kernel itself rather than the Python
+around it (the call overhead was 4% of the kernel time). Two things make
+it slower than a BLAS here: the kernel's own speed on these shapes (2-4x slower
+than a BLAS ``gemm`` on one thread), and the weight gradients of ``x @ W.T`` with
+a batched ``x`` ``(B, T, in)``: ``MatMul.backward`` computes one small product
+per batch entry, ``(B, in, T) x (B, T, out)``, and ``unbroadcast`` then sums the
+``B`` results; here that is one ``gemm``, ``(in, B T) x (B T, out)``.
+
+* forward: $C = A B$ (``A`` with its batch dimensions flattened into rows when
+  ``B`` is a matrix: one ``gemm``);
+* backward: $dA = G B^\\top$ and $dB = A^\\top G$, each summed over the batch
+  dimensions its operand was broadcast along.
+
+The students' code stays the definition. For each new signature (both shapes and
+memory layouts, which operands need a gradient, backend) the first call runs ``a @
+b`` (Module 2's ``MatMul`` on the students' kernel) forward and backward on
+detached copies that need gradients where the operands do (a backward may branch
+on ``needs_input_grad``), with a fixed pseudo-random output gradient, and this
+path beside it; the fast path serves that signature only when the value and the
+gradients agree (rtol 1e-9: the sums run in another order), so a wrong kernel
+keeps running (and showing) and a stub still raises.
+
+Measured (one thread, load average 1.4-1.8): the matrix products of one SST-2
+Transformer step 124 ms by the course kernel, 31 ms by NumPy; of one character GPT
+step 303 ms and 157 ms (the kernel times of the same shapes, best of 3). The
+steps beside PyTorch (``kindling bench --threads 1``, load 1.6-2.2), before and
+after this path and :mod:`_softmax_fast`: the Transformer 2.57x -> 1.34x, the GPT
+2.17x -> 1.43x (``module3_fast_ops/BENCHMARKS.md``, issue 29, part 3).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+
+from module1_scalar_autodiff.autodiff import Context
+from module2_tensors import _dtype
+from module2_tensors.shape_functions import enable_grad
+from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_functions import Function, is_grad_enabled
+from module2_tensors.tensor_ops import matmul_shape
+
+__all__ = ["matmul"]
+
+#: signature -> does this path agree with the students' ``a @ b`` there?
+_AGREES: Dict[tuple, bool] = {}
+_MAX_SIGNATURES = 4096
+
+
+def _array(t: Tensor) -> np.ndarray:
+    """A NumPy view of ``t``'s numbers (no copy; offsets are storage slices)."""
+    storage, shape, strides = t.tuple()
+    steps = tuple(int(s) * storage.itemsize for s in strides)
+    return np.lib.stride_tricks.as_strided(
+        storage, tuple(int(n) for n in shape), steps, writeable=False
+    )
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """$a b$ with batch dimensions broadcast; a batched ``a`` times a matrix ``b``
+    as one ``gemm`` over the flattened rows."""
+    if b.ndim == 2 and a.ndim > 2:
+        rows = a.reshape(-1, a.shape[-1])  # (copies only if a is not flattenable)
+        return (rows @ b).reshape(a.shape[:-1] + (b.shape[-1],))
+    return np.matmul(a, b)
+
+
+def _sum_to(x: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
+    """Sum ``x`` over the dimensions it was broadcast along to reach ``shape``."""
+    extra = x.ndim - len(shape)
+    if extra:
+        x = x.sum(axis=tuple(range(extra)))
+    ones = tuple(k for k, n in enumerate(shape) if n == 1 and x.shape[k] != 1)
+    return x.sum(axis=ones, keepdims=True) if ones else x
+
+
+def _grads(
+    a: np.ndarray, b: np.ndarray, g: np.ndarray, need_a: bool, need_b: bool
+) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+    """$(G b^\\top, a^\\top G)$, each summed to its operand's shape."""
+    da = db = None
+    if need_a:
+        da = _sum_to(_product(g, np.swapaxes(b, -1, -2)), a.shape)
+    if need_b:
+        if b.ndim == 2 and a.ndim > 2:
+            k, m = a.shape[-1], g.shape[-1]
+            db = a.reshape(-1, k).T @ g.reshape(-1, m)  # one gemm over all rows
+        else:
+            db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape)
+    return da, db
+
+
+class _MatMulBlas(Function):
+    """``apply(a, b)``: $a b$ by :func:`_product`, gradients by :func:`_grads`."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        x, y = _array(a), _array(b)
+        ctx.save_for_backward(x, y)
+        return a.new_tensor(_product(x, y))
+
+    @staticmethod
+    def backward(
+        ctx: Context, grad: Tensor
+    ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
+        x, y = ctx.saved_values
+        need_a, need_b = ctx.needs_input_grad or (True, True)
+        da, db = _grads(x, y, _array(grad), need_a, need_b)
+        return (
+            None if da is None else grad.new_tensor(da),
+            None if db is None else grad.new_tensor(db),
+        )
+
+
+def _close(got: np.ndarray, want: Optional[Tensor]) -> bool:
+    w = np.zeros(got.shape) if want is None else want.to_numpy()
+    if w.shape != got.shape:
+        return False
+    scale = max(1.0, float(np.abs(w).max(initial=0.0)))
+    return bool(np.allclose(got, w, rtol=1e-9, atol=1e-12 * scale))
+
+
+def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:
+    """Run ``a @ b`` (the students' ``MatMul`` and kernel) forward and backward
+    on detached copies that need gradients where ``a`` and ``b`` do (a backward
+    may branch on ``needs_input_grad``), and this path on the same numbers;
+    whether the value and the gradients needed agree."""
+    pa, pb = a.detach().requires_grad_(needs[0]), b.detach().requires_grad_(needs[1])
+    with enable_grad():  # (inside no_grad() nothing needs a gradient)
+        out = pa @ pb
+        # A fixed generator: the check must not move the seeded stream.
+        g = np.random.default_rng(0).standard_normal(out.shape)
+        try:
+            if any(needs):
+                out.backward(out.new_tensor(g))
+        except Exception:  # noqa: BLE001
+            # A stubbed or failing backward: keep the students' path, whose own
+            # backward raises it where it did before (a forward-only use works).
+            return False
+    x, y = _array(a), _array(b)
+    if not _close(_product(x, y), out):
+        return False
+    da, db = _grads(x, y, g, *needs)
+    return (da is None or _close(da, pa.grad)) and (db is None or _close(db, pb.grad))
+
+
+def _eligible(t: Tensor) -> bool:
+    return (
+        isinstance(t, Tensor)
+        and t.dims >= 2
+        and not getattr(t.backend, "cuda", False)
+        and type(t.tuple()[0]) is np.ndarray
+        and t.dtype is _dtype.float64
+    )
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b``, in NumPy's BLAS where that agreed with ``a @ b`` on this
+    signature (see the module docstring); ``a @ b`` itself everywhere else (a
+    1-D operand, a CUDA or float32 tensor, shapes that do not fit, a signature
+    where they differed)."""
+    if not (_eligible(a) and _eligible(b)) or a.backend is not b.backend:
+        return a @ b
+    try:
+        matmul_shape(a.shape, b.shape)
+    except ValueError:
+        return a @ b  # it reports the error
+    # Which operands need a gradient (none without recording: then the check
+    # compares the value alone, as only the forward will be used).
+    grad = is_grad_enabled()
+    needs = (grad and a.requires_grad, grad and b.requires_grad)
+    key = (
+        tuple(a.shape),
+        tuple(int(s) for s in a.tuple()[2]),
+        tuple(b.shape),
+        tuple(int(s) for s in b.tuple()[2]),
+        type(a.backend),
+        needs,
+    )
+    agrees = _AGREES.get(key)
+    if agrees is None:
+        agrees = _check(a, b, needs)
+        if len(_AGREES) < _MAX_SIGNATURES:
+            _AGREES[key] = agrees
+    if not agrees:
+        return a @ b
+    return _MatMulBlas.apply(a, b)
