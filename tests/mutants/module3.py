@@ -23,4 +23,14 @@ EQUIVALENT = {
         "dimension has size 1 in out), so it adds the same inputs in the same "
         "order as the general loop"
     ),
+    "module3_fast_ops/cuda_ops.py:sum_practice_kernel._sum:op:+->-#2": (
+        "cache[t - step] instead of cache[t + step]: Numba wraps a negative index "
+        "as NumPy does (on a GPU too), so thread 0 adds cache[32 - step] and the "
+        "pairs (t, t - step mod 32) form another tree over the same 32 entries, "
+        "each added once: the same block sum"
+    ),
+    "module3_fast_ops/cuda_ops.py:sum_practice_kernel._sum:cmp:==->!=#2": (
+        "threads 1..31 instead of thread 0 write the block's sum: after the last "
+        "syncthreads every thread reads the same final cache[0]"
+    ),
 }
