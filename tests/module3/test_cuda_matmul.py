@@ -85,6 +85,16 @@ def test_matmul_writes_every_entry_of_out_which_is_not_zeroed():
     np.testing.assert_allclose(out.to_numpy(), x @ y)
 
 
+def test_matmul_pads_partial_tiles_with_zeros_beside_infinities():
+    """The entries of a tile past the edge of a matrix must be 0, also in a tile
+    of ``b`` loaded beside an infinite entry of ``a``: 0 * inf is NaN, so a
+    leftover value in the padding would spread NaN over finite entries."""
+    x = np.array([[1.0], [np.inf], [2.0]])
+    y = np.array([[3.0, 4.0]])
+    got = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y))
+    np.testing.assert_array_equal(got, x @ y)  # [[3, 4], [inf, inf], [6, 8]]
+
+
 def test_matmul_empty_inner_dimension():
     result = run_matmul(matmul_kernel(), Strided.empty((2, 0)), Strided.empty((0, 3)))
     np.testing.assert_array_equal(result, np.zeros((2, 3)))

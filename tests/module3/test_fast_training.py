@@ -38,6 +38,23 @@ def test_one_epoch_takes_one_step_per_batch(monkeypatch):
     assert 0.0 <= history.accuracies[0] <= 1.0
 
 
+def test_one_epoch_returns_the_mean_batch_loss(monkeypatch):
+    """The epoch's loss is the mean of its batches' losses (3 batches of 20, 20
+    and 10 points here), each as loss_fn computed it."""
+    losses = []
+    original = run_fast_tensor.loss_fn
+
+    def spy(z, y):
+        loss = original(z, y)
+        losses.append(loss.item())
+        return loss
+
+    monkeypatch.setattr(run_fast_tensor, "loss_fn", spy)
+    history = train("split", backend="fast", epochs=1, pts=50, batch=20, hidden=5)
+    assert len(losses) == 3
+    assert history.losses[0] == pytest.approx(sum(losses) / 3, rel=1e-12)
+
+
 def test_training_on_simple_and_fast_agree():
     """Same data, weights and batch order: the backends compute the same numbers."""
     kwargs = dict(epochs=2, pts=12, batch=4, hidden=3, seed=1)

@@ -33,4 +33,10 @@ EQUIVALENT = {
         "threads 1..31 instead of thread 0 write the block's sum: after the last "
         "syncthreads every thread reads the same final cache[0]"
     ),
+    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:op:+->-#15": (
+        "b_tile[kk, x - r * SIDE] instead of x + r * SIDE: Numba wraps the "
+        "negative column, and at the simulator's sizes (WORK = 2, TILE = 2 SIDE) "
+        "x - SIDE wraps to x + SIDE, the same column. Not equivalent on a GPU "
+        "(WORK = 4): only a run there can catch it (issue 28)"
+    ),
 }
