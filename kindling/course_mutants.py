@@ -90,7 +90,8 @@ class CourseMutant:
 @dataclass(frozen=True)
 class MutantOutcome:
     mutant: CourseMutant
-    verdict: str  # "killed", "survived", "timeout", "equivalent" or "error"
+    verdict: str  # "killed", "killed-crash", "killed-by-X.Y", "survived", "timeout",
+    # "equivalent" or "error" (pytest itself failed: a usage or collection error)
     seconds: float
     detail: str = ""
 
@@ -297,6 +298,10 @@ def _run(copy: Path, marker: str, timeout: float) -> Tuple[str, float, str]:
     if run is None:
         return "timeout", seconds, ""
     output = (run.stdout + run.stderr)[-1500:]
+    if run.returncode < 0:
+        # Killed by a signal: a mutated kernel wrote outside its arrays and the C
+        # runtime aborted (SIGABRT, SIGSEGV). The tests did not pass: a kill.
+        return "killed-crash", seconds, output
     verdict = {0: "survived", 1: "killed"}.get(run.returncode, "error")
     return verdict, seconds, output
 
@@ -359,7 +364,7 @@ def run_task_mutants(
 
 def format_outcome(outcome: MutantOutcome) -> str:
     verdict = outcome.verdict
-    quiet = verdict in ("killed", "equivalent") or verdict.startswith("killed-by-")
+    quiet = verdict == "equivalent" or verdict.startswith("killed")
     label = verdict if quiet else verdict.upper()
     return f"{label:<10} {outcome.mutant.id} ({outcome.seconds:.0f} s)"
 

@@ -178,3 +178,28 @@ def test_a_survivor_listed_as_later_is_run_under_the_later_tasks_marker(tmp_path
     )
     assert [o.verdict for o in later] == ["killed-by-0.3"]
     assert score(later) == (1, 1)
+
+
+def test_a_mutant_that_crashes_the_tests_counts_as_killed(tmp_path):
+    """A mutated kernel that writes outside its arrays makes the C runtime abort
+    the test process (a signal, no exit code): the tests did not pass."""
+    library = (
+        "import os\n\n\ndef guard(x):\n"
+        "    # BEGIN SOLUTION 0.1\n"
+        "    if x > 99 + 1:\n"
+        "        os.abort()\n"
+        "    return x\n"
+        "    # END SOLUTION\n"
+    )
+    tests = (
+        "import pytest\n\nfrom lib import guard\n\n\n"
+        "@pytest.mark.task0_1\ndef test_guard():\n    assert guard(100 - 1) == 99\n"
+    )
+    write_tiny_project(tmp_path, library, tests, ("task0_1",))
+    registry = load_registry()
+    mutants = mutants_of((tmp_path / "lib.py").read_text(), "lib.py", "0.1", registry)
+    chosen = [m for m in mutants if m.id == "lib.py:guard:op:+->-"]  # x > 98
+    assert chosen, [m.id for m in mutants]
+    outcomes = run_task_mutants(tmp_path, "0.1", chosen, registry, {}, lambda _: None)
+    assert [o.verdict for o in outcomes] == ["killed-crash"]
+    assert score(outcomes) == (1, 1)
