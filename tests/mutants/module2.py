@@ -13,35 +13,176 @@ EQUIVALENT = {
         "np.array(index, dtype=np.int64), self._strides->self._strides, "
         "np.array(index, dtype=np.int64)"
     ): (
-        "index_to_position sums index[k] * strides[k]: the two arrays play "
-        "symmetric parts, so swapping them gives the same position"
-    ),
-    "module2_tensors/tensor_data.py:TensorData.index:del:index = tuple(index)->pass": (
-        "a list or an int64 array index is checked and converted the same way "
-        "without the copy to a tuple; only the message shows it as a list"
-    ),
-    "module2_tensors/tensor_data.py:TensorData.permute:op:-->+": (
-        "only the range quoted in the IndexError's message changes (0..dims+1); "
-        "the tests check that the message names the order and the number of "
-        "dimensions, not its wording"
-    ),
-    "module2_tensors/tensor_data.py:TensorData.permute:const:1->2": (
-        "only the range quoted in the IndexError's message changes (0..dims-2); "
-        "the tests check that the message names the order and the number of "
-        "dimensions, not its wording"
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
     ),
     (
-        "module2_tensors/tensor_data.py:shape_broadcast:args:"
-        "len(a), len(b)->len(b), len(a)"
-    ): "max is symmetric: max(len(a), len(b)) == max(len(b), len(a))",
-    "module2_tensors/tensor_functions.py:Permute.backward:const:0->1": (
-        "the list that starts the inverse permutation is overwritten entry by "
-        "entry by the loop that follows: its initial values are never read"
+        "module2_tensors/tensor_data.py:TensorData.index:del:index = "
+        "tuple(index)->pass"
+    ): (
+        "a list or an int64 array index is checked and converted the "
+        "same way without the copy to a tuple; only the message shows it "
+        "as a list"
+    ),
+    ("module2_tensors/tensor_data.p" "y:TensorData.permute:op:-->+"): (
+        "only the range quoted in the IndexError's message changes "
+        "(0..dims+1); the tests check that the message names the order "
+        "and the number of dimensions, not its wording"
+    ),
+    ("module2_tensors/tensor_data.py:" "TensorData.permute:const:1->2"): (
+        "only the range quoted in the IndexError's message changes "
+        "(0..dims-2); the tests check that the message names the order "
+        "and the number of dimensions, not its wording"
+    ),
+    (
+        "module2_tensors/tensor_data.py:shape_broadcast:args:len(a), "
+        "len(b)->len(b), len(a)"
+    ): ("max is symmetric: max(len(a), " "len(b)) == max(len(b), len(a))"),
+    ("module2_tensors/tensor_functions" ".py:Permute.backward:const:0->1"): (
+        "the list that starts the inverse permutation is overwritten "
+        "entry by entry by the loop that follows: its initial values are "
+        "never read"
+    ),
+    ("module2_tensors/tensor_functions.py:Mul.forward:args:a, b->b, " "a#2"): (
+        "a * b == b * a, entry by entry " "(IEEE multiplication commutes)"
+    ),
+    ("module2_tensors/tensor_functions" ".py:EQ.forward:args:a, b->b, a"): (
+        "a == b is symmetric, with the " "same broadcast shape either way"
+    ),
+    ("module2_tensors/tensor_functions.py:IsClose.forward:args:a, " "b->b, a"): (
+        "|a - b| < tolerance " "is symmetric in a and " "b"
+    ),
+    ("module2_tensors/tensor_functions.py:All.forward:args:a, " "zero->zero, a"): (
+        "a == 0 is symmetric, with the " "same broadcast shape either way"
+    ),
+    (
+        "module2_tensors/tensor_functions.py:All.forward:args:zeros, "
+        "zero->zero, zeros"
+    ): ("a == 0 is symmetric, with the " "same broadcast shape either way"),
+    (
+        "module2_tensors/tensor_ops.py:tensor_map._map:args:in_index, "
+        "in_strides->in_strides, in_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_map._map:args:out_index, "
+        "out_strides->out_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_zip._zip:args:a_index, "
+        "a_strides->a_strides, a_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_zip._zip:args:b_index, "
+        "b_strides->b_strides, b_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_zip._zip:args:out_index, "
+        "out_strides->out_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_reduce._reduce:args:"
+        "out_index, out_strides->out_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_reduce._reduce:args:"
+        "out_index, a_strides->a_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_matrix_multiply:args:"
+        "a_index, a_strides->a_strides, a_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_matrix_multiply:args:"
+        "b_index, b_strides->b_strides, b_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_matrix_multiply:args:"
+        "out_index, out_strides->out_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays "
+        "play symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module2_tensors/tensor_ops.py:tensor_reduce._reduce:args:"
+        "accumulated, a_storage[a_position]->a_storage[a_position], "
+        "accumulated"
+    ): (
+        "fn(x, acc) instead of fn(acc, x): every reduction the course "
+        "makes (add, mul, max) is commutative"
     ),
 }
 
 LATER = {
-    # What a forward saves is read only by its backward (Task 2.4).
+    (
+        "module2_tensors/tensor_functions.py:Inv.forward:del:"
+        "ctx.save_for_backward(a)->pass"
+    ): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:Mul.forward:del:"
+        "ctx.save_for_backward(a, b)->pass"
+    ): "2.4",
+    ("module2_tensors/tensor_functions" ".py:Mul.forward:args:a, b->b, a"): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:Sigmoid.forward:del:"
+        "ctx.save_for_backward(out)->pass"
+    ): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:ReLU.forward:del:"
+        "ctx.save_for_backward(a)->pass"
+    ): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:Log.forward:del:"
+        "ctx.save_for_backward(a)->pass"
+    ): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:Exp.forward:del:"
+        "ctx.save_for_backward(out)->pass"
+    ): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:Sum.forward:del:"
+        "ctx.save_for_backward(a.shape)->pass"
+    ): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:Max.forward:del:"
+        "ctx.save_for_backward(a, out, dim)->pass"
+    ): "2.4",
+    ("module2_tensors/tensor_functions.py:Max.forward:args:a, " "out->out, a"): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:Permute.forward:del:"
+        "ctx.save_for_backward(order)->pass"
+    ): "2.4",
+    (
+        "module2_tensors/tensor_functions.py:View.forward:del:"
+        "ctx.save_for_backward(a.shape)->pass"
+    ): "2.4",
+    ("module2_tensors/tensor_functions.py:MatMul.forward:args:a, " "b->b, a"): "2.4",
     (
         "module2_tensors/tensor_functions.py:MatMul.forward:del:"
         "ctx.save_for_backward(a, b)->pass"
