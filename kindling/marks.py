@@ -96,20 +96,25 @@ def write_partial_source(
 
 def copy_trusted_kernels(kernels: Path, copy: Path) -> int:
     """Copy the compiled kernels of the trusted tree ``kernels`` (the ``*.nbi`` and
-    ``*.nbc`` files of its packages' ``__pycache__`` folders) into the same
-    folders of ``copy``; return how many files were copied. Copies, not links: a
-    kernel the run compiles afresh must not overwrite the trusted tree's file."""
-    from kindling.grade_runner import KERNEL_SUFFIXES, trusted_kernel_dirs
+    ``*.nbc`` files of its packages' ``__pycache__`` folders) into the folders the
+    kernel cache will read for the same packages of ``copy`` (the grader's rule,
+    ``grade_runner.kernel_cache_folder``); return how many files were copied.
+    Copies, not links: a kernel the run compiles afresh must not overwrite the
+    trusted tree's file."""
+    from kindling.grade_runner import (
+        KERNEL_SUFFIXES,
+        kernel_cache_folder,
+        trusted_kernel_dirs,
+    )
 
     copied = 0
     for folder, package in trusted_kernel_dirs(kernels):
-        target = copy / package / "__pycache__"
-        if not (copy / package).is_dir():
+        target = (copy / package).is_dir() and kernel_cache_folder(str(copy / package))
+        if not target:
             continue
-        target.mkdir(exist_ok=True)
         for name in sorted(Path(folder).iterdir()):
             if name.name.endswith(KERNEL_SUFFIXES):
-                shutil.copyfile(name, target / name.name)
+                shutil.copyfile(name, Path(target) / name.name)
                 copied += 1
     return copied
 
