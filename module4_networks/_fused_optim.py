@@ -29,6 +29,8 @@ import weakref
 from typing import Any, Dict, Optional
 
 import numpy as np
+
+from ._agreement import agrees
 from numba import njit
 
 __all__ = ["step", "CHECKED_STEPS"]
@@ -222,8 +224,4 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
 
 
 def _close(a: Any, b: Any) -> bool:
-    if a is None or b is None or a.shape != b.shape:
-        return False
-    x, y = a.to_numpy(), b.to_numpy()
-    scale = max(1.0, float(np.abs(y).max(initial=0.0)))
-    return bool(np.allclose(x, y, rtol=1e-9, atol=1e-12 * scale))
+    return a is not None and b is not None and agrees(a.to_numpy(), b.to_numpy())
