@@ -274,6 +274,99 @@ def test_grad_check_catches_wrong_gradients():
         kt.grad_check(lambda x: _SwappedPermute.apply(x), c)
 
 
+class _SquareOnePercentOff(Function):
+    """``a * a`` whose backward is 1% too large: 2.02 a instead of 2 a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a.backend.mul_zip(a, a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_values
+        return grad * a * 2.02
+
+
+@pytest.mark.task2_4
+def test_grad_check_catches_a_gradient_one_percent_off_at_large_inputs():
+    """At x ~ 1e4 the step is h = eps * |x| = 1e-2; a step that shrinks as x grows
+    (eps / |x|) makes the round-off allowance r_j ~ 1/h so large that it
+    accepts anything."""
+    x = kt.tensor([1e4, -3e4, 2e4], requires_grad=True)
+    with pytest.raises(AssertionError, match="argument 0 at index"):
+        kt.grad_check(lambda a: _SquareOnePercentOff.apply(a), x)
+
+
+@pytest.mark.task2_4
+def test_grad_check_allows_for_the_round_off_of_the_difference():
+    """Beside a constant of 1e10, f(x + h) - f(x - h) is only known to a multiple
+    of 1e10's spacing (1.9e-6, about the size of 2h): the central difference of
+    this correct gradient is off by up to 90%, and only the round-off allowance
+    r_j = 4 eps sum_i |w_i| max(|f_i(x+h)|, |f_i(x-h)|) / (2h) covers that."""
+    x = kt.tensor([0.3, -0.7, 0.45, 0.9, -0.15, 0.6], requires_grad=True)
+    kt.grad_check(lambda a: a + 1e10, x)
+
+
+@pytest.mark.task2_4
+def test_grad_check_works_where_an_input_is_exactly_zero():
+    """h = eps * max(1, |x|) is eps at 0: never a step of 0 (a 0/0 difference)."""
+    kt.grad_check(lambda a: a * a * 3.0, kt.tensor([0.0, 1.5], requires_grad=True))
+
+
+@pytest.mark.task2_4
+def test_grad_check_counts_a_missing_gradient_as_zero():
+    """``y`` is not used: it gets no gradient, which is right when its central
+    difference is 0; it must not be compared as any other value."""
+    x = kt.tensor([0.5, -2.0], requires_grad=True)
+    y = kt.tensor([1.0, 3.0], requires_grad=True)
+    kt.grad_check(lambda a, b: a * 2.0, x, y)
+    assert y.grad is None
+    with pytest.raises(AssertionError, match="argument 1"):
+        kt.grad_check(lambda a, b: a * 2.0 + b.detach(), x, y)
+
+
+@pytest.mark.task2_4
+def test_grad_check_passes_on_equality_with_zero_tolerances():
+    """The check is |a_j - n_j| <= atol + rtol max(|a_j|, |n_j|) + r_j: with
+    atol = rtol = 0 and an output that is exactly 0 everywhere (so r_j = 0),
+    a gradient of 0 (given, or missing) equals its difference and passes."""
+    x = kt.tensor([0.5, -2.0], requires_grad=True)
+    y = kt.tensor([4.0], requires_grad=True)
+    kt.grad_check(lambda a, b: a * 0.0, x, y, atol=0.0, rtol=0.0)
+
+
+@pytest.mark.task2_4
+def test_grad_check_restores_its_inputs_exactly():
+    values = np.array([[0.3, -1.7], [2.5, 1e3]])
+    x = kt.tensor(values.tolist(), requires_grad=True)
+    kt.grad_check(lambda a: (a * a).sum(1), x)
+    assert np.array_equal(x.to_numpy(), values), (
+        "grad_check must put every perturbed entry back to its original value "
+        f"(not original + h - h): the input is now {x.to_numpy().tolist()}"
+    )
+
+
+@pytest.mark.task2_4
+def test_grad_check_evaluates_the_differences_with_recording_off():
+    """One call of f records a graph for the backward pass; the 2 calls an entry
+    for the differences must not (they would build graphs nobody uses), and
+    recording is back on afterwards."""
+    recording = []
+
+    def f(a):
+        recording.append(kt.is_grad_enabled())
+        return a * a
+
+    kt.grad_check(f, kt.tensor([1.0, -2.0], requires_grad=True))
+    assert recording[0] and len(recording) == 5, recording
+    assert not any(recording[1:]), (
+        f"recording during f's calls: {recording}; the differences must run "
+        "with set_grad_enabled(False)"
+    )
+    assert kt.is_grad_enabled()
+
+
 @pytest.mark.task2_4
 def test_backward_errors_are_clear_for_a_wrong_backward():
     class TooMany(Function):
