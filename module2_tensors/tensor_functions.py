@@ -577,6 +577,10 @@ def grad_check(
     where $r_j = 4\\, \\epsilon_{64} \\sum_i |w_i| \\max(|f_i(x_j + h)|,
     |f_i(x_j - h)|) / (2 h)$ bounds the round-off of the difference itself
     ($\\epsilon_{64} \\approx 2.2 \\cdot 10^{-16}$, ``np.finfo(float).eps``).
+    An input that gets no gradient (``.grad`` is None) counts as $a_j = 0$. The
+    2 calls of ``f`` an entry run with gradient recording off (the state before
+    the check is restored afterwards), and every perturbed entry is set back to
+    its exact original value.
 
     Args:
         f: a function of the tensors returning a tensor.
@@ -586,8 +590,8 @@ def grad_check(
         seed: seeds the weights $w$.
 
     Raises:
-        AssertionError: a gradient is missing or differs; the message names the
-            argument, the index and both values.
+        AssertionError: a gradient (a missing one counted as 0) differs; the
+            message names the argument, the index and both values.
 
     Hints: clear every input's ``.grad`` before the backward pass; perturb an
     entry in place through its storage position (``t._tensor.index(idx)``) and

@@ -203,3 +203,46 @@ def test_a_mutant_that_crashes_the_tests_counts_as_killed(tmp_path):
     outcomes = run_task_mutants(tmp_path, "0.1", chosen, registry, {}, lambda _: None)
     assert [o.verdict for o in outcomes] == ["killed-crash"]
     assert score(outcomes) == (1, 1)
+
+
+def test_the_tests_that_killed_the_latest_mutants_run_first(tmp_path):
+    """``test_late`` kills every mutant of ``scale``; ``test_early`` never does.
+    After the first kill, a mutant runs ``test_late`` alone first (and is killed
+    there), so ``test_early`` runs only for the first mutant, and for a survivor,
+    which then runs the whole marker."""
+    log = tmp_path / "ran.txt"
+    library = (
+        "def scale(x):\n"
+        "    # BEGIN SOLUTION 0.1\n"
+        "    y = x * 2\n"
+        "    return y + 0 * x\n"
+        "    # END SOLUTION\n"
+    )
+    tests = (
+        "import pytest\n\nfrom lib import scale\n\n\n"
+        "def _ran(name):\n"
+        f"    with open({str(log)!r}, 'a') as f:\n"
+        "        f.write(name + '\\n')\n\n\n"
+        "@pytest.mark.task0_1\ndef test_early():\n    _ran('early')\n\n\n"
+        "@pytest.mark.task0_1\ndef test_late():\n"
+        "    _ran('late')\n    assert scale(3) == 6\n"
+    )
+    (tmp_path / "project").mkdir()
+    write_tiny_project(tmp_path / "project", library, tests, ("task0_1",))
+    registry = load_registry()
+    text = (tmp_path / "project" / "lib.py").read_text()
+    mutants = mutants_of(text, "lib.py", "0.1", registry)
+    by_id = {m.id: m for m in mutants}
+    chosen = [
+        by_id["lib.py:scale:op:*->/"],  # killed by test_late
+        by_id["lib.py:scale:const:2->3"],  # killed by test_late, which runs first
+        by_id["lib.py:scale:op:+->-"],  # y - 0 * x: survives
+    ]
+    outcomes = run_task_mutants(
+        tmp_path / "project", "0.1", chosen, registry, {}, lambda _: None
+    )
+    assert [o.verdict for o in outcomes] == ["killed", "killed", "survived"]
+    runs = log.read_text().split()
+    # the unmutated run, the first mutant, the second (test_late alone), the
+    # survivor (test_late alone, then the whole marker)
+    assert runs == ["early", "late"] * 2 + ["late"] + ["late", "early", "late"]
