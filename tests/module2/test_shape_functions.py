@@ -262,6 +262,17 @@ def test_split_errors():
         t.narrow(0, 3, 3)
 
 
+@task
+def test_split_edges_match_torch():
+    # torch.split(torch.zeros(0, 3), 2): one empty piece, not none and not a
+    # piece of size 1 (which narrow would have to refuse)
+    assert [p.shape for p in kt.zeros(0, 3).split(2)] == [(0, 3)]
+    assert [p.shape for p in kt.zeros(0, 3).split(2, 1)] == [(0, 2), (0, 1)]
+    with pytest.raises(IndexError) as error:  # torch: "Dimension out of range"
+        kt.zeros(2, 3).split(1, dim=5)
+    assert_names(error.value, 5)
+
+
 # ---------------------------------------------------------------- pad, repeat
 
 
