@@ -327,9 +327,9 @@ def _run_killers_first(
     """Run the tests that killed the latest mutants first, then, unless one of
     them fails, the whole marker. Mutants next to each other in a function are
     mostly killed by the same test, and a task's first failing test can come
-    late in its files: Task 2.6's marker takes 6 s to its first failure, its
-    latest killer alone 3 s (kindling mutants, 2026-11-26). ``killers`` is
-    updated in place."""
+    late in its files: the 50 killed mutants of Task 2.4's ``grad_check`` took
+    449 s with the whole marker, 225 s with the killers first (2026-11-26, the
+    2-core VM beside one other mutation run). ``killers`` is updated in place."""
     seconds = 0.0
     if killers:
         verdict, seconds, output = _run(copy, marker, timeout, *killers)
