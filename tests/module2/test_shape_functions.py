@@ -149,6 +149,8 @@ def test_expand_gradient_sums_the_copies(pair, data):
 def test_expand_keeps_sizes_with_minus_one_and_rejects_bad_shapes():
     t = kt.tensor([[1.0], [2.0]])
     assert t.expand(2, -1, 3).tolist() == [[[1.0] * 3, [2.0] * 3]] * 2
+    # a new leading dim of size 1: dim 1 of t is stretched by shape[1 + 1]
+    assert t.expand(1, 2, 3).tolist() == [[[1.0] * 3, [2.0] * 3]]
     with pytest.raises(ValueError, match=r"\(2, 1\) to \(3, 1\).*dimension 0"):
         t.expand(3, 1)
     with pytest.raises(ValueError, match=r"\(2, 1\) to \(1,\)"):

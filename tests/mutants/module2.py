@@ -231,6 +231,17 @@ EQUIVALENT = {
         "module2_tensors/shape_functions.py:split:args:step, size - "
         "start->size - start, step"
     ): "min(a, b) == min(b, a) for the ints of a piece size",
+    "module2_tensors/shape_functions.py:stack:del:tensors = list(tensors)->pass": (
+        "stack takes a sequence, a list or a tuple (as torch.stack, which "
+        "refuses a generator): both index and slice as the list would"
+    ),
+    (
+        "module2_tensors/shape_functions.py:stack:del:dim = _dim(dim, "
+        "tensors[0].dims + 1)->pass"
+    ): (
+        "unsqueeze and cat normalise a negative dim against dims + 1 as "
+        "_dim does, and raise the same IndexError for a dim out of range"
+    ),
 }
 
 LATER = {
