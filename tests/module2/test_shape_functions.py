@@ -348,6 +348,16 @@ def test_repeat_needs_enough_sizes():
     assert_names(error.value, (2, 3))
 
 
+
+@task
+def test_repeat_takes_one_tuple_and_zero_copies_as_torch():
+    t = kt.arange(6).view(2, 3)
+    # torch: x.repeat((2, 1, 2)) is x.repeat(2, 1, 2); x.repeat(0, 2) is empty
+    assert t.repeat((2, 1, 2)).tolist() == t.repeat(2, 1, 2).tolist()
+    assert t.repeat(0, 2).shape == (0, 6) and t.repeat([1, 0]).shape == (2, 0)
+    with pytest.raises(ValueError) as error:  # the docstring's "a negative size"
+        t.repeat(-1, 2)
+    assert_names(error.value, -1)
 # ---------------------------------------------------------------- where
 
 

@@ -242,6 +242,18 @@ EQUIVALENT = {
         "unsqueeze and cat normalise a negative dim against dims + 1 as "
         "_dim does, and raise the same IndexError for a dim out of range"
     ),
+    "module2_tensors/shape_functions.py:Where.forward:args:condition, "
+    "condition.new_tensor(0.0)->condition.new_tensor(0.0), condition": (
+        "c == 0 and 0 == c are the same mask, with the same broadcast shape"
+    ),
+    (
+        "module2_tensors/shape_functions.py:Where.forward:args:backend.select_zip("
+        "condition, x), backend.select_zip(other, y)->backend.select_zip(other, "
+        "y), backend.select_zip(condition, x)"
+    ): (
+        "IEEE addition commutes (one of the two terms is 0 at every entry), "
+        "with the same broadcast shape either way"
+    ),
 }
 
 LATER = {

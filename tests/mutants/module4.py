@@ -1,0 +1,67 @@
+# kindling: instructor-only
+"""Equivalent mutants of Module 4's solutions (see ``__init__.py``); a literal
+only (the file is read, never imported)."""
+
+EQUIVALENT = {
+    "module4_networks/functional.py:tile:op:*->/": (
+        "only the condition of a narrow to new_height * kh rows changes: "
+        "where the windows fill the height, that narrow keeps every row, a "
+        "view of the same entries"
+    ),
+    "module4_networks/functional.py:tile:op:*->/#3": (
+        "only the condition of a narrow to new_width * kw columns changes: "
+        "where the windows fill the width, that narrow keeps every column, a "
+        "view of the same entries"
+    ),
+    "module4_networks/functional.py:tile:args:batch, channels->channels, batch": (
+        "dims 0 and 1 are never permuted: viewing the contiguous batch as "
+        "(channels, batch, ...) and later as (batch, channels, ...) reads the "
+        "same row-major memory"
+    ),
+    "module4_networks/functional.py:_first_argmax:args:a, values->values, a": (
+        "eq, mul and add are symmetric entry by entry (IEEE multiplication "
+        "and addition commute), and broadcasting gives the same shape either way"
+    ),
+    (
+        "module4_networks/functional.py:_first_argmax:args:backend.mul_zip(is_max, "
+        "backend.add_zip(positions, a.new_tensor(-n))),\n        "
+        "a.new_tensor(float(n))->a.new_tensor(float(n)),\n        "
+        "backend.mul_zip(is_max, backend.add_zip(positions, a.new_tensor(-n)))"
+    ): (
+        "eq, mul and add are symmetric entry by entry (IEEE multiplication "
+        "and addition commute), and broadcasting gives the same shape either way"
+    ),
+    (
+        "module4_networks/functional.py:_first_argmax:args:is_max, "
+        "backend.add_zip(positions, a.new_tensor(-n))->backend.add_zip(positions, "
+        "a.new_tensor(-n)), is_max"
+    ): (
+        "eq, mul and add are symmetric entry by entry (IEEE multiplication "
+        "and addition commute), and broadcasting gives the same shape either way"
+    ),
+    (
+        "module4_networks/functional.py:_first_argmax:args:positions, "
+        "a.new_tensor(-n)->a.new_tensor(-n), positions"
+    ): (
+        "eq, mul and add are symmetric entry by entry (IEEE multiplication "
+        "and addition commute), and broadcasting gives the same shape either way"
+    ),
+    (
+        "module4_networks/functional.py:_first_argmax:args:positions, "
+        "first->first, positions"
+    ): (
+        "eq, mul and add are symmetric entry by entry (IEEE multiplication "
+        "and addition commute), and broadcasting gives the same shape either way"
+    ),
+    (
+        "module4_networks/functional.py:MaxWithIndex.backward:args:one_hot, "
+        "grad->grad, one_hot"
+    ): (
+        "eq, mul and add are symmetric entry by entry (IEEE multiplication "
+        "and addition commute), and broadcasting gives the same shape either way"
+    ),
+    "module4_networks/functional.py:dropout:cmp:>=->>": (
+        "rand >= p and rand > p differ only where a uniform draw equals p "
+        "exactly, which happens with probability about 2**-53 an entry"
+    ),
+}
