@@ -348,7 +348,6 @@ def test_repeat_needs_enough_sizes():
     assert_names(error.value, (2, 3))
 
 
-
 @task
 def test_repeat_takes_one_tuple_and_zero_copies_as_torch():
     t = kt.arange(6).view(2, 3)
@@ -358,6 +357,8 @@ def test_repeat_takes_one_tuple_and_zero_copies_as_torch():
     with pytest.raises(ValueError) as error:  # the docstring's "a negative size"
         t.repeat(-1, 2)
     assert_names(error.value, -1)
+
+
 # ---------------------------------------------------------------- where
 
 
