@@ -13,6 +13,7 @@ import pytest
 
 from module2_tensors import manual_seed, tensor
 from module3_fast_ops.fast_ops import FastBackend
+from module4_networks import functional as F
 from module4_networks import optim
 from project import run_mnist_multiclass as mnist
 from project import run_sentiment as sentiment
@@ -140,3 +141,31 @@ def test_sentiment_training_can_start_from_pretrained_vectors(tmp_path):
     )
     assert any("4 of" in m and "vectors.txt" in m for m in messages)
     assert history.last("test_acc") >= 0.9
+
+
+def test_sentiment_train_step_starts_from_fresh_gradients():
+    """One step is one SGD update along this batch's gradient alone: gradients
+    left over from an earlier backward are cleared (``zero_grad``), not added to.
+    The expected update comes from a twin model (same seed, so the same weights
+    and dropout masks) and its own backward."""
+    ids, labels = np.array([[2, 3, 4, 0], [5, 6, 7, 1]]), np.array([1, 0])
+
+    def seeded_model():
+        manual_seed(0)
+        return sentiment.SentimentCNN(20, embedding_dim=6, filters=4, widths=(2, 3))
+
+    twin = seeded_model()
+    F.cross_entropy(twin(ids), labels).backward()
+    expected = [p.to_numpy() - 0.1 * p.grad.to_numpy() for p in twin.parameters()]
+    model = seeded_model()
+    for p in model.parameters():  # an earlier batch's gradients
+        p.grad = tensor(np.full(p.shape, 5.0), backend=p.backend)
+    sentiment.train_step(model, optim.SGD(model.parameters(), lr=0.1), ids, labels)
+    for (name, p), want in zip(model.named_parameters(), expected):
+        np.testing.assert_allclose(
+            p.to_numpy(),
+            want,
+            rtol=1e-9,
+            atol=1e-12,
+            err_msg=f"{name}: train_step must clear the old gradients first",
+        )
