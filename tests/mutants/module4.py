@@ -64,4 +64,8 @@ EQUIVALENT = {
         "rand >= p and rand > p differ only where a uniform draw equals p "
         "exactly, which happens with probability about 2**-53 an entry"
     ),
+    "module4_networks/attention.py:causal_mask:op:*->/": (
+        "the comparison's 0/1 mask divided by 1.0 is the same float as the "
+        "mask times 1.0"
+    ),
 }
