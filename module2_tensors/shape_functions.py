@@ -333,6 +333,7 @@ def split(
     Raises:
         ValueError: a non-positive split size, or sections that do not add up to
             the size (naming both).
+        IndexError: ``dim`` is out of range (naming it).
     """
     # BEGIN SOLUTION 2.6: the list of piece sizes, then one narrow per piece
     dim = _dim(dim, t.dims)
@@ -850,7 +851,8 @@ def sort(
     the place it was sorted to (the inverse permutation).
 
     NaN counts as larger than every number, as in PyTorch: NaNs come last in
-    ascending order and first in descending order.
+    ascending order and first in descending order. A ``dim`` out of range raises
+    IndexError, naming it.
 
     Hint: for each line along ``dim`` (iterate over the indices of ``t``'s shape
     with size 1 at ``dim``), read the values and rank their positions with Python's
@@ -887,14 +889,18 @@ def topk(
 ) -> Tuple["Tensor", "Tensor"]:
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest)
     entries along ``dim``, in sorted order (``sorted`` is accepted for PyTorch's
-    signature; the result is always sorted). Ties: the smaller index first.
+    signature; the result is always sorted). Ties: the smaller index first. A
+    0-d tensor is its own top entry: as in PyTorch, ``k`` is 0 or 1 there, and
+    both results are 0-d.
 
     Raises:
         ValueError: ``k`` is not in ``[0, size]``; the message names ``k``.
+        IndexError: ``dim`` is out of range (the message names it).
     """
     # BEGIN SOLUTION 2.6: sort, then narrow to the first k
     if t.dims == 0:
-        t = t.view(1)
+        values, indices = topk(t.view(1), 1 if k == 0 else k, 0, largest)
+        return values.view(()), indices.view(())
     dim = _dim(dim, t.dims)
     if not 0 <= k <= t.shape[dim]:
         raise ValueError(

@@ -650,6 +650,19 @@ def test_sort_ties_and_topk_errors():
         assert_names(error.value, 5)
     zero_d, where = kt.tensor(3.0).sort()
     assert zero_d.shape == () and where.item() == 0.0
+    # torch.topk(torch.tensor(3.), 1): 0-d values and indices
+    top, at = kt.tensor(3.0).topk(1)
+    assert top.shape == () == at.shape and (top.item(), at.item()) == (3.0, 0.0)
+    with pytest.raises(ValueError):
+        kt.tensor(3.0).topk(2)
+
+
+@task
+def test_sort_and_topk_name_a_dim_out_of_range():
+    for f in (lambda t: t.sort(dim=5), lambda t: t.topk(1, dim=5)):
+        with pytest.raises(IndexError) as error:  # torch: "Dimension out of range"
+            f(kt.zeros(2, 3))
+        assert_names(error.value, 5)
 
 
 # ---------------------------------------------------------------- var

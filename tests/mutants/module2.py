@@ -254,6 +254,26 @@ EQUIVALENT = {
         "IEEE addition commutes (one of the two terms is 0 at every entry), "
         "with the same broadcast shape either way"
     ),
+    (
+        "module2_tensors/shape_functions.py:IndexSelect.backward:args:target, "
+        "_along(grad, dim, k)->_along(grad, dim, k), target"
+    ): "IEEE addition commutes: target + g == g + target, entry by entry",
+    "module2_tensors/shape_functions.py:sort:del:lines[dim] = 1->pass": (
+        "the loop then visits every index instead of one per line: each line "
+        "is ranked n times over, with the same result each time (n times the "
+        "work, which no test times)"
+    ),
+    "module2_tensors/shape_functions.py:sort:const:1->2": (
+        "a size of 2 at dim in the shape of the lines visits each line twice "
+        "(idx[dim] is overwritten before use): the same ranks, twice the work"
+    ),
+    "module2_tensors/shape_functions.py:sort:const:1->2#2": (
+        "NaN's key (2, 0.0) still sorts after every number's (0, x)"
+    ),
+    "module2_tensors/shape_functions.py:sort:const:0.0->1.0": (
+        "every NaN gets the same key (1, 1.0), still after every number's "
+        "(0, x): NaNs keep their order and their place"
+    ),
 }
 
 LATER = {
