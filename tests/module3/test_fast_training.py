@@ -76,3 +76,32 @@ def test_command_line_prints_loss_accuracy_and_seconds(capsys, tmp_path):
         and "s per epoch" in out
         and "final training accuracy" in out
     )
+
+
+def test_one_epoch_steps_from_fresh_gradients():
+    """Gradients left by an earlier backward must not leak into a step: each batch
+    starts with ``zero_grad``. One batch here, so the epoch is one SGD step,
+    compared with a twin model (same seed) and its own backward."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 2))
+    y = (X[:, 0] > 0).astype(float)
+    order = np.arange(8)
+    xb, yb = run_fast_tensor.batch_tensors(X, y, order, FastBackend)
+    twin = run_fast_tensor.Network(3, FastBackend, seed=2)
+    run_fast_tensor.loss_fn(twin(xb), yb).backward()
+    expected = {
+        name: p.value.to_numpy() - 0.5 * p.value.grad.to_numpy()
+        for name, p in twin.named_parameters()
+    }
+    model = run_fast_tensor.Network(3, FastBackend, seed=2)
+    run_fast_tensor.loss_fn(model(xb), yb).backward()  # an earlier batch's gradients
+    optimizer = run_fast_tensor.SGD(model.parameters(), lr=0.5)
+    run_fast_tensor.train_epoch(model, optimizer, X, y, 8, order, FastBackend)
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(
+            p.value.to_numpy(),
+            expected[name],
+            rtol=1e-12,
+            atol=1e-14,
+            err_msg=f"{name}: each batch must start from zeroed gradients",
+        )

@@ -144,6 +144,10 @@ def test_sdpa_causal_equals_the_causal_mask() -> None:
     k2[:, 3], v2[:, 3] = 9.0, -9.0
     got2 = A.scaled_dot_product_attention(t(q), t(k2), t(v2), is_causal=True)
     np.testing.assert_array_equal(got2.to_numpy()[:, :3], got[:, :3])
+    # 2 queries, 4 keys: torch's is_causal mask is ones(L, S).tril(), (2, 4)
+    short = A.scaled_dot_product_attention(t(q[:, :2]), t(k), t(v), is_causal=True)
+    want, _ = np_attention(q[:, :2], k, v, np.tril(np.ones((2, 4))))
+    np.testing.assert_allclose(short.to_numpy(), want, rtol=1e-12)
 
 
 def test_sdpa_additive_float_mask() -> None:

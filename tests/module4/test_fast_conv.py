@@ -20,6 +20,7 @@ from tests.module4.reference import (
     numeric_grad,
     strided,
 )
+from tests.module3.kernels import parallel_loops
 from tests.module4.strategies import conv1d_problems, conv2d_problems
 
 task4_1 = pytest.mark.task4_1
@@ -141,3 +142,36 @@ def test_conv2d_accepts_an_int_or_a_pair_for_stride_and_padding():
     out, read = empty_strided((1, 3, 3, 7))
     fast_conv.conv2d_forward(out, strided(x), strided(w), (3, 1), (1, 1))
     np.testing.assert_allclose(read(), conv2d_ref(x, w, (3, 1), (1, 1)), atol=1e-12)
+
+
+# ------------------------------------------------------------- parallel loops
+@pytest.mark.parametrize(
+    "spatial, kind",
+    [
+        pytest.param(spatial, kind, marks=task, id=f"conv{spatial}d_{kind}")
+        for spatial, task in ((1, task4_1), (2, task4_2))
+        for kind in ("forward", "backward_input", "backward_weight")
+    ],
+)
+def test_conv_kernels_run_in_parallel(spatial, kind):
+    """Each kernel is ``njit(parallel=True)`` with a ``prange`` that Numba keeps
+    (nothing in its body forces a serial loop): run once, then read the compiled
+    code's parallel loops (``tests/module3/kernels.py``)."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(1, 2) + (5,) * spatial)
+    w = rng.normal(size=(3, 2) + (2,) * spatial)
+    one, zero = (1, 0) if spatial == 1 else ((1, 1), (0, 0))
+    g = rng.normal(size=(conv1d_ref if spatial == 1 else conv2d_ref)(x, w).shape)
+    result_shape, first, second = {
+        "forward": (g.shape, x, w),
+        "backward_input": (x.shape, g, w),
+        "backward_weight": (w.shape, x, g),
+    }[kind]
+    result, _ = empty_strided(result_shape)
+    launch = getattr(fast_conv, f"conv{spatial}d_{kind}")
+    launch(result, strided(first), strided(second), one, zero)
+    name = f"conv{spatial}d_{kind}"
+    assert parallel_loops(fast_conv.kernel(name)) >= 1, (
+        f"{name}: Numba kept no parallel loop; compile it with njit(parallel=True) "
+        "and loop over the output with prange"
+    )

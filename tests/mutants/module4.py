@@ -68,4 +68,45 @@ EQUIVALENT = {
         "the comparison's 0/1 mask divided by 1.0 is the same float as the "
         "mask times 1.0"
     ),
+    "module4_networks/fast_conv.py:_conv1d_forward_factory:const:True->False#2": (
+        "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
+        "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
+    ),
+    "module4_networks/fast_conv.py:_conv1d_backward_input_factory:const:True->False#2": (
+        "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
+        "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
+    ),
+    "module4_networks/fast_conv.py:_conv1d_backward_weight_factory:const:True->False#2": (
+        "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
+        "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
+    ),
+    "module4_networks/fast_conv.py:_conv2d_forward_factory:const:True->False#2": (
+        "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
+        "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
+    ),
+    "module4_networks/fast_conv.py:_conv2d_backward_input_factory:const:True->False#2": (
+        "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
+        "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
+    ),
+    "module4_networks/fast_conv.py:_conv2d_backward_weight_factory:const:True->False#2": (
+        "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
+        "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
+    ),
+    "module4_networks/attention.py:padding_mask:const:1->2": (
+        "reshape(-2, 1): NumPy reads any negative size as the one unknown "
+        "dimension, as it reads -1"
+    ),
+    "module4_networks/attention.py:padding_mask:op:*->/": (
+        "the comparison's 0/1 mask divided by 1.0 is the same float as the "
+        "mask times 1.0"
+    ),
+    "module4_networks/attention.py:attention_weights:const:0.0->1.0": (
+        "a fully masked row's scores are replaced by a constant, 0.0 or 1.0: "
+        "the softmax of any constant row is the same uniform row, and the "
+        "masked weights are zeroed afterwards"
+    ),
+    (
+        "module4_networks/attention.py:scaled_dot_product_attention:args:"
+        "-2, -1->-1, -2"
+    ): "transpose(-2, -1) and transpose(-1, -2) swap the same two dims",
 }
