@@ -68,27 +68,39 @@ EQUIVALENT = {
         "the comparison's 0/1 mask divided by 1.0 is the same float as the "
         "mask times 1.0"
     ),
-    "module4_networks/fast_conv.py:_conv1d_forward_factory:const:True->False#2": (
+    ("module4_networks/fast_conv.py:_conv1d_forward_factory:" "const:True->False#2"): (
         "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
         "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
     ),
-    "module4_networks/fast_conv.py:_conv1d_backward_input_factory:const:True->False#2": (
+    (
+        "module4_networks/fast_conv.py:_conv1d_backward_input_factory:"
+        "const:True->False#2"
+    ): (
         "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
         "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
     ),
-    "module4_networks/fast_conv.py:_conv1d_backward_weight_factory:const:True->False#2": (
+    (
+        "module4_networks/fast_conv.py:_conv1d_backward_weight_factory:"
+        "const:True->False#2"
+    ): (
         "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
         "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
     ),
-    "module4_networks/fast_conv.py:_conv2d_forward_factory:const:True->False#2": (
+    ("module4_networks/fast_conv.py:_conv2d_forward_factory:" "const:True->False#2"): (
         "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
         "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
     ),
-    "module4_networks/fast_conv.py:_conv2d_backward_input_factory:const:True->False#2": (
+    (
+        "module4_networks/fast_conv.py:_conv2d_backward_input_factory:"
+        "const:True->False#2"
+    ): (
         "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
         "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
     ),
-    "module4_networks/fast_conv.py:_conv2d_backward_weight_factory:const:True->False#2": (
+    (
+        "module4_networks/fast_conv.py:_conv2d_backward_weight_factory:"
+        "const:True->False#2"
+    ): (
         "njit's cache=True: fast_conv.kernel gives every kernel Module 3's "
         "disk cache (kernel_cache.persist) whether or not Numba's own was asked"
     ),
