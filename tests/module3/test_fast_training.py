@@ -7,6 +7,7 @@ training learns, batch by batch, and computes what the simple backend computes.
 import numpy as np
 import pytest
 
+from module2_tensors import tensor as make_tensor
 from module3_fast_ops import FastBackend
 from project import run_fast_tensor
 from project.run_fast_tensor import train
@@ -105,3 +106,21 @@ def test_one_epoch_steps_from_fresh_gradients():
             atol=1e-14,
             err_msg=f"{name}: each batch must start from zeroed gradients",
         )
+
+
+@pytest.mark.parametrize("logit, counted", [(0.5, 1.0), (0.0, 0.0), (-2.0, 0.0)])
+def test_one_epoch_counts_a_point_correct_by_the_sign_of_its_logit(logit, counted):
+    """``correct`` counts label 1 where $z > 0$ and label 0 elsewhere (a logit of
+    exactly 0 predicts 0). Every weight 0 and the last bias ``logit``: every
+    point's logit is ``logit`` in the epoch's forward pass."""
+    model = run_fast_tensor.Network(2, FastBackend, seed=0)
+    for name, p in model.named_parameters():
+        fill = logit if name == "layer3.bias" else 0.0
+        p.update(make_tensor(np.full(p.value.shape, fill), backend=FastBackend))
+    y = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+    X = np.random.default_rng(1).random((len(y), 2))
+    optimizer = run_fast_tensor.SGD(model.parameters(), lr=0.1)
+    _, correct = run_fast_tensor.train_epoch(
+        model, optimizer, X, y, 5, np.arange(5), FastBackend
+    )
+    assert correct == list(y).count(counted)

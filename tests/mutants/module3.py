@@ -39,4 +39,7 @@ EQUIVALENT = {
         "x - SIDE wraps to x + SIDE, the same column. Not equivalent on a GPU "
         "(WORK = 4): only a run there can catch it (issue 28)"
     ),
+    "project/run_fast_tensor.py:train_epoch:cmp:>->>=#2": (
+        "the labels are 0.0 and 1.0: y > 0.5 and y >= 0.5 pick the same points"
+    ),
 }
