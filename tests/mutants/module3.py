@@ -42,4 +42,7 @@ EQUIVALENT = {
     "project/run_fast_tensor.py:train_epoch:cmp:>->>=#2": (
         "the labels are 0.0 and 1.0: y > 0.5 and y >= 0.5 pick the same points"
     ),
+    "project/run_fast_tensor.py:train_epoch:args:batches, 1->1, batches": (
+        "max(batches, 1) == max(1, batches) for ints"
+    ),
 }
