@@ -653,6 +653,8 @@ def test_sort_ties_and_topk_errors():
     # torch.topk(torch.tensor(3.), 1): 0-d values and indices
     top, at = kt.tensor(3.0).topk(1)
     assert top.shape == () == at.shape and (top.item(), at.item()) == (3.0, 0.0)
+    top, at = kt.tensor(3.0).topk(0)  # torch: k=0 also gives the 0-d value
+    assert top.shape == () == at.shape and (top.item(), at.item()) == (3.0, 0.0)
     with pytest.raises(ValueError):
         kt.tensor(3.0).topk(2)
 

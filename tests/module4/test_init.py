@@ -19,7 +19,11 @@ pytestmark = pytest.mark.task4_6
     "name, param, gain",
     [
         ("linear", None, 1.0),
+        ("conv1d", None, 1.0),
         ("conv2d", None, 1.0),
+        ("conv3d", None, 1.0),
+        ("conv_transpose1d", None, 1.0),
+        ("conv_transpose3d", None, 1.0),
         ("sigmoid", None, 1.0),
         ("tanh", None, 5.0 / 3.0),
         ("relu", None, math.sqrt(2.0)),

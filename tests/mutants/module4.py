@@ -121,4 +121,13 @@ EQUIVALENT = {
         "module4_networks/attention.py:scaled_dot_product_attention:args:"
         "-2, -1->-1, -2"
     ): "transpose(-2, -1) and transpose(-1, -2) swap the same two dims",
+    (
+        "module4_networks/fast_conv.py:_conv1d_forward_factory."
+        "conv1d_forward_kernel:args:0, -start->-start, 0"
+    ): "max(0, -start) == max(-start, 0) for ints",
+    (
+        "module4_networks/fast_conv.py:_conv1d_forward_factory."
+        "conv1d_forward_kernel:args:kernel_width, width - start->width - start, "
+        "kernel_width"
+    ): "min(kernel_width, width - start) is symmetric for ints",
 }
