@@ -130,4 +130,7 @@ EQUIVALENT = {
         "conv1d_forward_kernel:args:kernel_width, width - start->width - start, "
         "kernel_width"
     ): "min(kernel_width, width - start) is symmetric for ints",
+    "module4_networks/init.py:calculate_gain:const:0.01->(-0.01)": (
+        "the default slope enters the gain only squared: sqrt(2 / (1 + a**2))"
+    ),
 }
