@@ -44,6 +44,27 @@ def test_linear_initialisation_is_pytorchs():
     assert abs(value(layer.weight).var() - bound**2 / 3) < 0.1 * bound**2 / 3
 
 
+@pytest.mark.parametrize(
+    "make_layer, fan_in",
+    [
+        (lambda: nn.Conv2d(8, 16, 3, backend=BACKEND), 8 * 3 * 3),
+        (lambda: nn.Conv1d(6, 32, 5, groups=2, backend=BACKEND), 6 // 2 * 5),
+    ],
+    ids=["conv2d", "conv1d-groups"],
+)
+def test_conv_initialisation_is_pytorchs(make_layer, fan_in):
+    """As torch: kaiming_uniform_(a=sqrt(5)) for the weight and U(-b, b) for the
+    bias, both with b = 1 / sqrt(fan_in), fan_in = in_channels / groups * kernel
+    entries."""
+    manual_seed(0)
+    layer = make_layer()
+    bound = 1.0 / math.sqrt(fan_in)
+    for p in (layer.weight, layer.bias):
+        assert np.all(np.abs(value(p)) <= bound)
+        assert np.abs(value(p)).max() > 0.8 * bound
+    assert abs(value(layer.weight).var() - bound**2 / 3) < 0.1 * bound**2 / 3
+
+
 def test_linear_gradients_and_no_bias():
     layer = nn.Linear(3, 2, backend=BACKEND)
     check_module_grad(layer, np.random.default_rng(2).normal(size=(4, 3)))
@@ -157,6 +178,19 @@ def test_batch_norm_training_and_running_statistics(layer_class, shape):
     )
     np.testing.assert_allclose(layer(make(x)).to_numpy(), expected, atol=1e-10)
     np.testing.assert_allclose(layer.running_mean.to_numpy(), running_mean)
+
+
+def test_batch_norm_of_two_values_and_of_inputs_far_from_zero():
+    """Two values per channel are enough in training (PyTorch's rule is "more
+    than 1"). The variance is the mean squared deviation, computed from x - mean:
+    inputs near 1e7 with a spread of 1 keep their digits there, where
+    E[x^2] - E[x]^2 would lose them to round-off."""
+    layer = nn.BatchNorm1d(3, backend=BACKEND)
+    for seed, rows in ((10, 2), (11, 16)):
+        x = np.random.default_rng(seed).normal(loc=1e7, size=(rows, 3))
+        np.testing.assert_allclose(
+            layer(make(x)).to_numpy(), batch_norm_ref(x), atol=1e-6
+        )
 
 
 def test_batch_norm_gradients_in_training():
