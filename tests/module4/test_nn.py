@@ -193,6 +193,24 @@ def test_batch_norm_of_two_values_and_of_inputs_far_from_zero():
         )
 
 
+def test_batch_norm_momentum_none_keeps_a_cumulative_average():
+    """momentum=None, as torch: the k-th batch weighs 1/k, so the running
+    statistics are the plain means of the batches' means and unbiased
+    variances (the initial 0 and 1 are forgotten at the first batch)."""
+    layer = nn.BatchNorm1d(3, momentum=None, backend=BACKEND)
+    rng = np.random.default_rng(12)
+    xs = [rng.normal(loc=k, scale=k + 1.0, size=(5, 3)) for k in range(3)]
+    for x in xs:
+        layer(make(x))
+    np.testing.assert_allclose(
+        layer.running_mean.to_numpy(), np.mean([x.mean(0) for x in xs], axis=0)
+    )
+    np.testing.assert_allclose(
+        layer.running_var.to_numpy(),
+        np.mean([x.var(0, ddof=1) for x in xs], axis=0),
+    )
+
+
 def test_batch_norm_gradients_in_training():
     layer = nn.BatchNorm1d(2, backend=BACKEND)
     rng = np.random.default_rng(8)
