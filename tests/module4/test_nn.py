@@ -218,7 +218,12 @@ def test_batch_norm_gradients_in_training():
     with no_grad():
         layer.weight.value.copy_(make(rng.normal(size=2)))
         layer.bias.value.copy_(make(rng.normal(size=2)))
-    check_module_grad(layer, rng.normal(size=(4, 2, 2)), atol=1e-5)
+    x = rng.normal(size=(4, 2, 2))
+    w, b = (p.value.to_numpy().reshape(1, 2, 1) for p in (layer.weight, layer.bias))
+    np.testing.assert_allclose(
+        layer(make(x)).to_numpy(), batch_norm_ref(x) * w + b, atol=1e-10
+    )
+    check_module_grad(layer, x, atol=1e-5)
 
 
 def test_batch_norm_without_running_stats_and_errors():
@@ -252,6 +257,15 @@ def test_layer_norm():
     with no_grad():
         layer.weight.value.copy_(make(rng.normal(size=(2, 3))))
         layer.bias.value.copy_(make(rng.normal(size=(2, 3))))
+    w, b = layer.weight.value.to_numpy(), layer.bias.value.to_numpy()
+    np.testing.assert_allclose(
+        layer(make(x)).to_numpy(), expected.reshape(4, 2, 3) * w + b, atol=1e-10
+    )
+    # Near 1e7 the variance must come from x - mean (E[x^2] - E[x]^2 loses it).
+    far = (flat + 1e7).reshape(4, 2, 3)
+    np.testing.assert_allclose(
+        layer(make(far)).to_numpy(), expected.reshape(4, 2, 3) * w + b, atol=1e-6
+    )
     check_module_grad(layer, x[:2], atol=1e-5)
     with pytest.raises(ValueError, match=r"last dims to be \(2, 3\), got shape"):
         layer(make(np.zeros((2, 3, 2))))
