@@ -133,4 +133,32 @@ EQUIVALENT = {
     "module4_networks/init.py:calculate_gain:const:0.01->(-0.01)": (
         "the default slope enters the gain only squared: sqrt(2 / (1 + a**2))"
     ),
+    "module4_networks/losses.py:BinaryCrossEntropy.forward:cmp:<-><=": (
+        "a clamp where(v < c, c, v) and where(v <= c, c, v) agree at v == c: "
+        "both give c"
+    ),
+    "module4_networks/losses.py:BinaryCrossEntropy.forward:cmp:<-><=#2": (
+        "a clamp where(v < c, c, v) and where(v <= c, c, v) agree at v == c: "
+        "both give c"
+    ),
+    "module4_networks/losses.py:BinaryCrossEntropy.backward:cmp:<-><=": (
+        "a clamp where(v < c, c, v) and where(v <= c, c, v) agree at v == c: "
+        "both give c"
+    ),
+    (
+        "module4_networks/fast_conv.py:_conv2d_forward_factory."
+        "conv2d_forward_kernel:args:0, -top->-top, 0"
+    ): "min and max of two ints are symmetric",
+    (
+        "module4_networks/fast_conv.py:_conv2d_forward_factory."
+        "conv2d_forward_kernel:args:kernel_height, height - top->height - top, kernel_height"
+    ): "min and max of two ints are symmetric",
+    (
+        "module4_networks/fast_conv.py:_conv2d_forward_factory."
+        "conv2d_forward_kernel:args:0, -left->-left, 0"
+    ): "min and max of two ints are symmetric",
+    (
+        "module4_networks/fast_conv.py:_conv2d_forward_factory."
+        "conv2d_forward_kernel:args:kernel_width, width - left->width - left, kernel_width"
+    ): "min and max of two ints are symmetric",
 }
