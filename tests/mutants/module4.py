@@ -151,7 +151,8 @@ EQUIVALENT = {
     ): "min and max of two ints are symmetric",
     (
         "module4_networks/fast_conv.py:_conv2d_forward_factory."
-        "conv2d_forward_kernel:args:kernel_height, height - top->height - top, kernel_height"
+        "conv2d_forward_kernel:args:kernel_height, height - top->height - top, "
+        "kernel_height"
     ): "min and max of two ints are symmetric",
     (
         "module4_networks/fast_conv.py:_conv2d_forward_factory."
@@ -159,6 +160,7 @@ EQUIVALENT = {
     ): "min and max of two ints are symmetric",
     (
         "module4_networks/fast_conv.py:_conv2d_forward_factory."
-        "conv2d_forward_kernel:args:kernel_width, width - left->width - left, kernel_width"
+        "conv2d_forward_kernel:args:kernel_width, width - left->width - left, "
+        "kernel_width"
     ): "min and max of two ints are symmetric",
 }
