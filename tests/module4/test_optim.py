@@ -100,6 +100,8 @@ CASES: Dict[str, tuple] = {
         sgd_ref,
         dict(lr=0.05, momentum=0.8, dampening=0.3, weight_decay=0.1),
     ),
+    # weight decay alone, and exactly 1.0: not only the usual small values
+    "sgd_decay_only": (optim.SGD, sgd_ref, dict(lr=0.05, weight_decay=1.0)),
     "sgd_nesterov": (
         optim.SGD,
         sgd_ref,
