@@ -108,6 +108,11 @@ CASES: Dict[str, tuple] = {
         dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
     ),
     "rmsprop": (optim.RMSprop, rmsprop_ref, dict(lr=0.01)),
+    "rmsprop_decay_only": (
+        optim.RMSprop,
+        rmsprop_ref,
+        dict(lr=0.01, weight_decay=1.0),
+    ),
     "rmsprop_centered_momentum": (
         optim.RMSprop,
         rmsprop_ref,

@@ -163,4 +163,12 @@ EQUIVALENT = {
         "conv2d_forward_kernel:args:kernel_width, width - left->width - left, "
         "kernel_width"
     ): "min and max of two ints are symmetric",
+    "module4_networks/optim.py:RMSprop.update:op:+->-#3": (
+        "the centered running mean of the gradient then comes out negated at "
+        "every step (by induction), and it enters the update only squared"
+    ),
+    "module4_networks/optim.py:RMSprop.update:cmp:>->>=": (
+        "with momentum 0 the buffer is 0.0 * 0 + g / denom, exactly g / denom: "
+        "the same step as the plain update"
+    ),
 }
