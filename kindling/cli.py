@@ -491,6 +491,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TEXT[|TEXT]",
         help="only the mutants whose id contains one of these texts",
     )
+    mutants.add_argument(
+        "--resume",
+        action="append",
+        default=[],
+        metavar="LOG",
+        help="the saved output of an earlier run: its killed mutants are not run "
+        "again (repeatable)",
+    )
     mutants.set_defaults(func=_cmd_mutants)
     return parser
 
@@ -507,6 +515,7 @@ def _cmd_mutants(args: argparse.Namespace) -> int:
         args.list,
         kernels=kernels,
         match=args.match,
+        resume=[Path(log) for log in args.resume],
     )
 
 

@@ -294,6 +294,26 @@ def load_later(root: Path) -> Dict[str, str]:
 KILLERS = 3  # how many of the latest killing tests a mutant runs first
 
 
+#: One line of ``kindling mutants`` output that reports a kill (an id may span lines).
+_KILLED_LINE = re.compile(
+    r"^(killed-by-\d+\.\d+|killed-crash|killed) +(.*?) \(\d+ s\)$", re.S | re.M
+)
+
+
+def killed_before(logs: Sequence[Path]) -> Dict[str, str]:
+    """{mutant id: verdict} of every mutant that earlier runs (their saved output,
+    ``logs``) report killed. A full run of a Numba task takes longer than a
+    session: ``--resume`` lets it go on where it stopped. A kill stays a kill
+    while the tests only grow, and a mutant whose code changed has a new id;
+    survivors and time-outs are always run again."""
+    known: Dict[str, str] = {}
+    for log in logs:
+        text = Path(log).read_text(encoding="utf-8", errors="replace")
+        for match in _KILLED_LINE.finditer(text):
+            known[match.group(2)] = match.group(1)
+    return known
+
+
 def _run(
     copy: Path, marker: str, timeout: float, *tests: str
 ) -> Tuple[str, float, str]:
@@ -351,15 +371,19 @@ def run_task_mutants(
     echo: Callable[[str], None] = print,
     later: Optional[Dict[str, str]] = None,
     kernels: Optional[Path] = None,
+    known: Optional[Dict[str, str]] = None,
 ) -> List[MutantOutcome]:
     """Run each mutant of ``task`` against a copy of the source at ``root`` (which
     starts with the trusted compiled kernels of ``kernels``, if given: the kernel
-    cache keys by code, so a mutant recompiles only the kernels it changes)."""
+    cache keys by code, so a mutant recompiles only the kernels it changes).
+    ``known``: kills reported by earlier runs (:func:`killed_before`), not run
+    again."""
     from kindling.marks import copy_trusted_kernels
     from kindling.mistakes import _copy_source
 
     equivalents = equivalents or {}
     later = later or {}
+    known = known or {}
     marker = registry[task].marker
     outcomes: List[MutantOutcome] = []
     with tempfile.TemporaryDirectory(prefix="kindling-mutants-") as folder:
@@ -378,6 +402,8 @@ def run_task_mutants(
                 outcome = MutantOutcome(
                     mutant, "equivalent", 0.0, equivalents[mutant.id]
                 )
+            elif mutant.id in known:
+                outcome = MutantOutcome(mutant, known[mutant.id], 0.0, "earlier run")
             else:
                 path = copy / mutant.file
                 original = path.read_text(encoding="utf-8")
@@ -435,10 +461,12 @@ def main(
     echo: Callable[[str], None] = print,
     kernels: Optional[Path] = None,
     match: str = "",
+    resume: Sequence[Path] = (),
 ) -> int:
     """``kindling mutants``: 0 when no judged mutant survives, 1 otherwise.
     ``match``: only the mutants whose id contains one of its ``|``-separated
-    parts (to re-run the survivors of a run)."""
+    parts (to re-run the survivors of a run). ``resume``: earlier runs' output,
+    whose kills are taken as they are (:func:`killed_before`)."""
     registry = load_registry()
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] or [
         t.id for t in registry.tasks if t.scoring != "mutation"
@@ -449,6 +477,7 @@ def main(
         return 2
     equivalents = load_equivalents(root)
     later = load_later(root)
+    known = killed_before(resume)
     survivors = 0
     rows: List[str] = []
     for task in chosen:
@@ -462,7 +491,15 @@ def main(
             continue
         echo(f"task {task}: {len(mutants)} mutant(s)")
         outcomes = run_task_mutants(
-            Path(root), task, mutants, registry, equivalents, echo, later, kernels
+            Path(root),
+            task,
+            mutants,
+            registry,
+            equivalents,
+            echo,
+            later,
+            kernels,
+            known,
         )
         killed, judged = score(outcomes)
         survivors += judged - killed

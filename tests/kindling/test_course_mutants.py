@@ -5,6 +5,7 @@ import textwrap
 import pytest
 
 from kindling.course_mutants import (
+    killed_before,
     load_equivalents,
     main,
     mutants_of,
@@ -246,3 +247,27 @@ def test_the_tests_that_killed_the_latest_mutants_run_first(tmp_path):
     # the unmutated run, the first mutant, the second (test_late alone), the
     # survivor (test_late alone, then the whole marker)
     assert runs == ["early", "late"] * 2 + ["late"] + ["late", "early", "late"]
+
+
+def test_resume_takes_the_kills_of_an_earlier_run_and_runs_the_rest(tiny, tmp_path):
+    """``--resume LOG``: a mutant that LOG reports killed is not run again; one it
+    reports surviving is (the tests may have grown since)."""
+    registry = load_registry()
+    mutants = mutants_of((tiny / "lib.py").read_text(), "lib.py", "0.1", registry)
+    by_id = {m.id: m for m in mutants}
+    chosen = [by_id["lib.py:clip:cmp:<-><="], by_id["lib.py:clip:op:+->-"]]
+    log = tmp_path / "earlier.txt"
+    log.write_text(
+        "task 0.1: 2 mutant(s)\n"
+        "killed     lib.py:clip:cmp:<-><= (4 s)\n"
+        "SURVIVED   lib.py:clip:op:+->- (3 s)\n"
+    )
+    known = killed_before([log])
+    assert known == {"lib.py:clip:cmp:<-><=": "killed"}
+    outcomes = run_task_mutants(
+        tiny, "0.1", chosen, registry, {}, lambda _: None, known=known
+    )
+    # the first is the earlier run's kill (the tests themselves cannot see it);
+    # the second ran again, and still survives
+    assert [(o.verdict, o.detail) for o in outcomes][0] == ("killed", "earlier run")
+    assert outcomes[1].verdict == "survived" and outcomes[1].seconds > 0
