@@ -89,7 +89,8 @@ def test_one_epoch_steps_from_fresh_gradients():
     order = np.arange(8)
     xb, yb = run_fast_tensor.batch_tensors(X, y, order, FastBackend)
     twin = run_fast_tensor.Network(3, FastBackend, seed=2)
-    run_fast_tensor.loss_fn(twin(xb), yb).backward()
+    twin_loss = run_fast_tensor.loss_fn(twin(xb), yb)
+    twin_loss.backward()
     expected = {
         name: p.value.to_numpy() - 0.5 * p.value.grad.to_numpy()
         for name, p in twin.named_parameters()
@@ -97,7 +98,8 @@ def test_one_epoch_steps_from_fresh_gradients():
     model = run_fast_tensor.Network(3, FastBackend, seed=2)
     run_fast_tensor.loss_fn(model(xb), yb).backward()  # an earlier batch's gradients
     optimizer = run_fast_tensor.SGD(model.parameters(), lr=0.5)
-    run_fast_tensor.train_epoch(model, optimizer, X, y, 8, order, FastBackend)
+    loss, _ = run_fast_tensor.train_epoch(model, optimizer, X, y, 8, order, FastBackend)
+    assert loss == pytest.approx(twin_loss.item(), rel=1e-12)  # one batch: its loss
     for name, p in model.named_parameters():
         np.testing.assert_allclose(
             p.value.to_numpy(),
