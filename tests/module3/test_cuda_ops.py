@@ -80,13 +80,41 @@ def test_zip_broadcasts_both_sides(data, pair):
     np.testing.assert_allclose(run_zip(mul_kernel(), out, a, b), x * y)
 
 
-def test_zip_aligned_layouts():
+def test_zip_aligned_layouts(monkeypatch):
+    """One layout for all: the kernel gets ``same`` = True (what ``aligned``
+    says) and reads position i of each; a < b is not symmetric, so the two
+    inputs must keep their order there too."""
+    sames = []
+    launch = cuda_ops.launch
+
+    def spy(kernel, grid, block, out, out_shape, out_strides, size, same, *rest):
+        sames.append(same)
+        launch(kernel, grid, block, out, out_shape, out_strides, size, same, *rest)
+
+    monkeypatch.setattr(cuda_ops, "launch", spy)
     x = np.arange(12.0).reshape(3, 4)
     y = x[::-1].copy()
     layout = (1, 0)
-    out = Strided.empty((3, 4), layout)
-    result = run_zip(mul_kernel(), out, Strided.of(x, layout), Strided.of(y, layout))
-    np.testing.assert_array_equal(result, x * y)
+    for fn, expected in ((operators.mul, x * y), (operators.lt, 1.0 * (x < y))):
+        out = Strided.empty((3, 4), layout)
+        kernel = compiled(cuda_ops.tensor_zip, fn)
+        result = run_zip(kernel, out, Strided.of(x, layout), Strided.of(y, layout))
+        np.testing.assert_array_equal(result, expected)
+    run_map(neg_kernel(), Strided.empty((3, 4), layout), Strided.of(x, layout))
+    assert sames == [True] * 3, f"the kernel's `same` argument was {sames}"
+    run_zip(mul_kernel(), Strided.empty((3, 4)), Strided.of(x), Strided.of(y[:1]))
+    assert sames[-1] is False  # a broadcast input is not aligned
+
+
+def test_map_and_zip_of_empty_tensors_launch_nothing():
+    """No entries, no launch: a GPU refuses a grid of 0 blocks. One entry is
+    one thread (the smallest launch)."""
+    empty = Strided.empty((3, 0))
+    assert run_map(neg_kernel(), Strided.empty((3, 0)), empty).shape == (3, 0)
+    assert run_zip(mul_kernel(), Strided.empty((3, 0)), empty, empty).shape == (3, 0)
+    two, three = Strided.of(np.array([2.0])), Strided.of(np.array([3.0]))
+    assert run_map(neg_kernel(), Strided.empty((1,)), two).tolist() == [-2.0]
+    assert run_zip(mul_kernel(), Strided.empty((1,)), two, three).tolist() == [6.0]
 
 
 @few

@@ -45,4 +45,19 @@ EQUIVALENT = {
     "project/run_fast_tensor.py:train_epoch:args:batches, 1->1, batches": (
         "max(batches, 1) == max(1, batches) for ints"
     ),
+    "module3_fast_ops/cuda_ops.py:tensor_map:const:True->False": (
+        "cuda.jit(device=False) on fn: numba-cuda compiles a dispatcher that a "
+        "kernel calls as a device function either way (the resource tests "
+        "compile the kernel for sm_75 with it, and pass)"
+    ),
+    "module3_fast_ops/cuda_ops.py:tensor_zip:const:True->False": (
+        "cuda.jit(device=False) on fn: numba-cuda compiles a dispatcher that a "
+        "kernel calls as a device function either way (the resource tests "
+        "compile the kernel for sm_75 with it, and pass)"
+    ),
+    "module3_fast_ops/cuda_ops.py:tensor_reduce:const:True->False": (
+        "cuda.jit(device=False) on fn: numba-cuda compiles a dispatcher that a "
+        "kernel calls as a device function either way (the resource tests "
+        "compile the kernel for sm_75 with it, and pass)"
+    ),
 }
