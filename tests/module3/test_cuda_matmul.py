@@ -95,6 +95,21 @@ def test_matmul_pads_partial_tiles_with_zeros_beside_infinities():
     np.testing.assert_array_equal(got, x @ y)  # [[3, 4], [inf, inf], [6, 8]]
 
 
+@pytest.mark.parametrize("work, side", [(3, 2), (4, 2)], ids=["WORK=3", "WORK=4"])
+def test_matmul_with_the_gpus_register_blocks(monkeypatch, work, side):
+    """A GPU runs the kernel with WORK = 4 (the simulator with 2, where a row
+    ``y - SIDE`` that Numba wraps around lands on ``y + SIDE`` by chance): built
+    afresh with other ``TILE = WORK * SIDE`` in the simulator, it must still
+    compute every entry, in ragged tiles and batches."""
+    monkeypatch.setattr(cuda_ops, "WORK", work)
+    monkeypatch.setattr(cuda_ops, "SIDE", side)
+    monkeypatch.setattr(cuda_ops, "TILE", work * side)
+    kernel = cuda_ops.tensor_matrix_multiply()  # not compiled(): its own sizes
+    rng = np.random.default_rng(work)
+    x, y = rng.normal(size=(2, 2 * work * side + 1, 7)), rng.normal(size=(7, 5))
+    np.testing.assert_allclose(run_matmul(kernel, Strided.of(x), Strided.of(y)), x @ y)
+
+
 def test_matmul_empty_inner_dimension():
     result = run_matmul(matmul_kernel(), Strided.empty((2, 0)), Strided.empty((0, 3)))
     np.testing.assert_array_equal(result, np.zeros((2, 3)))

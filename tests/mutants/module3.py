@@ -33,12 +33,6 @@ EQUIVALENT = {
         "threads 1..31 instead of thread 0 write the block's sum: after the last "
         "syncthreads every thread reads the same final cache[0]"
     ),
-    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:op:+->-#15": (
-        "b_tile[kk, x - r * SIDE] instead of x + r * SIDE: Numba wraps the "
-        "negative column, and at the simulator's sizes (WORK = 2, TILE = 2 SIDE) "
-        "x - SIDE wraps to x + SIDE, the same column. Not equivalent on a GPU "
-        "(WORK = 4): only a run there can catch it (issue 28)"
-    ),
     "project/run_fast_tensor.py:train_epoch:cmp:>->>=#2": (
         "the labels are 0.0 and 1.0: y > 0.5 and y >= 0.5 pick the same points"
     ),
@@ -67,5 +61,24 @@ EQUIVALENT = {
         "the reductions the backends build (add, mul, max: the docstring's "
         "identities) are commutative; the tree in shared memory already "
         "combines values in an order of its own"
+    ),
+    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:op:-->+#10": (
+        "(n + TILE + 1) // TILE row tiles instead of (n + TILE - 1) // TILE: "
+        "the extra tile lies below row n, where every write is guarded "
+        "(i < n): more work, the same out"
+    ),
+    (
+        "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:const:"
+        "0.0->1.0#2"
+    ): (
+        "a's padding 1.0 instead of 0.0: past column m it meets b's padding "
+        "0.0 (1.0 * 0.0 = 0), and below row n its products are never written"
+    ),
+    (
+        "module3_fast_ops/cuda_ops.py:tensor_reduce._reduce:args:partial[t], "
+        "partial[t + half]->partial[t + half], partial[t]"
+    ): (
+        "the reductions the backends build (add, mul, max) are commutative: "
+        "each step of the tree combines the same two values"
     ),
 }
