@@ -81,4 +81,19 @@ EQUIVALENT = {
         "the reductions the backends build (add, mul, max) are commutative: "
         "each step of the tree combines the same two values"
     ),
+    "module3_fast_ops/cuda_ops.py:tensor_reduce._reduce:cmp:==->!=": (
+        "after the tree's last syncthreads every thread reads the same final "
+        "partial[0]: threads other than 0 write that same value to out[target]"
+    ),
+    "module3_fast_ops/cuda_ops.py:tensor_reduce._reduce:const:0->1#2": (
+        "after the tree's last syncthreads every thread reads the same final "
+        "partial[0]: thread 1 writes the value thread 0 would"
+    ),
+    (
+        "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:const:"
+        "0.0->1.0#3"
+    ): (
+        "b's padding 1.0 instead of 0.0: below row m it meets a's padding 0.0 "
+        "(0.0 * 1.0 = 0), and right of column p its products are never written"
+    ),
 }
