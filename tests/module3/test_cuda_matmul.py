@@ -39,8 +39,10 @@ def test_mm_practice(size):
         ((TILE + 1, 2), (2, TILE - 1)),
         ((2, 2 * TILE + 1), (2 * TILE + 1, 3)),
         ((3, 1, 2, 5), (2, 5, 4)),
+        ((1, 3), (3, 1)),
+        ((3, 4), (4, 2 * TILE + 3)),
     ],
-    ids=["one-tile", "ragged-rows", "ragged-k", "broadcast-batch"],
+    ids=["one-tile", "ragged-rows", "ragged-k", "broadcast-batch", "1x1", "wide"],
 )
 def test_matmul_tiles_and_edges(a_shape, b_shape):
     rng = np.random.default_rng(len(a_shape) + a_shape[-1])
@@ -113,6 +115,14 @@ def test_matmul_with_the_gpus_register_blocks(monkeypatch, work, side):
 def test_matmul_empty_inner_dimension():
     result = run_matmul(matmul_kernel(), Strided.empty((2, 0)), Strided.empty((0, 3)))
     np.testing.assert_array_equal(result, np.zeros((2, 3)))
+
+
+def test_matmul_with_no_rows_or_columns_launches_nothing():
+    """An empty out is no launch (a GPU refuses a grid of 0 blocks)."""
+    for a, b in (((2, 3), (3, 0)), ((0, 3), (3, 2))):
+        x, y = np.ones(a), np.ones(b)
+        got = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y))
+        assert got.shape == (x @ y).shape
 
 
 def test_tensor_matmul_and_gradient_on_cuda():

@@ -96,4 +96,17 @@ EQUIVALENT = {
         "b's padding 1.0 instead of 0.0: below row m it meets a's padding 0.0 "
         "(0.0 * 1.0 = 0), and right of column p its products are never written"
     ),
+    (
+        "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply.run:args:"
+        "blocks_for(n, TILE), MAX_GRID->MAX_GRID, blocks_for(n, TILE)"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply.run:args:"
+        "batches, MAX_GRID->MAX_GRID, batches"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply.run:args:n, TILE->TILE, n": (
+        "blocks_for(TILE, n) row blocks instead of blocks_for(n, TILE): the "
+        "kernel strides over row tiles by gridDim.y, so any grid of at least "
+        "one row block computes every row (a smaller grid, less parallel)"
+    ),
 }
