@@ -143,6 +143,8 @@ def test_reduce_dimension_longer_than_a_block():
 def test_reduce_empty_dimension_gives_the_start_value():
     result = run_reduce(add_kernel(), Strided.empty((3, 0)), 1, 0.0)
     np.testing.assert_array_equal(result, np.zeros((3, 1)))
+    # an empty out (no entries to reduce into) is no launch: a GPU refuses 0 blocks
+    assert run_reduce(add_kernel(), Strided.empty((0, 3)), 1, 0.0).shape == (0, 1)
 
 
 # ------------------------------------------------------------------- launches

@@ -109,4 +109,8 @@ EQUIVALENT = {
         "kernel strides over row tiles by gridDim.y, so any grid of at least "
         "one row block computes every row (a smaller grid, less parallel)"
     ),
+    "module3_fast_ops/cuda_ops.py:sum_practice_kernel._sum:const:0->1#2": (
+        "after the tree's last syncthreads every thread reads the same final "
+        "cache[0]: thread 1 writes the value thread 0 would"
+    ),
 }
