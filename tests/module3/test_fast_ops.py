@@ -94,13 +94,35 @@ def test_map_same_strides_with_gaps_is_not_the_fast_path():
 
 
 def test_map_large_contiguous_and_transposed():
-    """Enough entries that every worker gets a slice."""
+    """A large map (one slice: below ``MIN_PARALLEL_WORK``), in two layouts."""
     array = np.random.default_rng(0).normal(size=(37, 41))
     out = Strided.empty(array.shape)
     np.testing.assert_allclose(run_map(neg_kernel(), out, Strided.of(array)), -array)
     out = Strided.empty(array.shape)
     transposed = Strided.of(array, (1, 0))
     np.testing.assert_allclose(run_map(neg_kernel(), out, transposed), -array)
+
+
+def test_map_and_zip_slices_write_inside_out_only():
+    """Above ``MIN_PARALLEL_WORK`` entries the work is cut into slices
+    ``[lo, hi)``, one a ``prange`` iteration: each must cover its own entries
+    and no others. ``out`` is the start of a longer buffer here, whose tail
+    must keep its sentinel (a loop that runs past a slice's end writes there)."""
+    rows = 2 * fast_ops.MIN_PARALLEL_WORK // 64 + 3
+    x = np.random.default_rng(1).normal(size=(rows, 64))
+    y = np.random.default_rng(2).normal(size=(rows, 64))
+    for layout in ((0, 1), (1, 0)):  # aligned, then the strided path
+        a, b = Strided.of(x, layout), Strided.of(y, layout)
+        for kernel, inputs, expected in (
+            (neg_kernel(), (a,), -x),
+            (mul_kernel(), (a, b), x * y),
+        ):
+            out = Strided.empty(x.shape, layout)
+            buffer = np.concatenate([out.storage, np.full(64, 123.0)])
+            out = Strided(buffer[: x.size], out.shape, out.strides)
+            kernel(*out.args(), *(arg for t in inputs for arg in t.args()))
+            np.testing.assert_array_equal(out.to_numpy(), expected)
+            assert np.all(buffer[x.size :] == 123.0), "a slice wrote past its end"
 
 
 @pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 2, 4)])
