@@ -113,4 +113,17 @@ EQUIVALENT = {
         "after the tree's last syncthreads every thread reads the same final "
         "cache[0]: thread 1 writes the value thread 0 would"
     ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply:const:1->2": (
+        "SMALL_PRODUCT, the size below which Tensor matmuls take the serial "
+        "twin: both compile the same code and compute the same products"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply:const:18->19": (
+        "SMALL_PRODUCT, the size below which Tensor matmuls take the serial "
+        "twin: both compile the same code and compute the same products"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply:const:64->65": (
+        "PANEL, a tuning constant of the cache blocking: any panel width gives "
+        "the same products (test_matmul_larger_than_the_cache_panels spans "
+        "three panels and passes with 65)"
+    ),
 }
