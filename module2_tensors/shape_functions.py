@@ -891,7 +891,7 @@ def topk(
     entries along ``dim``, in sorted order (``sorted`` is accepted for PyTorch's
     signature; the result is always sorted). Ties: the smaller index first. A
     0-d tensor is its own top entry: as in PyTorch, ``k`` is 0 or 1 there, and
-    both results are 0-d.
+    both results are 0-d (the entry and index 0, for either ``k``).
 
     Raises:
         ValueError: ``k`` is not in ``[0, size]``; the message names ``k``.

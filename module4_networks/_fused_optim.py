@@ -29,9 +29,9 @@ import weakref
 from typing import Any, Dict, Optional
 
 import numpy as np
+from numba import njit
 
 from ._agreement import agrees
-from numba import njit
 
 __all__ = ["step", "CHECKED_STEPS"]
 
