@@ -419,6 +419,11 @@ def build_parser() -> argparse.ArgumentParser:
     mistakes.add_argument(
         "--source", default=".", metavar="DIR", help="the instructor source"
     )
+    mistakes.add_argument(
+        "--kernel-cache",
+        metavar="DIR",
+        help="start the copy with the kernels a trusted run of DIR compiled",
+    )
     mistakes.set_defaults(func=_cmd_mistakes)
 
     marks = commands.add_parser(
@@ -499,6 +504,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the saved output of an earlier run: its killed mutants are not run "
         "again (repeatable)",
     )
+    mutants.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="the time limit of one mutant's run (default: four times the "
+        "unmutated run, at least 20 s)",
+    )
     mutants.set_defaults(func=_cmd_mutants)
     return parser
 
@@ -516,6 +528,7 @@ def _cmd_mutants(args: argparse.Namespace) -> int:
         kernels=kernels,
         match=args.match,
         resume=[Path(log) for log in args.resume],
+        timeout=args.timeout,
     )
 
 
@@ -535,7 +548,10 @@ def _cmd_marks(args: argparse.Namespace) -> int:
 def _cmd_mistakes(args: argparse.Namespace) -> int:
     from kindling.mistakes import main as mistakes_main
 
-    return mistakes_main(Path(args.source), args.task, args.name, args.list)
+    kernels = Path(args.kernel_cache) if args.kernel_cache else None
+    return mistakes_main(
+        Path(args.source), args.task, args.name, args.list, kernels=kernels
+    )
 
 
 def _as_expected(task: Any, expect: str) -> bool:

@@ -20,8 +20,13 @@ syntax tree points to (so comments, markers and layout stay as they are):
 
 Each mutant runs the task's marker in a fresh pytest process in a copy of the
 source (``-x``: the first failure decides), with a time limit of four times the
-unmutated run (at least 20 s); a run that exceeds it is a ``timeout``, reported on
-its own and counted as neither killed nor surviving. The tests that killed the
+unmutated run (at least 20 s; ``--timeout`` sets it, for a loaded machine where a
+mutant that recompiles its kernels takes longer than that); a run that exceeds it
+is a ``timeout``, reported on its own and counted as neither killed nor surviving.
+So is a run that prints nothing for a minute (``STALL_SECONDS``): pytest prints a
+mark per test, so it is stuck in one test, mostly a mutated loop that never ends;
+stopping it then, not at the limit, saves minutes a mutant in Module 3, where
+about one mutant in six loops. The tests that killed the
 latest mutants run first, on their own: a mutant they kill needs no more.
 """
 
@@ -58,6 +63,9 @@ COMPARISONS: Dict[type, Tuple[str, str]] = {
 }
 MIN_SECONDS = 20.0
 FACTOR = 4.0
+#: Silence after which a mutant's run is stuck: above the longest single test of a
+#: task with its kernels compiling on a loaded 2-core machine (about 40 s seen).
+STALL_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -315,14 +323,19 @@ def killed_before(logs: Sequence[Path]) -> Dict[str, str]:
 
 
 def _run(
-    copy: Path, marker: str, timeout: float, *tests: str
+    copy: Path,
+    marker: str,
+    timeout: float,
+    *tests: str,
+    stall: Optional[float] = None,
 ) -> Tuple[str, float, str]:
     """The marker's tests (or only ``tests``, node ids, where given) with ``-x``:
-    ``(verdict, seconds, output)``."""
+    ``(verdict, seconds, output)``; a ``timeout`` after ``timeout`` seconds, or
+    ``stall`` seconds without output."""
     from kindling.mistakes import run_marker
 
     started = time.monotonic()
-    run = run_marker(copy, marker, timeout, "-x", *tests)
+    run = run_marker(copy, marker, timeout, "-x", *tests, stall=stall)
     seconds = time.monotonic() - started
     if run is None:
         return "timeout", seconds, ""
@@ -342,7 +355,11 @@ def _killer(output: str) -> Optional[str]:
 
 
 def _run_killers_first(
-    copy: Path, marker: str, timeout: float, killers: List[str]
+    copy: Path,
+    marker: str,
+    timeout: float,
+    killers: List[str],
+    stall: Optional[float] = STALL_SECONDS,
 ) -> Tuple[str, float, str]:
     """Run the tests that killed the latest mutants first, then, unless one of
     them fails, the whole marker. Mutants next to each other in a function are
@@ -352,10 +369,10 @@ def _run_killers_first(
     2-core VM beside one other mutation run). ``killers`` is updated in place."""
     seconds = 0.0
     if killers:
-        verdict, seconds, output = _run(copy, marker, timeout, *killers)
+        verdict, seconds, output = _run(copy, marker, timeout, *killers, stall=stall)
         if verdict.startswith("killed") or verdict == "timeout":
             return verdict, seconds, output
-    verdict, more, output = _run(copy, marker, timeout)
+    verdict, more, output = _run(copy, marker, timeout, stall=stall)
     killer = _killer(output) if verdict == "killed" else None
     if killer:
         killers[:] = [killer] + [k for k in killers if k != killer][: KILLERS - 1]
@@ -372,12 +389,16 @@ def run_task_mutants(
     later: Optional[Dict[str, str]] = None,
     kernels: Optional[Path] = None,
     known: Optional[Dict[str, str]] = None,
+    timeout: Optional[float] = None,
+    stall: Optional[float] = STALL_SECONDS,
 ) -> List[MutantOutcome]:
     """Run each mutant of ``task`` against a copy of the source at ``root`` (which
     starts with the trusted compiled kernels of ``kernels``, if given: the kernel
     cache keys by code, so a mutant recompiles only the kernels it changes).
     ``known``: kills reported by earlier runs (:func:`killed_before`), not run
-    again."""
+    again. ``timeout``: the time limit of one mutant's run (default: ``FACTOR``
+    times the unmutated run, at least ``MIN_SECONDS``); ``stall``: the silence
+    after which it is stuck."""
     from kindling.marks import copy_trusted_kernels
     from kindling.mistakes import _copy_source
 
@@ -395,7 +416,7 @@ def run_task_mutants(
         if verdict != "survived":  # the unmutated source must pass its own tests
             echo(f"task {task}: the unmutated tests do not pass:\n{output}")
             return []
-        limit = max(MIN_SECONDS, FACTOR * base_seconds)
+        limit = timeout or max(MIN_SECONDS, FACTOR * base_seconds)
         killers: List[str] = []
         for mutant in mutants:
             if mutant.id in equivalents:
@@ -410,7 +431,7 @@ def run_task_mutants(
                 try:
                     path.write_text(mutant.apply(original), encoding="utf-8")
                     verdict, seconds, output = _run_killers_first(
-                        copy, marker, limit, killers
+                        copy, marker, limit, killers, stall
                     )
                     if verdict == "survived" and later.get(mutant.id) in registry:
                         other = registry[later[mutant.id]]
@@ -462,6 +483,7 @@ def main(
     kernels: Optional[Path] = None,
     match: str = "",
     resume: Sequence[Path] = (),
+    timeout: Optional[float] = None,
 ) -> int:
     """``kindling mutants``: 0 when no judged mutant survives, 1 otherwise.
     ``match``: only the mutants whose id contains one of its ``|``-separated
@@ -500,6 +522,7 @@ def main(
             later,
             kernels,
             known,
+            timeout,
         )
         killed, judged = score(outcomes)
         survivors += judged - killed

@@ -24,10 +24,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import IO, Callable, Dict, Iterable, List, Optional, Sequence
 
 from kindling.registry import Registry, load_registry
 
@@ -198,13 +199,18 @@ def run_marker(
     timeout: float,
     *options: str,
     python: str = sys.executable,
+    stall: Optional[float] = None,
 ) -> Optional["subprocess.CompletedProcess[str]"]:
     """``pytest -m marker`` in a fresh process whose working directory is ``copy``
     (no cache folder, no progress file; ``options`` added): its result, or
-    ``None`` when it ran past ``timeout`` seconds. Shared by ``kindling
-    mistakes``, ``kindling marks`` and ``kindling mutants``."""
+    ``None`` when it ran past ``timeout`` seconds, or (``stall`` given) printed
+    nothing for ``stall`` seconds: pytest prints a mark per test, so a silent run
+    is stuck in one test, such as a mutated kernel whose loop never ends. Shared
+    by ``kindling mistakes``, ``kindling marks`` and ``kindling mutants``."""
     command = [python, "-m", "pytest", "-m", marker, "-q", *options]
     command += ["-p", "no:cacheprovider", "--kindling-json", ""]
+    if stall is not None:
+        return _run_watched(command, copy, timeout, stall)
     try:
         return subprocess.run(
             command,
@@ -218,6 +224,49 @@ def run_marker(
         )
     except subprocess.TimeoutExpired:
         return None
+
+
+def _run_watched(
+    command: List[str], cwd: Path, timeout: float, stall: float
+) -> Optional["subprocess.CompletedProcess[str]"]:
+    """``command`` with its output read as it comes: ``None`` (killed) when it runs
+    past ``timeout`` seconds or prints nothing for ``stall`` seconds."""
+    env = dict(_environment(), PYTHONUNBUFFERED="1")  # each mark as it is printed
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    chunks: Dict[str, List[bytes]] = {"out": [], "err": []}
+    heard = [time.monotonic()]
+
+    def listen(stream: "IO[bytes]", into: List[bytes]) -> None:
+        for chunk in iter(lambda: os.read(stream.fileno(), 4096), b""):
+            into.append(chunk)
+            heard[0] = time.monotonic()
+
+    readers = [
+        threading.Thread(target=listen, args=(process.stdout, chunks["out"])),
+        threading.Thread(target=listen, args=(process.stderr, chunks["err"])),
+    ]
+    for reader in readers:
+        reader.daemon = True
+        reader.start()
+    started = time.monotonic()
+    while process.poll() is None:
+        now = time.monotonic()
+        if now - started > timeout or now - heard[0] > stall:
+            process.kill()
+            process.wait()
+            return None
+        time.sleep(0.2)
+    for reader in readers:
+        reader.join()
+
+    def text(parts: List[bytes]) -> str:
+        return b"".join(parts).decode("utf-8", "replace")
+
+    return subprocess.CompletedProcess(
+        command, process.returncode, text(chunks["out"]), text(chunks["err"])
+    )
 
 
 def run_one(
@@ -248,13 +297,20 @@ def run_mistakes(
     mistakes: Sequence[Mistake],
     registry: Optional[Registry] = None,
     echo: Callable[[str], None] = print,
+    kernels: Optional[Path] = None,
 ) -> List[Outcome]:
-    """Run every mistake against a copy of the source at ``root``."""
+    """Run every mistake against a copy of the source at ``root`` (which starts
+    with the trusted compiled kernels of ``kernels``, if given: a mistake then
+    recompiles only the kernels it changes)."""
+    from kindling.marks import copy_trusted_kernels
+
     registry = registry or load_registry()
     outcomes: List[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="kindling-mistakes-") as folder:
         copy = Path(folder) / "source"
         _copy_source(Path(root), copy)
+        if kernels is not None:
+            copy_trusted_kernels(Path(kernels), copy)
         for mistake in mistakes:
             timeout = (
                 registry[mistake.task].timeout if mistake.task in registry else 600
@@ -294,7 +350,13 @@ def select(
     ]
 
 
-def main(root: Path, tasks: str = "", names: str = "", list_only: bool = False) -> int:
+def main(
+    root: Path,
+    tasks: str = "",
+    names: str = "",
+    list_only: bool = False,
+    kernels: Optional[Path] = None,
+) -> int:
     """``kindling mistakes``: 0 when the tests catch every mistake chosen, 1 when
     one survives (or a run cannot judge it), 2 when the list itself is wrong."""
     root = Path(root)
@@ -321,7 +383,7 @@ def main(root: Path, tasks: str = "", names: str = "", list_only: bool = False) 
             print(f"{m.task:<4} {m.name:<31} {m.description}")
         return 0
     print(f"{len(chosen)} mistake(s); each runs its task's tests on a copy of {root}")
-    outcomes = run_mistakes(root, chosen, registry)
+    outcomes = run_mistakes(root, chosen, registry, kernels=kernels)
     caught = sum(o.verdict == "caught" for o in outcomes)
     print(f"caught {caught} of {len(outcomes)}")
     return 0 if caught == len(outcomes) else 1

@@ -271,3 +271,72 @@ def test_resume_takes_the_kills_of_an_earlier_run_and_runs_the_rest(tiny, tmp_pa
     # the second ran again, and still survives
     assert [(o.verdict, o.detail) for o in outcomes][0] == ("killed", "earlier run")
     assert outcomes[1].verdict == "survived" and outcomes[1].seconds > 0
+
+
+def test_the_time_limit_can_be_set_for_a_loaded_machine(tmp_path):
+    """``--timeout``: a mutant whose run takes longer than the limit is a time-out
+    (neither killed nor surviving). With the default limit (at least 20 s) this
+    mutant, which only sleeps 3 s, would survive."""
+    library = (
+        "import time\n\n\ndef wait(x):\n"
+        "    # BEGIN SOLUTION 0.1\n"
+        "    time.sleep(x * 0)\n"
+        "    return x\n"
+        "    # END SOLUTION\n"
+    )
+    tests = (
+        "import pytest\n\nfrom lib import wait\n\n\n"
+        "@pytest.mark.task0_1\ndef test_wait():\n    assert wait(3) == 3 * 0 + 3\n"
+    )
+    write_tiny_project(tmp_path, library, tests, ("task0_1",))
+    registry = load_registry()
+    mutants = mutants_of((tmp_path / "lib.py").read_text(), "lib.py", "0.1", registry)
+    chosen = [m for m in mutants if m.id == "lib.py:wait:const:0->1"]  # sleeps 3 s
+    assert chosen, [m.id for m in mutants]
+    outcomes = run_task_mutants(
+        tmp_path, "0.1", chosen, registry, {}, lambda _: None, timeout=1.0
+    )
+    assert [o.verdict for o in outcomes] == ["timeout"]
+    assert score(outcomes) == (0, 0)
+
+
+def test_a_run_that_falls_silent_is_stopped_as_a_time_out(tmp_path):
+    """A mutant whose loop never ends hangs one test: pytest then prints nothing.
+    The run is stopped after ``stall`` seconds of silence, long before the time
+    limit, while a run whose tests keep printing goes on past ``stall``."""
+    library = (
+        "import time\n\n\ndef count(n):\n"
+        "    # BEGIN SOLUTION 0.1\n"
+        "    k = 0\n"
+        "    while k < n:\n"
+        "        k += 1\n"
+        "    return k\n"
+        "    # END SOLUTION\n"
+    )
+    steady = "".join(
+        f"@pytest.mark.task0_1\ndef test_{k}():\n    time.sleep(0.5)\n\n\n"
+        for k in range(8)
+    )
+    tests = (
+        "import time\n\nimport pytest\n\nfrom lib import count\n\n\n"
+        + steady
+        + "@pytest.mark.task0_1\ndef test_count():\n    assert count(3) == 3\n"
+    )
+    write_tiny_project(tmp_path, library, tests, ("task0_1",))
+    registry = load_registry()
+    mutants = mutants_of((tmp_path / "lib.py").read_text(), "lib.py", "0.1", registry)
+    by_id = {m.id: m for m in mutants}
+    loops = by_id["lib.py:count:op:+->-"]  # k -= 1: never reaches n
+    wrong = by_id["lib.py:count:cmp:<-><="]  # one too many: killed, after 4 s
+    outcomes = run_task_mutants(
+        tmp_path,
+        "0.1",
+        [loops, wrong],
+        registry,
+        {},
+        lambda _: None,
+        timeout=120.0,
+        stall=2.5,
+    )
+    assert [o.verdict for o in outcomes] == ["timeout", "killed"]
+    assert outcomes[0].seconds < 60  # stopped by the silence, not the limit
