@@ -126,4 +126,97 @@ EQUIVALENT = {
         "the same products (test_matmul_larger_than_the_cache_panels spans "
         "three panels and passes with 65)"
     ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "first + 8, padded->padded, first + 8"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "first, rows->rows, first"
+    ): "max of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "last, rows->rows, last"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:const:8->9#3": (
+        "a tile of 9 rows instead of 8: its last row is the next tile's first, "
+        "which both tiles pack with the same values (the row of storage, or "
+        "zeros past the last row): more work, the same pack"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:del:"
+        "pack[t, i, :] = 0.0->pass"
+    ): (
+        "the padding rows of a pack (past n rows of a, past p columns of b) "
+        "only feed entries of a 4 x 4 block that strip never writes (its "
+        "i + r < n and j + c < p guards): whatever they hold, out is the same"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:const:0.0->1.0": (
+        "the padding rows of a pack (past n rows of a, past p columns of b) "
+        "only feed entries of a 4 x 4 block that strip never writes (its "
+        "i + r < n and j + c < p guards): whatever they hold, out is the same"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "k0 + 8, m->m, k0 + 8"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:const:8->9#5": (
+        "a square of 9 columns instead of 8 where a is read with strides: its "
+        "last column is the next square's first, copied twice with the same "
+        "value: more work, the same pack"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_map.map_slice:const:1->2#2": (
+        "last = 2 instead of 1 for a 0-d out: its one entry is a slice of one "
+        "(hi - ordinal = 1), so the run is min(2, 1) = 1 either way"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_map.map_slice:args:"
+        "out_index, out_strides->out_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_map.map_slice:args:"
+        "in_index, in_strides->in_strides, in_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_map.map_slice:args:"
+        "last - (out_index[d - 1] if d > 0 else 0), hi - ordinal->hi - ordinal, "
+        "last - (out_index[d - 1] if d > 0 else 0)"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_map.map_slice:const:0->1#2": (
+        "d > 1 instead of d > 0 only changes a 1-d out, whose run is then "
+        "min(last, hi - ordinal) instead of min(last - ordinal, hi - ordinal): "
+        "a 1-d out is one row and hi <= last, so both are hi - ordinal"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.strip:args:"
+        "p_pad, (panel + 1) * PANEL->(panel + 1) * PANEL, p_pad"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.strip:op:*->/#4": (
+        "range() truncates panel / PANEL (to 0 below 64 panels): a task sweeps "
+        "from an earlier column to the end of its own panel, recomputing "
+        "columns of earlier panels with the same sums, each written only "
+        "where j + c < p: more work, the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.strip:const:1->2#3": (
+        "a task sweeps two panels, (panel + 2) * PANEL, instead of one: the "
+        "second is the next task's, whose blocks it writes with the same sums: "
+        "more work, the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_map.map_slice:cmp:>->>=": (
+        "d >= 0 only changes a 0-d out, whose last is then out_shape[-1]: a read "
+        "before the empty shape array (Numba checks no bounds). The slice has "
+        "one entry, so the run is min(that number, 1): right for any positive "
+        "number, a loop that never ends otherwise; no test can see a wrong value"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_map.map_slice:op:-->+#5": (
+        "min(..., hi + ordinal): a slice's last run goes on to the end of its row "
+        "past hi, writing entries of the next slice with the values that slice "
+        "writes too (the same fn of the same input): the same out"
+    ),
 }

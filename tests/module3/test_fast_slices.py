@@ -1,0 +1,77 @@
+"""Task 3.1: the general (strided, broadcast) path of map and zip, cut into slices.
+
+Above ``MIN_PARALLEL_WORK`` entries a kernel cuts ``out`` into slices ``[lo, hi)``
+that start and end anywhere, also in the middle of a row. The general path walks
+each slice in *runs* along the last dimension: a run that starts mid-row is
+shorter than a row, and the last run ends at ``hi``. Here the inputs are laid out
+unlike ``out`` (transposed, or broadcast), so no fast path applies, and the slice
+bounds fall mid-row (1,027 rows of 64 entries: 8 slices of 8,216 entries).
+"""
+
+import numpy as np
+import pytest
+
+from module0_fundamentals import operators
+from module3_fast_ops import fast_ops
+from module3_fast_ops.fast_ops import compiled
+
+from .kernels import run_map, run_zip
+from .strategies import Strided
+
+pytestmark = pytest.mark.task3_1
+
+ROWS, COLS = 2 * fast_ops.MIN_PARALLEL_WORK // 64 + 3, 64
+
+
+def _slice_starts() -> list:
+    size = ROWS * COLS
+    workers = fast_ops.workers_for(size)
+    return [w * size // workers for w in range(workers)]
+
+
+def test_the_slices_here_start_mid_row():
+    # The case the tests below are about (a change of MIN_PARALLEL_WORK or of
+    # workers_for must keep it).
+    starts = _slice_starts()
+    assert len(starts) > 1 and any(start % COLS for start in starts)
+
+
+@pytest.mark.parametrize("layout", [(1, 0), "broadcast"])
+def test_map_general_path_over_slices_that_start_mid_row(layout):
+    x = np.random.default_rng(7).normal(size=(ROWS, COLS))
+    if layout == "broadcast":
+        x = x[:1]  # one row, read by every row of out
+        a = Strided.of(x)
+    else:
+        a = Strided.of(x, layout)
+    out = Strided.empty((ROWS, COLS), fill=np.nan)
+    got = run_map(compiled(fast_ops.tensor_map, operators.neg), out, a)
+    expected = -np.broadcast_to(x, (ROWS, COLS))
+    wrong = np.argwhere(got != expected)
+    assert wrong.size == 0, (
+        f"map ({layout} input, {len(_slice_starts())} slices): {len(wrong)} "
+        f"entries wrong, the first at {tuple(int(k) for k in wrong[0])}: a run "
+        "that starts mid-row ends at the row's end (last - out_index[d - 1] "
+        "entries) or at hi"
+    )
+
+
+@pytest.mark.parametrize("a_layout", [(0, 1), (1, 0)])
+def test_zip_general_path_over_slices_that_start_mid_row(a_layout):
+    # b is a broadcast row (a bias): with a contiguous the runs are read as views
+    # (all three steps 1), with a transposed by steps.
+    x = np.random.default_rng(8).normal(size=(ROWS, COLS))
+    y = np.random.default_rng(9).normal(size=(1, COLS))
+    out = Strided.empty((ROWS, COLS), fill=np.nan)
+    got = run_zip(
+        compiled(fast_ops.tensor_zip, operators.mul),
+        out,
+        Strided.of(x, a_layout),
+        Strided.of(y),
+    )
+    wrong = np.argwhere(got != x * y)
+    assert wrong.size == 0, (
+        f"zip (a laid out {a_layout}, b a broadcast row): {len(wrong)} entries "
+        f"wrong, the first at {tuple(int(k) for k in wrong[0])}: a run "
+        "that starts mid-row ends at the row's end or at hi"
+    )
