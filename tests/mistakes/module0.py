@@ -73,4 +73,32 @@ MISTAKES = [
         ),
         "description": "named_parameters without the dotted path of the module",
     },
+    {
+        "name": "xor-label-flipped",
+        "task": "0.5",
+        "file": "module0_fundamentals/datasets.py",
+        "find": "    return 1 if (x1 < 0.5) != (x2 < 0.5) else 0\n",
+        "replace": "    return 1 if (x1 < 0.5) == (x2 < 0.5) else 0\n",
+        "description": "xor_label with == for !=: class 1 in the other two quarters",
+    },
+    {
+        "name": "moons-v-not-rescaled",
+        "task": "0.5",
+        "file": "module0_fundamentals/datasets.py",
+        "find": (
+            "    return (0.1 + 0.8 * (u + 1.0) / 3.0, " "0.1 + 0.8 * (v + 0.5) / 1.5)\n"
+        ),
+        "replace": "    return (0.1 + 0.8 * (u + 1.0) / 3.0, 0.1 + 0.8 * (v + 0.5))\n",
+        "description": "moons_point that forgets to divide v's range (1.5) away: "
+        "points up to x2 = 1.3, outside the unit square",
+    },
+    {
+        "name": "split-bias-sign",
+        "task": "0.5",
+        "file": "module0_fundamentals/manual_classifier.py",
+        "find": '        "split": (1.0, 2.0, -1.4),\n',
+        "replace": '        "split": (1.0, 2.0, 1.4),\n',
+        "description": "hand-tuned split weights with the threshold 1.4 as +b "
+        "instead of -b: every point is class 1",
+    },
 ]

@@ -67,4 +67,91 @@ MISTAKES = [
         "replace": "            self.tangent * b.tangent,\n",
         "description": "a dual product whose tangent multiplies the tangents",
     },
+    {
+        "name": "rsub-operands-swapped",
+        "task": "1.2",
+        "file": "module1_scalar_autodiff/scalar.py",
+        "find": "        return Add.apply(b, Neg.apply(self))\n",
+        "replace": "        return Add.apply(self, Neg.apply(b))\n",
+        "description": "__rsub__ written as __sub__: 3.0 - x computes x - 3.0",
+    },
+    {
+        "name": "gt-as-not-lt",
+        "task": "1.2",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": "        return operators.lt(b, a)\n",
+        "replace": "        return 1.0 - operators.lt(a, b)\n",
+        "description": "GT.forward as not-less-than: a > b is 1 where a == b",
+    },
+    {
+        "name": "rtruediv-inverts-the-number",
+        "task": "1.2",
+        "file": "module1_scalar_autodiff/scalar.py",
+        "find": "        return Mul.apply(b, Inv.apply(self))\n",
+        "replace": "        return Mul.apply(self, Inv.apply(b))\n",
+        "description": "__rtruediv__ written as __truediv__: 2.0 / x computes x / 2.0",
+    },
+    {
+        "name": "chain-rule-keeps-constants",
+        "task": "1.3",
+        "file": "module1_scalar_autodiff/scalar.py",
+        "find": (
+            "        return [(x, d) for x, d in zip(h.inputs, local) "
+            "if not x.is_constant()]\n"
+        ),
+        "replace": "        return list(zip(h.inputs, local))\n",
+        "description": "chain_rule that pairs constants with a derivative too",
+    },
+    {
+        "name": "chain-rule-filters-before-pairing",
+        "task": "1.3",
+        "file": "module1_scalar_autodiff/scalar.py",
+        "find": (
+            "        return [(x, d) for x, d in zip(h.inputs, local) "
+            "if not x.is_constant()]\n"
+        ),
+        "replace": (
+            "        variables = [x for x in h.inputs if not x.is_constant()]\n"
+            "        return list(zip(variables, local))\n"
+        ),
+        "description": "chain_rule that drops the constants before pairing: after "
+        "a constant first input, each variable gets its neighbour's derivative",
+    },
+    {
+        "name": "chain-rule-without-d-output",
+        "task": "1.3",
+        "file": "module1_scalar_autodiff/scalar.py",
+        "find": "        local = h.last_fn._backward(h.ctx, d_output)\n",
+        "replace": "        local = h.last_fn._backward(h.ctx, 1.0)\n",
+        "description": "chain_rule that returns the local derivatives without "
+        "multiplying in d_output",
+    },
+    {
+        "name": "sgd-steps-uphill",
+        "task": "1.5",
+        "file": "module1_scalar_autodiff/optim.py",
+        "find": "            new = p.value.data + (-self.lr) * d\n",
+        "replace": "            new = p.value.data + self.lr * d\n",
+        "description": "SGD that adds lr * derivative: gradient ascent",
+    },
+    {
+        "name": "scalar-epoch-without-zero-grad",
+        "task": "1.5",
+        "file": "project/run_scalar.py",
+        "find": (
+            "    optimizer.zero_grad()\n"
+            "    loss = Scalar(0.0, requires_grad=False)\n"
+        ),
+        "replace": "    loss = Scalar(0.0, requires_grad=False)\n",
+        "description": "train_epoch without zero_grad: every step adds the stale "
+        "derivatives of the earlier epochs",
+    },
+    {
+        "name": "scalar-epoch-summed-loss",
+        "task": "1.5",
+        "file": "project/run_scalar.py",
+        "find": "    loss = loss / len(points)\n",
+        "replace": "",
+        "description": "train_epoch that steps on the summed loss, not the mean",
+    },
 ]

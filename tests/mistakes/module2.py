@@ -96,4 +96,81 @@ MISTAKES = [
         "description": "indexing that expands every ... (t[..., 0, ...] is accepted "
         "silently when the first takes every dimension)",
     },
+    {
+        "name": "unbroadcast-leading-dims-only",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": "        if size == 1 and grad.shape[k] != 1:\n",
+        "replace": "        if k < extra:\n",
+        "description": "unbroadcast that sums the extra leading dimensions only, "
+        "not the size-1 dimensions that were broadcast",
+    },
+    {
+        "name": "mul-backward-swapped",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": (
+            "        return (mul(grad, b) if need_a else None), "
+            "(mul(grad, a) if need_b else None)\n"
+        ),
+        "replace": (
+            "        return (mul(grad, a) if need_a else None), "
+            "(mul(grad, b) if need_b else None)\n"
+        ),
+        "description": "Mul.backward that gives a the gradient grad * a (and b "
+        "grad * b) instead of grad * b",
+    },
+    {
+        "name": "permute-backward-same-order",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": (
+            "        inverse = [0] * len(order)\n"
+            "        for k, source in enumerate(order):\n"
+            "            inverse[source] = k\n"
+            "        return _new(grad, grad._tensor.permute(*inverse))\n"
+        ),
+        "replace": "        return _new(grad, grad._tensor.permute(*order))\n",
+        "description": "Permute.backward that permutes grad by the order again, "
+        "not by its inverse (right only for swaps)",
+    },
+    {
+        "name": "tensor-epoch-without-zero-grad",
+        "task": "2.5",
+        "file": "project/run_tensor.py",
+        "find": "    optimizer.zero_grad()\n    z = model(x)\n",
+        "replace": "    z = model(x)\n",
+        "description": "train_epoch without zero_grad: the step adds the gradients "
+        "left by earlier backwards",
+    },
+    {
+        "name": "tensor-epoch-threshold-half",
+        "task": "2.5",
+        "file": "project/run_tensor.py",
+        "find": (
+            "    optimizer.step()\n"
+            "    correct = int(((z > 0.0) == y).sum().item())\n"
+        ),
+        "replace": (
+            "    optimizer.step()\n"
+            "    correct = int(((z > 0.5) == y).sum().item())\n"
+        ),
+        "description": "correct counted with the logit thresholded at 0.5, as if it "
+        "were a probability",
+    },
+    {
+        "name": "tensor-epoch-counts-after-the-step",
+        "task": "2.5",
+        "file": "project/run_tensor.py",
+        "find": (
+            "    optimizer.step()\n"
+            "    correct = int(((z > 0.0) == y).sum().item())\n"
+        ),
+        "replace": (
+            "    optimizer.step()\n"
+            "    correct = int(((model(x) > 0.0) == y).sum().item())\n"
+        ),
+        "description": "correct counted from a second forward pass after the step, "
+        "not from the pass the loss came from",
+    },
 ]

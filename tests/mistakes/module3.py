@@ -42,4 +42,168 @@ MISTAKES = [
         "description": "the tiled matmul adds its sums into out, which the CUDA "
         "backend does not zero",
     },
+    {
+        "name": "fast-map-serial-range",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "            for w in prange(workers):\n"
+            "                lo, hi = w * size // workers, (w + 1) * size // workers\n"
+            "                map_slice(lo, hi, aligned, *args)\n"
+        ),
+        "replace": (
+            "            for w in range(workers):\n"
+            "                lo, hi = w * size // workers, (w + 1) * size // workers\n"
+            "                map_slice(lo, hi, aligned, *args)\n"
+        ),
+        "description": "the map kernel's slice loop with range, not prange: right "
+        "numbers, one thread",
+    },
+    {
+        "name": "fast-map-slices-drop-remainder",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "                lo, hi = w * size // workers, (w + 1) * size // workers\n"
+            "                map_slice(lo, hi, aligned, *args)\n"
+        ),
+        "replace": (
+            "                chunk = size // workers\n"
+            "                lo, hi = w * chunk, (w + 1) * chunk\n"
+            "                map_slice(lo, hi, aligned, *args)\n"
+        ),
+        "description": "map slices of size // workers entries each: when workers "
+        "does not divide size, the last size % workers entries are never written",
+    },
+    {
+        "name": "fast-reduce-from-zero",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": "            accumulated = out[target]\n",
+        "replace": "            accumulated = 0.0\n",
+        "description": "reduce that folds from 0.0, not from the start value in out "
+        "(wrong for max of negatives, for product, for a start of 100)",
+    },
+    {
+        "name": "fast-matmul-serial",
+        "task": "3.2",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "            for tile in prange(a_tiles):\n"
+            "                pack_rows(tile, a_pack, a_storage, a_starts, n, "
+            "*a_steps)\n"
+            "            for tile in prange(b_tiles):\n"
+            "                pack_rows(tile, b_pack, b_storage, b_starts, p, "
+            "*b_steps)\n"
+            "            for task in prange(tasks):\n"
+        ),
+        "replace": (
+            "            for tile in range(a_tiles):\n"
+            "                pack_rows(tile, a_pack, a_storage, a_starts, n, "
+            "*a_steps)\n"
+            "            for tile in range(b_tiles):\n"
+            "                pack_rows(tile, b_pack, b_storage, b_starts, p, "
+            "*b_steps)\n"
+            "            for task in range(tasks):\n"
+        ),
+        "description": "the matmul kernel with range for prange: right numbers, "
+        "one thread",
+    },
+    {
+        "name": "fast-matmul-block-sums-not-reset",
+        "task": "3.2",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "                last = min(BLOCK, n - i)  # rows of this block (the rest: "
+            "zeros)\n"
+            "                acc[:, :] = 0.0\n"
+        ),
+        "replace": (
+            "                last = min(BLOCK, n - i)  # rows of this block (the rest: "
+            "zeros)\n"
+        ),
+        "description": "the row-sweep matmul reuses its block of running sums "
+        "without zeroing it: each block adds onto the last one's sums",
+    },
+    {
+        "name": "fast-matmul-panels-floor",
+        "task": "3.2",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "        tasks = (p_pad + PANEL - 1) // PANEL * count * (n_pad // BLOCK)\n"
+        ),
+        "replace": "        tasks = p_pad // PANEL * count * (n_pad // BLOCK)\n",
+        "description": "the number of column panels by floor division: the columns "
+        "past the last full panel are never computed",
+    },
+    {
+        "name": "cuda-map-no-size-guard",
+        "task": "3.3",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": (
+            "    def _map(out, out_shape, out_strides, size, same, in_storage, "
+            "in_shape, in_strides):\n"
+            "        i = cuda.grid(1)\n"
+            "        if i >= size:\n"
+            "            return\n"
+        ),
+        "replace": (
+            "    def _map(out, out_shape, out_strides, size, same, in_storage, "
+            "in_shape, in_strides):\n"
+            "        i = cuda.grid(1)\n"
+        ),
+        "description": "a CUDA map without the i < size guard: the idle threads of "
+        "the last block read and write past the end",
+    },
+    {
+        "name": "cuda-reduce-no-tree-sync",
+        "task": "3.3",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": (
+            "                partial[t] = f(partial[t], partial[t + half])\n"
+            "            cuda.syncthreads()\n"
+            "            half //= 2\n"
+        ),
+        "replace": (
+            "                partial[t] = f(partial[t], partial[t + half])\n"
+            "            half //= 2\n"
+        ),
+        "description": "a block reduce with no syncthreads between the tree's "
+        "levels: a thread reads a partner's value before it is combined",
+    },
+    {
+        "name": "cuda-reduce-from-zero",
+        "task": "3.3",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": "        value = out[target]\n",
+        "replace": "        value = 0.0\n",
+        "description": "a CUDA reduce whose threads start from 0.0, not the start "
+        "value in out (max of negatives gives 0)",
+    },
+    {
+        "name": "fast-epoch-without-zero-grad",
+        "task": "3.5",
+        "file": "project/run_fast_tensor.py",
+        "find": "        optimizer.zero_grad()\n",
+        "replace": "",
+        "description": "the mini-batch loop without zero_grad: each step adds the "
+        "gradients of the earlier batches",
+    },
+    {
+        "name": "fast-epoch-ignores-order",
+        "task": "3.5",
+        "file": "project/run_fast_tensor.py",
+        "find": "        idx = order[start : start + batch]\n",
+        "replace": "        idx = np.arange(start, min(start + batch, len(order)))\n",
+        "description": "batches of consecutive points, not the shuffled order: "
+        "every epoch sees the same batches",
+    },
+    {
+        "name": "fast-epoch-drops-last-batch",
+        "task": "3.5",
+        "file": "project/run_fast_tensor.py",
+        "find": "    for start in range(0, len(order), batch):\n",
+        "replace": "    for start in range(0, len(order) - batch + 1, batch):\n",
+        "description": "the mini-batch loop that skips the last, smaller batch",
+    },
 ]

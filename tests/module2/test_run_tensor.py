@@ -132,6 +132,27 @@ def test_train_epoch_counts_a_point_correct_by_the_sign_of_its_logit(logit, coun
 
 
 @pytest.mark.task2_5
+def test_train_epoch_counts_correct_from_the_forward_pass_before_the_step():
+    """``correct`` describes the logits the loss came from, before the step. Every
+    weight 0 and the last bias -0.05: every logit is -0.05 (all predicted 0, and
+    all labels are 1), and with lr = 1 the step lifts the last bias by
+    $1 - \\sigma(-0.05) \\approx 0.51$, past 0 (the hidden units sit at relu's
+    kink, 0, and pass no gradient)."""
+    model = Network(hidden=2, seed=0)
+    for name, p in model.named_parameters():
+        fill = -0.05 if name == "layer3.bias" else 0.0
+        p.update(kt.tensor(np.full(p.value.shape, fill)))
+    x, y = kt.rand(6, 2, seed=2), kt.tensor([1.0] * 6)
+    _, correct = train_epoch(model, run_tensor.SGD(model.parameters(), lr=1.0), x, y)
+    bias = model.layer3.bias.value.to_numpy()[0]
+    assert bias == pytest.approx(-0.05 + 1.0 - 1.0 / (1.0 + np.exp(0.05)))
+    assert correct == 0, (
+        f"correct = {correct}: counted from the logits after the step (all now "
+        "above 0), not from the forward pass of the epoch (all -0.05)"
+    )
+
+
+@pytest.mark.task2_5
 def test_training_reaches_full_accuracy_on_split():
     history = train("split", hidden=10, pts=30, epochs=20, seed=0)
     assert len(history.losses) == len(history.accuracies) == 20

@@ -135,6 +135,31 @@ def test_permute_view_and_reshape_gradients(case, data):
 
 
 @pytest.mark.task2_4
+@pytest.mark.parametrize("order", [(1, 2, 0), (2, 0, 1)])
+@pytest.mark.parametrize("shape", [(3, 3, 3), (2, 3, 4)])
+def test_permute_backward_uses_the_inverse_of_a_cycle(order, shape):
+    """A 3-cycle is not its own inverse (a swap is): for $L = \\sum_i W_i\\,
+    \\mathrm{permute}(x)_i$ the gradient is $W$ permuted back, NumPy's
+    ``transpose(W, argsort(order))``."""
+    x = kt.tensor(np.zeros(shape), requires_grad=True)
+    out_shape = tuple(shape[k] for k in order)
+    weights = np.arange(1.0, 1.0 + np.prod(shape)).reshape(out_shape)
+    (x.permute(*order) * kt.tensor(weights)).sum().backward()
+    expected = np.transpose(weights, np.argsort(order))
+    assert x.grad is not None and x.grad.shape == shape, (
+        f"permute{order} of shape {shape}: gradient of shape "
+        f"{None if x.grad is None else x.grad.shape}; Permute.backward must permute "
+        "grad by the inverse of order"
+    )
+    np.testing.assert_array_equal(
+        x.grad.to_numpy(),
+        expected,
+        err_msg=f"permute{order}: Permute.backward must permute grad by the "
+        "inverse of order, not by order again",
+    )
+
+
+@pytest.mark.task2_4
 def test_max_splits_the_gradient_between_ties():
     x = kt.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
     x.amax(1).sum().backward()

@@ -125,6 +125,35 @@ def test_map_and_zip_slices_write_inside_out_only():
             assert np.all(buffer[x.size :] == 123.0), "a slice wrote past its end"
 
 
+def test_slices_cover_every_entry_when_the_workers_do_not_divide_the_size():
+    """The slices ``[lo, hi)`` cover every entry also when the number of workers
+    does not divide the size (here 522 x 63 entries: 4 workers, 2 left over); a
+    slice of ``size // workers`` entries each leaves the last ones unwritten (NaN
+    here)."""
+    rows = fast_ops.MIN_PARALLEL_WORK // 63 + 2
+    size = rows * 63
+    workers = fast_ops.workers_for(size)
+    assert workers > 1 and size % workers != 0  # the case this test is about
+    x = np.random.default_rng(4).normal(size=(rows, 63))
+    y = np.random.default_rng(5).normal(size=(rows, 63))
+    for layout in ((0, 1), (1, 0)):  # aligned, then the strided path
+        a, b = Strided.of(x, layout), Strided.of(y, layout)
+        out = Strided.empty(x.shape, layout, fill=np.nan)
+        np.testing.assert_array_equal(
+            run_map(neg_kernel(), out, a), -x, err_msg="map: entries left unwritten"
+        )
+        out = Strided.empty(x.shape, layout, fill=np.nan)
+        np.testing.assert_array_equal(
+            run_zip(mul_kernel(), out, a, b), x * y, err_msg="zip: entries left"
+        )
+    for dim in (0, 1):
+        np.testing.assert_allclose(
+            run_reduce(add_kernel(), Strided.of(x), dim, 0.0),
+            x.sum(axis=dim, keepdims=True),
+            err_msg=f"reduce along {dim}: entries left out",
+        )
+
+
 @pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 2, 4)])
 def test_map_empty(shape):
     out = Strided.empty(shape)

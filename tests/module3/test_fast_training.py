@@ -39,6 +39,30 @@ def test_one_epoch_takes_one_step_per_batch(monkeypatch):
     assert 0.0 <= history.accuracies[0] <= 1.0
 
 
+def test_one_epoch_visits_the_points_in_the_given_order(monkeypatch):
+    """The batches are consecutive runs of ``order`` (the epoch's shuffle), not of
+    ``range(len(X))``: 7 points in batches of 3, in a shuffled order."""
+    seen = []
+    original = run_fast_tensor.batch_tensors
+
+    def spy(X, y, idx, backend):
+        seen.append(np.array(idx).tolist())
+        return original(X, y, idx, backend)
+
+    monkeypatch.setattr(run_fast_tensor, "batch_tensors", spy)
+    rng = np.random.default_rng(3)
+    X = rng.random((7, 2))
+    y = (X[:, 0] < 0.5).astype(float)
+    order = np.array([4, 0, 6, 2, 5, 1, 3])
+    model = run_fast_tensor.Network(2, FastBackend, seed=0)
+    optimizer = run_fast_tensor.SGD(model.parameters(), lr=0.1)
+    run_fast_tensor.train_epoch(model, optimizer, X, y, 3, order, FastBackend)
+    assert seen == [[4, 0, 6], [2, 5, 1], [3]], (
+        f"batches {seen}: each batch must be the next run of `order` (the shuffle), "
+        "not the next points of X"
+    )
+
+
 def test_one_epoch_returns_the_mean_batch_loss(monkeypatch):
     """The epoch's loss is the mean of its batches' losses (3 batches of 20, 20
     and 10 points here), each as loss_fn computed it."""
