@@ -285,9 +285,19 @@ def run_one(
     if run is None:
         return Outcome(mistake, "error", seconds, "", "timed out")
     output = run.stdout + run.stderr
+    failed = FAILED_LINE.search(output)
     if run.returncode == 1:
-        failed = FAILED_LINE.search(output)
         return Outcome(mistake, "caught", seconds, failed[1] if failed else "")
+    if run.returncode < 0:
+        # Killed by a signal: the kernel wrote outside its arrays and the C runtime
+        # aborted the tests (as `kindling mutants` counts it: the tests did not pass).
+        signal = f"a crash (signal {-run.returncode})"
+        return Outcome(
+            mistake,
+            "caught",
+            seconds,
+            f"{failed[1]}, then {signal}" if failed else signal,
+        )
     verdict = "survived" if run.returncode == 0 else "error"
     return Outcome(mistake, verdict, seconds, "", output[-1500:])
 

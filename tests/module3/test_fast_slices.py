@@ -75,3 +75,28 @@ def test_zip_general_path_over_slices_that_start_mid_row(a_layout):
         f"wrong, the first at {tuple(int(k) for k in wrong[0])}: a run "
         "that starts mid-row ends at the row's end or at hi"
     )
+
+
+@pytest.mark.parametrize("number", ["a", "b"])
+def test_zip_with_one_number_over_slices_writes_inside_out_only(number):
+    """One input a single number (``x * 2.0``): its slices read the number once and
+    loop over ``hi - lo`` storage positions. ``out`` and the other input are the
+    starts of buffers three times as long here (a slice that loops past its end
+    then reads and writes inside them, no crash); out's tail must keep its
+    sentinel."""
+    x = np.random.default_rng(10).normal(size=(ROWS, COLS))
+    size = x.size
+    buffer = np.full(3 * size, 123.0)
+    out = Strided.empty(x.shape)
+    out = Strided(buffer[:size], out.shape, out.strides)
+    inputs = np.concatenate([x.reshape(-1), np.ones(2 * size)])
+    array = Strided(inputs[:size], out.shape.copy(), out.strides.copy())
+    pair = (array, Strided.of(np.float64(2.5)))
+    a, b = pair if number == "b" else pair[::-1]
+    got = run_zip(compiled(fast_ops.tensor_zip, operators.mul), out, a, b)
+    np.testing.assert_array_equal(got, x * 2.5)
+    past = np.flatnonzero(buffer[size:] != 123.0)
+    assert past.size == 0, (
+        f"zip with {number} a single number wrote {past.size} entries past the end "
+        "of out: each slice loops over its own hi - lo positions"
+    )
