@@ -40,6 +40,14 @@ def test_every_mistake_lies_inside_a_solution_region_of_its_task():
     assert problems == []
 
 
+def test_every_task_written_by_students_has_listed_mistakes():
+    # Task 0.2's students write tests, graded by the bugs they catch (mutation):
+    # it has no solution code of its own to get wrong in a listed way.
+    listed = {m.task for m in load_mistakes(ROOT)}
+    written = {t.id for t in load_registry().tasks if t.scoring != "mutation"}
+    assert sorted(written - listed) == []
+
+
 def test_the_list_never_reaches_a_student_edition():
     # The snippets are reference code: every data file is instructor-only.
     for path in (ROOT / "tests" / "mistakes").glob("*.py"):
@@ -132,3 +140,55 @@ def test_a_misplaced_or_malformed_mistake_is_refused(tiny):
 def test_the_course_tests_catch_every_listed_mistake():
     # Minutes: every mistake runs its task's tests. `kindling mistakes` does the same.
     assert main(ROOT) == 0
+
+
+def test_the_copy_starts_with_the_trusted_kernels(tiny, tmp_path, capsys):
+    # `kindling mistakes --kernel-cache DIR`: the mistake's run finds the kernels
+    # that a trusted run of DIR compiled, beside the copy's own package files.
+    (tiny / "pkg").mkdir()
+    (tiny / "pkg" / "__init__.py").write_text("")
+    trusted = tmp_path / "trusted" / "pkg" / "__pycache__"
+    trusted.mkdir(parents=True)
+    (trusted / "lib.kernel-1.py311.nbi").write_bytes(b"index")
+    (tiny / "tests" / "test_lib.py").write_text(
+        TESTS
+        + "\n\n@pytest.mark.task0_1\n"
+        + "def test_the_kernel_is_there():\n"
+        + "    from pathlib import Path\n\n"
+        + "    assert Path('pkg/__pycache__/lib.kernel-1.py311.nbi').is_file()\n"
+    )
+    # Without the trusted kernels the copy has none: the kernel test fails.
+    assert main(tiny, names="plus-itself") == 0
+    assert "test_the_kernel_is_there" in capsys.readouterr().out
+    # With them, every test passes (the equivalent mistake survives).
+    assert main(tiny, names="plus-itself", kernels=tmp_path / "trusted") == 1
+    assert "SURVIVED 0.1  plus-itself" in capsys.readouterr().out
+
+
+def test_a_mistake_that_crashes_the_tests_counts_as_caught(tmp_path, capsys):
+    # A kernel that writes outside its arrays can make the C runtime abort the
+    # test process (a signal, no exit code): the tests did not pass.
+    library = (
+        "import os\n\n\ndef guard(x):\n"
+        "    # BEGIN SOLUTION 0.1\n"
+        "    return x\n"
+        "    # END SOLUTION\n"
+    )
+    tests = (
+        "import pytest\n\nfrom lib import guard\n\n\n"
+        "@pytest.mark.task0_1\ndef test_guard():\n    assert guard(3) == 3\n"
+    )
+    mistakes = (
+        "# kindling: instructor-only\nMISTAKES = [\n    {\n"
+        '        "name": "abort",\n        "task": "0.1",\n'
+        '        "file": "lib.py",\n'
+        '        "find": "    return x\\n",\n'
+        '        "replace": "    os.abort()\\n",\n'
+        '        "description": "aborts the process",\n    },\n]\n'
+    )
+    write_tiny_project(tmp_path, library, tests, ("task0_1",))
+    (tmp_path / "tests" / "mistakes").mkdir(parents=True)
+    (tmp_path / "tests" / "mistakes" / "lib.py").write_text(mistakes)
+    (outcome,) = run_mistakes(tmp_path, load_mistakes(tmp_path), echo=lambda _: None)
+    assert outcome.verdict == "caught"
+    assert outcome.caught_by.startswith("a crash (signal ")

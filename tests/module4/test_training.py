@@ -17,6 +17,7 @@ from module4_networks import functional as F
 from module4_networks import optim
 from project import run_mnist_multiclass as mnist
 from project import run_sentiment as sentiment
+from tests.module4.reference import conv1d_ref, conv2d_ref
 
 pytestmark = pytest.mark.task4_5
 
@@ -34,6 +35,43 @@ def test_the_cnn_maps_images_to_log_probabilities():
         np.testing.assert_allclose(np.exp(out).sum(axis=1), 1.0)
     names = [name for name, _ in model.named_parameters()]
     assert names[:2] == ["conv1.weight", "conv1.bias"] and names[-1] == "fc2.bias"
+
+
+def _log_softmax_ref(z: np.ndarray) -> np.ndarray:
+    shifted = z - z.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def test_the_cnn_forward_matches_numpy():
+    """The layers in the module docstring's order, written out in NumPy:
+    conv-relu-conv-relu-pool-flatten-fc1-relu-fc2-log_softmax (dropout is the
+    identity in evaluation). Random weights, so every ReLU clips something."""
+    manual_seed(0)
+    model = mnist.Network(6, channels=(2, 3), hidden=5).eval()
+    rng = np.random.default_rng(3)
+    for _, p in model.named_parameters():
+        p.update(tensor(rng.uniform(-0.8, 0.8, p.value.shape), backend=FastBackend))
+    w = {name: p.value.to_numpy() for name, p in model.named_parameters()}
+    x = rng.normal(size=(2, 1, 6, 6))
+    got = model(tensor(x, backend=FastBackend)).to_numpy()
+
+    def conv(h, name):
+        out = conv2d_ref(h, w[name + ".weight"], padding=(1, 1))
+        return out + w[name + ".bias"][None, :, None, None]
+
+    h = np.maximum(conv(x, "conv1"), 0.0)
+    h = np.maximum(conv(h, "conv2"), 0.0)
+    h = h.reshape(2, 3, 3, 2, 3, 2).max(axis=(3, 5)).reshape(2, -1)
+    h = np.maximum(h @ w["fc1.weight"].T + w["fc1.bias"], 0.0)
+    want = _log_softmax_ref(h @ w["fc2.weight"].T + w["fc2.bias"])
+    np.testing.assert_allclose(
+        got,
+        want,
+        rtol=1e-9,
+        atol=1e-12,
+        err_msg="Network.forward must be conv1-relu-conv2-relu-max_pool(2)-flatten-"
+        "fc1-relu-dropout-fc2-log_softmax over the classes (dim 1)",
+    )
 
 
 def test_train_step_fits_a_small_batch():
@@ -116,6 +154,39 @@ def test_sentiment_cnn_shapes():
         "fc.weight",
         "fc.bias",
     ]
+
+
+def test_sentiment_cnn_forward_matches_numpy():
+    """Evaluation: embed, conv1d-relu-max over time per width, concatenate, fc,
+    written out in NumPy. Training with dropout p = 1 zeroes the concatenated
+    features, so the logits are fc's bias alone: the dropout sits right before fc.
+    """
+    manual_seed(0)
+    model = sentiment.SentimentCNN(
+        12, embedding_dim=3, filters=2, widths=(2, 3), dropout=1.0
+    )
+    rng = np.random.default_rng(4)
+    for _, p in model.named_parameters():
+        p.update(tensor(rng.uniform(-1.0, 1.0, p.value.shape), backend=FastBackend))
+    w = {name: p.value.to_numpy() for name, p in model.named_parameters()}
+    ids = np.array([[2, 3, 4, 0, 7], [5, 11, 6, 1, 0]])
+    x = w["embedding.weight"][ids].transpose(0, 2, 1)  # (batch, dim, length)
+    pooled = []
+    for k in range(2):
+        out = conv1d_ref(x, w[f"convs.{k}.weight"])
+        out = out + w[f"convs.{k}.bias"][None, :, None]
+        pooled.append(np.maximum(out, 0.0).max(axis=2))
+    want = np.concatenate(pooled, axis=1) @ w["fc.weight"].T + w["fc.bias"]
+    got = model.eval()(ids).to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    dropped = model.train()(ids).to_numpy()
+    np.testing.assert_allclose(
+        dropped,
+        np.broadcast_to(w["fc.bias"], (2, 2)),
+        atol=1e-12,
+        err_msg="in training, dropout(p) must apply to the concatenated features "
+        "just before fc: with p = 1 the logits are fc's bias alone",
+    )
 
 
 def test_sentiment_training_learns_the_cue_words(tmp_path):
