@@ -8,6 +8,7 @@ unlike ``out`` (transposed, or broadcast), so no fast path applies, and the slic
 bounds fall mid-row (1,027 rows of 64 entries: 8 slices of 8,216 entries).
 """
 
+import numba
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ from module0_fundamentals import operators
 from module3_fast_ops import fast_ops
 from module3_fast_ops.fast_ops import compiled
 
-from .kernels import run_map, run_zip
+from .kernels import run_map, run_reduce, run_zip
 from .strategies import Strided
 
 pytestmark = pytest.mark.task3_1
@@ -100,3 +101,48 @@ def test_zip_with_one_number_over_slices_writes_inside_out_only(number):
         f"zip with {number} a single number wrote {past.size} entries past the end "
         "of out: each slice loops over its own hi - lo positions"
     )
+
+
+def _thread(x: float) -> float:
+    """The Numba thread that computes an entry (a map's ``fn``; the kernel
+    factories compile it)."""
+    return float(numba.get_thread_id())
+
+
+def _thread_of_pair(x: float, y: float) -> float:
+    return float(numba.get_thread_id())
+
+
+def _thread_sum(acc: float, x: float) -> float:
+    # A sum of the thread ids that computed each entry of out, plus n * 0.
+    return acc + 0.0 * x if acc >= 0.0 else float(numba.get_thread_id())
+
+
+@pytest.mark.skipif(
+    numba.get_num_threads() < 2, reason="one Numba thread: nothing to share"
+)
+def test_the_slices_of_large_work_run_on_several_threads():
+    """Above MIN_PARALLEL_WORK the slices run in the prange loop, spread over
+    Numba's threads: a kernel that keeps the loop in its code but runs the work
+    serially (a wrong test of ``workers``) passes every value test. ``fn`` here
+    returns the id of the thread that computes each entry."""
+    x = np.random.default_rng(11).normal(size=(ROWS, COLS))
+    for layout in ((0, 1), (1, 0)):  # the aligned path, then the general one
+        out = Strided.empty(x.shape)
+        got = run_map(
+            compiled(fast_ops.tensor_map, _thread), out, Strided.of(x, layout)
+        )
+        assert len(np.unique(got)) > 1, f"map (layout {layout}): one thread did it all"
+        out = Strided.empty(x.shape)
+        got = run_zip(
+            compiled(fast_ops.tensor_zip, _thread_of_pair),
+            out,
+            Strided.of(x, layout),
+            Strided.of(x[:1]),
+        )
+        assert len(np.unique(got)) > 1, f"zip (layout {layout}): one thread did it all"
+    # reduce: -1 starts each entry of out; its first input sets the thread id.
+    got = run_reduce(
+        compiled(fast_ops.tensor_reduce, _thread_sum), Strided.of(x), 1, -1.0
+    )
+    assert len(np.unique(got)) > 1, "reduce: one thread did it all"
