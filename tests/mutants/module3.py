@@ -223,4 +223,58 @@ EQUIVALENT = {
         "NUMBER_B, one of the labels of _zip's paths, 4 instead of 3: _zip "
         "sets it and zip_slice compares with it, and it stays unlike the others"
     ),
+    "module3_fast_ops/fast_ops.py:tensor_map._map:cmp:==->!=": (
+        "the aligned path is a shortcut: with this test flipped it is taken "
+        "only where out's storage is not exactly size entries long (never, "
+        "for the storages kernels get; and where taken, both layouts are the "
+        "same dense one, so position i of one is position i of the other): "
+        "the general path computes the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_map._map:cmp:==->!=#2": (
+        "the aligned path is a shortcut: with this test flipped it is taken "
+        "only where in's storage is not exactly size entries long, and then "
+        "never (its strides would have to equal out's, a dense layout of "
+        "size entries): the general path computes the same out, slower"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_map._map:args:"
+        "out_shape, in_shape->in_shape, out_shape"
+    ): "equal_arrays is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_map._map:args:"
+        "out_strides, in_strides->in_strides, out_strides"
+    ): "equal_arrays is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_map._map:const:1->2": (
+        "workers == 2 instead of 1: workers_for gives 1 slice, or at least 4 "
+        "(MIN_PARALLEL_WORK // (MIN_PARALLEL_WORK // 4)), never 2; one slice in "
+        "the prange loop is the same call map_slice(0, size) as the serial branch"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_map._map:op:*->/": (
+        "lo = w / size // workers is 0 for every slice: the slices overlap, "
+        "each starting at entry 0, and every entry is written by one or more "
+        "workers with the same value fn(in): more work, the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_map._map:op://->%": (
+        "lo = w * size % workers, a number below workers: the slices overlap "
+        "from near entry 0 to their own hi, and every entry is written by one or "
+        "more workers with the same value fn(in): more work, the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:cmp:<-><=": (
+        "reduce_dim <= d - 1 also sends a reduction of the last dimension down the "
+        "path of contiguous runs; there each run is one entry long (the reduced "
+        "dimension has size 1 in out), so it adds the same inputs in the same "
+        "order as the general loop"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:const:1->2": (
+        "reduce_dim < d - 2 sends a reduction of the second-to-last dimension "
+        "to the general loop instead of the path of contiguous runs (a speed "
+        "shortcut): each entry of out gets the same inputs added in the same "
+        "order"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:op:-->+#2": (
+        "out_strides[d + 1] reads past the strides array (Numba checks no "
+        "bounds): unless that number is 1, the reduction takes the general "
+        "loop instead of the path of contiguous runs (a speed shortcut), which "
+        "adds the same inputs in the same order"
+    ),
 }
