@@ -239,10 +239,13 @@ def test_reduce_long_dimension_transposed():
     np.testing.assert_allclose(result, array.sum(axis=1, keepdims=True))
 
 
-@pytest.mark.parametrize("shape", [(4, 5, 6), (64, 3, 200)])
+@pytest.mark.parametrize("shape", [(4, 5, 6), (64, 3, 200), (2, 3, 7000)])
 def test_reduce_a_dim_before_the_last_of_a_contiguous_tensor(shape):
-    # Rows added into runs of out (a bias's gradient); the larger case is split
-    # between workers in the middle of a run.
+    # Rows added into runs of out (a bias's gradient). The larger cases are split
+    # between workers: (64, 3, 200) along dim 0 in the middle of a row of out, and
+    # (2, 3, 7000) along dim 1 with a slice ([5600, 8400)) across two rows of out,
+    # whose runs must stop at the row's end (the next row of out is not the next
+    # row of the input).
     array = np.random.default_rng(2).normal(size=shape)
     for dim in (0, 1):
         want = array.sum(axis=dim, keepdims=True)
@@ -250,6 +253,19 @@ def test_reduce_a_dim_before_the_last_of_a_contiguous_tensor(shape):
         np.testing.assert_allclose(result, want + 0.5)
         result = run_reduce(max_kernel(), Strided.of(array), dim, -math.inf)
         np.testing.assert_array_equal(result, array.max(axis=dim, keepdims=True))
+
+
+def test_reduce_into_an_out_whose_last_dim_is_strided():
+    # out (2, 1, 4) stored with its last dim outermost: strides (1, 1, 2). The
+    # path of contiguous runs is for an out whose LAST stride is 1; here only the
+    # stride of its size-1 dim is.
+    array = np.random.default_rng(3).normal(size=(2, 3, 4))
+    result = run_reduce(add_kernel(), Strided.of(array), 1, 0.0, layout=(2, 0, 1))
+    np.testing.assert_allclose(
+        result,
+        array.sum(axis=1, keepdims=True),
+        err_msg="reduce into an out whose last dim is strided (strides (1, 1, 2))",
+    )
 
 
 def test_reduce_over_empty_dimension_keeps_start():

@@ -277,4 +277,21 @@ EQUIVALENT = {
         "loop instead of the path of contiguous runs (a speed shortcut), which "
         "adds the same inputs in the same order"
     ),
+    "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:op:-->+#3": (
+        "a_strides[d + 1] reads past the strides array (Numba checks no "
+        "bounds): unless that number is 1, the reduction takes the general "
+        "loop instead of the path of contiguous runs (a speed shortcut), which "
+        "adds the same inputs in the same order"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
+        "out_index, a_strides->a_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
+        "last - out_index[d - 1], hi - ordinal->hi - ordinal, last - out_index[d - 1]"
+    ): "min of two ints is symmetric",
 }
