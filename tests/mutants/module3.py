@@ -294,4 +294,39 @@ EQUIVALENT = {
         "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
         "last - out_index[d - 1], hi - ordinal->hi - ordinal, last - out_index[d - 1]"
     ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip.zip_slice:args:"
+        "out_index, out_strides->out_strides, out_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip.zip_slice:args:"
+        "a_index, a_strides->a_strides, a_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip.zip_slice:args:"
+        "b_index, b_strides->b_strides, b_index"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
+        "out_index, out_strides->out_strides, out_index#2"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
+        "out_index, a_strides->a_strides, out_index#2"
+    ): (
+        "index_to_position sums index[k] * strides[k]: the two arrays play "
+        "symmetric parts, so swapping them gives the same position"
+    ),
 }
