@@ -208,12 +208,6 @@ EQUIVALENT = {
         "second is the next task's, whose blocks it writes with the same sums: "
         "more work, the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_map.map_slice:cmp:>->>=": (
-        "d >= 0 only changes a 0-d out, whose last is then out_shape[-1]: a read "
-        "before the empty shape array (Numba checks no bounds). The slice has "
-        "one entry, so the run is min(that number, 1): right for any positive "
-        "number, a loop that never ends otherwise; no test can see a wrong value"
-    ),
     "module3_fast_ops/fast_ops.py:tensor_map.map_slice:op:-->+#5": (
         "min(..., hi + ordinal): a slice's last run goes on to the end of its row "
         "past hi, writing entries of the next slice with the values that slice "
@@ -271,18 +265,6 @@ EQUIVALENT = {
         "shortcut): each entry of out gets the same inputs added in the same "
         "order"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:op:-->+#2": (
-        "out_strides[d + 1] reads past the strides array (Numba checks no "
-        "bounds): unless that number is 1, the reduction takes the general "
-        "loop instead of the path of contiguous runs (a speed shortcut), which "
-        "adds the same inputs in the same order"
-    ),
-    "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:op:-->+#3": (
-        "a_strides[d + 1] reads past the strides array (Numba checks no "
-        "bounds): unless that number is 1, the reduction takes the general "
-        "loop instead of the path of contiguous runs (a speed shortcut), which "
-        "adds the same inputs in the same order"
-    ),
     (
         "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
         "out_index, a_strides->a_strides, out_index"
@@ -328,5 +310,12 @@ EQUIVALENT = {
     ): (
         "index_to_position sums index[k] * strides[k]: the two arrays play "
         "symmetric parts, so swapping them gives the same position"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
+        "out_run[j], a_run[j]->a_run[j], out_run[j]"
+    ): (
+        "the reductions the backends build (add, mul, max: the docstring's "
+        "identities) are commutative: fn(a, acc) is fn(acc, a)"
     ),
 }
