@@ -142,7 +142,8 @@ def test_the_slices_of_large_work_run_on_several_threads():
         )
         assert len(np.unique(got)) > 1, f"zip (layout {layout}): one thread did it all"
     # reduce: -1 starts each entry of out; its first input sets the thread id.
-    got = run_reduce(
-        compiled(fast_ops.tensor_reduce, _thread_sum), Strided.of(x), 1, -1.0
-    )
-    assert len(np.unique(got)) > 1, "reduce: one thread did it all"
+    # Many entries of out, then only two (two slices: one per thread).
+    reduce = compiled(fast_ops.tensor_reduce, _thread_sum)
+    for a in (x, np.random.default_rng(12).normal(size=(2, 20000))):
+        got = run_reduce(reduce, Strided.of(a), 1, -1.0)
+        assert len(np.unique(got)) > 1, f"reduce {a.shape}: one thread did it all"

@@ -318,4 +318,21 @@ EQUIVALENT = {
         "the reductions the backends build (add, mul, max: the docstring's "
         "identities) are commutative: fn(a, acc) is fn(acc, a)"
     ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_reduce.reduce_slice:args:"
+        "accumulated, a_storage[position]->a_storage[position], accumulated"
+    ): (
+        "the reductions the backends build (add, mul, max: the docstring's "
+        "identities) are commutative: fn(a, acc) is fn(acc, a)"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_reduce._reduce:args:"
+        "workers_for(kernel_size(a_shape)), size->size, "
+        "workers_for(kernel_size(a_shape))"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_reduce._reduce:cmp:<=-><": (
+        "workers < 1 instead of <= 1: only an empty out has no worker (and "
+        "then prange(0) does nothing either); one slice in the prange loop "
+        "is the same call reduce_slice(0, size) as the serial branch"
+    ),
 }
