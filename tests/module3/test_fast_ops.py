@@ -210,6 +210,38 @@ def test_zip_broadcast_rows_over_a_matrix():
         np.testing.assert_array_equal(result, y * x)
 
 
+def test_zip_where_one_tensor_steps_by_2_along_its_last_dim():
+    """The runs of the general path are read as views only when out, a and b all
+    step by 1 along their last dim; here one of them steps by 2 (a (2, 2) matrix
+    stored by columns), the others by 1. And 1-d tensors stored every other
+    entry (a view such as x[::2]) take the general path of map and zip."""
+    x = np.random.default_rng(13).normal(size=(2, 2))
+    y = np.random.default_rng(14).normal(size=(2, 2))
+    for by_columns in ("out", "a", "b"):
+        layout = {
+            name: (1, 0) if name == by_columns else (0, 1) for name in "out a b".split()
+        }
+        out = Strided.empty(x.shape, layout["out"])
+        got = run_zip(
+            mul_kernel(), out, Strided.of(x, layout["a"]), Strided.of(y, layout["b"])
+        )
+        np.testing.assert_array_equal(
+            got,
+            x * y,
+            err_msg=f"zip with {by_columns} stepping by 2 along its last dim",
+        )
+    every_other = Strided(np.arange(1.0, 11.0), np.array([5]), np.array([2]))
+    out = Strided.empty((5,))
+    np.testing.assert_array_equal(
+        run_map(neg_kernel(), out, every_other), -np.arange(1.0, 11.0, 2)
+    )
+    out = Strided.empty((5,))
+    np.testing.assert_array_equal(
+        run_zip(mul_kernel(), out, every_other, every_other),
+        np.arange(1.0, 11.0, 2) ** 2,
+    )
+
+
 # ---------------------------------------------------------------------- reduce
 @given(st.data(), strided_arrays(shapes()))
 def test_reduce_sum_every_dim(data, case):

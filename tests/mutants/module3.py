@@ -335,4 +335,23 @@ EQUIVALENT = {
         "then prange(0) does nothing either); one slice in the prange loop "
         "is the same call reduce_slice(0, size) as the serial branch"
     ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip.zip_slice:args:"
+        "last - (out_index[d - 1] if d > 0 else 0), hi - ordinal->hi - ordinal, "
+        "last - (out_index[d - 1] if d > 0 else 0)"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_zip.zip_slice:const:1->2#2": (
+        "last = 2 instead of 1 for a 0-d out: its one entry is a slice of one "
+        "(hi - ordinal = 1), so the run is min(2, 1) = 1 either way"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_zip.zip_slice:const:0->1#4": (
+        "d > 1 instead of d > 0 only changes a 1-d out, whose run is then "
+        "min(last, hi - ordinal) instead of min(last - ordinal, hi - ordinal): "
+        "a 1-d out is one row and hi <= last, so both are hi - ordinal"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_zip.zip_slice:op:-->+#7": (
+        "min(..., hi + ordinal): a slice's last run goes on to the end of its row "
+        "past hi, writing entries of the next slice with the values that slice "
+        "writes too (the same fn of the same inputs): the same out"
+    ),
 }
