@@ -21,6 +21,7 @@ import pytest
 pytestmark = pytest.mark.task3_1
 
 ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 300  # seconds: compiling the three kernels takes well under one
 
 CHILD = textwrap.dedent("""
     import numpy as np
@@ -101,14 +102,24 @@ CHILD = textwrap.dedent("""
 def test_the_kernels_index_only_inside_their_arrays():
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env.update(NUMBA_BOUNDSCHECK="1", PYTHONPATH=str(ROOT))
-    run = subprocess.run(
-        [sys.executable, "-c", CHILD],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", CHILD],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as stopped:
+        out = stopped.stdout or b""  # bytes, whatever text= says (subprocess docs)
+        out = out.decode() if isinstance(out, bytes) else out
+        calls = out.strip().splitlines() or ["(none)"]
+        pytest.fail(
+            f"the kernels did not finish in {TIMEOUT} s (three kernels compile in "
+            f"well under a minute): the kernel call after the check {calls[-1]!r} "
+            "loops for ever (a run of 0 entries, say, that never moves on)"
+        )
     calls = run.stdout.strip().splitlines() or ["(none)"]
     assert run.returncode == 0 and calls[-1] == "every index inside its array", (
         f"with Numba's bounds checks on, the kernel call after the check {calls[-1]!r} "

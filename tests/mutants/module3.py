@@ -354,4 +354,53 @@ EQUIVALENT = {
         "past hi, writing entries of the next slice with the values that slice "
         "writes too (the same fn of the same inputs): the same out"
     ),
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:cmp:==->!=": (
+        "the aligned path (and a number beside an aligned tensor) is a "
+        "shortcut: with this test of out's storage flipped it is taken only where "
+        "a storage is not exactly size entries long, and then its layout is "
+        "the same dense one as the others' (position i of one is position i "
+        "of the other): the general path computes the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:cmp:==->!=#2": (
+        "the aligned path (and a number beside an aligned tensor) is a "
+        "shortcut: with this test of a's storage flipped it is taken only where "
+        "a storage is not exactly size entries long, and then its layout is "
+        "the same dense one as the others' (position i of one is position i "
+        "of the other): the general path computes the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:cmp:==->!=#3": (
+        "the aligned path (and a number beside an aligned tensor) is a "
+        "shortcut: with this test of out's storage flipped it is taken only where "
+        "a storage is not exactly size entries long, and then its layout is "
+        "the same dense one as the others' (position i of one is position i "
+        "of the other): the general path computes the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:cmp:==->!=#4": (
+        "the aligned path (and a number beside an aligned tensor) is a "
+        "shortcut: with this test of b's storage flipped it is taken only where "
+        "a storage is not exactly size entries long, and then its layout is "
+        "the same dense one as the others' (position i of one is position i "
+        "of the other): the general path computes the same out, slower"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip._zip:args:"
+        "out_shape, a_shape->a_shape, out_shape"
+    ): "equal_arrays is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip._zip:args:"
+        "out_strides, a_strides->a_strides, out_strides"
+    ): "equal_arrays is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip._zip:args:"
+        "out_shape, b_shape->b_shape, out_shape"
+    ): "equal_arrays is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_zip._zip:args:"
+        "out_strides, b_strides->b_strides, out_strides"
+    ): "equal_arrays is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:const:1->2#3": (
+        "workers == 2 instead of 1: workers_for gives 1 slice, or at least 4 "
+        "(MIN_PARALLEL_WORK // (MIN_PARALLEL_WORK // 4)), never 2; one slice in "
+        "the prange loop is the same call zip_slice(0, size) as the serial branch"
+    ),
 }
