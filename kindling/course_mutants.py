@@ -23,8 +23,9 @@ source (``-x``: the first failure decides), with a time limit of four times the
 unmutated run (at least 20 s; ``--timeout`` sets it, for a loaded machine where a
 mutant that recompiles its kernels takes longer than that); a run that exceeds it
 is a ``timeout``, reported on its own and counted as neither killed nor surviving.
-So is a run that prints nothing for a minute (``STALL_SECONDS``): pytest prints a
-mark per test, so it is stuck in one test, mostly a mutated loop that never ends;
+So is a run that prints nothing for a minute (``STALL_SECONDS``), or for as long
+as the whole unmutated run if that is longer: pytest prints a mark per test, so it
+is stuck in one test, mostly a mutated loop that never ends;
 stopping it then, not at the limit, saves minutes a mutant in Module 3, where
 about one mutant in six loops. The tests that killed the
 latest mutants run first, on their own: a mutant they kill needs no more.
@@ -64,7 +65,8 @@ COMPARISONS: Dict[type, Tuple[str, str]] = {
 MIN_SECONDS = 20.0
 FACTOR = 4.0
 #: Silence after which a mutant's run is stuck: above the longest single test of a
-#: task with its kernels compiling on a loaded 2-core machine (about 40 s seen).
+#: task with its kernels compiling on a loaded 2-core machine (about 40 s seen),
+#: and at least the whole unmutated run (an upper bound on any one of its tests).
 STALL_SECONDS = 60.0
 
 
@@ -417,6 +419,8 @@ def run_task_mutants(
             echo(f"task {task}: the unmutated tests do not pass:\n{output}")
             return []
         limit = timeout or max(MIN_SECONDS, FACTOR * base_seconds)
+        if stall is not None:  # no test of the unmutated run took longer than it
+            stall = max(stall, base_seconds)
         killers: List[str] = []
         for mutant in mutants:
             if mutant.id in equivalents:

@@ -50,6 +50,18 @@ def tiny(tmp_path):
     return tmp_path
 
 
+def _tiny_mutants(tmp_path, library, tests, *ids):
+    """The tiny project of ``library`` and ``tests`` in ``tmp_path``, and its
+    mutants named ``ids`` (in that order)."""
+    write_tiny_project(tmp_path, library, tests, ("task0_1",))
+    mutants = mutants_of(
+        (tmp_path / "lib.py").read_text(), "lib.py", "0.1", load_registry()
+    )
+    by_id = {m.id: m for m in mutants}
+    assert set(ids) <= set(by_id), sorted(by_id)
+    return [by_id[i] for i in ids]
+
+
 def test_mutants_are_made_inside_the_tasks_regions_only():
     text = textwrap.dedent(LIBRARY)
     ids = {m.id for m in mutants_of(text, "lib.py", "0.1", load_registry())}
@@ -196,11 +208,8 @@ def test_a_mutant_that_crashes_the_tests_counts_as_killed(tmp_path):
         "import pytest\n\nfrom lib import guard\n\n\n"
         "@pytest.mark.task0_1\ndef test_guard():\n    assert guard(100 - 1) == 99\n"
     )
-    write_tiny_project(tmp_path, library, tests, ("task0_1",))
+    chosen = _tiny_mutants(tmp_path, library, tests, "lib.py:guard:op:+->-")  # x > 98
     registry = load_registry()
-    mutants = mutants_of((tmp_path / "lib.py").read_text(), "lib.py", "0.1", registry)
-    chosen = [m for m in mutants if m.id == "lib.py:guard:op:+->-"]  # x > 98
-    assert chosen, [m.id for m in mutants]
     outcomes = run_task_mutants(tmp_path, "0.1", chosen, registry, {}, lambda _: None)
     assert [o.verdict for o in outcomes] == ["killed-crash"]
     assert score(outcomes) == (1, 1)
@@ -288,11 +297,8 @@ def test_the_time_limit_can_be_set_for_a_loaded_machine(tmp_path):
         "import pytest\n\nfrom lib import wait\n\n\n"
         "@pytest.mark.task0_1\ndef test_wait():\n    assert wait(3) == 3 * 0 + 3\n"
     )
-    write_tiny_project(tmp_path, library, tests, ("task0_1",))
-    registry = load_registry()
-    mutants = mutants_of((tmp_path / "lib.py").read_text(), "lib.py", "0.1", registry)
-    chosen = [m for m in mutants if m.id == "lib.py:wait:const:0->1"]  # sleeps 3 s
-    assert chosen, [m.id for m in mutants]
+    chosen = _tiny_mutants(tmp_path, library, tests, "lib.py:wait:const:0->1")
+    registry = load_registry()  # the mutant sleeps 3 s
     outcomes = run_task_mutants(
         tmp_path, "0.1", chosen, registry, {}, lambda _: None, timeout=1.0
     )
@@ -314,7 +320,7 @@ def test_a_run_that_falls_silent_is_stopped_as_a_time_out(tmp_path):
         "    # END SOLUTION\n"
     )
     steady = "".join(
-        f"@pytest.mark.task0_1\ndef test_{k}():\n    time.sleep(0.5)\n\n\n"
+        f"@pytest.mark.task0_1\ndef test_{k}():\n    time.sleep(1.0)\n\n\n"
         for k in range(8)
     )
     tests = (
@@ -322,12 +328,14 @@ def test_a_run_that_falls_silent_is_stopped_as_a_time_out(tmp_path):
         + steady
         + "@pytest.mark.task0_1\ndef test_count():\n    assert count(3) == 3\n"
     )
-    write_tiny_project(tmp_path, library, tests, ("task0_1",))
+    loops, wrong = _tiny_mutants(
+        tmp_path,
+        library,
+        tests,
+        "lib.py:count:op:+->-",  # k -= 1: never reaches n
+        "lib.py:count:cmp:<-><=",  # one too many: killed, after 8 s
+    )
     registry = load_registry()
-    mutants = mutants_of((tmp_path / "lib.py").read_text(), "lib.py", "0.1", registry)
-    by_id = {m.id: m for m in mutants}
-    loops = by_id["lib.py:count:op:+->-"]  # k -= 1: never reaches n
-    wrong = by_id["lib.py:count:cmp:<-><="]  # one too many: killed, after 4 s
     outcomes = run_task_mutants(
         tmp_path,
         "0.1",
@@ -336,7 +344,7 @@ def test_a_run_that_falls_silent_is_stopped_as_a_time_out(tmp_path):
         {},
         lambda _: None,
         timeout=120.0,
-        stall=2.5,
+        stall=6.0,  # over pytest's start on a loaded machine, under the 8 s of marks
     )
     assert [o.verdict for o in outcomes] == ["timeout", "killed"]
     assert outcomes[0].seconds < 60  # stopped by the silence, not the limit
