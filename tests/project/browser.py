@@ -50,6 +50,12 @@ STATE_JS = """
 })()
 """
 
+#: How long a page may take to finish its script run. A page that trains or compiles
+#: kernels for the first time takes 40 s and more while CI's other worker compiles
+#: kernels too (seen: Module 4's Images page); this is a smoke test of rendering,
+#: not of speed.
+PAGE_TIMEOUT = 120.0
+
 
 def find_chromium() -> Optional[str]:
     """The system Chromium (``$KINDLING_CHROMIUM`` first), or ``None``."""
@@ -252,7 +258,9 @@ class Chromium:
     def state(self) -> Dict[str, Any]:
         return json.loads(self.evaluate(STATE_JS) or "{}")
 
-    def wait(self, settle: float = 0.5, timeout: float = 40.0) -> Dict[str, Any]:
+    def wait(
+        self, settle: float = 0.5, timeout: float = PAGE_TIMEOUT
+    ) -> Dict[str, Any]:
         """Wait until Streamlit has finished the script run and the page has been
         still for ``settle`` seconds (charts drawn); return the page state."""
         deadline = time.monotonic() + timeout

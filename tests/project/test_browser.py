@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.project.browser import Chromium, Dashboard, find_chromium, visit_all
+from tests.project.browser import (
+    PAGE_TIMEOUT,
+    Chromium,
+    Dashboard,
+    find_chromium,
+    visit_all,
+)
 from tests.project.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -50,7 +56,9 @@ def test_every_page_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert len(states) >= 15  # every section tab of every page
     for state in states:
         where = f"{state['view']}: {state['text'][:300]!r}"
-        assert not state.get("timed_out"), f"still running after 40 s: {where}"
+        assert not state.get(
+            "timed_out"
+        ), f"still running after {PAGE_TIMEOUT:.0f} s: {where}"
         page, _, tab = state["view"].partition(" / ")
         assert page in state["headings"], where  # the page we clicked is on show
         assert state["tab"] == ([tab] if tab else []), where  # and the tab
