@@ -511,6 +511,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the time limit of one mutant's run (default: four times the "
         "unmutated run, at least 20 s)",
     )
+    mutants.add_argument(
+        "--tally",
+        action="store_true",
+        help="run nothing: the table that the --resume logs (oldest first) and "
+        "tests/mutants/ give, with what is left (survivors, time-outs, not yet run)",
+    )
     mutants.set_defaults(func=_cmd_mutants)
     return parser
 
@@ -529,6 +535,7 @@ def _cmd_mutants(args: argparse.Namespace) -> int:
         match=args.match,
         resume=[Path(log) for log in args.resume],
         timeout=args.timeout,
+        tally=args.tally,
     )
 
 

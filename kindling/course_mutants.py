@@ -304,24 +304,39 @@ def load_later(root: Path) -> Dict[str, str]:
 KILLERS = 3  # how many of the latest killing tests a mutant runs first
 
 
-#: One line of ``kindling mutants`` output that reports a kill (an id may span lines).
-_KILLED_LINE = re.compile(
-    r"^(killed-by-\d+\.\d+|killed-crash|killed) +(.*?) \(\d+ s\)$", re.S | re.M
+#: One line of ``kindling mutants`` output: a verdict and a mutant (an id may
+#: span lines). Equivalents are not read: ``tests/mutants/`` records them.
+_VERDICT_LINE = re.compile(
+    r"^(killed-by-\d+\.\d+|killed-crash|killed|SURVIVED|TIMEOUT|ERROR) +(.*?)"
+    r" \(\d+ s\)$",
+    re.S | re.M,
 )
 
 
-def killed_before(logs: Sequence[Path]) -> Dict[str, str]:
-    """{mutant id: verdict} of every mutant that earlier runs (their saved output,
-    ``logs``) report killed. A full run of a Numba task takes longer than a
-    session: ``--resume`` lets it go on where it stopped. A kill stays a kill
-    while the tests only grow, and a mutant whose code changed has a new id;
-    survivors and time-outs are always run again."""
-    known: Dict[str, str] = {}
+def verdicts_before(logs: Sequence[Path]) -> Dict[str, str]:
+    """{mutant id: verdict} that earlier runs (their saved output, ``logs``, oldest
+    first) give. A kill stays a kill while the tests only grow (a mutant whose
+    code changed has a new id); otherwise a later log's verdict replaces an
+    earlier one (a survivor run again after a new test, say)."""
+    verdicts: Dict[str, str] = {}
     for log in logs:
         text = Path(log).read_text(encoding="utf-8", errors="replace")
-        for match in _KILLED_LINE.finditer(text):
-            known[match.group(2)] = match.group(1)
-    return known
+        for match in _VERDICT_LINE.finditer(text):
+            label, mutant = match.group(1), match.group(2)
+            if not verdicts.get(mutant, "").startswith("killed"):
+                verdicts[mutant] = label.lower()
+    return verdicts
+
+
+def killed_before(logs: Sequence[Path]) -> Dict[str, str]:
+    """{mutant id: verdict} of every mutant that earlier runs (``logs``) report
+    killed. A full run of a Numba task takes longer than a session: ``--resume``
+    lets it go on where it stopped; survivors and time-outs are run again."""
+    return {
+        mutant: verdict
+        for mutant, verdict in verdicts_before(logs).items()
+        if verdict.startswith("killed")
+    }
 
 
 def _run(
@@ -467,6 +482,24 @@ def score(outcomes: Sequence[MutantOutcome]) -> Tuple[int, int]:
     return killed, judged
 
 
+def tally_outcomes(
+    mutants: Sequence[CourseMutant],
+    equivalents: Dict[str, str],
+    verdicts: Dict[str, str],
+) -> List[MutantOutcome]:
+    """Each mutant's outcome as the records (``equivalents``) and earlier runs'
+    logs (``verdicts``, from :func:`verdicts_before`) give it, without running
+    anything: ``not run`` where neither does. A record counts over a log."""
+    outcomes = []
+    for mutant in mutants:
+        if mutant.id in equivalents:
+            outcome = MutantOutcome(mutant, "equivalent", 0.0, equivalents[mutant.id])
+        else:
+            outcome = MutantOutcome(mutant, verdicts.get(mutant.id, "not run"), 0.0)
+        outcomes.append(outcome)
+    return outcomes
+
+
 def sample(
     mutants: Sequence[CourseMutant], count: int, seed: int = 0
 ) -> List[CourseMutant]:
@@ -488,11 +521,14 @@ def main(
     match: str = "",
     resume: Sequence[Path] = (),
     timeout: Optional[float] = None,
+    tally: bool = False,
 ) -> int:
     """``kindling mutants``: 0 when no judged mutant survives, 1 otherwise.
     ``match``: only the mutants whose id contains one of its ``|``-separated
     parts (to re-run the survivors of a run). ``resume``: earlier runs' output,
-    whose kills are taken as they are (:func:`killed_before`)."""
+    whose kills are taken as they are (:func:`killed_before`). ``tally``: run
+    nothing; the table of what ``resume``'s logs (oldest first) and the records
+    say, each mutant no log judged counted as not yet run."""
     registry = load_registry()
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] or [
         t.id for t in registry.tasks if t.scoring != "mutation"
@@ -503,7 +539,7 @@ def main(
         return 2
     equivalents = load_equivalents(root)
     later = load_later(root)
-    known = killed_before(resume)
+    known = verdicts_before(resume) if tally else killed_before(resume)
     survivors = 0
     rows: List[str] = []
     for task in chosen:
@@ -516,18 +552,26 @@ def main(
                 echo(f"{task:<5}{mutant.id}")
             continue
         echo(f"task {task}: {len(mutants)} mutant(s)")
-        outcomes = run_task_mutants(
-            Path(root),
-            task,
-            mutants,
-            registry,
-            equivalents,
-            echo,
-            later,
-            kernels,
-            known,
-            timeout,
-        )
+        if tally:
+            outcomes = tally_outcomes(mutants, equivalents, known)
+            for outcome in outcomes:  # what is left to do: no kill, no record
+                if outcome.verdict in ("survived", "timeout", "error", "not run"):
+                    echo(format_outcome(outcome))
+            rest = sum(o.verdict == "not run" for o in outcomes)
+            echo(f"task {task}: {rest} mutant(s) not yet run")
+        else:
+            outcomes = run_task_mutants(
+                Path(root),
+                task,
+                mutants,
+                registry,
+                equivalents,
+                echo,
+                later,
+                kernels,
+                known,
+                timeout,
+            )
         killed, judged = score(outcomes)
         survivors += judged - killed
         timeouts = sum(o.verdict == "timeout" for o in outcomes)

@@ -6,6 +6,7 @@ import pytest
 
 from kindling.course_mutants import (
     killed_before,
+    verdicts_before,
     load_equivalents,
     main,
     mutants_of,
@@ -280,6 +281,63 @@ def test_resume_takes_the_kills_of_an_earlier_run_and_runs_the_rest(tiny, tmp_pa
     # the second ran again, and still survives
     assert [(o.verdict, o.detail) for o in outcomes][0] == ("killed", "earlier run")
     assert outcomes[1].verdict == "survived" and outcomes[1].seconds > 0
+
+
+def test_a_kill_stays_a_kill_and_a_later_log_replaces_any_other_verdict(tmp_path):
+    """Logs are read oldest first: a survivor run again after a new test takes
+    the new verdict; a kill is never taken back by a later (flaky) survival."""
+    first, second = tmp_path / "first.log", tmp_path / "second.log"
+    first.write_text(
+        "task 0.1: 3 mutant(s)\n"
+        "killed     lib.py:a:op:+->- (4 s)\n"
+        "SURVIVED   lib.py:b:op:+->- (3 s)\n"
+        "SURVIVED   lib.py:c:cmp:<-><= (3 s)\n"
+        "killed-by-0.3 lib.py:d:const:0->1 (9 s)\n"
+    )
+    second.write_text(
+        "SURVIVED   lib.py:a:op:+->- (2 s)\n"
+        "TIMEOUT    lib.py:b:op:+->- (150 s)\n"
+        "killed-crash lib.py:c:cmp:<-><= (1 s)\n"
+        "equivalent lib.py:e:op:+->- (0 s)\n"  # records say that, not logs
+    )
+    assert verdicts_before([first, second]) == {
+        "lib.py:a:op:+->-": "killed",
+        "lib.py:b:op:+->-": "timeout",
+        "lib.py:c:cmp:<-><=": "killed-crash",
+        "lib.py:d:const:0->1": "killed-by-0.3",
+    }
+    assert verdicts_before([second, first])["lib.py:b:op:+->-"] == "survived"
+    assert killed_before([first, second]) == {
+        "lib.py:a:op:+->-": "killed",
+        "lib.py:c:cmp:<-><=": "killed-crash",
+        "lib.py:d:const:0->1": "killed-by-0.3",
+    }
+
+
+def test_tally_runs_nothing_and_counts_what_the_logs_and_records_say(tiny, capsys):
+    """``--tally``: the table row from the logs and ``tests/mutants/``, with each
+    mutant still to judge listed (survivors, time-outs, mutants no log has)."""
+    (tiny / "tests" / "mutants").mkdir(parents=True, exist_ok=True)
+    (tiny / "tests" / "mutants" / "tiny.py").write_text(
+        'EQUIVALENT = {"lib.py:clip:args:x, low->low, x": "max is symmetric"}\n'
+    )
+    log = tiny / "earlier.log"
+    log.write_text(
+        "killed     lib.py:clip:const:0->1 (4 s)\n"
+        "SURVIVED   lib.py:clip:op:+->- (3 s)\n"
+        "TIMEOUT    lib.py:clip:cmp:<-><= (60 s)\n"
+    )
+    source = (tiny / "lib.py").read_text()
+    assert main(tiny, "0.1", resume=[log], tally=True) == 1  # a survivor
+    printed = capsys.readouterr().out
+    assert (tiny / "lib.py").read_text() == source
+    assert "SURVIVED   lib.py:clip:op:+->-" in printed
+    assert "TIMEOUT    lib.py:clip:cmp:<-><=" in printed
+    assert "NOT RUN    lib.py:clip:del:x = low + 0->pass" in printed
+    assert "lib.py:clip:const:0->1" not in printed  # killed: nothing left to do
+    assert "task 0.1: 1 mutant(s) not yet run" in printed
+    # 5 mutants: 1 killed, 1 survived, 1 equivalent, 1 time-out (1 not run)
+    assert "| 0.1 | 5 | 1 (0) | 1 | 1 | 1 | 50% |" in printed
 
 
 def test_the_time_limit_can_be_set_for_a_loaded_machine(tmp_path):
