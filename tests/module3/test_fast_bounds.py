@@ -1,13 +1,21 @@
-"""Task 3.1: the kernels index only inside their arrays, checked by Numba itself.
+"""Task 3.1: the kernels index only inside their arrays, checked by Numba itself,
+and they are valid Python.
 
 Compiled code checks no index: a kernel that reads one entry before an empty
 shape array, or writes through an empty slice of ``out``, reads and writes
 whatever memory lies there, and often gets the right numbers by luck (the memory
 after an empty view of ``out[t:t]`` *is* ``out[t]``). With ``NUMBA_BOUNDSCHECK=1``
-Numba compiles a check into every index and raises ``IndexError`` instead. The
-setting is read once per process, so the kernels are built and called in a child
-Python, on every path (aligned, one number, general; one slice and many; each
-reduced dim; the runs of reduce), and compared with NumPy there too.
+Numba compiles a check into every index and raises ``IndexError`` instead.
+
+Compiled code also reads a variable that some path never assigns as 0, where
+Python raises ``UnboundLocalError``: a kernel whose path label is only set in the
+branches (``GENERAL`` is 0) gets the general path by luck. With
+``NUMBA_DISABLE_JIT=1`` every kernel runs as the plain Python it is written in
+(``prange`` is ``range``), as a student debugging one with ``print`` runs it.
+
+Each setting is read once per process, so the kernels are built and called in a
+child Python, on every path (aligned, one number, general; one slice and many;
+each reduced dim; the runs of reduce), and compared with NumPy there too.
 """
 
 import os
@@ -99,9 +107,26 @@ CHILD = textwrap.dedent("""
     """)
 
 
-def test_the_kernels_index_only_inside_their_arrays():
+#: (Numba setting, what a failure under it means)
+SETTINGS = {
+    "NUMBA_BOUNDSCHECK": (
+        "with Numba's bounds checks on, the kernel call after the check {call!r} "
+        "failed (an IndexError is an index outside its array: a read before an "
+        "empty shape, or through a slice too short for its loop)"
+    ),
+    "NUMBA_DISABLE_JIT": (
+        "run as plain Python (NUMBA_DISABLE_JIT=1), the kernel call after the "
+        "check {call!r} failed: compiled, it only works by luck (an "
+        "UnboundLocalError is a variable some path never assigns, which Numba "
+        "reads as 0)"
+    ),
+}
+
+
+@pytest.mark.parametrize("setting", sorted(SETTINGS))
+def test_the_kernels_hold_with_bounds_checks_and_as_plain_python(setting):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.update(NUMBA_BOUNDSCHECK="1", PYTHONPATH=str(ROOT))
+    env.update({setting: "1", "PYTHONPATH": str(ROOT)})
     try:
         run = subprocess.run(
             [sys.executable, "-c", CHILD],
@@ -122,8 +147,5 @@ def test_the_kernels_index_only_inside_their_arrays():
         )
     calls = run.stdout.strip().splitlines() or ["(none)"]
     assert run.returncode == 0 and calls[-1] == "every index inside its array", (
-        f"with Numba's bounds checks on, the kernel call after the check {calls[-1]!r} "
-        "failed (an IndexError is an index outside its array: a read before an "
-        "empty shape, or through a slice too short for its loop):\n"
-        + run.stderr[-2000:]
+        SETTINGS[setting].format(call=calls[-1]) + ":\n" + run.stderr[-2000:]
     )
