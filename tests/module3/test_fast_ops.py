@@ -196,16 +196,19 @@ def test_zip_outer_product_by_broadcasting():
     np.testing.assert_array_equal(result, x * y)
 
 
-def test_zip_broadcast_rows_over_a_matrix():
-    # x + bias: every run along the last dimension is contiguous in all three
-    # storages (the kernel may read them as views); and the same with out
-    # transposed, where its runs are not.
-    x = np.arange(54.0).reshape(6, 9)
-    y = np.arange(9.0) * 10
+@pytest.mark.parametrize("width", [9, 2, 1])
+def test_zip_broadcast_rows_over_a_matrix(width):
+    """x + bias: every run along the last dimension is contiguous in all three
+    storages (the kernel may read them as views); and the same with out
+    transposed, where its runs are not. The row on either side, and as narrow as
+    2 entries (a storage of 2 is not one number, which 1 is)."""
+    x = np.arange(6.0 * width).reshape(6, width)
+    y = np.arange(1.0, width + 1) * 10
     for layout in ((0, 1), (1, 0)):
-        out = Strided.empty((6, 9), layout)
+        out = Strided.empty((6, width), layout)
         result = run_zip(mul_kernel(), out, Strided.of(x), Strided.of(y))
         np.testing.assert_array_equal(result, x * y)
+        out = Strided.empty((6, width), layout)
         result = run_zip(mul_kernel(), out, Strided.of(y), Strided.of(x))
         np.testing.assert_array_equal(result, y * x)
 
