@@ -354,6 +354,20 @@ EQUIVALENT = {
         "past hi, writing entries of the next slice with the values that slice "
         "writes too (the same fn of the same inputs): the same out"
     ),
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:del:path = ALIGNED->pass": (
+        "the aligned path is a shortcut: without it, a and b laid out as out "
+        "take the general path, which computes the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:del:path = NUMBER_B->pass": (
+        "the one-number path is a shortcut: without it, b of one entry beside a "
+        "laid out as out takes the general path (b broadcast, stride 0), which "
+        "computes the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_zip._zip:del:path = NUMBER_A->pass": (
+        "the one-number path is a shortcut: without it, a of one entry beside b "
+        "laid out as out takes the general path (a broadcast, stride 0), which "
+        "computes the same out, slower"
+    ),
     "module3_fast_ops/fast_ops.py:tensor_zip._zip:cmp:==->!=": (
         "the aligned path (and a number beside an aligned tensor) is a "
         "shortcut: with this test of out's storage flipped it is taken only where "
