@@ -208,6 +208,31 @@ EQUIVALENT = {
         "second is the next task's, whose blocks it writes with the same sums: "
         "more work, the same out"
     ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:BLOCK, n - i->n - i, BLOCK"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:BLOCK, n - i->n - i, BLOCK#2"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:1, last - 1->last - 1, 1"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:2, last - 1->last - 1, 2"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:3, last - 1->last - 1, 3"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:cmp:<-><=": (
+        "p <= BLOCK: products exactly BLOCK columns wide take the "
+        "matrix-times-vector branch (BLOCK dot products in registers), which is "
+        "right for any p, instead of the sweep along rows: the same out, slower"
+    ),
     "module3_fast_ops/fast_ops.py:tensor_map.map_slice:op:-->+#5": (
         "min(..., hi + ordinal): a slice's last run goes on to the end of its row "
         "past hi, writing entries of the next slice with the values that slice "
