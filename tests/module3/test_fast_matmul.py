@@ -76,9 +76,12 @@ def test_matmul_larger_than_the_cache_panels():
     np.testing.assert_allclose(result, x @ y)
 
 
-@pytest.mark.parametrize("a_shape, b_shape", [((0, 3), (3, 4)), ((2, 0), (0, 3))])
+@pytest.mark.parametrize(
+    "a_shape, b_shape", [((0, 3), (3, 4)), ((3, 4), (4, 0)), ((2, 0), (0, 3))]
+)
 def test_matmul_empty(a_shape, b_shape):
-    """An empty inner dimension gives zeros, an empty outer one an empty result."""
+    """An empty inner dimension gives zeros, no rows or no columns an empty
+    result (and nothing divides by them)."""
     result = run_matmul(matmul_kernel(), Strided.empty(a_shape), Strided.empty(b_shape))
     np.testing.assert_array_equal(result, np.zeros((a_shape[0], b_shape[1])))
 

@@ -228,6 +228,34 @@ EQUIVALENT = {
         "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
         "rows:args:3, last - 1->last - 1, 3"
     ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:3->4": (
+        "min(4, last - 1) is min(3, last - 1): last = min(BLOCK, n - i) is at " "most 4"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#3": (
+        "count / n * m * p <= SMALL_PRODUCT: products up to n * n times bigger "
+        "skip the packing and take rows, which is right for any size when b's "
+        "rows are contiguous (the choice is speed only): the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#5": (
+        "count * n * m / p <= SMALL_PRODUCT: products up to p * p times bigger "
+        "skip the packing and take rows, which is right for any size when b's "
+        "rows are contiguous (the choice is speed only; p = 0 returned "
+        "earlier): the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:<=-><": (
+        "a product of exactly SMALL_PRODUCT multiply-adds is packed instead of "
+        "taking rows: both are right (the choice is speed only), the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#10": (
+        "(n + BLOCK + 1) // BLOCK * BLOCK pads a with a block of zero rows more "
+        "for some n: strip computes that block too and writes none of it "
+        "(only rows i + r < n are written): more work, the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#11": (
+        "(p + BLOCK + 1) // BLOCK * BLOCK pads b^T with a block of zero rows "
+        "more for some p: strip computes those columns too and writes none of "
+        "them (only columns j + c < p are written): more work, the same out"
+    ),
     "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:cmp:<-><=": (
         "p <= BLOCK: products exactly BLOCK columns wide take the "
         "matrix-times-vector branch (BLOCK dot products in registers), which is "
