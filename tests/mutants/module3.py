@@ -256,6 +256,60 @@ EQUIVALENT = {
         "more for some p: strip computes those columns too and writes none of "
         "them (only columns j + c < p are written): more work, the same out"
     ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:0.0->1.0#3": (
+        "row 1 of a block past the end of a (last <= 1) read as 1.0, not 0.0: "
+        "its sums go to acc[1], which is not written (r < last)"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:0.0->1.0#4": (
+        "row 2 of a block past the end of a (last <= 2) read as 1.0, not 0.0: "
+        "its sums go to acc[2], which is not written (r < last)"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:0.0->1.0#5": (
+        "row 3 of a block past the end of a (last <= 3) read as 1.0, not 0.0: "
+        "its sums go to acc[3], which is not written (r < last)"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#12": (
+        "workers_for(count / n * m * p // 8): "
+        "the serial loops and the parallel ones run the same pack_rows and "
+        "strip calls, each writing its own entries: which runs is speed only (no "
+        "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
+        "the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#14": (
+        "workers_for(count * n * m / p // 8): "
+        "the serial loops and the parallel ones run the same pack_rows and "
+        "strip calls, each writing its own entries: which runs is speed only (no "
+        "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
+        "the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op://->%#8": (
+        "workers_for(count * n * m * p % 8): "
+        "the serial loops and the parallel ones run the same pack_rows and "
+        "strip calls, each writing its own entries: which runs is speed only (no "
+        "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
+        "the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:8->9#3": (
+        "workers_for(count * n * m * p // 9) == 1: "
+        "the serial loops and the parallel ones run the same pack_rows and "
+        "strip calls, each writing its own entries: which runs is speed only (no "
+        "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
+        "the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:==->!=#3": (
+        "workers_for(...) != 1: "
+        "the serial loops and the parallel ones run the same pack_rows and "
+        "strip calls, each writing its own entries: which runs is speed only (no "
+        "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
+        "the same out"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#13": (
+        "workers_for(...) == 2: "
+        "the serial loops and the parallel ones run the same pack_rows and "
+        "strip calls, each writing its own entries: which runs is speed only (no "
+        "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
+        "the same out"
+    ),
     "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:cmp:<-><=": (
         "p <= BLOCK: products exactly BLOCK columns wide take the "
         "matrix-times-vector branch (BLOCK dot products in registers), which is "
