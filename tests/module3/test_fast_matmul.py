@@ -68,10 +68,12 @@ def test_the_serial_twin_computes_the_same_products():
     np.testing.assert_allclose(run_matmul(twin, a, Strided.of(y)), x @ y)
 
 
-def test_matmul_larger_than_the_cache_panels():
-    """More columns than one panel of b, more rows than one block: every task."""
+@pytest.mark.parametrize("n, m, p", [(66, 130, 135), (5, 7, 195)])
+def test_matmul_larger_than_the_cache_panels(n, m, p):
+    """More columns than one panel of b (64), more rows than one block: every
+    task. 195 columns are 3 panels and 3 more columns: a 4th panel."""
     rng = np.random.default_rng(3)
-    x, y = rng.normal(size=(66, 130)), rng.normal(size=(130, 135))
+    x, y = rng.normal(size=(n, m)), rng.normal(size=(m, p))
     result = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y, (1, 0)))
     np.testing.assert_allclose(result, x @ y)
 

@@ -310,6 +310,14 @@ EQUIVALENT = {
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#18": (
+        "(p_pad + PANEL + 1) // PANEL adds a panel of tasks where p_pad is a "
+        "multiple of PANEL: their sweeps start at p_pad and are empty"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#12": (
+        "(p_pad + PANEL - 2) // PANEL is (p_pad + PANEL - 1) // PANEL: they "
+        "differ only where p_pad % PANEL == 1, and p_pad is a multiple of BLOCK"
+    ),
     "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:cmp:<-><=": (
         "p <= BLOCK: products exactly BLOCK columns wide take the "
         "matrix-times-vector branch (BLOCK dot products in registers), which is "
