@@ -438,13 +438,8 @@ def run_task_mutants(
             stall = max(stall, base_seconds)
         killers: List[str] = []
         for mutant in mutants:
-            if mutant.id in equivalents:
-                outcome = MutantOutcome(
-                    mutant, "equivalent", 0.0, equivalents[mutant.id]
-                )
-            elif mutant.id in known:
-                outcome = MutantOutcome(mutant, known[mutant.id], 0.0, "earlier run")
-            else:
+            outcome = settled(mutant, equivalents, known)
+            if outcome is None:
                 path = copy / mutant.file
                 original = path.read_text(encoding="utf-8")
                 try:
@@ -482,22 +477,31 @@ def score(outcomes: Sequence[MutantOutcome]) -> Tuple[int, int]:
     return killed, judged
 
 
+def settled(
+    mutant: CourseMutant, equivalents: Dict[str, str], known: Dict[str, str]
+) -> Optional[MutantOutcome]:
+    """The outcome of ``mutant`` without running it, if the records
+    (``equivalents``) or earlier runs' logs (``known``: {id: verdict}) give one;
+    a record counts over a log. ``None``: it must run."""
+    if mutant.id in equivalents:
+        return MutantOutcome(mutant, "equivalent", 0.0, equivalents[mutant.id])
+    if mutant.id in known:
+        return MutantOutcome(mutant, known[mutant.id], 0.0, "earlier run")
+    return None
+
+
 def tally_outcomes(
     mutants: Sequence[CourseMutant],
     equivalents: Dict[str, str],
     verdicts: Dict[str, str],
 ) -> List[MutantOutcome]:
-    """Each mutant's outcome as the records (``equivalents``) and earlier runs'
-    logs (``verdicts``, from :func:`verdicts_before`) give it, without running
-    anything: ``not run`` where neither does. A record counts over a log."""
-    outcomes = []
-    for mutant in mutants:
-        if mutant.id in equivalents:
-            outcome = MutantOutcome(mutant, "equivalent", 0.0, equivalents[mutant.id])
-        else:
-            outcome = MutantOutcome(mutant, verdicts.get(mutant.id, "not run"), 0.0)
-        outcomes.append(outcome)
-    return outcomes
+    """Each mutant's outcome as the records and earlier runs' logs (``verdicts``,
+    from :func:`verdicts_before`) give it, without running anything: ``not run``
+    where neither does."""
+    return [
+        settled(mutant, equivalents, verdicts) or MutantOutcome(mutant, "not run", 0.0)
+        for mutant in mutants
+    ]
 
 
 def sample(

@@ -1,17 +1,26 @@
 """Helpers shared by the Module 3 tests: calling a kernel on :class:`Strided` arrays
-and asking Numba what it compiled."""
+and asking Numba what it compiled; running kernels in a child Python with a Numba
+setting on (:func:`run_child`)."""
 
 from __future__ import annotations
 
 import functools
 import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 import numpy as np
 import pytest
 
 from .strategies import Strided
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Seconds a child of :func:`run_child` may take: compiling its kernels takes well
+#: under one minute.
+CHILD_TIMEOUT = 300
 
 
 def run_map(kernel: Callable[..., None], out: Strided, a: Strided) -> np.ndarray:
@@ -106,3 +115,54 @@ def measured_resources(task: str) -> List[Dict[str, Any]]:
     for sm_75, sm_80 and sm_90 in a child process), once per test run."""
     require_cuda_tools()
     return _measured(task)
+
+
+#: (Numba setting, what a failure under it means) for :func:`run_child`.
+CHILD_SETTINGS = {
+    "NUMBA_BOUNDSCHECK": (
+        "with Numba's bounds checks on, the kernel call after the check {call!r} "
+        "failed (an IndexError is an index outside its array: a read before an "
+        "empty shape, or through a slice too short for its loop)"
+    ),
+    "NUMBA_DISABLE_JIT": (
+        "run as plain Python (NUMBA_DISABLE_JIT=1), the kernel call after the "
+        "check {call!r} failed: compiled, it only works by luck (an IndexError "
+        "is a read past the end of an array, which compiled code does not "
+        "check; an UnboundLocalError a variable some path never assigns, which "
+        "Numba reads as 0)"
+    ),
+}
+
+
+def run_child(child: str, setting: str) -> None:
+    """Run ``child`` (Python that calls kernels, printing a name before each check
+    and ``every index inside its array`` at its end) in a fresh Python with the
+    Numba ``setting`` on; fail with the call that broke."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update({setting: "1", "PYTHONPATH": str(ROOT)})
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", child],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as stopped:
+        out = stopped.stdout or b""  # bytes, whatever text= says (subprocess docs)
+        out = out.decode() if isinstance(out, bytes) else out
+        calls = out.strip().splitlines() or ["(none)"]
+        pytest.fail(
+            f"the kernels did not finish in {CHILD_TIMEOUT} s (they compile in well "
+            f"under a minute): the kernel call after the check {calls[-1]!r} "
+            "loops for ever (a run of 0 entries, say, that never moves on)"
+        )
+    calls = run.stdout.strip().splitlines()
+    if calls:
+        what = CHILD_SETTINGS[setting].format(call=calls[-1])
+    else:  # a stub, say: the traceback below names it
+        what = f"with {setting}=1, the kernels failed before their first check"
+    assert run.returncode == 0 and calls[-1:] == ["every index inside its array"], (
+        what + ":\n" + run.stderr[-2000:]
+    )

@@ -18,18 +18,13 @@ child Python, on every path (aligned, one number, general; one slice and many;
 each reduced dim; the runs of reduce), and compared with NumPy there too.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.task3_1
+from .kernels import CHILD_SETTINGS, run_child
 
-ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 300  # seconds: compiling the three kernels takes well under one
+pytestmark = pytest.mark.task3_1
 
 CHILD = textwrap.dedent("""
     import numpy as np
@@ -107,53 +102,6 @@ CHILD = textwrap.dedent("""
     """)
 
 
-#: (Numba setting, what a failure under it means)
-SETTINGS = {
-    "NUMBA_BOUNDSCHECK": (
-        "with Numba's bounds checks on, the kernel call after the check {call!r} "
-        "failed (an IndexError is an index outside its array: a read before an "
-        "empty shape, or through a slice too short for its loop)"
-    ),
-    "NUMBA_DISABLE_JIT": (
-        "run as plain Python (NUMBA_DISABLE_JIT=1), the kernel call after the "
-        "check {call!r} failed: compiled, it only works by luck (an IndexError "
-        "is a read past the end of an array, which compiled code does not "
-        "check; an UnboundLocalError a variable some path never assigns, which "
-        "Numba reads as 0)"
-    ),
-}
-
-
-def run_child(child: str, setting: str) -> None:
-    """Run ``child`` (Python that calls kernels, printing a name before each check
-    and ``every index inside its array`` at its end) in a fresh Python with the
-    Numba ``setting`` on; fail with the call that broke."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.update({setting: "1", "PYTHONPATH": str(ROOT)})
-    try:
-        run = subprocess.run(
-            [sys.executable, "-c", child],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired as stopped:
-        out = stopped.stdout or b""  # bytes, whatever text= says (subprocess docs)
-        out = out.decode() if isinstance(out, bytes) else out
-        calls = out.strip().splitlines() or ["(none)"]
-        pytest.fail(
-            f"the kernels did not finish in {TIMEOUT} s (they compile in well "
-            f"under a minute): the kernel call after the check {calls[-1]!r} "
-            "loops for ever (a run of 0 entries, say, that never moves on)"
-        )
-    calls = run.stdout.strip().splitlines() or ["(none)"]
-    assert run.returncode == 0 and calls[-1] == "every index inside its array", (
-        SETTINGS[setting].format(call=calls[-1]) + ":\n" + run.stderr[-2000:]
-    )
-
-
-@pytest.mark.parametrize("setting", sorted(SETTINGS))
+@pytest.mark.parametrize("setting", sorted(CHILD_SETTINGS))
 def test_the_kernels_hold_with_bounds_checks_and_as_plain_python(setting):
     run_child(CHILD, setting)

@@ -1,5 +1,5 @@
 """Task 3.2: the matmul kernel indexes only inside its arrays and is valid
-Python, checked as Task 3.1's kernels are (``test_fast_bounds``): in a child
+Python, checked as Task 3.1's kernels are (``kernels.run_child``): in a child
 Python with ``NUMBA_BOUNDSCHECK=1``, then with ``NUMBA_DISABLE_JIT=1``, on every
 path (a matrix times a few columns, the sweep along rows with out stored either
 way, the packed blocks serial and parallel, broadcast batches, empty products),
@@ -7,15 +7,14 @@ each product compared with NumPy.
 
 Compiled, a block of rows past the end of a matrix may read whatever memory
 follows it and still write the right numbers (the rows it reads are not
-written); checked, or as Python, that read fails. And ``n / p`` where ``n * p``
-was meant is a ``ZeroDivisionError`` in Python for a product with no columns.
+written); checked, or as Python, that read fails.
 """
 
 import textwrap
 
 import pytest
 
-from .test_fast_bounds import SETTINGS, run_child
+from .kernels import CHILD_SETTINGS, run_child
 
 pytestmark = pytest.mark.task3_2
 
@@ -54,6 +53,6 @@ CHILD = textwrap.dedent("""
     """)
 
 
-@pytest.mark.parametrize("setting", sorted(SETTINGS))
+@pytest.mark.parametrize("setting", sorted(CHILD_SETTINGS))
 def test_the_matmul_holds_with_bounds_checks_and_as_plain_python(setting):
     run_child(CHILD, setting)
