@@ -55,8 +55,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._agreement import agrees
-from .engine import fast_path, ran_backward
+from .engine import agrees, fast_path, ran_backward
 
 from module1_scalar_autodiff.autodiff import Context
 from module2_tensors import _dtype

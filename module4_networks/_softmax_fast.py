@@ -48,8 +48,7 @@ from module2_tensors.shape_functions import enable_grad
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function, is_grad_enabled
 
-from ._agreement import agrees
-from .engine import fast_path, probe_gradient, ran_backward
+from .engine import agrees, fast_path, probe_gradient, ran_backward
 from ._attention_masks import _as_mask, _is_boolean
 from ._matmul_blas import _array
 

@@ -35,14 +35,26 @@ Each call site keeps one visible branch, as nanoGPT's ``if self.flash:``::
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Dict, Hashable, Iterator, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["FastPath", "FAST_PATHS", "fast_path", "probe_gradient", "ran_backward"]
+__all__ = [
+    "FastPath",
+    "FAST_PATHS",
+    "fast_path",
+    "probe_gradient",
+    "ran_backward",
+    "agrees",
+    "RTOL",
+]
 
 #: Signatures a path remembers at the most (each verdict is a few bytes).
 CAP = 4096
+
+#: Relative tolerance of an agreement: a fast path and the students' code add
+#: the same numbers in another order (BLAS blocks its sums), nothing more.
+RTOL = 1e-9
 
 
 class FastPath:
@@ -171,3 +183,15 @@ def ran_backward(out: Any, grad: Any) -> bool:
     except Exception:  # noqa: BLE001 (any failure: the student's code decides)
         return False
     return True
+
+
+def agrees(got: np.ndarray, want: Optional[np.ndarray], nan: bool = False) -> bool:
+    """Whether ``got`` equals ``want`` to :data:`RTOL`, with an absolute floor of
+    ``1e-12`` times the largest magnitude of ``want`` (at least 1). ``want=None``
+    (no gradient reached an input) stands for zeros; shapes must match; ``nan``:
+    NaN agrees with NaN."""
+    want = np.zeros_like(got) if want is None else np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    scale = max(1.0, float(np.nanmax(np.abs(want), initial=0.0)))
+    return bool(np.allclose(got, want, rtol=RTOL, atol=1e-12 * scale, equal_nan=nan))
