@@ -1,5 +1,5 @@
 """The ``kindling`` command line: release, tasks, grade, classroom, bench, doctor,
-kernels, mistakes, marks, mutants."""
+kernels, mistakes, marks, mutants, layers."""
 
 from __future__ import annotations
 
@@ -528,7 +528,28 @@ def build_parser() -> argparse.ArgumentParser:
         "tests/mutants/ give, with what is left (survivors, time-outs, not yet run)",
     )
     mutants.set_defaults(func=_cmd_mutants)
+
+    layers = commands.add_parser(
+        "layers",
+        help="import cycles, largest class and file, re-exports, code lines",
+        description="Measure how the library (module0-4) is layered: import cycles "
+        "counting every import (function-level ones too, not those under "
+        "TYPE_CHECKING) with their edges, the largest class and file, the names "
+        "files re-export without defining them, the library's code lines (no "
+        "blanks, comments or docstrings), and imports of student files by an "
+        "engine folder.",
+    )
+    layers.add_argument(
+        "--source", default=".", metavar="DIR", help="the tree to measure"
+    )
+    layers.set_defaults(func=_cmd_layers)
     return parser
+
+
+def _cmd_layers(args: argparse.Namespace) -> int:
+    from kindling.layers import main as layers_main
+
+    return layers_main(Path(args.source))
 
 
 def _cmd_mutants(args: argparse.Namespace) -> int:

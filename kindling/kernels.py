@@ -216,9 +216,12 @@ def _cuda_compiler(cc: Tuple[int, int]) -> Any:
 
 def _kernel_specs() -> List[Any]:
     specs = []
-    for module in ("module3_fast_ops.cuda_ops", "module4_networks.cuda_conv"):
-        if importlib.util.find_spec(module) is not None:
-            specs += importlib.import_module(module).kernel_specs()
+    if importlib.util.find_spec("module3_fast_ops.cuda_ops") is not None:
+        runtime = importlib.import_module("module3_fast_ops._cuda_runtime")
+        cuda_ops = importlib.import_module("module3_fast_ops.cuda_ops")
+        specs += runtime.kernel_specs(cuda_ops)  # the kernels, as an argument
+    if importlib.util.find_spec("module4_networks.cuda_conv") is not None:
+        specs += importlib.import_module("module4_networks.cuda_conv").kernel_specs()
     return specs
 
 

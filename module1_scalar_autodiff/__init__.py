@@ -4,7 +4,8 @@ Re-exports Module 0's public API, so ``import module1_scalar_autodiff as kt`` gi
 everything built so far: ``kt.operators``, ``kt.Module``, ``kt.Scalar``, ...
 
 The expression-tree node classes of :mod:`.symbolic` (``Add``, ``Mul``, ...) share
-names with the ScalarFunctions, so they stay in ``kt.symbolic``.
+names with the ScalarFunctions, so they stay in ``kt.symbolic``; the tools that
+measure expression swell are in ``kt.swell``.
 """
 
 import module0_fundamentals as _module0
@@ -22,7 +23,7 @@ from module0_fundamentals import (
     operators,
 )
 
-from . import symbolic
+from . import swell, symbolic
 from .autodiff import Context, Variable, backpropagate, topological_sort
 from .differences import (
     StepSizeStudy,
@@ -89,4 +90,5 @@ __all__ = list(_module0.__all__) + [
     "jacobian",
     "JacobianResult",
     "symbolic",
+    "swell",
 ]

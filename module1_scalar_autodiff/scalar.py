@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import numbers
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 from .autodiff import Context, backpropagate
 from .scalar_functions import (
@@ -34,13 +34,11 @@ from .scalar_functions import (
     Mul,
     Neg,
     ReLU,
+    ScalarFunction,
     Sigmoid,
     Sin,
     Tanh,
 )
-
-if TYPE_CHECKING:
-    from .scalar_functions import ScalarFunction
 
 ScalarLike = Union[float, int, "Scalar"]
 
@@ -323,6 +321,9 @@ class Scalar:
     def __repr__(self) -> str:
         return f"Scalar({self.data!r})"
 
+
+# Given: ScalarFunction.apply makes Scalars with their histories.
+ScalarFunction.makes(Scalar, ScalarHistory)
 
 # The label of each function (the operators above build values with these).
 _LABELS = {

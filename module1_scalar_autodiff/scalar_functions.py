@@ -55,6 +55,15 @@ class ScalarFunction:
     """Base class of every scalar operation; subclasses define the two static
     methods and are used through :meth:`apply`, never instantiated."""
 
+    #: The classes ``apply`` makes, ``(Scalar, ScalarHistory)``: scalar.py names
+    #: them with :meth:`makes` (it imports this module, which cannot import it).
+    made: Tuple[type, type]
+
+    @staticmethod
+    def makes(value: type, history: type) -> None:
+        """Register the value and history classes that :meth:`apply` builds."""
+        ScalarFunction.made = (value, history)
+
     @staticmethod
     def forward(ctx: Context, *inputs: float) -> float:
         """$f(\\text{inputs})$ on plain floats."""
@@ -83,8 +92,7 @@ class ScalarFunction:
         Raises:
             TypeError: an input is neither a ``Scalar`` nor a real number.
         """
-        # Imported here because scalar.py imports this module for its operators.
-        from .scalar import Scalar, ScalarHistory
+        Scalar, ScalarHistory = ScalarFunction.made
 
         inputs = []
         for v in values:

@@ -20,10 +20,7 @@ from typing import Any, Callable, Dict, Tuple, Union
 
 from module0_fundamentals import operators
 
-# Given, complete: measuring expression swell (size, simplify, swell_table, ...)
-# lives in _symbolic_tools.py; no task asks you to read it. Re-exported here.
-from ._symbolic_tools import SwellRow, dag_size, logistic_map, recorded_operations
-from ._symbolic_tools import simplify, size, swell_table, to_string
+from .expr_text import to_string
 
 __all__ = [
     "Expr",
@@ -45,13 +42,6 @@ __all__ = [
     "cos",
     "diff",
     "evaluate",
-    "size",
-    "dag_size",
-    "simplify",
-    "logistic_map",
-    "swell_table",
-    "recorded_operations",
-    "SwellRow",
 ]
 
 ExprLike = Union["Expr", float, int]

@@ -287,24 +287,20 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
     return list(found.values())
 
 
-def kernel_specs() -> List[KernelSpec]:
-    """Every kernel of this module with the argument types and block size it is
+def kernel_specs(kernels: Any) -> List[KernelSpec]:
+    """Every kernel of ``kernels`` (the module ``cuda_ops``, which imports this
+    one, passed by the caller) with the argument types and block size it is
     launched with (the scalar functions are representative ones: each compiles
     to its own kernel)."""
     from module0_fundamentals import operators
 
-    from .cuda_ops import (
-        PRACTICE_THREADS,
-        PRACTICE_TILE,
-        SIDE,
-        THREADS_PER_BLOCK,
-        mm_practice_kernel,
-        sum_practice_kernel,
-        tensor_map,
-        tensor_matrix_multiply,
-        tensor_reduce,
-        tensor_zip,
-    )
+    PRACTICE_THREADS, PRACTICE_TILE = kernels.PRACTICE_THREADS, kernels.PRACTICE_TILE
+    SIDE, THREADS_PER_BLOCK = kernels.SIDE, kernels.THREADS_PER_BLOCK
+    mm_practice_kernel = kernels.mm_practice_kernel
+    sum_practice_kernel = kernels.sum_practice_kernel
+    tensor_map, tensor_zip = kernels.tensor_map, kernels.tensor_zip
+    tensor_reduce = kernels.tensor_reduce
+    tensor_matrix_multiply = kernels.tensor_matrix_multiply
 
     f64, i64 = numba.float64[::1], numba.int64[::1]
     strided = (f64, i64, i64)

@@ -38,7 +38,7 @@ from module2_tensors.tensor_ops import TensorBackend
 # builds ``factory(fn)`` once per process; ``_size(shape)`` is the entry count.
 from ._cuda_runtime import MAX_GRID, SIMULATOR, CudaKernelOps, KernelSpec, _size
 from ._cuda_runtime import check_launch, compiled, cuda, device_constant
-from ._cuda_runtime import device_functions, device_storage, kernel_specs, launch
+from ._cuda_runtime import device_functions, device_storage, launch
 from ._cuda_runtime import on_device
 
 # Given, in _cuda_runtime.py: aligned(out, out_shape, out_strides, *inputs) is
@@ -75,7 +75,6 @@ __all__ = [
     "compiled",
     "device_storage",
     "KernelSpec",
-    "kernel_specs",
     "device_functions",
     "CudaOps",
     "CudaBackend",

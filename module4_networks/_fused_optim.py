@@ -111,11 +111,20 @@ def _owned(p: Any, value: Any) -> Any:
     return tensor(np.array(array, dtype=np.float64), backend=p.backend)
 
 
-def _kind(optimizer: Any) -> Optional[str]:
-    from .optim import SGD, Adam, AdamW
+#: The optimizer classes the fused loops serve, by kind ("sgd", "adam",
+#: "adamw"): registered by the package with :func:`fuses` (this module does not
+#: import ``optim``, which imports it).
+_KINDS: Dict[type, str] = {}
 
+
+def fuses(kinds: Dict[type, str]) -> None:
+    """Register optimizer classes and the fused loop of each."""
+    _KINDS.update(kinds)
+
+
+def _kind(optimizer: Any) -> Optional[str]:
     # Exact classes only: a subclass may have its own update.
-    return {SGD: "sgd", Adam: "adam", AdamW: "adamw"}.get(type(optimizer))
+    return _KINDS.get(type(optimizer))
 
 
 def _run(kind: str, p: Any, g: np.ndarray, state: Dict[str, Any], group: Dict) -> None:

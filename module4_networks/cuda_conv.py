@@ -42,7 +42,7 @@ from module3_fast_ops.cuda_ops import (
     launch,
 )
 
-from .fast_conv import conv_output_shape
+from ._conv_checks import conv_output_shape
 
 __all__ = [
     "conv_forward",

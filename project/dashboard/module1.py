@@ -428,7 +428,7 @@ def forward_vs_reverse() -> None:
 # ---------------------------------------------------------- expression swell
 @st.cache_data(show_spinner=False, max_entries=8)
 def swell(n_max: int) -> List[Tuple[int, int, int, int, int]]:
-    from module1_scalar_autodiff.symbolic import swell_table
+    from module1_scalar_autodiff.swell import swell_table
 
     return [tuple(row) for row in swell_table(n_max)]
 
@@ -476,12 +476,8 @@ def expression_swell() -> None:
             },
             hide_index=True,
         )
-        from module1_scalar_autodiff.symbolic import (
-            Var,
-            diff,
-            logistic_map,
-            to_string,
-        )
+        from module1_scalar_autodiff.swell import logistic_map
+        from module1_scalar_autodiff.symbolic import Var, diff, to_string
 
         k = st.slider("Show the derivative of l_n for n =", 1, 4, 2, key="m1_swell_n")
         st.code(

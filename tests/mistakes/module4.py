@@ -504,17 +504,8 @@ MISTAKES = [
         "name": "cross-entropy-log-of-softmax",
         "task": "4.6",
         "file": "module4_networks/losses.py",
-        "find": (
-            "    from .functional import log_softmax  # here: functional.py imports "
-            "this module\n"
-            "\n"
-            "    return log_softmax(input, dim=_class_dim(input))\n"
-        ),
-        "replace": (
-            "    from .functional import softmax\n"
-            "\n"
-            "    return softmax(input, dim=_class_dim(input)).log()\n"
-        ),
+        "find": "    return input.log_softmax(dim=_class_dim(input))\n",
+        "replace": "    return input.softmax(dim=_class_dim(input)).log()\n",
         "description": "cross-entropy's log-probabilities as log(softmax(x)): inf "
         "loss where the softmax underflows",
     },

@@ -5,34 +5,27 @@ Task 1.7 asks for :func:`~module1_scalar_autodiff.symbolic.diff` and
 that compare symbolic differentiation with autodiff: tree and DAG sizes,
 ``simplify``, ``to_string``, the logistic map and :func:`swell_table`.
 
-Interface: the names of ``__all__``, all re-exported by ``symbolic``. The node
-classes are looked up in ``symbolic`` when a function runs, so the two modules
-form no import cycle.
+Interface: the names of ``__all__``. It stands above ``symbolic`` (whose node
+classes and ``diff`` it uses) and ``scalar``; neither imports it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple
+from typing import Any, Dict, List, NamedTuple
 
-if TYPE_CHECKING:
-    from .symbolic import Expr, ExprLike
+from .scalar import Scalar
+from .symbolic import _FUNCTIONS, Add, Const, Div, Expr, ExprLike, Mul, Neg, Pow, Sub
+from .symbolic import Var, as_expr, diff
 
 __all__ = [
     "size",
     "dag_size",
     "simplify",
-    "to_string",
     "logistic_map",
     "SwellRow",
     "recorded_operations",
     "swell_table",
 ]
-
-
-def _as_expr(x: Any) -> "Expr":
-    from .symbolic import as_expr
-
-    return as_expr(x)
 
 
 # ------------------------------------------------------------ measuring swell
@@ -47,13 +40,13 @@ def size(expr: ExprLike) -> int:
             memo[id(node)] = 1 + sum(count(c) for c in node.children)
         return memo[id(node)]
 
-    return count(_as_expr(expr))
+    return count(as_expr(expr))
 
 
 def dag_size(expr: ExprLike) -> int:
     """The number of *distinct* node objects of ``expr`` (shared ones count once)."""
     seen: set = set()
-    stack = [_as_expr(expr)]
+    stack = [as_expr(expr)]
     while stack:
         node = stack.pop()
         if id(node) not in seen:
@@ -69,8 +62,6 @@ def simplify(expr: ExprLike) -> Expr:
     It shrinks results by a constant factor but cannot stop exponential swell:
     the repeated subtrees are different expressions, not zeros or ones.
     """
-    from .symbolic import _FUNCTIONS, Add, Const, Div, Mul, Neg, Pow, Sub
-
     memo: Dict[int, Expr] = {}
 
     def is_const(e: Expr, value: float) -> bool:
@@ -121,50 +112,7 @@ def simplify(expr: ExprLike) -> Expr:
         memo[key] = out
         return out
 
-    return simp(_as_expr(expr))
-
-
-def to_string(expr: ExprLike, limit: int = 400) -> str:
-    """Infix text, fully parenthesised; cut at ``limit`` characters."""
-    from .symbolic import Add, Const, Div, Mul, Neg, Pow, Sub, Var
-
-    infix = {Add: "+", Sub: "-", Mul: "*", Div: "/"}
-    parts: List[str] = []
-    budget = [limit]
-
-    def emit(s: str) -> None:
-        parts.append(s)
-        budget[0] -= len(s)
-
-    def walk(node: Expr) -> None:
-        if budget[0] <= 0:
-            return
-        if isinstance(node, Const):
-            emit(f"{node.value:g}")
-        elif isinstance(node, Var):
-            emit(node.name)
-        elif isinstance(node, Neg):
-            emit("-(")
-            walk(node.a)
-            emit(")")
-        elif isinstance(node, Pow):
-            emit("(")
-            walk(node.a)
-            emit(f")^{node.exponent:g}")
-        elif type(node) in infix:
-            emit("(")
-            walk(node.children[0])
-            emit(f" {infix[type(node)]} ")
-            walk(node.children[1])
-            emit(")")
-        else:
-            emit(f"{type(node).__name__.lower()}(")
-            walk(node.children[0])
-            emit(")")
-
-    walk(_as_expr(expr))
-    text = "".join(parts)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return simp(as_expr(expr))
 
 
 # ------------------------------------------------------ the logistic map demo
@@ -212,9 +160,6 @@ def swell_table(n_max: int) -> List[SwellRow]:
     computing $l_n$ (:func:`recorded_operations`): the backward pass does one
     local step per operation.
     """
-    from .scalar import Scalar
-    from .symbolic import Var, diff
-
     rows = []
     for n in range(1, n_max + 1):
         ln = logistic_map(Var("x"), n)

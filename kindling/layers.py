@@ -1,0 +1,344 @@
+"""``kindling layers``: how the library (module0-4) is layered, in numbers.
+
+Every figure counts what a maintainer reads, so that moving code from one file to
+another does not change it (COURSE_DESIGN §4a):
+
+* **import cycles**: strongly connected components of the graph of imports among
+  the library's modules, counting *every* import (function-level ones too; only
+  those under ``if TYPE_CHECKING:`` are left out, since they never run). A
+  package's ``__init__`` is its facade and is left out of the graph: it imports
+  its submodules, and a submodule reaches another only by naming it;
+* **the largest class and the largest file**, in lines;
+* **re-exports**: names a file lists in ``__all__`` but does not define (it
+  imports them); a package's ``__init__`` is exempt, being the facade;
+* **code lines**: lines that are not blank, not only a comment and not part of a
+  docstring (:func:`kindling.release.code_lines`).
+
+It also answers whether an engine folder (``module*/engine/``) imports a file that
+students edit (the ``files`` of ``kindling/tasks.toml``), by any import.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from kindling.registry import parse_registry
+from kindling.release import code_lines
+
+#: An import: the module it names (dotted) and its line.
+Import = Tuple[str, int]
+
+
+def library_files(root: Path) -> Dict[str, Path]:
+    """Every ``.py`` file of ``module0_*`` ... ``module9_*`` under ``root``, by its
+    dotted module name (a package by its own name)."""
+    files: Dict[str, Path] = {}
+    for package in sorted(p for p in root.glob("module[0-9]_*") if p.is_dir()):
+        for path in sorted(package.rglob("*.py")):
+            files[module_name(root, path)] = path
+    return files
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _type_checking_nodes(tree: ast.AST) -> Set[int]:
+    """The ids of the nodes inside an ``if TYPE_CHECKING:`` body (never run)."""
+    skipped: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for statement in node.body:
+                skipped.update(id(inner) for inner in ast.walk(statement))
+    return skipped
+
+
+def imports(root: Path, path: Path) -> List[Import]:
+    """Every import of ``path``, at any depth, but not under ``TYPE_CHECKING``:
+    for ``from a.b import c`` both ``a.b`` and ``a.b.c`` (``c`` may be a module)."""
+    name = module_name(root, path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_nodes(tree)
+    found: List[Import] = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            found.append((base, node.lineno))
+            found += [(f"{base}.{alias.name}", node.lineno) for alias in node.names]
+    return found
+
+
+def import_edges(root: Path, files: Dict[str, Path]) -> Dict[str, List[Import]]:
+    """For each non-package module, the library modules (non-package) it imports,
+    with the line of each import."""
+    edges: Dict[str, List[Import]] = {}
+    for name, path in files.items():
+        if path.name == "__init__.py":
+            continue
+        edges[name] = sorted(
+            {
+                (target, line)
+                for target, line in imports(root, path)
+                if target in files
+                and target != name
+                and files[target].name != "__init__.py"
+            },
+            key=lambda edge: (edge[1], edge[0]),
+        )
+    return edges
+
+
+def strongly_connected(graph: Dict[str, Set[str]]) -> List[List[str]]:
+    """The strongly connected components of more than one node (Tarjan's algorithm,
+    iterative), each sorted, in sorted order."""
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    on_stack: Set[str] = set()
+    found: List[List[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return sorted(found)
+
+
+def defined_names(tree: ast.Module) -> Set[str]:
+    """Names a module binds itself at top level (not by an import), looking into
+    top-level ``if``/``try`` blocks."""
+    names: Set[str] = set()
+
+    def visit(statements: Iterable[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = (
+                    node.targets if isinstance(node, ast.Assign) else [node.target]
+                )
+                for target in targets:
+                    names.update(
+                        n.id for n in ast.walk(target) if isinstance(n, ast.Name)
+                    )
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For)):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body)
+                visit(getattr(node, "finalbody", []))
+
+    visit(tree.body)
+    return names
+
+
+def exported_names(tree: ast.Module) -> List[str]:
+    """The string names of the module's ``__all__`` (assigned or extended)."""
+    names: List[str] = []
+    for node in ast.walk(tree):
+        value = None
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                value = node.value
+        if value is None:
+            continue
+        for item in ast.walk(value):
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                names.append(item.value)
+    return names
+
+
+def re_exports(path: Path) -> List[str]:
+    """Names ``path`` lists in ``__all__`` without defining them."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined = defined_names(tree)
+    return [name for name in exported_names(tree) if name not in defined]
+
+
+@dataclass
+class Layers:
+    """The figures of :func:`measure`."""
+
+    cycles: List[List[str]]
+    cycle_edges: List[Tuple[str, int, str]]
+    largest_class: Tuple[str, str, int]  # (file, class, lines)
+    largest_file: Tuple[str, int]  # (file, lines)
+    re_exports: Dict[str, List[str]]  # file -> names it re-exports
+    code_lines: int
+    engine_imports_of_student_files: List[Tuple[str, int, str]] = field(
+        default_factory=list
+    )
+
+    @property
+    def cyclic_files(self) -> int:
+        return sum(len(component) for component in self.cycles)
+
+    @property
+    def re_exported(self) -> int:
+        return sum(len(names) for names in self.re_exports.values())
+
+
+def student_modules(root: Path) -> Set[str]:
+    """The dotted names of the library files students edit (the registry's)."""
+    registry_file = root / "kindling" / "tasks.toml"
+    registry = parse_registry(registry_file.read_text(encoding="utf-8"))
+    return {
+        module_name(root, root / f)
+        for task in registry
+        for f in task.files
+        if f.endswith(".py") and f.startswith("module")
+    }
+
+
+def engine_violations(root: Path, files: Dict[str, Path]) -> List[Tuple[str, int, str]]:
+    """Each import, by a module of an ``engine`` folder, of a file students edit,
+    or of its own package's facade (which imports them all) for a name that is
+    not a submodule: ``(importer, line, imported)``."""
+    students = student_modules(root)
+    found = set()
+    for name, path in files.items():
+        if "engine" not in name.split(".")[1:]:
+            continue
+        own_package = name.split(".")[0]
+        found_here = imports(root, path)
+        for target, line in found_here:
+            if target in students:
+                found.add((name, line, target))
+            elif target == own_package:
+                named = [
+                    t
+                    for t, at in found_here
+                    if at == line and t.startswith(own_package + ".")
+                ]
+                if not named or any(t not in files for t in named):
+                    found.add((name, line, target))
+    return sorted(found)
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def measure(root: Path) -> Layers:
+    """The figures of the library under ``root``."""
+    root = Path(root).resolve()
+    files = library_files(root)
+    edges = import_edges(root, files)
+    graph = {name: {target for target, _ in found} for name, found in edges.items()}
+    cycles = strongly_connected(graph)
+    component_of = {member: i for i, comp in enumerate(cycles) for member in comp}
+    cycle_edges = sorted(
+        (name, line, target)
+        for name, found in edges.items()
+        for target, line in found
+        if name in component_of and component_of.get(target) == component_of[name]
+    )
+    largest_class: Tuple[str, str, int] = ("", "", 0)
+    largest_file: Tuple[str, int] = ("", 0)
+    exports: Dict[str, List[str]] = {}
+    total = 0
+    for path in files.values():
+        text = path.read_text(encoding="utf-8")
+        relative = _relative(root, path)
+        total += len(code_lines(text))
+        lines = len(text.splitlines())
+        if lines > largest_file[1]:
+            largest_file = (relative, lines)
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > largest_class[2]:
+                    largest_class = (relative, node.name, size)
+        if path.name != "__init__.py":
+            names = re_exports(path)
+            if names:
+                exports[relative] = names
+    return Layers(
+        cycles,
+        cycle_edges,
+        largest_class,
+        largest_file,
+        exports,
+        total,
+        engine_violations(root, files),
+    )
+
+
+def format_layers(layers: Layers, worst: int = 8) -> str:
+    """The report of ``kindling layers``."""
+    out = [
+        f"import cycles (every import): {len(layers.cycles)} "
+        f"over {layers.cyclic_files} files"
+    ]
+    for component in layers.cycles:
+        out.append(f"  {len(component)}: {', '.join(component)}")
+    for name, line, target in layers.cycle_edges:
+        out.append(f"    {name}:{line} -> {target}")
+    file, name, size = layers.largest_class
+    out.append(f"largest class: {name} ({file}), {size:,} lines")
+    out.append(
+        f"largest file: {layers.largest_file[0]}, {layers.largest_file[1]:,} lines"
+    )
+    counts = Counter({f: len(names) for f, names in layers.re_exports.items()})
+    out.append(
+        f"names re-exported by files that do not define them: {layers.re_exported}"
+        f" in {len(counts)} files"
+    )
+    for file, count in counts.most_common(worst):
+        out.append(f"  {count:>3}  {file}")
+    out.append(f"library code lines (module0-4): {layers.code_lines:,}")
+    violations = layers.engine_imports_of_student_files
+    out.append(f"engine imports of student files: {len(violations)}")
+    for name, line, target in violations:
+        out.append(f"  {name}:{line} -> {target}")
+    return "\n".join(out)
+
+
+def main(root: Optional[Path] = None) -> int:
+    print(format_layers(measure(Path(root or "."))))
+    return 0

@@ -1,0 +1,139 @@
+"""The library's layers (COURSE_DESIGN §4a), measured by ``kindling layers``: no
+import cycle, counting every import (function-level ones too, not those under
+``TYPE_CHECKING``); an engine folder imports no file that students edit; Module 4
+is one stack with ``nn`` as its facade. These tests belong to no task."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Dict
+
+from kindling.cli import main
+from kindling.layers import (
+    engine_violations,
+    import_edges,
+    library_files,
+    measure,
+    re_exports,
+    strongly_connected,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+REGISTRY = """\
+[[task]]
+id = "2.1"
+title = "t"
+points = 1
+files = ["module2_toy/student.py"]
+"""
+
+
+def _tree(tmp_path: Path, files: Dict[str, str]) -> Path:
+    for relative, text in files.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    (tmp_path / "kindling").mkdir(exist_ok=True)
+    (tmp_path / "kindling" / "tasks.toml").write_text(REGISTRY, encoding="utf-8")
+    return tmp_path
+
+
+def test_no_engine_folder_imports_a_student_file():
+    assert engine_violations(ROOT, library_files(ROOT)) == []
+
+
+def test_module4_is_one_stack_with_nn_as_its_facade():
+    edges = import_edges(ROOT, library_files(ROOT))
+    graph = {name: {target for target, _ in found} for name, found in edges.items()}
+    m = "module4_networks."
+    later = ("layers", "recurrent", "attention", "transformer")
+    assert m + "nn" not in set().union(*(graph[m + x] for x in later))
+    assert {m + x for x in later} <= graph[m + "nn"]
+    assert m + "attention" not in graph[m + "functional"]
+
+
+def test_a_function_level_import_makes_a_cycle_and_type_checking_does_not(
+    tmp_path,
+):
+    root = _tree(
+        tmp_path,
+        {
+            "module2_toy/__init__.py": "from .a import f\n",
+            "module2_toy/a.py": """\
+                from typing import TYPE_CHECKING
+
+                if TYPE_CHECKING:
+                    from .c import C
+
+                def f():
+                    from .b import g  # at call time: still an edge
+
+                    return g()
+                """,
+            "module2_toy/b.py": "from . import a\n\n\ndef g():\n    return 1\n",
+            "module2_toy/c.py": "from .a import f\n\n\nclass C:\n    pass\n",
+        },
+    )
+    layers = measure(root)
+    assert layers.cycles == [["module2_toy.a", "module2_toy.b"]]
+    assert ("module2_toy.a", 7, "module2_toy.b") in layers.cycle_edges
+    assert all(b != "module2_toy.c" for _, _, b in layers.cycle_edges)
+
+
+def test_strongly_connected_components_of_a_graph():
+    graph = {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a", "p.d"}, "p.d": set()}
+    assert strongly_connected(graph) == [["p.a", "p.b", "p.c"]]
+    assert strongly_connected({"p.a": {"p.b"}, "p.b": set()}) == []
+
+
+def test_an_engine_importing_a_student_file_or_its_facade_is_found(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "module2_toy/__init__.py": "from .student import s\n",
+            "module2_toy/student.py": "def s():\n    return 1\n",
+            "module2_toy/engine/__init__.py": "",
+            "module2_toy/engine/ok.py": "from . import rules\nfrom .. import engine\n",
+            "module2_toy/engine/rules.py": """\
+                def late():
+                    from ..student import s
+
+                    return s
+                def facade():
+                    from module2_toy import s
+
+                    return s
+                """,
+        },
+    )
+    found = engine_violations(root, library_files(root))
+    assert found == [
+        ("module2_toy.engine.rules", 2, "module2_toy.student"),
+        ("module2_toy.engine.rules", 6, "module2_toy"),
+    ]
+
+
+def test_re_exports_are_names_in_all_that_a_file_does_not_define(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(
+        "from os import sep, path\n\nX = 1\n\n\ndef f():\n    pass\n\n\n"
+        '__all__ = ["X", "f", "sep", "path"]\n',
+        encoding="utf-8",
+    )
+    assert re_exports(path) == ["sep", "path"]
+
+
+def test_the_command_prints_every_figure(capsys):
+    assert main(["layers", "--source", str(ROOT)]) == 0
+    out = capsys.readouterr().out
+    for figure in (
+        "import cycles (every import): ",
+        "largest class: ",
+        "largest file: ",
+        "names re-exported by files that do not define them: ",
+        "library code lines (module0-4): ",
+        "engine imports of student files: ",
+    ):
+        assert figure in out
