@@ -66,7 +66,6 @@ from .tensor import (
     from_numpy,
     full,
     full_like,
-    get_default_backend,
     manual_seed,
     ones,
     ones_like,
@@ -77,9 +76,6 @@ from .tensor import (
     randn_like,
     randperm,
     linspace,
-    name_backend,
-    register_backend,
-    set_default_backend,
     tensor,
     zeros,
     zeros_like,
@@ -104,7 +100,8 @@ from .function_forms import (
     sum,
     tanh,
 )
-from ._device import cuda, device
+from ._device import cuda, device, get_default_backend, name_backend
+from ._device import register_backend, set_default_backend
 from ._dtype import dtype, float16, float32, float64, int32, int64
 
 

@@ -9,15 +9,131 @@ usable GPU. :func:`register_device` lets a later module provide a device itself.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
+import os
+import sys
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-if TYPE_CHECKING:
-    from .tensor_ops import TensorBackend
+from ._backend import TensorBackend
 
-__all__ = ["device", "Device", "register_device", "backend_for", "device_of", "cuda"]
+__all__ = [
+    "device",
+    "Device",
+    "register_device",
+    "backend_for",
+    "device_of",
+    "cuda",
+    "register_backend",
+    "name_backend",
+    "set_default_backend",
+    "get_default_backend",
+    "backend_named",
+]
 
 #: device type -> a function returning its backend (raising when it cannot).
 _PROVIDERS: Dict[str, Callable[[], "TensorBackend"]] = {}
+
+
+# ---------------------------------------------------------------------------
+# The default backend: one for factories and layers alike. tensor.py registers
+# SimpleBackend, the last resort; Module 3 registers FastBackend and names cuda.
+# ---------------------------------------------------------------------------
+
+_default_backend: Optional[TensorBackend] = None  # None: not chosen explicitly
+_candidates: List[Tuple[TensorBackend, Callable[[], bool]]] = []
+_ready: dict = {}
+#: Backends a user may name (``set_default_backend("fast")``, ``KINDLING_BACKEND``):
+#: name -> a function that returns the backend (importing it if need be).
+_named: Dict[str, Callable[[], TensorBackend]] = {}
+#: The environment variable that names the default backend.
+BACKEND_VARIABLE = "KINDLING_BACKEND"
+_from_environment: List[Optional[TensorBackend]] = []  # read once, when first needed
+
+
+def register_backend(backend: TensorBackend, ready: Callable[[], bool]) -> None:
+    """Offer a faster backend as the automatic default (Module 3 offers
+    ``FastBackend`` when it is imported), also by its name. ``ready()`` says
+    whether its kernels are written (a student edition may still have them
+    stubbed); it is asked once."""
+    if all(b is not backend for b, _ in _candidates):
+        _candidates.append((backend, ready))
+    name_backend(backend.name, lambda: backend)
+
+
+def name_backend(name: str, load: Callable[[], TensorBackend]) -> None:
+    """Let users choose a backend by ``name`` (``set_default_backend(name)``,
+    ``KINDLING_BACKEND``); ``load()`` returns it, importing it if need be (Module
+    3 names ``cuda`` so, without importing numba-cuda before it is asked for)."""
+    _named[name] = load
+
+
+def _by_name(name: str) -> TensorBackend:
+    loader = _named.get(name.strip().lower())
+    if loader is None:
+        raise ValueError(
+            f"unknown backend {name!r}: choose one of {', '.join(sorted(_named))} "
+            f"(import module3_fast_ops to make 'fast' and 'cuda' known)"
+        )
+    return loader()
+
+
+def set_default_backend(backend: Union[None, str, TensorBackend]) -> None:
+    """The backend of every tensor made without ``backend=`` (factories such as
+    :func:`tensor`, :func:`zeros`, :func:`rand`, and the layers of Module 4): a
+    ``TensorBackend`` or its name (``"simple"``, ``"fast"``, ``"cuda"``).
+    ``None`` goes back to the choice of :func:`get_default_backend`."""
+    global _default_backend
+    if isinstance(backend, str):
+        backend = _by_name(backend)
+    if backend is not None and not isinstance(backend, TensorBackend):
+        raise TypeError(f"expected a TensorBackend, got {type(backend).__name__}")
+    _default_backend = backend
+
+
+def get_default_backend() -> TensorBackend:
+    """The backend used where none is given, chosen in this order:
+
+    1. the one given to :func:`set_default_backend`;
+    2. the one named by the environment variable ``KINDLING_BACKEND``
+       (``simple``, ``fast`` or ``cuda``; read once per process);
+    3. automatically, the fastest backend whose kernels are written:
+       ``FastBackend`` once Module 3 is imported and Tasks 3.1 and 3.2 are done,
+       else ``SimpleBackend`` (registered first, always ready). A student whose
+       Task 3.1 is unfinished therefore keeps working on ``SimpleBackend``,
+       with no error; the check (do the kernel factories raise
+       ``NotImplementedError``?) runs once per process.
+    """
+    if _default_backend is not None:
+        return _default_backend
+    if not _from_environment:
+        name = os.environ.get(BACKEND_VARIABLE, "").strip()
+        _from_environment.append(_by_name(name) if name else None)
+    if _from_environment[0] is not None:
+        return _from_environment[0]
+    for backend, ready in reversed(_candidates):
+        key = id(backend)
+        if key not in _ready:
+            try:
+                _ready[key] = bool(ready())
+            except NotImplementedError:
+                _ready[key] = False
+        if _ready[key]:
+            return backend
+    raise RuntimeError("no backend is registered: import module2_tensors")
+
+
+def backend_named(name: str) -> TensorBackend:
+    """The loaded backend called ``name`` (``"simple"``, ``"fast"``, ...), or
+    the default backend (how a pickled tensor or backend finds its backend)."""
+    for backend in [get_default_backend()] + [b for b, _ in _candidates]:
+        if backend.name == name:
+            return backend
+    # CudaBackend registers no candidate: look for it where Module 3 keeps it,
+    # if it is loaded (unpickling must not load numba-cuda).
+    cuda_ops = sys.modules.get("module3_fast_ops.cuda_ops")
+    backend = getattr(cuda_ops, "CudaBackend", None)
+    if backend is not None and backend.name == name:
+        return backend
+    return get_default_backend()
 
 
 class device:
@@ -79,9 +195,6 @@ def register_device(kind: str, provider: Callable[[], "TensorBackend"]) -> None:
 def _cpu_backend() -> "TensorBackend":
     """The default backend if it computes in host memory, else the fastest
     host backend (the automatic choice of ``set_default_backend(None)``)."""
-    from .tensor import _candidates, get_default_backend
-    from .tensor_ops import SimpleBackend
-
     backend = get_default_backend()
     if not backend.cuda:
         return backend
@@ -92,7 +205,7 @@ def _cpu_backend() -> "TensorBackend":
                     return candidate
             except NotImplementedError:
                 continue
-    return SimpleBackend
+    return _candidates[0][0]  # SimpleBackend, always ready
 
 
 def backend_for(spec: Union[str, device]) -> "TensorBackend":
@@ -108,9 +221,7 @@ def backend_for(spec: Union[str, device]) -> "TensorBackend":
     provider = _PROVIDERS.get(kind)
     if provider is not None:
         return provider()
-    from .tensor import _named  # the backends named so far (Module 3 names cuda)
-
-    load = _named.get(kind)
+    load = _named.get(kind)  # the backends named so far (Module 3 names cuda)
     if load is None:
         raise RuntimeError(
             f"no backend for device {str(spec)!r}: import module3_fast_ops (or "
@@ -155,8 +266,6 @@ class _Cuda:
         its CUDA backend and Numba finds a GPU. False in Numba's simulator
         (``NUMBA_ENABLE_CUDASIM=1``), where ``.cuda()`` still works: a script
         that picks its device by this question would crawl there."""
-        from .tensor import _named
-
         if "cuda" not in _named:
             return False
         try:

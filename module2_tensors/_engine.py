@@ -237,7 +237,7 @@ def apply(cls: type, *args: Any) -> "Tensor":
     Raises:
         ValueError: tensor arguments live on different backends.
     """
-    Tensor = _Tensor or _tensor_class()
+    Tensor = _Tensor
     backend = None
     record = False
     tensors = 0
@@ -353,16 +353,20 @@ def _references_of_a_fresh_local() -> int:
 FRESH = _references_of_a_fresh_local()
 
 
-def _tensor_class() -> Any:
-    """The Tensor class, imported on first use (tensor.py imports this module)."""
+def register_tensor_class(cls: type) -> None:
+    """Name the class of the values :func:`apply` makes and checks (``Tensor``):
+    tensor.py registers it, since this module cannot import tensor.py, which
+    imports it."""
     global _Tensor
-    from .tensor import Tensor
-
-    _Tensor = Tensor
-    return Tensor
+    _Tensor = cls
 
 
-_Tensor: Any = None  # the Tensor class, set on the first call of apply
+def tensor_class() -> Any:
+    """The registered ``Tensor`` class (:func:`register_tensor_class`)."""
+    return _Tensor
+
+
+_Tensor: Any = None  # the Tensor class, registered by tensor.py
 
 
 # ---------------------------------------------------------------------------

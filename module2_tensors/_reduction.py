@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Tuple
 from module1_scalar_autodiff.autodiff import Context
 
 from . import _engine
-from ._engine import MODES
+from ._engine import MODES, Function, _new
 from .tensor_data import TensorData
-from .tensor_functions import Function, _new
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -78,7 +77,9 @@ class Reduction(Function):
         for step in reversed(steps):
             grad = fn._backward(step, grad, 2)[0]
         if not MODES.retain_graph and any(
-            isinstance(v, _engine._Tensor) for step in steps for v in step.saved_values
+            isinstance(v, _engine.tensor_class())
+            for step in steps
+            for v in step.saved_values
         ):
             # The steps' saved tensors (Max's) are freed, as a recorded Max's
             # would be; a second backward then fails in chain_rule with the

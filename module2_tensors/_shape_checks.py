@@ -8,7 +8,7 @@ rules), live here. They are pure functions of shapes and indices: this module
 imports nothing from the package but NumPy.
 
 Interface: :func:`expanded_shape`, :func:`check_cat`, :func:`padded_layout`,
-:func:`check_gather`, :func:`as_indices`.
+:func:`check_gather`, :func:`as_indices`, :func:`normalize_dim`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ __all__ = [
     "padded_layout",
     "check_gather",
     "as_indices",
+    "normalize_dim",
 ]
 
 
@@ -134,3 +135,22 @@ def as_indices(index: Any, what: str) -> Tuple[int, ...]:
     if not np.all(values == np.round(values)):
         raise ValueError(f"{what} needs whole-number indices, got {values.tolist()}")
     return tuple(int(i) for i in values)
+
+
+def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
+    """A dimension in ``[-dims, dims)`` as a non-negative one.
+
+    Raises:
+        IndexError: out of range; the message names the dim and the number of
+            dimensions.
+    """
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(dim).__name__}")
+    if not -dims <= dim < dims:
+        if dims == 0:
+            raise IndexError(f"{name}={dim} is out of range for a 0-d tensor")
+        raise IndexError(
+            f"{name}={dim} is out of range for a tensor of {dims} dimensions "
+            f"(expected a dim in [{-dims}, {dims - 1}])"
+        )
+    return int(dim) + dims if dim < 0 else int(dim)

@@ -15,8 +15,9 @@ so ``module2_tensors.shape_functions.flip`` (and ``t.flip(...)``) work as before
   differentiable operations (``logsumexp``, ``movedim``, ``tril``, ...).
 
 Interface: the functions and classes of ``__all__``. Nothing here imports
-``shape_functions`` at import time (``where`` is looked up when called), so
-the two modules form no import cycle.
+``tensor.py`` or a file students edit, by any import: tensors arrive as arguments
+(whose methods it calls: ``t.where``, ``t.masked_fill``) and the ``Tensor`` class
+is the one tensor.py registers with ``_engine``.
 """
 
 from __future__ import annotations
@@ -28,10 +29,9 @@ import numpy as np
 
 from module1_scalar_autodiff.autodiff import Context
 
-from ._engine import set_grad_enabled
-from ._shape_checks import as_indices
+from ._engine import Function, _new, is_grad_enabled, set_grad_enabled, tensor_class
+from ._shape_checks import as_indices, normalize_dim
 from .tensor_data import TensorData
-from .tensor_functions import Function, _new, is_grad_enabled
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -60,20 +60,6 @@ __all__ = [
 ]
 
 
-def _dim(dim: int, dims: int) -> int:
-    """``normalize_dim`` of tensor.py (imported late: tensor.py imports this)."""
-    from .tensor import normalize_dim
-
-    return normalize_dim(dim, dims)
-
-
-def where(condition: "Tensor", x: Any, y: Any) -> "Tensor":
-    """``shape_functions.where`` (Task 2.6), looked up when called."""
-    from .shape_functions import where as where_
-
-    return where_(condition, x, y)
-
-
 class enable_grad:
     """Context manager (and decorator) that switches gradient recording *on*,
     even inside ``no_grad()`` (``torch.enable_grad``). (Given.)"""
@@ -99,11 +85,10 @@ def is_advanced_key(key: Any) -> bool:
     """Whether an index holds integer tensors, boolean masks, lists or arrays
     (PyTorch's *advanced* indexing, which copies) rather than only ints, slices,
     ``None`` and ``...`` (a view)."""
-    from .tensor import Tensor
-
     items = key if isinstance(key, tuple) else (key,)
     return any(
-        isinstance(k, (Tensor, list, np.ndarray)) or isinstance(k, bool) for k in items
+        isinstance(k, (tensor_class(), list, np.ndarray)) or isinstance(k, bool)
+        for k in items
     )
 
 
@@ -111,8 +96,7 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     """An advanced index as NumPy understands it: a boolean mask (a tensor from
     a comparison or ``bool()``, a list of bools, a bool array) stays boolean,
     any other tensor, list or array must hold whole numbers (integer indices)."""
-    from .tensor import Tensor
-
+    Tensor = tensor_class()
     out = []
     for k in key if isinstance(key, tuple) else (key,):
         if isinstance(k, Tensor):
@@ -263,7 +247,7 @@ def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tens
         return prod(t.contiguous().view(-1), 0, keepdim=False).view(
             *([1] * t.dims if keepdim else [])
         )
-    d = _dim(dim, max(t.dims, 1))
+    d = normalize_dim(dim, max(t.dims, 1))
     if t.dims == 0:
         return t * 1.0
     fn = _numpy_function(
@@ -280,7 +264,7 @@ def cumsum(t: "Tensor", dim: int) -> "Tensor":
     reversed running sum of the incoming gradient."""
     if t.dims == 0:
         return t * 1.0
-    d = _dim(dim, t.dims)
+    d = normalize_dim(dim, t.dims)
     fn = _numpy_function(
         "CumSum",
         lambda a: np.cumsum(a, axis=d),
@@ -293,7 +277,7 @@ def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
     """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
     e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
     m = t.detach().amax(dim, keepdim=True)
-    m = where(m.abs() == float("inf"), 0.0, m)
+    m = m.masked_fill(m.abs() == float("inf"), 0.0)
     out = (t - m).exp().sum(dim, keepdim=True).log() + m
     if keepdim:
         return out
@@ -344,7 +328,7 @@ def flip(t: "Tensor", dims: Union[int, Sequence[int]]) -> "Tensor":
     """The entries in reverse order along each of ``dims`` (a copy)."""
     out = t
     for d in dims if isinstance(dims, (tuple, list)) else (dims,):
-        d = _dim(d, t.dims)
+        d = normalize_dim(d, t.dims)
         key = (slice(None),) * d + (np.arange(t.shape[d] - 1, -1, -1),)
         out = AdvancedIndex.apply(out, key)
     return out
@@ -359,7 +343,7 @@ def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "T
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
     out = t
     for shift, d in zip(shifts, dims):
-        d = _dim(d, t.dims)
+        d = normalize_dim(d, t.dims)
         source = np.roll(np.arange(t.shape[d]), shift)
         out = AdvancedIndex.apply(out, (slice(None),) * d + (source,))
     return out
@@ -369,11 +353,11 @@ def movedim(t: "Tensor", source: Any, destination: Any) -> "Tensor":
     """Dimension(s) ``source`` moved to ``destination``, the others keeping their
     order (a view, ``permute``)."""
     src = [
-        _dim(d, t.dims)
+        normalize_dim(d, t.dims)
         for d in (source if isinstance(source, (tuple, list)) else (source,))
     ]
     dst = [
-        _dim(d, t.dims)
+        normalize_dim(d, t.dims)
         for d in (
             destination if isinstance(destination, (tuple, list)) else (destination,)
         )
@@ -386,7 +370,7 @@ def movedim(t: "Tensor", source: Any, destination: Any) -> "Tensor":
 
 def unbind(t: "Tensor", dim: int = 0) -> Tuple["Tensor", ...]:
     """The slices along ``dim``, that dimension removed (views)."""
-    d = _dim(dim, t.dims)
+    d = normalize_dim(dim, t.dims)
     return tuple(t[(slice(None),) * d + (i,)] for i in range(t.shape[d]))
 
 
@@ -400,7 +384,7 @@ def _triangle(t: "Tensor", diagonal: int, lower: bool) -> "Tensor":
         else np.triu(np.ones((rows, cols)), diagonal)
     )
     mask = t.new_tensor(keep)._as_mask()
-    return where(mask, t, 0.0)
+    return t.where(mask, 0.0)
 
 
 def tril(t: "Tensor", diagonal: int = 0) -> "Tensor":
@@ -453,7 +437,7 @@ def _scatter_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
 def scatter_add(t: "Tensor", dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
     """``torch.scatter_add`` (out of place): ``out[..., index[p], ...] +=
     src[p]`` along ``dim``; repeated indices add up."""
-    d = _dim(dim, t.dims)
+    d = normalize_dim(dim, t.dims)
     return ScatterAdd.apply(t, d, index, src)
 
 
@@ -462,7 +446,7 @@ def index_add(
 ) -> "Tensor":
     """``torch.index_add`` (out of place): slice ``index[k]`` of ``t`` along
     ``dim`` gets ``alpha * source``'s slice ``k`` added (repeats add up)."""
-    d = _dim(dim, t.dims)
+    d = normalize_dim(dim, t.dims)
     rows = np.asarray(as_indices(index, "index_add"), dtype=np.float64)
     shape = [1] * source.dims
     shape[d] = len(rows)

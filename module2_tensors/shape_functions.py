@@ -27,7 +27,7 @@ import numpy as np
 from module1_scalar_autodiff.autodiff import Context
 
 from ._shape_checks import as_indices, check_cat, check_gather, expanded_shape
-from ._shape_checks import padded_layout
+from ._shape_checks import normalize_dim as _dim, padded_layout
 from .tensor_data import TensorData, UserShape
 from .tensor_functions import Function, _new, is_grad_enabled, set_grad_enabled
 
@@ -97,13 +97,6 @@ __all__ = [
     "IndexSelect",
     "Gather",
 ]
-
-
-def _dim(dim: int, dims: int) -> int:
-    """``normalize_dim`` of tensor.py (imported late: tensor.py imports this)."""
-    from .tensor import normalize_dim
-
-    return normalize_dim(dim, dims)
 
 
 def _shape_args(args: Sequence[Any]) -> Tuple[Any, ...]:

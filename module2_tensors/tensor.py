@@ -32,7 +32,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import os
 from typing import (
     Any,
     Callable,
@@ -55,9 +54,11 @@ from . import _engine
 from . import shape_functions as sf
 from . import tensor_functions as tf
 from . import _dtype
-from ._device import Device, backend_for, device_of
+from ._device import Device, backend_for, device_of, get_default_backend
+from ._device import backend_named, register_backend
 from ._engine import MODES
 from ._reduction import Reduction
+from ._shape_checks import normalize_dim
 from .tensor_data import TensorData, UserShape, shape_broadcast
 from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
 
@@ -85,10 +86,6 @@ __all__ = [
     "randperm",
     "from_numpy",
     "manual_seed",
-    "set_default_backend",
-    "get_default_backend",
-    "register_backend",
-    "name_backend",
     "mm",
     "bmm",
     "concat",
@@ -127,109 +124,9 @@ def _shape_args(args: Sequence[Any]) -> Tuple[Any, ...]:
     return tuple(args)
 
 
-def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
-    """A dimension in ``[-dims, dims)`` as a non-negative one.
-
-    Raises:
-        IndexError: out of range; the message names the dim and the number of
-            dimensions.
-    """
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(dim).__name__}")
-    if not -dims <= dim < dims:
-        if dims == 0:
-            raise IndexError(f"{name}={dim} is out of range for a 0-d tensor")
-        raise IndexError(
-            f"{name}={dim} is out of range for a tensor of {dims} dimensions "
-            f"(expected a dim in [{-dims}, {dims - 1}])"
-        )
-    return int(dim) + dims if dim < 0 else int(dim)
-
-
-# ---------------------------------------------------------------------------
-# The default backend: one for factories and layers alike
-# ---------------------------------------------------------------------------
-
-_default_backend: Optional[TensorBackend] = None  # None: not chosen explicitly
-_candidates: List[Tuple[TensorBackend, Callable[[], bool]]] = []
-_ready: dict = {}
-#: Backends a user may name (``set_default_backend("fast")``, ``KINDLING_BACKEND``):
-#: name -> a function that returns the backend (importing it if need be).
-_named: Dict[str, Callable[[], TensorBackend]] = {"simple": lambda: SimpleBackend}
-#: The environment variable that names the default backend.
-BACKEND_VARIABLE = "KINDLING_BACKEND"
-_from_environment: List[Optional[TensorBackend]] = []  # read once, when first needed
-
-
-def register_backend(backend: TensorBackend, ready: Callable[[], bool]) -> None:
-    """Offer a faster backend as the automatic default (Module 3 offers
-    ``FastBackend`` when it is imported), also by its name. ``ready()`` says
-    whether its kernels are written (a student edition may still have them
-    stubbed); it is asked once."""
-    if all(b is not backend for b, _ in _candidates):
-        _candidates.append((backend, ready))
-    name_backend(backend.name, lambda: backend)
-
-
-def name_backend(name: str, load: Callable[[], TensorBackend]) -> None:
-    """Let users choose a backend by ``name`` (``set_default_backend(name)``,
-    ``KINDLING_BACKEND``); ``load()`` returns it, importing it if need be (Module
-    3 names ``cuda`` so, without importing numba-cuda before it is asked for)."""
-    _named[name] = load
-
-
-def _by_name(name: str) -> TensorBackend:
-    loader = _named.get(name.strip().lower())
-    if loader is None:
-        raise ValueError(
-            f"unknown backend {name!r}: choose one of {', '.join(sorted(_named))} "
-            f"(import module3_fast_ops to make 'fast' and 'cuda' known)"
-        )
-    return loader()
-
-
-def set_default_backend(backend: Union[None, str, TensorBackend]) -> None:
-    """The backend of every tensor made without ``backend=`` (factories such as
-    :func:`tensor`, :func:`zeros`, :func:`rand`, and the layers of Module 4): a
-    ``TensorBackend`` or its name (``"simple"``, ``"fast"``, ``"cuda"``).
-    ``None`` goes back to the choice of :func:`get_default_backend`."""
-    global _default_backend
-    if isinstance(backend, str):
-        backend = _by_name(backend)
-    if backend is not None and not isinstance(backend, TensorBackend):
-        raise TypeError(f"expected a TensorBackend, got {type(backend).__name__}")
-    _default_backend = backend
-
-
-def get_default_backend() -> TensorBackend:
-    """The backend used where none is given, chosen in this order:
-
-    1. the one given to :func:`set_default_backend`;
-    2. the one named by the environment variable ``KINDLING_BACKEND``
-       (``simple``, ``fast`` or ``cuda``; read once per process);
-    3. automatically, the fastest backend whose kernels are written:
-       ``FastBackend`` once Module 3 is imported and Tasks 3.1 and 3.2 are done,
-       else ``SimpleBackend``. A student whose Task 3.1 is unfinished therefore
-       keeps working on ``SimpleBackend``, with no error; the check (do the
-       kernel factories raise ``NotImplementedError``?) runs once per process.
-    """
-    if _default_backend is not None:
-        return _default_backend
-    if not _from_environment:
-        name = os.environ.get(BACKEND_VARIABLE, "").strip()
-        _from_environment.append(_by_name(name) if name else None)
-    if _from_environment[0] is not None:
-        return _from_environment[0]
-    for backend, ready in reversed(_candidates):
-        key = id(backend)
-        if key not in _ready:
-            try:
-                _ready[key] = bool(ready())
-            except NotImplementedError:
-                _ready[key] = False
-        if _ready[key]:
-            return backend
-    return SimpleBackend
+# The default backend (one for factories and layers alike) is chosen in _device;
+# SimpleBackend is its last resort, always ready.
+register_backend(SimpleBackend, lambda: True)
 
 
 class MaxResult(NamedTuple):
@@ -497,9 +394,7 @@ class Tensor:
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
         # pickle, copy.deepcopy, kt.save: the numbers, the backend's name and
-        # the flag (serialization.py rebuilds the tensor).
-        from .serialization import rebuild_tensor
-
+        # the flag (rebuild_tensor rebuilds the tensor).
         return rebuild_tensor, (self.to_numpy(), self.backend.name, self.requires_grad)
 
     def numpy(self) -> np.ndarray:
@@ -2009,6 +1904,16 @@ class Tensor:
                 self.history.last_fn = hooked
         hooks.append(hook)
         return _HookHandle(hooks, hook)
+
+
+# Function.apply makes (and the engine checks) values of this class.
+_engine.register_tensor_class(Tensor)
+
+
+def rebuild_tensor(array: np.ndarray, backend: str, requires_grad: bool) -> Tensor:
+    """The inverse of ``Tensor.__reduce__``: the numbers on the loaded backend of
+    that name (else the default backend)."""
+    return tensor(array, backend=backend_named(backend), requires_grad=requires_grad)
 
 
 def _run_hooks(hooks: List[Callable[[Tensor], Any]], grad: Tensor) -> Tensor:

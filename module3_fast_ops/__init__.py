@@ -13,7 +13,7 @@ from typing import Any
 
 from module2_tensors import *
 
-from module2_tensors.tensor import name_backend, register_backend
+from module2_tensors import name_backend, register_backend
 
 from . import fast_ops
 from .fast_ops import FastBackend, FastOps

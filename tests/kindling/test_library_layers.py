@@ -40,6 +40,12 @@ def _tree(tmp_path: Path, files: Dict[str, str]) -> Path:
     return tmp_path
 
 
+def test_the_library_has_no_import_cycles_counting_every_import():
+    layers = measure(ROOT)
+    edges = [f"{a}:{line} -> {b}" for a, line, b in layers.cycle_edges]
+    assert layers.cycles == [], "\n".join(edges)
+
+
 def test_no_engine_folder_imports_a_student_file():
     assert engine_violations(ROOT, library_files(ROOT)) == []
 

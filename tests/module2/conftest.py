@@ -9,13 +9,13 @@ import pytest
 
 from module2_tensors import SimpleBackend, get_default_backend, set_default_backend
 
-# The module, not the function ``module2_tensors.tensor`` that shadows it.
-_tensor_module = importlib.import_module("module2_tensors.tensor")
+# Where the default backend is kept (the engine's devices and backends).
+_devices = importlib.import_module("module2_tensors._device")
 
 
 @pytest.fixture(autouse=True)
 def _module2_default_backend() -> Iterator[None]:
-    previous = _tensor_module._default_backend
+    previous = _devices._default_backend
     set_default_backend(SimpleBackend)
     assert get_default_backend() is SimpleBackend
     yield
