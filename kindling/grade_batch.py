@@ -91,11 +91,39 @@ def report_from_json(data: dict) -> GradeReport:
     return report
 
 
+# How a child grader starts. ``python -I`` (isolated mode) puts neither the working
+# directory nor the script's folder on ``sys.path``, and ignores ``PYTHONPATH``,
+# every other ``PYTHON*`` variable and the user's site-packages: a batch graded
+# from inside its own folder (``kindling grade --batch .``) would otherwise let a
+# submission folder named ``kindling`` (with a ``__main__.py``), ``json``,
+# ``random``, ... run in place of the grader, outside every sandbox. The one
+# folder put back is the one this grader's own package was imported from, named
+# explicitly (the instructor source, or site-packages), never the working
+# directory; and the child runs in a private, empty working directory besides.
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "from kindling.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def package_root() -> str:
+    """The folder this grader's ``kindling`` package was imported from."""
+    import kindling
+
+    return str(Path(kindling.__file__).resolve().parent.parent)
+
+
 def _command(entry: Path, out: Path, options: dict) -> List[str]:
-    command = [sys.executable, "-m", "kindling", "grade", f"--submission={entry}"]
-    command.append(f"--json={out}")
-    if options.get("source") is not None:
-        command.append(f"--source={options['source']}")
+    command = [sys.executable, "-I", "-c", _BOOT, package_root(), "grade"]
+    # Absolute paths only: the child's working directory is its own.
+    command.append(f"--submission={Path(entry).absolute()}")
+    command.append(f"--json={Path(out).absolute()}")
+    source = options.get("source")
+    if source is None:
+        from kindling.grade import default_source
+
+        source = default_source()
+    command.append(f"--source={Path(source).resolve()}")
     command.append(f"--tasks={options.get('tasks', 'all')}")
     if options.get("timeout") is not None:
         command.append(f"--timeout={options['timeout']}")
@@ -106,7 +134,7 @@ def _command(entry: Path, out: Path, options: dict) -> List[str]:
     if not options.get("sandbox", True):
         command.append("--unsafe-no-sandbox")
     if options.get("kernel_cache") is not None:
-        command.append(f"--kernel-cache={options['kernel_cache']}")
+        command.append(f"--kernel-cache={Path(options['kernel_cache']).resolve()}")
     return command
 
 
@@ -134,6 +162,9 @@ def grade_parallel(
                     entry = waiting.pop(0)
                     out = Path(scratch) / f"{len(reports) + len(running)}.json"
                     log = open(Path(scratch) / f"{out.stem}.log", "wb")
+                    # A private, empty working directory (see _BOOT above).
+                    home = Path(scratch) / f"{out.stem}.cwd"
+                    home.mkdir()
                     echo(f"grading {entry.name} ...")
                     process = subprocess.Popen(
                         _command(entry, out, options),
@@ -141,6 +172,7 @@ def grade_parallel(
                         stderr=subprocess.STDOUT,
                         stdin=subprocess.DEVNULL,
                         env=env,
+                        cwd=home,
                     )
                     running[entry.name] = (process, out, log)
                 for name, (process, out, log) in list(running.items()):

@@ -13,6 +13,7 @@ from tests.kindling.editions import reference, submission
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = "module0_fundamentals/module.py"
+OPERATORS = "module0_fundamentals/operators.py"
 
 
 def test_shards_are_disjoint_cover_the_batch_and_stay_put():
@@ -105,3 +106,55 @@ def test_two_shards_merged_equal_the_whole_batch_graded_in_parallel(tmp_path):
     assert (out / "merged.csv").read_text() == (out / "all.csv").read_text()
     statuses = {name: r["tasks"][0]["status"] for name, r in whole.items()}
     assert statuses == {"ada": "done", "bob": "todo", "cy": "failing"}
+
+
+# A batch folder is graded from inside itself (`kindling grade --batch . --jobs 2`):
+# a submission folder named like a module the child grader imports, holding code
+# that writes a marker and forges the child's report (10/10 for its author, 0 for
+# everyone else).
+IMPOSTOR = """
+import pathlib
+import sys
+
+pathlib.Path({marker!r}).write_text("student code ran in the grader")
+forged = {{"tasks": [{{"id": "0.1", "title": "t", "marker": "task0_1",
+    "scoring": "all-or-nothing", "max_points": 10, "points": 10,
+    "status": "done"}}]}}
+for arg in sys.argv:
+    if arg.startswith("--json="):
+        pathlib.Path(arg[len("--json="):]).write_text(__import__("json").dumps(forged))
+sys.exit(0)
+"""
+
+
+@pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()}")
+@pytest.mark.parametrize(
+    "name, files",
+    [
+        ("kindling", ("__init__.py", "__main__.py")),  # replaces `python -m kindling`
+        ("json", ("__init__.py",)),  # a pure-Python module every grader imports
+    ],
+)
+def test_no_submission_folder_is_importable_by_a_child_grader(
+    tmp_path, monkeypatch, name, files
+):
+    edition = tmp_path / "edition"
+    release(ROOT, edition, through=0)
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    submission(edition, tmp_path / "honest", {OPERATORS: reference(OPERATORS)})
+    (tmp_path / "honest" / "submission").rename(batch / "honest")
+    marker = tmp_path / "escaped.txt"
+    (batch / name).mkdir()
+    for file in files:
+        (batch / name / file).write_text(IMPOSTOR.format(marker=str(marker)))
+    monkeypatch.chdir(batch)  # graded from the batch folder itself
+    out = tmp_path / "out.json"
+    args = ["grade", "--batch=.", "--jobs=2", f"--source={edition}", "--tasks=0.1"]
+    assert main([*args, f"--json={out}"]) == 0
+    assert not marker.exists()
+    graded = json.loads(out.read_text())
+    assert graded["honest"]["tasks"][0]["status"] == "done"
+    assert graded["honest"]["score"] == 10
+    assert graded[name]["tasks"][0]["status"] == "todo"
+    assert graded[name]["score"] == 0
