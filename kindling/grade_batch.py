@@ -205,9 +205,50 @@ def _read_result(name: str, out: Path, returncode: int) -> GradeReport:
         return report
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def report_problems(data: object) -> List[str]:
+    """What is wrong with one student's report as a shard holds it (empty: nothing):
+    points between 0 and the task's maximum, tests passed between 0 and the total,
+    numbers that are numbers. A report that cannot be true was edited, or comes
+    from another grader, and is never merged."""
+    if not isinstance(data, dict):
+        return ["not a report of kindling grade"]
+    tasks = data.get("tasks", [])
+    if not isinstance(tasks, list):
+        return ["its tasks are not a list"]
+    problems = []
+    for entry in tasks:
+        if not isinstance(entry, dict):
+            problems.append("a task that is not a task")
+            continue
+        task = str(entry.get("id", "?"))[:20]
+        fields = ("max_points", "points", "passed", "failed", "total")
+        if not all(_number(entry.get(key, 0)) for key in fields):
+            problems.append(f"Task {task}: points or counts that are not numbers")
+            continue
+        points, most = entry.get("points", 0), entry.get("max_points", 0)
+        passed, total = entry.get("passed", 0), entry.get("total", 0)
+        if not 0 <= points <= most:
+            problems.append(f"Task {task}: {points} points of at most {most}")
+        if not 0 <= passed <= total or not 0 <= entry.get("failed", 0) <= total:
+            problems.append(f"Task {task}: {passed} tests passed of {total}")
+    return problems
+
+
 def merge(paths: List[Path]) -> Dict[str, GradeReport]:
-    """Join batch JSON files (shards) into one batch; a name in two is an error."""
+    """Join batch JSON files (shards) into one batch.
+
+    Every input is checked first, and any of these is an error that says what is
+    wrong and where: a name in two files, a report whose points or counts cannot
+    be true (see :func:`report_problems`), and shards graded against different
+    sources or by different graders (``source`` and ``grader_version``; a report
+    its grader left unwritten, with no tasks, names neither).
+    """
     merged: Dict[str, GradeReport] = {}
+    origins: Dict[Tuple[str, str], str] = {}  # (source, version) -> where first seen
     for path in paths:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -218,5 +259,25 @@ def merge(paths: List[Path]) -> Dict[str, GradeReport]:
         for name, report in data.items():
             if name in merged:
                 raise GradeError(f"{name} is in two of the files merged ({path})")
-            merged[name] = report_from_json(report)
+            problems = report_problems(report)
+            if problems:
+                raise GradeError(f"{path}: {name}: " + "; ".join(problems[:5]))
+            if report.get("tasks"):
+                origin = (
+                    str(report.get("source", "")),
+                    str(report.get("grader_version", "")),
+                )
+                origins.setdefault(origin, f"{path} ({name})")
+                if len(origins) > 1:
+                    (first, where), (other, _) = list(origins.items())[:2]
+                    raise GradeError(
+                        f"{path}: {name} was graded against {other[0]} by kindling "
+                        f"{other[1]}, {where} against {first[0]} by kindling "
+                        f"{first[1]}: shards of one batch come from one source and "
+                        "one grader"
+                    )
+            try:
+                merged[name] = report_from_json(report)
+            except (TypeError, ValueError, AttributeError) as error:
+                raise GradeError(f"{path}: {name}: not a report: {error}") from None
     return {name: merged[name] for name in sorted(merged)}
