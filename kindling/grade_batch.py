@@ -18,6 +18,7 @@ are added or removed, so that a job array (Slurm) or a CI matrix grades a class 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import subprocess
@@ -138,6 +139,16 @@ def _command(entry: Path, out: Path, options: dict) -> List[str]:
     return command
 
 
+def timed_out_tasks(report: GradeReport) -> List[str]:
+    """The tasks of ``report`` that ran out of time: a task's own time limit, or
+    one of Task 0.2's runs (``details.timed_out``)."""
+    return [
+        t.id
+        for t in report.tasks
+        if t.status == "timeout" or (t.details or {}).get("timed_out")
+    ]
+
+
 def grade_parallel(
     entries: List[Path],
     jobs: int,
@@ -147,34 +158,50 @@ def grade_parallel(
 ) -> Dict[str, GradeReport]:
     """Grade ``entries`` with ``jobs`` grader processes at once; ``on_report`` is
     called as each finishes. SIGTERM or Ctrl-C stops every grader (each leaves its
-    partial report, marked ``interrupted``)."""
+    partial report, marked ``interrupted``).
+
+    Each job's sandboxes have an equal CPU share (:mod:`kindling.grade_limits`),
+    but time limits are wall-clock: a task that ran out of time while another
+    job was running is graded again, alone, once every job is done, and that
+    grade replaces the first (so that a neighbour, however busy, never turns a
+    task into a time-out; a time-out stays a time-out, never a kill)."""
     jobs = max(1, jobs)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     env = dict(os.environ)
     env.setdefault("NUMBA_NUM_THREADS", str(max(1, cores // jobs)))
     reports: Dict[str, GradeReport] = {}
     waiting = list(entries)
+    by_name = {entry.name: entry for entry in entries}
     running: Dict[str, Tuple[subprocess.Popen, Path, object]] = {}
+    beside: set = set()  # the submissions graded while another job was running
+    counter = itertools.count()
     with tempfile.TemporaryDirectory(prefix="kindling-batch-") as scratch:
+
+        def start(entry: Path, settings: dict) -> Tuple[subprocess.Popen, Path, object]:
+            number = next(counter)
+            out = Path(scratch) / f"{number}.json"
+            log = open(Path(scratch) / f"{number}.log", "wb")
+            # A private, empty working directory (see _BOOT above).
+            home = Path(scratch) / f"{number}.cwd"
+            home.mkdir()
+            process = subprocess.Popen(
+                _command(entry, out, settings),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=home,
+            )
+            return process, out, log
+
         try:
             while waiting or running:
                 while waiting and len(running) < jobs:
                     entry = waiting.pop(0)
-                    out = Path(scratch) / f"{len(reports) + len(running)}.json"
-                    log = open(Path(scratch) / f"{out.stem}.log", "wb")
-                    # A private, empty working directory (see _BOOT above).
-                    home = Path(scratch) / f"{out.stem}.cwd"
-                    home.mkdir()
                     echo(f"grading {entry.name} ...")
-                    process = subprocess.Popen(
-                        _command(entry, out, options),
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        stdin=subprocess.DEVNULL,
-                        env=env,
-                        cwd=home,
-                    )
-                    running[entry.name] = (process, out, log)
+                    running[entry.name] = start(entry, options)
+                if len(running) > 1:
+                    beside.update(running)
                 for name, (process, out, log) in list(running.items()):
                     if process.poll() is None:
                         continue
@@ -184,14 +211,47 @@ def grade_parallel(
                     echo(f"{name}: {reports[name].score:g}/{reports[name].max_score}")
                     on_report(name, reports[name])
                 time.sleep(0.05)
+            for name in sorted(beside & set(reports)):
+                again = timed_out_tasks(reports[name])
+                if not again or reports[name].interrupted:
+                    continue
+                echo(
+                    f"{name}: Task {', '.join(again)} ran out of time beside another "
+                    "job: graded again, alone ..."
+                )
+                running[name] = start(
+                    by_name[name], {**options, "tasks": ",".join(again)}
+                )
+                process, out, log = running[name]
+                process.wait()
+                log.close()
+                del running[name]
+                alone = _read_result(name, out, process.returncode)
+                if alone.interrupted:
+                    break
+                if not alone.aborted:
+                    _replace_tasks(reports[name], alone)
+                echo(f"{name}: {reports[name].score:g}/{reports[name].max_score}")
+                on_report(name, reports[name])
         finally:
             for process, _, log in running.values():
                 process.terminate()  # the grader leaves a partial report
             for name, (process, out, log) in running.items():
                 process.wait()
                 log.close()
-                reports[name] = _read_result(name, out, process.returncode)
+                if name not in reports:  # (a regrading leaves the first grade)
+                    reports[name] = _read_result(name, out, process.returncode)
     return {name: reports[name] for name in sorted(reports)}
+
+
+def _replace_tasks(report: GradeReport, alone: GradeReport) -> None:
+    """Put the grades of ``alone`` (some tasks graded again) into ``report``."""
+    graded = {
+        t.id: t
+        for t in alone.tasks
+        if not t.message.startswith(("not graded", "grader error"))
+    }
+    report.tasks = [graded.get(t.id, t) for t in report.tasks]
 
 
 def _read_result(name: str, out: Path, returncode: int) -> GradeReport:

@@ -40,7 +40,7 @@ from typing import Dict, List, Optional, Tuple
 from kindling.grade_limits import JobCgroup, available
 from kindling.sandbox import KERNELS, TREE, Sandbox, sandbox_env, tmpfs_sizes
 
-FILE_SIZE_MB = 256  # the largest file a job may write, its own output included
+FILE_SIZE_MB = 256  # the largest file a job may write (in its /tmp, or a memfd)
 OPEN_FILES = 1024  # descriptors per process (each memfd is one, see apply_limits)
 PROTOCOL_LIMIT = 64 * 1024 * 1024  # bytes of events a job may send
 DRAIN_SECONDS = 2.0  # how long to read events after the job's main process ended

@@ -158,3 +158,65 @@ def test_no_submission_folder_is_importable_by_a_child_grader(
     assert graded["honest"]["score"] == 10
     assert graded[name]["tasks"][0]["status"] == "todo"
     assert graded[name]["score"] == 0
+
+
+# At import, 48 busy processes, each in a session of its own, then a wait: the
+# task's whole time limit spent taking CPU from whoever else is graded meanwhile.
+HOG = """
+import os
+import time
+
+for _ in range(48):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+time.sleep(3600)
+"""
+
+
+@pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()}")
+def test_a_busy_submission_cannot_make_another_time_out(tmp_path):
+    """Under --jobs 2, a submission starting CPU-bound processes (24 did) made the
+    other job's tasks time out: `done` alone and beside a harmless neighbour, 0 points
+    beside the attacker (no CPU share per job, wall-clock limits)."""
+    edition = tmp_path / "edition"
+    release(ROOT, edition, through=0)
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name, text in (
+        ("a_hog", (edition / OPERATORS).read_text() + HOG),
+        ("b_victim", reference(OPERATORS)),
+    ):
+        submission(edition, tmp_path / name, {OPERATORS: text})
+        (tmp_path / name / "submission").rename(batch / name)
+    out = tmp_path / "out.json"
+    args = [f"--batch={batch}", "--jobs=2", f"--source={edition}", "--tasks=0.1"]
+    assert main(["grade", *args, "--timeout=20", f"--json={out}"]) == 0
+    graded = json.loads(out.read_text())
+    assert graded["b_victim"]["tasks"][0]["status"] == "done"
+    assert graded["b_victim"]["score"] == 10
+    assert graded["a_hog"]["tasks"][0]["status"] == "timeout"
+    assert graded["a_hog"]["score"] == 0
+
+
+def test_every_job_has_an_equal_cpu_share_where_cgroups_allow():
+    from kindling.grade_limits import CPU_SHARES, CPU_WEIGHT, JobCgroup, available
+
+    if available() is None:
+        pytest.skip("no cgroups here: jobs have rlimits only")
+    jobs = [JobCgroup.create(64 << 20) for _ in range(2)]
+    try:
+        shares = [
+            (folder / name).read_text().strip()
+            for job in jobs
+            for folder in job.folders
+            for name in ("cpu.shares", "cpu.weight")
+            if (folder / name).exists()
+        ]
+    finally:
+        for job in jobs:
+            job.remove()
+    if not shares:
+        pytest.skip("the CPU controller is not available to the grader here")
+    assert shares in ([str(CPU_SHARES)] * 2, [str(CPU_WEIGHT)] * 2)
