@@ -698,6 +698,7 @@ class Plan:
     canaries: Dict[str, Tuple[str, List[str]]]  # task -> (file, node ids)
     context: Feedback
     partial: bool = False
+    shipped: Set[str] = field(default_factory=set)  # what a student edition ships
 
 
 def grade_task(
@@ -937,7 +938,7 @@ class Grader:
         )
         ids = {t.id for t in self.registry}
         context = Feedback(work, student, secrets, task_ids=ids)
-        return Plan(collection, canaries, context, self.partial)
+        return Plan(collection, canaries, context, self.partial, shipped)
 
     def _grade(
         self, task: Task, runner: Runner, work: Path, plan: Plan, tmp: Path
@@ -983,6 +984,7 @@ class Grader:
             sandbox=self.sandbox,
             canary=plan.canaries.get(task.id, ("", [])),
             context=plan.context,
+            shipped=plan.shipped or None,
         )
 
     def _fail_all(self, message: str) -> None:
