@@ -230,6 +230,26 @@ MISTAKES = [
         "gradients of the earlier batches",
     },
     {
+        "name": "fast-epoch-zero-grad-once-per-epoch",
+        "task": "3.5",
+        "file": "project/run_fast_tensor.py",
+        "find": (
+            "    for start in range(0, len(order), batch):\n"
+            "        idx = order[start : start + batch]\n"
+            "        xb, yb = batch_tensors(X, y, idx, backend)\n"
+            "        optimizer.zero_grad()\n"
+        ),
+        "replace": (
+            "    optimizer.zero_grad()\n"
+            "    for start in range(0, len(order), batch):\n"
+            "        idx = order[start : start + batch]\n"
+            "        xb, yb = batch_tensors(X, y, idx, backend)\n"
+        ),
+        "description": "zero_grad once per epoch, before the batch loop: with an "
+        "optimizer that keeps gradients across a step (torch.optim's), each batch "
+        "adds its gradient to the earlier batches'",
+    },
+    {
         "name": "fast-epoch-ignores-order",
         "task": "3.5",
         "file": "project/run_fast_tensor.py",
