@@ -449,6 +449,40 @@ MISTAKES = [
     },
     # ------------------------------------------------------ 4.6 nn library
     {
+        "name": "linear-reads-the-parameter-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "        return F.linear(x, self.weight.value, bias)\n",
+        "replace": "        return F.linear(x, self.weight, bias)\n",
+        "description": "Linear passes self.weight, not self.weight.value: after "
+        "update(leaf) (an optimizer, a gradient check) the leaf gets no gradient",
+    },
+    {
+        "name": "embedding-reads-the-parameter-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "return F.embedding(indices, self.weight.value, self.padding_idx)",
+        "replace": "return F.embedding(indices, self.weight, self.padding_idx)",
+        "description": "Embedding passes self.weight, not self.weight.value",
+    },
+    {
+        "name": "batchnorm-reads-the-parameters-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "y * self.weight.value.view(*shape) + self.bias.value.view(*shape)",
+        "replace": "y * self.weight.view(*shape) + self.bias.view(*shape)",
+        "description": "batch norm's affine step reads the parameters, not their "
+        ".value",
+    },
+    {
+        "name": "layernorm-reads-the-parameter-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "            y = y * self.weight.value\n",
+        "replace": "            y = y * self.weight\n",
+        "description": "LayerNorm scales by self.weight, not self.weight.value",
+    },
+    {
         "name": "adam-without-bias-correction",
         "task": "4.6",
         "file": "module4_networks/optim.py",
