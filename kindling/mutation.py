@@ -121,6 +121,28 @@ MUTANTS = (
         "relu_back passes the derivative through for negative x as well",
         {"relu_back": "return d"},
     ),
+    # The three the Module 0 guide names as examples.
+    Mutant("mul_flips_sign", "mul computes -(x * y)", {"mul": "return -(x * y)"}),
+    Mutant(
+        "sigmoid_wrong_scale",
+        "sigmoid computes 1 / (1 + exp(-2x)): bounded, symmetric and increasing, "
+        "only its slope is wrong",
+        {
+            "sigmoid": "if x >= 0.0:\n"
+            "    return 1.0 / (1.0 + math.exp(-2.0 * x))\n"
+            "z = math.exp(2.0 * x)\n"
+            "return z / (1.0 + z)"
+        },
+    ),
+    Mutant(
+        "log_back_forgets_d",
+        "log_back returns 1 / x, forgetting the incoming derivative d",
+        {
+            "log_back": "if x <= 0.0:\n"
+            '    raise _domain_error("log_back", x, "x > 0")\n'
+            "return 1.0 / x"
+        },
+    ),
 )
 
 

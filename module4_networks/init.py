@@ -146,7 +146,8 @@ def calculate_fan_in_and_fan_out(x: Any) -> Tuple[int, int]:
     has ``fan_in = in``.
 
     Raises:
-        ValueError: a tensor of fewer than 2 dimensions.
+        ValueError: a tensor of fewer than 2 dimensions, with a message that says
+            ``"fewer than 2 dimensions"`` and gives the shape (PyTorch's words).
     """
     # BEGIN SOLUTION 4.6
     shape = _tensor_of(x).shape

@@ -53,6 +53,27 @@ def test_at_least_eight_realistic_mutants_are_planted():
     assert "lt_eq_swapped" in names and all(m.bug for m in MUTANTS)
 
 
+def test_the_mutants_the_module_0_guide_promises_are_planted():
+    """The guide's section on Task 0.2 names bugs the grader plants: each is in
+    the set (a wrong-scale sigmoid that only its slope gives away, a log_back
+    that forgets d, a flipped sign in mul, ...)."""
+    guide = (ROOT / "module0_fundamentals" / "README.md").read_text(encoding="utf-8")
+    names = {m.name for m in MUTANTS}
+    promised = {
+        "a flipped sign in `mul`": "mul_flips_sign",
+        "`lt` and `eq` swapped": "lt_eq_swapped",
+        "wrong branch for negative inputs": "sigmoid_negative_branch",
+        "overflows": "sigmoid_overflows",
+        "(`0.01 * x`)": "relu_leaks_negatives",
+        "a `log_back` that forgets `d`": "log_back_forgets_d",
+        "only its slope gives it away": "sigmoid_wrong_scale",
+    }
+    flat = " ".join(guide.split())
+    for phrase, mutant in promised.items():
+        assert phrase in flat, f"the guide no longer says {phrase!r}: update this test"
+        assert mutant in names, f"the guide promises {phrase!r}; no mutant {mutant}"
+
+
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
 def test_every_mutant_really_changes_the_operators(mutant):
     text = (ROOT / TARGET_FILE).read_text()
@@ -60,7 +81,8 @@ def test_every_mutant_really_changes_the_operators(mutant):
     mutated = operators_from(mutate_source(text, mutant), "mutated_ops")
     changed = []
     for name in mutant.bodies:
-        arity = 2 if name in ("add", "mul", "lt", "eq", "max", "relu_back") else 1
+        two = ("add", "mul", "lt", "eq", "max", "relu_back", "log_back", "inv_back")
+        arity = 2 if name in two else 1
         pairs = (
             [(x,) for x in PROBES]
             if arity == 1
