@@ -141,10 +141,12 @@ def test_a_scheduler_state_round_trip_resumes_the_schedule():
         first.step()
     state = first.state_dict()
     opt2 = optim.SGD(nn.Linear(1, 1).parameters(), lr=1.0)
-    opt2.load_state_dict(opt.state_dict())
+    # PyTorch's order: build the scheduler first (building one sets the rates),
+    # then load the optimizer's state and the scheduler's.
     second = S.SequentialLR(
         opt2, [S.LinearLR(opt2, 0.1, total_iters=2), S.ExponentialLR(opt2, 0.5)], [2]
     )
+    opt2.load_state_dict(opt.state_dict())
     second.load_state_dict(state)
     first.step()
     second.step()
