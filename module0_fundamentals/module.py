@@ -125,6 +125,13 @@ class Module:
         if name in buffers and not isinstance(value, (Parameter, Module)):
             buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
             return
+        if value is None and (name in parameters or name in modules):
+            # ``m.bias = None`` (PyTorch allows it): no parameter or submodule
+            # any more, and the attribute reads None.
+            parameters.pop(name, None)
+            modules.pop(name, None)
+            registries[name] = None
+            return
         if isinstance(value, Parameter):
             if value.name is None:
                 value.name = name
