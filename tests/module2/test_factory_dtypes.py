@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import module2_tensors as kt
+from tests.pytorch_reference import import_torch
 
 
 def test_full_with_an_integer_dtype_truncates_toward_zero():
@@ -51,7 +52,7 @@ def test_indexing_keeps_the_dtype():
 
 
 def test_factory_dtypes_match_pytorch():
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    torch = import_torch()
 
     def report(lib):
         return [

@@ -14,6 +14,7 @@ import pytest
 
 import module4_networks as kt
 from module4_networks import nn
+from tests.pytorch_reference import import_torch
 
 NAN, INF = math.nan, math.inf
 
@@ -66,7 +67,7 @@ def test_finite_gradients_are_still_scaled():
 @pytest.mark.parametrize("norm_type", [2.0, INF])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_nonfinite_clipping_matches_pytorch(case, norm_type):
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    torch = import_torch()
     first, second, _ = CASES[case]
     ours, theirs = _clip(kt, first, second, norm_type), _clip(
         torch, first, second, norm_type

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import module4_networks as kt
+from tests.pytorch_reference import import_torch
 
 
 def _opt(lib, lr=0.1):
@@ -147,7 +148,7 @@ def test_chained_schedules_multiply_the_current_rate(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_chained_schedules_match_pytorch(name):
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    torch = import_torch()
     build, steps, hand = CASES[name]
     np.testing.assert_allclose(
         _run(kt, build, steps, hand=hand),
@@ -216,7 +217,7 @@ def test_a_resumed_schedule_goes_on_where_it_stopped(name):
 
 @pytest.mark.parametrize("name", sorted(RESUMES))
 def test_a_resumed_schedule_matches_pytorch(name):
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    torch = import_torch()
     np.testing.assert_allclose(
         _resume(kt, RESUMES[name], 3, 3),
         _resume(torch, RESUMES[name], 3, 3),

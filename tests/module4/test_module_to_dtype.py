@@ -8,6 +8,7 @@ import pytest
 
 import module4_networks as kt
 from module4_networks import nn
+from tests.pytorch_reference import import_torch
 
 
 class _Counted(nn.Module):
@@ -37,7 +38,7 @@ def test_a_float_dtype_converts_only_the_floating_point_values():
 
 
 def test_module_to_matches_pytorch():
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    torch = import_torch()
     with pytest.raises(TypeError, match="only accepts floating point"):
         torch.nn.Linear(2, 2).to(torch.int64)
 

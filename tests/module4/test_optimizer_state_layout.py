@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import module4_networks as kt
+from tests.pytorch_reference import import_torch
 
 task4_6 = pytest.mark.task4_6
 
@@ -101,7 +102,7 @@ LAYOUTS = {
 @task4_6
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
 def test_state_layouts_match_pytorch(name):
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    torch = import_torch()
     w, opt = _stepped(kt, LAYOUTS[name])
     tw, topt = _stepped(torch, LAYOUTS[name])
     ours, theirs = opt.state[w], topt.state[tw]

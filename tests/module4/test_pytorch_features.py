@@ -14,6 +14,7 @@ import pytest
 
 import module4_networks as kt
 from module4_networks import nn, optim
+from tests.pytorch_reference import import_torch
 
 S = optim.lr_scheduler
 
@@ -108,7 +109,7 @@ def test_schedulers_give_pytorchs_rates(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_schedulers_match_pytorch_itself(name):
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     make, steps, metrics = CASES[name]
     np.testing.assert_allclose(
         _rates(kt, make, steps, metrics),
@@ -274,7 +275,7 @@ def test_mm_bmm_concat_clip():
 
 
 def test_the_new_names_exist_in_pytorch():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     for name in ["mm", "bmm", "concat", "concatenate", "clip", "equal", "allclose"]:
         assert hasattr(torch, name) and hasattr(kt, name)
     for name in ["softmax", "log_softmax", "argsort", "where", "scatter"]:
@@ -604,7 +605,7 @@ def test_interpolate_2d(mode):
 
 
 def test_new_layers_match_pytorch_itself():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     rng = np.random.default_rng(25)
     x = rng.normal(size=(2, 4, 5, 6))
     w = rng.normal(size=(4, 3, 3, 3))

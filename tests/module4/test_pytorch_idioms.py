@@ -13,10 +13,11 @@ import pytest
 
 import module4_networks as kt
 from module4_networks import nn
+from tests.pytorch_reference import import_torch
 
 
 def _torch():
-    return pytest.importorskip("torch", reason="PyTorch is not installed")
+    return import_torch()
 
 
 @pytest.mark.parametrize("lib_name", ["kt", "torch"])
