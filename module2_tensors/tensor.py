@@ -232,6 +232,13 @@ def get_default_backend() -> TensorBackend:
     return SimpleBackend
 
 
+def _as_int64(indices: "Tensor") -> "Tensor":
+    """Positions (integral floats in storage) labelled ``int64``, as PyTorch's
+    index results are: ``.item()`` gives an int, and they index."""
+    indices._dtype = _dtype.int64
+    return indices
+
+
 class MaxResult(NamedTuple):
     """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
     ``torch.max``; ``indices`` are floats without gradient."""
@@ -1402,7 +1409,7 @@ class Tensor:
             final[d] = 1
         else:
             del final[d]
-        return MaxResult(values.view(*final), indices.view(*final))
+        return MaxResult(values.view(*final), _as_int64(indices.view(*final)))
 
     @staticmethod
     def _arg(kind: str, x: "Tensor", d: int) -> "Tensor":
@@ -1426,7 +1433,9 @@ class Tensor:
             raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
         if dim is None:
             found = self._arg(kind, self.detach().contiguous().view(-1), 0)
-            return found.view(*([1] * self.dims)) if keepdim else found.view(())
+            return _as_int64(
+                found.view(*([1] * self.dims)) if keepdim else found.view(())
+            )
         d = normalize_dim(dim, max(self.dims, 1))
         x = self.view(1) if self.dims == 0 else self
         found = self._arg(kind, x.detach(), d)
@@ -1437,7 +1446,7 @@ class Tensor:
             shape[d] = 1
         else:
             del shape[d]
-        return found.view(*shape)
+        return _as_int64(found.view(*shape))
 
     def all(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False

@@ -1,9 +1,9 @@
 """Dtype labels that never disagree with the values they label: ``full``
 infers its dtype from the fill value and an integer dtype truncates, as
 ``torch.full`` does; ``from_numpy`` reports the array's dtype; indexing keeps
-the dtype of what it reads. Expected values are PyTorch's documented behaviour;
-where PyTorch is installed the same calls run on it too. Given code: no task
-marker."""
+the dtype of what it reads; ``argmax`` and ``max(dim).indices`` are
+``int64``. Expected values are PyTorch's documented behaviour; where PyTorch is
+installed the same calls run on it too. Given code: no task marker."""
 
 from __future__ import annotations
 
@@ -51,6 +51,19 @@ def test_indexing_keeps_the_dtype():
     assert kt.tensor([1.0, 2.0]).float()[0].dtype is kt.float32
 
 
+def test_index_results_report_int64():
+    x = kt.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 1.0]])
+    assert x.argmax().dtype is kt.int64 and x.argmax().item() == 3
+    assert type(x.argmax().item()) is int
+    assert x.argmax(1).tolist() == [1, 0] and x.argmin(0, keepdim=True).tolist() == [
+        [0, 1, 1]
+    ]
+    assert x.max(1).indices.dtype is kt.int64 and x.min(1).indices.tolist() == [0, 1]
+    assert x.max(1).values.dtype is kt.float64
+    names = ["cat", "dog", "bird"]
+    assert names[x[0].argmax().item()] == "dog"
+
+
 def test_factory_dtypes_match_pytorch():
     torch = import_torch()
 
@@ -65,6 +78,8 @@ def test_factory_dtypes_match_pytorch():
                 lib.from_numpy(np.ones(2, np.float32)),
                 lib.from_numpy(np.ones(2, np.int32)),
                 lib.tensor([[3, 1]])[0],
+                lib.tensor([[1.0, 5.0]]).argmax(1),
+                lib.tensor([[1.0, 5.0]]).max(1).indices,
             )
         ]
 
