@@ -129,7 +129,7 @@ class OptimizerState:
                 for name, value in buffers.items()
             }
             for key, buffers in self.state.items()
-            if id(key) in index and buffers
+            if id(key) in index
         }
         groups, start = [], 0
         for group in self.param_groups:
