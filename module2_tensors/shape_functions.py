@@ -125,8 +125,15 @@ class no_grad:
 
     On exit the previous mode comes back (so ``no_grad`` blocks can nest). Use
     :func:`~module2_tensors.tensor_functions.is_grad_enabled` and
-    :func:`~module2_tensors.tensor_functions.set_grad_enabled`.
+    :func:`~module2_tensors.tensor_functions.set_grad_enabled`. As a decorator
+    it works with or without parentheses (``@no_grad()``, ``@no_grad``), as
+    PyTorch's does.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and callable(args[0]):
+            return cls()(args[0])  # @no_grad: decorate the function directly
+        return super().__new__(cls)
 
     def __enter__(self) -> "no_grad":
         """Remember the current mode (for ``__exit__``), switch recording off and

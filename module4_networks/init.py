@@ -83,11 +83,11 @@ def normal_(x: Any, mean: float = 0.0, std: float = 1.0, generator: Generator = 
     return _fill(x, t.new_tensor(values))
 
 
-def constant_(x: Any, value: float) -> Any:
-    """Fill with ``value``."""
+def constant_(x: Any, val: float) -> Any:
+    """Fill with ``val`` (PyTorch's name for it)."""
     t = _tensor_of(x)
     with no_grad():
-        t.fill_(float(value))
+        t.fill_(float(val))
     return x
 
 

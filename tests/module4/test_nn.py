@@ -74,7 +74,7 @@ def test_linear_gradients_and_no_bias():
     layer = nn.Linear(3, 2, backend=BACKEND)
     check_module_grad(layer, np.random.default_rng(2).normal(size=(4, 3)))
     plain = nn.Linear(3, 2, bias=False, backend=BACKEND)
-    assert plain.bias is None and len(plain.parameters()) == 1
+    assert plain.bias is None and len(list(plain.parameters())) == 1
     check_module_grad(plain, np.random.default_rng(3).normal(size=(2, 3)))
 
 
@@ -284,7 +284,7 @@ def test_batch_norm_gradients_in_training():
 
 def test_batch_norm_without_running_stats_and_errors():
     layer = nn.BatchNorm2d(2, affine=False, track_running_stats=False, backend=BACKEND)
-    assert layer.parameters() == []
+    assert list(layer.parameters()) == []
     layer.eval()
     x = np.random.default_rng(9).normal(size=(2, 2, 2, 2))
     np.testing.assert_allclose(layer(make(x)).to_numpy(), batch_norm_ref(x), atol=1e-10)
