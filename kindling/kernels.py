@@ -1,8 +1,9 @@
 """``kindling kernels``: what each CUDA kernel costs a real GPU, measured without one.
 
-For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``)
-Numba compiles the kernel to PTX for a compute capability (``cuda.compile_ptx``, with
-the simulator off; no GPU is needed), and NVIDIA's assembler ``ptxas -v`` (from the
+For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``,
+``module4_networks._cuda_optim_kernels``) Numba compiles the kernel to PTX for a
+compute capability (``cuda.compile_ptx``, with the simulator off; no GPU is needed),
+and NVIDIA's assembler ``ptxas -v`` (from the
 ``nvidia-cuda-nvcc-cu12`` wheel) reports what one thread of the machine code uses:
 
 - **registers** per thread: a streaming multiprocessor (SM) has 65,536, shared by
@@ -216,7 +217,11 @@ def _cuda_compiler(cc: Tuple[int, int]) -> Any:
 
 def _kernel_specs() -> List[Any]:
     specs = []
-    for module in ("module3_fast_ops.cuda_ops", "module4_networks.cuda_conv"):
+    for module in (
+        "module3_fast_ops.cuda_ops",
+        "module4_networks.cuda_conv",
+        "module4_networks._cuda_optim_kernels",
+    ):
         if importlib.util.find_spec(module) is not None:
             specs += importlib.import_module(module).kernel_specs()
     return specs
