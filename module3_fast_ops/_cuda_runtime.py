@@ -31,6 +31,8 @@ from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
 from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn, matmul_shape
 
+from . import _cuda_cache
+
 if "numba.cuda" not in sys.modules:
     # numba.cuda chooses between the GPU and the simulator when it is first imported,
     # from Numba's configuration, which Numba read from the environment when *it*
@@ -254,11 +256,18 @@ def compiled(
     factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
 ) -> Any:
     """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process. ``fn`` is compiled as it is: the backends' scalar functions follow IEEE
-    arithmetic (inf and NaN, no exceptions), as a GPU thread must."""
+    process, its compiled code kept on disk for the next processes
+    (``_cuda_cache.persist``: keyed by everything compiled into it). ``fn`` is
+    compiled as it is: the backends' scalar functions follow IEEE arithmetic (inf
+    and NaN, no exceptions), as a GPU thread must."""
     key = (factory, fn)
     if key not in _COMPILED:
-        _COMPILED[key] = factory() if fn is None else factory(fn)
+        built = factory() if fn is None else factory(fn)
+        if not SIMULATOR:
+            label = factory.__name__.replace("tensor_", "")
+            label = label if fn is None else f"{label}({fn.__name__})"
+            _cuda_cache.persist(kernel_in(built), label)
+        _COMPILED[key] = built
     return _COMPILED[key]
 
 

@@ -16,6 +16,7 @@ import math
 
 import numba
 
+from module3_fast_ops._cuda_cache import persist
 from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, cuda, launch
 
 __all__ = ["sgd", "adam", "THREADS", "kernel_specs", "cuda", "launch"]
@@ -127,6 +128,11 @@ def adam(  # type: ignore
         v[i] = vi
         denom = math.sqrt(vi * inv2) + eps
         p[p_at] = pi - lr * (mi * inv1) * (1.0 / denom)
+
+
+# On a GPU their compiled code is kept on disk for the next processes.
+persist(sgd, "sgd_step")
+persist(adam, "adam_step")
 
 
 # ------------------------------------------------------------ resource check
