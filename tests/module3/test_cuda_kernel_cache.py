@@ -51,10 +51,26 @@ CHILD = textwrap.dedent("""
     f64, i64 = numba.float64[::1], numba.int64[::1]
     sig = (f64, i64, i64, numba.int64, numba.boolean, f64, i64, i64)
     ptx = kernel.compile(sig)._codelibrary.get_asm_str((7, 5))
+    # The attributes numba-cuda's cache constructors set (ours sets them itself).
+    import ast, inspect, textwrap
+    from numba.cuda.core.caching import Cache
+    from numba.cuda.dispatcher import CUDACache
+
+    def assigned(method):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
+        return sorted(
+            node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name) and node.value.id == "self"
+        )
+
     print(json.dumps({
         "hits": sum(kernel._cache_hits.values()),
         "misses": sum(kernel._cache_misses.values()),
         "ptx": ptx,
+        "cache": type(kernel._cache).__name__,
+        "theirs": assigned(CUDACache.__init__) + assigned(Cache.__init__),
+        "ours": sorted(vars(kernel._cache)),
     }))
     """)
 
@@ -90,6 +106,9 @@ def test_a_second_process_loads_the_cuda_kernel_and_an_edit_recompiles_it(tmp_pa
     folder.mkdir()
     _write_scalar(folder, "return 2.0 * x")
     first = _compile_in_a_new_process(folder, cache)
+    # numba-cuda's constructors are skipped: every attribute they set is set.
+    assert first["cache"] == "_CudaKernelCache"
+    assert set(first["theirs"]) <= set(first["ours"]), first["theirs"]
     assert (first["hits"], first["misses"]) == (0, 1)
     assert list(cache.rglob("*.nbi")), "no index file was written"
     second = _compile_in_a_new_process(folder, cache)
