@@ -265,8 +265,12 @@ def compiled(
         built = factory() if fn is None else factory(fn)
         if not SIMULATOR:
             label = factory.__name__.replace("tensor_", "")
-            label = label if fn is None else f"{label}({fn.__name__})"
-            _cuda_cache.persist(kernel_in(built), label)
+            if fn is not None:
+                label = f"{label}({getattr(fn, '__name__', 'fn')})"
+            try:
+                _cuda_cache.persist(kernel_in(built), label)
+            except ValueError:  # no kernel to be found: compiled in memory
+                pass
         _COMPILED[key] = built
     return _COMPILED[key]
 
