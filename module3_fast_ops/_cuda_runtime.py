@@ -356,7 +356,10 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     from module0_fundamentals import operators
 
     PRACTICE_THREADS, PRACTICE_TILE = kernels.PRACTICE_THREADS, kernels.PRACTICE_TILE
-    SIDE, THREADS_PER_BLOCK = kernels.SIDE, kernels.THREADS_PER_BLOCK
+    MATMUL_THREADS, THREADS_PER_BLOCK = (
+        kernels.MATMUL_THREADS,
+        kernels.THREADS_PER_BLOCK,
+    )
     mm_practice_kernel = kernels.mm_practice_kernel
     sum_practice_kernel = kernels.sum_practice_kernel
     tensor_map, tensor_zip = kernels.tensor_map, kernels.tensor_zip
@@ -408,7 +411,7 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
             "3.4",
             lambda: kernel_in(compiled(tensor_matrix_multiply)),
             (*strided, *strided, *strided, count),
-            SIDE * SIDE,
+            MATMUL_THREADS,
         ),
     ]
 
