@@ -116,3 +116,20 @@ def test_tensor_results_reuse_dead_storages_and_stay_right():
         got = ((a @ b) * 2.0).exp().sum(1)
         np.testing.assert_allclose(got.to_numpy().ravel(), expected)
     assert pool.reused - before >= 3 * 3  # matmul, zip, exp (the sum's as well)
+
+
+def test_on_a_gpu_numbas_view_count_decides_whether_a_buffer_is_shared(monkeypatch):
+    """On a GPU the buffer is numba's pointer object, whose ``refct`` counts the
+    array's own reference plus one per view (``OwnedPointer``): only a count of 1
+    may be pooled. (No GPU here: pointer stand-ins with that attribute.)"""
+
+    class Pointer:
+        def __init__(self, refct):
+            self.refct = refct
+
+    monkeypatch.setattr(_cuda_runtime, "SIMULATOR", False)
+    pool = DevicePool()
+    alone, viewed = Pointer(1), Pointer(2)
+    pool._give(10, alone)
+    pool._give(10, viewed)
+    assert pool._free == {10: [alone]}
