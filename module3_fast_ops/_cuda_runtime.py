@@ -358,9 +358,10 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     from module0_fundamentals import operators
 
     PRACTICE_THREADS, PRACTICE_TILE = kernels.PRACTICE_THREADS, kernels.PRACTICE_TILE
-    MATMUL_THREADS, THREADS_PER_BLOCK = (
-        kernels.MATMUL_THREADS,
-        kernels.THREADS_PER_BLOCK,
+    THREADS_PER_BLOCK = kernels.THREADS_PER_BLOCK
+    # The matmul's block: one thread per WORK_ROWS x WORK_COLS group of its tile.
+    MATMUL_THREADS = (kernels.TILE_ROWS // kernels.WORK_ROWS) * (
+        kernels.TILE_COLS // kernels.WORK_COLS
     )
     mm_practice_kernel = kernels.mm_practice_kernel
     sum_practice_kernel = kernels.sum_practice_kernel

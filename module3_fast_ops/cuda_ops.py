@@ -57,7 +57,6 @@ __all__ = [
     "TILE_K",
     "WORK_ROWS",
     "WORK_COLS",
-    "MATMUL_THREADS",
     "MATMUL_OPTIONS",
     "position",
     "broadcast_position",
@@ -91,27 +90,21 @@ PRACTICE_THREADS: int = 32
 #: Side of the one-block ``mm_practice`` (a block of PRACTICE_TILE^2 threads; at most
 #: 32, since a block has at most 1024 threads).
 PRACTICE_TILE: int = 8 if SIMULATOR else 32
-#: Rows and columns of the tile of ``out`` that one block of the matrix multiply
-#: computes, and the depth of the ``k`` steps it walks (a ``TILE_ROWS x TILE_K``
-#: tile of ``a`` and a ``TILE_K x TILE_COLS`` tile of ``b`` in shared memory).
-TILE_ROWS: int = 8 if SIMULATOR else 128
-TILE_COLS: int = 8 if SIMULATOR else 64
-TILE_K: int = 4 if SIMULATOR else 8
+#: ``TILE_ROWS``, ``TILE_COLS``: rows and columns of the tile of ``out`` that one
+#: block of the matrix multiply computes; ``TILE_K``: the depth of the ``k`` steps
+#: it walks (a ``TILE_ROWS x TILE_K`` tile of ``a`` and a ``TILE_K x TILE_COLS``
+#: tile of ``b`` in shared memory).
+TILE_ROWS, TILE_COLS, TILE_K = (8, 8, 4) if SIMULATOR else (128, 64, 8)
 #: Rows and columns of the group of ``out`` entries that one thread of the matrix
 #: multiply computes (kept in registers: *register blocking*). A block has
 #: ``(TILE_COLS // WORK_COLS, TILE_ROWS // WORK_ROWS)`` threads: (16, 16) on a GPU,
 #: (4, 2) in the simulator.
-WORK_ROWS: int = 4 if SIMULATOR else 8
-WORK_COLS: int = 2 if SIMULATOR else 4
-#: Threads per block of the matrix multiply.
-MATMUL_THREADS: int = (TILE_ROWS // WORK_ROWS) * (TILE_COLS // WORK_COLS)
+WORK_ROWS, WORK_COLS = (4, 2) if SIMULATOR else (8, 4)
 #: Options of the matrix-multiply kernel: ``@cuda.jit(**MATMUL_OPTIONS)``. On a GPU,
-#: *launch bounds* promise at most MATMUL_THREADS threads per block and ask for room
+#: *launch bounds* promise at most 256 threads per block (16 x 16) and ask for room
 #: for 2 blocks per SM, so the compiler keeps a thread to 128 registers (a thread's
 #: 32 running sums alone take 64). The simulator takes no such option.
-MATMUL_OPTIONS: Dict[str, Any] = (
-    {} if SIMULATOR else {"launch_bounds": (MATMUL_THREADS, 2)}
-)
+MATMUL_OPTIONS: Dict[str, Any] = {} if SIMULATOR else {"launch_bounds": (256, 2)}
 
 # ---------------------------------------------------------------------------
 # Given: positions in a strided storage, computed by arithmetic.
@@ -496,10 +489,10 @@ def tensor_matrix_multiply() -> MatMulKernel:
       several tiles or batches.
 
     The constants above (``TILE_ROWS``, ``TILE_COLS``, ``TILE_K``, ``WORK_ROWS``,
-    ``WORK_COLS``, ``MATMUL_THREADS``, ``MATMUL_OPTIONS``) are one good choice on a
-    GPU; decorate the kernel with ``@cuda.jit(**MATMUL_OPTIONS)``, launch it with
-    ``MATMUL_THREADS`` threads per block, and check what it costs a GPU with
-    ``kindling kernels --task 3.4``.
+    ``WORK_COLS``, ``MATMUL_OPTIONS``) are one good choice on a GPU; decorate the
+    kernel with ``@cuda.jit(**MATMUL_OPTIONS)``, launch it with blocks of
+    ``(TILE_COLS // WORK_COLS, TILE_ROWS // WORK_ROWS)`` threads, and check what it
+    costs a GPU with ``kindling kernels --task 3.4``.
     """
 
     # BEGIN SOLUTION 3.4: the tiled, register-blocked batched matmul and its launch

@@ -128,7 +128,6 @@ def test_matmul_with_other_register_blocks_and_tiles(
     monkeypatch.setattr(cuda_ops, "TILE_ROWS", work_rows * down)
     monkeypatch.setattr(cuda_ops, "TILE_COLS", work_cols * across)
     monkeypatch.setattr(cuda_ops, "TILE_K", tile_k)
-    monkeypatch.setattr(cuda_ops, "MATMUL_THREADS", across * down)
     kernel = cuda_ops.tensor_matrix_multiply()  # not compiled(): its own sizes
     rng = np.random.default_rng(work_rows)
     rows, inner, cols = 2 * work_rows * down + 1, 2 * tile_k + 1, work_cols * across + 1
