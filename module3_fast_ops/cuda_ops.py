@@ -486,7 +486,16 @@ def tensor_matrix_multiply() -> MatMulKernel:
       matrix starts with :func:`broadcast_position`;
     - limits: a grid's ``y`` and ``z`` dimensions are at most ``MAX_GRID`` (a GPU
       refuses more, and :func:`launch` says so), so a block may have to handle
-      several tiles or batches.
+      several tiles or batches;
+    - registers: the resource test wants no spills and two blocks per SM (at
+      most 128 registers a thread at 256 threads; the sums alone take 64), and
+      ``kindling kernels`` shows where you stand. What costs registers is every
+      value a thread keeps alive through the ``k`` loop, and every index the
+      compiler cannot prove non-negative (Numba wraps negative indices, as NumPy
+      does, with code per index): give the shared tiles a shape in which a
+      thread's reads differ only by constants, hold one number of ``a`` at a
+      time in the innermost loop, and look up where ``out`` lies only after
+      the loop.
 
     The constants above (``TILE_ROWS``, ``TILE_COLS``, ``TILE_K``, ``WORK_ROWS``,
     ``WORK_COLS``, ``MATMUL_OPTIONS``) are one good choice on a GPU; decorate the
