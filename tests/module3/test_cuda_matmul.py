@@ -102,12 +102,16 @@ def test_matmul_writes_every_entry_of_out_which_is_not_zeroed():
 
 def test_matmul_pads_partial_tiles_with_zeros_beside_infinities():
     """The entries of a tile past the edge of a matrix must be 0, also in a tile
-    of ``b`` loaded beside an infinite entry of ``a``: 0 * inf is NaN, so a
-    leftover value in the padding would spread NaN over finite entries."""
+    of ``b`` loaded beside an infinite entry of ``a``, or after an infinite entry
+    of ``b`` itself: 0 * inf is NaN, so a leftover value in the padding would
+    spread NaN over finite entries."""
     x = np.array([[1.0], [np.inf], [2.0]])
     y = np.array([[3.0, 4.0]])
     got = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y))
     np.testing.assert_array_equal(got, x @ y)  # [[3, 4], [inf, inf], [6, 8]]
+    x, y = np.array([[1.0], [2.0], [3.0]]), np.array([[np.inf, 1.0]])
+    got = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y))
+    np.testing.assert_array_equal(got, x @ y)  # [[inf, 1], [inf, 2], [inf, 3]]
 
 
 @pytest.mark.parametrize(
