@@ -50,15 +50,15 @@ import numpy as np
 from module0_fundamentals import module as _module
 from module1_scalar_autodiff.autodiff import backpropagate
 
-from . import _engine
+from .engine import autograd
 from . import shape_functions as sf
 from . import tensor_functions as tf
-from . import _dtype
-from ._device import Device, backend_for, device_of, get_default_backend
-from ._device import backend_named, register_backend
-from ._engine import MODES
+from .engine import dtypes
+from .engine.devices import Device, backend_for, device_of, get_default_backend
+from .engine.devices import backend_named, register_backend
+from .engine.autograd import MODES
 from ._reduction import Reduction
-from ._shape_checks import normalize_dim
+from .engine.shapes import normalize_dim
 from .tensor_data import TensorData, UserShape, shape_broadcast
 from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
 
@@ -237,7 +237,7 @@ class Tensor:
     _is_grad: bool = False
     # The dtype a conversion or factory asked for (None: float64, or bool for a
     # mask); the numbers are float64 whatever it says.
-    _dtype: Optional[_dtype.dtype] = None
+    _dtype: Optional[dtypes.dtype] = None
     # What every tensor has lives in slots (every operation makes a tensor, and
     # reads these): quicker to set and read than a dict entry. Anything else (a
     # name, retains_grad, an attribute a user adds) goes in the instance dict.
@@ -501,7 +501,7 @@ class Tensor:
         if kwargs:
             raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
         for arg in args:
-            if isinstance(arg, _dtype.dtype):
+            if isinstance(arg, dtypes.dtype):
                 wanted = arg
             elif target is None and not isinstance(arg, bool):
                 target = arg
@@ -702,28 +702,28 @@ class Tensor:
         return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
 
     @property
-    def dtype(self) -> _dtype.dtype:
+    def dtype(self) -> dtypes.dtype:
         """``kt.bool`` for a mask, else the dtype the tensor was made or
         converted with (``kt.float64`` by default; arithmetic gives float64).
         The numbers are stored as float64 in every case."""
         d = self._dtype
         if d is None:
-            return _dtype.bool_ if self.is_mask else _dtype.float64
+            return dtypes.bool_ if self.is_mask else dtypes.float64
         return d
 
     def is_floating_point(self) -> bool:
         """Whether :attr:`dtype` is a floating-point type."""
         return self.dtype.is_floating_point
 
-    def _as_dtype(self, d: _dtype.dtype) -> "Tensor":
+    def _as_dtype(self, d: dtypes.dtype) -> "Tensor":
         """This tensor converted to ``d`` (itself when it has that dtype): an
         integer type truncates toward zero (no gradient, as in PyTorch), bool
         makes a mask, a float type copies (differentiable)."""
-        if not isinstance(d, _dtype.dtype):
+        if not isinstance(d, dtypes.dtype):
             raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
         if self.dtype is d:
             return self
-        if d is _dtype.bool_:
+        if d is dtypes.bool_:
             return self != 0.0
         if not d.is_floating_point:
             with sf.no_grad():
@@ -731,7 +731,7 @@ class Tensor:
             out._dtype = d
             return out
         out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
-        out._dtype = None if d is _dtype.float64 else d
+        out._dtype = None if d is dtypes.float64 else d
         return out
 
     def _copy_as_plain(self) -> "Tensor":
@@ -745,11 +745,11 @@ class Tensor:
     def float(self) -> "Tensor":
         """The same numbers as a ``kt.float32`` tensor (stored as float64; a
         mask becomes an ordinary tensor). Differentiable."""
-        return self._as_dtype(_dtype.float32)
+        return self._as_dtype(dtypes.float32)
 
     def half(self) -> "Tensor":
         """The same numbers as a ``kt.float16`` tensor (stored as float64)."""
-        return self._as_dtype(_dtype.float16)
+        return self._as_dtype(dtypes.float16)
 
     # More of PyTorch's API: see shape_functions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -809,18 +809,18 @@ class Tensor:
     def long(self) -> "Tensor":
         """The entries rounded toward zero, as ``kt.int64`` (PyTorch's integer
         conversion; the numbers stay float64 here). No gradient."""
-        return self._as_dtype(_dtype.int64)
+        return self._as_dtype(dtypes.int64)
 
     def int(self) -> "Tensor":
         """The entries rounded toward zero, as ``kt.int32``."""
-        return self._as_dtype(_dtype.int32)
+        return self._as_dtype(dtypes.int32)
 
     def double(self) -> "Tensor":
         """The same numbers as a ``kt.float64`` tensor (a mask becomes an
         ordinary tensor). Differentiable."""
-        return self._as_dtype(_dtype.float64)
+        return self._as_dtype(dtypes.float64)
 
-    def type(self, dtype: Optional[_dtype.dtype] = None) -> Any:
+    def type(self, dtype: Optional[dtypes.dtype] = None) -> Any:
         """``t.type(kt.float32)`` converts (as :meth:`to`); ``t.type()`` is the
         dtype's name."""
         if dtype is None:
@@ -1582,8 +1582,8 @@ class Tensor:
                     f"in-place operation ({what}); do it inside `with no_grad():` "
                     f"or use the out-of-place form"
                 )
-            root = _engine.storage_root(self)
-            if any(_engine.storage_root(p) is root for p in self.parents):
+            root = autograd.storage_root(self)
+            if any(autograd.storage_root(p) is root for p in self.parents):
                 raise RuntimeError(
                     f"{what} with autograd on a view of a tensor that requires "
                     f"grad is not supported here; use the out-of-place form "
@@ -1718,16 +1718,16 @@ class Tensor:
         inputs = h.inputs
         # Only once some storage has been changed in place can a version differ
         # (``h.versions`` is ``()`` when all were 0 at the forward).
-        if _engine.versions:
+        if autograd.versions:
             tensors = h.parents
             for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
                 if tf.version_of(x) != seen:
-                    _engine.check_versions(h, h.last_fn.__name__)  # raises
+                    autograd.check_versions(h, h.last_fn.__name__)  # raises
             if h.saved_output is not None:  # (a forward that saved its result)
-                _engine.check_versions(h, h.last_fn.__name__)
+                autograd.check_versions(h, h.last_fn.__name__)
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
         if MODES.anomaly_backward:
-            _engine.check_backward(h.last_fn, ctx, d_output, grads)
+            autograd.check_backward(h.last_fn, ctx, d_output, grads)
         if not MODES.retain_graph:
             for v in ctx.saved_values:
                 if isinstance(v, Tensor):
@@ -1907,7 +1907,7 @@ class Tensor:
 
 
 # Function.apply makes (and the engine checks) values of this class.
-_engine.register_tensor_class(Tensor)
+autograd.register_tensor_class(Tensor)
 
 
 def rebuild_tensor(array: np.ndarray, backend: str, requires_grad: bool) -> Tensor:
@@ -2087,7 +2087,7 @@ def _from_array(
     backend: Optional[TensorBackend],
     requires_grad: bool,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     if device is not None:
         backend = _backend_of_device(backend, device)
@@ -2104,12 +2104,12 @@ def _from_array(
         converted = out._as_dtype(dtype)
         if converted is not out:  # (a fresh leaf, keeping requires_grad)
             converted = Tensor(converted._tensor, backend, requires_grad=requires_grad)
-            converted._dtype = None if dtype is _dtype.float64 else dtype
-            if dtype is _dtype.bool_:
+            converted._dtype = None if dtype is dtypes.float64 else dtype
+            if dtype is dtypes.bool_:
                 converted._as_mask()
         return converted
     if integers and not requires_grad:
-        out._dtype = _dtype.int64  # Python or NumPy integers: int64, as PyTorch
+        out._dtype = dtypes.int64  # Python or NumPy integers: int64, as PyTorch
     return out
 
 
@@ -2119,7 +2119,7 @@ def tensor(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A new tensor holding ``data``: a number (a 0-d tensor), nested lists of
     numbers, a NumPy array or a tensor (its numbers are copied).
@@ -2138,7 +2138,7 @@ def tensor(
         # Integers report int64.
         found = _kind(data)
         mask = found == "bool"
-        kind = _dtype.int64 if found == "int" else None
+        kind = dtypes.int64 if found == "int" else None
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -2199,7 +2199,7 @@ def full(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with ``value``."""
     return _from_array(
@@ -2212,7 +2212,7 @@ def zeros(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
     0-d."""
@@ -2226,7 +2226,7 @@ def ones(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of ones (shape as for :func:`zeros`)."""
     return _from_array(
@@ -2245,7 +2245,7 @@ def rand(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
@@ -2260,7 +2260,7 @@ def randn(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
@@ -2277,7 +2277,7 @@ def arange(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
@@ -2319,7 +2319,7 @@ def eye(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
     return _from_array(
@@ -2335,7 +2335,7 @@ def linspace(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
     return _from_array(
@@ -2351,7 +2351,7 @@ def randint(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
     as floats."""
@@ -2367,7 +2367,7 @@ def randperm(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1`` (as floats): an index for
     shuffling, ``x[randperm(len(x))]``."""
@@ -2387,7 +2387,7 @@ def from_numpy(
 
 def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:
     """The backend a factory's ``device=`` names (``"cpu"``, ``"cuda"``, a
-    :class:`~module2_tensors._device.device`, or a backend itself).
+    :class:`~module2_tensors.engine.devices.device`, or a backend itself).
 
     Raises:
         ValueError: ``backend=`` and ``device=`` name different backends.

@@ -1,12 +1,14 @@
-"""The autograd engine: ``Function`` and what ``Function.apply`` does (private:
-students never edit or need to read this file).
+"""The autograd engine: ``Function`` and what ``Function.apply`` does (engine
+layer: students never edit or need to read this file; it imports none of theirs).
 
 ``tensor_functions.py`` is what a student reads: each operation's ``forward`` and
 ``backward``. This module holds the machinery that makes ``Function.apply`` cheap
 and safe, behind a small interface:
 
 * :data:`MODES`: the one object holding the autograd switches of the process
-  (gradient recording, retain-graph, anomaly detection);
+  (gradient recording, retain-graph, anomaly detection), and the switches of
+  :data:`MODES.grad <MODES>` that are given (:class:`set_grad_enabled`,
+  :class:`enable_grad`; ``no_grad`` and ``inference_mode`` are Task 2.6's);
 * version counters (:func:`version_of`, :func:`bump_version`, :func:`storage_root`,
   :data:`versions`): PyTorch's guard against in-place changes of saved values;
 * :class:`Function`, the base class of every tensor operation (re-exported by
@@ -25,15 +27,15 @@ import functools
 import os
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 
 if TYPE_CHECKING:
-    from .tensor import Tensor
-    from .tensor_data import TensorData
+    from ..tensor import Tensor
+    from ..tensor_data import TensorData
 
 __all__ = [
     "Function",
@@ -41,6 +43,7 @@ __all__ = [
     "MODES",
     "Modes",
     "set_grad_enabled",
+    "enable_grad",
     "History",
     "SavedOutputHistory",
     "apply",
@@ -117,6 +120,27 @@ class set_grad_enabled:
         @functools.wraps(fn)
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+class enable_grad:
+    """Context manager (and decorator) that switches gradient recording *on*,
+    even inside ``no_grad()`` (``torch.enable_grad``). (Given.)"""
+
+    def __enter__(self) -> "enable_grad":
+        self._previous = is_grad_enabled()
+        set_grad_enabled(True)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        set_grad_enabled(self._previous)
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with enable_grad():
                 return fn(*args, **kwargs)
 
         return wrapped
@@ -396,10 +420,14 @@ _OPERATORS = {
 
 
 def _in_library(filename: str) -> bool:
-    folder = os.path.basename(os.path.dirname(os.path.abspath(filename)))
-    # The library's packages are module0_fundamentals ... module4_networks (the
-    # tests' folders, tests/module2, are the user's code).
-    return folder.startswith("module") and folder[6:7].isdigit() and folder[7:8] == "_"
+    folder = os.path.dirname(os.path.abspath(filename))
+    # The library's packages are module0_fundamentals ... module4_networks and
+    # their subpackages (engine/); the tests' folders, tests/module2, are the
+    # user's code.
+    for name in (os.path.basename(folder), os.path.basename(os.path.dirname(folder))):
+        if name.startswith("module") and name[6:7].isdigit() and name[7:8] == "_":
+            return True
+    return False
 
 
 def user_call() -> Tuple[str, str]:

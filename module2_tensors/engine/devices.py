@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
-from ._backend import TensorBackend
+if TYPE_CHECKING:
+    from .._backend import TensorBackend
 
 __all__ = [
     "device",
@@ -84,7 +85,10 @@ def set_default_backend(backend: Union[None, str, TensorBackend]) -> None:
     global _default_backend
     if isinstance(backend, str):
         backend = _by_name(backend)
-    if backend is not None and not isinstance(backend, TensorBackend):
+    # TensorBackend is the class of the first backend registered (SimpleBackend):
+    # this module does not import it.
+    backend_class = type(_candidates[0][0]) if _candidates else object
+    if backend is not None and not isinstance(backend, backend_class):
         raise TypeError(f"expected a TensorBackend, got {type(backend).__name__}")
     _default_backend = backend
 
