@@ -56,7 +56,6 @@ from . import tensor_functions as tf
 from .engine import dtypes
 from .engine.devices import Device, backend_for, device_of, get_default_backend
 from .engine.devices import backend_named, register_backend
-from .engine.autograd import MODES
 from ._reduction import Reduction
 from .engine.shapes import normalize_dim
 from .tensor_data import TensorData, UserShape, shape_broadcast
@@ -1705,70 +1704,11 @@ class Tensor:
         """The pairs ``(input, dL/d input)`` for the inputs that require grad,
         each gradient summed back to its input's shape (:func:`unbroadcast`). A
         backward that returns ``None`` for an input sends it no gradient."""
-        h = self.history
-        if h is None:
-            raise RuntimeError("chain_rule needs a computed tensor, got a leaf")
-        ctx = h.ctx
-        if ctx.freed:
-            raise RuntimeError(
-                f"Trying to backward through the graph a second time "
-                f"({h.last_fn.__name__} has freed its saved tensors); specify "
-                f"retain_graph=True on the first backward() to backward twice"
-            )
-        inputs = h.inputs
-        # Only once some storage has been changed in place can a version differ
-        # (``h.versions`` is ``()`` when all were 0 at the forward).
-        if autograd.versions:
-            tensors = h.parents
-            for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
-                if tf.version_of(x) != seen:
-                    autograd.check_versions(h, h.last_fn.__name__)  # raises
-            if h.saved_output is not None:  # (a forward that saved its result)
-                autograd.check_versions(h, h.last_fn.__name__)
-        grads = h.last_fn._backward(ctx, d_output, len(inputs))
-        if MODES.anomaly_backward:
-            autograd.check_backward(h.last_fn, ctx, d_output, grads)
-        if not MODES.retain_graph:
-            for v in ctx.saved_values:
-                if isinstance(v, Tensor):
-                    ctx.saved_values = ()
-                    ctx.freed = True
-                    break
-        pairs = []
-        for k, x in enumerate(inputs):
-            g = grads[k]
-            if g is None or not isinstance(x, Tensor) or not x._requires_grad:
-                continue  # None: no gradient flows to x (e.g. where's condition)
-            if not isinstance(g, Tensor):
-                raise RuntimeError(
-                    f"{h.last_fn.__name__}.backward returned "
-                    f"{type(g).__name__} for argument {k}, which needs a gradient "
-                    f"tensor"
-                )
-            pairs.append((x, tf.unbroadcast(g, x._tensor.shape)))
-        return pairs
+        return autograd.chain_rule(self, d_output, tf.unbroadcast)
 
     def accumulate_derivative(self, d: "Tensor") -> None:
         """Add ``d`` into ``.grad``."""
-        if d.shape != self.shape:
-            raise RuntimeError(
-                f"a gradient of shape {d.shape} reached a tensor of shape "
-                f"{self.shape}"
-            )
-        g = self.grad
-        if g is None:
-            # Each tensor gets its own .grad object (a backward may hand one
-            # gradient to several leaves), so that adding below touches only it.
-            if d._is_grad:
-                d = Tensor(d._tensor, d.backend)
-            d._is_grad = True
-            self.grad = d
-        else:
-            # Accumulate into the same object, as PyTorch does in place: a
-            # reference to x.grad that the user holds stays current. (The sum
-            # gets new numbers: the old ones may be shared with another
-            # gradient.)
-            g._tensor = (g + d)._tensor
+        autograd.accumulate_derivative(self, d)
 
     def backward(
         self,
@@ -1829,19 +1769,7 @@ class Tensor:
                     f"shape {self.shape}"
                 )
             grad = Tensor(grad._tensor, self.backend)  # no history
-        previous = tf.is_grad_enabled()
-        tf.set_grad_enabled(False)
-        MODES.retain_graph = bool(retain_graph)
-        # Anomaly mode checks each backward as a whole (naming the user's
-        # operation), not the tensor operations inside it.
-        anomaly = MODES.anomaly
-        MODES.anomaly, MODES.anomaly_backward = False, anomaly
-        try:
-            backpropagate(self, grad)
-        finally:
-            MODES.retain_graph = False
-            MODES.anomaly, MODES.anomaly_backward = anomaly, False
-            tf.set_grad_enabled(previous)
+        autograd.run_backward(self, grad, bool(retain_graph), backpropagate)
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
@@ -1872,7 +1800,7 @@ class Tensor:
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
 
-    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "_HookHandle":
+    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "autograd.HookHandle":
         """Call ``hook(grad)`` with $\\partial L / \\partial \\text{self}$ during
         ``backward``, as PyTorch does; a tensor it returns replaces the gradient
         (for a leaf, before it is added into ``.grad``). Returns a handle whose
@@ -1885,25 +1813,7 @@ class Tensor:
         Raises:
             RuntimeError: the tensor does not require grad.
         """
-        if not self.requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient"
-            )
-        hooks = self.__dict__.get("_hooks")
-        if hooks is None:
-            hooks = self.__dict__["_hooks"] = []
-            if self.history is None:
-                self.accumulate_derivative = _HookedLeaf(self, hooks)
-            else:
-                fn = self.history.last_fn
-                hooked = type(
-                    fn.__name__,
-                    (fn,),
-                    {"_backward": classmethod(_hooked_backward(fn, hooks))},
-                )
-                self.history.last_fn = hooked
-        hooks.append(hook)
-        return _HookHandle(hooks, hook)
+        return autograd.register_hook(self, hook)
 
 
 # Function.apply makes (and the engine checks) values of this class.
@@ -1914,44 +1824,6 @@ def rebuild_tensor(array: np.ndarray, backend: str, requires_grad: bool) -> Tens
     """The inverse of ``Tensor.__reduce__``: the numbers on the loaded backend of
     that name (else the default backend)."""
     return tensor(array, backend=backend_named(backend), requires_grad=requires_grad)
-
-
-def _run_hooks(hooks: List[Callable[[Tensor], Any]], grad: Tensor) -> Tensor:
-    for hook in list(hooks):
-        replaced = hook(grad)
-        if replaced is not None:
-            grad = replaced
-    return grad
-
-
-class _HookedLeaf:
-    """A leaf's ``accumulate_derivative`` with its hooks run first."""
-
-    def __init__(self, leaf: Tensor, hooks: List[Callable[[Tensor], Any]]) -> None:
-        self.leaf, self.hooks = leaf, hooks
-
-    def __call__(self, d: Tensor) -> None:
-        Tensor.accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
-
-
-def _hooked_backward(fn: type, hooks: List[Callable[[Tensor], Any]]) -> Any:
-    """``fn._backward`` with the hooks run on the incoming gradient."""
-
-    def backward(cls: type, ctx: Any, d_output: Tensor, count: int) -> Any:
-        return fn._backward(ctx, _run_hooks(hooks, d_output), count)
-
-    return backward
-
-
-class _HookHandle:
-    """What ``register_hook`` returns: ``handle.remove()``."""
-
-    def __init__(self, hooks: List[Any], hook: Any) -> None:
-        self.hooks, self.hook = hooks, hook
-
-    def remove(self) -> None:
-        if self.hook in self.hooks:
-            self.hooks.remove(self.hook)
 
 
 class _StdSqrt(tf.Function):
