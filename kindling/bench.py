@@ -252,7 +252,7 @@ def _cuda_kernel_op(op: str, n: int) -> Callable[[], Any]:
             out, shape, strides, a, shape, strides, b, shape, strides
         ),
         "reduce": lambda: cuda_ops.compiled(cuda_ops.tensor_reduce, operators.add)(
-            row, row_shape, row_strides, a, shape, strides, 1
+            row, row_shape, row_strides, a, shape, strides, 1, 0.0
         ),
         "matmul": lambda: cuda_ops.compiled(cuda_ops.tensor_matrix_multiply)(
             out, shape, strides, a, shape, strides, b, shape, strides

@@ -16,8 +16,18 @@ def _cmd_release(args: argparse.Namespace) -> int:
     from kindling.release import ReleaseError, format_stats, release, release_stats
 
     if args.stats:
+        from kindling.reading import format_reading, reading_stats
+        from kindling.registry import parse_registry
+
+        source = Path(args.source)
         try:
-            print(format_stats(release_stats(Path(args.source))))
+            print(format_stats(release_stats(source)))
+            registry_file = source / "kindling" / "tasks.toml"
+            registry = parse_registry(
+                registry_file.read_text(encoding="utf-8"), str(registry_file)
+            )
+            print()
+            print(format_reading(reading_stats(source, registry)))
         except ReleaseError as error:
             print(f"kindling release: {error}", file=sys.stderr)
             return 2

@@ -680,6 +680,29 @@ def rename_unshipped_tests(
     return renames
 
 
+def settle_test_files(folder: Path, rng: random.Random) -> None:
+    """Make every file under ``folder`` look alike to a sandbox, whatever the grader
+    did to it: a canary is written once, a hidden test copied then renamed, a
+    published test copied, so their change times, their inode numbers (given out
+    in creation order) and their folders' order would tell them apart. Every
+    file is written again, in a random order (fresh inode numbers in no order
+    that names or the grader's steps decide), then every file and folder is
+    given one modification and access time, in the order of their names (so the
+    change times follow the names, and say nothing else)."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    folders = sorted(p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink())
+    contents = {path: path.read_bytes() for path in files}
+    for path in files:
+        path.unlink()
+    order = list(files)
+    rng.shuffle(order)
+    for path in order:
+        path.write_bytes(contents[path])
+    stamp = int(time.time()) * 1_000_000_000  # a whole second: no finer sign
+    for path in sorted([folder, *folders, *files]):
+        os.utime(path, ns=(stamp, stamp), follow_symlinks=False)
+
+
 def _renamed(nodeid: str, renames: Dict[str, str]) -> str:
     path, sep, rest = nodeid.partition("::")
     return renames.get(path, path) + sep + rest
@@ -698,6 +721,7 @@ class Plan:
     canaries: Dict[str, Tuple[str, List[str]]]  # task -> (file, node ids)
     context: Feedback
     partial: bool = False
+    shipped: Set[str] = field(default_factory=set)  # what a student edition ships
 
 
 def grade_task(
@@ -932,12 +956,14 @@ class Grader:
         _, self.report.refused = overlay_student_files(
             work, self.source, self.submission, self.registry
         )
+        # Canaries, renamed hidden tests, published and student test files alike.
+        settle_test_files(work / "tests", rng)
         self.report.modified, self.report.missing = protected_changes(
             self.submission, expected
         )
         ids = {t.id for t in self.registry}
         context = Feedback(work, student, secrets, task_ids=ids)
-        return Plan(collection, canaries, context, self.partial)
+        return Plan(collection, canaries, context, self.partial, shipped)
 
     def _grade(
         self, task: Task, runner: Runner, work: Path, plan: Plan, tmp: Path
@@ -983,6 +1009,7 @@ class Grader:
             sandbox=self.sandbox,
             canary=plan.canaries.get(task.id, ("", [])),
             context=plan.context,
+            shipped=plan.shipped or None,
         )
 
     def _fail_all(self, message: str) -> None:

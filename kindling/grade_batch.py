@@ -18,6 +18,7 @@ are added or removed, so that a job array (Slurm) or a CI matrix grades a class 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import subprocess
@@ -91,11 +92,39 @@ def report_from_json(data: dict) -> GradeReport:
     return report
 
 
+# How a child grader starts. ``python -I`` (isolated mode) puts neither the working
+# directory nor the script's folder on ``sys.path``, and ignores ``PYTHONPATH``,
+# every other ``PYTHON*`` variable and the user's site-packages: a batch graded
+# from inside its own folder (``kindling grade --batch .``) would otherwise let a
+# submission folder named ``kindling`` (with a ``__main__.py``), ``json``,
+# ``random``, ... run in place of the grader, outside every sandbox. The one
+# folder put back is the one this grader's own package was imported from, named
+# explicitly (the instructor source, or site-packages), never the working
+# directory; and the child runs in a private, empty working directory besides.
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "from kindling.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def package_root() -> str:
+    """The folder this grader's ``kindling`` package was imported from."""
+    import kindling
+
+    return str(Path(kindling.__file__).resolve().parent.parent)
+
+
 def _command(entry: Path, out: Path, options: dict) -> List[str]:
-    command = [sys.executable, "-m", "kindling", "grade", f"--submission={entry}"]
-    command.append(f"--json={out}")
-    if options.get("source") is not None:
-        command.append(f"--source={options['source']}")
+    command = [sys.executable, "-I", "-c", _BOOT, package_root(), "grade"]
+    # Absolute paths only: the child's working directory is its own.
+    command.append(f"--submission={Path(entry).absolute()}")
+    command.append(f"--json={Path(out).absolute()}")
+    source = options.get("source")
+    if source is None:
+        from kindling.grade import default_source
+
+        source = default_source()
+    command.append(f"--source={Path(source).resolve()}")
     command.append(f"--tasks={options.get('tasks', 'all')}")
     if options.get("timeout") is not None:
         command.append(f"--timeout={options['timeout']}")
@@ -106,8 +135,18 @@ def _command(entry: Path, out: Path, options: dict) -> List[str]:
     if not options.get("sandbox", True):
         command.append("--unsafe-no-sandbox")
     if options.get("kernel_cache") is not None:
-        command.append(f"--kernel-cache={options['kernel_cache']}")
+        command.append(f"--kernel-cache={Path(options['kernel_cache']).resolve()}")
     return command
+
+
+def timed_out_tasks(report: GradeReport) -> List[str]:
+    """The tasks of ``report`` that ran out of time: a task's own time limit, or
+    one of Task 0.2's runs (``details.timed_out``)."""
+    return [
+        t.id
+        for t in report.tasks
+        if t.status == "timeout" or (t.details or {}).get("timed_out")
+    ]
 
 
 def grade_parallel(
@@ -119,30 +158,50 @@ def grade_parallel(
 ) -> Dict[str, GradeReport]:
     """Grade ``entries`` with ``jobs`` grader processes at once; ``on_report`` is
     called as each finishes. SIGTERM or Ctrl-C stops every grader (each leaves its
-    partial report, marked ``interrupted``)."""
+    partial report, marked ``interrupted``).
+
+    Each job's sandboxes have an equal CPU share (:mod:`kindling.grade_limits`),
+    but time limits are wall-clock: a task that ran out of time while another
+    job was running is graded again, alone, once every job is done, and that
+    grade replaces the first (so that a neighbour, however busy, never turns a
+    task into a time-out; a time-out stays a time-out, never a kill)."""
     jobs = max(1, jobs)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     env = dict(os.environ)
     env.setdefault("NUMBA_NUM_THREADS", str(max(1, cores // jobs)))
     reports: Dict[str, GradeReport] = {}
     waiting = list(entries)
+    by_name = {entry.name: entry for entry in entries}
     running: Dict[str, Tuple[subprocess.Popen, Path, object]] = {}
+    beside: set = set()  # the submissions graded while another job was running
+    counter = itertools.count()
     with tempfile.TemporaryDirectory(prefix="kindling-batch-") as scratch:
+
+        def start(entry: Path, settings: dict) -> Tuple[subprocess.Popen, Path, object]:
+            number = next(counter)
+            out = Path(scratch) / f"{number}.json"
+            log = open(Path(scratch) / f"{number}.log", "wb")
+            # A private, empty working directory (see _BOOT above).
+            home = Path(scratch) / f"{number}.cwd"
+            home.mkdir()
+            process = subprocess.Popen(
+                _command(entry, out, settings),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=home,
+            )
+            return process, out, log
+
         try:
             while waiting or running:
                 while waiting and len(running) < jobs:
                     entry = waiting.pop(0)
-                    out = Path(scratch) / f"{len(reports) + len(running)}.json"
-                    log = open(Path(scratch) / f"{out.stem}.log", "wb")
                     echo(f"grading {entry.name} ...")
-                    process = subprocess.Popen(
-                        _command(entry, out, options),
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        stdin=subprocess.DEVNULL,
-                        env=env,
-                    )
-                    running[entry.name] = (process, out, log)
+                    running[entry.name] = start(entry, options)
+                if len(running) > 1:
+                    beside.update(running)
                 for name, (process, out, log) in list(running.items()):
                     if process.poll() is None:
                         continue
@@ -152,14 +211,47 @@ def grade_parallel(
                     echo(f"{name}: {reports[name].score:g}/{reports[name].max_score}")
                     on_report(name, reports[name])
                 time.sleep(0.05)
+            for name in sorted(beside & set(reports)):
+                again = timed_out_tasks(reports[name])
+                if not again or reports[name].interrupted:
+                    continue
+                echo(
+                    f"{name}: Task {', '.join(again)} ran out of time beside another "
+                    "job: graded again, alone ..."
+                )
+                running[name] = start(
+                    by_name[name], {**options, "tasks": ",".join(again)}
+                )
+                process, out, log = running[name]
+                process.wait()
+                log.close()
+                del running[name]
+                alone = _read_result(name, out, process.returncode)
+                if alone.interrupted:
+                    break
+                if not alone.aborted:
+                    _replace_tasks(reports[name], alone)
+                echo(f"{name}: {reports[name].score:g}/{reports[name].max_score}")
+                on_report(name, reports[name])
         finally:
             for process, _, log in running.values():
                 process.terminate()  # the grader leaves a partial report
             for name, (process, out, log) in running.items():
                 process.wait()
                 log.close()
-                reports[name] = _read_result(name, out, process.returncode)
+                if name not in reports:  # (a regrading leaves the first grade)
+                    reports[name] = _read_result(name, out, process.returncode)
     return {name: reports[name] for name in sorted(reports)}
+
+
+def _replace_tasks(report: GradeReport, alone: GradeReport) -> None:
+    """Put the grades of ``alone`` (some tasks graded again) into ``report``."""
+    graded = {
+        t.id: t
+        for t in alone.tasks
+        if not t.message.startswith(("not graded", "grader error"))
+    }
+    report.tasks = [graded.get(t.id, t) for t in report.tasks]
 
 
 def _read_result(name: str, out: Path, returncode: int) -> GradeReport:
@@ -173,9 +265,50 @@ def _read_result(name: str, out: Path, returncode: int) -> GradeReport:
         return report
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def report_problems(data: object) -> List[str]:
+    """What is wrong with one student's report as a shard holds it (empty: nothing):
+    points between 0 and the task's maximum, tests passed between 0 and the total,
+    numbers that are numbers. A report that cannot be true was edited, or comes
+    from another grader, and is never merged."""
+    if not isinstance(data, dict):
+        return ["not a report of kindling grade"]
+    tasks = data.get("tasks", [])
+    if not isinstance(tasks, list):
+        return ["its tasks are not a list"]
+    problems = []
+    for entry in tasks:
+        if not isinstance(entry, dict):
+            problems.append("a task that is not a task")
+            continue
+        task = str(entry.get("id", "?"))[:20]
+        fields = ("max_points", "points", "passed", "failed", "total")
+        if not all(_number(entry.get(key, 0)) for key in fields):
+            problems.append(f"Task {task}: points or counts that are not numbers")
+            continue
+        points, most = entry.get("points", 0), entry.get("max_points", 0)
+        passed, total = entry.get("passed", 0), entry.get("total", 0)
+        if not 0 <= points <= most:
+            problems.append(f"Task {task}: {points} points of at most {most}")
+        if not 0 <= passed <= total or not 0 <= entry.get("failed", 0) <= total:
+            problems.append(f"Task {task}: {passed} tests passed of {total}")
+    return problems
+
+
 def merge(paths: List[Path]) -> Dict[str, GradeReport]:
-    """Join batch JSON files (shards) into one batch; a name in two is an error."""
+    """Join batch JSON files (shards) into one batch.
+
+    Every input is checked first, and any of these is an error that says what is
+    wrong and where: a name in two files, a report whose points or counts cannot
+    be true (see :func:`report_problems`), and shards graded against different
+    sources or by different graders (``source`` and ``grader_version``; a report
+    its grader left unwritten, with no tasks, names neither).
+    """
     merged: Dict[str, GradeReport] = {}
+    origins: Dict[Tuple[str, str], str] = {}  # (source, version) -> where first seen
     for path in paths:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -186,5 +319,25 @@ def merge(paths: List[Path]) -> Dict[str, GradeReport]:
         for name, report in data.items():
             if name in merged:
                 raise GradeError(f"{name} is in two of the files merged ({path})")
-            merged[name] = report_from_json(report)
+            problems = report_problems(report)
+            if problems:
+                raise GradeError(f"{path}: {name}: " + "; ".join(problems[:5]))
+            if report.get("tasks"):
+                origin = (
+                    str(report.get("source", "")),
+                    str(report.get("grader_version", "")),
+                )
+                origins.setdefault(origin, f"{path} ({name})")
+                if len(origins) > 1:
+                    (first, where), (other, _) = list(origins.items())[:2]
+                    raise GradeError(
+                        f"{path}: {name} was graded against {other[0]} by kindling "
+                        f"{other[1]}, {where} against {first[0]} by kindling "
+                        f"{first[1]}: shards of one batch come from one source and "
+                        "one grader"
+                    )
+            try:
+                merged[name] = report_from_json(report)
+            except (TypeError, ValueError, AttributeError) as error:
+                raise GradeError(f"{path}: {name}: not a report: {error}") from None
     return {name: merged[name] for name in sorted(merged)}

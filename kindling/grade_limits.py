@@ -10,7 +10,12 @@ cgroup counts its processes and threads, so where the grader may create cgroups
 (root on cgroup v1 or v2, or a delegated v2 subtree), each job gets one:
 
 - ``memory.limit_in_bytes`` (v1) / ``memory.max`` (v2) = the job's ``--memory``;
-- ``pids.max`` = :data:`PIDS_MAX`.
+- ``pids.max`` = :data:`PIDS_MAX`;
+- an equal CPU share, where the CPU controller is there: ``cpu.shares`` (v1) /
+  ``cpu.weight`` (v2), the same for every job. The scheduler shares the CPU between
+  cgroups first and between a cgroup's processes second, so a job that starts 24
+  busy processes gets what a job with one gets, and cannot slow the job of
+  another submission (``--jobs N``) below its share.
 
 The grader's child process enters the cgroup before it execs bwrap
 (:meth:`JobCgroup.enter`, from ``preexec_fn``), so nothing the job starts is ever
@@ -29,12 +34,16 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 PIDS_MAX = 512  # processes and threads of one job (Numba's pool included)
+CPU_SHARES = 1024  # every job's cgroup v1 cpu.shares (the same for all: equal)
+CPU_WEIGHT = 100  # every job's cgroup v2 cpu.weight (the same for all: equal)
+V1_CONTROLLERS = ("memory", "pids", "cpu")
 _COUNTER = itertools.count()
 
 
 def _mounts() -> Dict[str, Path]:
     """Where each cgroup hierarchy of this process lives: {"memory": dir, "pids":
-    dir} for v1 controllers, {"unified": dir} for v2 (this process's own cgroup)."""
+    dir, "cpu": dir} for v1 controllers, {"unified": dir} for v2
+    (this process's own cgroup)."""
     try:
         mountinfo = Path("/proc/self/mountinfo").read_text().splitlines()
         own = Path("/proc/self/cgroup").read_text().splitlines()
@@ -58,7 +67,7 @@ def _mounts() -> Dict[str, Path]:
         if fstype == "cgroup2" and "" in paths:
             key, wanted = "unified", paths[""]
         elif fstype == "cgroup":
-            names = [c for c in ("memory", "pids") if c in options]
+            names = [c for c in V1_CONTROLLERS if c in options]
             if not names:
                 continue
             key, wanted = names[0], paths.get(names[0], "")
@@ -68,8 +77,9 @@ def _mounts() -> Dict[str, Path]:
             continue
         relative = wanted[len(root) :].lstrip("/")
         found.setdefault(key, Path(point) / relative)
-        if fstype == "cgroup" and "memory" in options and "pids" in options:
-            found.setdefault("pids", Path(point) / relative)
+        if fstype == "cgroup":  # one hierarchy may hold several ("cpu,cpuacct")
+            for name in names[1:]:
+                found.setdefault(name, Path(point) / relative)
     return found
 
 
@@ -98,12 +108,25 @@ class JobCgroup:
                     if swap.exists():
                         _write(swap, str(memory_bytes))
                 _write(tasks / "pids.max", str(pids))
+                if "cpu" in mounts:  # an equal share (optional: never refused)
+                    try:
+                        share = mounts["cpu"] / name
+                        share.mkdir()
+                        made.append(share)
+                        _write(share / "cpu.shares", str(CPU_SHARES))
+                    except OSError:
+                        pass
                 return cls(made, 1)
             if "unified" in mounts:  # cgroup v2: needs memory and pids delegated
                 parent = mounts["unified"]
                 enabled = (parent / "cgroup.subtree_control").read_text().split()
                 if not {"memory", "pids"} <= set(enabled):
                     _write(parent / "cgroup.subtree_control", "+memory +pids")
+                if "cpu" not in enabled:  # an equal share, where it is delegated
+                    try:
+                        _write(parent / "cgroup.subtree_control", "+cpu")
+                    except OSError:
+                        pass
                 folder = parent / name
                 folder.mkdir()
                 made.append(folder)
@@ -111,6 +134,8 @@ class JobCgroup:
                     _write(folder / "memory.max", str(memory_bytes))
                     _write(folder / "memory.swap.max", "0")
                 _write(folder / "pids.max", str(pids))
+                if (folder / "cpu.weight").exists():
+                    _write(folder / "cpu.weight", str(CPU_WEIGHT))
                 return cls(made, 2)
         except OSError:
             cls(made, 0).remove()
@@ -121,6 +146,15 @@ class JobCgroup:
         execs: everything the job starts is born inside)."""
         for folder in self.folders:
             _write(folder / "cgroup.procs", str(os.getpid()))
+
+    @property
+    def shares_cpu(self) -> bool:
+        """Whether the job has a CPU share of its own (cpu.shares / cpu.weight)."""
+        return any(
+            (folder / name).exists()
+            for folder in self.folders
+            for name in ("cpu.shares", "cpu.weight")
+        )
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed something of the job for memory."""
@@ -167,5 +201,6 @@ def available() -> Optional[str]:
     probe = JobCgroup.create(64 * 1024 * 1024)
     if probe is None:
         return None
+    cpu = ", an equal CPU share" if probe.shares_cpu else ""
     probe.remove()
-    return f"cgroup v{probe.version} (memory and process count per task)"
+    return f"cgroup v{probe.version} (memory and process count per task{cpu})"

@@ -203,9 +203,16 @@ def to_gradescope(report: GradeReport) -> dict:
     }
 
 
+# Every character XML 1.0 does not allow (its production ``Char``): the control
+# characters but tab, newline and carriage return, the surrogates (a lone one comes
+# from an exception message), U+FFFE and U+FFFF. One of them makes the whole file
+# ill-formed, and CI's test reporters then reject it.
+_XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _xml_text(text: str) -> str:
-    """Text without the control characters XML 1.0 forbids."""
-    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", "", text)
+    """``text`` with every character XML 1.0 forbids replaced by U+FFFD."""
+    return _XML_ILLEGAL.sub("\ufffd", str(text))
 
 
 def to_junit(report: GradeReport) -> str:
@@ -227,14 +234,17 @@ def to_junit(report: GradeReport) -> str:
         ET.SubElement(properties, "property", name=name, value=_fmt(value))
     for path in report.modified:
         ET.SubElement(
-            properties, "property", name="modified_protected_file", value=path
+            properties,
+            "property",
+            name="modified_protected_file",
+            value=_xml_text(path),
         )
     for t in report.tasks:
         case = ET.SubElement(
             suite,
             "testcase",
             classname=f"kindling.module{t.id.split('.')[0]}",
-            name=f"{t.marker}: {t.title}",
+            name=_xml_text(f"{t.marker}: {t.title}"),
         )
         props = ET.SubElement(case, "properties")
         for name, value in (
@@ -244,11 +254,14 @@ def to_junit(report: GradeReport) -> str:
             ("passed", str(t.passed)),
             ("total", str(t.total)),
         ):
-            ET.SubElement(props, "property", name=name, value=value)
+            ET.SubElement(props, "property", name=name, value=_xml_text(value))
         if t.status != "done":
             kind = "error" if t.status in broken else "failure"
             element = ET.SubElement(
-                case, kind, message=f"{t.status}: {t.passed}/{t.total}", type=t.status
+                case,
+                kind,
+                message=_xml_text(f"{t.status}: {t.passed}/{t.total}"),
+                type=_xml_text(t.status),
             )
             element.text = _xml_text(t.message)
     ET.indent(suites)

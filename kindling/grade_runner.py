@@ -40,13 +40,14 @@ from typing import Dict, List, Optional, Tuple
 from kindling.grade_limits import JobCgroup, available
 from kindling.sandbox import KERNELS, TREE, Sandbox, sandbox_env, tmpfs_sizes
 
-FILE_SIZE_MB = 256  # the largest file a job may write, its own output included
+FILE_SIZE_MB = 256  # the largest file a job may write (in its /tmp, or a memfd)
 OPEN_FILES = 1024  # descriptors per process (each memfd is one, see apply_limits)
 PROTOCOL_LIMIT = 64 * 1024 * 1024  # bytes of events a job may send
 DRAIN_SECONDS = 2.0  # how long to read events after the job's main process ended
 EVENTS = {"start", "report", "collected", "collection_error", "finish", "settings"}
 EVENT_LIMIT = 200_000  # events per session (a test sends 4: start, 3 reports)
 EVENT_BYTES = 1 << 20  # bytes per event (a failure record is some kilobytes)
+RECORD_BYTES = 16 << 20  # bytes of failure records kept per session, in all
 TASK_ID = re.compile(r"\d{1,3}\.\d{1,3}")
 
 
@@ -88,8 +89,7 @@ def session_job(
     """A grading session's job: pytest ``args`` with the grading options."""
     scratch.mkdir(parents=True, exist_ok=True)
     args = [*PYTEST_OPTIONS, *args]
-    output = str(scratch / "output.txt")
-    return Job(args, output, timeout, memory_mb, cuda, list(binds or []))
+    return Job(args, timeout, memory_mb, cuda, list(binds or []))
 
 
 @dataclass
@@ -97,7 +97,6 @@ class Job:
     """One pytest session to run in ``tree``."""
 
     args: List[str]  # pytest's arguments
-    output: str  # the file (outside) that receives the session's stdout and stderr
     timeout: float
     memory_mb: int = 0  # address-space limit, 0 for none
     cuda: bool = False  # may touch a real GPU: no address-space limit then
@@ -144,19 +143,34 @@ class Run:
     out_of_memory: bool = False  # the job's cgroup saw the kernel kill for memory
 
 
-def read_trimmed(path: Path, head: int = 2000, tail: int = 4000) -> str:
-    """A file's text, its middle cut out when it is long (a test may print MBs)."""
-    try:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
-            if size <= head + tail:
-                return f.read().decode("utf-8", "replace")
-            start = f.read(head).decode("utf-8", "replace")
-            f.seek(size - tail)
-            end = f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return f"{start}\n[... {size - head - tail} bytes of output cut ...]\n{end}"
+class HeadTail:
+    """A job's output (stdout and stderr), read from its pipe as it comes: only the
+    first ``head`` and the last ``tail`` bytes are kept, so that a test printing
+    gigabytes costs the grader a few kilobytes of memory and nothing on disk."""
+
+    def __init__(self, head: int = 2000, tail: int = 4000) -> None:
+        self.head_bytes, self.tail_bytes = head, tail
+        self.head, self.tail = bytearray(), bytearray()
+        self.size = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        room = self.head_bytes - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk[-self.tail_bytes :]
+            del self.tail[: max(0, len(self.tail) - self.tail_bytes)]
+
+    def text(self) -> str:
+        """The output, its middle cut out when it is long (for messages only)."""
+        start = self.head.decode("utf-8", "replace")
+        end = self.tail.decode("utf-8", "replace")
+        cut = self.size - len(self.head) - len(self.tail)
+        if cut <= 0:
+            return start + end
+        return f"{start}\n[... {cut} bytes of output cut ...]\n{end}"
 
 
 # ---------------------------------------------------------------------------------
@@ -182,38 +196,91 @@ def _valid_unicode(raw: bytes) -> bytes:
     return _LONE_SURROGATE.sub(lambda m: m[1] or rb"\ufffd", raw)
 
 
-def parse_events(data: bytes) -> Session:
-    """The session described by ``data``; never raises, whatever ``data`` holds.
+class EventStream:
+    """A session's events, parsed as they arrive from its pipe, under the limits.
 
-    What it costs the grader is bounded too: at most :data:`EVENT_LIMIT` events of
-    at most :data:`EVENT_BYTES` each are read (a session that sends more has a
-    ``problem``), and nesting deeper than JSON's parser allows is "not JSON".
+    Nothing is held but the line being received (at most :data:`EVENT_BYTES`) and
+    what the events say: a line longer than that is skipped as it arrives (never
+    kept whole), and reading stops at the :data:`EVENT_LIMIT`-th line or after
+    :data:`PROTOCOL_LIMIT` bytes (:attr:`full`). The failure records kept are
+    bounded too (:data:`RECORD_BYTES` in all; later failures keep their outcome
+    without their record). Nothing here raises, whatever the session sends, and
+    nesting deeper than JSON's parser allows is "not JSON".
     """
-    session = Session()
 
-    def problem(text: str) -> None:
-        session.problem = session.problem or text
+    def __init__(self) -> None:
+        self.session = Session()
+        self.received = 0  # bytes
+        self.lines = 0  # lines ended (blank ones included)
+        self.full = False  # a limit was reached: read no more
+        self._line = bytearray()  # the line being received
+        self._skipping = False  # the line being received is already too long
+        self._records = 0  # bytes of the events whose failure record was kept
 
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        if number > EVENT_LIMIT:
-            problem("the session sent more messages than any test run can")
-            break
-        if len(raw) > EVENT_BYTES:
-            problem(f"message {number} is longer than any test's report can be")
-            continue
+    def problem(self, text: str) -> None:
+        self.session.problem = self.session.problem or text
+
+    def feed(self, chunk: bytes) -> bool:
+        """Take the next bytes of the pipe; False once no more should be read."""
+        if self.full:
+            return False
+        self.received += len(chunk)
+        start = 0
+        while not self.full:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if not self._skipping:
+                if len(self._line) + len(piece) > EVENT_BYTES:
+                    number = self.lines + 1
+                    self.problem(
+                        f"message {number} is longer than any test's report can be"
+                    )
+                    self._skipping = True
+                    self._line.clear()
+                else:
+                    self._line += piece
+            if end < 0:
+                break
+            self._end_line()
+            start = end + 1
+        if self.received >= PROTOCOL_LIMIT and not self.full:
+            self.problem("the session sent more messages than any test run can")
+            self.full = True
+        return not self.full
+
+    def close(self) -> Session:
+        """The session, once the pipe is closed (a last line without its newline
+        counts)."""
+        if (self._line or self._skipping) and not self.full:
+            self._end_line()
+        return self.session
+
+    def _end_line(self) -> None:
+        raw, skipped = bytes(self._line), self._skipping
+        self._line.clear()
+        self._skipping = False
+        self.lines += 1
+        if skipped or not raw.strip():
+            return
+        if self.lines > EVENT_LIMIT:
+            self.problem("the session sent more messages than any test run can")
+            self.full = True
+            return
+        self._event(self.lines, raw)
+
+    def _event(self, number: int, raw: bytes) -> None:
+        session, problem = self.session, self.problem
         try:
             event = json.loads(_valid_unicode(raw))
         except (ValueError, RecursionError):
             problem(f"message {number} is not JSON")
-            continue
+            return
         if not isinstance(event, dict) or event.get("event") not in EVENTS:
             problem(f"message {number} is not an event")
-            continue
+            return
         if session.finished:
             problem("messages after the end of the session")
-            continue
+            return
         kind = event["event"]
         nodeid = event.get("nodeid")
         if kind == "settings":  # a student file changed the Hypothesis settings
@@ -222,10 +289,10 @@ def parse_events(data: bytes) -> Session:
                 for change in changes[:20]:
                     if isinstance(change, str) and change[:200] not in session.settings:
                         session.settings.append(change[:200])
-            continue
+            return
         if kind not in ("finish", "collected") and not isinstance(nodeid, str):
             problem(f"message {number} names no test")
-            continue
+            return
         if kind == "start":
             session.started.append(nodeid)
         elif kind == "collection_error":
@@ -242,21 +309,35 @@ def parse_events(data: bytes) -> Session:
             )
             if not valid or session.collected:
                 problem("a malformed or repeated list of collected tests")
-                continue
+                return
             session.items = [(item[0], item[1]) for item in items]
             session.collected = True
         elif kind == "report":
-            _add_report(session, event, problem)
+            keep = self._records + len(raw) <= RECORD_BYTES
+            if _add_report(session, event, problem, keep):
+                self._records += len(raw)
         elif kind == "finish":
             status = event.get("exitstatus")
             if not isinstance(status, int) or isinstance(status, bool):
                 problem("a malformed end of the session")
-                continue
+                return
             session.exitstatus = status
-    return session
 
 
-def _add_report(session: Session, event: dict, problem) -> None:
+def parse_events(data: bytes) -> Session:
+    """The session described by ``data`` (all of a pipe's bytes), read as
+    :class:`EventStream` reads a pipe; never raises, whatever ``data`` holds."""
+    stream = EventStream()
+    view = memoryview(data)
+    for start in range(0, len(data), 1 << 16):
+        if not stream.feed(bytes(view[start : start + (1 << 16)])):
+            break
+    return stream.close()
+
+
+def _add_report(session: Session, event: dict, problem, keep: bool = True) -> bool:
+    """Add one report event; ``keep``: whether a failure's record may be kept.
+    True when a failure record was kept."""
     nodeid, when, outcome = event["nodeid"], event.get("when"), event.get("outcome")
     if when not in ("setup", "call", "teardown") or outcome not in (
         "passed",
@@ -264,24 +345,26 @@ def _add_report(session: Session, event: dict, problem) -> None:
         "skipped",
     ):
         problem(f"a malformed report of {nodeid}")
-        return
+        return False
     message = event.get("message")
     stub = event.get("stub") if isinstance(event.get("stub"), str) else ""
     if not TASK_ID.fullmatch(stub):  # a label is a task id ("0.1"), or nothing
         stub = ""
     previous = session.outcomes.get(nodeid)
     if previous is not None and previous.outcome == "failed":
-        return  # a failure in setup or call is not undone by teardown
+        return False  # a failure in setup or call is not undone by teardown
     if outcome == "failed":
-        record = message if isinstance(message, dict) else None
+        record = message if isinstance(message, dict) and keep else None
         session.outcomes[nodeid] = Outcome("failed", stub, record)
-    elif outcome == "skipped":
+        return record is not None
+    if outcome == "skipped":
         session.outcomes[nodeid] = Outcome("skipped", "", None)
     elif when == "call":
         if previous is not None and previous.outcome == "passed":
             problem(f"two passing reports of {nodeid}")
-            return
+            return False
         session.outcomes[nodeid] = Outcome("passed")
+    return False
 
 
 # ---------------------------------------------------------------------------------
@@ -536,34 +619,37 @@ class Runner:
 
     def run(self, job: Job) -> Run:
         """Run one job; never raises because of what the job's code did."""
-        Path(job.output).parent.mkdir(parents=True, exist_ok=True)
         read, write = os.pipe()
+        # The job's output comes through a pipe of its own, read into a bounded
+        # head-and-tail buffer: nothing of it is ever written to disk.
+        out_read, out_write = os.pipe()
         swapped = self._swap_in(job) if self.sandbox is None else []
         memory = job.memory_mb * 1024 * 1024
         cgroup = JobCgroup.create(memory) if available() else None
         start = time.monotonic()
+        stream, output = EventStream(), HeadTail()
         try:
             argv, env = self.command(job, write)
-            with open(job.output, "wb") as output:
-                self.process = subprocess.Popen(
-                    argv,
-                    cwd=self.tree,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    pass_fds=(write,),
-                    preexec_fn=lambda: apply_limits(job.memory_mb, job.cuda, cgroup),
-                )
-            os.close(write)
-            write = -1
-            data, timed_out = self._read(read, job.timeout)
+            self.process = subprocess.Popen(
+                argv,
+                cwd=self.tree,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out_write,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=(write,),
+                preexec_fn=lambda: apply_limits(job.memory_mb, job.cuda, cgroup),
+            )
+            for fd in (write, out_write):
+                os.close(fd)
+            write = out_write = -1
+            timed_out = self._read(read, out_read, job.timeout, stream, output)
             process, self.process = self.process, None
             _kill_group(process.pid)  # whatever the job left running
             returncode = process.wait()
         finally:
-            for fd in (read, write):
+            for fd in (read, write, out_read, out_write):
                 if fd >= 0:
                     os.close(fd)
             self.close()
@@ -572,38 +658,43 @@ class Runner:
             if cgroup is not None:
                 cgroup.remove()
         seconds = time.monotonic() - start
-        session = parse_events(data)
-        if len(data) >= PROTOCOL_LIMIT:
-            session.problem = "the session sent more messages than any test run can"
-        output = read_trimmed(Path(job.output))
-        return Run(returncode, timed_out, seconds, output, session, out_of_memory)
+        session = stream.close()
+        return Run(
+            returncode, timed_out, seconds, output.text(), session, out_of_memory
+        )
 
-    def _read(self, fd: int, limit: float) -> Tuple[bytes, bool]:
-        """Every event until the job is gone: (bytes, timed out)."""
+    def _read(
+        self, events: int, out: int, limit: float, stream: EventStream, output: HeadTail
+    ) -> bool:
+        """Read the events (into ``stream``, as they arrive) and the output (into
+        ``output``) until the job is gone; True when it ran out of time."""
         deadline = time.monotonic() + limit
-        data = bytearray()
         ended: Optional[float] = None  # when the main process ended
+        reading = [events, out]
         while True:
             now = time.monotonic()
             if ended is None and self.process.poll() is not None:
                 ended = now
+            if not reading:  # every writer is gone
+                left = max(deadline - now, 0.01)
+                try:
+                    self.process.wait(timeout=left)
+                except subprocess.TimeoutExpired:
+                    return True
+                return False
             if ended is not None and now - ended > DRAIN_SECONDS:
-                return bytes(data), False  # something else holds the pipe: cut
+                return False  # something else holds the pipes: cut
             if now > deadline:
-                return bytes(data), ended is None
+                return ended is None
             wait = min(deadline - now, 0.2)
-            if select.select([fd], [], [], wait)[0]:
+            for fd in select.select(reading, [], [], wait)[0]:
                 chunk = os.read(fd, 1 << 16)
-                if not chunk:  # every writer is gone
-                    left = max(deadline - time.monotonic(), 0.01)
-                    try:
-                        self.process.wait(timeout=left)
-                    except subprocess.TimeoutExpired:
-                        return bytes(data), True
-                    return bytes(data), False
-                data += chunk
-                if len(data) >= PROTOCOL_LIMIT:
-                    return bytes(data), False
+                if not chunk:
+                    reading.remove(fd)
+                elif fd == out:
+                    output.feed(chunk)
+                elif not stream.feed(chunk):
+                    return False  # past the limits: nothing more is read
 
     def _swap_in(self, job: Job) -> List[Tuple[Path, Path]]:
         """Without a sandbox, a bind is a copy over the tree's file (undone after)."""

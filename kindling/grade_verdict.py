@@ -10,6 +10,7 @@ see come out. :mod:`kindling.grade` (a whole submission) and :mod:`kindling.muta
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import signal
@@ -120,8 +121,13 @@ class Feedback:
     tree: Path
     student: Set[str] = field(default_factory=set)  # the registry's student files
     secrets: Set[str] = field(default_factory=set)  # lines no edition ships
-    terse: bool = False  # only test names, locations and exception types
+    # Terse feedback (the session could read reference code): only the names of
+    # the student's own test functions (``names``, read from their file by the
+    # grader, outside the sandbox), counts and exception types, never a node id,
+    # a parameter id, a location or a message that the session wrote.
+    terse: bool = False
     task_ids: Optional[Set[str]] = None  # the registry's tasks (None: any id)
+    names: Set[str] = field(default_factory=set)  # terse: the student's test names
 
     def __post_init__(self) -> None:
         # Long secrets by their first SECRET_KEY characters: a line is checked in
@@ -146,6 +152,15 @@ class Feedback:
     def filter(self, text: str) -> str:
         return "\n".join(line for line in text.splitlines() if self.allowed(line))
 
+    def test_name(self, nodeid: str) -> str:
+        """How a test is named in feedback: its node id, or (terse) the name of the
+        student's test function it claims to be, if the student's file defines
+        one of that name, else "a test"."""
+        if not self.terse:
+            return nodeid
+        function = str(nodeid).rsplit("::", 1)[-1].split("[", 1)[0]
+        return function if function in self.names else "a test"
+
     def stub(self, label: str) -> str:
         """A stub label the session sent, if it names a task of the registry."""
         if self.task_ids is not None and label not in self.task_ids:
@@ -164,6 +179,8 @@ def feedback(nodeid: str, record: object, context: Feedback) -> str:
     in student files and the exception's message, without a line of any file the
     student edition does not ship. ``context.terse``: name, locations and the
     exception's type only (the run could read reference code)."""
+    if context.terse:
+        return _terse_feedback(nodeid, record, context)
     lines = [nodeid]
     if isinstance(record, dict):
         entries = (
@@ -180,17 +197,48 @@ def feedback(nodeid: str, record: object, context: Feedback) -> str:
             if not context.terse:
                 lines += ["    " + line for line in _lines(entry.get("lines"), 30)]
         crash = record.get("crash") if isinstance(record.get("crash"), str) else ""
-        if context.terse:
-            first = crash.strip().splitlines()[0] if crash.strip() else ""
-            stub = re.match(r"NotImplementedError: (Task \d+\.\d+):", first)
-            # The stub's own words could be anything: only its task id is kept.
-            crash = f"{stub[0]} still a stub" if stub else re.split(r"[:\s(]", first)[0]
         lines += crash[:4000].splitlines()[:30]
     # The message keeps about MESSAGE_CHARS of its head and tail: filtering what
     # would be cut anyway only costs the grader time (a forged record holds ~40 x
     # 30 lines of 500 characters).
     lines = _head_and_tail(lines, 2 * MESSAGE_CHARS, 6 * MESSAGE_CHARS)
     return clean_message(context.filter("\n".join(lines)), context.tree)
+
+
+# The exception types terse feedback may name: Python's own and the few that
+# pytest and Hypothesis raise in a test. Any other word the session sends is "an
+# exception": a closed list carries no text from inside the sandbox.
+TERSE_EXCEPTIONS = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+) | {
+    "Failed",
+    "Flaky",
+    "FlakyFailure",
+    "FailedHealthCheck",
+    "Unsatisfiable",
+    "DeadlineExceeded",
+}
+
+
+def _terse_feedback(nodeid: str, record: object, context: Feedback) -> str:
+    """``test_name: ExceptionType``, every word of it checked by the grader: the
+    test's name against the student's file, the type against
+    :data:`TERSE_EXCEPTIONS`, a stub's task against the registry."""
+    crash = record.get("crash") if isinstance(record, dict) else None
+    first = (
+        crash.strip().splitlines()[0]
+        if isinstance(crash, str) and crash.strip()
+        else ""
+    )
+    stub = re.match(r"NotImplementedError: Task (\d+\.\d+):", first)
+    kind = re.split(r"[:\s(]", first)[0].rsplit(".", 1)[-1]
+    if stub and context.stub(stub[1]):
+        what = f"NotImplementedError: Task {stub[1]} still a stub"
+    else:
+        what = kind if kind in TERSE_EXCEPTIONS else "an exception"
+    return f"{context.test_name(nodeid)}: {what}"
 
 
 def _head_and_tail(lines: List[str], head: int, tail: int) -> List[str]:
@@ -327,11 +375,15 @@ def judge(
     )
     if run.session.settings:
         # Re-applied by the grader's plugin, so the attempt changed nothing; said,
-        # because nothing in a student file has a reason to try.
-        changes = ", ".join(run.session.settings)
-        grade.details["hypothesis_settings_changed"] = list(run.session.settings)
+        # because nothing in a student file has a reason to try. (Terse: the
+        # session wrote the words, so only that it happened.)
+        changes = list(run.session.settings)
+        grade.details["hypothesis_settings_changed"] = (
+            len(changes) if context.terse else changes
+        )
+        said = "" if context.terse else f" ({', '.join(changes)})"
         note = (
-            f"note: student code changed the Hypothesis settings ({changes}); "
+            f"note: student code changed the Hypothesis settings{said}; "
             "the grader's settings were used"
         )
         grade.message = f"{note}\n{grade.message}" if grade.message else note
@@ -362,19 +414,22 @@ def _judge(
         within = f"{limit:g} s" if limit else "the time limit"
         grade.message = f"the tests did not finish within {within}"
         if session.started:
-            grade.message += f"; still running {session.started[-1]}"
+            grade.message += f"; still running {context.test_name(session.started[-1])}"
         return grade
     why = tampering(session, expected, canaries, known, stop_at_first_failure)
     if why:
         grade.status = "tampered"
+        why = "" if context.terse else f" ({why})"  # terse: it may quote a node id
         grade.message = (
-            f"the test process reported results that cannot be true ({why}); "
+            f"the test process reported results that cannot be true{why}; "
             "no points: the submission needs a look by hand"
         )
         return grade
     if session.problem or not session.finished or session.exitstatus in (3, 4):
         grade.status = "crashed"
-        if session.problem:
+        if session.problem and context.terse:  # its numbers come from the session
+            grade.message = "the test process sent malformed results"
+        elif session.problem:
             grade.message = (
                 f"the test process sent malformed results: {session.problem}"
             )
@@ -407,7 +462,7 @@ def _judge(
         elif outcome.outcome == "skipped":
             failed += 1
             stubs.append("")
-            skip = skip or f"{nodeid}\nskipped"
+            skip = skip or f"{context.test_name(nodeid)}\nskipped"
         else:
             failed += 1
             stub = context.stub(outcome.stub)
@@ -417,7 +472,11 @@ def _judge(
             if stub and stub not in first_by_stub:
                 first_by_stub[stub] = feedback(nodeid, outcome.message, context)
     if missing and not message:
-        if errors:
+        if errors and context.terse:  # the student can collect their file at home
+            where = errors[0]["nodeid"]
+            where = where if where in context.student else "a test file"
+            message = f"{where} could not be collected"
+        elif errors:
             message = f"{errors[0]['nodeid']} could not be collected:\n"
             message += context.filter(errors[0]["message"])
         else:

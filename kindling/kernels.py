@@ -1,8 +1,9 @@
 """``kindling kernels``: what each CUDA kernel costs a real GPU, measured without one.
 
-For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``)
-Numba compiles the kernel to PTX for a compute capability (``cuda.compile_ptx``, with
-the simulator off; no GPU is needed), and NVIDIA's assembler ``ptxas -v`` (from the
+For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``,
+``module4_networks._cuda_optim_kernels``) Numba compiles the kernel to PTX for a
+compute capability (``cuda.compile_ptx``, with the simulator off; no GPU is needed),
+and NVIDIA's assembler ``ptxas -v`` (from the
 ``nvidia-cuda-nvcc-cu12`` wheel) reports what one thread of the machine code uses:
 
 - **registers** per thread: a streaming multiprocessor (SM) has 65,536, shared by
@@ -222,6 +223,9 @@ def _kernel_specs() -> List[Any]:
         specs += runtime.kernel_specs(cuda_ops)  # the kernels, as an argument
     if importlib.util.find_spec("module4_networks.cuda_conv") is not None:
         specs += importlib.import_module("module4_networks.cuda_conv").kernel_specs()
+    if importlib.util.find_spec("module4_networks._cuda_optim_kernels") is not None:
+        module = importlib.import_module("module4_networks._cuda_optim_kernels")
+        specs += module.kernel_specs()
     return specs
 
 

@@ -44,7 +44,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 TARGET_MODULE = "module0_fundamentals.operators"
 TARGET_FILE = "module0_fundamentals/operators.py"
@@ -121,20 +121,48 @@ MUTANTS = (
         "relu_back passes the derivative through for negative x as well",
         {"relu_back": "return d"},
     ),
+    # The three the Module 0 guide names as examples.
+    Mutant("mul_flips_sign", "mul computes -(x * y)", {"mul": "return -(x * y)"}),
+    Mutant(
+        "sigmoid_wrong_scale",
+        "sigmoid computes 1 / (1 + exp(-2x)): bounded, symmetric and increasing, "
+        "only its slope is wrong",
+        {
+            "sigmoid": "if x >= 0.0:\n"
+            "    return 1.0 / (1.0 + math.exp(-2.0 * x))\n"
+            "z = math.exp(2.0 * x)\n"
+            "return z / (1.0 + z)"
+        },
+    ),
+    Mutant(
+        "log_back_forgets_d",
+        "log_back returns 1 / x, forgetting the incoming derivative d",
+        {
+            "log_back": "if x <= 0.0:\n"
+            '    raise _domain_error("log_back", x, "x > 0")\n'
+            "return 1.0 / x"
+        },
+    ),
 )
 
 
-# Rewrites of operators that are *correct* (the same results as the reference for
-# every float, NaN and -0.0 included), planted among the mutants in the same form.
-# A suite that fails on one tests the text of the code, not what it computes: it
-# must pass on every decoy, as on the base (instructor source only).
-DECOYS = (
-    Mutant("decoy_add", "", {"add": "return y + x"}),
-    Mutant("decoy_mul", "", {"mul": "return y * x"}),
-    Mutant("decoy_neg", "", {"neg": "return -1.0 * x"}),
-    Mutant("decoy_lt", "", {"lt": "return 1.0 if y > x else 0.0"}),
-    Mutant("decoy_eq", "", {"eq": "return 1.0 if y == x else 0.0"}),
-)
+# Rewrites of operators that are *correct*, planted among the mutants in the same
+# form (instructor source only: a suite that fails on one tests the text of the
+# code, not what it computes). Their list lives in an instructor-only module
+# (kindling/grade_decoys.py), which no student edition ships: a test that knew it
+# could fail on every rewritten body that is not a decoy.
+
+
+def decoys() -> Tuple[Mutant, ...]:
+    """The decoys, or none where they are not shipped (a student edition, which
+    has no reference operators to plant them in anyway)."""
+    try:
+        from kindling.grade_decoys import DECOYS
+    except ImportError:
+        return ()
+    return tuple(DECOYS)
+
+
 DECOYS_PER_RUN = 2
 MIN_RUN_SECONDS = 20.0  # a mutant run's time limit is at least this ...
 BASE_FACTOR = 4.0  # ... or this many times the base run's time
@@ -254,6 +282,71 @@ def mutant_verdict(run, base: List[str], canaries: List[str]) -> str:
     return "killed"
 
 
+def test_function_names(path: Path) -> Set[str]:
+    """The names of the test functions (and methods of test classes) that a test
+    file defines, read by the grader from the file itself, never from a session:
+    the only names Task 0.2's feedback may show (see ``Feedback.test_name``)."""
+    try:
+        module = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+        return set()
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    names = set()
+    for node in module.body:
+        members = node.body if isinstance(node, ast.ClassDef) else [node]
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("Test"):
+            continue
+        for member in members:
+            if isinstance(member, functions) and member.name.startswith("test"):
+                names.add(member.name)
+    return names
+
+
+def base_tree(
+    tree: Path,
+    work: Path,
+    source: Path,
+    task,
+    registry,
+    shipped: Optional[Set[str]],
+    canary_file: str,
+) -> None:
+    """Make ``tree`` (a copy of the overlay ``work``) the tree of the runs when the
+    reference operators are the base (grading from the instructor source).
+
+    The reference ``operators.py`` is the one reference file in it: every other
+    student file is its stub (what the student edition ships: importable, so that
+    a broken file of another task cannot fail the base run, and no reference code
+    a test could read and carry out), and every file no student edition ships
+    (hidden tests, instructor-only files such as the decoys' module) is removed,
+    except the task's canary. Only the student's tests come from the submission.
+    """
+    from kindling.release import strip_regions
+
+    for other in registry:
+        for relative in other.files:
+            if relative in task.files or not (source / relative).is_file():
+                continue
+            if not (tree / relative).is_file():  # not in this tree: nothing to hide
+                continue
+            if relative == TARGET_FILE:
+                shutil.copyfile(source / relative, tree / relative)
+            elif relative.endswith(".py"):
+                text = (source / relative).read_text(encoding="utf-8")
+                stub = strip_regions(text, relative, registry)[0]
+                (tree / relative).write_text(stub, encoding="utf-8")
+    if shipped is None:
+        return
+    keep = set(shipped) | {canary_file, TARGET_FILE, *task.files}
+    for path in sorted(tree.rglob("*"), reverse=True):
+        relative = path.relative_to(tree).as_posix()
+        if path.is_dir() and not path.is_symlink():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif relative not in keep:
+            path.unlink()
+
+
 def grade_by_mutation(
     task,
     work: Path,
@@ -265,6 +358,7 @@ def grade_by_mutation(
     sandbox=None,
     canary: Tuple[str, List[str]] = ("", []),
     context=None,
+    shipped: Optional[Set[str]] = None,
 ):
     """Grade ``task`` (0.2) in the overlay ``work``; returns a ``TaskGrade``.
 
@@ -272,7 +366,8 @@ def grade_by_mutation(
     else ``None`` (the student's own operators are the base). ``blocker()`` names an
     unfinished task the base depends on (student editions only); it is asked only
     once the tests pass. ``timeout`` bounds every run (each has its own limit).
-    ``canary``: the file and node ids of the task's canary tests.
+    ``canary``: the file and node ids of the task's canary tests. ``shipped``: the
+    files a student edition ships (see :func:`base_tree`).
     """
     from kindling.grade_runner import Runner
     from kindling.grade_verdict import Feedback, TaskGrade, judge, secret_lines
@@ -287,21 +382,17 @@ def grade_by_mutation(
     shutil.copytree(work, tree)
     secrets_ = set(context.secrets) if context is not None else set()
     if reference_available(source):
-        # Only the student's tests come from the submission: every other student
-        # file (operators.py above all) is the reference. No line of the reference
-        # that the student's own file (or its stub) lacks may reach the feedback,
-        # whichever way a test carries it (a message, a node id).
-        for other in read_registry(source):
-            for relative in other.files:
-                if relative not in task.files and (source / relative).is_file():
-                    theirs = secret_lines(work, [relative], set())
-                    shutil.copyfile(source / relative, tree / relative)
-                    secrets_ |= secret_lines(tree, [relative], set()) - theirs
+        base_tree(tree, work, source, task, read_registry(source), shipped, canary[0])
+        # No line of the reference operators that the student's own file (or its
+        # stub) lacks may reach the feedback, whichever way a test carries it.
+        theirs = secret_lines(work, [TARGET_FILE], set())
+        secrets_ |= secret_lines(tree, [TARGET_FILE], set()) - theirs
     else:
         secrets_ |= secret_lines(tree, [TARGET_FILE], set())
     student = set(context.student) if context is not None else set(task.files)
     ids = context.task_ids if context is not None else None
-    terse = Feedback(tree, student, secrets_, terse=True, task_ids=ids)
+    names = test_function_names(tree / task.files[0])  # read here, not inside
+    terse = Feedback(tree, student, secrets_, True, ids, names)
     operators = (tree / TARGET_FILE).read_text(encoding="utf-8")
     canary_file, canaries = canary
     test_file = task.files[0]
@@ -345,10 +436,9 @@ def grade_by_mutation(
         # Each run has its own limit, from the base run's time: never a share of
         # what is left, so a slow machine or an earlier run changes no verdict.
         limit = min(timeout, max(MIN_RUN_SECONDS, BASE_FACTOR * base_run.seconds))
-        decoys = (
-            rng.sample(DECOYS, DECOYS_PER_RUN) if reference_available(source) else []
-        )
-        runs = list(MUTANTS) + decoys
+        family = decoys() if reference_available(source) else ()
+        decoy_runs = rng.sample(family, min(DECOYS_PER_RUN, len(family)))
+        runs = list(MUTANTS) + decoy_runs
         rng.shuffle(runs)  # decoys anywhere among the mutants
         verdicts: Dict[str, str] = {}
         for mutant in runs:
@@ -367,7 +457,7 @@ def grade_by_mutation(
             verdicts[mutant.name] = verdict
         (tree / TARGET_FILE).write_text(operators, encoding="utf-8")
     grade.seconds = time.monotonic() - start
-    wrong = [d.name for d in decoys if verdicts[d.name] != "survived"]
+    wrong = [d.name for d in decoy_runs if verdicts[d.name] != "survived"]
     killed = [m.name for m in MUTANTS if verdicts[m.name] == "killed"]
     survived = [m for m in MUTANTS if verdicts[m.name] == "survived"]
     timed_out = [m for m in MUTANTS if verdicts[m.name] == "timeout"]

@@ -6,9 +6,12 @@ grader and the dashboard's Progress page:
 * :func:`classify` turns the counts of one run of a task into a status;
 * :func:`merge_results` / :func:`read_progress` keep the latest result of every
   task across runs in ``.kindling/progress.json``, each with its time and the
-  digests of the student files it was measured on, so that :func:`stale_files`
-  can tell when a result no longer describes the files;
-* :func:`next_task` picks the task to work on next.
+  digests of the code it was measured on (the definitions that hold the task's
+  solution regions and those of the tasks it depends on: :func:`task_units`), so
+  that :func:`stale_files` can tell when a result no longer describes the code;
+  a run that leaves out some of a task's tests never replaces a current ``done``;
+* :func:`next_task` picks the task to work on next, never one whose latest result
+  is ``done``.
 
 Statuses: ``done`` (every test of the task ran and passed), ``partial`` (the
 tests that ran passed, but the run left some of the task's tests out), ``todo``
@@ -19,13 +22,24 @@ first), ``failing`` (anything else), and ``no tests`` (none ran).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
 import sys
 import time
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set
+from typing import (
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 from kindling.registry import Registry, Task
 
@@ -133,24 +147,24 @@ def next_task(
     dependency order; so after ``pytest -m task1_4`` reports ``blocked by 1.2``,
     the next task is 1.2 (or an earlier unfinished one). When nothing known is
     unfinished, it is the first task without a ``done`` result whose dependencies
-    are all done (results marked ``stale`` count as unknown).
+    are all done. A task whose latest result is ``done`` is never next, even when
+    that result is stale (its code changed since: the summary lists those with the
+    command that re-checks them); a stale result of another status is no evidence
+    either way.
     """
     order = dependency_order(tasks)
-    current = {
-        task_id: result
-        for task_id, result in results.items()
-        if not result.get("stale_files")
-    }
-    done = {t for t, r in current.items() if r.get("status") == "done"}
+    done = {t for t, r in results.items() if r.get("status") == "done"}
     unfinished: Set[str] = set()
-    for task_id, result in current.items():
+    for task_id, result in results.items():
+        if result.get("stale_files"):
+            continue
         status = str(result.get("status", ""))
         if status not in ("done", "no tests"):
             unfinished.add(task_id)
         if blocker(status):
             unfinished.add(str(blocker(status)))
     for task in order:
-        if task.id in unfinished:
+        if task.id in unfinished and task.id not in done:
             return task
     for task in order:
         if task.id not in done and all(d in done for d in task.depends):
@@ -187,15 +201,154 @@ def watched_files(registry: Registry, task_id: str) -> List[str]:
 
 
 def digests(root: Path, files: Sequence[str]) -> Dict[str, str]:
-    return {f: file_digest(Path(root) / f) for f in files}
+    return {f: unit_digest(Path(root), f) for f in files}
+
+
+# ------------------------------------------------------------- a task's own code
+#: The first line of a solution region (instructor source), as the release reads it.
+_BEGIN = re.compile(r"^\s*# BEGIN SOLUTION (\d+\.\d+)\b")
+#: The edition's manifest, where ``kindling release`` records each task's units.
+MANIFEST = ".kindling-manifest.json"
+#: Separates a file from a definition in a unit's name: ``path.py::Class.method``.
+UNIT_SEPARATOR = "::"
+_PARSED: Dict[Tuple[str, int, int], Dict[str, Tuple[int, int]]] = {}
+
+
+def _definitions(text: str) -> Dict[str, Tuple[int, int]]:
+    """Every function and class of ``text`` by qualified name (``Linear.forward``,
+    ``factory.kernel``): its first and last line, decorators included."""
+    found: Dict[str, Tuple[int, int]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                found.setdefault(name, (first, child.end_lineno or child.lineno))
+                visit(child, name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(text), "")
+    return found
+
+
+def region_units(text: str) -> Dict[str, List[str]]:
+    """For each task with a solution region in ``text`` (instructor source), the
+    innermost definitions that hold its regions (``""``: a region at module
+    level, which makes the whole file the unit)."""
+    spans = _definitions(text)
+    units: Dict[str, List[str]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _BEGIN.match(line)
+        if not match:
+            continue
+        holders = [(b - a, n) for n, (a, b) in spans.items() if a <= number <= b]
+        name = min(holders)[1] if holders else ""
+        names = units.setdefault(match[1], [])
+        if name not in names:
+            names.append(name)
+    return units
+
+
+def task_units(root: Path, registry: Registry) -> Dict[str, Dict[str, List[str]]]:
+    """``{task: {file: [definition, ...]}}``: where each task's code lives. Read
+    from the files' solution regions (instructor source), else from the
+    edition's manifest (``units``, written by ``kindling release``); a task
+    without either has its whole files as its units."""
+    units: Dict[str, Dict[str, List[str]]] = {}
+    try:
+        manifest = json.loads((Path(root) / MANIFEST).read_text(encoding="utf-8"))
+        recorded = manifest.get("units") if isinstance(manifest, dict) else None
+    except (OSError, ValueError):
+        recorded = None
+    files = sorted({f for task in registry for f in task.files})
+    for relative in files:
+        try:
+            text = (Path(root) / relative).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "# BEGIN SOLUTION" not in text:
+            continue
+        try:
+            found = region_units(text)
+        except SyntaxError:
+            continue
+        for task_id, names in found.items():
+            units.setdefault(task_id, {})[relative] = names
+    if isinstance(recorded, dict):
+        for task_id, by_file in recorded.items():
+            if not isinstance(by_file, dict):
+                continue
+            for relative, names in by_file.items():
+                if isinstance(names, list) and relative not in units.get(task_id, {}):
+                    units.setdefault(str(task_id), {})[str(relative)] = [
+                        str(n) for n in names
+                    ]
+    return units
+
+
+def watched_units(
+    registry: Registry, task_id: str, units: Mapping[str, Mapping[str, List[str]]]
+) -> List[str]:
+    """The code a task's result depends on: the units of the task and of every
+    task it depends on (transitively), as ``file::definition`` names (a whole
+    file, ``file``, where a task's units in it are unknown)."""
+    if task_id not in registry:
+        return []
+    seen: Set[str] = set()
+    stack = [task_id]
+    names: Set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in registry:
+            continue
+        seen.add(current)
+        task = registry[current]
+        known = units.get(current, {})
+        for relative in task.files:
+            definitions = known.get(relative)
+            if not definitions or "" in definitions:
+                names.add(relative)
+            else:
+                names.update(relative + UNIT_SEPARATOR + d for d in definitions)
+        stack.extend(task.depends)
+    return sorted(names)
+
+
+def unit_digest(root: Path, unit: str) -> str:
+    """SHA-256 of a unit's text: a whole file, or one definition of a file
+    (``"missing"`` when the file or the definition is gone; a file that does not
+    parse counts as changed)."""
+    relative, _, name = unit.partition(UNIT_SEPARATOR)
+    path = Path(root) / relative
+    if not name:
+        return file_digest(path)
+    try:
+        stat = path.stat()
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return "missing"
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = _definitions(text)
+        except SyntaxError:
+            return "unparsable " + file_digest(path)
+    span = _PARSED[key].get(name)
+    if span is None:
+        return "missing"
+    lines = text.splitlines()[span[0] - 1 : span[1]]
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 def stale_files(result: Mapping[str, object], root: Path) -> List[str]:
-    """The files that changed since ``result`` was measured (``[]``: current)."""
+    """The code that changed since ``result`` was measured (``[]``: current):
+    files, or ``file::definition`` units."""
     recorded = result.get("files")
     if not isinstance(recorded, dict):
         return []
-    return sorted(f for f, d in recorded.items() if file_digest(Path(root) / f) != d)
+    return sorted(f for f, d in recorded.items() if unit_digest(Path(root), f) != d)
 
 
 def read_progress(path: Path, root: Optional[Path] = None) -> Dict[str, object]:
@@ -248,11 +401,15 @@ def merge_results(
     """Add one run's per-task ``results`` to the results file at ``path``.
 
     Every task of the run replaces its earlier result and is stamped with the
-    run's time and the digests of its :func:`watched_files`; other tasks keep
-    theirs. ``collected`` gives, for the tasks whose every test file the run
-    collected, how many tests they have (whether or not ``-m``/``-k`` ran them):
-    a later run that names test files can then tell a whole task from part of
-    one. Returns the payload written.
+    run's time and the digests of its :func:`watched_units`; other tasks keep
+    theirs. A ``partial`` result (the run left out some of the task's tests)
+    never replaces a ``done`` one that is still current: part of a task's tests
+    passing says nothing against the whole of them having passed on the same
+    code (``pytest tests/module1`` leaves a done Task 1.5 done). ``collected``
+    gives, for the tasks whose every test file the run collected, how many tests
+    they have (whether or not ``-m``/``-k`` ran them): a later run that names
+    test files can then tell a whole task from part of one. Returns the payload
+    written.
     """
     when = time.time() if when is None else when
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when))
@@ -265,12 +422,21 @@ def merge_results(
         task_id: {k: v for k, v in entry.items() if k != "stale_files"}
         for task_id, entry in previous.items()
     }
+    units = task_units(root, registry)
     for result in results:
         entry = dict(result)
+        before = previous.get(str(entry["id"]))
+        if (
+            entry.get("status") == "partial"
+            and isinstance(before, dict)
+            and before.get("status") == "done"
+            and not stale_files(before, root)
+        ):
+            continue
         entry.update(
             time=stamp,
             timestamp=when,
-            files=digests(root, watched_files(registry, str(entry["id"]))),
+            files=digests(root, watched_units(registry, str(entry["id"]), units)),
         )
         merged[str(entry["id"])] = entry
     payload = {

@@ -44,7 +44,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import pytest
 
@@ -515,14 +515,24 @@ class ProgressRecorder:
             return
         terminalreporter.section("Kindling progress")
         python = python_command(self.root)
-        write(format_table(results))
-        for line in notes(results, python, kindling_command(self.root)):
-            write(line)
         earlier: Dict[str, dict] = {}
         if self.json_path is not None:
             stored = read_progress(self.json_path, self.root)["tasks"]
             assert isinstance(stored, dict)
             earlier = stored
+        # A run of part of a done task's tests (pytest tests/module1, -k, ...) on
+        # the code they all passed on leaves it done (merge_results keeps it).
+        kept_done = {
+            r.id
+            for r in results
+            if r.status == "partial"
+            and earlier.get(r.id, {}).get("status") == "done"
+            and not earlier[r.id].get("stale_files")
+        }
+        write(format_table(results, kept_done))
+        for line in notes(results, python, kindling_command(self.root), kept_done):
+            write(line)
+        if self.json_path is not None:
             try:
                 merge_results(
                     self.json_path,
@@ -542,11 +552,12 @@ class ProgressRecorder:
             write(f"earlier results kept for {len(kept)} other task(s)")
         if stale:
             write(
-                f"stale (files changed since): {', '.join(stale)}; re-check them: "
+                f"stale (code changed since): {', '.join(stale)}; re-check them: "
                 + recheck_command(python, stale)
             )
         combined: Dict[str, dict] = dict(kept)
         combined.update({r.id: r.to_json() for r in results})
+        combined.update({task_id: earlier[task_id] for task_id in kept_done})
         write(course_line(results, combined, load_registry()))
         upcoming = next_task(load_registry(), combined)
         if upcoming is not None:
@@ -564,18 +575,32 @@ def recheck_command(python: str, tasks: Iterable[str]) -> str:
     return f"{python} -m pytest -m {quoted}"
 
 
-def notes(results: List[TaskResult], python: str, kindling: str) -> List[str]:
+def notes(
+    results: List[TaskResult],
+    python: str,
+    kindling: str,
+    kept_done: AbstractSet[str] = frozenset(),
+) -> List[str]:
     """The lines under the table: what a ``partial`` status means and how to
-    get the full result, how a task scored by mutation gets its score, and the
-    all-or-nothing points of the tasks run."""
+    get the full result (or that a task done earlier stays done), how a task
+    scored by mutation gets its score, and the all-or-nothing points of the
+    tasks run."""
     lines: List[str] = []
-    partial = [r for r in results if r.status == "partial"]
-    for r in partial:
+    partial = [r for r in results if r.status == "partial" and r.id not in kept_done]
+    for r in results:
+        if r.status != "partial":
+            continue
         ran = r.passed + r.failed + r.skipped
         if r.expected is not None:
             what = f"ran {ran} of its {r.expected} tests"
         else:  # the run did not collect every file that holds its tests
             what = f"ran {ran} test(s), not the files of all the others"
+        if r.id in kept_done:
+            lines.append(
+                f"Task {r.id}: this run {what} and they passed; it stays done "
+                "(all of its tests passed on this code in an earlier run)"
+            )
+            continue
         lines.append(
             f"partial: Task {r.id} {what} (-k, a node id, some files, --deselect "
             "or -x left some out): not done, no points"
@@ -596,7 +621,9 @@ def notes(results: List[TaskResult], python: str, kindling: str) -> List[str]:
             )
     estimated = [r for r in results if r.points_earned is not None]
     if estimated:
-        earned = sum(r.points_earned or 0 for r in estimated)
+        earned = sum(
+            r.points if r.id in kept_done else (r.points_earned or 0) for r in estimated
+        )
         possible = sum(r.points for r in estimated)
         lines.append(
             f"points of the tasks run: {earned}/{possible} (all-or-nothing estimate"
@@ -630,14 +657,20 @@ def course_line(
     )
 
 
-def format_table(results: List[TaskResult]) -> str:
-    """The progress table as aligned text."""
+def format_table(
+    results: List[TaskResult], kept_done: AbstractSet[str] = frozenset()
+) -> str:
+    """The progress table as aligned text. A task of ``kept_done`` (part of its
+    tests ran and passed; all of them had passed on this code) shows as done."""
     rows: List[Tuple[str, ...]] = [
         ("task", "title", "passed", "failed", "total", "status", "points")
     ]
     for r in results:
-        earned = r.points_earned
+        earned = r.points if r.id in kept_done else r.points_earned
+        if r.scoring == "mutation":
+            earned = None
         points = f"{earned}/{r.points}" if earned is not None else "see below"
+        status = "done (earlier run)" if r.id in kept_done else r.status
         rows.append(
             (
                 r.id,
@@ -645,7 +678,7 @@ def format_table(results: List[TaskResult]) -> str:
                 str(r.passed),
                 str(r.failed),
                 str(r.total),
-                r.status,
+                status,
                 points,
             )
         )

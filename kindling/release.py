@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from kindling.progress import region_units
 from kindling.registry import Registry, parse_registry
 
 BEGIN = re.compile(
@@ -410,6 +411,9 @@ def release(
 
     student_files = {f for task in registry for f in task.files}
     stubs_per_task: Dict[str, int] = {}
+    # Where each task's code lives (the definitions holding its regions): the
+    # edition has no markers left, and its progress file judges staleness by these.
+    units: Dict[str, Dict[str, List[str]]] = {}
     written: List[str] = []
     for path in source_files(source):
         relative = path.relative_to(source).as_posix()
@@ -425,6 +429,9 @@ def release(
                 continue
             if _later_module(relative, through, registry, text):
                 continue  # e.g. project/parallel_check.py needs Module 3
+            if relative in student_files and "# BEGIN SOLUTION" in text:
+                for task_id, names in region_units(text).items():
+                    units.setdefault(task_id, {})[relative] = names
             text, regions = strip_regions(text, relative, registry)
             for region in regions:
                 stubs_per_task[region.task] = stubs_per_task.get(region.task, 0) + 1
@@ -456,7 +463,8 @@ def release(
         rel: file_digest(out / rel) for rel in written if rel not in student_files
     }
     (out / MANIFEST).write_text(
-        json.dumps({"protected": protected}, indent=1) + "\n", encoding="utf-8"
+        json.dumps({"protected": protected, "units": units}, indent=1) + "\n",
+        encoding="utf-8",
     )
     return {"files": len(written), "stubs": stubs_per_task, "out": str(out)}
 

@@ -20,8 +20,39 @@ __all__ = ["METHODS"]
 def to(self, *args: Any, **kwargs: Any) -> "Module":
     """Move or convert every parameter and buffer that has a ``.to`` method,
     as ``model.to(device)`` / ``model.to(dtype)`` in PyTorch; returns self.
-    Parameters are changed in place (an optimizer made earlier keeps them)."""
-    return self._apply(lambda value: value.to(*args, **kwargs))
+    Parameters are changed in place (an optimizer made earlier keeps them).
+    As in PyTorch, a dtype converts the floating-point values only (an integer
+    buffer keeps its dtype, and moves to the device if one is given).
+
+    Raises:
+        TypeError: a dtype that is not floating point (PyTorch's message).
+    """
+    dtype = _dtype_in(args, kwargs)
+    if dtype is None:
+        return self._apply(lambda value: value.to(*args, **kwargs))
+    if not dtype.is_floating_point:
+        raise TypeError(
+            f"nn.Module.to only accepts floating point or complex dtypes, but got "
+            f"desired dtype={dtype}"
+        )
+    rest = tuple(a for a in args if a is not dtype)
+    rest_kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
+
+    def convert(value: Any) -> Any:
+        if value.is_floating_point():
+            return value.to(*args, **kwargs)
+        return value.to(*rest, **rest_kwargs) if rest or rest_kwargs else value
+
+    return self._apply(convert)
+
+
+def _dtype_in(args: Any, kwargs: Any) -> Any:
+    """The dtype among ``to``'s arguments (an object whose ``is_floating_point``
+    is a flag, as ``kt.float32``'s; a tensor's is a method), or ``None``."""
+    for arg in (*args, kwargs.get("dtype")):
+        if isinstance(getattr(arg, "is_floating_point", None), bool):
+            return arg
+    return None
 
 
 def cpu(self) -> "Module":

@@ -22,7 +22,7 @@ as attributes, exactly as in PyTorch::
         def forward(self, x):
             return self.layer2(self.layer1(x))
 
-    Net().named_parameters()
+    list(Net().named_parameters())
     # [("layer1.weight", ...), ("layer1.bias", ...),
     #  ("layer2.weight", ...), ("layer2.bias", ...)]
 
@@ -124,6 +124,13 @@ class Module:
         buffers = registries.get("_buffers", {})
         if name in buffers and not isinstance(value, (Parameter, Module)):
             buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
+            return
+        if value is None and (name in parameters or name in modules):
+            # ``m.bias = None`` (PyTorch allows it): no parameter or submodule
+            # any more, and the attribute reads None.
+            parameters.pop(name, None)
+            modules.pop(name, None)
+            registries[name] = None
             return
         if isinstance(value, Parameter):
             if value.name is None:
@@ -241,16 +248,18 @@ class Module:
         return [module for _, module in self.named_modules()]
         # END SOLUTION
 
-    def named_parameters(self) -> list[tuple[str, Parameter]]:
-        """Every parameter of the tree with its dotted name.
+    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        """Every parameter of the tree with its dotted name, as an iterator (as
+        PyTorch's: ``next(model.named_parameters())`` is the first, ``list(...)``
+        all of them); you fill the list ``found`` it iterates over.
 
         For each module of :meth:`named_modules`, in that order, its own parameters
         (``module._parameters``) in registration order, named
         ``"<module name>.<attribute>"``, or just ``"<attribute>"`` for this module's
         own. A parameter shared by two modules is listed once, under its first name.
         """
-        # BEGIN SOLUTION 0.4: dotted names, in named_modules order, shared ones once
         found: list[tuple[str, Parameter]] = []
+        # BEGIN SOLUTION 0.4: dotted names, in named_modules order, shared ones once
         seen: set[int] = set()
         for module_name, module in self.named_modules():
             for attribute, parameter in module._parameters.items():
@@ -259,14 +268,17 @@ class Module:
                 seen.add(id(parameter))
                 name = f"{module_name}.{attribute}" if module_name else attribute
                 found.append((name, parameter))
-        return found
         # END SOLUTION
+        return iter(found)
 
-    def parameters(self) -> list[Parameter]:
-        """Every parameter of the tree (the parameters of named_parameters)."""
+    def parameters(self) -> Iterator[Parameter]:
+        """Every parameter of the tree (the parameters of named_parameters), as
+        an iterator (``next(model.parameters())``, ``list(model.parameters())``)."""
+        found: list[Parameter] = []
         # BEGIN SOLUTION 0.4
-        return [parameter for _, parameter in self.named_parameters()]
+        found = [parameter for _, parameter in self.named_parameters()]
         # END SOLUTION
+        return iter(found)
 
     def train(self, mode: bool = True) -> Module:
         """Set ``training = mode`` on this module and every descendant; return self."""

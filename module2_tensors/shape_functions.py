@@ -124,15 +124,24 @@ class no_grad:
 
     On exit the previous mode comes back (so ``no_grad`` blocks can nest). Use
     :func:`~module2_tensors.tensor_functions.is_grad_enabled` and
-    :func:`~module2_tensors.tensor_functions.set_grad_enabled`.
+    :func:`~module2_tensors.tensor_functions.set_grad_enabled`. As a decorator
+    it works with or without parentheses (``@no_grad()``, ``@no_grad``), as
+    PyTorch's does.
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and callable(args[0]):
+            return cls()(args[0])  # @no_grad: decorate the function directly
+        return super().__new__(cls)
+
     def __enter__(self) -> "no_grad":
-        # BEGIN SOLUTION 2.6: remember the current mode, then switch recording off
+        """Remember the current mode (for ``__exit__``), switch recording off and
+        return ``self`` (what ``with no_grad() as g`` binds)."""
+        # BEGIN SOLUTION 2.6: remember the mode, switch recording off, return self
         self._previous = is_grad_enabled()
         set_grad_enabled(False)
-        # END SOLUTION
         return self
+        # END SOLUTION
 
     def __exit__(self, *exc_info: Any) -> None:
         # BEGIN SOLUTION 2.6: restore the mode saved by __enter__
@@ -207,12 +216,15 @@ def index_view(data: TensorData, key: Any) -> TensorData:
     the storage is simply ``TensorData(storage[offset:], shape, strides)``: NumPy's
     slice of the storage is itself a view.
 
-    Raises:
-        IndexError: too many indices, more than one ``...`` (as in PyTorch), or
-            an ``int`` out of range (naming the index, the dimension and its size).
-        ValueError: a slice step that is not positive.
-        TypeError: anything else (lists and tensors of indices: use
-            ``index_select`` or ``gather``).
+    Raises (the tests read the quoted phrases in the messages):
+        IndexError: ``"too many indices ..."``; more than one ``...`` (as in
+            PyTorch); an ``int`` out of range: ``"index 3 is out of range for
+            dimension 1 of size 3"`` (the index as given, negative or not).
+        ValueError: a slice step that is not positive (a message that says
+            ``"positive"``).
+        TypeError: anything else, such as a list or a tensor of indices: a
+            message that names ``"index_select"`` (or ``gather``), the operations
+            that pick entries.
     """
     # BEGIN SOLUTION 2.6: walk the key, accumulating offset, shape and strides
     key = key if isinstance(key, tuple) else (key,)

@@ -128,6 +128,13 @@ def _shape_args(args: Sequence[Any]) -> Tuple[Any, ...]:
 register_backend(SimpleBackend, lambda: True)
 
 
+def _as_int64(indices: "Tensor") -> "Tensor":
+    """Positions (integral floats in storage) labelled ``int64``, as PyTorch's
+    index results are: ``.item()`` gives an int, and they index."""
+    indices._dtype = _dtype.int64
+    return indices
+
+
 class MaxResult(NamedTuple):
     """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
     ``torch.max``; ``indices`` are floats without gradient."""
@@ -355,8 +362,10 @@ class Tensor:
         return self._tensor.tuple()
 
     # ---------------------------------------------------------- conversions
-    def item(self) -> float:
-        """The number in a one-element tensor, as a Python float."""
+    def item(self) -> Any:
+        """The number in a one-element tensor, as a Python number of its dtype
+        (as in PyTorch): a float, an int for an integer dtype, a bool for a
+        ``bool`` tensor."""
         if self._tensor.size != 1:
             raise ValueError(
                 f"item() needs a tensor with exactly one element, got shape "
@@ -364,8 +373,13 @@ class Tensor:
             )
         storage = self._tensor._storage
         if hasattr(storage, "copy_to_host"):  # in GPU memory: copy the one number
-            return float(self.to_numpy().reshape(-1)[0])
-        return float(storage[0])  # (a tensor's first entry is at position 0)
+            value = float(self.to_numpy().reshape(-1)[0])
+        else:
+            value = float(storage[0])  # (a tensor's first entry is at position 0)
+        d = self._dtype
+        if self.is_mask or d is _dtype.bool_:
+            return value != 0.0
+        return value if d is None or d.is_floating_point else int(value)
 
     def to_numpy(self) -> np.ndarray:
         """A NumPy copy of the numbers, with this tensor's shape."""
@@ -407,11 +421,18 @@ class Tensor:
         return self.to_numpy()
 
     def tolist(self) -> Any:
-        """Nested lists of floats (a float for a 0-d tensor)."""
-        return self.to_numpy().tolist()
+        """Nested lists of Python numbers of the tensor's dtype (floats, ints
+        or bools, as :meth:`item`; a number for a 0-d tensor)."""
+        array = self.to_numpy()
+        d = self._dtype
+        if self.is_mask or d is _dtype.bool_:
+            return (array != 0.0).tolist()
+        if d is not None and not d.is_floating_point:
+            return array.astype(np.int64).tolist()
+        return array.tolist()
 
     def __float__(self) -> float:
-        return self.item()
+        return float(self.item())
 
     def __format__(self, spec: str) -> str:
         # f"{loss:.4f}": a 0-d tensor formats as its number, as in PyTorch.
@@ -473,13 +494,15 @@ class Tensor:
         tensor's backend."""
         return Tensor(TensorData.full(tuple(shape), float(value)), self.backend)
 
-    def new_zeros(self, shape: UserShape) -> "Tensor":
-        """A new tensor of zeros on this tensor's backend."""
-        return Tensor(TensorData.full(tuple(shape)), self.backend)
+    def new_zeros(self, *shape: Any) -> "Tensor":
+        """A new tensor of zeros on this tensor's backend: ``new_zeros(2, 3)`` or
+        ``new_zeros((2, 3))``, as PyTorch's."""
+        return Tensor(TensorData.full(sf._shape_args(shape)), self.backend)
 
-    def new_ones(self, shape: UserShape) -> "Tensor":
-        """A new tensor of ones on this tensor's backend."""
-        return self.new_full(shape, 1.0)
+    def new_ones(self, *shape: Any) -> "Tensor":
+        """A new tensor of ones on this tensor's backend (shape as
+        :meth:`new_zeros`)."""
+        return self.new_full(sf._shape_args(shape), 1.0)
 
     def new_tensor(self, data: Any) -> "Tensor":
         """A new tensor of ``data`` (numbers, nested lists) on this backend."""
@@ -1280,7 +1303,7 @@ class Tensor:
             final[d] = 1
         else:
             del final[d]
-        return MaxResult(values.view(*final), indices.view(*final))
+        return MaxResult(values.view(*final), _as_int64(indices.view(*final)))
 
     @staticmethod
     def _arg(kind: str, x: "Tensor", d: int) -> "Tensor":
@@ -1304,7 +1327,9 @@ class Tensor:
             raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
         if dim is None:
             found = self._arg(kind, self.detach().contiguous().view(-1), 0)
-            return found.view(*([1] * self.dims)) if keepdim else found.view(())
+            return _as_int64(
+                found.view(*([1] * self.dims)) if keepdim else found.view(())
+            )
         d = normalize_dim(dim, max(self.dims, 1))
         x = self.view(1) if self.dims == 0 else self
         found = self._arg(kind, x.detach(), d)
@@ -1315,7 +1340,7 @@ class Tensor:
             shape[d] = 1
         else:
             del shape[d]
-        return found.view(*shape)
+        return _as_int64(found.view(*shape))
 
     def all(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
@@ -1506,7 +1531,13 @@ class Tensor:
         return TopKResult(*sf.topk(self, k, dim, largest, sorted))
 
     def __getitem__(self, key: Any) -> "Tensor":
-        return sf.getitem(self, key)
+        out = sf.getitem(self, key)
+        if out is not self:  # what it reads keeps its dtype, as in PyTorch
+            if self.is_mask:
+                out.is_mask = True
+            elif self._dtype is not None and out._dtype is None:
+                out._dtype = self._dtype
+        return out
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
         """Write ``value`` (broadcast) into ``self[key]``, in place (through
@@ -2073,9 +2104,20 @@ def full(
     device: Any = None,
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
-    """A tensor of ``shape`` filled with ``value``."""
+    """A tensor of ``shape`` filled with ``value``. Without ``dtype`` the dtype
+    comes from ``value``, as in PyTorch: a bool gives ``bool``, an int
+    ``int64``, a float the default ``float64``; an integer ``dtype`` truncates
+    (``full((2,), 2.7, dtype=kt.int64)`` holds 2, 2)."""
+    if dtype is None and isinstance(value, (bool, np.bool_)):
+        dtype = _dtype.bool_
+    elif dtype is None and isinstance(value, (int, np.integer)):
+        dtype = _dtype.int64
     return _from_array(
-        np.full(_make_shape((shape,)), float(value)), backend, requires_grad, device
+        np.full(_make_shape((shape,)), float(value)),
+        backend,
+        requires_grad,
+        device,
+        dtype,
     )
 
 
@@ -2170,8 +2212,11 @@ def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
 
 
 def full_like(t: Tensor, value: float, requires_grad: bool = False) -> Tensor:
-    """``value`` in ``t``'s shape, on ``t``'s backend."""
-    return full(t.shape, value, backend=t.backend, requires_grad=requires_grad)
+    """``value`` in ``t``'s shape, on ``t``'s backend, with ``t``'s dtype (as
+    PyTorch's: not inferred from ``value``)."""
+    return full(
+        t.shape, value, backend=t.backend, requires_grad=requires_grad, dtype=t.dtype
+    )
 
 
 def rand_like(t: Tensor, requires_grad: bool = False) -> Tensor:
@@ -2252,9 +2297,16 @@ def from_numpy(
     array: np.ndarray, backend: Optional[TensorBackend] = None, device: Any = None
 ) -> Tensor:
     """A tensor of ``array``'s numbers (copied: tensors hold float64 only); a
-    bool array gives a mask."""
-    out = _from_array(np.asarray(array), backend, False, device)
-    return out._as_mask() if _is_bool(array) else out
+    bool array gives a mask, and the dtype reported is the array's (float32,
+    int32 ...; as ``torch.from_numpy``)."""
+    array = np.asarray(array)
+    out = _from_array(array, backend, False, device)
+    if _is_bool(array):
+        return out._as_mask()
+    reported = _dtype.NAMES.get(array.dtype.name)
+    if reported is not None and reported is not _dtype.float64:
+        out._dtype = reported
+    return out
 
 
 def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:

@@ -6,7 +6,8 @@ them, behind a small interface:
 
 * :func:`launch` (with :func:`check_launch`, :func:`device_constant`): start a
   kernel after checking its grid and block against a GPU's limits, with shapes and
-  strides as cached device constants and host arrays copied as needed;
+  strides as cached device constants and host arrays copied as needed; every CUDA
+  kernel of the library starts there, counted in :data:`launches`;
 * :class:`CudaKernelOps`: Module 2's ``TensorOps`` on the kernels of four
   factories named by a subclass (``cuda_ops.CudaOps``), results in GPU memory
   (:func:`device_storage`);
@@ -17,8 +18,10 @@ them, behind a small interface:
 from __future__ import annotations
 
 import sys
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numba
 import numba.core.config
@@ -27,6 +30,8 @@ import numpy as np
 from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
 from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn, matmul_shape
+
+from . import _cuda_cache
 
 if "numba.cuda" not in sys.modules:
     # numba.cuda chooses between the GPU and the simulator when it is first imported,
@@ -157,6 +162,50 @@ def check_launch(grid: Any, block: Any) -> None:
         )
 
 
+class LaunchCounter:
+    """Kernel launches made through :func:`launch`, by kernel name.
+
+    ``total`` counts every launch of the process; ``counting()`` counts those made
+    inside a ``with`` block::
+
+        with launches.counting() as seen:
+            y = x.sum(1)
+        assert sum(seen.values()) == 1
+
+    The count is what a GPU would run: every CUDA kernel of the library starts
+    through :func:`launch` (the simulator counts the same launches). Per-op host
+    overhead on a GPU is dominated by launches (issue 40: tens of microseconds
+    each), so tests hold the launches per operation to a budget."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self._open: List["Counter[str]"] = []
+
+    def record(self, kernel: Any) -> None:
+        """Note one launch of ``kernel``."""
+        self.total += 1
+        if self._open:
+            name = getattr(kernel, "__name__", None) or getattr(
+                getattr(kernel, "py_func", None), "__name__", repr(kernel)
+            )
+            for seen in self._open:
+                seen[name] += 1
+
+    @contextmanager
+    def counting(self) -> Iterator["Counter[str]"]:
+        """A ``Counter`` of kernel name -> launches, filled while the block runs."""
+        seen: "Counter[str]" = Counter()
+        self._open.append(seen)
+        try:
+            yield seen
+        finally:
+            self._open.remove(seen)
+
+
+#: The launches of this process (see :class:`LaunchCounter`).
+launches = LaunchCounter()
+
+
 def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None:
     """Run ``kernel[grid, block](out, *args)``, once :func:`check_launch` has
     accepted ``grid`` and ``block``.
@@ -167,6 +216,7 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
     kernel: only ``out`` comes back, so the inputs are never copied twice.
     """
     check_launch(grid, block)
+    launches.record(kernel)
     try:
         device_out = out if on_device(out) else cuda.to_device(out)
     except _NO_GPU as error:
@@ -206,11 +256,22 @@ def compiled(
     factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
 ) -> Any:
     """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process. ``fn`` is compiled as it is: the backends' scalar functions follow IEEE
-    arithmetic (inf and NaN, no exceptions), as a GPU thread must."""
+    process, its compiled code kept on disk for the next processes
+    (``_cuda_cache.persist``: keyed by everything compiled into it). ``fn`` is
+    compiled as it is: the backends' scalar functions follow IEEE arithmetic (inf
+    and NaN, no exceptions), as a GPU thread must."""
     key = (factory, fn)
     if key not in _COMPILED:
-        _COMPILED[key] = factory() if fn is None else factory(fn)
+        built = factory() if fn is None else factory(fn)
+        if not SIMULATOR:
+            label = factory.__name__.replace("tensor_", "")
+            if fn is not None:
+                label = f"{label}({getattr(fn, '__name__', 'fn')})"
+            try:
+                _cuda_cache.persist(kernel_in(built), label)
+            except ValueError:  # no kernel to be found: compiled in memory
+                pass
+        _COMPILED[key] = built
     return _COMPILED[key]
 
 
@@ -325,15 +386,8 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
             "reduce(add)",
             "3.3",
             lambda: kernel_in(compiled(tensor_reduce, operators.add)),
-            (*strided, *strided, count),
+            (*strided, *strided, count, numba.float64),
             THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "fill (given)",
-            "3.3",
-            lambda: _fill,
-            (f64, numba.float64, count),
-            _FILL_THREADS,
         ),
         KernelSpec(
             "sum_practice",
@@ -371,32 +425,17 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
 # ---------------------------------------------------------------------------
 
 
-#: Threads per block of :func:`_fill` (``cuda_ops.THREADS_PER_BLOCK``'s value).
-_FILL_THREADS = 8 if SIMULATOR else 256
+def device_storage(size: int) -> Any:
+    """A new flat float64 device array of ``size`` entries, uninitialised: every
+    kernel of this backend writes all of its result (the reduce takes its start
+    value as an argument), so no fill launch precedes it."""
+    return cuda.device_array(size, dtype=np.float64)
 
 
-@cuda.jit
-def _fill(out, value, size):  # type: ignore
-    i = cuda.grid(1)
-    if i < size:
-        out[i] = value
-
-
-def device_storage(size: int, fill: Optional[float] = None) -> Any:
-    """A new flat float64 device array of ``size`` entries (filled with ``fill`` by
-    a kernel, with no host copy; left uninitialised when ``fill`` is None, for
-    results that a kernel overwrites entirely)."""
-    storage = cuda.device_array(size, dtype=np.float64)
-    if fill is not None and size:
-        blocks = (size + _FILL_THREADS - 1) // _FILL_THREADS
-        _fill[blocks, _FILL_THREADS](storage, fill, size)
-    return storage
-
-
-def _result(like: Any, shape: Shape, fill: Optional[float] = None) -> Any:
+def _result(like: Any, shape: Shape) -> Any:
     """A new contiguous tensor of ``shape`` on ``like``'s backend, in GPU memory."""
     return type(like)(
-        TensorData(device_storage(_size(shape), fill), tuple(shape)), like.backend
+        TensorData(device_storage(_size(shape)), tuple(shape)), like.backend
     )
 
 
@@ -452,8 +491,8 @@ class CudaKernelOps(TensorOps):
             def apply(a: Any, dim: int) -> Any:
                 shape = list(a.shape)
                 shape[dim] = 1
-                out = _result(a, tuple(shape), start)
-                compiled(tensor_reduce, fn)(*out.tuple(), *a.tuple(), dim)
+                out = _result(a, tuple(shape))
+                compiled(tensor_reduce, fn)(*out.tuple(), *a.tuple(), dim, start)
                 return out
 
             return apply

@@ -261,11 +261,14 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
     """The CUDA reduce along one dimension: one *block* per entry of ``out``.
 
     Returns ``run(out, out_shape, out_strides, a_storage, a_shape, a_strides,
-    reduce_dim)`` with the semantics of Module 2's ``tensor_reduce``, except that the
-    start value in ``out`` must be an *identity* of ``fn`` ($0$ for add, $1$ for
-    mul, $-\\infty$ for max), because every thread starts from it. Its kernel takes
-    ``(out, out_shape, out_strides, a_storage, a_shape, a_strides, reduce_dim)``
-    (the order the resource tests compile it with).
+    reduce_dim, start)`` with the semantics of Module 2's ``tensor_reduce``, except
+    that the start value comes as the argument ``start`` (``out`` is handed out
+    uninitialised: filling it first would cost a second launch per reduce), and it
+    must be an *identity* of ``fn`` ($0$ for add, $1$ for mul, $-\\infty$ for max),
+    because every thread starts from it. Its kernel takes ``(out, out_shape,
+    out_strides, a_storage, a_shape, a_strides, reduce_dim, start)`` (the order the
+    resource tests compile it with); it writes every entry of ``out``, never reads
+    one.
 
     Hints: launch ``size(out)`` blocks of ``THREADS_PER_BLOCK`` threads. Block ``o``
     computes entry number ``o`` of ``out``: its position is
@@ -283,14 +286,14 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
     f = cuda.jit(device=True)(fn)
 
     @cuda.jit
-    def _reduce(out, out_shape, out_strides, a_storage, a_shape, a_strides, dim):
+    def _reduce(out, out_shape, out_strides, a_storage, a_shape, a_strides, dim, start):
         partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
         t = cuda.threadIdx.x
         o = cuda.blockIdx.x
         target = position(o, out_shape, out_strides)
         first = position(o, out_shape, a_strides)
         step = a_strides[dim]
-        value = out[target]
+        value = start
         j = t
         while j < a_shape[dim]:
             value = f(value, a_storage[first + j * step])
@@ -307,7 +310,7 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
             out[target] = partial[0]
 
     def run(out: Storage, out_shape: Shape, out_strides: Strides, *a: Any) -> None:
-        # a = (a_storage, a_shape, a_strides, reduce_dim)
+        # a = (a_storage, a_shape, a_strides, reduce_dim, start)
         size = _size(out_shape)
         if size > 0:  # one block per entry of out
             args = (out, out_shape, out_strides, *a)

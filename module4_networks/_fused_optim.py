@@ -31,7 +31,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 from numba import njit
 
-from ._agreement import agrees
+from .engine import agrees
 
 __all__ = ["step", "CHECKED_STEPS"]
 

@@ -5,7 +5,8 @@ optimizer's state in PyTorch's ``state_dict`` layout.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from collections import defaultdict
+from typing import Any, Callable, DefaultDict, Dict, Iterable, List, Optional
 
 from module0_fundamentals.module import Parameter
 from module2_tensors import set_grad_enabled
@@ -51,8 +52,10 @@ def _amsgrad_step(p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict) -> T
 
 class OptimizerState:
     """Parameter groups (``param_groups``: dicts of hyperparameters with their
-    ``params``), per-parameter buffers (``state``), ``state_dict`` and
-    ``load_state_dict``; ``optim.Optimizer`` adds the update step."""
+    ``params``), per-parameter buffers (``state``, keyed by the parameter itself
+    as in PyTorch: ``opt.state[p]["exp_avg"]``; a parameter not stepped yet reads
+    as ``{}``), ``state_dict`` and ``load_state_dict``; ``optim.Optimizer`` adds
+    the update step."""
 
     def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
         params = list(params)
@@ -61,7 +64,9 @@ class OptimizerState:
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         self.defaults = dict(defaults)
         self.param_groups: List[Dict[str, Any]] = []
-        self.state: Dict[int, Dict[str, Any]] = {}
+        # Tensors hash by identity (``__hash__ = object.__hash__``), so a dict
+        # keyed by them finds each parameter by identity, as torch's does.
+        self.state: DefaultDict[Tensor, Dict[str, Any]] = defaultdict(dict)
         for group in groups:
             self.add_param_group(group)
 
@@ -117,14 +122,14 @@ class OptimizerState:
     def state_dict(self) -> Dict[str, Any]:
         """PyTorch's layout: ``{"state": {index: buffers}, "param_groups": [...]}``
         with parameters named by their position over all groups."""
-        index = {p.unique_id: k for k, p in enumerate(self._all_params())}
+        index = {id(p): k for k, p in enumerate(self._all_params())}
         state = {
-            index[key]: {
+            index[id(key)]: {
                 name: value.detach() if isinstance(value, Tensor) else value
                 for name, value in buffers.items()
             }
             for key, buffers in self.state.items()
-            if key in index
+            if id(key) in index
         }
         groups, start = [], 0
         for group in self.param_groups:
@@ -154,10 +159,10 @@ class OptimizerState:
         params = self._all_params()
         for saved, group in zip(groups, self.param_groups):
             group.update({k: v for k, v in saved.items() if k != "params"})
-        self.state = {}
+        self.state = defaultdict(dict)
         for k, buffers in state_dict["state"].items():
             p = params[int(k)]
-            self.state[p.unique_id] = {
+            self.state[p] = {
                 name: (
                     p.new_tensor(value.to_numpy())
                     if isinstance(value, Tensor)

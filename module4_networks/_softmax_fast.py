@@ -38,7 +38,7 @@ agree (rtol 1e-9), so a wrong softmax or mask still shows and a stub still raise
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
@@ -48,17 +48,14 @@ from module2_tensors.engine.autograd import enable_grad
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function, is_grad_enabled
 
-from ._agreement import agrees
+from .engine import agrees, fast_path, probe_gradient, ran_backward
 from ._attention_masks import _as_mask, _is_boolean
 from ._matmul_blas import _array
 
 __all__ = ["attention_weights"]
 
-#: signature -> does this path agree with the students' code there?
-_AGREES: Dict[tuple, bool] = {}
-_MAX_SIGNATURES = 4096
-#: Set while the students' code runs for a check (the hook then steps aside).
-_checking = False
+#: Per signature: does this path agree with the students' code there?
+PATH = fast_path("softmax", "attention_weights (Task 4.8's masked softmax)")
 
 Mask = Tuple[Optional[np.ndarray], bool]  # (mask array or None, boolean?)
 
@@ -120,23 +117,12 @@ def _check(
 ) -> bool:
     """Run the students' ``attention_weights`` (no dropout) forward and backward
     on a detached copy, and this path; whether values and gradients agree."""
-    global _checking
     probe = scores.detach().requires_grad_(need)
-    _checking = True
-    try:
-        with enable_grad():  # (inside no_grad() nothing needs a gradient)
-            reference = student(probe, attn_mask, 0.0)
-            # A fixed generator: the check must not move the seeded stream.
-            g = np.random.default_rng(0).standard_normal(reference.shape)
-            try:
-                if need:
-                    reference.backward(reference.new_tensor(g))
-            except Exception:  # noqa: BLE001
-                # A stubbed or failing backward: keep the students' path, which
-                # raises it where it did before (a forward-only use works).
-                return False
-    finally:
-        _checking = False
+    with enable_grad():  # (inside no_grad() nothing needs a gradient)
+        reference = student(probe, attn_mask, 0.0)
+        g = probe_gradient(reference.shape)
+        if need and not ran_backward(reference, reference.new_tensor(g)):
+            return False
     out, saved = _forward(_array(scores), mask)
     if not need:
         return _close(out, reference)
@@ -160,7 +146,7 @@ def attention_weights(
     tensor, a mask that needs a gradient or does not fit the scores, a signature
     where they differed)."""
     if (
-        _checking
+        not PATH.active
         or not isinstance(scores, Tensor)
         or scores.dims == 0
         or not _host_float64(scores)
@@ -189,11 +175,6 @@ def attention_weights(
         type(scores.backend),
         need,
     )
-    agrees = _AGREES.get(key)
-    if agrees is None:
-        agrees = _check(student, scores, attn_mask, mask, need)
-        if len(_AGREES) < _MAX_SIGNATURES:
-            _AGREES[key] = agrees
-    if not agrees:
+    if not PATH.verdict(key, lambda: _check(student, scores, attn_mask, mask, need)):
         return None
     return _SoftmaxFun.apply(scores, mask)

@@ -34,6 +34,7 @@ import numpy as np
 
 from module1_scalar_autodiff.context import Context
 from module2_tensors.tensor import Tensor
+from module3_fast_ops._cuda_cache import persist
 from module3_fast_ops.cuda_ops import (
     THREADS_PER_BLOCK,
     KernelSpec,
@@ -259,6 +260,11 @@ def _bias_backward(db, db_stride, g, g_shape, g_strides):
         half //= 2
     if t == 0:
         db[o * db_stride] = partial[0]
+
+
+# On a GPU, each kernel is compiled once and kept on disk for the next processes.
+for _kernel in (_forward, _backward_input, _backward_weight, _bias_backward):
+    persist(_kernel, _kernel.__name__.strip("_"))
 
 
 # ------------------------------------------------------------------ launchers

@@ -83,11 +83,11 @@ def normal_(x: Any, mean: float = 0.0, std: float = 1.0, generator: Generator = 
     return _fill(x, t.new_tensor(values))
 
 
-def constant_(x: Any, value: float) -> Any:
-    """Fill with ``value``."""
+def constant_(x: Any, val: float) -> Any:
+    """Fill with ``val`` (PyTorch's name for it)."""
     t = _tensor_of(x)
     with no_grad():
-        t.fill_(float(value))
+        t.fill_(float(val))
     return x
 
 
@@ -146,7 +146,8 @@ def calculate_fan_in_and_fan_out(x: Any) -> Tuple[int, int]:
     has ``fan_in = in``.
 
     Raises:
-        ValueError: a tensor of fewer than 2 dimensions.
+        ValueError: a tensor of fewer than 2 dimensions, with a message that says
+            ``"fewer than 2 dimensions"`` and gives the shape (PyTorch's words).
     """
     # BEGIN SOLUTION 4.6
     shape = _tensor_of(x).shape

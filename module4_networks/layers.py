@@ -2,8 +2,16 @@
 
 A layer is a :class:`~module0_fundamentals.module.Module` that owns
 :class:`~module0_fundamentals.module.Parameter`s (a parameter of a tensor is
-itself a tensor; ``.value`` is the parameter, as in Module 0) and computes its
-``forward`` with :mod:`module4_networks.functional`.
+itself a tensor) and computes its ``forward`` with
+:mod:`module4_networks.functional`.
+
+The ``.value`` contract: every ``forward`` reads a parameter as
+``self.weight.value`` (``self.bias.value``, ...), never as ``self.weight``.
+``p.value`` is ``p`` itself until ``p.update(t)`` is given a tensor ``t`` that
+records gradients (Module 1's optimizer step, a gradient check substituting its
+inputs); from then on ``p.value`` is ``t``, and the gradient of a forward must
+reach ``t``. A forward that reads ``self.weight`` sends it to the parameter
+instead, and ``t.grad`` stays ``None`` (Task 4.6's tests check every layer).
 Layers are built on a tensor backend (``backend=``; by default the one factories
 use too, :func:`~module2_tensors.tensor.get_default_backend`: ``FastBackend`` once
 Module 3 is written, settable with ``set_default_backend``); their inputs must

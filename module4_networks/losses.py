@@ -279,7 +279,8 @@ class BinaryCrossEntropy(Function):
     * $\partial \ell / \partial p = (p - y) / \max\big(p (1 - p),
       10^{-12}\big)$: the exact derivative inside $(0, 1)$, finite at the ends
       (0 where $p = y$, $\pm 10^{12}$ where they disagree);
-    * $\partial \ell / \partial y = \log(1 - p) - \log p$ (both clamped).
+    * $\partial \ell / \partial y = \log(1 - p) - \log p$, *not* clamped (as
+      PyTorch): $+\infty$ at $p = 0$, $-\infty$ at $p = 1$.
     """
 
     @staticmethod

@@ -1,9 +1,9 @@
 """``optim.lr_scheduler``: learning-rate schedules, as ``torch.optim.lr_scheduler``
 (given code).
 
-A scheduler wraps an optimizer and sets ``param_groups[i]["lr"]`` from a formula
-of the step count ``last_epoch``; call ``scheduler.step()`` after
-``optimizer.step()`` (once per epoch, or once per batch for :class:`OneCycleLR`)::
+A scheduler wraps an optimizer and sets ``param_groups[i]["lr"]`` at each step
+``last_epoch``; call ``scheduler.step()`` after ``optimizer.step()`` (once per
+epoch, or once per batch for :class:`OneCycleLR`)::
 
     opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     sched = optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
@@ -11,43 +11,55 @@ of the step count ``last_epoch``; call ``scheduler.step()`` after
         train_one_epoch(...)
         sched.step()
 
-Every schedule here is computed in closed form from the initial rates, so the
-rates are the ones PyTorch gives when nothing else changes them.
+As in PyTorch, the multiplicative schedules (``StepLR``, ``MultiStepLR``,
+``ExponentialLR``, ``LinearLR``, ``ConstantLR``, ``PolynomialLR``,
+``MultiplicativeLR``, ``CosineAnnealingLR``) are *chainable*: each step
+multiplies the group's **current** rate by a factor, so two schedulers on one
+optimizer compose (ExponentialLR(0.95) with MultiStepLR([2, 4], 0.5) gives 0.1,
+0.095, 0.045125, ...), and a rate set by hand in ``param_groups`` is kept and
+scaled from there. ``step(epoch)`` (deprecated in PyTorch) jumps to step
+``epoch`` with the closed form from the initial rates. ``LambdaLR``,
+``OneCycleLR`` and ``CosineAnnealingWarmRestarts`` compute from the initial
+rates, as PyTorch's do.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
+from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 __all__ = [
     "LRScheduler",
     "StepLR",
     "MultiStepLR",
+    "ConstantLR",
     "ExponentialLR",
     "LinearLR",
+    "PolynomialLR",
+    "MultiplicativeLR",
     "CosineAnnealingLR",
     "CosineAnnealingWarmRestarts",
     "LambdaLR",
     "OneCycleLR",
     "SequentialLR",
+    "ChainedScheduler",
     "ReduceLROnPlateau",
 ]
 
 
 class LRScheduler:
-    """Base class: keeps ``base_lrs`` (each group's ``initial_lr``) and
-    ``last_epoch``; :meth:`step` advances the count and writes
-    :meth:`get_lr` into the optimizer. Constructing one takes the first step
-    (``last_epoch = 0``), as in PyTorch; a schedule that is a multiple of the
-    current rate (``keeps_lr_at_start``: ``StepLR``, ``CosineAnnealingLR``)
-    leaves the rate as it is at step 0, so a scheduler rebuilt for an optimizer
-    whose state was loaded keeps the loaded rate. With ``last_epoch >= 0``
-    (resuming) every group must have its ``initial_lr``."""
+    """Base class: keeps ``base_lrs`` (each group's ``initial_lr``),
+    ``last_epoch`` and ``_step_count``; :meth:`step` advances the count and
+    writes :meth:`get_lr` into the optimizer. Constructing one takes the first
+    step (``last_epoch = 0``) with ``_is_initial`` set, as in PyTorch: a
+    chainable schedule then leaves the current rate as it is (``LinearLR`` and
+    ``ConstantLR`` apply their starting factor), so a scheduler rebuilt for an
+    optimizer whose state was loaded keeps the loaded rate. With
+    ``last_epoch >= 0`` (resuming) every group must have its ``initial_lr``."""
 
-    #: Whether the step taken at construction keeps each group's current lr.
-    keeps_lr_at_start: bool = False
+    _is_initial: bool = False
 
     def __init__(self, optimizer: Any, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
@@ -63,25 +75,44 @@ class LRScheduler:
         self.base_lrs: List[float] = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._last_lr: List[float] = []
-        self.step()
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The step taken at construction (``_is_initial`` set while it runs)."""
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
+
+    def _current(self) -> List[float]:
+        """Each group's rate now: what a chainable schedule multiplies."""
+        return [group["lr"] for group in self.optimizer.param_groups]
 
     def get_lr(self) -> List[float]:
-        """The rate of each group at step ``last_epoch``."""
+        """The rate of each group at step ``last_epoch``, from the current
+        rates (chainable schedules) or the initial ones."""
         raise NotImplementedError
 
     def step(self, epoch: Optional[float] = None) -> None:
         """Advance one step and set every group's ``lr``; ``step(epoch)`` jumps
-        to step ``epoch`` instead (PyTorch's closed form, which ``SequentialLR``
-        uses to restart a schedule at 0)."""
+        to step ``epoch`` instead (with ``_get_closed_form_lr`` where the class
+        has one, as in PyTorch)."""
+        self._step_count += 1
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: Optional[float] = None) -> None:
         if epoch is None:
             self.last_epoch += 1
-            keep = self.last_epoch == 0 and self.keeps_lr_at_start
+            values = self.get_lr()
         else:
-            self.last_epoch, keep = epoch, False
-        if not keep:
-            for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-                group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+            self.last_epoch = epoch  # type: ignore[assignment]
+            closed_form = getattr(self, "_get_closed_form_lr", None)
+            values = closed_form() if closed_form is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = self._current()
 
     def get_last_lr(self) -> List[float]:
         """The rates set by the last :meth:`step`."""
@@ -103,9 +134,9 @@ class LRScheduler:
 
 
 class StepLR(LRScheduler):
-    """$\\eta_t = \\eta_0\\, \\gamma^{\\lfloor t / \\text{step\\_size} \\rfloor}$."""
-
-    keeps_lr_at_start = True
+    """Multiply the rate by ``gamma`` every ``step_size`` steps:
+    $\\eta_t = \\eta_0\\, \\gamma^{\\lfloor t / \\text{step\\_size} \\rfloor}$
+    when nothing else changes it."""
 
     def __init__(
         self, optimizer: Any, step_size: int, gamma: float = 0.1, last_epoch: int = -1
@@ -114,15 +145,20 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> List[float]:
         factor = self.gamma ** (self.last_epoch // self.step_size)
         return [base * factor for base in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
-    """$\\eta_t = \\eta_0\\, \\gamma^{m(t)}$, $m(t)$ the number of ``milestones``
-    $\\le t$ (a milestone given twice counts twice, as in PyTorch)."""
-
-    keeps_lr_at_start = True
+    """Multiply the rate by ``gamma`` at each of the ``milestones`` (by
+    $\\gamma^k$ at a milestone given $k$ times, as in PyTorch):
+    $\\eta_t = \\eta_0\\, \\gamma^{m(t)}$, $m(t)$ the number of milestones
+    $\\le t$, when nothing else changes it."""
 
     def __init__(
         self,
@@ -131,31 +167,75 @@ class MultiStepLR(LRScheduler):
         gamma: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
-        self.milestones, self.gamma = sorted(int(m) for m in milestones), float(gamma)
+        self.milestones = Counter(int(m) for m in milestones)
+        self.gamma = float(gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
-        factor = self.gamma ** bisect.bisect_right(self.milestones, self.last_epoch)
+        if self.last_epoch not in self.milestones:
+            return self._current()
+        factor = self.gamma ** self.milestones[self.last_epoch]
+        return [lr * factor for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> List[float]:
+        milestones = sorted(self.milestones.elements())
+        factor = self.gamma ** bisect.bisect_right(milestones, self.last_epoch)
+        return [base * factor for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the rate by ``factor`` for the first ``total_iters`` steps,
+    then restore it (divide by ``factor`` at step ``total_iters``)."""
+
+    def __init__(
+        self,
+        optimizer: Any,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError(
+                "Constant multiplicative factor expected to be between 0 and 1."
+            )
+        self.factor, self.total_iters = float(factor), int(total_iters)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current()]
+        if self.last_epoch != self.total_iters:
+            return self._current()
+        return [lr / self.factor for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> List[float]:
+        factor = 1.0 if self.last_epoch >= self.total_iters else self.factor
         return [base * factor for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
-    """$\\eta_t = \\eta_0\\, \\gamma^t$."""
-
-    keeps_lr_at_start = True
+    """Multiply the rate by ``gamma`` at every step: $\\eta_t = \\eta_0\\,
+    \\gamma^t$ when nothing else changes it."""
 
     def __init__(self, optimizer: Any, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = float(gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        if self._is_initial:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> List[float]:
         return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
-    """$\\eta_t = \\eta_0 \\left(s + (e - s) \\min(t, T) / T\\right)$: the factor
-    moves linearly from ``start_factor`` $s$ to ``end_factor`` $e$ over
-    ``total_iters`` $T$ steps, then stays (a warm-up)."""
+    """A warm-up: the factor on the rate moves linearly from ``start_factor``
+    $s$ to ``end_factor`` $e$ over ``total_iters`` $T$ steps, then stays,
+    $\\eta_t = \\eta_0 (s + (e - s) \\min(t, T) / T)$ when nothing else changes
+    the rate. Step $t \\le T$ multiplies the current rate by the ratio of
+    consecutive factors, $1 + (e - s) / (T s + (t - 1)(e - s))$."""
 
     def __init__(
         self,
@@ -179,16 +259,91 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
-        done = min(self.last_epoch, self.total_iters) / max(self.total_iters, 1)
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in self._current()]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current()
+        rise = self.end_factor - self.start_factor
+        ratio = 1.0 + rise / (
+            self.total_iters * self.start_factor + (self.last_epoch - 1) * rise
+        )
+        return [lr * ratio for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> List[float]:
+        done = min(self.total_iters, self.last_epoch) / self.total_iters
         factor = self.start_factor + (self.end_factor - self.start_factor) * done
         return [base * factor for base in self.base_lrs]
 
 
+class PolynomialLR(LRScheduler):
+    """Decay to 0 over ``total_iters`` steps: $\\eta_t = \\eta_0 (1 - \\min(t,
+    T)/T)^p$ when nothing else changes the rate (each step multiplies by the
+    ratio of consecutive factors)."""
+
+    def __init__(
+        self,
+        optimizer: Any,
+        total_iters: int = 5,
+        power: float = 1.0,
+        last_epoch: int = -1,
+    ) -> None:
+        self.total_iters, self.power = int(total_iters), float(power)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current()
+        t, total = self.last_epoch, self.total_iters
+        ratio = ((1.0 - t / total) / (1.0 - (t - 1) / total)) ** self.power
+        return [lr * ratio for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> List[float]:
+        left = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * left**self.power for base in self.base_lrs]
+
+
+def _one_per_group(optimizer: Any, fn: Any) -> List[Callable[[int], float]]:
+    """``fn`` for every group, or a list of one function per group."""
+    count = len(optimizer.param_groups)
+    if isinstance(fn, (list, tuple)):
+        if len(fn) != count:
+            raise ValueError(f"Expected {count} lr_lambdas, but got {len(fn)}")
+        return list(fn)
+    return [fn] * count
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply the rate by ``lr_lambda(t)`` at every step $t \\ge 1$."""
+
+    def __init__(
+        self,
+        optimizer: Any,
+        lr_lambda: Union[Callable[[int], float], Sequence[Callable[[int], float]]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.lr_lambdas = _one_per_group(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(
+                    f"lr_lambda should be a function, but got {type(fn).__name__}"
+                )
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        if self._is_initial:
+            return self._current()
+        return [
+            lr * fn(self.last_epoch) for lr, fn in zip(self._current(), self.lr_lambdas)
+        ]
+
+
 class CosineAnnealingLR(LRScheduler):
     """$\\eta_t = \\eta_{\\min} + \\tfrac12 (\\eta_0 - \\eta_{\\min})
-    (1 + \\cos(\\pi t / T_{\\max}))$."""
-
-    keeps_lr_at_start = True
+    (1 + \\cos(\\pi t / T_{\\max}))$ when nothing else changes the rate; as in
+    PyTorch each step scales the current distance to ``eta_min`` by the ratio
+    of consecutive cosine terms, $\\eta_{t} = \\eta_{\\min} + (\\eta_{t-1} -
+    \\eta_{\\min}) \\frac{1 + \\cos(\\pi t / T)}{1 + \\cos(\\pi (t - 1) / T)}$
+    (past $T_{\\max}$ the rate climbs back, a period of $2 T_{\\max}$)."""
 
     def __init__(
         self, optimizer: Any, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
@@ -197,6 +352,23 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        t, period, low = self.last_epoch, self.T_max, self.eta_min
+        if self._is_initial:
+            return self._current()
+        if self._step_count == 1 and t > 0:  # the first step after a resume
+            return self._get_closed_form_lr()
+        if (t - 1 - period) % (2 * period) == 0:  # leaving eta_min (ratio 0/0)
+            rise = (1.0 - math.cos(math.pi / period)) / 2.0
+            return [
+                lr + (base - low) * rise
+                for lr, base in zip(self._current(), self.base_lrs)
+            ]
+        ratio = (1.0 + math.cos(math.pi * t / period)) / (
+            1.0 + math.cos(math.pi * (t - 1) / period)
+        )
+        return [low + (lr - low) * ratio for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> List[float]:
         cosine = 1.0 + math.cos(math.pi * self.last_epoch / self.T_max)
         return [
             self.eta_min + (base - self.eta_min) * cosine / 2.0
@@ -211,8 +383,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     T_{\\text{cur}} / T_i))$, $T_{\\text{cur}}$ the steps since the last restart.
     ``step(epoch)`` takes a fractional epoch too (``epoch + i / iters`` per
     batch)."""
-
-    keeps_lr_at_start = True
 
     def __init__(
         self,
@@ -263,15 +433,7 @@ class LambdaLR(LRScheduler):
         lr_lambda: Union[Callable[[int], float], Sequence[Callable[[int], float]]],
         last_epoch: int = -1,
     ) -> None:
-        count = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != count:
-                raise ValueError(
-                    f"Expected {count} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * count
+        self.lr_lambdas = _one_per_group(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -433,15 +595,16 @@ class SequentialLR(LRScheduler):
         self._schedulers = list(schedulers)
         self._milestones = [int(m) for m in milestones]
         self.last_epoch = last_epoch + 1
-        # Each scheduler stepped once when it was made: undo that, start the
-        # first one again from the initial rates.
+        # Each scheduler stepped once when it was made: undo that, and start
+        # the one running at step 0 again from the initial rates.
         for group in optimizer.param_groups:
             group["lr"] = group["initial_lr"]
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         for scheduler in self._schedulers:
-            scheduler.last_epoch -= 1
-        self._schedulers[0].step()
-        self._last_lr = self._schedulers[0].get_last_lr()
+            _undo_step(scheduler)
+        first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
 
     def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]
         """Advance one step of the schedule now running."""
@@ -449,7 +612,7 @@ class SequentialLR(LRScheduler):
         k = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[k]
         if k > 0 and self._milestones[k - 1] == self.last_epoch:
-            scheduler.step(0)
+            scheduler._update_lr(0)  # restart it: the closed form at step 0
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
@@ -461,6 +624,67 @@ class SequentialLR(LRScheduler):
             "_last_lr": list(self._last_lr),
             "_schedulers": [s.state_dict() for s in self._schedulers],
         }
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        state = dict(state_dict)
+        for scheduler, saved in zip(self._schedulers, state.pop("_schedulers")):
+            scheduler.load_state_dict(saved)
+        self.__dict__.update(state)
+
+
+def _undo_step(scheduler: Any) -> None:
+    """Take back the count of the step a scheduler took when it was made (all
+    the schedulers inside one that holds others)."""
+    if hasattr(scheduler, "_schedulers"):
+        for inner in scheduler._schedulers:
+            _undo_step(inner)
+    elif hasattr(scheduler, "last_epoch"):
+        scheduler.last_epoch -= 1
+
+
+class ChainedScheduler(LRScheduler):
+    """Step several chainable schedulers together at every :meth:`step` (each
+    multiplies the rate the one before it left)."""
+
+    def __init__(
+        self, schedulers: Sequence[LRScheduler], optimizer: Optional[Any] = None
+    ) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(
+                "ChainedScheduler expects at least one scheduler to be chained, "
+                "but got no scheduler."
+            )
+        optimizer = optimizer or schedulers[0].optimizer
+        for k, scheduler in enumerate(schedulers):
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(
+                    f"ChainedScheduler does not support `ReduceLROnPlateau` "
+                    f"scheduler (index {k})"
+                )
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(
+                    f"ChainedScheduler expects all schedulers to belong to the "
+                    f"same optimizer, but got scheduler at index {k} with a "
+                    f"different one"
+                )
+        self.optimizer = optimizer
+        self._schedulers = list(schedulers)
+        self._last_lr = self._current()
+
+    def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]
+        """Step every scheduler, in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = self._current()
+
+    def state_dict(self) -> Dict[str, Any]:
+        state = {
+            k: v
+            for k, v in self.__dict__.items()
+            if k not in ("optimizer", "_schedulers")
+        }
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         state = dict(state_dict)

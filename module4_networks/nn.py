@@ -9,6 +9,7 @@ attention, transformer, then ``nn``.
 """
 
 from . import functional  # noqa: F401 (torch.nn.functional's path: nn.functional)
+from . import init  # noqa: F401 (torch.nn.init's path: nn.init)
 from . import nn_utils as utils
 from ._extra_layers import (
     AvgPool1d,
@@ -40,6 +41,7 @@ __all__ = _layers + [
     "LSTM",
     "GRU",
     "utils",
+    "init",
     "MultiheadAttention",
     "PositionalEncoding",
     "TransformerEncoderLayer",

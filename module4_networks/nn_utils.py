@@ -55,7 +55,11 @@ def clip_grad_norm_(
         return tensor(0.0)
     with no_grad():
         if math.isinf(q):
-            total = max(g.abs().max().item() if g.size else 0.0 for g in grads)
+            # (NumPy's max, which a NaN wins, as torch's does)
+            norms = [
+                float(np.abs(g.to_numpy()).max()) if g.size else 0.0 for g in grads
+            ]
+            total = math.nan if any(map(math.isnan, norms)) else max(norms)
         else:
             total = sum((g.abs() ** q).sum().item() for g in grads) ** (1.0 / q)
     if error_if_nonfinite and not math.isfinite(total):
@@ -63,8 +67,11 @@ def clip_grad_norm_(
             f"the total norm of order {norm_type} of the gradients is {total}; "
             f"pass error_if_nonfinite=False to clip anyway"
         )
+    # As torch: the gradients times min(scale, 1), so a NaN norm makes every
+    # gradient NaN and an infinite one makes the finite entries 0 (an infinite
+    # entry, inf * 0, NaN): the step that follows shows the problem.
     scale = max_norm / (total + 1e-6)
-    if scale < 1.0:
+    if scale < 1.0 or math.isnan(scale):
         with no_grad():
             for g in grads:
                 g.copy_(g * scale)

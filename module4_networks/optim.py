@@ -39,7 +39,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
-from . import _fused_optim
+from . import _fused_steps
 from ._optimizer_state import OptimizerState, _amsgrad_step, _closure_loss
 
 __all__ = [
@@ -61,7 +61,7 @@ class Optimizer(OptimizerState):
     ``params`` is an iterable of ``Parameter``s or tensors, or of dicts
     ``{"params": [...], "lr": ...}`` that override the defaults for a group (as in
     PyTorch). ``param_groups[i]["lr"]`` may be changed between steps (a learning
-    rate schedule). ``state[tensor_id]`` holds each parameter's buffers.
+    rate schedule). ``state[p]`` holds parameter ``p``'s buffers.
     ``state_dict()`` and ``load_state_dict()`` save and restore both, in PyTorch's
     layout. A subclass passes its hyperparameters' defaults to
     ``Optimizer.__init__(params, defaults)`` and writes :meth:`update`.
@@ -76,15 +76,19 @@ class Optimizer(OptimizerState):
                 for p in group["params"]:
                     if p.grad is None:
                         continue
-                    state = self.state.setdefault(p.unique_id, {})
+                    # (An entry only once a step stores something, as torch.)
+                    state = self.state.get(p, {})
                     g = p.grad.detach()
-                    if group.get("maximize", False):  # ascend: descend on -g
+                    maximize = group.get("maximize", False)
+                    if maximize:  # ascend: descend on -g
                         g = -g
-                    # SGD, Adam and AdamW run as one fused loop per parameter
-                    # once they agree with update() (engine code, see _fused_optim).
-                    elif _fused_optim.step(self, p, state, group):
-                        continue
-                    p.copy_(self.update(p.detach(), g, state, group))
+                    # SGD, Adam and AdamW run as one fused loop (on the GPU, one
+                    # kernel launch) per parameter once they agree with update()
+                    # (engine code, see _fused_steps).
+                    if maximize or not _fused_steps.step(self, p, state, group):
+                        p.copy_(self.update(p.detach(), g, state, group))
+                    if state:
+                        self.state[p] = state
         return loss
 
     def update(
@@ -179,6 +183,7 @@ class RMSprop(Optimizer):
         with $\bar g \leftarrow \alpha \bar g + (1 - \alpha) g$); with momentum
         $\mu$: $b \leftarrow \mu b + g / d$ and $p - \eta b$, else $p - \eta g / d$.
         """
+        state["step"] = state.get("step", 0) + 1  # (read by users, as PyTorch's)
         # BEGIN SOLUTION 4.6: RMSprop (state: square_avg, grad_avg, momentum_buffer)
         alpha, eps = group["alpha"], group["eps"]
         if group["weight_decay"] != 0.0:
@@ -318,6 +323,14 @@ class Adagrad(Optimizer):
             eps=eps,
         )
         super().__init__(params, defaults)
+        # As PyTorch: the state is filled when the optimizer is built (a
+        # checkpoint saved before the first step already has every sum).
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p].update(
+                    step=0,
+                    sum=p.new_full(p.shape, group["initial_accumulator_value"]),
+                )
 
     def update(
         self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]

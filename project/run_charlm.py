@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -38,7 +37,7 @@ from module4_networks import data, optim  # noqa: E402
 from module4_networks import functional as F  # noqa: E402
 from module4_networks.transformer import TransformerLM  # noqa: E402
 from project.script_tools import (  # noqa: E402
-    progress_bar,
+    StepBudget,
     make_parser,
     nonnegative_int,
     positive_float,
@@ -179,11 +178,10 @@ def train(
     count = sum(p.value.size for p in model.parameters())
     print(f"{count:,} parameters; at most {steps} steps or {minutes:g} minutes")
     curves: Dict[str, Dict[int, float]] = {"train loss": {}, "val loss": {}}
-    started = time.perf_counter()
-    bar = progress_bar(total=steps, desc="step")
+    budget = StepBudget(steps, 60.0 * minutes)
     step = 0
     recent: List[float] = []
-    while step < steps and time.perf_counter() - started < 60.0 * minutes:
+    while budget.running:
         x, y = windows(train_ids, context, batch, rng)
         logits = model(tensor(x.astype(np.float64), backend=FastBackend))
         flat = logits.view(batch * context, len(vocab))
@@ -194,15 +192,12 @@ def train(
         opt.step()
         step += 1
         recent.append(loss.item() / math.log(2.0))
-        bar.set_postfix_str(
-            f"train {np.mean(recent[-50:]):.3f} bits/char", refresh=False
-        )
-        bar.update()
+        budget.advance(f"train {np.mean(recent[-50:]):.3f} bits/char")
         if step % eval_every == 0:
             curves["train loss"][step] = float(np.mean(recent[-eval_every:]))
             curves["val loss"][step] = bits_per_char(model, val_ids[:20_000], context)
-    bar.close()
-    elapsed = time.perf_counter() - started
+    budget.close()
+    elapsed = budget.elapsed
     val = bits_per_char(model, val_ids, context)
     curves["val loss"][step] = val
     print(

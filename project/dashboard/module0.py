@@ -241,7 +241,7 @@ def module_sandbox() -> None:
         if target in names:
             dict(net.named_modules())["" if target == "(root)" else target].eval()
         st.graphviz_chart(tree_dot(net))
-        params = net.named_parameters()
+        params = list(net.named_parameters())
         st.caption(
             f"{len(params)} parameters in {len(net.modules())} modules "
             f"({len(net.children())} direct children of the root)."

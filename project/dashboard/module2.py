@@ -465,7 +465,7 @@ def tensor_probability(model: Any, points: Any) -> np.ndarray:
     """P(y = 1) of the tensor network at each point (one batched forward)."""
     from module2_tensors import tensor
 
-    backend = model.parameters()[0].value.backend  # the points go where the model is
+    backend = next(model.parameters()).value.backend  # the points go where the model is
     out = model(tensor([list(p) for p in points], backend=backend))
     logits = np.asarray(out.to_numpy(), dtype=float).reshape(-1)
     return 0.5 * (1.0 + np.tanh(0.5 * logits))

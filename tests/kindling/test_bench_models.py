@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from kindling import bench, bench_training
+from tests.pytorch_reference import import_torch
 
 
 def test_the_cnn_step_is_the_same_model_as_pytorchs(monkeypatch):
     """Without dropout, from the same weights and batches, the course's CNN and
     PyTorch's give the same losses step after step (Adam included)."""
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     monkeypatch.setitem(bench_training.CNN, "dropout", 0.0)
     monkeypatch.setitem(bench_training.CNN, "batch", 4)
     step, weights = bench_training.cnn_steps(seed=1)

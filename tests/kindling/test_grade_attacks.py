@@ -405,6 +405,55 @@ def test_hidden_tests_never_reach_the_feedback(tmp_path):
     assert "hidden-7c1f-answer" not in task.message, task.message
 
 
+# What the sandbox can read of every test file beside Task 0.1's: the change and
+# modification times, the inode number, and whether the file is the hidden test.
+METADATA = """
+
+def neg(x):
+    import os
+
+    rows = []
+    for name in sorted(os.listdir("tests/module0")):
+        if name.endswith(".py"):
+            info = os.stat(os.path.join("tests/module0", name))
+            with open(os.path.join("tests/module0", name)) as f:
+                hidden = "hidden-7c1f-answer" in f.read()
+            same = int(info.st_ctime_ns == info.st_mtime_ns)
+            rows.append(f"{name}|{same}|{info.st_mtime_ns}|{info.st_ino}|{int(hidden)}")
+    raise AssertionError(" ".join(rows))
+"""
+
+
+def test_canaries_and_hidden_tests_look_alike_by_their_metadata(tmp_path):
+    """A canary was written once (ctime == mtime), a renamed hidden test was not
+    (ctime > mtime), and canaries, created last, had the highest inode numbers."""
+    import re
+
+    source = tmp_path / "source"
+    skipped = (".git", ".venv", "__pycache__", "module[1-9]*", "project")
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*skipped))
+    (source / "tests/module0/test_extra_hidden.py").write_text(
+        "import pytest\n\npytestmark = pytest.mark.task0_1\n\n"
+        'EXPECTED_SECRET_VALUE = "hidden-7c1f-answer"\n\n\n'
+        "def test_hidden():\n    assert EXPECTED_SECRET_VALUE\n"
+    )
+    published = {p.name for p in (source / "tests/module0").glob("*.py")}
+    published.discard("test_extra_hidden.py")
+    student = tmp_path / "student"
+    (student / "module0_fundamentals").mkdir(parents=True)
+    (student / OPERATORS).write_text(reference(OPERATORS) + METADATA)
+    (task,) = grade(student, source=source, tasks="0.1").tasks
+    rows = re.findall(r"(test_\w+\.py)\|(\d)\|(\d+)\|(\d+)\|(\d)", task.message)
+    assert len(rows) > len(published) + 1, task.message  # canaries and the hidden one
+    assert sum(int(row[4]) for row in rows) == 1  # the hidden test, renamed
+    assert len({(row[1], row[2]) for row in rows}) == 1, rows  # the same times
+    canaries = [row for row in rows if row[0] not in published and row[4] == "0"]
+    others = [row for row in rows if row not in canaries]
+    assert canaries and others
+    # Created after every copied file, canaries had the highest inode numbers.
+    assert min(int(r[3]) for r in canaries) < max(int(r[3]) for r in others), rows
+
+
 # -- mutation grading cannot be told from the base run -------------------------------
 
 DETECTOR = """

@@ -103,7 +103,7 @@ def _grade_job(tmp_path: Path, source: Path, kernel_cache) -> dict:
     shutil.copytree(ROOT / "kindling", tree / "kindling", ignore=ignore)
     (tree / "test_attack.py").write_text(ATTACK)
     args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
-    job = Job([*args, "test_attack.py"], str(tmp_path / "out.txt"), 300, 2048)
+    job = Job([*args, "test_attack.py"], 300, 2048)
     with Runner(tree, probe(), tmp_path / "scratch", kernel_cache) as runner:
         run = runner.run(job)
     shutil.rmtree(tree)

@@ -219,3 +219,82 @@ def test_writing_reports_fails_alone(tmp_path):
         write_reports(report_with("x"), blocked / "r.json", tmp_path / "r.md")
     assert (tmp_path / "r.md").is_file()
     assert [p for p in os.listdir(tmp_path) if p.endswith(".tmp")] == []
+
+
+def test_junit_holds_only_characters_xml_allows(tmp_path):
+    """A U+FFFF in a failure message made the JUnit file ill-formed XML (CI's test
+    reporters reject it whole); so did U+FFFE, and a lone surrogate."""
+    import xml.etree.ElementTree as ET
+
+    message = "AssertionError: a\uffffb\ufffec\ud800d\x01e\x1bf\U0001f600g\tend"
+    write_reports(report_with(message), None, None, None, tmp_path / "r.xml")
+    text = (tmp_path / "r.xml").read_text(encoding="utf-8")
+    legal = re.compile("[\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")
+    assert legal.fullmatch(text)
+    failure = ET.fromstring(text.encode("utf-8")).find(".//failure")
+    assert failure.text.startswith("AssertionError: a")
+    assert "\U0001f600g\tend" in failure.text  # legal characters stay
+
+
+def test_the_event_stream_is_parsed_as_it_arrives_within_its_limits():
+    """63 MB of two-byte lines made the grader itself peak at 1.3 GB: the whole
+    buffer was split into lines before the limit on their number was checked."""
+    import tracemalloc
+
+    from kindling.grade_runner import EVENT_LIMIT
+
+    data = b"x\n" * (4 << 20)  # 8 MB: 4 million lines, 20 times the limit
+    tracemalloc.start()
+    try:
+        session = parse_events(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert session.problem
+    assert peak < 8 << 20, f"{peak >> 20} MB to read {len(data) >> 20} MB"
+    # Lines too long are skipped as they arrive, and the count goes on after them.
+    long_line = b'{"event": "start", "nodeid": "' + b"y" * (3 << 20) + b'"}\n'
+    tail = b'{"event": "start", "nodeid": "a"}\n' * EVENT_LIMIT
+    session = parse_events(long_line + tail)
+    assert "message 1 is longer" in session.problem
+    assert len(session.started) == EVENT_LIMIT - 1
+
+
+def _shard(tmp_path: Path, name: str, reports: dict) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps({k: r.to_json() for k, r in reports.items()}))
+    return path
+
+
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (lambda task, report: task.update(points=11), "11 points of at most 10"),
+        (lambda task, report: task.update(points=-1), "-1 points of at most 10"),
+        (lambda task, report: task.update(passed=130, total=121), "130 tests passed"),
+        (lambda task, report: task.update(points="10"), "not numbers"),
+        (lambda task, report: report.update(grader_version="9.9"), "one grader"),
+        (lambda task, report: report.update(source="/elsewhere"), "one source"),
+    ],
+    ids=["points-over", "points-negative", "passed-over", "text", "grader", "source"],
+)
+def test_merge_refuses_reports_that_cannot_be_true_and_says_why(tmp_path, edit, says):
+    from kindling.grade import GradeError
+    from kindling.grade_batch import merge
+
+    def graded(points: float) -> GradeReport:
+        report = report_with("", "done")
+        report.version = "1.0"
+        report.tasks[0].points, report.tasks[0].passed = points, 121
+        report.tasks[0].total = 121
+        return report
+
+    first = _shard(tmp_path, "1.json", {"alice": graded(10)})
+    second = _shard(tmp_path, "2.json", {"bob": graded(0)})
+    assert sorted(merge([first, second])) == ["alice", "bob"]
+    data = json.loads(second.read_text())
+    edit(data["bob"]["tasks"][0], data["bob"])
+    second.write_text(json.dumps(data))
+    with pytest.raises(GradeError, match=re.escape(says)) as raised:
+        merge([first, second])
+    assert "2.json" in str(raised.value) and "bob" in str(raised.value)

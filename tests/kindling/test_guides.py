@@ -78,3 +78,47 @@ def test_the_stub_line_in_the_plugins_example_is_the_editions():
     for readme in ("README.md", "kindling/templates/STUDENT_README.md"):
         text = (ROOT / readme).read_text(encoding="utf-8")
         assert example in text, readme
+
+
+def test_the_module_3_guide_names_the_extra_that_holds_nvidias_compilers():
+    """``kindling kernels`` and the resource tests need NVIDIA's compiler wheels:
+    the guide names the extra that installs them, and it is that extra."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"
+    ]["optional-dependencies"]
+
+    def names(extra):
+        return {re.split(r"[<>=;\[ ]", r, maxsplit=1)[0] for r in extras[extra]}
+
+    assert "nvidia-cuda-nvcc-cu12" in names("cuda")
+    assert "nvidia-cuda-nvcc-cu12" not in names("dev")
+    guide = " ".join((ROOT / "module3_fast_ops" / "README.md").read_text().split())
+    assert "in the `cuda` extra" in guide and 'pip install -e ".[cuda]"' in guide
+    assert "`dev` extra" not in guide
+
+
+def test_the_module_3_guide_says_which_tasks_module_2s_backend_variants_grade():
+    """The guide: Module 2's tensor tests run again under Task 3.1 (fast), none of
+    them under Task 3.3 (their CUDA variants multiply matrices: Task 3.4)."""
+    import subprocess
+    import sys
+
+    def collected(marker):
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0"]
+            + ["-m", marker, "tests/module2"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        return [line for line in run.stdout.splitlines() if "::" in line]
+
+    assert collected("task3_3") == []
+    cuda = collected("task3_4")
+    assert cuda and all(line.endswith("[cuda]") for line in cuda)
+    assert any(line.endswith("[fast]") for line in collected("task3_1"))
+    guide = " ".join((ROOT / "module3_fast_ops" / "README.md").read_text().split())
+    assert "Task 3.3 is graded by this module's CUDA tests alone" in guide

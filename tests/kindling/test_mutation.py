@@ -53,6 +53,27 @@ def test_at_least_eight_realistic_mutants_are_planted():
     assert "lt_eq_swapped" in names and all(m.bug for m in MUTANTS)
 
 
+def test_the_mutants_the_module_0_guide_promises_are_planted():
+    """The guide's section on Task 0.2 names bugs the grader plants: each is in
+    the set (a wrong-scale sigmoid that only its slope gives away, a log_back
+    that forgets d, a flipped sign in mul, ...)."""
+    guide = (ROOT / "module0_fundamentals" / "README.md").read_text(encoding="utf-8")
+    names = {m.name for m in MUTANTS}
+    promised = {
+        "a flipped sign in `mul`": "mul_flips_sign",
+        "`lt` and `eq` swapped": "lt_eq_swapped",
+        "wrong branch for negative inputs": "sigmoid_negative_branch",
+        "overflows": "sigmoid_overflows",
+        "(`0.01 * x`)": "relu_leaks_negatives",
+        "a `log_back` that forgets `d`": "log_back_forgets_d",
+        "only its slope gives it away": "sigmoid_wrong_scale",
+    }
+    flat = " ".join(guide.split())
+    for phrase, mutant in promised.items():
+        assert phrase in flat, f"the guide no longer says {phrase!r}: update this test"
+        assert mutant in names, f"the guide promises {phrase!r}; no mutant {mutant}"
+
+
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
 def test_every_mutant_really_changes_the_operators(mutant):
     text = (ROOT / TARGET_FILE).read_text()
@@ -60,7 +81,8 @@ def test_every_mutant_really_changes_the_operators(mutant):
     mutated = operators_from(mutate_source(text, mutant), "mutated_ops")
     changed = []
     for name in mutant.bodies:
-        arity = 2 if name in ("add", "mul", "lt", "eq", "max", "relu_back") else 1
+        two = ("add", "mul", "lt", "eq", "max", "relu_back", "log_back", "inv_back")
+        arity = 2 if name in two else 1
         pairs = (
             [(x,) for x in PROBES]
             if arity == 1
@@ -195,3 +217,113 @@ def test_in_an_edition_the_students_own_operators_must_be_done_first(tmp_path):
     (task,) = grade(edition, source=edition, tasks="0.2").tasks
     assert task.status == "blocked-by 0.1", task.message
     assert task.points == 0
+
+
+def test_the_decoys_never_reach_a_student_edition(tmp_path):
+    """``kindling.mutation.DECOYS`` shipped in every edition: a test that failed on
+    any rewritten body not in that list scored 10/10 with no property at all."""
+    from kindling.mutation import decoys
+
+    assert len(decoys()) >= 2  # the instructor source has them
+    out = tmp_path / "edition"
+    release(ROOT, out, through=0)
+    shipped = [path for path in out.rglob("*.py")]
+    assert not (out / "kindling" / "grade_decoys.py").exists()
+    bodies = {body for decoy in decoys() for body in decoy.bodies.values()}
+    for path in shipped:
+        text = path.read_text(encoding="utf-8")
+        assert not any(body in text for body in bodies), path
+
+
+def test_the_base_run_carries_the_reference_operators_and_no_other_reference(
+    tmp_path,
+):
+    from kindling.grade import read_registry
+    from kindling.mutation import base_tree
+
+    registry = read_registry(ROOT)
+    (task,) = [t for t in registry if t.id == "0.2"]
+    work, tree = tmp_path / "work", tmp_path / "tree"
+    files = [TARGET_FILE, "module0_fundamentals/module.py", PROPERTIES]
+    files += ["kindling/grade_decoys.py", "tests/module0/test_shape_sum.py"]
+    files += ["tests/module0/test_extra_hidden.py", "kindling/tasks.toml"]
+    for root in (work, tree):
+        for relative in files:
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / relative).write_text("# the student's, or the pristine tree's\n")
+    shipped = {TARGET_FILE, "module0_fundamentals/module.py", PROPERTIES}
+    shipped.add("kindling/tasks.toml")
+    canary = "tests/module0/test_shape_sum.py"
+    base_tree(tree, work, ROOT, task, registry, shipped, canary)
+    kept = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.py"))
+    assert kept == sorted(
+        [TARGET_FILE, "module0_fundamentals/module.py", PROPERTIES, canary]
+    )
+    assert (tree / TARGET_FILE).read_text() == (ROOT / TARGET_FILE).read_text()
+    module = (tree / "module0_fundamentals/module.py").read_text()
+    assert "NotImplementedError" in module and "BEGIN SOLUTION" not in module
+    assert (
+        tree / PROPERTIES
+    ).read_text() == "# the student's, or the pristine tree's\n"
+
+
+# A property-free "test" that carries, in the id of a failing parametrised test,
+# base64-encoded lines of every reference file it can read in the base run (the
+# failure message took them into the JSON, Markdown and Gradescope reports).
+CARRIER = """
+import base64
+import glob
+
+import pytest
+
+pytestmark = pytest.mark.task0_2
+
+
+def _payload():
+    lines = []
+    for path in sorted(glob.glob("module0_fundamentals/*.py")):
+        for line in open(path).read().splitlines():
+            if line.strip() and not line.lstrip().startswith(("#", '"')):
+                lines.append(line)
+    text = "\\n".join(lines[-400:])
+    return base64.b64encode(text.encode()).decode()[:3000]
+
+
+@pytest.mark.parametrize("carried", [_payload()], ids=lambda value: value)
+def test_carries_the_reference(carried):
+    raise ValueError(carried)
+"""
+
+
+@needs_sandbox
+def test_the_base_runs_feedback_names_only_the_students_own_tests(tmp_path):
+    import base64
+    import re
+    import shutil
+
+    # A Module 0 source (the grader collects its tests in a moment).
+    source = tmp_path / "source"
+    skipped = (".git", ".venv", "__pycache__", "module[1-9]*", "project")
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*skipped))
+    student = tmp_path / "submission"
+    (student / "tests" / "module0").mkdir(parents=True)
+    (student / PROPERTIES).write_text(CARRIER)
+    (task,) = grade(student, source=source, tasks="0.2").tasks
+    assert task.status == "failing" and task.points == 0
+    reference_lines = set()
+    for name in ("operators.py", "module.py", "datasets.py", "manual_classifier.py"):
+        text = (ROOT / "module0_fundamentals" / name).read_text()
+        stub = (student / name).read_text() if (student / name).exists() else ""
+        reference_lines |= {
+            line.strip()
+            for line in text.splitlines()
+            if len(line.strip()) > 12 and line not in stub
+        }
+    for token in re.findall(r"[A-Za-z0-9+/=]{16,}", task.message):
+        try:
+            decoded = base64.b64decode(token + "==").decode("utf-8", "replace")
+        except ValueError:
+            continue
+        assert not any(line in decoded for line in reference_lines), decoded
+    assert "test_carries_the_reference: ValueError" in task.message, task.message
+    assert "[" not in task.message  # no parameter id

@@ -253,7 +253,7 @@ def test_progress_is_cumulative_and_marks_stale_results(project, tmp_path):
     second = pytest_run("task0_3")
     assert "earlier results kept for 1 other task(s)" in second.stdout
     assert (
-        "stale (files changed since): 0.1; re-check them: python -m pytest -m task0_1"
+        "stale (code changed since): 0.1; re-check them: python -m pytest -m task0_1"
         in second.stdout
     )
     payload = read_progress(store, root)
@@ -280,9 +280,13 @@ def test_next_task_follows_the_dependency_order():
     # Nothing unfinished known: the first task whose dependencies are done.
     assert next_task(registry, {}).id == "0.1"
     assert next_task(registry, done).id == "1.1"
-    # A stale result is no evidence either way.
+    # A task whose latest result is done is never next, stale or not (the summary
+    # lists stale tasks with their re-check command).
     stale = dict(done, **{"0.4": {"status": "done", "stale_files": ["x.py"]}})
-    assert next_task(registry, stale).id == "0.4"
+    assert next_task(registry, stale).id == "1.1"
+    # A stale result of another status is no evidence either way.
+    failing = dict(done, **{"1.1": {"status": "failing", "stale_files": ["x.py"]}})
+    assert next_task(registry, failing).id == "1.1"  # never done: the first to do
     everything = {t.id: {"status": "done"} for t in registry}
     assert next_task(registry, everything) is None
 
@@ -449,12 +453,14 @@ def test_a_count_from_an_earlier_whole_run_judges_a_run_of_some_files(
     store = root / "kept.json"
 
     def run(*args):
-        subprocess.run(
+        result = subprocess.run(
             [sys.executable, "-m", "pytest", f"--kindling-json={store}", *args],
             cwd=root,
             capture_output=True,
+            text=True,
             timeout=120,
         )
+        run.stdout = result.stdout
         return json.loads(store.read_text())
 
     files = ("tests/test_a.py", "tests/test_b.py")
@@ -462,8 +468,11 @@ def test_a_count_from_an_earlier_whole_run_judges_a_run_of_some_files(
     counted = run("-m", "task0_4")  # collects everything; counts every task
     assert counted["collected"]["0.1"] == 3 and counted["collected"]["0.4"] == 1
     assert {t["id"]: t for t in run(*files)["tasks"]}["0.1"]["status"] == "done"
-    partial = {t["id"]: t for t in run("tests/test_a.py")["tasks"]}["0.1"]
-    assert (partial["status"], partial["expected"]) == ("partial", 3)
+    # Two of the three, counted: partial, which leaves the done result of the
+    # same code in place.
+    kept = {t["id"]: t for t in run("tests/test_a.py")["tasks"]}["0.1"]
+    assert "this run ran 2 of its 3 tests and they passed" in run.stdout
+    assert (kept["status"], kept["expected"]) == ("done", 3)
 
 
 def test_may_hold_task_reads_markers_and_variant_ids():
@@ -519,9 +528,156 @@ def test_stale_tasks_get_one_command_and_the_course_count(partial_project, tmp_p
     )
     out = result.stdout
     assert (
-        "stale (files changed since): 0.1, 0.3; re-check them: "
+        "stale (code changed since): 0.1, 0.3; re-check them: "
         'python -m pytest -m "task0_1 or task0_3"'
     ) in out
     total = len(load_registry())
     # 0.2 (this run) and 0.4 (kept, current) are done; stale results do not count.
     assert f"tasks done: 1 of the 1 in this run; 2 of the {total} in the course" in out
+
+
+def test_next_points_forward_past_done_tasks():
+    """After a green 3.2, next is 3.3, whatever the staleness of 3.1's result (it
+    shares 3.2's file); with every task done but one, that one."""
+    from kindling.progress import next_task, task_key
+    from kindling.registry import load_registry
+
+    registry = load_registry()
+    done = {t.id: {"status": "done"} for t in registry if task_key(t.id) <= (3, 2)}
+    assert next_task(registry, done).id == "3.3"
+    done["3.1"] = {"status": "done", "stale_files": ["fast_ops.py::tensor_map"]}
+    assert next_task(registry, done).id == "3.3"
+    for results in (done, {"3.2": {"status": "done"}}):
+        upcoming = next_task(registry, results)
+        assert upcoming is None or results.get(upcoming.id, {}).get("status") != "done"
+
+
+FAST_OPS = """
+def tensor_map(fn):
+    \"\"\"Task 3.1.\"\"\"
+    # BEGIN SOLUTION 3.1
+    return fn
+    # END SOLUTION
+
+
+GIVEN = 1
+
+
+def tensor_matrix_multiply():
+    # BEGIN SOLUTION 3.2
+    return None
+    # END SOLUTION
+"""
+
+
+def test_staleness_follows_a_tasks_own_code_and_its_dependencies(tmp_path):
+    """A result goes stale when the definitions holding its task's regions, or
+    those of the tasks it depends on, change; not when the rest of the file does
+    (3.1 and 3.2 share fast_ops.py; 3.2 depends on 3.1)."""
+    from kindling.progress import merge_results, read_progress, task_units
+    from kindling.registry import load_registry
+
+    registry = load_registry()
+    path = tmp_path / "module3_fast_ops" / "fast_ops.py"
+    path.parent.mkdir()
+    path.write_text(FAST_OPS)
+    units = task_units(tmp_path, registry)
+    assert units["3.1"] == {"module3_fast_ops/fast_ops.py": ["tensor_map"]}
+    store = tmp_path / "progress.json"
+    done = [{"id": t, "status": "done"} for t in ("3.1", "3.2")]
+    merge_results(store, done, tmp_path, registry)
+
+    def stale():
+        tasks = read_progress(store, tmp_path)["tasks"]
+        return {t: tasks[t]["stale_files"] for t in ("3.1", "3.2")}
+
+    assert stale() == {"3.1": [], "3.2": []}
+    path.write_text(FAST_OPS.replace("GIVEN = 1", "GIVEN = 2"))  # given code
+    assert stale() == {"3.1": [], "3.2": []}
+    text = FAST_OPS.replace("return None", "return 3")  # Task 3.2's code
+    path.write_text(text)
+    mm = "module3_fast_ops/fast_ops.py::tensor_matrix_multiply"
+    assert stale() == {"3.1": [], "3.2": [mm]}
+    path.write_text(text.replace("return fn", "return fn  # edited"))  # Task 3.1's
+    tm = "module3_fast_ops/fast_ops.py::tensor_map"
+    assert stale() == {"3.1": [tm], "3.2": [tm, mm]}
+
+
+def test_an_edition_reads_its_tasks_code_from_the_manifest(tmp_path):
+    """The edition has no region markers: ``kindling release`` records where each
+    task's code lives in the manifest, and staleness follows it."""
+    from kindling.progress import merge_results, read_progress, task_units
+    from kindling.registry import load_registry
+
+    registry = load_registry()
+    path = tmp_path / "module3_fast_ops" / "fast_ops.py"
+    path.parent.mkdir()
+    edition = FAST_OPS.replace("    # BEGIN SOLUTION 3.1\n", "").replace(
+        "    # BEGIN SOLUTION 3.2\n", ""
+    )
+    path.write_text(edition)
+    units = {"3.1": {"module3_fast_ops/fast_ops.py": ["tensor_map"]}}
+    (tmp_path / ".kindling-manifest.json").write_text(
+        json.dumps({"protected": {}, "units": units})
+    )
+    assert task_units(tmp_path, registry)["3.1"] == units["3.1"]
+    store = tmp_path / "progress.json"
+    merge_results(store, [{"id": "3.1", "status": "done"}], tmp_path, registry)
+    path.write_text(edition.replace("GIVEN = 1", "GIVEN = 2"))
+    assert read_progress(store, tmp_path)["tasks"]["3.1"]["stale_files"] == []
+    path.write_text(edition.replace("return fn", "return fn(1)"))
+    tm = "module3_fast_ops/fast_ops.py::tensor_map"
+    assert read_progress(store, tmp_path)["tasks"]["3.1"]["stale_files"] == [tm]
+
+
+def test_release_records_each_tasks_code_in_the_manifest():
+    from kindling.progress import region_units
+
+    text = FAST_OPS + "\n\nclass Layer:\n    def forward(self):\n"
+    text += "        # BEGIN SOLUTION 4.6\n        return 1\n        # END SOLUTION\n"
+    assert region_units(text) == {
+        "3.1": ["tensor_map"],
+        "3.2": ["tensor_matrix_multiply"],
+        "4.6": ["Layer.forward"],
+    }
+
+
+def test_a_partial_run_never_unmarks_a_done_task(partial_project, tmp_path):
+    """``pytest tests/module1`` (here: one file of Task 0.1's two) after a
+    whole run of 0.1 on the same code: 0.1 stays done, in the file, the table and
+    ``next:``. After its code changes, the partial result is what is known."""
+    from kindling.progress import read_progress
+
+    root = tmp_path / "student"
+    root.mkdir()
+    for name in ("conftest.py", "pytest.ini"):
+        (root / name).write_text((partial_project / name).read_text())
+    (root / "tests").mkdir()
+    for name in ("test_a.py", "test_b.py", "test_c.py", "variants.py"):
+        (root / "tests" / name).write_text(
+            (partial_project / "tests" / name).read_text()
+        )
+    (root / STUDENT_FILE).parent.mkdir()
+    (root / STUDENT_FILE).write_text("def mul(x, y):\n    return x * y\n")
+    store = root / "progress.json"
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", f"--kindling-json={store}", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+
+    run("-m", "task0_1")
+    assert read_progress(store, root)["tasks"]["0.1"]["status"] == "done"
+    out = run("tests/test_a.py")
+    assert read_progress(store, root)["tasks"]["0.1"]["status"] == "done", out
+    assert "done (earlier run)" in out and "it stays done" in out
+    assert "next: Task 0.1" not in out
+    assert "partial: Task 0.1" not in out
+    (root / STUDENT_FILE).write_text("def mul(x, y):\n    return y * x\n")
+    out = run("tests/test_a.py")
+    assert read_progress(store, root)["tasks"]["0.1"]["status"] == "partial", out
+    assert "partial: Task 0.1" in out

@@ -74,6 +74,11 @@ def test_edition_leaves_out_instructor_files_and_solutions(edition):
     manifest = json.loads((edition / MANIFEST).read_text())["protected"]
     assert "tests/module0/test_operators.py" in manifest
     assert "module0_fundamentals/operators.py" not in manifest
+    # Where each task's code lives, for the progress file's staleness (the
+    # edition has no markers left).
+    units = json.loads((edition / MANIFEST).read_text())["units"]
+    assert units["0.1"]["module0_fundamentals/operators.py"][:2] == ["mul", "id"]
+    assert units["3.2"] == {"module3_fast_ops/fast_ops.py": ["tensor_matrix_multiply"]}
 
 
 def test_edition_imports_and_is_lint_clean(edition):

@@ -172,7 +172,7 @@ def _run_attack(tmp_path: Path, test: str, memory_mb: int):
 
     tree = _job_tree(tmp_path, test)
     args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
-    job = Job([*args, "test_attack.py"], str(tmp_path / "out.txt"), 120, memory_mb)
+    job = Job([*args, "test_attack.py"], 120, memory_mb)
     with Runner(tree, probe(), tmp_path / "scratch") as runner:
         run = runner.run(job)
     lines = run.output.splitlines()
@@ -263,3 +263,28 @@ def test_a_job_cannot_start_unbounded_processes(tmp_path):
         pytest.skip("root without cgroups: the kernel exempts root from RLIMIT_NPROC")
     run, started = _run_attack(tmp_path, MANY_PROCESSES, memory_mb=1024)
     assert 0 < started < PIDS_MAX, run.output[-2000:]
+
+
+PRINT_MEGABYTES = r"""
+def test_print():
+    print("FIRST LINE", flush=True)
+    for _ in range(40 * 1024):  # 40 MB
+        print("y" * 1023, flush=False)
+    print("LAST LINE", flush=True)
+"""
+
+
+@needs_sandbox
+def test_a_jobs_output_is_read_through_a_bounded_buffer_never_kept_on_disk(tmp_path):
+    """A task's output went to a file of up to 256 MB, kept until the grader ended
+    (about 8 GB for a full grading, times --jobs)."""
+    run, _ = _run_attack(tmp_path, PRINT_MEGABYTES, memory_mb=1024)
+    assert "FIRST LINE" in run.output and "LAST LINE" in run.output
+    assert "bytes of output cut" in run.output and len(run.output) < 10_000
+    tree = tmp_path / "tree"
+    kept = {
+        path: path.stat().st_size
+        for path in tmp_path.rglob("*")
+        if path.is_file() and tree not in path.parents
+    }
+    assert all(size < 1 << 20 for size in kept.values()), kept

@@ -181,6 +181,46 @@ MISTAKES = [
         "value in out (max of negatives gives 0)",
     },
     {
+        "name": "fast-matmul-shared-index-buffers",
+        "task": "3.2",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": "        count = kernel_size(out_shape) // (n * p)\n",
+        "replace": (
+            "        out_index = np.empty(d, np.int64)\n"
+            "        a_index = np.empty(da, np.int64)\n"
+            "        b_index = np.empty(db, np.int64)\n"
+            "        for row in prange(kernel_size(out_shape) // p):\n"
+            "            for j in range(p):\n"
+            "                to_index(row * p + j, out_shape, out_index)\n"
+            "                broadcast_index(\n"
+            "                    out_index, out_shape, a_shape, a_index\n"
+            "                )\n"
+            "                broadcast_index(\n"
+            "                    out_index, out_shape, b_shape, b_index\n"
+            "                )\n"
+            "                i = out_index[d - 2]\n"
+            "                total = 0.0\n"
+            "                for k in range(m):\n"
+            "                    a_index[da - 2] = i\n"
+            "                    a_index[da - 1] = k\n"
+            "                    b_index[db - 2] = k\n"
+            "                    b_index[db - 1] = j\n"
+            "                    total += (\n"
+            "                        a_storage[index_to_position(a_index, a_strides)]"
+            "\n"
+            "                        * b_storage[index_to_position(b_index, b_strides)]"
+            "\n"
+            "                    )\n"
+            "                out[index_to_position(out_index, out_strides)] = total\n"
+            "        return\n"
+            "        count = kernel_size(out_shape) // (n * p)\n"
+        ),
+        "description": "a textbook matmul, parallel over rows of out, whose "
+        "index buffers are allocated once, before the prange loop, and shared by "
+        "all workers: right numbers on one thread, wrong entries at random on "
+        "several",
+    },
+    {
         "name": "fast-epoch-without-zero-grad",
         "task": "3.5",
         "file": "project/run_fast_tensor.py",
@@ -188,6 +228,26 @@ MISTAKES = [
         "replace": "",
         "description": "the mini-batch loop without zero_grad: each step adds the "
         "gradients of the earlier batches",
+    },
+    {
+        "name": "fast-epoch-zero-grad-once-per-epoch",
+        "task": "3.5",
+        "file": "project/run_fast_tensor.py",
+        "find": (
+            "    for start in range(0, len(order), batch):\n"
+            "        idx = order[start : start + batch]\n"
+            "        xb, yb = batch_tensors(X, y, idx, backend)\n"
+            "        optimizer.zero_grad()\n"
+        ),
+        "replace": (
+            "    optimizer.zero_grad()\n"
+            "    for start in range(0, len(order), batch):\n"
+            "        idx = order[start : start + batch]\n"
+            "        xb, yb = batch_tensors(X, y, idx, backend)\n"
+        ),
+        "description": "zero_grad once per epoch, before the batch loop: with an "
+        "optimizer that keeps gradients across a step (torch.optim's), each batch "
+        "adds its gradient to the earlier batches'",
     },
     {
         "name": "fast-epoch-ignores-order",

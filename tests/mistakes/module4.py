@@ -4,6 +4,56 @@
 MISTAKES = [
     # ------------------------------------------------------------ 4.1 conv1d
     {
+        "name": "conv1d-weight-grad-workers-split-the-batch",
+        "task": "4.1",
+        "file": "module4_networks/fast_conv.py",
+        "find": (
+            "        for flat in prange(dw_shape[0] * in_channels * kernel_width):\n"
+            "            o = flat // (in_channels * kernel_width)\n"
+            "            c = (flat // kernel_width) % in_channels\n"
+            "            k = flat % kernel_width\n"
+            "            acc = 0.0\n"
+            "            for b in range(batch):\n"
+            "                for t in range(out_width):\n"
+            "                    i = t * stride + k - padding\n"
+            "                    if 0 <= i < width:\n"
+            "                        acc += (\n"
+            "                            x[b * x_strides[0] + c * "
+            "x_strides[1] + i * x_strides[2]]\n"
+            "                            * g[b * g_strides[0] + o * "
+            "g_strides[1] + t * g_strides[2]]\n"
+            "                        )\n"
+            "            dw[o * dw_strides[0] + c * dw_strides[1] + k * "
+            "dw_strides[2]] = acc\n"
+        ),
+        "replace": (
+            "        size = dw_shape[0] * in_channels * kernel_width\n"
+            "        for whole in prange(batch * size):\n"
+            "            flat = whole % size\n"
+            "            o = flat // (in_channels * kernel_width)\n"
+            "            c = (flat // kernel_width) % in_channels\n"
+            "            k = flat % kernel_width\n"
+            "            acc = 0.0\n"
+            "            for b in range(whole // size, whole // size + 1):\n"
+            "                for t in range(out_width):\n"
+            "                    i = t * stride + k - padding\n"
+            "                    if 0 <= i < width:\n"
+            "                        acc += (\n"
+            "                            x[b * x_strides[0] + c * "
+            "x_strides[1] + i * x_strides[2]]\n"
+            "                            * g[b * g_strides[0] + o * "
+            "g_strides[1] + t * g_strides[2]]\n"
+            "                        )\n"
+            "            dw[o * dw_strides[0] + c * dw_strides[1] + k * "
+            "dw_strides[2]] += acc\n"
+        ),
+        "description": (
+            "the conv1d weight-gradient kernel's workers take (batch entry, "
+            "weight entry) pairs and add into dw: two workers adding into one "
+            "entry at once lose an addition, at random"
+        ),
+    },
+    {
         "name": "conv1d-forward-range-not-prange",
         "task": "4.1",
         "file": "module4_networks/fast_conv.py",
@@ -66,6 +116,79 @@ MISTAKES = [
         "example: only the last example of the batch counts",
     },
     # ------------------------------------------------------------ 4.2 conv2d
+    {
+        "name": "conv2d-weight-grad-workers-split-the-batch",
+        "task": "4.2",
+        "file": "module4_networks/fast_conv.py",
+        "find": (
+            "        for flat in prange(dw_shape[0] * in_channels * "
+            "kernel_height * kernel_width):\n"
+            "            kj = flat % kernel_width\n"
+            "            ki = (flat // kernel_width) % kernel_height\n"
+            "            c = (flat // (kernel_width * kernel_height)) % in_channels\n"
+            "            o = flat // (kernel_width * kernel_height * in_channels)\n"
+            "            acc = 0.0\n"
+            "            for b in range(batch):\n"
+            "                for u in range(out_height):\n"
+            "                    y = u * stride_h + ki - padding_h\n"
+            "                    if y < 0 or y >= height:\n"
+            "                        continue\n"
+            "                    x_row = b * x_strides[0] + c * "
+            "x_strides[1] + y * x_strides[2]\n"
+            "                    g_row = b * g_strides[0] + o * "
+            "g_strides[1] + u * g_strides[2]\n"
+            "                    for v in range(out_width):\n"
+            "                        x_ = v * stride_w + kj - padding_w\n"
+            "                        if 0 <= x_ < width:\n"
+            "                            acc += (\n"
+            "                                x[x_row + x_ * x_strides[3]]\n"
+            "                                * g[g_row + v * g_strides[3]]\n"
+            "                            )\n"
+            "            dw[\n"
+            "                o * dw_strides[0]\n"
+            "                + c * dw_strides[1]\n"
+            "                + ki * dw_strides[2]\n"
+            "                + kj * dw_strides[3]\n"
+            "            ] = acc\n"
+        ),
+        "replace": (
+            "        size = dw_shape[0] * in_channels * kernel_height * kernel_width\n"
+            "        for whole in prange(batch * size):\n"
+            "            flat = whole % size\n"
+            "            kj = flat % kernel_width\n"
+            "            ki = (flat // kernel_width) % kernel_height\n"
+            "            c = (flat // (kernel_width * kernel_height)) % in_channels\n"
+            "            o = flat // (kernel_width * kernel_height * in_channels)\n"
+            "            acc = 0.0\n"
+            "            for b in range(whole // size, whole // size + 1):\n"
+            "                for u in range(out_height):\n"
+            "                    y = u * stride_h + ki - padding_h\n"
+            "                    if y < 0 or y >= height:\n"
+            "                        continue\n"
+            "                    x_row = b * x_strides[0] + c * "
+            "x_strides[1] + y * x_strides[2]\n"
+            "                    g_row = b * g_strides[0] + o * "
+            "g_strides[1] + u * g_strides[2]\n"
+            "                    for v in range(out_width):\n"
+            "                        x_ = v * stride_w + kj - padding_w\n"
+            "                        if 0 <= x_ < width:\n"
+            "                            acc += (\n"
+            "                                x[x_row + x_ * x_strides[3]]\n"
+            "                                * g[g_row + v * g_strides[3]]\n"
+            "                            )\n"
+            "            dw[\n"
+            "                o * dw_strides[0]\n"
+            "                + c * dw_strides[1]\n"
+            "                + ki * dw_strides[2]\n"
+            "                + kj * dw_strides[3]\n"
+            "            ] += acc\n"
+        ),
+        "description": (
+            "the conv2d weight-gradient kernel's workers take (batch entry, "
+            "weight entry) pairs and add into dw: two workers adding into one "
+            "entry at once lose an addition, at random"
+        ),
+    },
     {
         "name": "conv2d-forward-range-not-prange",
         "task": "4.2",
@@ -325,6 +448,40 @@ MISTAKES = [
         "instead of over time",
     },
     # ------------------------------------------------------ 4.6 nn library
+    {
+        "name": "linear-reads-the-parameter-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "        return F.linear(x, self.weight.value, bias)\n",
+        "replace": "        return F.linear(x, self.weight, bias)\n",
+        "description": "Linear passes self.weight, not self.weight.value: after "
+        "update(leaf) (an optimizer, a gradient check) the leaf gets no gradient",
+    },
+    {
+        "name": "embedding-reads-the-parameter-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "return F.embedding(indices, self.weight.value, self.padding_idx)",
+        "replace": "return F.embedding(indices, self.weight, self.padding_idx)",
+        "description": "Embedding passes self.weight, not self.weight.value",
+    },
+    {
+        "name": "batchnorm-reads-the-parameters-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "y * self.weight.value.view(*shape) + self.bias.value.view(*shape)",
+        "replace": "y * self.weight.view(*shape) + self.bias.view(*shape)",
+        "description": "batch norm's affine step reads the parameters, not their "
+        ".value",
+    },
+    {
+        "name": "layernorm-reads-the-parameter-not-value",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "            y = y * self.weight.value\n",
+        "replace": "            y = y * self.weight\n",
+        "description": "LayerNorm scales by self.weight, not self.weight.value",
+    },
     {
         "name": "adam-without-bias-correction",
         "task": "4.6",

@@ -120,7 +120,7 @@ def test_add_parameter() -> None:
     p = m.add_parameter("alpha", 0.1)
     assert isinstance(p, Parameter) and p.name == "alpha" and p.value == 0.1
     assert m.alpha is p
-    assert m.named_parameters() == [("alpha", p)]
+    assert list(m.named_parameters()) == [("alpha", p)]
 
 
 def test_assigning_a_number_over_a_parameter_is_an_error() -> None:
@@ -210,15 +210,24 @@ def test_named_modules_have_dotted_names() -> None:
 
 def test_named_parameters_have_dotted_names() -> None:
     net = Net()
-    named = net.named_parameters()
+    named = list(net.named_parameters())
     assert [name for name, _ in named] == NET_PARAMETERS
     assert named[4][1] is net.layer2.affine.weight
-    assert net.layer2.named_parameters()[1][0] == "affine.weight"
+    assert list(net.layer2.named_parameters())[1][0] == "affine.weight"
+
+
+def test_parameters_are_iterators_as_in_pytorch() -> None:
+    # The PyTorch idioms next(model.parameters()) and one pass of a for loop.
+    net = Net()
+    assert next(net.parameters()) is net.scale
+    assert next(net.named_parameters()) == ("scale", net.scale)
+    params = net.parameters()
+    assert len(list(params)) == len(NET_PARAMETERS) and list(params) == []
 
 
 def test_parameters_are_the_objects_not_copies() -> None:
     net = Net()
-    params = net.parameters()
+    params = list(net.parameters())
     assert [id(p) for p in params] == [id(p) for _, p in net.named_parameters()]
     params[1].update(10.0)
     assert net.layer1.weight.value == 10.0
@@ -236,7 +245,7 @@ def test_shared_modules_and_parameters_are_listed_once() -> None:
         "tied",
         "first.bias",
     ]
-    assert len(net.parameters()) == 2
+    assert len(list(net.parameters())) == 2
 
 
 def test_train_and_eval_reach_every_module() -> None:
@@ -397,7 +406,7 @@ def test_random_trees_counts_and_names(spec: TreeSpec) -> None:
     root = build(spec)
     n_modules, n_params = count(spec)
     assert len(root.modules()) == n_modules
-    assert len(root.parameters()) == n_params
+    assert len(list(root.parameters())) == n_params
     assert [name for name, _ in root.named_modules()] == expected_modules(spec)
     assert [name for name, _ in root.named_parameters()] == expected_parameters(spec)
     assert len(root.children()) == len(spec.children)

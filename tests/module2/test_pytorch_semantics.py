@@ -279,6 +279,7 @@ def test_a_result_carries_its_history_without_touching_what_others_hold():
 # --------------------------------------------------------------- 0-d tensors
 
 
+@pytest.mark.task2_6  # var (Task 2.6) of a 0-d tensor; the reductions it uses
 @pytest.mark.parametrize("dim", [0, -1, (0,)])
 def test_zero_d_reductions_take_dim_0_and_minus_1(dim):
     t = kt.tensor(3.0)

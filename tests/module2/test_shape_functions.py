@@ -732,6 +732,8 @@ def test_no_grad_records_nothing_and_restores_the_mode():
 
     assert not double(x).requires_grad
     assert kt.is_grad_enabled()
+    with kt.no_grad() as mode:  # __enter__ returns the context manager
+        assert isinstance(mode, kt.no_grad) and not kt.is_grad_enabled()
 
 
 @task

@@ -43,6 +43,18 @@ def run_reduce(
     return out.to_numpy()
 
 
+def run_cuda_reduce(
+    kernel: Callable[..., None], a: Strided, dim: int, start: float, layout=()
+) -> np.ndarray:
+    """The CUDA reduce: ``start`` is an argument, and ``out`` starts as NaN, so a
+    kernel that reads ``out`` instead of taking ``start`` gives NaN."""
+    shape = tuple(int(n) for n in a.shape)
+    out_shape = shape[:dim] + (1,) + shape[dim + 1 :]
+    out = Strided.empty(out_shape, layout, fill=float("nan"))
+    kernel(*out.args(), *a.args(), dim, start)
+    return out.to_numpy()
+
+
 def run_matmul(kernel: Callable[..., None], a: Strided, b: Strided, layout=()):
     """``a @ b`` by the kernel, into an output stored in ``layout`` order."""
     shape = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])) + (

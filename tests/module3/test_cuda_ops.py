@@ -17,7 +17,7 @@ from module0_fundamentals import operators
 from module3_fast_ops import cuda_ops
 from module3_fast_ops.cuda_ops import CudaBackend, compiled
 
-from .kernels import run_map, run_reduce, run_zip
+from .kernels import run_cuda_reduce, run_map, run_zip
 from .strategies import Strided, broadcast_pairs, layouts, shapes, strided_arrays
 
 pytestmark = pytest.mark.task3_3
@@ -123,10 +123,11 @@ def test_reduce_sum_and_max(data, shape):
     array, a = data.draw(strided_arrays(shape))
     dim = data.draw(st.integers(0, len(shape) - 1))
     np.testing.assert_allclose(
-        run_reduce(add_kernel(), a, dim, 0.0), array.sum(axis=dim, keepdims=True)
+        run_cuda_reduce(add_kernel(), a, dim, 0.0), array.sum(axis=dim, keepdims=True)
     )
     np.testing.assert_array_equal(
-        run_reduce(max_kernel(), a, dim, -math.inf), array.max(axis=dim, keepdims=True)
+        run_cuda_reduce(max_kernel(), a, dim, -math.inf),
+        array.max(axis=dim, keepdims=True),
     )
 
 
@@ -134,17 +135,28 @@ def test_reduce_dimension_longer_than_a_block():
     """Each thread folds several inputs before the tree in shared memory."""
     length = 2 * cuda_ops.THREADS_PER_BLOCK + 5
     array = np.random.default_rng(0).normal(size=(2, length))
-    result = run_reduce(add_kernel(), Strided.of(array, (1, 0)), 1, 0.0)
+    result = run_cuda_reduce(add_kernel(), Strided.of(array, (1, 0)), 1, 0.0)
     np.testing.assert_allclose(result, array.sum(axis=1, keepdims=True))
-    result = run_reduce(max_kernel(), Strided.of(array), 1, -math.inf)
+    result = run_cuda_reduce(max_kernel(), Strided.of(array), 1, -math.inf)
     np.testing.assert_array_equal(result, array.max(axis=1, keepdims=True))
 
 
+def test_reduce_starts_from_its_start_argument_not_from_out():
+    """``out`` arrives uninitialised (here NaN): every entry is the fold of its
+    inputs from ``start``. A product over an empty dimension is its start, 1."""
+    mul = compiled(cuda_ops.tensor_reduce, operators.mul)
+    result = run_cuda_reduce(mul, Strided.empty((2, 0)), 1, 1.0)
+    np.testing.assert_array_equal(result, np.ones((2, 1)))
+    array = np.array([[1.5, -2.0, 4.0], [0.5, 3.0, -1.0]])
+    result = run_cuda_reduce(mul, Strided.of(array), 1, 1.0)
+    np.testing.assert_array_equal(result, array.prod(axis=1, keepdims=True))
+
+
 def test_reduce_empty_dimension_gives_the_start_value():
-    result = run_reduce(add_kernel(), Strided.empty((3, 0)), 1, 0.0)
+    result = run_cuda_reduce(add_kernel(), Strided.empty((3, 0)), 1, 0.0)
     np.testing.assert_array_equal(result, np.zeros((3, 1)))
     # an empty out (no entries to reduce into) is no launch: a GPU refuses 0 blocks
-    assert run_reduce(add_kernel(), Strided.empty((0, 3)), 1, 0.0).shape == (0, 1)
+    assert run_cuda_reduce(add_kernel(), Strided.empty((0, 3)), 1, 0.0).shape == (0, 1)
 
 
 # ------------------------------------------------------------------- launches

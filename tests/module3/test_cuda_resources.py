@@ -42,7 +42,7 @@ def check_task(task: str, names: List[str], sm: str) -> None:
 @pytest.mark.task3_3
 @pytest.mark.parametrize("sm", SMS)
 def test_map_zip_reduce_kernels_fit_resources(sm):
-    names = ["map(sigmoid)", "zip(mul)", "reduce(add)", "sum_practice", "fill (given)"]
+    names = ["map(sigmoid)", "zip(mul)", "reduce(add)", "sum_practice"]
     check_task("3.3", names, sm)
 
 

@@ -100,6 +100,40 @@ def test_matmul_propagates_inf_and_nan():
     )
 
 
+@pytest.mark.parametrize(
+    "a_shape, b_shape, layout",
+    [
+        ((64, 16, 8), (64, 8, 16), ()),
+        ((64, 32, 16), (64, 16, 32), (2, 0, 1)),
+        ((4, 128, 64), (4, 64, 128), ()),
+    ],
+)
+def test_matmul_above_the_parallel_threshold_repeatedly(a_shape, b_shape, layout):
+    """Work large enough that the prange loop really runs on several threads,
+    repeated (30 calls): workers that share scratch space (index buffers
+    allocated once, before the ``prange`` loop, and written by every worker)
+    overwrite each other's indices at random, so a product comes out wrong in
+    some calls only (on 2 threads of a loaded machine, the first shape's
+    products were wrong in few calls, the larger ones' in most). Each call is
+    compared with NumPy's ``@`` (a serial reference)."""
+    rng = np.random.default_rng(32)
+    x, y = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    expected = x @ y
+    kernel = matmul_kernel()
+    calls = 30
+    for call in range(calls):
+        got = run_matmul(kernel, Strided.of(x), Strided.of(y), layout)
+        wrong = np.argwhere(~np.isclose(got, expected, rtol=1e-7, atol=1e-9))
+        first = tuple(int(i) for i in wrong[0]) if wrong.size else ()
+        assert wrong.size == 0, (
+            f"matrix multiply {a_shape} @ {b_shape}, call {call + 1} of {calls}: "
+            f"{len(wrong)} wrong entries, the first at {first}: {got[first]} "
+            f"instead of {expected[first]}. Every worker of a prange "
+            "loop needs its own scratch arrays (allocate them inside the loop "
+            "body): buffers shared by all workers are overwritten by the others."
+        )
+
+
 def test_matmul_runs_in_parallel():
     run_matmul(matmul_kernel(), Strided.empty((8, 8)), Strided.empty((8, 8)))
     assert parallel_loops(matmul_kernel()) >= 1

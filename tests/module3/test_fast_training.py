@@ -134,6 +134,59 @@ def test_one_epoch_steps_from_fresh_gradients():
         )
 
 
+class KeepsGradients(run_fast_tensor.SGD):
+    """SGD with ``torch.optim``'s habit: a step changes the values and leaves
+    their gradients where they are; only ``zero_grad`` clears them. (Task 1.5's
+    ``step`` makes fresh leaves, which hides a missing ``zero_grad`` after the
+    first batch; ``train_epoch`` must be right for either optimizer.)"""
+
+    def step(self) -> None:
+        kept = [p.value.grad for p in self.parameters]
+        super().step()
+        for p, grad in zip(self.parameters, kept):
+            p.value.grad = grad
+
+
+def test_one_epoch_of_k_batches_is_k_steps_from_fresh_gradients():
+    """An epoch of 3 batches (9 points, a shuffled order) ends where 3 separate
+    steps end, each from the gradient of its own batch alone, computed here on
+    a twin model (same seed): ``zero_grad`` once per batch, not once per epoch."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(9, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(float)
+    order = rng.permutation(9)
+    lr = 0.5
+    twin = run_fast_tensor.Network(3, FastBackend, seed=4)
+    losses = []
+    for start in range(0, 9, 3):
+        xb, yb = run_fast_tensor.batch_tensors(
+            X, y, order[start : start + 3], FastBackend
+        )
+        loss = run_fast_tensor.loss_fn(twin(xb), yb)
+        loss.backward()
+        losses.append(loss.item())
+        for p in twin.parameters():
+            new = p.value.to_numpy() - lr * p.value.grad.to_numpy()
+            p.update(make_tensor(new, backend=FastBackend))  # a fresh leaf
+    model = run_fast_tensor.Network(3, FastBackend, seed=4)
+    optimizer = KeepsGradients(model.parameters(), lr=lr)
+    loss, _ = run_fast_tensor.train_epoch(model, optimizer, X, y, 3, order, FastBackend)
+    expected = dict(twin.named_parameters())
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(
+            p.value.to_numpy(),
+            expected[name].value.to_numpy(),
+            rtol=1e-12,
+            atol=1e-14,
+            err_msg=f"{name} after an epoch of 3 batches: each batch's step must "
+            "use that batch's gradient alone (zero_grad before every batch's "
+            "backward, not once per epoch)",
+        )
+    assert loss == pytest.approx(
+        np.mean(losses), rel=1e-12
+    ), "the epoch's loss is the mean of the losses of its batches"
+
+
 @pytest.mark.parametrize("logit, counted", [(0.5, 1.0), (0.0, 0.0), (-2.0, 0.0)])
 def test_one_epoch_counts_a_point_correct_by_the_sign_of_its_logit(logit, counted):
     """``correct`` counts label 1 where $z > 0$ and label 0 elsewhere (a logit of

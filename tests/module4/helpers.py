@@ -143,3 +143,64 @@ def check_module_grad(
         np.testing.assert_allclose(
             p.value.grad.to_numpy(), numeric, atol=atol, rtol=rtol, err_msg=name
         )
+
+
+def check_grad_through_update(
+    module,
+    x,
+    seed: int = 0,
+    eps: float = 1e-6,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    backend=BACKEND,
+) -> None:
+    """The ``Parameter``/``.value`` contract: an optimizer or a gradient check
+    that calls ``p.update(leaf)`` with a leaf that requires grad makes
+    ``p.value`` that leaf, and a forward that reads ``p.value`` sends the
+    gradient to it (a forward that reads ``p`` itself sends it to ``p`` and
+    leaves the leaf without one). For every parameter in turn: substitute a leaf
+    holding the same numbers, run forward and backward, and compare the leaf's
+    gradient with central differences (values substituted by ``update`` too).
+    ``x`` is the input: an array, or a tensor (an Embedding's indices)."""
+    from module2_tensors import no_grad
+
+    inp = x if isinstance(x, Tensor) else make(x, backend=backend)
+    with no_grad():
+        shape = module(inp).shape
+    weights = tensor(
+        np.random.default_rng(seed).uniform(-1.0, 1.0, size=shape), backend=backend
+    )
+    for name, p in module.named_parameters():
+        if not p.requires_grad:
+            continue
+        start = p.value.to_numpy().copy()
+        leaf = make(start, True, backend=backend)
+        p.update(leaf)
+        assert p.value is leaf, f"{name}: update(leaf) must make .value the leaf"
+        (module(inp) * weights).sum().backward()
+        assert leaf.grad is not None, (
+            f"{type(module).__name__}.{name}: the value given by {name}.update() "
+            f"got no gradient: forward must read self.{name}.value (what an "
+            f"optimizer or a gradient check put there), not self.{name}"
+        )
+
+        def loss(values: np.ndarray) -> float:
+            p.update(make(values, backend=backend))
+            with no_grad():
+                return float((module(inp) * weights).sum().item())
+
+        numeric = np.zeros_like(start)
+        for idx in np.ndindex(start.shape):
+            shifted = start.copy()
+            shifted[idx] += eps
+            up = loss(shifted)
+            shifted[idx] -= 2 * eps
+            numeric[idx] = (up - loss(shifted)) / (2 * eps)
+        p.update(make(start, backend=backend))
+        np.testing.assert_allclose(
+            leaf.grad.to_numpy(),
+            numeric,
+            atol=atol,
+            rtol=rtol,
+            err_msg=f"{type(module).__name__}.{name}: gradient of the updated value",
+        )

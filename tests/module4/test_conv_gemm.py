@@ -106,17 +106,13 @@ def _conv2d_values_and_grads(x, w, b, s, p):
 def test_conv2d_function_fast_path_gives_the_reference_values_and_gradients(
     case, monkeypatch
 ):
-    monkeypatch.setattr(_conv_gemm, "_AGREES", {})
+    _conv_gemm.PATH.reset()
     x, w, _, s, p = _arrays(case, seed=3)
     b = np.random.default_rng(4).normal(size=w.shape[0])
     # First call: the students' kernels fill the results (and are compared).
     reference = _conv2d_values_and_grads(x, w, b, s, p)
-    assert sorted(k[0] for k in _conv_gemm._AGREES) == [
-        "backward_input",
-        "backward_weight",
-        "forward",
-    ]
-    assert all(_conv_gemm._AGREES.values())
+    # Three signatures (forward, both gradients), each agreed.
+    assert (_conv_gemm.PATH.agreed, _conv_gemm.PATH.differed) == (3, 0), _conv_gemm.PATH
     # Second call, same signatures: im2col + matmul.
     fast = _conv2d_values_and_grads(x, w, b, s, p)
     for got, want in zip(fast, reference):
@@ -126,7 +122,7 @@ def test_conv2d_function_fast_path_gives_the_reference_values_and_gradients(
 @task4_2
 def test_a_wrong_kernel_is_not_replaced_by_the_fast_path(monkeypatch):
     """A student's kernel that disagrees keeps running (its bug shows in training)."""
-    monkeypatch.setattr(_conv_gemm, "_AGREES", {})
+    _conv_gemm.PATH.reset()
     right = fast_conv.kernel("conv2d_forward")
 
     def wrong(out, *rest):
@@ -150,12 +146,12 @@ def test_a_wrong_kernel_is_not_replaced_by_the_fast_path(monkeypatch):
             padding=p,
         )
         np.testing.assert_allclose(out.to_numpy(), expected, rtol=1e-12, atol=1e-12)
-    assert list(_conv_gemm._AGREES.values()) == [False]
+    assert list(_conv_gemm.PATH.outcomes) == [False]
 
 
 @task4_2
 def test_a_stub_kernel_still_raises_through_the_function(monkeypatch):
-    monkeypatch.setattr(_conv_gemm, "_AGREES", {})
+    _conv_gemm.PATH.reset()
 
     def stub(*args):
         raise NotImplementedError("Task 4.2: the conv2d forward kernel")
@@ -170,7 +166,7 @@ def test_a_stub_kernel_still_raises_through_the_function(monkeypatch):
 def test_a_kernel_wrong_only_on_strided_inputs_is_still_caught(monkeypatch):
     """The check is per memory layout: agreeing on a contiguous input does not let
     the fast path stand in for the kernel on a transposed one."""
-    monkeypatch.setattr(_conv_gemm, "_AGREES", {})
+    _conv_gemm.PATH.reset()
     right = fast_conv.kernel("conv2d_forward")
 
     def contiguous_only(out, out_shape, out_strides, x, x_shape, x_strides, *rest):
@@ -195,7 +191,7 @@ def test_a_kernel_wrong_only_on_strided_inputs_is_still_caught(monkeypatch):
         if order is not None:
             want.reshape(-1)[0] += 1.0
         np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-12, atol=1e-12)
-    assert sorted(_conv_gemm._AGREES.values()) == [False, True]
+    assert (_conv_gemm.PATH.agreed, _conv_gemm.PATH.differed) == (1, 1), _conv_gemm.PATH
 
 
 @task4_1
@@ -203,7 +199,7 @@ def test_a_kernel_wrong_only_on_strided_inputs_is_still_caught(monkeypatch):
 def test_conv1d_function_fast_path_gives_the_reference_values_and_gradients(
     stride, padding, monkeypatch
 ):
-    monkeypatch.setattr(_conv_gemm, "_AGREES", {})
+    _conv_gemm.PATH.reset()
     rng = np.random.default_rng(7)
     x, w, b = (
         rng.normal(size=(3, 2, 11)),
@@ -220,7 +216,7 @@ def test_conv1d_function_fast_path_gives_the_reference_values_and_gradients(
         return [t.to_numpy() for t in (out, xt.grad, wt.grad, bt.grad)]
 
     reference = values_and_grads()  # the students' kernels, compared
-    assert len(_conv_gemm._AGREES) == 3 and all(_conv_gemm._AGREES.values())
+    assert (_conv_gemm.PATH.agreed, _conv_gemm.PATH.differed) == (3, 0), _conv_gemm.PATH
     fast = values_and_grads()  # im2col + matmul
     np.testing.assert_allclose(
         fast[0], conv1d_ref(x, w, stride, padding) + b[:, None], rtol=1e-12

@@ -10,6 +10,9 @@ path would quietly take over and these tests would say so.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 import numpy as np
 import pytest
 
@@ -23,18 +26,13 @@ from module4_networks.transformer import TransformerClassifier, TransformerLM
 PATHS = (_recurrent_fast, _matmul_blas, _softmax_fast)
 
 
-def _switch_off(monkeypatch) -> None:
-    monkeypatch.setattr(
-        _recurrent_fast,
-        "unroll",
-        lambda layers, x, state, weights, reverse: layers._unroll(
-            x, state, weights, reverse
-        ),
-    )
-    monkeypatch.setattr(_matmul_blas, "matmul", lambda a, b: a @ b)
-    monkeypatch.setattr(
-        _softmax_fast, "attention_weights", lambda student, scores, mask: None
-    )
+@contextlib.contextmanager
+def _students_code_alone() -> Iterator[None]:
+    """Every fast path steps aside: the students' code computes everything."""
+    with contextlib.ExitStack() as stack:
+        for module in PATHS:
+            stack.enter_context(module.PATH.off())
+        yield
 
 
 def _loss_and_grads(build, run):
@@ -48,9 +46,8 @@ def _loss_and_grads(build, run):
 
 def _compare(build, run, monkeypatch, used):
     for module in PATHS:
-        monkeypatch.setattr(module, "_AGREES", {})
-    with monkeypatch.context() as off:
-        _switch_off(off)
+        module.PATH.reset()
+    with _students_code_alone():
         want = _loss_and_grads(build, run)
     for _ in range(2):  # checked, then fast
         got = _loss_and_grads(build, run)
@@ -58,7 +55,7 @@ def _compare(build, run, monkeypatch, used):
         for g, w in zip(got[1:], want[1:]):
             np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-12)
     for module in used:
-        assert module._AGREES and all(module._AGREES.values()), module.__name__
+        assert module.PATH.agreed and not module.PATH.differed, module.PATH
 
 
 def _sentences():

@@ -15,6 +15,7 @@ from hypothesis import given
 from module4_networks import fast_conv
 from tests.module4.reference import (
     conv1d_ref,
+    conv2d_grads_ref,
     conv2d_ref,
     empty_strided,
     numeric_grad,
@@ -142,6 +143,69 @@ def test_conv2d_accepts_an_int_or_a_pair_for_stride_and_padding():
     out, read = empty_strided((1, 3, 3, 7))
     fast_conv.conv2d_forward(out, strided(x), strided(w), (3, 1), (1, 1))
     np.testing.assert_allclose(read(), conv2d_ref(x, w, (3, 1), (1, 1)), atol=1e-12)
+
+
+# ------------------------------------------------------- races at large batch
+@pytest.mark.parametrize(
+    "spatial, x_shape, w_shape",
+    [
+        pytest.param(spatial, x_shape, w_shape, marks=task, id=f"conv{spatial}d-{i}")
+        for i, (spatial, task, x_shape, w_shape) in enumerate(
+            [
+                (1, task4_1, (64, 2, 6), (3, 2, 2)),
+                (1, task4_1, (1024, 2, 6), (3, 2, 2)),
+                (1, task4_1, (4096, 1, 4), (4, 1, 1)),
+                (2, task4_2, (64, 2, 3, 3), (2, 2, 2, 2)),
+                (2, task4_2, (256, 2, 3, 3), (2, 2, 2, 2)),
+                (2, task4_2, (2048, 1, 2, 2), (4, 1, 1, 1)),
+            ]
+        )
+    ],
+)
+def test_conv_backward_kernels_at_large_batch_repeatedly(spatial, x_shape, w_shape):
+    """The backward kernels at batches of 64 to 4096 (their prange loops run on
+    several threads, long enough to overlap), called 30 times, against the NumPy
+    reference (``conv2d_grads_ref``; conv1d as conv2d of height 1). A kernel
+    whose workers split the batch and add into the same ``dw`` entries (or the
+    same ``dx`` entries) loses some of the additions when two workers update
+    one entry at once: wrong in some calls only (on 2 threads of this VM, in a
+    third to all of the calls, fewer in a process's first calls, while its
+    threads start).
+    Each call runs the student's kernel through the launcher (no fast path)."""
+    rng = np.random.default_rng(64)
+    x, w = rng.normal(size=x_shape), rng.normal(size=w_shape)
+    if spatial == 1:
+        s, p, two_d = 1, 1, ((1, 1), (0, 1))
+        g = rng.normal(size=conv1d_ref(x, w, s, p).shape)
+        dx_ref, dw_ref = conv2d_grads_ref(
+            x[:, :, None], w[:, :, None], g[:, :, None], *two_d
+        )
+        dx_ref, dw_ref = dx_ref[:, :, 0], dw_ref[:, :, 0]
+    else:
+        s, p = (1, 2), (1, 0)
+        g = rng.normal(size=conv2d_ref(x, w, s, p).shape)
+        dx_ref, dw_ref = conv2d_grads_ref(x, w, g, s, p)
+    weight = getattr(fast_conv, f"conv{spatial}d_backward_weight")
+    inputs = getattr(fast_conv, f"conv{spatial}d_backward_input")
+    calls = 30
+    for call in range(calls):
+        for name, launch, shape, first, second, expected in (
+            ("weight", weight, w.shape, x, g, dw_ref),
+            ("input", inputs, x.shape, g, w, dx_ref),
+        ):
+            result, read = empty_strided(shape)
+            launch(result, strided(first), strided(second), s, p)
+            got = read()
+            wrong = np.argwhere(~np.isclose(got, expected, rtol=1e-9, atol=1e-9))
+            at = tuple(int(i) for i in wrong[0]) if wrong.size else ()
+            assert wrong.size == 0, (
+                f"conv{spatial}d_backward_{name} at batch {x_shape[0]}, call "
+                f"{call + 1} of {calls}: {len(wrong)} wrong entries, the first at "
+                f"{at}: {got[at]} instead of {expected[at]}. When two prange "
+                "workers add into the same entry at once, one addition is lost: "
+                "give each worker whole entries of the result (prange over them) "
+                "and sum inside."
+            )
 
 
 # ------------------------------------------------------------- parallel loops

@@ -75,7 +75,7 @@ def _values_and_grads(product, a, a_order, b, b_order, g, backend):
 )
 def test_fast_matmul_equals_numpy_and_the_students_product(case, backend, mp):
     backend = backend or BACKEND
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     a_shape, a_order, b_shape, b_order = case
     rng = np.random.default_rng(len(a_shape) + a_shape[-1])
     a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
@@ -87,7 +87,7 @@ def test_fast_matmul_equals_numpy_and_the_students_product(case, backend, mp):
         for name, x, y, z in zip(["value", "a.grad", "b.grad"], got, want, ref):
             np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12, err_msg=name)
             np.testing.assert_allclose(x, z, rtol=1e-10, atol=1e-12, err_msg=name)
-    assert list(_matmul_blas._AGREES.values()) == [True]
+    assert list(_matmul_blas.PATH.outcomes) == [True]
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def mp(monkeypatch):
 @task4_6
 def test_a_wrong_kernel_is_kept(mp):
     """A students' product that disagrees keeps running (its bug shows)."""
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     right = tf.MatMul.forward
 
     def wrong(ctx, a, b):
@@ -111,12 +111,12 @@ def test_a_wrong_kernel_is_kept(mp):
     for _ in range(2):
         out = F.linear(make(x), make(w))
         np.testing.assert_allclose(out.to_numpy(), x @ w.T + 1.0, rtol=1e-12)
-    assert list(_matmul_blas._AGREES.values()) == [False]
+    assert list(_matmul_blas.PATH.outcomes) == [False]
 
 
 @task4_6
 def test_a_wrong_backward_is_kept(mp):
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     right = tf.MatMul.backward
 
     def wrong(ctx, grad):  # the gradient of b forgotten
@@ -128,12 +128,12 @@ def test_a_wrong_backward_is_kept(mp):
     for _ in range(2):
         F.linear(x, w).sum().backward()
         assert w.grad is None
-    assert list(_matmul_blas._AGREES.values()) == [False]
+    assert list(_matmul_blas.PATH.outcomes) == [False]
 
 
 @task4_6
 def test_a_stub_still_raises(mp):
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
 
     def stub(ctx, a, b):
         raise NotImplementedError("Task 2.3: MatMul.forward")
@@ -141,12 +141,12 @@ def test_a_stub_still_raises(mp):
     mp.setattr(tf.MatMul, "forward", staticmethod(stub))
     with pytest.raises(NotImplementedError, match="Task 2.3"):
         F.linear(make(np.ones((2, 3))), make(np.ones((4, 3))))
-    assert _matmul_blas._AGREES == {}
+    assert _matmul_blas.PATH.signatures == 0
 
 
 @task4_6
 def test_a_stubbed_backward_leaves_the_forward_working(mp):
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
 
     def stub(ctx, grad):
         raise NotImplementedError("Task 2.4: MatMul.backward")
@@ -155,43 +155,43 @@ def test_a_stubbed_backward_leaves_the_forward_working(mp):
     x, w = np.ones((2, 3)), np.arange(12.0).reshape(4, 3)
     out = F.linear(make(x), make(w, True))
     np.testing.assert_array_equal(out.to_numpy(), x @ w.T)
-    assert list(_matmul_blas._AGREES.values()) == [False]
+    assert list(_matmul_blas.PATH.outcomes) == [False]
     with pytest.raises(NotImplementedError, match="Task 2.4"):
         out.sum().backward()
 
 
 @task4_6
 def test_the_check_leaves_the_seeded_random_stream_alone(mp):
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     manual_seed(11)
     expected = rand(5).to_numpy()
     manual_seed(11)
     F.linear(make(np.ones((2, 3))), make(np.ones((4, 3))))  # a check
-    assert len(_matmul_blas._AGREES) == 1
+    assert _matmul_blas.PATH.signatures == 1
     np.testing.assert_array_equal(rand(5).to_numpy(), expected)
 
 
 @task4_6
 def test_a_first_call_inside_no_grad_is_checked_and_records_nothing(mp):
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     w = make(np.ones((4, 3)), True)
     with no_grad():
         out = F.linear(make(np.ones((2, 3))), w)
     assert not out.requires_grad and w.grad is None
-    assert list(_matmul_blas._AGREES.values()) == [True]
+    assert list(_matmul_blas.PATH.outcomes) == [True]
 
 
 @task4_6
 def test_vectors_and_shape_errors_are_the_students_products(mp):
     """A 1-D input is left to ``@`` (it handles the vector); a shape mismatch
     reports ``@``'s error."""
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     w = np.arange(12.0).reshape(4, 3)
     out = F.linear(make(np.ones(3)), make(w))
     np.testing.assert_array_equal(out.to_numpy(), w.sum(axis=1))
     with pytest.raises(ValueError, match="cannot multiply"):
         _matmul_blas.matmul(make(np.ones((2, 3))), make(np.ones((4, 3))))
-    assert _matmul_blas._AGREES == {}
+    assert _matmul_blas.PATH.signatures == 0
 
 
 @task4_8
@@ -217,12 +217,14 @@ def test_multihead_attention_equals_the_students_products(batch_first, mp):
     mp.setattr(_matmul_blas, "matmul", lambda a, b: a @ b)
     want = run()
     mp.undo()
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     for _ in range(2):
         got = run()
         for x, y in zip(got, want):
             np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
-    assert _matmul_blas._AGREES and all(_matmul_blas._AGREES.values())
+    assert (
+        _matmul_blas.PATH.agreed and not _matmul_blas.PATH.differed
+    ), _matmul_blas.PATH
 
 
 @task4_6
@@ -230,7 +232,7 @@ def test_a_backward_wrong_only_for_a_frozen_weight_is_kept(mp):
     """Which operands need a gradient is part of the signature, and the check
     asks for the same ones: a backward that goes wrong only when the weight is
     frozen (``needs_input_grad`` ``(True, False)``) is caught there."""
-    mp.setattr(_matmul_blas, "_AGREES", {})
+    _matmul_blas.PATH.reset()
     right = tf.MatMul.backward
 
     def wrong(ctx, grad):
@@ -247,4 +249,4 @@ def test_a_backward_wrong_only_for_a_frozen_weight_is_kept(mp):
         F.linear(tx, tw).sum().backward()
         want = np.ones((4, 5)) @ w * (2.0 if frozen else 1.0)
         np.testing.assert_allclose(tx.grad.to_numpy(), want, rtol=1e-12)
-    assert list(_matmul_blas._AGREES.values()) == [True, False]
+    assert list(_matmul_blas.PATH.outcomes) == [True, False]

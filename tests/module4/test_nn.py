@@ -11,7 +11,12 @@ from module0_fundamentals import Module
 from module2_tensors import manual_seed, no_grad
 from module4_networks import nn
 from tests.messages import assert_names
-from tests.module4.helpers import BACKEND, check_module_grad, make
+from tests.module4.helpers import (
+    BACKEND,
+    check_grad_through_update,
+    check_module_grad,
+    make,
+)
 from tests.module4.reference import conv1d_ref, conv2d_ref
 
 pytestmark = pytest.mark.task4_6
@@ -69,8 +74,59 @@ def test_linear_gradients_and_no_bias():
     layer = nn.Linear(3, 2, backend=BACKEND)
     check_module_grad(layer, np.random.default_rng(2).normal(size=(4, 3)))
     plain = nn.Linear(3, 2, bias=False, backend=BACKEND)
-    assert plain.bias is None and len(plain.parameters()) == 1
+    assert plain.bias is None and len(list(plain.parameters())) == 1
     check_module_grad(plain, np.random.default_rng(3).normal(size=(2, 3)))
+
+
+def _layers_with_parameters():
+    rng = np.random.default_rng(8)
+    return [
+        ("Linear", lambda: nn.Linear(3, 2, backend=BACKEND), rng.normal(size=(4, 3))),
+        (
+            "Conv1d",
+            lambda: nn.Conv1d(2, 3, 2, padding=1, backend=BACKEND),
+            rng.normal(size=(2, 2, 4)),
+        ),
+        (
+            "Conv2d",
+            lambda: nn.Conv2d(2, 2, 2, stride=2, backend=BACKEND),
+            rng.normal(size=(1, 2, 4, 3)),
+        ),
+        (
+            "Embedding",
+            lambda: nn.Embedding(5, 3, backend=BACKEND),
+            lambda: make(np.array([[1, 4, 0], [2, 1, 3]])),
+        ),
+        (
+            "BatchNorm1d",
+            lambda: nn.BatchNorm1d(3, backend=BACKEND),
+            rng.normal(size=(4, 3)),
+        ),
+        (
+            "BatchNorm2d",
+            lambda: nn.BatchNorm2d(2, backend=BACKEND),
+            rng.normal(size=(2, 2, 2, 3)),
+        ),
+        (
+            "LayerNorm",
+            lambda: nn.LayerNorm((2, 3), backend=BACKEND),
+            rng.normal(size=(2, 2, 3)),
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    "make_layer, x",
+    [pytest.param(m, x, id=name) for name, m, x in _layers_with_parameters()],
+)
+def test_every_layer_reads_its_parameters_through_value(make_layer, x):
+    """The contract stated in ``layers.py``: a forward reads each parameter as
+    ``self.<name>.value``. Module 1's optimizer and a gradient check give a
+    parameter a new value with ``p.update(leaf)``; from then on ``p.value`` is
+    that leaf, and its gradient must reach it (checked against central
+    differences for every parameter of every layer)."""
+    layer = make_layer()
+    check_grad_through_update(layer, x() if callable(x) else x)
 
 
 def test_linear_rejects_the_wrong_input_size():
@@ -228,7 +284,7 @@ def test_batch_norm_gradients_in_training():
 
 def test_batch_norm_without_running_stats_and_errors():
     layer = nn.BatchNorm2d(2, affine=False, track_running_stats=False, backend=BACKEND)
-    assert layer.parameters() == []
+    assert list(layer.parameters()) == []
     layer.eval()
     x = np.random.default_rng(9).normal(size=(2, 2, 2, 2))
     np.testing.assert_allclose(layer(make(x)).to_numpy(), batch_norm_ref(x), atol=1e-10)

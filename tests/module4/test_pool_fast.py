@@ -93,16 +93,15 @@ def _with_ties_and_nan(shape, seed):
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("order", [None, (0, 1, 3, 2)])
 def test_fast_max_pool_matches_numpy_and_the_students_code(case, order, monkeypatch):
-    monkeypatch.setattr(_pool_fast, "_AGREES", {})
+    _pool_fast.PATH.reset()
     shape, *args = case
     x = _with_ties_and_nan(shape, seed=len(shape) + shape[-1])
     want, _ = _numpy_max_pool(x, *args, None)
     g = np.random.default_rng(1).normal(size=want.shape)
     want, want_grad = _numpy_max_pool(x, *args, g)
     # The students' code alone (the hook steps aside while a check runs).
-    monkeypatch.setattr(_pool_fast, "_checking", True)
-    ref, ref_grad = _values_and_grad(x, args, g, order)
-    monkeypatch.setattr(_pool_fast, "_checking", False)
+    with _pool_fast.PATH.off():
+        ref, ref_grad = _values_and_grad(x, args, g, order)
     # First call: checked, then fast; second call: fast directly.
     for _ in range(2):
         got, got_grad = _values_and_grad(x, args, g, order)
@@ -110,7 +109,7 @@ def test_fast_max_pool_matches_numpy_and_the_students_code(case, order, monkeypa
         np.testing.assert_array_equal(got, ref)
         np.testing.assert_allclose(got_grad, want_grad, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(got_grad, ref_grad, rtol=1e-12, atol=1e-12)
-    assert list(_pool_fast._AGREES.values()) == [tuple(want.shape)]
+    assert list(_pool_fast.PATH.outcomes) == [tuple(want.shape)]
 
 
 @task4_4
@@ -125,7 +124,7 @@ def test_ties_go_to_the_first_maximum_and_nan_propagates():
 @task4_4
 def test_a_wrong_max_is_not_replaced_by_the_fast_path(monkeypatch):
     """A students' ``max`` that disagrees keeps running (its bug shows)."""
-    monkeypatch.setattr(_pool_fast, "_AGREES", {})
+    _pool_fast.PATH.reset()
     right = F.max
 
     def wrong(a, dim=None, keepdim=False):
@@ -138,12 +137,12 @@ def test_a_wrong_max_is_not_replaced_by_the_fast_path(monkeypatch):
     for _ in range(2):
         out = F.max_pool2d(make(x, backend=FastBackend), 2)
         np.testing.assert_array_equal(out.to_numpy(), want + 1.0)
-    assert list(_pool_fast._AGREES.values()) == [False]
+    assert list(_pool_fast.PATH.outcomes) == [False]
 
 
 @task4_4
 def test_a_wrong_backward_is_not_replaced_by_the_fast_path(monkeypatch):
-    monkeypatch.setattr(_pool_fast, "_AGREES", {})
+    _pool_fast.PATH.reset()
 
     def wrong(ctx, grad):  # every tied entry gets the gradient
         (one_hot,) = ctx.saved_values
@@ -156,12 +155,12 @@ def test_a_wrong_backward_is_not_replaced_by_the_fast_path(monkeypatch):
     for _ in range(2):
         _, grad = _values_and_grad(x, (2,), g)
         np.testing.assert_allclose(grad, 2.0 * want_grad)
-    assert list(_pool_fast._AGREES.values()) == [False]
+    assert list(_pool_fast.PATH.outcomes) == [False]
 
 
 @task4_4
 def test_a_stub_still_raises(monkeypatch):
-    monkeypatch.setattr(_pool_fast, "_AGREES", {})
+    _pool_fast.PATH.reset()
 
     def stub(input, kernel):
         raise NotImplementedError("Task 4.3: tile")
@@ -169,23 +168,23 @@ def test_a_stub_still_raises(monkeypatch):
     monkeypatch.setattr(F, "tile", stub)
     with pytest.raises(NotImplementedError, match="Task 4.3"):
         F.max_pool2d(make(np.zeros((1, 1, 4, 4)), backend=FastBackend), 2)
-    assert _pool_fast._AGREES == {}
+    assert _pool_fast.PATH.signatures == 0
 
 
 @task4_4
 def test_the_check_leaves_the_seeded_random_stream_alone(monkeypatch):
-    monkeypatch.setattr(_pool_fast, "_AGREES", {})
+    _pool_fast.PATH.reset()
     manual_seed(11)
     expected = rand(5).to_numpy()
     manual_seed(11)
     F.max_pool2d(make(np.ones((1, 1, 4, 4)), backend=FastBackend), 2)  # a check
-    assert len(_pool_fast._AGREES) == 1
+    assert _pool_fast.PATH.signatures == 1
     np.testing.assert_array_equal(rand(5).to_numpy(), expected)
 
 
 @task4_4
 def test_a_first_call_inside_no_grad_is_checked_and_records_nothing(monkeypatch):
-    monkeypatch.setattr(_pool_fast, "_AGREES", {})
+    _pool_fast.PATH.reset()
     x = np.random.default_rng(4).normal(size=(1, 2, 4, 4))
     t = make(x, requires_grad=True, backend=FastBackend)
     with no_grad():
@@ -194,4 +193,4 @@ def test_a_first_call_inside_no_grad_is_checked_and_records_nothing(monkeypatch)
     np.testing.assert_array_equal(out.to_numpy(), want)
     assert not out.requires_grad
     assert t.grad is None  # the check ran on a detached copy
-    assert list(_pool_fast._AGREES.values()) == [want.shape]
+    assert list(_pool_fast.PATH.outcomes) == [want.shape]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tests.pytorch_reference import import_torch
 
 # Written for PyTorch; nothing below the first line is changed to run it here.
 PYTORCH_SCRIPT = """\
@@ -134,7 +135,7 @@ def test_a_pytorch_cnn_script_runs_with_only_the_import_changed(tmp_path):
 def test_the_cnn_script_is_pytorch(tmp_path):
     """The same script and checks under PyTorch itself, where it is installed: the
     script is real PyTorch code and the checks are PyTorch's behaviour."""
-    pytest.importorskip("torch")
+    import_torch()
     namespace = _run("torch", tmp_path)
     _check(namespace)
     np.testing.assert_array_equal(

@@ -88,11 +88,11 @@ def _run(kind: str, extra: dict, options: dict, given_state: bool, seed: int = 0
 @pytest.mark.parametrize("options", OPTIONS)
 @pytest.mark.parametrize("given_state", [False, True])
 def test_fast_path_equals_the_students_loop(kind, extra, options, given_state, mp):
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     mp.setattr(_recurrent_fast, "unroll", _reference_unroll)
     want = _run(kind, extra, options, given_state)
     mp.undo()
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     calls = []
     fast = _recurrent_fast._run_fast
     mp.setattr(_recurrent_fast, "_run_fast", lambda *a: calls.append(a[0]) or fast(*a))
@@ -105,7 +105,7 @@ def test_fast_path_equals_the_students_loop(kind, extra, options, given_state, m
             )
     directions = 2 if options["bidirectional"] else 1
     layers_run = options["num_layers"] * directions
-    assert list(_recurrent_fast._AGREES.values()) == [True] * layers_run
+    assert list(_recurrent_fast.PATH.outcomes) == [True] * layers_run
     assert len(calls) == 2 * layers_run
 
 
@@ -187,23 +187,23 @@ def test_a_wrong_step_is_kept(mp):
         c_next = c + i.sigmoid() * g.tanh()
         return o.sigmoid() * c_next.tanh(), c_next
 
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     right = _lstm_output()
     fast_unroll = _recurrent_fast.unroll
     mp.setattr(R, "lstm_step", wrong)
     mp.setattr(_recurrent_fast, "unroll", _reference_unroll)
     want = _lstm_output()  # the wrong step's own loop
     mp.setattr(_recurrent_fast, "unroll", fast_unroll)
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     for _ in range(2):
         np.testing.assert_array_equal(_lstm_output(), want)
-    assert list(_recurrent_fast._AGREES.values()) == [False]
+    assert list(_recurrent_fast.PATH.outcomes) == [False]
     assert not np.allclose(want, right)
 
 
 def test_a_wrong_backward_is_kept(mp):
     """Right values, wrong gradients (a sigmoid backward doubled): kept too."""
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     right = tf.Sigmoid.backward
 
     def doubled(ctx, grad):
@@ -214,11 +214,11 @@ def test_a_wrong_backward_is_kept(mp):
     layer = R.GRU(IN, HIDDEN)
     x = tensor(np.random.default_rng(4).normal(size=(STEPS, BATCH, IN)))
     out, _ = layer(x)
-    assert list(_recurrent_fast._AGREES.values()) == [False]
+    assert list(_recurrent_fast.PATH.outcomes) == [False]
     out.sum().backward()
     got = layer.weight_ih_l0.grad.to_numpy()
     mp.undo()
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     manual_seed(4)
     layer = R.GRU(IN, HIDDEN)
     out, _ = layer(x)
@@ -227,7 +227,7 @@ def test_a_wrong_backward_is_kept(mp):
 
 
 def test_a_stub_still_raises(mp):
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
 
     def stub(self, x, state, weights, reverse=False):
         raise NotImplementedError("Task 4.7: _unroll")
@@ -235,13 +235,13 @@ def test_a_stub_still_raises(mp):
     mp.setattr(R._RNNBase, "_unroll", stub)
     with pytest.raises(NotImplementedError, match="Task 4.7"):
         R.LSTM(IN, HIDDEN)(tensor(np.zeros((STEPS, BATCH, IN))))
-    assert _recurrent_fast._AGREES == {}
+    assert _recurrent_fast.PATH.signatures == 0
 
 
 def test_a_stubbed_backward_leaves_the_forward_working(mp):
     """Forward-only use works as before when a backward is still a stub; the
     backward raises where the students' path raised it."""
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
 
     def stub(ctx, grad):
         raise NotImplementedError("Task 2.4: Tanh.backward")
@@ -251,31 +251,31 @@ def test_a_stubbed_backward_leaves_the_forward_working(mp):
     layer = R.RNN(IN, HIDDEN)
     x = np.random.default_rng(6).normal(size=(STEPS, BATCH, IN))
     out, _ = layer(tensor(x))
-    assert list(_recurrent_fast._AGREES.values()) == [False]
+    assert list(_recurrent_fast.PATH.outcomes) == [False]
     with pytest.raises(NotImplementedError, match="Task 2.4"):
         out.sum().backward()
 
 
 def test_the_check_leaves_the_seeded_random_stream_alone(mp):
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     manual_seed(11)
     expected = rand(5).to_numpy()
     layer = R.GRU(IN, HIDDEN)
     manual_seed(11)
     layer(tensor(np.ones((STEPS, BATCH, IN))))  # a check
-    assert len(_recurrent_fast._AGREES) == 1
+    assert _recurrent_fast.PATH.signatures == 1
     np.testing.assert_array_equal(rand(5).to_numpy(), expected)
 
 
 def test_a_first_call_inside_no_grad_is_checked_and_records_nothing(mp):
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     layer = R.LSTM(IN, HIDDEN)
     x = tensor(np.ones((STEPS, BATCH, IN)), requires_grad=True)
     with no_grad():
         out, (h, c) = layer(x)
     assert not out.requires_grad and not c.requires_grad
     assert x.grad is None and layer.weight_hh_l0.grad is None
-    assert list(_recurrent_fast._AGREES.values()) == [True]
+    assert list(_recurrent_fast.PATH.outcomes) == [True]
 
 
 def _shapes(result: Tuple) -> List:
@@ -286,8 +286,8 @@ def _shapes(result: Tuple) -> List:
 
 
 def test_unbatched_input_takes_the_fast_path_with_the_right_shapes(mp):
-    mp.setattr(_recurrent_fast, "_AGREES", {})
+    _recurrent_fast.PATH.reset()
     layer = R.LSTM(IN, HIDDEN, num_layers=2)
     result = layer(tensor(np.ones((STEPS, IN))))
     assert _shapes(result) == [(STEPS, HIDDEN), (2, HIDDEN), (2, HIDDEN)]
-    assert list(_recurrent_fast._AGREES.values()) == [True, True]
+    assert list(_recurrent_fast.PATH.outcomes) == [True, True]

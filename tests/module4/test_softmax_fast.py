@@ -72,19 +72,18 @@ def _values_and_grad(scores, mask, g, order=None):
 def test_fast_softmax_equals_numpy_and_the_students_code(
     name, mask, numbers, order, mp
 ):
-    mp.setattr(_softmax_fast, "_AGREES", {})
+    _softmax_fast.PATH.reset()
     rng = np.random.default_rng(3)
     scores, g = rng.normal(size=SHAPE), rng.normal(size=SHAPE)
     want = _oracle(scores, numbers)
-    mp.setattr(_softmax_fast, "_checking", True)  # the students' code alone
-    ref, ref_grad = _values_and_grad(scores, mask, g, order)
-    mp.setattr(_softmax_fast, "_checking", False)
+    with _softmax_fast.PATH.off():  # the students' code alone
+        ref, ref_grad = _values_and_grad(scores, mask, g, order)
     for _ in range(2):  # first call: checked, then fast; second: fast directly
         got, got_grad = _values_and_grad(scores, mask, g, order)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(got_grad, ref_grad, rtol=1e-10, atol=1e-14)
-    assert list(_softmax_fast._AGREES.values()) == [True]
+    assert list(_softmax_fast.PATH.outcomes) == [True]
 
 
 @pytest.fixture
@@ -95,26 +94,26 @@ def mp(monkeypatch):
 
 @pytest.mark.parametrize("name, mask, numbers", _masks()[:3] + _masks()[5:])
 def test_fast_softmax_gradients_match_central_differences(name, mask, numbers, mp):
-    mp.setattr(_softmax_fast, "_AGREES", {})
+    _softmax_fast.PATH.reset()
     scores = np.random.default_rng(4).normal(size=SHAPE)
     check_grad(lambda s: A.attention_weights(s, mask), [scores])
     # (The differences evaluate inputs that need no gradient: a second signature.)
-    assert list(_softmax_fast._AGREES.values()) == [True, True]
+    assert list(_softmax_fast.PATH.outcomes) == [True, True]
 
 
 def test_a_wrong_softmax_is_kept(mp):
-    mp.setattr(_softmax_fast, "_AGREES", {})
+    _softmax_fast.PATH.reset()
     right = F.softmax
     mp.setattr(F, "softmax", lambda x, dim: right(x, dim) * 2.0)
     scores = np.random.default_rng(5).normal(size=SHAPE)
     for _ in range(2):
         out = A.attention_weights(make(scores), None)
         np.testing.assert_allclose(out.to_numpy(), 2.0 * _oracle(scores, None))
-    assert list(_softmax_fast._AGREES.values()) == [False]
+    assert list(_softmax_fast.PATH.outcomes) == [False]
 
 
 def test_a_stub_still_raises(mp):
-    mp.setattr(_softmax_fast, "_AGREES", {})
+    _softmax_fast.PATH.reset()
 
     def stub(x, dim):
         raise NotImplementedError("Task 4.4: softmax")
@@ -122,22 +121,21 @@ def test_a_stub_still_raises(mp):
     mp.setattr(F, "softmax", stub)
     with pytest.raises(NotImplementedError, match="Task 4.4"):
         A.attention_weights(make(np.zeros(SHAPE)), None)
-    assert _softmax_fast._AGREES == {}
+    assert _softmax_fast.PATH.signatures == 0
 
 
 def test_dropout_still_follows_with_the_same_random_numbers(mp):
     """The check draws no numbers from the seeded stream; dropout on the weights
     then gives what the students' path gives."""
-    mp.setattr(_softmax_fast, "_AGREES", {})
+    _softmax_fast.PATH.reset()
     scores = np.random.default_rng(6).normal(size=SHAPE)
-    mp.setattr(_softmax_fast, "_checking", True)
-    manual_seed(9)
-    want = A.attention_weights(make(scores), None, dropout_p=0.5).to_numpy()
-    mp.setattr(_softmax_fast, "_checking", False)
+    with _softmax_fast.PATH.off():
+        manual_seed(9)
+        want = A.attention_weights(make(scores), None, dropout_p=0.5).to_numpy()
     manual_seed(9)
     got = A.attention_weights(make(scores), None, dropout_p=0.5).to_numpy()
     np.testing.assert_allclose(got, want, rtol=1e-12)
-    assert (got == 0.0).any() and list(_softmax_fast._AGREES.values()) == [True]
+    assert (got == 0.0).any() and list(_softmax_fast.PATH.outcomes) == [True]
     manual_seed(9)
     expected = rand(5).to_numpy()
     manual_seed(9)
@@ -146,20 +144,20 @@ def test_dropout_still_follows_with_the_same_random_numbers(mp):
 
 
 def test_a_first_call_inside_no_grad_is_checked_and_records_nothing(mp):
-    mp.setattr(_softmax_fast, "_AGREES", {})
+    _softmax_fast.PATH.reset()
     s = make(np.ones(SHAPE), True)
     with no_grad():
         out = A.attention_weights(s, None)
     assert not out.requires_grad and s.grad is None
-    assert list(_softmax_fast._AGREES.values()) == [True]
+    assert list(_softmax_fast.PATH.outcomes) == [True]
 
 
 def test_a_mask_that_needs_a_gradient_or_does_not_fit_is_the_students(mp):
-    mp.setattr(_softmax_fast, "_AGREES", {})
+    _softmax_fast.PATH.reset()
     additive = make(np.full(SHAPE, 0.25), True)
     out = A.attention_weights(make(np.ones(SHAPE)), additive)
     out.sum().backward()
     assert additive.grad is not None  # the students' path: the mask gets one
     with pytest.raises(ValueError):
         A.attention_weights(make(np.ones(SHAPE)), np.ones((5, 4)))
-    assert _softmax_fast._AGREES == {}
+    assert _softmax_fast.PATH.signatures == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from project.script_tools import LOG_INTERVAL, progress_bar, save_curves
+from project.script_tools import LOG_INTERVAL, StepBudget, progress_bar, save_curves
 
 ROOT = Path(__file__).resolve().parents[2]
 # The module whose library each script needs. An edition of the first modules only
@@ -210,6 +210,42 @@ def test_progress_is_a_tqdm_bar_redrawn_on_a_terminal_and_sparse_in_a_log():
     final = log.getvalue().split("\r")[-1]
     assert "250/250" in final and final.rstrip().endswith("loss 0.0040]")
     assert log.getvalue().count("\r") < 10  # not one refresh per epoch
+
+
+def test_a_step_budget_bar_counts_toward_the_time_limit_when_time_ends_the_run():
+    """A 10-second run of at most 100,000 steps, one step a second: the bar shows
+    n/10 (not n/100000, with hours left), and ends full at the steps taken."""
+    now = [0.0]
+    log = Terminal()
+    budget = StepBudget(100_000, 10.0, file=log, clock=lambda: now[0])
+    totals = []
+    while budget.running:
+        now[0] += 1.0
+        budget.advance(f"t {now[0]:g}")
+        totals.append(budget.bar.total)
+    budget.close()
+    assert budget.taken == 10 and totals == [10] * 10
+    assert re.search(r"step: 100%\|.*\| 10/10 \[", log.getvalue().split("\r")[-1])
+
+
+def test_a_step_budget_bar_counts_steps_when_steps_end_the_run():
+    """Fast steps: the step cap ends the run, and the bar's total stays the cap;
+    a slowdown half-way re-estimates what fits."""
+    now = [0.0]
+    budget = StepBudget(8, 100.0, file=io.StringIO(), clock=lambda: now[0])
+    while budget.running:
+        now[0] += 0.5
+        budget.advance()
+        assert budget.bar.total == 8
+    assert budget.taken == 8
+    now[0] = 0.0
+    slow = StepBudget(1000, 100.0, file=io.StringIO(), clock=lambda: now[0])
+    now[0] = 10.0
+    slow.advance()  # 1 step in 10 s: 1 + 90 * 1 / 10 = 10 fit
+    assert slow.bar.total == 10
+    now[0] = 11.0
+    slow.advance()  # 2 steps in 11 s: 2 + int(89 * 2 / 11) = 18
+    assert slow.bar.total == 18
 
 
 def test_save_curves_plots_sequences_and_single_points(tmp_path: Path):

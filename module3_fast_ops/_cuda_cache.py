@@ -1,0 +1,155 @@
+"""Compiled CUDA kernels that persist across processes (private: students never
+edit or need to read this file).
+
+On a GPU, numba-cuda compiles each kernel in every new process (NVVM, then linking):
+issue 40 measured 9 of an MNIST run's 12 seconds compiling 10 kernels. numba-cuda's
+own ``cache=True`` keeps the machine code, but its key hashes the kernel's bytecode
+and pickles its closure: an edit of a scalar function compiled into the kernel
+(Module 0's ``exp``, Module 2's index helpers) would go unnoticed, so a student
+could run stale code.
+
+:func:`persist` gives a CUDA kernel (a numba-cuda dispatcher) a disk cache keyed as
+the CPU kernels are (``kernel_cache.kernel_key``: the code of every function the
+kernel reaches, scalar and device functions included, their options and the
+constants they read), in the same folders (``kernel_cache._cache_path``: under
+``$KINDLING_CACHE_DIR`` when set). Each entry is numba-cuda's own serialised kernel
+(PTX and cubin per compute capability), indexed by signature, compute capability,
+numba-cuda version and that key. The first process that compiles a kernel says so
+on stderr (``KINDLING_QUIET=1`` silences it); the next ones load it.
+
+In the simulator nothing compiles, so :func:`persist` leaves kernels as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Optional, Tuple
+
+from . import kernel_cache
+
+__all__ = ["persist", "CudaKernelCache"]
+
+
+def _classes() -> Tuple[Any, Any, Any]:
+    """numba-cuda's ``CUDACache``, ``CUDACacheImpl`` and ``IndexDataCacheFile``
+    (imported on first use: this module loads with the simulator too)."""
+    from numba.cuda.core.caching import IndexDataCacheFile
+    from numba.cuda.dispatcher import CUDACache, CUDACacheImpl
+
+    return CUDACache, CUDACacheImpl, IndexDataCacheFile
+
+
+_announced = False
+
+
+def _announce(label: str) -> None:
+    """One line on stderr at the first CUDA compilation of a process."""
+    global _announced
+    if _announced or os.environ.get("KINDLING_QUIET", "") not in ("", "0"):
+        return
+    _announced = True
+    sys.stderr.write(
+        f"kindling: compiling CUDA kernels, {label} first (first run only; later "
+        "runs load them from the cache)\n"
+    )
+
+
+def _cache_class() -> Any:
+    """:class:`CudaKernelCache`, defined on numba-cuda's classes at first use."""
+    global CudaKernelCache
+    if CudaKernelCache is not None:
+        return CudaKernelCache
+    CUDACache, CUDACacheImpl, IndexDataCacheFile = _classes()
+
+    class _Impl(CUDACacheImpl):  # type: ignore[misc, valid-type]
+        def __init__(self, py_func: Callable[..., Any], locator: Any) -> None:
+            # Not CacheImpl.__init__: that picks one of numba's file-stamp locators.
+            self._lineno = py_func.__code__.co_firstlineno
+            self._locator = locator
+            modname = os.path.splitext(os.path.basename(locator._py_file))[0]
+            fullname = f"{modname}.{py_func.__qualname__}"
+            self._filename_base = self.get_filename_base(fullname, sys.abiflags)
+
+    class _CudaKernelCache(CUDACache):  # type: ignore[misc, valid-type]
+        """numba-cuda's kernel cache, keyed by ``kernel_cache.kernel_key``."""
+
+        def __init__(
+            self, py_func: Callable[..., Any], label: str, key: Tuple[str, str]
+        ) -> None:
+            # Not CUDACache.__init__ (it would locate by file stamp): the same
+            # attributes, from the keyed locator.
+            identity, stamp = key
+            py_file = py_func.__code__.co_filename
+            path = kernel_cache._cache_path(py_file)
+            self._name = repr(py_func)
+            self._py_func = py_func
+            self.label = label
+            self._stamp = stamp
+            self._launch_config_key = None
+            self._launch_config_sensitive_flag = None
+            locator = kernel_cache._Locator(py_file, path or "", stamp, identity)
+            self._impl = _Impl(py_func, locator)
+            self._cache_path = path or ""
+            base = self._impl.filename_base
+            self._cache_file = IndexDataCacheFile(
+                cache_path=self._cache_path, filename_base=base, source_stamp=stamp
+            )
+            self._launch_config_marker_path = os.path.join(
+                self._cache_path, f"{base}.lcs"
+            )
+            self._enabled = path is not None
+
+        def _index_key(self, sig: Any, codegen: Any) -> Any:
+            # numba-cuda's key pickles the closure (device functions carry
+            # per-process state) and hashes the kernel's bytecode only; the stamp
+            # covers everything the kernel compiles in.
+            import numba_cuda
+
+            key = (sig, codegen.magic_tuple(), numba_cuda.__version__, self._stamp)
+            if self._launch_config_key is None:
+                return key
+            return key + (("launch_config", self._launch_config_key),)
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            try:
+                kernel = super().load_overload(sig, target_context)
+            except Exception:  # noqa: BLE001 - a damaged file: compile afresh
+                kernel = None
+            if kernel is None:
+                _announce(self.label)
+            return kernel
+
+        def save_overload(self, sig: Any, data: Any) -> None:
+            try:
+                super().save_overload(sig, data)
+            except Exception:  # noqa: BLE001 - disk full, a kernel numba-cuda
+                pass  # cannot serialise: it still runs, compiled in memory
+
+    CudaKernelCache = _CudaKernelCache
+    return CudaKernelCache
+
+
+#: The cache class (made from numba-cuda's at the first :func:`persist`).
+CudaKernelCache: Optional[type] = None
+
+
+def persist(kernel: Any, label: str) -> Any:
+    """Give the ``@cuda.jit`` kernel ``kernel`` a disk cache keyed by everything
+    compiled into it, under the name ``label`` (shown when it compiles), and
+    return it. A simulated kernel, one already compiled, or one whose code cannot
+    be described for a key is returned unchanged (compiled in memory as before)."""
+    py_func = getattr(kernel, "py_func", None)
+    if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
+        return kernel
+    try:
+        key = kernel_cache.kernel_key(py_func, kernel.targetoptions)
+    except (OSError, TypeError, ValueError):
+        key = None
+    if key is None:
+        return kernel
+    try:
+        kernel._cache = _cache_class()(py_func, label, key)
+    except Exception:  # noqa: BLE001 - a numba-cuda whose cache classes moved
+        pass  # (tests/module3/test_cuda_kernel_cache.py names what): no disk cache
+    return kernel

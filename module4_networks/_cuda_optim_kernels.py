@@ -1,0 +1,160 @@
+"""The GPU kernels of the fused optimizer steps (``_fused_optim_cuda``): one thread
+per entry of a parameter, the update of ``_fused_optim``'s CPU loops with the same
+floating-point operations in the same order.
+
+Interface: ``sgd`` and ``adam`` (the ``@cuda.jit`` kernels), ``THREADS`` (their block
+size) and :func:`kernel_specs` (``kindling kernels --task optim`` and the resource
+test). Importing this module imports ``numba.cuda``, so ``_fused_optim_cuda`` imports
+it only for a parameter on a CUDA backend.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+import math
+
+import numba
+
+from module3_fast_ops._cuda_cache import persist
+from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, cuda, launch
+
+__all__ = ["sgd", "adam", "THREADS", "kernel_specs", "cuda", "launch"]
+
+#: Threads per block of the optimizer kernels (fewer in the simulator, where each
+#: thread is a Python thread).
+THREADS: int = 8 if SIMULATOR else 256
+
+
+# ------------------------------------------------------------------ kernels
+@cuda.jit(device=True)
+def positions(i, shape, p_strides, g_strides):  # type: ignore
+    """The storage positions in ``p`` and in ``g`` of the entry with row-major
+    number ``i`` of ``shape`` (a parameter and its gradient may have different
+    layouts: a weight's gradient from a matmul's backward is a transposed view)."""
+    p_at = 0
+    g_at = 0
+    for d in range(len(shape) - 1, -1, -1):
+        index = i % shape[d]
+        i //= shape[d]
+        p_at += index * p_strides[d]
+        g_at += index * g_strides[d]
+    return p_at, g_at
+
+
+@cuda.jit
+def sgd(  # type: ignore
+    p,
+    g,
+    buf,
+    shape,
+    p_strides,
+    g_strides,
+    same,
+    size,
+    lr,
+    wd,
+    momentum,
+    dampening,
+    nesterov,
+    first,
+):
+    """Entry ``i`` (row-major) of SGD in place: ``g += wd p``; ``buf = g`` (first
+    step) or ``momentum buf + (1 - dampening) g``; ``g = g + momentum buf``
+    (Nesterov) or ``buf``; ``p -= lr g``. ``buf`` (row-major, unused without
+    momentum) is this module's own; ``p`` and ``g`` are read through their strides
+    unless ``same`` (both row-major: position ``i`` of each)."""
+    i = cuda.grid(1)
+    if i < size:
+        p_at, g_at = i, i
+        if not same:
+            p_at, g_at = positions(i, shape, p_strides, g_strides)
+        gi = g[g_at]
+        if wd != 0.0:
+            gi = gi + wd * p[p_at]
+        if momentum != 0.0:
+            if first:
+                b = gi
+            else:
+                b = momentum * buf[i] + (1.0 - dampening) * gi
+            buf[i] = b
+            if nesterov:
+                gi = gi + momentum * b
+            else:
+                gi = b
+        p[p_at] = p[p_at] - lr * gi
+
+
+@cuda.jit
+def adam(  # type: ignore
+    p,
+    g,
+    m,
+    v,
+    shape,
+    p_strides,
+    g_strides,
+    same,
+    size,
+    lr,
+    beta1,
+    beta2,
+    eps,
+    wd,
+    decay,
+    inv1,
+    inv2,
+):
+    """Entry ``i`` (row-major) of Adam/AdamW in place. ``wd``: Adam's L2 term
+    (``g += wd p``); ``decay``: AdamW's factor ``1 - lr wd`` (1.0 for Adam,
+    skipped); ``inv1 = 1 / (1 - beta1^t)``, ``inv2 = 1 / (1 - beta2^t)``; then
+    ``m = beta1 m + (1 - beta1) g``, ``v = beta2 v + (1 - beta2) g^2``, ``p -= lr
+    (m inv1) / (sqrt(v inv2) + eps)``. ``m`` and ``v`` are row-major; ``p`` and
+    ``g`` as in :func:`sgd`."""
+    i = cuda.grid(1)
+    if i < size:
+        p_at, g_at = i, i
+        if not same:
+            p_at, g_at = positions(i, shape, p_strides, g_strides)
+        pi = p[p_at]
+        gi = g[g_at]
+        if wd != 0.0:
+            gi = gi + wd * pi
+        if decay != 1.0:
+            pi = pi * decay
+        mi = beta1 * m[i] + (1.0 - beta1) * gi
+        vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
+        m[i] = mi
+        v[i] = vi
+        denom = math.sqrt(vi * inv2) + eps
+        p[p_at] = pi - lr * (mi * inv1) * (1.0 / denom)
+
+
+# On a GPU their compiled code is kept on disk for the next processes.
+persist(sgd, "sgd_step")
+persist(adam, "adam_step")
+
+
+# ------------------------------------------------------------ resource check
+def kernel_specs() -> List[KernelSpec]:
+    """The two kernels with their argument types and block size, for ``kindling
+    kernels`` and the resource test."""
+    f64, i64 = numba.float64[::1], numba.int64[::1]
+    x, flag = numba.float64, numba.boolean
+    layout = (i64, i64, i64, flag, numba.int64)  # shape, strides, same, size
+    return [
+        KernelSpec(
+            "sgd_step",
+            "optim",
+            lambda: sgd,
+            (f64, f64, f64, *layout, x, x, x, x, flag, flag),
+            THREADS,
+        ),
+        KernelSpec(
+            "adam_step",
+            "optim",
+            lambda: adam,
+            (f64, f64, f64, f64, *layout) + (x,) * 8,
+            THREADS,
+        ),
+    ]

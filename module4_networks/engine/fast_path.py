@@ -1,0 +1,197 @@
+"""The one mechanism by which Module 4's fast paths stand in for students' code.
+
+A fast path computes what a student's function computes, faster (one BLAS call,
+one compiled pass, one autograd node). The student's code stays the definition:
+for each new *signature* (shapes, layouts, which inputs need a gradient,
+backend; each path says what its key holds) the first call runs the student's
+function forward and backward on detached copies, with a fixed pseudo-random
+output gradient, and the fast path beside it. The fast path serves that
+signature only when values and gradients agree; otherwise the student's code
+keeps running (and showing its mistake), and a stub still raises where it did.
+
+One :class:`FastPath` object per path, registered by name in
+:data:`FAST_PATHS`, holds:
+
+* the verdicts, one per signature, at most ``cap`` of them (a model with ever
+  new shapes checks each, but memory stays bounded: past the cap a signature is
+  checked each time);
+* ``checking``: set while the student's code runs for a check, so that the
+  path steps aside inside its own reference run (the student's function may call
+  the very function the path stands in for);
+* counters that tests and curious students read: ``served`` and ``declined``
+  calls, ``agreed`` and ``differed`` signatures.
+
+Each call site keeps one visible branch, as nanoGPT's ``if self.flash:``::
+
+    fast = _softmax_fast.attention_weights(attention_weights, scores, attn_mask)
+    if fast is not None:
+        weights = fast
+    else:
+        ...  # the student's code
+
+``with FAST_PATHS["matmul"].off():`` runs the student's code alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
+
+import numpy as np
+
+__all__ = [
+    "FastPath",
+    "FAST_PATHS",
+    "fast_path",
+    "probe_gradient",
+    "ran_backward",
+    "agrees",
+    "RTOL",
+]
+
+#: Signatures a path remembers at the most (each verdict is a few bytes).
+CAP = 4096
+
+#: Relative tolerance of an agreement: a fast path and the students' code add
+#: the same numbers in another order (BLAS blocks its sums), nothing more.
+RTOL = 1e-9
+
+
+class FastPath:
+    """A fast path for the student's ``student`` (a description for messages, as
+    ``"a @ b (Task 3.2's kernel)"``), deciding per signature whether it serves."""
+
+    def __init__(self, name: str, student: str, cap: int = CAP) -> None:
+        self.name, self.student, self.cap = name, student, cap
+        self._verdicts: Dict[Hashable, Any] = {}
+        self.checking = False
+        self.served = 0
+        self.declined = 0
+
+    # ------------------------------------------------------------ deciding
+    def verdict(self, key: Hashable, check: Callable[[], Any]) -> Any:
+        """The verdict of signature ``key``: remembered, or ``check()`` (run once
+        per signature, with :attr:`checking` set). A truthy verdict means the
+        path serves the call (a path may return data with it, such as an output
+        shape); a falsy one that the student's code runs."""
+        if key in self._verdicts:
+            verdict = self._verdicts[key]
+        else:
+            self.checking = True
+            try:
+                verdict = check()
+            finally:
+                self.checking = False
+            if len(self._verdicts) < self.cap:
+                self._verdicts[key] = verdict
+        if verdict is False or verdict is None:
+            self.declined += 1
+        else:
+            self.served += 1
+        return verdict
+
+    @property
+    def active(self) -> bool:
+        """Whether the path may serve now (not while the student's code runs for
+        one of its checks, nor inside :meth:`off`)."""
+        return not self.checking
+
+    @contextlib.contextmanager
+    def off(self) -> Iterator["FastPath"]:
+        """Run the student's code alone inside the block (tests, debugging)."""
+        before, self.checking = self.checking, True
+        try:
+            yield self
+        finally:
+            self.checking = before
+
+    # ------------------------------------------------------------ reporting
+    @property
+    def outcomes(self) -> Tuple[Any, ...]:
+        """The verdicts remembered, in the order their signatures came."""
+        return tuple(self._verdicts.values())
+
+    @property
+    def signatures(self) -> int:
+        """Signatures checked and remembered."""
+        return len(self._verdicts)
+
+    @property
+    def agreed(self) -> int:
+        """Signatures on which the path agreed with the student's code."""
+        return sum(1 for v in self._verdicts.values() if v not in (False, None))
+
+    @property
+    def differed(self) -> int:
+        """Signatures on which it did not (the student's code runs there)."""
+        return self.signatures - self.agreed
+
+    def reset(self) -> None:
+        """Forget every verdict and count (a student's code was edited, a test)."""
+        self._verdicts.clear()
+        self.served = self.declined = 0
+        self.checking = False
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator["FastPath"]:
+        """A block that starts with no verdicts and counts, and gives the old
+        ones back after (tests that count checks)."""
+        saved = (dict(self._verdicts), self.served, self.declined, self.checking)
+        self.reset()
+        try:
+            yield self
+        finally:
+            self._verdicts = saved[0]
+            self.served, self.declined, self.checking = saved[1:]
+
+    def __repr__(self) -> str:
+        return (
+            f"FastPath({self.name}: stands in for {self.student}; "
+            f"{self.signatures} signature(s) checked, {self.agreed} agreed, "
+            f"{self.differed} differed; {self.served} call(s) served, "
+            f"{self.declined} declined)"
+        )
+
+
+#: Every fast path by name: the registry tests and the docs read.
+FAST_PATHS: Dict[str, FastPath] = {}
+
+
+def fast_path(name: str, student: str, cap: int = CAP) -> FastPath:
+    """Register (once) and return the fast path ``name`` standing in for
+    ``student``."""
+    if name in FAST_PATHS:
+        raise ValueError(f"a fast path named {name!r} is already registered")
+    FAST_PATHS[name] = path = FastPath(name, student, cap)
+    return path
+
+
+def probe_gradient(shape: Tuple[int, ...]) -> np.ndarray:
+    """The output gradient of a reference run: standard normal entries from a
+    generator of its own (seed 0), so that a check never moves the seeded random
+    stream a student's script relies on."""
+    return np.random.default_rng(0).standard_normal(shape)
+
+
+def ran_backward(out: Any, grad: Any) -> bool:
+    """``out.backward(grad)`` in a reference run; ``False`` where the student's
+    backward raised (a stub, a bug): the path then declines that signature, and
+    the student's own code raises it where it did before, so a forward-only use
+    of a half-finished task keeps working."""
+    try:
+        out.backward(grad)
+    except Exception:  # noqa: BLE001 (any failure: the student's code decides)
+        return False
+    return True
+
+
+def agrees(got: np.ndarray, want: Optional[np.ndarray], nan: bool = False) -> bool:
+    """Whether ``got`` equals ``want`` to :data:`RTOL`, with an absolute floor of
+    ``1e-12`` times the largest magnitude of ``want`` (at least 1). ``want=None``
+    (no gradient reached an input) stands for zeros; shapes must match; ``nan``:
+    NaN agrees with NaN."""
+    want = np.zeros_like(got) if want is None else np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    scale = max(1.0, float(np.nanmax(np.abs(want), initial=0.0)))
+    return bool(np.allclose(got, want, rtol=RTOL, atol=1e-12 * scale, equal_nan=nan))

@@ -1,0 +1,90 @@
+"""Dtype labels that never disagree with the values they label: ``full``
+infers its dtype from the fill value and an integer dtype truncates, as
+``torch.full`` does; ``from_numpy`` reports the array's dtype; indexing keeps
+the dtype of what it reads; ``argmax`` and ``max(dim).indices`` are
+``int64``. Expected values are PyTorch's documented behaviour; where PyTorch is
+installed the same calls run on it too. Given code: no task marker."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import module2_tensors as kt
+from tests.pytorch_reference import import_torch
+
+
+def test_full_with_an_integer_dtype_truncates_toward_zero():
+    filled = kt.full((2,), 2.7, dtype=kt.int64)
+    assert filled.dtype is kt.int64 and filled.tolist() == [2, 2]
+    assert kt.full((3,), -2.7, dtype=kt.int64).tolist() == [-2, -2, -2]
+    assert kt.full((1,), 0.5, dtype=kt.bool).tolist() == [True]
+
+
+def test_full_infers_the_dtype_from_the_fill_value():
+    assert kt.full((2,), 3).dtype is kt.int64
+    assert kt.full((2,), 3).tolist() == [3, 3]
+    assert kt.full((2,), True).dtype is kt.bool and kt.full((2,), False).tolist() == [
+        False,
+        False,
+    ]
+    assert kt.full((2,), 2.5).dtype is kt.float64
+    assert kt.full((2,), 3, dtype=kt.float32).dtype is kt.float32
+    with pytest.raises(RuntimeError, match="floating point"):
+        kt.full((2,), 3, requires_grad=True)  # an int64 tensor cannot
+
+
+def test_from_numpy_reports_the_arrays_dtype():
+    for name in ("float32", "float16", "int32", "int64", "float64"):
+        made = kt.from_numpy(np.arange(3).astype(name))
+        assert made.dtype.name == name
+        np.testing.assert_array_equal(made.to_numpy(), [0.0, 1.0, 2.0])
+    assert kt.from_numpy(np.array([True, False])).dtype is kt.bool
+
+
+def test_indexing_keeps_the_dtype():
+    labels = kt.tensor([[3, 1], [2, 0]])
+    assert labels[0].dtype is kt.int64 and labels[1, 0].dtype is kt.int64
+    assert labels[:, 1].tolist() == [1, 0]
+    mask = labels > 1
+    assert mask[0].dtype is kt.bool and mask[0].tolist() == [True, False]
+    assert kt.tensor([1.0, 2.0]).float()[0].dtype is kt.float32
+
+
+def test_index_results_report_int64():
+    x = kt.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 1.0]])
+    assert x.argmax().dtype is kt.int64 and x.argmax().item() == 3
+    assert type(x.argmax().item()) is int
+    assert x.argmax(1).tolist() == [1, 0] and x.argmin(0, keepdim=True).tolist() == [
+        [0, 1, 1]
+    ]
+    assert x.max(1).indices.dtype is kt.int64 and x.min(1).indices.tolist() == [0, 1]
+    assert x.max(1).values.dtype is kt.float64
+    names = ["cat", "dog", "bird"]
+    assert names[x[0].argmax().item()] == "dog"
+
+
+def test_factory_dtypes_match_pytorch():
+    torch = import_torch()
+
+    def report(lib):
+        return [
+            str(t.dtype).split(".")[-1]
+            for t in (
+                lib.full((2,), 3),
+                lib.full((2,), True),
+                lib.full((2,), 2.5, dtype=lib.float64),
+                lib.full((2,), 2.7, dtype=lib.int64),
+                lib.from_numpy(np.ones(2, np.float32)),
+                lib.from_numpy(np.ones(2, np.int32)),
+                lib.tensor([[3, 1]])[0],
+                lib.tensor([[1.0, 5.0]]).argmax(1),
+                lib.tensor([[1.0, 5.0]]).max(1).indices,
+            )
+        ]
+
+    assert report(kt) == report(torch)
+    assert (
+        kt.full((2,), -2.7, dtype=kt.int64).tolist()
+        == torch.full((2,), -2.7, dtype=torch.int64).tolist()
+    )

@@ -1,0 +1,226 @@
+"""Learning-rate schedulers chain as PyTorch 2.x's do: a chainable schedule
+multiplies the *current* rate at each step, so two schedulers on one optimizer
+compose, a warm-up before another schedule is kept, a rate set by hand in
+``param_groups`` is scaled from where it was set, and a state_dict resume goes
+on where it stopped. Expected values are worked by hand from the step-by-step
+forms in PyTorch's documentation; where PyTorch is installed every case is also
+compared with it. Given code: no task marker."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import module4_networks as kt
+from tests.pytorch_reference import import_torch
+
+
+def _opt(lib, lr=0.1):
+    return lib.optim.SGD([lib.nn.Parameter(lib.zeros(1))], lr=lr)
+
+
+def _run(lib, build, steps, lr=0.1, hand=None):
+    """Rates of one SGD group: after construction and after each step. ``build``
+    returns the schedulers to step (in order); ``hand`` maps a step index to a
+    rate set by hand in ``param_groups`` just before that step."""
+    opt = _opt(lib, lr)
+    schedulers = build(lib.optim.lr_scheduler, opt)
+    rates = [opt.param_groups[0]["lr"]]
+    for k in range(steps):
+        opt.step()
+        if hand and k in hand:
+            opt.param_groups[0]["lr"] = hand[k]
+        for scheduler in schedulers:
+            scheduler.step()
+        rates.append(opt.param_groups[0]["lr"])
+    return rates
+
+
+def _exp_and_multistep(s, o):
+    return [s.ExponentialLR(o, 0.95), s.MultiStepLR(o, [2, 4], 0.5)]
+
+
+def _warmup_then_step(s, o):
+    return [s.LinearLR(o, 0.25, 1.0, total_iters=3), s.StepLR(o, 2, 0.5)]
+
+
+def _cosine_and_exp(s, o):
+    return [s.CosineAnnealingLR(o, T_max=4, eta_min=0.01), s.ExponentialLR(o, 0.9)]
+
+
+def _chained(s, o):
+    return [s.ChainedScheduler([s.ConstantLR(o, 0.5, 2), s.ExponentialLR(o, 0.9)])]
+
+
+def _polynomial_and_multiplicative(s, o):
+    return [
+        s.PolynomialLR(o, total_iters=4, power=2.0),
+        s.MultiplicativeLR(o, lambda t: 0.9),
+    ]
+
+
+CASES = {
+    "exp_and_multistep": (_exp_and_multistep, 6, None),
+    "warmup_then_step": (_warmup_then_step, 6, None),
+    "cosine_and_exp": (_cosine_and_exp, 10, None),
+    "chained": (_chained, 4, None),
+    "polynomial_and_multiplicative": (_polynomial_and_multiplicative, 6, None),
+    "step_by_hand": (lambda s, o: [s.StepLR(o, 3, 0.5)], 7, {4: 0.5}),
+    "exp_by_hand": (lambda s, o: [s.ExponentialLR(o, 0.5)], 4, {1: 1.0}),
+    "cosine_by_hand": (lambda s, o: [s.CosineAnnealingLR(o, 4)], 4, {1: 1.0}),
+}
+
+
+def _by_hand_cosine():
+    """CosineAnnealingLR(T_max=4, eta_min=0.01) and ExponentialLR(0.9) stepped
+    together: the cosine step scales the distance to eta_min by the ratio of
+    consecutive (1 + cos) terms (the 0/0 step past T_max adds back a fixed
+    amount), then the exponential one multiplies by 0.9."""
+    low, lr, out = 0.01, 0.1, [0.1]
+    for t in range(1, 11):
+        if (t - 1 - 4) % 8 == 0:
+            lr = lr + (0.1 - low) * (1 - math.cos(math.pi / 4)) / 2
+        else:
+            ratio = (1 + math.cos(math.pi * t / 4)) / (
+                1 + math.cos(math.pi * (t - 1) / 4)
+            )
+            lr = low + (lr - low) * ratio
+        lr *= 0.9
+        out.append(lr)
+    return out
+
+
+def _by_hand_polynomial():
+    """(1 - t/4)^2 ratios up to step 4 (then the rate is 0), times 0.9 a step."""
+    lr, out = 0.1, [0.1]
+    for t in range(1, 7):
+        if t <= 4:
+            lr *= ((1 - t / 4) / (1 - (t - 1) / 4)) ** 2
+        lr *= 0.9
+        out.append(lr)
+    return out
+
+
+EXPECTED = {
+    # 0.95 every step; 0.5 more at steps 2 and 4.
+    "exp_and_multistep": [
+        0.1 * 0.95**t * 0.5 ** sum(m <= t for m in (2, 4)) for t in range(7)
+    ],
+    # Warm-up factors 0.25, 0.5, 0.75, 1 (steps 0-3), halved at steps 2, 4, 6.
+    "warmup_then_step": [
+        0.025,
+        0.05,
+        0.0375,
+        0.05,
+        0.025,
+        0.025,
+        0.0125,
+    ],
+    "cosine_and_exp": _by_hand_cosine(),
+    # ConstantLR halves for 2 steps, then restores; 0.9 a step on top.
+    "chained": [0.05, 0.045, 0.081, 0.0729, 0.06561],
+    "polynomial_and_multiplicative": _by_hand_polynomial(),
+    # Set to 0.5 before step 5: kept, then halved at step 6 (6 % 3 == 0).
+    "step_by_hand": [0.1, 0.1, 0.1, 0.05, 0.05, 0.5, 0.25, 0.25],
+    # Set to 1.0 before step 2: 0.5 from there.
+    "exp_by_hand": [0.1, 0.05, 0.5, 0.25, 0.125],
+    # Set to 1.0 before step 2 (T_max 4, eta_min 0): scaled by
+    # (1 + cos(pi/2)) / (1 + cos(pi/4)), then (1 + cos(3pi/4)) / (1 + cos(pi/2)).
+    "cosine_by_hand": [
+        0.1,
+        0.1 * (1 + math.cos(math.pi / 4)) / 2,
+        1.0 / (1 + math.cos(math.pi / 4)),
+        (1 + math.cos(3 * math.pi / 4)) / (1 + math.cos(math.pi / 4)),
+        0.0,
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_chained_schedules_multiply_the_current_rate(name):
+    build, steps, hand = CASES[name]
+    np.testing.assert_allclose(
+        _run(kt, build, steps, hand=hand), EXPECTED[name], rtol=1e-9, atol=1e-15
+    )
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_chained_schedules_match_pytorch(name):
+    torch = import_torch()
+    build, steps, hand = CASES[name]
+    np.testing.assert_allclose(
+        _run(kt, build, steps, hand=hand),
+        _run(torch, build, steps, hand=hand),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+def test_step_with_an_epoch_jumps_to_the_closed_form():
+    opt = _opt(kt)
+    sched = kt.optim.lr_scheduler.MultiStepLR(opt, [2, 5, 5], 0.5)
+    sched.step(6)  # 0.1 * 0.5^3: three milestones <= 6
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.0125)
+    sched.step()  # step 7: no milestone, the rate stays
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.0125)
+
+
+def _resume(lib, make, before, after):
+    """Rates after ``before`` steps, a save, a fresh optimizer and scheduler
+    (built, then both states loaded), and ``after`` more steps."""
+    opt = _opt(lib)
+    sched = make(lib.optim.lr_scheduler, opt)
+    for _ in range(before):
+        opt.step()
+        sched.step()
+    saved_opt, saved_sched = opt.state_dict(), sched.state_dict()
+    opt = _opt(lib)
+    sched = make(lib.optim.lr_scheduler, opt)
+    opt.load_state_dict(saved_opt)
+    sched.load_state_dict(saved_sched)
+    rates = [opt.param_groups[0]["lr"]]
+    for _ in range(after):
+        opt.step()
+        sched.step()
+        rates.append(opt.param_groups[0]["lr"])
+    return rates
+
+
+RESUMES = {
+    "exponential": lambda s, o: s.ExponentialLR(o, 0.5),
+    "step": lambda s, o: s.StepLR(o, 2, 0.5),
+    "linear": lambda s, o: s.LinearLR(o, 0.2, 1.0, total_iters=4),
+    "cosine": lambda s, o: s.CosineAnnealingLR(o, T_max=5),
+    "sequential": lambda s, o: s.SequentialLR(
+        o, [s.LinearLR(o, 0.5, total_iters=2), s.ExponentialLR(o, 0.5)], [2]
+    ),
+}
+
+RESUMED = {
+    "exponential": [0.1 * 0.5**t for t in range(3, 7)],
+    "step": [0.1 * 0.5 ** (t // 2) for t in range(3, 7)],
+    "linear": [0.1 * (0.2 + 0.8 * min(t, 4) / 4) for t in range(3, 7)],
+    "cosine": [0.05 * (1 + math.cos(math.pi * t / 5)) for t in range(3, 7)],
+    # Warm-up 0.05, 0.075, then 0.1 halved a step from step 2.
+    "sequential": [0.05, 0.025, 0.0125, 0.00625],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESUMES))
+def test_a_resumed_schedule_goes_on_where_it_stopped(name):
+    np.testing.assert_allclose(
+        _resume(kt, RESUMES[name], 3, 3), RESUMED[name], rtol=1e-12, atol=1e-15
+    )
+
+
+@pytest.mark.parametrize("name", sorted(RESUMES))
+def test_a_resumed_schedule_matches_pytorch(name):
+    torch = import_torch()
+    np.testing.assert_allclose(
+        _resume(kt, RESUMES[name], 3, 3),
+        _resume(torch, RESUMES[name], 3, 3),
+        rtol=1e-12,
+        atol=1e-15,
+    )

@@ -1,0 +1,54 @@
+"""``model.to(dtype)`` as ``torch.nn.Module.to``: a floating-point dtype
+converts the floating-point parameters and buffers only, and an integer or bool
+dtype raises ``TypeError``. Given code: no task marker."""
+
+from __future__ import annotations
+
+import pytest
+
+import module4_networks as kt
+from module4_networks import nn
+from tests.pytorch_reference import import_torch
+
+
+class _Counted(nn.Module):
+    """A weight and an integer buffer (as BatchNorm's step count in PyTorch)."""
+
+    def __init__(self, lib):
+        super().__init__()
+        self.weight = lib.nn.Parameter(lib.ones(2))
+        self.register_buffer("count", lib.tensor([3]))
+
+
+def test_an_integer_or_bool_dtype_raises():
+    model = nn.Linear(2, 2)
+    for dtype in (kt.int64, kt.int32, kt.bool):
+        with pytest.raises(TypeError, match="only accepts floating point"):
+            model.to(dtype)
+        with pytest.raises(TypeError, match="only accepts floating point"):
+            model.to("cpu", dtype=dtype)
+    assert {p.dtype for p in model.parameters()} == {kt.float64}  # unchanged
+
+
+def test_a_float_dtype_converts_only_the_floating_point_values():
+    model = _Counted(kt)
+    assert model.to(kt.float32) is model
+    assert model.weight.dtype is kt.float32
+    assert model.count.dtype is kt.int64 and model.count.tolist() == [3]
+
+
+def test_module_to_matches_pytorch():
+    torch = import_torch()
+    with pytest.raises(TypeError, match="only accepts floating point"):
+        torch.nn.Linear(2, 2).to(torch.int64)
+
+    class Counted(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.ones(2, dtype=torch.float64))
+            self.register_buffer("count", torch.tensor([3]))
+
+    theirs = Counted().to(torch.float32)
+    ours = _Counted(kt).to(kt.float32)
+    assert str(theirs.weight.dtype)[6:] == ours.weight.dtype.name
+    assert str(theirs.count.dtype)[6:] == ours.count.dtype.name

@@ -1,0 +1,43 @@
+"""PyTorch itself as a reference: the differential tests compare the library
+with ``torch`` where it is installed.
+
+PyTorch is not a dependency of the course. On a student's install
+(``.[dev]``) these comparisons skip, saying how to run them; the tests against
+hand-worked values beside them still run. Where the instructors' CI sets
+``KINDLING_REQUIRE_TORCH=1`` a comparison that cannot import ``torch`` fails
+instead, so that none of them is skipped there unnoticed.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+import pytest
+
+#: Set by the instructors' CI: a PyTorch comparison that cannot run fails.
+REQUIRE_TORCH = "KINDLING_REQUIRE_TORCH"
+
+#: How to install PyTorch's CPU build (all a comparison needs).
+INSTALL = (
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu "
+    "(the CPU build; any recent version)"
+)
+
+
+def import_torch() -> ModuleType:
+    """``torch``, or skip the calling test (a student's install) with the reason
+    and the install command; fail instead where ``KINDLING_REQUIRE_TORCH=1``."""
+    try:
+        import torch
+    except ImportError as error:
+        if os.environ.get(REQUIRE_TORCH) == "1":
+            pytest.fail(
+                f"{REQUIRE_TORCH}=1 but PyTorch cannot be imported ({error}); "
+                f"install it: {INSTALL}"
+            )
+        pytest.skip(
+            f"compares with PyTorch itself, which is not installed (optional: "
+            f"the course never needs it); to run this comparison: {INSTALL}"
+        )
+    return torch
