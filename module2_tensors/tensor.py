@@ -131,7 +131,7 @@ register_backend(SimpleBackend, lambda: True)
 def _as_int64(indices: "Tensor") -> "Tensor":
     """Positions (integral floats in storage) labelled ``int64``, as PyTorch's
     index results are: ``.item()`` gives an int, and they index."""
-    indices._dtype = _dtype.int64
+    indices._dtype = dtypes.int64
     return indices
 
 
@@ -377,7 +377,7 @@ class Tensor:
         else:
             value = float(storage[0])  # (a tensor's first entry is at position 0)
         d = self._dtype
-        if self.is_mask or d is _dtype.bool_:
+        if self.is_mask or d is dtypes.bool_:
             return value != 0.0
         return value if d is None or d.is_floating_point else int(value)
 
@@ -425,7 +425,7 @@ class Tensor:
         or bools, as :meth:`item`; a number for a 0-d tensor)."""
         array = self.to_numpy()
         d = self._dtype
-        if self.is_mask or d is _dtype.bool_:
+        if self.is_mask or d is dtypes.bool_:
             return (array != 0.0).tolist()
         if d is not None and not d.is_floating_point:
             return array.astype(np.int64).tolist()
@@ -2109,9 +2109,9 @@ def full(
     ``int64``, a float the default ``float64``; an integer ``dtype`` truncates
     (``full((2,), 2.7, dtype=kt.int64)`` holds 2, 2)."""
     if dtype is None and isinstance(value, (bool, np.bool_)):
-        dtype = _dtype.bool_
+        dtype = dtypes.bool_
     elif dtype is None and isinstance(value, (int, np.integer)):
-        dtype = _dtype.int64
+        dtype = dtypes.int64
     return _from_array(
         np.full(_make_shape((shape,)), float(value)),
         backend,
@@ -2303,8 +2303,8 @@ def from_numpy(
     out = _from_array(array, backend, False, device)
     if _is_bool(array):
         return out._as_mask()
-    reported = _dtype.NAMES.get(array.dtype.name)
-    if reported is not None and reported is not _dtype.float64:
+    reported = dtypes.NAMES.get(array.dtype.name)
+    if reported is not None and reported is not dtypes.float64:
         out._dtype = reported
     return out
 
