@@ -51,15 +51,14 @@ import numpy as np
 from module0_fundamentals import module as _module
 from module1_scalar_autodiff.autodiff import backpropagate
 
-from . import _engine
+from .engine import autograd
 from . import shape_functions as sf
 from . import tensor_functions as tf
-from . import _dtype
-from ._device import Device, backend_for, device_of, get_default_backend
-from ._device import backend_named, register_backend
-from ._engine import MODES
+from .engine import dtypes
+from .engine.devices import Device, backend_for, device_of, get_default_backend
+from .engine.devices import backend_named, register_backend
 from ._reduction import Reduction
-from ._shape_checks import normalize_dim
+from .engine.shapes import normalize_dim
 from .tensor_data import TensorData, UserShape, shape_broadcast
 from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
 
@@ -245,7 +244,7 @@ class Tensor:
     _is_grad: bool = False
     # The dtype a conversion or factory asked for (None: float64, or bool for a
     # mask); the numbers are float64 whatever it says.
-    _dtype: Optional[_dtype.dtype] = None
+    _dtype: Optional[dtypes.dtype] = None
     # What every tensor has lives in slots (every operation makes a tensor, and
     # reads these): quicker to set and read than a dict entry. Anything else (a
     # name, retains_grad, an attribute a user adds) goes in the instance dict.
@@ -525,7 +524,7 @@ class Tensor:
         if kwargs:
             raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
         for arg in args:
-            if isinstance(arg, _dtype.dtype):
+            if isinstance(arg, dtypes.dtype):
                 wanted = arg
             elif target is None and not isinstance(arg, bool):
                 target = arg
@@ -726,28 +725,28 @@ class Tensor:
         return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
 
     @property
-    def dtype(self) -> _dtype.dtype:
+    def dtype(self) -> dtypes.dtype:
         """``kt.bool`` for a mask, else the dtype the tensor was made or
         converted with (``kt.float64`` by default; arithmetic gives float64).
         The numbers are stored as float64 in every case."""
         d = self._dtype
         if d is None:
-            return _dtype.bool_ if self.is_mask else _dtype.float64
+            return dtypes.bool_ if self.is_mask else dtypes.float64
         return d
 
     def is_floating_point(self) -> bool:
         """Whether :attr:`dtype` is a floating-point type."""
         return self.dtype.is_floating_point
 
-    def _as_dtype(self, d: _dtype.dtype) -> "Tensor":
+    def _as_dtype(self, d: dtypes.dtype) -> "Tensor":
         """This tensor converted to ``d`` (itself when it has that dtype): an
         integer type truncates toward zero (no gradient, as in PyTorch), bool
         makes a mask, a float type copies (differentiable)."""
-        if not isinstance(d, _dtype.dtype):
+        if not isinstance(d, dtypes.dtype):
             raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
         if self.dtype is d:
             return self
-        if d is _dtype.bool_:
+        if d is dtypes.bool_:
             return self != 0.0
         if not d.is_floating_point:
             with sf.no_grad():
@@ -755,7 +754,7 @@ class Tensor:
             out._dtype = d
             return out
         out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
-        out._dtype = None if d is _dtype.float64 else d
+        out._dtype = None if d is dtypes.float64 else d
         return out
 
     def _copy_as_plain(self) -> "Tensor":
@@ -769,11 +768,11 @@ class Tensor:
     def float(self) -> "Tensor":
         """The same numbers as a ``kt.float32`` tensor (stored as float64; a
         mask becomes an ordinary tensor). Differentiable."""
-        return self._as_dtype(_dtype.float32)
+        return self._as_dtype(dtypes.float32)
 
     def half(self) -> "Tensor":
         """The same numbers as a ``kt.float16`` tensor (stored as float64)."""
-        return self._as_dtype(_dtype.float16)
+        return self._as_dtype(dtypes.float16)
 
     # More of PyTorch's API: see shape_functions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -833,18 +832,18 @@ class Tensor:
     def long(self) -> "Tensor":
         """The entries rounded toward zero, as ``kt.int64`` (PyTorch's integer
         conversion; the numbers stay float64 here). No gradient."""
-        return self._as_dtype(_dtype.int64)
+        return self._as_dtype(dtypes.int64)
 
     def int(self) -> "Tensor":
         """The entries rounded toward zero, as ``kt.int32``."""
-        return self._as_dtype(_dtype.int32)
+        return self._as_dtype(dtypes.int32)
 
     def double(self) -> "Tensor":
         """The same numbers as a ``kt.float64`` tensor (a mask becomes an
         ordinary tensor). Differentiable."""
-        return self._as_dtype(_dtype.float64)
+        return self._as_dtype(dtypes.float64)
 
-    def type(self, dtype: Optional[_dtype.dtype] = None) -> Any:
+    def type(self, dtype: Optional[dtypes.dtype] = None) -> Any:
         """``t.type(kt.float32)`` converts (as :meth:`to`); ``t.type()`` is the
         dtype's name."""
         if dtype is None:
@@ -1614,8 +1613,8 @@ class Tensor:
                     f"in-place operation ({what}); do it inside `with no_grad():` "
                     f"or use the out-of-place form"
                 )
-            root = _engine.storage_root(self)
-            if any(_engine.storage_root(p) is root for p in self.parents):
+            root = autograd.storage_root(self)
+            if any(autograd.storage_root(p) is root for p in self.parents):
                 raise RuntimeError(
                     f"{what} with autograd on a view of a tensor that requires "
                     f"grad is not supported here; use the out-of-place form "
@@ -1737,70 +1736,11 @@ class Tensor:
         """The pairs ``(input, dL/d input)`` for the inputs that require grad,
         each gradient summed back to its input's shape (:func:`unbroadcast`). A
         backward that returns ``None`` for an input sends it no gradient."""
-        h = self.history
-        if h is None:
-            raise RuntimeError("chain_rule needs a computed tensor, got a leaf")
-        ctx = h.ctx
-        if ctx.freed:
-            raise RuntimeError(
-                f"Trying to backward through the graph a second time "
-                f"({h.last_fn.__name__} has freed its saved tensors); specify "
-                f"retain_graph=True on the first backward() to backward twice"
-            )
-        inputs = h.inputs
-        # Only once some storage has been changed in place can a version differ
-        # (``h.versions`` is ``()`` when all were 0 at the forward).
-        if _engine.versions:
-            tensors = h.parents
-            for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
-                if tf.version_of(x) != seen:
-                    _engine.check_versions(h, h.last_fn.__name__)  # raises
-            if h.saved_output is not None:  # (a forward that saved its result)
-                _engine.check_versions(h, h.last_fn.__name__)
-        grads = h.last_fn._backward(ctx, d_output, len(inputs))
-        if MODES.anomaly_backward:
-            _engine.check_backward(h.last_fn, ctx, d_output, grads)
-        if not MODES.retain_graph:
-            for v in ctx.saved_values:
-                if isinstance(v, Tensor):
-                    ctx.saved_values = ()
-                    ctx.freed = True
-                    break
-        pairs = []
-        for k, x in enumerate(inputs):
-            g = grads[k]
-            if g is None or not isinstance(x, Tensor) or not x._requires_grad:
-                continue  # None: no gradient flows to x (e.g. where's condition)
-            if not isinstance(g, Tensor):
-                raise RuntimeError(
-                    f"{h.last_fn.__name__}.backward returned "
-                    f"{type(g).__name__} for argument {k}, which needs a gradient "
-                    f"tensor"
-                )
-            pairs.append((x, tf.unbroadcast(g, x._tensor.shape)))
-        return pairs
+        return autograd.chain_rule(self, d_output, tf.unbroadcast)
 
     def accumulate_derivative(self, d: "Tensor") -> None:
         """Add ``d`` into ``.grad``."""
-        if d.shape != self.shape:
-            raise RuntimeError(
-                f"a gradient of shape {d.shape} reached a tensor of shape "
-                f"{self.shape}"
-            )
-        g = self.grad
-        if g is None:
-            # Each tensor gets its own .grad object (a backward may hand one
-            # gradient to several leaves), so that adding below touches only it.
-            if d._is_grad:
-                d = Tensor(d._tensor, d.backend)
-            d._is_grad = True
-            self.grad = d
-        else:
-            # Accumulate into the same object, as PyTorch does in place: a
-            # reference to x.grad that the user holds stays current. (The sum
-            # gets new numbers: the old ones may be shared with another
-            # gradient.)
-            g._tensor = (g + d)._tensor
+        autograd.accumulate_derivative(self, d)
 
     def backward(
         self,
@@ -1861,19 +1801,7 @@ class Tensor:
                     f"shape {self.shape}"
                 )
             grad = Tensor(grad._tensor, self.backend)  # no history
-        previous = tf.is_grad_enabled()
-        tf.set_grad_enabled(False)
-        MODES.retain_graph = bool(retain_graph)
-        # Anomaly mode checks each backward as a whole (naming the user's
-        # operation), not the tensor operations inside it.
-        anomaly = MODES.anomaly
-        MODES.anomaly, MODES.anomaly_backward = False, anomaly
-        try:
-            backpropagate(self, grad)
-        finally:
-            MODES.retain_graph = False
-            MODES.anomaly, MODES.anomaly_backward = anomaly, False
-            tf.set_grad_enabled(previous)
+        autograd.run_backward(self, grad, bool(retain_graph), backpropagate)
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
@@ -1904,7 +1832,7 @@ class Tensor:
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
 
-    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "_HookHandle":
+    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "autograd.HookHandle":
         """Call ``hook(grad)`` with $\\partial L / \\partial \\text{self}$ during
         ``backward``, as PyTorch does; a tensor it returns replaces the gradient
         (for a leaf, before it is added into ``.grad``). Returns a handle whose
@@ -1917,73 +1845,17 @@ class Tensor:
         Raises:
             RuntimeError: the tensor does not require grad.
         """
-        if not self.requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient"
-            )
-        hooks = self.__dict__.get("_hooks")
-        if hooks is None:
-            hooks = self.__dict__["_hooks"] = []
-            if self.history is None:
-                self.accumulate_derivative = _HookedLeaf(self, hooks)
-            else:
-                fn = self.history.last_fn
-                hooked = type(
-                    fn.__name__,
-                    (fn,),
-                    {"_backward": classmethod(_hooked_backward(fn, hooks))},
-                )
-                self.history.last_fn = hooked
-        hooks.append(hook)
-        return _HookHandle(hooks, hook)
+        return autograd.register_hook(self, hook)
 
 
 # Function.apply makes (and the engine checks) values of this class.
-_engine.register_tensor_class(Tensor)
+autograd.register_tensor_class(Tensor)
 
 
 def rebuild_tensor(array: np.ndarray, backend: str, requires_grad: bool) -> Tensor:
     """The inverse of ``Tensor.__reduce__``: the numbers on the loaded backend of
     that name (else the default backend)."""
     return tensor(array, backend=backend_named(backend), requires_grad=requires_grad)
-
-
-def _run_hooks(hooks: List[Callable[[Tensor], Any]], grad: Tensor) -> Tensor:
-    for hook in list(hooks):
-        replaced = hook(grad)
-        if replaced is not None:
-            grad = replaced
-    return grad
-
-
-class _HookedLeaf:
-    """A leaf's ``accumulate_derivative`` with its hooks run first."""
-
-    def __init__(self, leaf: Tensor, hooks: List[Callable[[Tensor], Any]]) -> None:
-        self.leaf, self.hooks = leaf, hooks
-
-    def __call__(self, d: Tensor) -> None:
-        Tensor.accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
-
-
-def _hooked_backward(fn: type, hooks: List[Callable[[Tensor], Any]]) -> Any:
-    """``fn._backward`` with the hooks run on the incoming gradient."""
-
-    def backward(cls: type, ctx: Any, d_output: Tensor, count: int) -> Any:
-        return fn._backward(ctx, _run_hooks(hooks, d_output), count)
-
-    return backward
-
-
-class _HookHandle:
-    """What ``register_hook`` returns: ``handle.remove()``."""
-
-    def __init__(self, hooks: List[Any], hook: Any) -> None:
-        self.hooks, self.hook = hooks, hook
-
-    def remove(self) -> None:
-        if self.hook in self.hooks:
-            self.hooks.remove(self.hook)
 
 
 class _StdSqrt(tf.Function):
@@ -2119,7 +1991,7 @@ def _from_array(
     backend: Optional[TensorBackend],
     requires_grad: bool,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     if device is not None:
         backend = _backend_of_device(backend, device)
@@ -2136,12 +2008,12 @@ def _from_array(
         converted = out._as_dtype(dtype)
         if converted is not out:  # (a fresh leaf, keeping requires_grad)
             converted = Tensor(converted._tensor, backend, requires_grad=requires_grad)
-            converted._dtype = None if dtype is _dtype.float64 else dtype
-            if dtype is _dtype.bool_:
+            converted._dtype = None if dtype is dtypes.float64 else dtype
+            if dtype is dtypes.bool_:
                 converted._as_mask()
         return converted
     if integers and not requires_grad:
-        out._dtype = _dtype.int64  # Python or NumPy integers: int64, as PyTorch
+        out._dtype = dtypes.int64  # Python or NumPy integers: int64, as PyTorch
     return out
 
 
@@ -2151,7 +2023,7 @@ def tensor(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A new tensor holding ``data``: a number (a 0-d tensor), nested lists of
     numbers, a NumPy array or a tensor (its numbers are copied).
@@ -2170,7 +2042,7 @@ def tensor(
         # Integers report int64.
         found = _kind(data)
         mask = found == "bool"
-        kind = _dtype.int64 if found == "int" else None
+        kind = dtypes.int64 if found == "int" else None
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -2231,7 +2103,7 @@ def full(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with ``value``. Without ``dtype`` the dtype
     comes from ``value``, as in PyTorch: a bool gives ``bool``, an int
@@ -2255,7 +2127,7 @@ def zeros(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
     0-d."""
@@ -2269,7 +2141,7 @@ def ones(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of ones (shape as for :func:`zeros`)."""
     return _from_array(
@@ -2288,7 +2160,7 @@ def rand(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
@@ -2303,7 +2175,7 @@ def randn(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
@@ -2320,7 +2192,7 @@ def arange(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
@@ -2365,7 +2237,7 @@ def eye(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
     return _from_array(
@@ -2381,7 +2253,7 @@ def linspace(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
     return _from_array(
@@ -2397,7 +2269,7 @@ def randint(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
     as floats."""
@@ -2413,7 +2285,7 @@ def randperm(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1`` (as floats): an index for
     shuffling, ``x[randperm(len(x))]``."""
@@ -2440,7 +2312,7 @@ def from_numpy(
 
 def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:
     """The backend a factory's ``device=`` names (``"cpu"``, ``"cuda"``, a
-    :class:`~module2_tensors._device.device`, or a backend itself).
+    :class:`~module2_tensors.engine.devices.device`, or a backend itself).
 
     Raises:
         ValueError: ``backend=`` and ``device=`` name different backends.
