@@ -29,6 +29,7 @@ PyTorch semantics, with these differences:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -2322,6 +2323,48 @@ def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorB
             f"backend={backend.name} and device={device!r} disagree; give one"
         )
     return named
+
+
+def _keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (a view or copy of the same numbers, same order of entries or
+    not) made to give its result this tensor's dtype, as PyTorch's do: an int64
+    tensor stays int64 through ``view``, ``detach`` ..., and a mask stays a mask
+    (so ``x.view(-1)[mask.view(-1)]`` selects, as in PyTorch)."""
+
+    @functools.wraps(method)
+    def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        out = method(self, *args, **kwargs)
+        if (self._dtype is not None or self.is_mask) and out is not self:
+            if self.is_mask:
+                out.is_mask = True
+            elif out._dtype is None:
+                out._dtype = self._dtype
+        return out
+
+    return wrapped
+
+
+for _name in (
+    "view",
+    "reshape",
+    "detach",
+    "clone",
+    "flatten",
+    "unsqueeze",
+    "squeeze",
+    "permute",
+    "transpose",
+    "t",
+    "expand",
+    "expand_as",
+    "view_as",
+    "reshape_as",
+    "repeat",
+    "flip",
+    "movedim",
+    "narrow",
+):
+    setattr(Tensor, _name, _keeps_dtype(getattr(Tensor, _name)))
 
 
 class Parameter(Tensor, _module.Parameter):

@@ -175,10 +175,10 @@ MISTAKES = [
         "name": "cuda-reduce-from-zero",
         "task": "3.3",
         "file": "module3_fast_ops/cuda_ops.py",
-        "find": "        value = out[target]\n",
+        "find": "        value = start\n",
         "replace": "        value = 0.0\n",
         "description": "a CUDA reduce whose threads start from 0.0, not the start "
-        "value in out (max of negatives gives 0)",
+        "value it is given (max of negatives gives 0)",
     },
     {
         "name": "fast-matmul-shared-index-buffers",
