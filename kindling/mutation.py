@@ -325,6 +325,16 @@ def base_tree(
             path.unlink()
 
 
+def tampered_message(why: str) -> str:
+    """The message of a tampered run: the grader's reason, without the node id it
+    may quote (the session chose it, next to reference code: terse feedback)."""
+    reason = why.split(" (", 1)[0]
+    return (
+        f"the test process reported results that cannot be true ({reason}); "
+        "no points: the submission needs a look by hand"
+    )
+
+
 def grade_by_mutation(
     task,
     work: Path,
@@ -425,11 +435,7 @@ def grade_by_mutation(
             verdict = mutant_verdict(run, base_ids, canaries)
             if verdict.startswith("tampered"):
                 grade.status = "tampered"
-                grade.message = (
-                    "the test process reported results that cannot be true "
-                    f"({verdict[len('tampered: '):]}); no points: the submission "
-                    "needs a look by hand"
-                )
+                grade.message = tampered_message(verdict[len("tampered: ") :])
                 grade.seconds = time.monotonic() - start
                 return grade
             verdicts[mutant.name] = verdict

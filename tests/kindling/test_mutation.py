@@ -305,3 +305,19 @@ def test_the_base_runs_feedback_names_only_the_students_own_tests(tmp_path):
         assert not any(line in decoded for line in reference_lines), decoded
     assert "test_carries_the_reference: ValueError" in task.message, task.message
     assert "[" not in task.message  # no parameter id
+
+
+def test_a_tampered_mutant_run_quotes_no_node_id():
+    from kindling.grade_runner import Run, parse_events
+    from kindling.mutation import mutant_verdict, tampered_message
+
+    forged = "tests/module0/test_properties.py::test_a[cmV0dXJuIHggKiB5]"
+    data = (
+        b'{"event": "report", "nodeid": "' + forged.encode() + b'", "when": "call",'
+        b' "outcome": "passed"}\n{"event": "finish", "exitstatus": 0}\n'
+    )
+    run = Run(0, False, 1.0, "", parse_events(data))
+    verdict = mutant_verdict(run, ["tests/module0/test_properties.py::test_b"], [])
+    assert verdict.startswith("tampered: ") and forged in verdict
+    message = tampered_message(verdict[len("tampered: ") :])
+    assert "never collected" in message and "cmV0" not in message
