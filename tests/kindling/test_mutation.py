@@ -3,6 +3,7 @@
 import ast
 import importlib.util
 import math
+import re
 import types
 from pathlib import Path
 
@@ -321,3 +322,29 @@ def test_a_tampered_mutant_run_quotes_no_node_id():
     assert verdict.startswith("tampered: ") and forged in verdict
     message = tampered_message(verdict[len("tampered: ") :])
     assert "never collected" in message and "cmV0" not in message
+
+
+def test_respelling_changes_every_one_line_return_and_nothing_computed():
+    import random
+
+    from kindling.mutation import respelled
+
+    text = (ROOT / TARGET_FILE).read_text()
+    again = respelled(text, random.Random(0))
+    assert again != respelled(text, random.Random(1))  # fresh names every run
+    assert len(again.splitlines()) == len(text.splitlines())  # line numbers stay
+    spelled_form = re.compile(r"^\s*(_[a-z]{6}) = .+; return \1$")
+    returns = [line for line in again.splitlines() if line.strip().startswith("return")]
+    assert not [line for line in returns if line.strip() != "return"]
+    assert any(spelled_form.match(line) for line in again.splitlines())
+    original = operators_from(text, "original")
+    rewritten = operators_from(again, "rewritten")
+    for name in ("neg", "sigmoid", "relu", "inv", "exp", "log", "tanh"):
+        for x in PROBES:
+            expected = outcome(getattr(original, name), x)
+            assert outcome(getattr(rewritten, name), x) == expected
+    for name in ("add", "mul", "lt", "eq", "max", "log_back", "inv_back", "relu_back"):
+        for x in PROBES:
+            expected = outcome(getattr(original, name), x, 1.5)
+            assert outcome(getattr(rewritten, name), x, 1.5) == expected
+    assert respelled("def f(:\n", random.Random(0)) == "def f(:\n"  # not Python
