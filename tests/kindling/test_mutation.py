@@ -348,3 +348,33 @@ def test_respelling_changes_every_one_line_return_and_nothing_computed():
             expected = outcome(getattr(original, name), x, 1.5)
             assert outcome(getattr(rewritten, name), x, 1.5) == expected
     assert respelled("def f(:\n", random.Random(0)) == "def f(:\n"  # not Python
+
+
+def test_every_decoy_computes_exactly_what_the_reference_does():
+    """A decoy wrong for any float would cost an honest suite its points."""
+    import itertools
+    import struct
+
+    from kindling.mutation import decoys
+
+    floats = [0.0, -0.0, 1.5, -1.5, 3.0, -2.25, 1e308, -1e308, 5e-324, -5e-324]
+    floats += [math.inf, -math.inf, math.nan, 1e-300, 7.0e15]
+
+    def bits(value):
+        if isinstance(value, float):
+            return "nan" if math.isnan(value) else struct.pack("<d", value)
+        return value
+
+    text = (ROOT / TARGET_FILE).read_text()
+    reference = operators_from(text, "reference")
+    assert len(decoys()) >= 20  # a family, not a handful to recognise
+    for decoy in decoys():
+        (function,) = decoy.bodies
+        module = operators_from(mutate_source(text, decoy), decoy.name)
+        ours, theirs = getattr(module, function), getattr(reference, function)
+        arity = ours.__code__.co_argcount
+        for args in itertools.product(floats, repeat=arity):
+            assert bits(outcome(ours, *args)) == bits(outcome(theirs, *args)), (
+                decoy.name,
+                args,
+            )
