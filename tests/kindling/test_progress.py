@@ -675,6 +675,7 @@ def test_a_partial_run_never_unmarks_a_done_task(partial_project, tmp_path):
     out = run("tests/test_a.py")
     assert read_progress(store, root)["tasks"]["0.1"]["status"] == "done", out
     assert "done (earlier run)" in out and "it stays done" in out
+    assert "tasks done: 2 of the 2 in this run" in out  # 0.1 and 0.2
     assert "next: Task 0.1" not in out
     assert "partial: Task 0.1" not in out
     (root / STUDENT_FILE).write_text("def mul(x, y):\n    return y * x\n")
