@@ -200,6 +200,16 @@ def re_exports(path: Path) -> List[str]:
     return [name for name in exported_names(tree) if name not in defined]
 
 
+#: The whole library's code lines (module0-4; no blanks, comments or docstrings)
+#: may not grow past this: CI holds it (tests/kindling/test_library_budget.py), so
+#: a feature has to pay for its lines by deleting others, and moving code between
+#: files changes nothing. Lower it whenever a change deletes code, never raise it
+#: without a reason in the commit. The figure set when the budget came in (issue
+#: 38) was the library's size then; :data:`LIBRARY_GOAL` is where it is headed.
+LIBRARY_BUDGET = 15_000
+LIBRARY_GOAL = 13_500
+
+
 @dataclass
 class Layers:
     """The figures of :func:`measure`."""
@@ -235,28 +245,51 @@ def student_modules(root: Path) -> Set[str]:
     }
 
 
+def _student_imports(
+    root: Path, files: Dict[str, Path], students: Set[str], path: Path
+) -> Tuple[List[Import], List[Import]]:
+    """The imports of ``path`` of a student file, and of other library modules
+    (a package's ``__init__`` too, where a name is imported from it that is not
+    a submodule: the facade runs, and imports what it re-exports)."""
+    found = imports(root, path)
+    direct: List[Import] = []
+    onward: List[Import] = []
+    for target, line in found:
+        if target in students:
+            direct.append((target, line))
+        elif target in files and files[target].name == "__init__.py":
+            named = [t for t, at in found if at == line and t.startswith(target + ".")]
+            if not named or any(t not in files for t in named):
+                onward.append((target, line))
+        elif target in files:
+            onward.append((target, line))
+    return direct, onward
+
+
 def engine_violations(root: Path, files: Dict[str, Path]) -> List[Tuple[str, int, str]]:
-    """Each import, by a module of an ``engine`` folder, of a file students edit,
-    or of its own package's facade (which imports them all) for a name that is
-    not a submodule: ``(importer, line, imported)``."""
+    """Each import by which a module of an ``engine`` folder reaches a file
+    students edit: directly, or through the library modules and package facades
+    it imports: ``(importer, line of its import, the student file reached)``."""
     students = student_modules(root)
     found = set()
     for name, path in files.items():
         if "engine" not in name.split(".")[1:]:
             continue
-        own_package = name.split(".")[0]
-        found_here = imports(root, path)
-        for target, line in found_here:
-            if target in students:
-                found.add((name, line, target))
-            elif target == own_package:
-                named = [
-                    t
-                    for t, at in found_here
-                    if at == line and t.startswith(own_package + ".")
-                ]
-                if not named or any(t not in files for t in named):
-                    found.add((name, line, target))
+        direct, onward = _student_imports(root, files, students, path)
+        found.update((name, line, target) for target, line in direct)
+        for first, line in onward:  # follow each import out of the engine
+            if "engine" in first.split(".")[1:]:
+                continue  # an engine module: checked on its own
+            seen, stack = {name, first}, [first]
+            while stack:
+                reached, more = _student_imports(
+                    root, files, students, files[stack.pop()]
+                )
+                found.update((name, line, target) for target, _ in reached)
+                for target, _ in more:
+                    if target not in seen:
+                        seen.add(target)
+                        stack.append(target)
     return sorted(found)
 
 
@@ -331,7 +364,10 @@ def format_layers(layers: Layers, worst: int = 8) -> str:
     )
     for file, count in counts.most_common(worst):
         out.append(f"  {count:>3}  {file}")
-    out.append(f"library code lines (module0-4): {layers.code_lines:,}")
+    out.append(
+        f"library code lines (module0-4): {layers.code_lines:,} (budget "
+        f"{LIBRARY_BUDGET:,}, goal {LIBRARY_GOAL:,})"
+    )
     violations = layers.engine_imports_of_student_files
     out.append(f"engine imports of student files: {len(violations)}")
     for name, line, target in violations:

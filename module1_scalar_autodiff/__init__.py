@@ -24,7 +24,8 @@ from module0_fundamentals import (
 )
 
 from . import swell, symbolic
-from .autodiff import Context, Variable, backpropagate, topological_sort
+from .autodiff import Variable, backpropagate, topological_sort
+from .context import Context
 from .differences import (
     StepSizeStudy,
     central_difference,

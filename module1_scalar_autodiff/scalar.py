@@ -21,7 +21,8 @@ import numbers
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple, Type, Union
 
-from .autodiff import Context, backpropagate
+from .autodiff import backpropagate
+from .context import Context
 from .scalar_functions import (
     EQ,
     GT,

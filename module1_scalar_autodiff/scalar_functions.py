@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Tuple, Union
 # The forwards and backwards below are written with Module 0's operators.
 from module0_fundamentals import operators  # noqa: F401
 
-from .autodiff import Context
+from .context import Context
 
 if TYPE_CHECKING:
     from .scalar import Scalar

@@ -29,7 +29,6 @@ from .shape_functions import (
     gather,
     index_select,
     narrow,
-    enable_grad,
     inference_mode,
     no_grad,
     pad,
@@ -100,9 +99,10 @@ from .function_forms import (
     sum,
     tanh,
 )
-from ._device import cuda, device, get_default_backend, name_backend
-from ._device import register_backend, set_default_backend
-from ._dtype import dtype, float16, float32, float64, int32, int64
+from .engine.devices import cuda, device, get_default_backend, name_backend
+from .engine.devices import register_backend, set_default_backend
+from .engine.autograd import enable_grad
+from .engine.dtypes import dtype, float16, float32, float64, int32, int64
 
 
 from .serialization import load, save
@@ -128,8 +128,8 @@ def __getattr__(name: str) -> object:
     # PyTorch's short dtype names (kt.bool, kt.float, kt.long...) are here, not
     # module globals: ``from module2_tensors import *`` must not hide Python's
     # bool, float and int.
-    from . import _dtype
+    from .engine import dtypes
 
-    if name in _dtype.NAMES:
-        return _dtype.NAMES[name]
+    if name in dtypes.NAMES:
+        return dtypes.NAMES[name]
     raise AttributeError(f"module 'module2_tensors' has no attribute {name!r}")

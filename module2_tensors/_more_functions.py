@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 
-from ._engine import Function
+from .engine.autograd import Function
 from .tensor_data import TensorData
 
 if TYPE_CHECKING:

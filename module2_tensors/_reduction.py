@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Tuple
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 
-from . import _engine
-from ._engine import MODES, Function, _new
+from .engine import autograd
+from .engine.autograd import MODES, Function, _new
 from .tensor_data import TensorData
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class Reduction(Function):
         for step in reversed(steps):
             grad = fn._backward(step, grad, 2)[0]
         if not MODES.retain_graph and any(
-            isinstance(v, _engine.tensor_class())
+            isinstance(v, autograd.tensor_class())
             for step in steps
             for v in step.saved_values
         ):

@@ -5,7 +5,6 @@ the rest of the API a PyTorch user expects, written on top of them, so the stude
 file stays about the task. ``shape_functions`` re-exports every public name here,
 so ``module2_tensors.shape_functions.flip`` (and ``t.flip(...)``) work as before.
 
-* ``enable_grad``: the opposite of ``no_grad``;
 * advanced indexing (``x[rows, cols]``, ``x[x > 0]``): :class:`AdvancedIndex`
   copies through NumPy and scatter-adds its gradient back; ``set_advanced`` writes
   ``t[key] = value`` into the storage;
@@ -17,27 +16,25 @@ so ``module2_tensors.shape_functions.flip`` (and ``t.flip(...)``) work as before
 Interface: the functions and classes of ``__all__``. Nothing here imports
 ``tensor.py`` or a file students edit, by any import: tensors arrive as arguments
 (whose methods it calls: ``t.where``, ``t.masked_fill``) and the ``Tensor`` class
-is the one tensor.py registers with ``_engine``.
+is the one tensor.py registers with ``engine.autograd``.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 
-from ._engine import Function, _new, is_grad_enabled, set_grad_enabled, tensor_class
-from ._shape_checks import as_indices, normalize_dim
+from .engine.autograd import Function, _new, tensor_class
+from .engine.shapes import as_indices, normalize_dim
 from .tensor_data import TensorData
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 __all__ = [
-    "enable_grad",
     "is_advanced_key",
     "set_advanced",
     "AdvancedIndex",
@@ -58,27 +55,6 @@ __all__ = [
     "index_add",
     "nonzero",
 ]
-
-
-class enable_grad:
-    """Context manager (and decorator) that switches gradient recording *on*,
-    even inside ``no_grad()`` (``torch.enable_grad``). (Given.)"""
-
-    def __enter__(self) -> "enable_grad":
-        self._previous = is_grad_enabled()
-        set_grad_enabled(True)
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        set_grad_enabled(self._previous)
-
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with enable_grad():
-                return fn(*args, **kwargs)
-
-        return wrapped
 
 
 def is_advanced_key(key: Any) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, List, Optional, Sequence, Union
 
-from ._engine import MODES
+from .engine.autograd import MODES
 
 __all__ = [
     "set_detect_anomaly",

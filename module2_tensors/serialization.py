@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any, Union
 
 from ._backend import TensorBackend
-from ._device import backend_named
+from .engine.devices import backend_named
 
 # Pickles written before these two functions moved name them here:
 # rebuild_tensor (of a tensor) and backend_named (of a backend, see below).

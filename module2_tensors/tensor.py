@@ -29,6 +29,7 @@ PyTorch semantics, with these differences:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -50,15 +51,14 @@ import numpy as np
 from module0_fundamentals import module as _module
 from module1_scalar_autodiff.autodiff import backpropagate
 
-from . import _engine
+from .engine import autograd
 from . import shape_functions as sf
 from . import tensor_functions as tf
-from . import _dtype
-from ._device import Device, backend_for, device_of, get_default_backend
-from ._device import backend_named, register_backend
-from ._engine import MODES
+from .engine import dtypes
+from .engine.devices import Device, backend_for, device_of, get_default_backend
+from .engine.devices import backend_named, register_backend
 from ._reduction import Reduction
-from ._shape_checks import normalize_dim
+from .engine.shapes import normalize_dim
 from .tensor_data import TensorData, UserShape, shape_broadcast
 from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
 
@@ -132,7 +132,7 @@ register_backend(SimpleBackend, lambda: True)
 def _as_int64(indices: "Tensor") -> "Tensor":
     """Positions (integral floats in storage) labelled ``int64``, as PyTorch's
     index results are: ``.item()`` gives an int, and they index."""
-    indices._dtype = _dtype.int64
+    indices._dtype = dtypes.int64
     return indices
 
 
@@ -244,7 +244,7 @@ class Tensor:
     _is_grad: bool = False
     # The dtype a conversion or factory asked for (None: float64, or bool for a
     # mask); the numbers are float64 whatever it says.
-    _dtype: Optional[_dtype.dtype] = None
+    _dtype: Optional[dtypes.dtype] = None
     # What every tensor has lives in slots (every operation makes a tensor, and
     # reads these): quicker to set and read than a dict entry. Anything else (a
     # name, retains_grad, an attribute a user adds) goes in the instance dict.
@@ -378,7 +378,7 @@ class Tensor:
         else:
             value = float(storage[0])  # (a tensor's first entry is at position 0)
         d = self._dtype
-        if self.is_mask or d is _dtype.bool_:
+        if self.is_mask or d is dtypes.bool_:
             return value != 0.0
         return value if d is None or d.is_floating_point else int(value)
 
@@ -426,7 +426,7 @@ class Tensor:
         or bools, as :meth:`item`; a number for a 0-d tensor)."""
         array = self.to_numpy()
         d = self._dtype
-        if self.is_mask or d is _dtype.bool_:
+        if self.is_mask or d is dtypes.bool_:
             return (array != 0.0).tolist()
         if d is not None and not d.is_floating_point:
             return array.astype(np.int64).tolist()
@@ -524,7 +524,7 @@ class Tensor:
         if kwargs:
             raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
         for arg in args:
-            if isinstance(arg, _dtype.dtype):
+            if isinstance(arg, dtypes.dtype):
                 wanted = arg
             elif target is None and not isinstance(arg, bool):
                 target = arg
@@ -725,28 +725,28 @@ class Tensor:
         return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
 
     @property
-    def dtype(self) -> _dtype.dtype:
+    def dtype(self) -> dtypes.dtype:
         """``kt.bool`` for a mask, else the dtype the tensor was made or
         converted with (``kt.float64`` by default; arithmetic gives float64).
         The numbers are stored as float64 in every case."""
         d = self._dtype
         if d is None:
-            return _dtype.bool_ if self.is_mask else _dtype.float64
+            return dtypes.bool_ if self.is_mask else dtypes.float64
         return d
 
     def is_floating_point(self) -> bool:
         """Whether :attr:`dtype` is a floating-point type."""
         return self.dtype.is_floating_point
 
-    def _as_dtype(self, d: _dtype.dtype) -> "Tensor":
+    def _as_dtype(self, d: dtypes.dtype) -> "Tensor":
         """This tensor converted to ``d`` (itself when it has that dtype): an
         integer type truncates toward zero (no gradient, as in PyTorch), bool
         makes a mask, a float type copies (differentiable)."""
-        if not isinstance(d, _dtype.dtype):
+        if not isinstance(d, dtypes.dtype):
             raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
         if self.dtype is d:
             return self
-        if d is _dtype.bool_:
+        if d is dtypes.bool_:
             return self != 0.0
         if not d.is_floating_point:
             with sf.no_grad():
@@ -754,7 +754,7 @@ class Tensor:
             out._dtype = d
             return out
         out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
-        out._dtype = None if d is _dtype.float64 else d
+        out._dtype = None if d is dtypes.float64 else d
         return out
 
     def _copy_as_plain(self) -> "Tensor":
@@ -768,11 +768,11 @@ class Tensor:
     def float(self) -> "Tensor":
         """The same numbers as a ``kt.float32`` tensor (stored as float64; a
         mask becomes an ordinary tensor). Differentiable."""
-        return self._as_dtype(_dtype.float32)
+        return self._as_dtype(dtypes.float32)
 
     def half(self) -> "Tensor":
         """The same numbers as a ``kt.float16`` tensor (stored as float64)."""
-        return self._as_dtype(_dtype.float16)
+        return self._as_dtype(dtypes.float16)
 
     # More of PyTorch's API: see shape_functions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -832,18 +832,18 @@ class Tensor:
     def long(self) -> "Tensor":
         """The entries rounded toward zero, as ``kt.int64`` (PyTorch's integer
         conversion; the numbers stay float64 here). No gradient."""
-        return self._as_dtype(_dtype.int64)
+        return self._as_dtype(dtypes.int64)
 
     def int(self) -> "Tensor":
         """The entries rounded toward zero, as ``kt.int32``."""
-        return self._as_dtype(_dtype.int32)
+        return self._as_dtype(dtypes.int32)
 
     def double(self) -> "Tensor":
         """The same numbers as a ``kt.float64`` tensor (a mask becomes an
         ordinary tensor). Differentiable."""
-        return self._as_dtype(_dtype.float64)
+        return self._as_dtype(dtypes.float64)
 
-    def type(self, dtype: Optional[_dtype.dtype] = None) -> Any:
+    def type(self, dtype: Optional[dtypes.dtype] = None) -> Any:
         """``t.type(kt.float32)`` converts (as :meth:`to`); ``t.type()`` is the
         dtype's name."""
         if dtype is None:
@@ -1613,8 +1613,8 @@ class Tensor:
                     f"in-place operation ({what}); do it inside `with no_grad():` "
                     f"or use the out-of-place form"
                 )
-            root = _engine.storage_root(self)
-            if any(_engine.storage_root(p) is root for p in self.parents):
+            root = autograd.storage_root(self)
+            if any(autograd.storage_root(p) is root for p in self.parents):
                 raise RuntimeError(
                     f"{what} with autograd on a view of a tensor that requires "
                     f"grad is not supported here; use the out-of-place form "
@@ -1736,70 +1736,11 @@ class Tensor:
         """The pairs ``(input, dL/d input)`` for the inputs that require grad,
         each gradient summed back to its input's shape (:func:`unbroadcast`). A
         backward that returns ``None`` for an input sends it no gradient."""
-        h = self.history
-        if h is None:
-            raise RuntimeError("chain_rule needs a computed tensor, got a leaf")
-        ctx = h.ctx
-        if ctx.freed:
-            raise RuntimeError(
-                f"Trying to backward through the graph a second time "
-                f"({h.last_fn.__name__} has freed its saved tensors); specify "
-                f"retain_graph=True on the first backward() to backward twice"
-            )
-        inputs = h.inputs
-        # Only once some storage has been changed in place can a version differ
-        # (``h.versions`` is ``()`` when all were 0 at the forward).
-        if _engine.versions:
-            tensors = h.parents
-            for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
-                if tf.version_of(x) != seen:
-                    _engine.check_versions(h, h.last_fn.__name__)  # raises
-            if h.saved_output is not None:  # (a forward that saved its result)
-                _engine.check_versions(h, h.last_fn.__name__)
-        grads = h.last_fn._backward(ctx, d_output, len(inputs))
-        if MODES.anomaly_backward:
-            _engine.check_backward(h.last_fn, ctx, d_output, grads)
-        if not MODES.retain_graph:
-            for v in ctx.saved_values:
-                if isinstance(v, Tensor):
-                    ctx.saved_values = ()
-                    ctx.freed = True
-                    break
-        pairs = []
-        for k, x in enumerate(inputs):
-            g = grads[k]
-            if g is None or not isinstance(x, Tensor) or not x._requires_grad:
-                continue  # None: no gradient flows to x (e.g. where's condition)
-            if not isinstance(g, Tensor):
-                raise RuntimeError(
-                    f"{h.last_fn.__name__}.backward returned "
-                    f"{type(g).__name__} for argument {k}, which needs a gradient "
-                    f"tensor"
-                )
-            pairs.append((x, tf.unbroadcast(g, x._tensor.shape)))
-        return pairs
+        return autograd.chain_rule(self, d_output, tf.unbroadcast)
 
     def accumulate_derivative(self, d: "Tensor") -> None:
         """Add ``d`` into ``.grad``."""
-        if d.shape != self.shape:
-            raise RuntimeError(
-                f"a gradient of shape {d.shape} reached a tensor of shape "
-                f"{self.shape}"
-            )
-        g = self.grad
-        if g is None:
-            # Each tensor gets its own .grad object (a backward may hand one
-            # gradient to several leaves), so that adding below touches only it.
-            if d._is_grad:
-                d = Tensor(d._tensor, d.backend)
-            d._is_grad = True
-            self.grad = d
-        else:
-            # Accumulate into the same object, as PyTorch does in place: a
-            # reference to x.grad that the user holds stays current. (The sum
-            # gets new numbers: the old ones may be shared with another
-            # gradient.)
-            g._tensor = (g + d)._tensor
+        autograd.accumulate_derivative(self, d)
 
     def backward(
         self,
@@ -1860,19 +1801,7 @@ class Tensor:
                     f"shape {self.shape}"
                 )
             grad = Tensor(grad._tensor, self.backend)  # no history
-        previous = tf.is_grad_enabled()
-        tf.set_grad_enabled(False)
-        MODES.retain_graph = bool(retain_graph)
-        # Anomaly mode checks each backward as a whole (naming the user's
-        # operation), not the tensor operations inside it.
-        anomaly = MODES.anomaly
-        MODES.anomaly, MODES.anomaly_backward = False, anomaly
-        try:
-            backpropagate(self, grad)
-        finally:
-            MODES.retain_graph = False
-            MODES.anomaly, MODES.anomaly_backward = anomaly, False
-            tf.set_grad_enabled(previous)
+        autograd.run_backward(self, grad, bool(retain_graph), backpropagate)
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
@@ -1903,7 +1832,7 @@ class Tensor:
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
 
-    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "_HookHandle":
+    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "autograd.HookHandle":
         """Call ``hook(grad)`` with $\\partial L / \\partial \\text{self}$ during
         ``backward``, as PyTorch does; a tensor it returns replaces the gradient
         (for a leaf, before it is added into ``.grad``). Returns a handle whose
@@ -1916,73 +1845,17 @@ class Tensor:
         Raises:
             RuntimeError: the tensor does not require grad.
         """
-        if not self.requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient"
-            )
-        hooks = self.__dict__.get("_hooks")
-        if hooks is None:
-            hooks = self.__dict__["_hooks"] = []
-            if self.history is None:
-                self.accumulate_derivative = _HookedLeaf(self, hooks)
-            else:
-                fn = self.history.last_fn
-                hooked = type(
-                    fn.__name__,
-                    (fn,),
-                    {"_backward": classmethod(_hooked_backward(fn, hooks))},
-                )
-                self.history.last_fn = hooked
-        hooks.append(hook)
-        return _HookHandle(hooks, hook)
+        return autograd.register_hook(self, hook)
 
 
 # Function.apply makes (and the engine checks) values of this class.
-_engine.register_tensor_class(Tensor)
+autograd.register_tensor_class(Tensor)
 
 
 def rebuild_tensor(array: np.ndarray, backend: str, requires_grad: bool) -> Tensor:
     """The inverse of ``Tensor.__reduce__``: the numbers on the loaded backend of
     that name (else the default backend)."""
     return tensor(array, backend=backend_named(backend), requires_grad=requires_grad)
-
-
-def _run_hooks(hooks: List[Callable[[Tensor], Any]], grad: Tensor) -> Tensor:
-    for hook in list(hooks):
-        replaced = hook(grad)
-        if replaced is not None:
-            grad = replaced
-    return grad
-
-
-class _HookedLeaf:
-    """A leaf's ``accumulate_derivative`` with its hooks run first."""
-
-    def __init__(self, leaf: Tensor, hooks: List[Callable[[Tensor], Any]]) -> None:
-        self.leaf, self.hooks = leaf, hooks
-
-    def __call__(self, d: Tensor) -> None:
-        Tensor.accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
-
-
-def _hooked_backward(fn: type, hooks: List[Callable[[Tensor], Any]]) -> Any:
-    """``fn._backward`` with the hooks run on the incoming gradient."""
-
-    def backward(cls: type, ctx: Any, d_output: Tensor, count: int) -> Any:
-        return fn._backward(ctx, _run_hooks(hooks, d_output), count)
-
-    return backward
-
-
-class _HookHandle:
-    """What ``register_hook`` returns: ``handle.remove()``."""
-
-    def __init__(self, hooks: List[Any], hook: Any) -> None:
-        self.hooks, self.hook = hooks, hook
-
-    def remove(self) -> None:
-        if self.hook in self.hooks:
-            self.hooks.remove(self.hook)
 
 
 class _StdSqrt(tf.Function):
@@ -2118,7 +1991,7 @@ def _from_array(
     backend: Optional[TensorBackend],
     requires_grad: bool,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     if device is not None:
         backend = _backend_of_device(backend, device)
@@ -2135,12 +2008,12 @@ def _from_array(
         converted = out._as_dtype(dtype)
         if converted is not out:  # (a fresh leaf, keeping requires_grad)
             converted = Tensor(converted._tensor, backend, requires_grad=requires_grad)
-            converted._dtype = None if dtype is _dtype.float64 else dtype
-            if dtype is _dtype.bool_:
+            converted._dtype = None if dtype is dtypes.float64 else dtype
+            if dtype is dtypes.bool_:
                 converted._as_mask()
         return converted
     if integers and not requires_grad:
-        out._dtype = _dtype.int64  # Python or NumPy integers: int64, as PyTorch
+        out._dtype = dtypes.int64  # Python or NumPy integers: int64, as PyTorch
     return out
 
 
@@ -2150,7 +2023,7 @@ def tensor(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A new tensor holding ``data``: a number (a 0-d tensor), nested lists of
     numbers, a NumPy array or a tensor (its numbers are copied).
@@ -2169,7 +2042,7 @@ def tensor(
         # Integers report int64.
         found = _kind(data)
         mask = found == "bool"
-        kind = _dtype.int64 if found == "int" else None
+        kind = dtypes.int64 if found == "int" else None
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -2230,16 +2103,16 @@ def full(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with ``value``. Without ``dtype`` the dtype
     comes from ``value``, as in PyTorch: a bool gives ``bool``, an int
     ``int64``, a float the default ``float64``; an integer ``dtype`` truncates
     (``full((2,), 2.7, dtype=kt.int64)`` holds 2, 2)."""
     if dtype is None and isinstance(value, (bool, np.bool_)):
-        dtype = _dtype.bool_
+        dtype = dtypes.bool_
     elif dtype is None and isinstance(value, (int, np.integer)):
-        dtype = _dtype.int64
+        dtype = dtypes.int64
     return _from_array(
         np.full(_make_shape((shape,)), float(value)),
         backend,
@@ -2254,7 +2127,7 @@ def zeros(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
     0-d."""
@@ -2268,7 +2141,7 @@ def ones(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of ones (shape as for :func:`zeros`)."""
     return _from_array(
@@ -2287,7 +2160,7 @@ def rand(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
@@ -2302,7 +2175,7 @@ def randn(
     backend: Optional[TensorBackend] = None,
     requires_grad: bool = False,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
 ) -> Tensor:
@@ -2319,7 +2192,7 @@ def arange(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
@@ -2364,7 +2237,7 @@ def eye(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
     return _from_array(
@@ -2380,7 +2253,7 @@ def linspace(
     requires_grad: bool = False,
     *,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
     return _from_array(
@@ -2396,7 +2269,7 @@ def randint(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
     as floats."""
@@ -2412,7 +2285,7 @@ def randperm(
     seed: Optional[int] = None,
     generator: Optional[np.random.Generator] = None,
     device: Any = None,
-    dtype: Optional[_dtype.dtype] = None,
+    dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1`` (as floats): an index for
     shuffling, ``x[randperm(len(x))]``."""
@@ -2431,15 +2304,15 @@ def from_numpy(
     out = _from_array(array, backend, False, device)
     if _is_bool(array):
         return out._as_mask()
-    reported = _dtype.NAMES.get(array.dtype.name)
-    if reported is not None and reported is not _dtype.float64:
+    reported = dtypes.NAMES.get(array.dtype.name)
+    if reported is not None and reported is not dtypes.float64:
         out._dtype = reported
     return out
 
 
 def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:
     """The backend a factory's ``device=`` names (``"cpu"``, ``"cuda"``, a
-    :class:`~module2_tensors._device.device`, or a backend itself).
+    :class:`~module2_tensors.engine.devices.device`, or a backend itself).
 
     Raises:
         ValueError: ``backend=`` and ``device=`` name different backends.
@@ -2450,6 +2323,48 @@ def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorB
             f"backend={backend.name} and device={device!r} disagree; give one"
         )
     return named
+
+
+def _keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (a view or copy of the same numbers, same order of entries or
+    not) made to give its result this tensor's dtype, as PyTorch's do: an int64
+    tensor stays int64 through ``view``, ``detach`` ..., and a mask stays a mask
+    (so ``x.view(-1)[mask.view(-1)]`` selects, as in PyTorch)."""
+
+    @functools.wraps(method)
+    def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        out = method(self, *args, **kwargs)
+        if (self._dtype is not None or self.is_mask) and out is not self:
+            if self.is_mask:
+                out.is_mask = True
+            elif out._dtype is None:
+                out._dtype = self._dtype
+        return out
+
+    return wrapped
+
+
+for _name in (
+    "view",
+    "reshape",
+    "detach",
+    "clone",
+    "flatten",
+    "unsqueeze",
+    "squeeze",
+    "permute",
+    "transpose",
+    "t",
+    "expand",
+    "expand_as",
+    "view_as",
+    "reshape_as",
+    "repeat",
+    "flip",
+    "movedim",
+    "narrow",
+):
+    setattr(Tensor, _name, _keeps_dtype(getattr(Tensor, _name)))
 
 
 class Parameter(Tensor, _module.Parameter):

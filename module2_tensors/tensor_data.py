@@ -27,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 # Given: LaidOut holds TensorData's fast constructors for library code
-# (contiguous, full, empty, _view), which reuse checked layouts (_layout.py).
-from ._layout import LAYOUTS, LaidOut, new_layout
+# (contiguous, full, empty, _view), which reuse checked layouts (engine/layout.py).
+from .engine.layout import LAYOUTS, LaidOut, new_layout
 
 __all__ = [
     "Storage",
@@ -291,7 +291,7 @@ class TensorData(LaidOut):
         # ``_shape`` and ``_strides``: the shape and strides as read-only int64
         # arrays, shared by every tensor of this layout (what kernels receive);
         # ``_kernel_*``: writable twins that only FastOps' compiled kernels get
-        # (see module2_tensors/_layout.py).
+        # (see module2_tensors/engine/layout.py).
         (
             _,
             strides,

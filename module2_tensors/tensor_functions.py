@@ -14,10 +14,11 @@ An operation is used through ``apply``, never instantiated: ``Neg.apply(a)`` run
 ``Neg.forward(ctx, a)`` with a fresh ``Context`` and, when gradients are recorded
 (:func:`is_grad_enabled`) and some input requires grad, gives the result a
 ``History`` (``last_fn``, ``ctx``, ``inputs``) so that ``backward`` can later call
-``Neg.backward(ctx, grad)``. (The base class ``Function`` and this bookkeeping live
-in ``_engine.py``; you need not read them.) Arguments of ``forward`` may be tensors
-or plain values (a dim, a shape); ``backward`` returns one gradient per argument, in
-order: a tensor for a tensor that needs one, ``None`` for anything else. A single
+``Neg.backward(ctx, grad)``. (The base class ``Function`` and this bookkeeping
+live in ``engine/autograd.py``; you need not read them.) Arguments of ``forward``
+may be tensors or plain values (a dim, a shape); ``backward`` returns one gradient
+per argument, in order: a tensor for a tensor that needs one, ``None`` for anything
+else. A single
 tensor may be returned without a tuple and trailing ``None``s left out, so
 ``Sum.backward`` (of ``forward(ctx, a, dim)``) may simply return the gradient of
 ``a``. A function with ``differentiable = False`` (comparisons) records no history.
@@ -35,11 +36,11 @@ from typing import TYPE_CHECKING, Callable, Tuple
 
 import numpy as np
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 
-# Given: Function (described above) and the engine's bookkeeping live in _engine.py.
-from ._engine import Function, History, _new, bump_version, is_grad_enabled
-from ._engine import set_grad_enabled, version_of
+# Given: Function (described above) and its bookkeeping live in engine/autograd.py.
+from .engine.autograd import Function, History, _new, bump_version, is_grad_enabled
+from .engine.autograd import set_grad_enabled, version_of
 from .tensor_data import TensorData, UserShape
 
 # Given, complete: more functions of the same pattern (sin, sqrt, pow, maximum,

@@ -59,10 +59,10 @@ for _name in _extra_conv.__all__:
 def __getattr__(name: str) -> Any:
     # Module 3 imports its CUDA backend on first use; forward those names to it.
     import module3_fast_ops
-    from module2_tensors import _dtype
+    from module2_tensors.engine import dtypes
 
-    if name in _dtype.NAMES:  # kt.bool, kt.float, kt.long (see module2_tensors)
-        return _dtype.NAMES[name]
+    if name in dtypes.NAMES:  # kt.bool, kt.float, kt.long (see module2_tensors)
+        return dtypes.NAMES[name]
     try:
         return getattr(module3_fast_ops, name)
     except AttributeError:

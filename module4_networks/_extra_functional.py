@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from module2_tensors import _dtype
+from module2_tensors.engine import dtypes
 from module2_tensors.shape_functions import where
 from module2_tensors.tensor import Tensor, tensor
 
@@ -71,7 +71,7 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     if classes.size and classes.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = np.eye(num_classes)[classes.astype(np.int64)]
-    return tensor(out, backend=input.backend, dtype=_dtype.int64)
+    return tensor(out, backend=input.backend, dtype=dtypes.int64)
 
 
 def normalize(

@@ -200,11 +200,11 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
     if checked >= CHECKED_STEPS:
         if not _buffers_owned(kind, state):
             return False  # buffers loaded from a state_dict, say: not ours to write
-        from module2_tensors import _engine
+        from module2_tensors.engine import autograd
 
         g = _flat(g_tensor)
         _run(kind, p, g_tensor.to_numpy().ravel() if g is None else g, state, group)
-        _engine.bump_version(p)
+        autograd.bump_version(p)
         return True
     # A checked step: the student's update decides; this loop runs on copies.
     mirror = {

@@ -31,7 +31,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from module2_tensors import _engine
+from module2_tensors.engine import autograd
 
 from . import _fused_optim
 from .engine import agrees
@@ -165,7 +165,7 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
         if not _buffers_owned(kind, state):
             return False  # buffers loaded from a state_dict, say: not ours to write
         _run(kind, p, g, state, group)
-        _engine.bump_version(p)
+        autograd.bump_version(p)
         return True
     # A checked step: the student's update decides; the kernel runs on copies.
     mirror = {

@@ -44,9 +44,9 @@ import numpy as np
 
 from .engine import agrees, fast_path, probe_gradient, ran_backward
 
-from module1_scalar_autodiff.autodiff import Context
-from module2_tensors import _dtype
-from module2_tensors.shape_functions import enable_grad
+from module1_scalar_autodiff.context import Context
+from module2_tensors.engine import dtypes
+from module2_tensors.engine.autograd import enable_grad
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function, is_grad_enabled
 from module2_tensors.tensor_ops import matmul_shape
@@ -150,7 +150,7 @@ def _eligible(t: Tensor) -> bool:
         and t.dims >= 2
         and not getattr(t.backend, "cuda", False)
         and type(t.tuple()[0]) is np.ndarray
-        and t.dtype is _dtype.float64
+        and t.dtype is dtypes.float64
     )
 
 

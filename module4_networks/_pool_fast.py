@@ -41,9 +41,9 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 from numba import njit
 
-from module1_scalar_autodiff.autodiff import Context
-from module2_tensors import _dtype
-from module2_tensors.shape_functions import enable_grad
+from module1_scalar_autodiff.context import Context
+from module2_tensors.engine import dtypes
+from module2_tensors.engine.autograd import enable_grad
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function
 
@@ -191,7 +191,7 @@ def max_pool2d(
         or input.dims != 4
         or getattr(input.backend, "cuda", False)
         or type(input.tuple()[0]) is not np.ndarray
-        or input.dtype is not _dtype.float64
+        or input.dtype is not dtypes.float64
     ):
         return None
     try:

@@ -32,7 +32,7 @@ from typing import Any, List, Optional, Tuple
 import numba
 import numpy as np
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 from module2_tensors.tensor import Tensor
 from module3_fast_ops._cuda_cache import persist
 from module3_fast_ops.cuda_ops import (

@@ -137,4 +137,4 @@ def test_the_instructor_ci_runs_the_student_edition_on_three_systems():
     # the instructor's test job must not let the CUDA resource checks skip
     test = workflow["jobs"]["test"]
     env = [s.get("env", {}) for s in test["steps"]]
-    assert {"KINDLING_REQUIRE_CUDA_TOOLS": "1"} in env
+    assert {"KINDLING_REQUIRE_CUDA_TOOLS": "1", "KINDLING_REQUIRE_TORCH": "1"} in env

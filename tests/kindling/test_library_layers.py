@@ -102,6 +102,8 @@ def test_an_engine_importing_a_student_file_or_its_facade_is_found(tmp_path):
             "module2_toy/student.py": "def s():\n    return 1\n",
             "module2_toy/engine/__init__.py": "",
             "module2_toy/engine/ok.py": "from . import rules\nfrom .. import engine\n",
+            "module2_toy/given.py": "from .student import s\n",
+            "module2_toy/engine/through.py": "import math\n\nfrom .. import given\n",
             "module2_toy/engine/rules.py": """\
                 def late():
                     from ..student import s
@@ -117,7 +119,8 @@ def test_an_engine_importing_a_student_file_or_its_facade_is_found(tmp_path):
     found = engine_violations(root, library_files(root))
     assert found == [
         ("module2_toy.engine.rules", 2, "module2_toy.student"),
-        ("module2_toy.engine.rules", 6, "module2_toy"),
+        ("module2_toy.engine.rules", 6, "module2_toy.student"),
+        ("module2_toy.engine.through", 3, "module2_toy.student"),
     ]
 
 

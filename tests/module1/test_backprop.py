@@ -9,12 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from module1_scalar_autodiff.autodiff import (
-    Context,
-    Variable,
-    backpropagate,
-    topological_sort,
-)
+from module1_scalar_autodiff.autodiff import Variable, backpropagate, topological_sort
+from module1_scalar_autodiff.context import Context
 from module1_scalar_autodiff.scalar import Scalar
 from module1_scalar_autodiff.scalar_functions import EQ, GT, LT
 

@@ -7,7 +7,7 @@ need the forwards of Task 1.2 but none of the backwards of Task 1.4.
 import pytest
 from hypothesis import given
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 from module1_scalar_autodiff.scalar import Scalar
 from module1_scalar_autodiff.scalar_functions import ScalarFunction
 

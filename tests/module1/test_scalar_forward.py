@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 
 from module1_scalar_autodiff import scalar_functions as F
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 from module1_scalar_autodiff.scalar import Scalar, ScalarHistory
 
 from .strategies import (

@@ -10,7 +10,7 @@ import pytest
 from module2_tensors import SimpleBackend, get_default_backend, set_default_backend
 
 # Where the default backend is kept (the engine's devices and backends).
-_devices = importlib.import_module("module2_tensors._device")
+_devices = importlib.import_module("module2_tensors.engine.devices")
 
 
 @pytest.fixture(autouse=True)

@@ -1,15 +1,16 @@
-"""Invariants of the layouts ``TensorData`` shares (``module2_tensors/_layout.py``):
-one ``Layout`` per ``(shape, strides)``, built by one constructor, and shape and
-stride arrays that nothing can write into. These tests check given code (no
-task's marker); a layout's row-major strides come from Task 2.1's
-``strides_from_shape``, so most of them need it written."""
+"""Invariants of the layouts ``TensorData`` shares
+(``module2_tensors/engine/layout.py``): one ``Layout`` per ``(shape, strides)``,
+built by one constructor, and shape and stride arrays that nothing can write
+into. These tests check given code (no task's marker); a layout's row-major
+strides come from Task 2.1's ``strides_from_shape``, so most of them need it
+written."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from module2_tensors._layout import LAYOUTS, Layout, new_layout
+from module2_tensors.engine.layout import LAYOUTS, Layout, new_layout
 from module2_tensors.tensor_data import TensorData, strides_from_shape
 
 

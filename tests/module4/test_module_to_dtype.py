@@ -37,6 +37,12 @@ def test_a_float_dtype_converts_only_the_floating_point_values():
     assert model.count.dtype is kt.int64 and model.count.tolist() == [3]
 
 
+def test_state_dict_reports_the_converted_dtype():
+    model = nn.Linear(2, 2).float()
+    assert {v.dtype for v in model.state_dict().values()} == {kt.float32}
+    assert model.weight.detach().new_zeros(2).shape == (2,)
+
+
 def test_module_to_matches_pytorch():
     torch = import_torch()
     with pytest.raises(TypeError, match="only accepts floating point"):

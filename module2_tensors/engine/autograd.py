@@ -1,12 +1,14 @@
-"""The autograd engine: ``Function`` and what ``Function.apply`` does (private:
-students never edit or need to read this file).
+"""The autograd engine: ``Function`` and what ``Function.apply`` does (engine
+layer: students never edit or need to read this file; it imports none of theirs).
 
 ``tensor_functions.py`` is what a student reads: each operation's ``forward`` and
 ``backward``. This module holds the machinery that makes ``Function.apply`` cheap
 and safe, behind a small interface:
 
 * :data:`MODES`: the one object holding the autograd switches of the process
-  (gradient recording, retain-graph, anomaly detection);
+  (gradient recording, retain-graph, anomaly detection), and the switches of
+  :data:`MODES.grad <MODES>` that are given (:class:`set_grad_enabled`,
+  :class:`enable_grad`; ``no_grad`` and ``inference_mode`` are Task 2.6's);
 * version counters (:func:`version_of`, :func:`bump_version`, :func:`storage_root`,
   :data:`versions`): PyTorch's guard against in-place changes of saved values;
 * :class:`Function`, the base class of every tensor operation (re-exported by
@@ -14,6 +16,10 @@ and safe, behind a small interface:
 * :class:`History` and :func:`apply` (``Function.apply``): run a forward and, when
   gradients are recorded, give the result its history; :func:`backward_tuple`
   (``Function._backward``) normalises what a backward returns;
+* the backward pass of a tensor (:func:`chain_rule`, :func:`accumulate_derivative`,
+  :func:`run_backward`, :func:`register_hook`): ``Tensor``'s methods of those
+  names call them with the tensor, and the student's ``unbroadcast`` and
+  ``backpropagate``, as arguments;
 * anomaly mode's checks (:func:`check_forward`, :func:`check_backward`) and
   :func:`user_call`, which names the operation and the line of the user's code that
   an error message should point at.
@@ -25,15 +31,15 @@ import functools
 import os
 import sys
 import weakref
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from module1_scalar_autodiff.autodiff import Context
+from module1_scalar_autodiff.context import Context
 
 if TYPE_CHECKING:
-    from .tensor import Tensor
-    from .tensor_data import TensorData
+    from ..tensor import Tensor
+    from ..tensor_data import TensorData
 
 __all__ = [
     "Function",
@@ -41,11 +47,17 @@ __all__ = [
     "MODES",
     "Modes",
     "set_grad_enabled",
+    "enable_grad",
     "History",
     "SavedOutputHistory",
     "apply",
     "backward_tuple",
     "versions",
+    "chain_rule",
+    "accumulate_derivative",
+    "run_backward",
+    "register_hook",
+    "HookHandle",
     "storage_root",
     "version_of",
     "bump_version",
@@ -117,6 +129,27 @@ class set_grad_enabled:
         @functools.wraps(fn)
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+class enable_grad:
+    """Context manager (and decorator) that switches gradient recording *on*,
+    even inside ``no_grad()`` (``torch.enable_grad``). (Given.)"""
+
+    def __enter__(self) -> "enable_grad":
+        self._previous = is_grad_enabled()
+        set_grad_enabled(True)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        set_grad_enabled(self._previous)
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with enable_grad():
                 return fn(*args, **kwargs)
 
         return wrapped
@@ -396,10 +429,14 @@ _OPERATORS = {
 
 
 def _in_library(filename: str) -> bool:
-    folder = os.path.basename(os.path.dirname(os.path.abspath(filename)))
-    # The library's packages are module0_fundamentals ... module4_networks (the
-    # tests' folders, tests/module2, are the user's code).
-    return folder.startswith("module") and folder[6:7].isdigit() and folder[7:8] == "_"
+    folder = os.path.dirname(os.path.abspath(filename))
+    # The library's packages are module0_fundamentals ... module4_networks and
+    # their subpackages (engine/); the tests' folders, tests/module2, are the
+    # user's code.
+    for name in (os.path.basename(folder), os.path.basename(os.path.dirname(folder))):
+        if name.startswith("module") and name[6:7].isdigit() and name[7:8] == "_":
+            return True
+    return False
 
 
 def user_call() -> Tuple[str, str]:
@@ -510,3 +547,185 @@ class Function:
 def _new(like: "Tensor", data: TensorData) -> "Tensor":
     """A tensor of ``data`` on ``like``'s backend (used to build views)."""
     return type(like)(data, like.backend)
+
+
+# ---------------------------------------------------------------------------
+# The backward pass of a tensor: what ``Tensor.chain_rule``,
+# ``accumulate_derivative``, ``backward`` and ``register_hook`` do. The tensor
+# comes as an argument; the student's functions that the pass needs
+# (``unbroadcast``, Task 2.4; ``backpropagate``, Task 1.4) too.
+# ---------------------------------------------------------------------------
+
+
+def chain_rule(
+    t: "Tensor", d_output: "Tensor", unbroadcast: Callable[..., "Tensor"]
+) -> List[Tuple["Tensor", "Tensor"]]:
+    """``t.chain_rule(d_output)``: the pairs ``(input, dL/d input)`` for the
+    inputs of ``t``'s function that require grad, each gradient summed back to
+    its input's shape by ``unbroadcast(g, shape)``.
+
+    Raises:
+        RuntimeError: ``t`` is a leaf; its function's saved tensors were freed by
+            an earlier backward; an input was changed in place since the
+            forward; a backward returned something else than a tensor or
+            ``None`` for an input that needs a gradient.
+    """
+    Tensor = _Tensor
+    h = t.history
+    if h is None:
+        raise RuntimeError("chain_rule needs a computed tensor, got a leaf")
+    ctx = h.ctx
+    if ctx.freed:
+        raise RuntimeError(
+            f"Trying to backward through the graph a second time "
+            f"({h.last_fn.__name__} has freed its saved tensors); specify "
+            f"retain_graph=True on the first backward() to backward twice"
+        )
+    inputs = h.inputs
+    # Only once some storage has been changed in place can a version differ
+    # (``h.versions`` is ``()`` when all were 0 at the forward).
+    if versions:
+        tensors = h.parents
+        for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
+            if version_of(x) != seen:
+                check_versions(h, h.last_fn.__name__)  # raises
+        if h.saved_output is not None:  # (a forward that saved its result)
+            check_versions(h, h.last_fn.__name__)
+    grads = h.last_fn._backward(ctx, d_output, len(inputs))
+    if MODES.anomaly_backward:
+        check_backward(h.last_fn, ctx, d_output, grads)
+    if not MODES.retain_graph:
+        for v in ctx.saved_values:
+            if isinstance(v, Tensor):
+                ctx.saved_values = ()
+                ctx.freed = True
+                break
+    pairs = []
+    for k, x in enumerate(inputs):
+        g = grads[k]
+        if g is None or not isinstance(x, Tensor) or not x._requires_grad:
+            continue  # None: no gradient flows to x (e.g. where's condition)
+        if not isinstance(g, Tensor):
+            raise RuntimeError(
+                f"{h.last_fn.__name__}.backward returned "
+                f"{type(g).__name__} for argument {k}, which needs a gradient "
+                f"tensor"
+            )
+        pairs.append((x, unbroadcast(g, x._tensor.shape)))
+    return pairs
+
+
+def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
+    """``t.accumulate_derivative(d)``: add ``d`` into ``t.grad``.
+
+    Raises:
+        RuntimeError: ``d``'s shape is not ``t``'s.
+    """
+    if d.shape != t.shape:
+        raise RuntimeError(
+            f"a gradient of shape {d.shape} reached a tensor of shape {t.shape}"
+        )
+    g = t.grad
+    if g is None:
+        # Each tensor gets its own .grad object (a backward may hand one
+        # gradient to several leaves), so that adding below touches only it.
+        if d._is_grad:
+            d = type(d)(d._tensor, d.backend)
+        d._is_grad = True
+        t.grad = d
+    else:
+        # Accumulate into the same object, as PyTorch does in place: a reference
+        # to x.grad that the user holds stays current. (The sum gets new numbers:
+        # the old ones may be shared with another gradient.)
+        g._tensor = (g + d)._tensor
+
+
+def run_backward(
+    t: "Tensor",
+    grad: "Tensor",
+    retain_graph: bool,
+    backpropagate: Callable[[Any, Any], None],
+) -> None:
+    """The pass of ``t.backward(grad)`` once ``grad`` is checked: gradient
+    recording off, the modes of the pass set (retain-graph; anomaly mode checks
+    each backward as a whole, naming the user's operation, not the tensor
+    operations inside it), then ``backpropagate(t, grad)``; every mode restored
+    afterwards, whatever happens."""
+    previous = MODES.grad
+    MODES.grad = False
+    MODES.retain_graph = retain_graph
+    anomaly = MODES.anomaly
+    MODES.anomaly, MODES.anomaly_backward = False, anomaly
+    try:
+        backpropagate(t, grad)
+    finally:
+        MODES.retain_graph = False
+        MODES.anomaly, MODES.anomaly_backward = anomaly, False
+        MODES.grad = previous
+
+
+def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
+    """``t.register_hook(hook)``: installed on ``t`` alone (its own
+    ``accumulate_derivative`` for a leaf, a subclass of its function for a
+    computed tensor), so tensors without hooks pay nothing.
+
+    Raises:
+        RuntimeError: ``t`` does not require grad.
+    """
+    if not t.requires_grad:
+        raise RuntimeError(
+            "cannot register a hook on a tensor that doesn't require gradient"
+        )
+    hooks = t.__dict__.get("_hooks")
+    if hooks is None:
+        hooks = t.__dict__["_hooks"] = []
+        if t.history is None:
+            t.accumulate_derivative = _HookedLeaf(t, hooks)
+        else:
+            fn = t.history.last_fn
+            hooked = type(
+                fn.__name__,
+                (fn,),
+                {"_backward": classmethod(_hooked_backward(fn, hooks))},
+            )
+            t.history.last_fn = hooked
+    hooks.append(hook)
+    return HookHandle(hooks, hook)
+
+
+def _run_hooks(hooks: List[Callable[["Tensor"], Any]], grad: "Tensor") -> "Tensor":
+    for hook in list(hooks):
+        replaced = hook(grad)
+        if replaced is not None:
+            grad = replaced
+    return grad
+
+
+class _HookedLeaf:
+    """A leaf's ``accumulate_derivative`` with its hooks run first."""
+
+    def __init__(self, leaf: "Tensor", hooks: List[Callable[["Tensor"], Any]]):
+        self.leaf, self.hooks = leaf, hooks
+
+    def __call__(self, d: "Tensor") -> None:
+        accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
+
+
+def _hooked_backward(fn: type, hooks: List[Callable[["Tensor"], Any]]) -> Any:
+    """``fn._backward`` with the hooks run on the incoming gradient."""
+
+    def backward(cls: type, ctx: Any, d_output: "Tensor", count: int) -> Any:
+        return fn._backward(ctx, _run_hooks(hooks, d_output), count)
+
+    return backward
+
+
+class HookHandle:
+    """What ``register_hook`` returns: ``handle.remove()``."""
+
+    def __init__(self, hooks: List[Any], hook: Any) -> None:
+        self.hooks, self.hook = hooks, hook
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)

@@ -1,9 +1,11 @@
 """Dtype labels that never disagree with the values they label: ``full``
 infers its dtype from the fill value and an integer dtype truncates, as
 ``torch.full`` does; ``from_numpy`` reports the array's dtype; indexing keeps
-the dtype of what it reads; ``argmax`` and ``max(dim).indices`` are
-``int64``. Expected values are PyTorch's documented behaviour; where PyTorch is
-installed the same calls run on it too. Given code: no task marker."""
+the dtype of what it reads, and so do views and copies (``view``, ``reshape``,
+``detach``, ``clone`` ...: a mask stays a mask that selects); ``argmax`` and
+``max(dim).indices`` are ``int64``. Expected values are PyTorch's documented
+behaviour; where PyTorch is installed the same calls run on it too. Given code:
+no task marker."""
 
 from __future__ import annotations
 
@@ -51,6 +53,35 @@ def test_indexing_keeps_the_dtype():
     assert kt.tensor([1.0, 2.0]).float()[0].dtype is kt.float32
 
 
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda t: t.view(-1),
+        lambda t: t.reshape(4),
+        lambda t: t.detach(),
+        lambda t: t.clone(),
+        lambda t: t.flatten(),
+        lambda t: t.T,
+        lambda t: t.unsqueeze(0).squeeze(0),
+        lambda t: t.permute(1, 0),
+        lambda t: t.flip(0),
+    ],
+)
+def test_views_and_copies_keep_the_dtype(op):
+    assert op(kt.tensor([[3, 1], [2, 0]])).dtype is kt.int64
+    assert op(kt.tensor([[1.0, 2.0], [3.0, 4.0]]).float()).dtype is kt.float32
+    assert op(kt.tensor([[1.0, -1.0], [2.0, 3.0]]) > 0).dtype is kt.bool
+    assert op(kt.tensor([[1.0, 2.0], [3.0, 4.0]])).dtype is kt.float64
+
+
+def test_a_reshaped_mask_still_selects():
+    x = kt.tensor([[5.0, 6.0], [7.0, 8.0]])
+    mask = x > 5.5
+    # Selection (PyTorch), not positions 0 and 1 read from a float tensor.
+    assert x.view(-1)[mask.view(-1)].tolist() == [6.0, 7.0, 8.0]
+    assert x.reshape(4)[mask.reshape(4).detach()].tolist() == [6.0, 7.0, 8.0]
+
+
 def test_index_results_report_int64():
     x = kt.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 1.0]])
     assert x.argmax().dtype is kt.int64 and x.argmax().item() == 3
@@ -80,6 +111,8 @@ def test_factory_dtypes_match_pytorch():
                 lib.tensor([[3, 1]])[0],
                 lib.tensor([[1.0, 5.0]]).argmax(1),
                 lib.tensor([[1.0, 5.0]]).max(1).indices,
+                lib.tensor([[3, 1]]).view(-1).detach(),
+                (lib.tensor([[3, 1]]) > 2).reshape(2),
             )
         ]
 

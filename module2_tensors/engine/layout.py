@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Optional, Tuple
 import numpy as np
 
 if TYPE_CHECKING:
-    from .tensor_data import Storage, TensorData
+    from ..tensor_data import Storage, TensorData
 
 __all__ = ["Layout", "LAYOUTS", "MAX_LAYOUTS", "new_layout", "LaidOut"]
 

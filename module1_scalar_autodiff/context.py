@@ -1,0 +1,48 @@
+"""``Context``: what a function's ``forward`` leaves for its ``backward`` (given).
+
+Shared by ``ScalarFunction`` (Module 1) and the ``Function``s of ``Tensor``
+(Module 2 and later); it imports nothing, so the engine of any module may use it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+__all__ = ["Context"]
+
+
+class Context:
+    """What a function's ``forward`` leaves behind for its ``backward``.
+
+    ``forward(ctx, ...)`` calls ``ctx.save_for_backward(a, b)``; ``backward`` reads
+    ``a, b = ctx.saved_values``. ``needs_input_grad[i]`` tells whether input ``i``
+    needs a derivative at all (PyTorch's name), so a backward may skip work.
+    ``freed`` stays ``False`` for a ``Scalar``: Module 1 keeps the saved values,
+    so a scalar graph can be walked backward again. (Module 2's ``Tensor`` sets it
+    once a backward pass has released them, and then a second pass needs
+    ``backward(retain_graph=True)``, as in PyTorch.)
+    """
+
+    # One is made per operation: its attributes live in slots, quicker to set and
+    # read than dict entries (``__dict__`` takes any other, as PyTorch's ctx does).
+    __slots__ = ("needs_input_grad", "saved_values", "freed", "__dict__", "__weakref__")
+
+    def __init__(self, needs_input_grad: Tuple[bool, ...] = ()) -> None:
+        self.needs_input_grad: Tuple[bool, ...] = tuple(needs_input_grad)
+        self.saved_values: Tuple[Any, ...] = ()
+        self.freed = False
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Store ``values`` for the backward pass (read back as ``saved_values``)."""
+        self.saved_values = values
+
+    @property
+    def requires_grad(self) -> bool:
+        """True when at least one input needs a derivative."""
+        return any(self.needs_input_grad)
+
+    def __repr__(self) -> str:
+        return (
+            f"Context(needs_input_grad={self.needs_input_grad}, "
+            f"saved_values={self.saved_values})"
+        )

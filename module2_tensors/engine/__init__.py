@@ -1,0 +1,16 @@
+"""Module 2's engine: the machinery under the teaching files, which no task asks a
+student to read or edit, and which imports none of the files students edit (by
+any import; ``tests/kindling/test_library_layers.py`` checks it). Student code
+reaches it as an argument, or by a registration that the importing module makes
+(``autograd.register_tensor_class(Tensor)`` and ``devices.register_backend`` in
+``tensor.py``).
+
+* :mod:`.autograd`: ``Function``, ``Function.apply``, ``History``, the gradient
+  modes (``MODES``, ``set_grad_enabled``, ``enable_grad``), version counters,
+  anomaly checks and the user's line for error messages;
+* :mod:`.layout`: checked shapes and strides (``Layout``), shared by every tensor;
+* :mod:`.shapes`: argument checks of the shape functions and ``normalize_dim``;
+* :mod:`.devices`: ``kt.device``, ``kt.cuda`` and the default backend (the
+  registered backends and the choice among them);
+* :mod:`.dtypes`: PyTorch's dtype objects (every tensor computes in float64).
+"""

@@ -1,0 +1,303 @@
+"""Devices, as PyTorch users write them (private: the tensor modules use it).
+
+A device *names* a backend; backends stay the mechanism. ``"cpu"`` is the default
+backend when that computes in host memory (``FastBackend`` once Module 3 is
+written, else ``SimpleBackend``), and ``"cuda"`` the backend Module 3 names
+``"cuda"`` (``name_backend``: Module 2 must not import upwards), checked first for a
+usable GPU. :func:`register_device` lets a later module provide a device itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
+
+if TYPE_CHECKING:
+    from .._backend import TensorBackend
+
+__all__ = [
+    "device",
+    "Device",
+    "register_device",
+    "backend_for",
+    "device_of",
+    "cuda",
+    "register_backend",
+    "name_backend",
+    "set_default_backend",
+    "get_default_backend",
+    "backend_named",
+]
+
+#: device type -> a function returning its backend (raising when it cannot).
+_PROVIDERS: Dict[str, Callable[[], "TensorBackend"]] = {}
+
+
+# ---------------------------------------------------------------------------
+# The default backend: one for factories and layers alike. tensor.py registers
+# SimpleBackend, the last resort; Module 3 registers FastBackend and names cuda.
+# ---------------------------------------------------------------------------
+
+_default_backend: Optional[TensorBackend] = None  # None: not chosen explicitly
+_candidates: List[Tuple[TensorBackend, Callable[[], bool]]] = []
+_ready: dict = {}
+#: Backends a user may name (``set_default_backend("fast")``, ``KINDLING_BACKEND``):
+#: name -> a function that returns the backend (importing it if need be).
+_named: Dict[str, Callable[[], TensorBackend]] = {}
+#: The environment variable that names the default backend.
+BACKEND_VARIABLE = "KINDLING_BACKEND"
+_from_environment: List[Optional[TensorBackend]] = []  # read once, when first needed
+
+
+def register_backend(backend: TensorBackend, ready: Callable[[], bool]) -> None:
+    """Offer a faster backend as the automatic default (Module 3 offers
+    ``FastBackend`` when it is imported), also by its name. ``ready()`` says
+    whether its kernels are written (a student edition may still have them
+    stubbed); it is asked once."""
+    if all(b is not backend for b, _ in _candidates):
+        _candidates.append((backend, ready))
+    name_backend(backend.name, lambda: backend)
+
+
+def name_backend(name: str, load: Callable[[], TensorBackend]) -> None:
+    """Let users choose a backend by ``name`` (``set_default_backend(name)``,
+    ``KINDLING_BACKEND``); ``load()`` returns it, importing it if need be (Module
+    3 names ``cuda`` so, without importing numba-cuda before it is asked for)."""
+    _named[name] = load
+
+
+def _by_name(name: str) -> TensorBackend:
+    loader = _named.get(name.strip().lower())
+    if loader is None:
+        raise ValueError(
+            f"unknown backend {name!r}: choose one of {', '.join(sorted(_named))} "
+            f"(import module3_fast_ops to make 'fast' and 'cuda' known)"
+        )
+    return loader()
+
+
+def set_default_backend(backend: Union[None, str, TensorBackend]) -> None:
+    """The backend of every tensor made without ``backend=`` (factories such as
+    :func:`tensor`, :func:`zeros`, :func:`rand`, and the layers of Module 4): a
+    ``TensorBackend`` or its name (``"simple"``, ``"fast"``, ``"cuda"``).
+    ``None`` goes back to the choice of :func:`get_default_backend`."""
+    global _default_backend
+    if isinstance(backend, str):
+        backend = _by_name(backend)
+    # TensorBackend is the class of the first backend registered (SimpleBackend):
+    # this module does not import it.
+    backend_class = type(_candidates[0][0]) if _candidates else object
+    if backend is not None and not isinstance(backend, backend_class):
+        raise TypeError(f"expected a TensorBackend, got {type(backend).__name__}")
+    _default_backend = backend
+
+
+def get_default_backend() -> TensorBackend:
+    """The backend used where none is given, chosen in this order:
+
+    1. the one given to :func:`set_default_backend`;
+    2. the one named by the environment variable ``KINDLING_BACKEND``
+       (``simple``, ``fast`` or ``cuda``; read once per process);
+    3. automatically, the fastest backend whose kernels are written:
+       ``FastBackend`` once Module 3 is imported and Tasks 3.1 and 3.2 are done,
+       else ``SimpleBackend`` (registered first, always ready). A student whose
+       Task 3.1 is unfinished therefore keeps working on ``SimpleBackend``,
+       with no error; the check (do the kernel factories raise
+       ``NotImplementedError``?) runs once per process.
+    """
+    if _default_backend is not None:
+        return _default_backend
+    if not _from_environment:
+        name = os.environ.get(BACKEND_VARIABLE, "").strip()
+        _from_environment.append(_by_name(name) if name else None)
+    if _from_environment[0] is not None:
+        return _from_environment[0]
+    for backend, ready in reversed(_candidates):
+        key = id(backend)
+        if key not in _ready:
+            try:
+                _ready[key] = bool(ready())
+            except NotImplementedError:
+                _ready[key] = False
+        if _ready[key]:
+            return backend
+    raise RuntimeError("no backend is registered: import module2_tensors")
+
+
+def backend_named(name: str) -> TensorBackend:
+    """The loaded backend called ``name`` (``"simple"``, ``"fast"``, ...), or
+    the default backend (how a pickled tensor or backend finds its backend)."""
+    for backend in [get_default_backend()] + [b for b, _ in _candidates]:
+        if backend.name == name:
+            return backend
+    # CudaBackend registers no candidate: look for it where Module 3 keeps it,
+    # if it is loaded (unpickling must not load numba-cuda).
+    cuda_ops = sys.modules.get("module3_fast_ops.cuda_ops")
+    backend = getattr(cuda_ops, "CudaBackend", None)
+    if backend is not None and backend.name == name:
+        return backend
+    return get_default_backend()
+
+
+class device:
+    """``torch.device``: a type (``"cpu"`` or ``"cuda"``) and an optional index
+    (``"cuda:0"``). Compares equal to another device or to its string."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec: Union[str, "device"], index: Optional[int] = None):
+        if isinstance(spec, device):
+            spec, index = spec.type, spec.index if index is None else index
+        if not isinstance(spec, str):
+            raise TypeError(f"a device is a string such as 'cpu', got {spec!r}")
+        kind, _, number = spec.partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device "
+                f"string: {spec}"
+            )
+        if number:
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: {spec!r}")
+            index = int(number)
+        self.type: str = kind
+        self.index: Optional[int] = index
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (RuntimeError, TypeError):
+                return False
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and (self.index or 0) == (other.index or 0)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index or 0))
+
+
+#: The class under a name that does not clash with ``device=`` arguments.
+Device = device
+
+
+def register_device(kind: str, provider: Callable[[], "TensorBackend"]) -> None:
+    """Make ``device(kind)`` name the backend that ``provider()`` returns (it is
+    called on use, and raises a clear error when the device is unavailable)."""
+    _PROVIDERS[kind] = provider
+
+
+def _cpu_backend() -> "TensorBackend":
+    """The default backend if it computes in host memory, else the fastest
+    host backend (the automatic choice of ``set_default_backend(None)``)."""
+    backend = get_default_backend()
+    if not backend.cuda:
+        return backend
+    for candidate, ready in reversed(_candidates):
+        if not candidate.cuda:
+            try:
+                if ready():
+                    return candidate
+            except NotImplementedError:
+                continue
+    return _candidates[0][0]  # SimpleBackend, always ready
+
+
+def backend_for(spec: Union[str, device]) -> "TensorBackend":
+    """The backend a device names.
+
+    Raises:
+        RuntimeError: an unknown device, or CUDA where no CUDA backend is
+            registered or available.
+    """
+    kind = device(spec).type
+    if kind == "cpu":
+        return _cpu_backend()
+    provider = _PROVIDERS.get(kind)
+    if provider is not None:
+        return provider()
+    load = _named.get(kind)  # the backends named so far (Module 3 names cuda)
+    if load is None:
+        raise RuntimeError(
+            f"no backend for device {str(spec)!r}: import module3_fast_ops (or "
+            f"module4_networks), which provides the CUDA backend"
+        )
+    _check_cuda()
+    return load()
+
+
+def _check_cuda() -> None:
+    """Raise a clear error where Numba can run no CUDA code.
+
+    Raises:
+        RuntimeError: no usable GPU; the message names Numba's simulator switch,
+            ``NUMBA_ENABLE_CUDASIM=1``.
+    """
+    from numba import cuda  # (only when CUDA is asked for)
+
+    if not cuda.is_available():
+        raise RuntimeError(
+            "CUDA is not available on this machine (no usable GPU or driver). To "
+            "run the CUDA backend in Numba's simulator instead (slow; for checking "
+            "results), set NUMBA_ENABLE_CUDASIM=1 in the environment before "
+            "Python starts"
+        )
+
+
+def device_of(backend: "TensorBackend") -> device:
+    """The device a backend computes on."""
+    return device("cuda", 0) if backend.cuda else device("cpu")
+
+
+class _Cuda:
+    """``torch.cuda``'s questions that a script asks before it picks a device
+    (``kt.cuda.is_available()``). Random numbers are drawn on the host for every
+    backend, so ``manual_seed`` is ``kt.manual_seed``'s business and these are
+    no-ops."""
+
+    @staticmethod
+    def is_available() -> bool:
+        """Whether a real GPU is there for ``device("cuda")``: Module 3 has named
+        its CUDA backend and Numba finds a GPU. False in Numba's simulator
+        (``NUMBA_ENABLE_CUDASIM=1``), where ``.cuda()`` still works: a script
+        that picks its device by this question would crawl there."""
+        if "cuda" not in _named:
+            return False
+        try:
+            from numba import config
+
+            _check_cuda()
+        except (ImportError, RuntimeError):
+            return False
+        return not config.ENABLE_CUDASIM
+
+    def device_count(self) -> int:
+        """1 where CUDA is available (one GPU is used), else 0."""
+        return int(self.is_available())
+
+    @staticmethod
+    def current_device() -> int:
+        return 0
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        pass
+
+    manual_seed_all = manual_seed
+
+    @staticmethod
+    def synchronize(device: Any = None) -> None:
+        pass
+
+
+#: ``kt.cuda``, as ``torch.cuda``.
+cuda = _Cuda()
