@@ -12,7 +12,10 @@ operation spends besides its kernel, beside PyTorch's), the start-up (from proce
 start to the end of the first epoch, in two fresh processes: the second loads the
 compiled kernels from the disk cache), and the Task 3.5 training setting
 (``split``, 50 points, hidden 100, batch 10, lr 0.05) on each backend and in
-PyTorch.
+PyTorch. With ``cuda`` among the backends, a table of GPU rows (issue 40: one
+small op, ``exp``, ``*``, ``sum(1)`` and a broadcast ``*`` at 4096^2, the 4096^3
+matmul, the Task 3.5 epoch and the MNIST CNN step) on the CUDA backend beside
+PyTorch CUDA and beside ``fast``; without a GPU those rows say they need one.
 
 Writes ``bench.md`` (Markdown tables, with the machine and the command),
 ``bench.json`` and ``bench.png`` (a plot; needs matplotlib) into the output
@@ -510,10 +513,183 @@ def time_large_training(
     return rows
 
 
-def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
+# ---------------------------------------------------------------------------
+# The GPU rows (issue 40): the CUDA backend beside PyTorch CUDA and beside fast
+# ---------------------------------------------------------------------------
+
+#: op -> (n, what), in the order of the table. ``n`` is the side of the square
+#: tensors (at most 1024 with --quick), the batch for the training rows.
+GPU_MEASURES: Dict[str, tuple] = {
+    "gpu_op": (10, "one small op: `x * y` on (10, 100)"),
+    "gpu_exp": (4096, "`a.exp()` on (n, n)"),
+    "gpu_mul": (4096, "`a * b` on (n, n), same layout (aligned)"),
+    "gpu_sum": (4096, "`a.sum(1)` on (n, n)"),
+    "gpu_mul_broadcast": (4096, "`a * r` on (n, n), r of shape (n,) (broadcast)"),
+    "gpu_matmul": (4096, "`a @ b`, (n, n) @ (n, n)"),
+    "gpu_train": (50, "Task 3.5 epoch (split, 50 points, hidden 100, batch 10)"),
+    "gpu_step_cnn": (32, "MNIST CNN training step (batch 32, Adam)"),
+}
+#: "What this machine has" (the default of :func:`time_gpu`'s ``torch``).
+_THIS_MACHINE: Any = object()
+#: The columns of the GPU table.
+GPU_IMPLS = ("cuda", "torch-cuda", "fast")
+NEEDS_GPU = "needs an NVIDIA GPU (none found: numba-cuda sees no device)"
+
+
+def gpu_plan(status: str, torch: Any) -> Dict[str, Optional[str]]:
+    """Which columns of the GPU table can be measured here: impl -> ``None``
+    (measure it) or the reason it is not. ``status`` is :func:`_cuda_status`'s
+    ('gpu', 'simulator' or 'absent'); ``torch`` the module or ``None``. Without a
+    GPU no column is measured, ``fast`` included: the rows compare against the GPU
+    (and ``fast`` at 4096^3 would take minutes for nothing)."""
+    if status != "gpu":
+        return {impl: NEEDS_GPU for impl in GPU_IMPLS}
+    plan: Dict[str, Optional[str]] = {"cuda": None, "fast": None}
+    if torch is None:
+        plan["torch-cuda"] = "PyTorch not installed"
+    elif not torch.cuda.is_available():
+        plan["torch-cuda"] = "PyTorch without CUDA (torch.cuda.is_available() is False)"
+    else:
+        plan["torch-cuda"] = None
+    return {impl: plan[impl] for impl in GPU_IMPLS}
+
+
+def _gpu_step(op: str, impl: str, n: int, torch: Any) -> Callable[[], Any]:
+    """One call of GPU measure ``op`` on ``impl`` at size ``n``, waiting for the GPU
+    to finish (a launch returns before its kernel ends)."""
+    import numpy as np
+
+    if op == "gpu_step_cnn":
+        from kindling import bench_training as bt
+
+        step, weights = bt.cnn_steps(backend="fast" if impl == "fast" else "cuda")
+        if impl == "torch-cuda":
+            return bt.torch_cnn_steps(torch, weights, device="cuda")
+        return step  # its loss.item() waits for the GPU
+    rng = np.random.default_rng(n)
+    shapes = {"gpu_op": ((10, 100), (10, 100)), "gpu_mul_broadcast": ((n, n), (n,))}
+    a_shape, b_shape = shapes.get(op, ((n, n), (n, n)))
+    x, y = rng.uniform(-1, 1, a_shape), rng.uniform(-1, 1, b_shape)
+    if impl == "torch-cuda":
+        a = torch.tensor(x, dtype=torch.float64, device="cuda")
+        b = torch.tensor(y, dtype=torch.float64, device="cuda")
+        sync: Callable[[], Any] = torch.cuda.synchronize
+    else:
+        import module2_tensors as kt
+
+        backend = _backend(impl)
+        a, b = kt.tensor(x).to(backend), kt.tensor(y).to(backend)
+        if impl == "cuda":
+            from numba import cuda
+
+            sync = cuda.synchronize
+        else:
+
+            def sync() -> None:
+                pass
+
+    fn = {
+        "gpu_op": lambda: a * b,
+        "gpu_exp": lambda: a.exp(),
+        "gpu_mul": lambda: a * b,
+        "gpu_sum": lambda: a.sum(1),
+        "gpu_mul_broadcast": lambda: a * b,
+        "gpu_matmul": lambda: a @ b,
+    }[op]
+
+    def synced() -> Any:
+        out = fn()
+        sync()
+        return out
+
+    return synced
+
+
+def time_gpu(
+    quick: bool,
+    echo: Callable[[str], None],
+    status: Optional[str] = None,
+    torch: Any = _THIS_MACHINE,
+) -> List[Row]:
+    """The rows of issue 40 on the GPU (:data:`GPU_MEASURES`), each on the CUDA
+    backend, PyTorch CUDA and the fast backend, in this process; without a GPU,
+    the same rows with no time and the reason (``status`` and ``torch`` default
+    to what this machine has; tests pass their own)."""
+    status = _cuda_status() if status is None else status
+    torch = _torch() if torch is _THIS_MACHINE else torch
+    plan = gpu_plan(status, torch)
+    rows = []
+    for op, (n, _) in GPU_MEASURES.items():
+        if quick and n > 1024:
+            n = 1024
+        for impl in GPU_IMPLS:
+            seconds, note = None, plan[impl] or ""
+            if plan[impl] is None:
+                if op == "gpu_train":
+                    seconds, note = _gpu_epoch(impl, torch, 3 if quick else 10)
+                elif op == "gpu_step_cnn":
+                    from kindling import bench_training
+
+                    steps = {impl: _gpu_step(op, impl, n, torch)}
+                    seconds = bench_training.alternate(steps, 3 if quick else 5, 5)[
+                        impl
+                    ]
+                else:
+                    budget = 2.0 if impl != "fast" else 10.0
+                    fn = _gpu_step(op, impl, n, torch)
+                    seconds = best_time(fn, 3 if quick else 7, budget=budget)
+            rows.append(Row(op, n, impl, seconds, note))
+            echo(_format_row(rows[-1]))
+    return rows
+
+
+def _gpu_epoch(impl: str, torch: Any, epochs: int) -> tuple:
+    """(median seconds per Task 3.5 epoch after the first, note) on ``impl``."""
+    if impl == "torch-cuda":
+        seconds, accuracy = torch_training(torch, epochs + 1, device="cuda")
+    else:
+        from kindling.bench_training import train
+
+        history = train(backend=impl, epochs=epochs + 1, **TRAINING)
+        seconds = statistics.median(history.seconds[1:])
+        accuracy = history.accuracies[-1]
+    return seconds, f"{epochs} epochs, accuracy {100 * accuracy:.0f}%"
+
+
+def gpu_markdown(rows: List[Row]) -> List[str]:
+    """The GPU table: one line per measure, the three columns, and the ratios the
+    issue's goals are stated in (PyTorch CUDA's time / ours: 1 is parity; fast's
+    time / ours: how much faster the GPU is)."""
+    found = {(r.op, r.impl): r for r in rows if r.op in GPU_MEASURES}
+    if not found:
+        return []
+    lines = ["", "## On the GPU: the CUDA backend beside PyTorch CUDA and fast", ""]
+    lines += ["| measure | n | " + " | ".join(GPU_IMPLS) + " | torch-cuda / cuda "]
+    lines[-1] += "| fast / cuda |"
+    lines += ["|---" * (len(GPU_IMPLS) + 4) + "|"]
+    for op, (_, what) in GPU_MEASURES.items():
+        row = {impl: found.get((op, impl)) for impl in GPU_IMPLS}
+        if not any(row.values()):
+            continue
+        n = next(r.n for r in row.values() if r is not None)
+        cells = [
+            _seconds(r.seconds) if r is not None and r.seconds is not None else "n/a"
+            for r in row.values()
+        ]
+        ours = row["cuda"].seconds if row["cuda"] is not None else None
+        for other in ("torch-cuda", "fast"):
+            theirs = row[other].seconds if row[other] is not None else None
+            cells.append(f"{theirs / ours:.2f}x" if ours and theirs else "n/a")
+        lines.append(f"| {what} | {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def torch_training(
+    torch: Any, epochs: int, seed: int = 0, device: str = "cpu"
+) -> tuple:
     """The loop of :mod:`kindling.bench_training` (Task 3.5's) in PyTorch (float64,
-    CPU): same data, network, loss, batch order and plain SGD. Returns (median
-    seconds per epoch after the first, last accuracy)."""
+    on ``device``): same data, network, loss, batch order and plain SGD. Returns
+    (median seconds per epoch after the first, last accuracy)."""
     import numpy as np
 
     from module0_fundamentals import DATASETS
@@ -527,8 +703,8 @@ def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
     params = []
     for n_in, n_out in ((2, hidden), (hidden, hidden), (hidden, 1)):
         r = 1.0 / n_in**0.5
-        w = torch.tensor(r * (2 * generator.random((n_in, n_out)) - 1))
-        b = torch.tensor(r * (2 * generator.random(n_out) - 1))
+        w = torch.tensor(r * (2 * generator.random((n_in, n_out)) - 1), device=device)
+        b = torch.tensor(r * (2 * generator.random(n_out) - 1), device=device)
         params += [w.requires_grad_(), b.requires_grad_()]
 
     def forward(x: Any) -> Any:
@@ -544,7 +720,8 @@ def torch_training(torch: Any, epochs: int, seed: int = 0) -> tuple:
         correct = 0
         for first in range(0, pts, batch):
             idx = order[first : first + batch]
-            xb, yb = torch.tensor(X[idx]), torch.tensor(y[idx])
+            xb = torch.tensor(X[idx], device=device)
+            yb = torch.tensor(y[idx], device=device)
             for p in params:
                 p.grad = None
             z = forward(xb)
@@ -681,6 +858,7 @@ def markdown(rows: List[Row], info: Dict[str, str], command: str) -> str:
                 ok = match and match[0].seconds is not None
                 cells.append(_seconds(match[0].seconds) if ok else "n/a")
             lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += gpu_markdown(rows)
     lines += ["", "## Ratios", ""] + ratios(rows)
     notes = {}  # (impl, note) -> where; each note once
     for r in rows:
@@ -917,6 +1095,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         rows += time_training(args.quick, backends, echo)
         if "cuda" in backends and not args.quick:
             rows += time_large_training(backends, echo)
+    if "cuda" in backends and not args.models_only:
+        rows += time_gpu(args.quick, echo)
     rows += time_models(models, args.quick, echo)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -135,10 +135,12 @@ def train(
 CNN = dict(size=28, batch=32, lr=2e-3, channels=(8, 16), hidden=64, dropout=0.25)
 
 
-def cnn_steps(seed: int = 0) -> tuple:
+def cnn_steps(seed: int = 0, backend: Any = None) -> tuple:
     """The Task 4.5 CNN (conv 3x3 1->8, relu, conv 3x3 8->16, relu, max-pool 2, fc
     3136->64, relu, dropout, fc 64->10, log-softmax; NLL loss; Adam) on the course
-    library, fast backend, float64, on random MNIST-shaped batches. Returns
+    library, float64, on ``backend`` (default: the fast backend; a name or a
+    ``TensorBackend``; each batch is moved there, as a training loop would), on
+    random MNIST-shaped batches. Returns
     ``(step, weights)``: ``step()`` runs one training step (zero_grad, forward,
     backward, Adam step) on the next batch; ``weights`` are the initial
     parameters as NumPy arrays (conv1.w, conv1.b, conv2.w, conv2.b, fc1.w, fc1.b,
@@ -148,13 +150,17 @@ def cnn_steps(seed: int = 0) -> tuple:
     from module4_networks import functional as F
     from module4_networks import nn, optim
 
+    if backend is None:
+        backend = FastBackend
+    elif isinstance(backend, str):
+        backend = backend_by_name(backend)
     size, batch, c1, c2 = CNN["size"], CNN["batch"], *CNN["channels"]
     hidden = CNN["hidden"]
     kt.manual_seed(seed)
-    conv1 = nn.Conv2d(1, c1, 3, padding=1, backend=FastBackend)
-    conv2 = nn.Conv2d(c1, c2, 3, padding=1, backend=FastBackend)
-    fc1 = nn.Linear(c2 * (size // 2) ** 2, hidden, backend=FastBackend)
-    fc2 = nn.Linear(hidden, 10, backend=FastBackend)
+    conv1 = nn.Conv2d(1, c1, 3, padding=1, backend=backend)
+    conv2 = nn.Conv2d(c1, c2, 3, padding=1, backend=backend)
+    fc1 = nn.Linear(c2 * (size // 2) ** 2, hidden, backend=backend)
+    fc2 = nn.Linear(hidden, 10, backend=backend)
     dropout = nn.Dropout(CNN["dropout"])
     layers = [conv1, conv2, fc1, fc2]
     params = [p for layer in layers for p in (layer.weight, layer.bias)]
@@ -163,7 +169,7 @@ def cnn_steps(seed: int = 0) -> tuple:
 
     def step() -> float:
         images, labels = next(batches)
-        x = kt.tensor(images, backend=FastBackend)
+        x = kt.tensor(images, backend=FastBackend).to(backend)
         optimizer.zero_grad()
         h = conv1(x).relu()
         h = conv2(h).relu()
@@ -177,20 +183,23 @@ def cnn_steps(seed: int = 0) -> tuple:
     return step, [p.value.to_numpy().copy() for p in params]
 
 
-def torch_cnn_steps(torch: Any, weights: List[np.ndarray], seed: int = 0) -> Any:
-    """The model of :func:`cnn_steps` in PyTorch (float64, CPU), from ``weights``
-    (the same layouts: a Linear weight is ``(out, in)`` on both sides). Returns
-    ``step()``, one training step on the next batch."""
+def torch_cnn_steps(
+    torch: Any, weights: List[np.ndarray], seed: int = 0, device: str = "cpu"
+) -> Any:
+    """The model of :func:`cnn_steps` in PyTorch (float64, on ``device``), from
+    ``weights`` (the same layouts: a Linear weight is ``(out, in)`` on both sides).
+    Returns ``step()``, one training step on the next batch (its ``loss.item()``
+    waits for the GPU)."""
     tf = torch.nn.functional
     size, batch = CNN["size"], CNN["batch"]
-    w = [torch.tensor(a, dtype=torch.float64) for a in weights]
+    w = [torch.tensor(a, dtype=torch.float64, device=device) for a in weights]
     params = [t.requires_grad_() for t in w]
     optimizer = torch.optim.Adam(params, lr=CNN["lr"])
     batches = _image_batches(seed, size, batch)
 
     def step() -> float:
         images, labels = next(batches)
-        x = torch.from_numpy(images)
+        x = torch.from_numpy(images).to(device)
         optimizer.zero_grad()
         h = tf.relu(tf.conv2d(x, params[0], params[1], padding=1))
         h = tf.relu(tf.conv2d(h, params[2], params[3], padding=1))
@@ -198,7 +207,7 @@ def torch_cnn_steps(torch: Any, weights: List[np.ndarray], seed: int = 0) -> Any
         h = tf.dropout(tf.relu(tf.linear(h, params[4], params[5])), CNN["dropout"])
         loss = tf.nll_loss(
             tf.log_softmax(tf.linear(h, params[6], params[7]), dim=1),
-            torch.from_numpy(labels),
+            torch.from_numpy(labels).to(device),
         )
         loss.backward()
         optimizer.step()

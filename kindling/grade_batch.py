@@ -97,12 +97,14 @@ def report_from_json(data: dict) -> GradeReport:
 # every other ``PYTHON*`` variable and the user's site-packages: a batch graded
 # from inside its own folder (``kindling grade --batch .``) would otherwise let a
 # submission folder named ``kindling`` (with a ``__main__.py``), ``json``,
-# ``random``, ... run in place of the grader, outside every sandbox. The one
-# folder put back is the one this grader's own package was imported from, named
-# explicitly (the instructor source, or site-packages), never the working
-# directory; and the child runs in a private, empty working directory besides.
+# ``random``, ... run in place of the grader, outside every sandbox. What is put
+# back, by name, is this grader's own import path (:func:`child_path`): the folder
+# its ``kindling`` package came from first, then the parent's ``sys.path`` (its
+# ``PYTHONPATH`` and user site-packages, where the course's dependencies may be),
+# without the working directory or anything inside the batch; and the child runs
+# in a private, empty working directory besides.
 _BOOT = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "import json, sys; sys.path[:0] = json.loads(sys.argv.pop(1)); "
     "from kindling.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
@@ -114,8 +116,31 @@ def package_root() -> str:
     return str(Path(kindling.__file__).resolve().parent.parent)
 
 
+def child_path(batch: Optional[Path] = None) -> List[str]:
+    """The import path of a child grader: :func:`package_root`, then this
+    process's ``sys.path`` without its working directory (``""``, or the folder
+    itself), unless that is the package root, and without anything inside
+    ``batch``."""
+    root = package_root()
+    cwd = Path.cwd().resolve()
+    unsafe = [cwd] if str(cwd) != root else []
+    if batch is not None:
+        unsafe.append(Path(batch).resolve())
+    path = [root]
+    for entry in sys.path:
+        if not entry or entry in path:
+            continue
+        resolved = Path(entry).resolve()
+        if any(resolved == u or u in resolved.parents for u in unsafe):
+            continue
+        path.append(entry)
+    return path
+
+
 def _command(entry: Path, out: Path, options: dict) -> List[str]:
-    command = [sys.executable, "-I", "-c", _BOOT, package_root(), "grade"]
+    batch = Path(entry).absolute().parent
+    command = [sys.executable, "-I", "-c", _BOOT, json.dumps(child_path(batch))]
+    command.append("grade")
     # Absolute paths only: the child's working directory is its own.
     command.append(f"--submission={Path(entry).absolute()}")
     command.append(f"--json={Path(out).absolute()}")

@@ -11,10 +11,33 @@ that is not in it, and so tell every mutant from every decoy by text alone.
 
 from kindling.mutation import Mutant
 
-DECOYS = (
-    Mutant("decoy_add", "", {"add": "return y + x"}),
-    Mutant("decoy_mul", "", {"mul": "return y * x"}),
-    Mutant("decoy_neg", "", {"neg": "return -1.0 * x"}),
-    Mutant("decoy_lt", "", {"lt": "return 1.0 if y > x else 0.0"}),
-    Mutant("decoy_eq", "", {"eq": "return 1.0 if y == x else 0.0"}),
+# Correct rewrites, by function: each is the reference exactly, for every float
+# (NaN, infinities and -0.0 included) by IEEE 754's own rules: addition and
+# multiplication commute, ``a - b`` is ``a + (-b)``, multiplying by 1.0 and
+# negating are exact, ``y < x`` is ``x > y`` (both false for NaN), and a condition
+# negated with its branches swapped is the same choice.
+# (``0.0 - x`` is not ``-x``: it turns -0.0 into 0.0; no such rewrite is here.)
+_REWRITES = {
+    "add": ("y + x", "x - (-y)", "(x + y) * 1.0", "1.0 * (y + x)", "y - (-x)"),
+    "mul": ("y * x", "(x * y) * 1.0", "x * (y * 1.0)", "(y * x) * 1.0"),
+    "neg": ("-1.0 * x", "x * -1.0", "-(x * 1.0)", "-(1.0 * x)"),
+    "lt": (
+        "1.0 if y > x else 0.0",
+        "0.0 if not x < y else 1.0",
+        "0.0 if not y > x else 1.0",
+    ),
+    "eq": (
+        "1.0 if y == x else 0.0",
+        "0.0 if x != y else 1.0",
+        "0.0 if y != x else 1.0",
+    ),
+    "max": ("y if not x > y else x", "x if y < x else y", "y if not y < x else x"),
+    "relu": ("x if 0.0 < x else 0.0", "0.0 if not x > 0.0 else x"),
+    "relu_back": ("d if 0.0 < x else 0.0", "0.0 if not x > 0.0 else d"),
+}
+
+DECOYS = tuple(
+    Mutant(f"decoy_{function}_{number}", "", {function: f"return {expression}"})
+    for function, expressions in sorted(_REWRITES.items())
+    for number, expression in enumerate(expressions, 1)
 )

@@ -260,11 +260,11 @@ class EventStream:
         self._line.clear()
         self._skipping = False
         self.lines += 1
-        if skipped or not raw.strip():
-            return
-        if self.lines > EVENT_LIMIT:
+        if self.lines > EVENT_LIMIT:  # blank lines count: each costs a step
             self.problem("the session sent more messages than any test run can")
             self.full = True
+            return
+        if skipped or not raw.strip():
             return
         self._event(self.lines, raw)
 

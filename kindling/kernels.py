@@ -13,7 +13,8 @@ and NVIDIA's assembler ``ptxas -v`` (from the
   (``CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES``);
 - **shared** memory per block (static, at most 48 KiB);
 - **stack** frame per thread: per-thread arrays the compiler could not keep in
-  registers, in slow *local* memory; **spills**: registers that did not fit.
+  registers, in slow *local* memory; **spills**: bytes of registers that did not
+  fit, stored to and loaded back from local memory (``spills`` adds the two).
 
 From these and the block size a kernel is launched with follows its *occupancy*: how
 many blocks fit on one SM at once, and the fraction of the SM's warp slots they fill.
@@ -370,7 +371,7 @@ def report(
 def format_rows(rows: List[Dict[str, Any]]) -> str:
     lines = [
         f"{'kernel':<18}{'task':<6}{'sm':<5}{'threads':>8}{'regs':>6}{'shared':>8}"
-        f"{'stack':>7}{'blocks/SM':>10}{'occupancy':>10}  fits"
+        f"{'stack':>7}{'spills':>7}{'blocks/SM':>10}{'occupancy':>10}  fits"
     ]
     for row in rows:
         if "error" in row:
@@ -378,10 +379,11 @@ def format_rows(rows: List[Dict[str, Any]]) -> str:
             continue
         wrong = problems(row)
         sm = f"{row['cc'][0]}{row['cc'][1]}"
+        spills = row["spill_stores"] + row["spill_loads"]  # bytes, both ways
         lines.append(
             f"{row['name']:<18}{row['task']:<6}{sm:<5}{row['threads']:>8}"
             f"{row['registers']:>6}{row['shared']:>8}{row['stack']:>7}"
-            f"{row['blocks']:>10}{row['occupancy']:>10.0%}  "
+            f"{spills:>7}{row['blocks']:>10}{row['occupancy']:>10.0%}  "
             + ("yes" if not wrong else "NO: " + "; ".join(wrong))
         )
     return "\n".join(lines)

@@ -187,6 +187,62 @@ def spelled(mutant: Mutant, rng: random.Random) -> Mutant:
     return Mutant(mutant.name, mutant.bug, bodies)
 
 
+def _fresh_name(rng: random.Random, text: str) -> str:
+    while True:
+        name = "_" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6))
+        if name not in text:
+            return name
+
+
+def respelled(text: str, rng: random.Random) -> str:
+    """``text`` (a module's source) with every one-line ``return EXPR`` of every
+    top-level function (nested ones included) spelled as :func:`spelled` spells a
+    mutant's (``_abcdef = EXPR; return _abcdef``, one fresh name per function).
+
+    Every run of Task 0.2 (the base, each mutant, each decoy) is written this
+    way, so that no run's shape tells it from another: the base run used to be
+    the only one without such bodies. What it computes is unchanged; a
+    ``return`` that shares its line with other code, spans lines or returns
+    nothing is left as it is, and so is the whole text if the result would not
+    compile (or the text does not parse).
+    """
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return text
+    lines = text.splitlines()
+    edits: Dict[int, Tuple[int, int, str]] = {}  # line -> (start, end, name)
+    for node in module.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        name = _fresh_name(rng, text)
+        for sub in ast.walk(node):
+            if not isinstance(sub, ast.Return) or sub.value is None:
+                continue
+            if sub.lineno != sub.end_lineno or sub.lineno in edits:
+                continue
+            line = lines[sub.lineno - 1]
+            if line[: sub.col_offset].strip():  # e.g. ``if x: return y``
+                continue
+            rest = line[sub.end_col_offset :].strip()
+            if rest and not rest.startswith("#"):  # e.g. ``return x; y = 1``
+                continue
+            edits[sub.lineno] = (sub.col_offset, sub.end_col_offset, name)
+    for number, (start, end, name) in edits.items():
+        line = lines[number - 1]
+        statement = line[start:end]
+        expression = statement[len("return") :].strip()
+        lines[number - 1] = (
+            f"{line[:start]}{name} = {expression}; return {name}{line[end:]}"
+        )
+    result = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+    try:
+        compile(result, TARGET_FILE, "exec")
+    except (SyntaxError, ValueError, RecursionError):
+        return text
+    return result
+
+
 def mutate_source(text: str, mutant: Mutant) -> str:
     """``text`` (a module's source) with the bodies of the mutant's functions
     replaced. The signature, the docstring and the comments around the body stay.
@@ -347,6 +403,16 @@ def base_tree(
             path.unlink()
 
 
+def tampered_message(why: str) -> str:
+    """The message of a tampered run: the grader's reason, without the node id it
+    may quote (the session chose it, next to reference code: terse feedback)."""
+    reason = why.split(" (", 1)[0]
+    return (
+        f"the test process reported results that cannot be true ({reason}); "
+        "no points: the submission needs a look by hand"
+    )
+
+
 def grade_by_mutation(
     task,
     work: Path,
@@ -404,7 +470,8 @@ def grade_by_mutation(
 
     rng = random.SystemRandom()
     with Runner(tree, sandbox, scratch / "runner") as runner:
-        base_run = runner.run(job(scratch / "base", timeout, operators))
+        base_text = respelled(operators, rng)
+        base_run = runner.run(job(scratch / "base", timeout, base_text))
         base = judge(task, base_run, None, terse, timeout, canaries, set(), False, True)
         if base.status != "done":
             base.points = 0.0
@@ -442,16 +509,12 @@ def grade_by_mutation(
         rng.shuffle(runs)  # decoys anywhere among the mutants
         verdicts: Dict[str, str] = {}
         for mutant in runs:
-            text = mutate_source(operators, spelled(mutant, rng))
+            text = mutate_source(respelled(operators, rng), spelled(mutant, rng))
             run = runner.run(job(scratch / mutant.name, limit, text))
             verdict = mutant_verdict(run, base_ids, canaries)
             if verdict.startswith("tampered"):
                 grade.status = "tampered"
-                grade.message = (
-                    "the test process reported results that cannot be true "
-                    f"({verdict[len('tampered: '):]}); no points: the submission "
-                    "needs a look by hand"
-                )
+                grade.message = tampered_message(verdict[len("tampered: ") :])
                 grade.seconds = time.monotonic() - start
                 return grade
             verdicts[mutant.name] = verdict

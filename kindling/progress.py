@@ -211,7 +211,8 @@ _BEGIN = re.compile(r"^\s*# BEGIN SOLUTION (\d+\.\d+)\b")
 MANIFEST = ".kindling-manifest.json"
 #: Separates a file from a definition in a unit's name: ``path.py::Class.method``.
 UNIT_SEPARATOR = "::"
-_PARSED: Dict[Tuple[str, int, int], Dict[str, Tuple[int, int]]] = {}
+#: A file's definitions and lines, by the SHA-256 of its bytes (parsed once).
+_PARSED: Dict[str, Tuple[Dict[str, Tuple[int, int]], List[str]]] = {}
 
 
 def _definitions(text: str) -> Dict[str, Tuple[int, int]]:
@@ -325,21 +326,21 @@ def unit_digest(root: Path, unit: str) -> str:
     if not name:
         return file_digest(path)
     try:
-        stat = path.stat()
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        key = hashlib.sha256(data).hexdigest()
+        if key not in _PARSED:
+            text = data.decode("utf-8")
+            _PARSED[key] = (_definitions(text), text.splitlines())
     except (OSError, UnicodeDecodeError):
         return "missing"
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _PARSED:
-        try:
-            _PARSED[key] = _definitions(text)
-        except SyntaxError:
-            return "unparsable " + file_digest(path)
-    span = _PARSED[key].get(name)
+    except SyntaxError:
+        return "unparsable " + file_digest(path)
+    spans, lines = _PARSED[key]
+    span = spans.get(name)
     if span is None:
         return "missing"
-    lines = text.splitlines()[span[0] - 1 : span[1]]
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+    unit = "\n".join(lines[span[0] - 1 : span[1]])
+    return hashlib.sha256(unit.encode("utf-8")).hexdigest()
 
 
 def stale_files(result: Mapping[str, object], root: Path) -> List[str]:

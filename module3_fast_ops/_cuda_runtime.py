@@ -10,7 +10,7 @@ them, behind a small interface:
   kernel of the library starts there, counted in :data:`launches`;
 * :class:`CudaKernelOps`: Module 2's ``TensorOps`` on the kernels of four
   factories named by a subclass (``cuda_ops.CudaOps``), results in GPU memory
-  (:func:`device_storage`);
+  (:func:`device_storage`, from a pool of reused buffers: :class:`DevicePool`);
 * :func:`kernel_specs` and :func:`device_functions`: every kernel and scalar
   function as it is compiled, for the resource checks (PTX and ``ptxas``).
 """
@@ -18,6 +18,8 @@ them, behind a small interface:
 from __future__ import annotations
 
 import sys
+import threading
+import weakref
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -357,7 +359,11 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     from module0_fundamentals import operators
 
     PRACTICE_THREADS, PRACTICE_TILE = kernels.PRACTICE_THREADS, kernels.PRACTICE_TILE
-    SIDE, THREADS_PER_BLOCK = kernels.SIDE, kernels.THREADS_PER_BLOCK
+    THREADS_PER_BLOCK = kernels.THREADS_PER_BLOCK
+    # The matmul's block: one thread per WORK_ROWS x WORK_COLS group of its tile.
+    MATMUL_THREADS = (kernels.TILE_ROWS // kernels.WORK_ROWS) * (
+        kernels.TILE_COLS // kernels.WORK_COLS
+    )
     mm_practice_kernel = kernels.mm_practice_kernel
     sum_practice_kernel = kernels.sum_practice_kernel
     tensor_map, tensor_zip = kernels.tensor_map, kernels.tensor_zip
@@ -409,7 +415,7 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
             "3.4",
             lambda: kernel_in(compiled(tensor_matrix_multiply)),
             (*strided, *strided, *strided, count),
-            SIDE * SIDE,
+            MATMUL_THREADS,
         ),
     ]
 
@@ -426,11 +432,139 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
 # ---------------------------------------------------------------------------
 
 
+def _memory_of(array: Any) -> Any:
+    """The buffer under a device array: numba's pointer object on a GPU (an
+    ``OwnedPointer`` whose ``refct`` counts the views of the buffer), the NumPy
+    array in the simulator."""
+    return array._ary if SIMULATOR else array.gpu_data
+
+
+def _wrap(memory: Any, size: int) -> Any:
+    """A flat float64 device array of ``size`` entries on ``memory``."""
+    if SIMULATOR:
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+        return FakeCUDAArray(memory)
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    return DeviceNDArray((size,), (8,), np.float64, gpu_data=memory)
+
+
+class DevicePool:
+    """Device storage by entry count, freed buffers kept for the next result of the
+    same size.
+
+    A training loop allocates the same few sizes over and over. Without a pool each
+    result is a fresh ``cudaMalloc`` and each dead tensor a ``cudaFree``, which
+    waits for the whole GPU to finish (numba defers frees and then flushes them
+    together: a stall every few ops). Here a dead storage's buffer goes back on a
+    free list by size (``weakref.finalize`` on its array) and the next
+    :meth:`take` of that size wraps it in a new array: no driver call either way.
+
+    The pool holds at most ``limit`` bytes of free buffers (beyond that a freed
+    buffer is released as before); :meth:`clear` releases them all, which
+    :meth:`take` does once before giving up on an allocation that ran out of
+    memory. A buffer that a view of its array still uses (``x[2:5]`` outlives
+    ``x``) is never pooled. ``reused`` and ``allocated`` count what :meth:`take`
+    handed out."""
+
+    def __init__(self, limit: int = 1 << 30) -> None:
+        self.limit = limit
+        self.held = 0  # bytes of free buffers in the pool
+        self.reused = 0
+        self.allocated = 0
+        self._free: Dict[int, List[Any]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, size: int) -> Any:
+        """A flat float64 device array of ``size`` entries, uninitialised (a
+        reused buffer holds what its last tensor left there)."""
+        memory = None
+        if size:
+            with self._lock:
+                buffers = self._free.get(size)
+                if buffers:
+                    memory = buffers.pop()
+                    self.held -= 8 * size
+        if memory is not None:
+            array = _wrap(memory, size)
+            self.reused += 1
+        else:
+            array = self._allocate(size)
+            self.allocated += 1
+        if size:
+            done = weakref.finalize(array, self._give, size, _memory_of(array))
+            done.atexit = False  # nothing to recycle when the process ends
+        return array
+
+    def _allocate(self, size: int) -> Any:
+        try:
+            return cuda.device_array(size, dtype=np.float64)
+        except Exception:  # out of memory (CudaAPIError): free the pool, once
+            if not self.held:
+                raise
+            self.clear()
+            return cuda.device_array(size, dtype=np.float64)
+
+    def _give(self, size: int, memory: Any) -> None:
+        # Called when the array on ``memory`` is gone. Another array may still use
+        # the buffer: a view (numba counts those in ``refct`` on a GPU; in the
+        # simulator a NumPy view holds a Python reference, beyond the ones any
+        # finalizer sees: _UNSHARED).
+        if SIMULATOR:
+            shared = sys.getrefcount(memory) > _UNSHARED
+        else:
+            shared = getattr(memory, "refct", 1) > 1
+        if shared:
+            return
+        with self._lock:
+            if self.held + 8 * size <= self.limit:
+                self._free.setdefault(size, []).append(memory)
+                self.held += 8 * size
+
+    def clear(self) -> None:
+        """Release every free buffer (numba frees them as it frees any array)."""
+        with self._lock:
+            self._free.clear()
+            self.held = 0
+
+    def __len__(self) -> int:
+        """The number of free buffers held."""
+        return sum(len(buffers) for buffers in self._free.values())
+
+
+def _references_at_finalize() -> int:
+    """What ``sys.getrefcount`` says of a buffer in :meth:`DevicePool._give` when
+    nothing else holds it: the finalizer's arguments, the call, and the dying
+    array's own attribute (still set while weakref callbacks run), which differs
+    between Python versions: measured once."""
+    seen: List[int] = []
+
+    class _Array:
+        memory: Any
+
+    def give(size: int, memory: Any) -> None:
+        seen.append(sys.getrefcount(memory))
+
+    array = _Array()
+    array.memory = np.empty(1)
+    weakref.finalize(array, give, 1, array.memory)
+    del array
+    return seen[0]
+
+
+_UNSHARED = _references_at_finalize()
+
+#: The device storage of this process's tensors (see :class:`DevicePool`).
+pool = DevicePool()
+
+
 def device_storage(size: int) -> Any:
     """A new flat float64 device array of ``size`` entries, uninitialised: every
     kernel of this backend writes all of its result (the reduce takes its start
-    value as an argument), so no fill launch precedes it."""
-    return cuda.device_array(size, dtype=np.float64)
+    value as an argument), so no fill launch precedes it. It comes from
+    :data:`pool`: the buffer of a dead tensor of the same size when there is one."""
+    return pool.take(size)
 
 
 def _result(like: Any, shape: Shape) -> Any:

@@ -52,9 +52,11 @@ __all__ = [
     "THREADS_PER_BLOCK",
     "PRACTICE_THREADS",
     "PRACTICE_TILE",
-    "TILE",
-    "WORK",
-    "SIDE",
+    "TILE_ROWS",
+    "TILE_COLS",
+    "TILE_K",
+    "WORK_ROWS",
+    "WORK_COLS",
     "MATMUL_OPTIONS",
     "position",
     "broadcast_position",
@@ -88,21 +90,21 @@ PRACTICE_THREADS: int = 32
 #: Side of the one-block ``mm_practice`` (a block of PRACTICE_TILE^2 threads; at most
 #: 32, since a block has at most 1024 threads).
 PRACTICE_TILE: int = 8 if SIMULATOR else 32
-#: Side of the square tile of ``out`` that one block of the matrix multiply computes.
-TILE: int = 8 if SIMULATOR else 64
-#: Side of the square group of ``out`` entries that one thread of the matrix multiply
-#: computes (kept in registers: *register blocking*).
-WORK: int = 2 if SIMULATOR else 4
-#: Threads per side of a matrix-multiply block, also the depth of its ``k`` tiles:
-#: a block has SIDE x SIDE threads (256 on a GPU).
-SIDE: int = TILE // WORK
+#: ``TILE_ROWS``, ``TILE_COLS``: rows and columns of the tile of ``out`` that one
+#: block of the matrix multiply computes; ``TILE_K``: the depth of the ``k`` steps
+#: it walks (a ``TILE_ROWS x TILE_K`` tile of ``a`` and a ``TILE_K x TILE_COLS``
+#: tile of ``b`` in shared memory).
+TILE_ROWS, TILE_COLS, TILE_K = (8, 8, 4) if SIMULATOR else (128, 64, 8)
+#: Rows and columns of the group of ``out`` entries that one thread of the matrix
+#: multiply computes (kept in registers: *register blocking*). A block has
+#: ``(TILE_COLS // WORK_COLS, TILE_ROWS // WORK_ROWS)`` threads: (16, 16) on a GPU,
+#: (4, 2) in the simulator.
+WORK_ROWS, WORK_COLS = (4, 2) if SIMULATOR else (8, 4)
 #: Options of the matrix-multiply kernel: ``@cuda.jit(**MATMUL_OPTIONS)``. On a GPU,
-#: *launch bounds* promise at most SIDE^2 threads per block and ask for room for 2
-#: blocks per SM, so the compiler keeps a thread to 128 registers (it would take
-#: ~175, and fit one block per SM). The simulator takes no such option.
-MATMUL_OPTIONS: Dict[str, Any] = (
-    {} if SIMULATOR else {"launch_bounds": (SIDE * SIDE, 2)}
-)
+#: *launch bounds* promise at most 256 threads per block (16 x 16) and ask for room
+#: for 2 blocks per SM, so the compiler keeps a thread to 128 registers (a thread's
+#: 32 running sums alone take 64). The simulator takes no such option.
+MATMUL_OPTIONS: Dict[str, Any] = {} if SIMULATOR else {"launch_bounds": (256, 2)}
 
 # ---------------------------------------------------------------------------
 # Given: positions in a strided storage, computed by arithmetic.
@@ -469,25 +471,51 @@ def tensor_matrix_multiply() -> MatMulKernel:
       for the whole block (``syncthreads`` before using them and before
       overwriting them), so each number is read from global memory once per
       block, not once per thread (you did this in :func:`mm_practice_kernel`);
-    - *register blocking*: let each thread compute a small square group of
-      entries of ``out`` instead of one, its running sums in a
-      ``cuda.local.array`` indexed only by loop counters over constant ranges (so
-      the compiler keeps it in registers): a group of $W \\times W$ entries needs
-      $2 W$ numbers from shared memory per step of ``k`` for $W^2$ multiply-adds;
+    - *register blocking*: let each thread compute a small group of entries of
+      ``out`` instead of one, its running sums in a ``cuda.local.array`` indexed
+      only by loop counters over constant ranges (so the compiler keeps it in
+      registers): a group of $R \\times C$ entries needs $R + C$ numbers from
+      shared memory per step of ``k`` for $R C$ multiply-adds;
+    - *loading together*: every thread of the block helps load both tiles
+      (number the threads $0 \\dots T - 1$ and let thread ``t`` load entries
+      ``t, t + T, ...`` of each tile, counted row by row), so the tiles need not
+      have the block's shape;
     - *coalescing*: neighbouring threads (along ``threadIdx.x``) should read and
       write neighbouring addresses, so run that axis along the last dimension;
     - any size: load 0 past the edge of a matrix; any batch: find where each
       matrix starts with :func:`broadcast_position`;
     - limits: a grid's ``y`` and ``z`` dimensions are at most ``MAX_GRID`` (a GPU
       refuses more, and :func:`launch` says so), so a block may have to handle
-      several tiles or batches.
+      several tiles or batches;
+    - registers: the resource test wants no spills and two blocks per SM (at
+      most 128 registers a thread at 256 threads; the sums alone take 64), and
+      ``kindling kernels`` shows where you stand. What costs registers is every
+      value a thread keeps alive through the ``k`` loop, and every index the
+      compiler cannot prove non-negative (Numba wraps negative indices, as NumPy
+      does, with code per index): give the shared tiles a shape in which a
+      thread's reads differ only by constants, hold one number of ``a`` at a
+      time in the innermost loop, and look up where ``out`` lies only after
+      the loop.
 
-    The constants above (``TILE``, ``WORK``, ``SIDE``, ``MATMUL_OPTIONS``) are one
-    good choice on a GPU; decorate the kernel with ``@cuda.jit(**MATMUL_OPTIONS)``
-    and check what it costs a GPU with ``kindling kernels --task 3.4``.
+    The constants above (``TILE_ROWS``, ``TILE_COLS``, ``TILE_K``, ``WORK_ROWS``,
+    ``WORK_COLS``, ``MATMUL_OPTIONS``) are one good choice on a GPU; decorate the
+    kernel with ``@cuda.jit(**MATMUL_OPTIONS)``, launch it with blocks of
+    ``(TILE_COLS // WORK_COLS, TILE_ROWS // WORK_ROWS)`` threads, and check what it
+    costs a GPU with ``kindling kernels --task 3.4``.
     """
 
     # BEGIN SOLUTION 3.4: the tiled, register-blocked batched matmul and its launch
+    # Thread (x, y) owns the rows y + r * DOWN and the columns x + c * ACROSS of its
+    # block's tile (r < WORK_ROWS, c < WORK_COLS): neighbouring threads write
+    # neighbouring columns, and read neighbouring entries of the b tile.
+    ACROSS, DOWN = TILE_COLS // WORK_COLS, TILE_ROWS // WORK_ROWS
+    THREADS = ACROSS * DOWN
+    A_ENTRIES, B_ENTRIES = TILE_ROWS * TILE_K, TILE_K * TILE_COLS
+    A_LOADS = (A_ENTRIES + THREADS - 1) // THREADS  # per thread, per k step
+    B_LOADS = (B_ENTRIES + THREADS - 1) // THREADS
+    # When the threads divide a tile evenly, no load falls past its end.
+    A_EVEN, B_EVEN = A_ENTRIES % THREADS == 0, B_ENTRIES % THREADS == 0
+
     @cuda.jit(**MATMUL_OPTIONS)
     def _matmul(
         out,
@@ -501,58 +529,75 @@ def tensor_matrix_multiply() -> MatMulKernel:
         b_strides,
         batches,
     ):
-        a_tile = cuda.shared.array((TILE, SIDE), numba.float64)
-        b_tile = cuda.shared.array((SIDE, TILE), numba.float64)
-        acc = cuda.local.array((WORK, WORK), numba.float64)
-        a_row = cuda.local.array(WORK, numba.float64)
-        b_col = cuda.local.array(WORK, numba.float64)
-        x = cuda.threadIdx.x
-        y = cuda.threadIdx.y
+        # Row y + r * DOWN of the a tile is a_tile[r, y], column x + c * ACROSS of
+        # the b tile is b_tile[c, x]: the thread's reads then differ by constant
+        # offsets, one address register for all of them.
+        a_tile = cuda.shared.array((WORK_ROWS, DOWN, TILE_K), numba.float64)
+        b_tile = cuda.shared.array((TILE_K, WORK_COLS, ACROSS), numba.float64)
+        acc = cuda.local.array((WORK_ROWS, WORK_COLS), numba.float64)
+        b_row = cuda.local.array(WORK_COLS, numba.float64)
+        # "& 1023" changes nothing (a block has at most 1024 threads along x or y)
+        # but tells the compiler that x and y are never negative, so it drops
+        # Numba's wraparound of negative indices from the tile indices below:
+        # fewer registers (ptxas: 168 instead of 192 without launch bounds).
+        x = cuda.threadIdx.x & 1023
+        y = cuda.threadIdx.y & 1023
+        t = y * ACROSS + x
         d, da, db = len(out_shape), len(a_shape), len(b_shape)
         n, p, m = out_shape[d - 2], out_shape[d - 1], a_shape[da - 1]
         a_si, a_sk = a_strides[da - 2], a_strides[da - 1]
         b_sk, b_sj = b_strides[db - 2], b_strides[db - 1]
-        o_si, o_sj = out_strides[d - 2], out_strides[d - 1]
-        j0 = cuda.blockIdx.x * TILE + x
-        for by in range(cuda.blockIdx.y, (n + TILE - 1) // TILE, cuda.gridDim.y):
-            i0 = by * TILE + y
+        j0 = cuda.blockIdx.x * TILE_COLS
+        row_tiles = (n + TILE_ROWS - 1) // TILE_ROWS
+        for by in range(cuda.blockIdx.y, row_tiles, cuda.gridDim.y):
+            i0 = by * TILE_ROWS
             for batch in range(cuda.blockIdx.z, batches, cuda.gridDim.z):
                 first = batch * n * p
-                a_start = broadcast_position(first, out_shape, a_shape, a_strides)
-                b_start = broadcast_position(first, out_shape, b_shape, b_strides)
-                out_start = position(first, out_shape, out_strides)
-                for r in range(WORK):
-                    for c in range(WORK):
+                # Where this block's rows of a and columns of b start.
+                a_first = broadcast_position(first, out_shape, a_shape, a_strides)
+                a_first += i0 * a_si
+                b_first = broadcast_position(first, out_shape, b_shape, b_strides)
+                b_first += j0 * b_sj
+                for r in range(WORK_ROWS):
+                    for c in range(WORK_COLS):
                         acc[r, c] = 0.0
-                for k0 in range(0, m, SIDE):
-                    for r in range(WORK):
-                        # a tile: row y + r SIDE, column x; b tile: row y,
-                        # column x + r SIDE.
-                        i = i0 + r * SIDE
-                        k = k0 + x
-                        value = 0.0
-                        if i < n and k < m:
-                            value = a_storage[a_start + i * a_si + k * a_sk]
-                        a_tile[y + r * SIDE, x] = value
-                        j = j0 + r * SIDE
-                        k = k0 + y
-                        value = 0.0
-                        if k < m and j < p:
-                            value = b_storage[b_start + k * b_sk + j * b_sj]
-                        b_tile[y, x + r * SIDE] = value
+                for k0 in range(0, m, TILE_K):
+                    # Entry e of a tile, row by row: consecutive threads load
+                    # consecutive k of a row of a, consecutive j of a row of b.
+                    for q in range(A_LOADS):
+                        e = t + q * THREADS
+                        if A_EVEN or e < A_ENTRIES:
+                            row, kk = e // TILE_K, e % TILE_K
+                            i, k = i0 + row, k0 + kk
+                            value = 0.0
+                            if i < n and k < m:
+                                value = a_storage[a_first + row * a_si + k * a_sk]
+                            a_tile[row // DOWN, row % DOWN, kk] = value
+                    for q in range(B_LOADS):
+                        e = t + q * THREADS
+                        if B_EVEN or e < B_ENTRIES:
+                            kk, col = e // TILE_COLS, e % TILE_COLS
+                            k, j = k0 + kk, j0 + col
+                            value = 0.0
+                            if k < m and j < p:
+                                value = b_storage[b_first + k * b_sk + col * b_sj]
+                            b_tile[kk, col // ACROSS, col % ACROSS] = value
                     cuda.syncthreads()
-                    for kk in range(SIDE):
-                        for r in range(WORK):
-                            a_row[r] = a_tile[y + r * SIDE, kk]
-                            b_col[r] = b_tile[kk, x + r * SIDE]
-                        for r in range(WORK):
-                            for c in range(WORK):
-                                acc[r, c] += a_row[r] * b_col[c]
+                    for kk in range(TILE_K):
+                        for c in range(WORK_COLS):
+                            b_row[c] = b_tile[kk, c, x]
+                        for r in range(WORK_ROWS):
+                            a_value = a_tile[r, y, kk]
+                            for c in range(WORK_COLS):
+                                acc[r, c] += a_value * b_row[c]
                     cuda.syncthreads()
-                for r in range(WORK):
-                    i = i0 + r * SIDE
-                    for c in range(WORK):
-                        j = j0 + c * SIDE
+                # Read where out lies only now: fewer values held through the loop.
+                out_start = position(first, out_shape, out_strides)
+                o_si, o_sj = out_strides[d - 2], out_strides[d - 1]
+                for r in range(WORK_ROWS):
+                    i = i0 + y + r * DOWN
+                    for c in range(WORK_COLS):
+                        j = j0 + x + c * ACROSS
                         if i < n and j < p:
                             out[out_start + i * o_si + j * o_sj] = acc[r, c]
 
@@ -561,10 +606,10 @@ def tensor_matrix_multiply() -> MatMulKernel:
         n, p = int(out_shape[-2]), int(out_shape[-1])
         if n * p > 0:
             batches = _size(out_shape) // (n * p)
-            rows = min(blocks_for(n, TILE), MAX_GRID)
-            grid = (blocks_for(p, TILE), rows, min(batches, MAX_GRID))
+            rows = min(blocks_for(n, TILE_ROWS), MAX_GRID)
+            grid = (blocks_for(p, TILE_COLS), rows, min(batches, MAX_GRID))
             args = (out, out_shape, out_strides, *ab, batches)
-            launch(_matmul, grid, (SIDE, SIDE), *args)
+            launch(_matmul, grid, (ACROSS, DOWN), *args)
 
     return run
     # END SOLUTION

@@ -43,3 +43,20 @@ def test_model_rows_reach_the_report():
     table = bench.markdown(rows, {}, "kindling bench --models cnn")
     assert "Task 4.5 MNIST CNN: one training step" in table
     assert "2.00x PyTorch's 20.0 ms" in table
+
+
+def test_the_cnn_step_runs_the_same_model_on_the_cuda_backend(monkeypatch):
+    """``kindling bench`` times the CNN step on ``CudaBackend`` too (the GPU rows):
+    without dropout, from the same seed, its losses are the fast backend's (a
+    small model here: the simulator runs it without a GPU)."""
+    monkeypatch.setitem(bench_training.CNN, "dropout", 0.0)
+    monkeypatch.setitem(bench_training.CNN, "batch", 2)
+    monkeypatch.setitem(bench_training.CNN, "size", 6)
+    monkeypatch.setitem(bench_training.CNN, "channels", (2, 3))
+    monkeypatch.setitem(bench_training.CNN, "hidden", 4)
+    fast, weights = bench_training.cnn_steps(seed=2)
+    cuda, cuda_weights = bench_training.cnn_steps(seed=2, backend="cuda")
+    for ours, theirs in zip(weights, cuda_weights):
+        assert (ours == theirs).all()
+    for _ in range(2):
+        assert cuda() == pytest.approx(fast(), rel=1e-9)

@@ -91,3 +91,94 @@ def test_a_gpu_is_looked_for_the_way_each_operating_system_installs_its_driver(
     monkeypatch.setattr(os, "name", "posix")
     monkeypatch.setattr(sys, "platform", "darwin")
     assert not cudasim.gpu_present()
+
+
+# ------------------------------------------------ the GPU rows of issue 40
+def fake_torch(cuda_available):
+    return types.SimpleNamespace(
+        cuda=types.SimpleNamespace(is_available=lambda: cuda_available)
+    )
+
+
+def test_without_a_gpu_the_gpu_rows_say_they_need_one_and_time_nothing(monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("nothing may be timed without a GPU")
+
+    for name in ("best_time", "_gpu_step", "_gpu_epoch"):
+        monkeypatch.setattr(bench, name, never)
+    for status in ("simulator", "absent"):
+        rows = bench.time_gpu(False, lambda line: None, status, fake_torch(True))
+        assert [(r.op, r.impl) for r in rows] == [
+            (op, impl) for op in bench.GPU_MEASURES for impl in bench.GPU_IMPLS
+        ]
+        assert {(r.seconds, r.note) for r in rows} == {(None, bench.NEEDS_GPU)}
+    text = bench.markdown(rows, {}, "kindling bench")
+    assert "the CUDA backend beside PyTorch CUDA and fast" in text
+    assert "| MNIST CNN training step (batch 32, Adam) | 32 | n/a | n/a | n/a |" in text
+    assert "needs an NVIDIA GPU" in text
+
+
+def test_with_a_gpu_each_column_is_measured_where_it_can_be():
+    assert bench.gpu_plan("gpu", fake_torch(True)) == dict.fromkeys(
+        bench.GPU_IMPLS, None
+    )
+    without_cuda = bench.gpu_plan("gpu", fake_torch(False))
+    assert without_cuda["cuda"] is None and without_cuda["fast"] is None
+    assert "torch.cuda.is_available() is False" in without_cuda["torch-cuda"]
+    assert bench.gpu_plan("gpu", None)["torch-cuda"] == "PyTorch not installed"
+
+
+def test_with_a_gpu_every_row_is_timed_on_its_own_path(monkeypatch):
+    """A fake GPU: the element-wise rows and the matmul are timed as calls of
+    ``_gpu_step`` (at most 1024 with --quick), the epoch by ``_gpu_epoch``, the CNN
+    step in rounds of ``alternate``."""
+    timed = []
+
+    def step(op, impl, n, torch):
+        timed.append((op, impl, n))
+        return lambda: None
+
+    monkeypatch.setattr(bench, "_gpu_step", step)
+    monkeypatch.setattr(bench, "best_time", lambda fn, repeat, budget: 0.25)
+    monkeypatch.setattr(bench, "_gpu_epoch", lambda impl, torch, epochs: (2.0, "ep"))
+    from kindling import bench_training
+
+    monkeypatch.setattr(
+        bench_training,
+        "alternate",
+        lambda steps, rounds, per: dict.fromkeys(steps, 4.0),
+    )
+    rows = bench.time_gpu(True, lambda line: None, "gpu", fake_torch(True))
+    assert all(r.seconds is not None for r in rows)
+    got = {(r.op, r.impl): (r.n, r.seconds) for r in rows}
+    assert got[("gpu_matmul", "torch-cuda")] == (1024, 0.25)
+    assert got[("gpu_op", "cuda")] == (10, 0.25)
+    assert got[("gpu_train", "fast")] == (50, 2.0)
+    assert got[("gpu_step_cnn", "cuda")] == (32, 4.0)
+    assert ("gpu_mul_broadcast", "cuda", 1024) in timed
+    assert not any(op in ("gpu_train",) for op, _, _ in timed)
+
+
+def test_the_gpu_table_gives_the_ratios_to_pytorch_cuda_and_fast():
+    rows = [
+        bench.Row("gpu_exp", 4096, "cuda", 0.010),
+        bench.Row("gpu_exp", 4096, "torch-cuda", 0.002),
+        bench.Row("gpu_exp", 4096, "fast", 0.050),
+    ]
+    (line,) = [x for x in bench.gpu_markdown(rows) if x.startswith("| `a.exp()`")]
+    assert line.endswith("| 10.00 ms | 2.00 ms | 50.00 ms | 0.20x | 5.00x |")
+
+
+def test_the_gpu_rows_compute_what_they_name():
+    """The fast column's calls (the same code builds the cuda one): the broadcast
+    row multiplies (n, n) by (n,), the small op is on (10, 100)."""
+    shapes = {
+        "gpu_op": (10, 100),
+        "gpu_exp": (6, 6),
+        "gpu_mul": (6, 6),
+        "gpu_sum": (6,),
+        "gpu_mul_broadcast": (6, 6),
+        "gpu_matmul": (6, 6),
+    }
+    for op, shape in shapes.items():
+        assert bench._gpu_step(op, "fast", 6, None)().shape == shape, op

@@ -220,3 +220,23 @@ def test_every_job_has_an_equal_cpu_share_where_cgroups_allow():
     if not shares:
         pytest.skip("the CPU controller is not available to the grader here")
     assert shares in ([str(CPU_SHARES)] * 2, [str(CPU_WEIGHT)] * 2)
+
+
+def test_a_child_graders_import_path_is_the_parents_without_the_batch(
+    tmp_path, monkeypatch
+):
+    import sys
+
+    from kindling.grade_batch import child_path, package_root
+
+    batch = tmp_path / "batch"
+    (batch / "alice").mkdir(parents=True)
+    monkeypatch.chdir(batch)
+    extra = tmp_path / "site"  # e.g. the user's site-packages, or PYTHONPATH
+    monkeypatch.setattr(
+        sys, "path", ["", str(batch), str(batch / "alice"), str(extra), *sys.path]
+    )
+    path = child_path(batch)
+    assert path[0] == package_root()
+    assert str(extra) in path
+    assert not any(p in ("", str(batch), str(batch / "alice")) for p in path)

@@ -116,8 +116,9 @@ def test_a_test_that_reads_source_instead_of_behaviour_earns_nothing(
     plant_few_mutants(monkeypatch)
     task = grade_properties(tmp_path, SHAPE)
     assert task.points == 0 and task.status == "failing", task.details
-    assert task.details["decoys_failed"] >= 1
-    assert "not how their code reads" in task.message
+    # Every run is rewritten alike, the base included (issue 39): the base run
+    # itself fails (before, only the decoys caught this test).
+    assert "must pass on correct operators" in task.message
 
 
 SLEEPS = """

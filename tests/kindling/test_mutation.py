@@ -3,6 +3,7 @@
 import ast
 import importlib.util
 import math
+import re
 import types
 from pathlib import Path
 
@@ -327,3 +328,75 @@ def test_the_base_runs_feedback_names_only_the_students_own_tests(tmp_path):
         assert not any(line in decoded for line in reference_lines), decoded
     assert "test_carries_the_reference: ValueError" in task.message, task.message
     assert "[" not in task.message  # no parameter id
+
+
+def test_a_tampered_mutant_run_quotes_no_node_id():
+    from kindling.grade_runner import Run, parse_events
+    from kindling.mutation import mutant_verdict, tampered_message
+
+    forged = "tests/module0/test_properties.py::test_a[cmV0dXJuIHggKiB5]"
+    data = (
+        b'{"event": "report", "nodeid": "' + forged.encode() + b'", "when": "call",'
+        b' "outcome": "passed"}\n{"event": "finish", "exitstatus": 0}\n'
+    )
+    run = Run(0, False, 1.0, "", parse_events(data))
+    verdict = mutant_verdict(run, ["tests/module0/test_properties.py::test_b"], [])
+    assert verdict.startswith("tampered: ") and forged in verdict
+    message = tampered_message(verdict[len("tampered: ") :])
+    assert "never collected" in message and "cmV0" not in message
+
+
+def test_respelling_changes_every_one_line_return_and_nothing_computed():
+    import random
+
+    from kindling.mutation import respelled
+
+    text = (ROOT / TARGET_FILE).read_text()
+    again = respelled(text, random.Random(0))
+    assert again != respelled(text, random.Random(1))  # fresh names every run
+    assert len(again.splitlines()) == len(text.splitlines())  # line numbers stay
+    spelled_form = re.compile(r"^\s*(_[a-z]{6}) = .+; return \1$")
+    returns = [line for line in again.splitlines() if line.strip().startswith("return")]
+    assert not [line for line in returns if line.strip() != "return"]
+    assert any(spelled_form.match(line) for line in again.splitlines())
+    original = operators_from(text, "original")
+    rewritten = operators_from(again, "rewritten")
+    for name in ("neg", "sigmoid", "relu", "inv", "exp", "log", "tanh"):
+        for x in PROBES:
+            expected = outcome(getattr(original, name), x)
+            assert outcome(getattr(rewritten, name), x) == expected
+    for name in ("add", "mul", "lt", "eq", "max", "log_back", "inv_back", "relu_back"):
+        for x in PROBES:
+            expected = outcome(getattr(original, name), x, 1.5)
+            assert outcome(getattr(rewritten, name), x, 1.5) == expected
+    assert respelled("def f(:\n", random.Random(0)) == "def f(:\n"  # not Python
+
+
+def test_every_decoy_computes_exactly_what_the_reference_does():
+    """A decoy wrong for any float would cost an honest suite its points."""
+    import itertools
+    import struct
+
+    from kindling.mutation import decoys
+
+    floats = [0.0, -0.0, 1.5, -1.5, 3.0, -2.25, 1e308, -1e308, 5e-324, -5e-324]
+    floats += [math.inf, -math.inf, math.nan, 1e-300, 7.0e15]
+
+    def bits(value):
+        if isinstance(value, float):
+            return "nan" if math.isnan(value) else struct.pack("<d", value)
+        return value
+
+    text = (ROOT / TARGET_FILE).read_text()
+    reference = operators_from(text, "reference")
+    assert len(decoys()) >= 20  # a family, not a handful to recognise
+    for decoy in decoys():
+        (function,) = decoy.bodies
+        module = operators_from(mutate_source(text, decoy), decoy.name)
+        ours, theirs = getattr(module, function), getattr(reference, function)
+        arity = ours.__code__.co_argcount
+        for args in itertools.product(floats, repeat=arity):
+            assert bits(outcome(ours, *args)) == bits(outcome(theirs, *args)), (
+                decoy.name,
+                args,
+            )

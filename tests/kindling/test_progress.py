@@ -675,9 +675,39 @@ def test_a_partial_run_never_unmarks_a_done_task(partial_project, tmp_path):
     out = run("tests/test_a.py")
     assert read_progress(store, root)["tasks"]["0.1"]["status"] == "done", out
     assert "done (earlier run)" in out and "it stays done" in out
+    assert "tasks done: 2 of the 2 in this run" in out  # 0.1 and 0.2
     assert "next: Task 0.1" not in out
     assert "partial: Task 0.1" not in out
     (root / STUDENT_FILE).write_text("def mul(x, y):\n    return y * x\n")
     out = run("tests/test_a.py")
     assert read_progress(store, root)["tasks"]["0.1"]["status"] == "partial", out
     assert "partial: Task 0.1" in out
+
+
+def test_failures_of_tests_without_a_task_are_named_beside_the_counts(tmp_path):
+    """A full run whose tasks are all done but where a test of given code fails
+    says so under the counts, naming the test, instead of leaving "failed" in
+    pytest's last line unexplained."""
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["kindling.pytest_plugin"]\n'
+    )
+    (tmp_path / "pytest.ini").write_text(
+        f"[pytest]\n{PLUGINS}markers =\n    task0_1: x\n"
+    )
+    (tmp_path / "test_given.py").write_text(
+        "import pytest\n\n\n@pytest.mark.task0_1\ndef test_task():\n    pass\n\n\n"
+        "def test_given_code():\n    assert 1 == 2\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--kindling-json=", "test_given.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "tasks done: 1 of the 1 in this run" in out
+    assert (
+        "1 failed test(s) belong to no task (tests of given code, in no task's count "
+        "above; the course's bug, or a task's code they reach): "
+        "test_given.py::test_given_code"
+    ) in out

@@ -42,6 +42,15 @@ MISTAKES = [
         "out_index as they were (kernels reuse the buffer)",
     },
     {
+        "name": "reduce-ignores-the-start-value",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_ops.py",
+        "find": "            accumulated = out[position]\n",
+        "replace": "            accumulated = 0.0\n",
+        "description": "the reduce kernel folds each row into 0, not into the start "
+        "value out holds (-inf for a max): a max of negative numbers gives 0",
+    },
+    {
         "name": "map-ignores-out-strides",
         "task": "2.3",
         "file": "module2_tensors/tensor_ops.py",

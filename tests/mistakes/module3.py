@@ -43,6 +43,36 @@ MISTAKES = [
         "backend does not zero",
     },
     {
+        "name": "fast-reduce-shared-index-buffer",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "            for w in prange(workers):\n"
+            "                lo, hi = w * size // workers, (w + 1) * size // workers\n"
+            "                reduce_slice(lo, hi, *args, reduce_dim)\n"
+        ),
+        "replace": (
+            "            out_index = np.empty(len(out_shape), np.int64)\n"
+            "            length = a_shape[reduce_dim]\n"
+            "            step = a_strides[reduce_dim]\n"
+            "            for w in prange(workers):\n"
+            "                lo, hi = w * size // workers, (w + 1) * size // workers\n"
+            "                for ordinal in range(lo, hi):\n"
+            "                    to_index(ordinal, out_shape, out_index)\n"
+            "                    target = index_to_position(out_index, out_strides)\n"
+            "                    position = index_to_position(out_index, a_strides)\n"
+            "                    accumulated = out[target]\n"
+            "                    for _ in range(length):\n"
+            "                        accumulated = f(accumulated, "
+            "a_storage[position])\n"
+            "                        position += step\n"
+            "                    out[target] = accumulated\n"
+        ),
+        "description": "the reduce's workers share one index buffer, allocated "
+        "before the prange loop: right on one thread, wrong entries at random on "
+        "several",
+    },
+    {
         "name": "fast-map-serial-range",
         "task": "3.1",
         "file": "module3_fast_ops/fast_ops.py",

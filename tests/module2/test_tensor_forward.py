@@ -301,6 +301,37 @@ def test_simple_ops_kernels_directly():
     assert SimpleBackend.matrix_multiply(a, a).tolist() == [[7.0, 10.0], [15.0, 22.0]]
 
 
+@pytest.mark.task2_3
+@pytest.mark.parametrize(
+    "name, start", [("add", 10.0), ("max", -math.inf), ("max", -100.0)]
+)
+def test_reduce_kernel_folds_into_the_start_value_that_out_holds(name, start):
+    """``out`` holds the start value when ``_reduce`` is called (``ops.reduce``
+    fills it: 0 for a sum, -inf for a max); the kernel folds the entries into
+    it. A kernel that starts from 0 gets a max of negative numbers wrong."""
+    from module0_fundamentals import operators
+    from module2_tensors import tensor_ops
+
+    a = np.array([[-5.0, -2.0, -7.0], [-1.0, -4.0, -3.0]])
+    kernel = tensor_ops.tensor_reduce(getattr(operators, name))
+    out = np.full(2, start)
+    kernel(
+        out,
+        np.array([2, 1]),
+        np.array([1, 1]),
+        a.ravel(),
+        np.array(a.shape),
+        np.array([3, 1]),
+        1,
+    )
+    want = start + a.sum(axis=1) if name == "add" else np.maximum(start, a.max(axis=1))
+    assert out.tolist() == want.tolist(), (
+        f"{name}-reduce with the start value {start} already in out gave "
+        f"{out.tolist()}, not {want.tolist()}: fold each row into out's entry "
+        "(the start value), not into 0"
+    )
+
+
 # ---------------------------------------------------------------- views
 
 

@@ -1,7 +1,8 @@
 """Task 3.4: CUDA matrix multiply with shared-memory tiles, and the one-tile practice.
 
-Sizes are chosen around the tile side ``TILE`` (smaller than a tile, a multiple,
-one more than a multiple) so that partial tiles at every edge are exercised. Without
+Sizes are chosen around the tile sides ``TILE_ROWS``, ``TILE_COLS`` and ``TILE_K``
+(smaller than a tile, a multiple, one more than a multiple) so that partial tiles
+at every edge are exercised. Without
 a GPU they run in Numba's CUDA simulator.
 """
 
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 
 import module3_fast_ops as kt
 from module3_fast_ops import cuda_ops
-from module3_fast_ops.cuda_ops import PRACTICE_TILE, TILE, CudaBackend, compiled
+from module3_fast_ops.cuda_ops import PRACTICE_TILE, TILE_COLS, TILE_K, TILE_ROWS
+from module3_fast_ops.cuda_ops import CudaBackend, compiled
 
 from .kernels import run_matmul
 from .strategies import Strided, layouts, matmul_shapes, strided_arrays
@@ -35,14 +37,25 @@ def test_mm_practice(size):
 @pytest.mark.parametrize(
     "a_shape, b_shape",
     [
-        ((TILE, TILE), (TILE, TILE)),
-        ((TILE + 1, 2), (2, TILE - 1)),
-        ((2, 2 * TILE + 1), (2 * TILE + 1, 3)),
+        ((TILE_ROWS, TILE_K), (TILE_K, TILE_COLS)),
+        ((TILE_ROWS + 1, 2), (2, TILE_COLS - 1)),
+        ((2, 2 * TILE_K + 1), (2 * TILE_K + 1, 3)),
         ((3, 1, 2, 5), (2, 5, 4)),
         ((1, 3), (3, 1)),
-        ((3, 4), (4, 2 * TILE + 3)),
+        ((3, 4), (4, 2 * TILE_COLS + 3)),
+        ((1, TILE_K + 3), (TILE_K + 3, TILE_COLS + 1)),
+        ((2 * TILE_ROWS + 1, TILE_K - 1), (TILE_K - 1, 1)),
     ],
-    ids=["one-tile", "ragged-rows", "ragged-k", "broadcast-batch", "1x1", "wide"],
+    ids=[
+        "one-tile",
+        "ragged-rows",
+        "ragged-k",
+        "broadcast-batch",
+        "1x1",
+        "wide",
+        "one-row",
+        "one-column",
+    ],
 )
 def test_matmul_tiles_and_edges(a_shape, b_shape):
     rng = np.random.default_rng(len(a_shape) + a_shape[-1])
@@ -68,7 +81,7 @@ def test_matmul_more_row_tiles_and_batches_than_a_grid_holds(monkeypatch):
     more than 2 along ``y`` or ``z`` is refused, as a GPU refuses 65,536)."""
     monkeypatch.setattr(cuda_ops, "MAX_GRID", 2)
     rng = np.random.default_rng(7)
-    x, y = rng.normal(size=(5, 3 * TILE + 1, 3)), rng.normal(size=(5, 3, 2))
+    x, y = rng.normal(size=(5, 3 * TILE_ROWS + 1, 3)), rng.normal(size=(5, 3, 2))
     np.testing.assert_allclose(
         run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y)), x @ y
     )
@@ -79,8 +92,8 @@ def test_matmul_writes_every_entry_of_out_which_is_not_zeroed():
     docstring says so): a kernel that adds into ``out`` instead of writing it would
     add whatever was there. Here ``out`` starts full of NaN."""
     rng = np.random.default_rng(11)
-    x, y = rng.normal(size=(2, TILE + 1, 3)), rng.normal(size=(3, TILE - 1))
-    shape = (2, TILE + 1, TILE - 1)
+    x, y = rng.normal(size=(2, TILE_ROWS + 1, 3)), rng.normal(size=(3, TILE_COLS - 1))
+    shape = (2, TILE_ROWS + 1, TILE_COLS - 1)
     out = Strided.empty(shape, fill=np.nan)
     matmul_kernel()(*out.args(), *Strided.of(x).args(), *Strided.of(y).args())
     assert not np.isnan(out.to_numpy()).any(), "entries of out were never written"
@@ -97,18 +110,29 @@ def test_matmul_pads_partial_tiles_with_zeros_beside_infinities():
     np.testing.assert_array_equal(got, x @ y)  # [[3, 4], [inf, inf], [6, 8]]
 
 
-@pytest.mark.parametrize("work, side", [(3, 2), (4, 2)], ids=["WORK=3", "WORK=4"])
-def test_matmul_with_the_gpus_register_blocks(monkeypatch, work, side):
-    """A GPU runs the kernel with WORK = 4 (the simulator with 2, where a row
-    ``y - SIDE`` that Numba wraps around lands on ``y + SIDE`` by chance): built
-    afresh with other ``TILE = WORK * SIDE`` in the simulator, it must still
-    compute every entry, in ragged tiles and batches."""
-    monkeypatch.setattr(cuda_ops, "WORK", work)
-    monkeypatch.setattr(cuda_ops, "SIDE", side)
-    monkeypatch.setattr(cuda_ops, "TILE", work * side)
+@pytest.mark.parametrize(
+    "work_rows, work_cols, across, down, tile_k",
+    [(8, 4, 2, 2, 8), (3, 2, 2, 3, 5), (1, 3, 3, 1, 5)],
+    ids=["GPU-work-8x4", "uneven-loads", "one-row-of-threads"],
+)
+def test_matmul_with_other_register_blocks_and_tiles(
+    monkeypatch, work_rows, work_cols, across, down, tile_k
+):
+    """A GPU runs the kernel with 8 x 4 entries per thread and a 128 x 64 x 8
+    tile, the simulator with smaller ones. Built afresh in the simulator with the
+    GPU's register block, with tiles whose entries the threads do not divide
+    evenly (9 x 5 of a and 5 x 4 of b among 6 threads: the last loads fall past
+    the tiles' ends), and with a single row of threads, it must still compute
+    every entry, in ragged tiles and batches."""
+    monkeypatch.setattr(cuda_ops, "WORK_ROWS", work_rows)
+    monkeypatch.setattr(cuda_ops, "WORK_COLS", work_cols)
+    monkeypatch.setattr(cuda_ops, "TILE_ROWS", work_rows * down)
+    monkeypatch.setattr(cuda_ops, "TILE_COLS", work_cols * across)
+    monkeypatch.setattr(cuda_ops, "TILE_K", tile_k)
     kernel = cuda_ops.tensor_matrix_multiply()  # not compiled(): its own sizes
-    rng = np.random.default_rng(work)
-    x, y = rng.normal(size=(2, 2 * work * side + 1, 7)), rng.normal(size=(7, 5))
+    rng = np.random.default_rng(work_rows)
+    rows, inner, cols = 2 * work_rows * down + 1, 2 * tile_k + 1, work_cols * across + 1
+    x, y = rng.normal(size=(2, rows, inner)), rng.normal(size=(inner, cols))
     np.testing.assert_allclose(run_matmul(kernel, Strided.of(x), Strided.of(y)), x @ y)
 
 

@@ -303,6 +303,30 @@ def test_reduce_into_an_out_whose_last_dim_is_strided():
     )
 
 
+@pytest.mark.parametrize(
+    "shape, dim, layout",
+    [((256, 64), 1, ()), ((64, 4, 256), 2, (2, 0, 1)), ((2048, 32), 0, ())],
+)
+def test_reduce_above_the_parallel_threshold_repeatedly(shape, dim, layout):
+    """Work large enough that the reduce's prange loop runs on several threads,
+    called 30 times against NumPy: workers that share scratch space (an index
+    buffer allocated once, before the prange loop) or add into the same entry of
+    out overwrite each other at random, so some calls only come out wrong."""
+    array = np.random.default_rng(31).normal(size=shape)
+    want = array.sum(axis=dim, keepdims=True) + 0.5
+    calls = 30
+    for call in range(calls):
+        got = run_reduce(add_kernel(), Strided.of(array, layout), dim, 0.5)
+        wrong = np.argwhere(~np.isclose(got, want, rtol=1e-9, atol=1e-9))
+        at = tuple(int(i) for i in wrong[0]) if wrong.size else ()
+        assert wrong.size == 0, (
+            f"sum over dim {dim} of {shape}, call {call + 1} of {calls}: "
+            f"{len(wrong)} wrong entries, the first at {at}: {got[at]} instead of "
+            f"{want[at]}. Every worker of a prange loop needs its own scratch "
+            "arrays and its own entries of out."
+        )
+
+
 def test_reduce_over_empty_dimension_keeps_start():
     result = run_reduce(add_kernel(), Strided.empty((2, 0)), 1, 0.0)
     np.testing.assert_array_equal(result, np.zeros((2, 1)))

@@ -204,3 +204,19 @@ def check_grad_through_update(
             rtol=rtol,
             err_msg=f"{type(module).__name__}.{name}: gradient of the updated value",
         )
+
+
+def assert_entries(
+    got: np.ndarray, want: np.ndarray, what: str, rtol: float = 1e-12, atol=1e-12
+) -> None:
+    """``got`` equals ``want`` entry by entry (within the tolerances), or a failure
+    that names ``what`` computed it and the first entry that differs."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, f"{what}: shape {got.shape}, expected {want.shape}"
+    wrong = np.argwhere(~np.isclose(got, want, rtol=rtol, atol=atol))
+    if wrong.size:
+        at = tuple(int(i) for i in wrong[0])
+        raise AssertionError(
+            f"{what}: {len(wrong)} of {got.size} entries differ; the first, at "
+            f"{at}: {float(got[at])!r} instead of {float(want[at])!r}"
+        )

@@ -136,3 +136,61 @@ def conv2d_grads_ref(
             dw += np.einsum("bcyx,bo->ocyx", xp[:, :, rows, cols], g[:, :, i, j])
             dxp[:, :, rows, cols] += np.einsum("bo,ocyx->bcyx", g[:, :, i, j], w)
     return dxp[:, :, ph : ph + height, pw : pw + width], dw
+
+
+# ------------------------------------------------------------------ optimizers
+# Each returns the parameter after each step, from its update equations (PyTorch's
+# documented ones) applied to the gradient sequence ``grads``.
+def sgd_ref(
+    p, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False
+):
+    out, buf = [], None
+    for g in grads:
+        g = g + weight_decay * p
+        if momentum:
+            buf = g.copy() if buf is None else momentum * buf + (1 - dampening) * g
+            g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+        out.append(p)
+    return out
+
+
+def rmsprop_ref(
+    p, grads, lr, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False
+):
+    out = []
+    v, gbar, buf = np.zeros_like(p), np.zeros_like(p), np.zeros_like(p)
+    for g in grads:
+        g = g + weight_decay * p
+        v = alpha * v + (1 - alpha) * g * g
+        if centered:
+            gbar = alpha * gbar + (1 - alpha) * g
+            denom = np.sqrt(v - gbar * gbar) + eps
+        else:
+            denom = np.sqrt(v) + eps
+        if momentum:
+            buf = momentum * buf + g / denom
+            p = p - lr * buf
+        else:
+            p = p - lr * g / denom
+        out.append(p)
+    return out
+
+
+def adam_ref(
+    p, grads, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, decoupled=False
+):
+    out = []
+    m, v = np.zeros_like(p), np.zeros_like(p)
+    b1, b2 = betas
+    for t, g in enumerate(grads, start=1):
+        if decoupled:
+            p = p * (1 - lr * weight_decay)
+        else:
+            g = g + weight_decay * p
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
+        p = p - lr * m_hat / (np.sqrt(v_hat) + eps)
+        out.append(p)
+    return out

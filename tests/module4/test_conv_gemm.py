@@ -15,8 +15,14 @@ import pytest
 from module3_fast_ops import FastBackend
 from module4_networks import _conv_gemm, fast_conv
 from module4_networks import functional as F
-from tests.module4.helpers import make
-from tests.module4.reference import conv1d_ref, conv2d_ref, empty_strided, strided
+from tests.module4.helpers import assert_entries, make
+from tests.module4.reference import (
+    conv1d_ref,
+    conv2d_grads_ref,
+    conv2d_ref,
+    empty_strided,
+    strided,
+)
 
 task4_1 = pytest.mark.task4_1
 task4_2 = pytest.mark.task4_2
@@ -61,15 +67,17 @@ def test_gemm_conv2d_matches_the_numpy_reference_and_the_kernels(case):
     x, w, g, s, p = _arrays(case)
     xs, ws, gs = strided(x, (0, 2, 3, 1)), strided(w, (3, 1, 0, 2)), strided(g)
     out, _ = _fast_result("forward", 2, g.shape, xs, ws, s, p)
-    np.testing.assert_allclose(out, conv2d_ref(x, w, s, p), rtol=1e-12, atol=1e-12)
-    for name, shape, first, second, launch in (
-        ("backward_input", x.shape, gs, ws, fast_conv.conv2d_backward_input),
-        ("backward_weight", w.shape, xs, gs, fast_conv.conv2d_backward_weight),
+    assert_entries(out, conv2d_ref(x, w, s, p), "the im2col forward (course code)")
+    dx, dw = conv2d_grads_ref(x, w, g, s, p)
+    for name, shape, first, second, launch, want in (
+        ("backward_input", x.shape, gs, ws, fast_conv.conv2d_backward_input, dx),
+        ("backward_weight", w.shape, xs, gs, fast_conv.conv2d_backward_weight, dw),
     ):
+        result, read = empty_strided(shape)
+        launch(result, first, second, s, p)
+        assert_entries(read(), want, f"your conv2d_{name} kernel, against NumPy")
         fast, _ = _fast_result(name, 2, shape, first, second, s, p)
-        expected, read = empty_strided(shape)
-        launch(expected, first, second, s, p)
-        np.testing.assert_allclose(fast, read(), rtol=1e-12, atol=1e-12)
+        assert_entries(fast, want, f"the im2col {name} (course code)")
 
 
 @task4_1
@@ -81,15 +89,22 @@ def test_gemm_conv1d_matches_the_numpy_reference_and_the_kernels(stride, padding
     g = rng.normal(size=expected.shape)
     xs, ws, gs = strided(x, (2, 0, 1)), strided(w), strided(g, (1, 0, 2))
     out, _ = _fast_result("forward", 1, expected.shape, xs, ws, stride, padding)
-    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
-    for name, shape, first, second, launch in (
-        ("backward_input", x.shape, gs, ws, fast_conv.conv1d_backward_input),
-        ("backward_weight", w.shape, xs, gs, fast_conv.conv1d_backward_weight),
+    assert_entries(out, expected, "the im2col forward (course code)")
+    dx, dw = (
+        a[:, :, 0]
+        for a in conv2d_grads_ref(
+            x[:, :, None], w[:, :, None], g[:, :, None], (1, stride), (0, padding)
+        )
+    )
+    for name, shape, first, second, launch, want in (
+        ("backward_input", x.shape, gs, ws, fast_conv.conv1d_backward_input, dx),
+        ("backward_weight", w.shape, xs, gs, fast_conv.conv1d_backward_weight, dw),
     ):
+        result, read = empty_strided(shape)
+        launch(result, first, second, stride, padding)
+        assert_entries(read(), want, f"your conv1d_{name} kernel, against NumPy")
         fast, _ = _fast_result(name, 1, shape, first, second, stride, padding)
-        ref, read = empty_strided(shape)
-        launch(ref, first, second, stride, padding)
-        np.testing.assert_allclose(fast, read(), rtol=1e-12, atol=1e-12)
+        assert_entries(fast, want, f"the im2col {name} (course code)")
 
 
 def _conv2d_values_and_grads(x, w, b, s, p):
@@ -99,6 +114,30 @@ def _conv2d_values_and_grads(x, w, b, s, p):
     out = F.conv2d(xt, wt, bt, stride=s, padding=p)
     (out * out).sum().backward()
     return [t.to_numpy() for t in (out, xt.grad, wt.grad, bt.grad)]
+
+
+def _assert_function_results(op, results, x, w, b, s, p):
+    """The output and gradients of ``sum(F.conv(x, w, b) ** 2)`` that the
+    student's kernels gave (``results``) against NumPy, each named by the kernel
+    that computed it."""
+    if op == "conv1d":
+        x2, w2 = x[:, :, None], w[:, :, None]
+        s2, p2 = (1, s), (0, p)
+    else:
+        x2, w2, s2, p2 = x, w, s, p
+    out = conv2d_ref(x2, w2, s2, p2) + b.reshape(1, -1, *([1] * (x2.ndim - 2)))
+    dx, dw = conv2d_grads_ref(x2, w2, 2.0 * out, s2, p2)
+    db = (2.0 * out).sum(axis=tuple(i for i in range(out.ndim) if i != 1))
+    if op == "conv1d":
+        out, dx, dw = out[:, :, 0], dx[:, :, 0], dw[:, :, 0]
+    names = (
+        f"F.{op} (your {op}_forward kernel)",
+        f"x.grad (your {op}_backward_input kernel)",
+        f"weight.grad (your {op}_backward_weight kernel)",
+        "bias.grad",
+    )
+    for got, want, name in zip(results, (out, dx, dw, db), names):
+        assert_entries(got, want, name, rtol=1e-10, atol=1e-10)
 
 
 @task4_2
@@ -111,8 +150,12 @@ def test_conv2d_function_fast_path_gives_the_reference_values_and_gradients(
     b = np.random.default_rng(4).normal(size=w.shape[0])
     # First call: the students' kernels fill the results (and are compared).
     reference = _conv2d_values_and_grads(x, w, b, s, p)
+    _assert_function_results("conv2d", reference, x, w, b, s, p)
     # Three signatures (forward, both gradients), each agreed.
-    assert (_conv_gemm.PATH.agreed, _conv_gemm.PATH.differed) == (3, 0), _conv_gemm.PATH
+    assert (_conv_gemm.PATH.agreed, _conv_gemm.PATH.differed) == (3, 0), (
+        "your kernels agree with NumPy, but the im2col path was not checked "
+        f"against all three, or did not agree (course code): {_conv_gemm.PATH}"
+    )
     # Second call, same signatures: im2col + matmul.
     fast = _conv2d_values_and_grads(x, w, b, s, p)
     for got, want in zip(fast, reference):
@@ -216,7 +259,11 @@ def test_conv1d_function_fast_path_gives_the_reference_values_and_gradients(
         return [t.to_numpy() for t in (out, xt.grad, wt.grad, bt.grad)]
 
     reference = values_and_grads()  # the students' kernels, compared
-    assert (_conv_gemm.PATH.agreed, _conv_gemm.PATH.differed) == (3, 0), _conv_gemm.PATH
+    _assert_function_results("conv1d", reference, x, w, b, stride, padding)
+    assert (_conv_gemm.PATH.agreed, _conv_gemm.PATH.differed) == (3, 0), (
+        "your kernels agree with NumPy, but the im2col path was not checked "
+        f"against all three, or did not agree (course code): {_conv_gemm.PATH}"
+    )
     fast = values_and_grads()  # im2col + matmul
     np.testing.assert_allclose(
         fast[0], conv1d_ref(x, w, stride, padding) + b[:, None], rtol=1e-12

@@ -55,7 +55,14 @@ def _compare(build, run, monkeypatch, used):
         for g, w in zip(got[1:], want[1:]):
             np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-12)
     for module in used:
-        assert module.PATH.agreed and not module.PATH.differed, module.PATH
+        path = module.PATH
+        assert path.agreed and not path.differed, (
+            f"the engine path that stands in for {path.student} on this model did "
+            f"not take over ({path!r}): your code gives the same loss and gradients "
+            "either way, so either it differs from PyTorch's equations where this "
+            "model's shapes reach (the tests of that function, with NumPy, name the "
+            "first wrong entry) or the course's path does (a bug in the course)"
+        )
 
 
 def _sentences():

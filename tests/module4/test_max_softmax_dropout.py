@@ -108,14 +108,24 @@ def test_softmax_and_log_softmax_match_numpy(problem):
     np.testing.assert_allclose(logs, np.log(softmax_ref(x, dim)), atol=1e-12)
 
 
+def test_softmax_is_stable_at_plus_minus_1000():
+    """$e^{1000}$ overflows to inf (and inf / inf is nan): softmax subtracts each
+    slice's max before exponentiating, which changes nothing mathematically."""
+    x = np.array([[1000.0, -1000.0, 0.0], [-1000.0, -1000.0, -1000.0]])
+    probs = F.softmax(make(x), dim=1).to_numpy()
+    assert np.all(np.isfinite(probs)), (
+        f"softmax of {x.tolist()} gave {probs.tolist()}: exp overflows at 1000; "
+        "subtract the max of each slice along dim before exp"
+    )
+    np.testing.assert_allclose(probs[0], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(probs[1], [1 / 3] * 3)
+
+
 def test_log_softmax_is_stable_at_plus_minus_1000():
     x = np.array([[1000.0, -1000.0, 0.0], [-1000.0, -1000.0, -1000.0]])
     logs = F.log_softmax(make(x), dim=1).to_numpy()
     np.testing.assert_allclose(logs[0], [0.0, -2000.0, -1000.0])
     np.testing.assert_allclose(logs[1], np.log([1 / 3] * 3))
-    probs = F.softmax(make(x), dim=1).to_numpy()
-    assert np.all(np.isfinite(probs))
-    np.testing.assert_allclose(probs[0], [1.0, 0.0, 0.0])
 
 
 def test_log_softmax_gradient_is_finite_and_exact_at_1000():

@@ -62,10 +62,10 @@ EQUIVALENT = {
         "identities) are commutative; the tree in shared memory already "
         "combines values in an order of its own"
     ),
-    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:op:-->+#10": (
-        "(n + TILE + 1) // TILE row tiles instead of (n + TILE - 1) // TILE: "
-        "the extra tile lies below row n, where every write is guarded "
-        "(i < n): more work, the same out"
+    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:op:-->+#8": (
+        "(n + TILE_ROWS + 1) // TILE_ROWS row tiles instead of (n + TILE_ROWS - 1) "
+        "// TILE_ROWS: the extra tile lies below row n, where every write is "
+        "guarded (i < n): more work, the same out"
     ),
     (
         "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:const:"
@@ -98,14 +98,17 @@ EQUIVALENT = {
     ),
     (
         "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply.run:args:"
-        "blocks_for(n, TILE), MAX_GRID->MAX_GRID, blocks_for(n, TILE)"
+        "blocks_for(n, TILE_ROWS), MAX_GRID->MAX_GRID, blocks_for(n, TILE_ROWS)"
     ): "min of two ints is symmetric",
     (
         "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply.run:args:"
         "batches, MAX_GRID->MAX_GRID, batches"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply.run:args:n, TILE->TILE, n": (
-        "blocks_for(TILE, n) row blocks instead of blocks_for(n, TILE): the "
+    (
+        "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply.run:args:"
+        "n, TILE_ROWS->TILE_ROWS, n"
+    ): (
+        "blocks_for(TILE_ROWS, n) row blocks instead of blocks_for(n, TILE_ROWS): the "
         "kernel strides over row tiles by gridDim.y, so any grid of at least "
         "one row block computes every row (a smaller grid, less parallel)"
     ),

@@ -94,12 +94,20 @@ def test_running_the_tests_of_a_task_from_the_page(own_edition) -> None:
     # The task just found unfinished comes next (tasks never run are no evidence).
     assert "Next: Task 1.1 · Numerical derivatives" in texts(app)
 
-    # The result is kept (a new session reads it) until the student's file
-    # changes, and then it is marked stale.
+    # The result is kept (a new session reads it) until the task's code changes
+    # (an edit elsewhere in its file leaves it current), and then it is stale.
     again = open_app(own_edition)
     assert row_of(again, "1.1")["Status"] == "✎ todo"
     student_file = own_edition / "module1_scalar_autodiff" / "differences.py"
-    student_file.write_text(student_file.read_text() + "\n# my work\n")
+    student_file.write_text(student_file.read_text() + "\n# my notes\n")
+    assert row_of(open_app(own_edition), "1.1")["Status"] == "✎ todo"
+    text = student_file.read_text()
+    stub = text.index('raise NotImplementedError("Task 1.1')
+    line_start = text.rindex("\n", 0, stub) + 1
+    indent = text[line_start:stub]
+    student_file.write_text(
+        text[:line_start] + indent + "# my work\n" + text[line_start:]
+    )
     later = open_app(own_edition)
     assert not problems(later)
     assert row_of(later, "1.1")["Status"] == "✎ todo (stale)"
