@@ -44,11 +44,10 @@ from .shape_functions import (
     var,
     where,
 )
+from .tensor_api.core import Size
+from .tensor_api.indexing import SortResult, TopKResult
+from .tensor_api.reductions import MaxResult
 from .tensor import (
-    MaxResult,
-    SortResult,
-    TopKResult,
-    Size,
     Tensor,
     allclose,
     arange,

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
-from .tensor import SortResult, Tensor, TensorLike, TopKResult
+from .tensor import Tensor
+from .tensor_api.core import TensorLike
+from .tensor_api.indexing import SortResult, TopKResult
 
 __all__ = [
     "exp",
