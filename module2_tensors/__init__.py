@@ -49,18 +49,8 @@ from .tensor_api.indexing import SortResult, TopKResult
 from .tensor_api.reductions import MaxResult
 from .tensor import (
     Tensor,
-    allclose,
     arange,
-    argsort,
-    bmm,
-    clip,
-    concat,
-    concatenate,
-    einsum,
-    equal,
     eye,
-    isclose,
-    mm,
     from_numpy,
     full,
     full_like,
@@ -97,6 +87,16 @@ from .function_forms import (
     sqrt,
     sum,
     tanh,
+    allclose,
+    argsort,
+    bmm,
+    clip,
+    concat,
+    concatenate,
+    einsum,
+    equal,
+    isclose,
+    mm,
 )
 from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
