@@ -141,12 +141,10 @@ def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
     ``index`` for all (``cuda_ops.two_positions``, ``three_positions``). On a GPU
     one array argument costs 7 kernel parameters and a Python wrapper per launch:
     one array here replaces two per tensor."""
-    key = (np.asarray(out_shape).tobytes(), np.asarray(out_strides).tobytes())
+    described = [out_shape, out_strides]
     for k in range(1, len(inputs), 3):
-        key += (
-            np.asarray(inputs[k]).tobytes(),
-            np.asarray(inputs[k + 1]).tobytes(),
-        )
+        described += [inputs[k], inputs[k + 1]]
+    key = tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described)
     found = _LAYOUTS.get(key)
     if found is None:
         d = len(out_shape)
