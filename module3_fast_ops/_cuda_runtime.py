@@ -143,20 +143,16 @@ def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
     one array here replaces two per tensor."""
     described = [out_shape, out_strides]
     for k in range(1, len(inputs), 3):
-        described += [inputs[k], inputs[k + 1]]
+        described += [np.asarray(inputs[k]), inputs[k + 1]]
     key = tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described)
     found = _LAYOUTS.get(key)
     if found is None:
         d = len(out_shape)
-        rows = [np.array([d]), np.asarray(out_shape), np.asarray(out_strides)]
-        for k in range(1, len(inputs), 3):
-            shape = np.asarray(inputs[k], dtype=np.int64)
-            strides = np.asarray(inputs[k + 1], dtype=np.int64)
-            seen = np.zeros(d, dtype=np.int64)
-            if len(shape):
-                seen[d - len(shape) :] = np.where(shape == 1, 0, strides)
-            rows.append(seen)
-        packed = np.concatenate([r.astype(np.int64) for r in rows])
+        rows = [[d], out_shape, out_strides]
+        for shape, strides in zip(described[2::2], described[3::2]):
+            rows.append(np.zeros(d, dtype=np.int64))
+            rows[-1][d - len(shape) :] = np.where(shape == 1, 0, strides)
+        packed = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
         if len(_LAYOUTS) >= _MAX_CONSTANTS:
             _LAYOUTS.clear()
         found = _LAYOUTS[key] = cuda.to_device(packed)
