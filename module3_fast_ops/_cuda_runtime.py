@@ -123,6 +123,42 @@ def device_constant(values: np.ndarray) -> Any:
     return found
 
 
+#: Packed layouts by the shapes and strides they describe (see :func:`layout`).
+_LAYOUTS: Dict[Tuple[bytes, ...], Any] = {}
+
+
+def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
+    """The shapes and strides of an elementwise launch as ONE device array of int64
+    (cached by content, so a program's few layouts are copied to the GPU once):
+
+    ``[d, out_shape (d), out_strides (d), strides of input 1 (d), ...]``
+
+    where ``d = len(out_shape)`` and each ``(storage, shape, strides)`` input's
+    strides are given as ``out`` sees them: aligned on the right, and 0 along every
+    dimension the input broadcasts (its size there is 1, or it has no such
+    dimension). Entry number ``i`` of ``out`` then reads position
+    $\\sum_k \\mathrm{index}_k\\, \\mathrm{strides}_k$ of every input, with one
+    ``index`` for all (``cuda_ops.two_positions``, ``three_positions``). On a GPU
+    one array argument costs 7 kernel parameters and a Python wrapper per launch:
+    one array here replaces two per tensor."""
+    described = [out_shape, out_strides]
+    for k in range(1, len(inputs), 3):
+        described += [np.asarray(inputs[k]), inputs[k + 1]]
+    key = tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described)
+    found = _LAYOUTS.get(key)
+    if found is None:
+        d = len(out_shape)
+        rows = [[d], out_shape, out_strides]
+        for shape, strides in zip(described[2::2], described[3::2]):
+            rows.append(np.zeros(d, dtype=np.int64))
+            rows[-1][d - len(shape) :] = np.where(shape == 1, 0, strides)
+        packed = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
+        if len(_LAYOUTS) >= _MAX_CONSTANTS:
+            _LAYOUTS.clear()
+        found = _LAYOUTS[key] = cuda.to_device(packed)
+    return found
+
+
 def _dims(value: Any) -> Tuple[int, int, int]:
     """A grid or block given as an int or a tuple of 1-3 ints, as ``(x, y, z)``."""
     dims = tuple(value) if isinstance(value, (tuple, list)) else (value,)
@@ -373,27 +409,29 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     f64, i64 = numba.float64[::1], numba.int64[::1]
     strided = (f64, i64, i64)
     flag, count = numba.boolean, numba.int64
-    elementwise = (*strided, count, flag)
+    # out, size, same, the packed layout (one int64 array for every shape and
+    # stride), then the inputs' storages
+    elementwise = (f64, count, flag, i64)
     return [
         KernelSpec(
             "map(sigmoid)",
             "3.3",
             lambda: kernel_in(compiled(tensor_map, operators.sigmoid)),
-            (*elementwise, *strided),
+            (*elementwise, f64),
             THREADS_PER_BLOCK,
         ),
         KernelSpec(
             "zip(mul)",
             "3.3",
             lambda: kernel_in(compiled(tensor_zip, operators.mul)),
-            (*elementwise, *strided, *strided),
+            (*elementwise, f64, f64),
             THREADS_PER_BLOCK,
         ),
         KernelSpec(
             "reduce(add)",
             "3.3",
             lambda: kernel_in(compiled(tensor_reduce, operators.add)),
-            (*strided, *strided, count, numba.float64),
+            (f64, i64, f64, count, count, numba.float64),
             THREADS_PER_BLOCK,
         ),
         KernelSpec(

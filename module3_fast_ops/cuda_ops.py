@@ -15,9 +15,12 @@ smaller under the simulator (every simulated thread is a Python thread).
 
 The kernel factories keep Module 2's interface: ``tensor_map(fn)`` returns a function
 ``(out, out_shape, out_strides, in_storage, in_shape, in_strides) -> None`` that
-launches the kernel with :func:`launch`. Tensors on ``CudaBackend`` keep their storage
-in GPU memory (see "tensors that live on the GPU" below), so the storages usually are
-device arrays already; ``launch`` copies only what is still on the host.
+launches the kernel with :func:`launch`. The map, zip and reduce kernels get every
+shape and stride packed in ONE small device array, :func:`layout`: on a GPU each
+array argument is seven kernel parameters and some Python work per launch. Tensors
+on ``CudaBackend`` keep their storage in GPU memory (see "tensors that live on the
+GPU" below), so the storages usually are device arrays already; ``launch`` copies
+only what is still on the host.
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ from ._cuda_runtime import check_launch, compiled, cuda, device_constant
 from ._cuda_runtime import device_functions, device_storage, launch
 from ._cuda_runtime import on_device
 
+# Given, in _cuda_runtime.py: layout(out_shape, out_strides, *inputs) packs the
+# shapes and strides of a launch into one int64 device array (cached by content):
+# [d, out_shape, out_strides, strides of each input as out sees them (0 where it
+# broadcasts)], read by two_positions and three_positions below.
+from ._cuda_runtime import layout  # noqa: F401 (for Task 3.3)
+
 # Given, in _cuda_runtime.py: aligned(out, out_shape, out_strides, *inputs) is
 # True when out and every (storage, shape, strides) input share one gap-free
 # layout, so storage position i of one is position i of the others.
@@ -60,6 +69,9 @@ __all__ = [
     "MATMUL_OPTIONS",
     "position",
     "broadcast_position",
+    "two_positions",
+    "three_positions",
+    "layout",
     "on_device",
     "device_constant",
     "check_launch",
@@ -145,6 +157,42 @@ def broadcast_position(ordinal, out_shape, shape, strides):  # type: ignore
     return result
 
 
+@cuda.jit(device=True)
+def two_positions(ordinal, packed):  # type: ignore
+    """``(position in out, position in the input)`` of entry number ``ordinal`` of
+    ``out`` (row-major), from a :func:`layout` of ``out`` and one input:
+    ``ordinal`` is written in the mixed radix ``out_shape`` ONCE, digit by digit
+    from the last dimension, and each digit (an index) moves both positions by its
+    stride. A broadcast input has stride 0 there, so it reads index 0."""
+    d = packed[0]
+    out_position = 0
+    in_position = 0
+    for k in range(d, 0, -1):  # packed[k] is the size of dimension k - 1
+        index = ordinal % packed[k]
+        ordinal //= packed[k]
+        out_position += index * packed[d + k]
+        in_position += index * packed[2 * d + k]
+    return out_position, in_position
+
+
+@cuda.jit(device=True)
+def three_positions(ordinal, packed):  # type: ignore
+    """``(position in out, in a, in b)`` of entry number ``ordinal`` of ``out``,
+    from a :func:`layout` of ``out`` and two inputs: as :func:`two_positions`, one
+    decomposition of ``ordinal`` shared by the three tensors."""
+    d = packed[0]
+    out_position = 0
+    a_position = 0
+    b_position = 0
+    for k in range(d, 0, -1):
+        index = ordinal % packed[k]
+        ordinal //= packed[k]
+        out_position += index * packed[d + k]
+        a_position += index * packed[2 * d + k]
+        b_position += index * packed[3 * d + k]
+    return out_position, a_position, b_position
+
+
 def blocks_for(size: int, threads: int) -> int:
     """The number of blocks of ``threads`` threads that cover ``size`` entries:
     $\\lceil \\mathrm{size} / \\mathrm{threads} \\rceil$."""
@@ -163,11 +211,13 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     Returns ``run(out, out_shape, out_strides, in_storage, in_shape, in_strides)``
     with the semantics of Module 2's ``tensor_map`` (broadcasting, any strides),
     which launches the kernel over enough blocks of ``THREADS_PER_BLOCK`` threads.
-    The ``@cuda.jit`` kernel itself takes ``(out, out_shape, out_strides, size,
-    same, in_storage, in_shape, in_strides)``: ``size`` is the number of entries
-    of ``out`` (an int) and ``same`` what :func:`aligned` says (a bool). Keep that
-    order: ``kindling kernels`` and the resource tests compile your kernel for a
-    GPU with exactly these argument types.
+    The ``@cuda.jit`` kernel itself takes ``(out, size, same, packed,
+    in_storage)``: ``size`` is the number of entries of ``out`` (an int), ``same``
+    what :func:`aligned` says (a bool) and ``packed`` what :func:`layout` packs of
+    the shapes and strides (an int64 array): three arrays, not six, since on a GPU
+    every array argument costs seven kernel parameters and host time at each
+    launch. Keep that order: ``kindling kernels`` and the resource tests compile
+    your kernel for a GPU with exactly these argument types.
 
     Hints:
 
@@ -176,9 +226,10 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     - thread ``i = cuda.grid(1)`` computes entry number ``i`` (row-major) of
       ``out``; threads with ``i >= size`` (the last block is rarely full) do
       nothing;
-    - find storage positions with the given device functions :func:`position`
-      (``out``) and :func:`broadcast_position` (the input): no index arrays, whose
-      per-thread copies a real GPU keeps in slow local memory;
+    - find storage positions with the given device function
+      :func:`two_positions` (``out`` and the input from one decomposition of
+      ``i``): no index arrays, whose per-thread copies a real GPU keeps in slow
+      local memory;
     - fast path: when :func:`aligned`, thread ``i`` reads and writes storage
       position ``i`` (neighbouring threads touch neighbouring addresses, which the
       GPU merges into one memory transaction: *coalescing*).
@@ -187,24 +238,24 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
     f = cuda.jit(device=True)(fn)
 
     @cuda.jit
-    def _map(out, out_shape, out_strides, size, same, in_storage, in_shape, in_strides):
+    def _map(out, size, same, packed, in_storage):
         i = cuda.grid(1)
         if i >= size:
             return
         if same:
             out[i] = f(in_storage[i])
             return
-        x = in_storage[broadcast_position(i, out_shape, in_shape, in_strides)]
-        out[position(i, out_shape, out_strides)] = f(x)
+        target, source = two_positions(i, packed)
+        out[target] = f(in_storage[source])
 
     def run(out: Storage, out_shape: Shape, out_strides: Strides, *inp: Any) -> None:
         # inp = (in_storage, in_shape, in_strides)
         size = _size(out_shape)
         if size > 0:
             same = aligned(out, out_shape, out_strides, *inp)
+            packed = layout(out_shape, out_strides, *inp)
             grid = blocks_for(size, THREADS_PER_BLOCK)
-            args = (out, out_shape, out_strides, size, same, *inp)
-            launch(_map, grid, THREADS_PER_BLOCK, *args)
+            launch(_map, grid, THREADS_PER_BLOCK, out, size, same, packed, inp[0])
 
     return run
     # END SOLUTION
@@ -215,44 +266,32 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
     ``out``, with the semantics of Module 2's ``tensor_zip``.
 
     Returns ``run(out, out_shape, out_strides, a_storage, a_shape, a_strides,
-    b_storage, b_shape, b_strides)``; its kernel takes ``(out, out_shape,
-    out_strides, size, same, a_storage, a_shape, a_strides, b_storage, b_shape,
-    b_strides)``. Hints: as :func:`tensor_map`.
+    b_storage, b_shape, b_strides)``; its kernel takes ``(out, size, same, packed,
+    a_storage, b_storage)``, ``packed`` the :func:`layout` of ``out``, ``a`` and
+    ``b``. Hints: as :func:`tensor_map`, with :func:`three_positions`.
     """
     # BEGIN SOLUTION 3.3: CUDA tensor_zip, as tensor_map with two broadcast inputs
     f = cuda.jit(device=True)(fn)
 
     @cuda.jit
-    def _zip(
-        out,
-        out_shape,
-        out_strides,
-        size,
-        same,
-        a_storage,
-        a_shape,
-        a_strides,
-        b_storage,
-        b_shape,
-        b_strides,
-    ):
+    def _zip(out, size, same, packed, a_storage, b_storage):
         i = cuda.grid(1)
         if i >= size:
             return
         if same:
             out[i] = f(a_storage[i], b_storage[i])
             return
-        x = a_storage[broadcast_position(i, out_shape, a_shape, a_strides)]
-        y = b_storage[broadcast_position(i, out_shape, b_shape, b_strides)]
-        out[position(i, out_shape, out_strides)] = f(x, y)
+        target, x, y = three_positions(i, packed)
+        out[target] = f(a_storage[x], b_storage[y])
 
     def run(out: Storage, out_shape: Shape, out_strides: Strides, *ab: Any) -> None:
         # ab = (a_storage, a_shape, a_strides, b_storage, b_shape, b_strides)
         size = _size(out_shape)
         if size > 0:
             same = aligned(out, out_shape, out_strides, *ab)
+            packed = layout(out_shape, out_strides, *ab)
             grid = blocks_for(size, THREADS_PER_BLOCK)
-            args = (out, out_shape, out_strides, size, same, *ab)
+            args = (out, size, same, packed, ab[0], ab[3])
             launch(_zip, grid, THREADS_PER_BLOCK, *args)
 
     return run
@@ -267,19 +306,20 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
     that the start value comes as the argument ``start`` (``out`` is handed out
     uninitialised: filling it first would cost a second launch per reduce), and it
     must be an *identity* of ``fn`` ($0$ for add, $1$ for mul, $-\\infty$ for max),
-    because every thread starts from it. Its kernel takes ``(out, out_shape,
-    out_strides, a_storage, a_shape, a_strides, reduce_dim, start)`` (the order the
-    resource tests compile it with); it writes every entry of ``out``, never reads
-    one.
+    because every thread starts from it. Its kernel takes ``(out, packed,
+    a_storage, length, step, start)`` (the order the resource tests compile it
+    with): ``packed`` is the :func:`layout` of ``out`` and ``a``, ``length`` and
+    ``step`` the size and the stride of ``a`` along the reduced dimension (ints);
+    it writes every entry of ``out``, never reads one.
 
     Hints: launch ``size(out)`` blocks of ``THREADS_PER_BLOCK`` threads. Block ``o``
-    computes entry number ``o`` of ``out``: its position is
-    ``position(o, out_shape, out_strides)``, and, since its index is 0 along the
-    reduced dimension, ``position(o, out_shape, a_strides)`` is where its first
-    input lies. Thread ``t`` folds the inputs ``t, t + blockDim, t + 2 blockDim,
-    ...`` of the reduced dimension into a local value (neighbouring threads read
-    neighbouring inputs), writes it to a ``cuda.shared.array``, then the block
-    combines the values in a tree: half the threads combine the other half's value
+    computes entry number ``o`` of ``out``: :func:`two_positions` of ``o`` gives
+    its position in ``out`` and, since its index is 0 along the reduced dimension,
+    where its first input lies in ``a``; its inputs are ``step`` apart. Thread
+    ``t`` folds the inputs ``t, t + blockDim, t + 2 blockDim, ...`` of the reduced
+    dimension into a local value (neighbouring threads read neighbouring inputs),
+    writes it to a ``cuda.shared.array``, then the block combines the values in a
+    tree: half the threads combine the other half's value
     with theirs, ``cuda.syncthreads()``, and again with a quarter, ... until thread
     0 holds the result and writes it to ``out``. Every thread of the block must
     reach every ``syncthreads`` (no early ``return`` before it).
@@ -288,16 +328,14 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
     f = cuda.jit(device=True)(fn)
 
     @cuda.jit
-    def _reduce(out, out_shape, out_strides, a_storage, a_shape, a_strides, dim, start):
+    def _reduce(out, packed, a_storage, length, step, start):
         partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
         t = cuda.threadIdx.x
         o = cuda.blockIdx.x
-        target = position(o, out_shape, out_strides)
-        first = position(o, out_shape, a_strides)
-        step = a_strides[dim]
+        target, first = two_positions(o, packed)
         value = start
         j = t
-        while j < a_shape[dim]:
+        while j < length:
             value = f(value, a_storage[first + j * step])
             j += cuda.blockDim.x
         partial[t] = value
@@ -313,9 +351,12 @@ def tensor_reduce(fn: Callable[[float, float], float]) -> ReduceKernel:
 
     def run(out: Storage, out_shape: Shape, out_strides: Strides, *a: Any) -> None:
         # a = (a_storage, a_shape, a_strides, reduce_dim, start)
+        a_storage, a_shape, a_strides, dim, start = a
         size = _size(out_shape)
         if size > 0:  # one block per entry of out
-            args = (out, out_shape, out_strides, *a)
+            packed = layout(out_shape, out_strides, a_storage, a_shape, a_strides)
+            length, step = int(a_shape[dim]), int(a_strides[dim])
+            args = (out, packed, a_storage, length, step, start)
             launch(_reduce, size, THREADS_PER_BLOCK, *args)
 
     return run

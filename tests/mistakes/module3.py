@@ -171,15 +171,13 @@ MISTAKES = [
         "task": "3.3",
         "file": "module3_fast_ops/cuda_ops.py",
         "find": (
-            "    def _map(out, out_shape, out_strides, size, same, in_storage, "
-            "in_shape, in_strides):\n"
+            "    def _map(out, size, same, packed, in_storage):\n"
             "        i = cuda.grid(1)\n"
             "        if i >= size:\n"
             "            return\n"
         ),
         "replace": (
-            "    def _map(out, out_shape, out_strides, size, same, in_storage, "
-            "in_shape, in_strides):\n"
+            "    def _map(out, size, same, packed, in_storage):\n"
             "        i = cuda.grid(1)\n"
         ),
         "description": "a CUDA map without the i < size guard: the idle threads of "

@@ -49,7 +49,7 @@ CHILD = textwrap.dedent("""
 
     kernel = kernel_in(compiled(cuda_ops.tensor_map, scalar.twice))
     f64, i64 = numba.float64[::1], numba.int64[::1]
-    sig = (f64, i64, i64, numba.int64, numba.boolean, f64, i64, i64)
+    sig = (f64, numba.int64, numba.boolean, i64, f64)
     ptx = kernel.compile(sig)._codelibrary.get_asm_str((7, 5))
     # The attributes numba-cuda's cache constructors set (ours sets them itself).
     import ast, inspect, textwrap

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import module3_fast_ops as kt
-from module3_fast_ops import _cuda_runtime
-from module3_fast_ops.cuda_ops import CudaBackend
+from module3_fast_ops import _cuda_runtime, cuda_ops
+from module3_fast_ops.cuda_ops import CudaBackend, on_device
 
 pytestmark = pytest.mark.task3_3
 
@@ -82,3 +82,66 @@ def test_the_backward_of_a_product_sum_takes_at_most_four_launches():
     assert sum(backward.values()) <= 4, dict(backward)
     np.testing.assert_allclose(a.grad.to_numpy(), y)
     np.testing.assert_allclose(b.grad.to_numpy(), x)
+
+
+# ------------------------------------------------------- arguments per launch
+#: What numba-cuda makes of one array argument: 7 kernel parameters (its memory's
+#: owner, parent, size, item size, data pointer, shape, strides), each wrapped in
+#: Python at every launch; a scalar is one.
+PARAMETERS_PER_ARRAY = 7
+
+
+def test_elementwise_and_reduce_launches_pass_one_array_of_shapes_and_strides(
+    monkeypatch,
+):
+    """Map, broadcast zip and reduce each launch with ``out``, their inputs'
+    storages and ONE integer array for every shape and stride (issue 40: the zip
+    passed 9 arrays, 65 kernel parameters, 65-113 us of host time per launch on an
+    H200; now 4 arrays, 30 parameters)."""
+    seen = []
+    launch = cuda_ops.launch
+
+    def spy(kernel, grid, block, out, *args):
+        seen.append((out, *args))
+        launch(kernel, grid, block, out, *args)
+
+    monkeypatch.setattr(cuda_ops, "launch", spy)
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(3, 4)), rng.normal(size=(4,))
+    a, b = on_gpu(x), on_gpu(y)
+    for op, inputs, expected in (
+        (lambda: a.permute(1, 0).exp(), 1, np.exp(x.T)),
+        (lambda: a * b, 2, x * y),
+        (lambda: a.sum(1), 1, x.sum(axis=1)),
+    ):
+        seen.clear()
+        result = op()
+        np.testing.assert_allclose(result.to_numpy(), expected)
+        (arguments,) = seen
+        arrays = [v for v in arguments if isinstance(v, np.ndarray) or on_device(v)]
+        integer = [v for v in arrays if np.dtype(v.dtype).kind in "iu"]
+        scalars = len(arguments) - len(arrays)
+        parameters = len(arrays) * PARAMETERS_PER_ARRAY + scalars
+        what = f"{len(arrays)} arrays ({len(integer)} of integers), {scalars} scalars"
+        assert len(arrays) == 1 + inputs + 1 and len(integer) == 1, what
+        assert parameters <= 30, what
+
+
+def test_a_layout_packs_out_and_each_input_as_out_sees_it():
+    """``[d, out_shape, out_strides, input strides]``, the input's strides aligned
+    on the right and 0 where it broadcasts; made once per distinct layout."""
+    out_shape, out_strides = np.array([2, 3, 4]), np.array([12, 4, 1])
+    row = (np.zeros(4), np.array([1, 4]), np.array([4, 1]))  # shape (1, 4)
+    col = (np.zeros(3), np.array([3, 1]), np.array([1, 1]))  # shape (3, 1)
+    packed = cuda_ops.layout(out_shape, out_strides, *row, *col)
+    assert packed.copy_to_host().tolist() == [
+        3,
+        *[2, 3, 4],
+        *[12, 4, 1],
+        *[0, 0, 1],  # row: no dimension 0, broadcast along 1
+        *[0, 1, 0],  # col: no dimension 0, broadcast along 2
+    ]
+    again = (np.array([2, 3, 4]), np.array([12, 4, 1]), *row, *col)
+    assert cuda_ops.layout(*again) is packed
+    other = cuda_ops.layout(out_shape, np.array([1, 2, 6]), *row, *col)
+    assert other is not packed

@@ -87,9 +87,9 @@ def test_zip_aligned_layouts(monkeypatch):
     sames = []
     launch = cuda_ops.launch
 
-    def spy(kernel, grid, block, out, out_shape, out_strides, size, same, *rest):
+    def spy(kernel, grid, block, out, size, same, *rest):
         sames.append(same)
-        launch(kernel, grid, block, out, out_shape, out_strides, size, same, *rest)
+        launch(kernel, grid, block, out, size, same, *rest)
 
     monkeypatch.setattr(cuda_ops, "launch", spy)
     x = np.arange(12.0).reshape(3, 4)
