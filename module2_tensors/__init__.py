@@ -4,6 +4,8 @@ Re-exports Module 1's public API (and through it Module 0's), so
 ``import module2_tensors as kt`` gives everything built so far.
 """
 
+import sys as _sys
+
 from module1_scalar_autodiff import *
 
 from . import autograd, serialization, shape_functions, tensor_functions, tensor_ops
@@ -122,6 +124,17 @@ from .tensor_functions import (
     unbroadcast,
 )
 from .tensor_ops import SimpleBackend, SimpleOps, TensorBackend, TensorOps
+from .engine import higher_order as _higher_order
+
+# backward(create_graph=True) differentiates with the engine's recorded formulas,
+# kept by class name: hand it the modules that define the classes.
+_higher_order.install(
+    tensor_functions,
+    shape_functions,
+    _sys.modules[__name__ + "._tensor_api"],
+    _sys.modules[__name__ + "._reduction"],
+    _sys.modules[__name__ + ".tensor"],
+)
 
 
 def __getattr__(name: str) -> object:

@@ -595,10 +595,10 @@ def chain_rule(
         if h.saved_output is not None:  # (a forward that saved its result)
             check_versions(h, h.last_fn.__name__)
     if MODES.create_graph:  # backward(create_graph=True): a recorded pass
-        from .higher_order import recorded_chain_rule
-
-        return recorded_chain_rule(t, d_output)
-    grads = h.last_fn._backward(ctx, d_output, len(inputs))
+        grads = RECORDED.grads(t, d_output)
+        unbroadcast = RECORDED.unbroadcast
+    else:
+        grads = h.last_fn._backward(ctx, d_output, len(inputs))
     if MODES.anomaly_backward:
         check_backward(h.last_fn, ctx, d_output, grads)
     if not MODES.retain_graph:
@@ -633,9 +633,7 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
             f"a gradient of shape {d.shape} reached a tensor of shape {t.shape}"
         )
     if MODES.create_graph:  # out of place, keeping d's history
-        from .higher_order import recorded_accumulate
-
-        return recorded_accumulate(t, d)
+        return RECORDED.accumulate(t, d)
     g = t.grad
     if g is None:
         # Each tensor gets its own .grad object (a backward may hand one
@@ -649,6 +647,21 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
         # to x.grad that the user holds stays current. (The sum gets new numbers:
         # the old ones may be shared with another gradient.)
         g._tensor = (g + d)._tensor
+
+
+class Recorded:
+    """The recorded backward pass of ``create_graph=True``, set by
+    ``engine/higher_order.py`` when imported (it imports this module, never the
+    other way round): a function's gradients as a graph (``grads``), summed
+    back to an input's shape (``unbroadcast``) and accumulated out of place
+    (``accumulate``) with recorded operations."""
+
+    grads: Callable[["Tensor", "Tensor"], Tuple]
+    unbroadcast: Callable[..., "Tensor"]
+    accumulate: Callable[["Tensor", "Tensor"], None]
+
+
+RECORDED = Recorded()
 
 
 def run_backward(

@@ -27,9 +27,15 @@ Module 4) is *once differentiable*, as PyTorch's ``@once_differentiable``: its
 ``RuntimeError`` naming the function, rather than silently returning zero.
 :func:`register` adds a formula (Module 4 registers the ones it can).
 
-Interface: :func:`recorded_chain_rule` and :func:`recorded_accumulate` (called by
-``engine.autograd`` on the ``create_graph`` branch), :func:`register`,
-:func:`formula_of`, :func:`unbroadcast`.
+This module imports no file that defines the functions (an engine module
+imports none of the files students edit): its formulas are kept by class name
+(:data:`NAMED`), and the package hands it the modules that define the classes
+(:func:`install`); the formulas compute with the tensors' own methods.
+
+Interface: :func:`install`, :func:`register`, :func:`formula_of`; importing
+it sets ``engine.autograd.RECORDED`` (:func:`recorded_grads`,
+:func:`unbroadcast` and :func:`recorded_accumulate`, which the
+``create_graph`` branches of ``engine.autograd`` call).
 """
 
 from __future__ import annotations
@@ -48,10 +54,11 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 __all__ = [
+    "install",
     "register",
     "formula_of",
     "unbroadcast",
-    "recorded_chain_rule",
+    "recorded_grads",
     "recorded_accumulate",
     "FORMULAS",
 ]
@@ -114,48 +121,21 @@ def unbroadcast(grad: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
     return out.reshape(shape)
 
 
-def recorded_chain_rule(
-    t: "Tensor", d_output: "Tensor"
-) -> List[Tuple["Tensor", "Tensor"]]:
-    """``chain_rule`` with the gradients computed as a graph (recording is on:
-    ``run_backward`` switched it on for ``create_graph``). Checks of freed
-    values and versions were made by the caller."""
-    Tensor = autograd.tensor_class()
+def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
+    """The gradients of ``t``'s function for ``create_graph``, one per input,
+    computed as a graph (``run_backward`` switched recording on): its formula,
+    else its ``backward`` made once differentiable. ``chain_rule`` does the
+    rest (checks, freeing, :func:`unbroadcast`)."""
     h = t.history
-    cls, ctx, inputs = h.last_fn, h.ctx, h.inputs
     hooks = t.__dict__.get("_hooks")
     if hooks:
         d_output = autograd._run_hooks(hooks, d_output)
-    if not _READY:
-        _register_formulas()
-    fn = formula_of(cls)
-    if fn is not None:
-        grads = fn(ctx, d_output, inputs, t)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        grads = grads + (None,) * (len(inputs) - len(grads))
-    else:
-        grads = _once_differentiable(cls, h, d_output)
-    if MODES.anomaly_backward:
-        autograd.check_backward(cls, ctx, d_output, grads)
-    if not MODES.retain_graph:
-        for v in ctx.saved_values:
-            if isinstance(v, Tensor):
-                ctx.saved_values = ()
-                ctx.freed = True
-                break
-    pairs = []
-    for k, x in enumerate(inputs):
-        g = grads[k]
-        if g is None or not isinstance(x, Tensor) or not x._requires_grad:
-            continue
-        if not isinstance(g, Tensor):
-            raise RuntimeError(
-                f"{cls.__name__}.backward returned {type(g).__name__} for "
-                f"argument {k}, which needs a gradient tensor"
-            )
-        pairs.append((x, unbroadcast(g, x._tensor.shape)))
-    return pairs
+    fn = formula_of(h.last_fn)
+    if fn is None:
+        return _once_differentiable(h.last_fn, h, d_output)
+    grads = fn(h.ctx, d_output, h.inputs, t)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    return grads + (None,) * (len(h.inputs) - len(grads))
 
 
 def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
@@ -248,16 +228,16 @@ def _needs(ctx: Context, count: int) -> Tuple[bool, ...]:
 
 
 def _constant(t: "Tensor") -> "Tensor":
-    """``t``'s numbers as a tensor without history (a mask, a local
-    derivative that is piecewise constant)."""
+    """``t``'s numbers as a tensor without history (a piecewise constant
+    local derivative such as ``sign``)."""
     return _new(t, t._tensor)
 
 
 class EmbedInZeros(Function):
-    """Zeros of ``shape`` with ``g`` added at ``key`` (NumPy's ``np.add.at``:
-    an entry picked twice gets both): the adjoint of indexing ``a[key]``, so
-    the recorded backward of ``GetItem``, ``AdvancedIndex``, ``Pad``...
-    Gradient: ``G[key]``."""
+    """Zeros of ``shape`` with ``g`` added at the NumPy index ``key``
+    (``np.add.at``: an entry picked twice gets both): the adjoint of indexing,
+    so the recorded backward of ``a[key]``, ``index_select``, ``gather``...
+    Gradient: ``G[key]`` (:class:`PickAt`)."""
 
     @staticmethod
     def forward(
@@ -274,10 +254,21 @@ class EmbedInZeros(Function):
         return grad.new_tensor(grad.to_numpy()[key])
 
 
-@register(EmbedInZeros)
-def _embed_in_zeros(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    (key,) = ctx.saved_values
-    return _pick(g, key)
+class PickAt(Function):
+    """``a[key]`` for a NumPy index ``key`` (a copy). Gradient: ``G``
+    embedded in zeros of ``a``'s shape (:class:`EmbedInZeros`)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", key: Any) -> "Tensor":
+        ctx.save_for_backward(a.shape, key)
+        return a.new_tensor(a.to_numpy()[key])
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        shape, key = ctx.saved_values
+        out = np.zeros(shape)
+        np.add.at(out, key, grad.to_numpy())
+        return grad.new_tensor(out)
 
 
 def _max_weights(ctx: Context) -> "Tensor":
@@ -290,258 +281,228 @@ def _max_weights(ctx: Context) -> "Tensor":
 
 
 def _view_positions(shape: Tuple[int, ...], key: Any) -> Tuple[np.ndarray, ...]:
-    """The entries the basic-indexing view ``t[key]`` of a tensor of ``shape``
-    shows, as a NumPy index of arrays (one per dimension, in the view's
-    shape): NumPy's basic indexing is the library's (ints, slices, None,
-    Ellipsis)."""
+    """The entries the view ``t[key]`` of a tensor of ``shape`` shows, as a
+    NumPy index of arrays in the view's shape (NumPy's basic indexing is the
+    library's: ints, slices, None, Ellipsis)."""
     flat = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
     return np.unravel_index(flat[key], shape)
 
 
-def _pick(g: "Tensor", key: Any) -> "Tensor":
-    """``g[key]`` recorded (``AdvancedIndex``: any NumPy key)."""
-    from .._tensor_api import AdvancedIndex
+def _gather_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
+    """The NumPy index of ``gather(a, dim, index)``: ``index``'s own positions
+    with entry ``dim`` replaced by its values."""
+    values = index.to_numpy().astype(np.int64)
+    grids = list(np.indices(values.shape))
+    grids[dim] = values
+    return tuple(grids)
 
-    return AdvancedIndex.apply(g, key)
+
+# ---------------------------------------------------------------------------
+# The formulas, by the name of the function class (``install`` finds the
+# classes: this engine module imports none of the files that define them).
+# Each is the function's backward, written with recorded tensor operations.
+# ---------------------------------------------------------------------------
+
+#: The library's classes by name, as :func:`install` found them.
+CLASSES: Dict[str, type] = {}
 
 
-_READY = False
+def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, b = inputs
+    need_a, need_b = _needs(ctx, 2)
+    return (g * b if need_a else None), (g * a if need_b else None)
 
 
-def _register_formulas() -> None:
-    """The formulas of the library's own functions (registered at the first
-    recorded backward, not at import: the modules that define the functions
-    import the engine)."""
-    global _READY
-    _READY = True
-    from .. import _more_functions as mf
-    from .. import _tensor_api as api
-    from .. import shape_functions as sf
-    from ..tensor import _Overwrite, _StdSqrt
-    from .. import tensor_functions as tf
-    from .._reduction import Reduction
+def _permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    order = inputs[1]
+    inverse = [0] * len(order)
+    for k, source in enumerate(order):
+        inverse[source] = k
+    return g.permute(*inverse)
 
-    @register(tf.Neg)
-    def neg(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return -g
 
-    @register(tf.Inv)
-    def inv(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return -(g * out * out)
+def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, b = inputs
+    need_a, need_b = _needs(ctx, 2)
+    return (g @ b.mT if need_a else None), (a.mT @ g if need_b else None)
 
-    @register(tf.Add)
-    def add(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g, g
 
-    @register(tf.Mul)
-    def mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, b = inputs
-        need_a, need_b = _needs(ctx, 2)
-        return (g * b if need_a else None), (g * a if need_b else None)
+def _erf(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    (a,) = inputs
+    return g * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
 
-    @register(tf.Sigmoid)
-    def sigmoid(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * out * (1.0 - out)
 
-    @register(tf.ReLU)
-    def relu(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        (a,) = inputs
-        return g * (a > 0.0)
-
-    @register(tf.Log)
-    def log(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g / inputs[0]
-
-    @register(tf.Exp)
-    def exp(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * out
-
-    @register(tf.Tanh)
-    def tanh(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * (1.0 - out * out)
-
-    @register(tf.Sum)
-    def sum_(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g.expand(*inputs[0].shape).contiguous()
-
-    @register(tf.Max)
-    def max_(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * _max_weights(ctx)
-
-    @register(tf.Permute)
-    def permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        order = inputs[1]
-        inverse = [0] * len(order)
-        for k, source in enumerate(order):
-            inverse[source] = k
-        return g.permute(*inverse)
-
-    @register(tf.View, api.StridedView, sf.Squeeze, sf.Unsqueeze)
-    def view(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g.reshape(inputs[0].shape)
-
-    @register(tf.Copy, sf.Expand, Alias)
-    def identity(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g  # (Expand: the engine's unbroadcast sums it back)
-
-    @register(tf.MatMul)
-    def matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, b = inputs
-        need_a, need_b = _needs(ctx, 2)
-        return (
-            g @ b.transpose(-2, -1) if need_a else None,
-            a.transpose(-2, -1) @ g if need_b else None,
-        )
-
-    @register(mf.Sin)
-    def sin(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * inputs[0].cos()
-
-    @register(mf.Cos)
-    def cos(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return -(g * inputs[0].sin())
-
-    @register(mf.Erf)
-    def erf(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        (a,) = inputs
-        return g * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
-
-    @register(mf.Log1p)
-    def log1p(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g / (inputs[0] + 1.0)
-
-    @register(mf.Expm1)
-    def expm1(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * (out + 1.0)
-
-    @register(mf.Abs)
-    def abs_(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * _constant(inputs[0].sign())
-
-    @register(mf.Piecewise)
-    def piecewise(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+def _pow(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, p = inputs
+    if p == 0.0:
         return g * 0.0
+    return g * p * a ** (p - 1.0)
 
-    @register(mf.Sqrt)
-    def sqrt(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * 0.5 / out
 
-    @register(mf.Pow)
-    def pow_(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, p = inputs
-        if p == 0.0:
-            return g * 0.0
-        if p == 1.0:
-            return g
-        return g * p * a ** (p - 1.0)
+def _pow_tensor(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, b = inputs
+    need_a, need_b = _needs(ctx, 2)
+    grad_a = grad_b = None
+    if need_a:  # 0 where b = 0 (a^0 is constant)
+        grad_a = (g * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
+    if need_b:  # 0 where a^b = 0, with a log of a safe value there
+        zero = out == 0.0
+        grad_b = (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
+    return grad_a, grad_b
 
-    @register(mf.PowTensor)
-    def pow_tensor(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, b = inputs
-        need_a, need_b = _needs(ctx, 2)
-        grad_a = grad_b = None
-        if need_a:  # 0 where b = 0 (a^0 is constant)
-            grad_a = sf.where(b != 0.0, g * b * a ** (b - 1.0), 0.0)
-        if need_b:  # 0 where a^b = 0; log of a safe a elsewhere
-            nonzero = out != 0.0
-            safe = sf.where(nonzero, a, 1.0)
-            grad_b = sf.where(nonzero, g * out * safe.log(), 0.0)
-        return grad_a, grad_b
 
-    @register(mf.MaxAlong)
-    def max_along(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        (one_hot,) = ctx.saved_values
-        return g * one_hot
+def _maximum(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    (weight_a,) = ctx.saved_values
+    grad_a = g * weight_a
+    return grad_a, g - grad_a
 
-    @register(mf.Maximum)
-    def maximum(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        (weight_a,) = ctx.saved_values
-        grad_a = g * weight_a
-        return grad_a, g - grad_a
 
-    @register(mf.ToBackend)
-    def to_backend(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return mf.ToBackend.apply(g, inputs[0].backend)
+def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    # Reduction.backward's steps in reverse, each recorded: a Sum step
+    # broadcasts the gradient back, a Max step weights it by its maxima.
+    shape, fn, steps, kept, scale = ctx.saved_values
+    if scale != 1.0:
+        g = g * scale
+    g = g.reshape(kept)
+    for step in reversed(steps):
+        if fn is CLASSES["Max"]:
+            g = g * _max_weights(step)
+        else:
+            (before,) = step.saved_values
+            g = g.expand(*before).contiguous()
+    return g.reshape(shape)
 
-    @register(Reduction)
-    def reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        # Reduction.backward's steps in reverse, each recorded: a Sum step
-        # broadcasts the gradient back, a Max step weights it by its maxima.
-        shape, fn, steps, kept, scale = ctx.saved_values
-        if scale != 1.0:
-            g = g * scale
-        g = g.reshape(kept)
-        for step in reversed(steps):
-            if fn is tf.Max:
-                g = g * _max_weights(step)
-            else:
-                (before,) = step.saved_values
-                g = g.expand(*before).contiguous()
-        return g.reshape(shape)
 
-    @register(sf.GetItem)
-    def get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, key = inputs
-        # The selected entries of zeros of a's shape: the storage positions of
-        # the view, made an index NumPy can add into.
-        return EmbedInZeros.apply(g, a.shape, _view_positions(a.shape, key))
+def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, key = inputs
+    return EmbedInZeros.apply(g, a.shape, _view_positions(a.shape, key))
 
-    @register(api.AdvancedIndex)
-    def advanced_index(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, key = inputs
-        return EmbedInZeros.apply(g, a.shape, key)
 
-    @register(sf.Pad)
-    def pad(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return sf.GetItem.apply(g, inputs[2])  # the inner part
+def _advanced_index(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, key = inputs
+    return EmbedInZeros.apply(g, a.shape, key)
 
-    @register(sf.Cat)
-    def cat(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        dim = inputs[0]
-        grads: List[Any] = [None]
-        start = 0
-        for t in inputs[1:]:
-            n = t.shape[dim]
-            grads.append(g.narrow(dim, start, n))
-            start += n
-        return tuple(grads)
 
-    @register(sf.Where)
-    def where(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        condition = inputs[0]
-        return None, sf.where(condition, g, 0.0), sf.where(condition, 0.0, g)
+def _cat(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    dim = inputs[0]
+    grads: List[Any] = [None]
+    start = 0
+    for t in inputs[1:]:
+        n = t.shape[dim]
+        grads.append(g.narrow(dim, start, n))
+        start += n
+    return tuple(grads)
 
-    @register(sf.IndexSelect)
-    def index_select(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, dim, index = inputs
-        key = (slice(None),) * dim + (np.asarray(index, dtype=np.int64),)
-        return EmbedInZeros.apply(g, a.shape, key)
 
-    @register(sf.Gather)
-    def gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, dim, index = inputs
-        return EmbedInZeros.apply(g, a.shape, api._scatter_positions(index, dim))
+def _where(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    other = inputs[0] == 0.0
+    return None, g.masked_fill(other, 0.0), g.where(other, 0.0)
 
-    @register(api.NormRoot)
-    def norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        s, p = inputs
-        positive = s > 0.0
-        safe = sf.where(positive, s, 1.0)  # (no inf * 0 where s = 0)
-        return sf.where(positive, g * safe ** (1.0 / p - 1.0) / p, 0.0)
 
-    @register(api.ScatterAdd)
-    def scatter_add(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        positions, src_shape = ctx.saved_values
-        picked = _pick(g, positions)
-        inner = tuple(slice(0, n) for n in positions[0].shape)
-        return g, None, None, EmbedInZeros.apply(picked, src_shape, inner)
+def _index_select(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, dim, index = inputs
+    key = (slice(None),) * dim + (np.asarray(index, dtype=np.int64),)
+    return EmbedInZeros.apply(g, a.shape, key)
 
-    @register(_StdSqrt)
-    def std_sqrt(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        positive = out != 0.0
-        safe = sf.where(positive, out, 1.0)
-        return sf.where(positive, g * 0.5 / safe, 0.0)
 
-    @register(_Overwrite)
-    def overwrite(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        return g * 0.0, g
+def _gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, dim, index = inputs
+    return EmbedInZeros.apply(g, a.shape, _gather_positions(index, dim))
+
+
+def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    s, p = inputs  # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
+    zero = s <= 0.0
+    local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
+    return (g * local).masked_fill(zero, 0.0)
+
+
+def _scatter_add(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    positions, src_shape = ctx.saved_values
+    inner = tuple(slice(0, n) for n in positions[0].shape)
+    picked = EmbedInZeros.apply(PickAt.apply(g, positions), src_shape, inner)
+    return g, None, None, picked
+
+
+def _std_sqrt(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    zero = out == 0.0
+    return (g * 0.5 / out.masked_fill(zero, 1.0)).masked_fill(zero, 0.0)
+
+
+#: The formula of each library function, by class name: ``(ctx, g, inputs,
+#: out)`` to one gradient per input, as above; ``g`` is $G$, ``out`` the result.
+NAMED: Dict[str, Formula] = {
+    "Neg": lambda ctx, g, inputs, out: -g,
+    "Inv": lambda ctx, g, inputs, out: -(g * out * out),  # -G / a^2
+    "Add": lambda ctx, g, inputs, out: (g, g),
+    "Mul": _mul,
+    "Sigmoid": lambda ctx, g, inputs, out: g * out * (1.0 - out),
+    "ReLU": lambda ctx, g, inputs, out: g * (inputs[0] > 0.0),  # (a mask)
+    "Log": lambda ctx, g, inputs, out: g / inputs[0],
+    "Exp": lambda ctx, g, inputs, out: g * out,
+    "Tanh": lambda ctx, g, inputs, out: g * (1.0 - out * out),
+    "Sum": lambda ctx, g, inputs, out: g.expand(*inputs[0].shape).contiguous(),
+    "Max": lambda ctx, g, inputs, out: g * _max_weights(ctx),
+    "Permute": _permute,
+    "View": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "StridedView": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "Squeeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "Unsqueeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "Copy": lambda ctx, g, inputs, out: g,
+    "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
+    "MatMul": _matmul,
+    "Sin": lambda ctx, g, inputs, out: g * inputs[0].cos(),
+    "Cos": lambda ctx, g, inputs, out: -(g * inputs[0].sin()),
+    "Erf": _erf,
+    "Log1p": lambda ctx, g, inputs, out: g / (inputs[0] + 1.0),
+    "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
+    "Abs": lambda ctx, g, inputs, out: g * _constant(inputs[0].sign()),  # 0 at 0
+    "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
+    "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
+    "Pow": _pow,
+    "PowTensor": _pow_tensor,
+    "MaxAlong": lambda ctx, g, inputs, out: g * ctx.saved_values[0],
+    "Maximum": _maximum,
+    "ToBackend": lambda ctx, g, inputs, out: g.to(inputs[0].backend),
+    "Reduction": _reduction,
+    "GetItem": _get_item,
+    "AdvancedIndex": _advanced_index,
+    "Pad": lambda ctx, g, inputs, out: g[inputs[2]],  # the inner part
+    "Cat": _cat,
+    "Where": _where,
+    "IndexSelect": _index_select,
+    "Gather": _gather,
+    "NormRoot": _norm_root,
+    "ScatterAdd": _scatter_add,
+    "_StdSqrt": _std_sqrt,
+    "_Overwrite": lambda ctx, g, inputs, out: (g * 0.0, g),  # (old values gone)
+}
+
+register(Alias)(NAMED["Copy"])
+register(EmbedInZeros)(lambda ctx, g, inputs, out: PickAt.apply(g, inputs[2]))
+register(PickAt)(_advanced_index)
+
+
+def install(*modules: Any) -> None:
+    """Register the formulas of :data:`NAMED` for the classes of those names
+    found in ``modules`` (the package passes the modules that define them).
+
+    Raises:
+        LookupError: a name of :data:`NAMED` is in none of ``modules`` (a
+            renamed function would otherwise lose its recorded backward).
+    """
+    for name, fn in NAMED.items():
+        for module in modules:
+            cls = getattr(module, name, None)
+            if isinstance(cls, type) and issubclass(cls, Function):
+                CLASSES[name] = cls
+                FORMULAS[cls] = fn
+                break
+        else:
+            raise LookupError(f"higher_order.install: no function class {name!r}")
+
+
+# The recorded pass that ``engine.autograd`` runs under ``create_graph``.
+autograd.RECORDED.grads = recorded_grads
+autograd.RECORDED.unbroadcast = unbroadcast
+autograd.RECORDED.accumulate = recorded_accumulate
