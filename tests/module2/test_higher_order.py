@@ -90,6 +90,43 @@ CASES = {
         [(6,)],
     ),
     "amax_norm": (lambda x: (x * x).amax(1).sum() + x.norm() ** 3, [(3, 4)]),
+    "erf_log1p_expm1": (
+        lambda x: (x.erf() * (x * x).log1p() + x.expm1() ** 2).sum(),
+        [(5,)],
+    ),
+    "abs_floor": (lambda x: (x.abs() ** 3 + x.floor() * x**2).sum(), [(5,)]),
+    "tensor_power": (lambda x, y: (x.abs() ** y).sum(), [(4,), (4,)]),
+    "max_along_maximum": (
+        lambda x, y: (x.max(1).values ** 2).sum() + (kt.maximum(x, y) ** 3).sum(),
+        [(3, 4), (3, 4)],
+    ),
+    "index_select_gather": (
+        lambda x: (x.index_select(0, kt.tensor([2, 0, 2])) ** 3).sum()
+        + (x.gather(1, kt.tensor([[0, 0], [1, 0], [1, 1]])).exp()).sum(),
+        [(3, 2)],
+    ),
+    "advanced_index_scatter": (
+        lambda x, y: (x[[0, 2, 2]] ** 3).sum()
+        + (x.scatter_add(0, kt.tensor([[1, 0], [2, 2]]), y) ** 2).sum(),
+        [(3, 2), (2, 2)],
+    ),
+    "views_and_std": (
+        lambda x: (x.T.view(2, 3, 1).squeeze(2).unsqueeze(0) ** 3).sum()
+        + (x.std(1) ** 3).sum(),
+        [(3, 2)],
+    ),
+    "copy_pad_expand": (
+        lambda x: (x.T.contiguous().cos() ** 2).sum()
+        + (kt.pad(x, (1, 1)) ** 3).sum()
+        + (x.expand(2, 3, 2) * x).exp().sum(),
+        [(3, 2)],
+    ),
+    "sum_max_functions": (
+        lambda x: (kt.tensor_functions.Sum.apply(x * x, 1) ** 2).sum()
+        + (kt.tensor_functions.Max.apply(x, 0) ** 3).sum(),
+        [(3, 2)],
+    ),
+    "overwrite": (lambda x, y: ((x * 1.0).copy_(y**2) ** 3).sum(), [(3,), (3,)]),
     "permute_transpose": (
         lambda x: ((x.T @ x) * x.permute(1, 0).sum(1)).sum(),
         [(3, 2)],
@@ -304,5 +341,18 @@ def _torch_version(torch, name: str) -> Fn:
         .sum(),
         "where_relu": lambda x: torch.where(x > 0.0, x**3, x.exp()).sum()
         + (x.relu() ** 2).sum(),
+        "max_along_maximum": lambda x, y: (x.max(1).values ** 2).sum()
+        + (torch.maximum(x, y) ** 3).sum(),
+        "index_select_gather": lambda x: (
+            x.index_select(0, torch.tensor([2, 0, 2])) ** 3
+        ).sum()
+        + (x.gather(1, torch.tensor([[0, 0], [1, 0], [1, 1]])).exp()).sum(),
+        "advanced_index_scatter": lambda x, y: (x[[0, 2, 2]] ** 3).sum()
+        + (x.scatter_add(0, torch.tensor([[1, 0], [2, 2]]), y) ** 2).sum(),
+        "copy_pad_expand": lambda x: (x.T.contiguous().cos() ** 2).sum()
+        + (torch.nn.functional.pad(x, (1, 1)) ** 3).sum()
+        + (x.expand(2, 3, 2) * x).exp().sum(),
+        "sum_max_functions": lambda x: ((x * x).sum(1, keepdim=True) ** 2).sum()
+        + (x.amax(0, keepdim=True) ** 3).sum(),
     }
     return spelled.get(name, CASES[name][0])
