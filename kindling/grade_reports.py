@@ -42,7 +42,10 @@ def format_table(report: GradeReport) -> str:
         if number == 0 or number == len(rows) - 2:
             lines.append("  ".join("-" * w for w in widths))
     for t in report.tasks:
-        if t.status not in ("done", "todo") and t.message:
+        mutants = t.details.get("mutants") if isinstance(t.details, dict) else None
+        if isinstance(mutants, int) and mutants:
+            lines.extend(_mutant_lines(t.id, t.details, mutants))
+        elif t.status not in ("done", "todo") and t.message:
             first = t.message.strip().splitlines()[-1][:200]
             lines.append(f"Task {t.id} {t.status}: {first}")
     if report.modified:
@@ -53,6 +56,23 @@ def format_table(report: GradeReport) -> str:
     if report.sandbox:
         lines.append(f"sandbox: {report.sandbox}")
     return valid_text("\n".join(lines))
+
+
+def _mutant_lines(task: str, details: dict, mutants: int) -> List[str]:
+    """A mutation-scored task's planted bugs: how many the tests caught, and the
+    names of those that survived or timed out (the JSON report has the same)."""
+
+    def names(key: str) -> List[str]:
+        value = details.get(key)
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    killed, survived, timed_out = names("killed"), names("survived"), names("timed_out")
+    out = [f"Task {task}: {len(killed)} of {mutants} planted bugs caught"]
+    if survived:
+        out.append(f"  survived (your tests still pass): {', '.join(survived)}")
+    if timed_out:
+        out.append(f"  timed out (not a catch): {', '.join(timed_out)}")
+    return out
 
 
 def self_graded(report: GradeReport) -> bool:

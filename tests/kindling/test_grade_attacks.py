@@ -443,7 +443,10 @@ def test_canaries_and_hidden_tests_look_alike_by_their_metadata(tmp_path):
     (student / "module0_fundamentals").mkdir(parents=True)
     (student / OPERATORS).write_text(reference(OPERATORS) + METADATA)
     (task,) = grade(student, source=source, tasks="0.1").tasks
-    rows = re.findall(r"(test_\w+\.py)\|(\d)\|(\d+)\|(\d+)\|(\d)", task.message)
+    found = re.findall(r"(test_\w+\.py)\|(\d)\|(\d+)\|(\d+)\|(\d)", task.message)
+    # One row a file: a long message may show its head and its tail, and a row
+    # can stand in both.
+    rows = list({row[0]: row for row in found}.values())
     assert len(rows) > len(published) + 1, task.message  # canaries and the hidden one
     assert sum(int(row[4]) for row in rows) == 1  # the hidden test, renamed
     assert len({(row[1], row[2]) for row in rows}) == 1, rows  # the same times
