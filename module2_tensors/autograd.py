@@ -70,6 +70,7 @@ def grad(
     grad_outputs: Any = None,
     retain_graph: Optional[bool] = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: Optional[bool] = None,
     materialize_grads: bool = False,
 ) -> tuple:
@@ -85,7 +86,8 @@ def grad(
     it can be differentiated again, e.g. a Hessian-vector product
     $H v = \\partial \\langle \\nabla f, v \\rangle / \\partial x$ or a
     gradient penalty $\\|\\nabla_x L\\|^2$ backpropagated to the weights.
-    ``retain_graph`` defaults to ``create_graph``, as in PyTorch.
+    ``retain_graph`` defaults to ``create_graph``, as in PyTorch;
+    ``only_inputs`` is ignored (deprecated in PyTorch too).
 
     Raises:
         RuntimeError: an input does not require grad, or is unused and

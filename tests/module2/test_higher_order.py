@@ -15,6 +15,7 @@ import pytest
 
 import module2_tensors as kt
 from module2_tensors import Function
+from module2_tensors.engine import higher_order
 from tests.pytorch_reference import import_torch
 
 pytestmark = pytest.mark.task2_6
@@ -303,6 +304,28 @@ def test_a_function_without_a_recorded_backward_is_once_differentiable() -> None
     # returning a silent 0.
     with pytest.raises(RuntimeError, match="RawSquare"):
         kt.autograd.grad(g.sum(), x)
+
+
+def test_a_registered_formula_makes_a_function_twice_differentiable() -> None:
+    higher_order.register(RawSquare)(lambda ctx, g, inputs, out: g * 2.0 * inputs[0])
+    try:
+        x = kt.tensor([1.0, -3.0], requires_grad=True)
+        (g,) = kt.autograd.grad((RawSquare.apply(x) * x).sum(), x, create_graph=True)
+        (h,) = kt.autograd.grad(g.sum(), x)
+        np.testing.assert_allclose(g.to_numpy(), [3.0, 27.0])  # 3 x^2
+        np.testing.assert_allclose(h.to_numpy(), [6.0, -18.0])  # 6 x
+    finally:
+        del higher_order.FORMULAS[RawSquare]
+
+
+def test_grad_takes_pytorchs_positional_arguments() -> None:
+    x = kt.tensor([2.0], requires_grad=True)
+    y = kt.tensor([1.0], requires_grad=True)
+    # (outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+    # allow_unused), as torch.autograd.grad
+    gx, gy = kt.autograd.grad((x**3).sum(), [x, y], None, None, True, True, True)
+    assert gy is None and gx.grad_fn is not None
+    np.testing.assert_allclose(gx.to_numpy(), [12.0])
 
 
 def test_hooks_run_on_the_recorded_pass() -> None:
