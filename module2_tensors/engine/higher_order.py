@@ -109,7 +109,7 @@ def unbroadcast(grad: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
         return grad
     extra = grad.dims - len(shape)
     dims = []
-    for k in range(grad.dims):
+    for k in range(max(grad.dims, len(shape))):
         size = shape[k - extra] if k >= extra else 1
         if extra < 0 or (size != grad.shape[k] and size != 1):
             raise ValueError(
@@ -225,12 +225,6 @@ class Alias(Function):
 
 def _needs(ctx: Context, count: int) -> Tuple[bool, ...]:
     return ctx.needs_input_grad or (True,) * count
-
-
-def _constant(t: "Tensor") -> "Tensor":
-    """``t``'s numbers as a tensor without history (a piecewise constant
-    local derivative such as ``sign``)."""
-    return _new(t, t._tensor)
 
 
 class EmbedInZeros(Function):
@@ -456,7 +450,7 @@ NAMED: Dict[str, Formula] = {
     "Erf": _erf,
     "Log1p": lambda ctx, g, inputs, out: g / (inputs[0] + 1.0),
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
-    "Abs": lambda ctx, g, inputs, out: g * _constant(inputs[0].sign()),  # 0 at 0
+    "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign().detach(),  # 0 at 0
     "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
     "Pow": _pow,
