@@ -181,6 +181,25 @@ def test_hessian_vector_product_of_a_quadratic_and_logsumexp_against_numpy() -> 
     np.testing.assert_allclose(hv.to_numpy(), hessian @ v0, rtol=1e-10, atol=1e-12)
 
 
+def test_jacobian_vector_product_through_a_seed_that_requires_grad() -> None:
+    # The double-backward trick: g(u) = J^T u is linear in u, so d<g, v>/du = J v.
+    # It needs the seed u kept in the recorded graph, as PyTorch keeps it.
+    def f(x: kt.Tensor) -> kt.Tensor:
+        return (x.view(2, 3) @ x.view(3, 2)).exp().view(4)
+
+    rng = np.random.default_rng(11)
+    x0, v0 = rng.normal(size=6) * 0.5, rng.normal(size=6)
+    x = kt.tensor(x0, requires_grad=True)
+    u = kt.zeros(4, requires_grad=True)
+    (g,) = kt.autograd.grad(f(x), x, grad_outputs=u, create_graph=True)
+    (jv,) = kt.autograd.grad(g, u, grad_outputs=kt.tensor(v0))
+    h = 1e-6
+    numeric = (
+        f(kt.tensor(x0 + h * v0)).to_numpy() - f(kt.tensor(x0 - h * v0)).to_numpy()
+    ) / (2 * h)
+    np.testing.assert_allclose(jv.to_numpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
 def gradient_penalty(w1: kt.Tensor, w2: kt.Tensor, x: kt.Tensor) -> kt.Tensor:
     """$\\|\\partial L / \\partial x\\|^2$ of a small tanh network's output sum,
     with the input gradient recorded so that the penalty depends on the
