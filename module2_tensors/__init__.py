@@ -124,15 +124,19 @@ from .tensor_functions import (
     unbroadcast,
 )
 from .tensor_ops import SimpleBackend, SimpleOps, TensorBackend, TensorOps
+from .engine import elementwise as _elementwise
 from .engine import higher_order as _higher_order
+from .engine import indexing as _indexing
+from .engine import reductions as _reductions
 
 # backward(create_graph=True) differentiates with the engine's recorded formulas,
 # kept by class name: hand it the modules that define the classes.
 _higher_order.install(
     tensor_functions,
     shape_functions,
-    _sys.modules[__name__ + "._tensor_api"],
-    _sys.modules[__name__ + "._reduction"],
+    _elementwise,
+    _indexing,
+    _reductions,
     _sys.modules[__name__ + ".tensor"],
 )
 

@@ -31,13 +31,13 @@ from .engine.shapes import normalize_dim as _dim, padded_layout
 from .tensor_data import TensorData, UserShape
 from .tensor_functions import Function, _new, is_grad_enabled, set_grad_enabled
 
-# Given, complete: the rest of PyTorch's tensor API (advanced
-# indexing, prod, norm, flip, ...) lives in _tensor_api.py; no task asks you to
-# read it. Its names are re-exported here (see __all__).
-from ._tensor_api import AdvancedIndex, StridedView, _numpy_key, cumsum
-from ._tensor_api import flip, index_add, is_advanced_key, logsumexp, movedim
-from ._tensor_api import nonzero, norm, prod, roll, scatter_add, set_advanced
-from ._tensor_api import tril, triu, unbind
+# Given, complete: the rest of PyTorch's tensor API (advanced indexing, flip,
+# ...; prod, norm, ...) lives in engine/indexing.py and engine/reductions.py; no
+# task asks you to read them. Their names are re-exported here (see __all__).
+from .engine.indexing import AdvancedIndex, StridedView, _numpy_key, flip
+from .engine.indexing import index_add, is_advanced_key, movedim, nonzero, roll
+from .engine.indexing import scatter_add, set_advanced, tril, triu, unbind
+from .engine.reductions import cumsum, logsumexp, norm, prod
 
 if TYPE_CHECKING:
     from .tensor import Tensor

@@ -57,7 +57,7 @@ from . import tensor_functions as tf
 from .engine import dtypes
 from .engine.devices import Device, backend_for, device_of, get_default_backend
 from .engine.devices import backend_named, register_backend
-from ._reduction import Reduction
+from .engine.reductions import Reduction
 from .engine.shapes import normalize_dim
 from .tensor_data import TensorData, UserShape, shape_broadcast
 from .tensor_ops import SimpleBackend, TensorBackend, matmul_shape
@@ -1156,8 +1156,8 @@ class Tensor:
         average: bool = False,
     ) -> "Tensor":
         """``fn`` (``Sum``, ``Max``, ``All``) over ``dim``, as one
-        :class:`~module2_tensors._reduction.Reduction`; ``average`` divides by the count
-        of entries reduced (``mean``)."""
+        :class:`~module2_tensors.engine.reductions.Reduction`; ``average`` divides
+        by the count of entries reduced (``mean``)."""
         # The plan depends on the shape and the arguments only: remembered for an
         # int or None dim (a loss's mean is planned once, not every step).
         key = None
@@ -1189,8 +1189,8 @@ class Tensor:
         """How :meth:`_reduce` reduces this shape: ``(order, layout, steps, final,
         scale)``. ``order`` is ``None`` to reduce this tensor as it is, ``()`` to
         reduce its contiguous form, or a permutation to apply first; then
-        :class:`~module2_tensors._reduction.Reduction` takes ``layout``, ``steps``,
-        ``final`` (the result's shape) and ``scale``."""
+        :class:`~module2_tensors.engine.reductions.Reduction` takes ``layout``,
+        ``steps``, ``final`` (the result's shape) and ``scale``."""
         dims = self._reduce_dims(dim)
         if not empty_ok and any(self.shape[d] == 0 for d in dims):
             raise ValueError(

@@ -44,13 +44,13 @@ from .engine.autograd import set_grad_enabled, version_of
 from .tensor_data import TensorData, UserShape
 
 # Given, complete: more functions of the same pattern (sin, sqrt, pow, maximum,
-# ...) live in _more_functions.py; they are re-exported here (see __all__).
-from ._more_functions import Abs, Cos, Erf, Expm1, Log1p, MaxAlong, Maximum
-from ._more_functions import Piecewise, Pow, PowTensor, Sin, Sqrt, ToBackend
-from ._more_functions import unary_map
+# ...) live in engine/elementwise.py; they are re-exported here (see __all__).
+from .engine.elementwise import Abs, Cos, Erf, Expm1, Log1p, MaxAlong, Maximum
+from .engine.elementwise import Piecewise, Pow, PowTensor, Sin, Sqrt, ToBackend
+from .engine.elementwise import unary_map
 
 # tensor.py uses these private helpers through this module.
-from ._more_functions import _floor, _in_memory_of, _round, _sign  # noqa: F401
+from .engine.elementwise import _floor, _in_memory_of, _round, _sign  # noqa: F401
 
 if TYPE_CHECKING:
     from .tensor import Tensor

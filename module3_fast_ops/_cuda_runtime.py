@@ -311,12 +311,13 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
     """Every scalar function that CUDA kernels compile in, as ``(name, function,
     arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
     (Task 0.1's operators among them) and Module 2's given scalar helpers for
-    ``unary_map`` (``erf``, ``floor``, ..., in ``_more_functions``). The simulator
+    ``unary_map`` (``erf``, ``floor``, ..., in ``engine/elementwise.py``). The simulator
     runs any Python; a GPU runs only what Numba's CUDA target compiles, so
     ``kindling kernels`` compiles each of these for a GPU too."""
     import inspect
 
-    from module2_tensors import _more_functions, tensor_functions
+    from module2_tensors import tensor_functions
+    from module2_tensors.engine import elementwise
     from module2_tensors.tensor_ops import TensorBackend
 
     found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
@@ -341,7 +342,7 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
         matrix_multiply = None
 
     TensorBackend(_Recording)  # type: ignore[arg-type]
-    for module in (tensor_functions, _more_functions):
+    for module in (tensor_functions, elementwise):
         for name, fn in vars(module).items():
             if inspect.isfunction(fn) and fn.__module__ == module.__name__:
                 parameters = inspect.signature(fn).parameters.values()

@@ -8,6 +8,10 @@ reaches it as an argument, or by a registration that the importing module makes
 * :mod:`.autograd`: ``Function``, ``Function.apply``, ``History``, the gradient
   modes (``MODES``, ``set_grad_enabled``, ``enable_grad``), version counters,
   anomaly checks and the user's line for error messages;
+* :mod:`.elementwise`, :mod:`.reductions`, :mod:`.indexing`: the given
+  ``Function``s and functions by family (``sin``, ``pow``, ...; ``Reduction``,
+  ``prod``, ``norm``, ...; advanced indexing, ``flip``, ``tril``, ...), which the
+  student files re-export;
 * :mod:`.layout`: checked shapes and strides (``Layout``), shared by every tensor;
 * :mod:`.shapes`: argument checks of the shape functions and ``normalize_dim``;
 * :mod:`.devices`: ``kt.device``, ``kt.cuda`` and the default backend (the

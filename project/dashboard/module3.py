@@ -410,7 +410,10 @@ def cuda_section() -> None:
             "`index_to_position`: the same helpers as Module 2, compiled for the GPU."
         )
     elif kind.startswith("matmul"):
-        tile, source = cuda_constant(("TILE", "TILE_SIZE", "THREADS_PER_BLOCK_2D"), 8)
+        tile, source = cuda_constant(
+            ("TILE_COLS", "TILE", "TILE_SIZE", "THREADS_PER_BLOCK_2D"), 8
+        )
+        tile = min(tile, 32)  # a GPU's tile (64 columns) is wider than the picture
         c1, c2, c3, c4 = st.columns(4)
         n = c1.number_input("rows of A (n)", 1, 64, 12, key="m3_mm_n")
         m = c2.number_input("columns of A = rows of B (m)", 1, 64, 10, key="m3_mm_m")

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import module2_tensors as kt
 from module2_tensors import MaxResult
-from module2_tensors._reduction import Reduction
+from module2_tensors.engine.reductions import Reduction
 
 # ------------------------------------------------------------ max/min(dim)
 

@@ -102,18 +102,34 @@ def test_matmul_writes_every_entry_of_out_which_is_not_zeroed():
 
 def test_matmul_pads_partial_tiles_with_zeros_beside_infinities():
     """The entries of a tile past the edge of a matrix must be 0, also in a tile
-    of ``b`` loaded beside an infinite entry of ``a``: 0 * inf is NaN, so a
-    leftover value in the padding would spread NaN over finite entries."""
+    of ``b`` loaded beside an infinite entry of ``a``, or after an infinite entry
+    of ``b`` itself: 0 * inf is NaN, so a leftover value in the padding would
+    spread NaN over finite entries."""
     x = np.array([[1.0], [np.inf], [2.0]])
     y = np.array([[3.0, 4.0]])
     got = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y))
     np.testing.assert_array_equal(got, x @ y)  # [[3, 4], [inf, inf], [6, 8]]
+    x, y = np.array([[1.0], [2.0], [3.0]]), np.array([[np.inf, 1.0]])
+    got = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y))
+    np.testing.assert_array_equal(got, x @ y)  # [[inf, 1], [inf, 2], [inf, 3]]
 
 
 @pytest.mark.parametrize(
     "work_rows, work_cols, across, down, tile_k",
-    [(8, 4, 2, 2, 8), (3, 2, 2, 3, 5), (1, 3, 3, 1, 5)],
-    ids=["GPU-work-8x4", "uneven-loads", "one-row-of-threads"],
+    [
+        (8, 4, 2, 2, 8),
+        (3, 2, 2, 3, 5),
+        (1, 3, 3, 1, 7),
+        (1, 2, 1, 3, 5),
+        (1, 1, 3, 2, 1),
+    ],
+    ids=[
+        "GPU-work-8x4",
+        "uneven-loads",
+        "one-row-of-threads",
+        "one-column-of-threads",
+        "more-threads-than-tile-entries",
+    ],
 )
 def test_matmul_with_other_register_blocks_and_tiles(
     monkeypatch, work_rows, work_cols, across, down, tile_k
@@ -121,9 +137,10 @@ def test_matmul_with_other_register_blocks_and_tiles(
     """A GPU runs the kernel with 8 x 4 entries per thread and a 128 x 64 x 8
     tile, the simulator with smaller ones. Built afresh in the simulator with the
     GPU's register block, with tiles whose entries the threads do not divide
-    evenly (9 x 5 of a and 5 x 4 of b among 6 threads: the last loads fall past
-    the tiles' ends), and with a single row of threads, it must still compute
-    every entry, in ragged tiles and batches."""
+    evenly (9 x 5 of a and 5 x 4 of b among 6 threads; one entry of a, or of b,
+    left over for the last thread), with tiles of fewer entries than the block
+    has threads, and with a single row or column of threads, it must still
+    compute every entry, in ragged tiles and batches."""
     monkeypatch.setattr(cuda_ops, "WORK_ROWS", work_rows)
     monkeypatch.setattr(cuda_ops, "WORK_COLS", work_cols)
     monkeypatch.setattr(cuda_ops, "TILE_ROWS", work_rows * down)

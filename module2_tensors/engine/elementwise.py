@@ -25,12 +25,12 @@ import numpy as np
 
 from module1_scalar_autodiff.context import Context
 
-from .engine.autograd import Function
-from .tensor_data import TensorData
+from .autograd import Function
 
 if TYPE_CHECKING:
-    from .tensor import Tensor
-    from .tensor_ops import TensorBackend
+    from .._backend import TensorBackend
+    from ..tensor import Tensor
+    from ..tensor_data import TensorData
 
 __all__ = [
     "Sin",
@@ -347,4 +347,4 @@ def _in_memory_of(backend: "TensorBackend", data: TensorData) -> TensorData:
         moved = storage.copy_to_host()
     else:
         return data
-    return data if moved is storage else TensorData(moved, data.shape, data.strides)
+    return data if moved is storage else type(data)(moved, data.shape, data.strides)

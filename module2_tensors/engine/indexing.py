@@ -1,49 +1,37 @@
-"""More of PyTorch's tensor API, given complete (engine layer: no task edits it).
-
-Task 2.6 asks for the shape operations of ``shape_functions.py``; this module holds
-the rest of the API a PyTorch user expects, written on top of them, so the student
-file stays about the task. ``shape_functions`` re-exports every public name here,
-so ``module2_tensors.shape_functions.flip`` (and ``t.flip(...)``) work as before.
+"""Indexing and movement (engine layer: students never edit or need to read
+this file; it imports none of theirs), re-exported by ``shape_functions``:
 
 * advanced indexing (``x[rows, cols]``, ``x[x > 0]``): :class:`AdvancedIndex`
   copies through NumPy and scatter-adds its gradient back; ``set_advanced`` writes
-  ``t[key] = value`` into the storage;
+  ``t[key] = value`` into the storage; ``scatter_add``, ``index_add``, ``nonzero``;
 * :class:`StridedView`: ``view`` of a non-contiguous tensor;
-* reductions and rearrangements computed in NumPy with an explicit gradient
-  (``prod``, ``cumsum``, ``norm``, ``scatter_add``, ...) or composed of
-  differentiable operations (``logsumexp``, ``movedim``, ``tril``, ...).
+* movements composed of differentiable operations (``flip``, ``roll``,
+  ``movedim``, ``unbind``, ``tril``, ``triu``).
 
-Interface: the functions and classes of ``__all__``. Nothing here imports
-``tensor.py`` or a file students edit, by any import: tensors arrive as arguments
-(whose methods it calls: ``t.where``, ``t.masked_fill``) and the ``Tensor`` class
-is the one tensor.py registers with ``engine.autograd``.
+Tensors arrive as arguments (whose methods it calls: ``t.where``,
+``t.masked_fill``); the ``Tensor`` class is the one tensor.py registers with
+:mod:`.autograd`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 
 import numpy as np
 
 from module1_scalar_autodiff.context import Context
 
-from .engine.autograd import Function, _new, tensor_class
-from .engine.shapes import as_indices, normalize_dim
-from .tensor_data import TensorData
+from .autograd import Function, _new, tensor_class
+from .shapes import as_indices, normalize_dim
 
 if TYPE_CHECKING:
-    from .tensor import Tensor
+    from ..tensor import Tensor
 
 __all__ = [
     "is_advanced_key",
     "set_advanced",
     "AdvancedIndex",
     "StridedView",
-    "prod",
-    "cumsum",
-    "logsumexp",
-    "norm",
-    "NormRoot",
     "flip",
     "roll",
     "movedim",
@@ -167,137 +155,12 @@ class StridedView(Function):
         ctx: Context, a: "Tensor", shape: Tuple[int, ...], strides: Tuple[int, ...]
     ) -> "Tensor":
         ctx.save_for_backward(a.shape)
-        return _new(a, TensorData(a._tensor._storage, shape, strides))
+        return _new(a, type(a._tensor)(a._tensor._storage, shape, strides))
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (shape,) = ctx.saved_values
         return grad.contiguous().view(shape)
-
-
-# ---------------------------------------------------------------------------
-# More of PyTorch's tensor API (given code, issue 13)
-# ---------------------------------------------------------------------------
-
-
-def _numpy_function(
-    name: str,
-    forward: Callable[[np.ndarray], np.ndarray],
-    backward: Callable[[np.ndarray, np.ndarray], np.ndarray],
-) -> type:
-    """A :class:`Function` of one tensor computed in NumPy: ``forward(a)`` and
-    ``backward(a, grad)`` (the gradient with respect to ``a``)."""
-
-    def fwd(ctx: Context, a: "Tensor") -> "Tensor":
-        values = a.to_numpy()
-        ctx.save_for_backward(values)
-        return a.new_tensor(forward(values))
-
-    def bwd(ctx: Context, grad: "Tensor") -> "Tensor":
-        (values,) = ctx.saved_values
-        return grad.new_tensor(backward(values, grad.to_numpy()))
-
-    return type(
-        name,
-        (Function,),
-        {"forward": staticmethod(fwd), "backward": staticmethod(bwd)},
-    )
-
-
-def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
-    """For each entry, the product of the other entries along ``axis`` (exact
-    with zeros: a product of the entries before times those after)."""
-    ones = np.ones_like(np.take(a, [0], axis=axis))
-    before = np.cumprod(np.concatenate([ones, a], axis=axis), axis=axis)
-    before = np.delete(before, -1, axis=axis)
-    flipped = np.flip(a, axis=axis)
-    after = np.cumprod(np.concatenate([ones, flipped], axis=axis), axis=axis)
-    after = np.flip(np.delete(after, -1, axis=axis), axis=axis)
-    return before * after
-
-
-def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
-    """$\\prod$ over ``dim`` (all entries for ``None``), like ``torch.prod``;
-    the gradient of each entry is the product of the others (exact at zeros)."""
-    if dim is None:
-        return prod(t.contiguous().view(-1), 0, keepdim=False).view(
-            *([1] * t.dims if keepdim else [])
-        )
-    d = normalize_dim(dim, max(t.dims, 1))
-    if t.dims == 0:
-        return t * 1.0
-    fn = _numpy_function(
-        "Prod",
-        lambda a: np.prod(a, axis=d, keepdims=True),
-        lambda a, g: g * _products_of_the_others(a, d),
-    )
-    out = fn.apply(t)
-    return out if keepdim else out.squeeze(d)
-
-
-def cumsum(t: "Tensor", dim: int) -> "Tensor":
-    """Running sums along ``dim``, like ``torch.cumsum``; the gradient is the
-    reversed running sum of the incoming gradient."""
-    if t.dims == 0:
-        return t * 1.0
-    d = normalize_dim(dim, t.dims)
-    fn = _numpy_function(
-        "CumSum",
-        lambda a: np.cumsum(a, axis=d),
-        lambda a, g: np.flip(np.cumsum(np.flip(g, axis=d), axis=d), axis=d),
-    )
-    return fn.apply(t)
-
-
-def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
-    """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
-    e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
-    m = t.detach().amax(dim, keepdim=True)
-    m = m.masked_fill(m.abs() == float("inf"), 0.0)
-    out = (t - m).exp().sum(dim, keepdim=True).log() + m
-    if keepdim:
-        return out
-    dims = t._reduce_dims(dim)
-    return out.view(*[n for k, n in enumerate(out.shape) if k not in dims])
-
-
-def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
-    """The ``p``-norm $(\\sum_i |x_i|^p)^{1/p}$ over ``dim`` (all entries for
-    ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$. As in
-    PyTorch the gradient at a zero vector is 0."""
-    if p == "fro":
-        p = 2
-    if p == float("inf"):
-        return t.abs().amax(dim, keepdim)
-    p = float(p)
-    if p <= 0:
-        raise ValueError(f"norm: p must be positive, got {p}")
-    magnitude = t.abs()
-    total = (magnitude**p).sum(dim, keepdim=True)
-    out = NormRoot.apply(total, p)
-    if keepdim:
-        return out
-    dims = t._reduce_dims(dim)
-    return out.view(*[n for k, n in enumerate(out.shape) if k not in dims])
-
-
-class NormRoot(Function):
-    """$s^{1/p}$ with gradient 0 where $s = 0$ (the subgradient PyTorch's norm
-    uses at a zero vector). (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, s: "Tensor", p: float) -> "Tensor":
-        out = s.new_tensor(s.to_numpy() ** (1.0 / p))
-        ctx.save_for_backward(s, out, p)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        s, out, p = ctx.saved_values
-        values, root = s.to_numpy(), out.to_numpy()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            local = np.where(values > 0, root / (p * values), 0.0)
-        return grad * grad.new_tensor(local)
 
 
 def flip(t: "Tensor", dims: Union[int, Sequence[int]]) -> "Tensor":

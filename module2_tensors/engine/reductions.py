@@ -1,0 +1,220 @@
+"""Reductions (engine layer: students never edit or need to read this file; it
+imports none of theirs).
+
+* :class:`Reduction`: a whole reduction (``sum``, ``mean``, ``amax``, ``max()``)
+  recorded as one operation (``Tensor._reduce`` plans and applies it);
+* the reductions no task asks for, computed in NumPy with an explicit gradient
+  (``prod``, ``cumsum``) or composed of differentiable operations
+  (``logsumexp``, ``norm``), re-exported by ``shape_functions``.
+
+Tensors arrive as arguments; the ``Tensor`` class is the one tensor.py registers
+with :mod:`.autograd`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+
+import numpy as np
+
+from module1_scalar_autodiff.context import Context
+
+from . import autograd
+from .autograd import MODES, Function, _new
+from .shapes import normalize_dim
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+__all__ = ["Reduction", "prod", "cumsum", "logsumexp", "norm", "NormRoot"]
+
+
+def _reshaped(t: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
+    """``t`` with ``shape`` (of the same size): itself, or a view of it (of a
+    contiguous copy when it is not contiguous). Unrecorded: for intermediate
+    values inside one operation."""
+    if t.shape == shape:
+        return t
+    t = t.contiguous()
+    return _new(t, type(t._tensor)._view(t._tensor._storage, shape))
+
+
+class Reduction(Function):
+    """A whole reduction as ``Tensor.sum``, ``mean``, ``amax`` and ``max()`` ask
+    for it, recorded as one operation (given): ``a`` viewed as ``layout`` (of the
+    same size), ``fn`` (``Sum`` or ``Max``, which keep the reduced dim with size
+    1) applied along each of ``dims`` in turn, the result viewed as ``shape`` and
+    multiplied by ``scale`` (``1 / count`` for a mean, else 1).
+
+    Backward: the same steps in reverse, each through ``fn.backward``: the
+    gradient times ``scale``, viewed with the reduced dims of size 1, then
+    ``fn.backward`` of each step, viewed as ``a``'s shape.
+
+    Why one operation: ``x.mean()`` would otherwise record a ``Sum``, a ``View``
+    and a ``Mul``, three nodes whose bookkeeping costs far more than the kernel
+    on a batch of ten (PyTorch records one ``MeanBackward`` too).
+    """
+
+    @staticmethod
+    def forward(
+        ctx: Context,
+        a: "Tensor",
+        fn: type,
+        layout: Tuple[int, ...],
+        dims: Tuple[int, ...],
+        shape: Tuple[int, ...],
+        scale: float,
+    ) -> "Tensor":
+        out = _reshaped(a, layout)
+        steps = []
+        for d in dims:
+            step = Context(ctx.needs_input_grad[:1])
+            out = fn.forward(step, out, d)
+            steps.append(step)
+        kept = out.shape
+        out = _reshaped(out, shape)
+        if scale != 1.0:
+            out = out.backend.mul_zip(out, out._other(scale))
+        ctx.save_for_backward(a.shape, fn, steps, kept, scale)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        shape, fn, steps, kept, scale = ctx.saved_values
+        if scale != 1.0:
+            grad = grad.backend.mul_zip(grad, grad._other(scale))
+        grad = _reshaped(grad, kept)
+        for step in reversed(steps):
+            grad = fn._backward(step, grad, 2)[0]
+        if not MODES.retain_graph and any(
+            isinstance(v, autograd.tensor_class())
+            for step in steps
+            for v in step.saved_values
+        ):
+            # The steps' saved tensors (Max's) are freed, as a recorded Max's
+            # would be; a second backward then fails in chain_rule with the
+            # usual message instead of in fn.backward.
+            for step in steps:
+                step.saved_values = ()
+            ctx.freed = True
+        return _reshaped(grad, shape)
+
+
+def _numpy_function(
+    name: str,
+    forward: Callable[[np.ndarray], np.ndarray],
+    backward: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> type:
+    """A :class:`Function` of one tensor computed in NumPy: ``forward(a)`` and
+    ``backward(a, grad)`` (the gradient with respect to ``a``)."""
+
+    def fwd(ctx: Context, a: "Tensor") -> "Tensor":
+        values = a.to_numpy()
+        ctx.save_for_backward(values)
+        return a.new_tensor(forward(values))
+
+    def bwd(ctx: Context, grad: "Tensor") -> "Tensor":
+        (values,) = ctx.saved_values
+        return grad.new_tensor(backward(values, grad.to_numpy()))
+
+    return type(
+        name,
+        (Function,),
+        {"forward": staticmethod(fwd), "backward": staticmethod(bwd)},
+    )
+
+
+def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
+    """For each entry, the product of the other entries along ``axis`` (exact
+    with zeros: a product of the entries before times those after)."""
+    ones = np.ones_like(np.take(a, [0], axis=axis))
+    before = np.cumprod(np.concatenate([ones, a], axis=axis), axis=axis)
+    before = np.delete(before, -1, axis=axis)
+    flipped = np.flip(a, axis=axis)
+    after = np.cumprod(np.concatenate([ones, flipped], axis=axis), axis=axis)
+    after = np.flip(np.delete(after, -1, axis=axis), axis=axis)
+    return before * after
+
+
+def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+    """$\\prod$ over ``dim`` (all entries for ``None``), like ``torch.prod``;
+    the gradient of each entry is the product of the others (exact at zeros)."""
+    if dim is None:
+        return prod(t.contiguous().view(-1), 0, keepdim=False).view(
+            *([1] * t.dims if keepdim else [])
+        )
+    d = normalize_dim(dim, max(t.dims, 1))
+    if t.dims == 0:
+        return t * 1.0
+    fn = _numpy_function(
+        "Prod",
+        lambda a: np.prod(a, axis=d, keepdims=True),
+        lambda a, g: g * _products_of_the_others(a, d),
+    )
+    out = fn.apply(t)
+    return out if keepdim else out.squeeze(d)
+
+
+def cumsum(t: "Tensor", dim: int) -> "Tensor":
+    """Running sums along ``dim``, like ``torch.cumsum``; the gradient is the
+    reversed running sum of the incoming gradient."""
+    if t.dims == 0:
+        return t * 1.0
+    d = normalize_dim(dim, t.dims)
+    fn = _numpy_function(
+        "CumSum",
+        lambda a: np.cumsum(a, axis=d),
+        lambda a, g: np.flip(np.cumsum(np.flip(g, axis=d), axis=d), axis=d),
+    )
+    return fn.apply(t)
+
+
+def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
+    """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
+    e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
+    m = t.detach().amax(dim, keepdim=True)
+    m = m.masked_fill(m.abs() == float("inf"), 0.0)
+    out = (t - m).exp().sum(dim, keepdim=True).log() + m
+    if keepdim:
+        return out
+    dims = t._reduce_dims(dim)
+    return out.view(*[n for k, n in enumerate(out.shape) if k not in dims])
+
+
+def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
+    """The ``p``-norm $(\\sum_i |x_i|^p)^{1/p}$ over ``dim`` (all entries for
+    ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$. As in
+    PyTorch the gradient at a zero vector is 0."""
+    if p == "fro":
+        p = 2
+    if p == float("inf"):
+        return t.abs().amax(dim, keepdim)
+    p = float(p)
+    if p <= 0:
+        raise ValueError(f"norm: p must be positive, got {p}")
+    magnitude = t.abs()
+    total = (magnitude**p).sum(dim, keepdim=True)
+    out = NormRoot.apply(total, p)
+    if keepdim:
+        return out
+    dims = t._reduce_dims(dim)
+    return out.view(*[n for k, n in enumerate(out.shape) if k not in dims])
+
+
+class NormRoot(Function):
+    """$s^{1/p}$ with gradient 0 where $s = 0$ (the subgradient PyTorch's norm
+    uses at a zero vector). (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, s: "Tensor", p: float) -> "Tensor":
+        out = s.new_tensor(s.to_numpy() ** (1.0 / p))
+        ctx.save_for_backward(s, out, p)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        s, out, p = ctx.saved_values
+        values, root = s.to_numpy(), out.to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            local = np.where(values > 0, root / (p * values), 0.0)
+        return grad * grad.new_tensor(local)
