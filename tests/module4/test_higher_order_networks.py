@@ -72,6 +72,25 @@ def test_gradient_penalty_of_a_linear_network_matches_pytorch() -> None:
         np.testing.assert_allclose(p.grad.to_numpy(), q.grad.numpy(), rtol=1e-10)
 
 
+@pytest.mark.task4_4
+def test_max_pooling_hessian_vector_product_matches_central_differences() -> None:
+    rng = np.random.default_rng(8)
+    x0, v0 = rng.normal(size=(2, 1, 4, 5)), rng.normal(size=(2, 1, 4, 5))
+
+    def gradient(x_values: np.ndarray) -> np.ndarray:
+        x = kt.tensor(x_values, requires_grad=True)
+        (g,) = kt.autograd.grad((F.max_pool2d(x, 2, 1) ** 3).sum(), x)
+        return g.to_numpy()
+
+    x = kt.tensor(x0, requires_grad=True)
+    out = (F.max_pool2d(x, 2, 1) ** 3).sum()
+    (g,) = kt.autograd.grad(out, x, create_graph=True)
+    (hv,) = kt.autograd.grad(g, x, grad_outputs=kt.tensor(v0))
+    h = 1e-6
+    numeric = (gradient(x0 + h * v0) - gradient(x0 - h * v0)) / (2 * h)
+    np.testing.assert_allclose(hv.to_numpy(), numeric, rtol=1e-5, atol=1e-7)
+
+
 @pytest.mark.task4_1
 def test_a_convolution_gradient_cannot_be_differentiated_again() -> None:
     conv = nn.Conv1d(1, 2, 2)
