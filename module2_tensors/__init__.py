@@ -124,20 +124,12 @@ from .tensor_functions import (
     unbroadcast,
 )
 from .tensor_ops import SimpleBackend, SimpleOps, TensorBackend, TensorOps
-from .engine import elementwise as _elementwise
 from .engine import higher_order as _higher_order
-from .engine import indexing as _indexing
-from .engine import reductions as _reductions
 
 # backward(create_graph=True) differentiates with the engine's recorded formulas,
-# kept by class name: hand it the modules that define the classes.
+# kept by class name: hand it the package's modules, which define the classes.
 _higher_order.install(
-    tensor_functions,
-    shape_functions,
-    _elementwise,
-    _indexing,
-    _reductions,
-    _sys.modules[__name__ + ".tensor"],
+    *[m for n, m in list(_sys.modules.items()) if n.startswith(__name__ + ".")]
 )
 
 

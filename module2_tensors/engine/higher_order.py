@@ -478,22 +478,24 @@ register(PickAt)(_advanced_index)
 
 
 def install(*modules: Any) -> None:
-    """Register the formulas of :data:`NAMED` for the classes of those names
-    found in ``modules`` (the package passes the modules that define them).
+    """Register the formulas of :data:`NAMED` for the function classes of those
+    names found in ``modules`` (the package passes all of its modules, so a
+    class may move between them).
 
     Raises:
-        LookupError: a name of :data:`NAMED` is in none of ``modules`` (a
-            renamed function would otherwise lose its recorded backward).
+        LookupError: a name of :data:`NAMED` is in none of ``modules``, or
+            names two different classes (a renamed function would otherwise
+            lose its recorded backward, or get another's).
     """
     for name, fn in NAMED.items():
-        for module in modules:
-            cls = getattr(module, name, None)
-            if isinstance(cls, type) and issubclass(cls, Function):
-                CLASSES[name] = cls
-                FORMULAS[cls] = fn
-                break
-        else:
-            raise LookupError(f"higher_order.install: no function class {name!r}")
+        found = [getattr(m, name, None) for m in modules]
+        classes = {c for c in found if isinstance(c, type) and issubclass(c, Function)}
+        if len(classes) != 1:
+            raise LookupError(
+                f"higher_order.install: {len(classes)} function classes {name!r}"
+            )
+        (cls,) = classes
+        FORMULAS[cls], CLASSES[name] = fn, cls
 
 
 # The recorded pass that ``engine.autograd`` runs under ``create_graph``.
