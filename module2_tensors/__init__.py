@@ -46,24 +46,13 @@ from .shape_functions import (
     var,
     where,
 )
+from .tensor_api.core import Size
+from .tensor_api.indexing import SortResult, TopKResult
+from .tensor_api.reductions import MaxResult
 from .tensor import (
-    MaxResult,
-    SortResult,
-    TopKResult,
-    Size,
     Tensor,
-    allclose,
     arange,
-    argsort,
-    bmm,
-    clip,
-    concat,
-    concatenate,
-    einsum,
-    equal,
     eye,
-    isclose,
-    mm,
     from_numpy,
     full,
     full_like,
@@ -100,6 +89,16 @@ from .function_forms import (
     sqrt,
     sum,
     tanh,
+    allclose,
+    argsort,
+    bmm,
+    clip,
+    concat,
+    concatenate,
+    einsum,
+    equal,
+    isclose,
+    mm,
 )
 from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend

@@ -2,14 +2,20 @@
 ``kt.matmul(a, b)``, ``kt.sum(x, dim)`` (given code). Each one calls the method.
 
 They live apart from ``tensor.py`` because ``sum``, ``abs`` and friends would hide
-Python's built-ins there.
+Python's built-ins there. ``einsum`` (with its ``Function``) is here too.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
-from .tensor import SortResult, Tensor, TensorLike, TopKResult
+import numpy as np
+
+from . import shape_functions as sf
+from . import tensor_functions as tf
+from .tensor import Tensor, tensor
+from .tensor_api.core import TensorLike
+from .tensor_api.indexing import SortResult, TopKResult
 
 __all__ = [
     "exp",
@@ -30,6 +36,16 @@ __all__ = [
     "argmin",
     "sort",
     "topk",
+    "mm",
+    "bmm",
+    "concat",
+    "concatenate",
+    "clip",
+    "equal",
+    "allclose",
+    "isclose",
+    "argsort",
+    "einsum",
 ]
 
 
@@ -131,3 +147,149 @@ def topk(
 ) -> TopKResult:
     """``t.topk(k, dim, largest)``: ``(values, indices)`` as a named tuple."""
     return t.topk(k, dim, largest, sorted)
+
+
+# Function forms PyTorch scripts use (``kt.mm(a, b)``); none hides a built-in.
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$.
+
+    Raises:
+        ValueError: an operand that is not 2-D (naming both shapes).
+    """
+    if a.dims != 2 or b.dims != 2:
+        raise ValueError(f"mm expects two matrices, got shapes {a.shape} and {b.shape}")
+    return a @ b
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.bmm``: batched products, $(B, n, m)$ times $(B, m, p)$.
+
+    Raises:
+        ValueError: operands that are not 3-D or whose batch sizes differ.
+    """
+    if a.dims != 3 or b.dims != 3 or a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"bmm expects two 3-D tensors with the same batch size, got shapes "
+            f"{a.shape} and {b.shape}"
+        )
+    return a @ b
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``torch.concat`` (also ``concatenate``): :func:`cat`."""
+    return sf.cat(tensors, dim)
+
+
+concatenate = concat
+
+
+def clip(
+    t: Tensor, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+) -> Tensor:
+    """``torch.clip``: ``t.clamp(min, max)``."""
+    return t.clamp(min, max)
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    """``torch.equal``: ``a.equal(b)``."""
+    return a.equal(b)
+
+
+def allclose(
+    a: Tensor,
+    b: TensorLike,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> bool:
+    """``torch.allclose``: ``a.allclose(b, ...)``."""
+    return a.allclose(b, rtol, atol, equal_nan)
+
+
+def isclose(
+    a: Tensor,
+    b: TensorLike,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> Tensor:
+    """``torch.isclose``: ``a.isclose(b, ...)``."""
+    return a.isclose(b, rtol, atol, equal_nan)
+
+
+def argsort(t: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+    """``torch.argsort``: ``t.argsort(dim, descending)``."""
+    return t.argsort(dim, descending, stable)
+
+
+def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:
+    """``"ij,jk->ik"`` as ``(["ij", "jk"], "ik")``; without ``->`` the output
+    is the letters used once, in alphabetical order (NumPy's and PyTorch's rule).
+
+    Raises:
+        ValueError: a wrong number of operands, ``...``, or a letter repeated
+            inside one operand (a diagonal), which this library does not take.
+    """
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise ValueError("einsum: '...' (ellipsis) is not supported here")
+    left, arrow, out = equation.partition("->")
+    inputs = left.split(",")
+    if len(inputs) != count:
+        raise ValueError(
+            f"einsum(): the equation names {len(inputs)} operands but {count} "
+            f"were given"
+        )
+    for subs in inputs:
+        if len(set(subs)) != len(subs):
+            raise ValueError(f"einsum: a repeated index in one operand ({subs!r})")
+    if not arrow:
+        letters = "".join(inputs)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return inputs, out
+
+
+class _Einsum(tf.Function):
+    """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
+    $G$ with the other operands onto $k$'s indices, broadcast along the indices
+    only $k$ has (they were summed away)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, equation: str, *operands: Tensor) -> Tensor:
+        inputs, out = _einsum_parts(equation, len(operands))
+        arrays = [t.to_numpy() for t in operands]
+        ctx.save_for_backward(inputs, out, arrays)
+        result = np.einsum(f"{','.join(inputs)}->{out}", *arrays)
+        return tensor(np.asarray(result, dtype=np.float64), backend=operands[0].backend)
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Any, ...]:
+        inputs, out, arrays = ctx.saved_values
+        g = grad.to_numpy()
+        grads: List[Any] = [None]
+        for k, subs in enumerate(inputs):
+            others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays)) if j != k]
+            known = set(out).union(*[set(s) for s, _ in others])
+            target = "".join(c for c in subs if c in known)
+            spec = ",".join([out] + [s for s, _ in others]) + "->" + target
+            part = np.einsum(spec, g, *[a for _, a in others])
+            shape = [
+                arrays[k].shape[i] if c in known else 1 for i, c in enumerate(subs)
+            ]
+            full = np.broadcast_to(part.reshape(shape), arrays[k].shape)
+            grads.append(tensor(np.array(full), backend=grad.backend))
+        return tuple(grads)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """``torch.einsum``: products summed over the indices the output leaves
+    out, e.g. ``einsum("bij,bjk->bik", a, b)`` (a batched matrix product) or
+    ``einsum("i,i->", x, y)`` (a dot product). Operands may also be given as
+    one list. Differentiable; computed on the host.
+
+    Raises:
+        ValueError: see :func:`_einsum_parts`.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _Einsum.apply(equation, *operands)

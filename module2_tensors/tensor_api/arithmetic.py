@@ -1,0 +1,380 @@
+"""Elementwise arithmetic: the operators (``a * b``, ``a @ b``, ``a < b``, ...) and
+the elementwise functions (``exp``, ``relu``, ``clamp``, ``where``, ...).
+
+Each hands the work to a ``Function`` of ``tensor_functions.py`` (Tasks 2.3,
+2.4), after turning a Python number on either side into a tensor."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from .. import shape_functions as sf
+from .. import tensor_functions as tf
+from ..tensor_data import TensorData
+from ..tensor_ops import matmul_shape
+from .core import CoreMixin, FACTORIES, TensorLike
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+#: The 0-d tensors of Python numbers used as operands (``x * 2.0``), per backend
+#: and value: a training loop meets the same few numbers every step. They are only
+#: ever inputs of operations (never returned to the user, never changed in place),
+#: so one tensor per number can serve every operation.
+_NUMBERS: Dict[Tuple[Any, float, float], "Tensor"] = {}
+
+_MAX_NUMBERS = 1024
+
+
+class ArithmeticMixin:
+    """Operators and elementwise functions of tensors."""
+
+    __slots__ = ()
+
+    def _other(self, b: TensorLike) -> "Tensor":
+        """``b`` as a tensor on this backend (a Python number becomes 0-d)."""
+        if isinstance(b, CoreMixin):
+            return b
+        if type(b) is float or isinstance(b, numbers.Real):  # (float: no ABC check)
+            value = float(b)
+            # (-0.0 == 0.0 in a dict: the sign keeps them apart; NaN is never kept.)
+            key = (self.backend, value, math.copysign(1.0, value))
+            number = _NUMBERS.get(key)
+            if number is None:
+                number = self._new(TensorData(np.array([value]), ()))
+                if len(_NUMBERS) < _MAX_NUMBERS and value == value:
+                    _NUMBERS[key] = number
+            return number
+        raise TypeError(
+            f"unsupported operand: a Tensor and a {type(b).__name__} ({b!r})"
+        )
+
+    def __add__(self, b: TensorLike) -> "Tensor":
+        return tf.Add.apply(self, self._other(b))
+
+    def __radd__(self, b: TensorLike) -> "Tensor":
+        return tf.Add.apply(self._other(b), self)
+
+    def __sub__(self, b: TensorLike) -> "Tensor":
+        # a - 2.0 is a + (-2.0): one kernel, exact. (float first: no ABC check.)
+        if type(b) is float or isinstance(b, numbers.Real):
+            return tf.Add.apply(self, self._other(-b))
+        return tf.Add.apply(self, tf.Neg.apply(self._other(b)))
+
+    def __rsub__(self, b: TensorLike) -> "Tensor":
+        return tf.Add.apply(self._other(b), tf.Neg.apply(self))
+
+    def __mul__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self, self._other(b))
+
+    def __rmul__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self._other(b), self)
+
+    def __truediv__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self, tf.Inv.apply(self._other(b)))
+
+    def __rtruediv__(self, b: TensorLike) -> "Tensor":
+        return tf.Mul.apply(self._other(b), tf.Inv.apply(self))
+
+    def __neg__(self) -> "Tensor":
+        return tf.Neg.apply(self)
+
+    def __pos__(self) -> "Tensor":
+        return self
+
+    def __pow__(self, p: TensorLike) -> "Tensor":
+        if isinstance(p, CoreMixin):
+            return tf.PowTensor.apply(self, p)
+        if not isinstance(p, numbers.Real):
+            raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
+        return tf.Pow.apply(self, float(p))
+
+    def __rpow__(self, b: TensorLike) -> "Tensor":
+        """``2 ** x``: a number raised to a tensor."""
+        return tf.PowTensor.apply(self._other(b), self)
+
+    def pow(self, p: TensorLike) -> "Tensor":
+        """``self ** p`` (``p`` a number or a tensor)."""
+        return self**p
+
+    def __floordiv__(self, b: TensorLike) -> "Tensor":
+        """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``)."""
+        return (self / b).floor()
+
+    def __rfloordiv__(self, b: TensorLike) -> "Tensor":
+        return (self._other(b) / self).floor()
+
+    def __mod__(self, b: TensorLike) -> "Tensor":
+        """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
+        ``%`` and ``torch.remainder``."""
+        b = self._other(b)
+        return self - (self / b).floor() * b
+
+    def __rmod__(self, b: TensorLike) -> "Tensor":
+        return self._other(b) % self
+
+    def __rmatmul__(self, b: Any) -> "Tensor":
+        """``b @ t`` for a ``b`` that is not a tensor (a NumPy array, lists).
+
+        Also a speed matter: for ``x @ p`` with ``p`` a ``Parameter`` (a Tensor
+        subclass), Python first looks for the subclass's ``__rmatmul__``; where
+        there was none, that failed lookup raised and cleared an AttributeError
+        on every product (+1.3 us, about 1% of the Task 3.5 epoch)."""
+        if not isinstance(b, CoreMixin):
+            b = self.new_tensor(b)
+        return b.__matmul__(self)
+
+    def __matmul__(self, b: "Tensor") -> "Tensor":
+        """Matrix product with PyTorch's rules: batched over leading dimensions
+        (broadcast), and a 1-D operand is a row (left) or column (right) vector
+        whose dimension is removed from the result."""
+        if not isinstance(b, CoreMixin):
+            raise TypeError(f"matmul needs two tensors, got a {type(b).__name__}")
+        if self.dims == 0 or b.dims == 0:
+            raise ValueError(
+                f"matmul needs tensors of at least 1 dimension, got shapes "
+                f"{self.shape} and {b.shape}"
+            )
+        a = self.contiguous().view(1, self.shape[0]) if self.dims == 1 else self
+        c = b.contiguous().view(b.shape[0], 1) if b.dims == 1 else b
+        # Checks the shapes here, so every backend reports errors the same way.
+        try:
+            shape = matmul_shape(a.shape, c.shape)
+        except ValueError:
+            raise ValueError(
+                f"cannot multiply shapes {self.shape} and {b.shape}: the inner "
+                f"sizes must agree and batch dimensions must broadcast"
+            ) from None
+        out = tf.MatMul.apply(a, c)
+        if self.dims == 1 or b.dims == 1:
+            keep = shape[:-2]
+            keep += () if self.dims == 1 else shape[-2:-1]
+            keep += () if b.dims == 1 else shape[-1:]
+            out = out.view(keep)
+        return out
+
+    def matmul(self, b: "Tensor") -> "Tensor":
+        """``self @ b``."""
+        return self @ b
+
+    # Comparisons give 1.0/0.0 tensors marked ``is_mask``: indexing with one
+    # selects (``x[x > 0]``) instead of picking entries 0 and 1.
+    def _as_mask(self) -> "Tensor":
+        self.is_mask = True
+        return self
+
+    def __lt__(self, b: TensorLike) -> "Tensor":
+        return tf.LT.apply(self, self._other(b))._as_mask()
+
+    def __gt__(self, b: TensorLike) -> "Tensor":
+        return tf.GT.apply(self, self._other(b))._as_mask()
+
+    # a <= b as (a < b) + (a == b), never both, so a NaN gives 0 as in IEEE.
+    def __le__(self, b: TensorLike) -> "Tensor":
+        b = self._other(b)
+        return tf.Add.apply(tf.LT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
+
+    def __ge__(self, b: TensorLike) -> "Tensor":
+        b = self._other(b)
+        return tf.Add.apply(tf.GT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
+
+    def __eq__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
+        return tf.EQ.apply(self, self._other(b))._as_mask()
+
+    def __ne__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
+        b = self._other(b)
+        return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
+
+    def logical_not(self) -> "Tensor":
+        """$1$ where zero, else $0$ (``~mask``)."""
+        return self == 0.0
+
+    __invert__ = logical_not
+
+    def logical_and(self, b: TensorLike) -> "Tensor":
+        """$1$ where both are non-zero (``mask & mask``)."""
+        b = self._other(b)
+        return tf.LT.apply(b.new_tensor(0.0), self.bool() * b.bool())._as_mask()
+
+    __and__ = __rand__ = logical_and
+
+    def logical_or(self, b: TensorLike) -> "Tensor":
+        """$1$ where either is non-zero (``mask | mask``)."""
+        b = self._other(b)
+        return tf.LT.apply(b.new_tensor(0.0), self.bool() + b.bool())._as_mask()
+
+    __or__ = __ror__ = logical_or
+
+    def logical_xor(self, b: TensorLike) -> "Tensor":
+        """$1$ where exactly one is non-zero (``mask ^ mask``)."""
+        return (self.bool() != self._other(b).bool())._as_mask()
+
+    __xor__ = __rxor__ = logical_xor
+
+    # == builds a tensor, so hashing falls back to identity (as in PyTorch).
+    __hash__ = object.__hash__
+
+    def is_close(self, b: TensorLike) -> "Tensor":
+        """$1$ where $|a - b| < 10^{-2}$, else $0$."""
+        return tf.IsClose.apply(self, self._other(b))
+
+    def neg(self) -> "Tensor":
+        """$-x$."""
+        return tf.Neg.apply(self)
+
+    def sigmoid(self) -> "Tensor":
+        """$\\sigma(x) = 1 / (1 + e^{-x})$."""
+        return tf.Sigmoid.apply(self)
+
+    def relu(self) -> "Tensor":
+        """$\\max(x, 0)$."""
+        return tf.ReLU.apply(self)
+
+    def log(self) -> "Tensor":
+        """$\\ln x$."""
+        return tf.Log.apply(self)
+
+    def exp(self) -> "Tensor":
+        """$e^x$."""
+        return tf.Exp.apply(self)
+
+    def tanh(self) -> "Tensor":
+        """$\\tanh x$."""
+        return tf.Tanh.apply(self)
+
+    def sin(self) -> "Tensor":
+        """$\\sin x$."""
+        return tf.Sin.apply(self)
+
+    def cos(self) -> "Tensor":
+        """$\\cos x$."""
+        return tf.Cos.apply(self)
+
+    def sqrt(self) -> "Tensor":
+        """$\\sqrt{x}$."""
+        return tf.Sqrt.apply(self)
+
+    def abs(self) -> "Tensor":
+        """$|x|$ (gradient $\\mathrm{sign}(x)$, 0 at 0)."""
+        return tf.Abs.apply(self)
+
+    __abs__ = abs
+
+    def erf(self) -> "Tensor":
+        """The error function $\\mathrm{erf}(x)$."""
+        return tf.Erf.apply(self)
+
+    def log1p(self) -> "Tensor":
+        """$\\ln(1 + x)$, accurate for small $x$."""
+        return tf.Log1p.apply(self)
+
+    def expm1(self) -> "Tensor":
+        """$e^x - 1$, accurate for small $x$."""
+        return tf.Expm1.apply(self)
+
+    def rsqrt(self) -> "Tensor":
+        """$1 / \\sqrt{x}$."""
+        return 1.0 / self.sqrt()
+
+    def floor(self) -> "Tensor":
+        """$\\lfloor x \\rfloor$ (gradient 0)."""
+        return tf.Piecewise.apply(self, tf._floor)
+
+    def round(self) -> "Tensor":
+        """The nearest whole number, halves to even (gradient 0)."""
+        return tf.Piecewise.apply(self, tf._round)
+
+    def sign(self) -> "Tensor":
+        """$-1$, $0$ or $1$ (gradient 0)."""
+        return tf.Piecewise.apply(self, tf._sign)
+
+    def square(self) -> "Tensor":
+        """$x^2$."""
+        return self * self
+
+    def maximum(self, other: TensorLike) -> "Tensor":
+        """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie
+        splits the gradient in halves."""
+        return tf.Maximum.apply(self, self._other(other))
+
+    def minimum(self, other: TensorLike) -> "Tensor":
+        """$\\min(x, y) = -\\max(-x, -y)$ entry by entry (``torch.minimum``)."""
+        return -tf.Maximum.apply(-self, -self._other(other))
+
+    def clamp(
+        self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+    ) -> "Tensor":
+        """Entries limited to ``[min, max]`` (numbers or tensors; either may be
+        left out), like ``torch.clamp``: the gradient goes to ``self`` inside,
+        to the bound (a tensor) where clamped."""
+        if min is None and max is None:
+            raise ValueError("clamp needs min or max")
+        # min(max(x, low), high): a bound that is a tensor gets the gradient
+        # where it is the result (x where low <= x <= high; high where low >
+        # high), as in PyTorch.
+        out = self
+        if min is not None:
+            low = self._other(min)
+            out = sf.where(out < low, low, out)
+        if max is not None:
+            high = self._other(max)
+            out = sf.where(out > high, high, out)
+        return out
+
+    clip = clamp
+
+    def masked_fill(self, mask: "Tensor", value: TensorLike) -> "Tensor":
+        """``value`` where ``mask`` is non-zero, this tensor elsewhere (``mask``
+        broadcasts); the gradient flows to the entries that were kept."""
+        return sf.where(mask, value, self)
+
+    def where(self, condition: "Tensor", other: TensorLike) -> "Tensor":
+        """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,
+        ``other`` elsewhere (``kt.where(condition, self, other)``)."""
+        return sf.where(condition, self, other)
+
+    def equal(self, other: "Tensor") -> bool:
+        """``torch.equal``: the same shape and the same numbers (NaN equals
+        nothing)."""
+        return self.shape == other.shape and bool(
+            np.array_equal(self.to_numpy(), np.asarray(other))
+        )
+
+    def isclose(
+        self,
+        other: TensorLike,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> "Tensor":
+        """``torch.isclose``: a mask of $|a - b| \\le \\text{atol} + \\text{rtol}
+        \\cdot |b|$ (equal infinities are close; NaN only with ``equal_nan``)."""
+        b = self._other(other)
+        close = np.isclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan)
+        return FACTORIES["tensor"](
+            close.astype(np.float64), backend=self.backend
+        )._as_mask()
+
+    def allclose(
+        self,
+        other: TensorLike,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> bool:
+        """``torch.allclose``: :meth:`isclose` everywhere."""
+        b = self._other(other)
+        return bool(np.allclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan))
+
+    def log_softmax(self, dim: int, dtype: Any = None) -> "Tensor":
+        """$x_i - \\log \\sum_j e^{x_j}$ along ``dim`` (``F.log_softmax``)."""
+        return self - self.logsumexp(dim, keepdim=True)
+
+    def softmax(self, dim: int, dtype: Any = None) -> "Tensor":
+        """$e^{x_i} / \\sum_j e^{x_j}$ along ``dim`` (``F.softmax``), computed
+        as ``exp(log_softmax)`` so large entries do not overflow."""
+        return self.log_softmax(dim).exp()

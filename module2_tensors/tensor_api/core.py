@@ -1,0 +1,277 @@
+"""What every tensor is: its storage, backend, shape, printing and conversions to
+Python and NumPy (``Tensor``'s :class:`CoreMixin`).
+
+The other mixins of this package build on these attributes; ``Tensor`` itself,
+composed of them all, is defined in ``module2_tensors/tensor.py``."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple, Union
+
+import numpy as np
+
+from .. import tensor_functions as tf
+from ..engine import autograd, dtypes
+from ..engine.devices import get_default_backend
+from ..engine.shapes import normalize_dim
+from ..tensor_data import TensorData
+from ..tensor_ops import SimpleBackend, TensorBackend
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+TensorLike = Union[float, int, "Tensor"]
+
+# Process-wide ids, never reused (unlike id()), for the engine's dictionaries.
+_ids = itertools.count()
+
+_next_id = _ids.__next__
+
+#: The factories of ``tensor.py`` that methods call (``tensor``, ``rand``,
+#: ``randn``), registered there: a mixin cannot import ``tensor.py``, which
+#: imports the mixins.
+FACTORIES: Dict[str, Callable[..., Any]] = {}
+
+
+class Size(int):
+    """``t.size``: the number of entries (an ``int``), callable like PyTorch's
+    ``t.size()`` (the shape) and ``t.size(dim)`` (one size; negative dims count from
+    the end)."""
+
+    _shape: Tuple[int, ...]
+
+    def __new__(cls, shape: Tuple[int, ...]) -> "Size":
+        count = 1
+        for n in shape:
+            count *= n
+        obj = super().__new__(cls, count)
+        obj._shape = shape
+        return obj
+
+    def __call__(self, dim: Optional[int] = None) -> Union[Tuple[int, ...], int]:
+        if dim is None:
+            return self._shape
+        return self._shape[normalize_dim(dim, len(self._shape))]
+
+
+class CoreMixin:
+    """The attributes every tensor has (``backend``, ``_tensor``, ``history``, ``grad``,
+    ...), its shape and its numbers read back as Python or NumPy values."""
+
+    # NumPy defers to our reflected operators (np.float64(2.0) * t is a Tensor).
+    __array_priority__ = 1000
+
+    # Set on the 1.0/0.0 results of comparisons (PyTorch's bool tensors).
+    is_mask: bool = False
+
+    # Set on a tensor once it is some tensor's .grad (accumulate_derivative).
+    _is_grad: bool = False
+
+    # The dtype a conversion or factory asked for (None: float64, or bool for a
+    # mask); the numbers are float64 whatever it says.
+    _dtype: Optional[dtypes.dtype] = None
+
+    # What every tensor has lives in slots (every operation makes a tensor, and
+    # reads these): quicker to set and read than a dict entry. Anything else (a
+    # name, retains_grad, an attribute a user adds) goes in the instance dict.
+    __slots__ = (
+        "backend",
+        "_tensor",
+        "history",
+        "_requires_grad",
+        "unique_id",
+        "grad",
+        "__dict__",
+        "__weakref__",
+    )
+
+    # Defaults of the rarer attributes, kept on the class: an instance stores only
+    # what differs.
+    retains_grad: bool = False
+
+    name: Optional[str] = None
+
+    def __init__(
+        self,
+        data: TensorData,
+        backend: Optional[TensorBackend] = None,
+        history: Optional[tf.History] = None,
+        requires_grad: bool = False,
+        name: Optional[str] = None,
+    ) -> None:
+        if not isinstance(data, TensorData):
+            raise TypeError(
+                f"Tensor(...) takes a TensorData; use tensor({data!r}) to make a "
+                f"tensor from numbers"
+            )
+        if backend is None:
+            backend = get_default_backend()
+        if backend.cuda and not hasattr(data._storage, "copy_to_host"):
+            data = tf._in_memory_of(backend, data)  # CudaBackend: in GPU memory
+        self.backend: TensorBackend = backend
+        self._tensor = data
+        self.history: Optional[tf.History] = history
+        self.grad: Optional["Tensor"] = None
+        if history is not None:
+            self._requires_grad = True
+        else:
+            # (The attribute behind the requires_grad property, set directly: the
+            # setter's check is for users.)
+            self._requires_grad = bool(requires_grad)
+        self.unique_id: int = _next_id()
+        if name is not None:
+            self.name = name
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """The size of each dimension."""
+        return self._tensor.shape
+
+    @property
+    def size(self) -> Size:
+        """The number of entries; also callable: ``t.size()``, ``t.size(dim)``."""
+        return Size(self._tensor.shape)
+
+    def numel(self) -> int:
+        """The number of entries."""
+        return self._tensor.size
+
+    @property
+    def dims(self) -> int:
+        """The number of dimensions (0 for a 0-d tensor)."""
+        return self._tensor.dims
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions (PyTorch's name)."""
+        return self._tensor.dims
+
+    def dim(self) -> int:
+        """The number of dimensions (PyTorch's method)."""
+        return self._tensor.dims
+
+    def tuple(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(storage, shape, strides)`` for the kernels."""
+        return self._tensor.tuple()
+
+    def item(self) -> Any:
+        """The number in a one-element tensor, as a Python number of its dtype
+        (as in PyTorch): a float, an int for an integer dtype, a bool for a
+        ``bool`` tensor."""
+        if self._tensor.size != 1:
+            raise ValueError(
+                f"item() needs a tensor with exactly one element, got shape "
+                f"{self.shape}"
+            )
+        storage = self._tensor._storage
+        if hasattr(storage, "copy_to_host"):  # in GPU memory: copy the one number
+            value = float(self.to_numpy().reshape(-1)[0])
+        else:
+            value = float(storage[0])  # (a tensor's first entry is at position 0)
+        d = self._dtype
+        if self.is_mask or d is dtypes.bool_:
+            return value != 0.0
+        return value if d is None or d.is_floating_point else int(value)
+
+    def to_numpy(self) -> np.ndarray:
+        """A NumPy copy of the numbers, with this tensor's shape."""
+        data = self._tensor
+        storage = data._storage
+        if data.row_major and type(storage) is np.ndarray:
+            # Row-major in host memory: a copy of the first ``size`` entries.
+            # (The flag alone, not is_contiguous(): that may be a Task 2.1 stub.)
+            return storage[: data.size].reshape(data.shape).copy()
+        if hasattr(storage, "copy_to_host"):
+            # In GPU memory (CudaBackend): copy back only the span this view reaches.
+            last = sum((n - 1) * s for n, s in zip(data.shape, data.strides))
+            storage = storage[: last + 1].copy_to_host() if data.size else np.zeros(0)
+        view = np.lib.stride_tricks.as_strided(
+            storage,
+            shape=data.shape,
+            strides=tuple(8 * step for step in data.strides),
+            writeable=False,
+        )
+        return np.array(view, dtype=np.float64)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self.to_numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy copy of the numbers (PyTorch's name; :meth:`to_numpy`). Call
+        it on a tensor that does not require grad, or on ``t.detach()``."""
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use "
+                "tensor.detach().numpy() instead."
+            )
+        return self.to_numpy()
+
+    def tolist(self) -> Any:
+        """Nested lists of Python numbers of the tensor's dtype (floats, ints
+        or bools, as :meth:`item`; a number for a 0-d tensor)."""
+        array = self.to_numpy()
+        d = self._dtype
+        if self.is_mask or d is dtypes.bool_:
+            return (array != 0.0).tolist()
+        if d is not None and not d.is_floating_point:
+            return array.astype(np.int64).tolist()
+        return array.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __format__(self, spec: str) -> str:
+        # f"{loss:.4f}": a 0-d tensor formats as its number, as in PyTorch.
+        if self.dims == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError(
+                f"unsupported format string passed to Tensor.__format__ (a tensor "
+                f"of shape {self.shape}; only a 0-d tensor formats as a number)"
+            )
+        return repr(self)
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._tensor.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor of shape {self.shape} is ambiguous; "
+                f"use .all() or .item()"
+            )
+        return self.item() != 0.0
+
+    def __len__(self) -> int:
+        if self.dims == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self.dims == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        array = self.to_numpy()
+        whole = array.size > 0 and bool(np.all(np.isfinite(array) & (array % 1 == 0)))
+        text = np.array2string(
+            array,
+            separator=", ",
+            prefix="tensor(",
+            precision=4,
+            floatmode="maxprec" if whole else "fixed",
+        )
+        extra = ""
+        if self.backend is not SimpleBackend:
+            extra += f", backend='{self.backend.name}'"
+        if self.history is not None:
+            extra += f", grad_fn=<{self.history.last_fn.__name__}Backward>"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({text}{extra})"
+
+    def _new(self, data: TensorData) -> "Tensor":
+        return autograd.tensor_class()(data, self.backend)

@@ -1,0 +1,175 @@
+"""Dtypes and devices: ``t.to(...)``, ``.float()``, ``.long()``, ``.cuda()``,
+``.device``.
+
+Every tensor stores float64 numbers; a dtype is a label that conversions and
+factories set (PyTorch's names), and a device names a backend."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from .. import shape_functions as sf
+from .. import tensor_functions as tf
+from ..engine import dtypes
+from ..engine.devices import Device, backend_for, device_of
+from ..tensor_ops import TensorBackend
+from .core import CoreMixin
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (a view or copy of the same numbers, same order of entries or
+    not) made to give its result this tensor's dtype, as PyTorch's do: an int64
+    tensor stays int64 through ``view``, ``detach`` ..., and a mask stays a mask
+    (so ``x.view(-1)[mask.view(-1)]`` selects, as in PyTorch)."""
+
+    @functools.wraps(method)
+    def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        out = method(self, *args, **kwargs)
+        if (self._dtype is not None or self.is_mask) and out is not self:
+            if self.is_mask:
+                out.is_mask = True
+            elif out._dtype is None:
+                out._dtype = self._dtype
+        return out
+
+    return wrapped
+
+
+class DtypeDeviceMixin:
+    """Conversions between dtypes and devices, as PyTorch spells them."""
+
+    __slots__ = ()
+
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """This tensor on another backend (differentiable), as PyTorch's
+        ``t.to(...)``: ``to(backend)``, ``to("cpu")``, ``to("cuda")``,
+        ``to(device=...)``, ``to(kt.float32)``, ``to("cpu", kt.int64)``,
+        ``to(other_tensor)`` (its backend and dtype); this tensor itself when
+        nothing changes. The numbers are shared between
+        backends that compute in the same memory, and copied to or from the GPU
+        when one of the two is ``CudaBackend``."""
+        target = kwargs.pop("device", None)
+        wanted = kwargs.pop("dtype", None)
+        for key in ("non_blocking", "copy"):
+            kwargs.pop(key, None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
+        for arg in args:
+            if isinstance(arg, dtypes.dtype):
+                wanted = arg
+            elif target is None and not isinstance(arg, bool):
+                target = arg
+        out = self
+        if target is not None:
+            if isinstance(target, CoreMixin):
+                backend = target.backend
+                wanted = target.dtype if wanted is None else wanted
+            elif isinstance(target, TensorBackend):
+                backend = target
+            else:
+                backend = backend_for(target)
+            if backend is not self.backend:
+                out = tf.ToBackend.apply(self, backend)
+                if self.is_mask or self._dtype is not None:  # (keep what it was)
+                    out = out._as_mask() if self.is_mask else out
+                    out._dtype = self._dtype
+        return out if wanted is None else out._as_dtype(wanted)
+
+    @property
+    def device(self) -> Device:
+        """The device this tensor's backend computes on (``device('cpu')`` or
+        ``device('cuda', 0)``); ``t.backend`` is the backend itself."""
+        return device_of(self.backend)
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the tensor lives on the GPU (``CudaBackend``)."""
+        return self.backend.cuda
+
+    def cpu(self) -> "Tensor":
+        """This tensor on the default CPU backend (itself if on a CPU backend)."""
+        return self if not self.backend.cuda else self.to("cpu")
+
+    def cuda(self, device: Any = None) -> "Tensor":
+        """This tensor on the CUDA backend.
+
+        Raises:
+            RuntimeError: no CUDA GPU (the message says how to use Numba's
+                simulator instead: ``NUMBA_ENABLE_CUDASIM=1``).
+        """
+        return self.to("cuda")
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        """``kt.bool`` for a mask, else the dtype the tensor was made or
+        converted with (``kt.float64`` by default; arithmetic gives float64).
+        The numbers are stored as float64 in every case."""
+        d = self._dtype
+        if d is None:
+            return dtypes.bool_ if self.is_mask else dtypes.float64
+        return d
+
+    def is_floating_point(self) -> bool:
+        """Whether :attr:`dtype` is a floating-point type."""
+        return self.dtype.is_floating_point
+
+    def _as_dtype(self, d: dtypes.dtype) -> "Tensor":
+        """This tensor converted to ``d`` (itself when it has that dtype): an
+        integer type truncates toward zero (no gradient, as in PyTorch), bool
+        makes a mask, a float type copies (differentiable)."""
+        if not isinstance(d, dtypes.dtype):
+            raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
+        if self.dtype is d:
+            return self
+        if d is dtypes.bool_:
+            return self != 0.0
+        if not d.is_floating_point:
+            with sf.no_grad():
+                out = (self.abs().floor() * self.sign())._copy_as_plain()
+            out._dtype = d
+            return out
+        out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
+        out._dtype = None if d is dtypes.float64 else d
+        return out
+
+    def _copy_as_plain(self) -> "Tensor":
+        """A new tensor object on the same numbers, without mask or dtype mark."""
+        return self._new(self._tensor)
+
+    def bool(self) -> "Tensor":
+        """A mask: $1$ where non-zero, else $0$ (``x.bool()``, ``kt.bool``)."""
+        return self if self.is_mask else self != 0.0
+
+    def float(self) -> "Tensor":
+        """The same numbers as a ``kt.float32`` tensor (stored as float64; a
+        mask becomes an ordinary tensor). Differentiable."""
+        return self._as_dtype(dtypes.float32)
+
+    def half(self) -> "Tensor":
+        """The same numbers as a ``kt.float16`` tensor (stored as float64)."""
+        return self._as_dtype(dtypes.float16)
+
+    def long(self) -> "Tensor":
+        """The entries rounded toward zero, as ``kt.int64`` (PyTorch's integer
+        conversion; the numbers stay float64 here). No gradient."""
+        return self._as_dtype(dtypes.int64)
+
+    def int(self) -> "Tensor":
+        """The entries rounded toward zero, as ``kt.int32``."""
+        return self._as_dtype(dtypes.int32)
+
+    def double(self) -> "Tensor":
+        """The same numbers as a ``kt.float64`` tensor (a mask becomes an
+        ordinary tensor). Differentiable."""
+        return self._as_dtype(dtypes.float64)
+
+    def type(self, dtype: Optional[dtypes.dtype] = None) -> Any:
+        """``t.type(kt.float32)`` converts (as :meth:`to`); ``t.type()`` is the
+        dtype's name."""
+        if dtype is None:
+            return f"kindling.{self.dtype.name}"
+        return self._as_dtype(dtype)

@@ -1,0 +1,150 @@
+"""Indexing: ``t[key]``, ``t[key] = value``, ``gather``, ``scatter``, ``sort``,
+``topk``, ``nonzero``, ..."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
+
+from .. import shape_functions as sf
+from .. import tensor_functions as tf
+from ..tensor_data import shape_broadcast
+from .core import CoreMixin, TensorLike
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+class SortResult(NamedTuple):
+    """``t.sort(dim)`` returns ``(values, indices)`` with these names, like
+    ``torch.sort``."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
+class TopKResult(NamedTuple):
+    """``t.topk(k)`` returns ``(values, indices)`` with these names, like
+    ``torch.topk``."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
+class IndexingMixin:
+    """Reading and writing parts of a tensor by position."""
+
+    __slots__ = ()
+
+    def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
+        """``torch.Tensor.scatter_add`` (out of place)."""
+        return sf.scatter_add(self, dim, index, src)
+
+    def index_add(
+        self, dim: int, index: Any, source: "Tensor", alpha: float = 1.0
+    ) -> "Tensor":
+        """``torch.Tensor.index_add`` (out of place)."""
+        return sf.index_add(self, dim, index, source, alpha)
+
+    def nonzero(self, as_tuple: bool = False) -> Any:
+        """The indices of the non-zero entries."""
+        return sf.nonzero(self, as_tuple)
+
+    def scatter(
+        self,
+        dim: int,
+        index: "Tensor",
+        src: Optional[TensorLike] = None,
+        *,
+        value: Optional[float] = None,
+    ) -> "Tensor":
+        """``torch.Tensor.scatter`` (out of place): a copy of this tensor with
+        ``out[..., index[p], ...] = src[p]`` along ``dim`` (``src`` a tensor of
+        at least ``index``'s sizes, or a number; ``value=`` is PyTorch's keyword
+        for a number). Where ``index`` repeats a position the result is
+        unspecified, as in PyTorch. The gradient reaches this tensor at the
+        positions not written, and ``src`` at the entries that were."""
+        if src is None:
+            if value is None:
+                raise TypeError("scatter() needs src or value")
+            src = value
+        if not isinstance(src, CoreMixin):
+            src = self.new_full(index.shape, float(src))
+        else:
+            src = src[tuple(slice(0, n) for n in index.shape)]
+        written = sf.scatter_add(self.new_zeros(self.shape), dim, index, index * 0 + 1)
+        placed = sf.scatter_add(self.new_zeros(self.shape), dim, index, src)
+        return sf.where(written > 0, placed, self)
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """``torch.argsort``: the indices that sort along ``dim`` (the sort is
+        always stable here)."""
+        return self.sort(dim, descending).indices
+
+    def index_select(self, dim: int, index: Any) -> "Tensor":
+        """The slices ``index[0], index[1], ...`` along ``dim``."""
+        return sf.index_select(self, dim, index)
+
+    def gather(self, dim: int, index: "Tensor") -> "Tensor":
+        """$\\mathrm{out}[\\dots, i, \\dots] = \\mathrm{self}[\\dots,
+        \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""
+        return sf.gather(self, dim, index)
+
+    def sort(self, dim: int = -1, descending: bool = False) -> SortResult:
+        """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
+        largest), as a named tuple."""
+        return SortResult(*sf.sort(self, dim, descending))
+
+    def topk(
+        self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+    ) -> TopKResult:
+        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``,
+        as a named tuple."""
+        return TopKResult(*sf.topk(self, k, dim, largest, sorted))
+
+    def __getitem__(self, key: Any) -> "Tensor":
+        out = sf.getitem(self, key)
+        if out is not self:  # what it reads keeps its dtype, as in PyTorch
+            if self.is_mask:
+                out.is_mask = True
+            elif self._dtype is not None and out._dtype is None:
+                out._dtype = self._dtype
+        return out
+
+    def __setitem__(self, key: Any, value: TensorLike) -> None:
+        """Write ``value`` (broadcast) into ``self[key]``, in place (through
+        every view of the same storage). ``key`` may also hold integer tensors
+        and boolean masks (see :func:`shape_functions.getitem`)."""
+        value = self._other(value)
+        if tf.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+            if self.requires_grad and self.is_leaf:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad is being used in an "
+                    "in-place operation (item assignment); do it inside "
+                    "`with no_grad():`"
+                )
+            raise RuntimeError(
+                "item assignment with autograd (into a tensor that requires grad, "
+                "or of a value that does) is not supported; build the result "
+                "with where(mask, value, x) instead"
+            )
+        if sf.is_advanced_key(key):
+            sf.set_advanced(self, key, value)
+        else:
+            target = self._new(sf.index_view(self._tensor, key))
+            self._copy_into(target, value)
+        tf.bump_version(self)
+
+    def _copy_into(self, target: "Tensor", value: TensorLike) -> None:
+        value = self._other(value)
+        if value.backend is not self.backend:
+            value = value.to(self.backend)
+        try:
+            fits = shape_broadcast(value.shape, target.shape) == target.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"cannot write a value of shape {value.shape} into shape "
+                f"{target.shape}"
+            )
+        self.backend.id_map(value, out=target)

@@ -1,0 +1,192 @@
+"""In-place operations (PyTorch's trailing underscore: ``add_``, ``+=``, ``copy_``,
+``fill_``, ``normal_``, ...): the numbers change, the version counter moves,
+and autograd records the change where the tensor is in a graph."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+
+from .. import shape_functions as sf
+from .. import tensor_functions as tf
+from ..engine import autograd
+from ..tensor_data import shape_broadcast
+from .core import CoreMixin, FACTORIES, TensorLike
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+class _Overwrite(tf.Function):
+    """``copy_``/``fill_``/``zero_`` on a tensor in the graph: the result is
+    ``b`` broadcast to ``a``'s shape, so $\\partial L / \\partial a = 0$ (the old
+    values are gone: PyTorch sends zeros to what made them) and
+    $\\partial L / \\partial b = G$ (summed back to ``b``'s shape by the engine)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, a: Tensor, b: Tensor) -> Tensor:
+        if shape_broadcast(b.shape, a.shape) != a.shape:
+            raise ValueError(
+                f"cannot write a value of shape {b.shape} into shape {a.shape}"
+            )
+        ctx.save_for_backward(a.shape)
+        out = a.new_zeros(a.shape)
+        a.backend.id_map(b, out=out)  # (the map broadcasts b into out's shape)
+        return out
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
+        (shape,) = ctx.saved_values
+        return grad.new_zeros(shape), grad
+
+
+class InPlaceMixin:
+    """In-place forms of the operations; each returns ``self``."""
+
+    __slots__ = ()
+
+    # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
+    def masked_fill_(self, mask: "Tensor", value: TensorLike) -> "Tensor":
+        """:meth:`masked_fill`, in place; returns ``self``."""
+        return self._in_place("masked_fill_", lambda a, v: sf.where(mask, v, a), value)
+
+    def clamp_(
+        self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
+    ) -> "Tensor":
+        """:meth:`clamp`, in place; returns ``self``."""
+        return self._in_place("clamp_", lambda a, _: a.clamp(min, max), 0.0)
+
+    clip_ = clamp_
+
+    def relu_(self) -> "Tensor":
+        """:meth:`relu`, in place; returns ``self``."""
+        return self._in_place("relu_", lambda a, _: a.relu(), 0.0)
+
+    def normal_(
+        self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
+    ) -> "Tensor":
+        """Fill with samples of $N(\\text{mean}, \\text{std}^2)$, in place (from
+        the generator :func:`manual_seed` sets, or ``generator``)."""
+        noise = FACTORIES["randn"](
+            *self.shape, backend=self.backend, generator=generator
+        )
+        return self._in_place("normal_", _Overwrite.apply, noise * std + mean)
+
+    def uniform_(
+        self, a: float = 0.0, b: float = 1.0, *, generator: Any = None
+    ) -> "Tensor":
+        """Fill with samples of $U(a, b)$, in place."""
+        noise = FACTORIES["rand"](
+            *self.shape, backend=self.backend, generator=generator
+        )
+        return self._in_place("uniform_", _Overwrite.apply, noise * (b - a) + a)
+
+    def _in_place(
+        self,
+        what: str,
+        op: Callable[["Tensor", "Tensor"], "Tensor"],
+        value: TensorLike,
+    ) -> "Tensor":
+        """Compute ``op(self, value)`` and write it into this tensor's storage
+        (so every view of it sees the change); returns ``self``.
+
+        With autograd (gradient recording on and ``self`` or ``value`` requiring
+        grad) this tensor becomes the result of ``op`` in the graph, as in
+        PyTorch; its old value is kept, copied, for that ``op``'s backward.
+
+        Raises:
+            RuntimeError: (PyTorch's rules) ``self`` is a leaf that requires grad;
+                entries of ``self`` share memory (an expanded tensor); the
+                result does not have ``self``'s shape.
+        """
+        other = self._other(value)
+        strides = self._tensor.strides
+        if any(n > 1 and s == 0 for n, s in zip(self.shape, strides)):
+            raise RuntimeError(
+                f"unsupported operation: more than one element of the written-to "
+                f"tensor refers to a single memory location ({what} on an expanded "
+                f"tensor of shape {self.shape}); clone() it first"
+            )
+        if tf.is_grad_enabled() and (self.requires_grad or other.requires_grad):
+            if self.requires_grad and self.is_leaf:
+                raise RuntimeError(
+                    f"a leaf Variable that requires grad is being used in an "
+                    f"in-place operation ({what}); do it inside `with no_grad():` "
+                    f"or use the out-of-place form"
+                )
+            root = autograd.storage_root(self)
+            if any(autograd.storage_root(p) is root for p in self.parents):
+                raise RuntimeError(
+                    f"{what} with autograd on a view of a tensor that requires "
+                    f"grad is not supported here; use the out-of-place form "
+                    f"(y = y + 1)"
+                )
+            # The old value, as its own node with this tensor's history.
+            old = autograd.tensor_class()(
+                self.backend.id_map(self)._tensor,
+                self.backend,
+                history=self.history,
+                requires_grad=self.requires_grad,
+            )
+            out = op(old, old if other is self else other)
+        else:
+            with sf.no_grad():
+                out = op(self, other)
+        if out.shape != self.shape:
+            raise RuntimeError(
+                f"{what}: output with shape {self.shape} doesn't match the "
+                f"broadcast shape {out.shape}"
+            )
+        self.backend.id_map(out, out=self)
+        tf.bump_version(self)
+        if out.history is not None:
+            self.history = out.history
+            self.requires_grad = True
+        return self
+
+    def add_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
+        """``self += alpha * other``, in place."""
+        if alpha == 1.0:
+            return self._in_place("add_", lambda a, b: a + b, other)
+        return self._in_place("add_", lambda a, b: a + alpha * b, other)
+
+    def sub_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
+        """``self -= alpha * other``, in place."""
+        if alpha == 1.0:
+            return self._in_place("sub_", lambda a, b: a - b, other)
+        return self._in_place("sub_", lambda a, b: a - alpha * b, other)
+
+    def mul_(self, other: TensorLike) -> "Tensor":
+        """``self *= other``, in place."""
+        return self._in_place("mul_", lambda a, b: a * b, other)
+
+    def div_(self, other: TensorLike) -> "Tensor":
+        """``self /= other``, in place."""
+        return self._in_place("div_", lambda a, b: a / b, other)
+
+    def __iadd__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("+=", lambda a, b: a + b, other)
+
+    def __isub__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("-=", lambda a, b: a - b, other)
+
+    def __imul__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("*=", lambda a, b: a * b, other)
+
+    def __itruediv__(self, other: TensorLike) -> "Tensor":
+        return self._in_place("/=", lambda a, b: a / b, other)
+
+    def copy_(self, src: TensorLike) -> "Tensor":
+        """Copy ``src`` (broadcast, moved to this backend) into this tensor, in
+        place; returns ``self``. Differentiable with respect to ``src``."""
+        if isinstance(src, CoreMixin) and src.backend is not self.backend:
+            src = src.to(self.backend)
+        return self._in_place("copy_", _Overwrite.apply, src)
+
+    def fill_(self, value: float) -> "Tensor":
+        """Set every entry to ``value``, in place; returns ``self``. The old
+        values no longer matter: no gradient flows to what made them."""
+        return self._in_place("fill_", _Overwrite.apply, float(value))
+
+    def zero_(self) -> "Tensor":
+        """Set every entry to 0, in place; returns ``self`` (see :meth:`fill_`)."""
+        return self._in_place("zero_", _Overwrite.apply, 0.0)

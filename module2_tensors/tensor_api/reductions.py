@@ -1,0 +1,345 @@
+"""Reductions: ``sum``, ``mean``, ``max`` (with ``dim``), ``argmax``, ``var``, ``std``,
+``all``, ... with PyTorch's ``dim=None, keepdim=False`` arguments.
+
+A whole reduction is recorded as one node (``engine.reductions.Reduction``);
+its plan (output shape, which dimensions) is worked out once per shape."""
+
+from __future__ import annotations
+
+import math
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
+
+import numpy as np
+
+from .. import shape_functions as sf
+from .. import tensor_functions as tf
+from ..engine import dtypes
+from ..engine.reductions import Reduction
+from ..engine.shapes import normalize_dim
+from .core import CoreMixin, FACTORIES
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+#: (shape, dim, keepdim, function, empty_ok, average) -> the plan of a reduction
+#: (``Tensor._reduction_plan``), for an int or None dim.
+_REDUCTIONS: Dict[Tuple[Any, ...], Tuple[Any, ...]] = {}
+
+_MAX_REDUCTIONS = 4096
+
+
+def _as_int64(indices: "Tensor") -> "Tensor":
+    """Positions (integral floats in storage) labelled ``int64``, as PyTorch's
+    index results are: ``.item()`` gives an int, and they index."""
+    indices._dtype = dtypes.int64
+    return indices
+
+
+class MaxResult(NamedTuple):
+    """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
+    ``torch.max``; ``indices`` are floats without gradient."""
+
+    values: "Tensor"
+    indices: "Tensor"
+
+
+class _StdSqrt(tf.Function):
+    """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0
+    where $v = 0$ (``std`` of a constant row, as PyTorch's ``std`` backward)."""
+
+    @staticmethod
+    def forward(ctx: tf.Context, v: Tensor) -> Tensor:
+        out = v.backend.sqrt_map(v)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: tf.Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_values
+        backend = grad.backend
+        zero = out.new_tensor(0.0)
+        positive = backend.eq_zip(backend.eq_zip(out, zero), zero)
+        return backend.select_zip(positive, grad * 0.5 / out)
+
+
+class ReductionMixin:
+    """Reductions along dimensions, PyTorch's arguments and results."""
+
+    __slots__ = ()
+
+    # More of PyTorch's API: see shape_functions.py for the math and gradients.
+    def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        """$\\prod$ over ``dim``."""
+        return sf.prod(self, dim, keepdim)
+
+    def cumsum(self, dim: int) -> "Tensor":
+        """Running sums along ``dim``."""
+        return sf.cumsum(self, dim)
+
+    def logsumexp(self, dim: Any, keepdim: bool = False) -> "Tensor":
+        """$\\log \\sum e^x$ over ``dim``, stably."""
+        return sf.logsumexp(self, dim, keepdim)
+
+    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
+        """The ``p``-norm over ``dim``."""
+        return sf.norm(self, p, dim, keepdim)
+
+    def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
+        if dim is None:
+            return tuple(range(self.dims))
+        if self.dims == 0:
+            # PyTorch lets a 0-d tensor be reduced over dim 0 or -1 (a no-op).
+            for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+                if d not in (0, -1) or isinstance(d, bool):
+                    raise IndexError(
+                        f"dim={d} is out of range for a 0-d tensor (expected 0 or -1)"
+                    )
+            return ()
+        if isinstance(dim, (tuple, list)):
+            dims = sorted({normalize_dim(d, self.dims) for d in dim})
+            if len(dims) != len(dim):
+                raise ValueError(f"dim {tuple(dim)} names a dimension twice")
+            return tuple(dims) if dims else tuple(range(self.dims))
+        return (normalize_dim(dim, self.dims),)
+
+    def _reduce(
+        self,
+        fn: type,
+        dim: Union[None, int, Sequence[int]],
+        keepdim: bool,
+        name: str,
+        empty_ok: bool = True,
+        average: bool = False,
+    ) -> "Tensor":
+        """``fn`` (``Sum``, ``Max``, ``All``) over ``dim``, as one
+        :class:`~module2_tensors.engine.reductions.Reduction`; ``average`` divides
+        by the count of entries reduced (``mean``)."""
+        # The plan depends on the shape and the arguments only: remembered for an
+        # int or None dim (a loss's mean is planned once, not every step).
+        key = None
+        if dim is None or type(dim) is int:
+            key = (self._tensor.shape, dim, keepdim, fn, empty_ok, average)
+        plan = _REDUCTIONS.get(key) if key is not None else None
+        if plan is None:
+            plan = self._reduction_plan(fn, dim, keepdim, name, empty_ok, average)
+            if key is not None and len(_REDUCTIONS) < _MAX_REDUCTIONS:
+                _REDUCTIONS[key] = plan
+        order, layout, steps, final, scale = plan
+        source = self
+        if order is not None:
+            source = (self if order == () else self.permute(*order)).contiguous()
+        args = (source, fn, layout, steps, final, scale)
+        if not fn.differentiable:  # (All) nothing to record
+            return Reduction.forward(tf.Context(), *args)
+        return Reduction.apply(*args)
+
+    def _reduction_plan(
+        self,
+        fn: type,
+        dim: Union[None, int, Sequence[int]],
+        keepdim: bool,
+        name: str,
+        empty_ok: bool,
+        average: bool,
+    ) -> Tuple[Any, ...]:
+        """How :meth:`_reduce` reduces this shape: ``(order, layout, steps, final,
+        scale)``. ``order`` is ``None`` to reduce this tensor as it is, ``()`` to
+        reduce its contiguous form, or a permutation to apply first; then
+        :class:`~module2_tensors.engine.reductions.Reduction` takes ``layout``,
+        ``steps``, ``final`` (the result's shape) and ``scale``."""
+        dims = self._reduce_dims(dim)
+        if not empty_ok and any(self.shape[d] == 0 for d in dims):
+            raise ValueError(
+                f"{name}() of an empty selection: shape {self.shape} has no entries "
+                f"along dimension {[d for d in dims if self.shape[d] == 0][0]}"
+            )
+        kept = tuple(1 if k in dims else n for k, n in enumerate(self.shape))
+        final = (
+            kept if keepdim else tuple(n for k, n in enumerate(kept) if k not in dims)
+        )
+        scale = 1.0
+        if average:
+            count = 1
+            for d in dims:
+                count *= self.shape[d]
+            # The mean of nothing is 0/0 = nan, as in PyTorch.
+            scale = 1.0 / count if count else float("nan")
+        order: Optional[Tuple[int, ...]] = None
+        layout, steps = self.shape, dims
+        if len(dims) == self.dims and self.dims != 1:
+            # One kernel over the flat tensor instead of one per dimension.
+            order, layout, steps = (), (self._tensor.size,), (0,)
+        elif len(dims) > 1 and fn is tf.Max:
+            # One reduction over all the dims at once, so that ties across
+            # several dims share the gradient evenly (torch.amax's rule).
+            rest = [k for k in range(self.dims) if k not in dims]
+            order = (*rest, *dims)
+            layout = tuple(self.shape[k] for k in rest) + (
+                math.prod(self.shape[k] for k in dims),
+            )
+            steps = (len(rest),)
+        return order, layout, steps, final, scale
+
+    def sum(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """$\\sum$ over ``dim`` (an int, a tuple of ints, or ``None`` for all).
+        The reduced dimensions are removed unless ``keepdim``."""
+        return self._reduce(tf.Sum, dim, keepdim, "sum")
+
+    def mean(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The average over ``dim`` (see :meth:`sum`)."""
+        return self._reduce(tf.Sum, dim, keepdim, "mean", average=True)
+
+    def amax(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The largest entry over ``dim`` (an int, a tuple, or ``None`` for all),
+        values only, like ``torch.amax``: tied maxima share the gradient evenly."""
+        return self._reduce(tf.Max, dim, keepdim, "amax", empty_ok=False)
+
+    def amin(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """The smallest entry over ``dim``, like ``torch.amin``: $-\\max(-x)$."""
+        return -((-self).amax(dim, keepdim))
+
+    def max(
+        self, dim: Union[None, int, "Tensor"] = None, keepdim: bool = False
+    ) -> Union["Tensor", MaxResult]:
+        """Like ``torch.max``:
+
+        * ``t.max()``: the largest entry (0-d); tied maxima share the gradient;
+        * ``t.max(dim)``: ``MaxResult(values, indices)`` along ``dim`` (removed
+          unless ``keepdim``); ``indices`` is the first maximum, and the gradient
+          of ``values`` goes to that entry, as in PyTorch;
+        * ``t.max(other)``: the entrywise :meth:`maximum`.
+
+        Use :meth:`amax` for the values over several dims.
+        """
+        if isinstance(dim, CoreMixin):
+            return self.maximum(dim)
+        if dim is None:
+            return self._reduce(tf.Max, None, keepdim, "max", empty_ok=False)
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(
+                "max(dim) takes one dim; use amax(dim) for several (values only)"
+            )
+        return self._max_along("max", dim, keepdim)
+
+    def min(
+        self, dim: Union[None, int, "Tensor"] = None, keepdim: bool = False
+    ) -> Union["Tensor", MaxResult]:
+        """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
+        if isinstance(dim, CoreMixin):
+            return self.minimum(dim)
+        if dim is None or isinstance(dim, (tuple, list)):
+            if isinstance(dim, (tuple, list)):
+                raise TypeError(
+                    "min(dim) takes one dim; use amin(dim) for several (values only)"
+                )
+            return -((-self).max(None, keepdim))
+        values, indices = (-self)._max_along("min", dim, keepdim)
+        return MaxResult(-values, indices)
+
+    def _max_along(self, name: str, dim: int, keepdim: bool) -> MaxResult:
+        x = self.view(1) if self.dims == 0 else self
+        d = normalize_dim(dim, max(self.dims, 1))
+        if x.shape[d] == 0:
+            raise IndexError(
+                f"{name}(dim={dim}) of an empty dimension (shape {self.shape})"
+            )
+        indices = self._arg("max", x, d)
+        values = tf.MaxAlong.apply(x, d, indices)
+        final = list(x.shape)
+        if self.dims == 0:
+            final = []
+        elif keepdim:
+            final[d] = 1
+        else:
+            del final[d]
+        return MaxResult(values.view(*final), _as_int64(indices.view(*final)))
+
+    @staticmethod
+    def _arg(kind: str, x: "Tensor", d: int) -> "Tensor":
+        """The index of the first maximum (minimum) of ``x`` along ``d``, kept
+        with size 1, as floats without gradient (NaN counts as the maximum)."""
+        array = x.to_numpy()
+        found = np.argmax(array, axis=d) if kind == "max" else np.argmin(array, axis=d)
+        return FACTORIES["tensor"](np.expand_dims(found, d), backend=x.backend)
+
+    def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        """The index of the first maximum along ``dim`` (of the flattened tensor
+        for ``None``), like ``torch.argmax`` (floats, no gradient)."""
+        return self._argext("max", dim, keepdim)
+
+    def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        """The index of the first minimum, like ``torch.argmin``."""
+        return self._argext("min", dim, keepdim)
+
+    def _argext(self, kind: str, dim: Optional[int], keepdim: bool) -> "Tensor":
+        if self.size == 0:
+            raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
+        if dim is None:
+            found = self._arg(kind, self.detach().contiguous().view(-1), 0)
+            return _as_int64(
+                found.view(*([1] * self.dims)) if keepdim else found.view(())
+            )
+        d = normalize_dim(dim, max(self.dims, 1))
+        x = self.view(1) if self.dims == 0 else self
+        found = self._arg(kind, x.detach(), d)
+        shape = list(x.shape)
+        if self.dims == 0:
+            shape = []
+        elif keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+        return _as_int64(found.view(*shape))
+
+    def all(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """$1$ where every entry over ``dim`` is non-zero, else $0$."""
+        return self._reduce(tf.All, dim, keepdim, "all")
+
+    def any(
+        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    ) -> "Tensor":
+        """$1$ where some entry over ``dim`` is non-zero, else $0$."""
+        return 1.0 - (self == 0.0).all(dim, keepdim)
+
+    def var(
+        self,
+        dim: Union[None, int, Sequence[int]] = None,
+        unbiased: bool = True,
+        keepdim: bool = False,
+        *,
+        correction: Optional[int] = None,
+    ) -> "Tensor":
+        """The variance over ``dim`` (see :func:`shape_functions.var`)."""
+        return sf.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(
+        self,
+        dim: Union[None, int, Sequence[int]] = None,
+        unbiased: bool = True,
+        keepdim: bool = False,
+        *,
+        correction: Optional[int] = None,
+    ) -> "Tensor":
+        """The standard deviation: $\\sqrt{\\mathrm{var}}$."""
+        # The gradient of sqrt at a zero variance is taken as 0, not 0 * inf (a
+        # constant row: PyTorch gives 0).
+        return _StdSqrt.apply(self.var(dim, unbiased, keepdim, correction=correction))
