@@ -4,6 +4,8 @@ Re-exports Module 1's public API (and through it Module 0's), so
 ``import module2_tensors as kt`` gives everything built so far.
 """
 
+import sys as _sys
+
 from module1_scalar_autodiff import *
 
 from . import autograd, serialization, shape_functions, tensor_functions, tensor_ops
@@ -121,6 +123,13 @@ from .tensor_functions import (
     unbroadcast,
 )
 from .tensor_ops import SimpleBackend, SimpleOps, TensorBackend, TensorOps
+from .engine import higher_order as _higher_order
+
+# backward(create_graph=True) differentiates with the engine's recorded formulas,
+# kept by class name: hand it the package's modules, which define the classes.
+_higher_order.install(
+    *[m for n, m in list(_sys.modules.items()) if n.startswith(__name__ + ".")]
+)
 
 
 def __getattr__(name: str) -> object:

@@ -7,7 +7,8 @@
   Without it, tensor operations follow IEEE (``inf``, ``nan``) silently, as in
   PyTorch;
 * :func:`grad`: the gradients of outputs with respect to chosen inputs, without
-  touching any ``.grad``.
+  touching any ``.grad``; with ``create_graph=True`` they can be differentiated
+  again (higher-order gradients: ``engine/higher_order.py``).
 """
 
 from __future__ import annotations
@@ -68,18 +69,37 @@ def grad(
     inputs: Any,
     grad_outputs: Any = None,
     retain_graph: Optional[bool] = None,
-    allow_unused: bool = False,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: Optional[bool] = None,
+    materialize_grads: bool = False,
 ) -> tuple:
     """``torch.autograd.grad``: $\\partial (\\sum_k \\langle g_k, y_k \\rangle) /
     \\partial x$ for each input $x$, where $y_k$ are ``outputs`` and $g_k$ the
     ``grad_outputs`` (ones for a one-element output). Returns a tuple with one
-    gradient per input (``None`` for an unused input when ``allow_unused``);
-    every ``.grad`` is left as it was.
+    gradient per input (``None`` for an unused input when ``allow_unused``,
+    zeros of its shape when ``materialize_grads``); every ``.grad`` is left as
+    it was.
+
+    With ``create_graph=True`` the backward pass is recorded: each gradient has
+    a history (through the inputs, and ``grad_outputs`` that require grad), so
+    it can be differentiated again, e.g. a Hessian-vector product
+    $H v = \\partial \\langle \\nabla f, v \\rangle / \\partial x$ or a
+    gradient penalty $\\|\\nabla_x L\\|^2$ backpropagated to the weights.
+    ``retain_graph`` defaults to ``create_graph``, as in PyTorch;
+    ``only_inputs`` is ignored (deprecated in PyTorch too).
 
     Raises:
         RuntimeError: an input does not require grad, or is unused and
-            ``allow_unused`` is false.
+            ``allow_unused`` is false; the graph was freed by an earlier pass
+            (no ``retain_graph``).
     """
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError(
+            "grad: materialize_grads=True needs allow_unused=True (or left unset)"
+        )
     from .tensor import Tensor
 
     outs: List[Tensor] = (
@@ -109,7 +129,11 @@ def grad(
             t.grad = None
         for k, (y, g) in enumerate(zip(outs, seeds)):
             last = k == len(outs) - 1
-            y.backward(g, retain_graph=True if not last else retain_graph)
+            y.backward(
+                g,
+                retain_graph=True if not last else retain_graph,
+                create_graph=create_graph,
+            )
         result = tuple(x.grad for x in ins)
     finally:
         for x, g, retains in saved:
@@ -123,6 +147,10 @@ def grad(
                 f"grad: an input of shape {x.shape} was not used to compute the "
                 f"outputs (pass allow_unused=True)"
             )
+    if materialize_grads:
+        result = tuple(
+            x.new_zeros(x.shape) if g is None else g for x, g in zip(ins, result)
+        )
     return result
 
 

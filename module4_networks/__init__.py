@@ -16,7 +16,10 @@ from typing import Any
 
 from module3_fast_ops import *
 
+from module2_tensors.engine import higher_order as _higher_order
+
 from . import (
+    _conv_gemm,
     _extra_conv,
     _fused_optim,
     data,
@@ -42,6 +45,11 @@ from .functional import (
     log_softmax,
     max_pool2d,
     softmax,
+)
+
+# backward(create_graph=True) through a convolution: its im2col backward recorded.
+_higher_order.register(fast_conv.Conv1dFun, fast_conv.Conv2dFun)(
+    _conv_gemm.recorded_backward
 )
 
 # The fused optimizer loops stand in for these classes' update (once they agree).

@@ -38,6 +38,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 from numba import njit
 
+from module2_tensors.engine.higher_order import EmbedInZeros, PickAt
+
 from .engine import fast_path
 
 __all__ = ["run", "bias_grad"]
@@ -202,3 +204,38 @@ def bias_grad(g: Strided, spatial: int) -> np.ndarray:
     CNN's two gradients (32 x 8 and 32 x 16 x 28 x 28) 1.6 + 2.8 ms a step, this
     0.05 + 0.09 ms (one thread, best of 20, load average 9)."""
     return _view(g, spatial).sum(axis=(0, 2, 3))
+
+
+def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
+    """The backward of ``Conv1dFun``/``Conv2dFun`` (``apply(input, weight, bias,
+    stride, padding)``) as recorded tensor operations, for ``create_graph=True``
+    (``module2_tensors/engine/higher_order.py``; the package registers it): the
+    im2col product above, written with differentiable steps. ``cols`` picks every
+    receptive field of the zero-padded input, shape ``(batch, positions,
+    in_channels * K)``; with $G$ as ``(batch, positions, out_channels)``,
+    $dW = \\sum_{batch} G^\\top \\text{cols}$, $d\\text{cols} = G W$, added
+    back onto the padded input (col2im) and cropped; $db = \\sum G$."""
+    x, w, b, stride, padding = inputs
+    need_x, need_w, need_b = ctx.needs_input_grad[:3] or (True, True, True)
+    spatial = x.dims - 2
+    n, cout = x.shape[0], w.shape[0]
+    inner = (slice(None),) * 2 + tuple(
+        slice(p, p + s) for p, s in zip(padding, x.shape[2:])
+    )
+    padded = x.shape[:2] + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding))
+    taps = np.indices(w.shape[1:]).reshape(1 + spatial, 1, 1, -1)  # (c, *k)
+    at = np.indices(out.shape[2:]).reshape(spatial, 1, -1, 1)  # output positions
+    key = (np.arange(n).reshape(n, 1, 1), taps[0]) + tuple(
+        at[d] * stride[d] + taps[1 + d] for d in range(spatial)
+    )
+    cols = PickAt.apply(EmbedInZeros.apply(x, padded, inner), key)
+    g = grad.reshape(n, cout, -1).permute(0, 2, 1)  # (batch, positions, cout)
+    wm = w.reshape(cout, -1)
+    grad_x = grad_w = grad_b = None
+    if need_x:
+        grad_x = PickAt.apply(EmbedInZeros.apply(g @ wm, padded, key), inner)
+    if need_w:
+        grad_w = (g.mT @ cols).sum(0).reshape(w.shape)
+    if need_b and b is not None:
+        grad_b = grad.sum((0,) + tuple(range(2, grad.dims)))
+    return grad_x, grad_w, grad_b

@@ -47,6 +47,7 @@ from .engine import agrees, fast_path, probe_gradient, ran_backward
 from module1_scalar_autodiff.context import Context
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import enable_grad
+from module2_tensors.engine.higher_order import register
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function, is_grad_enabled
 from module2_tensors.tensor_ops import matmul_shape
@@ -120,6 +121,16 @@ class _MatMulBlas(Function):
             None if da is None else grad.new_tensor(da),
             None if db is None else grad.new_tensor(db),
         )
+
+
+@register(_MatMulBlas)
+def _recorded_backward(ctx: Context, grad: Tensor, inputs: Tuple, out: Tensor) -> Tuple:
+    """The backward of ``_MatMulBlas`` as recorded tensor operations, for
+    ``create_graph=True`` (``module2_tensors/engine/higher_order.py``):
+    $G b^\\top$ and $a^\\top G$, as ``MatMul``'s."""
+    a, b = inputs
+    need_a, need_b = ctx.needs_input_grad or (True, True)
+    return (grad @ b.mT if need_a else None), (a.mT @ grad if need_b else None)
 
 
 def _close(got: np.ndarray, want: Optional[Tensor]) -> bool:

@@ -44,6 +44,7 @@ from numba import njit
 from module1_scalar_autodiff.context import Context
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import enable_grad
+from module2_tensors.engine.higher_order import EmbedInZeros, PickAt, register
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_functions import Function
 
@@ -144,6 +145,18 @@ class _MaxPool2dFun(Function):
     def backward(ctx: Context, grad: Tensor) -> Tensor:
         arg, in_shape = ctx.saved_values
         return grad.new_tensor(_run_backward(_view(grad.tuple(), 2), arg, in_shape))
+
+
+@register(_MaxPool2dFun)
+def _recorded_backward(ctx: Context, grad: Tensor, inputs: Tuple, out: Tensor) -> Any:
+    """``_MaxPool2dFun``'s backward as recorded operations, for
+    ``create_graph=True``: each window's gradient picked from ``grad`` and added
+    at its argmax (flat position ``arg`` in the ``(H, W)`` plane)."""
+    arg, in_shape = ctx.saved_values
+    windows = np.nonzero(arg >= 0)  # (b, c, i, j) of the windows with a maximum
+    at = arg[windows]
+    target = windows[:2] + (at // in_shape[-1], at % in_shape[-1])
+    return EmbedInZeros.apply(PickAt.apply(grad, windows), in_shape, target)
 
 
 def _check(

@@ -84,16 +84,19 @@ class Modes:
     * ``anomaly``: anomaly detection (``kt.autograd.set_detect_anomaly``) checks
       every forward;
     * ``anomaly_backward``: set by ``Tensor.backward`` while it runs in anomaly
-      mode, which then checks each backward as a whole.
+      mode, which then checks each backward as a whole;
+    * ``create_graph``: set by ``Tensor.backward(create_graph=True)`` while the
+      pass runs: the pass is recorded (``engine/higher_order.py``).
     """
 
-    __slots__ = ("grad", "retain_graph", "anomaly", "anomaly_backward")
+    __slots__ = ("grad", "retain_graph", "anomaly", "anomaly_backward", "create_graph")
 
     def __init__(self) -> None:
         self.grad = True
         self.retain_graph = False
         self.anomaly = False
         self.anomaly_backward = False
+        self.create_graph = False
 
     def __repr__(self) -> str:
         on = [name for name in self.__slots__ if getattr(self, name)]
@@ -591,7 +594,11 @@ def chain_rule(
                 check_versions(h, h.last_fn.__name__)  # raises
         if h.saved_output is not None:  # (a forward that saved its result)
             check_versions(h, h.last_fn.__name__)
-    grads = h.last_fn._backward(ctx, d_output, len(inputs))
+    if MODES.create_graph:  # backward(create_graph=True): a recorded pass
+        grads = RECORDED.grads(t, d_output)
+        unbroadcast = RECORDED.unbroadcast
+    else:
+        grads = h.last_fn._backward(ctx, d_output, len(inputs))
     if MODES.anomaly_backward:
         check_backward(h.last_fn, ctx, d_output, grads)
     if not MODES.retain_graph:
@@ -625,6 +632,8 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
         raise RuntimeError(
             f"a gradient of shape {d.shape} reached a tensor of shape {t.shape}"
         )
+    if MODES.create_graph:  # out of place, keeping d's history
+        return RECORDED.accumulate(t, d)
     g = t.grad
     if g is None:
         # Each tensor gets its own .grad object (a backward may hand one
@@ -640,26 +649,44 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
         g._tensor = (g + d)._tensor
 
 
+class Recorded:
+    """The recorded backward pass of ``create_graph=True``, set by
+    ``engine/higher_order.py`` when imported (it imports this module, never the
+    other way round): a function's gradients as a graph (``grads``), summed
+    back to an input's shape (``unbroadcast``) and accumulated out of place
+    (``accumulate``) with recorded operations."""
+
+    grads: Callable[["Tensor", "Tensor"], Tuple]
+    unbroadcast: Callable[..., "Tensor"]
+    accumulate: Callable[["Tensor", "Tensor"], None]
+
+
+RECORDED = Recorded()
+
+
 def run_backward(
     t: "Tensor",
     grad: "Tensor",
     retain_graph: bool,
     backpropagate: Callable[[Any, Any], None],
+    create_graph: bool = False,
 ) -> None:
     """The pass of ``t.backward(grad)`` once ``grad`` is checked: gradient
-    recording off, the modes of the pass set (retain-graph; anomaly mode checks
-    each backward as a whole, naming the user's operation, not the tensor
-    operations inside it), then ``backpropagate(t, grad)``; every mode restored
-    afterwards, whatever happens."""
+    recording off (on with ``create_graph``: the pass is then recorded, see
+    ``engine/higher_order.py``), the modes of the pass set (retain-graph;
+    anomaly mode checks each backward as a whole, naming the user's operation,
+    not the tensor operations inside it), then ``backpropagate(t, grad)``;
+    every mode restored afterwards, whatever happens."""
     previous = MODES.grad
-    MODES.grad = False
+    MODES.grad = create_graph
+    MODES.create_graph = create_graph
     MODES.retain_graph = retain_graph
     anomaly = MODES.anomaly
     MODES.anomaly, MODES.anomaly_backward = False, anomaly
     try:
         backpropagate(t, grad)
     finally:
-        MODES.retain_graph = False
+        MODES.retain_graph = MODES.create_graph = False
         MODES.anomaly, MODES.anomaly_backward = anomaly, False
         MODES.grad = previous
 

@@ -114,7 +114,10 @@ class GradientMixin:
             retain_graph: keep the values the functions saved, so that the graph
                 can be backpropagated again (by default they are freed, as in
                 PyTorch).
-            create_graph: must be false (higher-order gradients are not built).
+            create_graph: record the backward pass itself, so that the
+                gradients (``.grad``) have a history and can be differentiated
+                again (higher-order gradients; ``engine/higher_order.py``).
+                ``retain_graph`` then defaults to true, as in PyTorch.
             gradient: PyTorch's name for ``grad`` (``backward(gradient=v)``).
 
         Raises:
@@ -127,11 +130,6 @@ class GradientMixin:
             if grad is not None:
                 raise TypeError("backward() got both grad and gradient")
             grad = gradient
-        if create_graph:
-            raise NotImplementedError(
-                "backward(create_graph=True): higher-order gradients are not "
-                "supported"
-            )
         if not self.requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad (no input had "
@@ -155,8 +153,15 @@ class GradientMixin:
                     f"backward(grad): grad has shape {grad.shape} but the tensor has "
                     f"shape {self.shape}"
                 )
-            grad = self._new(grad._tensor)  # no history
-        autograd.run_backward(self, grad, bool(retain_graph), backpropagate)
+            if not (create_graph and grad.requires_grad):
+                grad = self._new(grad._tensor)  # no history
+            # (With create_graph, a seed that requires grad stays in the graph:
+            # the gradients then depend on it, as in PyTorch.)
+        if retain_graph is None:
+            retain_graph = create_graph
+        autograd.run_backward(
+            self, grad, bool(retain_graph), backpropagate, bool(create_graph)
+        )
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (``.grad`` becomes ``None``)."""

@@ -1,0 +1,504 @@
+"""Higher-order gradients: the backward pass recorded as a graph, for
+``backward(create_graph=True)`` and ``autograd.grad(..., create_graph=True)``
+(engine layer: students never edit or need to read this file).
+
+An ordinary backward pass runs with gradient recording off, and the backwards of
+``tensor_functions.py`` may compute on raw storage (``grad.backend.mul_zip(grad,
+b)``): the gradients they return are plain numbers, with no history. To
+differentiate a gradient again, the pass that computes it must itself be a graph.
+So with ``create_graph=True`` the engine does not call a function's ``backward``
+but its *formula* here: the same mathematics written with differentiable tensor
+operations (``grad * b``, ``grad @ b.mT``), run with recording on. Each formula
+takes
+
+* ``ctx``: the function's context (what its forward saved: shapes, dims, masks);
+* ``grad``: $G = \\partial L / \\partial \\mathrm{out}$ (it may have a history
+  itself);
+* ``inputs``: the forward's arguments, the very tensors of the graph, so that the
+  gradient depends on them and can be differentiated with respect to them;
+* ``out``: the result, with its history (``Exp``'s gradient is $G\\,e^a$, the
+  result itself);
+
+and returns one gradient per argument, as a ``backward`` does.
+
+A function without a formula (a user's own ``Function``; the fast kernels of
+Module 4) is *once differentiable*, as PyTorch's ``@once_differentiable``: its
+``backward`` gives the gradient, and differentiating that gradient again raises
+``RuntimeError`` naming the function, rather than silently returning zero.
+:func:`register` adds a formula (Module 4 registers the ones it can).
+
+This module imports no file that defines the functions (an engine module
+imports none of the files students edit): its formulas are kept by class name
+(:data:`NAMED`), and the package hands it the modules that define the classes
+(:func:`install`); the formulas compute with the tensors' own methods.
+
+Interface: :func:`install`, :func:`register`, :func:`formula_of`; importing
+it sets ``engine.autograd.RECORDED`` (:func:`recorded_grads`,
+:func:`unbroadcast` and :func:`recorded_accumulate`, which the
+``create_graph`` branches of ``engine.autograd`` call).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from module1_scalar_autodiff.context import Context
+
+from . import autograd
+from .autograd import MODES, Function, _new
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+__all__ = [
+    "install",
+    "register",
+    "formula_of",
+    "unbroadcast",
+    "recorded_grads",
+    "recorded_accumulate",
+    "FORMULAS",
+]
+
+Formula = Callable[[Context, "Tensor", Tuple[Any, ...], "Tensor"], Any]
+
+#: The recorded backward of each function class that has one.
+FORMULAS: Dict[type, Formula] = {}
+
+
+def register(*classes: type) -> Callable[[Formula], Formula]:
+    """Decorator: the formula is the recorded backward of each of ``classes``."""
+
+    def add(fn: Formula) -> Formula:
+        for cls in classes:
+            FORMULAS[cls] = fn
+        return fn
+
+    return add
+
+
+def formula_of(cls: type) -> Optional[Formula]:
+    """The formula of ``cls`` or of the class it derives from (a tensor with a
+    hook has a subclass of its function: ``register_hook``); None if none."""
+    for k in cls.__mro__:
+        fn = FORMULAS.get(k)
+        if fn is not None:
+            return fn
+        if k is Function:
+            break
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The recorded backward pass
+# ---------------------------------------------------------------------------
+
+
+def unbroadcast(grad: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
+    """``grad`` summed back to ``shape`` (as Task 2.4's ``unbroadcast``), with
+    differentiable operations: ``sum(dims, keepdim=True)`` and a view.
+
+    Raises:
+        ValueError: ``grad`` does not broadcast from ``shape``.
+    """
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    extra = grad.dims - len(shape)
+    dims = []
+    for k in range(max(grad.dims, len(shape))):
+        size = shape[k - extra] if k >= extra else 1
+        if extra < 0 or (size != grad.shape[k] and size != 1):
+            raise ValueError(
+                f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
+            )
+        if size == 1 and grad.shape[k] != 1:
+            dims.append(k)
+    out = grad.sum(tuple(dims), keepdim=True) if dims else grad
+    return out.reshape(shape)
+
+
+def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
+    """The gradients of ``t``'s function for ``create_graph``, one per input,
+    computed as a graph (``run_backward`` switched recording on): its formula,
+    else its ``backward`` made once differentiable. ``chain_rule`` does the
+    rest (checks, freeing, :func:`unbroadcast`)."""
+    h = t.history
+    hooks = t.__dict__.get("_hooks")
+    if hooks:
+        d_output = autograd._run_hooks(hooks, d_output)
+    fn = formula_of(h.last_fn)
+    if fn is None:
+        return _once_differentiable(h.last_fn, h, d_output)
+    grads = fn(h.ctx, d_output, h.inputs, t)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    return grads + (None,) * (len(h.inputs) - len(grads))
+
+
+def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
+    """``accumulate_derivative`` with ``create_graph``: as PyTorch, ``.grad``
+    becomes ``.grad + d``, a new tensor with a history (never changed in place,
+    which would break the graph that uses the old gradient)."""
+    g = t.grad
+    if g is None:
+        if d._is_grad:  # already another tensor's .grad: a tensor of its own
+            d = Alias.apply(d)
+        d._is_grad = True
+        t.grad = d
+    else:
+        total = g + d
+        total._is_grad = True
+        t.grad = total
+
+
+def _once_differentiable(cls: type, h: Any, d_output: "Tensor") -> Tuple:
+    """The gradients of a function without a formula: its ``backward`` with
+    recording off, each result then marked so that differentiating it again
+    raises (:class:`NotTwiceDifferentiable`)."""
+    previous = MODES.grad
+    MODES.grad = False
+    try:
+        grads = autograd.backward_tuple(cls, h.ctx, d_output, len(h.inputs))
+    finally:
+        MODES.grad = previous
+    Tensor = autograd.tensor_class()
+    sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
+    if not sources:
+        return grads
+    return tuple(
+        (
+            NotTwiceDifferentiable.apply(g, cls.__name__, *sources)
+            if isinstance(g, Tensor)
+            else g
+        )
+        for g in grads
+    )
+
+
+class NotTwiceDifferentiable(Function):
+    """The gradient ``g`` a function without a recorded backward returned under
+    ``create_graph=True``, linked to what it depends on (``sources``) so that
+    differentiating it raises, naming the function (PyTorch's
+    ``@once_differentiable``), instead of silently counting as a constant."""
+
+    @staticmethod
+    def forward(ctx: Context, g: "Tensor", name: str, *sources: "Tensor") -> "Tensor":
+        ctx.save_for_backward(name)
+        return _new(g, g._tensor)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Any:
+        (name,) = ctx.saved_values
+        raise RuntimeError(
+            f"trying to differentiate twice the function {name}, whose backward "
+            f"is not recorded (once differentiable): the engine has no "
+            f"differentiable formula for it, so a gradient computed through it "
+            f"with create_graph=True cannot be backpropagated again"
+        )
+
+
+FORMULAS[NotTwiceDifferentiable] = lambda ctx, g, inputs, out: (
+    NotTwiceDifferentiable.backward(ctx, g)
+)
+
+
+class Alias(Function):
+    """The same numbers as ``a`` in a new tensor object (for a gradient handed
+    to two leaves: each ``.grad`` its own object). Gradient: $G$."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        return _new(a, a._tensor)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        return grad
+
+
+# ---------------------------------------------------------------------------
+# Helpers of the formulas
+# ---------------------------------------------------------------------------
+
+
+def _needs(ctx: Context, count: int) -> Tuple[bool, ...]:
+    return ctx.needs_input_grad or (True,) * count
+
+
+class EmbedInZeros(Function):
+    """Zeros of ``shape`` with ``g`` added at the NumPy index ``key``
+    (``np.add.at``: an entry picked twice gets both): the adjoint of indexing,
+    so the recorded backward of ``a[key]``, ``index_select``, ``gather``...
+    Gradient: ``G[key]`` (:class:`PickAt`)."""
+
+    @staticmethod
+    def forward(
+        ctx: Context, g: "Tensor", shape: Tuple[int, ...], key: Any
+    ) -> "Tensor":
+        ctx.save_for_backward(key)
+        out = np.zeros(shape)
+        np.add.at(out, key, g.to_numpy())
+        return g.new_tensor(out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (key,) = ctx.saved_values
+        return grad.new_tensor(grad.to_numpy()[key])
+
+
+class PickAt(Function):
+    """``a[key]`` for a NumPy index ``key`` (a copy). Gradient: ``G``
+    embedded in zeros of ``a``'s shape (:class:`EmbedInZeros`)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", key: Any) -> "Tensor":
+        ctx.save_for_backward(a.shape, key)
+        return a.new_tensor(a.to_numpy()[key])
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        shape, key = ctx.saved_values
+        out = np.zeros(shape)
+        np.add.at(out, key, grad.to_numpy())
+        return grad.new_tensor(out)
+
+
+def _max_weights(ctx: Context) -> "Tensor":
+    """The weights ``Max.backward`` gives (constants): 1 / (number of ties) at
+    the maxima along the saved dim, 0 elsewhere, from ``Max``'s context."""
+    a, out, dim = ctx.saved_values
+    backend = a.backend
+    mask = backend.eq_zip(a, out)
+    return backend.mul_zip(mask, backend.inv_map(backend.add_reduce(mask, dim)))
+
+
+def _view_positions(shape: Tuple[int, ...], key: Any) -> Tuple[np.ndarray, ...]:
+    """The entries the view ``t[key]`` of a tensor of ``shape`` shows, as a
+    NumPy index of arrays in the view's shape (NumPy's basic indexing is the
+    library's: ints, slices, None, Ellipsis)."""
+    flat = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+    return np.unravel_index(flat[key], shape)
+
+
+def _gather_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
+    """The NumPy index of ``gather(a, dim, index)``: ``index``'s own positions
+    with entry ``dim`` replaced by its values."""
+    values = index.to_numpy().astype(np.int64)
+    grids = list(np.indices(values.shape))
+    grids[dim] = values
+    return tuple(grids)
+
+
+# ---------------------------------------------------------------------------
+# The formulas, by the name of the function class (``install`` finds the
+# classes: this engine module imports none of the files that define them).
+# Each is the function's backward, written with recorded tensor operations.
+# ---------------------------------------------------------------------------
+
+#: The library's classes by name, as :func:`install` found them.
+CLASSES: Dict[str, type] = {}
+
+
+def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, b = inputs
+    need_a, need_b = _needs(ctx, 2)
+    return (g * b if need_a else None), (g * a if need_b else None)
+
+
+def _permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    order = inputs[1]
+    inverse = [0] * len(order)
+    for k, source in enumerate(order):
+        inverse[source] = k
+    return g.permute(*inverse)
+
+
+def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, b = inputs
+    need_a, need_b = _needs(ctx, 2)
+    return (g @ b.mT if need_a else None), (a.mT @ g if need_b else None)
+
+
+def _erf(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    (a,) = inputs
+    return g * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
+
+
+def _pow(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, p = inputs
+    if p == 0.0:
+        return g * 0.0
+    return g * p * a ** (p - 1.0)
+
+
+def _pow_tensor(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, b = inputs
+    need_a, need_b = _needs(ctx, 2)
+    grad_a = grad_b = None
+    if need_a:  # 0 where b = 0 (a^0 is constant)
+        grad_a = (g * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
+    if need_b:  # 0 where a^b = 0, with a log of a safe value there
+        zero = out == 0.0
+        grad_b = (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
+    return grad_a, grad_b
+
+
+def _maximum(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    (weight_a,) = ctx.saved_values
+    grad_a = g * weight_a
+    return grad_a, g - grad_a
+
+
+def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    # Reduction.backward's steps in reverse, each recorded: a Sum step
+    # broadcasts the gradient back, a Max step weights it by its maxima.
+    shape, fn, steps, kept, scale = ctx.saved_values
+    if scale != 1.0:
+        g = g * scale
+    g = g.reshape(kept)
+    for step in reversed(steps):
+        if fn is CLASSES["Max"]:
+            g = g * _max_weights(step)
+        else:
+            (before,) = step.saved_values
+            g = g.expand(*before).contiguous()
+    return g.reshape(shape)
+
+
+def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, key = inputs
+    return EmbedInZeros.apply(g, a.shape, _view_positions(a.shape, key))
+
+
+def _advanced_index(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, key = inputs
+    return EmbedInZeros.apply(g, a.shape, key)
+
+
+def _cat(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    dim = inputs[0]
+    grads: List[Any] = [None]
+    start = 0
+    for t in inputs[1:]:
+        n = t.shape[dim]
+        grads.append(g.narrow(dim, start, n))
+        start += n
+    return tuple(grads)
+
+
+def _where(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    other = inputs[0] == 0.0
+    return None, g.masked_fill(other, 0.0), g.where(other, 0.0)
+
+
+def _index_select(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, dim, index = inputs
+    key = (slice(None),) * dim + (np.asarray(index, dtype=np.int64),)
+    return EmbedInZeros.apply(g, a.shape, key)
+
+
+def _gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, dim, index = inputs
+    return EmbedInZeros.apply(g, a.shape, _gather_positions(index, dim))
+
+
+def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    s, p = inputs  # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
+    zero = s <= 0.0
+    local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
+    return (g * local).masked_fill(zero, 0.0)
+
+
+def _scatter_add(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    positions, src_shape = ctx.saved_values
+    inner = tuple(slice(0, n) for n in positions[0].shape)
+    picked = EmbedInZeros.apply(PickAt.apply(g, positions), src_shape, inner)
+    return g, None, None, picked
+
+
+def _std_sqrt(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    zero = out == 0.0
+    return (g * 0.5 / out.masked_fill(zero, 1.0)).masked_fill(zero, 0.0)
+
+
+#: The formula of each library function, by class name: ``(ctx, g, inputs,
+#: out)`` to one gradient per input, as above; ``g`` is $G$, ``out`` the result.
+NAMED: Dict[str, Formula] = {
+    "Neg": lambda ctx, g, inputs, out: -g,
+    "Inv": lambda ctx, g, inputs, out: -(g * out * out),  # -G / a^2
+    "Add": lambda ctx, g, inputs, out: (g, g),
+    "Mul": _mul,
+    "Sigmoid": lambda ctx, g, inputs, out: g * out * (1.0 - out),
+    "ReLU": lambda ctx, g, inputs, out: g * (inputs[0] > 0.0),  # (a mask)
+    "Log": lambda ctx, g, inputs, out: g / inputs[0],
+    "Exp": lambda ctx, g, inputs, out: g * out,
+    "Tanh": lambda ctx, g, inputs, out: g * (1.0 - out * out),
+    "Sum": lambda ctx, g, inputs, out: g.expand(*inputs[0].shape).contiguous(),
+    "Max": lambda ctx, g, inputs, out: g * _max_weights(ctx),
+    "Permute": _permute,
+    "View": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "StridedView": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "Squeeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "Unsqueeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
+    "Copy": lambda ctx, g, inputs, out: g,
+    "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
+    "MatMul": _matmul,
+    "Sin": lambda ctx, g, inputs, out: g * inputs[0].cos(),
+    "Cos": lambda ctx, g, inputs, out: -(g * inputs[0].sin()),
+    "Erf": _erf,
+    "Log1p": lambda ctx, g, inputs, out: g / (inputs[0] + 1.0),
+    "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
+    "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign().detach(),  # 0 at 0
+    "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
+    "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
+    "Pow": _pow,
+    "PowTensor": _pow_tensor,
+    "MaxAlong": lambda ctx, g, inputs, out: g * ctx.saved_values[0],
+    "Maximum": _maximum,
+    "ToBackend": lambda ctx, g, inputs, out: g.to(inputs[0].backend),
+    "Reduction": _reduction,
+    "GetItem": _get_item,
+    "AdvancedIndex": _advanced_index,
+    "Pad": lambda ctx, g, inputs, out: g[inputs[2]],  # the inner part
+    "Cat": _cat,
+    "Where": _where,
+    "IndexSelect": _index_select,
+    "Gather": _gather,
+    "NormRoot": _norm_root,
+    "ScatterAdd": _scatter_add,
+    "_StdSqrt": _std_sqrt,
+    "_Overwrite": lambda ctx, g, inputs, out: (g * 0.0, g),  # (old values gone)
+}
+
+register(Alias)(NAMED["Copy"])
+register(EmbedInZeros)(lambda ctx, g, inputs, out: PickAt.apply(g, inputs[2]))
+register(PickAt)(_advanced_index)
+
+
+def install(*modules: Any) -> None:
+    """Register the formulas of :data:`NAMED` for the function classes of those
+    names found in ``modules`` (the package passes all of its modules, so a
+    class may move between them).
+
+    Raises:
+        LookupError: a name of :data:`NAMED` is in none of ``modules``, or
+            names two different classes (a renamed function would otherwise
+            lose its recorded backward, or get another's).
+    """
+    for name, fn in NAMED.items():
+        found = [getattr(m, name, None) for m in modules]
+        classes = {c for c in found if isinstance(c, type) and issubclass(c, Function)}
+        if len(classes) != 1:
+            raise LookupError(
+                f"higher_order.install: {len(classes)} function classes {name!r}"
+            )
+        (cls,) = classes
+        FORMULAS[cls], CLASSES[name] = fn, cls
+
+
+# The recorded pass that ``engine.autograd`` runs under ``create_graph``.
+autograd.RECORDED.grads = recorded_grads
+autograd.RECORDED.unbroadcast = unbroadcast
+autograd.RECORDED.accumulate = recorded_accumulate

@@ -1,0 +1,168 @@
+"""Higher-order gradients through Module 4's layers and losses: a gradient
+penalty $\\|\\partial L / \\partial x\\|^2$ (WGAN-GP's) backpropagated to the
+weights of an ``nn.Linear`` network with a cross-entropy loss, checked against
+central differences and PyTorch; max-pooling's and the convolutions' recorded
+backwards; and a function without a formula (``binary_cross_entropy``) raising
+when differentiated twice. Layers (convolutions included) and losses are Task
+4.6's (which builds on the kernels of 4.2 and 4.4); ``F.max_pool2d`` is Task
+4.4's."""
+
+from typing import List
+
+import numpy as np
+import pytest
+
+import module4_networks as kt
+from module4_networks import nn
+from tests.pytorch_reference import import_torch
+
+F = nn.functional
+
+
+def make_model() -> nn.Module:
+    kt.manual_seed(3)
+    return nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+
+
+INPUTS = np.random.default_rng(5).normal(size=(5, 3))
+LABELS = [0, 1, 1, 0, 1]
+
+
+def penalty(model: nn.Module, create_graph: bool) -> kt.Tensor:
+    x = kt.tensor(INPUTS, requires_grad=True)
+    loss = F.cross_entropy(model(x), kt.tensor(LABELS))
+    (gx,) = kt.autograd.grad(loss, x, create_graph=create_graph)
+    return (gx**2).sum()
+
+
+@pytest.mark.task4_6
+def test_gradient_penalty_of_a_linear_network_matches_central_differences() -> None:
+    model = make_model()
+    penalty(model, create_graph=True).backward()
+    h = 1e-6
+    for p in model.parameters():
+        original = p.to_numpy().copy()
+        numeric = np.zeros(original.shape)
+        for idx in np.ndindex(original.shape):
+            values: List[float] = []
+            for step in (h, -h):
+                moved = original.copy()
+                moved[idx] += step
+                p.data = kt.tensor(moved)
+                values.append(penalty(model, create_graph=False).item())
+            numeric[idx] = (values[0] - values[1]) / (2 * h)
+        p.data = kt.tensor(original)
+        np.testing.assert_allclose(p.grad.to_numpy(), numeric, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.task4_6
+def test_gradient_penalty_of_a_linear_network_matches_pytorch() -> None:
+    torch = import_torch()
+    model = make_model()
+    reference = torch.nn.Sequential(
+        torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2)
+    ).double()
+    with torch.no_grad():
+        for p, q in zip(model.parameters(), reference.parameters()):
+            q.copy_(torch.tensor(p.to_numpy()))
+    penalty(model, create_graph=True).backward()
+    x = torch.tensor(INPUTS, requires_grad=True)
+    loss = torch.nn.functional.cross_entropy(reference(x), torch.tensor(LABELS))
+    (gx,) = torch.autograd.grad(loss, x, create_graph=True)
+    (gx**2).sum().backward()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        np.testing.assert_allclose(p.grad.to_numpy(), q.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.task4_4
+def test_max_pooling_hessian_vector_product_matches_central_differences() -> None:
+    rng = np.random.default_rng(8)
+    x0, v0 = rng.normal(size=(2, 1, 4, 5)), rng.normal(size=(2, 1, 4, 5))
+
+    def gradient(x_values: np.ndarray) -> np.ndarray:
+        x = kt.tensor(x_values, requires_grad=True)
+        (g,) = kt.autograd.grad((F.max_pool2d(x, 2, 1) ** 3).sum(), x)
+        return g.to_numpy()
+
+    x = kt.tensor(x0, requires_grad=True)
+    out = (F.max_pool2d(x, 2, 1) ** 3).sum()
+    (g,) = kt.autograd.grad(out, x, create_graph=True)
+    (hv,) = kt.autograd.grad(g, x, grad_outputs=kt.tensor(v0))
+    h = 1e-6
+    numeric = (gradient(x0 + h * v0) - gradient(x0 - h * v0)) / (2 * h)
+    np.testing.assert_allclose(hv.to_numpy(), numeric, rtol=1e-5, atol=1e-7)
+
+
+def conv_model(spatial: int) -> nn.Module:
+    kt.manual_seed(4)
+    conv = nn.Conv1d if spatial == 1 else nn.Conv2d
+    return nn.Sequential(
+        conv(2, 3, 3, stride=2, padding=1), nn.Tanh(), conv(3, 2, 2, padding=1)
+    )
+
+
+@pytest.mark.task4_6
+@pytest.mark.parametrize("spatial", [1, 2])
+def test_convolution_gradient_penalty_matches_central_differences(
+    spatial: int,
+) -> None:
+    model = conv_model(spatial)
+    x0 = np.random.default_rng(9).normal(size=(2, 2) + (5,) * spatial)
+
+    def conv_penalty(create_graph: bool) -> kt.Tensor:
+        x = kt.tensor(x0, requires_grad=True)
+        (gx,) = kt.autograd.grad((model(x) ** 2).sum(), x, create_graph=create_graph)
+        return (gx**2).sum()
+
+    conv_penalty(True).backward()
+    h = 1e-6
+    for p in model.parameters():
+        original = p.to_numpy().copy()
+        numeric = np.zeros(original.shape)
+        for idx in np.ndindex(original.shape):
+            values: List[float] = []
+            for step in (h, -h):
+                moved = original.copy()
+                moved[idx] += step
+                p.data = kt.tensor(moved)
+                values.append(conv_penalty(False).item())
+            numeric[idx] = (values[0] - values[1]) / (2 * h)
+        p.data = kt.tensor(original)
+        np.testing.assert_allclose(p.grad.to_numpy(), numeric, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.task4_6
+def test_convolution_second_derivatives_match_pytorch() -> None:
+    torch = import_torch()
+    model = conv_model(2)
+    reference = torch.nn.Sequential(
+        torch.nn.Conv2d(2, 3, 3, stride=2, padding=1),
+        torch.nn.Tanh(),
+        torch.nn.Conv2d(3, 2, 2, padding=1),
+    ).double()
+    with torch.no_grad():
+        for p, q in zip(model.parameters(), reference.parameters()):
+            q.copy_(torch.tensor(p.to_numpy()))
+    rng = np.random.default_rng(10)
+    x0, v0 = rng.normal(size=(2, 2, 5, 5)), rng.normal(size=(2, 2, 5, 5))
+    x = kt.tensor(x0, requires_grad=True)
+    (g,) = kt.autograd.grad((model(x) ** 2).sum(), x, create_graph=True)
+    (hv,) = kt.autograd.grad(g, x, grad_outputs=kt.tensor(v0))
+    tx = torch.tensor(x0, requires_grad=True)
+    (tg,) = torch.autograd.grad((reference(tx) ** 2).sum(), tx, create_graph=True)
+    (thv,) = torch.autograd.grad(tg, tx, grad_outputs=torch.tensor(v0))
+    np.testing.assert_allclose(hv.to_numpy(), thv.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.task4_6
+def test_a_function_without_a_formula_is_once_differentiable() -> None:
+    x = kt.tensor(INPUTS[:, :2], requires_grad=True)
+    target = kt.tensor(np.full((5, 2), 0.25))
+    loss = F.binary_cross_entropy(x.sigmoid(), target)
+    (gx,) = kt.autograd.grad(loss, x, create_graph=True)
+    (plain,) = kt.autograd.grad(
+        F.binary_cross_entropy(x.sigmoid(), target), x
+    )  # the first derivative is right...
+    np.testing.assert_allclose(gx.to_numpy(), plain.to_numpy())
+    with pytest.raises(RuntimeError, match="BinaryCrossEntropy"):
+        (gx**2).sum().backward()  # ... the second raises, naming the function
