@@ -1,6 +1,6 @@
-"""PyTorch's Module conveniences (given code, no task marker): buffers, state
-dicts, ``zero_grad``, ``apply``, ``requires_grad_``, ``ModuleDict`` and
-``ParameterList``. They walk the tree with Task 0.4's ``named_modules``."""
+"""PyTorch's Module conveniences (given code): buffers, state dicts,
+``zero_grad``, ``apply``, ``requires_grad_``, ``ModuleDict`` and ``ParameterList``.
+They walk the tree with Task 0.4's ``named_modules``, so they carry its marker."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""More of PyTorch's tensor API (issue 13, given code, no task marker): forward
-values against NumPy, gradients by central differences (``grad_check``)."""
+"""More of PyTorch's tensor API (issue 13, given code; each test carries the
+marker of the task whose code it runs): forward values against NumPy, gradients
+by central differences (``grad_check``)."""
 
 from __future__ import annotations
 
