@@ -16,7 +16,7 @@ from typing import Dict
 
 import streamlit as st
 
-from kindling.progress import check_command
+from kindling.progress import check_command, kindling_command
 from project.dashboard.common import ROOT, marker, registry
 from project.dashboard.runner import (
     PROGRESS,
@@ -92,12 +92,31 @@ with st.container(border=True):
             "(then reload this page)."
         )
 
+
+def mutation_note(task_id: str) -> str:
+    """What the table says of a task scored by mutation: how to get its score."""
+    return f"scored by mutation: run {kindling_command(ROOT)} grade --tasks {task_id}"
+
+
 # --- the summary
 total_points = sum(t.points for t in tasks)
 points = sum(earned(t, results.get(t.id)) for t in tasks)
 done_count = sum(results.get(t.id, {}).get("status") == "done" for t in tasks)
 c1, c2, c3 = st.columns(3)
-c1.metric("Points (estimate)", f"{points:.0f} / {total_points}")
+by_mutation = [t for t in tasks if t.scoring == "mutation"]
+c1.metric(
+    "Points (estimate)",
+    f"{points:.0f} / {total_points}",
+    help=(
+        (
+            "Without the points of "
+            + ", ".join(f"Task {t.id}" for t in by_mutation)
+            + ", scored by mutation (`kindling grade`), which this page does not run."
+        )
+        if by_mutation
+        else None
+    ),
+)
 c2.metric("Tasks done", f"{done_count} / {len(tasks)}")
 c3.metric("Tasks with results", f"{sum(t.id in results for t in tasks)} / {len(tasks)}")
 st.progress(points / total_points if total_points else 0.0)
@@ -130,6 +149,7 @@ for task in tasks:
     result = results.get(task.id)
     status = result["status"] if result else "not run"
     points = earned(task, result)
+    by_mutation = task.scoring == "mutation"
     rows.append(
         {
             "Task": task.id,
@@ -138,10 +158,16 @@ for task in tasks:
             "Passed": result.get("passed", 0) if result else None,
             "Tests": result.get("total", 0) if result else None,
             "Points": task.points,
-            "Earned": round(points, 1),
+            # A task scored by mutation earns its points from the grader's planted
+            # bugs, which this page does not run: say how to score it, not 0.0.
+            "Earned": (
+                mutation_note(task.id) if by_mutation else f"{round(points, 1):.1f}"
+            ),
             # Each bar is the share of its own task's points, so a finished 5-point
             # task shows a full bar.
-            "Share": points / task.points if task.points else 0.0,
+            "Share": (
+                None if by_mutation else points / task.points if task.points else 0.0
+            ),
             "Last run": result.get("time", "") if result else "",
             "Check with": check_command(ROOT, task.marker),
             "Files": ", ".join(task.files),
@@ -167,7 +193,10 @@ st.dataframe(
     width="stretch",
     column_config={
         "Points": st.column_config.NumberColumn(format="%d"),
-        "Earned": st.column_config.NumberColumn(format="%.1f"),
+        "Earned": st.column_config.TextColumn(
+            help="Points from the task's latest result; a task scored by mutation "
+            "gets its score from `kindling grade`"
+        ),
         "Share": st.column_config.ProgressColumn(
             "Share of its points", min_value=0.0, max_value=1.0, format="percent"
         ),

@@ -1,6 +1,6 @@
-"""PyTorch's Module conveniences (given code, no task marker): buffers, state
-dicts, ``zero_grad``, ``apply``, ``requires_grad_``, ``ModuleDict`` and
-``ParameterList``. They walk the tree with Task 0.4's ``named_modules``."""
+"""PyTorch's Module conveniences (given code): buffers, state dicts,
+``zero_grad``, ``apply``, ``requires_grad_``, ``ModuleDict`` and ``ParameterList``.
+They walk the tree with Task 0.4's ``named_modules``, so they carry its marker."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class Scaler(Module):
         return self.weight.value * x
 
 
+@pytest.mark.task0_4
 def test_buffers_are_registered_and_saved():
     net = Sequential(Scaler(2.0), Scaler(3.0))
     assert net(1.0) == 6.0
@@ -41,6 +42,7 @@ def test_buffers_are_registered_and_saved():
     assert state["1.weight"] == 3.0 and state["0.count"] == 1
 
 
+@pytest.mark.task0_4
 def test_load_state_dict_restores_values_and_checks_keys():
     net = Sequential(Scaler(2.0), Scaler(3.0))
     other = Sequential(Scaler(0.0), Scaler(0.0))
@@ -54,6 +56,7 @@ def test_load_state_dict_restores_values_and_checks_keys():
     assert other[0].weight.value == 5.0
 
 
+@pytest.mark.task0_4
 def test_apply_visits_children_first_then_self():
     net = Sequential(Scaler(1.0), Sequential(Scaler(2.0)))
     seen = []
@@ -73,6 +76,7 @@ class _Value:
         return self
 
 
+@pytest.mark.task0_4
 def test_zero_grad_and_requires_grad_reach_every_parameter():
     net = Sequential(Scaler(1.0), Scaler(2.0))
     net[0].weight = Parameter(_Value())
@@ -83,6 +87,7 @@ def test_zero_grad_and_requires_grad_reach_every_parameter():
     assert not any(p.value.requires_grad for p in net.parameters())
 
 
+@pytest.mark.task0_4
 def test_module_dict_and_parameter_list():
     heads = ModuleDict({"a": Scaler(2.0)})
     heads["b"] = Scaler(5.0)
@@ -97,6 +102,7 @@ def test_module_dict_and_parameter_list():
         weights[3]
 
 
+@pytest.mark.task0_4
 def test_registered_attributes_stay_in_step_with_the_registries():
     # Parameters and submodules are also plain attributes (a fast lookup in
     # forward); assigning, replacing and deleting keep both views the same.

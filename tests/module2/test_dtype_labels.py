@@ -4,8 +4,8 @@ infers its dtype from the fill value and an integer dtype truncates, as
 the dtype of what it reads, and so do views and copies (``view``, ``reshape``,
 ``detach``, ``clone`` ...: a mask stays a mask that selects); ``argmax`` and
 ``max(dim).indices`` are ``int64``. Expected values are PyTorch's documented
-behaviour; where PyTorch is installed the same calls run on it too. Given code:
-no task marker."""
+behaviour; where PyTorch is installed the same calls run on it too. Given
+code; each test carries the marker of the task whose code it runs."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import module2_tensors as kt
 from tests.pytorch_reference import import_torch
 
 
+@pytest.mark.task2_6
 def test_full_with_an_integer_dtype_truncates_toward_zero():
     filled = kt.full((2,), 2.7, dtype=kt.int64)
     assert filled.dtype is kt.int64 and filled.tolist() == [2, 2]
@@ -23,6 +24,7 @@ def test_full_with_an_integer_dtype_truncates_toward_zero():
     assert kt.full((1,), 0.5, dtype=kt.bool).tolist() == [True]
 
 
+@pytest.mark.task2_6
 def test_full_infers_the_dtype_from_the_fill_value():
     assert kt.full((2,), 3).dtype is kt.int64
     assert kt.full((2,), 3).tolist() == [3, 3]
@@ -36,6 +38,7 @@ def test_full_infers_the_dtype_from_the_fill_value():
         kt.full((2,), 3, requires_grad=True)  # an int64 tensor cannot
 
 
+@pytest.mark.task2_1
 def test_from_numpy_reports_the_arrays_dtype():
     for name in ("float32", "float16", "int32", "int64", "float64"):
         made = kt.from_numpy(np.arange(3).astype(name))
@@ -44,6 +47,7 @@ def test_from_numpy_reports_the_arrays_dtype():
     assert kt.from_numpy(np.array([True, False])).dtype is kt.bool
 
 
+@pytest.mark.task2_6
 def test_indexing_keeps_the_dtype():
     labels = kt.tensor([[3, 1], [2, 0]])
     assert labels[0].dtype is kt.int64 and labels[1, 0].dtype is kt.int64
@@ -53,6 +57,7 @@ def test_indexing_keeps_the_dtype():
     assert kt.tensor([1.0, 2.0]).float()[0].dtype is kt.float32
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize(
     "op",
     [
@@ -74,6 +79,7 @@ def test_views_and_copies_keep_the_dtype(op):
     assert op(kt.tensor([[1.0, 2.0], [3.0, 4.0]])).dtype is kt.float64
 
 
+@pytest.mark.task2_6
 def test_a_reshaped_mask_still_selects():
     x = kt.tensor([[5.0, 6.0], [7.0, 8.0]])
     mask = x > 5.5
@@ -82,6 +88,7 @@ def test_a_reshaped_mask_still_selects():
     assert x.reshape(4)[mask.reshape(4).detach()].tolist() == [6.0, 7.0, 8.0]
 
 
+@pytest.mark.task2_6
 def test_index_results_report_int64():
     x = kt.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 1.0]])
     assert x.argmax().dtype is kt.int64 and x.argmax().item() == 3
@@ -95,6 +102,7 @@ def test_index_results_report_int64():
     assert names[x[0].argmax().item()] == "dog"
 
 
+@pytest.mark.task2_6
 def test_factory_dtypes_match_pytorch():
     torch = import_torch()
 

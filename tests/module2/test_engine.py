@@ -53,6 +53,7 @@ class _SavesItsResult(Function):
         return grad.backend.mul_zip(grad, out)
 
 
+@pytest.mark.task2_3
 def test_a_fresh_result_takes_its_history_itself():
     # The refcount hand-off: the tensor the forward made is the one returned.
     made = []
@@ -70,6 +71,7 @@ def test_a_fresh_result_takes_its_history_itself():
     assert y.history.last_fn is Recording and y.requires_grad
 
 
+@pytest.mark.task2_1
 def test_an_input_returned_by_a_forward_is_never_given_a_history():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     y = _Identity.apply(x)
@@ -78,6 +80,7 @@ def test_an_input_returned_by_a_forward_is_never_given_a_history():
     assert y.history.last_fn is _Identity and y.parents == (x,)
 
 
+@pytest.mark.task2_3
 def test_a_result_saved_for_backward_does_not_point_at_its_own_history():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     y = _SavesItsResult.apply(x)
@@ -85,6 +88,7 @@ def test_a_result_saved_for_backward_does_not_point_at_its_own_history():
     assert saved is not y and saved.history is None
 
 
+@pytest.mark.task2_6
 def test_the_autograd_modes_live_in_one_object():
     assert autograd.MODES.grad and kt.is_grad_enabled()
     with kt.no_grad():
@@ -100,6 +104,7 @@ def test_the_autograd_modes_live_in_one_object():
         kt.set_grad_enabled(True)
 
 
+@pytest.mark.task2_4
 def test_backward_sets_retain_graph_only_while_it_runs():
     seen = []
 

@@ -22,6 +22,7 @@ def _swapped_to_index(ordinal: int, out_index: np.ndarray, shape: np.ndarray) ->
         ordinal //= max(int(out_index[k]), 1)
 
 
+@pytest.mark.task2_1
 def test_one_layout_per_shape_and_strides_shared_by_every_tensor():
     a = TensorData.full((2, 7))
     b = TensorData.empty((2, 7))
@@ -37,6 +38,7 @@ def test_one_layout_per_shape_and_strides_shared_by_every_tensor():
     assert LAYOUTS[((7, 2), (1, 7))].last == 13 and view.strides == (1, 7)
 
 
+@pytest.mark.task2_1
 def test_shape_and_stride_arrays_are_read_only():
     data = TensorData.full((3, 4))
     for array in (data._shape, data._strides, *data.tuple()[1:]):
@@ -45,6 +47,7 @@ def test_shape_and_stride_arrays_are_read_only():
             array[0] = 5
 
 
+@pytest.mark.task2_1
 def test_a_swapped_to_index_cannot_corrupt_other_tensors():
     first = TensorData.full((2, 5))
     with pytest.raises(ValueError, match="read-only"):
@@ -53,6 +56,7 @@ def test_a_swapped_to_index_cannot_corrupt_other_tensors():
     assert later._shape.tolist() == [2, 5] and later.size == 10
 
 
+@pytest.mark.task2_1
 def test_the_kernel_twins_hold_the_same_numbers_in_their_own_arrays():
     data = TensorData.full((4, 3))
     assert data._kernel_shape.tolist() == [4, 3]
@@ -61,6 +65,7 @@ def test_the_kernel_twins_hold_the_same_numbers_in_their_own_arrays():
     assert data._kernel_shape.dtype == np.int64 and data._kernel_shape.flags.writeable
 
 
+@pytest.mark.task2_1
 def test_new_layout_checks_what_it_remembers():
     with pytest.raises(ValueError, match="different lengths"):
         new_layout((2, 3), (1,), strides_from_shape)

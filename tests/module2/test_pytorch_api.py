@@ -1,5 +1,6 @@
-"""More of PyTorch's tensor API (issue 13, given code, no task marker): forward
-values against NumPy, gradients by central differences (``grad_check``)."""
+"""More of PyTorch's tensor API (issue 13, given code; each test carries the
+marker of the task whose code it runs): forward values against NumPy, gradients
+by central differences (``grad_check``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ def _t(values=A, requires_grad=False):
     return kt.tensor(np.asarray(values, dtype=np.float64), requires_grad=requires_grad)
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize(
     "name, ours, reference",
     [
@@ -47,18 +49,21 @@ def test_matches_numpy_and_central_differences(name, ours, reference):
     kt.grad_check(ours, _t(A + 0.1, requires_grad=True))
 
 
+@pytest.mark.task2_6
 def test_prod_gradient_is_exact_at_a_zero():
     x = _t([2.0, 0.0, 3.0], requires_grad=True)
     x.prod().backward()
     assert x.grad.tolist() == [0.0, 6.0, 0.0]
 
 
+@pytest.mark.task2_4
 def test_norm_gradient_at_zero_is_zero():
     x = _t([0.0, 0.0], requires_grad=True)
     x.norm().backward()
     assert x.grad.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.task2_6
 def test_scatter_add_index_add_and_nonzero():
     base = np.zeros((2, 4))
     index = np.array([[0, 1, 1], [3, 3, 0]])

@@ -18,6 +18,7 @@ INPLACE = "modified by an inplace operation"
 # ------------------------------------------- saved outputs changed in place
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize(
     "op",
     [
@@ -44,6 +45,7 @@ def test_changing_a_saved_output_in_place_fails_backward(op):
         y.sum().backward()
 
 
+@pytest.mark.task2_4
 def test_changing_an_output_that_was_not_saved_is_allowed():
     # Mul saves its inputs only: PyTorch computes this gradient, and so do we.
     x = kt.tensor([0.5, 2.0], requires_grad=True)
@@ -60,6 +62,7 @@ def test_changing_an_output_that_was_not_saved_is_allowed():
 # ------------------------------------------------------ bools index as masks
 
 
+@pytest.mark.task2_1
 def test_a_tensor_of_python_or_numpy_bools_is_a_mask():
     x = kt.tensor([10.0, 20.0, 30.0])
     picks = [True, False, True]
@@ -78,6 +81,7 @@ def test_a_tensor_of_python_or_numpy_bools_is_a_mask():
 # -------------------------------------- fill_/zero_/copy_ cut the old graph
 
 
+@pytest.mark.task2_4
 @pytest.mark.parametrize("how", ["fill_", "zero_", "copy_"])
 def test_overwriting_a_computed_tensor_sends_no_gradient_to_its_past(how):
     x = kt.tensor([1.0, 2.0], requires_grad=True)
@@ -92,6 +96,7 @@ def test_overwriting_a_computed_tensor_sends_no_gradient_to_its_past(how):
     assert x.grad.tolist() == [0.0, 0.0]  # PyTorch: zeros, not 2s
 
 
+@pytest.mark.task2_6
 def test_copy_into_a_computed_tensor_sends_the_gradient_to_the_source():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     z = kt.tensor([5.0], requires_grad=True)
@@ -108,6 +113,7 @@ def test_copy_into_a_computed_tensor_sends_the_gradient_to_the_source():
 # ------------------------------------------- gradients PyTorch gives, not NaN
 
 
+@pytest.mark.task2_6
 def test_std_of_a_constant_row_has_gradient_zero():
     x = kt.tensor([[2.0, 2.0, 2.0], [1.0, 2.0, 6.0]], requires_grad=True)
     x.std(1).sum().backward()
@@ -117,6 +123,7 @@ def test_std_of_a_constant_row_has_gradient_zero():
     np.testing.assert_allclose(x.grad.to_numpy(), [[0.0, 0.0, 0.0], want], rtol=1e-14)
 
 
+@pytest.mark.task2_4
 def test_power_zero_has_gradient_zero_also_at_zero():
     x = kt.tensor([0.0, 2.0, -1.5], requires_grad=True)
     (x**0).sum().backward()
@@ -140,6 +147,7 @@ def test_sort_and_topk_put_nan_where_pytorch_does():
     assert x.topk(2, largest=False).indices.tolist() == [2.0, 4.0]
 
 
+@pytest.mark.task2_6
 def test_clamp_with_tensor_bounds_sends_gradient_to_the_bounds():
     x = kt.tensor([-1.0, 0.5, 3.0, 0.0], requires_grad=True)
     low = kt.tensor([0.0, 0.0, 0.0, 0.0], requires_grad=True)
@@ -158,6 +166,7 @@ def test_clamp_with_tensor_bounds_sends_gradient_to_the_bounds():
     assert (x.grad.item(), low.grad.item(), high.grad.item()) == (0.0, 0.0, 1.0)
 
 
+@pytest.mark.task2_4
 def test_grad_accumulates_into_the_same_tensor():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     (x * 2.0).sum().backward()
@@ -175,6 +184,7 @@ def test_grad_accumulates_into_the_same_tensor():
 # ------------------------------------------- errors on ordinary PyTorch code
 
 
+@pytest.mark.task2_3
 def test_set_grad_enabled_is_a_function_a_context_manager_and_a_decorator():
     x = kt.tensor([1.0], requires_grad=True)
     for phase in ("train", "eval"):
@@ -195,6 +205,7 @@ def test_set_grad_enabled_is_a_function_a_context_manager_and_a_decorator():
     assert kt.is_grad_enabled() and not predict(x).requires_grad
 
 
+@pytest.mark.task2_6
 def test_sort_and_topk_return_named_tuples():
     x = kt.tensor([[3.0, 1.0, 2.0]])
     assert x.sort().values.tolist() == [[1.0, 2.0, 3.0]]
@@ -204,6 +215,7 @@ def test_sort_and_topk_return_named_tuples():
     assert kt.topk(x, 1, largest=False).indices.tolist() == [[1.0]]
 
 
+@pytest.mark.task2_1
 def test_a_0d_tensor_formats_as_a_number():
     loss = kt.tensor(1.234567)
     assert f"{loss:.4f}" == "1.2346" and f"{loss:>8.2f}" == "    1.23"
@@ -212,6 +224,7 @@ def test_a_0d_tensor_formats_as_a_number():
         f"{kt.tensor([1.0, 2.0]):.2f}"
 
 
+@pytest.mark.task2_6
 def test_an_update_through_data_changes_the_parameter():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     (w * w).sum().backward()
@@ -222,6 +235,7 @@ def test_an_update_through_data_changes_the_parameter():
     assert w.tolist() == [5.0, 6.0, 7.0] and w.requires_grad
 
 
+@pytest.mark.task2_4
 def test_backward_takes_pytorchs_gradient_keyword():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     (x * 3.0).backward(gradient=kt.tensor([1.0, -1.0]))
@@ -231,6 +245,7 @@ def test_backward_takes_pytorchs_gradient_keyword():
 # ------------------------------------------------------------------ devices
 
 
+@pytest.mark.task2_1
 def test_factories_take_a_device_and_tensors_report_theirs():
     x = kt.zeros(2, 3, device="cpu")
     assert x.device == "cpu" and x.device == kt.device("cpu")
@@ -254,6 +269,7 @@ def test_factories_take_a_device_and_tensors_report_theirs():
     assert kt.device("cuda:1").index == 1 and kt.device("cuda") != "cpu"
 
 
+@pytest.mark.task2_1
 def test_to_cpu_and_cpu_return_the_tensor_itself_on_the_cpu():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     assert x.to("cpu") is x and x.cpu() is x and x.to(device="cpu") is x
@@ -265,6 +281,7 @@ def test_to_cpu_and_cpu_return_the_tensor_itself_on_the_cpu():
 # ------------------------------------------------------------------- dtypes
 
 
+@pytest.mark.task2_6
 def test_dtypes_report_what_was_asked_and_behave_so():
     x = kt.tensor([1.7, -2.5, 0.0])
     assert x.dtype is kt.float64 and x.is_floating_point()
@@ -287,6 +304,7 @@ def test_dtypes_report_what_was_asked_and_behave_so():
         kt.zeros(2, dtype=kt.int64, requires_grad=True)
 
 
+@pytest.mark.task2_4
 def test_float_conversion_keeps_the_gradient():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     (w.float() * kt.tensor([3.0, 4.0])).sum().backward()
@@ -294,6 +312,7 @@ def test_float_conversion_keeps_the_gradient():
     assert w.to("cpu", kt.float32).dtype is kt.float32
 
 
+@pytest.mark.task2_6
 def test_a_dtype_conversion_is_a_new_tensor():
     x = kt.tensor([1.0, 2.0])
     y = x.float()

@@ -24,6 +24,7 @@ from module2_tensors.engine.reductions import Reduction
 # ------------------------------------------------------------ max/min(dim)
 
 
+@pytest.mark.task2_3
 def test_max_dim_returns_values_and_indices_like_torch():
     x = kt.tensor([[1.0, 5.0, 3.0], [7.0, 2.0, 7.0]])
     v, i = x.max(1)
@@ -43,12 +44,14 @@ def test_max_dim_returns_values_and_indices_like_torch():
     assert kt.max(x, kt.tensor(4.0)).tolist() == [[4.0, 5.0, 4.0], [7.0, 4.0, 7.0]]
 
 
+@pytest.mark.task2_4
 def test_max_dim_gradient_goes_to_the_reported_index():
     x = kt.tensor([[2.0, 2.0, 1.0]], requires_grad=True)
     x.max(1).values.sum().backward()
     assert x.grad.tolist() == [[1.0, 0.0, 0.0]]  # torch.max(dim): the index only
 
 
+@pytest.mark.task2_4
 def test_ties_over_several_dims_share_the_gradient_evenly():
     x = kt.tensor([[1.0, 3.0], [3.0, 3.0]], requires_grad=True)
     x.amax((0, 1)).backward()
@@ -64,6 +67,7 @@ def test_ties_over_several_dims_share_the_gradient_evenly():
 # ---------------------------------------------------------------- properties
 
 
+@pytest.mark.task2_6
 def test_is_leaf_requires_grad_and_grad_fn_read_as_in_torch():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     y = w * 2
@@ -77,6 +81,7 @@ def test_is_leaf_requires_grad_and_grad_fn_read_as_in_torch():
         assert (w * 2).is_leaf and not (w * 2).requires_grad
 
 
+@pytest.mark.task2_4
 def test_requires_grad_can_only_be_switched_off_on_leaves():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     y = w * 2
@@ -93,6 +98,7 @@ def test_requires_grad_can_only_be_switched_off_on_leaves():
 # --------------------------------------------------------------- in place
 
 
+@pytest.mark.task2_6
 def test_in_place_arithmetic_writes_through_views():
     x = kt.zeros(2, 3)
     v = x[:, 0]
@@ -114,6 +120,7 @@ def test_in_place_arithmetic_writes_through_views():
     assert same is x and x[0].tolist() == [1.0, 1.0, 1.0]
 
 
+@pytest.mark.task2_6
 def test_in_place_errors_follow_torch():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
@@ -130,6 +137,7 @@ def test_in_place_errors_follow_torch():
         kt.zeros(3).expand(2, 3).add_(1.0)
 
 
+@pytest.mark.task2_6
 def test_changing_a_saved_tensor_in_place_fails_backward():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     a = kt.tensor([3.0, 4.0])
@@ -140,6 +148,7 @@ def test_changing_a_saved_tensor_in_place_fails_backward():
         y.backward()
 
 
+@pytest.mark.task2_4
 def test_in_place_on_a_computed_tensor_is_differentiated():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     h = w * 3
@@ -157,6 +166,7 @@ def test_in_place_on_a_computed_tensor_is_differentiated():
 # -------------------------------------------------------------- backward twice
 
 
+@pytest.mark.task2_4
 def test_backward_twice_needs_retain_graph():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     y = (w * w).sum()
@@ -167,6 +177,7 @@ def test_backward_twice_needs_retain_graph():
         y.backward()
 
 
+@pytest.mark.task2_4
 def test_a_reduction_is_one_recorded_operation():
     # x.mean() is one node (PyTorch's MeanBackward), not a Sum, a View and a Mul;
     # its gradient still comes from Sum.backward (1/n each).
@@ -178,6 +189,7 @@ def test_a_reduction_is_one_recorded_operation():
     np.testing.assert_allclose(x.grad.to_numpy(), np.full((2, 3), 1 / 6))
 
 
+@pytest.mark.task2_3
 def test_reductions_of_one_shape_each_get_their_own_answer():
     # Reductions remember their plan per shape and arguments: interleaving them on
     # one shape (and on a transposed view of another) must not mix them up.
@@ -198,6 +210,7 @@ def test_reductions_of_one_shape_each_get_their_own_answer():
         kt.zeros(0, 3).amax(0)
 
 
+@pytest.mark.task2_4
 def test_backward_twice_through_a_reduction_follows_its_saved_tensors():
     # As in PyTorch: sum and mean save no tensors, so a second backward works;
     # amax saves its input and result, freed by the first backward.
@@ -246,6 +259,7 @@ class _SavesItsResult(kt.tensor_functions.Function):
         return grad.backend.mul_zip(grad, out)
 
 
+@pytest.mark.task2_4
 def test_a_result_carries_its_history_without_touching_what_others_hold():
     # Function.apply gives the history to the forward's result itself only when
     # nothing else holds it; an input, a tensor kept elsewhere, or a result the
@@ -293,6 +307,7 @@ def test_zero_d_reductions_take_dim_0_and_minus_1(dim):
         t.sum(1)
 
 
+@pytest.mark.task2_3
 def test_mean_of_nothing_is_nan():
     assert math.isnan(kt.zeros(0).mean().item())
     assert np.isnan(kt.zeros(0, 2).mean(0).to_numpy()).all()
@@ -301,6 +316,7 @@ def test_mean_of_nothing_is_nan():
 # ------------------------------------------------------------------- view
 
 
+@pytest.mark.task2_4
 def test_view_follows_torch_stride_rule():
     x = kt.tensor(np.arange(12.0).reshape(3, 4))
     v = x.T.view(4, 3, 1)
@@ -322,6 +338,7 @@ def test_view_follows_torch_stride_rule():
 # -------------------------------------------------------- advanced indexing
 
 
+@pytest.mark.task2_4
 def test_indexing_with_index_tensors_and_masks():
     data = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
     x = kt.tensor(data, requires_grad=True)
@@ -342,6 +359,7 @@ def test_indexing_with_index_tensors_and_masks():
         x[kt.tensor([0.5])]
 
 
+@pytest.mark.task2_6
 def test_assignment_through_masks_and_index_tensors():
     x = kt.tensor([[1.0, -2.0], [-3.0, 4.0]])
     column = x[:, 1]
@@ -397,6 +415,7 @@ def index_cases(draw):
     return values, "mixed", draw(pick)
 
 
+@pytest.mark.task2_4
 @given(index_cases())
 def test_advanced_indexing_matches_numpy_and_scatters_gradients(case):
     values, kind, spec = case
@@ -431,6 +450,7 @@ def test_advanced_indexing_matches_numpy_and_scatters_gradients(case):
     np.testing.assert_allclose(x.grad.to_numpy(), expected)
 
 
+@pytest.mark.task2_6
 @given(st.integers(0, 2), st.integers(0, 3), st.floats(-2, 2))
 def test_in_place_through_any_view_matches_numpy(dim_choice, start, value):
     base = np.arange(12.0).reshape(3, 4)

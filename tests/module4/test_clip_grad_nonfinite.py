@@ -37,6 +37,7 @@ CASES = {
 }
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("norm_type", [2.0, INF, 1.0])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_nonfinite_gradient_gives_a_nonfinite_total_and_gradients(case, norm_type):
@@ -47,11 +48,13 @@ def test_a_nonfinite_gradient_gives_a_nonfinite_total_and_gradients(case, norm_t
     np.testing.assert_array_equal(got_b, want_b)
 
 
+@pytest.mark.task2_6
 def test_error_if_nonfinite_raises():
     with pytest.raises(RuntimeError, match="error_if_nonfinite"):
         _clip(kt, [NAN, 1.0], [3.0, 4.0], 2.0, error_if_nonfinite=True)
 
 
+@pytest.mark.task2_6
 def test_finite_gradients_are_still_scaled():
     # ||(3, 4, 0, 0)|| = 5: scaled by 1 / (5 + 1e-6).
     total, a, b = _clip(kt, [3.0, 4.0], [0.0, 0.0], 2.0)
@@ -64,6 +67,7 @@ def test_finite_gradients_are_still_scaled():
     )  # no gradients: 0
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("norm_type", [2.0, INF])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_nonfinite_clipping_matches_pytorch(case, norm_type):

@@ -1,4 +1,5 @@
-"""Convolution options of PyTorch (issue 13, given code, no task marker):
+"""Convolution options of PyTorch (issue 13; each test carries
+the marker of the task whose code it runs):
 ``dilation``, ``groups``, ``padding="same"``/``"valid"``, checked against a
 direct NumPy sum and by central differences."""
 
@@ -46,6 +47,7 @@ CASES = [
 ]
 
 
+@pytest.mark.task4_2
 @pytest.mark.parametrize("stride, padding, dilation, groups, pads", CASES)
 def test_conv2d_options_match_numpy(stride, padding, dilation, groups, pads):
     rng = np.random.default_rng(0)
@@ -59,6 +61,7 @@ def test_conv2d_options_match_numpy(stride, padding, dilation, groups, pads):
     np.testing.assert_allclose(got.to_numpy(), expected, atol=1e-12)
 
 
+@pytest.mark.task4_1
 def test_conv_options_have_gradients():
     rng = np.random.default_rng(1)
     x = kt.tensor(rng.standard_normal((1, 2, 5)), requires_grad=True)
@@ -66,6 +69,7 @@ def test_conv_options_have_gradients():
     kt.grad_check(lambda a, k: F.conv1d(a, k, None, 1, "same", 2, 2), x, w)
 
 
+@pytest.mark.task4_6
 def test_same_padding_keeps_the_size_and_layers_take_the_options():
     layer = nn.Conv2d(4, 6, 3, padding="same", dilation=2, groups=2)
     assert layer.weight.value.shape == (6, 2, 3, 3)

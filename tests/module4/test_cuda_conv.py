@@ -4,7 +4,8 @@ is no GPU (tiny shapes).
 
 Forward values against the NumPy references, gradients of input, weight and bias
 against central differences; the kernels' fit on real GPUs by ``kindling kernels``.
-These tests check nothing a student writes, so they carry no task marker.
+The code is given; each test carries the marker of the task whose code it runs
+(tensors: Module 2; the gradients' reductions on the GPU: Task 3.3).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def cuda(a, requires_grad=False, order=None):
     return make(a, requires_grad, order, backend=CudaBackend)
 
 
+@pytest.mark.task2_3
 def test_conv1d_forward_with_bias_stride_padding_and_a_permuted_input():
     rng = np.random.default_rng(0)
     x, w, b = rng.normal(size=(2, 3, 7)), rng.normal(size=(4, 3, 3)), rng.normal(size=4)
@@ -34,6 +36,7 @@ def test_conv1d_forward_with_bias_stride_padding_and_a_permuted_input():
     np.testing.assert_allclose(out.to_numpy(), expected, atol=1e-12)
 
 
+@pytest.mark.task2_3
 def test_conv2d_forward_with_bias_stride_and_padding():
     rng = np.random.default_rng(1)
     x, w = rng.normal(size=(2, 2, 5, 6)), rng.normal(size=(3, 2, 3, 2))
@@ -43,6 +46,7 @@ def test_conv2d_forward_with_bias_stride_and_padding():
     np.testing.assert_allclose(out.to_numpy(), expected, atol=1e-12)
 
 
+@pytest.mark.task2_1
 def test_conv_on_cuda_runs_the_cuda_kernels(monkeypatch):
     calls = []
     original = cuda_conv.conv_forward
@@ -55,6 +59,7 @@ def test_conv_on_cuda_runs_the_cuda_kernels(monkeypatch):
     assert calls == [[1, 1, 1, 4]]  # conv1d runs as conv2d with a height of 1
 
 
+@pytest.mark.task3_3
 def test_conv1d_gradients_match_central_differences():
     rng = np.random.default_rng(2)
     arrays = [
@@ -69,6 +74,7 @@ def test_conv1d_gradients_match_central_differences():
     )
 
 
+@pytest.mark.task3_3
 def test_conv2d_gradients_match_central_differences():
     rng = np.random.default_rng(3)
     arrays = [
@@ -83,6 +89,7 @@ def test_conv2d_gradients_match_central_differences():
     )
 
 
+@pytest.mark.task3_3
 def test_weight_and_bias_gradients_sum_more_positions_than_a_block_has_threads():
     """A block per weight entry: each thread folds several (b, u, v) before the tree."""
     rng = np.random.default_rng(4)

@@ -1,8 +1,9 @@
 """The given plumbing of Module 4: argument checking, the worked bias kernel, data
 splitting and batching for the scripts.
 
-These tests carry no task marker: the code they check is given to the student, so
-they pass before any task is done (and must keep passing after).
+The code they check is given to the student; a test that builds tensors runs Task
+2.1's code and carries its marker, the others carry none and pass before any task is
+done (and must keep passing after).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tests.module4.reference import empty_strided, strided
 
 
 # ------------------------------------------- conv1d/conv2d: argument checks
+@pytest.mark.task2_1
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
@@ -37,6 +39,7 @@ def test_conv1d_rejects_bad_arguments(kwargs, error, message):
         F.conv1d(x, w, **kwargs)
 
 
+@pytest.mark.task2_1
 def test_conv1d_bias_of_the_wrong_shape_names_both_shapes():
     x, w = make(np.zeros((1, 2, 5))), make(np.zeros((3, 2, 2)))
     with pytest.raises(ValueError, match=r"bias must have shape \(3,\).*got \(2,\)"):
@@ -45,6 +48,7 @@ def test_conv1d_bias_of_the_wrong_shape_names_both_shapes():
         F.conv1d(x, make(np.zeros((3, 4, 2))))
 
 
+@pytest.mark.task2_1
 def test_conv2d_rejects_a_three_dim_weight():
     with pytest.raises(ValueError, match=r"weight must have 4 dims"):
         F.conv2d(make(np.zeros((1, 2, 5, 5))), make(np.zeros((3, 2, 2))))
@@ -120,17 +124,20 @@ def test_conv2d_rejects_bad_arguments(
 
 
 # ----------------------------------------------------- losses: argument checks
+@pytest.mark.task2_1
 def test_a_bad_reduction_is_rejected():
     with pytest.raises(ValueError, match=r"reduction must be one of"):
         F.nll_loss(make(np.zeros((2, 3))), [0, 1], reduction="average")
 
 
+@pytest.mark.task2_1
 def test_mse_loss_refuses_to_broadcast():
     with pytest.raises(ValueError, match=r"\(4, 1\) and target of shape \(4,\)"):
         F.mse_loss(make(np.zeros((4, 1))), make(np.zeros(4)))
 
 
 # ---------------------------------------- max, softmax, dropout: argument checks
+@pytest.mark.task2_1
 def test_max_rejects_bad_dims_and_empty_tensors():
     with pytest.raises(IndexError, match=r"dim=2 is out of range.*2 dimensions"):
         F.max(make(np.zeros((2, 3))), 2)
@@ -138,11 +145,13 @@ def test_max_rejects_bad_dims_and_empty_tensors():
         F.max(make(np.zeros((0, 3))), 1)
 
 
+@pytest.mark.task2_1
 def test_softmax_rejects_a_bad_dim():
     with pytest.raises(IndexError, match=r"softmax: dim=-3 is out of range"):
         F.softmax(make(np.zeros((2, 2))), -3)
 
 
+@pytest.mark.task2_1
 @pytest.mark.parametrize("p", [-0.1, 1.5])
 def test_dropout_rejects_p_outside_0_1(p):
     with pytest.raises(ValueError, match=r"between 0 and 1, but got"):
@@ -150,6 +159,7 @@ def test_dropout_rejects_p_outside_0_1(p):
 
 
 # -------------------------------------------------- optimizers: argument checks
+@pytest.mark.task2_1
 @pytest.mark.parametrize(
     "build, message",
     [
@@ -171,6 +181,7 @@ def test_only_tensors_and_parameters_can_be_optimized():
 
 
 # ----------------------------------------------------- pooling: argument checks
+@pytest.mark.task2_1
 @pytest.mark.parametrize(
     "shape, kernel, stride, message",
     [

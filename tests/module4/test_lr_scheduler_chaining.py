@@ -4,7 +4,8 @@ compose, a warm-up before another schedule is kept, a rate set by hand in
 ``param_groups`` is scaled from where it was set, and a state_dict resume goes
 on where it stopped. Expected values are worked by hand from the step-by-step
 forms in PyTorch's documentation; where PyTorch is installed every case is also
-compared with it. Given code: no task marker."""
+compared with it. Given code; each test carries
+the marker of the task whose code it runs."""
 
 from __future__ import annotations
 
@@ -138,6 +139,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_chained_schedules_multiply_the_current_rate(name):
     build, steps, hand = CASES[name]
@@ -146,6 +148,7 @@ def test_chained_schedules_multiply_the_current_rate(name):
     )
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_chained_schedules_match_pytorch(name):
     torch = import_torch()
@@ -158,6 +161,7 @@ def test_chained_schedules_match_pytorch(name):
     )
 
 
+@pytest.mark.task2_1
 def test_step_with_an_epoch_jumps_to_the_closed_form():
     opt = _opt(kt)
     sched = kt.optim.lr_scheduler.MultiStepLR(opt, [2, 5, 5], 0.5)
@@ -208,6 +212,7 @@ RESUMED = {
 }
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("name", sorted(RESUMES))
 def test_a_resumed_schedule_goes_on_where_it_stopped(name):
     np.testing.assert_allclose(
@@ -215,6 +220,7 @@ def test_a_resumed_schedule_goes_on_where_it_stopped(name):
     )
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("name", sorted(RESUMES))
 def test_a_resumed_schedule_matches_pytorch(name):
     torch = import_torch()

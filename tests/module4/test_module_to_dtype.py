@@ -1,6 +1,7 @@
 """``model.to(dtype)`` as ``torch.nn.Module.to``: a floating-point dtype
 converts the floating-point parameters and buffers only, and an integer or bool
-dtype raises ``TypeError``. Given code: no task marker."""
+dtype raises ``TypeError``. Given code; each test carries
+the marker of the task whose code it runs."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class _Counted(nn.Module):
         self.register_buffer("count", lib.tensor([3]))
 
 
+@pytest.mark.task4_6
 def test_an_integer_or_bool_dtype_raises():
     model = nn.Linear(2, 2)
     for dtype in (kt.int64, kt.int32, kt.bool):
@@ -30,6 +32,7 @@ def test_an_integer_or_bool_dtype_raises():
     assert {p.dtype for p in model.parameters()} == {kt.float64}  # unchanged
 
 
+@pytest.mark.task4_6
 def test_a_float_dtype_converts_only_the_floating_point_values():
     model = _Counted(kt)
     assert model.to(kt.float32) is model
@@ -37,12 +40,14 @@ def test_a_float_dtype_converts_only_the_floating_point_values():
     assert model.count.dtype is kt.int64 and model.count.tolist() == [3]
 
 
+@pytest.mark.task4_6
 def test_state_dict_reports_the_converted_dtype():
     model = nn.Linear(2, 2).float()
     assert {v.dtype for v in model.state_dict().values()} == {kt.float32}
     assert model.weight.detach().new_zeros(2).shape == (2,)
 
 
+@pytest.mark.task4_6
 def test_module_to_matches_pytorch():
     torch = import_torch()
     with pytest.raises(TypeError, match="only accepts floating point"):

@@ -59,6 +59,7 @@ def test_rmsprop_counts_its_steps():
     ]
 
 
+@pytest.mark.task2_6
 def test_adagrad_fills_its_state_when_built():
     w = kt.nn.Parameter(kt.tensor([1.0, -2.0]))
     opt = kt.optim.Adagrad([w], lr=0.1, initial_accumulator_value=0.5)
@@ -76,6 +77,7 @@ def test_adagrad_fills_its_state_when_built():
     )
 
 
+@pytest.mark.task2_6
 def test_a_loaded_state_is_keyed_by_the_new_optimizers_parameters():
     w = kt.nn.Parameter(kt.tensor([1.0, -2.0]))
     opt = kt.optim.Adagrad([w], lr=0.1)

@@ -1,4 +1,5 @@
-"""Pooling as PyTorch does it (issue 13, given code, no task marker):
+"""Pooling as PyTorch does it (issue 13; each test carries the marker
+of the task whose code it runs):
 overlapping windows, padding, ``ceil_mode``, ``count_include_pad`` and adaptive
 average pooling, against direct NumPy loops and central differences."""
 
@@ -54,6 +55,7 @@ CASES = [
 ]
 
 
+@pytest.mark.task4_4
 @pytest.mark.parametrize("k, s, p, ceil_mode", CASES)
 def test_pooling_matches_pytorch_rules(k, s, p, ceil_mode):
     x = np.random.default_rng(0).standard_normal((2, 2, 7, 6))
@@ -69,6 +71,7 @@ def test_pooling_matches_pytorch_rules(k, s, p, ceil_mode):
     np.testing.assert_allclose(got.to_numpy(), expected)
 
 
+@pytest.mark.task4_4
 def test_pooling_gradients():
     x = kt.tensor(
         np.random.default_rng(1).standard_normal((1, 1, 5, 5)), requires_grad=True
@@ -78,6 +81,7 @@ def test_pooling_gradients():
     kt.grad_check(lambda a: F.adaptive_avg_pool2d(a, (2, 3)), x)
 
 
+@pytest.mark.task2_6
 def test_adaptive_avg_pool_matches_its_windows():
     x = np.arange(2 * 5 * 7, dtype=np.float64).reshape(1, 2, 5, 7)
     got = nn.AdaptiveAvgPool2d((2, 3))(kt.tensor(x)).to_numpy()
@@ -90,6 +94,7 @@ def test_adaptive_avg_pool_matches_its_windows():
     assert nn.AdaptiveAvgPool2d(1)(kt.tensor(x)).shape == (1, 2, 1, 1)
 
 
+@pytest.mark.task4_4
 def test_pool_layers_take_the_options():
     x = kt.rand(1, 1, 6, 6)
     assert nn.MaxPool2d(3, stride=2, padding=1)(x).shape == (1, 1, 3, 3)

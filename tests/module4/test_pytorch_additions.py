@@ -1,4 +1,5 @@
-"""The PyTorch API additions of issue 13 (given code, no task marker): each
+"""The PyTorch API additions of issue 13 (given code; each test carries the
+marker of the task whose code it runs): each
 against a NumPy or closed-form reference, with gradients by central
 differences where PyTorch has them."""
 
@@ -31,6 +32,7 @@ def _rates(scheduler, steps):
     return rates
 
 
+@pytest.mark.task2_6
 def test_step_cosine_and_lambda_schedules_follow_their_formulas():
     rates = _rates(lr_scheduler.StepLR(_opt(0.8), step_size=3, gamma=0.5), 7)
     np.testing.assert_allclose(rates, [0.8 * 0.5 ** (t // 3) for t in range(8)])
@@ -41,6 +43,7 @@ def test_step_cosine_and_lambda_schedules_follow_their_formulas():
     np.testing.assert_allclose(rates, [0.5, 0.25, 0.5 / 3, 0.125])
 
 
+@pytest.mark.task2_1
 def test_one_cycle_rises_then_anneals_and_cycles_momentum():
     opt = _opt(0.1, momentum=0.9)
     scheduler = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10)
@@ -71,6 +74,7 @@ def test_one_cycle_rises_then_anneals_and_cycles_momentum():
 # ------------------------------------------------------------- optimizers
 
 
+@pytest.mark.task4_6
 def test_optimizer_state_dict_round_trip():
     w = kt.tensor([1.0, -2.0], requires_grad=True)
     opt = optim.Adam([w], lr=0.1)
@@ -91,6 +95,7 @@ def test_optimizer_state_dict_round_trip():
     np.testing.assert_allclose(w2.to_numpy(), w.to_numpy())
 
 
+@pytest.mark.task2_6
 def test_adagrad_matches_its_formula():
     x0 = np.array([1.0, -3.0])
     w = kt.tensor(x0, requires_grad=True)
@@ -109,6 +114,7 @@ def test_adagrad_matches_its_formula():
 # ----------------------------------------------------------- loss modules
 
 
+@pytest.mark.task4_6
 @pytest.mark.parametrize(
     "module, function",
     [
@@ -126,6 +132,7 @@ def test_loss_modules_match_numpy(module, function):
     assert got == pytest.approx(function(a, b))
 
 
+@pytest.mark.task4_6
 def test_cross_entropy_and_nll_modules():
     logits = np.array([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]])
     logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
@@ -138,6 +145,7 @@ def test_cross_entropy_and_nll_modules():
 # ----------------------------------------------------------- tensor API
 
 
+@pytest.mark.task2_1
 def test_factories_match_numpy():
     np.testing.assert_array_equal(kt.eye(2, 3).to_numpy(), np.eye(2, 3))
     np.testing.assert_allclose(kt.linspace(0, 1, 5).to_numpy(), np.linspace(0, 1, 5))
@@ -150,6 +158,7 @@ def test_factories_match_numpy():
     assert kt.from_numpy(np.arange(3)).tolist() == [0.0, 1.0, 2.0]
 
 
+@pytest.mark.task2_6
 def test_function_forms_and_small_methods():
     a = kt.tensor([[1.0, -2.0], [3.0, 0.5]], requires_grad=True)
     np.testing.assert_allclose(kt.exp(a).detach().numpy(), np.exp(a.to_numpy()))
@@ -168,6 +177,7 @@ def test_function_forms_and_small_methods():
     assert kt.tensor([-1.7, 2.9]).long().tolist() == [-1.0, 2.0]
 
 
+@pytest.mark.task2_6
 def test_grad_modes():
     w = kt.tensor([1.0], requires_grad=True)
     with kt.no_grad():
@@ -179,6 +189,7 @@ def test_grad_modes():
     assert (w * 2).requires_grad
 
 
+@pytest.mark.task4_6
 def test_save_load_and_deepcopy(tmp_path):
     model = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))
     model(kt.randn(4, 3))  # moves the running statistics
@@ -221,6 +232,7 @@ def _grad(p, wd):
     return 3 * p**2 + wd * p
 
 
+@pytest.mark.task2_6
 def test_radam_matches_its_formula():
     lr, (b1, b2), eps, wd = 0.1, (0.9, 0.99), 1e-8, 0.01
     x0, got = _run(optim.RAdam, 8, lr=lr, betas=(b1, b2), weight_decay=wd)
@@ -241,6 +253,7 @@ def test_radam_matches_its_formula():
     np.testing.assert_allclose(got, p)
 
 
+@pytest.mark.task2_6
 def test_nadam_matches_its_formula():
     lr, (b1, b2), eps, psi = 0.05, (0.9, 0.999), 1e-8, 4e-3
     x0, got = _run(optim.NAdam, 4, lr=lr)
@@ -257,6 +270,7 @@ def test_nadam_matches_its_formula():
     np.testing.assert_allclose(got, p)
 
 
+@pytest.mark.task2_6
 def test_one_cycle_three_phase_and_linear():
     opt = _opt(0.1)
     scheduler = lr_scheduler.OneCycleLR(

@@ -1,8 +1,8 @@
 """A second PyTorch script runs here with only its import line changed (issue
 27): a small CNN trained with an LR scheduler and a frozen layer, ``train()`` /
 ``eval()``, a ``state_dict`` round trip through ``torch.save``/``torch.load``,
-evaluation under ``no_grad`` and ``.to(device)`` calls. Given code: no task
-marker."""
+evaluation under ``no_grad`` and ``.to(device)`` calls. Given code, run on Task
+4.6's layers: Task 4.6's marker."""
 
 from __future__ import annotations
 
@@ -128,6 +128,7 @@ def _check(namespace: dict) -> None:
     assert len(params) == 4  # BatchNorm weight and bias, Linear weight and bias
 
 
+@pytest.mark.task4_6
 def test_a_pytorch_cnn_script_runs_with_only_the_import_changed(tmp_path):
     _check(_run("module4_networks", tmp_path))
 

@@ -2,7 +2,8 @@
 PyTorch's signatures and semantics. Expected values come from independent
 formulas (the schedules' step-by-step forms, where the library uses closed forms),
 worked examples, or NumPy; where PyTorch is installed the same cases are compared
-with it too. Given code: no task marker."""
+with it too. Given code;
+each test carries the marker of the task whose code it runs."""
 
 from __future__ import annotations
 
@@ -99,6 +100,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_schedulers_give_pytorchs_rates(name):
     make, steps, metrics = CASES[name]
@@ -107,6 +109,7 @@ def test_schedulers_give_pytorchs_rates(name):
     )
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_schedulers_match_pytorch_itself(name):
     torch = import_torch()
@@ -118,6 +121,7 @@ def test_schedulers_match_pytorch_itself(name):
     )
 
 
+@pytest.mark.task2_6
 def test_reduce_on_plateau_in_max_mode_with_an_absolute_threshold():
     rates = _rates(
         kt,
@@ -132,6 +136,7 @@ def test_reduce_on_plateau_in_max_mode_with_an_absolute_threshold():
     np.testing.assert_allclose(rates, [1.0, 1.0, 0.1, 0.1, 0.01, 0.01])
 
 
+@pytest.mark.task4_6
 def test_a_scheduler_state_round_trip_resumes_the_schedule():
     model = nn.Linear(1, 1)
     opt = optim.SGD(model.parameters(), lr=1.0)
@@ -154,6 +159,7 @@ def test_a_scheduler_state_round_trip_resumes_the_schedule():
     assert second.get_last_lr() == first.get_last_lr() == [0.25]
 
 
+@pytest.mark.task4_6
 def test_bad_scheduler_arguments_raise_pytorchs_errors():
     opt = optim.SGD(nn.Linear(1, 1).parameters(), lr=1.0)
     with pytest.raises(ValueError, match="Factor should be < 1.0"):
@@ -178,6 +184,7 @@ def _grad(f, x):
     return w, g
 
 
+@pytest.mark.task2_6
 def test_softmax_and_log_softmax_methods():
     x = np.random.default_rng(0).normal(size=(3, 4))
     shifted = x - x.max(1, keepdims=True)
@@ -192,6 +199,7 @@ def test_softmax_and_log_softmax_methods():
     np.testing.assert_allclose(big.softmax(0).to_numpy(), [1.0, 0.0], atol=1e-300)
 
 
+@pytest.mark.task2_6
 def test_argsort_where_and_scatter():
     x = kt.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
     assert x.argsort(dim=1).tolist() == np.argsort(x.to_numpy(), 1).tolist()
@@ -213,6 +221,7 @@ def test_argsort_where_and_scatter():
     ]
 
 
+@pytest.mark.task4_6
 def test_in_place_forms_write_through_views_and_keep_the_graph():
     x = kt.tensor([-2.0, -0.5, 0.5, 3.0], requires_grad=True)
     y = x * 1.0
@@ -231,6 +240,7 @@ def test_in_place_forms_write_through_views_and_keep_the_graph():
         w.normal_()
 
 
+@pytest.mark.task2_6
 def test_normal_and_uniform_fill_in_place_with_the_right_moments():
     kt.manual_seed(0)
     t = kt.zeros(200, 100)
@@ -244,6 +254,7 @@ def test_normal_and_uniform_fill_in_place_with_the_right_moments():
     assert abs(a.var() - 16 / 12) < 0.05  # (b - a)^2 / 12
 
 
+@pytest.mark.task2_6
 def test_equal_allclose_isclose():
     a = kt.tensor([1.0, 2.0, float("nan")])
     assert not kt.equal(a, a)  # NaN equals nothing
@@ -253,6 +264,7 @@ def test_equal_allclose_isclose():
     assert close.tolist() == [1.0, 0.0, 0.0] and close.dtype is kt.bool
 
 
+@pytest.mark.task2_6
 def test_mm_bmm_concat_clip():
     rng = np.random.default_rng(3)
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
@@ -310,6 +322,7 @@ def _check_grad(f_kt, f_np, *arrays, rtol=1e-6, atol=1e-8):
         np.testing.assert_allclose(tensors[k].grad.to_numpy(), g, rtol=rtol, atol=atol)
 
 
+@pytest.mark.task2_6
 def test_one_hot():
     out = F.one_hot(kt.tensor([[0, 2], [1, 0]]), 4)
     assert out.shape == (2, 2, 4) and out.dtype is kt.int64
@@ -321,6 +334,7 @@ def test_one_hot():
         F.one_hot(kt.tensor([-1]))
 
 
+@pytest.mark.task2_6
 def test_normalize_and_cosine_similarity():
     rng = np.random.default_rng(11)
     x, y = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
@@ -343,6 +357,7 @@ def test_normalize_and_cosine_similarity():
     )
 
 
+@pytest.mark.task4_6
 def test_layer_norm_function_matches_the_layer_and_numpy():
     rng = np.random.default_rng(12)
     x, w, b = (
@@ -369,6 +384,7 @@ def test_layer_norm_function_matches_the_layer_and_numpy():
         F.layer_norm(kt.tensor(x), (3,))
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("beta", [1.0, 0.5, 0.0])
 def test_smooth_l1_loss(beta):
     x = np.array([0.2, -1.7, 3.0, 0.9, -0.1])
@@ -389,6 +405,7 @@ def test_smooth_l1_loss(beta):
     np.testing.assert_allclose(loss.item(), np_loss(x, y).mean(), rtol=1e-13)
 
 
+@pytest.mark.task2_6
 def test_huber_loss_is_delta_times_smooth_l1():
     x = np.array([0.2, -1.7, 3.0, 0.9, -0.1, 2.5])
     y = np.zeros(6)
@@ -404,6 +421,7 @@ def test_huber_loss_is_delta_times_smooth_l1():
     np.testing.assert_allclose(loss.item(), 2.0 * smooth, rtol=1e-13)
 
 
+@pytest.mark.task2_6
 def test_kl_div_with_zero_probabilities_and_log_targets():
     rng = np.random.default_rng(13)
     logits = rng.normal(size=(2, 4))
@@ -433,6 +451,7 @@ def test_kl_div_with_zero_probabilities_and_log_targets():
     )
 
 
+@pytest.mark.task2_4
 def test_bce_with_logits_pos_weight_and_weight():
     x = np.array([[0.0, 2.0, -3.0], [1.5, -0.5, 40.0]])
     y = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
@@ -483,6 +502,7 @@ def _np_conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilat
     return out + (0 if b is None else b[None, :, None, None])
 
 
+@pytest.mark.task4_2
 @pytest.mark.parametrize(
     "stride,padding,output_padding,groups,dilation",
     [(1, 0, 0, 1, 1), (2, 1, 1, 1, 1), (3, 2, 0, 2, 1), (2, 0, 1, 1, 2)],
@@ -503,6 +523,7 @@ def test_conv_transpose2d(stride, padding, output_padding, groups, dilation):
     )
 
 
+@pytest.mark.task4_2
 def test_conv_transpose2d_layer_shapes_and_init():
     kt.manual_seed(0)
     layer = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
@@ -514,6 +535,7 @@ def test_conv_transpose2d_layer_shapes_and_init():
         F.conv_transpose2d(kt.zeros(1, 1, 2, 2), kt.zeros(1, 1, 2, 2), output_padding=1)
 
 
+@pytest.mark.task4_4
 def test_pool1d_as_numpy_windows():
     rng = np.random.default_rng(22)
     x = rng.normal(size=(2, 3, 9))
@@ -533,6 +555,7 @@ def test_pool1d_as_numpy_windows():
     )
 
 
+@pytest.mark.task2_6
 def test_group_norm():
     rng = np.random.default_rng(23)
     x, w, b = rng.normal(size=(2, 6, 5)), rng.normal(size=6), rng.normal(size=6)
@@ -552,6 +575,7 @@ def test_group_norm():
         nn.GroupNorm(4, 6)
 
 
+@pytest.mark.task4_6
 def test_dropout2d_drops_whole_channels():
     kt.manual_seed(1)
     layer = nn.Dropout2d(0.5)
@@ -564,6 +588,7 @@ def test_dropout2d_drops_whole_channels():
     assert layer(kt.ones(1, 2, 2, 2)).tolist() == kt.ones(1, 2, 2, 2).tolist()
 
 
+@pytest.mark.task2_4
 @pytest.mark.parametrize("mode", ["nearest", "bilinear", "bilinear-corners"])
 def test_interpolate_2d(mode):
     rng = np.random.default_rng(24)
@@ -604,6 +629,7 @@ def test_interpolate_2d(mode):
         F.interpolate(kt.tensor(x))
 
 
+@pytest.mark.task4_2
 def test_new_layers_match_pytorch_itself():
     torch = import_torch()
     rng = np.random.default_rng(25)
@@ -628,6 +654,7 @@ def test_new_layers_match_pytorch_itself():
     np.testing.assert_allclose(a.to_numpy(), b.numpy(), rtol=1e-12)
 
 
+@pytest.mark.task2_4
 @pytest.mark.parametrize(
     "equation,shapes",
     [
@@ -650,6 +677,7 @@ def test_einsum(equation, shapes):
     )
 
 
+@pytest.mark.task2_1
 def test_einsum_errors_and_list_form():
     a, b = kt.ones(2, 3), kt.ones(3, 2)
     assert kt.einsum("ij,jk->ik", [a, b]).tolist() == [[3.0, 3.0], [3.0, 3.0]]
@@ -662,6 +690,7 @@ def test_einsum_errors_and_list_form():
 # ------------------------------------------------------------------- hooks
 
 
+@pytest.mark.task2_4
 def test_register_hook_sees_and_replaces_gradients():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
     seen = []
@@ -676,6 +705,7 @@ def test_register_hook_sees_and_replaces_gradients():
     assert seen == [[20.0, 40.0]] and x.grad.tolist() == [3.0, 3.0]
 
 
+@pytest.mark.task4_6
 def test_a_hook_on_a_parameter_clips_its_gradient():
     layer = nn.Linear(2, 1)
     layer.weight.register_hook(lambda g: g.clamp(-1.0, 1.0))

@@ -3,8 +3,8 @@
 parentheses, ``x.new_zeros(2, 3)``, ``nn.init.constant_(w, val=...)``, and
 ``.item()``/``.tolist()`` giving Python numbers of the tensor's dtype
 (``names[labels[i].item()]``). Expected values are PyTorch's documented
-behaviour; where PyTorch is installed the same lines run on it too. Given code:
-no task marker."""
+behaviour; where PyTorch is installed the same lines run on it too. Given
+code; each test carries the marker of the task whose code it runs."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ def _torch():
     return import_torch()
 
 
+@pytest.mark.task4_6
 @pytest.mark.parametrize("lib_name", ["kt", "torch"])
 def test_next_of_parameters_and_named_parameters(lib_name):
     lib = kt if lib_name == "kt" else _torch()
@@ -32,6 +33,7 @@ def test_next_of_parameters_and_named_parameters(lib_name):
     assert len(list(params)) == 4 and list(params) == []  # an iterator: one pass
 
 
+@pytest.mark.task4_6
 @pytest.mark.parametrize("lib_name", ["kt", "torch"])
 def test_assigning_none_to_a_parameter_removes_it(lib_name):
     lib = kt if lib_name == "kt" else _torch()
@@ -49,6 +51,7 @@ def test_assigning_none_to_a_parameter_removes_it(lib_name):
         layer.weight = 0.5  # only a Parameter (or None) replaces a parameter
 
 
+@pytest.mark.task4_6
 def test_a_parameter_set_to_none_can_come_back():
     layer = nn.Linear(2, 3)
     layer.bias = None
@@ -56,6 +59,7 @@ def test_a_parameter_set_to_none_can_come_back():
     assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
 
 
+@pytest.mark.task2_6
 def test_no_grad_decorates_with_or_without_parentheses():
     x = kt.ones(2, requires_grad=True)
 
@@ -78,6 +82,7 @@ def test_no_grad_decorates_with_or_without_parentheses():
     assert not inferred(x).requires_grad
 
 
+@pytest.mark.task2_1
 def test_new_zeros_and_new_ones_take_sizes_or_a_tuple():
     x = kt.ones(4)
     for made in (x.new_zeros(2, 3), x.new_zeros((2, 3)), x.new_zeros([2, 3])):
@@ -86,6 +91,7 @@ def test_new_zeros_and_new_ones_take_sizes_or_a_tuple():
     assert x.new_zeros(()).shape == ()
 
 
+@pytest.mark.task2_6
 def test_init_constant_takes_pytorchs_val_keyword():
     w = nn.Parameter(kt.zeros(2, 2))
     nn.init.constant_(w, val=0.25)
@@ -93,6 +99,7 @@ def test_init_constant_takes_pytorchs_val_keyword():
     assert kt.nn.init.constant_ is nn.init.constant_  # torch.nn.init's path
 
 
+@pytest.mark.task2_6
 def test_item_and_tolist_give_numbers_of_the_tensors_dtype():
     labels = kt.tensor([2, 0, 1])
     names = ["cat", "dog", "bird"]
@@ -110,6 +117,7 @@ def test_item_and_tolist_give_numbers_of_the_tensors_dtype():
     assert kt.tensor(3.7).long().item() == 3  # truncation, then an int
 
 
+@pytest.mark.task2_6
 def test_item_and_tolist_types_match_pytorch():
     torch = _torch()
     for lib in (kt, torch):

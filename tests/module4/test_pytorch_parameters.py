@@ -1,6 +1,8 @@
 """PyTorch fidelity, round 3 (issue 27): a parameter *is* a tensor, and modules
 move with ``.to(device)``. Given code (Module 0's ``Module``, the tensor
-``Parameter``): no task marker. Expected values come from NumPy."""
+``Parameter``); each test carries the marker of the task whose code it
+runs. Expected values come from NumPy.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ def _numpy_grads(model, x, y):
     }
 
 
+@pytest.mark.task4_6
 def test_parameters_are_tensors_with_the_tensor_api():
     model = _mlp()
     params = list(model.parameters())
@@ -54,12 +57,14 @@ def test_parameters_are_tensors_with_the_tensor_api():
     np.testing.assert_allclose(out.to_numpy(), x @ w.T + b, rtol=1e-13)
 
 
+@pytest.mark.task4_6
 def test_operations_on_a_parameter_give_ordinary_tensors():
     p = nn.Linear(3, 2).weight
     for result in (p * 2.0, p.T, p.view(6), p.detach(), p.data, p.sum(), p[0]):
         assert type(result) is kt.Tensor
 
 
+@pytest.mark.task4_6
 def test_p_data_shares_the_numbers_and_updates_without_a_graph():
     p = nn.Linear(2, 2).weight
     before = p.to_numpy()
@@ -69,6 +74,7 @@ def test_p_data_shares_the_numbers_and_updates_without_a_graph():
     assert p.is_leaf and type(p) is not kt.Tensor
 
 
+@pytest.mark.task4_6
 def test_gradients_reach_the_parameters_themselves():
     model = _mlp()
     rng = np.random.default_rng(1)
@@ -79,6 +85,7 @@ def test_gradients_reach_the_parameters_themselves():
     np.testing.assert_allclose(model[2].bias.grad.to_numpy(), want["b2"], rtol=1e-12)
 
 
+@pytest.mark.task4_6
 @pytest.mark.parametrize("how", ["attribute", "method", "module"])
 def test_freezing_a_layer_stops_its_training(how):
     """The issue's silent wrong answer: ``p.requires_grad = False`` did nothing."""
@@ -108,6 +115,7 @@ def test_freezing_a_layer_stops_its_training(how):
     )
 
 
+@pytest.mark.task2_6
 def test_nn_parameter_of_a_tensor_is_a_leaf_on_its_numbers():
     t = kt.tensor([1.0, 2.0])
     p = nn.Parameter(t)
@@ -125,6 +133,7 @@ def test_module_0_parameters_of_plain_values_stay_wrappers():
     assert p.value == 3.0
 
 
+@pytest.mark.task4_6
 def test_a_custom_module_registers_tensor_parameters():
     class Scale(Module):
         def __init__(self):
@@ -141,6 +150,7 @@ def test_a_custom_module_registers_tensor_parameters():
     assert m.alpha.name == "alpha"
 
 
+@pytest.mark.task4_6
 def test_state_dict_round_trip_keeps_the_parameter_objects():
     model, other = _mlp(), nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
     held = list(other.parameters())
@@ -151,6 +161,7 @@ def test_state_dict_round_trip_keeps_the_parameter_objects():
     assert all(type(v) is kt.Tensor for v in model.state_dict().values())
 
 
+@pytest.mark.task4_6
 def test_saving_and_copying_keep_parameters_and_frozen_flags():
     model = _mlp()
     model[0].weight.requires_grad = False
@@ -168,6 +179,7 @@ def test_saving_and_copying_keep_parameters_and_frozen_flags():
 # ------------------------------------------------------------- devices, dtypes
 
 
+@pytest.mark.task4_6
 def test_model_to_cpu_keeps_the_parameters_an_optimizer_holds():
     model = _mlp()
     opt = optim.SGD(model.parameters(), lr=0.1)
@@ -179,6 +191,7 @@ def test_model_to_cpu_keeps_the_parameters_an_optimizer_holds():
     assert opt.param_groups[0]["params"][0] is held[0]
 
 
+@pytest.mark.task4_6
 def test_model_to_another_backend_moves_parameters_and_buffers():
     model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
     weight = model[0].weight
@@ -191,6 +204,7 @@ def test_model_to_another_backend_moves_parameters_and_buffers():
     assert out.backend is kt.SimpleBackend
 
 
+@pytest.mark.task4_6
 def test_model_float_and_double_report_the_dtype():
     model = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
     assert model.float() is model
@@ -202,6 +216,7 @@ def test_model_float_and_double_report_the_dtype():
     assert model[0].weight.dtype is kt.float64
 
 
+@pytest.mark.task4_6
 def test_model_cuda_without_a_gpu_names_the_simulator_switch():
     from numba import cuda
 
@@ -218,6 +233,7 @@ def test_model_cuda_without_a_gpu_names_the_simulator_switch():
             model.to("cuda")
 
 
+@pytest.mark.task4_6
 def test_a_checkpoint_without_num_batches_tracked_loads_strictly():
     bn = nn.BatchNorm1d(2)
     bn(kt.tensor([[1.0, 2.0], [3.0, 5.0]]))
@@ -236,6 +252,7 @@ def test_a_checkpoint_without_num_batches_tracked_loads_strictly():
         nested.load_state_dict(state)
 
 
+@pytest.mark.task4_6
 def test_update_keeps_module_0s_meaning():
     """``p.update(v)``: p takes v's numbers; a v that records gradients is what
     p.value stands for (gradients reach v); a value computed from p keeps p's
@@ -256,6 +273,7 @@ def test_update_keeps_module_0s_meaning():
     assert layer.weight.grad is None
 
 
+@pytest.mark.task4_6
 def test_a_parameter_on_the_right_of_matmul_and_a_numpy_array_on_the_left():
     layer = nn.Linear(3, 2)
     x = np.arange(6.0).reshape(2, 3)

@@ -46,6 +46,7 @@ def test_a_class_masked_with_minus_inf_gives_a_finite_loss(how):
     np.testing.assert_allclose(x.grad.to_numpy(), (p - onehot) / 2, atol=1e-15)
 
 
+@pytest.mark.task4_6
 @pytest.mark.parametrize("reduction", ["mean", "sum"])
 def test_a_loss_whose_targets_are_all_ignored_sends_zero_gradient(reduction):
     x = _t([[1.0, 2.0], [0.0, 3.0]], requires_grad=True)
@@ -95,6 +96,7 @@ def _np_mha_additive(x, p, heads, additive):
     return out @ p["out_proj.weight"].T + p["out_proj.bias"]
 
 
+@pytest.mark.task4_6
 @pytest.mark.parametrize("pad", [[0.0, -np.inf, 0.0, 0.0], [0.0, -1.5, 0.3, 2.0]])
 def test_multihead_attention_adds_a_float_key_padding_mask(pad):
     rng = np.random.default_rng(3)
@@ -111,6 +113,7 @@ def test_multihead_attention_adds_a_float_key_padding_mask(pad):
 # -------------------------------------------------------------- activations
 
 
+@pytest.mark.task2_6
 def test_leaky_relu_and_elu_have_pytorchs_gradient_at_zero():
     x = _t([0.0, -2.0, 3.0], requires_grad=True)
     F.leaky_relu(x, 0.1).sum().backward()
@@ -124,6 +127,7 @@ def test_leaky_relu_and_elu_have_pytorchs_gradient_at_zero():
     )
 
 
+@pytest.mark.task2_3
 @pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
 def test_softmax_over_an_empty_dim_is_empty(fn):
     assert fn(kt.zeros(2, 0), 1).shape == (2, 0)
@@ -133,11 +137,13 @@ def test_softmax_over_an_empty_dim_is_empty(fn):
 # ------------------------------------------------------------------- layers
 
 
+@pytest.mark.task2_1
 def test_identity_ignores_its_arguments():
     x = _t([1.0, 2.0])
     assert nn.Identity(3, unused="x")(x) is x
 
 
+@pytest.mark.task4_6
 def test_transformer_layer_without_bias_has_no_layer_norm_bias():
     layer = nn.TransformerEncoderLayer(8, 2, 16, bias=False)
     names = [name for name, _ in layer.named_parameters()]
@@ -150,6 +156,7 @@ def test_transformer_layer_without_bias_has_no_layer_norm_bias():
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+@pytest.mark.task4_6
 def test_batch_norm_without_running_stats_keeps_none():
     bn = nn.BatchNorm1d(3, track_running_stats=False)
     assert list(bn.state_dict()) == ["weight", "bias"]
@@ -167,17 +174,20 @@ def _weights():
     return [kt.tensor([1.0, 2.0], requires_grad=True)]
 
 
+@pytest.mark.task2_1
 def test_a_param_group_may_carry_extra_keys():
     opt = kt.optim.SGD([{"params": _weights(), "name": "encoder"}], lr=0.1)
     assert opt.param_groups[0]["name"] == "encoder"
 
 
+@pytest.mark.task2_1
 def test_a_parameter_in_two_groups_is_refused():
     w = _weights()
     with pytest.raises(ValueError, match="more than one parameter group"):
         kt.optim.SGD([{"params": w}, {"params": w}], lr=0.1)
 
 
+@pytest.mark.task2_6
 def test_rebuilding_a_scheduler_keeps_the_resumed_rate():
     w = _weights()
     opt = kt.optim.SGD(w, lr=0.1)
@@ -203,6 +213,7 @@ def test_rebuilding_a_scheduler_keeps_the_resumed_rate():
         kt.optim.lr_scheduler.StepLR(kt.optim.SGD(_weights()), 3, last_epoch=6)
 
 
+@pytest.mark.task2_6
 def test_one_cycle_takes_its_last_step():
     opt = kt.optim.SGD(_weights(), lr=0.1, momentum=0.9)
     sched = kt.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10)
@@ -227,6 +238,7 @@ def test_one_cycle_takes_its_last_step():
 # ------------------------------------------------------------------ devices
 
 
+@pytest.mark.task3_3
 def test_cuda_without_a_gpu_names_the_simulator_switch():
     from numba import cuda
 

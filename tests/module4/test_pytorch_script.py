@@ -1,10 +1,12 @@
 """A PyTorch training script runs here with only its import line changed
 (issue 13): model, loss, optimizer, scheduler, state_dict save/load and
-evaluation under ``no_grad``. Given code: no task marker."""
+evaluation under ``no_grad``. Given code, run on Task 4.6's layers: Task 4.6's marker.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 # Written for PyTorch; nothing below the first line is changed to run it here.
 PYTORCH_SCRIPT = """\
@@ -56,6 +58,7 @@ last_lr = scheduler.get_last_lr()[0]
 """
 
 
+@pytest.mark.task4_6
 def test_a_pytorch_training_script_runs_with_only_the_import_changed(tmp_path):
     lines = PYTORCH_SCRIPT.splitlines()
     assert lines[0] == "import torch"

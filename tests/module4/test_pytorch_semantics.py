@@ -1,6 +1,7 @@
 """Module 4 behaviour a PyTorch user would notice (issue 13). Forward values are
 checked against NumPy/math references, gradients by central differences
-(``grad_check``). Given code: no task marker."""
+(``grad_check``). Given code; each test carries
+the marker of the task whose code it runs."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ ACTIVATIONS = {
 }
 
 
+@pytest.mark.task2_6
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_activations_match_numpy_and_central_differences(name):
     fn, module, reference = ACTIVATIONS[name]
@@ -59,12 +61,14 @@ def test_activations_match_numpy_and_central_differences(name):
     kt.grad_check(fn, _t(POINTS, requires_grad=True))
 
 
+@pytest.mark.task2_6
 def test_softplus_gradient_at_zero_is_one_half():
     x = _t([0.0], requires_grad=True)
     F.softplus(x).sum().backward()
     assert x.grad.item() == pytest.approx(0.5)
 
 
+@pytest.mark.task2_6
 def test_elementwise_extras_match_numpy():
     x = np.array([-2.5, -0.5, 0.0, 0.5, 1.5, 2.5])
     t = _t(x)
@@ -85,6 +89,7 @@ def test_elementwise_extras_match_numpy():
     assert math.isnan(_t([math.nan]).maximum(_t([1.0])).item())
 
 
+@pytest.mark.task2_6
 def test_elementwise_extras_have_gradients():
     x = _t([0.3, -0.6, 2.0], requires_grad=True)
     for fn in [
@@ -106,6 +111,7 @@ def test_elementwise_extras_have_gradients():
     assert tie.grad.item() == 0.5  # torch.maximum splits a tie
 
 
+@pytest.mark.task2_6
 def test_masked_fill_and_mask_logic():
     x = _t([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
     mask = x < 0
@@ -121,6 +127,7 @@ def test_masked_fill_and_mask_logic():
 # ------------------------------------------------------------------- losses
 
 
+@pytest.mark.task4_6
 def test_bce_with_logits_gradient_at_zero_is_sigmoid_minus_target():
     x = _t([0.0, 0.0], requires_grad=True)
     F.binary_cross_entropy_with_logits(x, _t([1.0, 0.0]), reduction="sum").backward()
@@ -135,6 +142,7 @@ def _log_softmax(x):
 LOGITS = np.array([[1.0, -0.5, 2.0], [0.3, 0.1, -1.0], [-2.0, 1.0, 0.5]])
 
 
+@pytest.mark.task4_6
 def test_cross_entropy_ignore_index_and_weight_follow_torch():
     logp = _log_softmax(LOGITS)
     w = np.array([1.0, 2.0, 0.5])
@@ -149,6 +157,7 @@ def test_cross_entropy_ignore_index_and_weight_follow_torch():
     kt.grad_check(lambda x: F.cross_entropy(x, target, weight=_t(w)), _t(LOGITS, True))
 
 
+@pytest.mark.task4_6
 def test_cross_entropy_label_smoothing_and_probability_targets():
     logp = _log_softmax(LOGITS)
     eps, target = 0.1, np.array([2, 0, 1])
@@ -162,6 +171,7 @@ def test_cross_entropy_label_smoothing_and_probability_targets():
     kt.grad_check(lambda x: F.cross_entropy(x, _t(probabilities)), _t(LOGITS, True))
 
 
+@pytest.mark.task4_6
 def test_cross_entropy_errors_name_cross_entropy():
     with pytest.raises(ValueError, match="^cross_entropy: target of shape"):
         F.cross_entropy(_t(LOGITS), _t(np.zeros((3, 2))))
@@ -172,6 +182,7 @@ def test_cross_entropy_errors_name_cross_entropy():
 # ---------------------------------------------------------------- BatchNorm
 
 
+@pytest.mark.task4_6
 def test_batchnorm_momentum_none_is_a_cumulative_average():
     bn = nn.BatchNorm1d(2, momentum=None)
     batches = [np.array([[1.0, 2.0], [3.0, 6.0]]), np.array([[5.0, 0.0], [9.0, 2.0]])]
@@ -202,6 +213,7 @@ def test_factories_and_layers_share_one_default_backend():
         nn.Linear(3, 2)(kt.rand(5, 3, backend=kt.SimpleBackend))
 
 
+@pytest.mark.task4_6
 def test_wrong_channel_count_is_reported_as_such():
     with pytest.raises(ValueError, match="channel"):
         nn.Conv2d(3, 4, 3)(kt.rand(1, 2, 5, 5))
@@ -210,6 +222,7 @@ def test_wrong_channel_count_is_reported_as_such():
 # ---------------------------------------------------------- anomaly detection
 
 
+@pytest.mark.task4_6
 def test_detect_anomaly_names_the_operation_and_the_line():
     x = kt.tensor([0.0, 1.0], requires_grad=True)
     assert math.isinf(x.log().to_numpy()[0])  # off: IEEE, no error
@@ -232,6 +245,7 @@ def test_detect_anomaly_names_the_operation_and_the_line():
         kt.autograd.set_detect_anomaly(False)
 
 
+@pytest.mark.task2_4
 def test_autograd_grad_of_chosen_inputs():
     a = kt.tensor([1.0, 2.0], requires_grad=True)
     b = kt.tensor([3.0, -1.0], requires_grad=True)

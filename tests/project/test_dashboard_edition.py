@@ -88,7 +88,7 @@ def test_running_the_tests_of_a_task_from_the_page(own_edition) -> None:
     assert not problems(app)
     row = row_of(app, "1.1")
     assert row["Status"] == "✎ todo"
-    assert row["Tests"] > 0 and row["Passed"] == 0 and row["Earned"] == 0
+    assert row["Tests"] > 0 and row["Passed"] == 0 and row["Earned"] == "0.0"
     assert row["Last run"]  # the time of the result
     assert "task(s) reported" in texts(app)
     # The task just found unfinished comes next (tasks never run are no evidence).
@@ -130,12 +130,33 @@ def test_every_task_done_and_each_bar_scaled_to_its_task(own_edition) -> None:
     assert not re.search("[\U0001f300-\U0001faff]", texts(app))  # no emoji
     table = app.dataframe[0].value
     # a 5-point task's bar is full too; Task 0.2 is scored by mutation, which only
-    # `kindling grade` runs: a test run earns it nothing
+    # `kindling grade` runs: a test run earns it no bar and no number
     graded = [t.scoring != "mutation" for t in registry]
-    assert list(table["Share"]) == [1.0 if g else 0.0 for g in graded]
-    assert list(table["Earned"]) == [
-        t.points if g else 0 for t, g in zip(registry, graded)
-    ]
+    shares = list(table["Share"])
+    assert [s for s, g in zip(shares, graded) if g] == [1.0] * sum(graded)
+    assert all(s is None or s != s for s, g in zip(shares, graded) if not g)
+    earned = [e for e, g in zip(table["Earned"], graded) if g]
+    assert earned == [f"{t.points:.1f}" for t, g in zip(registry, graded) if g]
+
+
+def test_a_task_scored_by_mutation_says_how_to_score_it(own_edition) -> None:
+    """Task 0.2 done by its tests earns its points from the grader's mutants, which
+    the page does not run: its row says so and how to score it, never 0.0."""
+    from kindling.grade import read_registry
+    from kindling.progress import PROGRESS_FILE, merge_results
+
+    registry = read_registry(own_edition)
+    [task] = [t for t in registry if t.scoring == "mutation"]
+    result = {"id": task.id, "title": task.title, "points": task.points}
+    result |= {"passed": 4, "failed": 0, "total": 4, "status": "done"}
+    merge_results(own_edition / PROGRESS_FILE, [result], own_edition, registry)
+    app = open_app(own_edition)
+    assert not problems(app)
+    row = row_of(app, task.id)
+    assert row["Status"].endswith("done")
+    assert row["Earned"].startswith("scored by mutation: run ")
+    assert row["Earned"].endswith(f"-m kindling grade --tasks {task.id}")
+    assert "0.0" not in row["Earned"]
 
 
 def test_a_sandbox_names_the_missing_task(app) -> None:
