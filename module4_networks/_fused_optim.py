@@ -26,7 +26,7 @@ optimizer. A stub still raises, and a bug still shows in training.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, NamedTuple, Optional
 
 import numpy as np
 from numba import njit
@@ -176,47 +176,61 @@ def _run(kind: str, p: Any, g: np.ndarray, state: Dict[str, Any], group: Dict) -
 _BUFFERS = {"sgd": ("momentum_buffer",), "adam": ("exp_avg", "exp_avg_sq")}
 
 
-def _buffers_owned(kind: str, state: Dict[str, Any]) -> bool:
+class Memory(NamedTuple):
+    """What the fused step needs to know of one kind of memory: its ``flat`` view
+    of a tensor (``None`` where the storage is not a plain one), a tensor's
+    ``owned`` copy laid out like the parameter, and the ``run`` of one step."""
+
+    flat: Callable[[Any], Optional[Any]]
+    owned: Callable[[Any, Any], Any]
+    run: Callable[[str, Any, Any, Dict[str, Any], Dict], None]
+
+
+def _buffers_owned(memory: Memory, kind: str, state: Dict[str, Any]) -> bool:
     names = _BUFFERS["sgd" if kind == "sgd" else "adam"]
-    return all(_flat(state[n]) is not None for n in names if n in state)
+    return all(memory.flat(state[n]) is not None for n in names if n in state)
 
 
-def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -> bool:
-    """Update parameter ``p`` (whose ``.grad`` is set) by the fused loop, when
-    ``optimizer`` is a plain ``SGD``, ``Adam`` or ``AdamW`` whose student formulas
-    have agreed with it, and ``p`` lives in host memory. Returns ``False`` (having
-    done nothing) when the caller must run the student's ``update`` instead;
-    ``True`` when ``p`` and ``state`` are updated."""
+def fused_step(
+    memory: Memory,
+    optimizer: Any,
+    p: Any,
+    g: Any,
+    state: Dict[str, Any],
+    group: Dict[str, Any],
+) -> bool:
+    """The protocol of every fused step, host or GPU: the first
+    :data:`CHECKED_STEPS` steps of each parameter run the student's ``update``,
+    with the fused step on copies beside it; after they agree (parameter and
+    buffers, ``step`` counts equal), the fused step runs alone, in place. One
+    disagreement hands the optimizer back to the student's code for good.
+    Returns ``False`` (nothing done) where the caller must run ``update``."""
     kind = _kind(optimizer)
-    if kind is None or group.get("amsgrad", False) or _flat(p) is None:
+    if kind is None or group.get("amsgrad", False) or memory.flat(p) is None:
         return False  # AMSGrad keeps one more buffer: the plain path computes it
     verdict = _VERDICTS.setdefault(optimizer, {"ok": True, "checked": {}})
     if not verdict["ok"]:
         return False
-    g_tensor = p.grad.detach()
-    if g_tensor.shape != p.shape or type(g_tensor._tensor._storage) is not np.ndarray:
-        return False
     checked = verdict["checked"].get(p.unique_id, 0)
     if checked >= CHECKED_STEPS:
-        if not _buffers_owned(kind, state):
+        if not _buffers_owned(memory, kind, state):
             return False  # buffers loaded from a state_dict, say: not ours to write
         from module2_tensors.engine import autograd
 
-        g = _flat(g_tensor)
-        _run(kind, p, g_tensor.to_numpy().ravel() if g is None else g, state, group)
+        memory.run(kind, p, g, state, group)
         autograd.bump_version(p)
         return True
-    # A checked step: the student's update decides; this loop runs on copies.
+    # A checked step: the student's update decides; the fused step runs on copies.
     mirror = {
-        key: (_owned(p, value) if hasattr(value, "to_numpy") else value)
+        key: (memory.owned(p, value) if hasattr(value, "to_numpy") else value)
         for key, value in state.items()
     }
-    shadow = _owned(p, p.detach())
-    if not _buffers_owned(kind, mirror):
+    shadow = memory.owned(p, p.detach())
+    if not _buffers_owned(memory, kind, mirror):
         verdict["ok"] = False
         return False
-    _run(kind, shadow, g_tensor.to_numpy().ravel(), mirror, group)
-    new = optimizer.update(p.detach(), g_tensor, state, group)
+    memory.run(kind, shadow, g, mirror, group)
+    new = optimizer.update(p.detach(), g, state, group)
     p.copy_(new)
     agree = _close(p, shadow) and all(
         _close(state.get(key), value) if hasattr(value, "to_numpy") else True
@@ -225,11 +239,30 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
     if not agree or state.get("step", 0) != mirror.get("step", 0):
         verdict["ok"] = False
         return True
-    # Agreed: from now on the buffers are the loop's own copies.
+    # Agreed: from now on the buffers are the fused step's own copies.
     for key, value in mirror.items():
         state[key] = value
     verdict["checked"][p.unique_id] = checked + 1
     return True
+
+
+def _host_run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
+    flat = _flat(g)
+    _run(kind, p, g.to_numpy().ravel() if flat is None else flat, state, group)
+
+
+HOST = Memory(_flat, _owned, _host_run)
+
+
+def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -> bool:
+    """Update parameter ``p`` (whose ``.grad`` is set) by the fused loop, when
+    ``optimizer`` is a plain ``SGD``, ``Adam`` or ``AdamW`` whose student formulas
+    have agreed with it, and ``p`` and its gradient live in host memory (see
+    :func:`fused_step`)."""
+    g = p.grad.detach()
+    if g.shape != p.shape or type(g._tensor._storage) is not np.ndarray:
+        return False
+    return fused_step(HOST, optimizer, p, g, state, group)
 
 
 def _close(a: Any, b: Any) -> bool:

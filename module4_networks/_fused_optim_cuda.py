@@ -31,10 +31,8 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from module2_tensors.engine import autograd
 
 from . import _fused_optim
-from .engine import agrees
 
 __all__ = ["step"]
 
@@ -135,60 +133,17 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     state["step"] = t
 
 
-_BUFFERS = {"sgd": ("momentum_buffer",), "adam": ("exp_avg", "exp_avg_sq")}
-
-
-def _buffers_owned(kind: str, state: Dict[str, Any]) -> bool:
-    names = _BUFFERS["sgd" if kind == "sgd" else "adam"]
-    return all(_flat(state[n]) is not None for n in names if n in state)
+GPU = _fused_optim.Memory(_flat, _owned, _run)
 
 
 def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -> bool:
     """Update parameter ``p`` (whose ``.grad`` is set) by one fused kernel launch,
     when ``optimizer`` is a plain ``SGD``, ``Adam`` or ``AdamW`` whose student
-    formulas have agreed with it, and ``p`` and its gradient live in GPU memory.
-    Returns ``False`` (having done nothing) when the caller must run the student's
-    ``update`` instead; ``True`` when ``p`` and ``state`` are updated."""
+    formulas have agreed with it, and ``p`` and its gradient live in GPU memory
+    (the protocol is :func:`_fused_optim.fused_step`'s)."""
     if not p.backend.cuda:
         return False  # host memory: _fused_optim's loops
-    kind = _fused_optim._kind(optimizer)
-    if kind is None or group.get("amsgrad", False) or _flat(p) is None:
-        return False  # AMSGrad keeps one more buffer: the plain path computes it
-    verdict = _fused_optim._VERDICTS.setdefault(optimizer, {"ok": True, "checked": {}})
-    if not verdict["ok"]:
-        return False
     g = p.grad.detach()
     if g.shape != p.shape or not hasattr(g._tensor._storage, "copy_to_host"):
         return False  # a gradient in host memory: the formulas handle it
-    checked = verdict["checked"].get(p.unique_id, 0)
-    if checked >= _fused_optim.CHECKED_STEPS:
-        if not _buffers_owned(kind, state):
-            return False  # buffers loaded from a state_dict, say: not ours to write
-        _run(kind, p, g, state, group)
-        autograd.bump_version(p)
-        return True
-    # A checked step: the student's update decides; the kernel runs on copies.
-    mirror = {
-        key: (_owned(p, value) if hasattr(value, "to_numpy") else value)
-        for key, value in state.items()
-    }
-    shadow = _owned(p, p.detach())
-    _run(kind, shadow, g, mirror, group)
-    new = optimizer.update(p.detach(), g, state, group)
-    p.copy_(new)
-    agree = _close(p, shadow) and all(
-        _close(state.get(key), value) if hasattr(value, "to_numpy") else True
-        for key, value in mirror.items()
-    )
-    if not agree or state.get("step", 0) != mirror.get("step", 0):
-        verdict["ok"] = False
-        return True
-    # Agreed: from now on the buffers are the kernel's own copies.
-    for key, value in mirror.items():
-        state[key] = value
-    verdict["checked"][p.unique_id] = checked + 1
-    return True
-
-
-def _close(a: Any, b: Any) -> bool:
-    return a is not None and b is not None and agrees(a.to_numpy(), b.to_numpy())
+    return _fused_optim.fused_step(GPU, optimizer, p, g, state, group)
