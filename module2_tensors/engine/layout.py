@@ -190,21 +190,7 @@ class LaidOut:
         layout = LAYOUTS.get((shape, strides))
         if layout is None or (layout.size > 0 and len(storage) <= layout.last):
             return cls(storage, shape, strides)  # checks (and reports) everything
-        data = cls.__new__(cls)
-        data._storage = storage
-        (
-            data.shape,
-            data.strides,
-            data._shape,
-            data._strides,
-            data._kernel_shape,
-            data._kernel_strides,
-            data.size,
-            data.dims,
-            _,
-        ) = layout
-        data.row_major = strides is None
-        return data
+        return cls._laid_out(storage, layout, strides is None)
 
     @classmethod
     def _laid_out(

@@ -8,6 +8,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from module2_tensors import SimpleBackend, Tensor, tensor
+from module4_networks import optim
 
 # The pure-Python backend is the default of these tests: tiny shapes, no Numba
 # compilation of the backend's kernels. (The convolution kernels are Numba either
@@ -220,3 +221,23 @@ def assert_entries(
             f"{what}: {len(wrong)} of {got.size} entries differ; the first, at "
             f"{at}: {float(got[at])!r} instead of {float(want[at])!r}"
         )
+
+
+#: Optimizer settings the fused steps (host loops and GPU kernels) are checked
+#: against the students' update formulas with.
+FUSED_SETTINGS = [
+    (optim.SGD, dict(lr=0.1)),
+    (optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+    (optim.SGD, dict(lr=0.05, momentum=0.8, dampening=0.3)),
+    (optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1)),
+    (optim.Adam, dict(lr=2e-3)),
+    (optim.Adam, dict(lr=1e-2, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.05)),
+    (optim.AdamW, dict(lr=1e-2)),
+    (optim.AdamW, dict(lr=3e-3, betas=(0.85, 0.99), weight_decay=0.2)),
+]
+
+
+def reference_class(cls: type) -> type:
+    """``cls`` under another name: the fused steps take exact classes only, so
+    this runs the students' update formulas at every step."""
+    return type(f"Reference{cls.__name__}", (cls,), {})

@@ -10,29 +10,14 @@ import pytest
 from module2_tensors.engine import autograd
 from module3_fast_ops import FastBackend
 from module4_networks import _fused_optim, optim
-from tests.module4.helpers import make
+from tests.module4.helpers import FUSED_SETTINGS, make, reference_class
 from tests.module4.reference import adam_ref, sgd_ref
 
 pytestmark = pytest.mark.task4_6
 
 STEPS = 6
 
-SETTINGS = [
-    (optim.SGD, dict(lr=0.1)),
-    (optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
-    (optim.SGD, dict(lr=0.05, momentum=0.8, dampening=0.3)),
-    (optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1)),
-    (optim.Adam, dict(lr=2e-3)),
-    (optim.Adam, dict(lr=1e-2, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.05)),
-    (optim.AdamW, dict(lr=1e-2)),
-    (optim.AdamW, dict(lr=3e-3, betas=(0.85, 0.99), weight_decay=0.2)),
-]
-
-
-def _reference_class(cls):
-    """``cls`` under another name: the fused path takes exact classes only, so
-    this runs the update formulas at every step."""
-    return type(f"Reference{cls.__name__}", (cls,), {})
+SETTINGS = FUSED_SETTINGS
 
 
 def _train(cls, kwargs, seed=0, shapes=((3, 4), (5,))):
@@ -94,7 +79,7 @@ def _first_difference(got, want, rtol=1e-12, atol=1e-15):
 @pytest.mark.parametrize("cls,kwargs", SETTINGS)
 def test_fused_steps_give_the_formulas_parameters_to_the_last_bit(cls, kwargs):
     opt, params, fused = _train(cls, kwargs)
-    ref_opt, ref_params, reference = _train(_reference_class(cls), kwargs)
+    ref_opt, ref_params, reference = _train(reference_class(cls), kwargs)
     # The student's update first: the fused step takes over only from an update
     # that agrees with it, so a wrong one is named here, not by the engine.
     name = f"optim.{cls.__name__}.update ({kwargs})"
@@ -184,7 +169,7 @@ def test_a_stub_update_still_raises(monkeypatch):
 def test_state_dict_round_trip_after_fused_steps_continues_like_the_formulas():
     opt, params, _ = _train(optim.AdamW, dict(lr=1e-2, weight_decay=0.1))
     ref_opt, ref_params, _ = _train(
-        _reference_class(optim.AdamW), dict(lr=1e-2, weight_decay=0.1)
+        reference_class(optim.AdamW), dict(lr=1e-2, weight_decay=0.1)
     )
     restored = optim.AdamW(params, lr=1e-2, weight_decay=0.1)
     restored.load_state_dict(opt.state_dict())

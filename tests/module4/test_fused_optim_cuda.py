@@ -16,7 +16,7 @@ from module3_fast_ops import FastBackend, _cuda_runtime
 from module3_fast_ops.cuda_ops import CudaBackend
 from module4_networks import _fused_optim, nn, optim
 from tests.module3.kernels import measured_resources
-from tests.module4.helpers import make
+from tests.module4.helpers import FUSED_SETTINGS, make, reference_class
 
 # No task marker: these tests check given engine code (the CUDA optimizer
 # kernels) and reach both Task 4.6's update formulas and Task 3.3's CUDA kernels,
@@ -26,24 +26,9 @@ from tests.module4.helpers import make
 STEPS = 5
 SHAPES = ((3, 4), (5,))
 
-SETTINGS = [
-    (optim.SGD, dict(lr=0.1)),
-    (optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
-    (optim.SGD, dict(lr=0.05, momentum=0.8, dampening=0.3)),
-    (optim.SGD, dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1)),
-    (optim.Adam, dict(lr=2e-3)),
-    (optim.Adam, dict(lr=1e-2, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.05)),
-    (optim.AdamW, dict(lr=1e-2)),
-    (optim.AdamW, dict(lr=3e-3, betas=(0.85, 0.99), weight_decay=0.2)),
-]
+SETTINGS = FUSED_SETTINGS
 
 launches = _cuda_runtime.launches
-
-
-def _reference_class(cls):
-    """``cls`` under another name: the fused paths take exact classes only, so
-    this runs the update formulas at every step."""
-    return type(f"Reference{cls.__name__}", (cls,), {})
 
 
 def _gpu(a, order=None):
@@ -82,7 +67,7 @@ def _train(cls, kwargs, on_gpu, seed=0):
 def test_cuda_fused_steps_give_the_formulas_parameters_to_the_last_bit(cls, kwargs):
     opt, params, fused, last = _train(cls, kwargs, on_gpu=True)
     ref_opt, ref_params, reference, _ = _train(
-        _reference_class(cls), kwargs, on_gpu=False
+        reference_class(cls), kwargs, on_gpu=False
     )
     verdict = _fused_optim._VERDICTS[opt]
     assert verdict["ok"]
@@ -164,7 +149,7 @@ def test_an_adam_step_of_four_parameters_is_four_launches():
     params, _, update = _mlp_batches(optim.Adam, dict(lr=1e-2), CudaBackend, 4)
     assert dict(update) == {"adam": 4}  # issue 40: 88 launches before
     reference, _, _ = _mlp_batches(
-        _reference_class(optim.Adam), dict(lr=1e-2), FastBackend, 4
+        reference_class(optim.Adam), dict(lr=1e-2), FastBackend, 4
     )
     for a, b in zip(params, reference):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
@@ -176,7 +161,7 @@ def test_an_sgd_training_batch_of_a_two_layer_mlp_is_at_most_25_launches():
     params, batch, update = _mlp_batches(optim.SGD, kwargs, CudaBackend, 4)
     assert dict(update) == {"sgd": 4}
     assert sum(batch.values()) <= 25, dict(batch)
-    reference, _, _ = _mlp_batches(_reference_class(optim.SGD), kwargs, FastBackend, 4)
+    reference, _, _ = _mlp_batches(reference_class(optim.SGD), kwargs, FastBackend, 4)
     for a, b in zip(params, reference):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
 
