@@ -224,6 +224,10 @@ def _kernel_specs() -> List[Any]:
         specs += runtime.kernel_specs(cuda_ops)  # the kernels, as an argument
     if importlib.util.find_spec("module4_networks.cuda_conv") is not None:
         specs += importlib.import_module("module4_networks.cuda_conv").kernel_specs()
+    if importlib.util.find_spec("module4_networks._bias_activation") is not None:
+        specs += importlib.import_module(
+            "module4_networks._bias_activation"
+        ).kernel_specs()
     if importlib.util.find_spec("module4_networks._cuda_optim_kernels") is not None:
         module = importlib.import_module("module4_networks._cuda_optim_kernels")
         specs += module.kernel_specs()
