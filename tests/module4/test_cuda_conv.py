@@ -118,9 +118,11 @@ def test_cuda_conv_kernels_fit_resources(sm):
     rows = [row for row in measured_resources("conv") if tuple(row["cc"]) == SMS[sm]]
     assert sorted(row["name"] for row in rows) == sorted(
         ["conv_forward", "conv_back_input", "conv_back_weight", "conv_back_bias"]
+        + ["conv_im2col", "conv_col2im"]  # the "gemm" plan's
     )
     for row in rows:
         assert kernels.problems(row) == [], row["name"]
+        assert row["spill_stores"] == row["spill_loads"] == 0, row["name"]
 
 
 def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
