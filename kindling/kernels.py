@@ -139,6 +139,23 @@ def parse_ptxas(text: str) -> Dict[str, int]:
     return found
 
 
+#: Integer divisions and remainders in PTX, 64-bit and 32-bit.
+_DIVISIONS = {
+    "divisions_64": re.compile(r"\b(?:div|rem)\.[su]64\b"),
+    "divisions_32": re.compile(r"\b(?:div|rem)\.[su]32\b"),
+}
+
+
+def divisions(ptx: str) -> Dict[str, int]:
+    """How many 64-bit and 32-bit integer divisions (and remainders) ``ptx``
+    holds. A GPU divides 64-bit integers in software (tens of instructions);
+    NVVM gives each 64-bit division a 32-bit twin that runs when both operands
+    fit in 32 bits (LLVM's "bypass slow division", checked per division at run
+    time), so a kernel divides in 32 bits wherever the sizes allow when every
+    64-bit division has its twin."""
+    return {key: len(pattern.findall(ptx)) for key, pattern in _DIVISIONS.items()}
+
+
 def registers_per_block(registers: int, threads: int) -> int:
     """Registers a block of ``threads`` threads takes from its SM: per warp,
     ``32 x registers`` rounded up to a multiple of 256."""
@@ -292,6 +309,7 @@ def measure(
             if done.returncode:
                 raise RuntimeError(f"ptxas failed on {spec.name}: {done.stderr}")
             found = parse_ptxas(done.stdout + done.stderr)
+            found.update(divisions(ptx))
             blocks, fraction = occupancy(
                 found["registers"], found["shared"], spec.threads, cc
             )
