@@ -35,14 +35,13 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numba
 
 from module1_scalar_autodiff.context import Context
-from module2_tensors.engine.autograd import enable_grad
+from module2_tensors.engine.autograd import Function, enable_grad, is_grad_enabled
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function, is_grad_enabled
 from module3_fast_ops._cuda_cache import persist
 from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, _result, cuda
 from module3_fast_ops._cuda_runtime import launch
 
-from . import functional as F
+from ._matmul_blas import matmul
 from .engine import agrees, fast_path, probe_gradient
 
 __all__ = ["sequential", "kernel_specs", "PATH"]
@@ -191,25 +190,31 @@ class BiasActivation(Function):
 
 
 # ---------------------------------------------------------- the visible branch
-def _kind(linear: Any, activation: Any) -> Optional[int]:
-    """The kernels' ``kind`` of ``activation`` after ``linear``, or ``None``
-    where the pair is not fused (no bias, another layer, a subclass)."""
-    from . import layers
+#: (the ``Linear`` class, the activation classes in the kernels' ``kind`` order),
+#: handed over by ``layers.Sequential`` (a private module imports no student file).
+Layers = Tuple[type, Tuple[type, ...]]
 
-    kinds = {layers.ReLU: 0, layers.Tanh: 1, layers.Sigmoid: 2, layers.GELU: 3}
-    if type(linear) is not layers.Linear or linear.bias is None:
+
+def _kind(linear: Any, activation: Any, layers: Layers) -> Optional[int]:
+    """The kernels' ``kind`` of ``activation`` after ``linear``, or ``None``
+    where the pair is not fused (no bias, another layer, a subclass, GELU's tanh
+    approximation)."""
+    linear_class, activations = layers
+    if type(linear) is not linear_class or linear.bias is None:
+        return None
+    if type(activation) not in activations:
         return None
     if getattr(activation, "approximate", "none") != "none":
         return None
-    return kinds.get(type(activation))
+    return activations.index(type(activation))
 
 
-def _fused(linear: Any, activation: Any, x: Tensor) -> Tensor:
-    pre = F.linear(x, linear.weight.value, None)
-    return BiasActivation.apply(pre, linear.bias.value, _kind(linear, activation))
+def _fused(linear: Any, kind: int, x: Tensor) -> Tensor:
+    pre = matmul(x, linear.weight.value.T)  # as F.linear: x W^T, then the bias
+    return BiasActivation.apply(pre, linear.bias.value, kind)
 
 
-def _check(linear: Any, activation: Any, x: Tensor, need: bool) -> bool:
+def _check(linear: Any, activation: Any, kind: int, x: Tensor, need: bool) -> bool:
     """The student's ``activation(linear(x))`` and this path, forward and (with
     ``need``) backward, on a detached ``x``; the parameters' gradients are given
     back as they were."""
@@ -228,7 +233,7 @@ def _check(linear: Any, activation: Any, x: Tensor, need: bool) -> bool:
             want = [p.grad for p in params]
             for p in params:
                 p.grad = None
-            out = _fused(linear, activation, mine)
+            out = _fused(linear, kind, mine)
             if need:
                 out.backward(g)
             got = [p.grad for p in params]
@@ -248,30 +253,32 @@ def _check(linear: Any, activation: Any, x: Tensor, need: bool) -> bool:
     return same
 
 
-def sequential(modules: Sequence[Any], x: Any) -> Optional[Any]:
+def sequential(modules: Sequence[Any], x: Any, layers: Layers) -> Optional[Any]:
     """``modules`` applied to ``x`` in order, each ``Linear`` followed by ReLU,
     Tanh, Sigmoid or GELU (exact) as one matmul and one fused kernel where that
     agreed with the student's layers on this signature; ``None`` where the caller
     runs its own code (not a CUDA tensor, no such pair, a check in progress)."""
+    pairs = list(zip(modules, modules[1:]))
     if (
         not PATH.active
         or not isinstance(x, Tensor)
         or not getattr(x.backend, "cuda", False)
-        or not any(_kind(a, b) is not None for a, b in zip(modules, modules[1:]))
+        or all(_kind(a, b, layers) is None for a, b in pairs)
     ):
         return None
     k = 0
     while k < len(modules):
-        if k + 1 < len(modules) and _kind(modules[k], modules[k + 1]) is not None:
-            linear, activation = modules[k], modules[k + 1]
+        kind = _kind(*pairs[k], layers) if k < len(pairs) else None
+        if kind is not None:
+            linear, activation = pairs[k]
             need = is_grad_enabled() and (
                 x.requires_grad or any(p.requires_grad for p in linear.parameters())
             )
             _, shape, strides = x.tuple()
-            key = (tuple(shape), tuple(int(s) for s in strides), type(activation), need)
+            key = (tuple(shape), tuple(int(s) for s in strides), kind, need)
             key += (tuple(linear.weight.value.shape), type(x.backend))
-            if PATH.verdict(key, lambda: _check(linear, activation, x, need)):
-                x = _fused(linear, activation, x)
+            if PATH.verdict(key, lambda: _check(linear, activation, kind, x, need)):
+                x = _fused(linear, kind, x)
                 k += 2
                 continue
         x = modules[k](x)
