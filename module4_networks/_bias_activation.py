@@ -146,18 +146,14 @@ class BiasActivation(Function):
 
     @staticmethod
     def forward(ctx: Context, pre: Tensor, bias: Tensor, kind: int) -> Tensor:
+        pre = pre if pre.is_contiguous() else pre.contiguous()
         features, size = pre.shape[-1], pre.size
         out = _result(pre, pre.shape)
         b_storage, _, b_strides = bias.tuple()
         if size:
-            args = (pre.tuple()[0], b_storage, int(b_strides[0]), features, size, kind)
-            launch(
-                _forward,
-                (size + THREADS - 1) // THREADS,
-                THREADS,
-                out.tuple()[0],
-                *args,
-            )
+            args = (out.tuple()[0], pre.tuple()[0], b_storage, int(b_strides[0]))
+            grid = (size + THREADS - 1) // THREADS
+            launch(_forward, grid, THREADS, *args, features, size, kind)
         ctx.save_for_backward(pre, bias, kind)
         return out
 
@@ -173,19 +169,9 @@ class BiasActivation(Function):
         d_pre, d_bias = _result(pre, pre.shape), _result(bias, bias.shape)
         b_storage, _, b_strides = bias.tuple()
         if features:
-            args = (pre.tuple()[0], b_storage, int(b_strides[0]), grad.tuple()[0])
-            launch(
-                _backward,
-                features,
-                THREADS,
-                d_pre.tuple()[0],
-                d_bias.tuple()[0],
-                *args,
-                *strides,
-                rows,
-                features,
-                kind,
-            )
+            args = (d_pre.tuple()[0], d_bias.tuple()[0], pre.tuple()[0], b_storage)
+            args += (int(b_strides[0]), grad.tuple()[0], *strides, rows, features)
+            launch(_backward, features, THREADS, *args, kind)
         return d_pre, d_bias
 
 

@@ -493,28 +493,27 @@ def conv_backward_fn(
 
 
 # ------------------------------------------------------------ the "gemm" plan
-def _tensor(like: Tensor, storage: Any, shape: Tuple[int, ...], strides: Any) -> Any:
-    """A tensor of ``like``'s type and backend over ``storage`` (no copy)."""
-    data = TensorData(
-        storage, tuple(int(n) for n in shape), tuple(int(s) for s in strides)
-    )
-    return type(like)(data, like.backend)
+def _tensor(like: Tensor, storage: Any, shape: Any, strides: Any = None) -> Any:
+    """A tensor of ``like``'s type and backend over ``storage`` (no copy), with
+    ``strides`` (row-major without)."""
+    shape = tuple(int(n) for n in shape)
+    strides = None if strides is None else tuple(int(s) for s in strides)
+    return type(like)(TensorData(storage, shape, strides), like.backend)
 
 
 def _channel_view(bias: Tensor, dims: int) -> Tensor:
     """``bias`` ``(O,)`` as ``(1, O, 1[, 1])``: added along dimension 1."""
     storage, shape, strides = bias.tuple()
-    ones = (1,) * (dims - 2)
+    ones = dims - 2
     return _tensor(
-        bias, storage, (1, shape[0], *ones), (0, strides[0], *(0,) * len(ones))
+        bias, storage, (1, shape[0]) + (1,) * ones, (0, strides[0]) + (0,) * ones
     )
 
 
 def _matrix(weight: Tensor) -> Tensor:
     """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
     w = weight.contiguous()
-    o = w.shape[0]
-    return _tensor(w, w.tuple()[0], (o, w.size // o), (w.size // o, 1))
+    return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
 
 
 def _out_hw(shape: Tuple[int, ...], spatial: int) -> Tuple[int, int]:
@@ -542,7 +541,7 @@ def _gemm_forward(
         args = (*x, kh, kw, *strides, *paddings, oh, ow)
         launch(_im2col, grid, THREADS_PER_BLOCK, cols.tuple()[0], *args)
     flat = input.backend.matrix_multiply(_matrix(weight), cols)
-    return _tensor(flat, flat.tuple()[0], shape, _matrix_strides(shape)), cols
+    return _tensor(flat, flat.tuple()[0], shape), cols
 
 
 def _gemm_backward(
@@ -578,20 +577,12 @@ def _gemm_backward(
             args = (dxs, dcols.tuple()[0], kh, kw, *strides, *paddings, oh, ow)
             launch(_col2im, grid, THREADS_PER_BLOCK, d_input.tuple()[0], *args)
     if needs[1]:
-        storage = cols.tuple()[0]
-        cols_t = _tensor(
-            cols, storage, (batch, positions, taps), (taps * positions, 1, positions)
-        )
+        view = (batch, positions, taps), (taps * positions, 1, positions)
+        cols_t = _tensor(cols, cols.tuple()[0], *view)  # cols transposed
         per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
         total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
-        d_weight = _tensor(
-            total, total.tuple()[0], weight.shape, _matrix_strides(weight.shape)
-        )
+        d_weight = _tensor(total, total.tuple()[0], weight.shape)
     return d_input, d_weight
-
-
-def _matrix_strides(shape: Tuple[int, ...]) -> Tuple[int, ...]:
-    return tuple(int(s) for s in np.cumprod((1,) + tuple(shape[:0:-1]))[::-1])
 
 
 # ------------------------------------------------------------ resource check
