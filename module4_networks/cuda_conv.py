@@ -17,7 +17,8 @@ those of Task 3.3:
 ``conv1d`` runs the ``conv2d`` kernels on a view with a height of 1 (stride 0 along
 it), so there are four kernels in all. Every kernel reads raw strided storage
 (``(storage, shape, strides)``, like Module 3's), so transposed or sliced inputs need
-no copy.
+no copy; the 4-D shapes and strides of all its tensors come in ONE int64 array
+(``layout``: ``[shape, strides]`` of each tensor in turn, 8 entries per tensor).
 
 **Two plans**, one switch (:data:`PLAN`): ``"direct"`` (the default) runs the
 four kernels above; ``"gemm"`` runs the CPU's plan (``_conv_gemm``): *im2col*
@@ -94,24 +95,10 @@ def plan(name: str) -> Iterator[None]:
 
 # ---------------------------------------------------------------- the kernels
 @cuda.jit
-def _forward(
-    out,
-    out_shape,
-    out_strides,
-    x,
-    x_shape,
-    x_strides,
-    w,
-    w_shape,
-    w_strides,
-    bias,
-    bias_stride,
-    has_bias,
-    sh,
-    sw,
-    ph,
-    pw,
-):
+def _forward(out, x, w, layout, bias, bias_stride, has_bias, sh, sw, ph, pw):
+    out_shape, out_strides = layout[0:4], layout[4:8]
+    x_shape, x_strides = layout[8:12], layout[12:16]
+    w_shape, w_strides = layout[16:20], layout[20:24]
     # out[b, o, i, j] = bias[o] + sum_c,ki,kj x[b, c, i sh + ki - ph, j sw + kj - pw]
     #                                          w[o, c, ki, kj]
     flat = cuda.grid(1)
@@ -149,21 +136,10 @@ def _forward(
 
 
 @cuda.jit
-def _backward_input(
-    dx,
-    dx_shape,
-    dx_strides,
-    g,
-    g_shape,
-    g_strides,
-    w,
-    w_shape,
-    w_strides,
-    sh,
-    sw,
-    ph,
-    pw,
-):
+def _backward_input(dx, g, w, layout, sh, sw, ph, pw):
+    dx_shape, dx_strides = layout[0:4], layout[4:8]
+    g_shape, g_strides = layout[8:12], layout[12:16]
+    w_shape, w_strides = layout[16:20], layout[20:24]
     # dx[b, c, y, x] = sum_o,ki,kj g[b, o, u, v] w[o, c, ki, kj] over the taps with
     # u = (y + ph - ki) / sh and v = (x + pw - kj) / sw whole numbers inside g.
     flat = cuda.grid(1)
@@ -197,21 +173,10 @@ def _backward_input(
 
 
 @cuda.jit
-def _backward_weight(
-    dw,
-    dw_shape,
-    dw_strides,
-    x,
-    x_shape,
-    x_strides,
-    g,
-    g_shape,
-    g_strides,
-    sh,
-    sw,
-    ph,
-    pw,
-):
+def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
+    dw_shape, dw_strides = layout[0:4], layout[4:8]
+    x_shape, x_strides = layout[8:12], layout[12:16]
+    g_shape, g_strides = layout[16:20], layout[20:24]
     # Block e computes dw[o, c, ki, kj] = sum_b,u,v x[b, c, u sh + ki - ph,
     # v sw + kj - pw] g[b, o, u, v]: its threads stride over (b, u, v).
     partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
@@ -267,7 +232,8 @@ def _backward_weight(
 
 
 @cuda.jit
-def _bias_backward(db, db_stride, g, g_shape, g_strides):
+def _bias_backward(db, db_stride, g, layout):
+    g_shape, g_strides = layout[0:4], layout[4:8]
     # Block o computes db[o] = sum_b,u,v g[b, o, u, v].
     partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
     o = cuda.blockIdx.x
@@ -297,7 +263,8 @@ def _bias_backward(db, db_stride, g, g_shape, g_strides):
 
 
 @cuda.jit
-def _im2col(cols, x, x_shape, x_strides, kh, kw, sh, sw, ph, pw, oh, ow):
+def _im2col(cols, x, layout, kh, kw, sh, sw, ph, pw, oh, ow):
+    x_shape, x_strides = layout[0:4], layout[4:8]
     # cols[b, (c kh + ki) kw + kj, i ow + j] = x[b, c, i sh + ki - ph, j sw + kj - pw]
     # (0 outside x); cols is row-major (B, C kh kw, oh ow), a thread per entry.
     flat = cuda.grid(1)
@@ -364,6 +331,13 @@ def _size(shape: Any) -> int:
     return int(np.prod([int(n) for n in shape]))
 
 
+def _packed(*tensors: Strided) -> np.ndarray:
+    """The 4-D shapes and strides of ``tensors`` in ONE int64 array, ``[shape,
+    strides]`` of each in turn (a device constant, cached by content: each array
+    argument is 7 kernel parameters and Python work per launch on a GPU)."""
+    return np.concatenate([np.asarray(v, np.int64) for t in tensors for v in t[1:]])
+
+
 def conv_forward(
     out: Strided,
     x: Strided,
@@ -378,8 +352,16 @@ def conv_forward(
     if size:
         bias_storage, bias_stride = bias if bias is not None else (np.zeros(1), 0)
         grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (*out, *x, *w, bias_storage, bias_stride, bias is not None)
-        launch(_forward, grid, THREADS_PER_BLOCK, *args, *stride, *padding)
+        args = (out[0], x[0], w[0], _packed(out, x, w), bias_storage, bias_stride)
+        launch(
+            _forward,
+            grid,
+            THREADS_PER_BLOCK,
+            *args,
+            bias is not None,
+            *stride,
+            *padding,
+        )
 
 
 def conv_backward_input(
@@ -389,7 +371,7 @@ def conv_backward_input(
     size = _size(dx[1])
     if size:
         grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (*dx, *g, *w, *stride, *padding)
+        args = (dx[0], g[0], w[0], _packed(dx, g, w), *stride, *padding)
         launch(_backward_input, grid, THREADS_PER_BLOCK, *args)
 
 
@@ -399,7 +381,7 @@ def conv_backward_weight(
     """Fill the 4-D ``dw`` with the weight gradient of conv2d (a block per entry)."""
     size = _size(dw[1])
     if size:
-        args = (*dw, *x, *g, *stride, *padding)
+        args = (dw[0], x[0], g[0], _packed(dw, x, g), *stride, *padding)
         launch(_backward_weight, size, THREADS_PER_BLOCK, *args)
 
 
@@ -407,7 +389,7 @@ def bias_backward(db: Tuple[Any, int], g: Strided) -> None:
     """Fill ``db = (storage, stride)`` with ``g`` summed over all but dimension 1."""
     channels = int(g[1][1])
     if channels:
-        launch(_bias_backward, channels, THREADS_PER_BLOCK, *db, *g)
+        launch(_bias_backward, channels, THREADS_PER_BLOCK, *db, g[0], _packed(g))
 
 
 # ------------------------------------------------------- the tensor Functions
@@ -538,7 +520,7 @@ def _gemm_forward(
     size = cols.size
     if size:
         grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (*x, kh, kw, *strides, *paddings, oh, ow)
+        args = (x[0], _packed(x), kh, kw, *strides, *paddings, oh, ow)
         launch(_im2col, grid, THREADS_PER_BLOCK, cols.tuple()[0], *args)
     flat = input.backend.matrix_multiply(_matrix(weight), cols)
     return _tensor(flat, flat.tuple()[0], shape), cols
@@ -590,7 +572,6 @@ def kernel_specs() -> List[KernelSpec]:
     """The six kernels with their argument types and block size, for
     ``kindling kernels`` and the resource test."""
     f64, i64 = numba.float64[::1], numba.int64[::1]
-    strided = (f64, i64, i64)
     n = numba.int64
     pairs = (n, n, n, n)
     threads = THREADS_PER_BLOCK
@@ -599,35 +580,35 @@ def kernel_specs() -> List[KernelSpec]:
             "conv_forward",
             "conv",
             lambda: _forward,
-            (*strided, *strided, *strided, f64, n, numba.boolean, *pairs),
+            (f64, f64, f64, i64, f64, n, numba.boolean, *pairs),
             threads,
         ),
         KernelSpec(
             "conv_back_input",
             "conv",
             lambda: _backward_input,
-            (*strided, *strided, *strided, *pairs),
+            (f64, f64, f64, i64, *pairs),
             threads,
         ),
         KernelSpec(
             "conv_back_weight",
             "conv",
             lambda: _backward_weight,
-            (*strided, *strided, *strided, *pairs),
+            (f64, f64, f64, i64, *pairs),
             threads,
         ),
         KernelSpec(
             "conv_back_bias",
             "conv",
             lambda: _bias_backward,
-            (f64, n, *strided),
+            (f64, n, f64, i64),
             threads,
         ),
         KernelSpec(
             "conv_im2col",
             "conv",
             lambda: _im2col,
-            (f64, *strided, n, n, *pairs, n, n),
+            (f64, f64, i64, n, n, *pairs, n, n),
             threads,
         ),
         KernelSpec(
