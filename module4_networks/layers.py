@@ -97,7 +97,7 @@ class Sequential(_Sequential):
         if getattr(getattr(x, "backend", None), "cuda", False):
             from ._bias_activation import sequential  # (loads numba.cuda)
 
-            layers = (Linear, (ReLU, Tanh, Sigmoid, GELU))  # kinds 0-3
+            layers = (Linear, (ReLU, Tanh, Sigmoid, GELU), _Sequential)
             fused = sequential(list(self._modules.values()), x, layers)
         if fused is not None:  # a Linear-activation pair, checked: fused
             return fused

@@ -158,6 +158,23 @@ def test_a_different_student_activation_keeps_running(monkeypatch):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def test_a_stub_sequential_loop_still_raises_on_the_gpu(monkeypatch):
+    """The check runs Module 0's ``Sequential`` loop (Task 0.4) on the pair: a
+    stub there raises as it does on the CPU, instead of the path serving."""
+    from module0_fundamentals import module
+
+    def stub(self, x):
+        raise NotImplementedError("Task 0.4: Sequential.forward")
+
+    monkeypatch.setattr(module.Sequential, "forward", stub)
+    model, x = _model(nn.ReLU(), seed=5)
+    model.to(CudaBackend)
+    with ba.PATH.fresh():
+        with pytest.raises(NotImplementedError, match="0.4"):
+            model(x.to(CudaBackend))
+        assert ba.PATH.served == 0
+
+
 SMS = {"sm_75": (7, 5), "sm_80": (8, 0), "sm_90": (9, 0)}
 
 
