@@ -1,7 +1,8 @@
 """``kindling kernels``: what each CUDA kernel costs a real GPU, measured without one.
 
 For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``,
-``module4_networks._cuda_optim_kernels``) Numba compiles the kernel to PTX for a
+``module4_networks._cuda_optim_kernels``, ``module4_networks._bias_activation``:
+``--task conv``, ``optim``, ``fused``) Numba compiles the kernel to PTX for a
 compute capability (``cuda.compile_ptx``, with the simulator off; no GPU is needed),
 and NVIDIA's assembler ``ptxas -v`` (from the
 ``nvidia-cuda-nvcc-cu12`` wheel) reports what one thread of the machine code uses:
@@ -14,12 +15,15 @@ and NVIDIA's assembler ``ptxas -v`` (from the
 - **shared** memory per block (static, at most 48 KiB);
 - **stack** frame per thread: per-thread arrays the compiler could not keep in
   registers, in slow *local* memory; **spills**: bytes of registers that did not
-  fit, stored to and loaded back from local memory (``spills`` adds the two).
+  fit, stored to and loaded back from local memory (``spills`` adds the two);
+- **divisions** (in the JSON rows, read from the PTX): 64-bit integer divisions and
+  remainders, and their 32-bit twins (:func:`divisions`).
 
 From these and the block size a kernel is launched with follows its *occupancy*: how
 many blocks fit on one SM at once, and the fraction of the SM's warp slots they fill.
 The resource tests (``tests/module3/test_cuda_resources.py``,
-``tests/module4/test_cuda_conv_resources.py``) assert that every kernel fits.
+``tests/module4/test_cuda_conv.py``, ``test_fused_optim_cuda.py``,
+``test_bias_activation_cuda.py``) assert that every kernel fits.
 
 The measurement runs in a child process (``python -m kindling.kernels --json``)
 because Numba decides once per process whether CUDA code is simulated.
