@@ -407,7 +407,6 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     tensor_matrix_multiply = kernels.tensor_matrix_multiply
 
     f64, i64 = numba.float64[::1], numba.int64[::1]
-    strided = (f64, i64, i64)
     flag, count = numba.boolean, numba.int64
     # out, size, same, the packed layout (one int64 array for every shape and
     # stride), then the inputs' storages
@@ -452,7 +451,7 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
             "matmul",
             "3.4",
             lambda: kernel_in(compiled(tensor_matrix_multiply)),
-            (*strided, *strided, *strided, count),
+            (f64, i64, f64, f64, count, count),
             MATMUL_THREADS,
         ),
     ]

@@ -96,7 +96,10 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     size = int(p.size)
     threads = kernels.THREADS
     blocks = max(1, (size + threads - 1) // threads)
-    layout = (shape, p_strides, g_strides, same, size)
+    # shape, p's strides and g's strides in ONE integer array (a device constant,
+    # cached by content): each array argument is 7 kernel parameters on a GPU.
+    parts = (shape, p_strides, g_strides)
+    layout = (np.concatenate([np.asarray(v, np.int64) for v in parts]), same, size)
     if kind == "sgd":
         momentum = float(group["momentum"])
         first = momentum != 0.0 and "momentum_buffer" not in state
