@@ -67,6 +67,13 @@ __all__ = [
     "smooth_l1_loss",
     "huber_loss",
     "kl_div",
+    "hardtanh",
+    "relu6",
+    "mish",
+    "prelu",
+    "margin_ranking_loss",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
 ]
 
 
@@ -680,11 +687,18 @@ from .losses import (  # noqa: E402
 
 # More of torch.nn.functional (given; see _extra_functional.py).
 from ._extra_functional import (  # noqa: E402
+    cosine_embedding_loss,
     cosine_similarity,
+    gaussian_nll_loss,
+    hardtanh,
     huber_loss,
     kl_div,
     layer_norm,
+    margin_ranking_loss,
+    mish,
     normalize,
     one_hot,
+    prelu,
+    relu6,
     smooth_l1_loss,
 )

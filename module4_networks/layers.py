@@ -640,10 +640,16 @@ class L1Loss(_Loss):
 
 
 class BCELoss(_Loss):
-    """``F.binary_cross_entropy`` as a module."""
+    """``F.binary_cross_entropy`` as a module (``weight`` as in PyTorch)."""
+
+    def __init__(
+        self, weight: Optional[Tensor] = None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(reduction)
+        self.weight = weight
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy(input, target, reduction=self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
