@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping, Optional, Sequence, Tuple, Union
 
 from module0_fundamentals.module import Module, Parameter
-from module2_tensors.tensor import Tensor
+from module2_tensors.tensor import Tensor, get_default_backend, ones, zeros
 
 from . import _extra_conv as XC
 from . import _extra_functional as XF
@@ -26,6 +26,8 @@ __all__ = [
     "MaxPool1d",
     "AvgPool1d",
     "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
     "ConvTranspose2d",
     "Upsample",
     "Unflatten",
@@ -147,6 +149,68 @@ class GroupNorm(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return XC.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+
+class _InstanceNorm(Module):
+    """``F.instance_norm`` as a layer: learned $\\gamma, \\beta$ (ones, zeros)
+    with ``affine``; running statistics (buffers ``running_mean``,
+    ``running_var``), used in evaluation mode, with ``track_running_stats``.
+    Input ``(N, C, *spatial)`` or, unbatched, ``(C, *spatial)``."""
+
+    _spatial = 1
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+        backend: Any = None,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = self.bias = None
+        if affine:
+            self.weight = _parameter((num_features,), backend)
+            init.ones_(self.weight)
+            self.bias = _parameter((num_features,), backend)
+        self.running_mean = self.running_var = None
+        if track_running_stats:
+            backend = backend or get_default_backend()
+            self.register_buffer("running_mean", zeros(num_features, backend=backend))
+            self.register_buffer("running_var", ones(num_features, backend=backend))
+            self.register_buffer("num_batches_tracked", 0)  # (as BatchNorm's)
+
+    def forward(self, x: Tensor) -> Tensor:
+        dims = self._spatial + 2
+        if x.dims not in (dims - 1, dims):
+            raise ValueError(
+                f"expected {dims - 1}D or {dims}D input (got {x.dims}D input)"
+            )
+        batched = x if x.dims == dims else x.unsqueeze(0)
+        out = XC.instance_norm(
+            batched,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            self.training or not self.track_running_stats,
+            self.momentum,
+            self.eps,
+        )
+        return out if x.dims == dims else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, L)`` (or ``(C, L)``)."""
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, H, W)`` (or ``(C, H, W)``)."""
+
+    _spatial = 2
 
 
 class ConvTranspose2d(Module):

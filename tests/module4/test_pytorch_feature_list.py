@@ -231,7 +231,6 @@ FEATURES: List[Feature] = [
     same(
         "nn.InstanceNorm2d",
         _layer("InstanceNorm2d", (2, 3, 4, 4), 3, affine=True),
-        NOT_YET,
     ),
     same(
         "nn.ParameterDict",
