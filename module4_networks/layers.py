@@ -720,7 +720,8 @@ class LogSoftmax(Module):
 
 
 class MaxPool2d(Module):
-    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode)``."""
+    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode, dilation,
+    return_indices)`` (pass the last two by keyword: PyTorch's order differs)."""
 
     def __init__(
         self,
@@ -728,14 +729,23 @@ class MaxPool2d(Module):
         stride: Optional[IntPair] = None,
         padding: IntPair = 0,
         ceil_mode: bool = False,
+        dilation: IntPair = 1,
+        return_indices: bool = False,
     ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
         self.padding, self.ceil_mode = padding, ceil_mode
+        self.dilation, self.return_indices = dilation, return_indices
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, x: Tensor) -> Any:
         return F.max_pool2d(
-            x, self.kernel_size, self.stride, self.padding, self.ceil_mode
+            x,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.dilation,
+            self.return_indices,
         )
 
 

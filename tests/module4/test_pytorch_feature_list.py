@@ -239,12 +239,10 @@ FEATURES: List[Feature] = [
     same(
         "nn.MaxPool2d(dilation=)",
         _layer("MaxPool2d", (1, 1, 5, 5), 2, dilation=2),
-        NOT_YET,
     ),
     same(
         "nn.MaxPool2d(return_indices=)",
         _layer("MaxPool2d", (1, 1, 4, 4), 2, return_indices=True),
-        NOT_YET,
     ),
     same("nn.MultiheadAttention(kdim=, vdim=, add_bias_kv=)", _mha, NOT_YET),
     same(
