@@ -244,7 +244,7 @@ FEATURES: List[Feature] = [
         "nn.MaxPool2d(return_indices=)",
         _layer("MaxPool2d", (1, 1, 4, 4), 2, return_indices=True),
     ),
-    same("nn.MultiheadAttention(kdim=, vdim=, add_bias_kv=)", _mha, NOT_YET),
+    same("nn.MultiheadAttention(kdim=, vdim=, add_bias_kv=)", _mha),
     same(
         "nn.LSTM(proj_size=)",
         _layer("LSTM", (2, 1, 3), 3, 4, proj_size=2),
