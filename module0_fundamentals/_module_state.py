@@ -4,12 +4,12 @@ of Task 0.4's ``Module``, kept out of the file students edit)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 if TYPE_CHECKING:
-    from .module import Module, Parameter
+    from .module import Module
 
-__all__ = ["METHODS"]
+__all__ = ["methods"]
 
 
 def _detached(value: Any) -> Any:
@@ -41,32 +41,36 @@ def state_dict(
     return state
 
 
-def register_parameter(self: "Module", name: str, param: Optional["Parameter"]) -> None:
-    """Register ``param`` as the parameter ``name`` (as assigning the
-    attribute does); ``None`` leaves the attribute ``None`` and no parameter,
-    as ``m.bias = None``. PyTorch's checks and messages.
+def methods(parameter_type: type) -> Tuple[Callable, Callable]:
+    """``(state_dict, register_parameter)`` for ``Module``, whose parameters
+    are instances of ``parameter_type`` (``Parameter``, passed in because
+    ``module.py`` imports this file)."""
 
-    Raises:
-        TypeError: ``param`` is neither a Parameter nor ``None``.
-        KeyError: an empty name, a name with ".", or one that is already a
-            non-parameter attribute.
-    """
-    from .module import Parameter
+    def register_parameter(self: "Module", name: str, param: Any) -> None:
+        """Register ``param`` as the parameter ``name`` (as assigning the
+        attribute does); ``None`` leaves the attribute ``None`` and no parameter,
+        as ``m.bias = None``. PyTorch's checks and messages.
 
-    if param is not None and not isinstance(param, Parameter):
-        raise TypeError(
-            f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
-            "(torch.nn.Parameter or None required)"
-        )
-    if not isinstance(name, str) or not name or "." in name:
-        raise KeyError(f'parameter name can\'t be empty or contain ".", got: {name}')
-    if hasattr(self, name) and name not in self._parameters:
-        raise KeyError(f"attribute '{name}' already exists")
-    if param is None:
-        self._parameters.pop(name, None)
-        object.__setattr__(self, name, None)
-    else:
-        setattr(self, name, param)
+        Raises:
+            TypeError: ``param`` is neither a Parameter nor ``None``.
+            KeyError: an empty name, a name with ".", or one that is already a
+                non-parameter attribute.
+        """
+        if param is not None and not isinstance(param, parameter_type):
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(
+                f'parameter name can\'t be empty or contain ".", got: {name}'
+            )
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters.pop(name, None)
+            object.__setattr__(self, name, None)
+        else:
+            setattr(self, name, param)
 
-
-METHODS = (state_dict, register_parameter)
+    return state_dict, register_parameter

@@ -323,7 +323,7 @@ class Module:
 
     # state_dict (keep_vars=, prefix=) and register_parameter: given, in
     # _module_state.py.
-    state_dict, register_parameter = _module_state.METHODS
+    state_dict, register_parameter = _module_state.methods(Parameter)
 
     def load_state_dict(
         self, state_dict: Mapping[str, Any], strict: bool = True

@@ -1,4 +1,5 @@
-"""More of ``torch.nn.init`` (private: ``init`` re-exports them; given code):
+"""More of ``torch.nn.init`` (private: ``module4_networks/__init__.py``
+attaches them to ``init``; given code):
 ``trunc_normal_``, ``orthogonal_``, ``eye_`` and ``dirac_``, with PyTorch's
 signatures. As the other initialisers they fill in place without recording
 gradients, draw their numbers from ``randn`` (so ``manual_seed`` and

@@ -1,4 +1,5 @@
-"""More of ``torch.optim`` (private: ``optim`` re-exports them; given code):
+"""More of ``torch.optim`` (private: ``module4_networks/__init__.py`` attaches
+them to ``optim``, whose ``Optimizer`` they build on; given code):
 ``Adamax``, ``Adadelta``, ``Rprop`` and ``ASGD``, each with PyTorch's
 hyperparameters, defaults and state entries (``opt.state[p]`` holds the
 buffers under PyTorch's names, with ``step``), so ``state_dict`` round trips

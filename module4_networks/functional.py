@@ -27,7 +27,7 @@ from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.tensor_functions import Function
 
-from . import _matmul_blas, _pool_fast
+from . import _matmul_blas, _pool_fast, _pool_options
 from ._convolution import _check_tensor, _conv, _dim
 from .fast_conv import IntPair, pair
 
@@ -492,9 +492,8 @@ def max_pool2d(
     ``dilation`` here (pass these by keyword).
     """
     if return_indices or pair(dilation, "dilation") != (1, 1):
-        return _pool_options.max_pool2d(
-            input, kernel_size, stride, padding, ceil_mode, dilation, return_indices
-        )
+        options = (kernel_size, stride, padding, ceil_mode, dilation, return_indices)
+        return _pool_options.max_pool2d(input, *options, _pool_windows, max)
     # Engine: one compiled pass where it agrees with this code (``_pool_fast``).
     fast = _pool_fast.max_pool2d(
         max_pool2d, input, kernel_size, stride, padding, ceil_mode
@@ -698,9 +697,6 @@ from .losses import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
-
-# PyTorch's dilation and return_indices of max_pool2d (given; it uses this module).
-from . import _pool_options  # noqa: E402
 
 # More of torch.nn.functional (given; see _extra_functional.py).
 from ._extra_functional import (  # noqa: E402

@@ -44,10 +44,6 @@ __all__ = [
     "xavier_normal_",
     "kaiming_uniform_",
     "kaiming_normal_",
-    "trunc_normal_",
-    "orthogonal_",
-    "eye_",
-    "dirac_",
 ]
 
 Generator = Optional[np.random.Generator]
@@ -222,7 +218,3 @@ def kaiming_normal_(
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(x, mode))
     return normal_(x, 0.0, std, generator=generator)
     # END SOLUTION
-
-
-# More of torch.nn.init (given; see _extra_init.py, which uses _fill from here).
-from ._extra_init import dirac_, eye_, orthogonal_, trunc_normal_  # noqa: E402,F401

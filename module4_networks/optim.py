@@ -52,10 +52,6 @@ __all__ = [
     "Adagrad",
     "RAdam",
     "NAdam",
-    "Adamax",
-    "Adadelta",
-    "Rprop",
-    "ASGD",
     "lr_scheduler",
 ]
 
@@ -449,6 +445,3 @@ class NAdam(Optimizer):
 
 
 from . import lr_scheduler  # noqa: E402  (optim.lr_scheduler, as in PyTorch)
-
-# More of torch.optim (given; see _extra_optim.py, which builds on Optimizer).
-from ._extra_optim import ASGD, Adadelta, Adamax, Rprop  # noqa: E402

@@ -5,10 +5,9 @@ the feature and raise if it is absent. The torch probes check the list itself
 Kindling probes fail for a feature that is still missing.
 
 Entries marked ``TENSOR_SIDE`` are the tensor side of the issue (Tensor
-methods, dtypes, ``F.pad``/``F.unfold``, higher-order gradients), built on
+methods, dtypes, ``F.pad``/``F.unfold``), built on
 another branch: they are expected to fail here (strict xfail), and the lead
-removes the mark once that branch is merged. Entries marked ``NOT_YET`` are nn
-features not built yet (strict xfail too, so building one flips its test).
+removes the mark once that branch is merged. Every nn-side entry must pass.
 
 ``python -m tests.module4.test_pytorch_feature_list`` prints the features
 still missing in Kindling and their count. Belongs to no task."""
@@ -33,7 +32,6 @@ class Feature(NamedTuple):
 
 
 TENSOR_SIDE = "tensor-side, another branch"
-NOT_YET = "nn side, not built yet"
 
 
 def same(name: str, probe: Probe, expected_missing: str = "") -> Feature:
@@ -248,7 +246,6 @@ FEATURES: List[Feature] = [
     same(
         "nn.LSTM(proj_size=)",
         _layer("LSTM", (2, 1, 3), 3, 4, proj_size=2),
-        NOT_YET,
     ),
     *_loss("MarginRankingLoss", "margin_ranking_loss", ((2,), (2,), (2,))),
     *_loss("CosineEmbeddingLoss", "cosine_embedding_loss", ((2, 3), (2, 3), (2,))),
