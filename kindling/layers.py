@@ -207,9 +207,11 @@ def re_exports(path: Path) -> List[str]:
 #: without a reason in the commit. It came in (issue 38) at the library's size on
 #: the day, after that day's features (higher-order gradients, chaining
 #: schedulers, the CUDA optimizer steps, memory pool and disk cache, Tensor's
-#: mixins), less what the fused steps' one protocol deleted: 15,574 lines.
+#: mixins), less what the fused steps' one protocol deleted: 15,574 lines;
+#: raised by 705 for issue 42's missing nn features (layers, losses, optimizers,
+#: initialisers, CyclicLR, pooling, attention and LSTM options): 16,279.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 15_574
+LIBRARY_BUDGET = 16_279
 LIBRARY_GOAL = 13_500
 
 
