@@ -7,8 +7,8 @@
 Values and gradients are compared with ``torch`` itself (skipping, with the
 install command, where it is absent) and the gradients also with central
 differences of NumPy references (PyTorch's documented formulas), which run
-everywhere. The code under test is given, built from tensor operations and
-Task 0.4's Module (the markers say which)."""
+everywhere. The code under test is given, built from tensor operations; the
+tests that also build Task 4.6's layers carry its marker."""
 
 from __future__ import annotations
 
@@ -307,7 +307,7 @@ def test_unflatten_inverts_flatten():
     np.testing.assert_array_equal(back.to_numpy(), x.to_numpy())
 
 
-@pytest.mark.task0_4
+@task2_6
 def test_parameter_dict_registers_its_values():
     pd = nn.ParameterDict({"a": kt.zeros(2), "b": nn.Parameter(kt.ones(3))})
     assert isinstance(pd["a"], nn.Parameter) and len(pd) == 2
@@ -329,7 +329,7 @@ def test_parameter_dict_registers_its_values():
     assert pd.keys() == ["c", "d"]
 
 
-@pytest.mark.task0_4
+@pytest.mark.task4_6
 def test_register_parameter_as_pytorch():
     m = nn.Linear(2, 3)
     p = nn.Parameter(kt.zeros(4))
@@ -346,7 +346,7 @@ def test_register_parameter_as_pytorch():
         m.register_parameter("forward", nn.Parameter(kt.zeros(1)))
 
 
-@pytest.mark.task0_4
+@pytest.mark.task4_6
 def test_state_dict_keep_vars_keeps_the_parameters_themselves():
     torch = import_torch()
     model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))

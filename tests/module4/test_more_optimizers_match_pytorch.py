@@ -4,7 +4,7 @@ both give the same parameters and the same state entries under PyTorch's
 names (``opt.state[p]``), and a ``state_dict`` saved mid-run and loaded into a
 fresh optimizer resumes the run. Skips, saying how to install PyTorch, where it
 is absent. The optimizers' update rules are given code built from tensor
-operations (Task 2.6's marker)."""
+operations (Task 2.6's marker), except RMSprop's (Task 4.6's)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,22 @@ import pytest
 import module4_networks as kt
 from tests.pytorch_reference import import_torch
 
-pytestmark = pytest.mark.task2_6
+
+def _cases():
+    """Each case with its task's marker: RMSprop's update is Task 4.6's, the
+    others given code on tensor operations (Task 2.6)."""
+    return [
+        pytest.param(
+            name,
+            marks=(
+                pytest.mark.task4_6
+                if name.startswith("rmsprop")
+                else pytest.mark.task2_6
+            ),
+        )
+        for name in sorted(CASES)
+    ]
+
 
 # name -> (class name, keyword arguments), each run by both libraries.
 CASES = {
@@ -59,7 +74,7 @@ def _value(value):
     return np.asarray(value.detach().numpy() if hasattr(value, "detach") else value)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", _cases())
 def test_parameters_and_state_match_pytorch(name):
     torch = import_torch()
     torch.set_default_dtype(torch.float64)
@@ -78,7 +93,7 @@ def test_parameters_and_state_match_pytorch(name):
     assert kopt.param_groups[0]["maximize"] == topt.param_groups[0]["maximize"]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", _cases())
 def test_a_state_dict_round_trip_resumes_the_run(name):
     straight, _ = _run(kt, name, GRADS)
     p, opt = _run(kt, name, GRADS[:3])
@@ -91,6 +106,7 @@ def test_a_state_dict_round_trip_resumes_the_run(name):
     np.testing.assert_allclose(resumed.to_numpy(), straight.to_numpy(), rtol=1e-12)
 
 
+@pytest.mark.task2_6
 def test_adamax_first_step_by_hand():
     # m_1 = (1 - b1) g, u_1 = |g| + eps, lr_t = lr / (1 - b1): the first step
     # moves each entry by lr * sign(g) (up to eps).
@@ -102,6 +118,7 @@ def test_adamax_first_step_by_hand():
     assert opt.state[p]["step"] == 1
 
 
+@pytest.mark.task2_6
 def test_rprop_grows_and_shrinks_its_steps_by_hand():
     # Same sign twice: step 0.1 then 0.1 * 1.2; a sign flip: 0.12 * 0.5 and no move.
     p = kt.nn.Parameter(kt.tensor([0.0]))
@@ -115,6 +132,7 @@ def test_rprop_grows_and_shrinks_its_steps_by_hand():
     np.testing.assert_allclose(moves, [-0.1, -0.12, 0.0, 0.06])
 
 
+@pytest.mark.task2_6
 def test_bad_rprop_and_adadelta_arguments_raise():
     p = kt.nn.Parameter(kt.zeros(1))
     with pytest.raises(ValueError, match="eta"):

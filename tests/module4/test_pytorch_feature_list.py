@@ -10,7 +10,9 @@ another branch: they are expected to fail here (strict xfail), and the lead
 removes the mark once that branch is merged. Every nn-side entry must pass.
 
 ``python -m tests.module4.test_pytorch_feature_list`` prints the features
-still missing in Kindling and their count. Belongs to no task."""
+still missing in Kindling and their count. Each Kindling probe carries the
+marker of the latest task whose code it runs (most are Task 4.6's layers and
+optimizers); the torch probes and the list's own check belong to no task."""
 
 from __future__ import annotations
 
@@ -29,20 +31,23 @@ class Feature(NamedTuple):
     torch: Probe
     kindling: Probe
     expected_missing: str = ""  # why it may be missing here ("" = must exist)
+    task: str = "task4_6"  # the marker of the latest task whose code it runs
 
 
 TENSOR_SIDE = "tensor-side, another branch"
 
 
-def same(name: str, probe: Probe, expected_missing: str = "") -> Feature:
+def same(
+    name: str, probe: Probe, expected_missing: str = "", task: str = "task4_6"
+) -> Feature:
     """A feature reached the same way in both libraries (``lib`` is ``torch``
     or ``module4_networks``)."""
-    return Feature(name, probe, probe, expected_missing)
+    return Feature(name, probe, probe, expected_missing, task)
 
 
 def tensor_side(name: str, probe: Probe) -> Feature:
     """A feature of the tensor side of the issue, missing on this branch."""
-    return same(name, probe, TENSOR_SIDE)
+    return same(name, probe, TENSOR_SIDE, "task2_6")
 
 
 def _param(lib):
@@ -168,8 +173,8 @@ FEATURES: List[Feature] = [
         "get_default_dtype/set_default_dtype",
         lambda lib: lib.set_default_dtype(lib.get_default_dtype()),
     ),
-    same("backward(create_graph=True)", _double_backward),
-    same("autograd.grad(create_graph=True)", _grad_create_graph),
+    same("backward(create_graph=True)", _double_backward, task="task2_6"),
+    same("autograd.grad(create_graph=True)", _grad_create_graph, task="task2_6"),
     *[
         tensor_side(
             f"F.pad(mode={mode!r})",
@@ -237,15 +242,18 @@ FEATURES: List[Feature] = [
     same(
         "nn.MaxPool2d(dilation=)",
         _layer("MaxPool2d", (1, 1, 5, 5), 2, dilation=2),
+        task="task4_4",
     ),
     same(
         "nn.MaxPool2d(return_indices=)",
         _layer("MaxPool2d", (1, 1, 4, 4), 2, return_indices=True),
+        task="task4_4",
     ),
-    same("nn.MultiheadAttention(kdim=, vdim=, add_bias_kv=)", _mha),
+    same("nn.MultiheadAttention(kdim=, vdim=, add_bias_kv=)", _mha, task="task4_8"),
     same(
         "nn.LSTM(proj_size=)",
         _layer("LSTM", (2, 1, 3), 3, 4, proj_size=2),
+        task="task4_7",
     ),
     *_loss("MarginRankingLoss", "margin_ranking_loss", ((2,), (2,), (2,))),
     *_loss("CosineEmbeddingLoss", "cosine_embedding_loss", ((2, 3), (2, 3), (2,))),
@@ -274,7 +282,7 @@ def missing() -> List[str]:
 
 
 def _case(feature: Feature) -> Any:
-    marks = []
+    marks = [getattr(pytest.mark, feature.task)]
     if feature.expected_missing:
         marks.append(pytest.mark.xfail(strict=True, reason=feature.expected_missing))
     return pytest.param(feature, id=feature.name, marks=marks)
