@@ -21,6 +21,8 @@ from module2_tensors.engine import higher_order as _higher_order
 from . import (
     _conv_gemm,
     _extra_conv,
+    _extra_init,
+    _extra_optim,
     _fused_optim,
     data,
     fast_conv,
@@ -59,9 +61,16 @@ _fused_optim.fuses({optim.SGD: "sgd", optim.Adam: "adam", optim.AdamW: "adamw"})
 # (``F.scaled_dot_product_attention``). It lives in attention.py, which builds on
 # functional, so it is attached here, once both are imported.
 functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
-# The same for the functions built on functional's convolution and pooling.
-for _name in _extra_conv.__all__:
-    setattr(functional, _name, getattr(_extra_conv, _name))
+# The same for the functions built on functional's convolution and pooling,
+# and for the initialisers and optimizers built on init's and optim's given code
+# (they import those modules, which cannot import them back).
+for _module, _extra in ((functional, _extra_conv), (init, _extra_init)):
+    for _name in _extra.__all__:
+        setattr(_module, _name, getattr(_extra, _name))
+for _name in _extra_optim.__all__:
+    setattr(optim, _name, getattr(_extra_optim, _name))
+init.__all__ += _extra_init.__all__
+optim.__all__ += _extra_optim.__all__
 
 
 def __getattr__(name: str) -> Any:

@@ -659,10 +659,16 @@ class L1Loss(_Loss):
 
 
 class BCELoss(_Loss):
-    """``F.binary_cross_entropy`` as a module."""
+    """``F.binary_cross_entropy`` as a module (``weight`` as in PyTorch)."""
+
+    def __init__(
+        self, weight: Optional[Tensor] = None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(reduction)
+        self.weight = weight
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy(input, target, reduction=self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -733,7 +739,8 @@ class LogSoftmax(Module):
 
 
 class MaxPool2d(Module):
-    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode)``."""
+    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode, dilation,
+    return_indices)`` (pass the last two by keyword: PyTorch's order differs)."""
 
     def __init__(
         self,
@@ -741,14 +748,23 @@ class MaxPool2d(Module):
         stride: Optional[IntPair] = None,
         padding: IntPair = 0,
         ceil_mode: bool = False,
+        dilation: IntPair = 1,
+        return_indices: bool = False,
     ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
         self.padding, self.ceil_mode = padding, ceil_mode
+        self.dilation, self.return_indices = dilation, return_indices
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, x: Tensor) -> Any:
         return F.max_pool2d(
-            x, self.kernel_size, self.stride, self.padding, self.ceil_mode
+            x,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.dilation,
+            self.return_indices,
         )
 
 

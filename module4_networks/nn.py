@@ -11,18 +11,8 @@ attention, transformer, then ``nn``.
 from . import functional  # noqa: F401 (torch.nn.functional's path: nn.functional)
 from . import init  # noqa: F401 (torch.nn.init's path: nn.init)
 from . import nn_utils as utils
-from ._extra_layers import (
-    AvgPool1d,
-    ConvTranspose2d,
-    CosineSimilarity,
-    Dropout2d,
-    GroupNorm,
-    HuberLoss,
-    KLDivLoss,
-    MaxPool1d,
-    SmoothL1Loss,
-    Upsample,
-)
+from ._extra_layers import *  # noqa: F401,F403
+from ._extra_layers import __all__ as _extra_layers
 from .attention import MultiheadAttention
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers
@@ -33,27 +23,21 @@ from .transformer import (
     TransformerEncoderLayer,
 )
 
-__all__ = _layers + [
-    "RNNCell",
-    "LSTMCell",
-    "GRUCell",
-    "RNN",
-    "LSTM",
-    "GRU",
-    "utils",
-    "init",
-    "MultiheadAttention",
-    "PositionalEncoding",
-    "TransformerEncoderLayer",
-    "TransformerEncoder",
-    "SmoothL1Loss",
-    "HuberLoss",
-    "KLDivLoss",
-    "CosineSimilarity",
-    "Dropout2d",
-    "MaxPool1d",
-    "AvgPool1d",
-    "GroupNorm",
-    "ConvTranspose2d",
-    "Upsample",
-]
+__all__ = (
+    _layers
+    + _extra_layers
+    + [
+        "RNNCell",
+        "LSTMCell",
+        "GRUCell",
+        "RNN",
+        "LSTM",
+        "GRU",
+        "utils",
+        "init",
+        "MultiheadAttention",
+        "PositionalEncoding",
+        "TransformerEncoderLayer",
+        "TransformerEncoder",
+    ]
+)
