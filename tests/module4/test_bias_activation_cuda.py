@@ -11,6 +11,9 @@ import math
 import numpy as np
 import pytest
 
+# Tests marked task4_7 run the nn library (Task 4.6) on the CUDA kernels (Tasks 3.3,
+# 3.4): Task 4.7 is a task whose dependencies hold both.
+
 from kindling import kernels
 from module2_tensors import no_grad
 from module3_fast_ops import FastBackend, _cuda_runtime
@@ -125,6 +128,7 @@ def _batch(model, x, backend):
 @pytest.mark.parametrize(
     "activation", [nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.GELU()], ids=repr
 )
+@pytest.mark.task4_7
 def test_a_fused_sequential_on_the_gpu_matches_the_cpu_with_two_launches_fewer(
     activation,
 ):
@@ -144,6 +148,7 @@ def test_a_fused_sequential_on_the_gpu_matches_the_cpu_with_two_launches_fewer(
     assert fused <= plain - 2, (fused, plain)
 
 
+@pytest.mark.task4_7
 def test_a_different_student_activation_keeps_running(monkeypatch):
     """A ReLU whose forward is not ReLU's (here: leaky) disagrees at the check, so
     the student's layers run, and their result is what comes back."""
@@ -158,6 +163,7 @@ def test_a_different_student_activation_keeps_running(monkeypatch):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+@pytest.mark.task4_7
 def test_a_stub_sequential_loop_still_raises_on_the_gpu(monkeypatch):
     """The check runs Module 0's ``Sequential`` loop (Task 0.4) on the pair: a
     stub there raises as it does on the CPU, instead of the path serving."""

@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+# Tests marked task4_7 run the nn library (Task 4.6) on the CUDA kernels (Tasks 3.3,
+# 3.4): Task 4.7 is a task whose dependencies hold both.
+
 from kindling import kernels
 from module3_fast_ops import CudaBackend
 from module4_networks import cuda_conv
@@ -125,6 +128,7 @@ def test_cuda_conv_kernels_fit_resources(sm):
         assert row["spill_stores"] == row["spill_loads"] == 0, row["name"]
 
 
+@pytest.mark.task4_7
 def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
     """Conv, pooling, linear, cross-entropy and an SGD step on CudaBackend, with every
     parameter in GPU memory, give FastBackend's loss and updated parameters. (One
