@@ -282,7 +282,10 @@ def staff_spelling(argv: List[str], staff: Any) -> List[str]:
     (:data:`STAFF_SPELLINGS`) turned into the staff command that serves it, where
     ``staff`` (the names of the staff commands) has it."""
     for (command, option), target in STAFF_SPELLINGS.items():
-        spelled = any(a == option or a.startswith(option + "=") for a in argv[1:])
+        if option.startswith("-"):  # an option, anywhere
+            spelled = any(a == option or a.startswith(option + "=") for a in argv[1:])
+        else:  # a word, right after the command (``--submission merge`` is not)
+            spelled = argv[1:2] == [option]
         if argv[:1] == [command] and spelled and target in staff:
             return [target] + argv[1:]
     return argv

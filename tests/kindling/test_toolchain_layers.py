@@ -92,6 +92,7 @@ def test_the_instructors_spellings_reach_the_staff_commands():
     assert staff_spelling(["grade", "--batch=subs"], staff)[0] == "grade-batch"
     assert staff_spelling(["doctor", "--platforms"], staff)[0] == "platforms"
     assert staff_spelling(["grade", "--submission", "x"], staff)[0] == "grade"
+    assert staff_spelling(["grade", "--submission", "merge"], staff)[0] == "grade"
     # Without the staff package (a student edition), nothing is rewritten.
     assert staff_spelling(batch, set()) == batch
     assert set(STAFF_SPELLINGS.values()) <= set(plugins.entry_points(plugins.COMMANDS))
