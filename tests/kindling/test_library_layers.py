@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Dict
 
 from kindling.cli import main
-from kindling.layers import (
+from kindling_staff.layers import (
     engine_violations,
     import_edges,
     library_files,
