@@ -104,6 +104,7 @@ from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
 from .engine.autograd import enable_grad
 from .engine.dtypes import dtype, float16, float32, float64, int32, int64
+from .engine.dtypes import get_default_dtype, result_type, set_default_dtype
 
 
 from .serialization import load, save

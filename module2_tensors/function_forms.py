@@ -151,28 +151,13 @@ def topk(
 
 # Function forms PyTorch scripts use (``kt.mm(a, b)``); none hides a built-in.
 def mm(a: Tensor, b: Tensor) -> Tensor:
-    """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$.
-
-    Raises:
-        ValueError: an operand that is not 2-D (naming both shapes).
-    """
-    if a.dims != 2 or b.dims != 2:
-        raise ValueError(f"mm expects two matrices, got shapes {a.shape} and {b.shape}")
-    return a @ b
+    """``torch.mm``: ``a.mm(b)``."""
+    return a.mm(b)
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
-    """``torch.bmm``: batched products, $(B, n, m)$ times $(B, m, p)$.
-
-    Raises:
-        ValueError: operands that are not 3-D or whose batch sizes differ.
-    """
-    if a.dims != 3 or b.dims != 3 or a.shape[0] != b.shape[0]:
-        raise ValueError(
-            f"bmm expects two 3-D tensors with the same batch size, got shapes "
-            f"{a.shape} and {b.shape}"
-        )
-    return a @ b
+    """``torch.bmm``: ``a.bmm(b)``."""
+    return a.bmm(b)
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

@@ -29,11 +29,33 @@ def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         out = method(self, *args, **kwargs)
-        if (self._dtype is not None or self.is_mask) and out is not self:
-            if self.is_mask:
-                out.is_mask = True
-            elif out._dtype is None:
-                out._dtype = self._dtype
+        return out if out is self else kept_dtype(self, out)
+
+    return wrapped
+
+
+def kept_dtype(source: "Tensor", out: "Tensor") -> "Tensor":
+    """``out`` (entries of ``source``, moved or copied) reporting ``source``'s
+    dtype; a mask stays a mask."""
+    if source.is_mask:
+        out.is_mask = True
+    elif source._dtype is not None and out._dtype is None:
+        out._dtype = source._dtype
+    return out
+
+
+def float_result(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (an elementwise function of one tensor) made to report
+    PyTorch's dtype: a float tensor's own, the default float for integers and
+    bools (``exp``, ``sqrt`` ...; the functions whose values stay whole keep
+    their own dtype by :func:`keeps_dtype` instead)."""
+
+    @functools.wraps(method)
+    def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        out = method(self, *args, **kwargs)
+        if self._dtype is not None or self.is_mask:
+            d = self.dtype if self.is_floating_point() else dtypes.get_default_dtype()
+            out._dtype = None if d is dtypes.float64 else d
         return out
 
     return wrapped
