@@ -128,7 +128,8 @@ class DtypeDeviceMixin:
     @property
     def dtype(self) -> dtypes.dtype:
         """``kt.bool`` for a mask, else the dtype the tensor was made or
-        converted with (``kt.float64`` by default; arithmetic gives float64).
+        converted with (``kt.float64`` by default; arithmetic gives PyTorch's
+        promoted dtype, ``kt.result_type``).
         The numbers are stored as float64 in every case."""
         d = self._dtype
         if d is None:
