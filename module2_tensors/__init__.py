@@ -12,7 +12,6 @@ from . import autograd, serialization, shape_functions, tensor_functions, tensor
 from .shape_functions import (
     broadcast_to,
     cat,
-    cumsum,
     flip,
     index_add,
     logsumexp,
@@ -72,6 +71,7 @@ from .tensor import (
 )
 from .function_forms import (
     abs,
+    cumsum,
     argmax,
     argmin,
     clamp,

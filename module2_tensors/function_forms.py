@@ -26,6 +26,7 @@ __all__ = [
     "matmul",
     "sum",
     "mean",
+    "cumsum",
     "maximum",
     "minimum",
     "clamp",
@@ -81,17 +82,30 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 def sum(
-    t: Tensor, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    t: Tensor,
+    dim: Union[None, int, Sequence[int]] = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
 ) -> Tensor:
-    """``t.sum(dim, keepdim)``."""
-    return t.sum(dim, keepdim)
+    """``t.sum(dim, keepdim, dtype=dtype)``."""
+    return t.sum(dim, keepdim, dtype=dtype)
 
 
 def mean(
-    t: Tensor, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    t: Tensor,
+    dim: Union[None, int, Sequence[int]] = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
 ) -> Tensor:
-    """``t.mean(dim, keepdim)``."""
-    return t.mean(dim, keepdim)
+    """``t.mean(dim, keepdim, dtype=dtype)``."""
+    return t.mean(dim, keepdim, dtype=dtype)
+
+
+def cumsum(t: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``t.cumsum(dim, dtype=dtype)``."""
+    return t.cumsum(dim, dtype=dtype)
 
 
 def maximum(a: Tensor, b: TensorLike) -> Tensor:

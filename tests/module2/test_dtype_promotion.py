@@ -219,6 +219,10 @@ def test_sum_mean_cumsum_dtype_converts_first():
     assert x.sum(dtype=kt.int64).tolist() == 2  # 1 + 2 - 1: truncated first
     assert x.cumsum(0, dtype=kt.int64).tolist() == [1, 3, 2]
     assert x.mean(dtype=kt.float32).item() == pytest.approx(2.5 / 3)
+    # the function forms, as torch.sum(x, dtype=...)
+    assert kt.sum(x, dtype=kt.int64).item() == 2
+    assert kt.cumsum(x, 0, dtype=kt.int64).tolist() == [1, 3, 2]
+    assert kt.mean(x, dtype=kt.float32).dtype is kt.float32
 
 
 def test_the_default_dtype_is_float64_and_can_be_set():
