@@ -452,8 +452,6 @@ def user_call() -> Tuple[str, str]:
         entry = frame
         frame = frame.f_back
     name = "?" if entry is None else entry.f_code.co_name
-    if name == "wrapped" and "method" in entry.f_locals:  # (a dtype decorator)
-        name = entry.f_locals["method"].__name__
     if name == "__call__" and entry is not None and "self" in entry.f_locals:
         name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
     name = _OPERATORS.get(name, name)

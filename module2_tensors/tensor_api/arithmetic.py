@@ -18,7 +18,7 @@ from ..engine import dtypes
 from ..tensor_data import TensorData
 from ..tensor_ops import matmul_shape
 from .core import CoreMixin, FACTORIES, TensorLike
-from .dtype_device import float_result, keeps_dtype
+from .dtype_device import floated as _floated, kept_dtype
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -300,45 +300,37 @@ class ArithmeticMixin:
         """$-x$."""
         return -self
 
-    @float_result
     def sigmoid(self) -> "Tensor":
         """$\\sigma(x) = 1 / (1 + e^{-x})$."""
-        return tf.Sigmoid.apply(self)
+        return _floated(self, tf.Sigmoid.apply(self))
 
-    @keeps_dtype
     def relu(self) -> "Tensor":
         """$\\max(x, 0)$."""
-        return tf.ReLU.apply(self)
+        return kept_dtype(self, tf.ReLU.apply(self))
 
-    @float_result
     def log(self) -> "Tensor":
         """$\\ln x$."""
-        return tf.Log.apply(self)
+        return _floated(self, tf.Log.apply(self))
 
-    @float_result
     def exp(self) -> "Tensor":
         """$e^x$."""
-        return tf.Exp.apply(self)
+        return _floated(self, tf.Exp.apply(self))
 
-    @float_result
     def tanh(self) -> "Tensor":
         """$\\tanh x$."""
-        return tf.Tanh.apply(self)
+        return _floated(self, tf.Tanh.apply(self))
 
-    @float_result
     def sin(self) -> "Tensor":
         """$\\sin x$."""
-        return tf.Sin.apply(self)
+        return _floated(self, tf.Sin.apply(self))
 
-    @float_result
     def cos(self) -> "Tensor":
         """$\\cos x$."""
-        return tf.Cos.apply(self)
+        return _floated(self, tf.Cos.apply(self))
 
-    @float_result
     def sqrt(self) -> "Tensor":
         """$\\sqrt{x}$."""
-        return tf.Sqrt.apply(self)
+        return _floated(self, tf.Sqrt.apply(self))
 
     def abs(self) -> "Tensor":
         """$|x|$ (gradient $\\mathrm{sign}(x)$, 0 at 0)."""
@@ -346,39 +338,33 @@ class ArithmeticMixin:
 
     __abs__ = abs
 
-    @float_result
     def erf(self) -> "Tensor":
         """The error function $\\mathrm{erf}(x)$."""
-        return tf.Erf.apply(self)
+        return _floated(self, tf.Erf.apply(self))
 
-    @float_result
     def log1p(self) -> "Tensor":
         """$\\ln(1 + x)$, accurate for small $x$."""
-        return tf.Log1p.apply(self)
+        return _floated(self, tf.Log1p.apply(self))
 
-    @float_result
     def expm1(self) -> "Tensor":
         """$e^x - 1$, accurate for small $x$."""
-        return tf.Expm1.apply(self)
+        return _floated(self, tf.Expm1.apply(self))
 
     def rsqrt(self) -> "Tensor":
         """$1 / \\sqrt{x}$."""
         return 1.0 / self.sqrt()
 
-    @keeps_dtype
     def floor(self) -> "Tensor":
         """$\\lfloor x \\rfloor$ (gradient 0)."""
-        return tf.Piecewise.apply(self, tf._floor)
+        return kept_dtype(self, tf.Piecewise.apply(self, tf._floor))
 
-    @keeps_dtype
     def round(self) -> "Tensor":
         """The nearest whole number, halves to even (gradient 0)."""
-        return tf.Piecewise.apply(self, tf._round)
+        return kept_dtype(self, tf.Piecewise.apply(self, tf._round))
 
-    @keeps_dtype
     def sign(self) -> "Tensor":
         """$-1$, $0$ or $1$ (gradient 0)."""
-        return tf.Piecewise.apply(self, tf._sign)
+        return kept_dtype(self, tf.Piecewise.apply(self, tf._sign))
 
     def square(self) -> "Tensor":
         """$x^2$."""

@@ -44,21 +44,15 @@ def kept_dtype(source: "Tensor", out: "Tensor") -> "Tensor":
     return out
 
 
-def float_result(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``method`` (an elementwise function of one tensor) made to report
-    PyTorch's dtype: a float tensor's own, the default float for integers and
-    bools (``exp``, ``sqrt`` ...; the functions whose values stay whole keep
-    their own dtype by :func:`keeps_dtype` instead)."""
-
-    @functools.wraps(method)
-    def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        out = method(self, *args, **kwargs)
-        if self._dtype is not None or self.is_mask:
-            d = self.dtype if self.is_floating_point() else dtypes.get_default_dtype()
-            out._dtype = None if d is dtypes.float64 else d
+def floated(source: "Tensor", out: "Tensor") -> "Tensor":
+    """``out`` (an elementwise function of ``source``: ``exp``, ``sqrt`` ...)
+    reporting PyTorch's dtype: ``source``'s if a float, else the default float
+    (the functions whose values stay whole use :func:`kept_dtype` instead)."""
+    if source._dtype is None and not source.is_mask:
         return out
-
-    return wrapped
+    d = source.dtype if source.is_floating_point() else dtypes.get_default_dtype()
+    out._dtype = None if d is dtypes.float64 else d
+    return out
 
 
 class DtypeDeviceMixin:
