@@ -55,7 +55,7 @@ def _summed(x: "Tensor", out: "Tensor") -> "Tensor":
 
 class MaxResult(NamedTuple):
     """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
-    ``torch.max``; ``indices`` are floats without gradient."""
+    ``torch.max``; ``indices`` are ``int64``, without gradient."""
 
     values: "Tensor"
     indices: "Tensor"
@@ -308,7 +308,7 @@ class ReductionMixin:
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """The index of the first maximum along ``dim`` (of the flattened tensor
-        for ``None``), like ``torch.argmax`` (floats, no gradient)."""
+        for ``None``), like ``torch.argmax`` (``int64``, no gradient)."""
         return self._argext("max", dim, keepdim)
 
     def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
