@@ -438,19 +438,31 @@ class ArithmeticMixin:
         if max is not None:
             high = self._other(max)
             out = sf.where(out > high, high, out)
-        return out
+        if self._dtype is None and not self.is_mask:
+            return out
+        bounds = [b for b in (min, max) if b is not None]
+        return _label(out, dtypes.result_type(self, *bounds))  # (PyTorch's)
 
     clip = clamp
 
     def masked_fill(self, mask: "Tensor", value: TensorLike) -> "Tensor":
         """``value`` where ``mask`` is non-zero, this tensor elsewhere (``mask``
-        broadcasts); the gradient flows to the entries that were kept."""
-        return sf.where(mask, value, self)
+        broadcasts); the gradient flows to the entries that were kept. The
+        result has this tensor's dtype, as PyTorch's (``value`` is cast: an
+        integer tensor's fill is truncated)."""
+        out = sf.where(mask, value, self)
+        if self._dtype is None and not self.is_mask:
+            return out
+        return (
+            _label(out, self.dtype) if self.is_floating_point() else out.to(self.dtype)
+        )
 
     def where(self, condition: "Tensor", other: TensorLike) -> "Tensor":
         """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,
-        ``other`` elsewhere (``kt.where(condition, self, other)``)."""
-        return sf.where(condition, self, other)
+        ``other`` elsewhere (``kt.where(condition, self, other)``), with
+        PyTorch's promoted dtype."""
+        out = sf.where(condition, self, other)
+        return _label(out, dtypes.result_type(self, other))
 
     def equal(self, other: "Tensor") -> bool:
         """``torch.equal``: the same shape and the same numbers (NaN equals

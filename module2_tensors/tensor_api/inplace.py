@@ -40,7 +40,7 @@ class _Overwrite(tf.Function):
 
 
 #: The in-place arithmetic, whose result dtype PyTorch checks against ``self``'s.
-_ARITHMETIC = {"add_", "sub_", "mul_", "div_", "+=", "-=", "*=", "/="}
+_ARITHMETIC = {"add_", "sub_", "mul_", "div_", "+=", "-=", "*=", "/=", "clamp_"}
 
 
 class InPlaceMixin:
@@ -51,7 +51,9 @@ class InPlaceMixin:
     # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
     def masked_fill_(self, mask: "Tensor", value: TensorLike) -> "Tensor":
         """:meth:`masked_fill`, in place; returns ``self``."""
-        return self._in_place("masked_fill_", lambda a, v: sf.where(mask, v, a), value)
+        return self._in_place(
+            "masked_fill_", lambda a, v: a.masked_fill(mask, v), value
+        )
 
     def clamp_(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None

@@ -70,6 +70,33 @@ CASES = {
         lambda L: L.tensor([1, 2]) + L.tensor(1.0).float(),
         "float32",
     ),
+    "int clamp(0.5)": (lambda L: L.tensor([0, 2]).clamp(min=0.5), "float64"),
+    "int clamp(1)": (lambda L: L.tensor([0, 2]).clamp(min=1), "int64"),
+    "float32 clamp": (lambda L: L.tensor([0.0, 2.0]).float().clamp(max=1), "float32"),
+    "int masked_fill(2.7)": (
+        lambda L: L.tensor([1, 2]).masked_fill(L.tensor([False, True]), 2.7),
+        "int64",
+    ),
+    "bool masked_fill": (
+        lambda L: L.tensor([True, False]).masked_fill(L.tensor([True, True]), 0),
+        "bool",
+    ),
+    "float32 masked_fill": (
+        lambda L: L.tensor([1.0]).float().masked_fill(L.tensor([True]), 3),
+        "float32",
+    ),
+    "int where 2.5": (
+        lambda L: L.tensor([1, 2]).where(L.tensor([True, False]), 2.5),
+        "float64",
+    ),
+    "bool where 3": (
+        lambda L: L.tensor([True, False]).where(L.tensor([True, False]), 3),
+        "int64",
+    ),
+    "int masked_fill_(2.7)": (
+        lambda L: L.tensor([1, 2]).masked_fill_(L.tensor([False, True]), 2.7),
+        "int64",
+    ),
     "float32 exp": (lambda L: L.tensor([1.0]).float().exp(), "float32"),
     "int exp": (lambda L: L.tensor([1, 2]).exp(), "float64"),
     "int relu": (lambda L: L.tensor([-1, 2]).relu(), "int64"),
@@ -182,6 +209,11 @@ def test_hand_worked_values_of_integer_arithmetic():
     assert (b + b).tolist() == [True, False]
     assert (b + 1).tolist() == [2, 1]
     assert kt.tensor([True, True, False]).sum().item() == 2
+    # masked_fill keeps the tensor's dtype: the fill is cast (truncated)
+    assert kt.tensor([1, 2]).masked_fill(kt.tensor([False, True]), 2.7).tolist() == [
+        1,
+        2,
+    ]
 
 
 def test_result_type_names_the_promoted_dtype():
@@ -199,7 +231,7 @@ def test_integer_tensors_refuse_negative_integer_powers():
     assert (kt.tensor([1.0, 2.0]) ** -1).tolist() == [1.0, 0.5]
 
 
-@pytest.mark.parametrize("op", ["+=", "/=", "add_"])
+@pytest.mark.parametrize("op", ["+=", "/=", "add_", "clamp_"])
 def test_in_place_float_results_into_an_integer_tensor_raise(op):
     """``i += 0.5`` cannot keep the int64 label truthfully: PyTorch raises."""
     i = kt.tensor([1, 2])
@@ -208,6 +240,8 @@ def test_in_place_float_results_into_an_integer_tensor_raise(op):
             i += 0.5
         elif op == "/=":
             i /= 2
+        elif op == "clamp_":
+            i.clamp_(min=0.5)
         else:
             i.add_(kt.tensor([0.5, 0.5]))
     i += 1
