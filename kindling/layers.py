@@ -208,9 +208,9 @@ def re_exports(path: Path) -> List[str]:
 #: the day, after that day's features (higher-order gradients, chaining
 #: schedulers, the CUDA optimizer steps, memory pool and disk cache, Tensor's
 #: mixins), less what the fused steps' one protocol deleted: 15,574 lines;
-#: raised by 293 for issue 42's Tensor side (dtype promotion, F.pad modes, unfold).
+#: raised by 304 for issue 42's Tensor side (dtype promotion, F.pad modes, unfold).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 15_867
+LIBRARY_BUDGET = 15_878
 LIBRARY_GOAL = 13_500
 
 
