@@ -208,12 +208,13 @@ def re_exports(path: Path) -> List[str]:
 #: the day, after that day's features (higher-order gradients, chaining
 #: schedulers, the CUDA optimizer steps, memory pool and disk cache, Tensor's
 #: mixins), less what the fused steps' one protocol deleted: 15,574 lines; raised
-#: by 346 for issue 40's fused bias + activation, the convolution's im2col plan
-#: on the GPU and the packed kernel layouts, and by 705 for issue 42's missing nn
-#: features (layers, losses, optimizers, initialisers, CyclicLR, pooling,
-#: attention and LSTM options), net lines added: 16,625.
+#: (net lines added) by 346 for issue 40's fused bias + activation, the
+#: convolution's im2col plan on the GPU and the packed kernel layouts, by 705 for
+#: issue 42's missing nn features (layers, losses, optimizers, initialisers,
+#: CyclicLR, pooling, attention and LSTM options) and by 304 for its Tensor side
+#: (dtype promotion, F.pad modes, unfold): 16,929.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_625
+LIBRARY_BUDGET = 16_929
 LIBRARY_GOAL = 13_500
 
 

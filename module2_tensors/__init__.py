@@ -12,7 +12,6 @@ from . import autograd, serialization, shape_functions, tensor_functions, tensor
 from .shape_functions import (
     broadcast_to,
     cat,
-    cumsum,
     flip,
     index_add,
     logsumexp,
@@ -72,6 +71,7 @@ from .tensor import (
 )
 from .function_forms import (
     abs,
+    cumsum,
     argmax,
     argmin,
     clamp,
@@ -104,6 +104,7 @@ from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
 from .engine.autograd import enable_grad
 from .engine.dtypes import dtype, float16, float32, float64, int32, int64
+from .engine.dtypes import get_default_dtype, result_type, set_default_dtype
 
 
 from .serialization import load, save

@@ -22,12 +22,13 @@ import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.context import Context
-from module2_tensors.shape_functions import pad, stack, where
+from module2_tensors.shape_functions import stack, where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.tensor_functions import Function
 
 from . import _matmul_blas, _pool_fast, _pool_options
+from ._padding import pad
 from ._convolution import _check_tensor, _conv, _dim
 from .fast_conv import IntPair, pair
 
@@ -401,7 +402,7 @@ def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
     return first.contiguous().view(shape)
 
 
-def softmax(input: Tensor, dim: int) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     r"""$\mathrm{softmax}(x)_i = e^{x_i - m} / \sum_j e^{x_j - m}$ along ``dim``.
 
     Subtracting $m = \max_j x_j$ changes nothing mathematically but keeps every
@@ -409,6 +410,7 @@ def softmax(input: Tensor, dim: int) -> Tensor:
     taken without gradient (``detach``): the result does not depend on it.
     """
     _check_tensor("softmax", input)
+    input = input if dtype is None else input.to(dtype)  # (dtype: converted first)
     dim = _dim(dim, input.dims, "softmax")
     if input.numel() == 0:  # nothing to normalise: an empty result, as PyTorch
         return input * 1.0
@@ -419,7 +421,7 @@ def softmax(input: Tensor, dim: int) -> Tensor:
     # END SOLUTION
 
 
-def log_softmax(input: Tensor, dim: int) -> Tensor:
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     r"""$\log \mathrm{softmax}(x)_i = (x_i - m) - \log \sum_j e^{x_j - m}$ along
     ``dim``, with $m = \max_j x_j$ (the log-sum-exp trick).
 
@@ -428,6 +430,7 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:
     $-1000$.
     """
     _check_tensor("log_softmax", input)
+    input = input if dtype is None else input.to(dtype)  # (dtype: converted first)
     dim = _dim(dim, input.dims, "log_softmax")
     if input.numel() == 0:  # nothing to normalise: an empty result, as PyTorch
         return input * 1.0
@@ -698,7 +701,8 @@ from .losses import (  # noqa: E402
     nll_loss,
 )
 
-# More of torch.nn.functional (given; see _extra_functional.py).
+# More of torch.nn.functional (given; see _extra_functional.py, _unfold.py).
+from ._unfold import unfold  # noqa: E402, F401
 from ._extra_functional import (  # noqa: E402
     cosine_embedding_loss,
     cosine_similarity,

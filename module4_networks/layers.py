@@ -38,6 +38,7 @@ from module0_fundamentals.module import (
 )
 from module0_fundamentals.module import Sequential as _Sequential
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
+from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, get_default_backend, ones, zeros
 from module2_tensors.tensor_ops import TensorBackend
 
@@ -379,7 +380,10 @@ class _BatchNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, backend=backend))
             self.register_buffer("running_var", ones(num_features, backend=backend))
-            self.register_buffer("num_batches_tracked", 0)
+            # (a 0-d int64 tensor, as PyTorch's: it is saved and moved with the rest)
+            self.register_buffer(
+                "num_batches_tracked", zeros((), backend=backend, dtype=int64)
+            )
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
