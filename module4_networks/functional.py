@@ -477,8 +477,8 @@ def max_pool2d(
     kernel_size: IntPair,
     stride: Optional[IntPair] = None,
     padding: IntPair = 0,
-    ceil_mode: bool = False,
     dilation: IntPair = 1,
+    ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> Any:
     r"""The maximum over non-overlapping windows (``torch.nn.functional.max_pool2d``):
@@ -491,8 +491,7 @@ def max_pool2d(
     ``padding`` (with $-\infty$) and ``ceil_mode`` follow PyTorch (given code:
     :func:`_pool_windows`), and so do ``dilation`` and ``return_indices``
     (``(values, indices)``, each index into its input plane flattened; given,
-    in ``_pool_options.py``). Unlike PyTorch's, ``ceil_mode`` comes before
-    ``dilation`` here (pass these by keyword).
+    in ``_pool_options.py``), in PyTorch's order of arguments.
     """
     if return_indices or pair(dilation, "dilation") != (1, 1):
         options = (kernel_size, stride, padding, ceil_mode, dilation, return_indices)

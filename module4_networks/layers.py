@@ -743,17 +743,17 @@ class LogSoftmax(Module):
 
 
 class MaxPool2d(Module):
-    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode, dilation,
-    return_indices)`` (pass the last two by keyword: PyTorch's order differs)."""
+    """``F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
+    return_indices)``, PyTorch's order of arguments."""
 
     def __init__(
         self,
         kernel_size: IntPair,
         stride: Optional[IntPair] = None,
         padding: IntPair = 0,
-        ceil_mode: bool = False,
         dilation: IntPair = 1,
         return_indices: bool = False,
+        ceil_mode: bool = False,
     ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
@@ -766,8 +766,8 @@ class MaxPool2d(Module):
             self.kernel_size,
             self.stride,
             self.padding,
-            self.ceil_mode,
             self.dilation,
+            self.ceil_mode,
             self.return_indices,
         )
 

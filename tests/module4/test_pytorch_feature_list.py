@@ -1,4 +1,4 @@
-"""The features a PyTorch user found missing (item 5 of the PyTorch-fidelity round), as one checklist: each entry
+"""The features a PyTorch user found missing, as one checklist: each entry
 is ``(name, how to reach it in torch, how in Kindling)``, two probes that use
 the feature and raise if it is absent. The torch probes check the list itself
 (each feature is PyTorch's; they skip where PyTorch is not installed); the
