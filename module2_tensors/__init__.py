@@ -11,24 +11,18 @@ from module1_scalar_autodiff import *
 from . import autograd, serialization, shape_functions, tensor_functions, tensor_ops
 from .shape_functions import (
     broadcast_to,
-    cat,
     flip,
     index_add,
     logsumexp,
     movedim,
     nonzero,
     norm,
-    prod,
     roll,
     scatter_add,
-    tril,
-    triu,
     unbind,
     chunk,
     expand,
     flatten,
-    gather,
-    index_select,
     narrow,
     inference_mode,
     no_grad,
@@ -38,12 +32,10 @@ from .shape_functions import (
     retain_grad,
     split,
     squeeze,
-    stack,
     tile,
     transpose,
     unsqueeze,
     var,
-    where,
 )
 from .tensor_api.core import Size
 from .tensor_api.indexing import SortResult, TopKResult
@@ -70,6 +62,14 @@ from .tensor import (
     zeros_like,
 )
 from .function_forms import (
+    cat,
+    stack,
+    where,
+    gather,
+    index_select,
+    tril,
+    triu,
+    prod,
     abs,
     cumsum,
     argmax,

@@ -87,10 +87,12 @@ class MovementMixin:
         """The slices along ``dim``."""
         return sf.unbind(self, dim)
 
+    @keeps_dtype
     def tril(self, diagonal: int = 0) -> "Tensor":
         """The lower triangle."""
         return sf.tril(self, diagonal)
 
+    @keeps_dtype
     def triu(self, diagonal: int = 0) -> "Tensor":
         """The upper triangle."""
         return sf.triu(self, diagonal)
