@@ -307,7 +307,7 @@ def measure_device_functions(cc: Tuple[int, int] = CCS[0]) -> List[Dict[str, Any
     import numba
 
     from kindling.progress import stub_task
-    from module3_fast_ops.cuda_ops import device_functions
+    from module3_fast_ops._cuda_runtime import device_functions
 
     cuda = _cuda_compiler(cc)
     rows: List[Dict[str, Any]] = []

@@ -52,7 +52,8 @@ from .tensor_api.inplace import InPlaceMixin
 from .tensor_api.movement import MovementMixin
 from .tensor_api.reductions import ReductionMixin
 from .tensor_data import TensorData, UserShape
-from .tensor_ops import SimpleBackend, TensorBackend
+from .tensor_ops import SimpleBackend
+from ._backend import TensorBackend
 
 __all__ = [
     "Tensor",

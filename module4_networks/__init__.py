@@ -5,7 +5,8 @@ Re-exports Module 3's public API (and through it every earlier module's), so
 namespaces, used the PyTorch way::
 
     import module4_networks as kt
-    from module4_networks import functional as F, nn, optim, init
+    from module4_networks import nn, optim, init
+    from module4_networks.nn import functional as F
 
     model = nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.Flatten(),
                           nn.Linear(8 * 6 * 6, 10))
@@ -20,7 +21,6 @@ from module2_tensors.engine import higher_order as _higher_order
 
 from . import (
     _conv_gemm,
-    _extra_conv,
     _fused_optim,
     data,
     fast_conv,
@@ -54,14 +54,6 @@ _higher_order.register(fast_conv.Conv1dFun, fast_conv.Conv2dFun)(
 
 # The fused optimizer loops stand in for these classes' update (once they agree).
 _fused_optim.fuses({optim.SGD: "sgd", optim.Adam: "adam", optim.AdamW: "adamw"})
-
-# PyTorch's name for Task 4.8's attention is functional's
-# (``F.scaled_dot_product_attention``). It lives in attention.py, which builds on
-# functional, so it is attached here, once both are imported.
-functional.scaled_dot_product_attention = attention.scaled_dot_product_attention
-# The same for the functions built on functional's convolution and pooling.
-for _name in _extra_conv.__all__:
-    setattr(functional, _name, getattr(_extra_conv, _name))
 
 
 def __getattr__(name: str) -> Any:

@@ -1,16 +1,15 @@
 """``module4_networks.functional``: the operations of a network, PyTorch-style.
 
-Import it as ``import module4_networks.functional as F``. Every function takes and
-returns tensors, is differentiable, and has PyTorch's signature and semantics:
+Every function takes and returns tensors, is differentiable, and has PyTorch's
+signature and semantics. Use them through ``torch.nn.functional``'s path,
+``from module4_networks.nn import functional as F`` (a facade that adds the losses
+and the given extras to the functions of this file):
 
 * convolutions ``conv1d``, ``conv2d`` (Tasks 4.1 and 4.2 write their kernels);
 * ``tile`` and ``avg_pool2d`` (Task 4.3): pooling by reshaping windows;
 * ``max``, ``argmax``, ``softmax``, ``log_softmax``, ``max_pool2d``, ``dropout``
   (Task 4.4);
-* given helpers: ``linear``, ``embedding``, ``relu``, ``sigmoid``, ``tanh``;
-* the losses of :mod:`module4_networks.losses` (Task 4.6): ``cross_entropy``,
-  ``nll_loss``, ``mse_loss``, ``binary_cross_entropy``,
-  ``binary_cross_entropy_with_logits``.
+* given helpers: ``linear``, ``embedding``, ``relu``, ``sigmoid``, ``tanh``.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from module1_scalar_autodiff.context import Context
 from module2_tensors.shape_functions import pad, stack, where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
-from module2_tensors.tensor_functions import Function
+from module2_tensors.engine.autograd import Function
 
 from . import _matmul_blas, _pool_fast
 from ._convolution import _check_tensor, _conv, _dim
@@ -54,19 +53,6 @@ __all__ = [
     "leaky_relu",
     "elu",
     "softplus",
-    "cross_entropy",
-    "nll_loss",
-    "mse_loss",
-    "l1_loss",
-    "binary_cross_entropy",
-    "binary_cross_entropy_with_logits",
-    "one_hot",
-    "normalize",
-    "cosine_similarity",
-    "layer_norm",
-    "smooth_l1_loss",
-    "huber_loss",
-    "kl_div",
 ]
 
 
@@ -666,25 +652,3 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     # sigma(0) = 1/2 there, as the exact derivative.
     smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
     return where(z > threshold, input, smooth)
-
-
-# The losses live in losses.py (Task 4.6), which uses log_softmax from here.
-from .losses import (  # noqa: E402
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-)
-
-# More of torch.nn.functional (given; see _extra_functional.py).
-from ._extra_functional import (  # noqa: E402
-    cosine_similarity,
-    huber_loss,
-    kl_div,
-    layer_norm,
-    normalize,
-    one_hot,
-    smooth_l1_loss,
-)

@@ -14,8 +14,9 @@ import numpy as np
 
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
+from ..engine import elementwise
 from ..tensor_data import TensorData
-from ..tensor_ops import matmul_shape
+from .._backend import matmul_shape
 from .core import CoreMixin, FACTORIES, TensorLike
 
 if TYPE_CHECKING:
@@ -88,14 +89,14 @@ class ArithmeticMixin:
 
     def __pow__(self, p: TensorLike) -> "Tensor":
         if isinstance(p, CoreMixin):
-            return tf.PowTensor.apply(self, p)
+            return elementwise.PowTensor.apply(self, p)
         if not isinstance(p, numbers.Real):
             raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
-        return tf.Pow.apply(self, float(p))
+        return elementwise.Pow.apply(self, float(p))
 
     def __rpow__(self, b: TensorLike) -> "Tensor":
         """``2 ** x``: a number raised to a tensor."""
-        return tf.PowTensor.apply(self._other(b), self)
+        return elementwise.PowTensor.apply(self._other(b), self)
 
     def pow(self, p: TensorLike) -> "Tensor":
         """``self ** p`` (``p`` a number or a tensor)."""
@@ -248,33 +249,33 @@ class ArithmeticMixin:
 
     def sin(self) -> "Tensor":
         """$\\sin x$."""
-        return tf.Sin.apply(self)
+        return elementwise.Sin.apply(self)
 
     def cos(self) -> "Tensor":
         """$\\cos x$."""
-        return tf.Cos.apply(self)
+        return elementwise.Cos.apply(self)
 
     def sqrt(self) -> "Tensor":
         """$\\sqrt{x}$."""
-        return tf.Sqrt.apply(self)
+        return elementwise.Sqrt.apply(self)
 
     def abs(self) -> "Tensor":
         """$|x|$ (gradient $\\mathrm{sign}(x)$, 0 at 0)."""
-        return tf.Abs.apply(self)
+        return elementwise.Abs.apply(self)
 
     __abs__ = abs
 
     def erf(self) -> "Tensor":
         """The error function $\\mathrm{erf}(x)$."""
-        return tf.Erf.apply(self)
+        return elementwise.Erf.apply(self)
 
     def log1p(self) -> "Tensor":
         """$\\ln(1 + x)$, accurate for small $x$."""
-        return tf.Log1p.apply(self)
+        return elementwise.Log1p.apply(self)
 
     def expm1(self) -> "Tensor":
         """$e^x - 1$, accurate for small $x$."""
-        return tf.Expm1.apply(self)
+        return elementwise.Expm1.apply(self)
 
     def rsqrt(self) -> "Tensor":
         """$1 / \\sqrt{x}$."""
@@ -282,15 +283,15 @@ class ArithmeticMixin:
 
     def floor(self) -> "Tensor":
         """$\\lfloor x \\rfloor$ (gradient 0)."""
-        return tf.Piecewise.apply(self, tf._floor)
+        return elementwise.Piecewise.apply(self, elementwise._floor)
 
     def round(self) -> "Tensor":
         """The nearest whole number, halves to even (gradient 0)."""
-        return tf.Piecewise.apply(self, tf._round)
+        return elementwise.Piecewise.apply(self, elementwise._round)
 
     def sign(self) -> "Tensor":
         """$-1$, $0$ or $1$ (gradient 0)."""
-        return tf.Piecewise.apply(self, tf._sign)
+        return elementwise.Piecewise.apply(self, elementwise._sign)
 
     def square(self) -> "Tensor":
         """$x^2$."""
@@ -299,11 +300,11 @@ class ArithmeticMixin:
     def maximum(self, other: TensorLike) -> "Tensor":
         """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie
         splits the gradient in halves."""
-        return tf.Maximum.apply(self, self._other(other))
+        return elementwise.Maximum.apply(self, self._other(other))
 
     def minimum(self, other: TensorLike) -> "Tensor":
         """$\\min(x, y) = -\\max(-x, -y)$ entry by entry (``torch.minimum``)."""
-        return -tf.Maximum.apply(-self, -self._other(other))
+        return -elementwise.Maximum.apply(-self, -self._other(other))
 
     def clamp(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None

@@ -1,7 +1,8 @@
 """The library's layers (COURSE_DESIGN §4a), measured by ``kindling layers``: no
 import cycle, counting every import (function-level ones too, not those under
 ``TYPE_CHECKING``); an engine folder imports no file that students edit; Module 4
-is one stack with ``nn`` as its facade. These tests belong to no task."""
+is one stack with ``nn`` as its facade; files export only what they define. These
+tests belong to no task."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kindling.cli import main
 from kindling.layers import (
     engine_violations,
     import_edges,
+    imports,
     library_files,
     measure,
     re_exports,
@@ -51,13 +53,27 @@ def test_no_engine_folder_imports_a_student_file():
 
 
 def test_module4_is_one_stack_with_nn_as_its_facade():
-    edges = import_edges(ROOT, library_files(ROOT))
+    files = library_files(ROOT)
+    edges = import_edges(ROOT, files)
     graph = {name: {target for target, _ in found} for name, found in edges.items()}
     m = "module4_networks."
     later = ("layers", "recurrent", "attention", "transformer")
-    assert m + "nn" not in set().union(*(graph[m + x] for x in later))
-    assert {m + x for x in later} <= graph[m + "nn"]
+    facades = {m + "nn", m + "nn.functional"}
+    # nn and nn.functional are packages whose __init__ only assembles names: no
+    # module of the library imports them back (the package's facade may).
+    for name, path in files.items():
+        if path.name != "__init__.py":
+            assert not facades & {target for target, _ in imports(ROOT, path)}, name
+    assert {m + x for x in later} <= {t for t, _ in imports(ROOT, files[m + "nn"])}
     assert m + "attention" not in graph[m + "functional"]
+
+
+def test_teaching_files_export_only_what_they_define():
+    """A name is listed in the ``__all__`` of the file that defines it; each
+    package's ``__init__`` is the one facade that assembles names from several
+    files (issue 38: a file re-exporting what it imports moves lines, and hides
+    where a name lives)."""
+    assert measure(ROOT).re_exports == {}
 
 
 def test_a_function_level_import_makes_a_cycle_and_type_checking_does_not(

@@ -128,7 +128,7 @@ def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
     parameter in GPU memory, give FastBackend's loss and updated parameters. (One
     step: each takes seconds in the simulator.)"""
     from module3_fast_ops import FastBackend, no_grad, tensor
-    from module3_fast_ops.cuda_ops import on_device
+    from module3_fast_ops._cuda_runtime import on_device
     from module4_networks import losses, nn, optim
 
     def step(backend):
