@@ -111,7 +111,7 @@ class Tensor(
         grad: $\\partial L / \\partial \\text{self}$ accumulated by ``backward`` (a
             tensor of the same shape), ``None`` until then.
         requires_grad: whether gradients flow to (or through) this tensor.
-        history: the :class:`~module2_tensors.tensor_functions.History`, or
+        history: the :class:`~module2_tensors.engine.autograd.History`, or
             ``None`` for a leaf.
 
     Its methods are defined by concept in ``module2_tensors/tensor_api/``: core

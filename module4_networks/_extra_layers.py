@@ -1,4 +1,4 @@
-"""More of ``torch.nn``'s modules (private: ``nn`` re-exports them): the loss
+"""More of ``torch.nn``'s modules (private: the facade ``nn`` exports them): the loss
 modules of :mod:`module4_networks._extra_functional`, ``CosineSimilarity``, and
 layers of :mod:`module4_networks._extra_conv`."""
 
