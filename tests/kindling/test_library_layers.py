@@ -6,12 +6,14 @@ tests belong to no task."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Iterator, Tuple
 
 from kindling.cli import main
 from kindling.layers import (
+    defined_names,
     engine_violations,
     import_edges,
     imports,
@@ -74,6 +76,54 @@ def test_teaching_files_export_only_what_they_define():
     files (issue 38: a file re-exporting what it imports moves lines, and hides
     where a name lives)."""
     assert measure(ROOT).re_exports == {}
+
+
+def _from_imports(tree: ast.AST) -> Iterator[Tuple[ast.ImportFrom, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            yield from ((node, alias.name) for alias in node.names)
+
+
+def test_the_library_imports_each_name_from_the_module_that_defines_it():
+    """``from m import name`` in the library, where ``m`` is a module (not a
+    package's facade), names what ``m`` defines or a submodule: never a name
+    ``m`` itself imports from the library. A third-party name a module
+    configures (``numba.cuda`` after ``_cuda_runtime`` chose the simulator or a
+    GPU) may still be taken from it."""
+    files = library_files(ROOT)
+    trees = {name: ast.parse(path.read_text("utf-8")) for name, path in files.items()}
+    third_party = {
+        name: {
+            n
+            for node, n in _from_imports(tree)
+            if node.module
+            and not node.level
+            and node.module.split(".")[0] not in {f.split(".")[0] for f in files}
+        }
+        for name, tree in trees.items()
+    }
+    through = []
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node, imported in _from_imports(trees[name]):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            if (
+                imported == "*"
+                or base not in files
+                or files[base].name == "__init__.py"
+            ):
+                continue
+            if (
+                imported in defined_names(trees[base])
+                or f"{base}.{imported}" in files
+                or imported in third_party[base]
+            ):
+                continue
+            through.append(f"{name}:{node.lineno} imports {imported} through {base}")
+    assert through == [], "\n".join(through)
 
 
 def test_a_function_level_import_makes_a_cycle_and_type_checking_does_not(
