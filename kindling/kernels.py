@@ -1,7 +1,8 @@
 """``kindling kernels``: what each CUDA kernel costs a real GPU, measured without one.
 
 For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``,
-``module4_networks._cuda_optim_kernels``) Numba compiles the kernel to PTX for a
+``module4_networks._cuda_optim_kernels``, ``module4_networks._bias_activation``:
+``--task conv``, ``optim``, ``fused``) Numba compiles the kernel to PTX for a
 compute capability (``cuda.compile_ptx``, with the simulator off; no GPU is needed),
 and NVIDIA's assembler ``ptxas -v`` (from the
 ``nvidia-cuda-nvcc-cu12`` wheel) reports what one thread of the machine code uses:
@@ -14,12 +15,15 @@ and NVIDIA's assembler ``ptxas -v`` (from the
 - **shared** memory per block (static, at most 48 KiB);
 - **stack** frame per thread: per-thread arrays the compiler could not keep in
   registers, in slow *local* memory; **spills**: bytes of registers that did not
-  fit, stored to and loaded back from local memory (``spills`` adds the two).
+  fit, stored to and loaded back from local memory (``spills`` adds the two);
+- **divisions** (in the JSON rows, read from the PTX): 64-bit integer divisions and
+  remainders, and their 32-bit twins (:func:`divisions`).
 
 From these and the block size a kernel is launched with follows its *occupancy*: how
 many blocks fit on one SM at once, and the fraction of the SM's warp slots they fill.
 The resource tests (``tests/module3/test_cuda_resources.py``,
-``tests/module4/test_cuda_conv_resources.py``) assert that every kernel fits.
+``tests/module4/test_cuda_conv.py``, ``test_fused_optim_cuda.py``,
+``test_bias_activation_cuda.py``) assert that every kernel fits.
 
 The measurement runs in a child process (``python -m kindling.kernels --json``)
 because Numba decides once per process whether CUDA code is simulated.
@@ -139,6 +143,23 @@ def parse_ptxas(text: str) -> Dict[str, int]:
     return found
 
 
+#: Integer divisions and remainders in PTX, 64-bit and 32-bit.
+_DIVISIONS = {
+    "divisions_64": re.compile(r"\b(?:div|rem)\.[su]64\b"),
+    "divisions_32": re.compile(r"\b(?:div|rem)\.[su]32\b"),
+}
+
+
+def divisions(ptx: str) -> Dict[str, int]:
+    """How many 64-bit and 32-bit integer divisions (and remainders) ``ptx``
+    holds. A GPU divides 64-bit integers in software (tens of instructions);
+    NVVM gives each 64-bit division a 32-bit twin that runs when both operands
+    fit in 32 bits (LLVM's "bypass slow division", checked per division at run
+    time), so a kernel divides in 32 bits wherever the sizes allow when every
+    64-bit division has its twin."""
+    return {key: len(pattern.findall(ptx)) for key, pattern in _DIVISIONS.items()}
+
+
 def registers_per_block(registers: int, threads: int) -> int:
     """Registers a block of ``threads`` threads takes from its SM: per warp,
     ``32 x registers`` rounded up to a multiple of 256."""
@@ -224,6 +245,10 @@ def _kernel_specs() -> List[Any]:
         specs += runtime.kernel_specs(cuda_ops)  # the kernels, as an argument
     if importlib.util.find_spec("module4_networks.cuda_conv") is not None:
         specs += importlib.import_module("module4_networks.cuda_conv").kernel_specs()
+    if importlib.util.find_spec("module4_networks._bias_activation") is not None:
+        specs += importlib.import_module(
+            "module4_networks._bias_activation"
+        ).kernel_specs()
     if importlib.util.find_spec("module4_networks._cuda_optim_kernels") is not None:
         module = importlib.import_module("module4_networks._cuda_optim_kernels")
         specs += module.kernel_specs()
@@ -288,6 +313,7 @@ def measure(
             if done.returncode:
                 raise RuntimeError(f"ptxas failed on {spec.name}: {done.stderr}")
             found = parse_ptxas(done.stdout + done.stderr)
+            found.update(divisions(ptx))
             blocks, fraction = occupancy(
                 found["registers"], found["shared"], spec.threads, cc
             )

@@ -207,9 +207,13 @@ def re_exports(path: Path) -> List[str]:
 #: without a reason in the commit. It came in (issue 38) at the library's size on
 #: the day, after that day's features (higher-order gradients, chaining
 #: schedulers, the CUDA optimizer steps, memory pool and disk cache, Tensor's
-#: mixins), less what the fused steps' one protocol deleted: 15,574 lines.
+#: mixins), less what the fused steps' one protocol deleted: 15,574 lines; raised
+#: by 346 for issue 40's fused bias + activation, the convolution's im2col plan
+#: on the GPU and the packed kernel layouts, and by 705 for issue 42's missing nn
+#: features (layers, losses, optimizers, initialisers, CyclicLR, pooling,
+#: attention and LSTM options), net lines added: 16,625.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 15_574
+LIBRARY_BUDGET = 16_625
 LIBRARY_GOAL = 13_500
 
 

@@ -54,7 +54,14 @@ ETC_FILES = (
     "/etc/group",
 )
 # Variables a job may inherit from the grader (everything else is dropped).
-PASSED_ENV = ("LANG", "LC_ALL", "NUMBA_NUM_THREADS", "NUMBA_ENABLE_CUDASIM", "TZ")
+PASSED_ENV = (
+    "LANG",
+    "LC_ALL",
+    "NUMBA_NUM_THREADS",
+    "KINDLING_THREAD_SHARE",  # (the tests' conftest: threads per process)
+    "NUMBA_ENABLE_CUDASIM",
+    "TZ",
+)
 
 # The configurations tried, strongest first: (name, bwrap options).
 _NAMESPACES = ["--unshare-all", "--die-with-parent", "--new-session"]

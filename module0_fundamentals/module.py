@@ -32,11 +32,10 @@ The registration plumbing (``__setattr__``, ``__getattr__``, ``add_module``,
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, Optional
 
-from . import _module_moves
+from . import _module_moves, _module_state
 
 
 class Parameter:
@@ -322,20 +321,9 @@ class Module:
         """Every buffer of the tree."""
         return [value for _, value in self.named_buffers()]
 
-    def state_dict(self) -> OrderedDict[str, Any]:
-        """``{dotted name: value}`` of every parameter and persistent buffer, like
-        PyTorch's: tensors are detached but share their numbers with the model
-        (save a copy, e.g. with ``kt.save``-style code, to keep them)."""
-        state: OrderedDict[str, Any] = OrderedDict()
-        for module_name, module in self.named_modules():
-            prefix = f"{module_name}." if module_name else ""
-            for attribute, parameter in module._parameters.items():
-                state[prefix + attribute] = _detached(parameter.value)
-            skip = module.__dict__.get("_non_persistent", set())
-            for attribute, value in module.__dict__.get("_buffers", {}).items():
-                if attribute not in skip:
-                    state[prefix + attribute] = _detached(value)
-        return state
+    # state_dict (keep_vars=, prefix=) and register_parameter: given, in
+    # _module_state.py.
+    state_dict, register_parameter = _module_state.methods(Parameter)
 
     def load_state_dict(
         self, state_dict: Mapping[str, Any], strict: bool = True
@@ -460,10 +448,6 @@ class IncompatibleKeys(NamedTuple):
 
     missing_keys: list
     unexpected_keys: list
-
-
-def _detached(value: Any) -> Any:
-    return value.detach() if hasattr(value, "detach") else value
 
 
 def _copied_into(key: str, current: Any, new: Any) -> Any:

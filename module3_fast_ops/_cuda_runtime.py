@@ -408,7 +408,6 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     tensor_matrix_multiply = kernels.tensor_matrix_multiply
 
     f64, i64 = numba.float64[::1], numba.int64[::1]
-    strided = (f64, i64, i64)
     flag, count = numba.boolean, numba.int64
     # out, size, same, the packed layout (one int64 array for every shape and
     # stride), then the inputs' storages
@@ -453,7 +452,7 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
             "matmul",
             "3.4",
             lambda: kernel_in(compiled(tensor_matrix_multiply)),
-            (*strided, *strided, *strided, count),
+            (f64, i64, f64, f64, count, count),
             MATMUL_THREADS,
         ),
     ]
@@ -629,55 +628,53 @@ class CudaKernelOps(TensorOps):
         """``storage`` in GPU memory (``Tensor.to(CudaBackend)`` moves with it)."""
         return storage if on_device(storage) else cuda.to_device(storage)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        tensor_map, tensor_zip = cls.__dict__["map_kernel"], cls.__dict__["zip_kernel"]
-        tensor_reduce = cls.__dict__["reduce_kernel"]
-        tensor_matrix_multiply = cls.__dict__["matmul_kernel"]
+    @classmethod
+    def map(cls, fn: Callable[[float], float]) -> MapFn:
+        """See ``TensorOps.map``."""
+        factory = cls.map_kernel
 
-        def map(fn: Callable[[float], float]) -> MapFn:
-            """See ``TensorOps.map``."""
-
-            def apply(a: Any, out: Optional[Any] = None) -> Any:
-                if out is None:
-                    out = _result(a, a.shape)
-                compiled(tensor_map, fn)(*out.tuple(), *a.tuple())
-                return out
-
-            return apply
-
-        def zip(fn: Callable[[float, float], float]) -> ZipFn:
-            """See ``TensorOps.zip``."""
-
-            def apply(a: Any, b: Any) -> Any:
-                shape = a.shape
-                if shape != b.shape:
-                    shape = shape_broadcast(a.shape, b.shape)
-                out = _result(a, shape)
-                compiled(tensor_zip, fn)(*out.tuple(), *a.tuple(), *b.tuple())
-                return out
-
-            return apply
-
-        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
-            """See ``TensorOps.reduce`` (``start`` must be an identity of ``fn``)."""
-
-            def apply(a: Any, dim: int) -> Any:
-                shape = list(a.shape)
-                shape[dim] = 1
-                out = _result(a, tuple(shape))
-                compiled(tensor_reduce, fn)(*out.tuple(), *a.tuple(), dim, start)
-                return out
-
-            return apply
-
-        def matrix_multiply(a: Any, b: Any) -> Any:
-            """See ``TensorOps.matrix_multiply``."""
-            out = _result(a, matmul_shape(a.shape, b.shape))
-            compiled(tensor_matrix_multiply)(*out.tuple(), *a.tuple(), *b.tuple())
+        def apply(a: Any, out: Optional[Any] = None) -> Any:
+            if out is None:
+                out = _result(a, a.shape)
+            compiled(factory, fn)(*out.tuple(), *a.tuple())
             return out
 
-        cls.map = staticmethod(map)  # type: ignore[assignment]
-        cls.zip = staticmethod(zip)  # type: ignore[assignment]
-        cls.reduce = staticmethod(reduce)  # type: ignore[assignment]
-        cls.matrix_multiply = staticmethod(matrix_multiply)  # type: ignore
+        return apply
+
+    @classmethod
+    def zip(cls, fn: Callable[[float, float], float]) -> ZipFn:
+        """See ``TensorOps.zip``."""
+        factory = cls.zip_kernel
+
+        def apply(a: Any, b: Any) -> Any:
+            shape = a.shape
+            if shape != b.shape:
+                shape = shape_broadcast(a.shape, b.shape)
+            out = _result(a, shape)
+            compiled(factory, fn)(*out.tuple(), *a.tuple(), *b.tuple())
+            return out
+
+        return apply
+
+    @classmethod
+    def reduce(
+        cls, fn: Callable[[float, float], float], start: float = 0.0
+    ) -> ReduceFn:
+        """See ``TensorOps.reduce`` (``start`` must be an identity of ``fn``)."""
+        factory = cls.reduce_kernel
+
+        def apply(a: Any, dim: int) -> Any:
+            shape = list(a.shape)
+            shape[dim] = 1
+            out = _result(a, tuple(shape))
+            compiled(factory, fn)(*out.tuple(), *a.tuple(), dim, start)
+            return out
+
+        return apply
+
+    @classmethod
+    def matrix_multiply(cls, a: Any, b: Any) -> Any:
+        """See ``TensorOps.matrix_multiply``."""
+        out = _result(a, matmul_shape(a.shape, b.shape))
+        compiled(cls.matmul_kernel)(*out.tuple(), *a.tuple(), *b.tuple())
+        return out

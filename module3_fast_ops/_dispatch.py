@@ -141,45 +141,16 @@ def serial_twin(kernel: Any, label: str) -> Any:
     return kernel_cache.persist(njit(**options)(twin), label)
 
 
-def _matmul_chooser(
-    factory: Callable[..., Any], parallel_from: int
-) -> Callable[[int], Any]:
-    """``kernel_for(work)``: the matmul kernel of ``factory`` for ``work``
-    multiply-adds (/8): the parallel one, or, for work below ``parallel_from``
-    while the parallel one is neither compiled in this process nor in the disk
-    cache, its :func:`serial_twin`. Chosen once per process for each kind of work
-    (large work makes the parallel one the choice for both)."""
-    chosen: Dict[bool, Any] = {}
-
-    def kernel_for(work: int) -> Any:
-        large = work >= parallel_from
-        kernel = chosen.get(large)
-        if kernel is not None:
-            return kernel
-        parallel = compiled(factory)
-        cache = getattr(parallel, "_cache", None)
-        if (
-            large
-            or getattr(parallel, "signatures", True)
-            or (cache is not None and hasattr(cache, "is_cached") and cache.is_cached())
-        ):
-            # Compiled, on disk, or about to be compiled for large work.
-            chosen[True] = chosen[False] = kernel = parallel
-        else:
-            label = kernel_label(factory) + " (serial)"
-            kernel = chosen[False] = serial_twin(parallel, label)
-        return kernel
-
-    kernel_for.chosen = chosen  # type: ignore[attr-defined]
-    return kernel_for
-
-
 class NumbaOps(TensorOps):
     """Module 2's ``TensorOps`` on compiled kernels. A subclass names its kernel
     factories (class attributes ``map_kernel``, ``zip_kernel``, ``reduce_kernel``,
     ``matmul_kernel``, plain functions) and ``parallel_from``, the work below which
-    a kernel runs on one thread; the four ops are made from them when the subclass
-    is defined."""
+    a kernel runs on one thread; the four ops below build and call the kernels.
+
+    The wrappers that ``map``, ``zip`` and ``reduce`` return run once per tensor
+    operation, so they reach into the TensorData (``_tensor``: storage and the
+    int64 shape and strides arrays) directly, and allocate outputs with
+    ``TensorData``'s cached layouts."""
 
     cuda = False
     map_kernel: Callable[..., Any]
@@ -187,109 +158,56 @@ class NumbaOps(TensorOps):
     reduce_kernel: Callable[..., Any]
     matmul_kernel: Callable[..., Any]
     parallel_from: int = 1 << 15
+    #: The matmul kernel chosen for small (False) and large (True) work.
+    _matmul: Dict[bool, Any] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        module = cls.__module__
-        tensor_map, tensor_zip = cls.__dict__["map_kernel"], cls.__dict__["zip_kernel"]
-        tensor_reduce = cls.__dict__["reduce_kernel"]
-        tensor_matrix_multiply = cls.__dict__["matmul_kernel"]
-        # The wrappers below run once per tensor operation, so they reach into
-        # the TensorData (``_tensor``: storage and the int64 shape and strides
-        # arrays) directly, and allocate outputs with ``TensorData``'s cached
-        # layouts.
+        cls._matmul = {}  # (each backend chooses its own)
+        _expect("matrix_multiply", cls.matmul_kernel, None, cls.__module__)
 
-        def map(fn: Callable[[float], float]) -> MapFn:
-            """See ``TensorOps.map``."""
-            _expect("map", tensor_map, fn, module)
-            kernel = None
+    @classmethod
+    def map(cls, fn: Callable[[float], float]) -> MapFn:
+        """See ``TensorOps.map``."""
+        factory = cls.map_kernel
+        _expect("map", factory, fn, cls.__module__)
+        kernel = None
 
-            def apply(a: Any, out: Optional[Any] = None) -> Any:
-                nonlocal kernel
-                if out is None:  # (the kernel writes every entry: no need to zero)
-                    out = type(a)(TensorData.empty(a._tensor.shape), a.backend)
-                if kernel is None:
-                    kernel = compiled(tensor_map, fn)
-                o, x = out._tensor, a._tensor
-                kernel(
-                    o._storage,
-                    o._kernel_shape,
-                    o._kernel_strides,
-                    x._storage,
-                    x._kernel_shape,
-                    x._kernel_strides,
-                )
-                return out
+        def apply(a: Any, out: Optional[Any] = None) -> Any:
+            nonlocal kernel
+            if out is None:  # (the kernel writes every entry: no need to zero)
+                out = type(a)(TensorData.empty(a._tensor.shape), a.backend)
+            if kernel is None:
+                kernel = compiled(factory, fn)
+            o, x = out._tensor, a._tensor
+            kernel(
+                o._storage,
+                o._kernel_shape,
+                o._kernel_strides,
+                x._storage,
+                x._kernel_shape,
+                x._kernel_strides,
+            )
+            return out
 
-            return apply
+        return apply
 
-        def zip(fn: Callable[[float, float], float]) -> ZipFn:
-            """See ``TensorOps.zip``."""
-            _expect("zip", tensor_zip, fn, module)
-            kernel = None
+    @classmethod
+    def zip(cls, fn: Callable[[float, float], float]) -> ZipFn:
+        """See ``TensorOps.zip``."""
+        factory = cls.zip_kernel
+        _expect("zip", factory, fn, cls.__module__)
+        kernel = None
 
-            def apply(a: Any, b: Any) -> Any:
-                nonlocal kernel
-                x, y = a._tensor, b._tensor
-                shape = x.shape
-                if shape != y.shape:
-                    shape = _broadcast(shape, y.shape)
-                o = TensorData.empty(shape)
-                if kernel is None:
-                    kernel = compiled(tensor_zip, fn)
-                kernel(
-                    o._storage,
-                    o._kernel_shape,
-                    o._kernel_strides,
-                    x._storage,
-                    x._kernel_shape,
-                    x._kernel_strides,
-                    y._storage,
-                    y._kernel_shape,
-                    y._kernel_strides,
-                )
-                return type(a)(o, a.backend)
-
-            return apply
-
-        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
-            """See ``TensorOps.reduce``."""
-            _expect("reduce", tensor_reduce, fn, module)
-            kernel = None
-
-            def apply(a: Any, dim: int) -> Any:
-                nonlocal kernel
-                x = a._tensor
-                shape = list(x.shape)
-                shape[dim] = 1
-                o = TensorData.full(tuple(shape), start)
-                if kernel is None:
-                    kernel = compiled(tensor_reduce, fn)
-                kernel(
-                    o._storage,
-                    o._kernel_shape,
-                    o._kernel_strides,
-                    x._storage,
-                    x._kernel_shape,
-                    x._kernel_strides,
-                    dim,
-                )
-                return type(a)(o, a.backend)
-
-            return apply
-
-        parallel_from = cls.parallel_from
-        kernel_for = _matmul_chooser(tensor_matrix_multiply, parallel_from)
-        chosen = kernel_for.chosen  # type: ignore[attr-defined]
-
-        def matrix_multiply(a: Any, b: Any) -> Any:
-            """See ``TensorOps.matrix_multiply``."""
+        def apply(a: Any, b: Any) -> Any:
+            nonlocal kernel
             x, y = a._tensor, b._tensor
-            shape, work = _product(x.shape, y.shape)
-            o = TensorData.full(shape)
-            # (The kernel chosen before, in one lookup; kernel_for chooses it the
-            # first time.)
-            kernel = chosen.get(work >= parallel_from) or kernel_for(work)
+            shape = x.shape
+            if shape != y.shape:
+                shape = _broadcast(shape, y.shape)
+            o = TensorData.empty(shape)
+            if kernel is None:
+                kernel = compiled(factory, fn)
             kernel(
                 o._storage,
                 o._kernel_shape,
@@ -303,8 +221,76 @@ class NumbaOps(TensorOps):
             )
             return type(a)(o, a.backend)
 
-        cls.map = staticmethod(map)  # type: ignore[assignment]
-        cls.zip = staticmethod(zip)  # type: ignore[assignment]
-        cls.reduce = staticmethod(reduce)  # type: ignore[assignment]
-        cls.matrix_multiply = staticmethod(matrix_multiply)  # type: ignore
-        _expect("matrix_multiply", tensor_matrix_multiply, None, module)
+        return apply
+
+    @classmethod
+    def reduce(
+        cls, fn: Callable[[float, float], float], start: float = 0.0
+    ) -> ReduceFn:
+        """See ``TensorOps.reduce``."""
+        factory = cls.reduce_kernel
+        _expect("reduce", factory, fn, cls.__module__)
+        kernel = None
+
+        def apply(a: Any, dim: int) -> Any:
+            nonlocal kernel
+            x = a._tensor
+            shape = list(x.shape)
+            shape[dim] = 1
+            o = TensorData.full(tuple(shape), start)
+            if kernel is None:
+                kernel = compiled(factory, fn)
+            kernel(
+                o._storage,
+                o._kernel_shape,
+                o._kernel_strides,
+                x._storage,
+                x._kernel_shape,
+                x._kernel_strides,
+                dim,
+            )
+            return type(a)(o, a.backend)
+
+        return apply
+
+    @classmethod
+    def matrix_multiply(cls, a: Any, b: Any) -> Any:
+        """See ``TensorOps.matrix_multiply``."""
+        x, y = a._tensor, b._tensor
+        shape, work = _product(x.shape, y.shape)
+        o = TensorData.full(shape)
+        kernel = cls._matmul.get(work >= cls.parallel_from) or cls._choose_matmul(work)
+        kernel(
+            o._storage,
+            o._kernel_shape,
+            o._kernel_strides,
+            x._storage,
+            x._kernel_shape,
+            x._kernel_strides,
+            y._storage,
+            y._kernel_shape,
+            y._kernel_strides,
+        )
+        return type(a)(o, a.backend)
+
+    @classmethod
+    def _choose_matmul(cls, work: int) -> Any:
+        """The matmul kernel for ``work`` multiply-adds (/8), chosen once per
+        process for each kind of work: the parallel one, or, for work below
+        ``parallel_from`` while the parallel one is neither compiled in this
+        process nor in the disk cache, its :func:`serial_twin`. (Large work makes
+        the parallel one the choice for both.)"""
+        large = work >= cls.parallel_from
+        parallel = compiled(cls.matmul_kernel)
+        cache = getattr(parallel, "_cache", None)
+        if (
+            large
+            or getattr(parallel, "signatures", True)
+            or (cache is not None and hasattr(cache, "is_cached") and cache.is_cached())
+        ):
+            # Compiled, on disk, or about to be compiled for large work.
+            cls._matmul[True] = cls._matmul[False] = parallel
+            return parallel
+        label = kernel_label(cls.matmul_kernel) + " (serial)"
+        kernel = cls._matmul[False] = serial_twin(parallel, label)
+        return kernel

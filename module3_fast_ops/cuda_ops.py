@@ -488,9 +488,14 @@ def tensor_matrix_multiply() -> MatMulKernel:
     ``tensor_matrix_multiply`` (broadcast batch dimensions, any strides, any sizes)
     but one: ``out`` is **not** zeroed on entry (GPU memory is handed out as it is,
     which saves a pass), so write each entry once, with ``=``, never ``+=``. The
-    ``@cuda.jit`` kernel takes those nine arguments and then ``batches``, the
-    number of matrices in ``out`` (the product of its batch dimensions, an int):
-    ``kindling kernels`` and the resource tests compile it with these types.
+    ``@cuda.jit`` kernel takes ``(out, packed, a_storage, b_storage, m,
+    batches)``: ``packed`` is the :func:`layout` of ``out``, ``a`` and ``b`` (as
+    for the zip: ``out``'s shape and strides, then ``a``'s and ``b``'s strides as
+    ``out`` sees them, so entry ``d - 1`` of ``a``'s is its row stride and entry
+    ``d`` its ``k`` stride), ``m`` the inner size (``a``'s last dimension) and
+    ``batches`` the number of matrices in ``out`` (the product of its batch
+    dimensions; ints): ``kindling kernels`` and the resource tests compile it
+    with these types.
 
     The ideas, from the practice kernel to a fast one:
 
@@ -511,7 +516,8 @@ def tensor_matrix_multiply() -> MatMulKernel:
     - *coalescing*: neighbouring threads (along ``threadIdx.x``) should read and
       write neighbouring addresses, so run that axis along the last dimension;
     - any size: load 0 past the edge of a matrix; any batch: find where each
-      matrix starts with :func:`broadcast_position`;
+      matrix starts in ``out``, ``a`` and ``b`` with :func:`three_positions` of
+      the number of its first entry (a broadcast batch dimension has stride 0);
     - limits: a grid's ``y`` and ``z`` dimensions are at most ``MAX_GRID`` (a GPU
       refuses more, and :func:`launch` says so), so a block may have to handle
       several tiles or batches;
@@ -545,18 +551,7 @@ def tensor_matrix_multiply() -> MatMulKernel:
     A_EVEN, B_EVEN = A_ENTRIES % THREADS == 0, B_ENTRIES % THREADS == 0
 
     @cuda.jit(**MATMUL_OPTIONS)
-    def _matmul(
-        out,
-        out_shape,
-        out_strides,
-        a_storage,
-        a_shape,
-        a_strides,
-        b_storage,
-        b_shape,
-        b_strides,
-        batches,
-    ):
+    def _matmul(out, packed, a_storage, b_storage, m, batches):
         # Row y + r * DOWN of the a tile is a_tile[r, y], column x + c * ACROSS of
         # the b tile is b_tile[c, x]: the thread's reads then differ by constant
         # offsets, one address register for all of them.
@@ -571,10 +566,12 @@ def tensor_matrix_multiply() -> MatMulKernel:
         x = cuda.threadIdx.x & 1023
         y = cuda.threadIdx.y & 1023
         t = y * ACROSS + x
-        d, da, db = len(out_shape), len(a_shape), len(b_shape)
-        n, p, m = out_shape[d - 2], out_shape[d - 1], a_shape[da - 1]
-        a_si, a_sk = a_strides[da - 2], a_strides[da - 1]
-        b_sk, b_sj = b_strides[db - 2], b_strides[db - 1]
+        # packed: [d, out_shape, out_strides, a's strides, b's strides], each d
+        # long; the last two entries of each are the matrices' own.
+        d = packed[0]
+        n, p = packed[d - 1], packed[d]
+        a_si, a_sk = packed[3 * d - 1], packed[3 * d]
+        b_sk, b_sj = packed[4 * d - 1], packed[4 * d]
         j0 = cuda.blockIdx.x * TILE_COLS
         row_tiles = (n + TILE_ROWS - 1) // TILE_ROWS
         for by in range(cuda.blockIdx.y, row_tiles, cuda.gridDim.y):
@@ -582,9 +579,8 @@ def tensor_matrix_multiply() -> MatMulKernel:
             for batch in range(cuda.blockIdx.z, batches, cuda.gridDim.z):
                 first = batch * n * p
                 # Where this block's rows of a and columns of b start.
-                a_first = broadcast_position(first, out_shape, a_shape, a_strides)
+                _, a_first, b_first = three_positions(first, packed)
                 a_first += i0 * a_si
-                b_first = broadcast_position(first, out_shape, b_shape, b_strides)
                 b_first += j0 * b_sj
                 for r in range(WORK_ROWS):
                     for c in range(WORK_COLS):
@@ -620,8 +616,8 @@ def tensor_matrix_multiply() -> MatMulKernel:
                                 acc[r, c] += a_value * b_row[c]
                     cuda.syncthreads()
                 # Read where out lies only now: fewer values held through the loop.
-                out_start = position(first, out_shape, out_strides)
-                o_si, o_sj = out_strides[d - 2], out_strides[d - 1]
+                out_start, _, _ = three_positions(first, packed)
+                o_si, o_sj = packed[2 * d - 1], packed[2 * d]
                 for r in range(WORK_ROWS):
                     i = i0 + y + r * DOWN
                     for c in range(WORK_COLS):
@@ -636,7 +632,8 @@ def tensor_matrix_multiply() -> MatMulKernel:
             batches = _size(out_shape) // (n * p)
             rows = min(blocks_for(n, TILE_ROWS), MAX_GRID)
             grid = (blocks_for(p, TILE_COLS), rows, min(batches, MAX_GRID))
-            args = (out, out_shape, out_strides, *ab, batches)
+            packed = layout(out_shape, out_strides, *ab)
+            args = (out, packed, ab[0], ab[3], int(ab[1][-1]), batches)
             launch(_matmul, grid, (ACROSS, DOWN), *args)
 
     return run

@@ -6,7 +6,8 @@ take part) or additive floats (added to the scores), and for
 ``key_padding_mask``). ``attention.py`` keeps the attention a student writes;
 reading those forms lives here.
 
-Interface: :func:`_as_mask`, :func:`_is_boolean` and :func:`mha_masks`. This
+Interface: :func:`_as_mask`, :func:`_is_boolean`, :func:`mha_masks` and
+:func:`padded_masks`. This
 module does not import ``attention``.
 """
 
@@ -78,3 +79,19 @@ def mha_masks(
     for m in masks:
         allowed = m if allowed is None else allowed * m
     return allowed, additive
+
+
+def padded_masks(*masks: Any, extra: int = 0) -> List[Any]:
+    """Each mask (or ``None``) with ``extra`` more keys that take part: columns
+    of 0 (not ignored, nothing added) appended to its last dim, as PyTorch pads
+    for ``add_bias_kv`` and ``add_zero_attn``; the masks as given when
+    ``extra`` is 0."""
+    if not extra:
+        return list(masks)
+    padded = []
+    for mask in masks:
+        if mask is not None:
+            m = np.asarray(mask.to_numpy() if isinstance(mask, Tensor) else mask)
+            mask = np.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, extra)])
+        padded.append(mask)
+    return padded

@@ -28,17 +28,20 @@ THREADS: int = 8 if SIMULATOR else 256
 
 # ------------------------------------------------------------------ kernels
 @cuda.jit(device=True)
-def positions(i, shape, p_strides, g_strides):  # type: ignore
+def positions(i, packed):  # type: ignore
     """The storage positions in ``p`` and in ``g`` of the entry with row-major
-    number ``i`` of ``shape`` (a parameter and its gradient may have different
-    layouts: a weight's gradient from a matmul's backward is a transposed view)."""
+    number ``i`` of a parameter whose ``packed`` layout is ``[shape, p's
+    strides, g's strides]`` (``d`` entries each; a parameter and its gradient may
+    have different layouts: a weight's gradient from a matmul's backward is a
+    transposed view)."""
+    n = len(packed) // 3
     p_at = 0
     g_at = 0
-    for d in range(len(shape) - 1, -1, -1):
-        index = i % shape[d]
-        i //= shape[d]
-        p_at += index * p_strides[d]
-        g_at += index * g_strides[d]
+    for d in range(n - 1, -1, -1):
+        index = i % packed[d]
+        i //= packed[d]
+        p_at += index * packed[n + d]
+        g_at += index * packed[2 * n + d]
     return p_at, g_at
 
 
@@ -47,9 +50,7 @@ def sgd(  # type: ignore
     p,
     g,
     buf,
-    shape,
-    p_strides,
-    g_strides,
+    packed,
     same,
     size,
     lr,
@@ -68,7 +69,7 @@ def sgd(  # type: ignore
     if i < size:
         p_at, g_at = i, i
         if not same:
-            p_at, g_at = positions(i, shape, p_strides, g_strides)
+            p_at, g_at = positions(i, packed)
         gi = g[g_at]
         if wd != 0.0:
             gi = gi + wd * p[p_at]
@@ -91,9 +92,7 @@ def adam(  # type: ignore
     g,
     m,
     v,
-    shape,
-    p_strides,
-    g_strides,
+    packed,
     same,
     size,
     lr,
@@ -115,7 +114,7 @@ def adam(  # type: ignore
     if i < size:
         p_at, g_at = i, i
         if not same:
-            p_at, g_at = positions(i, shape, p_strides, g_strides)
+            p_at, g_at = positions(i, packed)
         pi = p[p_at]
         gi = g[g_at]
         if wd != 0.0:
@@ -141,7 +140,7 @@ def kernel_specs() -> List[KernelSpec]:
     kernels`` and the resource test."""
     f64, i64 = numba.float64[::1], numba.int64[::1]
     x, flag = numba.float64, numba.boolean
-    layout = (i64, i64, i64, flag, numba.int64)  # shape, strides, same, size
+    layout = (i64, flag, numba.int64)  # shape and both strides packed, same, size
     return [
         KernelSpec(
             "sgd_step",

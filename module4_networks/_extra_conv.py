@@ -2,7 +2,8 @@
 (private: the facade ``nn.functional`` exports these, and ``_extra_layers.py``
 makes layers of them; no task asks a student to read it).
 
-``dropout2d``, ``max_pool1d``, ``avg_pool1d``, ``group_norm``, ``interpolate``
+``dropout2d``, ``max_pool1d``, ``avg_pool1d``, ``group_norm``, ``instance_norm``,
+``interpolate``
 (``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``, with PyTorch's
 signatures and semantics, each from differentiable operations of Modules 2 and 4.
 """
@@ -14,7 +15,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.shape_functions import cat, pad
+from module2_tensors.shape_functions import cat, no_grad, pad
 from module2_tensors.tensor import Tensor, rand, tensor
 
 from . import functional as F
@@ -24,6 +25,7 @@ __all__ = [
     "max_pool1d",
     "avg_pool1d",
     "group_norm",
+    "instance_norm",
     "interpolate",
     "conv_transpose2d",
 ]
@@ -138,6 +140,42 @@ def _sources(
     first = np.minimum(np.floor(src), size_in - 1).astype(np.int64)
     second = np.minimum(first + 1, size_in - 1)
     return first, second, src - first
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Optional[Tensor] = None,
+    running_var: Optional[Tensor] = None,
+    weight: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """``F.instance_norm``: each example's channel normalised over its
+    positions (``group_norm`` with one channel a group), then $\\gamma_c,
+    \\beta_c$; input ``(N, C, *)``. With running statistics given they move
+    towards the batch's average instance mean and unbiased variance by
+    ``momentum`` (in place, as PyTorch); ``use_input_stats=False`` normalises
+    with them instead."""
+    n, c = input.shape[0], input.shape[1]
+    per_channel = (1, c) + (1,) * (input.dims - 2)
+    if not use_input_stats:
+        mean, var = running_mean.view(*per_channel), running_var.view(*per_channel)
+        out = (input - mean) / (var + eps).sqrt()
+    else:
+        out = group_norm(input, c, None, None, eps)
+        if running_mean is not None and running_var is not None:
+            flat = input.detach().reshape(n, c, -1)
+            with no_grad():
+                for stat, value in (
+                    (running_mean, flat.mean(2).mean(0)),
+                    (running_var, flat.var(2, unbiased=True).mean(0)),
+                ):
+                    stat.copy_(stat * (1.0 - momentum) + value * momentum)
+    if weight is not None:
+        out = out * weight.view(*per_channel)
+    return out + bias.view(*per_channel) if bias is not None else out
 
 
 def interpolate(

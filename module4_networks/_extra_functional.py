@@ -2,14 +2,17 @@
 it, the loss modules of ``nn`` use it; no task asks a student to read it).
 
 ``one_hot``, ``normalize``, ``cosine_similarity``, ``layer_norm``,
-``smooth_l1_loss``, ``huber_loss``, ``kl_div``, and the weighted form of
-``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``), each with
+``smooth_l1_loss``, ``huber_loss``, ``kl_div``, the weighted form of
+``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``), the
+activations ``hardtanh``, ``relu6``, ``mish``, ``prelu`` and the losses
+``margin_ranking_loss``, ``cosine_embedding_loss``, ``gaussian_nll_loss``, each with
 PyTorch's signature and semantics, built from differentiable tensor operations.
 It imports only Module 2, so any module of this package may import it.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -27,6 +30,13 @@ __all__ = [
     "huber_loss",
     "kl_div",
     "weighted_bce_with_logits",
+    "hardtanh",
+    "relu6",
+    "mish",
+    "prelu",
+    "margin_ranking_loss",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
 ]
 
 
@@ -213,3 +223,112 @@ def weighted_bce_with_logits(
     if weight is not None:
         losses = losses * _as_tensor(weight, input)
     return _reduced(losses, reduction, "binary_cross_entropy_with_logits")
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """``F.hardtanh``: $\\min(\\max(x, \\text{min\\_val}), \\text{max\\_val})$;
+    gradient 1 strictly inside the range, 0 outside and at its ends (PyTorch's)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    inside = (input > min_val).logical_and(input < max_val)
+    return where(inside, input, input.detach().clamp(min_val, max_val))
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``F.relu6``: $\\min(\\max(x, 0), 6)$, ``hardtanh(x, 0, 6)``."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$, with softplus
+    computed stably as $\\max(x, 0) + \\log(1 + e^{-|x|})$."""
+    magnitude = input.abs()
+    softplus = (input + magnitude) * 0.5 + (-magnitude).exp().log1p()
+    return input * softplus.tanh()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``F.prelu``: $x$ where $x > 0$, else $a x$, with one slope $a$ per channel
+    (dim 1, or dim 0 of a 1-D input; ``weight`` of shape ``(C,)``) or one for
+    all (``weight`` of one element)."""
+    shape = [1] * input.dims
+    if weight.size != 1:  # (``size`` is the number of elements here)
+        shape[1 if input.dims >= 2 else 0] = weight.size
+    return where(input > 0.0, input, weight.view(*shape) * input)
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Any,
+    margin: float = 0.0,
+    reduction: str = "mean",
+) -> Tensor:
+    """``F.margin_ranking_loss``: $\\ell = \\max(0, -y (x_1 - x_2) +
+    \\text{margin})$, $y = \\pm 1$ saying which input should rank higher."""
+    target = _as_tensor(target, input1)
+    losses = (-target * (input1 - input2) + margin).relu()
+    return _reduced(losses, reduction, "margin_ranking_loss")
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Any,
+    margin: float = 0.0,
+    reduction: str = "mean",
+) -> Tensor:
+    """``F.cosine_embedding_loss``: with the cosine $c$ of each pair (over the
+    last dim, PyTorch's $10^{-12}$ added to each squared norm), $\\ell = 1 - c$
+    where $y = 1$ and $\\max(0, c - \\text{margin})$ where $y = -1$."""
+    target = _as_tensor(target, input1)
+    dim = target.dims
+    dot = (input1 * input2).sum(dim)
+    norms = ((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)
+    cos = dot / norms.sqrt()
+    similar = where(target == 1.0, 1.0 - cos, 0.0)
+    losses = similar + where(target == -1.0, (cos - margin).relu(), 0.0)
+    return _reduced(losses, reduction, "cosine_embedding_loss")
+
+
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Any,
+    var: Any,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
+    """``F.gaussian_nll_loss``: the negative log-likelihood of ``target`` under
+    $N(\\text{input}, \\text{var})$, $\\ell = \\tfrac12 (\\log v + (x - y)^2 / v)$
+    (plus $\\tfrac12 \\log 2\\pi$ with ``full``). ``var`` has ``input``'s shape,
+    or it without its last dim or with 1 there (one variance per row), or is a
+    float. As PyTorch, $v$ is clamped at ``eps`` without gradient (the
+    gradient passes to ``var`` as if unclamped).
+
+    Raises:
+        ValueError: a negative variance, a ``var`` of another shape, or an
+            unknown reduction.
+    """
+    target, var = _as_tensor(target, input), _as_tensor(var, input)
+    if var.dims == 0:  # a float: one variance for every entry
+        var = var * input.detach().new_ones(input.shape)
+    elif var.shape == input.shape[:-1]:
+        var = var.unsqueeze(-1)
+    elif var.shape != input.shape and (
+        var.dims != input.dims
+        or sum(b for a, b in zip(input.shape, var.shape) if a != b) != 1
+    ):
+        raise ValueError("var is of incorrect size")
+    if (var.detach() < 0.0).any().item():
+        raise ValueError("var has negative entry/entries")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(reduction + " is not valid")
+    var = var + (var.detach().clamp(min=eps) - var.detach())
+    difference = input - target
+    losses = 0.5 * (var.log() + difference * difference / var)
+    if full:
+        losses = losses + 0.5 * math.log(2 * math.pi)
+    return _reduced(losses, reduction, "gaussian_nll_loss")

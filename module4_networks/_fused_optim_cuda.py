@@ -46,12 +46,12 @@ def _kernels() -> Any:
     return _cuda_optim_kernels
 
 
-def _launch(*args: Any) -> None:
-    """``module3_fast_ops._cuda_runtime.launch``, imported when first called (for
-    the reason of :func:`_kernels`)."""
-    from module3_fast_ops._cuda_runtime import launch
+def launch(*args: Any) -> None:
+    """``module3_fast_ops._cuda_runtime.launch`` (imported when first called, for
+    the reason of :func:`_kernels`): every launch of this module goes through it."""
+    from module3_fast_ops._cuda_runtime import launch as run
 
-    launch(*args)
+    run(*args)
 
 
 def _flat(t: Any) -> Optional[Any]:
@@ -104,7 +104,10 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     size = int(p.size)
     threads = kernels.THREADS
     blocks = max(1, (size + threads - 1) // threads)
-    layout = (shape, p_strides, g_strides, same, size)
+    # shape, p's strides and g's strides in ONE integer array (a device constant,
+    # cached by content): each array argument is 7 kernel parameters on a GPU.
+    parts = (shape, p_strides, g_strides)
+    layout = (np.concatenate([np.asarray(v, np.int64) for v in parts]), same, size)
     if kind == "sgd":
         momentum = float(group["momentum"])
         first = momentum != 0.0 and "momentum_buffer" not in state
@@ -113,7 +116,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
         buf = _flat(state["momentum_buffer"]) if momentum != 0.0 else storage
         rates = (float(group["lr"]), float(group["weight_decay"]), momentum)
         more = (float(group["dampening"]), bool(group["nesterov"]), first)
-        _launch(
+        launch(
             kernels.sgd,
             blocks,
             threads,
@@ -136,7 +139,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     rates = (lr, beta1, beta2, float(group["eps"]), wd if kind == "adam" else 0.0)
     corrections = (decay, 1.0 / (1.0 - beta1**t), 1.0 / (1.0 - beta2**t))
     args = (storage, g_storage, *moments, *layout, *rates, *corrections)
-    _launch(kernels.adam, blocks, threads, *args)
+    launch(kernels.adam, blocks, threads, *args)
     state["step"] = t
 
 

@@ -117,7 +117,12 @@ class _RNNLayers(Module):
     ``bias_ih_l{k}``, ``bias_hh_l{k}``, and the same with ``_reverse`` for the
     backward direction, in PyTorch's order. Layer ``k > 0`` reads the outputs of
     layer ``k - 1`` (``D * H`` features), with dropout between layers in training.
+    The LSTM's ``proj_size`` $P > 0$ (PyTorch's) adds ``weight_hr_l{k}`` ``(P,
+    H)``: $h_t$ is projected to $P$ features ($h_t W_{hr}^\top$), which is what
+    ``weight_hh`` ``(G H, P)``, the next layer and the state ``h`` then see.
     """
+
+    _projection: Optional[Tensor] = None  # (this direction's W_hr while it runs)
 
     gates: int = 1
 
@@ -130,10 +135,18 @@ class _RNNLayers(Module):
         batch_first: bool = False,
         dropout: float = 0.0,
         bidirectional: bool = False,
+        proj_size: int = 0,
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
         name = type(self).__name__
+        if proj_size < 0 or (proj_size and proj_size >= hidden_size):
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable "
+                "projections, and smaller than hidden_size"
+            )
+        if proj_size and self.gates != 4:
+            raise ValueError("proj_size argument is only supported for LSTM")
         if num_layers < 1:
             raise ValueError(f"{name}: num_layers must be at least 1, got {num_layers}")
         if not 0.0 <= dropout <= 1.0:
@@ -141,18 +154,20 @@ class _RNNLayers(Module):
         self.input_size, self.hidden_size = input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional = float(dropout), bidirectional
+        self.proj_size = proj_size
         directions = 2 if bidirectional else 1
-        rows = self.gates * hidden_size
+        rows, out = self.gates * hidden_size, proj_size or hidden_size
         for layer in range(num_layers):
-            width = input_size if layer == 0 else hidden_size * directions
+            width = input_size if layer == 0 else out * directions
             for suffix in self._suffixes(layer):
                 setattr(self, "weight_ih" + suffix, _parameter((rows, width), backend))
-                setattr(
-                    self, "weight_hh" + suffix, _parameter((rows, hidden_size), backend)
-                )
+                setattr(self, "weight_hh" + suffix, _parameter((rows, out), backend))
                 if bias:
                     setattr(self, "bias_ih" + suffix, _parameter((rows,), backend))
                     setattr(self, "bias_hh" + suffix, _parameter((rows,), backend))
+                if proj_size:
+                    shape = (proj_size, hidden_size)
+                    setattr(self, "weight_hr" + suffix, _parameter(shape, backend))
         _fill_uniform(self, hidden_size)
 
     def _suffixes(self, layer: int) -> List[str]:
@@ -187,11 +202,11 @@ class _RNNLayers(Module):
         raise NotImplementedError
 
     def _initial_state(
-        self, x: Tensor, hx: Optional[Tensor], unbatched: bool
+        self, x: Tensor, hx: Optional[Tensor], unbatched: bool, size: int
     ) -> Tensor:
         name = type(self).__name__
         directions = 2 if self.bidirectional else 1
-        shape = (self.num_layers * directions, x.shape[1], self.hidden_size)
+        shape = (self.num_layers * directions, x.shape[1], size)
         if hx is None:
             return x.new_zeros(shape)
         if unbatched:
@@ -221,7 +236,9 @@ class _RNNLayers(Module):
             x = input.unsqueeze(1)
         else:
             x = input.transpose(0, 1) if self.batch_first else input
-        initial = [self._initial_state(x, h, unbatched) for h in hx]
+        # h has proj_size features when the LSTM projects (c keeps hidden_size).
+        sizes = [self.proj_size or self.hidden_size, self.hidden_size]
+        initial = [self._initial_state(x, h, unbatched, n) for h, n in zip(hx, sizes)]
         finals: List[List[Tensor]] = [[] for _ in initial]
         directions = 2 if self.bidirectional else 1
         for layer in range(self.num_layers):
@@ -231,10 +248,20 @@ class _RNNLayers(Module):
                 start = [s[k] for s in initial]
                 state = start[0] if len(start) == 1 else tuple(start)
                 # Engine: the whole sequence as one Function where that agrees
-                # with self._unroll (``_recurrent_fast``), else self._unroll.
-                out, state = _recurrent_fast.unroll(
-                    self, x, state, self._weights(suffix), direction == 1
+                # with self._unroll (``_recurrent_fast``), else self._unroll
+                # (always with a projection, which the LSTM's _step applies).
+                weights = self._weights(suffix)
+                hr = self._parameters.get("weight_hr" + suffix)
+                # (a plain attribute: assigning a Parameter would register it)
+                object.__setattr__(
+                    self, "_projection", None if hr is None else hr.value
                 )
+                if hr is None:
+                    out, state = _recurrent_fast.unroll(
+                        self, x, state, weights, direction == 1
+                    )
+                else:
+                    out, state = self._unroll(x, state, weights, direction == 1)
                 outputs.append(out)
                 for store, s in zip(finals, state if len(start) > 1 else (state,)):
                     store.append(s)
@@ -258,4 +285,6 @@ class _RNNLayers(Module):
             extras += f", dropout={self.dropout}"
         if self.bidirectional:
             extras += ", bidirectional=True"
+        if self.proj_size:
+            extras += f", proj_size={self.proj_size}"
         return f"{self.input_size}, {self.hidden_size}{extras}"

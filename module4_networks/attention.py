@@ -30,12 +30,12 @@ import numpy as np
 
 from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
-from module2_tensors.shape_functions import where
+from module2_tensors.shape_functions import cat, where
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from . import _matmul_blas, _softmax_fast, init
-from ._attention_masks import _as_mask, _is_boolean, mha_masks
+from ._attention_masks import _as_mask, _is_boolean, mha_masks, padded_masks
 from ._parameters import _parameter
 from .layers import Linear
 
@@ -244,7 +244,13 @@ class MultiheadAttention(Module):
 
     Parameters: ``in_proj_weight`` ``(3 E, E)`` ($W^Q, W^K, W^V$ stacked),
     ``in_proj_bias`` ``(3 E,)``, ``out_proj`` (``Linear(E, E)``). Inputs are ``(L,
-    N, E)`` (``(N, L, E)`` with ``batch_first``) or unbatched ``(L, E)``.
+    N, E)`` (``(N, L, E)`` with ``batch_first``) or unbatched ``(L, E)``. As
+    PyTorch's (given): keys and values of other widths ``kdim``, ``vdim`` (then
+    ``q_proj_weight`` ``(E, E)``, ``k_proj_weight`` ``(E, kdim)``,
+    ``v_proj_weight`` ``(E, vdim)`` instead of ``in_proj_weight``);
+    ``add_bias_kv``, a learned key and value (``bias_k``, ``bias_v``, ``(1, 1,
+    E)``) appended to the projected ones; ``add_zero_attn``, a zero key and
+    value appended to each head's.
 
     ``forward(query, key, value, key_padding_mask=None, need_weights=True,
     attn_mask=None, average_attn_weights=True, is_causal=False) -> (output,
@@ -261,6 +267,10 @@ class MultiheadAttention(Module):
         num_heads: int,
         dropout: float = 0.0,
         bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: Optional[int] = None,
+        vdim: Optional[int] = None,
         batch_first: bool = False,
         backend: Optional[TensorBackend] = None,
     ) -> None:
@@ -273,24 +283,54 @@ class MultiheadAttention(Module):
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.head_dim = embed_dim // num_heads
         self.dropout, self.batch_first = float(dropout), batch_first
-        self.in_proj_weight = _parameter((3 * embed_dim, embed_dim), backend)
+        self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
+        self.add_zero_attn = add_zero_attn
+        widths = (embed_dim, self.kdim, self.vdim)
+        self._qkv_same_embed_dim = widths == (embed_dim,) * 3
+        # One stacked projection, or (given) three when kdim or vdim differ.
+        projections = (
+            [("in_proj_weight", (3 * embed_dim, embed_dim))]
+            if self._qkv_same_embed_dim
+            else [(f"{x}_proj_weight", (embed_dim, d)) for x, d in zip("qkv", widths)]
+        )
+        for name in (
+            "in_proj_weight",
+            "q_proj_weight",
+            "k_proj_weight",
+            "v_proj_weight",
+        ):
+            setattr(self, name, None)  # (PyTorch's: the unused ones read None)
+        for name, shape in projections:
+            setattr(self, name, _parameter(shape, backend))
         self.in_proj_bias = _parameter((3 * embed_dim,), backend) if bias else None
+        self.bias_k = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
+        self.bias_v = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, backend=backend)
         # PyTorch's initialisation: Xavier on the stacked projections, zero biases.
-        init.xavier_uniform_(self.in_proj_weight)
+        for name, _ in projections:
+            init.xavier_uniform_(getattr(self, name))
         if bias:
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
+        if add_bias_kv:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def _heads(self, x: Tensor, which: int) -> Tensor:
         """Project ``x`` ``(N, T, E)`` with block ``which`` (0 = Q, 1 = K, 2 = V) of
         the stacked projection, and split the heads: ``(N, h, T, d)``."""
         E = self.embed_dim
-        w = self.in_proj_weight.value[which * E : (which + 1) * E]
+        if self._qkv_same_embed_dim:
+            w = self.in_proj_weight.value[which * E : (which + 1) * E]
+        else:
+            w = getattr(self, "qkv"[which] + "_proj_weight").value
         out = _matmul_blas.matmul(x, w.T)  # x @ w.T, in BLAS where it agrees
         if self.in_proj_bias is not None:
             out = out + self.in_proj_bias.value[which * E : (which + 1) * E]
-        n, t = x.shape[0], x.shape[1]
+        if which and self.bias_k is not None:  # (given: add_bias_kv)
+            extra = (self.bias_k, self.bias_v)[which - 1].value
+            out = cat([out, extra.expand(x.shape[0], 1, E)], dim=1)
+        n, t = out.shape[0], out.shape[1]
         return out.view(n, t, self.num_heads, self.head_dim).permute(0, 2, 1, 3)
 
     def forward(
@@ -323,8 +363,15 @@ class MultiheadAttention(Module):
                 f"MultiheadAttention: expected inputs with {self.embed_dim} features, "
                 f"got query of shape {query.shape}"
             )
-        n, L, S = query.shape[0], query.shape[1], key.shape[1]
+        n, L = query.shape[0], query.shape[1]
         q, k, v = self._heads(query, 0), self._heads(key, 1), self._heads(value, 2)
+        if self.add_zero_attn:  # (given: one more key and value, all zeros)
+            zeros = k.new_zeros((n, self.num_heads, 1, self.head_dim))
+            k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
+        S = k.shape[2]
+        attn_mask, key_padding_mask = padded_masks(
+            attn_mask, key_padding_mask, extra=S - key.shape[1]
+        )
         scale = 1.0 / math.sqrt(self.head_dim)  # (engine: BLAS products)
         scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) * scale
         mask, additive = mha_masks(

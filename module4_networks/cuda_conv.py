@@ -17,7 +17,19 @@ those of Task 3.3:
 ``conv1d`` runs the ``conv2d`` kernels on a view with a height of 1 (stride 0 along
 it), so there are four kernels in all. Every kernel reads raw strided storage
 (``(storage, shape, strides)``, like Module 3's), so transposed or sliced inputs need
-no copy.
+no copy; the 4-D shapes and strides of all its tensors come in ONE int64 array
+(``layout``: ``[shape, strides]`` of each tensor in turn, 8 entries per tensor).
+
+**Two plans**, one switch (:data:`PLAN`): ``"direct"`` (the default) runs the
+four kernels above; ``"gemm"`` runs the CPU's plan (``_conv_gemm``): *im2col*
+copies every receptive field into a column of ``cols`` ``(B, C K_h K_w, H' W')``
+(a thread per entry), and the course's matmul (Task 3.4's kernel) does the rest:
+out $= W \\cdot \\mathrm{cols}$ as ``(O, C K_h K_w) @ (B, C K_h K_w, H' W')``,
+$dW = \\sum_b G_b\\, \\mathrm{cols}_b^\\top$, $d\\mathrm{cols} = W^\\top G$, and
+*col2im* gathers $d\\mathrm{cols}$ back onto the input (a thread per input entry,
+so no two threads add into one place). Which is faster is a GPU measurement
+(``kindling bench``, row ``gpu_conv``, one column per plan); until one is made
+the default stays ``"direct"`` (docs/DESIGN.md).
 
 Why given code and not a task: what a student would write is the loop nest of
 Tasks 4.1/4.2 inside the thread and block patterns of Task 3.3; a third copy of the
@@ -27,20 +39,24 @@ same exercise would cost grading time and teach nothing new. Students read this 
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+import contextlib
+from typing import Any, Iterator, List, Optional, Tuple
 
 import numba
 import numpy as np
 
 from module1_scalar_autodiff.context import Context
 from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_data import TensorData
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import KernelSpec, cuda, launch
+from module3_fast_ops._cuda_runtime import KernelSpec, _result, cuda, launch
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK, blocks_for
 
 from ._conv_checks import conv_output_shape
 
 __all__ = [
+    "PLAN",
+    "plan",
     "conv_forward",
     "conv_backward_input",
     "conv_backward_weight",
@@ -52,27 +68,31 @@ __all__ = [
 
 Strided = Tuple[Any, np.ndarray, np.ndarray]  # (storage, shape, strides)
 
+#: How a convolution on ``CudaBackend`` runs: ``"direct"`` (a thread per output
+#: entry, a block per weight entry) or ``"gemm"`` (im2col and Task 3.4's matmul).
+PLAN: str = "direct"
+PLANS = ("direct", "gemm")
+
+
+@contextlib.contextmanager
+def plan(name: str) -> Iterator[None]:
+    """Run the convolutions inside the block on plan ``name`` (see :data:`PLAN`)."""
+    global PLAN
+    if name not in PLANS:
+        raise ValueError(f"a convolution plan is one of {PLANS}, got {name!r}")
+    before, PLAN = PLAN, name
+    try:
+        yield
+    finally:
+        PLAN = before
+
 
 # ---------------------------------------------------------------- the kernels
 @cuda.jit
-def _forward(
-    out,
-    out_shape,
-    out_strides,
-    x,
-    x_shape,
-    x_strides,
-    w,
-    w_shape,
-    w_strides,
-    bias,
-    bias_stride,
-    has_bias,
-    sh,
-    sw,
-    ph,
-    pw,
-):
+def _forward(out, x, w, layout, bias, bias_stride, has_bias, sh, sw, ph, pw):
+    out_shape, out_strides = layout[0:4], layout[4:8]
+    x_shape, x_strides = layout[8:12], layout[12:16]
+    w_shape, w_strides = layout[16:20], layout[20:24]
     # out[b, o, i, j] = bias[o] + sum_c,ki,kj x[b, c, i sh + ki - ph, j sw + kj - pw]
     #                                          w[o, c, ki, kj]
     flat = cuda.grid(1)
@@ -110,21 +130,10 @@ def _forward(
 
 
 @cuda.jit
-def _backward_input(
-    dx,
-    dx_shape,
-    dx_strides,
-    g,
-    g_shape,
-    g_strides,
-    w,
-    w_shape,
-    w_strides,
-    sh,
-    sw,
-    ph,
-    pw,
-):
+def _backward_input(dx, g, w, layout, sh, sw, ph, pw):
+    dx_shape, dx_strides = layout[0:4], layout[4:8]
+    g_shape, g_strides = layout[8:12], layout[12:16]
+    w_shape, w_strides = layout[16:20], layout[20:24]
     # dx[b, c, y, x] = sum_o,ki,kj g[b, o, u, v] w[o, c, ki, kj] over the taps with
     # u = (y + ph - ki) / sh and v = (x + pw - kj) / sw whole numbers inside g.
     flat = cuda.grid(1)
@@ -158,21 +167,10 @@ def _backward_input(
 
 
 @cuda.jit
-def _backward_weight(
-    dw,
-    dw_shape,
-    dw_strides,
-    x,
-    x_shape,
-    x_strides,
-    g,
-    g_shape,
-    g_strides,
-    sh,
-    sw,
-    ph,
-    pw,
-):
+def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
+    dw_shape, dw_strides = layout[0:4], layout[4:8]
+    x_shape, x_strides = layout[8:12], layout[12:16]
+    g_shape, g_strides = layout[16:20], layout[20:24]
     # Block e computes dw[o, c, ki, kj] = sum_b,u,v x[b, c, u sh + ki - ph,
     # v sw + kj - pw] g[b, o, u, v]: its threads stride over (b, u, v).
     partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
@@ -228,7 +226,8 @@ def _backward_weight(
 
 
 @cuda.jit
-def _bias_backward(db, db_stride, g, g_shape, g_strides):
+def _bias_backward(db, db_stride, g, layout):
+    g_shape, g_strides = layout[0:4], layout[4:8]
     # Block o computes db[o] = sum_b,u,v g[b, o, u, v].
     partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
     o = cuda.blockIdx.x
@@ -257,14 +256,80 @@ def _bias_backward(db, db_stride, g, g_shape, g_strides):
         db[o * db_stride] = partial[0]
 
 
+@cuda.jit
+def _im2col(cols, x, layout, kh, kw, sh, sw, ph, pw, oh, ow):
+    x_shape, x_strides = layout[0:4], layout[4:8]
+    # cols[b, (c kh + ki) kw + kj, i ow + j] = x[b, c, i sh + ki - ph, j sw + kj - pw]
+    # (0 outside x); cols is row-major (B, C kh kw, oh ow), a thread per entry.
+    flat = cuda.grid(1)
+    taps, positions = x_shape[1] * kh * kw, oh * ow
+    if flat >= x_shape[0] * taps * positions:
+        return
+    p = flat % positions
+    r = (flat // positions) % taps
+    b = flat // (positions * taps)
+    c, ki, kj = r // (kh * kw), (r // kw) % kh, r % kw
+    y = (p // ow) * sh + ki - ph
+    xx = (p % ow) * sw + kj - pw
+    value = 0.0
+    if 0 <= y < x_shape[2] and 0 <= xx < x_shape[3]:
+        value = x[
+            b * x_strides[0] + c * x_strides[1] + y * x_strides[2] + xx * x_strides[3]
+        ]
+    cols[flat] = value
+
+
+@cuda.jit
+def _col2im(dx, dx_shape, dcols, kh, kw, sh, sw, ph, pw, oh, ow):
+    # dx[b, c, y, x] = sum of dcols[b, (c kh + ki) kw + kj, u ow + v] over the taps
+    # with y = u sh + ki - ph, x = v sw + kj - pw: a thread per entry of the
+    # row-major dx gathers its own sum (no two threads write one place).
+    flat = cuda.grid(1)
+    channels, height, width = dx_shape[1], dx_shape[2], dx_shape[3]
+    if flat >= dx_shape[0] * channels * height * width:
+        return
+    xx = flat % width
+    y = (flat // width) % height
+    c = (flat // (width * height)) % channels
+    b = flat // (width * height * channels)
+    positions = oh * ow
+    base = (b * channels + c) * kh * kw
+    acc = 0.0
+    for ki in range(kh):
+        rows = y + ph - ki
+        if rows < 0 or rows % sh != 0 or rows // sh >= oh:
+            continue
+        for kj in range(kw):
+            cols = xx + pw - kj
+            if cols < 0 or cols % sw != 0 or cols // sw >= ow:
+                continue
+            r = base + ki * kw + kj
+            acc += dcols[r * positions + (rows // sh) * ow + cols // sw]
+    dx[flat] = acc
+
+
 # On a GPU, each kernel is compiled once and kept on disk for the next processes.
-for _kernel in (_forward, _backward_input, _backward_weight, _bias_backward):
+for _kernel in (
+    _forward,
+    _backward_input,
+    _backward_weight,
+    _bias_backward,
+    _im2col,
+    _col2im,
+):
     persist(_kernel, _kernel.__name__.strip("_"))
 
 
 # ------------------------------------------------------------------ launchers
 def _size(shape: Any) -> int:
     return int(np.prod([int(n) for n in shape]))
+
+
+def _packed(*tensors: Strided) -> np.ndarray:
+    """The 4-D shapes and strides of ``tensors`` in ONE int64 array, ``[shape,
+    strides]`` of each in turn (a device constant, cached by content: each array
+    argument is 7 kernel parameters and Python work per launch on a GPU)."""
+    return np.concatenate([np.asarray(v, np.int64) for t in tensors for v in t[1:]])
 
 
 def conv_forward(
@@ -281,8 +346,16 @@ def conv_forward(
     if size:
         bias_storage, bias_stride = bias if bias is not None else (np.zeros(1), 0)
         grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (*out, *x, *w, bias_storage, bias_stride, bias is not None)
-        launch(_forward, grid, THREADS_PER_BLOCK, *args, *stride, *padding)
+        args = (out[0], x[0], w[0], _packed(out, x, w), bias_storage, bias_stride)
+        launch(
+            _forward,
+            grid,
+            THREADS_PER_BLOCK,
+            *args,
+            bias is not None,
+            *stride,
+            *padding,
+        )
 
 
 def conv_backward_input(
@@ -292,7 +365,7 @@ def conv_backward_input(
     size = _size(dx[1])
     if size:
         grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (*dx, *g, *w, *stride, *padding)
+        args = (dx[0], g[0], w[0], _packed(dx, g, w), *stride, *padding)
         launch(_backward_input, grid, THREADS_PER_BLOCK, *args)
 
 
@@ -302,7 +375,7 @@ def conv_backward_weight(
     """Fill the 4-D ``dw`` with the weight gradient of conv2d (a block per entry)."""
     size = _size(dw[1])
     if size:
-        args = (*dw, *x, *g, *stride, *padding)
+        args = (dw[0], x[0], g[0], _packed(dw, x, g), *stride, *padding)
         launch(_backward_weight, size, THREADS_PER_BLOCK, *args)
 
 
@@ -310,7 +383,7 @@ def bias_backward(db: Tuple[Any, int], g: Strided) -> None:
     """Fill ``db = (storage, stride)`` with ``g`` summed over all but dimension 1."""
     channels = int(g[1][1])
     if channels:
-        launch(_bias_backward, channels, THREADS_PER_BLOCK, *db, *g)
+        launch(_bias_backward, channels, THREADS_PER_BLOCK, *db, g[0], _packed(g))
 
 
 # ------------------------------------------------------- the tensor Functions
@@ -344,8 +417,14 @@ def conv_forward_fn(
     shape = conv_output_shape(
         f"conv{spatial}d", input.shape, weight.shape, stride, padding
     )
-    out = input.new_zeros(shape)
     strides, paddings = _pairs(spatial, stride, padding)
+    if PLAN == "gemm":  # im2col and the course's matmul
+        out, cols = _gemm_forward(spatial, shape, input, weight, strides, paddings)
+        if bias is not None:
+            out = out.backend.add_zip(out, _channel_view(bias, len(shape)))
+        ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
+        return out
+    out = input.new_zeros(shape)
     bias_arg = None
     if bias is not None:
         storage, _, bias_strides = bias.tuple()
@@ -358,23 +437,27 @@ def conv_forward_fn(
         strides,
         paddings,
     )
-    ctx.save_for_backward(input, weight, bias is not None, strides, paddings)
+    ctx.save_for_backward(input, weight, bias is not None, strides, paddings, None)
     return out
 
 
 def conv_backward_fn(
     ctx: Context, spatial: int, grad: Tensor
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
-    input, weight, has_bias, strides, paddings = ctx.saved_values
+    input, weight, has_bias, strides, paddings, cols = ctx.saved_values
     needs = ctx.needs_input_grad
     g = _as_2d(grad, spatial)
     d_input = d_weight = d_bias = None
-    if needs[0]:
+    if cols is not None:  # the forward ran on the "gemm" plan
+        d_input, d_weight = _gemm_backward(
+            spatial, grad, input, weight, cols, strides, paddings, needs
+        )
+    elif needs[0]:
         d_input = input.new_zeros(input.shape)
         conv_backward_input(
             _as_2d(d_input, spatial), g, _as_2d(weight, spatial), strides, paddings
         )
-    if needs[1]:
+    if needs[1] and cols is None:
         d_weight = weight.new_zeros(weight.shape)
         conv_backward_weight(
             _as_2d(d_weight, spatial), _as_2d(input, spatial), g, strides, paddings
@@ -385,12 +468,104 @@ def conv_backward_fn(
     return d_input, d_weight, d_bias
 
 
+# ------------------------------------------------------------ the "gemm" plan
+def _tensor(like: Tensor, storage: Any, shape: Any, strides: Any = None) -> Any:
+    """A tensor of ``like``'s type and backend over ``storage`` (no copy), with
+    ``strides`` (row-major without)."""
+    shape = tuple(int(n) for n in shape)
+    strides = None if strides is None else tuple(int(s) for s in strides)
+    return type(like)(TensorData(storage, shape, strides), like.backend)
+
+
+def _channel_view(bias: Tensor, dims: int) -> Tensor:
+    """``bias`` ``(O,)`` as ``(1, O, 1[, 1])``: added along dimension 1."""
+    storage, shape, strides = bias.tuple()
+    ones = dims - 2
+    return _tensor(
+        bias, storage, (1, shape[0]) + (1,) * ones, (0, strides[0]) + (0,) * ones
+    )
+
+
+def _matrix(weight: Tensor) -> Tensor:
+    """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
+    w = weight.contiguous()
+    return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
+
+
+def _out_hw(shape: Tuple[int, ...], spatial: int) -> Tuple[int, int]:
+    return (1, shape[2]) if spatial == 1 else (shape[2], shape[3])
+
+
+def _gemm_forward(
+    spatial: int,
+    shape: Tuple[int, ...],
+    input: Tensor,
+    weight: Tensor,
+    strides: Tuple[int, int],
+    paddings: Tuple[int, int],
+) -> Tuple[Tensor, Tensor]:
+    """(out without bias, cols): im2col, then ``W @ cols`` (Task 3.4's matmul),
+    whose ``(B, O, H' W')`` result is ``out``'s row-major storage."""
+    _, xs, _ = x = _as_2d(input, spatial)
+    kh, kw = (1, weight.shape[2]) if spatial == 1 else weight.shape[2:]
+    oh, ow = _out_hw(shape, spatial)
+    taps, positions = int(xs[1]) * kh * kw, oh * ow
+    cols = _result(input, (int(xs[0]), taps, positions))
+    size = cols.size
+    if size:
+        grid = blocks_for(size, THREADS_PER_BLOCK)
+        args = (x[0], _packed(x), kh, kw, *strides, *paddings, oh, ow)
+        launch(_im2col, grid, THREADS_PER_BLOCK, cols.tuple()[0], *args)
+    flat = input.backend.matrix_multiply(_matrix(weight), cols)
+    return _tensor(flat, flat.tuple()[0], shape), cols
+
+
+def _gemm_backward(
+    spatial: int,
+    grad: Tensor,
+    input: Tensor,
+    weight: Tensor,
+    cols: Tensor,
+    strides: Tuple[int, int],
+    paddings: Tuple[int, int],
+    needs: Any,
+) -> Tuple[Optional[Tensor], Optional[Tensor]]:
+    """(input gradient, weight gradient): $d\\mathrm{cols} = W^\\top G$ then
+    col2im; $dW = \\sum_b G_b\\, \\mathrm{cols}_b^\\top$ (a batched matmul and a
+    sum over the batch). ``G`` is the output gradient as ``(B, O, H' W')``."""
+    g = grad.contiguous()
+    batch, o = g.shape[0], g.shape[1]
+    positions = g.size // max(batch * o, 1)
+    g = _tensor(g, g.tuple()[0], (batch, o, positions), (o * positions, positions, 1))
+    ops = grad.backend
+    w = _matrix(weight)
+    taps = w.shape[1]
+    d_input = d_weight = None
+    if needs[0]:
+        w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
+        dcols = ops.matrix_multiply(w_t, g)
+        d_input = _result(input, input.shape)
+        _, dxs, _ = _as_2d(d_input, spatial)
+        kh, kw = (1, weight.shape[2]) if spatial == 1 else weight.shape[2:]
+        oh, ow = _out_hw(grad.shape, spatial)
+        if d_input.size:
+            grid = blocks_for(d_input.size, THREADS_PER_BLOCK)
+            args = (dxs, dcols.tuple()[0], kh, kw, *strides, *paddings, oh, ow)
+            launch(_col2im, grid, THREADS_PER_BLOCK, d_input.tuple()[0], *args)
+    if needs[1]:
+        view = (batch, positions, taps), (taps * positions, 1, positions)
+        cols_t = _tensor(cols, cols.tuple()[0], *view)  # cols transposed
+        per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
+        total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
+        d_weight = _tensor(total, total.tuple()[0], weight.shape)
+    return d_input, d_weight
+
+
 # ------------------------------------------------------------ resource check
 def kernel_specs() -> List[KernelSpec]:
-    """The four kernels with their argument types and block size, for
+    """The six kernels with their argument types and block size, for
     ``kindling kernels`` and the resource test."""
     f64, i64 = numba.float64[::1], numba.int64[::1]
-    strided = (f64, i64, i64)
     n = numba.int64
     pairs = (n, n, n, n)
     threads = THREADS_PER_BLOCK
@@ -399,28 +574,42 @@ def kernel_specs() -> List[KernelSpec]:
             "conv_forward",
             "conv",
             lambda: _forward,
-            (*strided, *strided, *strided, f64, n, numba.boolean, *pairs),
+            (f64, f64, f64, i64, f64, n, numba.boolean, *pairs),
             threads,
         ),
         KernelSpec(
             "conv_back_input",
             "conv",
             lambda: _backward_input,
-            (*strided, *strided, *strided, *pairs),
+            (f64, f64, f64, i64, *pairs),
             threads,
         ),
         KernelSpec(
             "conv_back_weight",
             "conv",
             lambda: _backward_weight,
-            (*strided, *strided, *strided, *pairs),
+            (f64, f64, f64, i64, *pairs),
             threads,
         ),
         KernelSpec(
             "conv_back_bias",
             "conv",
             lambda: _bias_backward,
-            (f64, n, *strided),
+            (f64, n, f64, i64),
+            threads,
+        ),
+        KernelSpec(
+            "conv_im2col",
+            "conv",
+            lambda: _im2col,
+            (f64, f64, i64, n, n, *pairs, n, n),
+            threads,
+        ),
+        KernelSpec(
+            "conv_col2im",
+            "conv",
+            lambda: _col2im,
+            (f64, i64, f64, n, n, *pairs, n, n),
             threads,
         ),
     ]

@@ -26,7 +26,7 @@ from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
 
-from . import _matmul_blas, _pool_fast
+from . import _matmul_blas, _pool_fast, _pool_options
 from ._convolution import _check_tensor, _conv, _dim
 from .fast_conv import IntPair, pair
 
@@ -173,9 +173,11 @@ def _pool_windows(
     padding: IntPair,
     ceil_mode: bool,
     fill: float,
+    dilation: IntPair = 1,
 ) -> Tuple[Tensor, np.ndarray]:
-    """PyTorch's general pooling windows (overlapping, padded, ``ceil_mode``),
-    gathered by indexing (given code): ``(windows, divisor)`` with windows of
+    """PyTorch's general pooling windows (overlapping, padded, ``ceil_mode``,
+    ``dilation``: a window's entries that far apart), gathered by indexing
+    (given code): ``(windows, divisor)`` with windows of
     shape ``(N, C, out_h, out_w, kh * kw)``, padded with ``fill``, and
     ``divisor[i, j]`` the size of window ``(i, j)`` counting padding but not
     what ``ceil_mode`` adds past it (PyTorch's ``count_include_pad``)."""
@@ -189,8 +191,11 @@ def _pool_windows(
     steps = kernel if stride is None else pair(stride, "stride")
     pads = pair(padding, "padding")
     sizes, counts, index = [], [], []
-    for n, k, s, p in zip(input.shape[2:], kernel, steps, pads):
-        if k < 1 or s < 1 or p < 0 or 2 * p > k:
+    for n, k, s, p, d in zip(
+        input.shape[2:], kernel, steps, pads, pair(dilation, "dilation")
+    ):
+        k, spacing = d * (k - 1) + 1, np.arange(k) * d  # (the window's extent)
+        if k < 1 or s < 1 or p < 0 or 2 * p > k or d < 1:
             raise ValueError(
                 f"{name}: pad should be at most half of the kernel and sizes "
                 f"positive, got kernel {kernel}, stride {steps}, padding {pads}"
@@ -207,7 +212,7 @@ def _pool_windows(
         starts = np.arange(out) * s
         sizes.append(out)
         counts.append(np.minimum(starts + k, n + 2 * p) - starts)
-        index.append(starts[:, None] + np.arange(k)[None, :])
+        index.append(starts[:, None] + spacing[None, :])
     # ceil_mode's last window may reach past the padding: fill that part too.
     # (F.max shadows the built-in max in this module.)
     reach = [
@@ -221,7 +226,7 @@ def _pool_windows(
     rows = index[0][:, None, :, None]
     cols = index[1][None, :, None, :]
     windows = padded[:, :, rows, cols]  # (N, C, out_h, out_w, kh, kw)
-    windows = windows.reshape(*windows.shape[:4], kernel[0] * kernel[1])
+    windows = windows.reshape(*windows.shape[:4], rows.shape[2] * cols.shape[3])
     return windows, np.outer(counts[0], counts[1])
 
 
@@ -449,7 +454,9 @@ def max_pool2d(
     stride: Optional[IntPair] = None,
     padding: IntPair = 0,
     ceil_mode: bool = False,
-) -> Tensor:
+    dilation: IntPair = 1,
+    return_indices: bool = False,
+) -> Any:
     r"""The maximum over non-overlapping windows (``torch.nn.functional.max_pool2d``):
 
     $$\text{out}[b, c, i, j] = \max_{u < k_h,\, v < k_w}
@@ -458,8 +465,14 @@ def max_pool2d(
     The gradient of each window goes to its first maximum (as in PyTorch, which
     routes it to the index it recorded). Overlapping windows (``stride``),
     ``padding`` (with $-\infty$) and ``ceil_mode`` follow PyTorch (given code:
-    :func:`_pool_windows`).
+    :func:`_pool_windows`), and so do ``dilation`` and ``return_indices``
+    (``(values, indices)``, each index into its input plane flattened; given,
+    in ``_pool_options.py``). Unlike PyTorch's, ``ceil_mode`` comes before
+    ``dilation`` here (pass these by keyword).
     """
+    if return_indices or pair(dilation, "dilation") != (1, 1):
+        options = (kernel_size, stride, padding, ceil_mode, dilation, return_indices)
+        return _pool_options.max_pool2d(input, *options, _pool_windows, max)
     # Engine: one compiled pass where it agrees with this code (``_pool_fast``).
     fast = _pool_fast.max_pool2d(
         max_pool2d, input, kernel_size, stride, padding, ceil_mode

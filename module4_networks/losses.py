@@ -24,7 +24,7 @@ from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
 from module2_tensors.engine.autograd import Function
 
-from ._extra_functional import weighted_bce_with_logits
+from ._extra_functional import _as_tensor, weighted_bce_with_logits
 
 __all__ = [
     "cross_entropy",
@@ -307,7 +307,9 @@ class BinaryCrossEntropy(Function):
         # END SOLUTION
 
 
-def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor, target: Any, weight: Optional[Any] = None, reduction: str = "mean"
+) -> Tensor:
     r"""Binary cross-entropy of probabilities $p$ and targets $y \in [0, 1]$:
 
     $$\ell_i = -\big(y_i \log p_i + (1 - y_i) \log(1 - p_i)\big).$$
@@ -315,7 +317,8 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     As in PyTorch each log is clamped at $-100$, so $p = 0$ or $1$ gives a large
     finite loss rather than $\infty$, and the gradient is PyTorch's
     (:class:`BinaryCrossEntropy`). Prefer :func:`binary_cross_entropy_with_logits`
-    on raw scores.
+    on raw scores. ``weight`` (broadcast to the losses) multiplies each
+    $\\ell_i$ before the reduction, as in PyTorch.
     """
     _check_reduction("binary_cross_entropy", reduction)
     target = _same_shape("binary_cross_entropy", input, target)
@@ -325,7 +328,10 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
             "binary_cross_entropy: input must hold probabilities in [0, 1] "
             "(use binary_cross_entropy_with_logits for raw scores)"
         )
-    return _reduce(BinaryCrossEntropy.apply(input, target), reduction)
+    losses = BinaryCrossEntropy.apply(input, target)
+    if weight is not None:  # (given: PyTorch's weights)
+        losses = losses * _as_tensor(weight, input)
+    return _reduce(losses, reduction)
 
 
 def binary_cross_entropy_with_logits(

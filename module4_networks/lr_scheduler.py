@@ -20,7 +20,8 @@ optimizer compose (ExponentialLR(0.95) with MultiStepLR([2, 4], 0.5) gives 0.1,
 scaled from there. ``step(epoch)`` (deprecated in PyTorch) jumps to step
 ``epoch`` with the closed form from the initial rates. ``LambdaLR``,
 ``OneCycleLR`` and ``CosineAnnealingWarmRestarts`` compute from the initial
-rates, as PyTorch's do.
+rates, as PyTorch's do, and so does ``CyclicLR`` (from its ``base_lr`` and
+``max_lr``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ __all__ = [
     "CosineAnnealingWarmRestarts",
     "LambdaLR",
     "OneCycleLR",
+    "CyclicLR",
     "SequentialLR",
     "ChainedScheduler",
     "ReduceLROnPlateau",
@@ -562,6 +564,115 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = momentum
         return lrs
+
+
+def _per_group(name: str, optimizer: Any, value: Any) -> List[Any]:
+    """``value`` for each group: a list of one per group, or one for all."""
+    groups = optimizer.param_groups
+    if not isinstance(value, (list, tuple)):
+        return [value] * len(groups)
+    if len(value) != len(groups):
+        raise ValueError(
+            f"{name} must have the same length as optimizer.param_groups. {name} "
+            f"has {len(value)} values, param_groups has {len(groups)}."
+        )
+    return list(value)
+
+
+class CyclicLR(LRScheduler):
+    """The cyclical learning rate (``torch.optim.lr_scheduler.CyclicLR``),
+    stepped once per *batch*: the rate climbs linearly from ``base_lr`` to
+    ``max_lr`` over ``step_size_up`` steps, falls back over ``step_size_down``
+    (default: as many), and repeats, the height of cycle $c = 1, 2, \\dots$
+    scaled by ``mode``: ``"triangular"`` 1, ``"triangular2"`` $2^{1 - c}$,
+    ``"exp_range"`` $\\gamma^t$ at step $t$ (or ``scale_fn`` of the cycle, or
+    of $t$ with ``scale_mode="iterations"``). With ``cycle_momentum`` the
+    momentum (SGD's, or Adam's ``beta1``) moves the other way, between
+    ``max_momentum`` and ``base_momentum``. Not chainable, as PyTorch's: it
+    sets each rate from its cycle position."""
+
+    def __init__(
+        self,
+        optimizer: Any,
+        base_lr: Union[float, Sequence[float]],
+        max_lr: Union[float, Sequence[float]],
+        step_size_up: int = 2000,
+        step_size_down: Optional[int] = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Optional[Callable[[float], float]] = None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: Union[float, Sequence[float]] = 0.8,
+        max_momentum: Union[float, Sequence[float]] = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size, self.step_ratio = up + down, up / (up + down)
+        if mode not in ("triangular", "triangular2", "exp_range") and not scale_fn:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma, self.custom_scale_fn = mode, gamma, scale_fn
+        self.scale_mode = scale_mode
+        if scale_fn is None:
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if not {"momentum", "betas"} & set(optimizer.defaults):
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` "
+                    "option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for top, bottom, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups
+                ):
+                    self._set_momentum(group, top)
+                    group["max_momentum"], group["base_momentum"] = top, bottom
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _set_momentum(self, group: Dict[str, Any], momentum: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def scale_fn(self, x: float) -> float:
+        """The height factor of cycle (or step) ``x``."""
+        if self.custom_scale_fn is not None:
+            return self.custom_scale_fn(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> List[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            position = x / self.step_ratio
+        else:
+            position = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        if self.cycle_momentum:
+            for bottom, top, group in zip(
+                self.base_momentums, self.max_momentums, self.optimizer.param_groups
+            ):
+                self._set_momentum(group, top - (top - bottom) * position * scale)
+        return [
+            base + (peak - base) * position * scale
+            for base, peak in zip(self.base_lrs, self.max_lrs)
+        ]
 
 
 class SequentialLR(LRScheduler):

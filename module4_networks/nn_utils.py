@@ -1,4 +1,5 @@
-"""``nn.utils``: gradient clipping, as ``torch.nn.utils`` (given code).
+"""``nn.utils``: gradient clipping and the parameters as one vector, as
+``torch.nn.utils`` (given code).
 
 Recurrent networks multiply the gradient by the same Jacobian once per time step, so
 it can grow exponentially (*exploding gradients*). Clipping rescales the gradients
@@ -13,10 +14,15 @@ from typing import Any, Iterable, List, Union
 
 import numpy as np
 
-from module2_tensors.shape_functions import no_grad
+from module2_tensors.shape_functions import cat, no_grad
 from module2_tensors.tensor import Tensor, tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "parameters_to_vector",
+    "vector_to_parameters",
+]
 
 
 def _gradients(parameters: Union[Any, Iterable[Any]]) -> List[Tensor]:
@@ -84,3 +90,30 @@ def clip_grad_value_(parameters: Union[Any, Iterable[Any]], clip_value: float) -
     with no_grad():
         for g in _gradients(parameters):
             g.copy_(tensor(np.clip(g.to_numpy(), -bound, bound), backend=g.backend))
+
+
+def _values(parameters: Iterable[Any]) -> List[Tensor]:
+    return [p.value if hasattr(p, "value") else p for p in parameters]
+
+
+def parameters_to_vector(parameters: Iterable[Any]) -> Tensor:
+    """Every parameter flattened and concatenated, in order, into one 1-D
+    tensor (differentiable: a loss of it sends gradients to the parameters)."""
+    return cat([p.reshape(p.size) for p in _values(parameters)])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Any]) -> None:
+    """Copy consecutive slices of the 1-D ``vec`` into the parameters, in
+    order, each reshaped to its parameter's shape (in place, without a graph;
+    PyTorch instead makes each parameter a view of ``vec``).
+
+    Raises:
+        TypeError: ``vec`` is not a tensor.
+    """
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    start = 0
+    with no_grad():
+        for p in _values(parameters):
+            p.copy_(vec[start : start + p.size].reshape(p.shape))
+            start += p.size

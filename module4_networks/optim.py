@@ -1,5 +1,6 @@
 """Optimizers (Task 4.6): ``SGD``, ``RMSprop``, ``Adam`` and ``AdamW``, as
-``torch.optim``.
+``torch.optim`` (and, given, ``Adagrad``, ``RAdam``, ``NAdam``, ``Adamax``,
+``Adadelta``, ``Rprop``, ``ASGD``).
 
 An optimizer holds the parameters of a model and, after ``loss.backward()`` has
 filled every ``.grad``, ``step()`` moves each parameter $\\theta$ against its
@@ -161,6 +162,8 @@ class RMSprop(Optimizer):
         weight_decay: float = 0.0,
         momentum: float = 0.0,
         centered: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None:
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
@@ -171,6 +174,7 @@ class RMSprop(Optimizer):
             weight_decay=weight_decay,
             momentum=momentum,
             centered=centered,
+            maximize=maximize,
         )
         super().__init__(params, defaults)
 
@@ -313,6 +317,8 @@ class Adagrad(Optimizer):
         weight_decay: float = 0.0,
         initial_accumulator_value: float = 0.0,
         eps: float = 1e-10,
+        *,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -320,6 +326,7 @@ class Adagrad(Optimizer):
             weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value,
             eps=eps,
+            maximize=maximize,
         )
         super().__init__(params, defaults)
         # As PyTorch: the state is filled when the optimizer is built (a
@@ -405,6 +412,8 @@ class NAdam(Optimizer):
         eps: float = 1e-8,
         weight_decay: float = 0.0,
         momentum_decay: float = 4e-3,
+        *,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -412,6 +421,7 @@ class NAdam(Optimizer):
             eps=eps,
             weight_decay=weight_decay,
             momentum_decay=momentum_decay,
+            maximize=maximize,
         )
         super().__init__(params, defaults)
 

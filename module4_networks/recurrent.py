@@ -267,7 +267,7 @@ class RNN(_RNNBase):
             batch_first,
             dropout,
             bidirectional,
-            backend,
+            backend=backend,
         )
         self.nonlinearity = nonlinearity
 
@@ -282,7 +282,8 @@ class RNN(_RNNBase):
 
 
 class LSTM(_RNNBase):
-    """The LSTM layer (see :func:`lstm_step`), as ``torch.nn.LSTM``.
+    """The LSTM layer (see :func:`lstm_step`), as ``torch.nn.LSTM``, with
+    PyTorch's ``proj_size`` (given; see ``_recurrent_base.py``).
 
     ``forward(input, hx=None) -> (output, (h_n, c_n))`` with ``hx = (h_0, c_0)``.
     """
@@ -290,8 +291,9 @@ class LSTM(_RNNBase):
     gates = 4
 
     def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
-        h, c = state
-        return lstm_step(gi, gh, c)
+        h, c = lstm_step(gi, gh, state[1])
+        # (given: proj_size projects h with this direction's W_hr)
+        return (h, c) if self._projection is None else (h @ self._projection.T, c)
 
     @staticmethod
     def _hidden(state: State) -> Tensor:

@@ -138,7 +138,7 @@ class TransformerEncoderLayer(Module):
     ) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout, bias, batch_first, backend=backend
+            d_model, nhead, dropout, bias, batch_first=batch_first, backend=backend
         )
         self.linear1 = Linear(d_model, dim_feedforward, bias, backend=backend)
         self.dropout = Dropout(dropout)

@@ -16,18 +16,33 @@ THREAD_VARIABLES = (
     "OPENBLAS_NUM_THREADS",
     "MKL_NUM_THREADS",
 )
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Under ``pytest -n N`` each worker gets its share of the cores for Numba's and
-    # BLAS's threads. With a full set each, 2 workers x 2 spinning OpenMP threads
-    # fought over 2 cores: a Numba training test took 22 s instead of 2 s. (The tests
-    # of parallel kernels read which loops Numba kept, not how many threads ran.)
-    # A count the user set is kept.
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    for variable in THREAD_VARIABLES:
-        os.environ.setdefault(variable, str(max(1, cores // workers)))
+# Each process runs on its share of the cores: under ``pytest -n N`` a worker gets
+# cores // N for Numba's and BLAS's threads. With a full set each, 2 workers x 2
+# spinning OpenMP threads fought over 2 cores: a Numba training test took 22 s
+# instead of 2 s. A count the user (or ``kindling grade --jobs``) set is kept, and
+# passed on to the processes the tests start (KINDLING_THREAD_SHARE).
+_workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+_cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+SHARE = int(
+    os.environ.get("KINDLING_THREAD_SHARE")
+    or os.environ.get("NUMBA_NUM_THREADS")
+    or max(1, _cores // _workers)
+)
+os.environ["KINDLING_THREAD_SHARE"] = str(SHARE)
+for _variable in THREAD_VARIABLES:
+    os.environ.setdefault(_variable, str(SHARE))
+# But Numba's pool always has at least two threads: the race tests (fixture
+# ``every_thread``) run parallel kernels on all of them, since on one thread a
+# prange loop whose workers share scratch space can never go wrong. Every other
+# test runs on the share (``numba.set_num_threads`` below).
+os.environ["NUMBA_NUM_THREADS"] = str(max(2, SHARE))
 
 configure_cuda_simulator()  # (with shared arrays the simulated threads agree on)
+
+if SHARE < 2:
+    import numba  # noqa: E402
+
+    numba.set_num_threads(SHARE)
 
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, Phase, settings  # noqa: E402
@@ -57,6 +72,18 @@ settings.register_profile(
     "thorough", max_examples=500, deadline=None, suppress_health_check=_SLOW_OK
 )
 settings.load_profile(os.environ.get("KINDLING_HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def every_thread() -> Any:
+    """Run the test on every thread of Numba's pool (at least two, see above),
+    then return to the share: for tests that catch races in parallel kernels."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    yield numba.get_num_threads()
+    numba.set_num_threads(before)
 
 
 def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:

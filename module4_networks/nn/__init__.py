@@ -1,7 +1,7 @@
 """``module4_networks.nn``: layers, as ``torch.nn``.
 
 A facade, as ``torch.nn`` is: it defines nothing, and assembles the layers of
-Task 4.6 (``layers.py``, with ``Module`` and its containers from Module 0), the
+Task 4.6 (``layers.py``, with ``Module`` and the other containers from Module 0), the
 recurrent layers of Task 4.7 (``recurrent.py``), attention and the Transformer of
 Task 4.8 (``attention.py``, ``transformer.py``), the given layers of
 ``_extra_layers.py``, gradient clipping (``nn.utils``), ``nn.init`` and
@@ -15,23 +15,12 @@ from module0_fundamentals.module import (
     ModuleList,
     Parameter,
     ParameterList,
-    Sequential,
 )
 
 from .. import init  # torch.nn.init's path: nn.init
 from .. import nn_utils as utils  # torch.nn.utils's path: nn.utils
-from .._extra_layers import (
-    AvgPool1d,
-    ConvTranspose2d,
-    CosineSimilarity,
-    Dropout2d,
-    GroupNorm,
-    HuberLoss,
-    KLDivLoss,
-    MaxPool1d,
-    SmoothL1Loss,
-    Upsample,
-)
+from .._extra_layers import *  # noqa: F403
+from .._extra_layers import __all__ as _extra_layers
 from ..attention import MultiheadAttention
 from ..layers import *  # noqa: F403
 from ..layers import __all__ as _layers
@@ -46,11 +35,11 @@ from . import functional  # torch.nn.functional's path: nn.functional
 __all__ = [
     "Module",
     "Parameter",
-    "Sequential",
     "ModuleList",
     "ModuleDict",
     "ParameterList",
     *_layers,
+    *_extra_layers,
     "RNNCell",
     "LSTMCell",
     "GRUCell",
@@ -64,14 +53,4 @@ __all__ = [
     "PositionalEncoding",
     "TransformerEncoderLayer",
     "TransformerEncoder",
-    "SmoothL1Loss",
-    "HuberLoss",
-    "KLDivLoss",
-    "CosineSimilarity",
-    "Dropout2d",
-    "MaxPool1d",
-    "AvgPool1d",
-    "GroupNorm",
-    "ConvTranspose2d",
-    "Upsample",
 ]

@@ -182,3 +182,23 @@ def test_the_gpu_rows_compute_what_they_name():
     }
     for op, shape in shapes.items():
         assert bench._gpu_step(op, "fast", 6, None)().shape == shape, op
+
+
+def test_the_conv_rows_compare_the_two_cuda_plans(monkeypatch):
+    """``gpu_conv`` runs the direct kernels, ``gpu_conv_gemm`` im2col and the
+    matmul (the switch is set around each call); both compute Task 4.5's second
+    convolution, forward and backward."""
+    from module4_networks import cuda_conv
+
+    chosen = []
+    plan = cuda_conv.plan
+
+    def spy(name):
+        chosen.append(name)
+        return plan(name)
+
+    monkeypatch.setattr(cuda_conv, "plan", spy)
+    for op in ("gpu_conv", "gpu_conv_gemm"):
+        out = bench._gpu_step(op, "fast", 2, None)()
+        assert out.shape == (2, 16, 14, 14)
+    assert chosen == ["direct", "gemm"]

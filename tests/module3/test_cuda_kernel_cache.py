@@ -75,12 +75,13 @@ CHILD = textwrap.dedent("""
     """)
 
 
-def _compile_in_a_new_process(folder: Path, cache: Path) -> dict:
+def _compile_in_a_new_process(folder: Path, cache: Path, quiet: bool = True) -> dict:
+    """What the child prints (and, as ``"stderr"``, what it says on stderr)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env.update(
         NUMBA_ENABLE_CUDASIM="0",
         KINDLING_CACHE_DIR=str(cache),
-        KINDLING_QUIET="1",
+        KINDLING_QUIET="1" if quiet else "0",
         PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
     )
     done = subprocess.run(
@@ -92,7 +93,7 @@ def _compile_in_a_new_process(folder: Path, cache: Path) -> dict:
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
 
 
 def _write_scalar(folder: Path, body: str) -> None:
@@ -121,3 +122,19 @@ def test_a_second_process_loads_the_cuda_kernel_and_an_edit_recompiles_it(tmp_pa
     assert (third["hits"], third["misses"]) == (0, 1)
     assert "0d4008000000000000" in third["ptx"]  # 3.0 as a PTX double
     assert "0d4008000000000000" not in first["ptx"]
+
+
+@pytest.mark.task3_3
+def test_the_first_run_says_it_compiles_and_the_next_one_is_silent(tmp_path):
+    """Issue 40: the first run says when it compiles (a run that seems to hang
+    for seconds is compiling); a run that loads every kernel says nothing."""
+    require_cuda_tools()
+    folder, cache = tmp_path / "code", tmp_path / "cache"
+    folder.mkdir()
+    _write_scalar(folder, "return 2.0 * x")
+    first = _compile_in_a_new_process(folder, cache, quiet=False)
+    assert "kindling: compiling CUDA kernels, map(twice) first" in first["stderr"]
+    assert first["stderr"].count("compiling CUDA kernels") == 1
+    second = _compile_in_a_new_process(folder, cache, quiet=False)
+    assert (second["hits"], second["misses"]) == (1, 0)
+    assert "compiling CUDA kernels" not in second["stderr"]

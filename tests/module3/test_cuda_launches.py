@@ -95,10 +95,10 @@ PARAMETERS_PER_ARRAY = 7
 def test_elementwise_and_reduce_launches_pass_one_array_of_shapes_and_strides(
     monkeypatch,
 ):
-    """Map, broadcast zip and reduce each launch with ``out``, their inputs'
-    storages and ONE integer array for every shape and stride (issue 40: the zip
-    passed 9 arrays, 65 kernel parameters, 65-113 us of host time per launch on an
-    H200; now 4 arrays, 30 parameters)."""
+    """Map, broadcast zip, reduce and batched matmul each launch with ``out``,
+    their inputs' storages and ONE integer array for every shape and stride
+    (issue 40: the zip passed 9 arrays, 65 kernel parameters, 65-113 us of host
+    time per launch on an H200; now 4 arrays, 30 parameters)."""
     seen = []
     launch = _cuda_runtime.launch
 
@@ -109,11 +109,13 @@ def test_elementwise_and_reduce_launches_pass_one_array_of_shapes_and_strides(
     monkeypatch.setattr(cuda_ops, "launch", spy)
     rng = np.random.default_rng(3)
     x, y = rng.normal(size=(3, 4)), rng.normal(size=(4,))
-    a, b = on_gpu(x), on_gpu(y)
+    z = rng.normal(size=(2, 4, 5))
+    a, b, c = on_gpu(x), on_gpu(y), on_gpu(z)
     for op, inputs, expected in (
         (lambda: a.permute(1, 0).exp(), 1, np.exp(x.T)),
         (lambda: a * b, 2, x * y),
         (lambda: a.sum(1), 1, x.sum(axis=1)),
+        (lambda: a @ c, 2, x @ z),  # a broadcast over c's batch
     ):
         seen.clear()
         result = op()

@@ -46,6 +46,32 @@ def test_map_zip_reduce_kernels_fit_resources(sm):
     check_task("3.3", names, sm)
 
 
+@pytest.mark.task3_3
+@pytest.mark.parametrize("sm", SMS)
+def test_elementwise_kernels_decompose_an_index_once_and_divide_in_32_bits(sm):
+    """Issue 40: the broadcast zip decomposed each index once per operand, in
+    64-bit divisions. Through ``three_positions`` the zip (out and two inputs)
+    divides no more often than the map (out and one input): one decomposition
+    shared by every operand. And each 64-bit division has a 32-bit twin that
+    runs whenever the sizes allow (``kernels.divisions``)."""
+    rows = {
+        row["name"]: row
+        for row in measured_resources("3.3")
+        if "error" not in row and tuple(row["cc"]) == SMS[sm]
+    }
+    map_row, zip_row = rows["map(sigmoid)"], rows["zip(mul)"]
+    assert 0 < zip_row["divisions_64"] <= map_row["divisions_64"]
+    for name in ("map(sigmoid)", "zip(mul)", "reduce(add)"):
+        row = rows[name]
+        assert row["divisions_32"] >= row["divisions_64"], (name, row)
+
+
+def test_divisions_counts_64_and_32_bit_divisions_and_remainders():
+    ptx = "div.s64 %rd1; rem.u64 %rd2; div.u32 %r1; rem.s32 %r2; rem.u32 %r3;"
+    ptx += " mul.lo.s64 %rd3; div.rn.f64 %fd1;"
+    assert kernels.divisions(ptx) == {"divisions_64": 2, "divisions_32": 3}
+
+
 @pytest.mark.task3_4
 @pytest.mark.parametrize("sm", SMS)
 def test_matmul_kernels_fit_resources(sm):

@@ -109,7 +109,9 @@ def test_matmul_propagates_inf_and_nan():
         ((4, 128, 64), (4, 64, 128), ()),
     ],
 )
-def test_matmul_above_the_parallel_threshold_repeatedly(a_shape, b_shape, layout):
+def test_matmul_above_the_parallel_threshold_repeatedly(
+    a_shape, b_shape, layout, every_thread
+):
     """Work large enough that the prange loop really runs on several threads,
     repeated (30 calls): workers that share scratch space (index buffers
     allocated once, before the ``prange`` loop, and written by every worker)

@@ -308,7 +308,9 @@ def test_reduce_into_an_out_whose_last_dim_is_strided():
     "shape, dim, layout",
     [((256, 64), 1, ()), ((64, 4, 256), 2, (2, 0, 1)), ((2048, 32), 0, ())],
 )
-def test_reduce_above_the_parallel_threshold_repeatedly(shape, dim, layout):
+def test_reduce_above_the_parallel_threshold_repeatedly(
+    shape, dim, layout, every_thread
+):
     """Work large enough that the reduce's prange loop runs on several threads,
     called 30 times against NumPy: workers that share scratch space (an index
     buffer allocated once, before the prange loop) or add into the same entry of

@@ -118,10 +118,7 @@ def _thread_sum(acc: float, x: float) -> float:
     return acc + 0.0 * x if acc >= 0.0 else float(numba.get_thread_id())
 
 
-@pytest.mark.skipif(
-    numba.get_num_threads() < 2, reason="one Numba thread: nothing to share"
-)
-def test_the_slices_of_large_work_run_on_several_threads():
+def test_the_slices_of_large_work_run_on_several_threads(every_thread):
     """Above MIN_PARALLEL_WORK the slices run in the prange loop, spread over
     Numba's threads: a kernel that keeps the loop in its code but runs the work
     serially (a wrong test of ``workers``) passes every value test. ``fn`` here

@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+# Tests marked task4_7 run the nn library (Task 4.6) on the CUDA kernels (Tasks 3.3,
+# 3.4): Task 4.7 is a task whose dependencies hold both.
+
 from kindling import kernels
 from module3_fast_ops import CudaBackend
 from module4_networks import cuda_conv
@@ -118,11 +121,14 @@ def test_cuda_conv_kernels_fit_resources(sm):
     rows = [row for row in measured_resources("conv") if tuple(row["cc"]) == SMS[sm]]
     assert sorted(row["name"] for row in rows) == sorted(
         ["conv_forward", "conv_back_input", "conv_back_weight", "conv_back_bias"]
+        + ["conv_im2col", "conv_col2im"]  # the "gemm" plan's
     )
     for row in rows:
         assert kernels.problems(row) == [], row["name"]
+        assert row["spill_stores"] == row["spill_loads"] == 0, row["name"]
 
 
+@pytest.mark.task4_7
 def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
     """Conv, pooling, linear, cross-entropy and an SGD step on CudaBackend, with every
     parameter in GPU memory, give FastBackend's loss and updated parameters. (One
@@ -154,3 +160,38 @@ def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
     for p, q in zip(params, expected):
         assert on_device(p._tensor._storage)
         np.testing.assert_allclose(p.to_numpy(), q.to_numpy(), rtol=1e-12)
+
+
+@pytest.mark.task3_4
+@pytest.mark.parametrize("plan", cuda_conv.PLANS)
+def test_each_conv_kernel_gets_its_shapes_and_strides_in_one_array(plan, monkeypatch):
+    """Issue 40: an array argument is 7 kernel parameters and Python work per
+    launch on a GPU; the conv kernels took two (shape, strides) per tensor, up to
+    six. Now at most one integer array per launch, on both plans."""
+    from module3_fast_ops._cuda_runtime import on_device
+
+    seen = []
+    launch = cuda_conv.launch
+
+    def spy(kernel, grid, block, out, *args):
+        seen.append((kernel.__name__, (out, *args)))
+        launch(kernel, grid, block, out, *args)
+
+    monkeypatch.setattr(cuda_conv, "launch", spy)
+    rng = np.random.default_rng(5)
+    x, w, b = (
+        cuda(rng.normal(size=(2, 2, 4, 4)), True),
+        cuda(rng.normal(size=(3, 2, 2, 2)), True),
+        cuda(np.zeros(3), True),
+    )
+    with cuda_conv.plan(plan):
+        F.conv2d(x, w, b, padding=1).sum().backward()
+    assert len(seen) >= 3  # (the gemm plan's matmuls launch in cuda_ops)
+    for name, arguments in seen:
+        integer = [
+            v
+            for v in arguments
+            if (isinstance(v, np.ndarray) or on_device(v))
+            and np.dtype(v.dtype).kind in "iu"
+        ]
+        assert len(integer) <= 1, name

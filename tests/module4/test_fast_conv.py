@@ -158,13 +158,16 @@ def test_conv2d_accepts_an_int_or_a_pair_for_stride_and_padding():
                 (2, task4_2, (64, 2, 3, 3), (2, 2, 2, 2)),
                 (2, task4_2, (256, 2, 3, 3), (2, 2, 2, 2)),
                 (2, task4_2, (2048, 1, 2, 2), (4, 1, 1, 1)),
+                (2, task4_2, (4096, 2, 8, 8), (2, 2, 3, 3)),
             ]
         )
     ],
 )
-def test_conv_backward_kernels_at_large_batch_repeatedly(spatial, x_shape, w_shape):
+def test_conv_backward_kernels_at_large_batch_repeatedly(
+    spatial, x_shape, w_shape, every_thread
+):
     """The backward kernels at batches of 64 to 4096 (their prange loops run on
-    several threads, long enough to overlap), called 30 times, against the NumPy
+    several threads, long enough to overlap), called 60 times, against the NumPy
     reference (``conv2d_grads_ref``; conv1d as conv2d of height 1). A kernel
     whose workers split the batch and add into the same ``dw`` entries (or the
     same ``dx`` entries) loses some of the additions when two workers update
@@ -187,7 +190,7 @@ def test_conv_backward_kernels_at_large_batch_repeatedly(spatial, x_shape, w_sha
         dx_ref, dw_ref = conv2d_grads_ref(x, w, g, s, p)
     weight = getattr(fast_conv, f"conv{spatial}d_backward_weight")
     inputs = getattr(fast_conv, f"conv{spatial}d_backward_input")
-    calls = 30
+    calls = 60
     for call in range(calls):
         for name, launch, shape, first, second, expected in (
             ("weight", weight, w.shape, x, g, dw_ref),

@@ -8,21 +8,22 @@ dropout, and the given activations), the losses of ``losses.py`` (Task 4.6),
 functions of ``_extra_functional.py`` and ``_extra_conv.py``.
 """
 
-from ..._extra_conv import (
-    avg_pool1d,
-    conv_transpose2d,
-    dropout2d,
-    group_norm,
-    interpolate,
-    max_pool1d,
-)
+from ..._extra_conv import *  # noqa: F403
+from ..._extra_conv import __all__ as _extra_conv
 from ..._extra_functional import (
+    cosine_embedding_loss,
     cosine_similarity,
+    gaussian_nll_loss,
+    hardtanh,
     huber_loss,
     kl_div,
     layer_norm,
+    margin_ranking_loss,
+    mish,
     normalize,
     one_hot,
+    prelu,
+    relu6,
     smooth_l1_loss,
 )
 from ...attention import scaled_dot_product_attention
@@ -52,11 +53,13 @@ __all__ = [
     "smooth_l1_loss",
     "huber_loss",
     "kl_div",
+    "hardtanh",
+    "relu6",
+    "mish",
+    "prelu",
+    "margin_ranking_loss",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
     "scaled_dot_product_attention",
-    "dropout2d",
-    "max_pool1d",
-    "avg_pool1d",
-    "group_norm",
-    "interpolate",
-    "conv_transpose2d",
+    *_extra_conv,
 ]

@@ -1,0 +1,76 @@
+"""``Module.state_dict`` and ``Module.register_parameter`` (private: given code
+of Task 0.4's ``Module``, kept out of the file students edit)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+
+if TYPE_CHECKING:
+    from .module import Module
+
+__all__ = ["methods"]
+
+
+def _detached(value: Any) -> Any:
+    return value.detach() if hasattr(value, "detach") else value
+
+
+def state_dict(
+    self: "Module",
+    destination: Optional[OrderedDict] = None,
+    prefix: str = "",
+    keep_vars: bool = False,
+) -> "OrderedDict[str, Any]":
+    """``{dotted name: value}`` of every parameter and persistent buffer, like
+    PyTorch's: tensors are detached but share their numbers with the model
+    (save a copy, e.g. with ``kt.save``-style code, to keep them);
+    ``keep_vars=True`` gives the parameters and buffers themselves (attached to
+    the graph). ``prefix`` starts every key; ``destination`` is filled and
+    returned when given."""
+    state = OrderedDict() if destination is None else destination
+    keep = (lambda value: value) if keep_vars else _detached
+    for module_name, module in self.named_modules():
+        start = prefix + (f"{module_name}." if module_name else "")
+        for attribute, parameter in module._parameters.items():
+            state[start + attribute] = keep(parameter.value)
+        skip = module.__dict__.get("_non_persistent", set())
+        for attribute, value in module.__dict__.get("_buffers", {}).items():
+            if attribute not in skip:
+                state[start + attribute] = keep(value)
+    return state
+
+
+def methods(parameter_type: type) -> Tuple[Callable, Callable]:
+    """``(state_dict, register_parameter)`` for ``Module``, whose parameters
+    are instances of ``parameter_type`` (``Parameter``, passed in because
+    ``module.py`` imports this file)."""
+
+    def register_parameter(self: "Module", name: str, param: Any) -> None:
+        """Register ``param`` as the parameter ``name`` (as assigning the
+        attribute does); ``None`` leaves the attribute ``None`` and no parameter,
+        as ``m.bias = None``. PyTorch's checks and messages.
+
+        Raises:
+            TypeError: ``param`` is neither a Parameter nor ``None``.
+            KeyError: an empty name, a name with ".", or one that is already a
+                non-parameter attribute.
+        """
+        if param is not None and not isinstance(param, parameter_type):
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(
+                f'parameter name can\'t be empty or contain ".", got: {name}'
+            )
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters.pop(name, None)
+            object.__setattr__(self, name, None)
+        else:
+            setattr(self, name, param)
+
+    return state_dict, register_parameter
