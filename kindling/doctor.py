@@ -17,7 +17,7 @@ from typing import List, Tuple
 
 from kindling.cudasim import SIMULATOR_VARIABLE, float64_note, gpu_present
 from kindling.registry import load_registry
-from kindling.release import MANIFEST
+from kindling.regions import MANIFEST
 
 # (distribution, why it matters, required)
 PACKAGES = [

@@ -193,7 +193,7 @@ def student_files(registry: Registry) -> List[str]:
 
 def tree_files(root: Path) -> List[str]:
     """The files of a course tree, relative, without caches and environments."""
-    from kindling.release import source_files
+    from kindling.regions import source_files
 
     files = []
     for path in source_files(root):
@@ -271,7 +271,7 @@ def overlay_student_files(
     a missing file never leaves the reference solution in place) and the paths
     refused, with why.
     """
-    from kindling.release import strip_regions
+    from kindling.regions import strip_regions
 
     origin: Dict[str, str] = {}
     refused: List[str] = []
@@ -307,7 +307,17 @@ def expected_hashes(
     manifest = source / MANIFEST
     if manifest.is_file():
         return json.loads(manifest.read_text())["protected"]
-    from kindling.release import file_digest, release, source_files
+    from kindling import plugins
+    from kindling.regions import file_digest, source_files
+
+    # Cutting an edition is the staff package's (kindling_staff.release), found
+    # by its entry point: this package never imports the staff one.
+    release = plugins.load(plugins.GRADING, "edition")
+    if release is None:
+        raise GradeError(
+            f"{source} has no {MANIFEST}: grading from the instructor source "
+            "needs the staff package (kindling_staff), which cuts its edition"
+        )
 
     present = [
         int(match[1])
@@ -409,7 +419,7 @@ def _tree_key(root: Path, files: Iterable[str]) -> str:
     import pytest
 
     from kindling.cudasim import gpu_present
-    from kindling.release import file_digest
+    from kindling.regions import file_digest
 
     digest = hashlib.sha256()
     environment = f"{sys.version}|{pytest.__version__}|{gpu_present()}"
@@ -1032,31 +1042,3 @@ def grade(
     return Grader(
         submission, source, tasks, timeout, memory_mb, sandbox=sandbox, partial=partial
     ).run()
-
-
-def grade_batch(
-    folder: Path,
-    echo: Callable[[str], None] = lambda line: None,
-    jobs: int = 1,
-    shard: Optional[Tuple[int, int]] = None,
-    on_report: Callable[[str, GradeReport], None] = lambda name, report: None,
-    **options,
-) -> Dict[str, GradeReport]:
-    """Grade every submission (each subdirectory) of ``folder`` (of ``shard``
-    ``(K, N)`` only), each task of each in a sandbox of its own: one after another
-    in this process (``jobs`` 1), or ``jobs`` grader processes at once
-    (:mod:`kindling.grade_batch`). ``on_report`` is called as each finishes.
-    Symlinked entries are refused."""
-    from kindling.grade_batch import grade_parallel, submissions
-
-    entries = submissions(Path(folder), shard, echo)
-    if jobs > 1:
-        return grade_parallel(entries, jobs, echo, on_report, **options)
-    reports: Dict[str, GradeReport] = {}
-    for entry in entries:
-        echo(f"grading {entry.name} ...")
-        reports[entry.name] = Grader(entry, echo=echo, **options).run()
-        on_report(entry.name, reports[entry.name])
-        if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
-            break
-    return reports

@@ -13,7 +13,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from kindling.grade import GradeReport
 
@@ -331,47 +331,3 @@ def write_atomically(path: Path, text: str) -> None:
     finally:
         if partial.exists():
             partial.unlink()
-
-
-def _csv_cell(value: object) -> object:
-    """A CSV cell a spreadsheet shows as text, never runs as a formula."""
-    if isinstance(value, str):
-        value = valid_text(value)
-        if value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-            return "'" + value
-    return value
-
-
-def batch_rows(reports: Dict[str, GradeReport]) -> List[dict]:
-    """One row per submission: its name, score and each task's points and status."""
-    rows = []
-    for name, report in reports.items():
-        row = {"submission": name, "score": report.score, "max": report.max_score}
-        for t in report.tasks:
-            row[f"{t.id} points"] = t.points
-            row[f"{t.id} status"] = t.status
-        row["errors"] = "; ".join(report.errors + report.refused)
-        rows.append({key: _csv_cell(value) for key, value in row.items()})
-    return rows
-
-
-def write_batch(
-    reports: Dict[str, GradeReport],
-    csv_path: Optional[Path] = None,
-    json_path: Optional[Path] = None,
-) -> None:
-    """The grades of a batch: one CSV row per submission, and every report as JSON."""
-    import csv
-    import io
-
-    rows = batch_rows(reports)
-    if csv_path is not None:
-        buffer = io.StringIO()
-        fields = list(rows[0]) if rows else ["submission", "score", "max"]
-        writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        write_atomically(Path(csv_path), buffer.getvalue())
-    if json_path is not None:
-        data = {name: report.to_json() for name, report in reports.items()}
-        write_atomically(Path(json_path), json.dumps(data, indent=2) + "\n")

@@ -148,19 +148,19 @@ MUTANTS = (
 
 # Rewrites of operators that are *correct*, planted among the mutants in the same
 # form (instructor source only: a suite that fails on one tests the text of the
-# code, not what it computes). Their list lives in an instructor-only module
-# (kindling/grade_decoys.py), which no student edition ships: a test that knew it
+# code, not what it computes). Their list lives in the staff package
+# (kindling_staff/grade_decoys.py, the entry point ``decoys`` of the group
+# ``kindling.grading``), which no student edition ships: a test that knew it
 # could fail on every rewritten body that is not a decoy.
 
 
 def decoys() -> Tuple[Mutant, ...]:
     """The decoys, or none where they are not shipped (a student edition, which
     has no reference operators to plant them in anyway)."""
-    try:
-        from kindling.grade_decoys import DECOYS
-    except ImportError:
-        return ()
-    return tuple(DECOYS)
+    from kindling import plugins
+
+    found = plugins.load(plugins.GRADING, "decoys")
+    return () if found is None else tuple(found)
 
 
 DECOYS_PER_RUN = 2
@@ -287,7 +287,7 @@ def reference_available(source: Optional[Path]) -> bool:
     """Whether ``source`` holds the reference operators (the instructor source)."""
     if source is None:
         return False
-    from kindling.release import BEGIN
+    from kindling.regions import BEGIN
 
     path = source / TARGET_FILE
     if not path.is_file():
@@ -377,7 +377,7 @@ def base_tree(
     (hidden tests, instructor-only files such as the decoys' module) is removed,
     except the task's canary. Only the student's tests come from the submission.
     """
-    from kindling.release import strip_regions
+    from kindling.regions import strip_regions
 
     for other in registry:
         for relative in other.files:

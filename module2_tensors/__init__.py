@@ -59,6 +59,7 @@ from .tensor import (
 )
 from .function_forms import (
     abs,
+    cumsum,
     argmax,
     argmin,
     clamp,
@@ -93,8 +94,9 @@ from .engine.autograd import Function, enable_grad, is_grad_enabled
 from .engine.autograd import set_grad_enabled
 from .engine.indexing import flip, index_add, movedim, nonzero, roll, scatter_add
 from .engine.indexing import tril, triu, unbind
-from .engine.reductions import cumsum, logsumexp, norm, prod
+from .engine.reductions import logsumexp, norm, prod
 from .engine.dtypes import dtype, float16, float32, float64, int32, int64
+from .engine.dtypes import get_default_dtype, result_type, set_default_dtype
 
 
 from .serialization import load, save

@@ -28,6 +28,7 @@ __all__ = [
     "matmul",
     "sum",
     "mean",
+    "cumsum",
     "maximum",
     "minimum",
     "clamp",
@@ -83,17 +84,30 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 def sum(
-    t: Tensor, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    t: Tensor,
+    dim: Union[None, int, Sequence[int]] = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
 ) -> Tensor:
-    """``t.sum(dim, keepdim)``."""
-    return t.sum(dim, keepdim)
+    """``t.sum(dim, keepdim, dtype=dtype)``."""
+    return t.sum(dim, keepdim, dtype=dtype)
 
 
 def mean(
-    t: Tensor, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+    t: Tensor,
+    dim: Union[None, int, Sequence[int]] = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
 ) -> Tensor:
-    """``t.mean(dim, keepdim)``."""
-    return t.mean(dim, keepdim)
+    """``t.mean(dim, keepdim, dtype=dtype)``."""
+    return t.mean(dim, keepdim, dtype=dtype)
+
+
+def cumsum(t: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``t.cumsum(dim, dtype=dtype)``."""
+    return t.cumsum(dim, dtype=dtype)
 
 
 def maximum(a: Tensor, b: TensorLike) -> Tensor:
@@ -153,28 +167,13 @@ def topk(
 
 # Function forms PyTorch scripts use (``kt.mm(a, b)``); none hides a built-in.
 def mm(a: Tensor, b: Tensor) -> Tensor:
-    """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$.
-
-    Raises:
-        ValueError: an operand that is not 2-D (naming both shapes).
-    """
-    if a.dims != 2 or b.dims != 2:
-        raise ValueError(f"mm expects two matrices, got shapes {a.shape} and {b.shape}")
-    return a @ b
+    """``torch.mm``: ``a.mm(b)``."""
+    return a.mm(b)
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
-    """``torch.bmm``: batched products, $(B, n, m)$ times $(B, m, p)$.
-
-    Raises:
-        ValueError: operands that are not 3-D or whose batch sizes differ.
-    """
-    if a.dims != 3 or b.dims != 3 or a.shape[0] != b.shape[0]:
-        raise ValueError(
-            f"bmm expects two 3-D tensors with the same batch size, got shapes "
-            f"{a.shape} and {b.shape}"
-        )
-    return a @ b
+    """``torch.bmm``: ``a.bmm(b)``."""
+    return a.bmm(b)
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

@@ -177,6 +177,8 @@ def _from_array(
         return converted
     if integers and not requires_grad:
         out._dtype = dtypes.int64  # Python or NumPy integers: int64, as PyTorch
+    elif dtypes.get_default_dtype() is not dtypes.float64:
+        out._dtype = dtypes.get_default_dtype()  # (set_default_dtype)
     return out
 
 
@@ -365,21 +367,36 @@ def arange(
     )
 
 
-def zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    """Zeros of ``t``'s shape, on ``t``'s backend."""
-    return zeros(t.shape, backend=t.backend, requires_grad=requires_grad)
+def zeros_like(
+    t: Tensor, requires_grad: bool = False, *, dtype: Optional[dtypes.dtype] = None
+) -> Tensor:
+    """Zeros of ``t``'s shape, on ``t``'s backend, with ``t``'s dtype unless
+    ``dtype`` is given (as PyTorch's ``*_like``)."""
+    return full_like(t, 0.0, requires_grad, dtype=dtype)
 
 
-def ones_like(t: Tensor, requires_grad: bool = False) -> Tensor:
-    """Ones of ``t``'s shape, on ``t``'s backend."""
-    return ones(t.shape, backend=t.backend, requires_grad=requires_grad)
+def ones_like(
+    t: Tensor, requires_grad: bool = False, *, dtype: Optional[dtypes.dtype] = None
+) -> Tensor:
+    """Ones of ``t``'s shape (see :func:`zeros_like`)."""
+    return full_like(t, 1.0, requires_grad, dtype=dtype)
 
 
-def full_like(t: Tensor, value: float, requires_grad: bool = False) -> Tensor:
+def full_like(
+    t: Tensor,
+    value: float,
+    requires_grad: bool = False,
+    *,
+    dtype: Optional[dtypes.dtype] = None,
+) -> Tensor:
     """``value`` in ``t``'s shape, on ``t``'s backend, with ``t``'s dtype (as
-    PyTorch's: not inferred from ``value``)."""
+    PyTorch's: not inferred from ``value``) unless ``dtype`` is given."""
     return full(
-        t.shape, value, backend=t.backend, requires_grad=requires_grad, dtype=t.dtype
+        t.shape,
+        value,
+        backend=t.backend,
+        requires_grad=requires_grad,
+        dtype=dtype or t.dtype,
     )
 
 
@@ -587,7 +604,7 @@ def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Param
 
 
 # The factories the methods of tensor_api call (it cannot import this module).
-FACTORIES.update(tensor=tensor, rand=rand, randn=randn)
+FACTORIES.update(tensor=tensor, rand=rand, randn=randn, full=full)
 
 # Module 0's Parameter(value) reads this: a tensor's parameter is a Parameter.
 Tensor._parameter_type = Parameter

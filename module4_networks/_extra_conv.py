@@ -69,10 +69,15 @@ def max_pool1d(
     kernel_size: Union[int, Sequence[int]],
     stride: Optional[Union[int, Sequence[int]]] = None,
     padding: Union[int, Sequence[int]] = 0,
+    dilation: int = 1,
     ceil_mode: bool = False,
 ) -> Tensor:
-    """The maximum over windows of ``(N, C, L)`` (or ``(C, L)``) along ``L``."""
-    return _pool1d(F.max_pool2d, input, kernel_size, stride, padding, ceil_mode)
+    """The maximum over windows of ``(N, C, L)`` (or ``(C, L)``) along ``L``
+    (PyTorch's order of arguments)."""
+    dilation = (1, int(dilation))
+    return _pool1d(
+        F.max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode
+    )
 
 
 def avg_pool1d(

@@ -104,13 +104,18 @@ class Dropout2d(Module):
 
 class MaxPool1d(MaxPool2d):
     """``F.max_pool1d`` as a layer: ``MaxPool2d``'s settings, one spatial axis
-    (without ``dilation`` and ``return_indices``)."""
+    (without ``return_indices``)."""
 
     def forward(self, x: Tensor) -> Tensor:
-        if self.dilation != 1 or self.return_indices:
-            raise NotImplementedError("MaxPool1d: dilation and return_indices")
+        if self.return_indices:
+            raise NotImplementedError("MaxPool1d: return_indices")
         return XC.max_pool1d(
-            x, self.kernel_size, self.stride, self.padding, self.ceil_mode
+            x,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.ceil_mode,
         )
 
 

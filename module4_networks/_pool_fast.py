@@ -194,7 +194,8 @@ def max_pool2d(
     padding: Any,
     ceil_mode: bool,
 ) -> Optional[Tensor]:
-    """``student(input, kernel_size, stride, padding, ceil_mode)`` computed in one
+    """``student(input, kernel_size, stride, padding, 1, ceil_mode)`` (dilation 1)
+    computed in one
     pass where that agrees with ``student`` (``functional.max_pool2d``) on this
     signature; ``None`` where the caller should run ``student``'s own code (a CUDA
     or unusual input, a check in progress, or a signature where they differ)."""
@@ -215,7 +216,7 @@ def max_pool2d(
         return None  # the students' code reports it
     window = (kh, kw, sh, sw, ph, pw)
     key = (tuple(input.shape), window, bool(ceil_mode), type(input.backend))
-    args = (kernel_size, stride, padding, ceil_mode)
+    args = (kernel_size, stride, padding, 1, ceil_mode)
     out_shape = PATH.verdict(key, lambda: _check(student, input, args, window))
     if out_shape is False:
         return None

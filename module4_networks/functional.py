@@ -21,12 +21,13 @@ import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.context import Context
-from module2_tensors.shape_functions import pad, stack, where
+from module2_tensors.shape_functions import stack, where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
 
 from . import _matmul_blas, _pool_fast, _pool_options
+from ._padding import pad
 from ._convolution import _check_tensor, _conv, _dim
 from .fast_conv import IntPair, pair
 
@@ -380,7 +381,7 @@ def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
     return first.contiguous().view(shape)
 
 
-def softmax(input: Tensor, dim: int) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     r"""$\mathrm{softmax}(x)_i = e^{x_i - m} / \sum_j e^{x_j - m}$ along ``dim``.
 
     Subtracting $m = \max_j x_j$ changes nothing mathematically but keeps every
@@ -388,6 +389,7 @@ def softmax(input: Tensor, dim: int) -> Tensor:
     taken without gradient (``detach``): the result does not depend on it.
     """
     _check_tensor("softmax", input)
+    input = input if dtype is None else input.to(dtype)  # (dtype: converted first)
     dim = _dim(dim, input.dims, "softmax")
     if input.numel() == 0:  # nothing to normalise: an empty result, as PyTorch
         return input * 1.0
@@ -398,7 +400,7 @@ def softmax(input: Tensor, dim: int) -> Tensor:
     # END SOLUTION
 
 
-def log_softmax(input: Tensor, dim: int) -> Tensor:
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     r"""$\log \mathrm{softmax}(x)_i = (x_i - m) - \log \sum_j e^{x_j - m}$ along
     ``dim``, with $m = \max_j x_j$ (the log-sum-exp trick).
 
@@ -407,6 +409,7 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:
     $-1000$.
     """
     _check_tensor("log_softmax", input)
+    input = input if dtype is None else input.to(dtype)  # (dtype: converted first)
     dim = _dim(dim, input.dims, "log_softmax")
     if input.numel() == 0:  # nothing to normalise: an empty result, as PyTorch
         return input * 1.0
@@ -453,8 +456,8 @@ def max_pool2d(
     kernel_size: IntPair,
     stride: Optional[IntPair] = None,
     padding: IntPair = 0,
-    ceil_mode: bool = False,
     dilation: IntPair = 1,
+    ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> Any:
     r"""The maximum over non-overlapping windows (``torch.nn.functional.max_pool2d``):
@@ -467,8 +470,7 @@ def max_pool2d(
     ``padding`` (with $-\infty$) and ``ceil_mode`` follow PyTorch (given code:
     :func:`_pool_windows`), and so do ``dilation`` and ``return_indices``
     (``(values, indices)``, each index into its input plane flattened; given,
-    in ``_pool_options.py``). Unlike PyTorch's, ``ceil_mode`` comes before
-    ``dilation`` here (pass these by keyword).
+    in ``_pool_options.py``), in PyTorch's order of arguments.
     """
     if return_indices or pair(dilation, "dilation") != (1, 1):
         options = (kernel_size, stride, padding, ceil_mode, dilation, return_indices)

@@ -34,6 +34,7 @@ from module0_fundamentals.module import Sequential as _Sequential
 from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
+from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F
@@ -369,7 +370,10 @@ class _BatchNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, backend=backend))
             self.register_buffer("running_var", ones(num_features, backend=backend))
-            self.register_buffer("num_batches_tracked", 0)
+            # (a 0-d int64 tensor, as PyTorch's: it is saved and moved with the rest)
+            self.register_buffer(
+                "num_batches_tracked", zeros((), backend=backend, dtype=int64)
+            )
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
@@ -729,17 +733,17 @@ class LogSoftmax(Module):
 
 
 class MaxPool2d(Module):
-    """``F.max_pool2d(x, kernel_size, stride, padding, ceil_mode, dilation,
-    return_indices)`` (pass the last two by keyword: PyTorch's order differs)."""
+    """``F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
+    return_indices)``, PyTorch's order of arguments."""
 
     def __init__(
         self,
         kernel_size: IntPair,
         stride: Optional[IntPair] = None,
         padding: IntPair = 0,
-        ceil_mode: bool = False,
         dilation: IntPair = 1,
         return_indices: bool = False,
+        ceil_mode: bool = False,
     ) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
@@ -752,8 +756,8 @@ class MaxPool2d(Module):
             self.kernel_size,
             self.stride,
             self.padding,
-            self.ceil_mode,
             self.dilation,
+            self.ceil_mode,
             self.return_indices,
         )
 

@@ -4,14 +4,16 @@ Every tensor stores float64 numbers (one kernel signature for Modules 2-3). A
 dtype is what the tensor *reports* and how a conversion *behaves*: ``.long()``
 truncates, ``.bool()`` makes a mask that indexes by selection, a tensor made from
 Python ints reports ``int64``. Arithmetic computes in float64 and its results
-report ``float64`` (masks: ``bool``).
+report the dtype PyTorch's type promotion gives (:func:`result_type`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import numbers
+from typing import Any, Dict, List
 
 __all__ = ["dtype", "float16", "float32", "float64", "int32", "int64", "bool_"]
+__all__ += ["get_default_dtype", "set_default_dtype", "result_type"]
 
 
 class dtype:
@@ -57,3 +59,48 @@ NAMES: Dict[str, dtype] = {
 
 def _by_name(name: str) -> dtype:
     return NAMES[name]
+
+
+#: The dtype of float factories and of Python floats in arithmetic (one entry).
+_DEFAULT: List[dtype] = [float64]
+
+
+def get_default_dtype() -> dtype:
+    """``torch.get_default_dtype``: ``float64`` here unless changed (see the
+    Module 4 guide's deliberate differences; PyTorch's is ``float32``)."""
+    return _DEFAULT[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    """``torch.set_default_dtype``: the dtype that float factories (``tensor``,
+    ``zeros``, ``randn`` ...) report from now on. Only the label changes: the
+    numbers are float64 whatever it says.
+
+    Raises:
+        TypeError: ``d`` is not a floating-point dtype.
+    """
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types can be the default, got {d!r}")
+    _DEFAULT[0] = d
+
+
+def result_type(*operands: Any) -> dtype:
+    """``torch.result_type``: the dtype of an arithmetic result of ``operands``
+    (tensors, Python numbers), by PyTorch's promotion rules. The highest category
+    (bool < integer < float) wins; within it, tensors with dimensions outrank
+    0-d tensors, which outrank Python numbers, and among equals the wider dtype
+    wins. A category reached only by Python numbers gives ``int64``, or the
+    default dtype for a float: ``int64 tensor + 2.5`` is float, ``float32
+    tensor + 2.5`` stays float32, ``int32 tensor + int64 0-d`` stays int32."""
+    best, rank = None, (-1, -1)
+    for x in operands:
+        if hasattr(x, "dtype") and hasattr(x, "dims"):  # a tensor
+            d, priority = x.dtype, 2 if x.dims else 1
+        else:
+            d = bool_ if isinstance(x, bool) else int64
+            d = d if isinstance(x, numbers.Integral) else _DEFAULT[0]
+            priority = 0
+        key = (2 if d.is_floating_point else int(d is not bool_), priority)
+        if key > rank or (key == rank and d.itemsize > best.itemsize):
+            best, rank = d, key
+    return best

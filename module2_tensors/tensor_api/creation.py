@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
+from ..engine import dtypes
 from ..tensor_data import TensorData, UserShape
 from .core import FACTORIES
 from .dtype_device import keeps_dtype
@@ -15,29 +16,57 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
+def _labelled(out: "Tensor", d: Optional[dtypes.dtype]) -> "Tensor":
+    """``out`` (a fresh float64 tensor) converted to ``d`` (a float: the label
+    only)."""
+    if d is None or d is dtypes.float64:
+        return out
+    if d.is_floating_point:
+        out._dtype = d
+        return out
+    return out._as_dtype(d)
+
+
 class CreationMixin:
     """New tensors on this tensor's backend, and copies."""
 
     __slots__ = ()
 
-    def new_full(self, shape: UserShape, value: float) -> "Tensor":
+    def _new_dtype(self, dtype: Optional[dtypes.dtype]) -> Optional[dtypes.dtype]:
+        """The dtype of a ``new_*`` tensor: ``dtype`` if given, else this tensor's
+        when it is a float (``x.float().new_zeros(2)`` is float32, as PyTorch's).
+        An integer or bool tensor's ``new_*`` are float64 (unlike PyTorch's): the
+        engine's kernels make their outputs with ``new_zeros`` and ``new_full``
+        of their inputs, and a float result must not be labelled integer."""
+        d = self._dtype
+        return dtype or (d if d is not None and d.is_floating_point else None)
+
+    def new_full(
+        self, shape: UserShape, value: float, *, dtype: Optional[dtypes.dtype] = None
+    ) -> "Tensor":
         """A new contiguous tensor of ``shape`` filled with ``value``, on this
-        tensor's backend."""
-        return self._new(TensorData.full(tuple(shape), float(value)))
+        tensor's backend (dtype: see :meth:`_new_dtype`; an integer ``dtype``
+        truncates)."""
+        out = self._new(TensorData.full(tuple(shape), float(value)))
+        return _labelled(out, self._new_dtype(dtype))
 
-    def new_zeros(self, *shape: Any) -> "Tensor":
+    def new_zeros(self, *shape: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """A new tensor of zeros on this tensor's backend: ``new_zeros(2, 3)`` or
-        ``new_zeros((2, 3))``, as PyTorch's."""
-        return self._new(TensorData.full(sf._shape_args(shape)))
+        ``new_zeros((2, 3))``, as PyTorch's (dtype as :meth:`new_full`)."""
+        out = self._new(TensorData.full(sf._shape_args(shape)))
+        return _labelled(out, self._new_dtype(dtype))
 
-    def new_ones(self, *shape: Any) -> "Tensor":
-        """A new tensor of ones on this tensor's backend (shape as
+    def new_ones(self, *shape: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
+        """A new tensor of ones on this tensor's backend (shape and dtype as
         :meth:`new_zeros`)."""
-        return self.new_full(sf._shape_args(shape), 1.0)
+        return self.new_full(sf._shape_args(shape), 1.0, dtype=dtype)
 
-    def new_tensor(self, data: Any) -> "Tensor":
-        """A new tensor of ``data`` (numbers, nested lists) on this backend."""
-        return FACTORIES["tensor"](data, backend=self.backend)
+    def new_tensor(self, data: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
+        """A new tensor of ``data`` (numbers, nested lists) on this backend
+        (dtype: ``dtype``, this tensor's float dtype, or inferred from ``data``)."""
+        return FACTORIES["tensor"](
+            data, backend=self.backend, dtype=self._new_dtype(dtype)
+        )
 
     @keeps_dtype
     def clone(self) -> "Tensor":

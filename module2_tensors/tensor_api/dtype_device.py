@@ -29,14 +29,30 @@ def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         out = method(self, *args, **kwargs)
-        if (self._dtype is not None or self.is_mask) and out is not self:
-            if self.is_mask:
-                out.is_mask = True
-            elif out._dtype is None:
-                out._dtype = self._dtype
-        return out
+        return out if out is self else kept_dtype(self, out)
 
     return wrapped
+
+
+def kept_dtype(source: "Tensor", out: "Tensor") -> "Tensor":
+    """``out`` (entries of ``source``, moved or copied) reporting ``source``'s
+    dtype; a mask stays a mask."""
+    if source.is_mask:
+        out.is_mask = True
+    elif source._dtype is not None and out._dtype is None:
+        out._dtype = source._dtype
+    return out
+
+
+def floated(source: "Tensor", out: "Tensor") -> "Tensor":
+    """``out`` (an elementwise function of ``source``: ``exp``, ``sqrt`` ...)
+    reporting PyTorch's dtype: ``source``'s if a float, else the default float
+    (the functions whose values stay whole use :func:`kept_dtype` instead)."""
+    if source._dtype is None and not source.is_mask:
+        return out
+    d = source.dtype if source.is_floating_point() else dtypes.get_default_dtype()
+    out._dtype = None if d is dtypes.float64 else d
+    return out
 
 
 class DtypeDeviceMixin:
@@ -106,7 +122,8 @@ class DtypeDeviceMixin:
     @property
     def dtype(self) -> dtypes.dtype:
         """``kt.bool`` for a mask, else the dtype the tensor was made or
-        converted with (``kt.float64`` by default; arithmetic gives float64).
+        converted with (``kt.float64`` by default; arithmetic gives PyTorch's
+        promoted dtype, ``kt.result_type``).
         The numbers are stored as float64 in every case."""
         d = self._dtype
         if d is None:

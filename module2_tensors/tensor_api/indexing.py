@@ -9,9 +9,16 @@ from .. import shape_functions as sf
 from ..engine import autograd, indexing
 from ..tensor_data import shape_broadcast
 from .core import CoreMixin, TensorLike
+from .dtype_device import kept_dtype
+from .reductions import _as_int64
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
+
+
+def _nests(k: Any) -> bool:
+    """Whether an entry of a list key makes PyTorch read the list as a tuple."""
+    return k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, CoreMixin))
 
 
 class SortResult(NamedTuple):
@@ -46,8 +53,9 @@ class IndexingMixin:
         return indexing.index_add(self, dim, index, source, alpha)
 
     def nonzero(self, as_tuple: bool = False) -> Any:
-        """The indices of the non-zero entries."""
-        return indexing.nonzero(self, as_tuple)
+        """The indices of the non-zero entries (``int64``)."""
+        out = indexing.nonzero(self, as_tuple)
+        return tuple(map(_as_int64, out)) if as_tuple else _as_int64(out)
 
     def scatter(
         self,
@@ -94,23 +102,24 @@ class IndexingMixin:
     def sort(self, dim: int = -1, descending: bool = False) -> SortResult:
         """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
         largest), as a named tuple."""
-        return SortResult(*sf.sort(self, dim, descending))
+        values, indices = sf.sort(self, dim, descending)
+        return SortResult(kept_dtype(self, values), _as_int64(indices))
 
     def topk(
         self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     ) -> TopKResult:
         """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``,
         as a named tuple."""
-        return TopKResult(*sf.topk(self, k, dim, largest, sorted))
+        values, indices = sf.topk(self, k, dim, largest, sorted)
+        return TopKResult(kept_dtype(self, values), _as_int64(indices))
 
     def __getitem__(self, key: Any) -> "Tensor":
+        # PyTorch reads a list holding lists (slices, None, ...) as a tuple of
+        # index lists: x[[[0, 1], [2, 3]]] is x[[0, 1], [2, 3]].
+        if type(key) is list and len(key) < 32 and any(_nests(k) for k in key):
+            key = tuple(key)
         out = sf.getitem(self, key)
-        if out is not self:  # what it reads keeps its dtype, as in PyTorch
-            if self.is_mask:
-                out.is_mask = True
-            elif self._dtype is not None and out._dtype is None:
-                out._dtype = self._dtype
-        return out
+        return out if out is self else kept_dtype(self, out)  # keeps the dtype
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
         """Write ``value`` (broadcast) into ``self[key]``, in place (through

@@ -40,6 +40,10 @@ class _Overwrite(autograd.Function):
         return grad.new_zeros(shape), grad
 
 
+#: The in-place arithmetic, whose result dtype PyTorch checks against ``self``'s.
+_ARITHMETIC = {"add_", "sub_", "mul_", "div_", "+=", "-=", "*=", "/=", "clamp_"}
+
+
 class InPlaceMixin:
     """In-place forms of the operations; each returns ``self``."""
 
@@ -48,7 +52,9 @@ class InPlaceMixin:
     # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
     def masked_fill_(self, mask: "Tensor", value: TensorLike) -> "Tensor":
         """:meth:`masked_fill`, in place; returns ``self``."""
-        return self._in_place("masked_fill_", lambda a, v: sf.where(mask, v, a), value)
+        return self._in_place(
+            "masked_fill_", lambda a, v: a.masked_fill(mask, v), value
+        )
 
     def clamp_(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
@@ -130,12 +136,19 @@ class InPlaceMixin:
             )
             out = op(old, old if other is self else other)
         else:
+            # (arithmetic with a Python number: the number, for the result dtype)
+            plain = what in _ARITHMETIC and not isinstance(value, CoreMixin)
             with sf.no_grad():
-                out = op(self, other)
+                out = op(self, value if plain else other)
         if out.shape != self.shape:
             raise RuntimeError(
                 f"{what}: output with shape {self.shape} doesn't match the "
                 f"broadcast shape {out.shape}"
+            )
+        if what in _ARITHMETIC and out.is_floating_point() > self.is_floating_point():
+            raise RuntimeError(  # (i += 0.5 would hold 0.5 labelled int64)
+                f"{what}: result type {out.dtype.name} can't be cast to the "
+                f"desired output type {self.dtype.name}"
             )
         self.backend.id_map(out, out=self)
         autograd.bump_version(self)
@@ -143,6 +156,22 @@ class InPlaceMixin:
             self.history = out.history
             self.requires_grad = True
         return self
+
+    def scatter_(
+        self,
+        dim: int,
+        index: "Tensor",
+        src: Optional[TensorLike] = None,
+        *,
+        value: Optional[float] = None,
+    ) -> "Tensor":
+        """:meth:`scatter`, in place; returns ``self``."""
+        if isinstance(src, CoreMixin):
+            return self._in_place(
+                "scatter_", lambda a, s: a.scatter(dim, index, s), src
+            )
+        fill = value if src is None else src
+        return self._in_place("scatter_", lambda a, _: a.scatter(dim, index, fill), 0.0)
 
     def add_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
         """``self += alpha * other``, in place."""

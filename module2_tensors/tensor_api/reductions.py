@@ -28,6 +28,7 @@ from ..engine import autograd, dtypes, elementwise, reductions
 from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
+from .dtype_device import kept_dtype
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -46,9 +47,17 @@ def _as_int64(indices: "Tensor") -> "Tensor":
     return indices
 
 
+def _summed(x: "Tensor", out: "Tensor") -> "Tensor":
+    """``out``, a sum of ``x``'s entries, reporting PyTorch's dtype: ``x``'s for
+    a float, ``int64`` for integers and bools."""
+    if x._dtype is not None or x.is_mask:
+        out._dtype = x._dtype if x.is_floating_point() else dtypes.int64
+    return out
+
+
 class MaxResult(NamedTuple):
     """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
-    ``torch.max``; ``indices`` are floats without gradient."""
+    ``torch.max``; ``indices`` are ``int64``, without gradient."""
 
     values: "Tensor"
     indices: "Tensor"
@@ -83,9 +92,11 @@ class ReductionMixin:
         """$\\prod$ over ``dim``."""
         return reductions.prod(self, dim, keepdim)
 
-    def cumsum(self, dim: int) -> "Tensor":
-        """Running sums along ``dim``."""
-        return reductions.cumsum(self, dim)
+    def cumsum(self, dim: int, *, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
+        """Running sums along ``dim`` (``dtype``: converted first, as PyTorch's;
+        integer and bool entries give ``int64``)."""
+        x = self if dtype is None else self.to(dtype)
+        return _summed(x, reductions.cumsum(x, dim))
 
     def logsumexp(self, dim: Any, keepdim: bool = False) -> "Tensor":
         """$\\log \\sum e^x$ over ``dim``, stably."""
@@ -192,24 +203,39 @@ class ReductionMixin:
         return order, layout, steps, final, scale
 
     def sum(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+        self,
+        dim: Union[None, int, Sequence[int]] = None,
+        keepdim: bool = False,
+        *,
+        dtype: Optional[dtypes.dtype] = None,
     ) -> "Tensor":
         """$\\sum$ over ``dim`` (an int, a tuple of ints, or ``None`` for all).
-        The reduced dimensions are removed unless ``keepdim``."""
-        return self._reduce(tf.Sum, dim, keepdim, "sum")
+        The reduced dimensions are removed unless ``keepdim``. ``dtype``
+        converts first, as PyTorch's; integer and bool entries give ``int64``."""
+        x = self if dtype is None else self.to(dtype)
+        return _summed(x, x._reduce(tf.Sum, dim, keepdim, "sum"))
 
     def mean(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
+        self,
+        dim: Union[None, int, Sequence[int]] = None,
+        keepdim: bool = False,
+        *,
+        dtype: Optional[dtypes.dtype] = None,
     ) -> "Tensor":
-        """The average over ``dim`` (see :meth:`sum`)."""
-        return self._reduce(tf.Sum, dim, keepdim, "mean", average=True)
+        """The average over ``dim`` (see :meth:`sum`), in ``dtype`` if given
+        (converted first); a float dtype's result reports it."""
+        x = self if dtype is None else self.to(dtype)
+        out = x._reduce(tf.Sum, dim, keepdim, "mean", average=True)
+        if x._dtype is not None and x._dtype.is_floating_point:
+            out._dtype = x._dtype
+        return out
 
     def amax(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
     ) -> "Tensor":
         """The largest entry over ``dim`` (an int, a tuple, or ``None`` for all),
         values only, like ``torch.amax``: tied maxima share the gradient evenly."""
-        return self._reduce(tf.Max, dim, keepdim, "amax", empty_ok=False)
+        return kept_dtype(self, self._reduce(tf.Max, dim, keepdim, "amax", False))
 
     def amin(
         self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
@@ -233,7 +259,7 @@ class ReductionMixin:
         if isinstance(dim, CoreMixin):
             return self.maximum(dim)
         if dim is None:
-            return self._reduce(tf.Max, None, keepdim, "max", empty_ok=False)
+            return kept_dtype(self, self._reduce(tf.Max, None, keepdim, "max", False))
         if isinstance(dim, (tuple, list)):
             raise TypeError(
                 "max(dim) takes one dim; use amax(dim) for several (values only)"
@@ -271,7 +297,8 @@ class ReductionMixin:
             final[d] = 1
         else:
             del final[d]
-        return MaxResult(values.view(*final), _as_int64(indices.view(*final)))
+        values = kept_dtype(self, values.view(*final))
+        return MaxResult(values, _as_int64(indices.view(*final)))
 
     @staticmethod
     def _arg(kind: str, x: "Tensor", d: int) -> "Tensor":
@@ -283,7 +310,7 @@ class ReductionMixin:
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """The index of the first maximum along ``dim`` (of the flattened tensor
-        for ``None``), like ``torch.argmax`` (floats, no gradient)."""
+        for ``None``), like ``torch.argmax`` (``int64``, no gradient)."""
         return self._argext("max", dim, keepdim)
 
     def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kindling.classroom import (
+from kindling_staff.classroom import (
     CLASSROOM_WORKFLOW,
     GRADE_WORKFLOW,
     classroom_workflow,
@@ -14,7 +14,8 @@ from kindling.classroom import (
 )
 from kindling.cli import main
 from kindling.registry import load_registry
-from kindling.release import MANIFEST, release
+from kindling.regions import MANIFEST
+from kindling_staff.release import release
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = load_registry()
@@ -130,7 +131,7 @@ def test_the_instructor_ci_runs_the_student_edition_on_three_systems():
     # the edition README's own install command is what the script runs
     text = (ROOT / ".ci" / "student_machine.sh").read_text(encoding="utf-8")
     assert 'pip install -q -e ".[dev,app]"' in text
-    readme = (ROOT / "kindling" / "templates" / "STUDENT_README.md").read_text(
+    readme = (ROOT / "kindling_staff" / "templates" / "STUDENT_README.md").read_text(
         encoding="utf-8"
     )
     assert 'pip install -e ".[dev,app]"' in readme

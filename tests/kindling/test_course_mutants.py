@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from kindling.course_mutants import (
+from kindling_staff.course_mutants import (
     killed_before,
     verdicts_before,
     load_equivalents,
@@ -127,7 +127,7 @@ def test_a_sample_is_the_same_on_every_run():
 def test_every_recorded_equivalent_names_a_mutant_of_the_course():
     from pathlib import Path
 
-    from kindling.release import find_regions
+    from kindling.regions import find_regions
 
     root = Path(__file__).resolve().parents[2]
     registry = load_registry()
@@ -148,7 +148,7 @@ def test_a_sample_of_the_course_mutants_is_killed():
     # whole list is `kindling mutants` (minutes a task).
     from pathlib import Path
 
-    from kindling.course_mutants import task_mutants
+    from kindling_staff.course_mutants import task_mutants
 
     root = Path(__file__).resolve().parents[2]
     registry = load_registry()

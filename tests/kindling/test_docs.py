@@ -41,7 +41,7 @@ WRITTEN_OUT = re.compile(r"^(python3 -m venv |\.venv/bin/|\. \.venv/bin/activate
 
 
 def test_every_readme_command_works_as_written():
-    from kindling.release import STUDENT_README
+    from kindling_staff.release import STUDENT_README
 
     for text in ((ROOT / "README.md").read_text(), STUDENT_README.read_text()):
         commands = list(bash_commands(text))

@@ -20,13 +20,8 @@ from kindling.grade import GradeError, Grader, clean_message, grade
 from kindling.grade_reports import to_gradescope, to_junit, to_markdown
 from kindling.progress import dependency_order
 from kindling.registry import load_registry
-from kindling.release import (
-    MANIFEST,
-    _excluded,
-    find_regions,
-    release,
-    source_files,
-)
+from kindling.regions import MANIFEST, find_regions, source_files
+from kindling_staff.release import _excluded, release
 from kindling.sandbox import probe, why_not
 from tests.kindling.editions import plant_few_mutants, reference, submission
 

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from kindling.grade import grade, grade_batch
-from kindling.release import release
+from kindling.grade import grade
+from kindling_staff.grade_batch import grade_batch
+from kindling_staff.release import release
 from kindling.sandbox import probe, why_not
 from tests.kindling.editions import plant_few_mutants, reference, submission
 

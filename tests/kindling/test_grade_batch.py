@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from kindling.cli import main
-from kindling.grade_batch import in_shard, parse_shard
-from kindling.release import release
+from kindling_staff.grade_batch import in_shard, parse_shard
+from kindling_staff.release import release
 from kindling.sandbox import probe, why_not
 from tests.kindling.editions import reference, submission
 
@@ -227,7 +227,7 @@ def test_a_child_graders_import_path_is_the_parents_without_the_batch(
 ):
     import sys
 
-    from kindling.grade_batch import child_path, package_root
+    from kindling_staff.grade_batch import child_path, package_root
 
     batch = tmp_path / "batch"
     (batch / "alice").mkdir(parents=True)

@@ -173,7 +173,7 @@ def test_the_option_reaches_every_grader_of_a_batch_and_must_be_a_folder(
     tmp_path, capsys
 ):
     from kindling.cli import main
-    from kindling.grade_batch import _command
+    from kindling_staff.grade_batch import _command
 
     command = _command(tmp_path / "alice", tmp_path / "a.json", {"kernel_cache": ROOT})
     assert f"--kernel-cache={ROOT}" in command

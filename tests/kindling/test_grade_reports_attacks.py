@@ -24,7 +24,8 @@ from kindling.grade import (
     protected_changes,
     read_registry,
 )
-from kindling.grade_reports import to_markdown, write_batch, write_reports
+from kindling.grade_reports import to_markdown, write_reports
+from kindling_staff.grade_batch import write_batch
 from kindling.grade_runner import Run, parse_events
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -280,7 +281,7 @@ def _shard(tmp_path: Path, name: str, reports: dict) -> Path:
 )
 def test_merge_refuses_reports_that_cannot_be_true_and_says_why(tmp_path, edit, says):
     from kindling.grade import GradeError
-    from kindling.grade_batch import merge
+    from kindling_staff.grade_batch import merge
 
     def graded(points: float) -> GradeReport:
         report = report_with("", "done")

@@ -60,7 +60,7 @@ def test_the_scan_finds_bare_commands():
 def test_the_stub_line_in_the_plugins_example_is_the_editions():
     # The example names the line where the edition's neg stub raises: derived here
     # from the source, as `kindling release` cuts it.
-    from kindling.release import strip_regions
+    from kindling.regions import strip_regions
     from kindling.registry import load_registry
 
     name = "module0_fundamentals/operators.py"
@@ -75,7 +75,7 @@ def test_the_stub_line_in_the_plugins_example_is_the_editions():
     example = f"Task 0.1: implement neg — {name}:{line}"
     plugin = (ROOT / "kindling" / "pytest_plugin.py").read_text(encoding="utf-8")
     assert plugin.count(example) == 2, example
-    for readme in ("README.md", "kindling/templates/STUDENT_README.md"):
+    for readme in ("README.md", "kindling_staff/templates/STUDENT_README.md"):
         text = (ROOT / readme).read_text(encoding="utf-8")
         assert example in text, readme
 

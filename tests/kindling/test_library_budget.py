@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kindling.layers import LIBRARY_BUDGET, LIBRARY_GOAL, measure
+from kindling_staff.layers import LIBRARY_BUDGET, LIBRARY_GOAL, measure
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Dict, Iterator, Tuple
 
 from kindling.cli import main
-from kindling.layers import (
+from kindling_staff.layers import (
     defined_names,
     engine_violations,
     import_edges,

@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from kindling.marks import closure, keep_only, main, run_task
+from kindling_staff.marks import closure, keep_only, main, run_task
 from kindling.registry import load_registry
 
 from .tiny_project import write_tiny_project
@@ -89,7 +89,7 @@ def test_a_stub_of_another_task_shows_the_path_that_reached_it(tiny, tmp_path):
     import subprocess
     import sys
 
-    from kindling.marks import write_partial_source
+    from kindling_staff.marks import write_partial_source
 
     copy = tmp_path / "copy"
     write_partial_source(tiny, copy, {"0.1", "0.3"}, load_registry())
@@ -109,7 +109,7 @@ def test_a_stub_of_another_task_shows_the_path_that_reached_it(tiny, tmp_path):
 
 
 def test_a_rotation_starts_where_its_key_says_and_keeps_the_order():
-    from kindling.marks import rotation
+    from kindling_staff.marks import rotation
 
     tasks = ["0.1", "0.3", "0.4", "1.1"]
     first = rotation(tasks, "commit a")
@@ -131,7 +131,7 @@ def test_a_spent_budget_starts_no_further_task(tiny, capsys):
 
 
 def test_the_trusted_kernels_are_copied_into_the_copy(tmp_path):
-    from kindling.marks import copy_trusted_kernels
+    from kindling_staff.source_copies import copy_trusted_kernels
 
     trusted = tmp_path / "trusted" / "pkg" / "__pycache__"
     trusted.mkdir(parents=True)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from kindling.mistakes import (
+from kindling_staff.mistakes import (
     MistakeError,
     check_placement,
     load_mistakes,

@@ -11,7 +11,7 @@ import pytest
 
 from kindling.grade import grade
 from kindling.mutation import MUTANTS, TARGET_FILE, mutate_source, reference_available
-from kindling.release import release
+from kindling_staff.release import release
 from kindling.sandbox import probe, why_not
 from tests.kindling.editions import plant_few_mutants
 

@@ -13,8 +13,8 @@ from typing import List
 
 import pytest
 
-from kindling import platforms
-from kindling.platforms import PLATFORMS, requirements
+from kindling_staff import platforms
+from kindling_staff.platforms import PLATFORMS, requirements
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = ROOT / "pyproject.toml"

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from kindling.cli import main
-from kindling.reading import format_reading, reading_stats, task_reading
+from kindling_staff.reading import format_reading, reading_stats, task_reading
 from kindling.registry import load_registry, parse_registry
 
 ROOT = Path(__file__).resolve().parents[2]

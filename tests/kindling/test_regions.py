@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 from kindling.registry import load_registry
-from kindling.release import ReleaseError, keep_solution_imports, strip_regions
+from kindling.regions import RegionError, keep_solution_imports, strip_regions
 
 REGISTRY = load_registry()
 
@@ -98,6 +98,6 @@ def test_imports_still_used_are_left_alone():
     ],
 )
 def test_malformed_regions_are_rejected_with_file_and_line(source, message):
-    with pytest.raises(ReleaseError, match=message) as info:
+    with pytest.raises(RegionError, match=message) as info:
         strip_regions(source, "pkg/f.py", REGISTRY)
     assert str(info.value).startswith("pkg/f.py:")

@@ -17,10 +17,8 @@ import pytest
 
 from kindling.cli import main
 from kindling.registry import load_registry
-from kindling.release import (
-    BEGIN,
-    END,
-    MANIFEST,
+from kindling.regions import BEGIN, END, MANIFEST
+from kindling_staff.release import (
     MAX_BEFORE_FIRST_STUB,
     ReleaseError,
     code_lines,
@@ -78,6 +76,20 @@ def test_edition_leaves_out_instructor_files_and_solutions(edition):
     units = json.loads((edition / MANIFEST).read_text())["units"]
     assert units["0.1"]["module0_fundamentals/operators.py"][:2] == ["mul", "id"]
     assert units["3.2"] == {"module3_fast_ops/fast_ops.py": ["tensor_matrix_multiply"]}
+
+
+def test_edition_has_the_students_toolchain_and_not_the_staffs(edition):
+    assert not (edition / "kindling_staff").exists()
+    assert (edition / "kindling" / "regions.py").is_file()
+    pyproject = (edition / "pyproject.toml").read_text()
+    assert "kindling_staff" not in pyproject and "entry-points" not in pyproject
+    refused = run(["-m", "kindling", "release", "../other"], edition)
+    assert refused.returncode == 2 and "invalid choice: 'release'" in refused.stderr
+    refused = run(["-m", "kindling", "grade", "--batch", "subs"], edition)
+    assert refused.returncode == 2 and "unrecognized arguments" in refused.stderr
+    helped = run(["-m", "kindling", "grade", "--help"], edition)
+    assert helped.returncode == 0 and "--submission" in helped.stdout
+    assert "--batch" not in helped.stdout
 
 
 def test_edition_imports_and_is_lint_clean(edition):

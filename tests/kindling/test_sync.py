@@ -6,7 +6,7 @@ import pytest
 
 from kindling.cli import main
 from kindling.registry import load_registry
-from kindling.release import release
+from kindling_staff.release import release
 from kindling.sync import SyncError, sync
 
 ROOT = Path(__file__).resolve().parents[2]

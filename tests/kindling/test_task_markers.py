@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from kindling.marks import failed_tests, write_partial_source
+from kindling_staff.marks import failed_tests, write_partial_source
 from kindling.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -62,14 +62,14 @@ def reference(x, k, s, p, d, ceil_mode):
 def test_dilated_max_pool_values_indices_and_gradient(case):
     k, s, p, d, ceil_mode = case
     values, indices = F.max_pool2d(
-        kt.tensor(X), k, s, p, ceil_mode, dilation=d, return_indices=True
+        kt.tensor(X), k, s, p, d, ceil_mode, return_indices=True
     )
     want_values, want_indices = reference(X, k, s, p, d, ceil_mode)
     np.testing.assert_array_equal(values.to_numpy(), want_values)
     np.testing.assert_array_equal(indices.to_numpy(), want_indices)
     assert indices.dtype == kt.int64
     check_grad(
-        lambda a: F.max_pool2d(a, k, s, p, ceil_mode, dilation=d),
+        lambda a: F.max_pool2d(a, k, s, p, d, ceil_mode),
         [X[:1, :2]],
         reference=lambda a: reference(a, k, s, p, d, ceil_mode)[0],
     )
@@ -79,7 +79,7 @@ def test_dilated_max_pool_values_indices_and_gradient(case):
 def test_max_pool_options_match_pytorch(case):
     torch = import_torch()
     k, s, p, d, ceil_mode = case
-    ours = nn.MaxPool2d(k, s, p, ceil_mode, dilation=d, return_indices=True)
+    ours = nn.MaxPool2d(k, s, p, d, True, ceil_mode)  # PyTorch's positions
     theirs = torch.nn.MaxPool2d(
         k, s, p, dilation=d, return_indices=True, ceil_mode=ceil_mode
     )

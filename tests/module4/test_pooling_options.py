@@ -59,7 +59,7 @@ CASES = [
 @pytest.mark.parametrize("k, s, p, ceil_mode", CASES)
 def test_pooling_matches_pytorch_rules(k, s, p, ceil_mode):
     x = np.random.default_rng(0).standard_normal((2, 2, 7, 6))
-    got = F.max_pool2d(kt.tensor(x), k, s, p, ceil_mode)
+    got = F.max_pool2d(kt.tensor(x), k, s, p, ceil_mode=ceil_mode)
     np.testing.assert_allclose(
         got.to_numpy(), pool_reference(x, k, s, p, ceil_mode, "max")
     )
@@ -76,7 +76,7 @@ def test_pooling_gradients():
     x = kt.tensor(
         np.random.default_rng(1).standard_normal((1, 1, 5, 5)), requires_grad=True
     )
-    kt.grad_check(lambda a: F.max_pool2d(a, 3, 2, 1, True), x)
+    kt.grad_check(lambda a: F.max_pool2d(a, 3, 2, 1, ceil_mode=True), x)
     kt.grad_check(lambda a: F.avg_pool2d(a, 2, 1, 1), x)
     kt.grad_check(lambda a: F.adaptive_avg_pool2d(a, (2, 3)), x)
 

@@ -1,13 +1,11 @@
-"""The features issue 42 (item 5) found missing, as one checklist: each entry
+"""The features a PyTorch user found missing, as one checklist: each entry
 is ``(name, how to reach it in torch, how in Kindling)``, two probes that use
 the feature and raise if it is absent. The torch probes check the list itself
 (each feature is PyTorch's; they skip where PyTorch is not installed); the
 Kindling probes fail for a feature that is still missing.
 
-Entries marked ``TENSOR_SIDE`` are the tensor side of the issue (Tensor
-methods, dtypes, ``F.pad``/``F.unfold``), built on
-another branch: they are expected to fail here (strict xfail), and the lead
-removes the mark once that branch is merged. Every nn-side entry must pass.
+Every entry must pass: the tensor side (Tensor methods, dtypes,
+``F.pad``/``F.unfold``) and the nn side alike.
 
 ``python -m tests.module4.test_pytorch_feature_list`` prints the features
 still missing in Kindling and their count. Each Kindling probe carries the
@@ -34,9 +32,6 @@ class Feature(NamedTuple):
     task: str = "task4_6"  # the marker of the latest task whose code it runs
 
 
-TENSOR_SIDE = "tensor-side, another branch"
-
-
 def same(
     name: str, probe: Probe, expected_missing: str = "", task: str = "task4_6"
 ) -> Feature:
@@ -45,9 +40,9 @@ def same(
     return Feature(name, probe, probe, expected_missing, task)
 
 
-def tensor_side(name: str, probe: Probe) -> Feature:
-    """A feature of the tensor side of the issue, missing on this branch."""
-    return same(name, probe, TENSOR_SIDE, "task2_6")
+def tensor_side(name: str, probe: Probe, task: str = "task2_6") -> Feature:
+    """A feature of the tensor side (Module 2's tensors, Task 2.6's code)."""
+    return same(name, probe, task=task)
 
 
 def _param(lib):
@@ -146,7 +141,7 @@ def _parameter_vectors(lib):
 
 
 FEATURES: List[Feature] = [
-    # ------------------------------------------------ tensor side (another branch)
+    # ------------------------------------------------------------- tensor side
     *[
         tensor_side(
             f"{name}(dtype=)",
@@ -164,10 +159,12 @@ FEATURES: List[Feature] = [
     tensor_side(
         "F.softmax(dtype=)",
         lambda lib: lib.nn.functional.softmax(lib.ones(2), 0, dtype=lib.float64),
+        "task4_4",
     ),
     tensor_side(
         "F.log_softmax(dtype=)",
         lambda lib: lib.nn.functional.log_softmax(lib.ones(2), 0, dtype=lib.float64),
+        "task4_4",
     ),
     tensor_side(
         "get_default_dtype/set_default_dtype",

@@ -152,7 +152,7 @@ def install_like_the_readme(root: Path, checkout: Path, timeout: float = 900) ->
     Python of the environment it made."""
     import re
 
-    from kindling.release import source_files
+    from kindling.regions import source_files
 
     readme = (root / "README.md").read_text(encoding="utf-8")
     command = next(

@@ -24,7 +24,7 @@ COURSE = (
 @pytest.fixture(scope="session")
 def edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A student edition of this checkout (every solution replaced by its stub)."""
-    from kindling.release import release
+    from kindling_staff.release import release
 
     out = tmp_path_factory.mktemp("edition") / "kindling-student"
     release(ROOT, out)
@@ -34,7 +34,7 @@ def edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def early_edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A student edition that stops after Module 1 (``release --through 1``)."""
-    from kindling.release import release
+    from kindling_staff.release import release
 
     out = tmp_path_factory.mktemp("edition") / "kindling-through-1"
     release(ROOT, out, through=1)

@@ -5,8 +5,11 @@ A facade: it defines nothing, and assembles the functions of
 ``module4_networks/functional.py`` (Tasks 4.1-4.4: convolution, pooling, softmax,
 dropout, and the given activations), the losses of ``losses.py`` (Task 4.6),
 ``scaled_dot_product_attention`` of ``attention.py`` (Task 4.8), and the given
-functions of ``_extra_functional.py`` and ``_extra_conv.py``.
+functions of ``_extra_functional.py``, ``_extra_conv.py`` and ``_unfold.py``, and
+Module 2's ``pad``.
 """
+
+from module2_tensors.shape_functions import pad
 
 from ..._extra_conv import *  # noqa: F403
 from ..._extra_conv import __all__ as _extra_conv
@@ -29,6 +32,7 @@ from ..._extra_functional import (
 from ...attention import scaled_dot_product_attention
 from ...functional import *  # noqa: F403
 from ...functional import __all__ as _functional
+from ..._unfold import unfold
 from ...losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -61,5 +65,7 @@ __all__ = [
     "cosine_embedding_loss",
     "gaussian_nll_loss",
     "scaled_dot_product_attention",
+    "unfold",
+    "pad",
     *_extra_conv,
 ]

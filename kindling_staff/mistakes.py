@@ -18,19 +18,16 @@ tests reject every one of them; this module checks it:
 from __future__ import annotations
 
 import ast
-import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from kindling.registry import Registry, load_registry
+from kindling_staff.source_copies import copy_source, copy_trusted_kernels, run_marker
 
 MISTAKES_DIR = Path("tests") / "mistakes"
 FIELDS = ("name", "task", "file", "find", "replace", "description")
@@ -131,7 +128,7 @@ def check_placement(
     """What is wrong with where ``mistake`` applies (``[]``: nothing): its task
     must exist, its snippet occur exactly once in its file and lie inside a
     solution region of its task, and the file must still parse once it is made."""
-    from kindling.release import find_regions
+    from kindling.regions import find_regions
 
     registry = registry or load_registry()
     problems: List[str] = []
@@ -169,104 +166,6 @@ def check_placement(
     except SyntaxError as error:
         problems.append(f"{label}: the file no longer parses: {error}")
     return problems
-
-
-def _copy_source(root: Path, destination: Path) -> None:
-    """The instructor source (git's view of it) under ``destination``."""
-    from kindling.release import source_files
-
-    for path in source_files(root):
-        target = destination / path.relative_to(root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, target)
-
-
-def _environment() -> Dict[str, str]:
-    """The environment of a checking run: this one, less what a surrounding
-    pytest (xdist worker, options) would leak into it."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("PYTEST_", "COV_CORE_")) and k != "PYTHONPATH"
-    }
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # a mistake's .pyc must not outlive it
-    return env
-
-
-def run_marker(
-    copy: Path,
-    marker: str,
-    timeout: float,
-    *options: str,
-    python: str = sys.executable,
-    stall: Optional[float] = None,
-) -> Optional["subprocess.CompletedProcess[str]"]:
-    """``pytest -m marker`` in a fresh process whose working directory is ``copy``
-    (no cache folder, no progress file; ``options`` added): its result, or
-    ``None`` when it ran past ``timeout`` seconds, or (``stall`` given) printed
-    nothing for ``stall`` seconds: pytest prints a mark per test, so a silent run
-    is stuck in one test, such as a mutated kernel whose loop never ends. Shared
-    by ``kindling mistakes``, ``kindling marks`` and ``kindling mutants``."""
-    command = [python, "-m", "pytest", "-m", marker, "-q", *options]
-    command += ["-p", "no:cacheprovider", "--kindling-json", ""]
-    if stall is not None:
-        return _run_watched(command, copy, timeout, stall)
-    try:
-        return subprocess.run(
-            command,
-            cwd=copy,
-            env=_environment(),
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        return None
-
-
-def _run_watched(
-    command: List[str], cwd: Path, timeout: float, stall: float
-) -> Optional["subprocess.CompletedProcess[str]"]:
-    """``command`` with its output read as it comes: ``None`` (killed) when it runs
-    past ``timeout`` seconds or prints nothing for ``stall`` seconds."""
-    env = dict(_environment(), PYTHONUNBUFFERED="1")  # each mark as it is printed
-    process = subprocess.Popen(
-        command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    chunks: Dict[str, List[bytes]] = {"out": [], "err": []}
-    heard = [time.monotonic()]
-
-    def listen(stream: "IO[bytes]", into: List[bytes]) -> None:
-        for chunk in iter(lambda: os.read(stream.fileno(), 4096), b""):
-            into.append(chunk)
-            heard[0] = time.monotonic()
-
-    readers = [
-        threading.Thread(target=listen, args=(process.stdout, chunks["out"])),
-        threading.Thread(target=listen, args=(process.stderr, chunks["err"])),
-    ]
-    for reader in readers:
-        reader.daemon = True
-        reader.start()
-    started = time.monotonic()
-    while process.poll() is None:
-        now = time.monotonic()
-        if now - started > timeout or now - heard[0] > stall:
-            process.kill()
-            process.wait()
-            return None
-        time.sleep(0.2)
-    for reader in readers:
-        reader.join()
-
-    def text(parts: List[bytes]) -> str:
-        return b"".join(parts).decode("utf-8", "replace")
-
-    return subprocess.CompletedProcess(
-        command, process.returncode, text(chunks["out"]), text(chunks["err"])
-    )
 
 
 def run_one(
@@ -312,13 +211,11 @@ def run_mistakes(
     """Run every mistake against a copy of the source at ``root`` (which starts
     with the trusted compiled kernels of ``kernels``, if given: a mistake then
     recompiles only the kernels it changes)."""
-    from kindling.marks import copy_trusted_kernels
-
     registry = registry or load_registry()
     outcomes: List[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="kindling-mistakes-") as folder:
         copy = Path(folder) / "source"
-        _copy_source(Path(root), copy)
+        copy_source(Path(root), copy)
         if kernels is not None:
             copy_trusted_kernels(Path(kernels), copy)
         for mistake in mistakes:

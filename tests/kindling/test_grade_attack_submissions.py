@@ -1,4 +1,6 @@
-"""The third round of attacks on ``kindling grade`` (issue 30), as real submissions.
+"""Attacks on ``kindling grade`` as real submissions: weakening Hypothesis,
+recognising mutant or canary text, sleeping past a mutant's time limit, forging
+by file name, leaking reference text through a node id.
 
 Each test grades a student edition with one attacking student file, and only the
 cheap Module 0 tasks. They need bubblewrap, which the grader itself requires.
@@ -9,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kindling.grade import grade
-from kindling.release import release
+from kindling_staff.release import release
 from kindling.sandbox import probe, why_not
 from tests.kindling.editions import reference, submission
 
@@ -21,7 +23,7 @@ pytestmark = pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()
 
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("round3") / "edition"
+    out = tmp_path_factory.mktemp("attacks") / "edition"
     release(ROOT, out)
     return out
 
@@ -282,7 +284,7 @@ def test_leak(x):
 def test_reference_text_never_reaches_a_report_through_a_node_id(tmp_path):
     """Task 0.2's base run holds every reference student file; a failure's node id
     carried 21 lines of the reference fast_ops.py into every report."""
-    from kindling.release import BEGIN
+    from kindling.regions import BEGIN
 
     task = grade_properties(tmp_path, LEAK_BY_NODE_ID)
     assert task.status == "failing" and task.points == 0

@@ -1,4 +1,4 @@
-"""PyTorch fidelity, round 3 (issue 27): each test pins one behaviour of
+"""PyTorch fidelity at the edges: each test pins one behaviour of
 ``torch`` 2.13 that the library got wrong, silently or with an error. Expected
 values come from the math or NumPy, never from the library itself.
 

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from kindling.registry import Registry, Task
-from kindling.release import code_lines, find_regions, given_code
+from kindling.regions import find_regions
+from kindling_staff.release import code_lines, given_code
 
 LIBRARY_PREFIX = "module"
 

@@ -1,237 +1,36 @@
 """Cut a student edition from the instructor source (``kindling release OUT``).
 
-Every solution region of task 0.1 (its marker lines are described in
-CONTRIBUTING.md; an optional hint follows a colon) is replaced, at the same
-indentation, by
-
-    # TODO: Task 0.1
-    raise NotImplementedError("Task 0.1: <hint, or 'implement <function>'>")
-
-Instructor-only files (first line ``# kindling: instructor-only``, or matched by the
-registry's ``[release] exclude`` globs) are left out, and so are modules beyond
-``--through N``. Imports that only the removed solutions used stay, marked
-``# noqa: F401``: the student needs them, and the edition stays flake8-clean.
-Malformed regions stop the release with ``file:line``.
+Every solution region is replaced by its stub (:mod:`kindling.regions`, which
+describes both). Instructor-only files (first line ``# kindling: instructor-only``,
+or matched by the registry's ``[release] exclude`` globs) are left out, and so are
+modules beyond ``--through N``; so is this staff package (``kindling_staff``), and
+the edition's ``pyproject.toml`` neither lists it nor declares its commands
+(:func:`edition_pyproject`). Malformed regions stop the release with
+``file:line``.
 """
 
 from __future__ import annotations
 
 import ast
 import fnmatch
-import hashlib
 import io
 import json
 import re
 import shutil
-import subprocess
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set
 
 from kindling.progress import region_units
 from kindling.registry import Registry, parse_registry
+from kindling.regions import MANIFEST, file_digest, source_files, strip_regions
 
-BEGIN = re.compile(
-    r"^(?P<indent>[ \t]*)# BEGIN SOLUTION (?P<task>\d+\.\d+)(?P<rest>.*)$"
-)
-END = re.compile(r"^(?P<indent>[ \t]*)# END SOLUTION\s*$")
-MENTION = re.compile(r"#\s*(BEGIN|END) SOLUTION")
-DEFINITION = re.compile(r"^(?P<indent>[ \t]*)(?:async\s+def|def|class)\s+(?P<name>\w+)")
 INSTRUCTOR_ONLY = "# kindling: instructor-only"
-MANIFEST = ".kindling-manifest.json"
-LINE_LENGTH = 88
-
-# Never part of an edition, whatever git says.
-ALWAYS_SKIPPED = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis"}
-ALWAYS_SKIPPED_FILES = {".kindling", "bench-results"}
 
 
 class ReleaseError(ValueError):
     """The instructor source cannot be released as it is (names file and line)."""
-
-
-@dataclass(frozen=True)
-class Region:
-    """One solution region: 1-based first and last line (the markers themselves)."""
-
-    task: str
-    begin: int
-    end: int
-    indent: str
-    message: str
-
-
-def _enclosing_name(lines: List[str], index: int, indent: str) -> Optional[str]:
-    """The function or class whose body holds line ``index`` (0-based)."""
-    for line in reversed(lines[:index]):
-        match = DEFINITION.match(line)
-        if match and len(match["indent"]) < len(indent):
-            return match["name"]
-    return None
-
-
-def find_regions(text: str, path: str, registry: Registry) -> List[Region]:
-    """Every solution region of a file, validated."""
-    lines = text.splitlines()
-    regions: List[Region] = []
-    open_at: Optional[Tuple[int, re.Match]] = None
-    for number, line in enumerate(lines, start=1):
-        begin, end = BEGIN.match(line), END.match(line)
-        if begin:
-            if open_at is not None:
-                raise ReleaseError(
-                    f"{path}:{number}: BEGIN SOLUTION inside the region opened at "
-                    f"line {open_at[0]} (regions do not nest)"
-                )
-            task, rest = begin["task"], begin["rest"].strip()
-            if task not in registry:
-                raise ReleaseError(f"{path}:{number}: unknown task {task!r}")
-            if rest and not rest.startswith(":"):
-                raise ReleaseError(
-                    f"{path}:{number}: malformed marker; write "
-                    f"'# BEGIN SOLUTION {task}' or '# BEGIN SOLUTION {task}: hint'"
-                )
-            open_at = (number, begin)
-        elif end:
-            if open_at is None:
-                raise ReleaseError(f"{path}:{number}: END SOLUTION without BEGIN")
-            start, match = open_at
-            if end["indent"] != match["indent"]:
-                raise ReleaseError(
-                    f"{path}:{number}: END SOLUTION is not at the indentation of the "
-                    f"BEGIN SOLUTION on line {start}"
-                )
-            hint = match["rest"].strip()[1:].strip()
-            if not hint:
-                name = _enclosing_name(lines, start - 1, match["indent"])
-                hint = f"implement {name}" if name else "implement this part"
-            regions.append(Region(match["task"], start, number, match["indent"], hint))
-            open_at = None
-        elif MENTION.search(line) and line.lstrip().startswith("#"):
-            raise ReleaseError(f"{path}:{number}: malformed solution marker: {line!r}")
-    if open_at is not None:
-        raise ReleaseError(
-            f"{path}:{open_at[0]}: BEGIN SOLUTION {open_at[1]['task']} is never closed"
-        )
-    return regions
-
-
-def _string_literal(text: str) -> str:
-    """A Python string literal for ``text`` in the quotes black would choose."""
-    if '"' in text and "'" not in text:
-        return repr(text)  # single quotes: black keeps them rather than escape
-    return json.dumps(text)  # double-quoted and escaped
-
-
-def stub_lines(region: Region) -> List[str]:
-    """The lines that stand in for a region in the student edition."""
-    indent = region.indent
-    message = f"Task {region.task}: {region.message}"
-    literal = _string_literal(message)
-    one_line = f"{indent}raise NotImplementedError({literal})"
-    if len(one_line) <= LINE_LENGTH:
-        body = [one_line]
-    else:  # black's layout for a call that does not fit on one line
-        room = LINE_LENGTH - len(indent) - 4
-        while len(literal) > room and len(message) > 20:
-            message = message[: len(message) - 4].rstrip() + "..."
-            literal = _string_literal(message)
-        body = [
-            f"{indent}raise NotImplementedError(",
-            f"{indent}    {literal}",
-            f"{indent})",
-        ]
-    return [f"{indent}# TODO: Task {region.task}"] + body
-
-
-def stub_out(text: str, regions: List[Region]) -> str:
-    """``text`` with each of ``regions`` (found in it, in order) replaced by its
-    stub, and the imports only those solutions used kept for the student."""
-    if not regions:
-        return text
-    lines = text.splitlines()
-    out: List[str] = []
-    cursor = 0
-    for region in regions:
-        out.extend(lines[cursor : region.begin - 1])
-        out.extend(stub_lines(region))
-        cursor = region.end
-    out.extend(lines[cursor:])
-    stripped = "\n".join(out) + ("\n" if text.endswith("\n") else "")
-    return keep_solution_imports(text, stripped)
-
-
-def strip_regions(text: str, path: str, registry: Registry) -> Tuple[str, List[Region]]:
-    """The student version of a file's text, and the regions replaced."""
-    regions = find_regions(text, path, registry)
-    return stub_out(text, regions), regions
-
-
-def _names_used(tree: ast.AST) -> Set[str]:
-    """Names a module reads, as pyflakes counts them (``__all__`` entries included)."""
-    used: Set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            used.add(node.id)
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
-            used.update(
-                c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant)
-            )
-    return used
-
-
-def _bound_name(alias: ast.alias) -> str:
-    return alias.asname or alias.name.split(".")[0]
-
-
-def keep_solution_imports(original: str, stripped: str) -> str:
-    """Mark with ``# noqa: F401`` the imports only the removed solutions used.
-
-    The student will need them to write the solution, so they stay in the edition
-    (they also hint at the tools to use); the marker keeps flake8 quiet until then.
-    """
-    before = _names_used(ast.parse(original))
-    tree = ast.parse(stripped)
-    after = _names_used(tree)
-    lines = stripped.splitlines()
-    for node in tree.body:
-        if not isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        names = {_bound_name(a) for a in node.names if a.name != "*"}
-        orphaned = {n for n in names if n in before and n not in after}
-        first = node.lineno - 1
-        if not orphaned or "noqa" in lines[first]:
-            continue
-        comment = "  # noqa: F401"
-        if len(lines[first]) + len(comment) > LINE_LENGTH:
-            comment = "  # noqa"
-        lines[first] += comment
-    return "\n".join(lines) + ("\n" if stripped.endswith("\n") else "")
-
-
-def source_files(root: Path) -> List[Path]:
-    """The files of the instructor source (git's view when it is a repository)."""
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-            cwd=root,
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
-        files = [root / p for p in listed.split("\0") if p]
-    except (OSError, subprocess.CalledProcessError):
-        files = [p for p in root.rglob("*") if p.is_file()]
-    return sorted(
-        p
-        for p in files
-        if p.is_file()
-        and not (
-            set(p.relative_to(root).parts) & (ALWAYS_SKIPPED | ALWAYS_SKIPPED_FILES)
-        )
-    )
 
 
 def _excluded(relative: str, patterns: Iterable[str]) -> bool:
@@ -280,8 +79,33 @@ def _trim_registry(text: str, through: int) -> str:
     return "".join(kept)
 
 
-def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+STAFF_PACKAGE = "kindling_staff"
+STAFF_ENTRY_POINTS = re.compile(r'^\[project\.entry-points\."kindling\.[a-z]+"\]\s*$')
+
+
+def edition_pyproject(text: str) -> str:
+    """The edition's ``pyproject.toml``: the source's, less the staff package (its
+    lines in the packages list and package data) and the tables of entry points
+    by which ``kindling`` finds the staff commands (``kindling.*`` groups, with
+    the comment just above them). The edition installs, and its ``kindling``
+    has only the commands of students and graders."""
+    out: List[str] = []
+    skipping = False
+    for line in text.splitlines():
+        if STAFF_ENTRY_POINTS.match(line):
+            while out and out[-1].startswith("#"):
+                out.pop()  # the comment that introduces the staff tables
+            skipping = True
+            continue
+        if skipping and line.startswith("["):
+            skipping = False
+        if skipping or f'"{STAFF_PACKAGE}' in line or line.startswith(STAFF_PACKAGE):
+            continue
+        out.append(line)
+    edition = "\n".join(out).rstrip("\n") + "\n"
+    while "\n\n\n\n" in edition:
+        edition = edition.replace("\n\n\n\n", "\n\n\n")
+    return edition
 
 
 def check_source(source: Path) -> None:
@@ -436,6 +260,10 @@ def release(
             for region in regions:
                 stubs_per_task[region.task] = stubs_per_task.get(region.task, 0) + 1
             target.write_text(text, encoding="utf-8")
+        elif relative == "pyproject.toml":
+            target.write_text(
+                edition_pyproject(path.read_text(encoding="utf-8")), encoding="utf-8"
+            )
         elif relative == "kindling/tasks.toml" and through is not None:
             target.write_text(
                 _trim_registry(path.read_text(encoding="utf-8"), through),
@@ -446,7 +274,7 @@ def release(
         written.append(relative)
 
     # The GitHub Classroom and grading workflows of the edition's own tasks.
-    from kindling.classroom import write_workflows
+    from kindling_staff.classroom import write_workflows
 
     edition_tasks = registry if through is None else registry.through(through)
     written += [p for p in write_workflows(out, edition_tasks) if p not in written]
@@ -475,7 +303,7 @@ def release(
 
 #: Lines of given code (not docstrings, comments or blank lines) a student file
 #: may hold before its first stub (COURSE_DESIGN §4a: a reading-order rule). The
-#: size budget is the whole library's (``kindling.layers.LIBRARY_BUDGET``): a
+#: size budget is the whole library's (``kindling_staff.layers.LIBRARY_BUDGET``): a
 #: budget over student files alone is met by moving code out of them.
 MAX_BEFORE_FIRST_STUB = 120
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import sys
 import xml.etree.ElementTree as ElementTree
 import tempfile
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterable, List, Optional, Sequence, Set, Tuple
 
 from kindling.registry import Registry, load_registry
+from kindling_staff.source_copies import copy_trusted_kernels, run_marker
 
 #: The task a stub names in its ``NotImplementedError``.
 STUB_TASK = re.compile(r"Task (\d+\.\d+):")
@@ -68,7 +68,7 @@ def closure(registry: Registry, task_id: str) -> Set[str]:
 def keep_only(text: str, path: str, keep: Set[str], registry: Registry) -> str:
     """The file's text with the solution regions of tasks outside ``keep`` turned
     into their stubs; the regions of ``keep`` stay solved."""
-    from kindling.release import find_regions, stub_out
+    from kindling.regions import find_regions, stub_out
 
     regions = find_regions(text, path, registry)
     return stub_out(text, [r for r in regions if r.task not in keep])
@@ -79,7 +79,7 @@ def write_partial_source(
 ) -> None:
     """The instructor source at ``root`` copied to ``destination`` with only the
     tasks of ``keep`` solved."""
-    from kindling.release import source_files
+    from kindling.regions import source_files
 
     for path in source_files(root):
         relative = path.relative_to(root).as_posix()
@@ -92,31 +92,6 @@ def write_partial_source(
             target.write_text(stubbed, encoding="utf-8")
         else:
             target.write_bytes(data)
-
-
-def copy_trusted_kernels(kernels: Path, copy: Path) -> int:
-    """Copy the compiled kernels of the trusted tree ``kernels`` (the ``*.nbi`` and
-    ``*.nbc`` files of its packages' ``__pycache__`` folders) into the folders the
-    kernel cache will read for the same packages of ``copy`` (the grader's rule,
-    ``grade_runner.kernel_cache_folder``); return how many files were copied.
-    Copies, not links: a kernel the run compiles afresh must not overwrite the
-    trusted tree's file."""
-    from kindling.grade_runner import (
-        KERNEL_SUFFIXES,
-        kernel_cache_folder,
-        trusted_kernel_dirs,
-    )
-
-    copied = 0
-    for folder, package in trusted_kernel_dirs(kernels):
-        target = (copy / package).is_dir() and kernel_cache_folder(str(copy / package))
-        if not target:
-            continue
-        for name in sorted(Path(folder).iterdir()):
-            if name.name.endswith(KERNEL_SUFFIXES):
-                shutil.copyfile(name, Path(target) / name.name)
-                copied += 1
-    return copied
 
 
 def rotation(task_ids: Sequence[str], key: str) -> List[str]:
@@ -158,8 +133,6 @@ def run_task(
 ) -> MarkOutcome:
     """Run Task ``task_id``'s tests on a copy of ``root`` where only its closure
     is solved (starting with the trusted compiled kernels of ``kernels``)."""
-    from kindling.mistakes import run_marker
-
     keep = closure(registry, task_id)
     task = registry[task_id]
     started = time.monotonic()

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from kindling.registry import Registry, load_registry
+from kindling_staff.source_copies import copy_source, copy_trusted_kernels, run_marker
 
 EQUIVALENTS_DIR = Path("tests") / "mutants"
 
@@ -134,7 +135,7 @@ def mutants_of(
     text: str, path: str, task: str, registry: Registry
 ) -> List[CourseMutant]:
     """Every mutant of the solution regions of ``task`` in one file's text."""
-    from kindling.release import find_regions
+    from kindling.regions import find_regions
 
     regions = [r for r in find_regions(text, path, registry) if r.task == task]
     if not regions:
@@ -257,7 +258,7 @@ def mutants_of(
 def task_mutants(root: Path, task: str, registry: Registry) -> List[CourseMutant]:
     """Every mutant of ``task``'s solution regions, over the files it lists and
     any other file holding one of its regions."""
-    from kindling.release import source_files
+    from kindling.regions import source_files
 
     mutants: List[CourseMutant] = []
     for path in source_files(root):
@@ -349,8 +350,6 @@ def _run(
     """The marker's tests (or only ``tests``, node ids, where given) with ``-x``:
     ``(verdict, seconds, output)``; a ``timeout`` after ``timeout`` seconds, or
     ``stall`` seconds without output."""
-    from kindling.mistakes import run_marker
-
     started = time.monotonic()
     run = run_marker(copy, marker, timeout, "-x", *tests, stall=stall)
     seconds = time.monotonic() - started
@@ -416,9 +415,6 @@ def run_task_mutants(
     again. ``timeout``: the time limit of one mutant's run (default: ``FACTOR``
     times the unmutated run, at least ``MIN_SECONDS``); ``stall``: the silence
     after which it is stuck."""
-    from kindling.marks import copy_trusted_kernels
-    from kindling.mistakes import _copy_source
-
     equivalents = equivalents or {}
     later = later or {}
     known = known or {}
@@ -426,7 +422,7 @@ def run_task_mutants(
     outcomes: List[MutantOutcome] = []
     with tempfile.TemporaryDirectory(prefix="kindling-mutants-") as folder:
         copy = Path(folder) / "source"
-        _copy_source(Path(root), copy)
+        copy_source(Path(root), copy)
         if kernels is not None:
             copy_trusted_kernels(Path(kernels), copy)
         verdict, base_seconds, output = _run(copy, marker, registry[task].timeout)

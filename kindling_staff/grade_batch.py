@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
-from kindling.grade import GradeError, GradeReport, TaskGrade
+from kindling.grade import GradeError, Grader, GradeReport, TaskGrade
+from kindling.grade_reports import valid_text, write_atomically
 
 
 def parse_shard(text: str) -> Tuple[int, int]:
@@ -366,3 +367,78 @@ def merge(paths: List[Path]) -> Dict[str, GradeReport]:
             except (TypeError, ValueError, AttributeError) as error:
                 raise GradeError(f"{path}: {name}: not a report: {error}") from None
     return {name: merged[name] for name in sorted(merged)}
+
+
+def grade_batch(
+    folder: Path,
+    echo: Callable[[str], None] = lambda line: None,
+    jobs: int = 1,
+    shard: Optional[Tuple[int, int]] = None,
+    on_report: Callable[[str, GradeReport], None] = lambda name, report: None,
+    **options,
+) -> Dict[str, GradeReport]:
+    """Grade every submission (each subdirectory) of ``folder`` (of ``shard``
+    ``(K, N)`` only), each task of each in a sandbox of its own: one after another
+    in this process (``jobs`` 1), or ``jobs`` grader processes at once
+    (:func:`grade_parallel`). ``on_report`` is called as each finishes.
+    Symlinked entries are refused."""
+    entries = submissions(Path(folder), shard, echo)
+    if jobs > 1:
+        return grade_parallel(entries, jobs, echo, on_report, **options)
+    reports: Dict[str, GradeReport] = {}
+    for entry in entries:
+        echo(f"grading {entry.name} ...")
+        reports[entry.name] = Grader(entry, echo=echo, **options).run()
+        on_report(entry.name, reports[entry.name])
+        if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
+            break
+    return reports
+
+
+# ---------------------------------------------------------------------------------
+# The batch's files: one CSV row per submission, every report in one JSON file
+# ---------------------------------------------------------------------------------
+
+
+def _csv_cell(value: object) -> object:
+    """A CSV cell a spreadsheet shows as text, never runs as a formula."""
+    if isinstance(value, str):
+        value = valid_text(value)
+        if value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            return "'" + value
+    return value
+
+
+def batch_rows(reports: Dict[str, GradeReport]) -> List[dict]:
+    """One row per submission: its name, score and each task's points and status."""
+    rows = []
+    for name, report in reports.items():
+        row = {"submission": name, "score": report.score, "max": report.max_score}
+        for t in report.tasks:
+            row[f"{t.id} points"] = t.points
+            row[f"{t.id} status"] = t.status
+        row["errors"] = "; ".join(report.errors + report.refused)
+        rows.append({key: _csv_cell(value) for key, value in row.items()})
+    return rows
+
+
+def write_batch(
+    reports: Dict[str, GradeReport],
+    csv_path: Optional[Path] = None,
+    json_path: Optional[Path] = None,
+) -> None:
+    """The grades of a batch: one CSV row per submission, and every report as JSON."""
+    import csv
+    import io
+
+    rows = batch_rows(reports)
+    if csv_path is not None:
+        buffer = io.StringIO()
+        fields = list(rows[0]) if rows else ["submission", "score", "max"]
+        writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        write_atomically(Path(csv_path), buffer.getvalue())
+    if json_path is not None:
+        data = {name: report.to_json() for name, report in reports.items()}
+        write_atomically(Path(json_path), json.dumps(data, indent=2) + "\n")

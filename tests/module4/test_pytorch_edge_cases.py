@@ -1,4 +1,4 @@
-"""PyTorch fidelity, round 3 (issue 27), Module 4: losses, attention masks,
+"""PyTorch fidelity at the edges, Module 4: losses, attention masks,
 optimizers, schedulers and layers as PyTorch 2.13 gives them. Expected values come
 from the math or NumPy. Tests of a task's own function carry its marker; given
 code carries none."""

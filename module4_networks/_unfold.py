@@ -1,0 +1,62 @@
+"""``torch.nn.functional.unfold`` (im2col; private: the facade ``nn.functional``
+exports it; no task asks a student to read it). It imports only Module 2."""
+
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import numpy as np
+
+from module2_tensors import shape_functions as sf
+from module2_tensors.tensor import Tensor
+
+__all__ = ["unfold"]
+
+
+def _two(name: str, value: Any) -> Tuple[int, int]:
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or any(not isinstance(v, int) or v < 0 for v in pair):
+        raise ValueError(f"unfold: {name} must be an int or a pair of ints >= 0")
+    return pair  # type: ignore[return-value]
+
+
+def unfold(
+    input: Tensor,
+    kernel_size: Any,
+    dilation: Any = 1,
+    padding: Any = 0,
+    stride: Any = 1,
+) -> Tensor:
+    """The sliding ``kernel_size`` windows of a ``(N, C, H, W)`` input (or
+    ``(C, H, W)``) as columns, as ``torch.nn.functional.unfold``: the result
+    is ``(N, C * kh * kw, L)`` with $L = o_h o_w$ windows, row $c k_h k_w + i
+    k_w + j$ holding $x[c, s_h r + d_h i - p_h, s_w q + d_w j - p_w]$ for
+    window $(r, q)$ (zero outside), where $o = \\lfloor (n + 2p - d(k - 1) -
+    1) / s \\rfloor + 1$. ``conv2d`` is ``weight.view(out, -1) @ unfold(x)``.
+    Differentiable: one ``index_select`` of the padded, flattened input (an
+    entry read by several windows gets the sum of their gradients).
+
+    Raises:
+        ValueError: not 3-D or 4-D, a bad size, or no whole window fits.
+    """
+    if input.dims not in (3, 4):
+        raise ValueError(f"unfold expects a 3-D or 4-D input, got shape {input.shape}")
+    if input.dims == 3:
+        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride)[0]
+    (kh, kw), (dh, dw) = _two("kernel_size", kernel_size), _two("dilation", dilation)
+    (ph, pw), (sh, sw) = _two("padding", padding), _two("stride", stride)
+    n, c, h, w = input.shape
+    h, w = h + 2 * ph, w + 2 * pw
+    oh, ow = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
+    if min(kh, kw, dh, dw, sh, sw) < 1 or oh < 1 or ow < 1:
+        raise ValueError(
+            f"unfold: no window of kernel {(kh, kw)} (dilation {(dh, dw)}, stride "
+            f"{(sh, sw)}) fits the padded {(h, w)} input"
+        )
+    # Position in the padded, flattened image of kernel entry (i, j), window (r, q).
+    rows = np.arange(kh)[:, None, None, None] * dh + np.arange(oh)[:, None] * sh
+    cols = np.arange(kw)[:, None, None] * dw + np.arange(ow) * sw  # (j, r, q)
+    flat = (rows * w + cols).reshape(-1)  # (i, j, r, q), row-major
+    padded = sf.pad(input, (pw, pw, ph, ph)).contiguous().view(n, c, h * w)
+    picked = sf.index_select(padded, 2, [int(i) for i in flat])
+    return picked.view(n, c * kh * kw, oh * ow)
