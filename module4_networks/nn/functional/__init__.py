@@ -5,11 +5,9 @@ A facade: it defines nothing, and assembles the functions of
 ``module4_networks/functional.py`` (Tasks 4.1-4.4: convolution, pooling, softmax,
 dropout, and the given activations), the losses of ``losses.py`` (Task 4.6),
 ``scaled_dot_product_attention`` of ``attention.py`` (Task 4.8), and the given
-functions of ``_extra_functional.py``, ``_extra_conv.py`` and ``_unfold.py``, and
-Module 2's ``pad``.
+functions of ``_extra_functional.py``, ``_extra_conv.py``, ``_padding.py`` and
+``_unfold.py``.
 """
-
-from module2_tensors.shape_functions import pad
 
 from ..._extra_conv import *  # noqa: F403
 from ..._extra_conv import __all__ as _extra_conv
@@ -32,6 +30,7 @@ from ..._extra_functional import (
 from ...attention import scaled_dot_product_attention
 from ...functional import *  # noqa: F403
 from ...functional import __all__ as _functional
+from ..._padding import pad
 from ..._unfold import unfold
 from ...losses import (
     binary_cross_entropy,
