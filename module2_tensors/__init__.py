@@ -11,12 +11,9 @@ from module1_scalar_autodiff import *
 from . import autograd, serialization, shape_functions, tensor_functions, tensor_ops
 from .shape_functions import (
     broadcast_to,
-    cat,
     chunk,
     expand,
     flatten,
-    gather,
-    index_select,
     narrow,
     inference_mode,
     no_grad,
@@ -26,12 +23,10 @@ from .shape_functions import (
     retain_grad,
     split,
     squeeze,
-    stack,
     tile,
     transpose,
     unsqueeze,
     var,
-    where,
 )
 from .tensor_api.core import Size
 from .tensor_api.indexing import SortResult, TopKResult
@@ -58,6 +53,14 @@ from .tensor import (
     zeros_like,
 )
 from .function_forms import (
+    cat,
+    stack,
+    where,
+    gather,
+    index_select,
+    tril,
+    triu,
+    prod,
     abs,
     cumsum,
     argmax,
@@ -93,8 +96,8 @@ from .engine.devices import register_backend, set_default_backend
 from .engine.autograd import Function, enable_grad, is_grad_enabled
 from .engine.autograd import set_grad_enabled
 from .engine.indexing import flip, index_add, movedim, nonzero, roll, scatter_add
-from .engine.indexing import tril, triu, unbind
-from .engine.reductions import logsumexp, norm, prod
+from .engine.indexing import unbind
+from .engine.reductions import logsumexp, norm
 from .engine.dtypes import dtype, float16, float32, float64, int32, int64
 from .engine.dtypes import get_default_dtype, result_type, set_default_dtype
 

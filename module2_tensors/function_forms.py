@@ -16,10 +16,20 @@ from module1_scalar_autodiff.context import Context
 from . import shape_functions as sf
 from .engine import autograd
 from .tensor import Tensor, tensor
+from .engine import dtypes
+from .tensor_api.arithmetic import _label
 from .tensor_api.core import TensorLike
 from .tensor_api.indexing import SortResult, TopKResult
 
 __all__ = [
+    "cat",
+    "stack",
+    "where",
+    "gather",
+    "index_select",
+    "tril",
+    "triu",
+    "prod",
     "exp",
     "log",
     "sqrt",
@@ -176,9 +186,60 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     return a.bmm(b)
 
 
+def _promoted(out: Tensor, operands: Sequence[Any]) -> Tensor:
+    """``out`` reporting PyTorch's promoted dtype of ``operands`` (tensors,
+    numbers); float64 operands, the usual case, leave it as it is."""
+    if all(getattr(x, "_dtype", 0) is None and not x.is_mask for x in operands):
+        return out
+    return _label(out, dtypes.result_type(*operands))
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``torch.cat``: Task 2.6's :func:`~shape_functions.cat`, reporting the
+    promoted dtype of ``tensors`` (``int64`` labels stay ``int64``)."""
+    return _promoted(sf.cat(tensors, dim), tensors)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """``torch.stack``: Task 2.6's :func:`~shape_functions.stack`, reporting the
+    promoted dtype of ``tensors``."""
+    return _promoted(sf.stack(tensors, dim), tensors)
+
+
+def where(condition: Tensor, x: Any, y: Any) -> Tensor:
+    """``torch.where``: Task 2.6's :func:`~shape_functions.where`, reporting the
+    promoted dtype of ``x`` and ``y``."""
+    return _promoted(sf.where(condition, x, y), (x, y))
+
+
+def gather(t: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``torch.gather``: ``t.gather(dim, index)`` (``t``'s dtype)."""
+    return t.gather(dim, index)
+
+
+def index_select(t: Tensor, dim: int, index: Any) -> Tensor:
+    """``torch.index_select``: ``t.index_select(dim, index)`` (``t``'s dtype)."""
+    return t.index_select(dim, index)
+
+
+def tril(t: Tensor, diagonal: int = 0) -> Tensor:
+    """``torch.tril``: ``t.tril(diagonal)`` (``t``'s dtype)."""
+    return t.tril(diagonal)
+
+
+def triu(t: Tensor, diagonal: int = 0) -> Tensor:
+    """``torch.triu``: ``t.triu(diagonal)`` (``t``'s dtype)."""
+    return t.triu(diagonal)
+
+
+def prod(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """``torch.prod``: ``t.prod(dim, keepdim)`` (``int64`` for integers)."""
+    return t.prod(dim, keepdim)
+
+
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """``torch.concat`` (also ``concatenate``): :func:`cat`."""
-    return sf.cat(tensors, dim)
+    return cat(tensors, dim)
 
 
 concatenate = concat

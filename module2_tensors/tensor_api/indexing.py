@@ -9,7 +9,7 @@ from .. import shape_functions as sf
 from ..engine import autograd, indexing
 from ..tensor_data import shape_broadcast
 from .core import CoreMixin, TensorLike
-from .dtype_device import kept_dtype
+from .dtype_device import kept_dtype, keeps_dtype
 from .reductions import _as_int64
 
 if TYPE_CHECKING:
@@ -90,10 +90,12 @@ class IndexingMixin:
         always stable here)."""
         return self.sort(dim, descending).indices
 
+    @keeps_dtype
     def index_select(self, dim: int, index: Any) -> "Tensor":
         """The slices ``index[0], index[1], ...`` along ``dim``."""
         return sf.index_select(self, dim, index)
 
+    @keeps_dtype
     def gather(self, dim: int, index: "Tensor") -> "Tensor":
         """$\\mathrm{out}[\\dots, i, \\dots] = \\mathrm{self}[\\dots,
         \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""

@@ -88,10 +88,12 @@ class MovementMixin:
         """The slices along ``dim``."""
         return indexing.unbind(self, dim)
 
+    @keeps_dtype
     def tril(self, diagonal: int = 0) -> "Tensor":
         """The lower triangle."""
         return indexing.tril(self, diagonal)
 
+    @keeps_dtype
     def triu(self, diagonal: int = 0) -> "Tensor":
         """The upper triangle."""
         return indexing.triu(self, diagonal)

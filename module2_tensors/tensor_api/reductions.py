@@ -89,8 +89,8 @@ class ReductionMixin:
 
     # More of PyTorch's API: see shape_functions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
-        """$\\prod$ over ``dim``."""
-        return reductions.prod(self, dim, keepdim)
+        """$\\prod$ over ``dim`` (``int64`` for integers and bools, as PyTorch's)."""
+        return _summed(self, reductions.prod(self, dim, keepdim))
 
     def cumsum(self, dim: int, *, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """Running sums along ``dim`` (``dtype``: converted first, as PyTorch's;

@@ -149,6 +149,32 @@ CASES = {
         lambda L: L.tensor([1.0, 2.0]).softmax(0, dtype=L.float32),
         "float32",
     ),
+    # Copies and selections keep the dtype; joins promote (labels through
+    # Task 2.6's functions: kt.cat([labels, labels])[0].item() is an int).
+    "cat of ints": (lambda L: L.cat([L.tensor([1, 2]), L.tensor([3])]), "int64"),
+    "cat of int and float": (
+        lambda L: L.cat([L.tensor([1, 2]), L.tensor([0.5])]),
+        "float64",
+    ),
+    "stack of bools": (
+        lambda L: L.stack([L.tensor([True]), L.tensor([False])]),
+        "bool",
+    ),
+    "where of ints": (
+        lambda L: L.where(L.tensor([True, False]), L.tensor([1, 2]), 0),
+        "int64",
+    ),
+    "gather of ints": (
+        lambda L: L.gather(L.tensor([5, 6]), 0, L.tensor([1, 0])),
+        "int64",
+    ),
+    "index_select of ints": (
+        lambda L: L.tensor([5, 6]).index_select(0, L.tensor([1])),
+        "int64",
+    ),
+    "tril of ints": (lambda L: L.tril(L.tensor([[1, 2], [3, 4]])), "int64"),
+    "prod of ints": (lambda L: L.prod(L.tensor([2, 3])), "int64"),
+    "prod of bools": (lambda L: L.tensor([True, True]).prod(), "int64"),
 }
 
 

@@ -62,7 +62,7 @@ EQUIVALENT = {
         "identities) are commutative; the tree in shared memory already "
         "combines values in an order of its own"
     ),
-    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:op:-->+#8": (
+    "module3_fast_ops/cuda_ops.py:tensor_matrix_multiply._matmul:op:-->+#4": (
         "(n + TILE_ROWS + 1) // TILE_ROWS row tiles instead of (n + TILE_ROWS - 1) "
         "// TILE_ROWS: the extra tile lies below row n, where every write is "
         "guarded (i < n): more work, the same out"
