@@ -240,6 +240,7 @@ def _cuda_kernel_op(op: str, n: int) -> Callable[[], Any]:
 
     from module0_fundamentals import operators
     from module3_fast_ops import cuda_ops
+    from module3_fast_ops._cuda_runtime import compiled
 
     rng = np.random.default_rng(n)
     a = cuda.to_device(rng.uniform(-1, 1, n * n))
@@ -248,16 +249,16 @@ def _cuda_kernel_op(op: str, n: int) -> Callable[[], Any]:
     out = cuda.to_device(np.zeros(n * n))
     row, row_shape, row_strides = cuda.to_device(np.zeros(n)), np.array([n, 1]), ones
     run = {
-        "map": lambda: cuda_ops.compiled(cuda_ops.tensor_map, operators.exp)(
+        "map": lambda: compiled(cuda_ops.tensor_map, operators.exp)(
             out, shape, strides, a, shape, strides
         ),
-        "zip": lambda: cuda_ops.compiled(cuda_ops.tensor_zip, operators.mul)(
+        "zip": lambda: compiled(cuda_ops.tensor_zip, operators.mul)(
             out, shape, strides, a, shape, strides, b, shape, strides
         ),
-        "reduce": lambda: cuda_ops.compiled(cuda_ops.tensor_reduce, operators.add)(
+        "reduce": lambda: compiled(cuda_ops.tensor_reduce, operators.add)(
             row, row_shape, row_strides, a, shape, strides, 1, 0.0
         ),
-        "matmul": lambda: cuda_ops.compiled(cuda_ops.tensor_matrix_multiply)(
+        "matmul": lambda: compiled(cuda_ops.tensor_matrix_multiply)(
             out, shape, strides, a, shape, strides, b, shape, strides
         ),
     }[op]

@@ -147,7 +147,7 @@ def cnn_steps(seed: int = 0, backend: Any = None) -> tuple:
     fc2.w, fc2.b), so :func:`torch_cnn_steps` can start from the same model."""
     import module4_networks as kt
     from module3_fast_ops import FastBackend
-    from module4_networks import functional as F
+    from module4_networks.nn import functional as F
     from module4_networks import nn, optim
 
     if backend is None:
@@ -275,7 +275,7 @@ def lstm_steps(seed: int = 0) -> Callable[[], float]:
     time, dropout 0.5, linear; cross-entropy; Adam) on the fast backend."""
     import module4_networks as kt
     from module3_fast_ops import FastBackend
-    from module4_networks import functional as F
+    from module4_networks.nn import functional as F
     from module4_networks import nn, optim
 
     kt.manual_seed(seed)
@@ -343,7 +343,7 @@ def transformer_steps(seed: int = 0) -> Callable[[], float]:
     dropout 0.1, linear; cross-entropy; Adam) on the batches of :data:`LSTM`."""
     import module4_networks as kt
     from module3_fast_ops import FastBackend
-    from module4_networks import functional as F
+    from module4_networks.nn import functional as F
     from module4_networks import optim
     from module4_networks.transformer import TransformerClassifier
 
@@ -427,7 +427,7 @@ def gpt_steps(seed: int = 0) -> Callable[[], float]:
     ``project/run_charlm.py`` takes it."""
     import module4_networks as kt
     from module3_fast_ops import FastBackend
-    from module4_networks import functional as F
+    from module4_networks.nn import functional as F
     from module4_networks import optim
     from module4_networks.transformer import TransformerLM
 

@@ -326,14 +326,14 @@ def measure(
 
 def measure_device_functions(cc: Tuple[int, int] = CCS[0]) -> List[Dict[str, Any]]:
     """Compile every scalar function that CUDA kernels compile in
-    (``cuda_ops.device_functions()``) for a GPU of capability ``cc``: one row per
+    (``_cuda_runtime.device_functions()``) for a GPU of capability ``cc``: one row per
     function, ``{"name", "arity"}`` and ``"error"`` (why Numba's CUDA target refused
     it) or ``"stub"`` (the task message of an unfinished stub, which is not
     compiled). Must run where the CUDA simulator is off."""
     import numba
 
     from kindling.progress import stub_task
-    from module3_fast_ops.cuda_ops import device_functions
+    from module3_fast_ops._cuda_runtime import device_functions
 
     cuda = _cuda_compiler(cc)
     rows: List[Dict[str, Any]] = []

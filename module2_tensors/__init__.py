@@ -11,15 +11,6 @@ from module1_scalar_autodiff import *
 from . import autograd, serialization, shape_functions, tensor_functions, tensor_ops
 from .shape_functions import (
     broadcast_to,
-    flip,
-    index_add,
-    logsumexp,
-    movedim,
-    nonzero,
-    norm,
-    roll,
-    scatter_add,
-    unbind,
     chunk,
     expand,
     flatten,
@@ -102,7 +93,11 @@ from .function_forms import (
 )
 from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
-from .engine.autograd import enable_grad
+from .engine.autograd import Function, enable_grad, is_grad_enabled
+from .engine.autograd import set_grad_enabled
+from .engine.indexing import flip, index_add, movedim, nonzero, roll, scatter_add
+from .engine.indexing import unbind
+from .engine.reductions import logsumexp, norm
 from .engine.dtypes import dtype, float16, float32, float64, int32, int64
 from .engine.dtypes import get_default_dtype, result_type, set_default_dtype
 
@@ -116,14 +111,9 @@ from .tensor_data import (
     strides_from_shape,
     to_index,
 )
-from .tensor_functions import (
-    Function,
-    grad_check,
-    is_grad_enabled,
-    set_grad_enabled,
-    unbroadcast,
-)
-from .tensor_ops import SimpleBackend, SimpleOps, TensorBackend, TensorOps
+from .tensor_functions import grad_check, unbroadcast
+from .tensor_ops import SimpleBackend, SimpleOps, TensorOps
+from ._backend import TensorBackend
 from .engine import higher_order as _higher_order
 
 # backward(create_graph=True) differentiates with the engine's recorded formulas,

@@ -1,8 +1,8 @@
 """``TensorBackend`` and ``matmul_shape`` (given complete; no task edits them).
 
 ``tensor_ops.py`` holds what Task 2.3 asks for (the kernels and the ops
-classes) and re-exports both names, so ``module2_tensors.tensor_ops.TensorBackend``
-is this class.
+classes) and uses both names; the package exports them
+(``module2_tensors.TensorBackend``).
 
 Interface: :class:`TensorBackend` (``TensorBackend(ops)``: the specialised
 functions of one backend) and :func:`matmul_shape`. This module imports neither

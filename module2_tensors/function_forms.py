@@ -11,8 +11,10 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from module1_scalar_autodiff.context import Context
+
 from . import shape_functions as sf
-from . import tensor_functions as tf
+from .engine import autograd
 from .tensor import Tensor, tensor
 from .engine import dtypes
 from .tensor_api.arithmetic import _label
@@ -309,13 +311,13 @@ def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:
     return inputs, out
 
 
-class _Einsum(tf.Function):
+class _Einsum(autograd.Function):
     """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
     $G$ with the other operands onto $k$'s indices, broadcast along the indices
     only $k$ has (they were summed away)."""
 
     @staticmethod
-    def forward(ctx: tf.Context, equation: str, *operands: Tensor) -> Tensor:
+    def forward(ctx: Context, equation: str, *operands: Tensor) -> Tensor:
         inputs, out = _einsum_parts(equation, len(operands))
         arrays = [t.to_numpy() for t in operands]
         ctx.save_for_backward(inputs, out, arrays)
@@ -323,7 +325,7 @@ class _Einsum(tf.Function):
         return tensor(np.asarray(result, dtype=np.float64), backend=operands[0].backend)
 
     @staticmethod
-    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Any, ...]:
+    def backward(ctx: Context, grad: Tensor) -> Tuple[Any, ...]:
         inputs, out, arrays = ctx.saved_values
         g = grad.to_numpy()
         grads: List[Any] = [None]

@@ -52,7 +52,8 @@ from .tensor_api.inplace import InPlaceMixin
 from .tensor_api.movement import MovementMixin
 from .tensor_api.reductions import ReductionMixin
 from .tensor_data import TensorData, UserShape
-from .tensor_ops import SimpleBackend, TensorBackend
+from .tensor_ops import SimpleBackend
+from ._backend import TensorBackend
 
 __all__ = [
     "Tensor",
@@ -110,7 +111,7 @@ class Tensor(
         grad: $\\partial L / \\partial \\text{self}$ accumulated by ``backward`` (a
             tensor of the same shape), ``None`` until then.
         requires_grad: whether gradients flow to (or through) this tensor.
-        history: the :class:`~module2_tensors.tensor_functions.History`, or
+        history: the :class:`~module2_tensors.engine.autograd.History`, or
             ``None`` for a leaf.
 
     Its methods are defined by concept in ``module2_tensors/tensor_api/``: core

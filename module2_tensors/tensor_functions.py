@@ -39,29 +39,15 @@ import numpy as np
 from module1_scalar_autodiff.context import Context
 
 # Given: Function (described above) and its bookkeeping live in engine/autograd.py.
-from .engine.autograd import Function, History, _new, bump_version, is_grad_enabled
-from .engine.autograd import set_grad_enabled, version_of
+# More functions of the same pattern (sin, sqrt, pow, maximum, ...) are given in
+# engine/elementwise.py; the package (module2_tensors) exports both.
+from .engine.autograd import Function, _new, is_grad_enabled, set_grad_enabled
 from .tensor_data import TensorData, UserShape
-
-# Given, complete: more functions of the same pattern (sin, sqrt, pow, maximum,
-# ...) live in engine/elementwise.py; they are re-exported here (see __all__).
-from .engine.elementwise import Abs, Cos, Erf, Expm1, Log1p, MaxAlong, Maximum
-from .engine.elementwise import Piecewise, Pow, PowTensor, Sin, Sqrt, ToBackend
-from .engine.elementwise import unary_map
-
-# tensor.py uses these private helpers through this module.
-from .engine.elementwise import _floor, _in_memory_of, _round, _sign  # noqa: F401
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 __all__ = [
-    "Function",
-    "History",
-    "is_grad_enabled",
-    "set_grad_enabled",
-    "version_of",
-    "bump_version",
     "unbroadcast",
     "grad_check",
     "Neg",
@@ -73,21 +59,8 @@ __all__ = [
     "Log",
     "Exp",
     "Tanh",
-    "Sin",
-    "Cos",
-    "Sqrt",
-    "Erf",
-    "Log1p",
-    "Expm1",
-    "Abs",
-    "Piecewise",
-    "unary_map",
-    "Pow",
-    "PowTensor",
     "Sum",
     "Max",
-    "MaxAlong",
-    "Maximum",
     "All",
     "LT",
     "GT",
@@ -97,7 +70,6 @@ __all__ = [
     "View",
     "Copy",
     "MatMul",
-    "ToBackend",
 ]
 
 

@@ -41,14 +41,8 @@ from .tensor_data import (
     to_index,
 )
 
-# The numeric policy: tensor operations follow IEEE arithmetic and PyTorch (inf,
-# -inf and nan, never an exception), identically on every backend, so the backends
-# use the scalar functions of ieee.py wherever IEEE and Module 0's operators
-# differ (``log(0)`` is ``-inf`` there, an error in Module 0).
-from .ieee import EXP_MAX, cos, divide, exp, inv, inv_back, log, log_back, maximum
-from .ieee import power, relu, select, sin, sqrt
-
-# Given: TensorBackend (below) and matmul_shape live in _backend.py.
+# Given: TensorBackend (below) and matmul_shape live in _backend.py; the scalar
+# functions of the numeric policy (IEEE arithmetic, as PyTorch) in ieee.py.
 from ._backend import TensorBackend, matmul_shape
 
 if TYPE_CHECKING:
@@ -64,23 +58,7 @@ __all__ = [
     "tensor_matrix_multiply",
     "TensorOps",
     "SimpleOps",
-    "TensorBackend",
     "SimpleBackend",
-    "EXP_MAX",
-    "divide",
-    "exp",
-    "log",
-    "inv",
-    "sin",
-    "cos",
-    "relu",
-    "maximum",
-    "log_back",
-    "inv_back",
-    "sqrt",
-    "power",
-    "select",
-    "matmul_shape",
 ]
 
 MapFn = Callable[["Tensor", Optional["Tensor"]], "Tensor"]

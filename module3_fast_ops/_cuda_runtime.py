@@ -29,9 +29,10 @@ import numba
 import numba.core.config
 import numpy as np
 
+from module2_tensors._backend import matmul_shape
 from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
 from module2_tensors.tensor_data import shape_broadcast
-from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn, matmul_shape
+from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
 from . import _cuda_cache
 
@@ -354,7 +355,7 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
 
     from module2_tensors import tensor_functions
     from module2_tensors.engine import elementwise
-    from module2_tensors.tensor_ops import TensorBackend
+    from module2_tensors._backend import TensorBackend
 
     found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
 

@@ -28,15 +28,10 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from numba import njit
 
-from module2_tensors.tensor_data import TensorData, shape_broadcast
 from module2_tensors._backend import SHAPE_PAIRS
-from module2_tensors.tensor_ops import (
-    MapFn,
-    ReduceFn,
-    TensorOps,
-    ZipFn,
-    matmul_shape,
-)
+from module2_tensors._backend import matmul_shape
+from module2_tensors.tensor_data import TensorData, shape_broadcast
+from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
 from . import kernel_cache
 

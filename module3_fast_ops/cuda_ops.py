@@ -30,8 +30,8 @@ from typing import Any, Callable, Dict
 import numba
 import numpy as np
 
+from module2_tensors._backend import TensorBackend
 from module2_tensors.tensor_data import Shape, Storage, Strides
-from module2_tensors.tensor_ops import TensorBackend
 
 # The runtime that runs your kernels (you need not read it): ``cuda`` is
 # ``numba.cuda``; ``launch(kernel, grid, block, out, *args)`` runs
@@ -39,10 +39,8 @@ from module2_tensors.tensor_ops import TensorBackend
 # and block (it raises ValueError, naming the limit, for a launch a GPU refuses),
 # copying host arrays to the GPU (and ``out`` back); ``compiled(factory, fn)``
 # builds ``factory(fn)`` once per process; ``_size(shape)`` is the entry count.
-from ._cuda_runtime import MAX_GRID, SIMULATOR, CudaKernelOps, KernelSpec, _size
-from ._cuda_runtime import check_launch, compiled, cuda, device_constant
-from ._cuda_runtime import device_functions, device_storage, launch
-from ._cuda_runtime import on_device
+from ._cuda_runtime import MAX_GRID, SIMULATOR, CudaKernelOps, _size, compiled
+from ._cuda_runtime import cuda, launch
 
 # Given, in _cuda_runtime.py: layout(out_shape, out_strides, *inputs) packs the
 # shapes and strides of a launch into one int64 device array (cached by content):
@@ -57,7 +55,6 @@ from ._cuda_runtime import aligned  # noqa: F401 (for Task 3.3)
 from .fast_ops import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
 
 __all__ = [
-    "SIMULATOR",
     "THREADS_PER_BLOCK",
     "PRACTICE_THREADS",
     "PRACTICE_TILE",
@@ -71,13 +68,7 @@ __all__ = [
     "broadcast_position",
     "two_positions",
     "three_positions",
-    "layout",
-    "on_device",
-    "device_constant",
-    "check_launch",
-    "launch",
     "blocks_for",
-    "aligned",
     "tensor_map",
     "tensor_zip",
     "tensor_reduce",
@@ -86,10 +77,6 @@ __all__ = [
     "mm_practice_kernel",
     "mm_practice",
     "tensor_matrix_multiply",
-    "compiled",
-    "device_storage",
-    "KernelSpec",
-    "device_functions",
     "CudaOps",
     "CudaBackend",
 ]

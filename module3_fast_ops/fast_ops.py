@@ -22,10 +22,10 @@ import numpy as np
 from numba import njit, prange
 
 from module2_tensors import tensor_data
+from module2_tensors._backend import TensorBackend
 from module2_tensors.tensor_data import Shape, Storage, Strides
-from module2_tensors.tensor_ops import TensorBackend
 
-from ._dispatch import NumbaOps, compiled, kernel_label
+from ._dispatch import NumbaOps
 
 __all__ = [
     "to_index",
@@ -41,8 +41,6 @@ __all__ = [
     "tensor_zip",
     "tensor_reduce",
     "tensor_matrix_multiply",
-    "compiled",
-    "kernel_label",
     "FastOps",
     "FastBackend",
 ]

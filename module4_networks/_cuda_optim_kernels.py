@@ -17,9 +17,9 @@ import math
 import numba
 
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, cuda, launch
+from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, cuda
 
-__all__ = ["sgd", "adam", "THREADS", "kernel_specs", "cuda", "launch"]
+__all__ = ["sgd", "adam", "THREADS", "kernel_specs"]
 
 #: Threads per block of the optimizer kernels (fewer in the simulator, where each
 #: thread is a Python thread).

@@ -1,6 +1,6 @@
 """More of ``torch.nn.functional`` built on the course's convolution and pooling
-(private: ``module4_networks/__init__.py`` attaches these to ``functional``, and
-``nn`` makes layers of them; no task asks a student to read it).
+(private: the facade ``nn.functional`` exports these, and ``_extra_layers.py``
+makes layers of them; no task asks a student to read it).
 
 ``dropout2d``, ``max_pool1d``, ``avg_pool1d``, ``group_norm``, ``instance_norm``,
 ``interpolate``

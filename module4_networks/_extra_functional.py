@@ -1,5 +1,5 @@
-"""More of ``torch.nn.functional`` (private: ``functional`` re-exports it, the
-loss modules of ``nn`` use it; no task asks a student to read it).
+"""More of ``torch.nn.functional`` (private: the facade ``nn.functional`` exports
+it, the loss modules of ``nn`` use it; no task asks a student to read it).
 
 ``one_hot``, ``normalize``, ``cosine_similarity``, ``layer_norm``,
 ``smooth_l1_loss``, ``huber_loss``, ``kl_div``, the weighted form of

@@ -1,4 +1,4 @@
-"""More of ``torch.nn``'s modules (private: ``nn`` re-exports them): the loss
+"""More of ``torch.nn``'s modules (private: the facade ``nn`` exports them): the loss
 modules and activations of :mod:`module4_networks._extra_functional`,
 ``CosineSimilarity``, ``Unflatten``, ``ParameterDict``, and layers of
 :mod:`module4_networks._extra_conv`."""
@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping, Optional, Sequence, Tuple, Union
 
 from module0_fundamentals.module import Module, Parameter
-from module2_tensors.tensor import Tensor, get_default_backend, ones, zeros
+from module2_tensors.engine.devices import get_default_backend
+from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import _extra_conv as XC
 from . import _extra_functional as XF

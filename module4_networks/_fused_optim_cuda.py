@@ -46,6 +46,14 @@ def _kernels() -> Any:
     return _cuda_optim_kernels
 
 
+def launch(*args: Any) -> None:
+    """``module3_fast_ops._cuda_runtime.launch`` (imported when first called, for
+    the reason of :func:`_kernels`): every launch of this module goes through it."""
+    from module3_fast_ops._cuda_runtime import launch as run
+
+    run(*args)
+
+
 def _flat(t: Any) -> Optional[Any]:
     """The device storage of ``t`` when ``t`` is a dense view of all of it (every
     storage entry is one entry of ``t``, in any order: writing through ``t``'s
@@ -108,7 +116,6 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
         buf = _flat(state["momentum_buffer"]) if momentum != 0.0 else storage
         rates = (float(group["lr"]), float(group["weight_decay"]), momentum)
         more = (float(group["dampening"]), bool(group["nesterov"]), first)
-        launch = kernels.launch
         launch(
             kernels.sgd,
             blocks,
@@ -132,7 +139,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     rates = (lr, beta1, beta2, float(group["eps"]), wd if kind == "adam" else 0.0)
     corrections = (decay, 1.0 / (1.0 - beta1**t), 1.0 / (1.0 - beta2**t))
     args = (storage, g_storage, *moments, *layout, *rates, *corrections)
-    kernels.launch(kernels.adam, blocks, threads, *args)
+    launch(kernels.adam, blocks, threads, *args)
     state["step"] = t
 
 

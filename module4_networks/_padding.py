@@ -1,5 +1,5 @@
-"""``torch.nn.functional.pad`` with PyTorch's modes (private: ``functional``
-re-exports it; no task asks a student to read it).
+"""``torch.nn.functional.pad`` with PyTorch's modes (private: the facade
+``nn.functional`` exports it; no task asks a student to read it).
 
 ``constant`` is Module 2's ``pad``; ``reflect``, ``replicate`` and ``circular``
 read each padded dimension through one list of source positions

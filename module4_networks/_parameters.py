@@ -7,8 +7,9 @@ import math
 from typing import Optional, Tuple
 
 from module0_fundamentals.module import Parameter
-from module2_tensors.tensor import get_default_backend, zeros
-from module2_tensors.tensor_ops import TensorBackend
+from module2_tensors._backend import TensorBackend
+from module2_tensors.engine.devices import get_default_backend
+from module2_tensors.tensor import zeros
 
 from . import init
 

@@ -44,9 +44,9 @@ from numba import njit
 from module1_scalar_autodiff.context import Context
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import enable_grad
+from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.higher_order import EmbedInZeros, PickAt, register
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function
 
 from ._conv_gemm import _view
 from .engine import fast_path, probe_gradient

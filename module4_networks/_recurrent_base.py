@@ -17,9 +17,9 @@ import math
 from typing import List, Optional, Sequence, Tuple, Union
 
 from module0_fundamentals.module import Module, Parameter
+from module2_tensors._backend import TensorBackend
 from module2_tensors.shape_functions import cat, stack
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_ops import TensorBackend
 
 from . import _recurrent_fast
 from . import functional as F

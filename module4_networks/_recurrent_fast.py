@@ -60,8 +60,8 @@ from .engine import agrees, fast_path, ran_backward
 from module1_scalar_autodiff.context import Context
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import enable_grad
+from module2_tensors.engine.autograd import Function, is_grad_enabled
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function, is_grad_enabled
 
 __all__ = ["unroll"]
 

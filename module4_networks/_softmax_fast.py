@@ -45,8 +45,8 @@ import numpy as np
 from module1_scalar_autodiff.context import Context
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import enable_grad
+from module2_tensors.engine.autograd import Function, is_grad_enabled
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function, is_grad_enabled
 
 from .engine import agrees, fast_path, probe_gradient, ran_backward
 from ._attention_masks import _as_mask, _is_boolean

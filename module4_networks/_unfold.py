@@ -1,5 +1,5 @@
-"""``torch.nn.functional.unfold`` (im2col; private: ``functional`` re-exports
-it; no task asks a student to read it). It imports only Module 2."""
+"""``torch.nn.functional.unfold`` (im2col; private: the facade ``nn.functional``
+exports it; no task asks a student to read it). It imports only Module 2."""
 
 from __future__ import annotations
 

@@ -29,9 +29,9 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from module0_fundamentals.module import Module
+from module2_tensors._backend import TensorBackend
 from module2_tensors.shape_functions import cat, where
 from module2_tensors.tensor import Tensor, tensor
-from module2_tensors.tensor_ops import TensorBackend
 
 from . import functional as F
 from . import _matmul_blas, _softmax_fast, init

@@ -49,14 +49,8 @@ from module1_scalar_autodiff.context import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_data import TensorData
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import _result
-from module3_fast_ops.cuda_ops import (
-    THREADS_PER_BLOCK,
-    KernelSpec,
-    blocks_for,
-    cuda,
-    launch,
-)
+from module3_fast_ops._cuda_runtime import KernelSpec, _result, cuda, launch
+from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK, blocks_for
 
 from ._conv_checks import conv_output_shape
 

@@ -48,8 +48,8 @@ import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.context import Context
+from module2_tensors.engine.autograd import Function
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_functions import Function
 from module3_fast_ops import kernel_cache
 
 from . import _conv_gemm
@@ -66,7 +66,6 @@ __all__ = [
     "Strided",
     "pair",
     "conv_output_size",
-    "conv_output_shape",
     "kernel",
     "conv1d_forward",
     "conv1d_backward_input",

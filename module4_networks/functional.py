@@ -1,16 +1,15 @@
 """``module4_networks.functional``: the operations of a network, PyTorch-style.
 
-Import it as ``import module4_networks.functional as F``. Every function takes and
-returns tensors, is differentiable, and has PyTorch's signature and semantics:
+Every function takes and returns tensors, is differentiable, and has PyTorch's
+signature and semantics. Use them through ``torch.nn.functional``'s path,
+``from module4_networks.nn import functional as F`` (a facade that adds the losses
+and the given extras to the functions of this file):
 
 * convolutions ``conv1d``, ``conv2d`` (Tasks 4.1 and 4.2 write their kernels);
 * ``tile`` and ``avg_pool2d`` (Task 4.3): pooling by reshaping windows;
 * ``max``, ``argmax``, ``softmax``, ``log_softmax``, ``max_pool2d``, ``dropout``
   (Task 4.4);
-* given helpers: ``linear``, ``embedding``, ``relu``, ``sigmoid``, ``tanh``;
-* the losses of :mod:`module4_networks.losses` (Task 4.6): ``cross_entropy``,
-  ``nll_loss``, ``mse_loss``, ``binary_cross_entropy``,
-  ``binary_cross_entropy_with_logits``.
+* given helpers: ``linear``, ``embedding``, ``relu``, ``sigmoid``, ``tanh``.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from module1_scalar_autodiff.context import Context
 from module2_tensors.shape_functions import stack, where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
-from module2_tensors.tensor_functions import Function
+from module2_tensors.engine.autograd import Function
 
 from . import _matmul_blas, _pool_fast, _pool_options
 from ._padding import pad
@@ -55,26 +54,6 @@ __all__ = [
     "leaky_relu",
     "elu",
     "softplus",
-    "cross_entropy",
-    "nll_loss",
-    "mse_loss",
-    "l1_loss",
-    "binary_cross_entropy",
-    "binary_cross_entropy_with_logits",
-    "one_hot",
-    "normalize",
-    "cosine_similarity",
-    "layer_norm",
-    "smooth_l1_loss",
-    "huber_loss",
-    "kl_div",
-    "hardtanh",
-    "relu6",
-    "mish",
-    "prelu",
-    "margin_ranking_loss",
-    "cosine_embedding_loss",
-    "gaussian_nll_loss",
 ]
 
 
@@ -688,33 +667,3 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     # sigma(0) = 1/2 there, as the exact derivative.
     smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
     return where(z > threshold, input, smooth)
-
-
-# The losses live in losses.py (Task 4.6), which uses log_softmax from here.
-from .losses import (  # noqa: E402
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-)
-
-# More of torch.nn.functional (given; see _extra_functional.py, _unfold.py).
-from ._unfold import unfold  # noqa: E402, F401
-from ._extra_functional import (  # noqa: E402
-    cosine_embedding_loss,
-    cosine_similarity,
-    gaussian_nll_loss,
-    hardtanh,
-    huber_loss,
-    kl_div,
-    layer_norm,
-    margin_ranking_loss,
-    mish,
-    normalize,
-    one_hot,
-    prelu,
-    relu6,
-    smooth_l1_loss,
-)

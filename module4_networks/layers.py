@@ -13,7 +13,7 @@ inputs); from then on ``p.value`` is ``t``, and the gradient of a forward must
 reach ``t``. A forward that reads ``self.weight`` sends it to the parameter
 instead, and ``t.grad`` stays ``None`` (Task 4.6's tests check every layer).
 Layers are built on a tensor backend (``backend=``; by default the one factories
-use too, :func:`~module2_tensors.tensor.get_default_backend`: ``FastBackend`` once
+use too, :func:`~module2_tensors.get_default_backend`: ``FastBackend`` once
 Module 3 is written, settable with ``set_default_backend``); their inputs must
 live on the same backend.
 
@@ -29,31 +29,21 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
-from module0_fundamentals.module import (
-    Module,
-    ModuleDict,
-    ModuleList,
-    Parameter,
-    ParameterList,
-)
+from module0_fundamentals.module import Module, Parameter
 from module0_fundamentals.module import Sequential as _Sequential
+from module2_tensors._backend import TensorBackend
+from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.engine.dtypes import int64
-from module2_tensors.tensor import Tensor, get_default_backend, ones, zeros
-from module2_tensors.tensor_ops import TensorBackend
+from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F
-from . import init
+from . import init, losses
 from ._parameters import _parameter, _uniform_fan_in
 from .fast_conv import IntPair, pair
 
 __all__ = [
-    "Module",
-    "Parameter",
     "Sequential",
-    "ModuleList",
-    "ModuleDict",
-    "ParameterList",
     "Linear",
     "Conv1d",
     "Conv2d",
@@ -616,7 +606,7 @@ class CrossEntropyLoss(_Loss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.cross_entropy(
+        return losses.cross_entropy(
             input,
             target,
             weight=self.weight,
@@ -639,7 +629,7 @@ class NLLLoss(_Loss):
         self.weight, self.ignore_index = weight, ignore_index
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.nll_loss(
+        return losses.nll_loss(
             input,
             target,
             weight=self.weight,
@@ -652,14 +642,14 @@ class MSELoss(_Loss):
     """``F.mse_loss`` as a module."""
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.mse_loss(input, target, reduction=self.reduction)
+        return losses.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     """``F.l1_loss`` as a module."""
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.l1_loss(input, target, reduction=self.reduction)
+        return losses.l1_loss(input, target, reduction=self.reduction)
 
 
 class BCELoss(_Loss):
@@ -672,7 +662,7 @@ class BCELoss(_Loss):
         self.weight = weight
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return losses.binary_cross_entropy(input, target, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -689,7 +679,7 @@ class BCEWithLogitsLoss(_Loss):
         self.weight, self.pos_weight = weight, pos_weight
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy_with_logits(
+        return losses.binary_cross_entropy_with_logits(
             input,
             target,
             weight=self.weight,

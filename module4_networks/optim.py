@@ -52,7 +52,6 @@ __all__ = [
     "Adagrad",
     "RAdam",
     "NAdam",
-    "lr_scheduler",
 ]
 
 
@@ -444,4 +443,4 @@ class NAdam(Optimizer):
         return p - lr * mu_next / (1.0 - product * mu_next) * m / denom
 
 
-from . import lr_scheduler  # noqa: E402  (optim.lr_scheduler, as in PyTorch)
+from . import lr_scheduler  # noqa: E402,F401 (optim.lr_scheduler, as in PyTorch)

@@ -31,9 +31,10 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from module0_fundamentals.module import Module, ModuleList
+from module2_tensors._backend import TensorBackend
+from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.shape_functions import no_grad, where
-from module2_tensors.tensor import Tensor, get_default_backend, tensor
-from module2_tensors.tensor_ops import TensorBackend
+from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from .attention import MultiheadAttention, causal_mask

@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the library importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from module0_fundamentals import operators  # noqa: E402
-from module3_fast_ops import fast_ops  # noqa: E402
+from module3_fast_ops import _dispatch, fast_ops  # noqa: E402
 from project.script_tools import make_parser  # noqa: E402
 
 Layout = Tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -63,24 +63,24 @@ def _run(kernel: Any, *args: Any) -> Any:
 #: name -> builds the kernel and runs it once (so that Numba compiles it).
 KERNELS: Dict[str, Callable[[], Any]] = {
     "map": lambda: _run(
-        fast_ops.compiled(fast_ops.tensor_map, operators.neg),
+        _dispatch.compiled(fast_ops.tensor_map, operators.neg),
         *layout((4, 5)),
         *layout((4, 5), (1, 0)),
     ),
     "zip": lambda: _run(
-        fast_ops.compiled(fast_ops.tensor_zip, operators.add),
+        _dispatch.compiled(fast_ops.tensor_zip, operators.add),
         *layout((4, 5)),
         *layout((4, 5), (1, 0)),
         *layout((5,)),
     ),
     "reduce": lambda: _run(
-        fast_ops.compiled(fast_ops.tensor_reduce, operators.add),
+        _dispatch.compiled(fast_ops.tensor_reduce, operators.add),
         *layout((4, 1)),
         *layout((4, 5)),
         1,
     ),
     "matmul": lambda: _run(
-        fast_ops.compiled(fast_ops.tensor_matrix_multiply),
+        _dispatch.compiled(fast_ops.tensor_matrix_multiply),
         *layout((2, 4, 3)),
         *layout((2, 4, 5)),
         *layout((5, 3)),

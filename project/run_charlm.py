@@ -34,7 +34,7 @@ if __package__ in (None, ""):  # run as a script: make the library importable
 from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
 from module4_networks import data, optim  # noqa: E402
-from module4_networks import functional as F  # noqa: E402
+from module4_networks.nn import functional as F  # noqa: E402
 from module4_networks.transformer import TransformerLM  # noqa: E402
 from project.script_tools import (  # noqa: E402
     StepBudget,

@@ -53,7 +53,7 @@ configure_cuda_simulator()
 from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
 from module4_networks import nn, optim  # noqa: E402
-from module4_networks import functional as F  # noqa: E402
+from module4_networks.nn import functional as F  # noqa: E402
 from module4_networks.training import History, minibatches  # noqa: E402
 from project._network_scripts import backend_by_name  # noqa: E402
 from project._network_scripts import load_digits_split  # noqa: E402

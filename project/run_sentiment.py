@@ -57,7 +57,7 @@ from module2_tensors import cat  # noqa: E402, F401 (Task 4.5 concatenates)
 from module2_tensors import manual_seed, no_grad, tensor  # noqa: E402
 from module3_fast_ops.fast_ops import FastBackend  # noqa: E402
 from module4_networks import data, nn, optim  # noqa: E402
-from module4_networks import functional as F  # noqa: E402
+from module4_networks.nn import functional as F  # noqa: E402
 from module4_networks.training import History  # noqa: E402
 from module4_networks.transformer import TransformerClassifier  # noqa: E402
 from project._network_scripts import MODELS, Split, encode_splits  # noqa: E402

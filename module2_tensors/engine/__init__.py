@@ -11,7 +11,7 @@ reaches it as an argument, or by a registration that the importing module makes
 * :mod:`.elementwise`, :mod:`.reductions`, :mod:`.indexing`: the given
   ``Function``s and functions by family (``sin``, ``pow``, ...; ``Reduction``,
   ``prod``, ``norm``, ...; advanced indexing, ``flip``, ``tril``, ...), which the
-  student files re-export;
+  package exports and ``Tensor``'s methods call;
 * :mod:`.layout`: checked shapes and strides (``Layout``), shared by every tensor;
 * :mod:`.shapes`: argument checks of the shape functions and ``normalize_dim``;
 * :mod:`.devices`: ``kt.device``, ``kt.cuda`` and the default backend (the

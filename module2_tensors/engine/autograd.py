@@ -11,8 +11,8 @@ and safe, behind a small interface:
   :class:`enable_grad`; ``no_grad`` and ``inference_mode`` are Task 2.6's);
 * version counters (:func:`version_of`, :func:`bump_version`, :func:`storage_root`,
   :data:`versions`): PyTorch's guard against in-place changes of saved values;
-* :class:`Function`, the base class of every tensor operation (re-exported by
-  ``tensor_functions``, whose docstring teaches what a subclass defines);
+* :class:`Function`, the base class of every tensor operation (exported by the
+  package; ``tensor_functions``'s docstring teaches what a subclass defines);
 * :class:`History` and :func:`apply` (``Function.apply``): run a forward and, when
   gradients are recorded, give the result its history; :func:`backward_tuple`
   (``Function._backward``) normalises what a backward returns;
@@ -495,7 +495,7 @@ def check_backward(cls: type, ctx: Context, d_output: Any, grads: Tuple) -> None
 
 
 # ---------------------------------------------------------------------------
-# Function: the base class of every operation (``tensor_functions`` re-exports
+# Function: the base class of every operation (``tensor_functions`` subclasses
 # it; its module docstring tells a student what a subclass defines)
 # ---------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ same pattern and live here, so the student file stays about the task:
   (:class:`MaxAlong`) and ``torch.maximum`` (:class:`Maximum`);
 * :class:`ToBackend` (``t.to(backend)``) and :func:`_in_memory_of`.
 
-Interface: the names of ``__all__``, all re-exported by ``tensor_functions``.
+Interface: the names of ``__all__``, which ``Tensor``'s methods call.
 This module imports only the engine (``Function``), never ``tensor_functions``.
 """
 

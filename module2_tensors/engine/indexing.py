@@ -1,5 +1,5 @@
 """Indexing and movement (engine layer: students never edit or need to read
-this file; it imports none of theirs), re-exported by ``shape_functions``:
+this file; it imports none of theirs), exported by the package (``kt.flip``):
 
 * advanced indexing (``x[rows, cols]``, ``x[x > 0]``): :class:`AdvancedIndex`
   copies through NumPy and scatter-adds its gradient back; ``set_advanced`` writes

@@ -5,7 +5,7 @@ imports none of theirs).
   recorded as one operation (``Tensor._reduce`` plans and applies it);
 * the reductions no task asks for, computed in NumPy with an explicit gradient
   (``prod``, ``cumsum``) or composed of differentiable operations
-  (``logsumexp``, ``norm``), re-exported by ``shape_functions``.
+  (``logsumexp``, ``norm``), exported by the package (``kt.prod``, ...).
 
 Tensors arrive as arguments; the ``Tensor`` class is the one tensor.py registers
 with :mod:`.autograd`.

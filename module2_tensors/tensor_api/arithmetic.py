@@ -14,9 +14,9 @@ import numpy as np
 
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
-from ..engine import dtypes
+from ..engine import dtypes, elementwise
 from ..tensor_data import TensorData
-from ..tensor_ops import matmul_shape
+from .._backend import matmul_shape
 from .core import CoreMixin, FACTORIES, TensorLike
 from .dtype_device import floated as _floated, kept_dtype
 
@@ -160,7 +160,7 @@ class ArithmeticMixin:
 
     def __pow__(self, p: TensorLike) -> "Tensor":
         if isinstance(p, CoreMixin):
-            out = tf.PowTensor.apply(self, p)
+            out = elementwise.PowTensor.apply(self, p)
             if self._dtype is p._dtype is None and not (self.is_mask or p.is_mask):
                 return out
             return _typed(out, self, p)
@@ -168,7 +168,7 @@ class ArithmeticMixin:
             raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
         if p < 0 and isinstance(p, numbers.Integral) and not self.is_floating_point():
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = tf.Pow.apply(self, float(p))
+        out = elementwise.Pow.apply(self, float(p))
         if self._dtype is None and not self.is_mask:
             return out
         return _typed(out, self, p)
@@ -176,7 +176,7 @@ class ArithmeticMixin:
     def __rpow__(self, b: TensorLike) -> "Tensor":
         """``2 ** x``: a number raised to a tensor."""
         o = self._other(b)
-        out = tf.PowTensor.apply(o, self)
+        out = elementwise.PowTensor.apply(o, self)
         if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
             return out
         return _typed(out, self, b)
@@ -360,19 +360,19 @@ class ArithmeticMixin:
 
     def sin(self) -> "Tensor":
         """$\\sin x$."""
-        return _floated(self, tf.Sin.apply(self))
+        return _floated(self, elementwise.Sin.apply(self))
 
     def cos(self) -> "Tensor":
         """$\\cos x$."""
-        return _floated(self, tf.Cos.apply(self))
+        return _floated(self, elementwise.Cos.apply(self))
 
     def sqrt(self) -> "Tensor":
         """$\\sqrt{x}$."""
-        return _floated(self, tf.Sqrt.apply(self))
+        return _floated(self, elementwise.Sqrt.apply(self))
 
     def abs(self) -> "Tensor":
         """$|x|$ (gradient $\\mathrm{sign}(x)$, 0 at 0)."""
-        out = tf.Abs.apply(self)
+        out = elementwise.Abs.apply(self)
         if self._dtype is None and not self.is_mask:
             return out
         return _typed(out, self, self)
@@ -381,15 +381,15 @@ class ArithmeticMixin:
 
     def erf(self) -> "Tensor":
         """The error function $\\mathrm{erf}(x)$."""
-        return _floated(self, tf.Erf.apply(self))
+        return _floated(self, elementwise.Erf.apply(self))
 
     def log1p(self) -> "Tensor":
         """$\\ln(1 + x)$, accurate for small $x$."""
-        return _floated(self, tf.Log1p.apply(self))
+        return _floated(self, elementwise.Log1p.apply(self))
 
     def expm1(self) -> "Tensor":
         """$e^x - 1$, accurate for small $x$."""
-        return _floated(self, tf.Expm1.apply(self))
+        return _floated(self, elementwise.Expm1.apply(self))
 
     def rsqrt(self) -> "Tensor":
         """$1 / \\sqrt{x}$."""
@@ -397,15 +397,15 @@ class ArithmeticMixin:
 
     def floor(self) -> "Tensor":
         """$\\lfloor x \\rfloor$ (gradient 0)."""
-        return kept_dtype(self, tf.Piecewise.apply(self, tf._floor))
+        return kept_dtype(self, elementwise.Piecewise.apply(self, elementwise._floor))
 
     def round(self) -> "Tensor":
         """The nearest whole number, halves to even (gradient 0)."""
-        return kept_dtype(self, tf.Piecewise.apply(self, tf._round))
+        return kept_dtype(self, elementwise.Piecewise.apply(self, elementwise._round))
 
     def sign(self) -> "Tensor":
         """$-1$, $0$ or $1$ (gradient 0)."""
-        return kept_dtype(self, tf.Piecewise.apply(self, tf._sign))
+        return kept_dtype(self, elementwise.Piecewise.apply(self, elementwise._sign))
 
     def square(self) -> "Tensor":
         """$x^2$."""
@@ -414,11 +414,11 @@ class ArithmeticMixin:
     def maximum(self, other: TensorLike) -> "Tensor":
         """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie
         splits the gradient in halves."""
-        return tf.Maximum.apply(self, self._other(other))
+        return elementwise.Maximum.apply(self, self._other(other))
 
     def minimum(self, other: TensorLike) -> "Tensor":
         """$\\min(x, y) = -\\max(-x, -y)$ entry by entry (``torch.minimum``)."""
-        return -tf.Maximum.apply(-self, -self._other(other))
+        return -elementwise.Maximum.apply(-self, -self._other(other))
 
     def clamp(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None

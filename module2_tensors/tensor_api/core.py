@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from .. import tensor_functions as tf
-from ..engine import autograd, dtypes
+from ..engine import autograd, dtypes, elementwise
 from ..engine.devices import get_default_backend
 from ..engine.shapes import normalize_dim
 from ..tensor_data import TensorData
-from ..tensor_ops import SimpleBackend, TensorBackend
+from ..tensor_ops import SimpleBackend
+from .._backend import TensorBackend
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -96,7 +96,7 @@ class CoreMixin:
         self,
         data: TensorData,
         backend: Optional[TensorBackend] = None,
-        history: Optional[tf.History] = None,
+        history: Optional[autograd.History] = None,
         requires_grad: bool = False,
         name: Optional[str] = None,
     ) -> None:
@@ -108,10 +108,12 @@ class CoreMixin:
         if backend is None:
             backend = get_default_backend()
         if backend.cuda and not hasattr(data._storage, "copy_to_host"):
-            data = tf._in_memory_of(backend, data)  # CudaBackend: in GPU memory
+            data = elementwise._in_memory_of(
+                backend, data
+            )  # CudaBackend: in GPU memory
         self.backend: TensorBackend = backend
         self._tensor = data
-        self.history: Optional[tf.History] = history
+        self.history: Optional[autograd.History] = history
         self.grad: Optional["Tensor"] = None
         if history is not None:
             self._requires_grad = True

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
-from ..engine import dtypes
+from ..engine import dtypes, elementwise
 from ..engine.devices import Device, backend_for, device_of
-from ..tensor_ops import TensorBackend
+from .._backend import TensorBackend
 from .core import CoreMixin
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class DtypeDeviceMixin:
             else:
                 backend = backend_for(target)
             if backend is not self.backend:
-                out = tf.ToBackend.apply(self, backend)
+                out = elementwise.ToBackend.apply(self, backend)
                 if self.is_mask or self._dtype is not None:  # (keep what it was)
                     out = out._as_mask() if self.is_mask else out
                     out._dtype = self._dtype

@@ -75,7 +75,7 @@ class GradientMixin:
     def _version(self) -> int:
         """How many in-place operations changed this tensor's storage (shared by
         its views), PyTorch's ``t._version``."""
-        return tf.version_of(self)
+        return autograd.version_of(self)
 
     def is_constant(self) -> bool:
         """True for a tensor that takes no gradient at all."""

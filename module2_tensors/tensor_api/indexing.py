@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from .. import shape_functions as sf
-from .. import tensor_functions as tf
+from ..engine import autograd, indexing
 from ..tensor_data import shape_broadcast
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
@@ -44,17 +44,17 @@ class IndexingMixin:
 
     def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
         """``torch.Tensor.scatter_add`` (out of place)."""
-        return sf.scatter_add(self, dim, index, src)
+        return indexing.scatter_add(self, dim, index, src)
 
     def index_add(
         self, dim: int, index: Any, source: "Tensor", alpha: float = 1.0
     ) -> "Tensor":
         """``torch.Tensor.index_add`` (out of place)."""
-        return sf.index_add(self, dim, index, source, alpha)
+        return indexing.index_add(self, dim, index, source, alpha)
 
     def nonzero(self, as_tuple: bool = False) -> Any:
         """The indices of the non-zero entries (``int64``)."""
-        out = sf.nonzero(self, as_tuple)
+        out = indexing.nonzero(self, as_tuple)
         return tuple(map(_as_int64, out)) if as_tuple else _as_int64(out)
 
     def scatter(
@@ -79,8 +79,10 @@ class IndexingMixin:
             src = self.new_full(index.shape, float(src))
         else:
             src = src[tuple(slice(0, n) for n in index.shape)]
-        written = sf.scatter_add(self.new_zeros(self.shape), dim, index, index * 0 + 1)
-        placed = sf.scatter_add(self.new_zeros(self.shape), dim, index, src)
+        written = indexing.scatter_add(
+            self.new_zeros(self.shape), dim, index, index * 0 + 1
+        )
+        placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, src)
         return sf.where(written > 0, placed, self)
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
@@ -126,7 +128,7 @@ class IndexingMixin:
         every view of the same storage). ``key`` may also hold integer tensors
         and boolean masks (see :func:`shape_functions.getitem`)."""
         value = self._other(value)
-        if tf.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+        if autograd.is_grad_enabled() and (self.requires_grad or value.requires_grad):
             if self.requires_grad and self.is_leaf:
                 raise RuntimeError(
                     "a leaf Variable that requires grad is being used in an "
@@ -138,12 +140,12 @@ class IndexingMixin:
                 "or of a value that does) is not supported; build the result "
                 "with where(mask, value, x) instead"
             )
-        if sf.is_advanced_key(key):
-            sf.set_advanced(self, key, value)
+        if indexing.is_advanced_key(key):
+            indexing.set_advanced(self, key, value)
         else:
             target = self._new(sf.index_view(self._tensor, key))
             self._copy_into(target, value)
-        tf.bump_version(self)
+        autograd.bump_version(self)
 
     def _copy_into(self, target: "Tensor", value: TensorLike) -> None:
         value = self._other(value)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
+from module1_scalar_autodiff.context import Context
+
 from .. import shape_functions as sf
-from .. import tensor_functions as tf
 from ..engine import autograd
 from ..tensor_data import shape_broadcast
 from .core import CoreMixin, FACTORIES, TensorLike
@@ -16,14 +17,14 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-class _Overwrite(tf.Function):
+class _Overwrite(autograd.Function):
     """``copy_``/``fill_``/``zero_`` on a tensor in the graph: the result is
     ``b`` broadcast to ``a``'s shape, so $\\partial L / \\partial a = 0$ (the old
     values are gone: PyTorch sends zeros to what made them) and
     $\\partial L / \\partial b = G$ (summed back to ``b``'s shape by the engine)."""
 
     @staticmethod
-    def forward(ctx: tf.Context, a: Tensor, b: Tensor) -> Tensor:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         if shape_broadcast(b.shape, a.shape) != a.shape:
             raise ValueError(
                 f"cannot write a value of shape {b.shape} into shape {a.shape}"
@@ -34,7 +35,7 @@ class _Overwrite(tf.Function):
         return out
 
     @staticmethod
-    def backward(ctx: tf.Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
+    def backward(ctx: Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
         (shape,) = ctx.saved_values
         return grad.new_zeros(shape), grad
 
@@ -112,7 +113,7 @@ class InPlaceMixin:
                 f"tensor refers to a single memory location ({what} on an expanded "
                 f"tensor of shape {self.shape}); clone() it first"
             )
-        if tf.is_grad_enabled() and (self.requires_grad or other.requires_grad):
+        if autograd.is_grad_enabled() and (self.requires_grad or other.requires_grad):
             if self.requires_grad and self.is_leaf:
                 raise RuntimeError(
                     f"a leaf Variable that requires grad is being used in an "
@@ -150,7 +151,7 @@ class InPlaceMixin:
                 f"desired output type {self.dtype.name}"
             )
         self.backend.id_map(out, out=self)
-        tf.bump_version(self)
+        autograd.bump_version(self)
         if out.history is not None:
             self.history = out.history
             self.requires_grad = True

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
+from ..engine import indexing
 from ..engine.shapes import normalize_dim
 from ..tensor_data import UserShape
 from .dtype_device import keeps_dtype
@@ -72,30 +73,30 @@ class MovementMixin:
     @keeps_dtype
     def flip(self, dims: Union[int, Sequence[int]]) -> "Tensor":
         """Reversed along ``dims``."""
-        return sf.flip(self, dims)
+        return indexing.flip(self, dims)
 
     def roll(self, shifts: Any, dims: Any = None) -> "Tensor":
         """Shifted along ``dims``, wrapping around."""
-        return sf.roll(self, shifts, dims)
+        return indexing.roll(self, shifts, dims)
 
     @keeps_dtype
     def movedim(self, source: Any, destination: Any) -> "Tensor":
         """Dimensions moved (a view)."""
-        return sf.movedim(self, source, destination)
+        return indexing.movedim(self, source, destination)
 
     def unbind(self, dim: int = 0) -> Tuple["Tensor", ...]:
         """The slices along ``dim``."""
-        return sf.unbind(self, dim)
+        return indexing.unbind(self, dim)
 
     @keeps_dtype
     def tril(self, diagonal: int = 0) -> "Tensor":
         """The lower triangle."""
-        return sf.tril(self, diagonal)
+        return indexing.tril(self, diagonal)
 
     @keeps_dtype
     def triu(self, diagonal: int = 0) -> "Tensor":
         """The upper triangle."""
-        return sf.triu(self, diagonal)
+        return indexing.triu(self, diagonal)
 
     @keeps_dtype
     def t(self) -> "Tensor":
@@ -159,7 +160,7 @@ class MovementMixin:
         if not self.is_contiguous():
             strides = _view_strides(self.shape, self._tensor.strides, shape)
             if strides is not None:
-                return sf.StridedView.apply(self, shape, strides)
+                return indexing.StridedView.apply(self, shape, strides)
             raise ValueError(
                 f"view size is not compatible with input tensor's size and stride: "
                 f"a tensor of shape {self.shape} with strides "

@@ -20,9 +20,11 @@ from typing import (
 
 import numpy as np
 
+from module1_scalar_autodiff.context import Context
+
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
-from ..engine import dtypes
+from ..engine import autograd, dtypes, elementwise, reductions
 from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
@@ -61,18 +63,18 @@ class MaxResult(NamedTuple):
     indices: "Tensor"
 
 
-class _StdSqrt(tf.Function):
+class _StdSqrt(autograd.Function):
     """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0
     where $v = 0$ (``std`` of a constant row, as PyTorch's ``std`` backward)."""
 
     @staticmethod
-    def forward(ctx: tf.Context, v: Tensor) -> Tensor:
+    def forward(ctx: Context, v: Tensor) -> Tensor:
         out = v.backend.sqrt_map(v)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx: tf.Context, grad: Tensor) -> Tensor:
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_values
         backend = grad.backend
         zero = out.new_tensor(0.0)
@@ -88,21 +90,21 @@ class ReductionMixin:
     # More of PyTorch's API: see shape_functions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """$\\prod$ over ``dim`` (``int64`` for integers and bools, as PyTorch's)."""
-        return _summed(self, sf.prod(self, dim, keepdim))
+        return _summed(self, reductions.prod(self, dim, keepdim))
 
     def cumsum(self, dim: int, *, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """Running sums along ``dim`` (``dtype``: converted first, as PyTorch's;
         integer and bool entries give ``int64``)."""
         x = self if dtype is None else self.to(dtype)
-        return _summed(x, sf.cumsum(x, dim))
+        return _summed(x, reductions.cumsum(x, dim))
 
     def logsumexp(self, dim: Any, keepdim: bool = False) -> "Tensor":
         """$\\log \\sum e^x$ over ``dim``, stably."""
-        return sf.logsumexp(self, dim, keepdim)
+        return reductions.logsumexp(self, dim, keepdim)
 
     def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
         """The ``p``-norm over ``dim``."""
-        return sf.norm(self, p, dim, keepdim)
+        return reductions.norm(self, p, dim, keepdim)
 
     def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
         if dim is None:
@@ -150,7 +152,7 @@ class ReductionMixin:
             source = (self if order == () else self.permute(*order)).contiguous()
         args = (source, fn, layout, steps, final, scale)
         if not fn.differentiable:  # (All) nothing to record
-            return Reduction.forward(tf.Context(), *args)
+            return Reduction.forward(Context(), *args)
         return Reduction.apply(*args)
 
     def _reduction_plan(
@@ -287,7 +289,7 @@ class ReductionMixin:
                 f"{name}(dim={dim}) of an empty dimension (shape {self.shape})"
             )
         indices = self._arg("max", x, d)
-        values = tf.MaxAlong.apply(x, d, indices)
+        values = elementwise.MaxAlong.apply(x, d, indices)
         final = list(x.shape)
         if self.dims == 0:
             final = []

@@ -477,7 +477,8 @@ def expression_swell() -> None:
             hide_index=True,
         )
         from module1_scalar_autodiff.swell import logistic_map
-        from module1_scalar_autodiff.symbolic import Var, diff, to_string
+        from module1_scalar_autodiff.expr_text import to_string
+        from module1_scalar_autodiff.symbolic import Var, diff
 
         k = st.slider("Show the derivative of l_n for n =", 1, 4, 2, key="m1_swell_n")
         st.code(

@@ -250,6 +250,7 @@ def run_kernel(kind: str) -> Any:
     """Compile and run one FastOps kernel on small arrays; return the kernel."""
     from module0_fundamentals import operators
     from module3_fast_ops import fast_ops
+    from module3_fast_ops._dispatch import compiled
 
     def layout(shape: Tuple[int, ...]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         strides = np.cumprod((1,) + shape[::-1])[:-1][::-1]
@@ -262,16 +263,16 @@ def run_kernel(kind: str) -> Any:
     a = layout((4, 5))
     out = layout((4, 5))
     if kind == "map":
-        kernel = fast_ops.compiled(fast_ops.tensor_map, operators.neg)
+        kernel = compiled(fast_ops.tensor_map, operators.neg)
         kernel(*out, *a)
     elif kind == "zip":
-        kernel = fast_ops.compiled(fast_ops.tensor_zip, operators.add)
+        kernel = compiled(fast_ops.tensor_zip, operators.add)
         kernel(*out, *a, *a)
     elif kind == "reduce":
-        kernel = fast_ops.compiled(fast_ops.tensor_reduce, operators.add)
+        kernel = compiled(fast_ops.tensor_reduce, operators.add)
         kernel(*layout((4, 1)), *a, 1)
     else:
-        kernel = fast_ops.compiled(fast_ops.tensor_matrix_multiply)
+        kernel = compiled(fast_ops.tensor_matrix_multiply)
         kernel(*layout((1, 4, 4)), *layout((1, 4, 5)), *layout((1, 5, 4)))
     return kernel
 

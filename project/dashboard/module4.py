@@ -122,7 +122,7 @@ def feature_maps() -> None:
         return
     with right, task_guard("the feature maps"):
         from module2_tensors import tensor
-        from module4_networks import functional as F
+        from module4_networks.nn import functional as F
 
         x = tensor(image[None, None])  # (batch 1, channel 1, 8, 8)
         w = tensor(np.stack([FILTERS[n] for n in names])[:, None])  # (K, 1, 3, 3)
@@ -344,7 +344,7 @@ def train_sentiment(source: str, size: int, epochs: int) -> Dict[str, Any]:
 def positive_probability(trained: Dict[str, Any], tokens: List[str]) -> float:
     """P(positive) of the trained model for a tokenised sentence."""
     from module2_tensors import no_grad
-    from module4_networks import functional as F
+    from module4_networks.nn import functional as F
 
     model, vocab = trained["model"], trained["vocab"]
     ids = vocab.pad([vocab.encode(tokens)], min_length=max(model.widths))

@@ -192,6 +192,7 @@ def gates_figure(models: Dict[str, Any], sentence: str) -> Any:
 
     from module2_tensors import no_grad
     from module4_networks import data, recurrent
+    from module4_networks._recurrent_base import _affine
 
     ids = encode(models, sentence)
     model = models["lstm"]
@@ -204,8 +205,8 @@ def gates_figure(models: Dict[str, Any], sentence: str) -> Any:
         c = x.new_zeros((1, hidden))
         rows: Dict[str, List[float]] = {"input": [], "forget": [], "output": []}
         for t in range(ids.shape[1]):
-            gi = recurrent._affine(x[:, t], w_ih, b_ih)
-            gh = recurrent._affine(h, w_hh, b_hh)
+            gi = _affine(x[:, t], w_ih, b_ih)
+            gh = _affine(h, w_hh, b_hh)
             i, f, _, o = (gi + gh).chunk(4, dim=-1)
             for name, gate in (("input", i), ("forget", f), ("output", o)):
                 rows[name].append(float(gate.sigmoid().mean().item()))

@@ -1,18 +1,22 @@
 """The library's layers (COURSE_DESIGN §4a), measured by ``kindling layers``: no
 import cycle, counting every import (function-level ones too, not those under
 ``TYPE_CHECKING``); an engine folder imports no file that students edit; Module 4
-is one stack with ``nn`` as its facade. These tests belong to no task."""
+is one stack with ``nn`` as its facade; files export only what they define. These
+tests belong to no task."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Iterator, Tuple
 
 from kindling.cli import main
 from kindling_staff.layers import (
+    defined_names,
     engine_violations,
     import_edges,
+    imports,
     library_files,
     measure,
     re_exports,
@@ -51,13 +55,75 @@ def test_no_engine_folder_imports_a_student_file():
 
 
 def test_module4_is_one_stack_with_nn_as_its_facade():
-    edges = import_edges(ROOT, library_files(ROOT))
+    files = library_files(ROOT)
+    edges = import_edges(ROOT, files)
     graph = {name: {target for target, _ in found} for name, found in edges.items()}
     m = "module4_networks."
     later = ("layers", "recurrent", "attention", "transformer")
-    assert m + "nn" not in set().union(*(graph[m + x] for x in later))
-    assert {m + x for x in later} <= graph[m + "nn"]
+    facades = {m + "nn", m + "nn.functional"}
+    # nn and nn.functional are packages whose __init__ only assembles names: no
+    # module of the library imports them back (the package's facade may).
+    for name, path in files.items():
+        if path.name != "__init__.py":
+            assert not facades & {target for target, _ in imports(ROOT, path)}, name
+    assert {m + x for x in later} <= {t for t, _ in imports(ROOT, files[m + "nn"])}
     assert m + "attention" not in graph[m + "functional"]
+
+
+def test_teaching_files_export_only_what_they_define():
+    """A name is listed in the ``__all__`` of the file that defines it; each
+    package's ``__init__`` is the one facade that assembles names from several
+    files (issue 38: a file re-exporting what it imports moves lines, and hides
+    where a name lives)."""
+    assert measure(ROOT).re_exports == {}
+
+
+def _from_imports(tree: ast.AST) -> Iterator[Tuple[ast.ImportFrom, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            yield from ((node, alias.name) for alias in node.names)
+
+
+def test_the_library_imports_each_name_from_the_module_that_defines_it():
+    """``from m import name`` in the library, where ``m`` is a module (not a
+    package's facade), names what ``m`` defines or a submodule: never a name
+    ``m`` itself imports from the library. A third-party name a module
+    configures (``numba.cuda`` after ``_cuda_runtime`` chose the simulator or a
+    GPU) may still be taken from it."""
+    files = library_files(ROOT)
+    trees = {name: ast.parse(path.read_text("utf-8")) for name, path in files.items()}
+    third_party = {
+        name: {
+            n
+            for node, n in _from_imports(tree)
+            if node.module
+            and not node.level
+            and node.module.split(".")[0] not in {f.split(".")[0] for f in files}
+        }
+        for name, tree in trees.items()
+    }
+    through = []
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node, imported in _from_imports(trees[name]):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            if (
+                imported == "*"
+                or base not in files
+                or files[base].name == "__init__.py"
+            ):
+                continue
+            if (
+                imported in defined_names(trees[base])
+                or f"{base}.{imported}" in files
+                or imported in third_party[base]
+            ):
+                continue
+            through.append(f"{name}:{node.lineno} imports {imported} through {base}")
+    assert through == [], "\n".join(through)
 
 
 def test_a_function_level_import_makes_a_cycle_and_type_checking_does_not(

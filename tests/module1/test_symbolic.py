@@ -7,6 +7,7 @@ from hypothesis import given
 
 from module1_scalar_autodiff import swell
 from module1_scalar_autodiff import symbolic as S
+from module1_scalar_autodiff.expr_text import to_string
 from module1_scalar_autodiff.scalar import Scalar
 from module1_scalar_autodiff.swell import size
 from module1_scalar_autodiff.symbolic import Const, Var, diff, evaluate
@@ -68,7 +69,7 @@ def test_each_rule(v: float) -> None:
     ]
     for expr, expected in cases:
         got = evaluate(diff(expr, "x"), x=v, y=2.0)
-        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), S.to_string(expr)
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), to_string(expr)
 
 
 def test_diff_returns_an_expression_in_the_same_variables() -> None:

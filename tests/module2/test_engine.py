@@ -12,7 +12,7 @@ import pytest
 
 import module2_tensors as kt
 from module2_tensors.engine import autograd, devices
-from module2_tensors.tensor_functions import Function
+from module2_tensors.engine.autograd import Function
 
 
 def test_fresh_is_the_reference_count_of_an_object_only_a_local_holds():

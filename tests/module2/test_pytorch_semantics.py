@@ -232,7 +232,7 @@ def _returning(value_of):
     """A Function whose forward returns ``value_of(a)`` as it is (no new tensor),
     and whose backward passes the gradient on."""
 
-    class Returning(kt.tensor_functions.Function):
+    class Returning(kt.Function):
         @staticmethod
         def forward(ctx, a):
             return value_of(a)
@@ -244,7 +244,7 @@ def _returning(value_of):
     return Returning
 
 
-class _SavesItsResult(kt.tensor_functions.Function):
+class _SavesItsResult(kt.Function):
     """exp, saving its own result for backward (as Exp may)."""
 
     @staticmethod

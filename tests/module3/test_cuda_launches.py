@@ -12,7 +12,8 @@ import pytest
 
 import module3_fast_ops as kt
 from module3_fast_ops import _cuda_runtime, cuda_ops
-from module3_fast_ops.cuda_ops import CudaBackend, on_device
+from module3_fast_ops._cuda_runtime import on_device
+from module3_fast_ops.cuda_ops import CudaBackend
 
 pytestmark = pytest.mark.task3_3
 
@@ -99,7 +100,7 @@ def test_elementwise_and_reduce_launches_pass_one_array_of_shapes_and_strides(
     (issue 40: the zip passed 9 arrays, 65 kernel parameters, 65-113 us of host
     time per launch on an H200; now 4 arrays, 30 parameters)."""
     seen = []
-    launch = cuda_ops.launch
+    launch = _cuda_runtime.launch
 
     def spy(kernel, grid, block, out, *args):
         seen.append((out, *args))
@@ -135,7 +136,7 @@ def test_a_layout_packs_out_and_each_input_as_out_sees_it():
     out_shape, out_strides = np.array([2, 3, 4]), np.array([12, 4, 1])
     row = (np.zeros(4), np.array([1, 4]), np.array([4, 1]))  # shape (1, 4)
     col = (np.zeros(3), np.array([3, 1]), np.array([1, 1]))  # shape (3, 1)
-    packed = cuda_ops.layout(out_shape, out_strides, *row, *col)
+    packed = _cuda_runtime.layout(out_shape, out_strides, *row, *col)
     assert packed.copy_to_host().tolist() == [
         3,
         *[2, 3, 4],
@@ -144,6 +145,6 @@ def test_a_layout_packs_out_and_each_input_as_out_sees_it():
         *[0, 1, 0],  # col: no dimension 0, broadcast along 2
     ]
     again = (np.array([2, 3, 4]), np.array([12, 4, 1]), *row, *col)
-    assert cuda_ops.layout(*again) is packed
-    other = cuda_ops.layout(out_shape, np.array([1, 2, 6]), *row, *col)
+    assert _cuda_runtime.layout(*again) is packed
+    other = _cuda_runtime.layout(out_shape, np.array([1, 2, 6]), *row, *col)
     assert other is not packed

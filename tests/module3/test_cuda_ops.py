@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 import module3_fast_ops as kt
 from module0_fundamentals import operators
-from module3_fast_ops import cuda_ops
-from module3_fast_ops.cuda_ops import CudaBackend, compiled
+from module3_fast_ops import _cuda_runtime, cuda_ops
+from module3_fast_ops._cuda_runtime import compiled
+from module3_fast_ops.cuda_ops import CudaBackend
 
 from .kernels import run_cuda_reduce, run_map, run_zip
 from .strategies import Strided, broadcast_pairs, layouts, shapes, strided_arrays
@@ -85,7 +86,7 @@ def test_zip_aligned_layouts(monkeypatch):
     says) and reads position i of each; a < b is not symmetric, so the two
     inputs must keep their order there too."""
     sames = []
-    launch = cuda_ops.launch
+    launch = _cuda_runtime.launch
 
     def spy(kernel, grid, block, out, size, same, *rest):
         sames.append(same)
@@ -175,15 +176,15 @@ def test_reduce_empty_dimension_gives_the_start_value():
 )
 def test_launch_refuses_what_a_gpu_refuses(grid, block):
     """The simulator would run these launches; a GPU refuses them, so
-    ``cuda_ops.launch`` does, before touching the kernel, on both."""
+    ``_cuda_runtime.launch`` does, before touching the kernel, on both."""
     with pytest.raises(ValueError, match="a GPU refuses|dimensions"):
-        cuda_ops.launch(None, grid, block, np.zeros(1))
+        _cuda_runtime.launch(None, grid, block, np.zeros(1))
 
 
 def test_launch_takes_the_largest_launches_a_gpu_takes():
     for grid, block in [(2**31 - 1, 1024), ((1, 65535, 65535), (32, 32)), (1, 1)]:
-        cuda_ops.check_launch(grid, block)
-    cuda_ops.check_launch((2, 3), (4, 4, 64))
+        _cuda_runtime.check_launch(grid, block)
+    _cuda_runtime.check_launch((2, 3), (4, 4, 64))
 
 
 # ----------------------------------------------------------------- sum practice

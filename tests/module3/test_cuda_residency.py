@@ -11,8 +11,9 @@ import pytest
 
 import module3_fast_ops as kt
 from module2_tensors import no_grad
-from module3_fast_ops import cuda_ops
-from module3_fast_ops.cuda_ops import CudaBackend, on_device
+from module3_fast_ops import _cuda_runtime
+from module3_fast_ops._cuda_runtime import on_device
+from module3_fast_ops.cuda_ops import CudaBackend
 
 
 def storage(t):
@@ -24,20 +25,20 @@ def transfers(monkeypatch):
     """Counts of host-to-device copies (``cuda.to_device``) and device-to-host
     copies (``copy_to_host``) made while a test runs."""
     counts = {"to_device": 0, "to_host": 0}
-    to_device = cuda_ops.cuda.to_device
+    to_device = _cuda_runtime.cuda.to_device
 
     def counted_to_device(*args, **kwargs):
         counts["to_device"] += 1
         return to_device(*args, **kwargs)
 
-    array_type = type(cuda_ops.device_storage(1))
+    array_type = type(_cuda_runtime.device_storage(1))
     copy_to_host = array_type.copy_to_host
 
     def counted_copy_to_host(self, *args, **kwargs):
         counts["to_host"] += 1
         return copy_to_host(self, *args, **kwargs)
 
-    monkeypatch.setattr(cuda_ops.cuda, "to_device", counted_to_device)
+    monkeypatch.setattr(_cuda_runtime.cuda, "to_device", counted_to_device)
     monkeypatch.setattr(array_type, "copy_to_host", counted_copy_to_host)
     return counts
 
@@ -117,6 +118,6 @@ def test_gradient_flows_back_to_a_host_leaf_through_to():
 @pytest.mark.task3_3
 def test_shapes_and_strides_reach_the_gpu_once():
     shape = np.array([2, 3], dtype=np.int64)
-    first = cuda_ops.device_constant(shape)
-    assert cuda_ops.device_constant(np.array([2, 3], dtype=np.int64)) is first
-    assert cuda_ops.device_constant(np.array([3, 2], dtype=np.int64)) is not first
+    first = _cuda_runtime.device_constant(shape)
+    assert _cuda_runtime.device_constant(np.array([2, 3], dtype=np.int64)) is first
+    assert _cuda_runtime.device_constant(np.array([3, 2], dtype=np.int64)) is not first

@@ -14,7 +14,7 @@ import pytest
 
 from module0_fundamentals import operators
 from module3_fast_ops import fast_ops
-from module3_fast_ops.fast_ops import compiled
+from module3_fast_ops._dispatch import compiled
 
 from .kernels import run_map, run_reduce, run_zip
 from .strategies import Strided

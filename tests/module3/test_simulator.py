@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from module3_fast_ops.cuda_ops import SIMULATOR
+from module3_fast_ops._cuda_runtime import SIMULATOR
 
 pytestmark = pytest.mark.skipif(not SIMULATOR, reason="runs on a GPU, not simulated")
 

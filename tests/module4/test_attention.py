@@ -499,7 +499,7 @@ def test_attention_learns_to_reverse_a_sequence() -> None:
     the 250 steps this test used to run (issue 25: the same check in three fifths
     of the steps)."""
     import module4_networks as kt
-    from module4_networks import functional as F
+    from module4_networks.nn import functional as F
     from module4_networks import nn, optim
 
     fast = kt.FastBackend

@@ -17,7 +17,8 @@ import pytest
 from kindling import kernels
 from module2_tensors import no_grad
 from module3_fast_ops import FastBackend, _cuda_runtime
-from module3_fast_ops.cuda_ops import CudaBackend, cuda
+from module3_fast_ops._cuda_runtime import cuda
+from module3_fast_ops.cuda_ops import CudaBackend
 from module4_networks import _bias_activation as ba
 from module4_networks import functional as F
 from module4_networks import layers, nn

@@ -134,7 +134,7 @@ def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
     parameter in GPU memory, give FastBackend's loss and updated parameters. (One
     step: each takes seconds in the simulator.)"""
     from module3_fast_ops import FastBackend, no_grad, tensor
-    from module3_fast_ops.cuda_ops import on_device
+    from module3_fast_ops._cuda_runtime import on_device
     from module4_networks import losses, nn, optim
 
     def step(backend):
@@ -168,7 +168,7 @@ def test_each_conv_kernel_gets_its_shapes_and_strides_in_one_array(plan, monkeyp
     """Issue 40: an array argument is 7 kernel parameters and Python work per
     launch on a GPU; the conv kernels took two (shape, strides) per tensor, up to
     six. Now at most one integer array per launch, on both plans."""
-    from module3_fast_ops.cuda_ops import on_device
+    from module3_fast_ops._cuda_runtime import on_device
 
     seen = []
     launch = cuda_conv.launch

@@ -19,8 +19,8 @@ import pytest
 from module2_tensors import manual_seed, tensor
 from module3_fast_ops import FastBackend
 from module4_networks import _matmul_blas, _recurrent_fast, _softmax_fast
-from module4_networks import functional as F
 from module4_networks import nn
+from module4_networks.nn import functional as F
 from module4_networks.transformer import TransformerClassifier, TransformerLM
 
 PATHS = (_recurrent_fast, _matmul_blas, _softmax_fast)

@@ -192,16 +192,16 @@ def test_a_fused_step_gets_shape_and_both_strides_in_one_array(monkeypatch):
     """One integer array per launch (issue 40: each array argument is 7 kernel
     parameters on a GPU): ``[shape, p's strides, g's strides]``, read through
     the transposed gradient's strides."""
-    from module4_networks import _cuda_optim_kernels as kernels
+    from module4_networks import _fused_optim_cuda as fused
 
     seen = []
-    launch = kernels.launch
+    launch = fused.launch
 
     def spy(kernel, grid, block, *args):
         seen.append(args)
         launch(kernel, grid, block, *args)
 
-    monkeypatch.setattr(kernels, "launch", spy)
+    monkeypatch.setattr(fused, "launch", spy)
     _train(optim.Adam, dict(lr=1e-2), on_gpu=True)
     packed = []
     for arguments in seen:

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from module4_networks import fast_conv
-from module4_networks import functional as F
 from module4_networks import optim
+from module4_networks.nn import functional as F
 from project import run_mnist_multiclass as mnist
 from project import run_sentiment as sentiment
 from tests.module4.helpers import make

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from module2_tensors import tensor
-from module4_networks import functional as F
 from module4_networks import losses
+from module4_networks.nn import functional as F
 from tests.module4.helpers import check_grad, make
 
 pytestmark = pytest.mark.task4_6

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import module4_networks as kt
-from module4_networks import functional as F
 from module4_networks import nn
+from module4_networks.nn import functional as F
 from tests.pytorch_reference import import_torch
 
 

@@ -299,7 +299,7 @@ def test_the_new_names_exist_in_pytorch():
 
 # ------------------------------------------------- functional forms and losses
 
-F = kt.functional
+F = kt.nn.functional
 
 
 def _check_grad(f_kt, f_np, *arrays, rtol=1e-6, atol=1e-8):

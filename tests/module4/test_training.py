@@ -13,8 +13,8 @@ import pytest
 
 from module2_tensors import manual_seed, tensor
 from module3_fast_ops.fast_ops import FastBackend
-from module4_networks import functional as F
 from module4_networks import optim
+from module4_networks.nn import functional as F
 from project import run_mnist_multiclass as mnist
 from project import run_sentiment as sentiment
 from tests.module4.reference import conv1d_ref, conv2d_ref
