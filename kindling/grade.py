@@ -130,6 +130,7 @@ class GradeReport:
     version: str = ""  # the grader's version
     date: str = ""  # when the grading started (UTC)
     partial: bool = False  # --partial: proportional points for every task
+    values_seed: Optional[int] = None  # the probes' seed (kindling/grade_values.py)
 
     @property
     def score(self) -> float:
@@ -159,6 +160,7 @@ class GradeReport:
                 "date": self.date,
                 "total_seconds": round(self.seconds, 2),
                 "tasks": {t.id: round(t.seconds, 2) for t in self.tasks},
+                "values_seed": self.values_seed,
             },
         }
 
@@ -865,6 +867,15 @@ class Grader:
             where += f"; trusted kernel cache (read-only): {self.kernel_cache}"
             self.report.sandbox = where
         self.report.tasks = [TaskGrade.for_task(t) for t in self.selected]
+        # Hook: values checked outside the sandbox (kindling/grade_values.py).
+        from kindling.grade_values import ValuesCheck
+
+        self.values = ValuesCheck(
+            self.source, self.registry, self.sandbox, self.kernel_cache
+        )
+        self.report.sandbox += f"; {self.values.summary}"
+        if self.values.tasks & {t.id for t in self.selected}:
+            self.report.values_seed = self.values.seed
 
     def run(self) -> GradeReport:
         """Grade every selected task. SIGTERM and SIGINT stop it cleanly: the report
@@ -971,7 +982,20 @@ class Grader:
         timeout = self.timeout or task.timeout
         scratch = tmp / "runs" / task.id
         if task.scoring != "mutation":
-            return grade_task(task, runner, plan, scratch, timeout, self.memory_mb)
+            grade = grade_task(task, runner, plan, scratch, timeout, self.memory_mb)
+            # Hook: the values bound the points (kindling/grade_values.py).
+            return self.values.check(
+                task,
+                grade,
+                runner,
+                lambda tree, where: Runner(
+                    tree, self.sandbox, where, self.kernel_cache
+                ),
+                scratch,
+                timeout,
+                self.memory_mb,
+                self.partial,
+            )
         from kindling.mutation import grade_by_mutation, reference_available
 
         has_reference = reference_available(self.source)
@@ -1048,15 +1072,25 @@ def grade_batch(
     (:mod:`kindling.grade_batch`). ``on_report`` is called as each finishes.
     Symlinked entries are refused."""
     from kindling.grade_batch import grade_parallel, submissions
+    from kindling.grade_values import SEED_ENV, draw_seed
 
     entries = submissions(Path(folder), shard, echo)
-    if jobs > 1:
-        return grade_parallel(entries, jobs, echo, on_report, **options)
-    reports: Dict[str, GradeReport] = {}
-    for entry in entries:
-        echo(f"grading {entry.name} ...")
-        reports[entry.name] = Grader(entry, echo=echo, **options).run()
-        on_report(entry.name, reports[entry.name])
-        if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
-            break
-    return reports
+    # Hook: one probe seed for the whole batch (its child graders inherit it), so
+    # the reference's values are computed once (kindling/grade_values.py).
+    shared = SEED_ENV not in os.environ
+    if shared:
+        os.environ[SEED_ENV] = str(draw_seed())
+    try:
+        if jobs > 1:
+            return grade_parallel(entries, jobs, echo, on_report, **options)
+        reports: Dict[str, GradeReport] = {}
+        for entry in entries:
+            echo(f"grading {entry.name} ...")
+            reports[entry.name] = Grader(entry, echo=echo, **options).run()
+            on_report(entry.name, reports[entry.name])
+            if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the batch
+                break
+        return reports
+    finally:
+        if shared:
+            os.environ.pop(SEED_ENV, None)

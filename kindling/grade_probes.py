@@ -1,0 +1,806 @@
+# kindling: instructor-only (the graded probes: no student edition ships them)
+"""The graded probes: per task, the values the grader checks outside the sandbox.
+
+Instructor-only (``[release] exclude`` in ``kindling/tasks.toml``): no student
+edition ships it. :mod:`kindling.grade_values` runs these cases *inside* the task's
+sandbox (the student's code) and over the reference source, and compares what they
+return; see ``docs/GRADING.md``, "Values checked outside the sandbox".
+
+Each ``_task_X_Y(rng)`` returns :class:`~kindling.grade_values.Case` objects whose
+inputs are drawn from ``rng`` (a generator seeded by the grader for this run) and
+whose ``call`` runs the student's functions. A case's *name* says which function
+and which kind of input (never the drawn numbers, so that a report is the same for
+every seed); the tolerance is the case's. Inputs are chosen where a wrong solution
+plausibly goes wrong: both branches of every condition, large arguments (a naive
+sigmoid overflows, a ``log_back`` that forgets the ``1/x`` is wrong far from 1),
+broadcasting over size-1 and missing dimensions, non-contiguous (permuted) views,
+reductions along every dimension, ties for a maximum. Only behaviour the published
+tests and docstrings define is probed (no NaN conventions, no kinks).
+
+Nothing here runs at import but the definitions: the course's modules are imported
+inside each case's ``call``, so a stub that fails to import fails its cases only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Dict, List
+
+import numpy as np
+
+from kindling.grade_values import Case
+
+# The tasks with probes (read by the grader from this literal, never imported).
+TASKS = (
+    "0.1",
+    "0.3",
+    "0.4",
+    "1.1",
+    "1.2",
+    "1.3",
+    "1.4",
+    "1.6",
+    "1.7",
+    "2.1",
+    "2.2",
+    "2.3",
+    "2.4",
+    "2.6",
+    "4.3",
+    "4.4",
+)
+
+
+def _floats(rng: np.random.Generator, low: float, high: float, n: int) -> List[float]:
+    return [float(x) for x in rng.uniform(low, high, n)]
+
+
+# ---------------------------------------------------------------------------------
+# Module 0
+# ---------------------------------------------------------------------------------
+
+
+def _task_0_1(rng: np.random.Generator) -> List[Case]:
+    from module0_fundamentals import operators as ops
+
+    cases: List[Case] = []
+
+    def add(name: str, fn: Callable, *args: float) -> None:
+        # Every operator is a line or two of float arithmetic or math.*: any
+        # right way of writing it agrees to far better than 1e-9 relative.
+        cases.append(Case(f"{name} #{len(cases)}", lambda: fn(*args), 1e-9, 0.0))
+
+    regions = {
+        "small": (-3.0, 3.0),
+        "positive": (0.5, 20.0),
+        "negative": (-20.0, -0.5),
+        "large": (20.0, 700.0),
+        "large negative": (-700.0, -20.0),
+    }
+    unary = ("id", "neg", "relu", "sigmoid", "sin", "cos", "tanh")
+    for region, (low, high) in regions.items():
+        for x in _floats(rng, low, high, 2):
+            for name in unary:
+                add(f"{name}({region})", getattr(ops, name), x)
+            if x > 0:
+                add(f"log({region})", ops.log, x)
+            add(f"inv({region})", ops.inv, x)
+            if abs(x) < 700:
+                add(f"exp({region})", ops.exp, min(x, 600.0))
+            d = float(rng.uniform(-3, 3))
+            add(f"relu_back({region})", ops.relu_back, x, d)
+            add(f"inv_back({region})", ops.inv_back, x, d)
+            if x > 0:
+                add(f"log_back({region})", ops.log_back, x, d)
+    for x, y in zip(_floats(rng, -50, 50, 8), _floats(rng, -50, 50, 8)):
+        for name in ("add", "mul", "lt", "eq", "max"):
+            add(f"{name}(x, y)", getattr(ops, name), x, y)
+            add(f"{name}(x, x)", getattr(ops, name), x, x)
+    for x in _floats(rng, -10, 10, 4):
+        for gap in (0.0, 0.004, -0.006, 0.02, -0.5, 3.0):
+            add("is_close(near and far)", ops.is_close, x, x + gap)
+    # The documented errors.
+    add("inv(0) raises", ops.inv, 0.0)
+    add("log(0) raises", ops.log, 0.0)
+    add("log(negative) raises", ops.log, -float(rng.uniform(0.5, 5)))
+    add("inv_back(0) raises", ops.inv_back, 0.0, 1.0)
+    add("log_back(negative) raises", ops.log_back, -float(rng.uniform(0.5, 5)), 1.0)
+    return cases
+
+
+def _task_0_3(rng: np.random.Generator) -> List[Case]:
+    from module0_fundamentals import operators as ops
+
+    cases: List[Case] = []
+
+    def add(name: str, fn: Callable[[], object]) -> None:
+        cases.append(Case(f"{name} #{len(cases)}", fn))
+
+    for size in (0, 1, 2, 7):
+        a = _floats(rng, -5, 5, size)
+        b = _floats(rng, -5, 5, size)
+        add(f"map(neg) of {size}", lambda a=a: ops.map(ops.neg)(a))
+        add(f"map(square) of {size}", lambda a=a: ops.map(lambda x: x * x)(a))
+        add(f"zip_with(add) of {size}", lambda a=a, b=b: ops.zip_with(ops.add)(a, b))
+        add(
+            f"zip_with(x - 2y) of {size}",
+            lambda a=a, b=b: ops.zip_with(lambda x, y: x - 2 * y)(a, b),
+        )
+        add(f"reduce(add, 0) of {size}", lambda a=a: ops.reduce(ops.add, 0.0)(a))
+        add(
+            f"reduce(x - y, 1) of {size}",  # order matters: a left fold
+            lambda a=a: ops.reduce(lambda x, y: x - y, 1.0)(a),
+        )
+        add(f"neg_list of {size}", lambda a=a: ops.neg_list(a))
+        add(f"add_lists of {size}", lambda a=a, b=b: ops.add_lists(a, b))
+        add(f"sum of {size}", lambda a=a: ops.sum(a))
+        add(f"prod of {size}", lambda a=a: ops.prod(a))
+    add("map over a generator", lambda: ops.map(ops.neg)(x for x in (1.0, -2.0)))
+    return cases
+
+
+def _task_0_4(rng: np.random.Generator) -> List[Case]:
+    def tree():
+        from module0_fundamentals import Module
+
+        values = iter(_floats(rng, -5, 5, 8))
+
+        class Leaf(Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.weight = self.add_parameter("weight", next(values))
+                self.bias = self.add_parameter("bias", next(values))
+
+        class Middle(Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.left, self.right = Leaf(), Leaf()
+                self.scale = self.add_parameter("scale", next(values))
+
+        class Top(Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.middle, self.last = Middle(), Leaf()
+
+        return Top()
+
+    top = [None]
+
+    def build():
+        top[0] = tree()
+        return top[0]
+
+    def named():
+        return [[n, float(p.value)] for n, p in build().named_parameters()]
+
+    def flags(mode: str):
+        module = build()
+        getattr(module, mode)()
+        return [m.training for m in module.modules()]
+
+    return [
+        Case("named_parameters of a 3-level tree", named),
+        Case("parameters count", lambda: len(list(build().parameters()))),
+        Case("modules count", lambda: len(build().modules())),
+        Case("children count", lambda: len(build().children())),
+        Case(
+            "named_modules names",
+            lambda: [n for n, _ in build().named_modules()],
+        ),
+        Case("training after eval()", lambda: flags("eval")),
+        Case("training after train()", lambda: flags("train")),
+        Case(
+            "training after eval() then train()",
+            lambda: (build().eval(), [m.training for m in top[0].train().modules()])[1],
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------------------
+# Module 1
+# ---------------------------------------------------------------------------------
+
+
+def _points(rng: np.random.Generator, case, n: int) -> List[List[float]]:
+    low, high = case.domain
+    return [_floats(rng, low, high, case.arity) for _ in range(n)]
+
+
+def _catalog():
+    from module0_fundamentals.catalog import CATALOG
+
+    return CATALOG
+
+
+def _task_1_1(rng: np.random.Generator) -> List[Case]:
+    from module1_scalar_autodiff import central_difference, forward_difference
+
+    cases = []
+    for case in _catalog():
+        for i, point in enumerate(_points(rng, case, 2)):
+            for arg in range(case.arity):
+                for method, fn in (
+                    ("central", central_difference),
+                    ("forward", forward_difference),
+                ):
+                    cases.append(
+                        Case(
+                            f"{method}_difference of {case.name} #{i} arg {arg}",
+                            lambda fn=fn, f=case.reference, p=point, a=arg: fn(
+                                f, *p, arg=a, epsilon=1e-3
+                            ),
+                            rel=1e-7,
+                            abs=1e-9,
+                        )
+                    )
+    return cases
+
+
+def _task_1_2(rng: np.random.Generator) -> List[Case]:
+    from module1_scalar_autodiff import Scalar
+
+    cases = []
+    for case in _catalog():
+        for i, point in enumerate(_points(rng, case, 3)):
+            cases.append(
+                Case(
+                    f"Scalar forward of {case.name} #{i}",
+                    lambda f=case.fn, p=point: f(*(Scalar(v) for v in p)).data,
+                    rel=1e-9,
+                )
+            )
+    x, y = _floats(rng, -3, 3, 2)
+    cases.append(Case("Scalar x < y", lambda: (Scalar(x) < Scalar(y)).data))
+    cases.append(Case("Scalar x > y", lambda: (Scalar(x) > Scalar(y)).data))
+    cases.append(Case("Scalar x == x", lambda: (Scalar(x) == Scalar(x)).data))
+    return cases
+
+
+def _chain(op: Callable, values: List[float]):
+    from module1_scalar_autodiff import Scalar
+
+    leaves = [Scalar(v) for v in values]
+    out = op(*leaves)
+    d = 1.5
+    found = []
+    for parent, derivative in out.chain_rule(d):
+        index = next((i for i, leaf in enumerate(leaves) if leaf is parent), -1)
+        found.append([index, float(derivative)])
+    return sorted(found)
+
+
+def _task_1_3(rng: np.random.Generator) -> List[Case]:
+    ops: Dict[str, Callable] = {
+        "x * y": lambda x, y: x * y,
+        "x + y": lambda x, y: x + y,
+        "-x": lambda x, y: -x,
+        "log": lambda x, y: x.log(),
+        "exp": lambda x, y: x.exp(),
+        "sigmoid": lambda x, y: x.sigmoid(),
+        "sin": lambda x, y: x.sin(),
+        "cos": lambda x, y: x.cos(),
+        "tanh": lambda x, y: x.tanh(),
+        "relu": lambda x, y: x.relu(),
+    }
+    cases = []
+    for name, op in ops.items():
+        for i in range(2):
+            values = _floats(rng, 0.2, 4.0, 2)
+            if i == 1 and name not in ("log", "relu"):
+                values[0] = -values[0]
+            cases.append(
+                Case(f"chain_rule of {name} #{i}", lambda o=op, v=values: _chain(o, v))
+            )
+    return cases
+
+
+def _backward(fn: Callable, values: List[float]) -> List[float]:
+    from module1_scalar_autodiff import Scalar
+
+    leaves = [Scalar(v) for v in values]
+    fn(*leaves).backward()
+    return [leaf.derivative for leaf in leaves]
+
+
+def _task_1_4(rng: np.random.Generator) -> List[Case]:
+    cases = []
+    for case in _catalog():
+        for i, point in enumerate(_points(rng, case, 2)):
+            cases.append(
+                Case(
+                    f"backward of {case.name} #{i}",
+                    lambda f=case.fn, p=point: _backward(f, p),
+                    rel=1e-7,
+                )
+            )
+    # A shared sub-expression (a diamond): derivatives must accumulate.
+    x, y = _floats(rng, 0.5, 2.0, 2)
+
+    def diamond(a, b):
+        shared = a * b
+        return shared.sigmoid() * shared + shared.exp() * a
+
+    cases.append(
+        Case("backward through a shared node", lambda: _backward(diamond, [x, y]))
+    )
+    return cases
+
+
+def _task_1_6(rng: np.random.Generator) -> List[Case]:
+    from module1_scalar_autodiff import Dual, jvp
+
+    cases = []
+    for case in _catalog():
+        for i, point in enumerate(_points(rng, case, 2)):
+            tangents = _floats(rng, -2, 2, case.arity)
+            cases.append(
+                Case(
+                    f"jvp of {case.name} #{i}",
+                    lambda f=case.fn, p=point, t=tangents: [
+                        float(v) for v in jvp(f, p, t)
+                    ],
+                    rel=1e-7,
+                )
+            )
+            cases.append(
+                Case(
+                    f"Dual tangent of {case.name} #{i}",
+                    lambda f=case.fn, p=point: f(
+                        *(Dual(v, 1.0 if k == 0 else 0.0) for k, v in enumerate(p))
+                    ).tangent,
+                    rel=1e-7,
+                )
+            )
+    return cases
+
+
+def _task_1_7(rng: np.random.Generator) -> List[Case]:
+    from module1_scalar_autodiff import symbolic as sym
+
+    x, y = sym.Var("x"), sym.Var("y")
+    exprs = {
+        "x * y + x": x * y + x,
+        "sin(x) * cos(y)": sym.sin(x) * sym.cos(y),
+        "exp(x * x) / y": sym.exp(x * x) / y,
+        "log(x * x + 1) - y": sym.log(x * x + 1.0) - y,
+        "x * x * x - 2 * x * y": x * x * x - 2.0 * x * y,
+    }
+    cases = []
+    for name, expr in exprs.items():
+        for i in range(2):
+            a, b = _floats(rng, 0.5, 2.0, 2)
+            for var in ("x", "y"):
+                cases.append(
+                    Case(
+                        f"d/d{var} of {name} #{i}",
+                        lambda e=expr, v=var, a=a, b=b: sym.evaluate(
+                            sym.diff(e, v), x=a, y=b
+                        ),
+                        rel=1e-9,
+                    )
+                )
+    return cases
+
+
+# ---------------------------------------------------------------------------------
+# Module 2
+# ---------------------------------------------------------------------------------
+
+SHAPES = [(1,), (5,), (1, 4), (3, 1), (2, 3), (2, 1, 3), (3, 2, 4), (1, 1, 1, 2)]
+
+
+def _task_2_1(rng: np.random.Generator) -> List[Case]:
+    from module2_tensors import tensor_data as td
+
+    cases = []
+    for shape in SHAPES:
+        cases.append(
+            Case(
+                f"strides_from_shape {shape}", lambda s=shape: td.strides_from_shape(s)
+            )
+        )
+        size = int(np.prod(shape))
+        for ordinal in sorted({0, size - 1, int(rng.integers(0, size))}):
+
+            def index(s=shape, o=ordinal):
+                out = np.zeros(len(s), dtype=np.int32)
+                td.to_index(o, np.array(s, dtype=np.int32), out)
+                return out
+
+            cases.append(Case(f"to_index in {shape}", index))
+        strides = [int(v) for v in rng.integers(1, 9, len(shape))]
+        idx = [int(rng.integers(0, n)) for n in shape]
+        cases.append(
+            Case(
+                f"index_to_position in {shape}",
+                lambda i=idx, st=strides: td.index_to_position(
+                    np.array(i, dtype=np.int32), np.array(st, dtype=np.int32)
+                ),
+            )
+        )
+        order = [int(v) for v in rng.permutation(len(shape))]
+
+        def permuted(s=shape, o=order):
+            data = td.TensorData(list(range(int(np.prod(s)))), s)
+            view = data.permute(*o)
+            return [list(view.shape), list(view.strides), view.is_contiguous()]
+
+        cases.append(Case(f"permute of {shape}", permuted))
+    return cases
+
+
+def _task_2_2(rng: np.random.Generator) -> List[Case]:
+    from module2_tensors import tensor_data as td
+
+    pairs = [
+        ((1,), (5,)),
+        ((2, 3), (3,)),
+        ((3, 1), (1, 4)),
+        ((2, 1, 3), (4, 1)),
+        ((5, 1, 1), (1, 2, 1)),
+        ((1,), (1,)),
+        ((4,), (1, 1, 4)),
+        ((2, 3), (2,)),  # incompatible
+        ((3, 2), (4, 3, 3)),  # incompatible
+    ]
+    cases = []
+    for a, b in pairs:
+        cases.append(
+            Case(f"shape_broadcast {a} {b}", lambda a=a, b=b: td.shape_broadcast(a, b))
+        )
+        cases.append(
+            Case(f"shape_broadcast {b} {a}", lambda a=a, b=b: td.shape_broadcast(b, a))
+        )
+    for big, small in [((2, 3, 4), (3, 1)), ((4, 5), (5,)), ((3, 1, 2), (1, 1, 2))]:
+        big_index = [int(rng.integers(0, n)) for n in big]
+
+        def bindex(b=big, s=small, i=big_index):
+            out = np.zeros(len(s), dtype=np.int32)
+            td.broadcast_index(
+                np.array(i, dtype=np.int32),
+                np.array(b, dtype=np.int32),
+                np.array(s, dtype=np.int32),
+                out,
+            )
+            return out
+
+        cases.append(Case(f"broadcast_index {big} -> {small}", bindex))
+    return cases
+
+
+def _t(values: np.ndarray, requires_grad: bool = False):
+    from module2_tensors import tensor
+
+    return tensor(values.tolist(), requires_grad=requires_grad)
+
+
+def _out(t) -> object:
+    return np.asarray(t.to_numpy())
+
+
+def _grad(t) -> object:
+    return None if t.grad is None else np.asarray(t.grad.to_numpy())
+
+
+def _task_2_3(rng: np.random.Generator) -> List[Case]:
+    cases = []
+    for case in _catalog():
+        for shape in ((4,), (2, 3)):
+            low, high = case.domain
+            arrays = [rng.uniform(low, high, shape) for _ in range(case.arity)]
+            cases.append(
+                Case(
+                    f"tensor forward of {case.name} {shape}",
+                    lambda f=case.fn, a=arrays: _out(f(*(_t(x) for x in a))),
+                )
+            )
+    for sa, sb in [
+        ((2, 3), (3,)),
+        ((3, 1), (1, 4)),
+        ((2, 1, 3), (4, 1)),
+        ((1,), (2, 2)),
+    ]:
+        a, b = rng.uniform(-2, 2, sa), rng.uniform(-2, 2, sb)
+        cases.append(
+            Case(f"a * b broadcast {sa} {sb}", lambda a=a, b=b: _out(_t(a) * _t(b)))
+        )
+        cases.append(
+            Case(f"a + b broadcast {sa} {sb}", lambda a=a, b=b: _out(_t(a) + _t(b)))
+        )
+        cases.append(
+            Case(f"a < b broadcast {sa} {sb}", lambda a=a, b=b: _out(_t(a) < _t(b)))
+        )
+    x = rng.uniform(-3, 3, (3, 2, 4))
+    for dim in range(3):
+        cases.append(Case(f"sum(dim={dim})", lambda d=dim: _out(_t(x).sum(d))))
+        cases.append(Case(f"mean(dim={dim})", lambda d=dim: _out(_t(x).mean(d))))
+    cases.append(Case("sum()", lambda: _out(_t(x).sum())))
+    cases.append(Case("permute(2, 0, 1)", lambda: _out(_t(x).permute(2, 0, 1))))
+    cases.append(
+        Case(
+            "a permuted view times a contiguous tensor",
+            lambda: _out(_t(x).permute(2, 0, 1) * _t(np.ones((4, 3, 2)) * 2.0)),
+        )
+    )
+    cases.append(Case("view(4, 6)", lambda: _out(_t(x).contiguous().view(4, 6))))
+    for sa, sb in [
+        ((2, 3), (3, 4)),
+        ((1, 3), (3, 1)),
+        ((2, 2, 3), (3, 2)),
+        ((1, 3, 2), (4, 2, 3)),
+    ]:
+        a, b = rng.uniform(-2, 2, sa), rng.uniform(-2, 2, sb)
+        cases.append(Case(f"matmul {sa} @ {sb}", lambda a=a, b=b: _out(_t(a) @ _t(b))))
+    ties = np.array([[1.0, 3.0, 3.0], [2.0, -1.0, 0.5]])
+    cases.append(
+        Case("eq and is_close", lambda: _out(_t(ties).is_close(_t(ties + 1e-9))))
+    )
+    return cases
+
+
+def _task_2_4(rng: np.random.Generator) -> List[Case]:
+    def grads(fn, *arrays):
+        leaves = [_t(a, requires_grad=True) for a in arrays]
+        fn(*leaves).sum().backward()
+        return [_grad(leaf) for leaf in leaves]
+
+    cases = []
+    for case in _catalog():
+        low, high = case.domain
+        arrays = [rng.uniform(low, high, (2, 3)) for _ in range(case.arity)]
+        cases.append(
+            Case(
+                f"tensor gradient of {case.name}",
+                lambda f=case.fn, a=arrays: grads(f, *a),
+                rel=1e-6,
+                abs=1e-9,
+            )
+        )
+    for sa, sb in [
+        ((2, 3), (3,)),
+        ((3, 1), (1, 4)),
+        ((2, 1, 3), (4, 1)),
+        ((1,), (2, 2)),
+    ]:
+        a, b = rng.uniform(-2, 2, sa), rng.uniform(-2, 2, sb)
+        cases.append(
+            Case(
+                f"grad of a * b broadcast {sa} {sb}",
+                lambda a=a, b=b: grads(lambda p, q: p * q, a, b),
+            )
+        )
+        cases.append(
+            Case(
+                f"grad of a + b broadcast {sa} {sb}",
+                lambda a=a, b=b: grads(lambda p, q: p + q, a, b),
+            )
+        )
+    for sa, sb in [((2, 3), (3, 4)), ((2, 2, 3), (3, 2)), ((1, 3, 2), (4, 2, 3))]:
+        a, b = rng.uniform(-2, 2, sa), rng.uniform(-2, 2, sb)
+        cases.append(
+            Case(
+                f"grad of matmul {sa} @ {sb}",
+                lambda a=a, b=b: grads(lambda p, q: p @ q, a, b),
+            )
+        )
+    x = rng.uniform(-3, 3, (3, 2, 4))
+    w = rng.uniform(-1, 1, (4, 3, 2))
+    for dim in range(3):
+        cases.append(
+            Case(
+                f"grad of sum(dim={dim}) squared",
+                lambda d=dim: grads(lambda p: p.sum(d) * p.sum(d), x),
+            )
+        )
+    cases.append(
+        Case(
+            "grad through permute",
+            lambda: grads(lambda p: p.permute(2, 0, 1) * _t(w), x),
+        )
+    )
+    cases.append(
+        Case(
+            "grad through view",
+            lambda: grads(lambda p: p.contiguous().view(4, 6).exp(), x),
+        )
+    )
+    ties = np.array([[1.0, 3.0, 3.0], [2.0, -1.0, 0.5]])
+    cases.append(
+        Case("grad of max with ties", lambda: grads(lambda p: _values(p.max(1)), ties))
+    )
+    return cases
+
+
+def _task_2_6(rng: np.random.Generator) -> List[Case]:
+    import module2_tensors as kt
+
+    x = rng.uniform(-3, 3, (2, 3, 4))
+    y = rng.uniform(-3, 3, (2, 3, 4))
+
+    def both(fn, *arrays):
+        leaves = [_t(a, requires_grad=True) for a in arrays]
+        out = fn(*leaves)
+        shape = tuple(out.shape)
+        weights = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
+        (out * _t(weights)).sum().backward()
+        return [_out(out), [_grad(leaf) for leaf in leaves]]
+
+    index = [int(v) for v in rng.integers(0, 3, 4)]
+    return [
+        Case(
+            "squeeze/unsqueeze",
+            lambda: both(lambda p: p.unsqueeze(1).squeeze(1) * 1.0, x),
+        ),
+        Case("cat along dim 1", lambda: both(lambda p, q: kt.cat([p, q], 1), x, y)),
+        Case("stack along dim 2", lambda: both(lambda p, q: kt.stack([p, q], 2), x, y)),
+        Case("transpose(0, 2)", lambda: both(lambda p: kt.transpose(p, 0, 2), x)),
+        Case("flatten", lambda: both(lambda p: kt.flatten(p) * 1.0, x)),
+        Case("where", lambda: both(lambda p, q: kt.where(p > q, p, q), x, y)),
+        Case("pad (1, 2)", lambda: both(lambda p: kt.pad(p, (1, 2)), x)),
+        Case(
+            "index_select along dim 1",
+            lambda: both(lambda p: kt.index_select(p, 1, kt.tensor(index)), x),
+        ),
+        Case(
+            "expand", lambda: both(lambda p: kt.expand(p[:, :1, :], (2, 3, 4)) * 1.0, x)
+        ),
+        Case(
+            "requires_grad under no_grad",
+            lambda: (lambda p: [bool((p * 2.0).requires_grad), _no_grad(p)])(
+                _t(x, requires_grad=True)
+            ),
+        ),
+    ]
+
+
+def _no_grad(p) -> bool:
+    import module2_tensors as kt
+
+    with kt.no_grad():
+        return bool((p * 2.0).requires_grad)
+
+
+# ---------------------------------------------------------------------------------
+# Module 4
+# ---------------------------------------------------------------------------------
+
+
+def _t4(values: np.ndarray, requires_grad: bool = False):
+    """A tensor on the plain Python backend: Module 4's functions are the same on
+    every backend, and this one compiles no kernel (seconds, not minutes, per
+    sandbox)."""
+    import module4_networks as kt
+    from module2_tensors.tensor_ops import SimpleBackend
+
+    return kt.tensor(values.tolist(), SimpleBackend, requires_grad=requires_grad)
+
+
+def _forward_and_grad(fn, array: np.ndarray, weights: np.ndarray):
+    leaf = _t4(array, requires_grad=True)
+    out = fn(leaf)
+    (out * _t4(weights.reshape(tuple(out.shape)))).sum().backward()
+    return [np.asarray(out.to_numpy()), _grad(leaf)]
+
+
+def _task_4_3(rng: np.random.Generator) -> List[Case]:
+    import module4_networks as kt
+
+    cases = []
+    for shape, kernel in [
+        ((1, 1, 4, 4), (2, 2)),
+        ((2, 3, 6, 4), (3, 2)),
+        ((1, 2, 3, 3), (3, 3)),
+    ]:
+        x = rng.uniform(-2, 2, shape)
+        out_shape = (shape[0], shape[1], shape[2] // kernel[0], shape[3] // kernel[1])
+        w = rng.uniform(-1, 1, int(np.prod(out_shape)))
+        cases.append(
+            Case(
+                f"avg_pool2d {shape} kernel {kernel}",
+                lambda x=x, k=kernel, w=w: _forward_and_grad(
+                    lambda p: kt.avg_pool2d(p, k), x, w
+                ),
+            )
+        )
+        cases.append(
+            Case(
+                f"tile {shape} kernel {kernel}",
+                lambda x=x, k=kernel: [
+                    np.asarray(t.to_numpy()) if hasattr(t, "to_numpy") else t
+                    for t in kt.tile(_t4(x), k)
+                ],
+            )
+        )
+    return cases
+
+
+def _task_4_4(rng: np.random.Generator) -> List[Case]:
+    import module4_networks as kt
+
+    cases = []
+    x = rng.uniform(-3, 3, (2, 3, 4))
+    for dim in range(3):
+        w = rng.uniform(-1, 1, x.size)
+        cases.append(
+            Case(
+                f"softmax(dim={dim})",
+                lambda d=dim, w=w: _forward_and_grad(lambda p: kt.softmax(p, d), x, w),
+            )
+        )
+        cases.append(
+            Case(
+                f"log_softmax(dim={dim})",
+                lambda d=dim, w=w: _forward_and_grad(
+                    lambda p: kt.log_softmax(p, d), x, w
+                ),
+            )
+        )
+        cases.append(
+            Case(
+                f"max(dim={dim}) values",
+                lambda d=dim: np.asarray(_values(kt.max(_t4(x), d)).to_numpy()),
+            )
+        )
+    big = x * 300.0  # a softmax that does not subtract the maximum overflows
+    cases.append(
+        Case(
+            "softmax of large inputs",
+            lambda: np.asarray(kt.softmax(_t4(big), 2).to_numpy()),
+        )
+    )
+    cases.append(
+        Case(
+            "log_softmax of large inputs",
+            lambda: np.asarray(kt.log_softmax(_t4(big), 2).to_numpy()),
+        )
+    )
+    img = rng.uniform(-2, 2, (2, 2, 4, 6))
+    w = rng.uniform(-1, 1, 2 * 2 * 2 * 3)
+    cases.append(
+        Case(
+            "max_pool2d (2, 2)",
+            lambda: _forward_and_grad(lambda p: kt.max_pool2d(p, (2, 2)), img, w),
+        )
+    )
+    ones = np.ones((3, 5))
+    cases.append(
+        Case("dropout p=0", lambda: np.asarray(kt.dropout(_t4(x), 0.0).to_numpy()))
+    )
+    cases.append(
+        Case("dropout p=1", lambda: np.asarray(kt.dropout(_t4(ones), 1.0).to_numpy()))
+    )
+    cases.append(
+        Case(
+            "dropout when not training",
+            lambda: np.asarray(kt.dropout(_t4(x), 0.5, training=False).to_numpy()),
+        )
+    )
+    return cases
+
+
+def _values(result):
+    """A max's values (a tensor, or the first of a (values, indices) pair)."""
+    if hasattr(result, "values"):
+        return result.values
+    if isinstance(result, tuple):
+        return result[0]
+    return result
+
+
+PROBES: Dict[str, Callable[[np.random.Generator], List[Case]]] = {
+    task: globals()[f"_task_{task.replace('.', '_')}"] for task in TASKS
+}
+
+
+def cases(task: str, seed: int) -> List[Case]:
+    """The cases of ``task`` for ``seed`` (the same for the student and the
+    reference); ``[]`` for a task without probes."""
+    maker = PROBES.get(task)
+    if maker is None:
+        return []
+    major, minor = (int(p) for p in task.split("."))
+    rng = np.random.default_rng([seed, major, minor])
+    return maker(rng)
+
+
+__all__ = ["TASKS", "PROBES", "cases", "math"]
