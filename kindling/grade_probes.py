@@ -46,9 +46,21 @@ TASKS = (
     "2.3",
     "2.4",
     "2.6",
+    "3.1",
+    "3.2",
+    "4.1",
+    "4.2",
     "4.3",
     "4.4",
 )
+
+# Tasks whose probes run with Numba's compiler off (``NUMBA_DISABLE_JIT=1``, set by
+# kindling.grade_values before Numba is imported): the student's kernels run as the
+# Python they are written in (``prange`` is ``range``), so a probe run compiles
+# nothing (seconds, where compiling the kernels in every sandbox costs minutes).
+# The values checked are the kernels' arithmetic and indexing; whether they compile
+# and run in parallel is the task's tests' part (which can only take points away).
+WITHOUT_JIT = ("3.1", "3.2", "4.1", "4.2")
 
 
 def _floats(rng: np.random.Generator, low: float, high: float, n: int) -> List[float]:
@@ -661,6 +673,166 @@ def _no_grad(p) -> bool:
 
 
 # ---------------------------------------------------------------------------------
+# Module 3 (run with the JIT off: see WITHOUT_JIT)
+# ---------------------------------------------------------------------------------
+
+
+def _strided(array: np.ndarray, layout) -> tuple:
+    """``array`` stored with its dimensions in ``layout`` order: (storage, shape,
+    strides), the raw arguments of a kernel."""
+    array = np.asarray(array, dtype=np.float64)
+    laid_out = np.array(array.transpose(layout), order="C")
+    view = laid_out.transpose(tuple(int(k) for k in np.argsort(layout)))
+    strides = [step // 8 for step in view.strides]
+    shape = np.array(array.shape, dtype=np.int64)
+    return laid_out.reshape(-1).copy(), shape, np.array(strides, dtype=np.int64)
+
+
+def _read(storage, shape, strides) -> np.ndarray:
+    shape = tuple(int(n) for n in shape)
+    if len(storage) == 0:
+        return np.zeros(shape)
+    steps = tuple(int(s) * 8 for s in strides)
+    return np.lib.stride_tricks.as_strided(storage, shape, steps).copy()
+
+
+def _summary(out: np.ndarray, rng: np.random.Generator):
+    """A large output, as values small enough to send: its dot product with
+    seeded weights (any wrong entry changes it) and 64 entries at seeded places."""
+    flat = out.ravel()
+    if flat.size <= 4096:
+        return out
+    weights = rng.uniform(-1.0, 1.0, flat.size)
+    places = rng.integers(0, flat.size, 64)
+    return [list(out.shape), float(weights @ flat), flat[places]]
+
+
+def _layouts(ndim: int):
+    identity = tuple(range(ndim))
+    return [identity, identity[::-1]] if ndim > 1 else [identity]
+
+
+def _task_3_1(rng: np.random.Generator) -> List[Case]:
+    big = 2 * (1 << 15) // 64 + 3  # rows of 64: more work than one slice
+
+    def kernels():
+        from module0_fundamentals import operators
+        from module3_fast_ops import fast_ops
+
+        return (
+            fast_ops.tensor_map(operators.neg),
+            fast_ops.tensor_zip(operators.mul),
+            fast_ops.tensor_reduce(operators.add),
+            fast_ops.tensor_reduce(operators.max),
+        )
+
+    def run(kind: str, x, y, layout, out_layout, dim, seed):
+        neg, mul, add, top = kernels()
+        summary_rng = np.random.default_rng(seed)
+        if kind == "map":
+            out = _strided(np.zeros(x.shape), out_layout)
+            neg(*out, *_strided(x, layout))
+        elif kind == "zip":
+            out = _strided(np.zeros(np.broadcast_shapes(x.shape, y.shape)), out_layout)
+            mul(*out, *_strided(x, layout), *_strided(y, _layouts(y.ndim)[-1]))
+        else:
+            shape = list(x.shape)
+            shape[dim] = 1
+            start = 0.0 if kind == "sum" else -np.inf
+            out = _strided(np.full(shape, start), out_layout)
+            (add if kind == "sum" else top)(*out, *_strided(x, layout), dim)
+        return _summary(_read(*out), summary_rng)
+
+    cases = []
+    for shape in [(1,), (5,), (3, 4), (2, 3, 4), (1, 1, 7), (big, 64)]:
+        x = rng.normal(size=shape)
+        for layout in _layouts(len(shape)):
+            for out_layout in {tuple(range(len(shape))), layout}:
+                seed = int(rng.integers(1 << 30))
+                cases.append(
+                    Case(
+                        f"map(neg) {shape} layout {layout} -> {out_layout}",
+                        lambda x=x, a=layout, o=out_layout, s=seed: run(
+                            "map", x, None, a, o, 0, s
+                        ),
+                    )
+                )
+                y = rng.normal(size=shape)
+                cases.append(
+                    Case(
+                        f"zip(mul) {shape} layout {layout} -> {out_layout}",
+                        lambda x=x, y=y, a=layout, o=out_layout, s=seed: run(
+                            "zip", x, y, a, o, 0, s
+                        ),
+                    )
+                )
+            for dim in range(len(shape)):
+                for kind in ("sum", "max"):
+                    seed = int(rng.integers(1 << 30))
+                    cases.append(
+                        Case(
+                            f"reduce({kind}) {shape} layout {layout} dim {dim}",
+                            lambda x=x, a=layout, d=dim, k=kind, s=seed: run(
+                                k, x, None, a, tuple(range(len(x.shape))), d, s
+                            ),
+                            rel=1e-9,
+                            abs=1e-12,
+                        )
+                    )
+    for sa, sb in [((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((5, 1, 3), (2, 1))]:
+        x, y = rng.normal(size=sa), rng.normal(size=sb)
+        ndim = len(np.broadcast_shapes(sa, sb))
+        cases.append(
+            Case(
+                f"zip(mul) broadcast {sa} {sb}",
+                lambda x=x, y=y, n=ndim: run(
+                    "zip", x, y, tuple(range(x.ndim)), tuple(range(n)), 0, 0
+                ),
+            )
+        )
+    return cases
+
+
+def _task_3_2(rng: np.random.Generator) -> List[Case]:
+    def run(sa, sb, a, b, la, lb):
+        from module3_fast_ops import fast_ops
+
+        kernel = fast_ops.tensor_matrix_multiply()
+        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+        shape = tuple(batch) + (sa[-2], sb[-1])
+        out = _strided(np.zeros(shape), tuple(range(len(shape))))
+        kernel(*out, *_strided(a, la), *_strided(b, lb))
+        return _summary(_read(*out), np.random.default_rng(len(shape)))
+
+    cases = []
+    shapes = [
+        ((1, 1), (1, 1)),
+        ((2, 3), (3, 4)),
+        ((1, 5), (5, 1)),
+        ((4, 1), (1, 3)),
+        ((2, 3, 4), (4, 5)),
+        ((1, 3, 2), (4, 2, 3)),
+        ((2, 1, 3, 2), (3, 2, 4)),
+        ((3, 17, 9), (9, 13)),
+        ((2, 40, 33), (33, 50)),  # more rows and columns than one block
+    ]
+    for sa, sb in shapes:
+        a, b = rng.normal(size=sa), rng.normal(size=sb)
+        for la, lb in zip(_layouts(len(sa)), _layouts(len(sb))):
+            cases.append(
+                Case(
+                    f"matmul {sa} @ {sb} layouts {la} {lb}",
+                    lambda sa=sa, sb=sb, a=a, b=b, la=la, lb=lb: run(
+                        sa, sb, a, b, la, lb
+                    ),
+                    rel=1e-9,
+                    abs=1e-12,
+                )
+            )
+    return cases
+
+
+# ---------------------------------------------------------------------------------
 # Module 4
 # ---------------------------------------------------------------------------------
 
@@ -680,6 +852,73 @@ def _forward_and_grad(fn, array: np.ndarray, weights: np.ndarray):
     out = fn(leaf)
     (out * _t4(weights.reshape(tuple(out.shape)))).sum().backward()
     return [np.asarray(out.to_numpy()), _grad(leaf)]
+
+
+def _task_4_1(rng: np.random.Generator) -> List[Case]:
+    import module4_networks as kt
+
+    cases = []
+    settings = [
+        ((1, 1, 5), (1, 1, 3), 1, 0),
+        ((2, 3, 8), (4, 3, 3), 1, 1),
+        ((2, 2, 9), (3, 2, 4), 2, 0),
+        ((1, 3, 6), (2, 3, 1), 1, 0),
+        ((2, 2, 7), (2, 2, 7), 1, 0),  # the kernel as wide as the input
+    ]
+    for shape, wshape, stride, padding in settings:
+        x, w = rng.normal(size=shape), rng.normal(size=wshape)
+        bias = rng.normal(size=wshape[0])
+
+        def run(x=x, w=w, bias=bias, s=stride, p=padding):
+            leaves = [_t4(a, requires_grad=True) for a in (x, w, bias)]
+            out = kt.conv1d(*leaves, stride=s, padding=p)
+            shape = tuple(out.shape)
+            weights = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
+            (out * _t4(weights)).sum().backward()
+            return [np.asarray(out.to_numpy())] + [_grad(leaf) for leaf in leaves]
+
+        cases.append(
+            Case(
+                f"conv1d {shape} * {wshape} stride {stride} padding {padding}",
+                run,
+                rel=1e-9,
+                abs=1e-12,
+            )
+        )
+    return cases
+
+
+def _task_4_2(rng: np.random.Generator) -> List[Case]:
+    import module4_networks as kt
+
+    cases = []
+    settings = [
+        ((1, 1, 4, 4), (1, 1, 2, 2), 1, 0),
+        ((2, 2, 5, 6), (3, 2, 3, 2), 1, 1),
+        ((1, 3, 7, 5), (2, 3, 3, 3), 2, (1, 0)),
+        ((2, 1, 3, 3), (2, 1, 3, 3), 1, 0),
+    ]
+    for shape, wshape, stride, padding in settings:
+        x, w = rng.normal(size=shape), rng.normal(size=wshape)
+        bias = rng.normal(size=wshape[0])
+
+        def run(x=x, w=w, bias=bias, s=stride, p=padding):
+            leaves = [_t4(a, requires_grad=True) for a in (x, w, bias)]
+            out = kt.conv2d(*leaves, stride=s, padding=p)
+            shape = tuple(out.shape)
+            weights = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
+            (out * _t4(weights)).sum().backward()
+            return [np.asarray(out.to_numpy())] + [_grad(leaf) for leaf in leaves]
+
+        cases.append(
+            Case(
+                f"conv2d {shape} * {wshape} stride {stride} padding {padding}",
+                run,
+                rel=1e-9,
+                abs=1e-12,
+            )
+        )
+    return cases
 
 
 def _task_4_3(rng: np.random.Generator) -> List[Case]:
@@ -800,7 +1039,13 @@ def cases(task: str, seed: int) -> List[Case]:
         return []
     major, minor = (int(p) for p in task.split("."))
     rng = np.random.default_rng([seed, major, minor])
-    return maker(rng)
+    made = maker(rng)
+    seen: Dict[str, int] = {}
+    for case in made:  # every name once (a name sent twice fails the run)
+        seen[case.name] = seen.get(case.name, 0) + 1
+        if seen[case.name] > 1:
+            case.name = f"{case.name} #{seen[case.name]}"
+    return made
 
 
 __all__ = ["TASKS", "PROBES", "cases", "math"]

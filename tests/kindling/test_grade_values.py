@@ -357,3 +357,68 @@ def test_a_missing_case_is_wrong_and_the_student_tolerance_is_ignored():
     verdict = compare(reference, student)
     assert verdict.checked == 2 and verdict.matched == 0
     assert verdict.wrong == ["a", "b"]
+
+
+# -- every probed task: the reference agrees with itself, stubs and bugs do not ---
+
+
+def probe_values(tree: Path, task_id: str, seed: int, scratch: Path) -> Values:
+    from kindling.grade import Runner, read_registry
+    from kindling.grade_values import probe_job
+
+    task = read_registry(ROOT)[task_id]
+    with Runner(tree, probe(), scratch) as runner:
+        return runner.run(probe_job(task_id, seed, 300, 4096, task.cuda)).session
+
+
+@needs_sandbox
+def test_every_probed_task_tells_the_reference_from_its_stubs(edition, tmp_path):
+    """For each probed task, two runs of the reference at one seed agree on every
+    value, and a fresh edition's stubs (the probes copied in) get none right."""
+    import shutil
+
+    stubs = tmp_path / "stubs"
+    shutil.copytree(edition, stubs)
+    shutil.copy(ROOT / "kindling/grade_probes.py", stubs / "kindling/grade_probes.py")
+    for task_id in probed_tasks(ROOT):
+        first = probe_values(ROOT, task_id, 99, tmp_path / f"a{task_id}")
+        again = probe_values(ROOT, task_id, 99, tmp_path / f"b{task_id}")
+        assert first.problem is None and first.ended and first.order, task_id
+        verdict = compare(first, again)
+        assert verdict.matched == verdict.checked, (task_id, verdict.wrong[:5])
+        fresh = compare(first, probe_values(stubs, task_id, 99, tmp_path / task_id))
+        assert fresh.matched == 0, (
+            task_id,
+            sorted(set(first.order) - set(fresh.wrong)),
+        )
+
+
+BROADCAST_WITHOUT_CHECKS = """
+
+def shape_broadcast(shape1, shape2):  # never says two shapes cannot broadcast
+    n = max(len(shape1), len(shape2))
+    a = (1,) * (n - len(shape1)) + tuple(shape1)
+    b = (1,) * (n - len(shape2)) + tuple(shape2)
+    return tuple(max(x, y) for x, y in zip(a, b))
+"""
+
+
+@needs_sandbox
+def test_a_planted_bug_is_wrong_exactly_where_it_differs(tmp_path):
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(
+        ROOT, tree, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__")
+    )
+    data = tree / "module2_tensors/tensor_data.py"
+    data.write_text(data.read_text() + BROADCAST_WITHOUT_CHECKS)
+    reference_values = probe_values(ROOT, "2.2", 5, tmp_path / "ref")
+    verdict = compare(reference_values, probe_values(tree, "2.2", 5, tmp_path / "bug"))
+    assert 0 < verdict.matched < verdict.checked
+    assert sorted(verdict.wrong) == [
+        "shape_broadcast (2, 3) (2,)",
+        "shape_broadcast (2,) (2, 3)",
+        "shape_broadcast (3, 2) (4, 3, 3)",
+        "shape_broadcast (4, 3, 3) (3, 2)",
+    ]
