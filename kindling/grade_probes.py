@@ -52,6 +52,9 @@ TASKS = (
     "4.2",
     "4.3",
     "4.4",
+    "4.6",
+    "4.7",
+    "4.8",
 )
 
 # Tasks whose probes run with Numba's compiler off (``NUMBA_DISABLE_JIT=1``, set by
@@ -1014,6 +1017,248 @@ def _task_4_4(rng: np.random.Generator) -> List[Case]:
             lambda: np.asarray(kt.dropout(_t4(x), 0.5, training=False).to_numpy()),
         )
     )
+    return cases
+
+
+def _leaves_and_grads(fn, *arrays):
+    """``fn``'s output on tensors of ``arrays`` and, after a backward pass of the
+    output weighted by fixed weights, every input's gradient."""
+    leaves = [_t4(a, requires_grad=True) for a in arrays]
+    out = fn(*leaves)
+    outputs = out if isinstance(out, (tuple, list)) else [out]
+    total = None
+    for k, tensor in enumerate(outputs):
+        shape = tuple(tensor.shape)
+        weights = np.linspace(-1.0, 1.0 + k, int(np.prod(shape)) or 1)
+        term = (tensor * _t4(weights[: int(np.prod(shape))].reshape(shape))).sum()
+        total = term if total is None else total + term
+    total.backward()
+    return [np.asarray(t.to_numpy()) for t in outputs] + [
+        _grad(leaf) for leaf in leaves
+    ]
+
+
+def _task_4_6(rng: np.random.Generator) -> List[Case]:
+    import module4_networks as kt
+    from module4_networks import losses, optim
+
+    cases = []
+    logits = rng.normal(size=(4, 5)) * 3.0
+    labels = np.array([0.0, 4.0, 2.0, 2.0])
+    probs = rng.uniform(0.05, 0.95, (3, 4))
+    targets = (rng.uniform(0, 1, (3, 4)) > 0.5) * 1.0
+    y = rng.normal(size=(3, 4))
+    for reduction in ("mean", "sum", "none"):
+        cases += [
+            Case(
+                f"cross_entropy ({reduction})",
+                lambda r=reduction: _leaves_and_grads(
+                    lambda p: losses.cross_entropy(p, _t4(labels), reduction=r), logits
+                ),
+            ),
+            Case(
+                f"nll_loss ({reduction})",
+                lambda r=reduction: _leaves_and_grads(
+                    lambda p: losses.nll_loss(
+                        kt.log_softmax(p, 1), _t4(labels), reduction=r
+                    ),
+                    logits,
+                ),
+            ),
+            Case(
+                f"mse_loss ({reduction})",
+                lambda r=reduction: _leaves_and_grads(
+                    lambda p: losses.mse_loss(p, _t4(y), reduction=r), probs
+                ),
+            ),
+            Case(
+                f"l1_loss ({reduction})",
+                lambda r=reduction: _leaves_and_grads(
+                    lambda p: losses.l1_loss(p, _t4(y), reduction=r), probs
+                ),
+            ),
+            Case(
+                f"binary_cross_entropy ({reduction})",
+                lambda r=reduction: _leaves_and_grads(
+                    lambda p: losses.binary_cross_entropy(p, _t4(targets), reduction=r),
+                    probs,
+                ),
+            ),
+            Case(
+                f"binary_cross_entropy_with_logits ({reduction})",
+                lambda r=reduction: _leaves_and_grads(
+                    lambda p: losses.binary_cross_entropy_with_logits(
+                        p, _t4(targets), reduction=r
+                    ),
+                    logits[:3, :4] * 20.0,  # large logits: the stable formula
+                ),
+            ),
+        ]
+    p0 = rng.normal(size=(2, 3))
+    grads = [rng.normal(size=(2, 3)) for _ in range(4)]
+    settings = {
+        "SGD": (optim.SGD, dict(lr=0.1)),
+        "SGD momentum": (optim.SGD, dict(lr=0.1, momentum=0.9)),
+        "SGD nesterov": (
+            optim.SGD,
+            dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1),
+        ),
+        "RMSprop": (optim.RMSprop, dict(lr=0.01)),
+        "RMSprop centered": (
+            optim.RMSprop,
+            dict(lr=0.01, alpha=0.9, centered=True, momentum=0.5, weight_decay=0.1),
+        ),
+        "Adam": (optim.Adam, dict(lr=0.01)),
+        "Adam with L2": (
+            optim.Adam,
+            dict(lr=0.02, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1),
+        ),
+        "AdamW": (optim.AdamW, dict(lr=0.02, weight_decay=0.1)),
+    }
+
+    def steps(cls, kwargs):
+        p = _t4(p0, requires_grad=True)
+        opt = cls([p], **kwargs)
+        values = []
+        for g in grads:
+            opt.zero_grad()
+            p.grad = _t4(g)
+            opt.step()
+            values.append(np.asarray(p.to_numpy()))
+        return values
+
+    for name, (cls, kwargs) in settings.items():
+        cases.append(
+            Case(
+                f"{name}: parameters after 4 steps", lambda c=cls, k=kwargs: steps(c, k)
+            )
+        )
+    x = rng.normal(size=(3, 2, 4)) * 2.0 + 1.0
+
+    def layer_norm():
+        from module2_tensors.tensor_ops import SimpleBackend
+
+        norm = kt.nn.LayerNorm(4).to(SimpleBackend)
+        return _leaves_and_grads(norm, x)
+
+    cases.append(Case("LayerNorm over the last dimension", layer_norm))
+    return cases
+
+
+def _task_4_7(rng: np.random.Generator) -> List[Case]:
+    from module4_networks import recurrent
+
+    cases = []
+    for batch in ((), (3,), (2, 2)):
+        h = 4
+        gi, gh = rng.normal(size=batch + (h,)) * 2, rng.normal(size=batch + (h,))
+        for nl in ("tanh", "relu"):
+            cases.append(
+                Case(
+                    f"rnn_step {nl} batch {batch}",
+                    lambda a=gi, b=gh, n=nl: _leaves_and_grads(
+                        lambda p, q: recurrent.rnn_step(p, q, n), a, b
+                    ),
+                )
+            )
+        gi4, gh4 = rng.normal(size=batch + (4 * h,)), rng.normal(size=batch + (4 * h,))
+        c = rng.normal(size=batch + (h,))
+        cases.append(
+            Case(
+                f"lstm_step batch {batch}",
+                lambda a=gi4, b=gh4, c=c: _leaves_and_grads(
+                    lambda p, q, r: recurrent.lstm_step(p, q, r), a, b, c
+                ),
+            )
+        )
+        gi3, gh3 = rng.normal(size=batch + (3 * h,)), rng.normal(size=batch + (3 * h,))
+        hh = rng.normal(size=batch + (h,))
+        cases.append(
+            Case(
+                f"gru_step batch {batch}",
+                lambda a=gi3, b=gh3, c=hh: _leaves_and_grads(
+                    lambda p, q, r: recurrent.gru_step(p, q, r), a, b, c
+                ),
+            )
+        )
+    return cases
+
+
+def _task_4_8(rng: np.random.Generator) -> List[Case]:
+    from module2_tensors.tensor_ops import SimpleBackend
+    from module4_networks import attention
+
+    cases = [
+        Case(
+            f"causal_mask {size}",
+            lambda s=size: np.asarray(
+                attention.causal_mask(*s, backend=SimpleBackend).to_numpy()
+            ),
+        )
+        for size in ((1,), (4,), (3, 5), (5, 3))
+    ]
+    cases.append(
+        Case(
+            "padding_mask",
+            lambda: np.asarray(
+                attention.padding_mask([3, 0, 5], 5, backend=SimpleBackend).to_numpy()
+            ),
+        )
+    )
+    scores = rng.normal(size=(2, 3, 4)) * 3.0
+    mask = (rng.uniform(0, 1, (3, 4)) > 0.4) * 1.0
+    mask[1] = 0.0  # a row with no key kept: all zeros, never NaN
+    additive = rng.normal(size=(3, 4))
+    cases += [
+        Case(
+            "attention_weights without a mask",
+            lambda: _leaves_and_grads(lambda p: attention.attention_weights(p), scores),
+        ),
+        Case(
+            "attention_weights with a 0/1 mask and an empty row",
+            lambda: _leaves_and_grads(
+                lambda p: attention.attention_weights(p, _t4(mask)), scores
+            ),
+        ),
+        Case(
+            "attention_weights with a float mask",
+            lambda: _leaves_and_grads(
+                lambda p: attention.attention_weights(p, _t4(additive)), scores
+            ),
+        ),
+    ]
+    q, k, v = (rng.normal(size=(2, 3, 4)) for _ in range(3))
+    k5, v5 = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 2))
+    cases += [
+        Case(
+            "scaled_dot_product_attention",
+            lambda: _leaves_and_grads(
+                attention.scaled_dot_product_attention, q, k5, v5
+            ),
+        ),
+        Case(
+            "scaled_dot_product_attention, causal",
+            lambda: _leaves_and_grads(
+                lambda a, b, c: attention.scaled_dot_product_attention(
+                    a, b, c, is_causal=True
+                ),
+                q,
+                k,
+                v,
+            ),
+        ),
+        Case(
+            "scaled_dot_product_attention with a mask",
+            lambda: _leaves_and_grads(
+                lambda a, b, c: attention.scaled_dot_product_attention(
+                    a, b, c, attn_mask=_t4(np.tril(np.ones((3, 3))))
+                ),
+                q,
+                k,
+                v,
+            ),
+        ),
+    ]
     return cases
 
 
