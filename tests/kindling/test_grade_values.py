@@ -422,3 +422,19 @@ def test_a_planted_bug_is_wrong_exactly_where_it_differs(tmp_path):
         "shape_broadcast (3, 2) (4, 3, 3)",
         "shape_broadcast (4, 3, 3) (3, 2)",
     ]
+
+
+def test_case_names_are_the_same_for_every_seed_and_the_inputs_are_not():
+    """Reports name the same cases whatever the seed (so a grade's message is the
+    same run after run); the values, drawn from the seed, differ."""
+    from kindling import grade_probes
+
+    for task_id in grade_probes.TASKS:
+        names = {tuple(c.name for c in grade_probes.cases(task_id, s)) for s in (1, 2)}
+        assert len(names) == 1, task_id
+        (unique,) = names
+        assert len(set(unique)) == len(unique), task_id  # each name once
+    first, second = (
+        [encode(c.call()) for c in grade_probes.cases("0.3", s)] for s in (1, 2)
+    )
+    assert first != second
