@@ -89,6 +89,8 @@ def report_from_json(data: dict) -> GradeReport:
     report.partial = bool(data.get("partial", False))
     report.date = str(timing.get("date", ""))
     report.seconds = float(timing.get("total_seconds", 0.0))
+    seed = timing.get("values_seed")  # hook: kindling/grade_values.py's seed
+    report.values_seed = seed if isinstance(seed, int) else None
     return report
 
 

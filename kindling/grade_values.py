@@ -435,6 +435,7 @@ class Verdict:
     matched: int
     wrong: List[str]
     problem: Optional[str] = None
+    timed_out: bool = False  # the student's probes ran out of time
 
     @property
     def share(self) -> float:
@@ -504,7 +505,14 @@ class ValuesCheck:
             if values is not None:
                 _REFERENCE[key] = values
                 return values
-        with runner_factory(self.source, scratch) as runner:
+        # A copy of the source, made once per grading run: an edit to the source
+        # while a batch is graded never mixes two versions in one run.
+        tree = scratch.parent.parent / "reference-tree"
+        if not tree.is_dir():
+            from kindling.grade import copy_tree
+
+            copy_tree(self.source, tree)
+        with runner_factory(tree, scratch) as runner:
             run = runner.run(
                 probe_job(task.id, self.seed, timeout, memory_mb, task.cuda)
             )
@@ -539,17 +547,20 @@ class ValuesCheck:
             return grade
         reference = self.reference(
             task, runner_factory, scratch / "reference", timeout, memory_mb
-        )
+        )  # (scratch is the task's folder of the run's: tmp/runs/<task>)
         if reference.problem or not reference.order:
+            # The instructor's source is broken, not the student's work: the tests
+            # alone grade the task, and the message says so.
             why = reference.problem or "the reference has no cases"
             grade.details = dict(grade.details or {}, values={"unchecked": why})
+            note = f"note: values not checked (the reference's probes: {why})"
+            grade.message = f"{note}\n{grade.message}" if grade.message else note
             return grade
         run = runner.run(probe_job(task.id, self.seed, timeout, memory_mb, task.cuda))
-        student: Values = run.session
-        if run.timed_out and not student.problem:
-            student.problem = None  # the cases sent before the time-out count
-        verdict = compare(reference, student)
-        apply(grade, task, verdict, partial, self.seed)
+        # The cases sent before a time-out or a crash count; the others are wrong.
+        verdict = compare(reference, run.session)
+        verdict.timed_out = run.timed_out
+        apply(grade, task, verdict, partial)
         return grade
 
 
@@ -577,7 +588,7 @@ def _task_order(task_id: str) -> Tuple[int, ...]:
     return tuple(int(p) for p in task_id.split("."))
 
 
-def apply(grade, task, verdict: Verdict, partial: bool, seed: int) -> None:
+def apply(grade, task, verdict: Verdict, partial: bool) -> None:
     """Bound ``grade`` (a :class:`~kindling.grade_verdict.TaskGrade`) by the values:
     at most the share of matching cases (all or nothing unless proportional or
     ``partial``); the tests can only take points away. A task whose tests all
@@ -589,6 +600,8 @@ def apply(grade, task, verdict: Verdict, partial: bool, seed: int) -> None:
     }
     if verdict.problem:
         details["problem"] = verdict.problem
+    if verdict.timed_out:
+        details["timed_out"] = True
     grade.details = dict(grade.details or {}, values=details)
     proportional = partial or task.scoring == "proportional"
     if proportional:
@@ -608,6 +621,8 @@ def apply(grade, task, verdict: Verdict, partial: bool, seed: int) -> None:
             f"values checked outside the sandbox: {len(verdict.wrong)} of "
             f"{verdict.checked} wrong ({shown})"
         )
+        if verdict.timed_out:
+            why += "; the probes ran out of time (the cases not reached are wrong)"
     if grade.status == "done":
         grade.status = "failing"
     grade.message = f"{why}\n{grade.message}" if grade.message else why

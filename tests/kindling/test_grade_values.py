@@ -438,3 +438,32 @@ def test_case_names_are_the_same_for_every_seed_and_the_inputs_are_not():
         [encode(c.call()) for c in grade_probes.cases("0.3", s)] for s in (1, 2)
     )
     assert first != second
+
+
+HANG_IN_PROBES = """
+
+import sys as _sys
+import time as _time
+
+_right_sigmoid = sigmoid
+
+
+def sigmoid(x):
+    if "grade_values" in " ".join(_sys.argv):  # only in a probe run
+        _time.sleep(3600)
+    return _right_sigmoid(x)
+"""
+
+
+@needs_sandbox
+def test_probes_that_run_out_of_time_leave_the_cases_not_reached_wrong(
+    edition, tmp_path
+):
+    student = submission(
+        edition, tmp_path, {OPERATORS: reference(OPERATORS) + HANG_IN_PROBES}
+    )
+    (task,) = grade(student, source=ROOT, tasks="0.1", timeout=40).tasks
+    values = task.details["values"]
+    assert values["timed_out"] and 0 < values["matched"] < values["checked"]
+    assert task.points == 0 and task.status == "failing", task
+    assert "ran out of time" in task.message
