@@ -35,6 +35,7 @@ TASKS = (
     "0.1",
     "0.3",
     "0.4",
+    "0.5",
     "1.1",
     "1.2",
     "1.3",
@@ -208,6 +209,63 @@ def _task_0_4(rng: np.random.Generator) -> List[Case]:
             lambda: (build().eval(), [m.training for m in top[0].train().modules()])[1],
         ),
     ]
+
+
+def _task_0_5(rng: np.random.Generator) -> List[Case]:
+    from module0_fundamentals import datasets
+
+    cases = []
+    points = rng.uniform(0.0, 1.0, (40, 2))
+    for name in ("simple", "diag", "split", "xor", "circle"):
+        rule = f"{name}_label"
+        cases.append(
+            Case(
+                f"{rule} at 40 points",
+                lambda r=rule: [
+                    getattr(datasets, r)(float(a), float(b)) for a, b in points
+                ],
+            )
+        )
+    ts = rng.uniform(0.0, 1.0, 12)
+    for curve in ("spiral_point", "moons_point"):
+        for label in (0, 1):
+            cases.append(
+                Case(
+                    f"{curve} label {label}",
+                    lambda c=curve, k=label: [
+                        list(getattr(datasets, c)(float(t), k)) for t in ts
+                    ],
+                )
+            )
+    seed = int(rng.integers(1 << 20))
+    for name in ("simple", "diag", "split", "xor", "circle", "spiral", "moons"):
+        cases.append(
+            Case(
+                f"{name}(30, seed)",
+                lambda f=name: (lambda g: [g.n, g.X, g.y])(
+                    getattr(datasets, f)(30, seed=seed)
+                ),
+            )
+        )
+    fresh = int(rng.integers(1 << 20))
+
+    def good_enough(name: str) -> bool:
+        # A threshold, not the reference's accuracy: any weights that separate
+        # the dataset are right (the tests ask 95% too).
+        from module0_fundamentals import ManualClassifier, hand_tuned_weights
+
+        w1, w2, b = hand_tuned_weights()[name]
+        graph = getattr(datasets, name)(500, seed=fresh)
+        return ManualClassifier(w1, w2, b).accuracy(graph) >= 0.95
+
+    for name in ("simple", "diag", "split"):
+        cases.append(
+            Case(
+                f"hand-tuned weights for {name}: 95% of 500 points",
+                lambda n=name: good_enough(n),
+            )
+        )
+    return cases
 
 
 # ---------------------------------------------------------------------------------
