@@ -49,6 +49,8 @@ TASKS = (
     "2.6",
     "3.1",
     "3.2",
+    "3.3",
+    "3.4",
     "4.1",
     "4.2",
     "4.3",
@@ -65,6 +67,10 @@ TASKS = (
 # The values checked are the kernels' arithmetic and indexing; whether they compile
 # and run in parallel is the task's tests' part (which can only take points away).
 WITHOUT_JIT = ("3.1", "3.2", "4.1", "4.2")
+
+# Tasks whose probes launch CUDA kernels: on a machine without a GPU they run in
+# Numba's CUDA simulator (kindling.cudasim, as the tests do), so shapes stay small.
+CUDA = ("3.3", "3.4")
 
 
 def _floats(rng: np.random.Generator, low: float, high: float, n: int) -> List[float]:
@@ -882,6 +888,102 @@ def _task_3_2(rng: np.random.Generator) -> List[Case]:
             cases.append(
                 Case(
                     f"matmul {sa} @ {sb} layouts {la} {lb}",
+                    lambda sa=sa, sb=sb, a=a, b=b, la=la, lb=lb: run(
+                        sa, sb, a, b, la, lb
+                    ),
+                    rel=1e-9,
+                    abs=1e-12,
+                )
+            )
+    return cases
+
+
+def _task_3_3(rng: np.random.Generator) -> List[Case]:
+    def run(kind: str, x, y, layout, out_layout, dim):
+        from module0_fundamentals import operators
+        from module3_fast_ops import cuda_ops
+
+        if kind == "map":
+            out = _strided(np.zeros(x.shape), out_layout)
+            cuda_ops.tensor_map(operators.neg)(*out, *_strided(x, layout))
+        elif kind == "zip":
+            out = _strided(np.zeros(np.broadcast_shapes(x.shape, y.shape)), out_layout)
+            kernel = cuda_ops.tensor_zip(operators.mul)
+            kernel(*out, *_strided(x, layout), *_strided(y, _layouts(y.ndim)[-1]))
+        else:
+            shape = list(x.shape)
+            shape[dim] = 1
+            fn, start = (
+                (operators.add, 0.0) if kind == "sum" else (operators.max, -np.inf)
+            )
+            out = _strided(np.full(shape, np.nan), out_layout)
+            cuda_ops.tensor_reduce(fn)(*out, *_strided(x, layout), dim, start)
+        return _read(*out)
+
+    cases = []
+    for shape in [(1,), (5,), (3, 4), (2, 3, 5), (300,)]:
+        x, y = rng.normal(size=shape), rng.normal(size=shape)
+        identity = tuple(range(len(shape)))
+        for layout in _layouts(len(shape)):
+            cases.append(
+                Case(
+                    f"cuda map(neg) {shape} layout {layout}",
+                    lambda x=x, a=layout, o=identity: run("map", x, None, a, o, 0),
+                )
+            )
+            cases.append(
+                Case(
+                    f"cuda zip(mul) {shape} layout {layout}",
+                    lambda x=x, y=y, a=layout, o=identity: run("zip", x, y, a, o, 0),
+                )
+            )
+            for dim in range(len(shape)):
+                for kind in ("sum", "max"):
+                    cases.append(
+                        Case(
+                            f"cuda reduce({kind}) {shape} layout {layout} dim {dim}",
+                            lambda x=x, a=layout, o=identity, d=dim, k=kind: run(
+                                k, x, None, a, o, d
+                            ),
+                            rel=1e-9,
+                            abs=1e-12,
+                        )
+                    )
+    x, y = rng.normal(size=(3, 1)), rng.normal(size=(1, 4))
+    cases.append(
+        Case(
+            "cuda zip(mul) broadcast (3, 1) (1, 4)",
+            lambda: run("zip", x, y, (0, 1), (0, 1), 0),
+        )
+    )
+    return cases
+
+
+def _task_3_4(rng: np.random.Generator) -> List[Case]:
+    def run(sa, sb, a, b, la, lb):
+        from module3_fast_ops import cuda_ops
+
+        kernel = cuda_ops.tensor_matrix_multiply()
+        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+        shape = tuple(batch) + (sa[-2], sb[-1])
+        out = _strided(np.zeros(shape), tuple(range(len(shape))))
+        kernel(*out, *_strided(a, la), *_strided(b, lb))
+        return _read(*out)
+
+    cases = []
+    for sa, sb in [
+        ((1, 1), (1, 1)),
+        ((2, 3), (3, 4)),
+        ((1, 3, 2), (4, 2, 3)),
+        ((2, 1, 3, 2), (3, 2, 4)),
+        ((5, 7), (7, 3)),
+        ((2, 33, 5), (5, 34)),  # more rows and columns than one tile
+    ]:
+        a, b = rng.normal(size=sa), rng.normal(size=sb)
+        for la, lb in zip(_layouts(len(sa)), _layouts(len(sb))):
+            cases.append(
+                Case(
+                    f"cuda matmul {sa} @ {sb} layouts {la} {lb}",
                     lambda sa=sa, sb=sb, a=a, b=b, la=la, lb=lb: run(
                         sa, sb, a, b, la, lb
                     ),

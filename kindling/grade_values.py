@@ -153,6 +153,10 @@ def run_probes(task: str, seed: int, fd: int) -> int:
         os.environ["NUMBA_DISABLE_JIT"] = "1"
         if "numba" in sys.modules:
             sys.modules["numba"].config.reload_config()
+    if task in getattr(grade_probes, "CUDA", ()):
+        from kindling.cudasim import configure_cuda_simulator
+
+        configure_cuda_simulator()  # the simulator where there is no GPU
     cases = grade_probes.cases(task, seed)
     for case in cases:
         try:
