@@ -413,7 +413,8 @@ def draw_seed() -> int:
 
 
 # Reference values by (source key, seed, task), in this process (a batch graded
-# with --jobs 1 computes them once); on disk, signed, for the processes of --jobs N.
+# with --jobs 1 computes them once); on disk, signed, for the processes of --jobs N
+# (only for a shared seed, KINDLING_VALUES_SEED: a fresh seed is never seen again).
 _REFERENCE: Dict[Tuple[str, int, str], Values] = {}
 
 
@@ -527,7 +528,8 @@ class ValuesCheck:
         while len(_REFERENCE) >= 64:
             _REFERENCE.pop(next(iter(_REFERENCE)))
         _REFERENCE[key] = values
-        _store_signed(name, digest, {"values": _to_cache(values)})
+        if os.environ.get(SEED_ENV):  # a seed others share (a batch's children)
+            _store_signed(name, digest, {"values": _to_cache(values)})
         return values
 
     def check(
