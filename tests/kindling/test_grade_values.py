@@ -467,3 +467,34 @@ def test_probes_that_run_out_of_time_leave_the_cases_not_reached_wrong(
     assert values["timed_out"] and 0 < values["matched"] < values["checked"]
     assert task.points == 0 and task.status == "failing", task
     assert "ran out of time" in task.message
+
+
+@needs_sandbox
+def test_a_batch_shares_one_seed_and_jobs_1_and_2_give_the_same_grades(
+    edition, tmp_path
+):
+    """Every child grader of ``--jobs 2`` checks values at the batch's one seed;
+    the grades are those of ``--jobs 1`` (a seed of its own), the attack at 0."""
+    from kindling.grade import grade_batch
+
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name, text in (
+        ("ada", reference(OPERATORS)),
+        ("bob", reference(OPERATORS) + PATCH_HYPOTHESIS),
+    ):
+        student = submission(edition, tmp_path / name, {OPERATORS: text})
+        student.rename(batch / name)
+    graded = {
+        jobs: grade_batch(batch, jobs=jobs, source=ROOT, tasks="0.1") for jobs in (1, 2)
+    }
+    for jobs, reports in graded.items():
+        seeds = {report.values_seed for report in reports.values()}
+        assert len(seeds) == 1 and None not in seeds, (jobs, seeds)
+        assert reports["ada"].score == 10 and reports["bob"].score == 0, jobs
+    one, two = (
+        {n: [t.to_json() for t in r.tasks] for n, r in graded[j].items()}
+        for j in (1, 2)
+    )
+    assert one == two
+    assert one["bob"][0]["details"]["values"]["matched"] > 0
