@@ -484,8 +484,8 @@ class ValuesCheck:
         self.source_key = ""  # the source's content (see reference), once needed
         if not listed:
             self.summary = (
-                "values checking skipped: no reference in this tree (a student "
-                "edition); every grade is the tests' alone"
+                "values checking skipped: this tree has no probes and reference (a "
+                "student edition ships neither); every grade is the tests' alone"
             )
         else:
             probed = ", ".join(sorted(self.tasks, key=_task_order)) or "none"
