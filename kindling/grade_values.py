@@ -482,6 +482,7 @@ class ValuesCheck:
             t.id for t in registry if t.id in listed and has_reference(source, t.files)
         }
         self.source_key = ""  # the source's content (see reference), once needed
+        self.spent: Dict[str, float] = {}  # seconds of reference runs, by task
         if not listed:
             self.summary = (
                 "values checking skipped: this tree has no probes and reference (a "
@@ -521,6 +522,7 @@ class ValuesCheck:
             run = runner.run(
                 probe_job(task.id, self.seed, timeout, memory_mb, task.cuda)
             )
+        self.spent[task.id] = run.seconds  # counted in the task's time
         values: Values = run.session
         if run.timed_out or values.problem or not values.ended:
             values.problem = values.problem or "the reference's probes did not finish"
@@ -563,6 +565,7 @@ class ValuesCheck:
             grade.message = f"{note}\n{grade.message}" if grade.message else note
             return grade
         run = runner.run(probe_job(task.id, self.seed, timeout, memory_mb, task.cuda))
+        grade.seconds += run.seconds + self.spent.pop(task.id, 0.0)
         # The cases sent before a time-out or a crash count; the others are wrong.
         verdict = compare(reference, run.session)
         verdict.timed_out = run.timed_out
