@@ -52,13 +52,21 @@ import re
 import shutil
 import signal
 import stat
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
+from kindling.grade_cache import (
+    cache_dir,
+    cache_secret,
+    sign,
+    copy_tree,
+    load_signed,
+    store_signed,
+    tree_key,
+)
 from kindling.grade_runner import (  # noqa: F401 - re-exported
     PYTEST_OPTIONS,
     Job,
@@ -91,16 +99,6 @@ MANIFEST = ".kindling-manifest.json"
 TMP_PREFIX = "kindling-grade-"
 CANARIES_PER_TASK = 2
 # Never copied into an overlay: version control, caches, environments, old results.
-SKIPPED_PARTS = {
-    ".git",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".pytest_cache",
-    ".hypothesis",
-    ".kindling",
-    "node_modules",
-}
 
 
 class GradeError(RuntimeError):
@@ -130,6 +128,7 @@ class GradeReport:
     version: str = ""  # the grader's version
     date: str = ""  # when the grading started (UTC)
     partial: bool = False  # --partial: proportional points for every task
+    values_seed: Optional[int] = None  # the probes' seed (kindling/grade_values.py)
 
     @property
     def score(self) -> float:
@@ -159,6 +158,7 @@ class GradeReport:
                 "date": self.date,
                 "total_seconds": round(self.seconds, 2),
                 "tasks": {t.id: round(t.seconds, 2) for t in self.tasks},
+                "values_seed": self.values_seed,
             },
         }
 
@@ -189,27 +189,6 @@ def read_registry(root: Path) -> Registry:
 
 def student_files(registry: Registry) -> List[str]:
     return sorted({f for task in registry for f in task.files})
-
-
-def tree_files(root: Path) -> List[str]:
-    """The files of a course tree, relative, without caches and environments."""
-    from kindling.regions import source_files
-
-    files = []
-    for path in source_files(root):
-        relative = path.relative_to(root)
-        if not set(relative.parts) & SKIPPED_PARTS:
-            files.append(relative.as_posix())
-    return files
-
-
-def copy_tree(root: Path, dest: Path) -> List[str]:
-    files = tree_files(root)
-    for relative in files:
-        target = dest / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / relative, target)
-    return files
 
 
 # ---------------------------------------------------------------------------------
@@ -337,11 +316,11 @@ def expected_hashes(
     if key not in _EDITION_HASHES:
         # On disk too (signed like the collection): the grader processes of a
         # parallel batch, or the next run, do not cut the same edition again.
-        protected = _load_signed(f"edition-{key[:32]}.json", key)
+        protected = load_signed(f"edition-{key[:32]}.json", key)
         if protected is None:
             release(source, scratch, through=through, force=True, registry=registry)
             protected = json.loads((scratch / MANIFEST).read_text())["protected"]
-            _store_signed(f"edition-{key[:32]}.json", key, protected)
+            store_signed(f"edition-{key[:32]}.json", key, protected)
         while len(_EDITION_HASHES) >= 8:
             _EDITION_HASHES.pop(next(iter(_EDITION_HASHES)))
         _EDITION_HASHES[key] = protected
@@ -410,82 +389,16 @@ class Collection:
         return {nodeid for ids in self.tests.values() for nodeid in ids}
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("KINDLING_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    return Path(base) / "kindling" if base else Path.home() / ".cache" / "kindling"
-
-
-def _tree_key(root: Path, files: Iterable[str]) -> str:
-    import pytest
-
-    from kindling.cudasim import gpu_present
-    from kindling.regions import file_digest
-
-    digest = hashlib.sha256()
-    environment = f"{sys.version}|{pytest.__version__}|{gpu_present()}"
-    digest.update(f"{environment}|{os.environ.get('NUMBA_ENABLE_CUDASIM')}".encode())
-    for relative in sorted(files):
-        digest.update(f"{relative}:{file_digest(root / relative)}\n".encode())
-    return digest.hexdigest()
-
-
-def _cache_secret(folder: Path) -> bytes:
-    """This user's key for signing cache entries (created on first use, mode 0600)."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = folder / "secret.key"
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
-    key = os.urandom(32)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key)
-    return key
-
-
-def _sign(secret: bytes, key: str, tests: object) -> str:
-    body = json.dumps([key, tests], sort_keys=True).encode()
-    return hmac.new(secret, body, hashlib.sha256).hexdigest()
-
-
-def _load_signed(name: str, key: str) -> Optional[dict]:
-    """A cache entry's value, if signed with this user's key for ``key``."""
-    folder = _cache_dir()
-    try:
-        entry = json.loads((folder / name).read_text())
-        value, mac = entry["value"], entry["mac"]
-        secret = _cache_secret(folder)
-        if entry["key"] != key or not isinstance(value, dict):
-            return None
-        if not hmac.compare_digest(mac, _sign(secret, key, value)):
-            return None
-        return {str(k): str(v) for k, v in value.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _store_signed(name: str, key: str, value: dict) -> None:
-    folder = _cache_dir()
-    try:
-        secret = _cache_secret(folder)
-        entry = {"key": key, "value": value, "mac": _sign(secret, key, value)}
-        partial = folder / f"{name}.{os.getpid()}.tmp"
-        partial.write_text(json.dumps(entry))
-        os.replace(partial, folder / name)
-    except OSError:
-        pass  # a read-only home only costs time
-
-
 def load_cached_collection(work: Path, key: str) -> Optional[Collection]:
     """A verified cache entry: signed with this user's key, for exactly this tree,
     naming only test files the tree has. Anything else is ignored."""
-    folder = _cache_dir()
+    folder = cache_dir()
     try:
         entry = json.loads((folder / f"collection-{key[:32]}.json").read_text())
-        secret = _cache_secret(folder)
+        secret = cache_secret(folder)
         tests, mac = entry["tests"], entry["mac"]
         if entry["key"] != key or not hmac.compare_digest(
-            mac, _sign(secret, key, tests)
+            mac, sign(secret, key, tests)
         ):
             return None
         for nodeids in tests.values():
@@ -498,10 +411,10 @@ def load_cached_collection(work: Path, key: str) -> Optional[Collection]:
 
 
 def store_collection(key: str, tests: Dict[str, List[str]]) -> None:
-    folder = _cache_dir()
+    folder = cache_dir()
     try:
-        secret = _cache_secret(folder)
-        entry = {"key": key, "tests": tests, "mac": _sign(secret, key, tests)}
+        secret = cache_secret(folder)
+        entry = {"key": key, "tests": tests, "mac": sign(secret, key, tests)}
         cached = folder / f"collection-{key[:32]}.json"
         partial = cached.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(json.dumps(entry))
@@ -515,7 +428,7 @@ def collect(runner: Runner, work: Path, files: List[str], scratch: Path) -> Coll
 
     The result is cached by the tree's content, signed with this user's key.
     """
-    key = _tree_key(work, files)
+    key = tree_key(work, files)
     cached = load_cached_collection(work, key)
     if cached is not None:
         return cached
@@ -875,6 +788,15 @@ class Grader:
             where += f"; trusted kernel cache (read-only): {self.kernel_cache}"
             self.report.sandbox = where
         self.report.tasks = [TaskGrade.for_task(t) for t in self.selected]
+        # Hook: values checked outside the sandbox (kindling/grade_values.py).
+        from kindling.grade_values import ValuesCheck
+
+        self.values = ValuesCheck(
+            self.source, self.registry, self.sandbox, self.kernel_cache
+        )
+        self.report.sandbox += f"; {self.values.summary}"
+        if self.values.tasks & {t.id for t in self.selected}:
+            self.report.values_seed = self.values.seed
 
     def run(self) -> GradeReport:
         """Grade every selected task. SIGTERM and SIGINT stop it cleanly: the report
@@ -981,7 +903,20 @@ class Grader:
         timeout = self.timeout or task.timeout
         scratch = tmp / "runs" / task.id
         if task.scoring != "mutation":
-            return grade_task(task, runner, plan, scratch, timeout, self.memory_mb)
+            grade = grade_task(task, runner, plan, scratch, timeout, self.memory_mb)
+            # Hook: the values bound the points (kindling/grade_values.py).
+            return self.values.check(
+                task,
+                grade,
+                runner,
+                lambda tree, where: Runner(
+                    tree, self.sandbox, where, self.kernel_cache
+                ),
+                scratch,
+                timeout,
+                self.memory_mb,
+                self.partial,
+            )
         from kindling.mutation import grade_by_mutation, reference_available
 
         has_reference = reference_available(self.source)

@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from kindling.grade_limits import JobCgroup, available
 from kindling.sandbox import KERNELS, TREE, Sandbox, sandbox_env, tmpfs_sizes
@@ -102,6 +102,11 @@ class Job:
     cuda: bool = False  # may touch a real GPU: no address-space limit then
     # (file outside, path inside the tree): bound read-only over the tree's file
     binds: List[Tuple[str, str]] = field(default_factory=list)
+    # Hook for values checked outside the sandbox (kindling/grade_values.py): the
+    # module run as ``python -m ENTRY --job JSON`` in the sandbox, and the parser of
+    # what it sends (an object with ``feed(bytes) -> bool`` and ``close()``).
+    entry: str = "kindling.grade_runner"
+    stream: Optional[Callable[[], Any]] = None
 
 
 @dataclass
@@ -590,7 +595,7 @@ class Runner:
         """The job's command line, and its environment when it is not in ``argv``
         (bwrap sets the sandbox's own environment)."""
         pytest_args = [*job.args, f"--kindling-grade-fd={fd}"]
-        argv = [sys.executable, "-s", "-m", "kindling.grade_runner", "--job"]
+        argv = [sys.executable, "-s", "-m", job.entry, "--job"]
         argv.append(json.dumps(pytest_args))
         # Only the plugins named in the arguments (see PYTEST_OPTIONS above).
         extra = {
@@ -627,7 +632,7 @@ class Runner:
         memory = job.memory_mb * 1024 * 1024
         cgroup = JobCgroup.create(memory) if available() else None
         start = time.monotonic()
-        stream, output = EventStream(), HeadTail()
+        stream, output = (job.stream or EventStream)(), HeadTail()
         try:
             argv, env = self.command(job, write)
             self.process = subprocess.Popen(

@@ -30,6 +30,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from kindling.grade import GradeError, Grader, GradeReport, TaskGrade
 from kindling.grade_reports import valid_text, write_atomically
+from kindling.grade_values import SEED_ENV, draw_seed
 
 
 def parse_shard(text: str) -> Tuple[int, int]:
@@ -90,6 +91,8 @@ def report_from_json(data: dict) -> GradeReport:
     report.partial = bool(data.get("partial", False))
     report.date = str(timing.get("date", ""))
     report.seconds = float(timing.get("total_seconds", 0.0))
+    seed = timing.get("values_seed")  # hook: kindling/grade_values.py's seed
+    report.values_seed = seed if isinstance(seed, int) else None
     return report
 
 
@@ -383,16 +386,25 @@ def grade_batch(
     (:func:`grade_parallel`). ``on_report`` is called as each finishes.
     Symlinked entries are refused."""
     entries = submissions(Path(folder), shard, echo)
-    if jobs > 1:
-        return grade_parallel(entries, jobs, echo, on_report, **options)
-    reports: Dict[str, GradeReport] = {}
-    for entry in entries:
-        echo(f"grading {entry.name} ...")
-        reports[entry.name] = Grader(entry, echo=echo, **options).run()
-        on_report(entry.name, reports[entry.name])
-        if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the whole batch
-            break
-    return reports
+    # One probe seed for the whole batch (its child graders inherit it), so the
+    # reference's values are computed once (kindling/grade_values.py).
+    shared = SEED_ENV not in os.environ
+    if shared:
+        os.environ[SEED_ENV] = str(draw_seed())
+    try:
+        if jobs > 1:
+            return grade_parallel(entries, jobs, echo, on_report, **options)
+        reports: Dict[str, GradeReport] = {}
+        for entry in entries:
+            echo(f"grading {entry.name} ...")
+            reports[entry.name] = Grader(entry, echo=echo, **options).run()
+            on_report(entry.name, reports[entry.name])
+            if reports[entry.name].interrupted:  # SIGTERM/SIGINT stops the batch
+                break
+        return reports
+    finally:
+        if shared:
+            os.environ.pop(SEED_ENV, None)
 
 
 # ---------------------------------------------------------------------------------
