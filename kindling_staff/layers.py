@@ -212,9 +212,10 @@ def re_exports(path: Path) -> List[str]:
 #: convolution's im2col plan on the GPU and the packed kernel layouts, by 705 for
 #: issue 42's missing nn features (layers, losses, optimizers, initialisers,
 #: CyclicLR, pooling, attention and LSTM options) and by 304 for its Tensor side
-#: (dtype promotion, F.pad modes, unfold): 16,929.
+#: (dtype promotion, F.pad modes, unfold): 16,929; lowered to the library's size
+#: after the facades and the dtype-keeping function forms: 16,874.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_929
+LIBRARY_BUDGET = 16_874
 LIBRARY_GOAL = 13_500
 
 
