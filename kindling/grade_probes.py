@@ -1016,10 +1016,40 @@ def _forward_and_grad(fn, array: np.ndarray, weights: np.ndarray):
     return [np.asarray(out.to_numpy()), _grad(leaf)]
 
 
-def _task_4_1(rng: np.random.Generator) -> List[Case]:
+def _conv_cases(
+    rng: np.random.Generator, name: str, settings: List[tuple]
+) -> List[Case]:
+    """``kt.<name>`` (``conv1d`` or ``conv2d``) with a bias: the output and the
+    gradients of input, weight and bias for a fixed weighting of the output, for
+    each ``(input shape, weight shape, stride, padding)``."""
     import module4_networks as kt
 
+    conv = getattr(kt, name)
     cases = []
+    for shape, wshape, stride, padding in settings:
+        x, w = rng.normal(size=shape), rng.normal(size=wshape)
+        bias = rng.normal(size=wshape[0])
+
+        def run(x=x, w=w, bias=bias, s=stride, p=padding):
+            leaves = [_t4(a, requires_grad=True) for a in (x, w, bias)]
+            out = conv(*leaves, stride=s, padding=p)
+            shape = tuple(out.shape)
+            weights = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
+            (out * _t4(weights)).sum().backward()
+            return [np.asarray(out.to_numpy())] + [_grad(leaf) for leaf in leaves]
+
+        cases.append(
+            Case(
+                f"{name} {shape} * {wshape} stride {stride} padding {padding}",
+                run,
+                rel=1e-9,
+                abs=1e-12,
+            )
+        )
+    return cases
+
+
+def _task_4_1(rng: np.random.Generator) -> List[Case]:
     settings = [
         ((1, 1, 5), (1, 1, 3), 1, 0),
         ((2, 3, 8), (4, 3, 3), 1, 1),
@@ -1027,60 +1057,17 @@ def _task_4_1(rng: np.random.Generator) -> List[Case]:
         ((1, 3, 6), (2, 3, 1), 1, 0),
         ((2, 2, 7), (2, 2, 7), 1, 0),  # the kernel as wide as the input
     ]
-    for shape, wshape, stride, padding in settings:
-        x, w = rng.normal(size=shape), rng.normal(size=wshape)
-        bias = rng.normal(size=wshape[0])
-
-        def run(x=x, w=w, bias=bias, s=stride, p=padding):
-            leaves = [_t4(a, requires_grad=True) for a in (x, w, bias)]
-            out = kt.conv1d(*leaves, stride=s, padding=p)
-            shape = tuple(out.shape)
-            weights = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
-            (out * _t4(weights)).sum().backward()
-            return [np.asarray(out.to_numpy())] + [_grad(leaf) for leaf in leaves]
-
-        cases.append(
-            Case(
-                f"conv1d {shape} * {wshape} stride {stride} padding {padding}",
-                run,
-                rel=1e-9,
-                abs=1e-12,
-            )
-        )
-    return cases
+    return _conv_cases(rng, "conv1d", settings)
 
 
 def _task_4_2(rng: np.random.Generator) -> List[Case]:
-    import module4_networks as kt
-
-    cases = []
     settings = [
         ((1, 1, 4, 4), (1, 1, 2, 2), 1, 0),
         ((2, 2, 5, 6), (3, 2, 3, 2), 1, 1),
         ((1, 3, 7, 5), (2, 3, 3, 3), 2, (1, 0)),
         ((2, 1, 3, 3), (2, 1, 3, 3), 1, 0),
     ]
-    for shape, wshape, stride, padding in settings:
-        x, w = rng.normal(size=shape), rng.normal(size=wshape)
-        bias = rng.normal(size=wshape[0])
-
-        def run(x=x, w=w, bias=bias, s=stride, p=padding):
-            leaves = [_t4(a, requires_grad=True) for a in (x, w, bias)]
-            out = kt.conv2d(*leaves, stride=s, padding=p)
-            shape = tuple(out.shape)
-            weights = np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
-            (out * _t4(weights)).sum().backward()
-            return [np.asarray(out.to_numpy())] + [_grad(leaf) for leaf in leaves]
-
-        cases.append(
-            Case(
-                f"conv2d {shape} * {wshape} stride {stride} padding {padding}",
-                run,
-                rel=1e-9,
-                abs=1e-12,
-            )
-        )
-    return cases
+    return _conv_cases(rng, "conv2d", settings)
 
 
 def _task_4_3(rng: np.random.Generator) -> List[Case]:

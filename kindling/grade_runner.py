@@ -201,29 +201,23 @@ def _valid_unicode(raw: bytes) -> bytes:
     return _LONE_SURROGATE.sub(lambda m: m[1] or rb"\ufffd", raw)
 
 
-class EventStream:
-    """A session's events, parsed as they arrive from its pipe, under the limits.
+class BoundedLines:
+    """A pipe read as lines as they arrive, under limits: nothing is held but the
+    line being received (at most :attr:`line_bytes`; a longer line is skipped as
+    it arrives, never kept whole, and reported once by :meth:`too_long`), and
+    reading stops (:attr:`full`) once more than :attr:`total_bytes` came
+    (:meth:`overflow`) or a subclass says so. Each ended line (blank ones too)
+    goes to :meth:`ended_line`. Nothing here raises, whatever the pipe sends."""
 
-    Nothing is held but the line being received (at most :data:`EVENT_BYTES`) and
-    what the events say: a line longer than that is skipped as it arrives (never
-    kept whole), and reading stops at the :data:`EVENT_LIMIT`-th line or after
-    :data:`PROTOCOL_LIMIT` bytes (:attr:`full`). The failure records kept are
-    bounded too (:data:`RECORD_BYTES` in all; later failures keep their outcome
-    without their record). Nothing here raises, whatever the session sends, and
-    nesting deeper than JSON's parser allows is "not JSON".
-    """
+    line_bytes: int
+    total_bytes: int
 
     def __init__(self) -> None:
-        self.session = Session()
         self.received = 0  # bytes
         self.lines = 0  # lines ended (blank ones included)
         self.full = False  # a limit was reached: read no more
         self._line = bytearray()  # the line being received
         self._skipping = False  # the line being received is already too long
-        self._records = 0  # bytes of the events whose failure record was kept
-
-    def problem(self, text: str) -> None:
-        self.session.problem = self.session.problem or text
 
     def feed(self, chunk: bytes) -> bool:
         """Take the next bytes of the pipe; False once no more should be read."""
@@ -235,11 +229,8 @@ class EventStream:
             end = chunk.find(b"\n", start)
             piece = chunk[start:] if end < 0 else chunk[start:end]
             if not self._skipping:
-                if len(self._line) + len(piece) > EVENT_BYTES:
-                    number = self.lines + 1
-                    self.problem(
-                        f"message {number} is longer than any test's report can be"
-                    )
+                if len(self._line) + len(piece) > self.line_bytes:
+                    self.too_long(self.lines + 1)
                     self._skipping = True
                     self._line.clear()
                 else:
@@ -248,30 +239,71 @@ class EventStream:
                 break
             self._end_line()
             start = end + 1
-        if self.received >= PROTOCOL_LIMIT and not self.full:
-            self.problem("the session sent more messages than any test run can")
+        if self.received > self.total_bytes and not self.full:
+            self.overflow()
             self.full = True
         return not self.full
 
-    def close(self) -> Session:
-        """The session, once the pipe is closed (a last line without its newline
-        counts)."""
+    def flush(self) -> None:
+        """The pipe is closed: a last line without its newline counts."""
         if (self._line or self._skipping) and not self.full:
             self._end_line()
-        return self.session
 
     def _end_line(self) -> None:
         raw, skipped = bytes(self._line), self._skipping
         self._line.clear()
         self._skipping = False
         self.lines += 1
-        if self.lines > EVENT_LIMIT:  # blank lines count: each costs a step
+        self.ended_line(self.lines, raw, skipped)
+
+    def too_long(self, number: int) -> None:
+        """Line ``number`` is longer than :attr:`line_bytes`."""
+
+    def overflow(self) -> None:
+        """More than :attr:`total_bytes` came."""
+
+    def ended_line(self, number: int, raw: bytes, skipped: bool) -> None:
+        """Line ``number`` ended: ``raw`` (empty when it was ``skipped``)."""
+
+
+class EventStream(BoundedLines):
+    """A session's events, parsed as they arrive from its pipe, under the limits:
+    lines of at most :data:`EVENT_BYTES`, reading stops at the
+    :data:`EVENT_LIMIT`-th line or at :data:`PROTOCOL_LIMIT` bytes. The failure
+    records kept are bounded too (:data:`RECORD_BYTES` in all; later failures keep
+    their outcome without their record). Nesting deeper than JSON's parser allows
+    is "not JSON"."""
+
+    line_bytes = EVENT_BYTES
+    total_bytes = PROTOCOL_LIMIT - 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session = Session()
+        self._records = 0  # bytes of the events whose failure record was kept
+
+    def problem(self, text: str) -> None:
+        self.session.problem = self.session.problem or text
+
+    def too_long(self, number: int) -> None:
+        self.problem(f"message {number} is longer than any test's report can be")
+
+    def overflow(self) -> None:
+        self.problem("the session sent more messages than any test run can")
+
+    def close(self) -> Session:
+        """The session, once the pipe is closed."""
+        self.flush()
+        return self.session
+
+    def ended_line(self, number: int, raw: bytes, skipped: bool) -> None:
+        if number > EVENT_LIMIT:  # blank lines count: each costs a step
             self.problem("the session sent more messages than any test run can")
             self.full = True
             return
         if skipped or not raw.strip():
             return
-        self._event(self.lines, raw)
+        self._event(number, raw)
 
     def _event(self, number: int, raw: bytes) -> None:
         session, problem = self.session, self.problem

@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from kindling.grade_runner import BoundedLines
+
 PROBES_FILE = Path("kindling") / "grade_probes.py"
 SEED_ENV = "KINDLING_VALUES_SEED"  # a fixed seed (a batch shares one; reproducing)
 VALUES_BYTES = 8 << 20  # bytes a probe run may send
@@ -196,56 +198,34 @@ class Values:
     problem: Optional[str] = None
 
 
-class ValueStream:
+class ValueStream(BoundedLines):
     """A probe run's pipe, parsed as it arrives: at most :data:`LINE_BYTES` held
     (a longer line is skipped as it comes and is a problem), reading stops after
     :data:`VALUES_BYTES` or :data:`CASE_LIMIT` cases. A malformed line, a case
     sent twice or anything after the end line is a problem: the run's values
     then count for nothing."""
 
+    line_bytes = LINE_BYTES
+    total_bytes = VALUES_BYTES
+
     def __init__(self) -> None:
+        super().__init__()
         self.result = Values()
-        self.received = 0
-        self.full = False
-        self._line = bytearray()
-        self._skipping = False
 
     def problem(self, text: str) -> None:
         self.result.problem = self.result.problem or text
 
-    def feed(self, chunk: bytes) -> bool:
-        if self.full:
-            return False
-        self.received += len(chunk)
-        start = 0
-        while not self.full:
-            end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
-            if not self._skipping:
-                if len(self._line) + len(piece) > LINE_BYTES:
-                    self.problem("a value longer than any case's can be")
-                    self._skipping = True
-                    self._line.clear()
-                else:
-                    self._line += piece
-            if end < 0:
-                break
-            self._end_line()
-            start = end + 1
-        if self.received > VALUES_BYTES and not self.full:
-            self.problem("more values than the probes send")
-            self.full = True
-        return not self.full
+    def too_long(self, number: int) -> None:
+        self.problem("a value longer than any case's can be")
+
+    def overflow(self) -> None:
+        self.problem("more values than the probes send")
 
     def close(self) -> Values:
-        if (self._line or self._skipping) and not self.full:
-            self._end_line()
+        self.flush()
         return self.result
 
-    def _end_line(self) -> None:
-        raw, skipped = bytes(self._line), self._skipping
-        self._line.clear()
-        self._skipping = False
+    def ended_line(self, number: int, raw: bytes, skipped: bool) -> None:
         if skipped or not raw.strip():
             return
         result = self.result
