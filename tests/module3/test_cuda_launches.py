@@ -15,7 +15,7 @@ from module3_fast_ops import _cuda_runtime, cuda_ops
 from module3_fast_ops._cuda_runtime import on_device
 from module3_fast_ops.cuda_ops import CudaBackend
 
-pytestmark = pytest.mark.task3_3
+task3_3 = pytest.mark.task3_3
 
 launches = _cuda_runtime.launches
 
@@ -24,6 +24,7 @@ def on_gpu(array):
     return kt.tensor(array).to(CudaBackend)
 
 
+@task3_3
 def test_the_counter_counts_each_launch_by_kernel_inside_its_block():
     a = on_gpu(np.arange(6.0).reshape(2, 3))
     a.exp()  # compiled outside the count
@@ -39,6 +40,7 @@ def test_the_counter_counts_each_launch_by_kernel_inside_its_block():
     assert sum(outer.values()) == 2  # closed with its block
 
 
+@task3_3
 @pytest.mark.parametrize("dim", [0, 1])
 def test_a_sum_along_a_dimension_is_one_launch(dim):
     x = np.random.default_rng(0).normal(size=(3, 4))
@@ -50,6 +52,7 @@ def test_a_sum_along_a_dimension_is_one_launch(dim):
     np.testing.assert_allclose(total.to_numpy(), x.sum(axis=dim))
 
 
+@task3_3
 def test_a_max_reduces_in_one_launch_from_minus_infinity():
     """All entries below 0: a reduce that started from 0 (not its start value,
     $-\\infty$) would give 0. (``amax`` may launch more than the reduce.)"""
@@ -62,6 +65,7 @@ def test_a_max_reduces_in_one_launch_from_minus_infinity():
     np.testing.assert_array_equal(largest.to_numpy(), x.max(axis=1))
 
 
+@task3_3
 def test_the_backward_of_a_product_sum_takes_at_most_four_launches():
     """Forward: the product and the reduce (2). Backward: Task 2.4's ``Sum``
     broadcasts the gradient back (a map), then ``Mul`` multiplies it by each
@@ -92,6 +96,7 @@ def test_the_backward_of_a_product_sum_takes_at_most_four_launches():
 PARAMETERS_PER_ARRAY = 7
 
 
+@pytest.mark.task3_4  # (also runs Task 3.4's matmul)
 def test_elementwise_and_reduce_launches_pass_one_array_of_shapes_and_strides(
     monkeypatch,
 ):
@@ -130,6 +135,7 @@ def test_elementwise_and_reduce_launches_pass_one_array_of_shapes_and_strides(
         assert parameters <= 30, what
 
 
+@task3_3
 def test_a_layout_packs_out_and_each_input_as_out_sees_it():
     """``[d, out_shape, out_strides, input strides]``, the input's strides aligned
     on the right and 0 where it broadcasts; made once per distinct layout."""

@@ -15,7 +15,6 @@ from module4_networks.nn import functional as F
 from tests.module4.helpers import check_grad
 from tests.pytorch_reference import import_torch
 
-pytestmark = pytest.mark.task2_6
 X = np.random.default_rng(0).normal(size=(2, 3, 4, 5)) * 2.0 + 1.0
 
 
@@ -27,6 +26,7 @@ def _reference(x, w, b, eps=1e-5):
     return (x - mean) / np.sqrt(var + eps) * w.reshape(shape) + b.reshape(shape)
 
 
+@pytest.mark.task2_6
 def test_instance_norm_matches_its_formula_and_central_differences():
     w, b = np.array([1.0, 2.0, -0.5]), np.array([0.0, 0.1, 0.3])
     check_grad(
@@ -36,6 +36,7 @@ def test_instance_norm_matches_its_formula_and_central_differences():
     )
 
 
+@pytest.mark.task4_6  # (layers: Task 0.4's Module)
 @pytest.mark.parametrize("affine", [False, True])
 @pytest.mark.parametrize("track", [False, True])
 @pytest.mark.parametrize("shape", [(2, 3, 4, 5), (3, 4, 5), (2, 3, 7), (3, 7)])
@@ -83,6 +84,7 @@ def test_instance_norm_layers_match_pytorch(affine, track, shape):
     )
 
 
+@pytest.mark.task2_6
 def test_instance_norm_checks_the_input_rank():
     with pytest.raises(ValueError, match="expected 3D or 4D input"):
         nn.InstanceNorm2d(3)(kt.zeros(3, 4))

@@ -99,7 +99,7 @@ def test_activation_modules_are_their_functions():
         nn.Hardtanh(1.0, -1.0)
 
 
-@task2_6
+@pytest.mark.task4_6  # (a Module: Task 0.4's parameters)
 @pytest.mark.parametrize("channels", [1, 3])
 def test_prelu_matches_pytorch_and_learns_its_slopes(channels):
     torch = import_torch()
@@ -265,7 +265,7 @@ def test_gaussian_nll_loss_variance_shapes_and_clamp():
     )
 
 
-@task2_6
+@pytest.mark.task4_6  # (Task 4.6's binary_cross_entropy)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_binary_cross_entropy_weight(reduction):
     p = 1.0 / (1.0 + np.exp(-X[0] / 4.0))  # (away from 0 and 1)
@@ -307,7 +307,7 @@ def test_unflatten_inverts_flatten():
     np.testing.assert_array_equal(back.to_numpy(), x.to_numpy())
 
 
-@task2_6
+@pytest.mark.task4_6  # (Task 0.4's Module registers them)
 def test_parameter_dict_registers_its_values():
     pd = nn.ParameterDict({"a": kt.zeros(2), "b": nn.Parameter(kt.ones(3))})
     assert isinstance(pd["a"], nn.Parameter) and len(pd) == 2

@@ -161,7 +161,7 @@ def test_unfold_lays_out_windows_as_columns(case):
     assert np.array_equal(F.unfold(kt.tensor(x0[0]), **kw).to_numpy(), expected[0])
 
 
-@pytest.mark.task2_6
+@pytest.mark.task4_2  # (against Task 4.2's conv2d)
 def test_unfold_is_how_a_convolution_multiplies():
     """conv2d(x, w) == w.view(out, -1) @ unfold(x), viewed back as an image."""
     rng = np.random.default_rng(3)
