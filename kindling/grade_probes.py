@@ -23,6 +23,7 @@ inside each case's ``call``, so a stub that fails to import fails its cases only
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Callable, Dict, List
 
@@ -859,18 +860,46 @@ def _task_3_1(rng: np.random.Generator) -> List[Case]:
     return cases
 
 
-def _task_3_2(rng: np.random.Generator) -> List[Case]:
-    def run(sa, sb, a, b, la, lb):
-        from module3_fast_ops import fast_ops
+def _matmul_cases(
+    rng: np.random.Generator,
+    kernels: str,
+    label: str,
+    shapes: List[tuple],
+    summed: bool,
+) -> List[Case]:
+    """The student's ``tensor_matrix_multiply()`` of ``module3_fast_ops.<kernels>``
+    on random matrices of each pair of ``shapes``, in every pair of layouts: the
+    product, or with ``summed`` its :func:`_summary`."""
 
-        kernel = fast_ops.tensor_matrix_multiply()
+    def run(sa, sb, a, b, la, lb):
+        module = importlib.import_module(f"module3_fast_ops.{kernels}")
+        kernel = module.tensor_matrix_multiply()
         batch = np.broadcast_shapes(sa[:-2], sb[:-2])
         shape = tuple(batch) + (sa[-2], sb[-1])
         out = _strided(np.zeros(shape), tuple(range(len(shape))))
         kernel(*out, *_strided(a, la), *_strided(b, lb))
-        return _summary(_read(*out), np.random.default_rng(len(shape)))
+        if summed:
+            return _summary(_read(*out), np.random.default_rng(len(shape)))
+        return _read(*out)
 
     cases = []
+    for sa, sb in shapes:
+        a, b = rng.normal(size=sa), rng.normal(size=sb)
+        for la, lb in zip(_layouts(len(sa)), _layouts(len(sb))):
+            cases.append(
+                Case(
+                    f"{label} {sa} @ {sb} layouts {la} {lb}",
+                    lambda sa=sa, sb=sb, a=a, b=b, la=la, lb=lb: run(
+                        sa, sb, a, b, la, lb
+                    ),
+                    rel=1e-9,
+                    abs=1e-12,
+                )
+            )
+    return cases
+
+
+def _task_3_2(rng: np.random.Generator) -> List[Case]:
     shapes = [
         ((1, 1), (1, 1)),
         ((2, 3), (3, 4)),
@@ -882,20 +911,7 @@ def _task_3_2(rng: np.random.Generator) -> List[Case]:
         ((3, 17, 9), (9, 13)),
         ((2, 40, 33), (33, 50)),  # more rows and columns than one block
     ]
-    for sa, sb in shapes:
-        a, b = rng.normal(size=sa), rng.normal(size=sb)
-        for la, lb in zip(_layouts(len(sa)), _layouts(len(sb))):
-            cases.append(
-                Case(
-                    f"matmul {sa} @ {sb} layouts {la} {lb}",
-                    lambda sa=sa, sb=sb, a=a, b=b, la=la, lb=lb: run(
-                        sa, sb, a, b, la, lb
-                    ),
-                    rel=1e-9,
-                    abs=1e-12,
-                )
-            )
-    return cases
+    return _matmul_cases(rng, "fast_ops", "matmul", shapes, summed=True)
 
 
 def _task_3_3(rng: np.random.Generator) -> List[Case]:
@@ -960,38 +976,15 @@ def _task_3_3(rng: np.random.Generator) -> List[Case]:
 
 
 def _task_3_4(rng: np.random.Generator) -> List[Case]:
-    def run(sa, sb, a, b, la, lb):
-        from module3_fast_ops import cuda_ops
-
-        kernel = cuda_ops.tensor_matrix_multiply()
-        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
-        shape = tuple(batch) + (sa[-2], sb[-1])
-        out = _strided(np.zeros(shape), tuple(range(len(shape))))
-        kernel(*out, *_strided(a, la), *_strided(b, lb))
-        return _read(*out)
-
-    cases = []
-    for sa, sb in [
+    shapes = [
         ((1, 1), (1, 1)),
         ((2, 3), (3, 4)),
         ((1, 3, 2), (4, 2, 3)),
         ((2, 1, 3, 2), (3, 2, 4)),
         ((5, 7), (7, 3)),
         ((2, 33, 5), (5, 34)),  # more rows and columns than one tile
-    ]:
-        a, b = rng.normal(size=sa), rng.normal(size=sb)
-        for la, lb in zip(_layouts(len(sa)), _layouts(len(sb))):
-            cases.append(
-                Case(
-                    f"cuda matmul {sa} @ {sb} layouts {la} {lb}",
-                    lambda sa=sa, sb=sb, a=a, b=b, la=la, lb=lb: run(
-                        sa, sb, a, b, la, lb
-                    ),
-                    rel=1e-9,
-                    abs=1e-12,
-                )
-            )
-    return cases
+    ]
+    return _matmul_cases(rng, "cuda_ops", "cuda matmul", shapes, summed=False)
 
 
 # ---------------------------------------------------------------------------------
