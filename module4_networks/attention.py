@@ -34,7 +34,7 @@ from module2_tensors.shape_functions import cat, where
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
-from . import _matmul_blas, _softmax_fast, init
+from . import _matmul_blas, _softmax_fast, weight_init as init
 from ._attention_masks import _as_mask, _is_boolean, mha_masks, padded_masks
 from ._parameters import _parameter
 from .layers import Linear
