@@ -821,13 +821,38 @@ def _model_steps(model: str, torch: Any) -> Dict[str, Callable[[], Any]]:
     raise ValueError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
 
 
+def paths_off_steps(step: Callable[[], Any]) -> Dict[str, Callable[[], Any]]:
+    """``step`` with each of Module 4's fast paths switched off in turn, by name
+    (``"matmul off"``, ...; ``"fused_optim off"``: the optimizers' own updates):
+    what each path is worth to a model (``docs/DESIGN.md``, section 2)."""
+    from module4_networks import _fused_optim
+    from module4_networks.engine import FAST_PATHS
+
+    switches = {name: path.off for name, path in FAST_PATHS.items()}
+    switches["fused_optim"] = _fused_optim.off
+
+    def without(switch: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            with switch():
+                return step()
+
+        return run
+
+    return {f"{name} off": without(switch) for name, switch in switches.items()}
+
+
 def time_models(
-    models: Sequence[str], quick: bool, echo: Callable[[str], None]
+    models: Sequence[str],
+    quick: bool,
+    echo: Callable[[str], None],
+    paths_off: bool = False,
 ) -> List[Row]:
     """Seconds per training step of each Module 4 model in ``models`` on the fast
     backend and the same model in PyTorch (float64), timed in alternating rounds of
     20 steps (3 for the GPT) in this process (so both sides see the same machine
-    load): the median round, after a warm-up."""
+    load): the median round, after a warm-up. ``paths_off``: also the fast
+    backend's step with each fast path off in turn (:func:`paths_off_steps`), in
+    the same rounds."""
     from kindling import bench_training
 
     torch = _torch()
@@ -838,9 +863,12 @@ def time_models(
         # The GPT's steps take seconds on a small machine: shorter rounds.
         per_round = 3 if model == "gpt" else 20
         steps = _model_steps(model, torch)
+        if paths_off:
+            steps.update(paths_off_steps(steps["fast"]))
         seconds = bench_training.alternate(steps, rounds, per_round)
         note = f"{what}; {rounds} rounds of {per_round} steps"
-        for impl in ("fast", "torch"):
+        off = [name for name in steps if name.endswith(" off")]
+        for impl in ["fast", "torch", *off]:
             if impl in seconds:
                 rows.append(Row(f"step_{model}", batch, impl, seconds[impl], note))
             else:
@@ -851,6 +879,9 @@ def time_models(
         if "torch" in seconds:
             ratio = seconds["fast"] / seconds["torch"]
             echo(f"step_{model}: fast / torch = {ratio:.2f}x")
+        for impl in off:
+            ratio = seconds[impl] / seconds["fast"]
+            echo(f"step_{model}: {impl} / all on = {ratio:.2f}x")
     return rows
 
 
@@ -1110,6 +1141,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         action="store_true",
         help="time only the --models rows (skip the operations and Task 3.5)",
     )
+    parser.add_argument(
+        "--paths-off",
+        action="store_true",
+        help="with --models: also time each step with each of Module 4's fast "
+        "paths off in turn (what each is worth)",
+    )
     args = parser.parse_args(argv)
     if args.threads is not None:
         limit_threads(args.threads)
@@ -1143,7 +1180,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             rows += time_large_training(backends, echo)
     if "cuda" in backends and not args.models_only:
         rows += time_gpu(args.quick, echo)
-    rows += time_models(models, args.quick, echo)
+    rows += time_models(models, args.quick, echo, args.paths_off)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.md").write_text(

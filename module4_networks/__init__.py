@@ -21,8 +21,6 @@ from module2_tensors.engine import higher_order as _higher_order
 
 from . import (
     _conv_gemm,
-    _extra_init,
-    _extra_optim,
     _fused_optim,
     data,
     fast_conv,
@@ -56,17 +54,6 @@ _higher_order.register(fast_conv.Conv1dFun, fast_conv.Conv2dFun)(
 
 # The fused optimizer loops stand in for these classes' update (once they agree).
 _fused_optim.fuses({optim.SGD: "sgd", optim.Adam: "adam", optim.AdamW: "adamw"})
-
-# The initialisers and optimizers built on init's and optim's given code (they
-# import those modules, which cannot import them back) are set on them here.
-# This is namespace patching, which issue 38 forbids; it stays until kt.optim and
-# kt.nn.init are facades (docs/DESIGN.md, section 2, lists the choices).
-for _name in _extra_init.__all__:
-    setattr(init, _name, getattr(_extra_init, _name))
-for _name in _extra_optim.__all__:
-    setattr(optim, _name, getattr(_extra_optim, _name))
-init.__all__ += _extra_init.__all__
-optim.__all__ += _extra_optim.__all__
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,5 @@
-"""More of ``torch.nn.init`` (private: ``module4_networks/__init__.py``
-attaches them to ``init``; given code):
+"""More of ``torch.nn.init`` (private: the facade ``init/__init__.py`` exports
+them beside the initialisers of ``weight_init.py``; given code):
 ``trunc_normal_``, ``orthogonal_``, ``eye_`` and ``dirac_``, with PyTorch's
 signatures. As the other initialisers they fill in place without recording
 gradients, draw their numbers from ``randn`` (so ``manual_seed`` and
@@ -13,7 +13,7 @@ import numpy as np
 
 from module2_tensors.tensor import randn
 
-from .init import Generator, _fill, _tensor_of
+from .weight_init import Generator, _fill, _tensor_of
 
 __all__ = ["trunc_normal_", "orthogonal_", "eye_", "dirac_"]
 

@@ -13,9 +13,9 @@ from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import _extra_conv as XC
 from . import _extra_functional as XF
-from . import init
+from . import weight_init as init
 from ._parameters import _parameter, _uniform_fan_in
-from .init import constant_
+from .weight_init import constant_
 from .layers import AvgPool2d, MaxPool2d
 
 __all__ = [

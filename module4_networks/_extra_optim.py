@@ -1,5 +1,6 @@
-"""More of ``torch.optim`` (private: ``module4_networks/__init__.py`` attaches
-them to ``optim``, whose ``Optimizer`` they build on; given code):
+"""More of ``torch.optim`` (private: the facade ``optim/__init__.py`` exports
+them beside the optimizers of ``optimizers.py``, whose ``Optimizer`` they build
+on; given code):
 ``Adamax``, ``Adadelta``, ``Rprop`` and ``ASGD``, each with PyTorch's
 hyperparameters, defaults and state entries (``opt.state[p]`` holds the
 buffers under PyTorch's names, with ``step``), so ``state_dict`` round trips
@@ -13,7 +14,7 @@ from typing import Any, Dict, Iterable, Tuple
 from module2_tensors.shape_functions import where
 from module2_tensors.tensor import Tensor
 
-from .optim import Optimizer
+from .optimizers import Optimizer
 
 __all__ = ["Adamax", "Adadelta", "Rprop", "ASGD"]
 

@@ -25,8 +25,9 @@ optimizer. A stub still raises, and a bug still shows in training.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from typing import Any, Callable, Dict, NamedTuple, Optional
+from typing import Any, Callable, Dict, Iterator, NamedTuple, Optional
 
 import numpy as np
 from numba import njit
@@ -120,6 +121,17 @@ _KINDS: Dict[type, str] = {}
 def fuses(kinds: Dict[type, str]) -> None:
     """Register optimizer classes and the fused loop of each."""
     _KINDS.update(kinds)
+
+
+@contextlib.contextmanager
+def off() -> Iterator[None]:
+    """Every optimizer runs its own ``update`` inside the block (measurements)."""
+    saved = dict(_KINDS)
+    _KINDS.clear()
+    try:
+        yield
+    finally:
+        _KINDS.update(saved)
 
 
 def _kind(optimizer: Any) -> Optional[str]:

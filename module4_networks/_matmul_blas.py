@@ -32,8 +32,9 @@ Measured (one thread, load average 1.4-1.8): the matrix products of one SST-2
 Transformer step 124 ms by the course kernel, 31 ms by NumPy; of one character GPT
 step 303 ms and 157 ms (the kernel times of the same shapes, best of 3). The
 steps beside PyTorch (``kindling bench --threads 1``, load 1.6-2.2), before and
-after this path and :mod:`_softmax_fast`: the Transformer 2.57x -> 1.34x, the GPT
-2.17x -> 1.43x (``module3_fast_ops/BENCHMARKS.md``, issue 29, part 3).
+after this path and a softmax path since deleted: the Transformer 2.57x -> 1.34x,
+the GPT 2.17x -> 1.43x (``module3_fast_ops/BENCHMARKS.md``, issue 29, part 3); this
+path alone off, 1.38x and 1.30x the step time (``docs/DESIGN.md``, section 2).
 """
 
 from __future__ import annotations

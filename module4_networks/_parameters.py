@@ -11,7 +11,7 @@ from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.tensor import zeros
 
-from . import init
+from . import weight_init as init
 
 __all__ = ["_parameter", "_uniform_fan_in"]
 

@@ -23,7 +23,7 @@ from module2_tensors.tensor import Tensor
 
 from . import _recurrent_fast
 from . import functional as F
-from . import init
+from . import weight_init as init
 from ._parameters import _parameter
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.

@@ -34,7 +34,7 @@ from module2_tensors.shape_functions import cat, where
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
-from . import _matmul_blas, _softmax_fast, init
+from . import _matmul_blas, weight_init as init
 from ._attention_masks import _as_mask, _is_boolean, mha_masks, padded_masks
 from ._parameters import _parameter
 from .layers import Linear
@@ -101,11 +101,7 @@ def attention_weights(
     instead. Dropout with probability ``dropout_p`` is applied to the weights when
     ``training``.
     """
-    # Engine: one Function where it agrees with the code below (``_softmax_fast``).
-    fast = _softmax_fast.attention_weights(attention_weights, scores, attn_mask)
-    if fast is not None:
-        weights = fast
-    elif attn_mask is None:
+    if attn_mask is None:
         weights = F.softmax(scores, -1)
     else:
         mask = _as_mask(attn_mask, scores)

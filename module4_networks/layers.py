@@ -38,7 +38,7 @@ from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F
-from . import init, losses
+from . import losses, weight_init as init
 from ._parameters import _parameter, _uniform_fan_in
 from .fast_conv import IntPair, pair
 

@@ -23,11 +23,10 @@ One :class:`FastPath` object per path, registered by name in
 
 Each call site keeps one visible branch, as nanoGPT's ``if self.flash:``::
 
-    fast = _softmax_fast.attention_weights(attention_weights, scores, attn_mask)
+    fast = _pool_fast.max_pool2d(max_pool2d, input, kernel_size, stride, ...)
     if fast is not None:
-        weights = fast
-    else:
-        ...  # the student's code
+        return fast
+    ...  # the student's code
 
 ``with FAST_PATHS["matmul"].off():`` runs the student's code alone.
 """

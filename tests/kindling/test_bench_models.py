@@ -60,3 +60,30 @@ def test_the_cnn_step_runs_the_same_model_on_the_cuda_backend(monkeypatch):
         assert (ours == theirs).all()
     for _ in range(2):
         assert cuda() == pytest.approx(fast(), rel=1e-9)
+
+
+def test_paths_off_runs_the_step_with_each_fast_path_switched_off():
+    """``kindling bench --paths-off``: each variant runs the model's step with its
+    one fast path (or the fused optimizer) off, the others on, and restores it."""
+    from module4_networks import _fused_optim, optim
+    from module4_networks.engine import FAST_PATHS
+
+    seen = {}
+
+    def step():
+        on = {name for name, path in FAST_PATHS.items() if path.active}
+        fused = optim.Adam in _fused_optim._KINDS
+        seen[len(seen)] = (on, fused)
+        return len(seen)
+
+    variants = bench.paths_off_steps(step)
+    assert set(variants) == {f"{name} off" for name in FAST_PATHS} | {"fused_optim off"}
+    for name, run in variants.items():
+        seen.clear()
+        assert run() == 1
+        on, fused = seen[0]
+        path = name[: -len(" off")]
+        assert on == set(FAST_PATHS) - {path}
+        assert fused == (path != "fused_optim")
+    assert all(path.active for path in FAST_PATHS.values())
+    assert optim.Adam in _fused_optim._KINDS

@@ -485,7 +485,7 @@ MISTAKES = [
     {
         "name": "adam-without-bias-correction",
         "task": "4.6",
-        "file": "module4_networks/optim.py",
+        "file": "module4_networks/optimizers.py",
         "find": (
             "    m_hat = m / (1.0 - beta1**t)\n" "    v_hat = v / (1.0 - beta2**t)\n"
         ),
@@ -495,7 +495,7 @@ MISTAKES = [
     {
         "name": "adam-eps-inside-sqrt",
         "task": "4.6",
-        "file": "module4_networks/optim.py",
+        "file": "module4_networks/optimizers.py",
         "find": '    return p - group["lr"] * m_hat / (v_hat.sqrt() + group["eps"])\n',
         "replace": (
             '    return p - group["lr"] * m_hat / (v_hat + group["eps"]).sqrt()\n'
@@ -505,7 +505,7 @@ MISTAKES = [
     {
         "name": "adamw-decay-through-gradient",
         "task": "4.6",
-        "file": "module4_networks/optim.py",
+        "file": "module4_networks/optimizers.py",
         "find": '        p = p * (1.0 - group["lr"] * group["weight_decay"])\n',
         "replace": '        g = g + group["weight_decay"] * p\n',
         "description": "AdamW adds the weight decay to the gradient (plain Adam's "
@@ -514,7 +514,7 @@ MISTAKES = [
     {
         "name": "adamw-decays-after-the-step",
         "task": "4.6",
-        "file": "module4_networks/optim.py",
+        "file": "module4_networks/optimizers.py",
         "find": (
             '        p = p * (1.0 - group["lr"] * group["weight_decay"])\n'
             "        return _adam_step(p, g, state, group)\n"
@@ -529,7 +529,7 @@ MISTAKES = [
     {
         "name": "sgd-momentum-buffer-starts-at-zero",
         "task": "4.6",
-        "file": "module4_networks/optim.py",
+        "file": "module4_networks/optimizers.py",
         "find": (
             '            if "momentum_buffer" not in state:\n'
             "                buffer = g\n"
@@ -551,7 +551,7 @@ MISTAKES = [
     {
         "name": "rmsprop-eps-inside-sqrt",
         "task": "4.6",
-        "file": "module4_networks/optim.py",
+        "file": "module4_networks/optimizers.py",
         "find": "            denom = square_avg.sqrt() + eps\n",
         "replace": "            denom = (square_avg + eps).sqrt()\n",
         "description": "RMSprop adds eps under the square root instead of after it",
@@ -625,7 +625,7 @@ MISTAKES = [
     {
         "name": "kaiming-uniform-bound-without-sqrt3",
         "task": "4.6",
-        "file": "module4_networks/init.py",
+        "file": "module4_networks/weight_init.py",
         "find": "    bound = math.sqrt(3.0) * std\n",
         "replace": "    bound = std\n",
         "description": "kaiming_uniform_ uses the standard deviation as the bound "
@@ -634,7 +634,7 @@ MISTAKES = [
     {
         "name": "xavier-uniform-normal-constant",
         "task": "4.6",
-        "file": "module4_networks/init.py",
+        "file": "module4_networks/weight_init.py",
         "find": "    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))\n",
         "replace": "    bound = gain * math.sqrt(2.0 / (fan_in + fan_out))\n",
         "description": "xavier_uniform_ uses xavier_normal_'s constant 2 instead of "
@@ -643,7 +643,7 @@ MISTAKES = [
     {
         "name": "fan-ignores-receptive-field",
         "task": "4.6",
-        "file": "module4_networks/init.py",
+        "file": "module4_networks/weight_init.py",
         "find": "    return shape[1] * receptive, shape[0] * receptive\n",
         "replace": "    return shape[1], shape[0]\n",
         "description": "fan in and fan out of a conv weight leave out the kernel "
@@ -652,7 +652,7 @@ MISTAKES = [
     {
         "name": "leaky-relu-gain-slope-not-squared",
         "task": "4.6",
-        "file": "module4_networks/init.py",
+        "file": "module4_networks/weight_init.py",
         "find": "        return math.sqrt(2.0 / (1.0 + slope**2))\n",
         "replace": "        return math.sqrt(2.0 / (1.0 + slope))\n",
         "description": "the leaky_relu gain divides by 1 + a instead of 1 + a^2",

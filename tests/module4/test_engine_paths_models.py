@@ -1,6 +1,6 @@
 """Tasks 4.7 and 4.8: the SST-2 models of ``project/run_sentiment.py`` (and the
 character GPT) take Module 4's engine paths (``_recurrent_fast``,
-``_matmul_blas``, ``_softmax_fast``; issue 29), and give the loss and every
+``_matmul_blas``; issue 29), and give the loss and every
 parameter gradient of the students' code alone.
 
 A guard against a silent loss of speed as much as of correctness: if a check
@@ -18,12 +18,12 @@ import pytest
 
 from module2_tensors import manual_seed, tensor
 from module3_fast_ops import FastBackend
-from module4_networks import _matmul_blas, _recurrent_fast, _softmax_fast
+from module4_networks import _matmul_blas, _recurrent_fast
 from module4_networks import nn
 from module4_networks.nn import functional as F
 from module4_networks.transformer import TransformerClassifier, TransformerLM
 
-PATHS = (_recurrent_fast, _matmul_blas, _softmax_fast)
+PATHS = (_recurrent_fast, _matmul_blas)
 
 
 @contextlib.contextmanager

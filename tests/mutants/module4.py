@@ -130,7 +130,7 @@ EQUIVALENT = {
         "conv1d_forward_kernel:args:kernel_width, width - start->width - start, "
         "kernel_width"
     ): "min(kernel_width, width - start) is symmetric for ints",
-    "module4_networks/init.py:calculate_gain:const:0.01->(-0.01)": (
+    "module4_networks/weight_init.py:calculate_gain:const:0.01->(-0.01)": (
         "the default slope enters the gain only squared: sqrt(2 / (1 + a**2))"
     ),
     "module4_networks/losses.py:BinaryCrossEntropy.forward:cmp:<-><=": (
@@ -163,11 +163,11 @@ EQUIVALENT = {
         "conv2d_forward_kernel:args:kernel_width, width - left->width - left, "
         "kernel_width"
     ): "min and max of two ints are symmetric",
-    "module4_networks/optim.py:RMSprop.update:op:+->-#3": (
+    "module4_networks/optimizers.py:RMSprop.update:op:+->-#3": (
         "the centered running mean of the gradient then comes out negated at "
         "every step (by induction), and it enters the update only squared"
     ),
-    "module4_networks/optim.py:RMSprop.update:cmp:>->>=": (
+    "module4_networks/optimizers.py:RMSprop.update:cmp:>->>=": (
         "with momentum 0 the buffer is 0.0 * 0 + g / denom, exactly g / denom: "
         "the same step as the plain update"
     ),

@@ -1,6 +1,7 @@
 """Optimizers (Task 4.6): ``SGD``, ``RMSprop``, ``Adam`` and ``AdamW``, as
-``torch.optim`` (and, given, ``Adagrad``, ``RAdam``, ``NAdam``, ``Adamax``,
-``Adadelta``, ``Rprop``, ``ASGD``).
+``torch.optim`` (and, given, ``Adagrad``, ``RAdam`` and ``NAdam``). Code reaches
+them through ``kt.optim`` (the facade ``optim/__init__.py``), which adds the given
+optimizers of ``_extra_optim.py`` and ``optim.lr_scheduler``.
 
 An optimizer holds the parameters of a model and, after ``loss.backward()`` has
 filled every ``.grad``, ``step()`` moves each parameter $\\theta$ against its
@@ -441,6 +442,3 @@ class NAdam(Optimizer):
         lr = group["lr"]
         p = p - lr * (1.0 - mu) / (1.0 - product) * g / denom
         return p - lr * mu_next / (1.0 - product * mu_next) * m / denom
-
-
-from . import lr_scheduler  # noqa: E402,F401 (optim.lr_scheduler, as in PyTorch)

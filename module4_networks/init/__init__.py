@@ -1,0 +1,15 @@
+"""``module4_networks.init``: weight initialisation, as ``torch.nn.init`` (also
+``kt.nn.init``, the same module).
+
+A facade: it defines nothing, and assembles the initialisers of Task 4.6
+(``weight_init.py``: ``calculate_gain``, ``calculate_fan_in_and_fan_out``,
+``uniform_``, ``normal_``, ``constant_``, ``zeros_``, ``ones_`` and the Xavier and
+Kaiming families) and the given ones of ``_extra_init.py`` (``trunc_normal_``,
+``orthogonal_``, ``eye_``, ``dirac_``).
+"""
+
+from .. import _extra_init, weight_init
+from .._extra_init import *  # noqa: F403
+from ..weight_init import *  # noqa: F403
+
+__all__ = [*weight_init.__all__, *_extra_init.__all__]
