@@ -1759,7 +1759,7 @@ def _task_4_5(rng: np.random.Generator) -> List[Case]:
 
         backend, _, _, _ = imports()
         model = cnn(dropout)
-        model.train() if training else model.eval()
+        model.train(training)
         return _out(model(tensor(images[:2], backend=backend)))
 
     def cnn_steps():
@@ -1794,7 +1794,7 @@ def _task_4_5(rng: np.random.Generator) -> List[Case]:
 
     def text_forward(training: bool, dropout: float):
         model = text_cnn(dropout)
-        model.train() if training else model.eval()
+        model.train(training)
         return _out(model(ids))
 
     def text_steps():
