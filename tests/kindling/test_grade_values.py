@@ -5,8 +5,9 @@ inputs drawn from this run's seed) and the grader compares them with the
 reference's in its own process: a forged pytest report, a patched Hypothesis or a
 rewritten assertion earns nothing, because none of them changes a value. The
 end-to-end tests grade real submissions against the instructor source (which holds
-the reference and the probes) on the cheap Module 0 tasks; they need bubblewrap,
-as the grader itself does. The channel's limits are checked on the parser itself.
+the reference and the probes) on the cheap Module 0 tasks and on the training
+tasks (whose values are trajectories of a few steps); they need bubblewrap, as the
+grader itself does. The channel's limits are checked on the parser itself.
 """
 
 import json
