@@ -41,21 +41,25 @@ TASKS = (
     "1.2",
     "1.3",
     "1.4",
+    "1.5",
     "1.6",
     "1.7",
     "2.1",
     "2.2",
     "2.3",
     "2.4",
+    "2.5",
     "2.6",
     "3.1",
     "3.2",
     "3.3",
     "3.4",
+    "3.5",
     "4.1",
     "4.2",
     "4.3",
     "4.4",
+    "4.5",
     "4.6",
     "4.7",
     "4.8",
@@ -67,7 +71,10 @@ TASKS = (
 # nothing (seconds, where compiling the kernels in every sandbox costs minutes).
 # The values checked are the kernels' arithmetic and indexing; whether they compile
 # and run in parallel is the task's tests' part (which can only take points away).
-WITHOUT_JIT = ("3.1", "3.2", "4.1", "4.2")
+# The training scripts of Tasks 3.5 and 4.5 run on the FastBackend: without the JIT
+# their probes take under a second, where compiling a submission's kernels takes
+# 30 s on a quiet core.
+WITHOUT_JIT = ("3.1", "3.2", "3.5", "4.1", "4.2", "4.5")
 
 # Tasks whose probes launch CUDA kernels: on a machine without a GPU they run in
 # Numba's CUDA simulator (kindling.cudasim, as the tests do), so shapes stay small.
@@ -1399,6 +1406,444 @@ def _task_4_8(rng: np.random.Generator) -> List[Case]:
         ),
     ]
     return cases
+
+
+# ---------------------------------------------------------------------------------
+# Training (Tasks 1.5, 2.5, 3.5, 4.5): trajectories, not accuracies
+# ---------------------------------------------------------------------------------
+#
+# A training script's graded values are what its steps compute, never a score it
+# reports: from initial parameters and a small dataset drawn from the seed, a few
+# steps of the student's code (its optimizer step, zero_grad, loss and loop, as the
+# published stubs define them), and the loss and every parameter after each step.
+# A wrong sign, an ignored learning rate, gradients left over from the previous
+# batch or batches not taken in the given order all change these numbers; nothing
+# the sandbox reports about itself (an accuracy, a verdict) is compared. Parameters
+# are listed by name (sorted), so the order in which a student's ``__init__``
+# registers them does not matter where no published test fixes it.
+
+# Several steps of float arithmetic that right solutions may order differently
+# (``b + x w`` or ``x w + b``): agreement to 1e-7 relative is far tighter than any
+# wrong step allows (a wrong step is wrong by a sizeable fraction of ``lr * grad``).
+TRAINING = dict(rel=1e-7, abs=1e-9)
+
+
+def _scalar_values(module) -> List[float]:
+    """Every parameter's float of a Module of Scalars, sorted by name."""
+    named = sorted(module.named_parameters(), key=lambda item: item[0])
+    return [float(p.value.data) for _, p in named]
+
+
+def _tensor_values(module) -> List[object]:
+    """Every parameter's array of a Module of tensors, sorted by name."""
+    named = sorted(module.named_parameters(), key=lambda item: item[0])
+    return [np.asarray(p.value.to_numpy()) for _, p in named]
+
+
+def _drawn(name: str, shape: tuple, generator: np.random.Generator) -> np.ndarray:
+    """A parameter's drawn values: weights uniform in [-1, 1], biases in
+    [-0.2, 0.8] (mostly positive, so that few ReLUs start dead: with the scripts'
+    own initialisation, a small network at some seeds outputs one constant logit,
+    and its forward pass would then be checked at its last bias alone)."""
+    low, high = (-0.2, 0.8) if name.rsplit(".", 1)[-1].startswith("bias") else (-1, 1)
+    return generator.uniform(low, high, shape)
+
+
+def _set_scalars(model, seed: int) -> None:
+    """Every Scalar parameter of ``model`` drawn from ``seed`` (:func:`_drawn`), in
+    the order of their sorted names."""
+    from module1_scalar_autodiff.scalar import Scalar
+
+    generator = np.random.default_rng(seed)
+    for name, p in sorted(model.named_parameters(), key=lambda item: item[0]):
+        p.update(Scalar(float(_drawn(name, (), generator))))
+
+
+def _set_parameters(model, seed: int, backend) -> None:
+    """Every tensor parameter of ``model`` drawn from ``seed`` (:func:`_drawn`),
+    in the order of their sorted names, on ``backend``."""
+    from module2_tensors import tensor
+
+    generator = np.random.default_rng(seed)
+    for name, p in sorted(model.named_parameters(), key=lambda item: item[0]):
+        shape = tuple(p.value.shape)
+        p.update(tensor(_drawn(name, shape, generator), backend=backend))
+
+
+def _task_1_5(rng: np.random.Generator) -> List[Case]:
+    import random
+
+    def imports():
+        from module0_fundamentals import Parameter
+        from module1_scalar_autodiff.optim import SGD
+        from module1_scalar_autodiff.scalar import Scalar
+        from project import run_scalar
+
+        return Parameter, SGD, Scalar, run_scalar
+
+    start = _floats(rng, -2.0, 2.0, 3)
+    centre = _floats(rng, -1.0, 1.0, 2)
+    scale = _floats(rng, 0.5, 2.0, 3)
+    lr = float(rng.uniform(0.05, 0.3))
+
+    def quadratic(steps: int):
+        """``steps`` SGD steps on $s_0 (a - c_0)^2 + s_1 (b - c_1)^2 + s_2 a b$;
+        a third parameter the loss does not use. The parameters after each."""
+        Parameter, SGD, Scalar, _ = imports()
+        params = [Parameter(Scalar(v)) for v in start]
+        optimizer = SGD(params, lr=lr)
+        trajectory = []
+        for _ in range(steps):
+            optimizer.zero_grad()
+            a, b = params[0].value, params[1].value
+            loss = (
+                scale[0] * (a - centre[0]) * (a - centre[0])
+                + scale[1] * (b - centre[1]) * (b - centre[1])
+                + scale[2] * a * b
+            )
+            loss.backward()
+            optimizer.step()
+            trajectory.append([float(p.value.data) for p in params])
+        return trajectory
+
+    def fresh_leaves():
+        """After a step, the stepped values are leaves without a derivative."""
+        Parameter, SGD, Scalar, _ = imports()
+        params = [Parameter(Scalar(v)) for v in start[:2]]
+        (params[0].value * params[1].value).backward()
+        SGD(params, lr=lr).step()
+        return [[p.value.is_leaf, p.value.derivative is None] for p in params]
+
+    def cleared():
+        """zero_grad after two backward passes: every derivative ``None``."""
+        Parameter, SGD, Scalar, _ = imports()
+        params = [Parameter(Scalar(v)) for v in start]
+        optimizer = SGD(params, lr=lr)
+        for _ in range(2):
+            (params[0].value * params[1].value + params[0].value).backward()
+        optimizer.zero_grad()
+        return [p.value.derivative for p in params]
+
+    layer_seed = int(rng.integers(1 << 30))
+    inputs = _floats(rng, -2.0, 2.0, 3)
+    output_weights = _floats(rng, -2.0, 2.0, 2)
+
+    def linear():
+        """Outputs of a 3 -> 2 layer on two Scalars and a float, and the
+        derivatives of every weight, bias and input of a weighted sum of them."""
+        _, _, Scalar, run_scalar = imports()
+        layer = run_scalar.Linear(3, 2, random.Random(layer_seed))
+        leaves = [Scalar(v) for v in inputs[:2]]
+        out = layer(leaves + [inputs[2]])
+        (output_weights[0] * out[0] + output_weights[1] * out[1]).backward()
+        return [
+            [float(o.data) for o in out],
+            [[row[j].value.derivative for j in range(2)] for row in layer.weights],
+            [b.value.derivative for b in layer.biases],
+            [leaf.derivative for leaf in leaves],
+        ]
+
+    net_seed = int(rng.integers(1 << 30))
+    points = [tuple(p) for p in rng.uniform(0.0, 1.0, (8, 2)).tolist()]
+    labels = [int(v) for v in rng.integers(0, 2, 8)]
+
+    def scalar_network():
+        _, _, _, run_scalar = imports()
+        net = run_scalar.Network(hidden=5)
+        _set_scalars(net, net_seed)
+        return net
+
+    def network():
+        net = scalar_network()
+        return [float(net(x1, x2).data) for x1, x2 in points]
+
+    def epochs():
+        """Three epochs of train_epoch from stale derivatives: loss, correct and
+        the parameters after each."""
+        _, SGD, _, run_scalar = imports()
+        net = scalar_network()
+        net(0.5, 0.5).backward()  # derivatives a right epoch clears first
+        optimizer = SGD(net.parameters(), lr=lr * 3.0)
+        rows = []
+        for _ in range(3):
+            loss, correct = run_scalar.train_epoch(net, optimizer, points, labels)
+            rows.append([float(loss), correct, _scalar_values(net)])
+        return rows
+
+    def train():
+        _, _, _, run_scalar = imports()
+        history = run_scalar.train(
+            "xor", hidden=5, lr=lr * 3.0, epochs=3, pts=10, seed=net_seed
+        )
+        return [history.losses, history.accuracies, _scalar_values(history.model)]
+
+    return [
+        Case(
+            "SGD: the parameters after each of 4 steps",
+            lambda: quadratic(4),
+            **TRAINING,
+        ),
+        Case("SGD: stepped values are fresh leaves", fresh_leaves),
+        Case("SGD: zero_grad clears every derivative", cleared),
+        Case("Linear: outputs and derivatives", linear, **TRAINING),
+        Case("Network: logits of 8 points", network, **TRAINING),
+        Case("train_epoch: 3 epochs from stale derivatives", epochs, **TRAINING),
+        Case("train: 3 epochs on xor", train, **TRAINING),
+    ]
+
+
+def _task_2_5(rng: np.random.Generator) -> List[Case]:
+    def imports():
+        from module2_tensors import tensor
+        from project import run_tensor
+
+        return tensor, run_tensor
+
+    layer_seed, net_seed = (int(s) for s in rng.integers(1 << 30, size=2))
+    x = rng.uniform(-2.0, 2.0, (4, 3))
+    out_weights = rng.uniform(-1.0, 1.0, (4, 2))
+
+    def linear():
+        """Outputs of a 3 -> 2 layer on a batch of 4, and the gradients of the
+        weight, the bias and the input for a weighted sum of them."""
+        tensor, run_tensor = imports()
+        layer = run_tensor.Linear(3, 2, np.random.default_rng(layer_seed))
+        leaf = tensor(x.tolist(), requires_grad=True)
+        out = layer(leaf)
+        (out * tensor(out_weights.tolist())).sum().backward()
+        return [
+            _out(out),
+            _grad(layer.weight.value),
+            _grad(layer.bias.value),
+            _grad(leaf),
+        ]
+
+    points = rng.uniform(0.0, 1.0, (8, 2))
+    labels = rng.integers(0, 2, 8).astype(np.float64)
+    lr = float(rng.uniform(0.2, 0.8))
+
+    def tensor_network():
+        from module2_tensors import SimpleBackend
+
+        _, run_tensor = imports()
+        model = run_tensor.Network(hidden=5)
+        _set_parameters(model, net_seed, SimpleBackend)
+        return model
+
+    def network():
+        tensor, _ = imports()
+        return _out(tensor_network()(tensor(points.tolist())))
+
+    def epochs():
+        """Three epochs of train_epoch from stale gradients: loss, correct and
+        the parameters after each."""
+        tensor, run_tensor = imports()
+        model = tensor_network()
+        xs, ys = tensor(points.tolist()), tensor(labels.tolist())
+        run_tensor.loss_fn(model(xs), ys).backward()  # gradients to clear first
+        optimizer = run_tensor.SGD(model.parameters(), lr=lr)
+        rows = []
+        for _ in range(3):
+            loss, correct = run_tensor.train_epoch(model, optimizer, xs, ys)
+            rows.append([float(loss), correct, _tensor_values(model)])
+        return rows
+
+    def train():
+        _, run_tensor = imports()
+        history = run_tensor.train(
+            "split", hidden=5, lr=lr, epochs=3, pts=10, seed=net_seed
+        )
+        return [history.losses, history.accuracies, _tensor_values(history.model)]
+
+    return [
+        Case("Linear: outputs and gradients", linear, **TRAINING),
+        Case("Network: logits of 8 points", network, **TRAINING),
+        Case("train_epoch: 3 epochs from stale gradients", epochs, **TRAINING),
+        Case("train: 3 epochs on split", train, **TRAINING),
+    ]
+
+
+def _task_3_5(rng: np.random.Generator) -> List[Case]:
+    def imports():
+        from module3_fast_ops import FastBackend
+        from project import run_fast_tensor
+
+        return FastBackend, run_fast_tensor
+
+    cases = []
+    for n, batch in ((7, 3), (6, 6), (5, 1)):
+        net_seed = int(rng.integers(1 << 30))
+        X = rng.uniform(0.0, 1.0, (n, 2))
+        y = rng.integers(0, 2, n).astype(np.float64)
+        orders = [rng.permutation(n) for _ in range(2)]
+        lr = float(rng.uniform(0.05, 0.5))
+
+        def epochs(X=X, y=y, batch=batch, orders=orders, seed=net_seed, lr=lr):
+            """Two epochs of train_epoch in the given orders, from stale
+            gradients: the mean batch loss, correct and the parameters after
+            each."""
+            backend, run = imports()
+            model = run.Network(5, backend)
+            _set_parameters(model, seed, backend)
+            xs, ys = run.batch_tensors(X, y, np.arange(len(y)), backend)
+            run.loss_fn(model(xs), ys).backward()  # gradients to clear first
+            optimizer = run.SGD(model.parameters(), lr=lr)
+            rows = []
+            for order in orders:
+                loss, correct = run.train_epoch(
+                    model, optimizer, X, y, batch, order, backend
+                )
+                rows.append([float(loss), correct, _tensor_values(model)])
+            return rows
+
+        cases.append(
+            Case(
+                f"train_epoch: 2 epochs of {n} points in batches of {batch}",
+                epochs,
+                **TRAINING,
+            )
+        )
+    seed = int(rng.integers(1 << 30))
+
+    def train():
+        _, run = imports()
+        history = run.train(
+            "split",
+            backend="fast",
+            hidden=5,
+            lr=0.2,
+            epochs=2,
+            pts=9,
+            batch=4,
+            seed=seed,
+        )
+        return [history.losses, history.accuracies, _tensor_values(history.model)]
+
+    cases.append(Case("train: 2 epochs on split in batches of 4", train, **TRAINING))
+    return cases
+
+
+def _stale_gradients(model) -> None:
+    """Gradients an earlier backward left: a right step clears them first."""
+    from module2_tensors import tensor
+
+    for p in model.parameters():
+        p.grad = tensor(np.full(tuple(p.shape), 5.0), backend=p.backend)
+
+
+def _task_4_5(rng: np.random.Generator) -> List[Case]:
+    def imports():
+        from module3_fast_ops.fast_ops import FastBackend
+        from module4_networks import optim
+        from project import run_mnist_multiclass as mnist
+        from project import run_sentiment as sentiment
+
+        return FastBackend, optim, mnist, sentiment
+
+    def shapes(model):
+        named = sorted(model.named_parameters(), key=lambda item: item[0])
+        return [[name, list(p.value.shape)] for name, p in named]
+
+    cnn_seed = int(rng.integers(1 << 30))
+    images = rng.normal(size=(4, 1, 6, 6))
+    digits = rng.integers(0, 10, 4)
+
+    def cnn(dropout: float = 0.25):
+        backend, _, mnist, _ = imports()
+        model = mnist.Network(6, channels=(2, 3), hidden=5, dropout=dropout)
+        _set_parameters(model, cnn_seed, backend)
+        return model
+
+    def cnn_forward(training: bool, dropout: float):
+        from module2_tensors import tensor
+
+        backend, _, _, _ = imports()
+        model = cnn(dropout)
+        model.train(training)
+        return _out(model(tensor(images[:2], backend=backend)))
+
+    def cnn_steps():
+        """Three train_steps with Adam from stale gradients (dropout 0): the loss
+        of each and the parameters after each."""
+        from module2_tensors import tensor
+
+        backend, optim, mnist, _ = imports()
+        model = cnn(0.0)
+        _stale_gradients(model)
+        optimizer = optim.Adam(model.parameters(), lr=0.01)
+        x = tensor(images, backend=backend)
+        rows = []
+        for _ in range(3):
+            loss = mnist.train_step(model, optimizer, x, digits)
+            rows.append([float(loss), _tensor_values(model)])
+        return rows
+
+    text_seed = int(rng.integers(1 << 30))
+    ids = rng.integers(1, 12, (3, 5))
+    ids[1, 3:] = 0  # padding
+    ids[2, 4:] = 0
+    sentiment_labels = rng.integers(0, 2, 3)
+
+    def text_cnn(dropout: float = 0.5):
+        backend, _, _, sentiment = imports()
+        model = sentiment.SentimentCNN(
+            12, embedding_dim=3, filters=2, widths=(2, 3), dropout=dropout
+        )
+        _set_parameters(model, text_seed, backend)
+        return model
+
+    def text_forward(training: bool, dropout: float):
+        model = text_cnn(dropout)
+        model.train(training)
+        return _out(model(ids))
+
+    def text_steps():
+        _, optim, _, sentiment = imports()
+        model = text_cnn(0.0)
+        _stale_gradients(model)
+        optimizer = optim.Adam(model.parameters(), lr=0.01)
+        rows = []
+        for _ in range(3):
+            loss = sentiment.train_step(model, optimizer, ids, sentiment_labels)
+            rows.append([float(loss), _tensor_values(model)])
+        return rows
+
+    def text_names():
+        return [name for name, _ in text_cnn().named_parameters()]
+
+    return [
+        Case("CNN: parameter names and shapes", lambda: shapes(cnn())),
+        Case(
+            "CNN: log-probabilities in evaluation",
+            lambda: cnn_forward(False, 0.25),
+            **TRAINING,
+        ),
+        Case(
+            "CNN: training with dropout 1 leaves fc2's bias",
+            lambda: cnn_forward(True, 1.0),
+            **TRAINING,
+        ),
+        Case(
+            "CNN: 3 train_steps with Adam from stale gradients", cnn_steps, **TRAINING
+        ),
+        Case("SentimentCNN: parameter names in order", text_names),
+        Case("SentimentCNN: shapes", lambda: shapes(text_cnn())),
+        Case(
+            "SentimentCNN: logits in evaluation",
+            lambda: text_forward(False, 0.5),
+            **TRAINING,
+        ),
+        Case(
+            "SentimentCNN: training with dropout 1 leaves fc's bias",
+            lambda: text_forward(True, 1.0),
+            **TRAINING,
+        ),
+        Case(
+            "SentimentCNN: 3 train_steps with Adam from stale gradients",
+            text_steps,
+            **TRAINING,
+        ),
+    ]
 
 
 def _values(result):

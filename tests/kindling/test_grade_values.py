@@ -5,8 +5,9 @@ inputs drawn from this run's seed) and the grader compares them with the
 reference's in its own process: a forged pytest report, a patched Hypothesis or a
 rewritten assertion earns nothing, because none of them changes a value. The
 end-to-end tests grade real submissions against the instructor source (which holds
-the reference and the probes) on the cheap Module 0 tasks; they need bubblewrap,
-as the grader itself does. The channel's limits are checked on the parser itself.
+the reference and the probes) on the cheap Module 0 tasks and on the training
+tasks (whose values are trajectories of a few steps); they need bubblewrap, as the
+grader itself does. The channel's limits are checked on the parser itself.
 """
 
 import json
@@ -498,3 +499,233 @@ def test_a_batch_shares_one_seed_and_jobs_1_and_2_give_the_same_grades(
     )
     assert one == two
     assert one["bob"][0]["details"]["values"]["matched"] > 0
+
+
+# -- the training tasks: trajectories, not reported accuracies ---------------------
+
+TRAINING_TASKS = ("1.5", "2.5", "3.5", "4.5")
+
+
+@pytest.fixture(scope="module")
+def source_copy(tmp_path_factory) -> Path:
+    """A copy of the instructor source that a test plants one bug in (and takes
+    it out again), so that each bug costs a probe run, not a copy."""
+    import shutil
+
+    tree = tmp_path_factory.mktemp("training") / "tree"
+    shutil.copytree(
+        ROOT, tree, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__")
+    )
+    return tree
+
+
+# Each: the file, code appended to it (a plausible wrong solution, as a student
+# might write it, replacing the reference's), and the cases it must get wrong: the
+# ones that take a step with it, and no other.
+SIGN_FLIPPED = """
+
+def _ascent(self):  # theta + lr * d: uphill
+    for p in self.parameters:
+        d = _derivative(p.value)
+        if d is not None:
+            p.update(Scalar(p.value.data + self.lr * d, name=p.value.name))
+
+
+SGD.step = _ascent
+"""
+
+LR_IGNORED = """
+
+def _unit_step(self):  # theta - d: the learning rate forgotten
+    for p in self.parameters:
+        d = _derivative(p.value)
+        if d is not None:
+            p.update(Scalar(p.value.data - d, name=p.value.name))
+
+
+SGD.step = _unit_step
+"""
+
+SCALAR_STEPS = [
+    "SGD: the parameters after each of 4 steps",
+    "train: 3 epochs on xor",
+    "train_epoch: 3 epochs from stale derivatives",
+]
+
+NO_ZERO_GRAD = """
+
+def train_epoch(model, optimizer, x, y):  # gradients of every epoch add up
+    z = model(x)
+    loss = loss_fn(z, y)
+    loss.backward()
+    optimizer.step()
+    return loss.item(), int(((z > 0.0) == y).sum().item())
+"""
+
+# (zero_grad once per epoch rather than per batch is no such solution here: Task
+# 1.5's SGD.step replaces every value by a fresh leaf without a gradient, so it
+# computes the same numbers. One step per epoch on the summed batches does not.)
+ONE_STEP_PER_EPOCH = """
+
+def train_epoch(model, optimizer, X, y, batch, order, backend):
+    optimizer.zero_grad()
+    total, correct, batches = 0.0, 0, 0
+    for start in range(0, len(order), batch):
+        idx = order[start : start + batch]
+        xb, yb = batch_tensors(X, y, idx, backend)
+        z = model(xb)
+        loss = loss_fn(z, yb)
+        loss.backward()  # the batches' gradients add up ...
+        total += loss.item()
+        batches += 1
+        correct += int(np.sum((z.to_numpy() > 0.0) == (y[idx] > 0.5)))
+    optimizer.step()  # ... into one step
+    return total / max(batches, 1), correct
+"""
+
+BATCHES_IN_INDEX_ORDER = """
+
+def train_epoch(model, optimizer, X, y, batch, order, backend):
+    total, correct, batches = 0.0, 0, 0
+    for start in range(0, len(order), batch):
+        idx = np.arange(len(order))[start : start + batch]  # not the shuffle
+        xb, yb = batch_tensors(X, y, idx, backend)
+        optimizer.zero_grad()
+        z = model(xb)
+        loss = loss_fn(z, yb)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        batches += 1
+        correct += int(np.sum((z.to_numpy() > 0.0) == (y[idx] > 0.5)))
+    return total / max(batches, 1), correct
+"""
+
+SEVERAL_BATCHES = [
+    "train: 2 epochs on split in batches of 4",
+    "train_epoch: 2 epochs of 5 points in batches of 1",
+    "train_epoch: 2 epochs of 7 points in batches of 3",
+]
+
+CNN_STEP_WITHOUT_ZERO_GRAD = """
+
+def train_step(model, optimizer, x, y):  # the last batch's gradients stay
+    loss = F.nll_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
+
+DROPOUT_ON_THE_WORDS = """
+
+def _forward(self, ids):  # dropout on the word vectors, not before fc
+    x = self.dropout(self.embedding(ids)).permute(0, 2, 1)
+    pooled = [F.max(conv(x).relu(), dim=2).values for conv in self.convs]
+    return self.fc(cat(pooled, dim=1))
+
+
+SentimentCNN.forward = _forward
+"""
+
+
+@needs_sandbox
+@pytest.mark.parametrize(
+    "task_id, relative, bug, wrong",
+    [
+        ("1.5", "module1_scalar_autodiff/optim.py", SIGN_FLIPPED, SCALAR_STEPS),
+        ("1.5", "module1_scalar_autodiff/optim.py", LR_IGNORED, SCALAR_STEPS),
+        (
+            "2.5",
+            "project/run_tensor.py",
+            NO_ZERO_GRAD,
+            ["train_epoch: 3 epochs from stale gradients"],
+        ),
+        ("3.5", "project/run_fast_tensor.py", ONE_STEP_PER_EPOCH, SEVERAL_BATCHES),
+        ("3.5", "project/run_fast_tensor.py", BATCHES_IN_INDEX_ORDER, SEVERAL_BATCHES),
+        (
+            "4.5",
+            "project/run_mnist_multiclass.py",
+            CNN_STEP_WITHOUT_ZERO_GRAD,
+            ["CNN: 3 train_steps with Adam from stale gradients"],
+        ),
+        (
+            "4.5",
+            "project/run_sentiment.py",
+            DROPOUT_ON_THE_WORDS,
+            ["SentimentCNN: training with dropout 1 leaves fc's bias"],
+        ),
+    ],
+    ids=[
+        "sgd-sign-flipped",
+        "sgd-lr-ignored",
+        "tensor-epoch-without-zero-grad",
+        "one-step-per-epoch",
+        "batches-in-index-order",
+        "cnn-step-without-zero-grad",
+        "sentiment-dropout-on-the-words",
+    ],
+)
+def test_a_wrong_training_step_is_wrong_exactly_in_the_cases_that_take_it(
+    source_copy, tmp_path, task_id, relative, bug, wrong
+):
+    """The reference's trajectory at one seed against a plausible wrong solution's:
+    the cases whose numbers the wrong code changes differ, the others still
+    match (a single batch, no step; and for a missing zero_grad, ``train``, which
+    starts without stale gradients: SGD.step leaves fresh leaves without any)."""
+    path = source_copy / relative
+    original = path.read_text()
+    path.write_text(original + bug)
+    try:
+        planted = probe_values(source_copy, task_id, 11, tmp_path / "bug")
+    finally:
+        path.write_text(original)
+    right = probe_values(ROOT, task_id, 11, tmp_path / "reference")
+    assert planted.problem is None and planted.ended
+    verdict = compare(right, planted)
+    assert sorted(verdict.wrong) == wrong
+    assert verdict.matched == verdict.checked - len(wrong) > 0
+
+
+@needs_sandbox
+def test_the_reference_earns_full_values_on_the_scalar_and_tensor_training(
+    monkeypatch,
+):
+    """Graded end to end (the tests in the sandbox, then the values): full points,
+    every value matched. (Tasks 3.5 and 4.5, whose tests take minutes, are matched
+    against themselves in ``test_every_probed_task_tells_the_reference_from_its_stubs``
+    and by the planted bugs above.)"""
+    monkeypatch.setenv("KINDLING_VALUES_SEED", "2025")
+    report = grade(ROOT, source=ROOT, tasks="1.5,2.5")
+    for task in report.tasks:
+        values = task.details["values"]
+        assert task.status == "done" and task.points == task.max_points, task
+        assert values["checked"] >= 4 and values["matched"] == values["checked"]
+
+
+@needs_sandbox
+def test_forged_pass_reports_earn_nothing_on_the_training_tasks(
+    edition, tmp_path, monkeypatch
+):
+    """Every library file solved, the four training tasks' files left as stubs,
+    and every pytest report forged to "passed", canaries beaten: the tests' session
+    says all passed; the trajectories say the training code is a stub."""
+    from kindling.grade import read_registry
+
+    no_canaries(monkeypatch)
+    registry = read_registry(ROOT)
+    stubbed = {f for t in TRAINING_TASKS for f in registry[t].files}
+    solved = {
+        f: reference(f)
+        for task in registry
+        for f in task.files
+        if f not in stubbed and f.endswith(".py")
+    }
+    solved[OPERATORS] = reference(OPERATORS) + FORGE_REPORTS
+    student = submission(edition, tmp_path, solved)
+    report = grade(student, source=ROOT, tasks=",".join(TRAINING_TASKS))
+    assert [t.id for t in report.tasks] == list(TRAINING_TASKS)
+    for task in report.tasks:
+        assert task.passed == task.total > 0, task  # the forged session
+        assert task.points == 0 and task.status == "failing", task
+        values = task.details["values"]
+        assert values["matched"] == 0 and values["checked"] >= 4, (task.id, values)
