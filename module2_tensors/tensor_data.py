@@ -12,7 +12,7 @@ copying them: that is how ``permute``, ``transpose``, ``expand`` and slicing wor
 
 The three functions :func:`index_to_position`, :func:`to_index` and
 :func:`broadcast_index` run once per tensor entry inside every kernel. Module 3
-compiles them with Numba (``njit(inline="always")``), so they are written in the small
+compiles them with Numba (``njit``), so they are written in the small
 subset of Python that Numba understands: loops over integer NumPy arrays and integer
 arithmetic only (no lists, no exceptions, no f-strings). Checking arguments is the job
 of the :class:`TensorData` methods that call them.

@@ -10,8 +10,8 @@ subclass names its four factories and gets Module 2's ``TensorOps`` methods, whi
   at import), once per process (:func:`compiled`), kept on disk for the next
   processes (``kernel_cache.persist``);
 * announce the kernels a run may compile (``kernel_cache.expect``: the compile
-  notice's "n of m", and the compile helper that compiles the others in a second
-  process while this one works);
+  notice's "n of m", and the compile helpers that compile the others in other
+  processes while this one works);
 * allocate outputs with ``TensorData``'s cached layouts and call the kernel on the
   raw storage, shape and strides, with no other Python in between;
 * choose the matmul kernel: for small products while the parallel kernel is
@@ -91,8 +91,8 @@ def _expect(
     module: str,
 ) -> None:
     """Count ``factory(fn)`` among the kernels this run may compile (for the
-    compile notice's "n of m", and for the compile helper that compiles them in a
-    second process, importing ``module``); nothing is built now."""
+    compile notice's "n of m", and for the compile helpers that compile them in
+    other processes, importing ``module``); nothing is built now."""
     kernel_cache.expect(
         kernel_label(factory, fn), lambda: compiled(factory, fn), _WARM[kind], module
     )

@@ -34,11 +34,12 @@ kernels are compiled in memory as before. Delete the ``*.nbi``/``*.nbc`` files (
 the folder) to start afresh.
 
 Processes share the work: a lock file per kernel lets one process compile it while
-others that need it (pytest's workers) wait and load the result. And when a core is
-idle, the first compilation of a run starts a *compile helper*: a second process
-that compiles the run's other announced kernels (:func:`expect`) into the cache
-while the first process works (``KINDLING_COMPILE_HELPER=0`` turns it off, ``=on``
-starts it even on a busy machine). ``python -m module3_fast_ops.precompile`` fills
+others that need it (pytest's workers) wait and load the result. And when cores are
+idle, the first compilation of a run starts *compile helpers*, one per idle core
+(:func:`helper_count`): processes that compile the run's other announced kernels
+(:func:`expect`) into the cache while the first process works
+(``KINDLING_COMPILE_HELPER=0`` turns them off, ``=on`` starts one even on a busy
+machine). ``python -m module3_fast_ops.precompile`` fills
 the cache ahead of time, one process per core (:func:`main`).
 
 While a kernel compiles, one line on stderr says so, with the kernel's name and its
@@ -692,21 +693,33 @@ def warm_up(module: str, labels: Sequence[str] = ()) -> int:
     return done
 
 
-def _idle_core() -> bool:
-    """Whether a core is free for the helper: on a busy machine (load average
-    above ``cores - 1``) a second compiler only competes with the first."""
+#: At most this many compile helpers at once (each is a Python with Numba loaded,
+#: about 150 MB).
+MAX_HELPERS = 8
+
+
+def helper_count() -> int:
+    """How many compile helpers the free cores allow: the cores less the busy ones,
+    counting this process as busy (the load average includes it once it runs), at
+    most :data:`MAX_HELPERS`. On a busy machine a helper only competes with this
+    process, so 0; on an idle 8-core laptop 7 helpers compile 7 kernels at once."""
     try:
-        return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
+        busy = max(1.0, os.getloadavg()[0])
     except OSError:
-        return False
+        return 0
+    return max(0, min(MAX_HELPERS, int((os.cpu_count() or 1) - busy)))
 
 
 def _start_helper(current: str) -> None:
-    """Start the compile helper for the kernels of this run that are neither
-    cached nor being compiled here (one per process at most), when a core is idle
-    (``KINDLING_COMPILE_HELPER=on`` always starts it, ``=0`` never)."""
+    """Start compile helpers for the kernels of this run that are neither cached
+    nor being compiled here (once per process), one per idle core
+    (:func:`helper_count`; ``KINDLING_COMPILE_HELPER=on`` starts at least one even
+    on a busy machine, ``=0`` none)."""
     setting = os.environ.get("KINDLING_COMPILE_HELPER", "")
-    if helper_mode() or setting == "0" or not (setting == "on" or _idle_core()):
+    jobs = helper_count()
+    if setting == "on":
+        jobs = max(1, jobs)
+    if helper_mode() or setting == "0" or jobs == 0:
         return
     by_module: Dict[str, List[str]] = {}
     for label, _, warm, module in progress.expected:
@@ -725,7 +738,7 @@ def _start_helper(current: str) -> None:
     for module, labels in by_module.items():
         try:
             helper = subprocess.Popen(
-                [sys.executable, "-m", _COMMAND, "--jobs", "1", module, *labels],
+                [sys.executable, "-m", _COMMAND, "--jobs", str(jobs), module, *labels],
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

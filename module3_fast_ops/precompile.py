@@ -5,8 +5,8 @@
     python -m module3_fast_ops.precompile MODULE [LABEL ...]
 
 Later runs then load the kernels instead of compiling them (for instance once after
-editing ``fast_ops.py``, or in CI before the tests). The compile helper that a run
-starts on an idle core is this command with one job. See
+editing ``fast_ops.py``, or in CI before the tests). The compile helpers that a run
+starts on idle cores are this command, one job per idle core. See
 :func:`module3_fast_ops.kernel_cache.main`.
 """
 

@@ -381,6 +381,54 @@ def test_the_precompile_command_fills_the_cache(
     assert built["k"]._cache.is_cached()
 
 
+@pytest.mark.parametrize(
+    "cores, load, helpers",
+    [(1, 0.0, 0), (2, 0.3, 1), (2, 1.5, 0), (8, 1.0, 7), (8, 6.5, 1), (64, 0.0, 8)],
+)
+def test_one_compile_helper_per_idle_core(
+    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, helpers: int
+) -> None:
+    """This process counts as one busy core even before the load average shows
+    it; a busy machine gets no helper; never more than MAX_HELPERS (8)."""
+    monkeypatch.setattr(kernel_cache.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(kernel_cache.os, "getloadavg", lambda: (load, load, load))
+    assert kernel_cache.MAX_HELPERS == 8
+    assert kernel_cache.helper_count() == helpers
+
+
+def test_the_helpers_share_the_pending_kernels_over_the_idle_cores(
+    notice: io.StringIO, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an idle 8-core machine the first compilation starts the precompile
+    command with 7 jobs for the kernels still to compile (not the one compiling
+    here, not a cached one)."""
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("KINDLING_IS_COMPILE_HELPER", raising=False)
+    monkeypatch.delenv("KINDLING_COMPILE_HELPER", raising=False)
+    monkeypatch.setattr(kernel_cache.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(kernel_cache.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    started: List[List[str]] = []
+
+    class Recorded:
+        def __init__(self, command: List[str], **_: Any) -> None:
+            started.append(command)
+
+        def poll(self) -> int:
+            return 0
+
+    monkeypatch.setattr(kernel_cache.subprocess, "Popen", Recorded)
+    for scale in (5, 6, 8):
+        kernel = kernel_cache.persist(_tiny_kernel(scale), f"times{scale}")
+        kernel_cache.expect(f"times{scale}", lambda k=kernel: k, lambda k: None, "m")
+        if scale == 5:
+            kernel(np.zeros(1), np.ones(1))  # compiled: in the cache now
+    started.clear()  # (what that compilation started)
+    kernel_cache._start_helper("times6")
+    assert started == [
+        [sys.executable, "-m", kernel_cache._COMMAND, "--jobs", "7", "m", "times8"]
+    ]
+
+
 # ------------------------------------------------ is a lock's owner alive?
 def test_a_live_and_a_finished_process_are_told_apart_here() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
