@@ -215,9 +215,11 @@ def re_exports(path: Path) -> List[str]:
 #: (dtype promotion, F.pad modes, unfold): 16,929; lowered to the library's size
 #: after the facades and the dtype-keeping function forms: 16,874; lowered to
 #: 16,775 when the attention softmax's fast path was deleted (it did not pay:
-#: docs/DESIGN.md, section 2) and kt.optim and kt.nn.init became facades.
+#: docs/DESIGN.md, section 2) and kt.optim and kt.nn.init became facades;
+#: raised by 16 for one compile helper per idle core (issue 41) and scatter's
+#: last write at a repeated position (issue 42): 16,791.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_775
+LIBRARY_BUDGET = 16_791
 LIBRARY_GOAL = 13_500
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "tril",
     "triu",
     "ScatterAdd",
+    "last_writers",
     "scatter_add",
     "index_add",
     "nonzero",
@@ -271,6 +272,19 @@ def _scatter_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
     grids = list(np.indices(values.shape))
     grids[dim] = values.astype(np.int64)
     return tuple(grids)
+
+
+def last_writers(index: "Tensor", dim: int, shape: Tuple[int, ...]) -> np.ndarray:
+    """For ``scatter(dim, index, src)`` into a tensor of ``shape``: a 0/1 array of
+    ``index``'s shape, 1 where entry ``p`` is the last (in row-major order) to
+    write its position. PyTorch leaves repeated positions unspecified; its CPU
+    kernel keeps the last write, and so does :meth:`Tensor.scatter` with this."""
+    positions = _scatter_positions(index, dim)
+    flat = np.ravel_multi_index(positions, shape).ravel()
+    order = np.arange(flat.size)
+    owner = np.full(int(np.prod(shape)), -1)
+    np.maximum.at(owner, flat, order)
+    return (owner[flat] == order).reshape(index.shape).astype(np.float64)
 
 
 def scatter_add(t: "Tensor", dim: int, index: "Tensor", src: "Tensor") -> "Tensor":

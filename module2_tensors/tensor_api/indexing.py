@@ -68,9 +68,11 @@ class IndexingMixin:
         """``torch.Tensor.scatter`` (out of place): a copy of this tensor with
         ``out[..., index[p], ...] = src[p]`` along ``dim`` (``src`` a tensor of
         at least ``index``'s sizes, or a number; ``value=`` is PyTorch's keyword
-        for a number). Where ``index`` repeats a position the result is
-        unspecified, as in PyTorch. The gradient reaches this tensor at the
-        positions not written, and ``src`` at the entries that were."""
+        for a number). Where ``index`` repeats a position, the last write in
+        row-major order stays (PyTorch calls this unspecified; its CPU kernel
+        does the same). The gradient reaches this tensor at the positions not
+        written, and every entry of ``src`` from the position it writes (an
+        overwritten one too, as in PyTorch)."""
         if src is None:
             if value is None:
                 raise TypeError("scatter() needs src or value")
@@ -82,7 +84,12 @@ class IndexingMixin:
         written = indexing.scatter_add(
             self.new_zeros(self.shape), dim, index, index * 0 + 1
         )
-        placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, src)
+        d = dim % max(self.dims, 1)
+        # Overwritten entries add 0 to the value and still get their position's
+        # gradient, as PyTorch's backward (``grad.gather(dim, index)``) gives.
+        overwritten = 1.0 - self.new_tensor(indexing.last_writers(index, d, self.shape))
+        kept = src - src.detach() * overwritten
+        placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, kept)
         return sf.where(written > 0, placed, self)
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):

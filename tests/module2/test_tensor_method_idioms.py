@@ -126,3 +126,43 @@ def test_tensor_idioms_match_pytorch():
         ]
 
     assert run(kt) == run(torch)
+
+
+def test_scatter_with_a_repeated_position_keeps_the_last_write():
+    """Hand-worked: index [1, 1, 1, 2] writes 5, 6, 7 into position 1, and 7 (the
+    last, as PyTorch's CPU kernel) stays, not their sum; every entry of ``src``
+    gets its position's gradient, the overwritten ones too (PyTorch's backward
+    gathers the gradient through ``index``)."""
+    src = kt.tensor([5.0, 6.0, 7.0, 8.0], requires_grad=True)
+    base = kt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = base.scatter(0, kt.tensor([1, 1, 1, 2]), src)
+    assert out.tolist() == [1.0, 7.0, 8.0]
+    (out * kt.tensor([10.0, 20.0, 30.0])).sum().backward()
+    assert src.grad.tolist() == [20.0, 20.0, 20.0, 30.0]
+    assert base.grad.tolist() == [10.0, 0.0, 0.0]
+    rows = kt.zeros(3, 2).scatter(
+        0,
+        kt.tensor([[0, 1], [0, 1], [2, 1]]),
+        kt.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
+    )
+    assert rows.tolist() == [[3.0, 0.0], [0.0, 6.0], [5.0, 0.0]]
+
+
+def test_scatter_with_repeated_positions_matches_pytorch():
+    torch = import_torch()
+    rng = np.random.default_rng(3)
+    index = rng.integers(0, 3, size=(4, 5))  # many repeats along dim 0
+    src, base, w = (
+        rng.normal(size=(4, 5)),
+        rng.normal(size=(3, 5)),
+        rng.normal(size=(3, 5)),
+    )
+
+    def run(lib):
+        s = lib.tensor(src, requires_grad=True)
+        b = lib.tensor(base, requires_grad=True)
+        out = b.scatter(0, lib.tensor(index), s)
+        (out * lib.tensor(w)).sum().backward()
+        return out.tolist(), s.grad.tolist(), b.grad.tolist()
+
+    assert run(kt) == run(torch)
