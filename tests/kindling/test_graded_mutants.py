@@ -283,3 +283,18 @@ def test_a_blacklist_of_the_practice_bugs_earns_well_under_full_marks(
     assert "decoys_failed" not in task.details  # it is not caught as a whitelist
     assert task.details["killed"] == [m.name for m in drawn if recognised(m)]
     assert task.points < 0.5 * task.max_points
+
+
+def test_an_editions_report_and_the_guide_say_the_bugs_are_practice():
+    from kindling.grade_reports import _mutant_lines
+
+    practice = {"killed": ["neg_keeps_sign"], "planted_from": "practice"}
+    lines = _mutant_lines("0.2", practice, 15)
+    assert lines[0] == "Task 0.2: 1 of 15 planted bugs caught"
+    assert "practice bugs" in lines[-1] and "instructor's grader" in lines[-1]
+    drawn = {"killed": ["neg_minus_1"], "planted_from": "drawn"}
+    assert not any("practice" in line for line in _mutant_lines("0.2", drawn, 15))
+    guide = (ROOT / "module0_fundamentals" / "README.md").read_text(encoding="utf-8")
+    flat = " ".join(guide.split())
+    assert "15 **practice** bugs" in flat
+    assert "your instructor's grader plants 15 others, drawn for each grading" in flat
