@@ -12,8 +12,10 @@ subclass names its four factories and gets Module 2's ``TensorOps`` methods, whi
 * announce the kernels a run may compile (``kernel_cache.expect``: the compile
   notice's "n of m", and the compile helper that compiles the others in a second
   process while this one works);
-* allocate outputs with ``TensorData``'s cached layouts and call the kernel on the
-  raw storage, shape and strides, with no other Python in between;
+* allocate outputs with ``TensorData``'s cached layouts (through the plain
+  functions of ``module2_tensors/engine/layout.py``: a class method call costs
+  more) and call the kernel on the raw storage, shape and strides, with no other
+  Python in between;
 * choose the matmul kernel: for small products while the parallel kernel is
   neither compiled nor cached, its serial twin (:func:`serial_twin`), which
   compiles in a fraction of the time.
@@ -30,6 +32,8 @@ from numba import njit
 
 from module2_tensors._backend import SHAPE_PAIRS
 from module2_tensors._backend import matmul_shape
+from module2_tensors.engine.autograd import _new
+from module2_tensors.engine.layout import empty_data, full_data
 from module2_tensors.tensor_data import TensorData, shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
@@ -176,7 +180,7 @@ class NumbaOps(TensorOps):
         def apply(a: Any, out: Optional[Any] = None) -> Any:
             nonlocal kernel
             if out is None:  # (the kernel writes every entry: no need to zero)
-                out = type(a)(TensorData.empty(a._tensor.shape), a.backend)
+                out = _new(a, empty_data(TensorData, a._tensor.shape))
             if kernel is None:
                 kernel = compiled(factory, fn)
             o, x = out._tensor, a._tensor
@@ -205,7 +209,7 @@ class NumbaOps(TensorOps):
             shape = x.shape
             if shape != y.shape:
                 shape = _broadcast(shape, y.shape)
-            o = TensorData.empty(shape)
+            o = empty_data(TensorData, shape)
             if kernel is None:
                 kernel = compiled(factory, fn)
             kernel(
@@ -219,7 +223,7 @@ class NumbaOps(TensorOps):
                 y._kernel_shape,
                 y._kernel_strides,
             )
-            return type(a)(o, a.backend)
+            return _new(a, o)
 
         return apply
 
@@ -237,7 +241,7 @@ class NumbaOps(TensorOps):
             x = a._tensor
             shape = list(x.shape)
             shape[dim] = 1
-            o = TensorData.full(tuple(shape), start)
+            o = full_data(TensorData, tuple(shape), start)
             if kernel is None:
                 kernel = compiled(factory, fn)
             kernel(
@@ -249,7 +253,7 @@ class NumbaOps(TensorOps):
                 x._kernel_strides,
                 dim,
             )
-            return type(a)(o, a.backend)
+            return _new(a, o)
 
         return apply
 
@@ -258,7 +262,7 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.matrix_multiply``."""
         x, y = a._tensor, b._tensor
         shape, work = _product(x.shape, y.shape)
-        o = TensorData.full(shape)
+        o = full_data(TensorData, shape)
         kernel = cls._matmul.get(work >= cls.parallel_from) or cls._choose_matmul(work)
         kernel(
             o._storage,
@@ -271,7 +275,7 @@ class NumbaOps(TensorOps):
             y._kernel_shape,
             y._kernel_strides,
         )
-        return type(a)(o, a.backend)
+        return _new(a, o)
 
     @classmethod
     def _choose_matmul(cls, work: int) -> Any:

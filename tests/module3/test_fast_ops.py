@@ -246,6 +246,39 @@ def test_zip_where_one_tensor_steps_by_2_along_its_last_dim():
     )
 
 
+def test_map_and_zip_outputs_are_laid_out_as_tensor_data_empty():
+    # The wrappers build their outputs with TensorData.empty's body written out
+    # (module3_fast_ops/_dispatch.py): same layout objects, fresh storage, and the
+    # same values as the Simple backend, for shapes seen before and not.
+    rng = np.random.default_rng(3)
+    for shape in [(3, 4), (2, 1, 5), (9, 13, 2), ()]:
+        values = rng.standard_normal(shape)
+        a = kt.tensor(values, backend=FastBackend)
+        column = values[..., :1] if shape else values  # broadcast along the last dim
+        b = kt.tensor(column, backend=FastBackend)
+        outputs = [
+            (FastBackend.neg_map(a), -values),
+            (FastBackend.mul_zip(a, a), values * values),
+            (FastBackend.add_zip(a, b), values + column),
+        ]
+        for out, expected in outputs:
+            reference = kt.TensorData.empty(expected.shape)
+            data = out._tensor
+            assert (data.shape, data.strides) == (reference.shape, reference.strides)
+            assert (data.size, data.dims, data.row_major) == (
+                reference.size,
+                reference.dims,
+                True,
+            )
+            assert data._kernel_shape is reference._kernel_shape
+            assert data._shape is reference._shape
+            assert len(data._storage) == reference.size
+            assert not np.shares_memory(data._storage, a._tensor._storage)
+            np.testing.assert_allclose(out.to_numpy(), expected)
+            assert type(out) is type(a) and out.backend is FastBackend
+            assert out.history is None and not out.requires_grad
+
+
 # ---------------------------------------------------------------------- reduce
 @given(st.data(), strided_arrays(shapes()))
 def test_reduce_sum_every_dim(data, case):
