@@ -633,8 +633,7 @@ def chain_rule(
                 ctx.freed = True
                 break
     pairs = []
-    for k, x in enumerate(inputs):
-        g = grads[k]
+    for k, (x, g) in enumerate(zip(inputs, grads)):
         if g is None or not isinstance(x, Tensor) or not x._requires_grad:
             continue  # None: no gradient flows to x (e.g. where's condition)
         if not isinstance(g, Tensor):
