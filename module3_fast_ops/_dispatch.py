@@ -28,7 +28,7 @@ import math
 import types
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from numba import njit
+from numba import int64, njit, typeof
 
 from module2_tensors._backend import SHAPE_PAIRS
 from module2_tensors._backend import matmul_shape
@@ -100,6 +100,25 @@ def _expect(
     kernel_cache.expect(
         kernel_label(factory, fn), lambda: compiled(factory, fn), _WARM[kind], module
     )
+
+
+def entry_point(kernel: Any, kind: str) -> Any:
+    """``kernel`` compiled for the arguments of every call from the wrappers below
+    whose storages own their memory (float64 storages and int64 shapes and
+    strides, all 1-D, C-contiguous, aligned: a NumPy array whose ``base`` is
+    ``None``), as its machine code's entry point; else ``kernel`` itself.
+
+    A speed trick: Numba's dispatcher types every argument of every call to
+    choose a compiled version (0.1-0.15 us of a 0.5-0.7 us call, nine arrays
+    for a zip); the wrappers skip that where the storages own their memory, the
+    version chosen then being known. Measured on the Task 3.5 epoch, alternating
+    in one process: 2.5% (module3_fast_ops/BENCHMARKS.md, issue 42).
+    tests/module3/test_fast_ops.py checks the results of both paths and that a
+    storage that does not own its memory goes through the dispatcher."""
+    _WARM[kind](kernel)  # compiles the kernel for those types, if not yet
+    owned = (typeof(_layout(1)[0]), typeof(_layout(1)[1]), int64)
+    found = [r for s, r in kernel.overloads.items() if all(t in owned for t in s)]
+    return found[0].entry_point if found else kernel
 
 
 # Shapes met so far are remembered (errors are not).
@@ -175,16 +194,17 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.map``."""
         factory = cls.map_kernel
         _expect("map", factory, fn, cls.__module__)
-        kernel = None
+        kernel = direct = None
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
-            nonlocal kernel
+            nonlocal kernel, direct
             if out is None:  # (the kernel writes every entry: no need to zero)
                 out = _new(a, empty_data(TensorData, a._tensor.shape))
             if kernel is None:
                 kernel = compiled(factory, fn)
+                direct = entry_point(kernel, "map")
             o, x = out._tensor, a._tensor
-            kernel(
+            (direct if o._storage.base is None is x._storage.base else kernel)(
                 o._storage,
                 o._kernel_shape,
                 o._kernel_strides,
@@ -201,10 +221,10 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.zip``."""
         factory = cls.zip_kernel
         _expect("zip", factory, fn, cls.__module__)
-        kernel = None
+        kernel = direct = None
 
         def apply(a: Any, b: Any) -> Any:
-            nonlocal kernel
+            nonlocal kernel, direct
             x, y = a._tensor, b._tensor
             shape = x.shape
             if shape != y.shape:
@@ -212,7 +232,8 @@ class NumbaOps(TensorOps):
             o = empty_data(TensorData, shape)
             if kernel is None:
                 kernel = compiled(factory, fn)
-            kernel(
+                direct = entry_point(kernel, "zip")
+            (direct if x._storage.base is None is y._storage.base else kernel)(
                 o._storage,
                 o._kernel_shape,
                 o._kernel_strides,
@@ -234,17 +255,18 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.reduce``."""
         factory = cls.reduce_kernel
         _expect("reduce", factory, fn, cls.__module__)
-        kernel = None
+        kernel = direct = None
 
         def apply(a: Any, dim: int) -> Any:
-            nonlocal kernel
+            nonlocal kernel, direct
             x = a._tensor
             shape = list(x.shape)
             shape[dim] = 1
             o = full_data(TensorData, tuple(shape), start)
             if kernel is None:
                 kernel = compiled(factory, fn)
-            kernel(
+                direct = entry_point(kernel, "reduce")
+            (direct if x._storage.base is None else kernel)(
                 o._storage,
                 o._kernel_shape,
                 o._kernel_strides,

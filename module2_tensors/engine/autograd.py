@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import operator
 import os
 import sys
 import weakref
@@ -268,11 +267,6 @@ def backward_tuple(cls: type, ctx: Context, grad: "Tensor", count: int) -> Tuple
     return grads + (None,) * (count - len(grads))
 
 
-#: ``x._requires_grad`` (in C: over every argument, :func:`apply` maps it rather
-#: than building a list comprehension, a function call of its own on CPython 3.11).
-_REQUIRES_GRAD = operator.attrgetter("_requires_grad")
-
-
 def apply(cls: type, *args: Any) -> "Tensor":
     """``Function.apply``: run ``cls.forward`` and, when gradients are being
     recorded and some input requires grad, give the result a :class:`History`.
@@ -302,7 +296,7 @@ def apply(cls: type, *args: Any) -> "Tensor":
     record = record and MODES.grad and cls.differentiable  # type: ignore
     if record:
         ctx = Context(
-            tuple(map(_REQUIRES_GRAD, args))
+            tuple([x._requires_grad for x in args])
             if tensors == len(args)
             else tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
         )
@@ -570,11 +564,10 @@ def _new(like: "Tensor", data: TensorData) -> "Tensor":
     batch of the Task 3.5 epoch, about 2% of it. tests/module2/test_engine.py
     checks that both build the same tensor."""
     cls = type(like)
-    backend = like.backend
-    if cls is not _Tensor or backend.cuda:
-        return cls(data, backend)
+    if cls is not _Tensor or like.backend.cuda:
+        return cls(data, like.backend)
     t = _object_new(cls)
-    t.backend, t._tensor, t.history, t.grad = backend, data, None, None
+    t.backend, t._tensor, t.history, t.grad = like.backend, data, None, None
     t._requires_grad, t.unique_id = False, next_id()
     return t
 

@@ -279,6 +279,36 @@ def test_map_and_zip_outputs_are_laid_out_as_tensor_data_empty():
             assert out.history is None and not out.requires_grad
 
 
+def test_wrappers_call_the_entry_point_only_on_storages_that_own_their_memory():
+    # The wrappers skip Numba's dispatcher where every storage owns its memory
+    # (_dispatch.entry_point, a speed trick); a storage that is a NumPy view
+    # (here every other entry of a larger array: not contiguous) must go through
+    # the dispatcher, which compiles a version for it, and give the same numbers.
+    from module3_fast_ops._dispatch import entry_point
+
+    kernel = compiled(fast_ops.tensor_zip, operators.mul)
+    direct = entry_point(kernel, "zip")
+    assert direct is not kernel and callable(direct)
+    values = np.arange(1.0, 21.0)
+    owned = kt.Tensor(kt.TensorData(values[::2].copy(), (2, 5)), FastBackend)
+    strided = kt.Tensor(kt.TensorData(values[::2], (2, 5)), FastBackend)
+    assert owned._tensor._storage.base is None
+    assert strided._tensor._storage.base is not None
+    expected = values[::2].reshape(2, 5)
+    for x in (owned, strided):
+        for y in (owned, strided):
+            np.testing.assert_array_equal(
+                FastBackend.mul_zip(x, y).to_numpy(), expected * expected
+            )
+        np.testing.assert_array_equal(FastBackend.neg_map(x).to_numpy(), -expected)
+        np.testing.assert_array_equal(
+            FastBackend.add_reduce(x, 1).to_numpy(), expected.sum(1, keepdims=True)
+        )
+        out = kt.Tensor(kt.TensorData(np.zeros(20)[::2], (2, 5)), FastBackend)
+        FastBackend.neg_map(x, out)
+        np.testing.assert_array_equal(out.to_numpy(), -expected)
+
+
 # ---------------------------------------------------------------------- reduce
 @given(st.data(), strided_arrays(shapes()))
 def test_reduce_sum_every_dim(data, case):
