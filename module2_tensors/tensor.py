@@ -225,9 +225,10 @@ def tensor(
 
 
 #: The dtype kinds ``np.issubdtype(kind, np.integer)`` accepts (signed, unsigned,
-#: timedelta), read from ``dtype.kind``: ``np.issubdtype`` costs about 1 us in
-#: Python, twice per ``tensor(array)``, which a training loop calls every batch
-#: (tests/module2/test_dtype_labels.py checks the two agree on every NumPy type).
+#: timedelta), read from ``dtype.kind``: ``np.issubdtype`` is Python, called twice
+#: per ``tensor(array)``, which a training loop calls every batch (``tensor`` of a
+#: (10, 2) array: 2.58 -> 1.61 us). tests/module2/test_dtype_labels.py checks
+#: that the two agree on every NumPy type.
 _INTEGER_KINDS = "ium"
 
 

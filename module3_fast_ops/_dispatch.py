@@ -112,7 +112,8 @@ def entry_point(kernel: Any, kind: str) -> Any:
     choose a compiled version (0.1-0.15 us of a 0.5-0.7 us call, nine arrays
     for a zip); the wrappers skip that where the storages own their memory, the
     version chosen then being known. Measured on the Task 3.5 epoch, alternating
-    in one process: 2.5% (module3_fast_ops/BENCHMARKS.md, issue 42).
+    the two in one process: 1.6% (fastest epoch) to 3.3% (median)
+    (module3_fast_ops/BENCHMARKS.md, "Less Python per result").
     tests/module3/test_fast_ops.py checks the results of both paths and that a
     storage that does not own its memory goes through the dispatcher."""
     _WARM[kind](kernel)  # compiles the kernel for those types, if not yet

@@ -564,9 +564,10 @@ def _new(like: "Tensor", data: TensorData) -> "Tensor":
     For a ``Tensor`` (not a subclass) on host memory it sets what
     ``Tensor.__init__`` sets for these arguments, without the call through the
     class (its checks are for users' calls; CPython 3.11 calls an ``__init__``
-    through a slower path than a function): 0.1 us less per result, 70 results a
-    batch of the Task 3.5 epoch, about 2% of it. tests/module2/test_engine.py
-    checks that both build the same tensor."""
+    through a slower path than a function): with ``layout.empty_data``, 0.07-0.1
+    us less per result, 70 results a batch of the Task 3.5 epoch
+    (module3_fast_ops/BENCHMARKS.md, "Less Python per result").
+    tests/module2/test_engine.py checks that both build the same tensor."""
     cls = type(like)
     if cls is not _Tensor or like.backend.cuda:
         return cls(data, like.backend)
