@@ -215,7 +215,7 @@ def re_exports(path: Path) -> List[str]:
 #: (dtype promotion, F.pad modes, unfold): 16,929; lowered to the library's size
 #: after the facades and the dtype-keeping function forms: 16,874.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_873
+LIBRARY_BUDGET = 16_874
 LIBRARY_GOAL = 13_500
 
 

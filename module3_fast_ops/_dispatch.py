@@ -118,7 +118,8 @@ def entry_point(kernel: Any, kind: str) -> Any:
     storage that does not own its memory goes through the dispatcher."""
     _WARM[kind](kernel)  # compiles the kernel for those types, if not yet
     owned = (typeof(_layout(1)[0]), typeof(_layout(1)[1]), int64)
-    found = [r for s, r in kernel.overloads.items() if all(t in owned for t in s)]
+    overloads = getattr(kernel, "overloads", {})  # (none: NUMBA_DISABLE_JIT=1)
+    found = [r for s, r in overloads.items() if all(t in owned for t in s)]
     return found[0].entry_point if found else kernel
 
 
