@@ -12,8 +12,10 @@ subclass names its four factories and gets Module 2's ``TensorOps`` methods, whi
 * announce the kernels a run may compile (``kernel_cache.expect``: the compile
   notice's "n of m", and the compile helpers that compile the others in other
   processes while this one works);
-* allocate outputs with ``TensorData``'s cached layouts and call the kernel on the
-  raw storage, shape and strides, with no other Python in between;
+* allocate outputs with ``TensorData``'s cached layouts (through the plain
+  functions of ``module2_tensors/engine/layout.py``: a class method call costs
+  more) and call the kernel on the raw storage, shape and strides, with no other
+  Python in between;
 * choose the matmul kernel: for small products while the parallel kernel is
   neither compiled nor cached, its serial twin (:func:`serial_twin`), which
   compiles in a fraction of the time.
@@ -26,10 +28,12 @@ import math
 import types
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from numba import njit
+from numba import int64, njit, typeof
 
 from module2_tensors._backend import SHAPE_PAIRS
 from module2_tensors._backend import matmul_shape
+from module2_tensors.engine.autograd import _new
+from module2_tensors.engine.layout import empty_data, full_data
 from module2_tensors.tensor_data import TensorData, shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
@@ -96,6 +100,27 @@ def _expect(
     kernel_cache.expect(
         kernel_label(factory, fn), lambda: compiled(factory, fn), _WARM[kind], module
     )
+
+
+def entry_point(kernel: Any, kind: str) -> Any:
+    """``kernel`` compiled for the arguments of every call from the wrappers below
+    whose storages own their memory (float64 storages and int64 shapes and
+    strides, all 1-D, C-contiguous, aligned: a NumPy array whose ``base`` is
+    ``None``), as its machine code's entry point; else ``kernel`` itself.
+
+    A speed trick: Numba's dispatcher types every argument of every call to
+    choose a compiled version (0.1-0.15 us of a 0.5-0.7 us call, nine arrays
+    for a zip); the wrappers skip that where the storages own their memory, the
+    version chosen then being known. Measured on the Task 3.5 epoch, alternating
+    the two in one process: 1.6% (fastest epoch) to 3.3% (median)
+    (module3_fast_ops/BENCHMARKS.md, "Less Python per result").
+    tests/module3/test_fast_ops.py checks the results of both paths and that a
+    storage that does not own its memory goes through the dispatcher."""
+    _WARM[kind](kernel)  # compiles the kernel for those types, if not yet
+    owned = (typeof(_layout(1)[0]), typeof(_layout(1)[1]), int64)
+    overloads = getattr(kernel, "overloads", {})  # (none: NUMBA_DISABLE_JIT=1)
+    found = [r for s, r in overloads.items() if all(t in owned for t in s)]
+    return found[0].entry_point if found else kernel
 
 
 # Shapes met so far are remembered (errors are not).
@@ -171,16 +196,17 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.map``."""
         factory = cls.map_kernel
         _expect("map", factory, fn, cls.__module__)
-        kernel = None
+        kernel = direct = None
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
-            nonlocal kernel
+            nonlocal kernel, direct
             if out is None:  # (the kernel writes every entry: no need to zero)
-                out = type(a)(TensorData.empty(a._tensor.shape), a.backend)
+                out = _new(a, empty_data(TensorData, a._tensor.shape))
             if kernel is None:
                 kernel = compiled(factory, fn)
+                direct = entry_point(kernel, "map")
             o, x = out._tensor, a._tensor
-            kernel(
+            (direct if o._storage.base is None is x._storage.base else kernel)(
                 o._storage,
                 o._kernel_shape,
                 o._kernel_strides,
@@ -197,18 +223,19 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.zip``."""
         factory = cls.zip_kernel
         _expect("zip", factory, fn, cls.__module__)
-        kernel = None
+        kernel = direct = None
 
         def apply(a: Any, b: Any) -> Any:
-            nonlocal kernel
+            nonlocal kernel, direct
             x, y = a._tensor, b._tensor
             shape = x.shape
             if shape != y.shape:
                 shape = _broadcast(shape, y.shape)
-            o = TensorData.empty(shape)
+            o = empty_data(TensorData, shape)
             if kernel is None:
                 kernel = compiled(factory, fn)
-            kernel(
+                direct = entry_point(kernel, "zip")
+            (direct if x._storage.base is None is y._storage.base else kernel)(
                 o._storage,
                 o._kernel_shape,
                 o._kernel_strides,
@@ -219,7 +246,7 @@ class NumbaOps(TensorOps):
                 y._kernel_shape,
                 y._kernel_strides,
             )
-            return type(a)(o, a.backend)
+            return _new(a, o)
 
         return apply
 
@@ -230,17 +257,18 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.reduce``."""
         factory = cls.reduce_kernel
         _expect("reduce", factory, fn, cls.__module__)
-        kernel = None
+        kernel = direct = None
 
         def apply(a: Any, dim: int) -> Any:
-            nonlocal kernel
+            nonlocal kernel, direct
             x = a._tensor
             shape = list(x.shape)
             shape[dim] = 1
-            o = TensorData.full(tuple(shape), start)
+            o = full_data(TensorData, tuple(shape), start)
             if kernel is None:
                 kernel = compiled(factory, fn)
-            kernel(
+                direct = entry_point(kernel, "reduce")
+            (direct if x._storage.base is None else kernel)(
                 o._storage,
                 o._kernel_shape,
                 o._kernel_strides,
@@ -249,7 +277,7 @@ class NumbaOps(TensorOps):
                 x._kernel_strides,
                 dim,
             )
-            return type(a)(o, a.backend)
+            return _new(a, o)
 
         return apply
 
@@ -258,7 +286,7 @@ class NumbaOps(TensorOps):
         """See ``TensorOps.matrix_multiply``."""
         x, y = a._tensor, b._tensor
         shape, work = _product(x.shape, y.shape)
-        o = TensorData.full(shape)
+        o = full_data(TensorData, shape)
         kernel = cls._matmul.get(work >= cls.parallel_from) or cls._choose_matmul(work)
         kernel(
             o._storage,
@@ -271,7 +299,7 @@ class NumbaOps(TensorOps):
             y._kernel_shape,
             y._kernel_strides,
         )
-        return type(a)(o, a.backend)
+        return _new(a, o)
 
     @classmethod
     def _choose_matmul(cls, work: int) -> Any:

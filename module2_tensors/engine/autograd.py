@@ -28,6 +28,7 @@ and safe, behind a small interface:
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import sys
 import weakref
@@ -293,14 +294,19 @@ def apply(cls: type, *args: Any) -> "Tensor":
             if x._requires_grad:
                 record = True
     record = record and MODES.grad and cls.differentiable  # type: ignore
+    # The Context's (and below the History's) slots set here rather than by
+    # calling the class, whose __init__ CPython 3.11 reaches by a slower path
+    # than a function: 60 objects a batch of the Task 3.5 epoch, 1.2% of it
+    # (alternating in one process). tests/module2/test_engine.py checks that
+    # they hold what the constructors would give them.
+    ctx = _object_new(Context)
+    ctx.saved_values, ctx.freed, ctx.needs_input_grad = (), False, ()
     if record:
-        ctx = Context(
+        ctx.needs_input_grad = (
             tuple([x._requires_grad for x in args])
             if tensors == len(args)
             else tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
         )
-    else:
-        ctx = Context()
     out = cls.forward(ctx, *args)  # type: ignore[attr-defined]
     if MODES.anomaly:
         check_forward(cls, ctx, args, out)
@@ -311,12 +317,11 @@ def apply(cls: type, *args: Any) -> "Tensor":
     seen = (
         tuple(version_of(x) for x in args if isinstance(x, Tensor)) if versions else ()
     )
-    parents = (
-        args
-        if tensors == len(args)
-        else tuple([x for x in args if isinstance(x, Tensor)])
-    )
-    history = History(cls, ctx, args, parents, seen)
+    parents = args
+    if tensors != len(args):
+        parents = tuple([x for x in args if isinstance(x, Tensor)])
+    history = h = _object_new(History)
+    h.last_fn, h.ctx, h.inputs, h.parents, h.versions = cls, ctx, args, parents, seen
     if out.history is None and sys.getrefcount(out) <= FRESH:
         # Nothing but this function holds the result (the forward made it): it
         # takes the history itself, instead of a second Tensor object being
@@ -547,9 +552,32 @@ class Function:
     _backward = classmethod(backward_tuple)
 
 
+#: Process-wide tensor ids (``Tensor.unique_id``), never reused (unlike id()), for
+#: the engine's dictionaries.
+next_id = itertools.count().__next__
+
+
 def _new(like: "Tensor", data: TensorData) -> "Tensor":
-    """A tensor of ``data`` on ``like``'s backend (used to build views)."""
-    return type(like)(data, like.backend)
+    """``type(like)(data, like.backend)``: a tensor of ``data`` on ``like``'s
+    backend, without history (views; FastOps' kernel outputs).
+
+    For a ``Tensor`` (not a subclass) on host memory it sets what
+    ``Tensor.__init__`` sets for these arguments, without the call through the
+    class (its checks are for users' calls; CPython 3.11 calls an ``__init__``
+    through a slower path than a function): with ``layout.empty_data``, 0.07-0.1
+    us less per result, 70 results a batch of the Task 3.5 epoch
+    (module3_fast_ops/BENCHMARKS.md, "Less Python per result").
+    tests/module2/test_engine.py checks that both build the same tensor."""
+    cls = type(like)
+    if cls is not _Tensor or like.backend.cuda:
+        return cls(data, like.backend)
+    t = _object_new(cls)
+    t.backend, t._tensor, t.history, t.grad = like.backend, data, None, None
+    t._requires_grad, t.unique_id = False, next_id()
+    return t
+
+
+_object_new = object.__new__
 
 
 # ---------------------------------------------------------------------------
@@ -588,12 +616,7 @@ def chain_rule(
     # Only once some storage has been changed in place can a version differ
     # (``h.versions`` is ``()`` when all were 0 at the forward).
     if versions:
-        tensors = h.parents
-        for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
-            if version_of(x) != seen:
-                check_versions(h, h.last_fn.__name__)  # raises
-        if h.saved_output is not None:  # (a forward that saved its result)
-            check_versions(h, h.last_fn.__name__)
+        check_versions(h, h.last_fn.__name__)  # raises if one differs
     if MODES.create_graph:  # backward(create_graph=True): a recorded pass
         grads = RECORDED.grads(t, d_output)
         unbroadcast = RECORDED.unbroadcast
@@ -608,8 +631,7 @@ def chain_rule(
                 ctx.freed = True
                 break
     pairs = []
-    for k, x in enumerate(inputs):
-        g = grads[k]
+    for k, (x, g) in enumerate(zip(inputs, grads)):
         if g is None or not isinstance(x, Tensor) or not x._requires_grad:
             continue  # None: no gradient flows to x (e.g. where's condition)
         if not isinstance(g, Tensor):

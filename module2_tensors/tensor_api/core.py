@@ -6,7 +6,6 @@ composed of them all, is defined in ``module2_tensors/tensor.py``."""
 
 from __future__ import annotations
 
-import itertools
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple, Union
 
 import numpy as np
@@ -24,9 +23,7 @@ if TYPE_CHECKING:
 TensorLike = Union[float, int, "Tensor"]
 
 # Process-wide ids, never reused (unlike id()), for the engine's dictionaries.
-_ids = itertools.count()
-
-_next_id = _ids.__next__
+_next_id = autograd.next_id
 
 #: The factories of ``tensor.py`` that methods call (``tensor``, ``rand``,
 #: ``randn``), registered there: a mixin cannot import ``tensor.py``, which
@@ -100,7 +97,7 @@ class CoreMixin:
         requires_grad: bool = False,
         name: Optional[str] = None,
     ) -> None:
-        if not isinstance(data, TensorData):
+        if type(data) is not TensorData and not isinstance(data, TensorData):
             raise TypeError(
                 f"Tensor(...) takes a TensorData; use tensor({data!r}) to make a "
                 f"tensor from numbers"
@@ -115,12 +112,12 @@ class CoreMixin:
         self._tensor = data
         self.history: Optional[autograd.History] = history
         self.grad: Optional["Tensor"] = None
-        if history is not None:
-            self._requires_grad = True
-        else:
-            # (The attribute behind the requires_grad property, set directly: the
-            # setter's check is for users.)
-            self._requires_grad = bool(requires_grad)
+        # (The attribute behind the requires_grad property, set directly: the
+        # setter's check is for users. Every operation's result passes here with
+        # the defaults, which this expression settles without calling bool().)
+        self._requires_grad = history is not None or (
+            requires_grad is not False and bool(requires_grad)
+        )
         self.unique_id: int = _next_id()
         if name is not None:
             self.name = name

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import module2_tensors as kt
+from module2_tensors.tensor import _INTEGER_KINDS
 from tests.pytorch_reference import import_torch
 
 
@@ -129,3 +130,21 @@ def test_factory_dtypes_match_pytorch():
         kt.full((2,), -2.7, dtype=kt.int64).tolist()
         == torch.full((2,), -2.7, dtype=torch.int64).tolist()
     )
+
+
+@pytest.mark.task2_1
+def test_integer_kinds_are_those_numpy_calls_integer():
+    # tensor() reads dtype.kind instead of calling np.issubdtype (a speed trick):
+    # the two agree on every NumPy scalar type.
+    for scalar in set(np.sctypeDict.values()):
+        kind = np.dtype(scalar)
+        expected = np.issubdtype(kind, np.integer)
+        assert (kind.kind in _INTEGER_KINDS) == expected, kind
+    for values, dtype in [
+        (np.arange(3, dtype=np.uint8), kt.int64),
+        (np.arange(3, dtype=np.int32), kt.int64),
+        (np.array([True, False]), kt.bool),
+        (np.arange(3.0), kt.float64),
+        (np.arange(3, dtype=np.float32), kt.float64),
+    ]:
+        assert kt.tensor(values).dtype == dtype

@@ -160,3 +160,74 @@ def test_the_environment_names_the_default_backend():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["simple"]
+
+
+def _state(t):
+    """Every attribute a tensor holds: slots, instance dict, and the class."""
+    slots = {
+        name: getattr(t, name)
+        for cls in type(t).__mro__
+        for name in getattr(cls, "__slots__", ())
+        if name not in ("__dict__", "__weakref__") and hasattr(t, name)
+    }
+    return type(t), slots, dict(getattr(t, "__dict__", {}))
+
+
+def test_new_builds_the_tensor_the_constructor_builds():
+    # autograd._new sets a Tensor's slots itself (a speed trick for every
+    # kernel output and view): the same attributes as Tensor(data, backend),
+    # the id apart, which must be fresh and increasing.
+    from module2_tensors.tensor_data import TensorData
+
+    for like in [kt.tensor([[1.0, 2.0]]), kt.tensor([3.0], requires_grad=True)]:
+        data = TensorData.full((2, 3), 1.5)
+        made = autograd._new(like, data)
+        reference = type(like)(data, like.backend)
+        kind, slots, extra = _state(made)
+        ref_kind, ref_slots, ref_extra = _state(reference)
+        assert made.unique_id < reference.unique_id
+        slots.pop("unique_id"), ref_slots.pop("unique_id")
+        assert (kind, slots, extra) == (ref_kind, ref_slots, ref_extra)
+        assert made._tensor is data and not made.requires_grad
+        assert made.history is None and made.grad is None
+    # A subclass goes through its class (a Parameter's result is a Tensor).
+    parameter = kt.Parameter(kt.tensor([1.0, 2.0]))
+    assert type(autograd._new(parameter, TensorData.full((2,)))) is kt.Tensor
+
+
+def test_apply_builds_the_context_and_history_the_constructors_build():
+    # Function.apply sets Context's and History's slots itself (a speed
+    # trick): what forward receives and what the result's history holds are
+    # what Context(...) and History(...) would hold.
+    from module1_scalar_autodiff.context import Context
+
+    seen = []
+
+    class _Keep(Function):
+        @staticmethod
+        def forward(ctx, a, b, scale):
+            seen.append((type(ctx), ctx.needs_input_grad, ctx.saved_values))
+            seen.append(ctx.freed)
+            ctx.save_for_backward(a, b)
+            return a.backend.mul_zip(a, b)
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_values
+            return grad * b, grad * a
+
+    x, w = kt.tensor([1.0, 2.0]), kt.tensor([3.0, 4.0], requires_grad=True)
+    plain = _Keep.apply(x, x, 2.0)
+    assert plain.history is None
+    fresh = Context()
+    assert seen[:2] == [(Context, fresh.needs_input_grad, fresh.saved_values), False]
+    out = _Keep.apply(x, w, 2.0)
+    assert seen[2:] == [(Context, (False, True, False), ()), False]
+    h = out.history
+    reference = autograd.History(_Keep, h.ctx, (x, w, 2.0), (x, w), ())
+    for name in ("last_fn", "ctx", "inputs", "parents", "versions", "saved_output"):
+        assert getattr(h, name) == getattr(reference, name), name
+    assert type(h) is autograd.History and type(h.ctx) is Context
+    assert h.ctx.saved_values == (x, w) and not h.ctx.freed
+    out.sum().backward()
+    assert w.grad.to_numpy().tolist() == [1.0, 2.0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from module2_tensors.engine.layout import LAYOUTS, Layout, new_layout
+from module2_tensors.engine.layout import LAYOUTS, ROW_MAJOR, Layout, new_layout
 from module2_tensors.tensor_data import TensorData, strides_from_shape
 
 
@@ -73,3 +73,34 @@ def test_new_layout_checks_what_it_remembers():
         new_layout((2, -3), (3, 1), strides_from_shape)
     with pytest.raises(ValueError, match="too small"):
         TensorData(np.zeros(5), (2, 3))
+
+
+@pytest.mark.task2_1
+def test_row_major_layouts_are_the_same_objects_keyed_by_shape():
+    # ROW_MAJOR is LAYOUTS's row-major part keyed by the shape alone (the
+    # constructors of every operation's output look it up): the two never differ.
+    TensorData.full((3, 5))
+    TensorData.empty((5, 3, 2))
+    TensorData(np.zeros(6), (2, 3))
+    for (shape, strides), layout in LAYOUTS.items():
+        if strides is None:
+            assert ROW_MAJOR[shape] is layout
+    assert all(LAYOUTS[(shape, None)] is layout for shape, layout in ROW_MAJOR.items())
+
+
+@pytest.mark.task2_1
+def test_empty_full_and_contiguous_give_the_layout_of_the_constructor():
+    for shape in [(4, 6), (), (0, 3), (7, 1, 2)]:
+        reference = TensorData(np.zeros(int(np.prod(shape))), shape)
+        made = [
+            TensorData.empty(shape),
+            TensorData.full(shape, 2.5),
+            TensorData.contiguous(np.zeros(int(np.prod(shape))), shape),
+        ]
+        for data in made:
+            assert (data.shape, data.strides) == (reference.shape, reference.strides)
+            assert (data.size, data.dims) == (reference.size, reference.dims)
+            assert data._shape is reference._shape
+            assert data._kernel_strides is reference._kernel_strides
+            assert data.row_major and len(data._storage) == reference.size
+        assert np.all(made[1]._storage == 2.5)
