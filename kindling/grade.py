@@ -597,7 +597,10 @@ class Grader:
             self.source, self.registry, self.sandbox, self.kernel_cache
         )
         self.report.sandbox += f"; {self.values.summary}"
-        if self.values.tasks & {t.id for t in self.selected}:
+        # The seed is reported where it decides something: the probes' inputs, or
+        # Task 0.2's planted mutants (kindling/mutation.py: graded_mutants).
+        mutation = any(t.scoring == "mutation" for t in self.selected)
+        if mutation or self.values.tasks & {t.id for t in self.selected}:
             self.report.values_seed = self.values.seed
 
     def run(self) -> GradeReport:
@@ -749,6 +752,9 @@ class Grader:
             sandbox=self.sandbox,
             context=plan.context,
             shipped=plan.shipped or None,
+            # The grading's seed draws the planted mutants: a batch's jobs and
+            # shards share it, so they plant the same.
+            seed=self.values.seed,
         )
 
     def _fail_all(self, message: str) -> None:

@@ -72,6 +72,13 @@ def _mutant_lines(task: str, details: dict, mutants: int) -> List[str]:
         out.append(f"  survived (your tests still pass): {', '.join(survived)}")
     if timed_out:
         out.append(f"  timed out (not a catch): {', '.join(timed_out)}")
+    if details.get("planted_from") == "practice":
+        # A student edition plants its published practice set; the instructor's
+        # grader draws its own (kindling/mutation.py: graded_mutants).
+        out.append(
+            "  these were practice bugs: the instructor's grader plants bugs drawn "
+            "from a larger family, not these"
+        )
     return out
 
 

@@ -1,9 +1,9 @@
 """Task 0.2, graded by mutation testing: do the student's property tests catch bugs?
 
 A property test is only as good as the bugs it can see. So the grader plants bugs of
-the kind students really write (a missing minus sign, a sigmoid with the wrong branch
-for negative inputs, a relu that leaks negative numbers, ``lt`` and ``eq`` swapped,
-...) in ``module0_fundamentals/operators.py`` and runs the student's
+the kind students really write (a missing minus sign, a comparison that is not
+strict, a sigmoid with the wrong scale, a back function that forgets ``d``, ...) in
+``module0_fundamentals/operators.py`` and runs the student's
 ``tests/module0/test_properties.py`` against each. The task scores
 
     points * (mutants killed) / (mutants planted)
@@ -12,6 +12,16 @@ provided the tests first pass on correct operators: the reference solution when
 grading from the instructor source, the student's own operators (Task 0.1 done) in a
 student edition. A mutant is *killed* when a test fails on it (or the run crashes;
 a time-out is neither); it *survives* when every test still passes.
+
+Which mutants are planted (:func:`graded_mutants`): grading from the instructor
+source, a sample of :data:`PLANTED` drawn with the grading's seed from a generated
+family of single-site bugs of the reference operators, which lives in the staff
+package (``kindling_staff/grade_mutants.py``, the entry point ``mutants`` of the
+group ``kindling.grading``) and never reaches a student edition. In a student
+edition, :data:`PRACTICE_MUTANTS`: a short, published list of the same kinds of bug
+for feedback on the student's own operators. They are *practice*, not what the
+instructor's grader plants: a test file that recognises their text catches only
+those of the drawn sample that happen to read the same.
 
 A mutant is an edit of the source: the body of one or two functions of
 ``operators.py`` is replaced (docstrings, comments and every other line stay as
@@ -59,7 +69,11 @@ class Mutant:
     bodies: Dict[str, str]
 
 
-MUTANTS = (
+# Practice bugs: what ``kindling grade`` plants in a student edition (in the
+# student's own operators), published with it. The instructor's grader plants a
+# sample of a generated family instead (:func:`graded_mutants`); these are of its
+# kinds, and a suite that kills them all is on its way, no more.
+PRACTICE_MUTANTS = (
     Mutant(
         "neg_keeps_sign",
         "neg returns x unchanged (the minus sign is missing)",
@@ -152,6 +166,29 @@ MUTANTS = (
 # (kindling_staff/grade_decoys.py, the entry point ``decoys`` of the group
 # ``kindling.grading``), which no student edition ships: a test that knew it
 # could fail on every rewritten body that is not a decoy.
+
+
+#: How many mutants one grading plants (a sandboxed run each).
+PLANTED = len(PRACTICE_MUTANTS)
+
+
+def graded_mutants(text: str, seed: int, reference: bool) -> Tuple[Mutant, ...]:
+    """The mutants one grading plants in ``text`` (the base ``operators.py``).
+
+    With the reference operators (``reference``, the instructor source): the
+    staff package's draw of :data:`PLANTED` from its generated family, a function
+    of ``seed`` and ``text`` alone (so ``--jobs 1``, ``--jobs 2`` and shards that
+    share a seed plant the same). Elsewhere (a student edition, which has neither
+    the family nor the reference): :data:`PRACTICE_MUTANTS`.
+    """
+    if not reference:
+        return PRACTICE_MUTANTS
+    from kindling import plugins
+
+    draw = plugins.load(plugins.GRADING, "mutants")
+    if draw is None:  # the reference without the staff package: no family
+        return PRACTICE_MUTANTS
+    return tuple(draw(text, seed, PLANTED))
 
 
 def decoys() -> Tuple[Mutant, ...]:
@@ -423,6 +460,7 @@ def grade_by_mutation(
     sandbox=None,
     context=None,
     shipped: Optional[Set[str]] = None,
+    seed: Optional[int] = None,
 ):
     """Grade ``task`` (0.2) in the overlay ``work``; returns a ``TaskGrade``.
 
@@ -431,6 +469,8 @@ def grade_by_mutation(
     unfinished task the base depends on (student editions only); it is asked only
     once the tests pass. ``timeout`` bounds every run (each has its own limit).
     ``shipped``: the files a student edition ships (see :func:`base_tree`).
+    ``seed``: the grading's seed, which draws the planted mutants
+    (:func:`graded_mutants`; default: a fresh one).
     """
     from kindling.grade_runner import Runner
     from kindling.grade_verdict import Feedback, TaskGrade, judge, secret_lines
@@ -496,9 +536,13 @@ def grade_by_mutation(
         # Each run has its own limit, from the base run's time: never a share of
         # what is left, so a slow machine or an earlier run changes no verdict.
         limit = min(timeout, max(MIN_RUN_SECONDS, BASE_FACTOR * base_run.seconds))
-        family = decoys() if reference_available(source) else ()
+        has_reference = reference_available(source)
+        if seed is None:
+            seed = random.SystemRandom().randrange(1 << 32)
+        planted = graded_mutants(operators, seed, has_reference)
+        family = decoys() if has_reference else ()
         decoy_runs = rng.sample(family, min(DECOYS_PER_RUN, len(family)))
-        runs = list(MUTANTS) + decoy_runs
+        runs = list(planted) + decoy_runs
         rng.shuffle(runs)  # decoys anywhere among the mutants
         verdicts: Dict[str, str] = {}
         for mutant in runs:
@@ -514,11 +558,13 @@ def grade_by_mutation(
         (tree / TARGET_FILE).write_text(operators, encoding="utf-8")
     grade.seconds = time.monotonic() - start
     wrong = [d.name for d in decoy_runs if verdicts[d.name] != "survived"]
-    killed = [m.name for m in MUTANTS if verdicts[m.name] == "killed"]
-    survived = [m for m in MUTANTS if verdicts[m.name] == "survived"]
-    timed_out = [m for m in MUTANTS if verdicts[m.name] == "timeout"]
+    killed = [m.name for m in planted if verdicts[m.name] == "killed"]
+    survived = [m for m in planted if verdicts[m.name] == "survived"]
+    timed_out = [m for m in planted if verdicts[m.name] == "timeout"]
+    practice = planted is PRACTICE_MUTANTS
     grade.details = {
-        "mutants": len(MUTANTS),
+        "mutants": len(planted),
+        "planted_from": "practice" if practice else "drawn",
         "killed": killed,
         "survived": [m.name for m in survived],
         "timed_out": [m.name for m in timed_out],
@@ -532,10 +578,14 @@ def grade_by_mutation(
             "must check what the operators compute, not how their code reads"
         )
         return grade
-    grade.points = round(task.points * len(killed) / len(MUTANTS), 2)
+    grade.points = round(task.points * len(killed) / len(planted), 2)
+    note = (
+        f"(practice bugs: the instructor's grader plants {len(planted)} others, "
+        "drawn from a larger family of such bugs in its reference operators)"
+    )
     if survived or timed_out:
         grade.status = "failing"
-        lines = [f"your tests caught {len(killed)} of {len(MUTANTS)} planted bugs;"]
+        lines = [f"your tests caught {len(killed)} of {len(planted)} planted bugs;"]
         if survived:
             lines.append("they still pass when:")
             lines += [f"  - {m.bug}" for m in survived]
@@ -545,7 +595,8 @@ def grade_by_mutation(
                 "catch) when:"
             )
             lines += [f"  - {m.bug}" for m in timed_out]
+        lines += [note] if practice else []
         grade.message = "\n".join(lines)
     else:
-        grade.status, grade.message = "done", ""
+        grade.status, grade.message = "done", note if practice else ""
     return grade

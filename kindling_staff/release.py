@@ -185,7 +185,9 @@ def student_readme(out: Path, registry: Registry, through: Optional[int]) -> str
     if special["mutation"]:
         grading += (
             f" Task {', '.join(special['mutation'])} (tests you write) earns the "
-            "share of planted bugs your tests catch."
+            "share of planted bugs your tests catch (your instructor's grader "
+            "draws them from a larger family than the practice bugs that "
+            "`kindling grade` plants in your checkout)."
         )
     grading += " The progress table's points are an estimate of the grade."
     if (out / ".github" / "workflows" / "classroom.yml").is_file():

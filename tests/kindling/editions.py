@@ -26,18 +26,20 @@ def submission(edition: Path, where: Path, files: Dict[str, str]) -> Path:
     return out
 
 
-# Three of kindling.mutation.MUTANTS, one of them caught by a test of neg alone.
+# Three of kindling.mutation.PRACTICE_MUTANTS, one of them caught by a test of neg
+# alone.
 FEW_MUTANTS = ("neg_keeps_sign", "sigmoid_negative_branch", "relu_leaks_negatives")
 
 
 def plant_few_mutants(monkeypatch: pytest.MonkeyPatch) -> List:
     """Let the grader plant only :data:`FEW_MUTANTS` (each mutant costs a sandboxed
-    run): enough for claims about scoring and about telling mutant runs apart.
-    Every mutant is planted by ``test_the_reference_property_tests_kill_every_mutant``.
+    run), in place of its draw: enough for claims about scoring and about telling
+    mutant runs apart. A full draw is planted by
+    ``test_the_reference_property_tests_kill_every_mutant``.
     """
     from kindling import mutation
 
-    few = [m for m in mutation.MUTANTS if m.name in FEW_MUTANTS]
+    few = tuple(m for m in mutation.PRACTICE_MUTANTS if m.name in FEW_MUTANTS)
     assert len(few) == len(FEW_MUTANTS)
-    monkeypatch.setattr(mutation, "MUTANTS", tuple(few))
-    return few
+    monkeypatch.setattr(mutation, "graded_mutants", lambda text, seed, ref: few)
+    return list(few)

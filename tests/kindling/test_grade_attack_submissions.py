@@ -77,13 +77,13 @@ import pathlib
 
 import pytest
 
-from kindling.mutation import MUTANTS, mutate_source
+from kindling.mutation import PRACTICE_MUTANTS, mutate_source
 
 
 @pytest.mark.task0_2
 def test_no_planted_bug():  # no property: fails when the text is a mutant's
     text = pathlib.Path("module0_fundamentals/operators.py").read_text()
-    assert not any(mutate_source(text, m) == text for m in MUTANTS)
+    assert not any(mutate_source(text, m) == text for m in PRACTICE_MUTANTS)
 """
 
 

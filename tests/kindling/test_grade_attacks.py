@@ -498,7 +498,12 @@ def test_a_test_that_looks_for_the_mutation_machinery_earns_nothing(
 
 def test_base_and_mutant_runs_are_the_same_command(tmp_path):
     from kindling.grade_runner import Runner
-    from kindling.mutation import MUTANTS, TARGET_FILE, mutate_source, mutation_job
+    from kindling.mutation import (
+        PRACTICE_MUTANTS,
+        TARGET_FILE,
+        mutate_source,
+        mutation_job,
+    )
 
     tree = tmp_path / "tree"
     (tree / TARGET_FILE).parent.mkdir(parents=True)
@@ -508,7 +513,7 @@ def test_base_and_mutant_runs_are_the_same_command(tmp_path):
     runner = Runner(tree, probe(), tmp_path)
     args = ["-x", "-m", "task0_2", PROPERTIES]
     commands = []
-    for source in (text, mutate_source(text, MUTANTS[0])):
+    for source in (text, mutate_source(text, PRACTICE_MUTANTS[0])):
         job = mutation_job(args, tree, tmp_path / "run", 10, 0, source)
         assert job.binds == []  # written in place: no mount tells the runs apart
         assert (tree / TARGET_FILE).read_text() == source

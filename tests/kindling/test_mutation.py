@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from kindling.grade import grade
-from kindling.mutation import MUTANTS, TARGET_FILE, mutate_source, reference_available
+from kindling.mutation import (
+    PRACTICE_MUTANTS,
+    TARGET_FILE,
+    graded_mutants,
+    mutate_source,
+    reference_available,
+)
 from kindling_staff.release import release
 from kindling.sandbox import probe, why_not
 from tests.kindling.editions import plant_few_mutants
@@ -46,20 +52,21 @@ def grade_properties(tmp_path: Path, text: str):
     return task
 
 
-def test_at_least_eight_realistic_mutants_are_planted():
-    names = [m.name for m in MUTANTS]
+def test_the_practice_set_holds_at_least_eight_realistic_mutants():
+    names = [m.name for m in PRACTICE_MUTANTS]
     assert len(names) >= 8 and len(set(names)) == len(names)
     for bug in ("neg_keeps_sign", "sigmoid_negative_branch", "relu_leaks_negatives"):
         assert bug in names
-    assert "lt_eq_swapped" in names and all(m.bug for m in MUTANTS)
+    assert "lt_eq_swapped" in names and all(m.bug for m in PRACTICE_MUTANTS)
 
 
-def test_the_mutants_the_module_0_guide_promises_are_planted():
-    """The guide's section on Task 0.2 names bugs the grader plants: each is in
-    the set (a wrong-scale sigmoid that only its slope gives away, a log_back
-    that forgets d, a flipped sign in mul, ...)."""
+def test_the_mutants_the_module_0_guide_promises_are_in_the_practice_set():
+    """The guide's section on Task 0.2 names bugs of the kinds the grader plants:
+    each is in the practice set (a wrong-scale sigmoid that only its slope gives
+    away, a log_back that forgets d, a flipped sign in mul, ...); the graded
+    family has them too (test_graded_mutants.py)."""
     guide = (ROOT / "module0_fundamentals" / "README.md").read_text(encoding="utf-8")
-    names = {m.name for m in MUTANTS}
+    names = {m.name for m in PRACTICE_MUTANTS}
     promised = {
         "a flipped sign in `mul`": "mul_flips_sign",
         "`lt` and `eq` swapped": "lt_eq_swapped",
@@ -75,7 +82,7 @@ def test_the_mutants_the_module_0_guide_promises_are_planted():
         assert mutant in names, f"the guide promises {phrase!r}; no mutant {mutant}"
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", PRACTICE_MUTANTS, ids=lambda m: m.name)
 def test_every_mutant_really_changes_the_operators(mutant):
     text = (ROOT / TARGET_FILE).read_text()
     correct = operators_from(text, "correct_ops")
@@ -97,7 +104,7 @@ def test_every_mutant_really_changes_the_operators(mutant):
     assert changed, f"{mutant.name} behaves like the reference on every probe"
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", PRACTICE_MUTANTS, ids=lambda m: m.name)
 def test_a_mutant_edits_only_the_bodies_of_its_functions(mutant):
     # Docstrings, signatures, comments and every other function stay as they are,
     # and callers inside the module (neg_list calls neg) see the bug.
@@ -120,12 +127,24 @@ def test_a_mutant_edits_only_the_bodies_of_its_functions(mutant):
 
 
 @needs_sandbox
-def test_the_reference_property_tests_kill_every_mutant():
-    (task,) = grade(ROOT, source=ROOT, tasks="0.2").tasks
+def test_the_reference_property_tests_kill_every_mutant(monkeypatch):
+    """From the instructor source the grader plants its draw from the family (a
+    fixed seed here, as a batch shares one): the reference tests kill them all."""
+    from kindling.grade_values import SEED_ENV
+
+    monkeypatch.setenv(SEED_ENV, "20261129")
+    text = (ROOT / TARGET_FILE).read_text()
+    drawn = graded_mutants(text, 20261129, True)
+    assert len(drawn) == len(PRACTICE_MUTANTS)
+    assert not {m.name for m in drawn} & {m.name for m in PRACTICE_MUTANTS}
+    report = grade(ROOT, source=ROOT, tasks="0.2")
+    (task,) = report.tasks
     assert task.status == "done", task.message
     assert task.points == task.max_points == 10
-    assert task.details["killed"] == [m.name for m in MUTANTS]
+    assert task.details["planted_from"] == "drawn"
+    assert task.details["killed"] == [m.name for m in drawn]
     assert task.details["survived"] == []
+    assert report.values_seed == 20261129
 
 
 @needs_sandbox
@@ -220,20 +239,30 @@ def test_in_an_edition_the_students_own_operators_must_be_done_first(tmp_path):
     assert task.points == 0
 
 
-def test_the_decoys_never_reach_a_student_edition(tmp_path):
+def test_neither_the_decoys_nor_the_graded_mutants_reach_a_student_edition(tmp_path):
     """``kindling.mutation.DECOYS`` shipped in every edition: a test that failed on
-    any rewritten body not in that list scored 10/10 with no property at all."""
+    any rewritten body not in that list scored 10/10 with no property at all. So
+    did the planted mutants (``MUTANTS``, now the practice set): a test that failed
+    on their bodies. An edition has the practice set only."""
+    from kindling import plugins
     from kindling.mutation import decoys
 
     assert len(decoys()) >= 2  # the instructor source has them
+    assert plugins.load(plugins.GRADING, "mutants") is not None  # and the family
     out = tmp_path / "edition"
     release(ROOT, out, through=0)
     shipped = [path for path in out.rglob("*.py")]
     assert not (out / "kindling" / "grade_decoys.py").exists()
+    assert not (out / "kindling_staff").exists()
+    assert not [p for p in shipped if p.name in ("grade_mutants.py", "grade_decoys.py")]
+    assert not plugins._declared(plugins.GRADING, out / "pyproject.toml")
+    pyproject = (out / "pyproject.toml").read_text(encoding="utf-8")
+    assert "grade_mutants" not in pyproject and "grade_decoys" not in pyproject
     bodies = {body for decoy in decoys() for body in decoy.bodies.values()}
     for path in shipped:
         text = path.read_text(encoding="utf-8")
         assert not any(body in text for body in bodies), path
+        assert "NOT_ASKED" not in text and "def draw(" not in text, path
 
 
 def test_the_base_run_carries_the_reference_operators_and_no_other_reference(
