@@ -21,11 +21,12 @@ that imports student code says without checking it (``docs/GRADING.md``):
    on memory and file size, Hypothesis derandomized and hash seeds fixed. A hang is
    ``timeout``; a process that dies before pytest finishes is ``crashed``.
 5. **Verdicts from outside.** The session reports each test's outcome on a pipe;
-   the grader counts them itself against the tests it collected, and plants
-   *canary* tests (random names, plausible content, certain to fail) in every run:
-   a canary that "passes", a result for a test that does not exist or a second
-   result for one test marks the task ``tampered``; malformed results mark it
-   ``crashed``.
+   the grader counts them itself against the tests it collected: a result for a
+   test that does not exist marks the task ``tampered``; malformed results (a
+   second result for one test included) mark it ``crashed``. Those claims can
+   still be forged upwards, so for every task but 0.2 the points are bounded by
+   values checked outside the sandbox (:mod:`kindling.grade_values`); the tests
+   (hidden ones included) can only take points away.
 6. **Task 0.2** is graded by mutation testing (:mod:`kindling.mutation`).
 7. **Feedback** shown to the student is cut to test names, exception messages and
    traceback lines in student files; a line of a file the student edition does not
@@ -47,7 +48,6 @@ import hashlib
 import hmac
 import json
 import os
-import random
 import re
 import shutil
 import signal
@@ -56,7 +56,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from kindling.grade_cache import (
     cache_dir,
@@ -97,7 +97,6 @@ COLLECT_TIMEOUT = 600
 REGISTRY_FILE = Path("kindling") / "tasks.toml"
 MANIFEST = ".kindling-manifest.json"
 TMP_PREFIX = "kindling-grade-"
-CANARIES_PER_TASK = 2
 # Never copied into an overlay: version control, caches, environments, old results.
 
 
@@ -380,7 +379,6 @@ class Collection:
     tests: Dict[str, List[str]]  # task -> node ids
     ok: bool = True  # False: collection failed; every task then runs all of tests/
     broken: List[str] = field(default_factory=list)  # files that did not collect
-    hidden: Set[str] = field(default_factory=set)  # node ids of unshipped tests
 
     def files(self, task_id: str) -> List[str]:
         return sorted({nodeid.split("::")[0] for nodeid in self.tests.get(task_id, [])})
@@ -455,183 +453,6 @@ def collect(runner: Runner, work: Path, files: List[str], scratch: Path) -> Coll
 
 
 # ---------------------------------------------------------------------------------
-# Canaries: tests the grader plants and knows must fail
-# ---------------------------------------------------------------------------------
-
-_WORDS = (
-    "values shape grad forward backward chain rule close zero one sign order pair "
-    "small large negative positive mixed batch sum mean scale shift identity twice "
-    "inverse repeated nested empty single broadcast stable limit"
-).split()
-
-
-def test_file_name(rng: random.Random, taken: Set[str]) -> str:
-    """A plausible test file name not in ``taken`` (added to it). Canary files and
-    the renamed hidden test files are named by this one generator."""
-    while True:
-        stem = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
-        if f"{stem}.py" not in taken:
-            taken.add(f"{stem}.py")
-            return f"{stem}.py"
-
-
-def _module_docstring(text: str) -> str:
-    try:
-        import ast
-
-        return ast.get_docstring(ast.parse(text)) or ""
-    except (SyntaxError, ValueError):
-        return ""
-
-
-def canary_source(
-    task: Task, names: List[str], rng: random.Random, model: str = ""
-) -> Tuple[str, List[str]]:
-    """A test file of plausible tests of ``task``, each certain to fail, and the
-    names of its tests (as in node ids).
-
-    ``model`` is the text of one of the task's own test files: the canary file
-    takes its module docstring (so that no fixed phrase marks a canary) and,
-    like the course's tests, half its tests are Hypothesis properties. Each
-    asserts a value off by 1 to 3 from the truth, far beyond its tolerance, on
-    every example (so Hypothesis settings cannot make it pass).
-    """
-    ids = []
-    docstring = _module_docstring(model) or f"Tests of Task {task.id}: {task.title}."
-    lines = [
-        '"""' + docstring.replace('"', "'").replace("\\", "/") + '"""',
-        "",
-        "import pytest",
-        "from hypothesis import given",
-        "from hypothesis import strategies as st",
-        "",
-        f"pytestmark = pytest.mark.{task.marker}",
-    ]
-    for number, name in enumerate(names):
-        a, b = rng.randint(3, 9), rng.randint(2, 9)
-        off = rng.choice((-3, -2, -1, 1, 2, 3))
-        lines += ["", ""]
-        style = (number + rng.randint(0, 1)) % 3
-        if style == 0:
-            wrong = sum(range(a)) * b + off
-            lines += [
-                f"def {name}() -> None:",
-                f"    values = [float(v) for v in range({a})]",
-                f"    assert sum(values) * {b} == pytest.approx({wrong}.0)",
-            ]
-            ids.append(name)
-        elif style == 1:
-            lines += [
-                f'@pytest.mark.parametrize("x", [{a}.0])',
-                f"def {name}(x: float) -> None:",
-                f"    assert x * {b} == pytest.approx({a * b + off}.0, abs=0.5)",
-            ]
-            ids.append(f"{name}[{a}.0]")
-        else:
-            lines += [
-                f"@given(st.integers(min_value=-{a * 10}, max_value={a * 10}))",
-                f"def {name}(x: int) -> None:",
-                f"    assert float(x * {b}) == pytest.approx(x * {b} + {off}.0)",
-            ]
-            ids.append(name)
-    return "\n".join(lines) + "\n", ids
-
-
-def plant_canaries(
-    work: Path,
-    tasks: Iterable[Task],
-    rng: random.Random,
-    collection: Optional["Collection"] = None,
-) -> Dict[str, Tuple[str, List[str]]]:
-    """Write canary files into ``work``; by task id: (file, canary node ids)."""
-    planted: Dict[str, Tuple[str, List[str]]] = {}
-    taken = {p.name for p in (work / "tests").rglob("*.py")}
-    for task in tasks:
-        own = collection.files(task.id) if collection is not None else []
-        folders = sorted({str(Path(f).parent) for f in own})
-        folder = work / (
-            rng.choice(folders) if folders else f"tests/module{task.module}"
-        )
-        if not folder.is_dir():
-            folder = work / "tests"
-        names: List[str] = []
-        while len(names) < CANARIES_PER_TASK:
-            name = f"test_{rng.choice(_WORDS)}_{rng.choice(_WORDS)}"
-            if name not in names:
-                names.append(name)
-        model = ""
-        if own:
-            try:
-                model = (work / rng.choice(own)).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                model = ""
-        text, tests = canary_source(task, names, rng, model)
-        path = folder / test_file_name(rng, taken)
-        path.write_text(text)
-        relative = path.relative_to(work).as_posix()
-        planted[task.id] = (relative, [f"{relative}::{test}" for test in tests])
-    return planted
-
-
-def rename_unshipped_tests(
-    work: Path, collection: "Collection", shipped: Set[str], rng: random.Random
-) -> Dict[str, str]:
-    """Give every test file no edition ships (hidden tests) a fresh name from the
-    canaries' generator, in this run only, and move its node ids with it: a
-    hidden test cannot be told from a canary by its file's name. Returns the
-    renames (old -> new)."""
-    taken = {p.name for p in (work / "tests").rglob("*.py")}
-    renames: Dict[str, str] = {}
-    for relative in sorted(
-        {f for task in collection.tests for f in collection.files(task)}
-    ):
-        if relative in shipped or not (work / relative).is_file():
-            continue
-        new = (Path(relative).parent / test_file_name(rng, taken)).as_posix()
-        os.replace(work / relative, work / new)
-        renames[relative] = new
-    if renames:
-        for task, nodeids in collection.tests.items():
-            collection.tests[task] = [_renamed(n, renames) for n in nodeids]
-        collection.broken = [_renamed(n, renames) for n in collection.broken]
-        collection.hidden = {
-            n
-            for nodeids in collection.tests.values()
-            for n in nodeids
-            if n.split("::")[0] in renames.values()
-        }
-    return renames
-
-
-def settle_test_files(folder: Path, rng: random.Random) -> None:
-    """Make every file under ``folder`` look alike to a sandbox, whatever the grader
-    did to it: a canary is written once, a hidden test copied then renamed, a
-    published test copied, so their change times, their inode numbers (given out
-    in creation order) and their folders' order would tell them apart. Every
-    file is written again, in a random order (fresh inode numbers in no order
-    that names or the grader's steps decide), then every file and folder is
-    given one modification and access time, in the order of their names (so the
-    change times follow the names, and say nothing else)."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
-    folders = sorted(p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink())
-    contents = {path: path.read_bytes() for path in files}
-    for path in files:
-        path.unlink()
-    order = list(files)
-    rng.shuffle(order)
-    for path in order:
-        path.write_bytes(contents[path])
-    stamp = int(time.time()) * 1_000_000_000  # a whole second: no finer sign
-    for path in sorted([folder, *folders, *files]):
-        os.utime(path, ns=(stamp, stamp), follow_symlinks=False)
-
-
-def _renamed(nodeid: str, renames: Dict[str, str]) -> str:
-    path, sep, rest = nodeid.partition("::")
-    return renames.get(path, path) + sep + rest
-
-
-# ---------------------------------------------------------------------------------
 # Grading one task
 # ---------------------------------------------------------------------------------
 
@@ -641,7 +462,6 @@ class Plan:
     """What the grader knows before any student code runs."""
 
     collection: Collection
-    canaries: Dict[str, Tuple[str, List[str]]]  # task -> (file, node ids)
     context: Feedback
     partial: bool = False
     shipped: Set[str] = field(default_factory=set)  # what a student edition ships
@@ -657,7 +477,6 @@ def grade_task(
 ) -> TaskGrade:
     """Run one task's tests in a sandbox of their own and grade them."""
     collection = plan.collection
-    canary_file, canaries = plan.canaries.get(task.id, ("", []))
     if collection.ok:
         files = collection.files(task.id)
         expected: Optional[List[str]] = collection.tests.get(task.id, [])
@@ -666,7 +485,6 @@ def grade_task(
             grade.status = "no tests"
             grade.message = "no test carries this task's marker"
             return grade
-        files = files + ([canary_file] if canary_file else [])
     else:
         files, expected = ["--ignore=tests/kindling", "tests"], None
     args = ["--continue-on-collection-errors", "-m", task.marker, *files]
@@ -678,25 +496,9 @@ def grade_task(
         expected,
         plan.context,
         timeout,
-        canaries,
         collection.all_ids(),
         plan.partial,
     )
-    hidden = [n for n in expected or [] if n in collection.hidden]
-    if hidden and grade.status not in ("timeout", "crashed", "tampered"):
-        # A forger can know the published tests by name; the hidden ones look
-        # like canaries. Every published test passing while hidden ones fail is
-        # what forging the published ones looks like (or overfitting to them).
-        outcomes = run.session.outcomes
-        passed = lambda n: n in outcomes and outcomes[n].outcome == "passed"  # noqa
-        published = [n for n in expected or [] if n not in collection.hidden]
-        if all(passed(n) for n in published) and not all(passed(n) for n in hidden):
-            grade.details["published_pass_hidden_fail"] = True
-            note = (
-                "note: every published test passed and some hidden tests failed; "
-                "worth a look by hand"
-            )
-            grade.message = f"{note}\n{grade.message}" if grade.message else note
     return grade
 
 
@@ -877,28 +679,21 @@ class Grader:
                 "pristine test files that could not be collected (their "
                 "tests were not graded): " + ", ".join(collection.broken)
             )
-        rng = random.SystemRandom()
         expected = expected_hashes(
             self.source, self.submission, self.registry, tmp / "edition"
         )
         student = set(student_files(self.registry))
         shipped = set(expected) | student
         secrets = secret_lines(work, files, shipped)
-        # Hidden tests get this run's names, then canaries are planted among them,
-        # named by the same generator, both before any student file is in place.
-        rename_unshipped_tests(work, collection, shipped, rng)
-        canaries = plant_canaries(work, list(self.registry), rng, collection)
         _, self.report.refused = overlay_student_files(
             work, self.source, self.submission, self.registry
         )
-        # Canaries, renamed hidden tests, published and student test files alike.
-        settle_test_files(work / "tests", rng)
         self.report.modified, self.report.missing = protected_changes(
             self.submission, expected
         )
         ids = {t.id for t in self.registry}
         context = Feedback(work, student, secrets, task_ids=ids)
-        return Plan(collection, canaries, context, self.partial, shipped)
+        return Plan(collection, context, self.partial, shipped)
 
     def _grade(
         self, task: Task, runner: Runner, work: Path, plan: Plan, tmp: Path
@@ -955,7 +750,6 @@ class Grader:
             self.memory_mb,
             blocker,
             sandbox=self.sandbox,
-            canary=plan.canaries.get(task.id, ("", [])),
             context=plan.context,
             shipped=plan.shipped or None,
             # The grading's seed draws the planted mutants: a batch's jobs and

@@ -13,8 +13,9 @@ the sandbox could write, and nothing a job does after its sandbox is gone can re
 the grader. The events are *claims* of a process that imports student code: the
 grader parses them defensively (:class:`Session`; a malformed or impossible stream
 is a ``problem``, never an exception) and :mod:`kindling.grade_verdict` checks them
-against what it knows itself (the tests it collected from the pristine tree, the
-canary tests it planted).
+against what it knows itself (the tests it collected from the pristine tree). What
+such claims can still forge, passes, bounds no points of a probed task: those come
+from values (:mod:`kindling.grade_values`).
 
 Without bubblewrap (``--unsafe-no-sandbox``), the same command runs as a plain
 subprocess in its own session: every other defence holds, but the job runs with the

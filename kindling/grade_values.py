@@ -2,7 +2,8 @@
 checked outside the sandbox").
 
 Every defence that lives in the process that imports student code (report checks,
-Hypothesis settings checks, canaries) can be patched by that code. So for a
+Hypothesis settings checks, the canary tests this grader used to plant) can be
+patched by that code. So for a
 *probed* task the grader asks the sandbox for **values**, not verdicts:
 
 1. **Inside the sandbox** (``python -m kindling.grade_probes --job JSON``, the

@@ -2,10 +2,10 @@
 
 Nothing here runs a process, touches the submission or imports student code: a
 :class:`kindling.grade_runner.Session` (parsed, untrusted claims) and what the
-grader knows itself (the tests it collected, the canaries it planted, the lines no
-student edition ships) go in, a :class:`TaskGrade` and the feedback a student may
-see come out. :mod:`kindling.grade` (a whole submission) and :mod:`kindling.mutation`
-(Task 0.2) both judge with these functions.
+grader knows itself (the tests it collected, the lines no student edition ships)
+go in, a :class:`TaskGrade` and the feedback a student may see come out.
+:mod:`kindling.grade` (a whole submission) and :mod:`kindling.mutation` (Task 0.2)
+both judge with these functions.
 """
 
 from __future__ import annotations
@@ -311,35 +311,14 @@ def _points(
     return float(task.points) if status == "done" else 0.0
 
 
-def tampering(
-    session: Session,
-    expected: Optional[List[str]],
-    canaries: List[str],
-    known: Set[str],
-    stop_at_first_failure: bool = False,
-) -> str:
-    """Why the session's results cannot be true, or ``""``.
-
-    ``known``: every test of the pristine tree; ``stop_at_first_failure``: the run
-    used ``-x``, so canaries after a failure legitimately never ran.
-    """
-    passed = [c for c in canaries if session.outcomes.get(c, None) is not None]
-    passed = [c for c in passed if session.outcomes[c].outcome != "failed"]
-    if passed:
-        return "a planted check that must fail was reported as passing"
+def tampering(session: Session, expected: Optional[List[str]], known: Set[str]) -> str:
+    """Why the session's results cannot be true, or ``""``: results for tests that
+    were never collected. ``expected``: the tests the run was given (None when
+    unknown); ``known``: every test of the pristine tree."""
     if expected is not None:
-        allowed = set(expected) | set(canaries) | known
-        unknown = sorted(set(session.outcomes) - allowed)
+        unknown = sorted(set(session.outcomes) - set(expected) - known)
         if unknown:
             return f"results for tests that were never collected ({unknown[0]})"
-    ended_normally = session.finished and session.exitstatus in (0, 1)
-    real_failure = any(
-        o.outcome == "failed" for n, o in session.outcomes.items() if n not in canaries
-    )
-    missing = [c for c in canaries if c not in session.outcomes]
-    if ended_normally and missing and not (stop_at_first_failure and real_failure):
-        if not (stop_at_first_failure and len(missing) < len(canaries)):
-            return "a planted check that must fail never reported"
     return ""
 
 
@@ -349,7 +328,6 @@ def judge(
     expected: Optional[List[str]],
     context: Feedback,
     limit: Optional[float] = None,
-    canaries: Optional[List[str]] = None,
     known: Optional[Set[str]] = None,
     partial: bool = False,
     stop_at_first_failure: bool = False,
@@ -358,7 +336,7 @@ def judge(
 
     ``expected``: the node ids of the task's tests, collected by the grader from the
     pristine tree (None when unknown); tests that never ran count as failed, and a
-    skipped test never passes. ``canaries``: the planted tests that must fail.
+    skipped test never passes. ``known``: every test of the pristine tree.
     Whatever the message quotes (node ids included) goes through ``context``'s
     filter: nothing the student edition does not ship reaches it.
     """
@@ -368,7 +346,6 @@ def judge(
         expected,
         context,
         limit,
-        canaries,
         known,
         partial,
         stop_at_first_failure,
@@ -398,14 +375,13 @@ def _judge(
     expected: Optional[List[str]],
     context: Feedback,
     limit: Optional[float],
-    canaries: Optional[List[str]],
     known: Optional[Set[str]],
     partial: bool,
     stop_at_first_failure: bool,
 ) -> TaskGrade:
     from kindling.pytest_plugin import classify
 
-    canaries, known = canaries or [], known or set()
+    known = known or set()
     grade = TaskGrade.for_task(task)
     grade.seconds, grade.total = run.seconds, len(expected or [])
     session = run.session
@@ -416,7 +392,7 @@ def _judge(
         if session.started:
             grade.message += f"; still running {context.test_name(session.started[-1])}"
         return grade
-    why = tampering(session, expected, canaries, known, stop_at_first_failure)
+    why = tampering(session, expected, known)
     if why:
         grade.status = "tampered"
         why = "" if context.terse else f" ({why})"  # terse: it may quote a node id
@@ -443,7 +419,7 @@ def _judge(
         return grade
 
     if expected is None:  # unknown: trust the session's own markers, no more
-        expected = [n for n, t in session.items if t == task.id and n not in canaries]
+        expected = [n for n, t in session.items if t == task.id]
         grade.total = len(expected)
     if stop_at_first_failure:  # -x: the tests after the first failure never ran
         expected = [n for n in expected if n in session.outcomes]

@@ -35,8 +35,8 @@ rewritten text gains nothing.
 
 Each run (the base, then each mutant and two *decoys*, correct rewrites spelled like
 the mutants, in a random order) is a sandboxed session of its own
-(:mod:`kindling.grade_runner`) with ``pytest -x`` on the test file and a canary test
-(:func:`kindling.grade.plant_canaries`). Each run's ``operators.py`` is written
+(:mod:`kindling.grade_runner`) with ``pytest -x`` on the test file. Each run's
+``operators.py`` is written
 into the tree in place (:func:`mutation_job`). A run has its own time limit, from
 the base run's time; a run out of time is a time-out, never a kill. A crash is a
 kill. A suite that fails on a decoy reads the code instead of running it: 0
@@ -353,7 +353,7 @@ def mutation_job(
     return session_job(args, where, limit, memory_mb)
 
 
-def mutant_verdict(run, base: List[str], canaries: List[str]) -> str:
+def mutant_verdict(run, base: List[str]) -> str:
     """``killed``, ``survived``, ``timeout`` or ``tampered: why`` for one run.
 
     A run out of time is a time-out, never a kill: a suite that only sleeps must
@@ -364,7 +364,7 @@ def mutant_verdict(run, base: List[str], canaries: List[str]) -> str:
     session = run.session
     if run.timed_out:
         return "timeout"
-    why = tampering(session, base, canaries, set(), stop_at_first_failure=True)
+    why = tampering(session, base, set())
     if why:
         return f"tampered: {why}"
     if session.problem or not session.finished or session.exitstatus in (3, 4):
@@ -402,7 +402,6 @@ def base_tree(
     task,
     registry,
     shipped: Optional[Set[str]],
-    canary_file: str,
 ) -> None:
     """Make ``tree`` (a copy of the overlay ``work``) the tree of the runs when the
     reference operators are the base (grading from the instructor source).
@@ -411,8 +410,8 @@ def base_tree(
     student file is its stub (what the student edition ships: importable, so that
     a broken file of another task cannot fail the base run, and no reference code
     a test could read and carry out), and every file no student edition ships
-    (hidden tests, instructor-only files such as the decoys' module) is removed,
-    except the task's canary. Only the student's tests come from the submission.
+    (hidden tests, instructor-only files such as the decoys' module) is removed.
+    Only the student's tests come from the submission.
     """
     from kindling.regions import strip_regions
 
@@ -430,7 +429,7 @@ def base_tree(
                 (tree / relative).write_text(stub, encoding="utf-8")
     if shipped is None:
         return
-    keep = set(shipped) | {canary_file, TARGET_FILE, *task.files}
+    keep = set(shipped) | {TARGET_FILE, *task.files}
     for path in sorted(tree.rglob("*"), reverse=True):
         relative = path.relative_to(tree).as_posix()
         if path.is_dir() and not path.is_symlink():
@@ -459,7 +458,6 @@ def grade_by_mutation(
     memory_mb: int,
     blocker: Callable[[], Optional[str]] = lambda: None,
     sandbox=None,
-    canary: Tuple[str, List[str]] = ("", []),
     context=None,
     shipped: Optional[Set[str]] = None,
     seed: Optional[int] = None,
@@ -470,10 +468,9 @@ def grade_by_mutation(
     else ``None`` (the student's own operators are the base). ``blocker()`` names an
     unfinished task the base depends on (student editions only); it is asked only
     once the tests pass. ``timeout`` bounds every run (each has its own limit).
-    ``canary``: the file and node ids of the task's canary tests. ``shipped``: the
-    files a student edition ships (see :func:`base_tree`). ``seed``: the
-    grading's seed, which draws the planted mutants (:func:`graded_mutants`;
-    default: a fresh one).
+    ``shipped``: the files a student edition ships (see :func:`base_tree`).
+    ``seed``: the grading's seed, which draws the planted mutants
+    (:func:`graded_mutants`; default: a fresh one).
     """
     from kindling.grade_runner import Runner
     from kindling.grade_verdict import Feedback, TaskGrade, judge, secret_lines
@@ -488,7 +485,7 @@ def grade_by_mutation(
     shutil.copytree(work, tree)
     secrets_ = set(context.secrets) if context is not None else set()
     if reference_available(source):
-        base_tree(tree, work, source, task, read_registry(source), shipped, canary[0])
+        base_tree(tree, work, source, task, read_registry(source), shipped)
         # No line of the reference operators that the student's own file (or its
         # stub) lacks may reach the feedback, whichever way a test carries it.
         theirs = secret_lines(work, [TARGET_FILE], set())
@@ -500,10 +497,8 @@ def grade_by_mutation(
     names = test_function_names(tree / task.files[0])  # read here, not inside
     terse = Feedback(tree, student, secrets_, True, ids, names)
     operators = (tree / TARGET_FILE).read_text(encoding="utf-8")
-    canary_file, canaries = canary
     test_file = task.files[0]
     args = ["-x", "--kindling-grade-fast", "-m", task.marker, test_file]
-    args += [canary_file] if canary_file else []
 
     def job(where: Path, limit: float, text: str):
         return mutation_job(args, tree, where, limit, memory_mb, text)
@@ -512,7 +507,7 @@ def grade_by_mutation(
     with Runner(tree, sandbox, scratch / "runner") as runner:
         base_text = respelled(operators, rng)
         base_run = runner.run(job(scratch / "base", timeout, base_text))
-        base = judge(task, base_run, None, terse, timeout, canaries, set(), False, True)
+        base = judge(task, base_run, None, terse, timeout, set(), False, True)
         if base.status != "done":
             base.points = 0.0
             if base.status == "no tests":
@@ -527,9 +522,7 @@ def grade_by_mutation(
                     "failed:\n" + base.message
                 )
             return base
-        base_ids = [
-            n for n, o in base_run.session.outcomes.items() if n not in canaries
-        ]
+        base_ids = list(base_run.session.outcomes)
         grade = TaskGrade.for_task(task)
         grade.passed, grade.total = base.passed, base.total
         unfinished = blocker()
@@ -555,7 +548,7 @@ def grade_by_mutation(
         for mutant in runs:
             text = mutate_source(respelled(operators, rng), spelled(mutant, rng))
             run = runner.run(job(scratch / mutant.name, limit, text))
-            verdict = mutant_verdict(run, base_ids, canaries)
+            verdict = mutant_verdict(run, base_ids)
             if verdict.startswith("tampered"):
                 grade.status = "tampered"
                 grade.message = tampered_message(verdict[len("tampered: ") :])

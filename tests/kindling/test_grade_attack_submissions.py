@@ -1,6 +1,6 @@
 """Attacks on ``kindling grade`` as real submissions: weakening Hypothesis,
-recognising mutant or canary text, sleeping past a mutant's time limit, forging
-by file name, leaking reference text through a node id.
+recognising mutant text, sleeping past a mutant's time limit, forging by file
+name, leaking reference text through a node id.
 
 Each test grades a student edition with one attacking student file, and only the
 cheap Module 0 tasks. They need bubblewrap, which the grader itself requires.
@@ -182,7 +182,7 @@ def test_an_honest_suite_scores_the_same_under_any_timeout(tmp_path, monkeypatch
     assert scores[0] == scores[1] and scores[0][0] == 10
 
 
-# -- canaries and hidden tests cannot be told apart by name or look -------------------
+# -- forging the tests it can name earns nothing: the values decide ------------------
 
 FORGE_SELECTIVELY = """
 
@@ -191,17 +191,9 @@ import _pytest.reports as _reports
 _made = _reports.TestReport.from_item_and_call.__func__
 
 
-def _looks_real(item):
-    path = str(item.path)
-    doc = (getattr(item.module, "__doc__", None) or "").strip()
-    if doc.startswith("Further checks"):  # how the last round's canaries began
-        return False
-    return path.endswith("_hidden.py") or item.path.name in {published!r}
-
-
-def _forge(cls, item, call):
+def _forge(cls, item, call):  # the edition's tests and any *_hidden.py "pass"
     report = _made(cls, item, call)
-    if _looks_real(item):
+    if str(item.path).endswith("_hidden.py") or item.path.name in {published!r}:
         report.outcome, report.longrepr = "passed", None
     return report
 
@@ -222,39 +214,24 @@ def test_add_of_examples() -> None:
 '''
 
 
-def with_hidden_test(edition: Path, tmp_path: Path) -> Path:
+def test_forging_the_published_and_hidden_tests_earns_nothing(edition, tmp_path):
+    """Forging every test of the edition's files and of *_hidden.py files (98/98
+    once, when canaries were all that stood in the way): every test of the task
+    "passes", and the values checked outside the sandbox give 0."""
     import shutil
 
     source = tmp_path / "source"
-    shutil.copytree(edition, source)
+    skipped = (".git", ".venv", "__pycache__", "module[1-9]*", "project")
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*skipped))
     (source / "tests/module0/test_more_hidden.py").write_text(HIDDEN)
-    return source
-
-
-def test_hidden_tests_are_renamed_in_every_run(edition, tmp_path):
-    source = with_hidden_test(edition, tmp_path)
-    checks = HIDDEN + (
-        "\n\n@pytest.mark.task0_1\ndef test_my_name() -> None:\n"
-        "    assert not __file__.endswith('_hidden.py'), __file__\n"
-    )
-    (source / "tests/module0/test_more_hidden.py").write_text(checks)
-    student = submission(edition, tmp_path, {OPERATORS: reference(OPERATORS)})
-    (task,) = grade(student, source=source, tasks="0.1").tasks
-    assert task.status == "done", task.message
-    assert task.total == 121 + 2
-
-
-def test_forging_by_file_name_or_canary_look_earns_nothing(edition, tmp_path):
-    """Forging every test of the edition's files, of *_hidden.py files, and any
-    test whose module did not look like a canary: 98/98 in the last round."""
-    source = with_hidden_test(edition, tmp_path)
     published = sorted(p.name for p in (edition / "tests").rglob("test_*.py"))
     attack = (edition / OPERATORS).read_text()
     attack += FORGE_SELECTIVELY.replace("{published!r}", repr(set(published)))
     student = submission(edition, tmp_path, {OPERATORS: attack})
     (task,) = grade(student, source=source, tasks="0.1").tasks
-    assert task.points == 0 and task.status != "done", task
-    assert task.details["published_pass_hidden_fail"], task.details
+    assert task.passed == task.total == 121 + 1  # every claim a pass
+    assert task.points == 0 and task.status == "failing", task
+    assert task.details["values"]["matched"] == 0
 
 
 # -- no reference text in any report -------------------------------------------------

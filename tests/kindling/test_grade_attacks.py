@@ -79,14 +79,17 @@ _progress.TaskResult.status = property(lambda self: "done")
 """
 
 
-def test_forged_passing_reports_are_tampering_and_earn_nothing(edition, tmp_path):
+def test_forged_passing_reports_earn_nothing(edition, tmp_path):
+    """Every report forged to "passed" over stubs: the session's claims are all
+    passes, and the values checked outside the sandbox decide (0 points)."""
     attack = stub(edition, OPERATORS) + FORGE_REPORTS
     student = submission(edition, tmp_path, {OPERATORS: attack})
-    report = grade(student, source=edition, tasks="0.1,0.4")
+    report = grade(student, source=ROOT, tasks="0.1,0.4")
     graded = by_id(report)
-    assert graded["0.1"].status == "tampered", graded["0.1"].message
-    assert graded["0.1"].points == 0
-    assert "cannot be true" in graded["0.1"].message
+    assert graded["0.1"].passed == graded["0.1"].total  # forged: all "passed"
+    assert graded["0.1"].status == "failing", graded["0.1"].message
+    assert "values checked outside the sandbox" in graded["0.1"].message
+    assert graded["0.1"].details["values"]["matched"] == 0
     assert report.score == 0
 
 
@@ -406,56 +409,59 @@ def test_hidden_tests_never_reach_the_feedback(tmp_path):
     assert "hidden-7c1f-answer" not in task.message, task.message
 
 
-# What the sandbox can read of every test file beside Task 0.1's: the change and
-# modification times, the inode number, and whether the file is the hidden test.
-METADATA = """
+# What the sandbox can read of the tests in its tree: every file's path (outside
+# tests/kindling, which no task runs), as a count and a digest, and the names in
+# tests/module0 (where the grader used to plant Task 0.1's canaries).
+LIST_TESTS = """
 
 def neg(x):
+    import hashlib
     import os
 
-    rows = []
-    for name in sorted(os.listdir("tests/module0")):
-        if name.endswith(".py"):
-            info = os.stat(os.path.join("tests/module0", name))
-            with open(os.path.join("tests/module0", name)) as f:
-                hidden = "hidden-7c1f-answer" in f.read()
-            same = int(info.st_ctime_ns == info.st_mtime_ns)
-            rows.append(f"{name}|{same}|{info.st_mtime_ns}|{info.st_ino}|{int(hidden)}")
-    raise AssertionError(" ".join(rows))
+    names = []
+    for folder, dirs, files in os.walk("tests"):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", "kindling")]
+        names += [os.path.join(folder, name) for name in files]
+    names.sort()
+    digest = hashlib.sha256("\\n".join(names).encode()).hexdigest()[:16]
+    here = [n.rsplit("/", 1)[-1] for n in names if n.startswith("tests/module0/")]
+    raise AssertionError(f"TREE {len(names)} {digest} {' '.join(here)}")
 """
 
 
-def test_canaries_and_hidden_tests_look_alike_by_their_metadata(tmp_path):
-    """A canary was written once (ctime == mtime), a renamed hidden test was not
-    (ctime > mtime), and canaries, created last, had the highest inode numbers."""
+def test_a_run_holds_the_published_and_hidden_tests_and_nothing_else(tmp_path):
+    """Nothing is planted in a run's tree (the canary tests once were, and could be
+    told from hidden tests by their text): its tests/ holds the source's files
+    under their own names, the hidden test too, and the task's collection is the
+    published tests and the hidden one."""
+    import hashlib
     import re
+
+    from kindling.grade_cache import tree_files
 
     source = tmp_path / "source"
     skipped = (".git", ".venv", "__pycache__", "module[1-9]*", "project")
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*skipped))
     (source / "tests/module0/test_extra_hidden.py").write_text(
-        "import pytest\n\npytestmark = pytest.mark.task0_1\n\n"
-        'EXPECTED_SECRET_VALUE = "hidden-7c1f-answer"\n\n\n'
-        "def test_hidden():\n    assert EXPECTED_SECRET_VALUE\n"
+        "import pytest\n\npytestmark = pytest.mark.task0_1\n\n\n"
+        "def test_hidden():\n    assert True\n"
     )
-    published = {p.name for p in (source / "tests/module0").glob("*.py")}
-    published.discard("test_extra_hidden.py")
+    names = sorted(
+        relative
+        for relative in tree_files(source)
+        if relative.startswith("tests/") and not relative.startswith("tests/kindling/")
+    )
     student = tmp_path / "student"
     (student / "module0_fundamentals").mkdir(parents=True)
-    (student / OPERATORS).write_text(reference(OPERATORS) + METADATA)
+    (student / OPERATORS).write_text(reference(OPERATORS) + LIST_TESTS)
     (task,) = grade(student, source=source, tasks="0.1").tasks
-    found = re.findall(r"(test_\w+\.py)\|(\d)\|(\d+)\|(\d+)\|(\d)", task.message)
-    # One row a file: a long message may show its head and its tail, and a row
-    # can stand in both.
-    rows = list({row[0]: row for row in found}.values())
-    assert len(rows) > len(published) + 1, task.message  # canaries and the hidden one
-    assert sum(int(row[4]) for row in rows) == 1  # the hidden test, renamed
-    assert len({(row[1], row[2]) for row in rows}) == 1, rows  # the same times
-    canaries = [row for row in rows if row[0] not in published and row[4] == "0"]
-    others = [row for row in rows if row not in canaries]
-    assert canaries and others
-    # Created after every copied file, canaries had the highest inode numbers.
-    assert min(int(r[3]) for r in canaries) < max(int(r[3]) for r in others), rows
+    found = re.search(r"TREE (\d+) ([0-9a-f]{16}) ([\w. ]+)", task.message)
+    assert found, task.message
+    here = sorted(n.rsplit("/", 1)[-1] for n in names if n.startswith("tests/module0/"))
+    assert found[3].split() == here  # test_extra_hidden.py under its own name
+    digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+    assert (int(found[1]), found[2]) == (len(names), digest)
+    assert task.total == 121 + 1  # Task 0.1's published tests and the hidden one
 
 
 # -- mutation grading cannot be told from the base run -------------------------------

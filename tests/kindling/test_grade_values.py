@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from kindling import grade as grading
 from kindling.grade import grade
 from kindling.grade_values import (
     CASE_LIMIT,
@@ -49,12 +48,6 @@ def edition(tmp_path_factory) -> Path:
 
 def by_id(report) -> dict:
     return {t.id: t for t in report.tasks}
-
-
-def no_canaries(monkeypatch) -> None:
-    """A forger that tells canaries from real tests (issue 39 did, by their text
-    or metadata) forges only the real ones: simulated by planting none."""
-    monkeypatch.setattr(grading, "plant_canaries", lambda *args, **kwargs: {})
 
 
 # -- end to end ------------------------------------------------------------------
@@ -98,12 +91,9 @@ _reports.TestReport.from_item_and_call = classmethod(_always_passed)
 
 
 @needs_sandbox
-def test_forged_pass_reports_earn_nothing_on_a_probed_task(
-    edition, tmp_path, monkeypatch
-):
-    """Stubs and a forger of every pytest report, canaries beaten: the session
+def test_forged_pass_reports_earn_nothing_on_a_probed_task(edition, tmp_path):
+    """Stubs and a forger of every pytest report: the session
     says every test passed, and the values say the functions are stubs."""
-    no_canaries(monkeypatch)
     attack = (edition / OPERATORS).read_text() + FORGE_REPORTS
     student = submission(edition, tmp_path, {OPERATORS: attack})
     (task,) = grade(student, source=ROOT, tasks="0.1").tasks
@@ -145,10 +135,7 @@ _engine.ConjectureRunner.__init__ = _one_example
 
 
 @needs_sandbox
-def test_a_patched_hypothesis_earns_nothing_on_a_probed_task(
-    edition, tmp_path, monkeypatch
-):
-    no_canaries(monkeypatch)
+def test_a_patched_hypothesis_earns_nothing_on_a_probed_task(edition, tmp_path):
     attack = reference(OPERATORS) + PATCH_HYPOTHESIS
     student = submission(edition, tmp_path, {OPERATORS: attack})
     (task,) = grade(student, source=ROOT, tasks="0.1").tasks
@@ -217,10 +204,7 @@ _flood()
     ],
     ids=["malformed", "oversized", "repeated"],
 )
-def test_a_forged_values_channel_fails_the_task(
-    edition, tmp_path, monkeypatch, payload
-):
-    no_canaries(monkeypatch)
+def test_a_forged_values_channel_fails_the_task(edition, tmp_path, payload):
     attack = (edition / OPERATORS).read_text() + FORGE_REPORTS
     attack += FLOOD.replace("{payload}", payload)
     student = submission(edition, tmp_path, {OPERATORS: attack})
@@ -703,15 +687,12 @@ def test_the_reference_earns_full_values_on_the_scalar_and_tensor_training(
 
 
 @needs_sandbox
-def test_forged_pass_reports_earn_nothing_on_the_training_tasks(
-    edition, tmp_path, monkeypatch
-):
+def test_forged_pass_reports_earn_nothing_on_the_training_tasks(edition, tmp_path):
     """Every library file solved, the four training tasks' files left as stubs,
-    and every pytest report forged to "passed", canaries beaten: the tests' session
+    and every pytest report forged to "passed": the tests' session
     says all passed; the trajectories say the training code is a stub."""
     from kindling.grade import read_registry
 
-    no_canaries(monkeypatch)
     registry = read_registry(ROOT)
     stubbed = {f for t in TRAINING_TASKS for f in registry[t].files}
     solved = {

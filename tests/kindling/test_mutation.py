@@ -283,12 +283,9 @@ def test_the_base_run_carries_the_reference_operators_and_no_other_reference(
             (root / relative).write_text("# the student's, or the pristine tree's\n")
     shipped = {TARGET_FILE, "module0_fundamentals/module.py", PROPERTIES}
     shipped.add("kindling/tasks.toml")
-    canary = "tests/module0/test_shape_sum.py"
-    base_tree(tree, work, ROOT, task, registry, shipped, canary)
+    base_tree(tree, work, ROOT, task, registry, shipped)
     kept = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.py"))
-    assert kept == sorted(
-        [TARGET_FILE, "module0_fundamentals/module.py", PROPERTIES, canary]
-    )
+    assert kept == sorted([TARGET_FILE, "module0_fundamentals/module.py", PROPERTIES])
     assert (tree / TARGET_FILE).read_text() == (ROOT / TARGET_FILE).read_text()
     module = (tree / "module0_fundamentals/module.py").read_text()
     assert "NotImplementedError" in module and "BEGIN SOLUTION" not in module
@@ -369,7 +366,7 @@ def test_a_tampered_mutant_run_quotes_no_node_id():
         b' "outcome": "passed"}\n{"event": "finish", "exitstatus": 0}\n'
     )
     run = Run(0, False, 1.0, "", parse_events(data))
-    verdict = mutant_verdict(run, ["tests/module0/test_properties.py::test_b"], [])
+    verdict = mutant_verdict(run, ["tests/module0/test_properties.py::test_b"])
     assert verdict.startswith("tampered: ") and forged in verdict
     message = tampered_message(verdict[len("tampered: ") :])
     assert "never collected" in message and "cmV0" not in message
