@@ -461,6 +461,14 @@ STATEMENT_RULES: Dict[str, StmtRule] = {
 
 
 RULES = sorted(EXPRESSION_RULES) + sorted(STATEMENT_RULES)
+#: Single rewrites that read like a mutant of a kind the grading guide names
+#: (``cmp``, ``swap``, ``const``, ``branch``): one of each grading's decoys is
+#: one of these where its function has any, so that a test that fails on "the
+#: reference with one such edit" fails on a decoy too.
+NEAR = frozenset(
+    ("flip", "not_opposite", "zero_int", "zero_negative", "one_int")
+    + ("ifexp_negated", "if_negated")
+)
 
 
 def _rewrites(
@@ -596,37 +604,45 @@ def family_of(text: str, name: str) -> Tuple[Mutant, ...]:
 
     check = _Checker(text, name)
     seen = {_text(body)}
-    kept: List[str] = []
+    kept: List[Tuple[str, str]] = []  # (body, how it was made)
 
-    def consider(candidate: List[ast.stmt]) -> None:
+    def consider(candidate: List[ast.stmt], how: str) -> None:
         spelled = _text(candidate)
         if spelled in seen or len(kept) >= PER_FUNCTION:
             return
         seen.add(spelled)
         if check(spelled):
-            kept.append(spelled)
+            kept.append((spelled, how))
 
-    for candidate in _rewrites(body, fresh_for(body)):
-        consider(candidate)
+    for rule in RULES:
+        for candidate in _rewrites(body, fresh_for(body), rule):
+            consider(candidate, rule)
     for _ in range(ATTEMPTS):
         if len(kept) >= PER_FUNCTION:
             break
         # A rule first, then a place: rules that fit in many places (a factor
         # 1.0 fits every operand) do not crowd out the others.
-        current, steps = body, rng.randint(2, 4)
+        current, steps, rules = body, rng.randint(2, 4), []
         for _ in range(4 * steps):
             rule = rng.choice(RULES)
             options = _rewrites(current, fresh_for(current), rule)
             if options:
                 current = options[rng.randrange(len(options))]
-                steps -= 1
-                if not steps:
+                rules.append(rule)
+                if len(rules) == steps:
                     break
-        consider(current)
+        consider(current, " + ".join(rules))
     return tuple(
-        Mutant(f"decoy_{name}_{number}", "", {name: spelled})
-        for number, spelled in enumerate(kept, 1)
+        Mutant(f"decoy_{name}_{number}", f"exact rewrite: {how}", {name: spelled})
+        for number, (spelled, how) in enumerate(kept, 1)
     )
+
+
+def near(decoy: Mutant) -> bool:
+    """Whether ``decoy`` is one edit of the reference of a kind that reads like
+    a mutant of the grading guide's kinds (a comparison or a condition
+    rewritten, a constant written otherwise)."""
+    return decoy.bug[len("exact rewrite: ") :] in NEAR
 
 
 def family(text: str) -> Tuple[Mutant, ...]:
@@ -639,18 +655,18 @@ def draw(text: str, seed: int, count: int = COUNT) -> Tuple[Mutant, ...]:
     ``seed`` (the grading's, shared by a batch's jobs and shards) and of the
     reference text alone. One function at a time is drawn among those not yet
     drawn (as :func:`kindling_staff.grade_mutants.draw` draws mutants), then one
-    of its decoys; only the drawn functions' families are generated."""
+    of its decoys: for the first, one that is :func:`near` the reference where
+    the function has such decoys. Only the drawn functions' families are
+    generated (about 0.3 s)."""
     key = hashlib.sha256(f"decoys:{seed}:{text}".encode("utf-8")).hexdigest()
     rng = random.Random(key)
     left = task_functions(text)
     drawn: List[Mutant] = []
-    taken: Dict[str, set] = {}
     while len(drawn) < count and left:
         name = left.pop(rng.randrange(len(left)))
-        decoys = [d for d in family_of(text, name) if d.name not in taken.get(name, ())]
-        if not decoys:
-            continue
-        choice = decoys[rng.randrange(len(decoys))]
-        taken.setdefault(name, set()).add(choice.name)
-        drawn.append(choice)
+        decoys = list(family_of(text, name))
+        if not drawn and any(near(d) for d in decoys):
+            decoys = [d for d in decoys if near(d)]
+        if decoys:
+            drawn.append(decoys[rng.randrange(len(decoys))])
     return tuple(drawn)

@@ -17,7 +17,7 @@ import struct
 from pathlib import Path
 
 from kindling.mutation import DECOYS_PER_RUN, TARGET_FILE, decoys, mutate_source
-from kindling_staff.grade_decoys import draw, family
+from kindling_staff.grade_decoys import draw, family, near
 from kindling_staff.grade_mutants import family as mutant_family
 from tests.kindling.test_graded_mutants import TASK_0_1, module_of
 
@@ -110,6 +110,16 @@ def test_some_decoys_read_like_mutants_of_the_kinds_the_guide_names():
     assert "return 1.0 if y > x else 0.0" in bodies  # lt, comparison rewritten
     assert "return x if x > 0 else 0.0" in bodies  # relu, 0 for 0.0
     assert any("x == -0.0" in b or "x == 0:" in b for b in bodies)  # inv's test
+    # and a grading draws one of those in most runs
+    seeds = random.Random(39).sample(range(1 << 32), 300)
+    with_near = [any(near(d) for d in draw(TEXT, seed, 2)) for seed in seeds]
+    assert sum(with_near) >= 0.4 * len(seeds)
+    assert all(
+        "if" in b or "<" in b or ">" in b or "==" in b or "!=" in b
+        for d in FAMILY
+        if near(d)
+        for b in d.bodies.values()
+    )
 
 
 def test_the_draw_is_a_function_of_the_seed_and_the_text():
@@ -127,7 +137,7 @@ def test_the_draw_is_a_function_of_the_seed_and_the_text():
         for seed in random.Random(7).sample(range(1 << 32), 300)
         for d in draw(TEXT, seed, 2)
     }
-    assert len(drawn_anywhere) >= 400  # the draw reaches across the family
+    assert len(drawn_anywhere) >= 300  # the draw reaches across the family
     assert decoys(TEXT, 5, False) == ()  # a student edition plants none
 
 
