@@ -15,11 +15,12 @@ generator seeded by the reference text):
 
 * ``a + b`` and ``a * b`` commute; ``a - b`` is ``a + (-b)``; ``a + b`` is
   ``a - (-b)``; ``a / b`` is ``(-a) / (-b)``;
-* an operand times ``1.0`` or ``1``, minus ``0.0`` or divided by ``1.0``; ``-a`` is
-  ``-1.0 * a``, ``a * -1.0`` or ``-(-(-a))``;
+* an operand times ``1.0`` (on either side); ``-a`` is ``-1.0 * a``, ``a * -1.0``
+  or ``-(-(-a))``;
 * a constant written differently but equal (``0`` for ``0.0``, ``(-0.0)`` for
   ``0.0`` where it is compared, ``1`` for ``1.0``);
-* ``x < y`` is ``y > x`` (and so for every comparison), ``x == y`` is ``y == x``;
+* ``x < y`` is ``y > x`` (and so for every comparison), ``x == y`` is ``y == x``
+  and ``not x != y``;
 * a condition negated with its branches swapped (conditional expressions and
   ``if`` statements alike); ``if``/``else`` statements and conditional
   expressions turned into each other;
@@ -27,16 +28,18 @@ generator seeded by the reference text):
   assignments reordered.
 
 Whatever a rule gives is kept only if the function then computes *exactly* what
-the reference does (:func:`_exact`): on the dense inputs of the mutants' family
+the reference does (:class:`_Checker`): on the dense inputs of the mutants' family
 (:data:`kindling_staff.grade_mutants.INPUTS`: zeros of both signs, ties, tiny and
 huge values, infinities, NaN; every pair for two arguments), the same value bit for
 bit and of the same type (any NaN equal to any NaN), or an exception of the same
 type *with the same message*; and on integers (``0``, ``3``, ``2**53 + 1``, ...,
 which an honest suite may pass) the same value. So a rule that turns ``-0.0`` into
 ``0.0``, loses an integer's precision or changes an error message is dropped on its
-own. Many decoys read like a mutant of the kinds the grading guide names (a
-comparison's sides swapped, a constant written differently): a test that
-blacklists "the reference with such an edit" fails on them and scores 0.
+own. Some decoys (:func:`near`) are one edit that reads like a mutant of the
+kinds the grading guide names (a comparison's sides swapped, a constant written
+otherwise, a condition negated), and the first decoy of a grading is one of them
+where its function has any: a test that blacklists "the reference with such an
+edit" fails on it and scores 0.
 """
 
 from __future__ import annotations
@@ -302,56 +305,51 @@ def _return_temporary(body, fresh):
                 yield put(new)
 
 
+def _splittable(value: ast.expr) -> List[ast.expr]:
+    """The proper subexpressions of ``value`` that may be computed first, in a
+    fixed order: arithmetic and calls, none inside a conditional expression's
+    branch (computing it first could raise where the reference does not)."""
+    found: List[ast.expr] = []
+
+    def walk(node: ast.expr, top: bool) -> None:
+        if isinstance(node, ast.IfExp):
+            walk(node.test, False)
+            return
+        if not top and isinstance(node, (ast.BinOp, ast.Call, ast.UnaryOp)):
+            if not isinstance(getattr(node, "op", None), ast.Not):
+                found.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                walk(child, False)
+
+    walk(value, True)
+    return found
+
+
+class _Replace(ast.NodeTransformer):
+    """Puts ``new`` in place of the node ``old`` (by identity)."""
+
+    def __init__(self, old: ast.AST, new: ast.expr) -> None:
+        self.old, self.new = old, new
+
+    def visit(self, node: ast.AST) -> Any:
+        return self.new if node is self.old else self.generic_visit(node)
+
+
 def _split(body, fresh):
     """A subexpression of a ``return`` or an assignment, computed first into a
-    temporary (one not inside a conditional expression's branch or a lambda)."""
+    temporary."""
     for block, put in _blocks(body):
         for i, stmt in enumerate(block):
             if not isinstance(stmt, (ast.Return, ast.Assign)) or stmt.value is None:
                 continue
-            places = []
-
-            def walk(node, top):
-                if isinstance(node, ast.IfExp):
-                    walk(node.test, False)
-                    return
-                if not top and isinstance(node, (ast.BinOp, ast.Call, ast.UnaryOp)):
-                    if not isinstance(getattr(node, "op", None), ast.Not):
-                        places.append(node)
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, ast.expr):
-                        walk(child, False)
-
-            walk(stmt.value, True)
-            for target in range(len(places)):
+            for target in range(len(_splittable(stmt.value))):
                 name = fresh()
                 new_stmt = _copy(stmt)
-                found = []
-
-                def walk_copy(node, top):
-                    if isinstance(node, ast.IfExp):
-                        walk_copy(node.test, False)
-                        return
-                    if not top and isinstance(node, (ast.BinOp, ast.Call, ast.UnaryOp)):
-                        if not isinstance(getattr(node, "op", None), ast.Not):
-                            found.append(node)
-                    for child in ast.iter_child_nodes(node):
-                        if isinstance(child, ast.expr):
-                            walk_copy(child, False)
-
-                walk_copy(new_stmt.value, True)
-                chosen = found[target]
-                value = _copy(chosen)
-
-                class Swap(ast.NodeTransformer):
-                    def visit(self, node):
-                        if node is chosen:
-                            return ast.Name(name, ast.Load())
-                        return self.generic_visit(node)
-
-                new_stmt = Swap().visit(new_stmt)
+                chosen = _splittable(new_stmt.value)[target]
+                assign = ast.Assign([ast.Name(name, ast.Store())], _copy(chosen))
+                new_stmt = _Replace(chosen, ast.Name(name, ast.Load())).visit(new_stmt)
                 new = _copy(block)
-                assign = ast.Assign([ast.Name(name, ast.Store())], value)
                 new[i : i + 1] = [assign, new_stmt]
                 yield put(new)
 
