@@ -162,10 +162,10 @@ PRACTICE_MUTANTS = (
 
 # Rewrites of operators that are *correct*, planted among the mutants in the same
 # form (instructor source only: a suite that fails on one tests the text of the
-# code, not what it computes). Their list lives in the staff package
-# (kindling_staff/grade_decoys.py, the entry point ``decoys`` of the group
-# ``kindling.grading``), which no student edition ships: a test that knew it
-# could fail on every rewritten body that is not a decoy.
+# code, not what it computes). They are drawn per grading from a family generated
+# in the staff package (kindling_staff/grade_decoys.py, the entry point ``decoys``
+# of the group ``kindling.grading``), which no student edition ships: a test that
+# knew them could fail on every rewritten body that is not a decoy.
 
 
 #: How many mutants one grading plants (a sandboxed run each).
@@ -191,13 +191,18 @@ def graded_mutants(text: str, seed: int, reference: bool) -> Tuple[Mutant, ...]:
     return tuple(draw(text, seed, PLANTED))
 
 
-def decoys() -> Tuple[Mutant, ...]:
-    """The decoys, or none where they are not shipped (a student edition, which
-    has no reference operators to plant them in anyway)."""
+def decoys(text: str, seed: int, reference: bool) -> Tuple[Mutant, ...]:
+    """The decoys one grading plants in ``text`` (the base ``operators.py``): the
+    staff package's draw of :data:`DECOYS_PER_RUN` from its family of exact
+    rewrites of the reference, a function of ``seed`` and ``text`` alone (as
+    :func:`graded_mutants`); none without the reference or the staff package (a
+    student edition, which has no reference operators to plant them in)."""
+    if not reference:
+        return ()
     from kindling import plugins
 
-    found = plugins.load(plugins.GRADING, "decoys")
-    return () if found is None else tuple(found)
+    draw = plugins.load(plugins.GRADING, "decoys")
+    return () if draw is None else tuple(draw(text, seed, DECOYS_PER_RUN))
 
 
 DECOYS_PER_RUN = 2
@@ -540,8 +545,7 @@ def grade_by_mutation(
         if seed is None:
             seed = random.SystemRandom().randrange(1 << 32)
         planted = graded_mutants(operators, seed, has_reference)
-        family = decoys() if has_reference else ()
-        decoy_runs = rng.sample(family, min(DECOYS_PER_RUN, len(family)))
+        decoy_runs = list(decoys(operators, seed, has_reference))
         runs = list(planted) + decoy_runs
         rng.shuffle(runs)  # decoys anywhere among the mutants
         verdicts: Dict[str, str] = {}

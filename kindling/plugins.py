@@ -11,7 +11,8 @@ in ``pyproject.toml``, and this module finds them by group:
   function that adds its parser to the subcommands of :mod:`kindling.cli`;
 * ``kindling.grading``: what the instructor-side grader uses when it grades from
   the instructor source (``edition``: the protected files' hashes of the edition a
-  submission comes from; ``decoys``: Task 0.2's decoy mutants; ``mutants``:
+  submission comes from; ``decoys``: the draw of Task 0.2's decoys
+  from the instructor's family of exact rewrites; ``mutants``:
   the draw of Task 0.2's planted mutants from the instructor's family).
 
 A student edition's ``pyproject.toml`` declares neither group and the edition has

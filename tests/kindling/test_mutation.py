@@ -245,9 +245,11 @@ def test_neither_the_decoys_nor_the_graded_mutants_reach_a_student_edition(tmp_p
     did the planted mutants (``MUTANTS``, now the practice set): a test that failed
     on their bodies. An edition has the practice set only."""
     from kindling import plugins
-    from kindling.mutation import decoys
+    from kindling_staff.grade_decoys import family
 
-    assert len(decoys()) >= 2  # the instructor source has them
+    everything = family((ROOT / TARGET_FILE).read_text(encoding="utf-8"))
+    assert len(everything) >= 2  # the instructor source has them
+    assert plugins.load(plugins.GRADING, "decoys") is not None  # and their draw
     assert plugins.load(plugins.GRADING, "mutants") is not None  # and the family
     out = tmp_path / "edition"
     release(ROOT, out, through=0)
@@ -258,11 +260,13 @@ def test_neither_the_decoys_nor_the_graded_mutants_reach_a_student_edition(tmp_p
     assert not plugins._declared(plugins.GRADING, out / "pyproject.toml")
     pyproject = (out / "pyproject.toml").read_text(encoding="utf-8")
     assert "grade_mutants" not in pyproject and "grade_decoys" not in pyproject
-    bodies = {body for decoy in decoys() for body in decoy.bodies.values()}
+    bodies = {body for decoy in everything for body in decoy.bodies.values()}
     for path in shipped:
         text = path.read_text(encoding="utf-8")
         assert not any(body in text for body in bodies), path
         assert "NOT_ASKED" not in text and "def draw(" not in text, path
+        # no generator of decoys (its rules and its exactness check)
+        assert "EXPRESSION_RULES" not in text and "def family_of(" not in text, path
 
 
 def test_the_base_run_carries_the_reference_operators_and_no_other_reference(
@@ -404,6 +408,7 @@ def test_every_decoy_computes_exactly_what_the_reference_does():
     import struct
 
     from kindling.mutation import decoys
+    from kindling_staff.grade_decoys import family
 
     floats = [0.0, -0.0, 1.5, -1.5, 3.0, -2.25, 1e308, -1e308, 5e-324, -5e-324]
     floats += [math.inf, -math.inf, math.nan, 1e-300, 7.0e15]
@@ -415,8 +420,10 @@ def test_every_decoy_computes_exactly_what_the_reference_does():
 
     text = (ROOT / TARGET_FILE).read_text()
     reference = operators_from(text, "reference")
-    assert len(decoys()) >= 20  # a family, not a handful to recognise
-    for decoy in decoys():
+    drawn = decoys(text, 39, True)
+    assert len(drawn) == 2 and all(d in family(text) for d in drawn)
+    assert decoys(text, 39, False) == ()  # no reference: no decoys
+    for decoy in drawn + family(text)[::40]:
         (function,) = decoy.bodies
         module = operators_from(mutate_source(text, decoy), decoy.name)
         ours, theirs = getattr(module, function), getattr(reference, function)

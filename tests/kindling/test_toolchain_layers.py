@@ -75,11 +75,11 @@ def test_every_staff_command_is_declared_and_adds_its_parser():
 
 
 def test_the_grading_hooks_are_declared():
-    from kindling_staff.grade_decoys import DECOYS
+    from kindling_staff.grade_decoys import draw
     from kindling_staff.release import release
 
     assert plugins.load(plugins.GRADING, "edition") is release
-    assert plugins.load(plugins.GRADING, "decoys") is DECOYS
+    assert plugins.load(plugins.GRADING, "decoys") is draw
     assert plugins.load(plugins.GRADING, "nothing such") is None
 
 
