@@ -9,7 +9,6 @@ suite its points, so every decoy is checked here on inputs of this file's own,
 bit for bit, and the reference property tests must pass on every one.
 """
 
-import inspect
 import itertools
 import math
 import random
@@ -19,7 +18,7 @@ from pathlib import Path
 from kindling.mutation import DECOYS_PER_RUN, TARGET_FILE, decoys, mutate_source
 from kindling_staff.grade_decoys import draw, family, near
 from kindling_staff.grade_mutants import family as mutant_family
-from tests.kindling.test_graded_mutants import TASK_0_1, module_of
+from tests.kindling.test_graded_mutants import TASK_0_1, module_of, property_tests
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = (ROOT / TARGET_FILE).read_text(encoding="utf-8")
@@ -146,14 +145,8 @@ def test_the_reference_property_tests_pass_on_every_decoy(monkeypatch):
     this process with each decoy's function in place of the operator (the tests
     that call that function only), pass on all of them."""
     import module0_fundamentals.operators as ops
-    import tests.module0.test_properties as properties
 
-    tests = [
-        f
-        for name, f in inspect.getmembers(properties, inspect.isfunction)
-        if name.startswith("test_")
-    ]
-    sources = {t: inspect.getsource(t) for t in tests}
+    tests, sources = property_tests()
     failures = []
     for decoy in FAMILY:
         ((function, _),) = decoy.bodies.items()

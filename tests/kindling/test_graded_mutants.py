@@ -51,6 +51,19 @@ def module_of(text: str, name: str) -> types.ModuleType:
     return module
 
 
+def property_tests() -> tuple:
+    """The reference property tests of Task 0.2 (``test_*`` functions of
+    tests/module0/test_properties.py) and the source of each."""
+    import tests.module0.test_properties as properties
+
+    tests = [
+        f
+        for name, f in inspect.getmembers(properties, inspect.isfunction)
+        if name.startswith("test_")
+    ]
+    return tests, {t: inspect.getsource(t) for t in tests}
+
+
 def outcome(function, *args):
     try:
         value = function(*args)
@@ -150,14 +163,8 @@ def test_the_reference_property_tests_kill_the_whole_family(monkeypatch):
     family makes one of them fail (run here in this process, each mutant's
     function put in place of the operator, the tests of that function first)."""
     import module0_fundamentals.operators as ops
-    import tests.module0.test_properties as properties
 
-    tests = [
-        f
-        for name, f in inspect.getmembers(properties, inspect.isfunction)
-        if name.startswith("test_")
-    ]
-    sources = {t: inspect.getsource(t) for t in tests}
+    tests, sources = property_tests()
     survivors = []
     for mutant in FAMILY:
         (function,) = mutant.bodies
