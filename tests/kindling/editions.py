@@ -43,3 +43,22 @@ def plant_few_mutants(monkeypatch: pytest.MonkeyPatch) -> List:
     assert len(few) == len(FEW_MUTANTS)
     monkeypatch.setattr(mutation, "graded_mutants", lambda text, seed, ref: few)
     return list(few)
+
+
+#: Appended to a student file: every test of the session "passes" (pytest's
+#: reports rewritten in the process that runs the tests), the forger's attack.
+FORGE_REPORTS = """
+
+import _pytest.reports as _reports
+
+_made = _reports.TestReport.from_item_and_call.__func__
+
+
+def _always_passed(cls, item, call):  # every test "passes"
+    report = _made(cls, item, call)
+    report.outcome, report.longrepr = "passed", None
+    return report
+
+
+_reports.TestReport.from_item_and_call = classmethod(_always_passed)
+"""

@@ -23,7 +23,12 @@ from kindling.grade import grade
 from kindling_staff.grade_batch import grade_batch
 from kindling_staff.release import release
 from kindling.sandbox import probe, why_not
-from tests.kindling.editions import plant_few_mutants, reference, submission
+from tests.kindling.editions import (
+    FORGE_REPORTS,
+    plant_few_mutants,
+    reference,
+    submission,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATORS = "module0_fundamentals/operators.py"
@@ -54,21 +59,6 @@ def digest(path: Path) -> str:
 
 # -- forged verdicts ----------------------------------------------------------------
 
-FORGE_REPORTS = """
-
-import _pytest.reports as _reports
-
-_made = _reports.TestReport.from_item_and_call.__func__
-
-
-def _always_passed(cls, item, call):  # every test "passes"
-    report = _made(cls, item, call)
-    report.outcome, report.longrepr = "passed", None
-    return report
-
-
-_reports.TestReport.from_item_and_call = classmethod(_always_passed)
-"""
 
 PATCH_PROGRESS = """
 

@@ -31,7 +31,7 @@ from kindling.grade_values import (
 )
 from kindling_staff.release import release
 from kindling.sandbox import probe, why_not
-from tests.kindling.editions import reference, submission
+from tests.kindling.editions import FORGE_REPORTS, reference, submission
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATORS = "module0_fundamentals/operators.py"
@@ -71,23 +71,6 @@ def test_a_fresh_edition_earns_nothing(edition, tmp_path):
     report = grade(student, source=ROOT, tasks="0.1,0.3")
     assert report.score == 0
     assert {t.status for t in report.tasks} == {"todo"}
-
-
-FORGE_REPORTS = """
-
-import _pytest.reports as _reports
-
-_made = _reports.TestReport.from_item_and_call.__func__
-
-
-def _always_passed(cls, item, call):  # every test "passes"
-    report = _made(cls, item, call)
-    report.outcome, report.longrepr = "passed", None
-    return report
-
-
-_reports.TestReport.from_item_and_call = classmethod(_always_passed)
-"""
 
 
 @needs_sandbox
