@@ -639,7 +639,10 @@ class Grader:
             self._fail_all(f"grader error while copying the source: {error!r}")
             return
         runner_scratch = tmp / "runner"
-        with Runner(work, self.sandbox, runner_scratch, self.kernel_cache) as runner:
+        # One runner for the submission's tasks: each may load the kernels the
+        # earlier ones compiled (share_kernels; kindling/grade_kernels.py).
+        runner = Runner(work, self.sandbox, runner_scratch, self.kernel_cache, True)
+        with runner:
             try:
                 plan = self._prepare(runner, work, files, tmp)
             except Exception as error:  # noqa: BLE001

@@ -24,7 +24,6 @@ grader's uid and can see the machine.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -38,6 +37,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from kindling.grade_kernels import (
+    KERNELS_FD,
+    SUBMISSION_KERNELS,
+    TRUSTED_KERNELS,
+    Received,
+    SubmissionKernels,
+    link_submission_kernels,
+    link_trusted_kernels,
+    send_compiled_kernels,
+    trusted_kernel_dirs,
+)
 from kindling.grade_limits import JobCgroup, available
 from kindling.sandbox import KERNELS, TREE, Sandbox, sandbox_env, tmpfs_sizes
 
@@ -482,106 +492,18 @@ def seed_global_generators() -> None:
     numpy.random.seed(0)
 
 
-# ---------------------------------------------------------------------------------
-# The trusted kernel cache (``kindling grade --kernel-cache DIR``)
-# ---------------------------------------------------------------------------------
-#
-# Most of a Module 3 or 4 task's time is Numba compiling kernels, afresh in every
-# sandbox. A folder of kernels compiled on the host by a trusted run (CI's own test
-# run of the instructor source, say) may be *read* by every sandbox: each file is
-# bound read-only, so no job can change what another job loads, and
-# module3_fast_ops.kernel_cache keys every kernel by the code of every function it
-# runs (and the options and constants compiled in), so a kernel is loaded only
-# where the graded code is that code. The
-# cache code wants a writable folder (it writes a kernel it had to compile, and its
-# lock files); the job gets one in its own /tmp, filled with symbolic links to the
-# read-only files: a kernel compiled there replaces its link in the job's /tmp, and
-# is gone with the job.
-
-TRUSTED_KERNELS = "KINDLING_TRUSTED_KERNELS"  # the job's [[kernels, package], ...]
-KERNEL_SUFFIXES = (".nbi", ".nbc")  # Numba's index and data files
-_SKIPPED = {"node_modules", "site-packages"}
-
-
-def trusted_kernel_dirs(root: Path) -> List[Tuple[str, str]]:
-    """``(folder of compiled kernels, package folder relative to root)`` for every
-    ``__pycache__`` under ``root`` that holds Numba index files (``*.nbi``), as
-    module3_fast_ops.kernel_cache writes them beside a kernel's source file."""
-    found = []
-    root = Path(root).resolve()
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED)
-        if Path(folder).name == "__pycache__" and any(
-            f.endswith(".nbi") for f in files
-        ):
-            package = Path(folder).parent.relative_to(root).as_posix()
-            if package != ".":
-                found.append((folder, package))
-    return found
-
-
-def kernel_cache_folder(package: str) -> Optional[str]:
-    """Where module3_fast_ops.kernel_cache keeps the kernels of the source files in
-    the folder ``package`` in this process (its ``_cache_path`` rule: the folder's
-    ``__pycache__`` if writable, else ``<cache root>/kernels/<name>_<sha1>``);
-    ``None`` when neither is writable. Computed here, not imported: importing the
-    course's package would run student code before the session starts."""
-    explicit = os.environ.get("KINDLING_CACHE_DIR")
-    root = explicit or os.path.join(
-        os.environ.get("XDG_CACHE_HOME")
-        or os.path.join(os.path.expanduser("~"), ".cache"),
-        "kindling",
-    )
-    folder = os.path.abspath(package)
-    sub = f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"
-    candidates = [os.path.join(root, "kernels", sub)]
-    if not explicit:
-        candidates.insert(0, os.path.join(folder, "__pycache__"))
-    for path in candidates:
-        try:
-            os.makedirs(path, exist_ok=True)
-            probe = os.path.join(path, f".kindling-probe-{os.getpid()}")
-            with open(probe, "wb"):
-                pass
-            os.unlink(probe)
-            return path
-        except OSError:
-            continue
-    return None
-
-
-def link_trusted_kernels(spec: Optional[str]) -> int:
-    """Link the trusted kernels named by ``spec`` (the job's
-    :data:`TRUSTED_KERNELS`) into the folders the kernel cache will read; return
-    how many files were linked. Existing files are kept (a kernel compiled here)."""
-    try:
-        pairs = json.loads(spec) if spec else []
-    except ValueError:
-        return 0
-    linked = 0
-    for kernels, package in pairs:
-        target = kernel_cache_folder(package)
-        if target is None or not os.path.isdir(kernels):
-            continue
-        for name in sorted(os.listdir(kernels)):
-            if not name.endswith(KERNEL_SUFFIXES):
-                continue
-            try:
-                os.symlink(os.path.join(kernels, name), os.path.join(target, name))
-                linked += 1
-            except OSError:  # already there
-                continue
-    return linked
-
-
 def execute(args: List[str]) -> int:
     """Run a pytest session in this process; return pytest's exit code."""
     import pytest
 
     seed_global_generators()
-    # Before any course module is imported: the trusted kernels (if any).
+    # Before any course module is imported: the kernels compiled already (the
+    # submission's earlier jobs', then the trusted cache's), see grade_kernels.
+    link_submission_kernels(os.environ.get(SUBMISSION_KERNELS))
     link_trusted_kernels(os.environ.get(TRUSTED_KERNELS))
-    return int(pytest.main(list(args)))
+    code = int(pytest.main(list(args)))
+    send_compiled_kernels(os.environ.pop(KERNELS_FD, None))
+    return code
 
 
 # ---------------------------------------------------------------------------------
@@ -605,11 +527,19 @@ class Runner:
         sandbox: Optional[Sandbox],
         scratch: Path,
         kernel_cache: Optional[Path] = None,
+        share_kernels: bool = False,
     ) -> None:
         self.tree, self.sandbox, self.scratch = Path(tree), sandbox, Path(scratch)
         self.process: Optional[subprocess.Popen] = None
         # The trusted kernel cache's folders (see trusted_kernel_dirs), read-only.
         self.kernels = trusted_kernel_dirs(kernel_cache) if kernel_cache else []
+        # The kernels this runner's jobs compiled, offered to its later jobs: one
+        # submission's tasks (never its Task 0.2 runs, which must not be able to
+        # leave anything for each other). Without a sandbox the jobs share a
+        # writable home, and with it the kernel cache, already.
+        self.compiled: Optional[SubmissionKernels] = None
+        if share_kernels and sandbox is not None:
+            self.compiled = SubmissionKernels(self.scratch / "compiled-kernels")
 
     def __enter__(self) -> "Runner":
         return self
@@ -624,9 +554,12 @@ class Runner:
             _kill_group(process.pid)
             process.wait()
 
-    def command(self, job: Job, fd: int) -> Tuple[List[str], Optional[Dict[str, str]]]:
+    def command(
+        self, job: Job, fd: int, kernels_fd: int = -1
+    ) -> Tuple[List[str], Optional[Dict[str, str]]]:
         """The job's command line, and its environment when it is not in ``argv``
-        (bwrap sets the sandbox's own environment)."""
+        (bwrap sets the sandbox's own environment). ``kernels_fd``: where the job
+        sends the kernels it compiled (see grade_kernels), -1 for nowhere."""
         pytest_args = [*job.args, f"--kindling-grade-fd={fd}"]
         argv = [sys.executable, "-s", "-m", job.entry, "--job"]
         argv.append(json.dumps(pytest_args))
@@ -652,6 +585,12 @@ class Runner:
                 for (_, inside), (_, p) in zip(ro_dirs, self.kernels)
             ]
             env[TRUSTED_KERNELS] = json.dumps(pairs)
+        if self.compiled is not None:
+            ro_dirs += self.compiled.bind()
+            if self.compiled.bind():
+                env[SUBMISSION_KERNELS] = SubmissionKernels.INSIDE
+            if kernels_fd >= 0:
+                env[KERNELS_FD] = str(kernels_fd)
         command = self.sandbox.command(argv, self.tree, env, binds, (), sizes, ro_dirs)
         return command, None
 
@@ -666,8 +605,12 @@ class Runner:
         cgroup = JobCgroup.create(memory) if available() else None
         start = time.monotonic()
         stream, output = (job.stream or EventStream)(), HeadTail()
+        # The kernels the job compiled come out through a third pipe (see
+        # grade_kernels), for the submission's later jobs.
+        kernels_read, kernels_write = os.pipe() if self.compiled else (-1, -1)
+        received = Received()
         try:
-            argv, env = self.command(job, write)
+            argv, env = self.command(job, write, kernels_write)
             self.process = subprocess.Popen(
                 argv,
                 cwd=self.tree,
@@ -676,18 +619,23 @@ class Runner:
                 stdout=out_write,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                pass_fds=(write,),
+                pass_fds=tuple(fd for fd in (write, kernels_write) if fd >= 0),
                 preexec_fn=lambda: apply_limits(job.memory_mb, job.cuda, cgroup),
             )
-            for fd in (write, out_write):
-                os.close(fd)
-            write = out_write = -1
-            timed_out = self._read(read, out_read, job.timeout, stream, output)
+            for fd in (write, out_write, kernels_write):
+                if fd >= 0:
+                    os.close(fd)
+            write = out_write = kernels_write = -1
+            sinks = {out_read: output.feed, kernels_read: received.feed}
+            timed_out = self._read(read, sinks, job.timeout, stream)
             process, self.process = self.process, None
             _kill_group(process.pid)  # whatever the job left running
             returncode = process.wait()
+            if self.compiled is not None and not timed_out:
+                self.compiled.receive(received)
         finally:
-            for fd in (read, write, out_read, out_write):
+            fds = (read, write, out_read, out_write, kernels_read, kernels_write)
+            for fd in fds:
                 if fd >= 0:
                     os.close(fd)
             self.close()
@@ -702,13 +650,19 @@ class Runner:
         )
 
     def _read(
-        self, events: int, out: int, limit: float, stream: EventStream, output: HeadTail
+        self,
+        events: int,
+        sinks: Dict[int, Callable[[bytes], Any]],
+        limit: float,
+        stream: EventStream,
     ) -> bool:
-        """Read the events (into ``stream``, as they arrive) and the output (into
-        ``output``) until the job is gone; True when it ran out of time."""
+        """Read the events (into ``stream``, as they arrive) and the other pipes
+        (each into its sink: the output, the kernels) until the job is gone; True
+        when it ran out of time."""
         deadline = time.monotonic() + limit
         ended: Optional[float] = None  # when the main process ended
-        reading = [events, out]
+        sinks = {fd: sink for fd, sink in sinks.items() if fd >= 0}
+        reading = [events, *sinks]
         while True:
             now = time.monotonic()
             if ended is None and self.process.poll() is not None:
@@ -729,8 +683,8 @@ class Runner:
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     reading.remove(fd)
-                elif fd == out:
-                    output.feed(chunk)
+                elif fd in sinks:
+                    sinks[fd](chunk)
                 elif not stream.feed(chunk):
                     return False  # past the limits: nothing more is read
 

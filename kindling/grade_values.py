@@ -146,7 +146,7 @@ def run_probes(probes: Any, task: str, seed: int, fd: int) -> int:
     """Compute ``task``'s cases (inputs from ``seed``; ``probes`` is the module
     :mod:`kindling.grade_probes`) and write their values on ``fd``, one JSON line
     each, then an end line. Runs student code."""
-    from kindling.grade_runner import TRUSTED_KERNELS, link_trusted_kernels
+    from kindling.grade_kernels import TRUSTED_KERNELS, link_trusted_kernels
 
     random.seed(seed)
     link_trusted_kernels(os.environ.get(TRUSTED_KERNELS))

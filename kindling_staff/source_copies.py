@@ -115,10 +115,10 @@ def copy_trusted_kernels(kernels: Path, copy: Path) -> int:
     """Copy the compiled kernels of the trusted tree ``kernels`` (the ``*.nbi`` and
     ``*.nbc`` files of its packages' ``__pycache__`` folders) into the folders the
     kernel cache will read for the same packages of ``copy`` (the grader's rule,
-    ``grade_runner.kernel_cache_folder``); return how many files were copied.
+    ``grade_kernels.kernel_cache_folder``); return how many files were copied.
     Copies, not links: a kernel the run compiles afresh must not overwrite the
     trusted tree's file."""
-    from kindling.grade_runner import (
+    from kindling.grade_kernels import (
         KERNEL_SUFFIXES,
         kernel_cache_folder,
         trusted_kernel_dirs,

@@ -2,22 +2,29 @@
 may load kernels a trusted run compiled on the host, and none can change them."""
 
 import hashlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
+from typing import List, Tuple
 
 import pytest
 
-from kindling.grade_runner import (
-    Job,
-    Runner,
+from kindling.grade_kernels import (
+    Received,
+    SubmissionKernels,
     kernel_cache_folder,
+    kernels_root,
+    link_submission_kernels,
     link_trusted_kernels,
+    send_compiled_kernels,
     trusted_kernel_dirs,
 )
+from kindling.grade_runner import Job, Runner
 from kindling.sandbox import probe, why_not
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,3 +190,130 @@ def test_the_option_reaches_every_grader_of_a_batch_and_must_be_a_folder(
     argv = ["grade", "--submission", str(ROOT), "--kernel-cache", str(missing)]
     assert main(argv + ["--unsafe-no-sandbox", "--tasks", "0.1"]) == 2
     assert "kernel cache" in capsys.readouterr().err
+
+
+# -- the kernels a submission's earlier jobs compiled --------------------------------
+
+
+def _shared_jobs(tmp_path: Path, source: Path, runs: int, share: bool) -> List[dict]:
+    """Run ATTACK ``runs`` times with one runner, as the grader runs one
+    submission's tasks."""
+    tree = tmp_path / "tree"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(source, tree, ignore=ignore)
+    shutil.copytree(ROOT / "kindling", tree / "kindling", ignore=ignore)
+    (tree / "test_attack.py").write_text(ATTACK)
+    args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
+    seen = []
+    with Runner(tree, probe(), tmp_path / "scratch", share_kernels=share) as runner:
+        for _ in range(runs):
+            run = runner.run(Job([*args, "test_attack.py"], 300, 2048))
+            lines = [
+                line for line in run.output.splitlines() if line.startswith("seen")
+            ]
+            assert lines, run.output[-3000:]
+            seen.append(json.loads(lines[-1][len("seen ") :]))
+    return seen
+
+
+@needs_sandbox
+def test_a_submission_loads_what_its_earlier_jobs_compiled_and_no_one_else(tmp_path):
+    source = _source(tmp_path)
+    first, second, third = _shared_jobs(tmp_path / "shared", source, 3, True)
+    assert (first["loaded"], first["compiled"]) == (0, 1), first
+    assert first["links"] == []
+    # Later jobs load the kernel the first one compiled, and cannot change it.
+    for later in (second, third):
+        assert (later["loaded"], later["compiled"]) == (1, 0), later
+        assert later["links"] and later["changed"] == []
+    # Another runner (another submission, the reference's values) compiles afresh,
+    # and so does every job of a runner that does not share (Task 0.2's runs).
+    (other,) = _shared_jobs(tmp_path / "other", source, 1, True)
+    assert (other["loaded"], other["compiled"]) == (0, 1), other
+    alone = _shared_jobs(tmp_path / "alone", source, 2, False)
+    assert [(s["loaded"], s["compiled"]) for s in alone] == [(0, 1), (0, 1)]
+
+
+def _archive(members: List[Tuple[str, bytes, bytes]]) -> Received:
+    """A tar stream as a job sends it: (name, type, data) per member."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, kind, data in members:
+            info = tarfile.TarInfo(name)
+            info.type, info.size = kind, len(data) if kind == tarfile.REGTYPE else 0
+            if kind == tarfile.SYMTYPE:
+                info.linkname = "/etc/passwd"
+            archive.addfile(info, io.BytesIO(data) if data else None)
+    received = Received()
+    received.feed(buffer.getvalue())
+    return received
+
+
+def test_the_store_keeps_kernel_files_by_safe_names_only(tmp_path):
+    store = SubmissionKernels(tmp_path / "store")
+    assert store.bind() == []
+    sub = "module3_fast_ops_" + "a" * 40
+    regular = tarfile.REGTYPE
+    received = _archive(
+        [
+            (f"{sub}/fast_ops.map-1.py311.nbi", regular, b"index"),
+            (f"{sub}/fast_ops.map-1.py311.1.nbc", regular, b"data"),
+            (f"{sub}/../escape.nbi", regular, b"x"),
+            (f"../{sub}/up.nbi", regular, b"x"),
+            (f"/abs/{sub}.nbi", regular, b"x"),
+            (f"{sub}/deeper/k.nbi", regular, b"x"),
+            (f"{sub}/notes.txt", regular, b"x"),
+            (".hidden/k.nbi", regular, b"x"),
+            (f"{sub}/link.nbi", tarfile.SYMTYPE, b""),
+            (f"{sub}/hard.nbi", tarfile.LNKTYPE, b""),
+            ("top.nbi", regular, b"x"),
+        ]
+    )
+    assert store.receive(received) == 2
+    kept = sorted(
+        p.relative_to(store.folder).as_posix() for p in store.folder.rglob("*")
+    )
+    assert kept == [
+        sub,
+        f"{sub}/fast_ops.map-1.py311.1.nbc",
+        f"{sub}/fast_ops.map-1.py311.nbi",
+    ]
+    assert (store.folder / sub / "fast_ops.map-1.py311.nbi").read_bytes() == b"index"
+    assert store.bind() == [(str(store.folder), SubmissionKernels.INSIDE)]
+
+    # More than a job may send is dropped whole, and so is what does not parse.
+    big = Received(limit=10)
+    big.feed(b"x" * 6)
+    big.feed(b"x" * 6)
+    assert big.overflow and store.receive(big) == 0
+    garbage = Received()
+    garbage.feed(b"not a tar stream" * 100)
+    assert store.receive(garbage) == 0
+    assert store.files == 2
+
+
+def test_a_job_sends_only_what_it_compiled(tmp_path, monkeypatch):
+    """send_compiled_kernels (in the job) sends regular kernel files, never the
+    links it was given, and link_submission_kernels links a store back."""
+    monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path / "cache"))
+    store = tmp_path / "store" / "pkg_1"
+    store.mkdir(parents=True)
+    (store / "given.nbi").write_bytes(b"given")
+    assert link_submission_kernels(str(tmp_path / "store")) == 1
+    folder = Path(kernels_root()) / "pkg_1"
+    assert (folder / "given.nbi").is_symlink()
+    (folder / "new.nbi").write_bytes(b"new")
+    (folder / "new.1.nbc").write_bytes(b"data")
+    (folder / "k.lock").write_bytes(b"")
+    read, write = os.pipe()
+    assert send_compiled_kernels(str(write)) == 2
+    with os.fdopen(read, "rb") as pipe:
+        received = Received()
+        received.feed(pipe.read())
+    kept = SubmissionKernels(tmp_path / "kept")
+    assert kept.receive(received) == 2
+    assert sorted(p.name for p in (tmp_path / "kept" / "pkg_1").iterdir()) == [
+        "new.1.nbc",
+        "new.nbi",
+    ]
+    assert send_compiled_kernels(None) == 0
