@@ -50,6 +50,7 @@ from kindling.grade_kernels import (
 )
 from kindling.grade_limits import JobCgroup, available
 from kindling.sandbox import KERNELS, TREE, Sandbox, sandbox_env, tmpfs_sizes
+from kindling.served import FDS
 
 FILE_SIZE_MB = 256  # the largest file a job may write (in its /tmp, or a memfd)
 OPEN_FILES = 1024  # descriptors per process (each memfd is one, see apply_limits)
@@ -118,6 +119,9 @@ class Job:
     # what it sends (an object with ``feed(bytes) -> bool`` and ``close()``).
     entry: str = "kindling.grade_runner"
     stream: Optional[Callable[[], Any]] = None
+    # Functions the job calls and the grader runs (kindling/served.py: Task 0.2's
+    # operators): an object with ``start(requests_fd, replies_fd)`` and ``join()``.
+    service: Optional[Any] = None
 
 
 @dataclass
@@ -555,11 +559,12 @@ class Runner:
             process.wait()
 
     def command(
-        self, job: Job, fd: int, kernels_fd: int = -1
+        self, job: Job, fd: int, kernels_fd: int = -1, served: str = ""
     ) -> Tuple[List[str], Optional[Dict[str, str]]]:
         """The job's command line, and its environment when it is not in ``argv``
         (bwrap sets the sandbox's own environment). ``kernels_fd``: where the job
-        sends the kernels it compiled (see grade_kernels), -1 for nowhere."""
+        sends the kernels it compiled (see grade_kernels), -1 for nowhere;
+        ``served``: the descriptors of its served calls (see kindling.served)."""
         pytest_args = [*job.args, f"--kindling-grade-fd={fd}"]
         argv = [sys.executable, "-s", "-m", job.entry, "--job"]
         argv.append(json.dumps(pytest_args))
@@ -568,6 +573,8 @@ class Runner:
             "KINDLING_HYPOTHESIS_PROFILE": "ci",
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
+        if served:
+            extra[FDS] = served
         env = sandbox_env(extra)
         if self.sandbox is None:
             env["NUMBA_CACHE_DIR"] = str(self.scratch / "numba-cache")
@@ -609,8 +616,12 @@ class Runner:
         # grade_kernels), for the submission's later jobs.
         kernels_read, kernels_write = os.pipe() if self.compiled else (-1, -1)
         received = Received()
+        # A service's calls: requests from the job, replies to it.
+        unused = (-1, -1)
+        calls, replies = (os.pipe(), os.pipe()) if job.service else (unused, unused)
+        served = f"{calls[1]},{replies[0]}" if job.service else ""
         try:
-            argv, env = self.command(job, write, kernels_write)
+            argv, env = self.command(job, write, kernels_write, served)
             self.process = subprocess.Popen(
                 argv,
                 cwd=self.tree,
@@ -619,13 +630,18 @@ class Runner:
                 stdout=out_write,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                pass_fds=tuple(fd for fd in (write, kernels_write) if fd >= 0),
+                pass_fds=tuple(
+                    fd for fd in (write, kernels_write, calls[1], replies[0]) if fd >= 0
+                ),
                 preexec_fn=lambda: apply_limits(job.memory_mb, job.cuda, cgroup),
             )
-            for fd in (write, out_write, kernels_write):
+            for fd in (write, out_write, kernels_write, calls[1], replies[0]):
                 if fd >= 0:
                     os.close(fd)
             write = out_write = kernels_write = -1
+            if job.service:
+                job.service.start(calls[0], replies[1])  # the service closes them
+            calls = replies = (-1, -1)
             sinks = {out_read: output.feed, kernels_read: received.feed}
             timed_out = self._read(read, sinks, job.timeout, stream)
             process, self.process = self.process, None
@@ -635,9 +651,11 @@ class Runner:
                 self.compiled.receive(received)
         finally:
             fds = (read, write, out_read, out_write, kernels_read, kernels_write)
-            for fd in fds:
+            for fd in (*fds, *calls, *replies):
                 if fd >= 0:
                     os.close(fd)
+            if job.service:
+                job.service.join()
             self.close()
             self._swap_out(swapped)
             out_of_memory = cgroup is not None and cgroup.out_of_memory()

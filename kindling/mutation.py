@@ -27,11 +27,14 @@ A mutant is an edit of the source: the body of one or two functions of
 ``operators.py`` is replaced (docstrings, comments and every other line stay as
 they are) and the file is written over the tree's ``operators.py``, so every caller
 in the module (``neg_list`` calls ``neg``) and every name imported from it sees the
-bug. Nothing but the text tells a mutant run from the base run: the same command,
-options, plugins and mounts, and no grader module is imported that the base run does
-not import too. The text itself differs, necessarily; the spelling of each body is
-new in every run (:func:`spelled`) and decoys are spelled alike, so recognising a
-rewritten text gains nothing.
+bug. From the instructor source, that file runs in the grader's process, never in
+the sandbox: every run's tree holds the same ``operators.py``, whose graded
+operators call the grader (:mod:`kindling.served`), which answers with that run's
+code; so a test that reads code sees the same text in every run, and only what the
+operators compute differs. In a student edition (the student's own operators, which
+must not run in the grader's process) the run's text is written into the tree,
+spelled afresh in every run (:func:`spelled`, :func:`respelled`). Either way the
+runs are the same command, options, plugins and mounts.
 
 Each run (the base, then each mutant and two *decoys*, correct rewrites spelled like
 the mutants, in a random order) is a sandboxed session of its own
@@ -337,25 +340,53 @@ def reference_available(source: Optional[Path]) -> bool:
     return any(BEGIN.match(line) for line in path.read_text().splitlines())
 
 
+def served_names(text: str, tasks: Set[str], registry) -> List[str]:
+    """The functions of ``text`` (the reference ``operators.py``) whose bodies are
+    solution regions of ``tasks`` (Task 0.2's dependency, Task 0.1): the
+    operators every mutant and decoy rewrites, which the grader runs itself
+    (:mod:`kindling.served`)."""
+    from kindling.regions import find_regions
+
+    inside: Set[int] = set()
+    for region in find_regions(text, TARGET_FILE, registry):
+        if region.task in tasks:
+            inside.update(range(region.begin + 1, region.end))
+    return [
+        node.name
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef)
+        and any(statement.lineno in inside for statement in node.body)
+    ]
+
+
 # ---------------------------------------------------------------------------------
 # The grader's side
 # ---------------------------------------------------------------------------------
 
 
 def mutation_job(
-    args: List[str], tree: Path, where: Path, limit: float, memory_mb: int, text: str
+    args: List[str],
+    tree: Path,
+    where: Path,
+    limit: float,
+    memory_mb: int,
+    text: str,
+    service=None,
 ):
     """The job of one run: the same command for the base and every mutant. The run's
     ``operators.py`` is written into the tree in place of the file (its time stamps
     kept), so that it is loaded exactly as the student's own code is: no extra
-    mount, no other path, nothing but the text differs."""
+    mount, no other path. ``service``: the run's operators, run by the grader
+    (:class:`kindling.served.Service`; then ``text`` is the same in every run)."""
     from kindling.grade_runner import session_job
 
     target = tree / TARGET_FILE
     times = os.stat(target)
     target.write_text(text, encoding="utf-8")
     os.utime(target, ns=(times.st_atime_ns, times.st_mtime_ns))
-    return session_job(args, where, limit, memory_mb)
+    job = session_job(args, where, limit, memory_mb)
+    job.service = service
+    return job
 
 
 def mutant_verdict(run, base: List[str]) -> str:
@@ -480,6 +511,7 @@ def grade_by_mutation(
     from kindling.grade_runner import Runner
     from kindling.grade_verdict import Feedback, TaskGrade, judge, secret_lines
     from kindling.registry import parse_registry
+    from kindling.served import Service, served_source
 
     def read_registry(root: Path):
         path = root / "kindling" / "tasks.toml"
@@ -504,14 +536,30 @@ def grade_by_mutation(
     operators = (tree / TARGET_FILE).read_text(encoding="utf-8")
     test_file = task.files[0]
     args = ["-x", "--kindling-grade-fast", "-m", task.marker, test_file]
+    # With the reference, its operators never enter the sandbox: every run's
+    # operators.py is the same text, whose graded operators call the grader, which
+    # runs that run's code (kindling/served.py). Without it (a student edition's
+    # practice), each run's text is its code, spelled afresh.
+    served: List[str] = []
+    if reference_available(source):
+        served = served_names(operators, set(task.depends), read_registry(source))
+    shown = served_source(operators, served) if served else ""
 
     def job(where: Path, limit: float, text: str):
-        return mutation_job(args, tree, where, limit, memory_mb, text)
+        if not served:
+            return mutation_job(args, tree, where, limit, memory_mb, text)
+        service = Service(text, served, TARGET_FILE)
+        return mutation_job(args, tree, where, limit, memory_mb, shown, service)
+
+    def run_text(mutant: Optional[Mutant]) -> str:
+        if served:
+            return operators if mutant is None else mutate_source(operators, mutant)
+        base = respelled(operators, rng)
+        return base if mutant is None else mutate_source(base, spelled(mutant, rng))
 
     rng = random.SystemRandom()
     with Runner(tree, sandbox, scratch / "runner") as runner:
-        base_text = respelled(operators, rng)
-        base_run = runner.run(job(scratch / "base", timeout, base_text))
+        base_run = runner.run(job(scratch / "base", timeout, run_text(None)))
         base = judge(task, base_run, None, terse, timeout, set(), False, True)
         if base.status != "done":
             base.points = 0.0
@@ -550,8 +598,7 @@ def grade_by_mutation(
         rng.shuffle(runs)  # decoys anywhere among the mutants
         verdicts: Dict[str, str] = {}
         for mutant in runs:
-            text = mutate_source(respelled(operators, rng), spelled(mutant, rng))
-            run = runner.run(job(scratch / mutant.name, limit, text))
+            run = runner.run(job(scratch / mutant.name, limit, run_text(mutant)))
             verdict = mutant_verdict(run, base_ids)
             if verdict.startswith("tampered"):
                 grade.status = "tampered"

@@ -433,3 +433,59 @@ def test_every_decoy_computes_exactly_what_the_reference_does():
                 decoy.name,
                 args,
             )
+
+
+# The strongest reader of code (issue 39): it knows the reference operators and
+# the kinds of bug the guide names, so it holds the body of every mutant of the
+# generated family, and fails wherever operators.py has one (undoing the
+# respelling). No property is checked. When each run's operators.py was its own
+# code, this killed every planted mutant and passed the base and the decoys.
+READER = """
+import ast
+import re
+
+import pytest
+
+pytestmark = pytest.mark.task0_2
+BLACKLIST = BLACKLIST_HERE
+SPELLED = re.compile(r"^(\\s*)(_[a-z]{6}) = (.*); return \\2$")
+
+
+def _bodies(text):
+    lines = text.splitlines()
+    for node in ast.parse(text).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        statements = node.body
+        first = statements[0]
+        if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str) and len(statements) > 1):
+            statements = statements[1:]
+        indent = statements[0].col_offset
+        body = [line[indent:] if line.strip() else ""
+                for line in lines[statements[0].lineno - 1: node.end_lineno]]
+        body = [SPELLED.sub(r"\\1return \\3", line) for line in body]
+        yield node.name, "\\n".join(body)
+
+
+def test_no_known_bug_in_the_text():
+    text = open("module0_fundamentals/operators.py").read()
+    assert not [body for body in _bodies(text) if list(body) in BLACKLIST]
+"""
+
+
+@needs_sandbox
+def test_a_test_that_reads_the_operators_code_earns_nothing(tmp_path, monkeypatch):
+    from kindling import mutation
+    from kindling_staff.grade_mutants import draw, family
+
+    text = (ROOT / TARGET_FILE).read_text()
+    bodies = [[f, b] for m in family(text) for f, b in m.bodies.items()]
+    planted = draw(text, 20261129, 4)
+    monkeypatch.setattr(mutation, "graded_mutants", lambda text, seed, ref: planted)
+    reader = READER.replace("BLACKLIST_HERE", repr(bodies))
+    task = grade_properties(tmp_path, reader)
+    assert task.passed == task.total == 1, task.message  # the base run passes
+    assert "decoys_failed" not in task.details, task.details
+    assert task.details["killed"] == [] and task.points == 0
+    assert task.details["survived"] == [m.name for m in planted]
