@@ -332,15 +332,23 @@ _EDITION_HASHES: Dict[str, Dict[str, str]] = {}
 
 
 def protected_changes(
-    submission: Path, expected: Dict[str, str]
+    submission: Path, expected: Dict[str, str], source: Optional[Path] = None
 ) -> Tuple[List[str], List[str]]:
-    """(modified, missing) protected files of the submission."""
+    """(modified, missing) protected files of the submission. A file is as
+    expected when it is the edition's, or the ``source``'s own (the instructor
+    source graded as a submission keeps its README and pyproject, which an
+    edition rewrites)."""
     modified, missing = [], []
     for relative, digest in sorted(expected.items()):
         path, why = safe_file(submission, relative)
         if path is None:  # refused (a link, too large) is there, and not the file
             (modified if why else missing).append(relative)
-        elif capped_digest(path) != digest:
+            continue
+        found = capped_digest(path)
+        if found == digest:
+            continue
+        original = safe_file(source, relative)[0] if source is not None else None
+        if found is None or original is None or capped_digest(original) != found:
             modified.append(relative)
     return modified, missing
 
@@ -692,7 +700,7 @@ class Grader:
             work, self.source, self.submission, self.registry
         )
         self.report.modified, self.report.missing = protected_changes(
-            self.submission, expected
+            self.submission, expected, self.source
         )
         ids = {t.id for t in self.registry}
         context = Feedback(work, student, secrets, task_ids=ids)

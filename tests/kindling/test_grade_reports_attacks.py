@@ -5,6 +5,7 @@ its reports; most need no sandbox (they feed the grader's parsers and renderers
 what a forging session sends). The last ones grade a real submission.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -197,6 +198,28 @@ def test_a_huge_sparse_protected_file_is_not_read_whole(tmp_path):
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert modified == ["README.md"] and missing == []
     assert after - before < 200 * 1024  # kilobytes
+
+
+def test_a_protected_file_may_be_the_editions_or_the_sources_own(tmp_path):
+    """The instructor source graded as a submission keeps the README and
+    pyproject.toml that its edition rewrites: not modified. Any other text is."""
+    source, submission = tmp_path / "source", tmp_path / "submission"
+    for root in (source, submission):
+        root.mkdir()
+    (source / "README.md").write_text("the instructor's README\n")
+    edition = hashlib.sha256(b"the edition's README\n").hexdigest()
+    expected = {"README.md": edition}
+    for text, modified in [
+        ("the edition's README\n", []),
+        ("the instructor's README\n", []),
+        ("a README of the student's\n", ["README.md"]),
+    ]:
+        (submission / "README.md").write_text(text)
+        assert protected_changes(submission, expected, source) == (modified, [])
+    (submission / "README.md").write_text("the instructor's README\n")
+    assert protected_changes(submission, expected) == (["README.md"], [])
+    (submission / "README.md").unlink()
+    assert protected_changes(submission, expected, source) == ([], ["README.md"])
 
 
 def test_host_paths_are_named_not_shown(tmp_path):
