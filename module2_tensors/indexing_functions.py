@@ -32,8 +32,9 @@ from .tensor_data import TensorData
 from .engine.autograd import Function, _new
 
 # Given, complete: the rest of PyTorch's tensor API (advanced indexing, flip,
-# ...; prod, norm, ...) lives in engine/indexing.py and engine/reductions.py; no
-# task asks you to read them. The package (module2_tensors) exports their names.
+# ...; a tensor's prod, norm, ...) lives in engine/indexing.py and
+# engine/reductions.py; no task asks you to read them. The package
+# (module2_tensors) exports their names.
 from .engine.indexing import AdvancedIndex, _numpy_key, is_advanced_key
 
 if TYPE_CHECKING:
