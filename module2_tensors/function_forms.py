@@ -13,6 +13,7 @@ import numpy as np
 
 from module1_scalar_autodiff.context import Context
 
+from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
 from .tensor import Tensor, tensor
@@ -207,9 +208,9 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 def where(condition: Tensor, x: Any, y: Any) -> Tensor:
-    """``torch.where``: Task 2.6's :func:`~shape_functions.where`, reporting the
+    """``torch.where``: Task 2.6's :func:`~indexing_functions.where`, reporting the
     promoted dtype of ``x`` and ``y``."""
-    return _promoted(sf.where(condition, x, y), (x, y))
+    return _promoted(ixf.where(condition, x, y), (x, y))
 
 
 def gather(t: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -237,19 +238,10 @@ def prod(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     return t.prod(dim, keepdim)
 
 
-def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """``torch.concat`` (also ``concatenate``): :func:`cat`."""
-    return cat(tensors, dim)
+concat = concatenate = cat  # torch.concat, torch.concatenate
 
 
-concatenate = concat
-
-
-def clip(
-    t: Tensor, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
-) -> Tensor:
-    """``torch.clip``: ``t.clamp(min, max)``."""
-    return t.clamp(min, max)
+clip = clamp  # torch.clip
 
 
 def equal(a: Tensor, b: Tensor) -> bool:

@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from module2_tensors.engine import dtypes
-from module2_tensors.shape_functions import where
+from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor, tensor
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, Tuple
 
-from module2_tensors.shape_functions import where
+from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor
 
 from .optimizers import Optimizer

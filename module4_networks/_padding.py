@@ -13,6 +13,7 @@ from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
+from module2_tensors import indexing_functions as ixf
 from module2_tensors import shape_functions as sf
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_api.dtype_device import kept_dtype
@@ -73,5 +74,5 @@ def pad(
                 f"({before}, {after})"
             )
         sources = _SOURCES[mode](np.arange(-before, n + after), n)
-        out = sf.index_select(out, d, [int(i) for i in sources])
+        out = ixf.index_select(out, d, [int(i) for i in sources])
     return kept_dtype(input, out)

@@ -7,6 +7,7 @@ from typing import Any, Tuple
 
 import numpy as np
 
+from module2_tensors import indexing_functions as ixf
 from module2_tensors import shape_functions as sf
 from module2_tensors.tensor import Tensor
 
@@ -58,5 +59,5 @@ def unfold(
     cols = np.arange(kw)[:, None, None] * dw + np.arange(ow) * sw  # (j, r, q)
     flat = (rows * w + cols).reshape(-1)  # (i, j, r, q), row-major
     padded = sf.pad(input, (pw, pw, ph, ph)).contiguous().view(n, c, h * w)
-    picked = sf.index_select(padded, 2, [int(i) for i in flat])
+    picked = ixf.index_select(padded, 2, [int(i) for i in flat])
     return picked.view(n, c * kh * kw, oh * ow)

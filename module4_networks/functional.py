@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit, prange
 
 from module1_scalar_autodiff.context import Context
-from module2_tensors.shape_functions import stack, where
+from module2_tensors.shape_functions import stack
+from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function

@@ -19,7 +19,7 @@ import numpy as np
 
 from module1_scalar_autodiff.context import Context
 
-from module2_tensors.shape_functions import where  # noqa: F401 (clamping, Task 4.6)
+from module2_tensors.indexing_functions import where  # noqa: F401 (clamping, Task 4.6)
 from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
 from module2_tensors.engine.autograd import Function

@@ -33,7 +33,8 @@ import numpy as np
 from module0_fundamentals.module import Module, ModuleList
 from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
-from module2_tensors.shape_functions import no_grad, where
+from module2_tensors.shape_functions import no_grad
+from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F

@@ -1,11 +1,11 @@
 """Argument checks of the given shape functions (engine layer: no task edits it).
 
-``shape_functions.py`` keeps what a student needs next to the stubs: each given
-wrapper (``expand``, ``cat``, ``pad``, ``gather``, ``index_select``) reads as
-"check the arguments, then apply the Function". The checks themselves, with the
-error messages that name both shapes, the dim and the sizes (the course's error
-rules), live here. They are pure functions of shapes and indices: this module
-imports nothing from the package but NumPy.
+``shape_functions.py`` and ``indexing_functions.py`` keep what a student needs
+next to the stubs: each given wrapper (``expand``, ``cat``, ``pad``, ``gather``,
+``index_select``) reads as "check the arguments, then apply the Function". The
+checks themselves, with the error messages that name both shapes, the dim and
+the sizes (the course's error rules), live here. They are pure functions of
+shapes and indices: this module imports nothing from the package but NumPy.
 
 Interface: :func:`expanded_shape`, :func:`check_cat`, :func:`padded_layout`,
 :func:`check_gather`, :func:`as_indices`, :func:`normalize_dim`.

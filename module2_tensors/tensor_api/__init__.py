@@ -12,5 +12,6 @@
 * ``gradients``: ``backward``, ``grad``, ``requires_grad``, ``detach``, hooks.
 
 They are not engine code: they call the student's functions of
-``tensor_functions.py`` and ``shape_functions.py``, as ``tensor.py`` did.
+``tensor_functions.py``, ``shape_functions.py`` and ``indexing_functions.py``, as
+``tensor.py`` did.
 """

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from .. import shape_functions as sf
+from .. import indexing_functions as ixf
 from .. import tensor_functions as tf
 from ..engine import dtypes, elementwise
 from ..tensor_data import TensorData
@@ -439,10 +439,10 @@ class ArithmeticMixin:
         out = self
         if min is not None:
             low = self._other(min)
-            out = sf.where(out < low, low, out)
+            out = ixf.where(out < low, low, out)
         if max is not None:
             high = self._other(max)
-            out = sf.where(out > high, high, out)
+            out = ixf.where(out > high, high, out)
         if self._dtype is None and not self.is_mask:
             return out
         bounds = [b for b in (min, max) if b is not None]
@@ -455,7 +455,7 @@ class ArithmeticMixin:
         broadcasts); the gradient flows to the entries that were kept. The
         result has this tensor's dtype, as PyTorch's (``value`` is cast: an
         integer tensor's fill is truncated)."""
-        out = sf.where(mask, value, self)
+        out = ixf.where(mask, value, self)
         if self._dtype is None and not self.is_mask:
             return out
         return (
@@ -466,7 +466,7 @@ class ArithmeticMixin:
         """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,
         ``other`` elsewhere (``kt.where(condition, self, other)``), with
         PyTorch's promoted dtype."""
-        out = sf.where(condition, self, other)
+        out = ixf.where(condition, self, other)
         return _label(out, dtypes.result_type(self, other))
 
     def equal(self, other: "Tensor") -> bool:

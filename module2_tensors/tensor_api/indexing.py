@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
-from .. import shape_functions as sf
+from .. import indexing_functions as ixf
 from ..engine import autograd, indexing
 from ..tensor_data import shape_broadcast
 from .core import CoreMixin, TensorLike
@@ -90,7 +90,7 @@ class IndexingMixin:
         overwritten = 1.0 - self.new_tensor(indexing.last_writers(index, d, self.shape))
         kept = src - src.detach() * overwritten
         placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, kept)
-        return sf.where(written > 0, placed, self)
+        return ixf.where(written > 0, placed, self)
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         """``torch.argsort``: the indices that sort along ``dim`` (the sort is
@@ -100,18 +100,18 @@ class IndexingMixin:
     @keeps_dtype
     def index_select(self, dim: int, index: Any) -> "Tensor":
         """The slices ``index[0], index[1], ...`` along ``dim``."""
-        return sf.index_select(self, dim, index)
+        return ixf.index_select(self, dim, index)
 
     @keeps_dtype
     def gather(self, dim: int, index: "Tensor") -> "Tensor":
         """$\\mathrm{out}[\\dots, i, \\dots] = \\mathrm{self}[\\dots,
         \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""
-        return sf.gather(self, dim, index)
+        return ixf.gather(self, dim, index)
 
     def sort(self, dim: int = -1, descending: bool = False) -> SortResult:
         """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
         largest), as a named tuple."""
-        values, indices = sf.sort(self, dim, descending)
+        values, indices = ixf.sort(self, dim, descending)
         return SortResult(kept_dtype(self, values), _as_int64(indices))
 
     def topk(
@@ -119,7 +119,7 @@ class IndexingMixin:
     ) -> TopKResult:
         """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``,
         as a named tuple."""
-        values, indices = sf.topk(self, k, dim, largest, sorted)
+        values, indices = ixf.topk(self, k, dim, largest, sorted)
         return TopKResult(kept_dtype(self, values), _as_int64(indices))
 
     def __getitem__(self, key: Any) -> "Tensor":
@@ -127,13 +127,13 @@ class IndexingMixin:
         # index lists: x[[[0, 1], [2, 3]]] is x[[0, 1], [2, 3]].
         if type(key) is list and len(key) < 32 and any(_nests(k) for k in key):
             key = tuple(key)
-        out = sf.getitem(self, key)
+        out = ixf.getitem(self, key)
         return out if out is self else kept_dtype(self, out)  # keeps the dtype
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
         """Write ``value`` (broadcast) into ``self[key]``, in place (through
         every view of the same storage). ``key`` may also hold integer tensors
-        and boolean masks (see :func:`shape_functions.getitem`)."""
+        and boolean masks (see :func:`indexing_functions.getitem`)."""
         value = self._other(value)
         if autograd.is_grad_enabled() and (self.requires_grad or value.requires_grad):
             if self.requires_grad and self.is_leaf:
@@ -150,12 +150,11 @@ class IndexingMixin:
         if indexing.is_advanced_key(key):
             indexing.set_advanced(self, key, value)
         else:
-            target = self._new(sf.index_view(self._tensor, key))
+            target = self._new(ixf.index_view(self._tensor, key))
             self._copy_into(target, value)
         autograd.bump_version(self)
 
-    def _copy_into(self, target: "Tensor", value: TensorLike) -> None:
-        value = self._other(value)
+    def _copy_into(self, target: "Tensor", value: "Tensor") -> None:
         if value.backend is not self.backend:
             value = value.to(self.backend)
         try:

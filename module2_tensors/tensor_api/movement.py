@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .. import indexing_functions as ixf
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
 from ..engine import indexing
@@ -193,7 +194,6 @@ class MovementMixin:
         for n in shape:
             if n != -1:
                 known *= n
-        size = self._tensor.size
         if -1 in shape:
             if known == 0 or size % known != 0:
                 raise ValueError(
@@ -260,4 +260,4 @@ class MovementMixin:
     @keeps_dtype
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
         """Entries ``start .. start+length-1`` along ``dim`` (a view)."""
-        return sf.narrow(self, dim, start, length)
+        return ixf.narrow(self, dim, start, length)

@@ -22,7 +22,7 @@ import numpy as np
 
 from module1_scalar_autodiff.context import Context
 
-from .. import shape_functions as sf
+from .. import indexing_functions as ixf
 from .. import tensor_functions as tf
 from ..engine import autograd, dtypes, elementwise, reductions
 from ..engine.reductions import Reduction
@@ -53,6 +53,14 @@ def _summed(x: "Tensor", out: "Tensor") -> "Tensor":
     if x._dtype is not None or x.is_mask:
         out._dtype = x._dtype if x.is_floating_point() else dtypes.int64
     return out
+
+
+def _reduced_shape(shape: Tuple[int, ...], d: int, keepdim: bool, scalar: bool) -> list:
+    """The shape of a reduction along ``d``: ``d`` removed, or of size 1 with
+    ``keepdim``; ``[]`` for a 0-d input (``scalar``, viewed as shape ``(1,)``)."""
+    if scalar:
+        return []
+    return [1 if k == d else n for k, n in enumerate(shape) if keepdim or k != d]
 
 
 class MaxResult(NamedTuple):
@@ -87,7 +95,7 @@ class ReductionMixin:
 
     __slots__ = ()
 
-    # More of PyTorch's API: see shape_functions.py for the math and gradients.
+    # More of PyTorch's API: see engine/reductions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """$\\prod$ over ``dim`` (``int64`` for integers and bools, as PyTorch's)."""
         return _summed(self, reductions.prod(self, dim, keepdim))
@@ -181,9 +189,7 @@ class ReductionMixin:
         )
         scale = 1.0
         if average:
-            count = 1
-            for d in dims:
-                count *= self.shape[d]
+            count = math.prod(self.shape[d] for d in dims)
             # The mean of nothing is 0/0 = nan, as in PyTorch.
             scale = 1.0 / count if count else float("nan")
         order: Optional[Tuple[int, ...]] = None
@@ -290,13 +296,7 @@ class ReductionMixin:
             )
         indices = self._arg("max", x, d)
         values = elementwise.MaxAlong.apply(x, d, indices)
-        final = list(x.shape)
-        if self.dims == 0:
-            final = []
-        elif keepdim:
-            final[d] = 1
-        else:
-            del final[d]
+        final = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
         values = kept_dtype(self, values.view(*final))
         return MaxResult(values, _as_int64(indices.view(*final)))
 
@@ -328,13 +328,7 @@ class ReductionMixin:
         d = normalize_dim(dim, max(self.dims, 1))
         x = self.view(1) if self.dims == 0 else self
         found = self._arg(kind, x.detach(), d)
-        shape = list(x.shape)
-        if self.dims == 0:
-            shape = []
-        elif keepdim:
-            shape[d] = 1
-        else:
-            del shape[d]
+        shape = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
         return _as_int64(found.view(*shape))
 
     def all(
@@ -357,8 +351,8 @@ class ReductionMixin:
         *,
         correction: Optional[int] = None,
     ) -> "Tensor":
-        """The variance over ``dim`` (see :func:`shape_functions.var`)."""
-        return sf.var(self, dim, unbiased, keepdim, correction=correction)
+        """The variance over ``dim`` (see :func:`indexing_functions.var`)."""
+        return ixf.var(self, dim, unbiased, keepdim, correction=correction)
 
     def std(
         self,

@@ -64,7 +64,7 @@ MISTAKES = [
     {
         "name": "two-ellipses",
         "task": "2.6",
-        "file": "module2_tensors/shape_functions.py",
+        "file": "module2_tensors/indexing_functions.py",
         "find": (
             "    if sum(1 for k in key if k is Ellipsis) > 1:\n"
             '        raise IndexError("an index can hold only one ellipsis (...)")\n'
@@ -76,7 +76,7 @@ MISTAKES = [
     {
         "name": "every-ellipsis-expanded",
         "task": "2.6",
-        "file": "module2_tensors/shape_functions.py",
+        "file": "module2_tensors/indexing_functions.py",
         "find": (
             "    if sum(1 for k in key if k is Ellipsis) > 1:\n"
             '        raise IndexError("an index can hold only one ellipsis (...)")\n'

@@ -210,7 +210,7 @@ EQUIVALENT = {
         "max is symmetric for numbers; with a NaN on either side the "
         "difference is NaN and the comparison fails either way"
     ),
-    "module2_tensors/shape_functions.py:index_view:const:0->1#3": (
+    "module2_tensors/indexing_functions.py:index_view:const:0->1#3": (
         "the stride of the size-1 dimension that None inserts: a size-1 "
         "dimension is only ever indexed at 0, and is_contiguous ignores it"
     ),
@@ -218,11 +218,11 @@ EQUIVALENT = {
         "the stride of a new last dimension of size 1: it is only ever "
         "indexed at 0, and is_contiguous ignores it"
     ),
-    "module2_tensors/shape_functions.py:index_view:cmp:<=-><": (
+    "module2_tensors/indexing_functions.py:index_view:cmp:<=-><": (
         "a step of 0 never reaches the check: slice.indices raises "
         "ValueError('slice step cannot be zero') first"
     ),
-    "module2_tensors/shape_functions.py:index_view:cmp:>->>=#3": (
+    "module2_tensors/indexing_functions.py:index_view:cmp:>->>=#3": (
         "an empty slice's offset is never read: a view of no entries "
         "reads no storage, and TensorData checks the storage's size only "
         "for a view with entries"
@@ -242,12 +242,12 @@ EQUIVALENT = {
         "unsqueeze and cat normalise a negative dim against dims + 1 as "
         "_dim does, and raise the same IndexError for a dim out of range"
     ),
-    "module2_tensors/shape_functions.py:Where.forward:args:condition, "
+    "module2_tensors/indexing_functions.py:Where.forward:args:condition, "
     "condition.new_tensor(0.0)->condition.new_tensor(0.0), condition": (
         "c == 0 and 0 == c are the same mask, with the same broadcast shape"
     ),
     (
-        "module2_tensors/shape_functions.py:Where.forward:args:backend.select_zip("
+        "module2_tensors/indexing_functions.py:Where.forward:args:backend.select_zip("
         "condition, x), backend.select_zip(other, y)->backend.select_zip(other, "
         "y), backend.select_zip(condition, x)"
     ): (
@@ -255,22 +255,22 @@ EQUIVALENT = {
         "with the same broadcast shape either way"
     ),
     (
-        "module2_tensors/shape_functions.py:IndexSelect.backward:args:target, "
+        "module2_tensors/indexing_functions.py:IndexSelect.backward:args:target, "
         "_along(grad, dim, k)->_along(grad, dim, k), target"
     ): "IEEE addition commutes: target + g == g + target, entry by entry",
-    "module2_tensors/shape_functions.py:sort:del:lines[dim] = 1->pass": (
+    "module2_tensors/indexing_functions.py:sort:del:lines[dim] = 1->pass": (
         "the loop then visits every index instead of one per line: each line "
         "is ranked n times over, with the same result each time (n times the "
         "work, which no test times)"
     ),
-    "module2_tensors/shape_functions.py:sort:const:1->2": (
+    "module2_tensors/indexing_functions.py:sort:const:1->2": (
         "a size of 2 at dim in the shape of the lines visits each line twice "
         "(idx[dim] is overwritten before use): the same ranks, twice the work"
     ),
-    "module2_tensors/shape_functions.py:sort:const:1->2#2": (
+    "module2_tensors/indexing_functions.py:sort:const:1->2#2": (
         "NaN's key (2, 0.0) still sorts after every number's (0, x)"
     ),
-    "module2_tensors/shape_functions.py:sort:const:0.0->1.0": (
+    "module2_tensors/indexing_functions.py:sort:const:0.0->1.0": (
         "every NaN gets the same key (1, 1.0), still after every number's "
         "(0, x): NaNs keep their order and their place"
     ),
