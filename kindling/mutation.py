@@ -57,7 +57,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 TARGET_MODULE = "module0_fundamentals.operators"
 TARGET_FILE = "module0_fundamentals/operators.py"
@@ -328,6 +328,25 @@ def mutate_source(text: str, mutant: Mutant) -> str:
     return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
 
+def served_source(text: str, names: Iterable[str]) -> str:
+    """``text`` (a module's source) with the body of each top-level function in
+    ``names`` replaced by a call of :func:`kindling.served.call` with its
+    parameters (docstrings, signatures and every other line kept)."""
+    functions = {
+        node.name: node
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef)
+    }
+    bodies = {}
+    for name in names:
+        params = [a.arg for a in functions[name].args.args]
+        arguments = "".join(f", {p}" for p in params)
+        bodies[name] = (
+            f"from kindling.served import call\n\nreturn call({name!r}{arguments})"
+        )
+    return mutate_source(text, Mutant("served", "", bodies))
+
+
 def reference_available(source: Optional[Path]) -> bool:
     """Whether ``source`` holds the reference operators (the instructor source)."""
     if source is None:
@@ -511,7 +530,7 @@ def grade_by_mutation(
     from kindling.grade_runner import Runner
     from kindling.grade_verdict import Feedback, TaskGrade, judge, secret_lines
     from kindling.registry import parse_registry
-    from kindling.served import Service, served_source
+    from kindling.served import Service
 
     def read_registry(root: Path):
         path = root / "kindling" / "tasks.toml"

@@ -27,7 +27,7 @@ import os
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-__all__ = ["FDS", "call", "served_source", "Service"]
+__all__ = ["FDS", "call", "Service"]
 
 FDS = "KINDLING_SERVED_FDS"  # the job's "requests,replies" descriptors
 LINE_BYTES = 1 << 16  # the longest request the grader reads
@@ -71,29 +71,6 @@ def call(name: str, *args: Any) -> Any:
     if not (isinstance(error, type) and issubclass(error, Exception)):
         error = RuntimeError
     raise error(message)
-
-
-def served_source(text: str, names: Iterable[str]) -> str:
-    """``text`` (a module's source) with the body of each top-level function in
-    ``names`` replaced by a call of :func:`call` with its parameters (docstrings,
-    signatures and every other line kept)."""
-    import ast
-
-    from kindling.mutation import Mutant, mutate_source
-
-    functions = {
-        node.name: node
-        for node in ast.parse(text).body
-        if isinstance(node, ast.FunctionDef)
-    }
-    bodies = {}
-    for name in names:
-        params = [a.arg for a in functions[name].args.args]
-        arguments = "".join(f", {p}" for p in params)
-        bodies[name] = (
-            "from kindling.served import call\n\n" f"return call({name!r}{arguments})"
-        )
-    return mutate_source(text, Mutant("served", "", bodies))
 
 
 def _reply(function: Callable[..., Any], args: List[Any]) -> bytes:
