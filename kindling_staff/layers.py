@@ -428,7 +428,7 @@ def staff_imports(root: Path) -> List[Tuple[str, int, str]]:
     )
 
 
-def main(root: Optional[Path] = None) -> int:
+def main(root: Optional[Path] = None, trace_mul: bool = False) -> int:
     root = Path(root or ".")
     print(format_layers(measure(root)))
     cycles = toolchain_cycles(root)
@@ -439,4 +439,8 @@ def main(root: Optional[Path] = None) -> int:
     print(f"imports of kindling_staff by kindling: {len(upward)}")
     for name, line, target in upward:
         print(f"  {name}:{line} -> {target}")
+    if trace_mul:
+        from kindling_staff import call_path
+
+        print(call_path.format_trace(call_path.measure(root)))
     return 0
