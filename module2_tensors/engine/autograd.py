@@ -13,13 +13,16 @@ and safe, behind a small interface:
   :data:`versions`): PyTorch's guard against in-place changes of saved values;
 * :class:`Function`, the base class of every tensor operation (exported by the
   package; ``tensor_functions``'s docstring teaches what a subclass defines);
-* :class:`History` and :func:`apply` (``Function.apply``): run a forward and, when
-  gradients are recorded, give the result its history; :func:`backward_tuple`
+* :class:`Context` (what a forward leaves its backward), :class:`History` and
+  :func:`apply` (``Function.apply``): run a forward and, when gradients are
+  recorded, give the result its history; :func:`backward_tuple`
   (``Function._backward``) normalises what a backward returns;
-* the backward pass of a tensor (:func:`chain_rule`, :func:`accumulate_derivative`,
-  :func:`run_backward`, :func:`register_hook`): ``Tensor``'s methods of those
-  names call them with the tensor, and the student's ``unbroadcast`` and
-  ``backpropagate``, as arguments;
+* the backward pass of a tensor: the protocol Module 1's ``backpropagate`` walks
+  (:func:`is_constant`, :func:`is_leaf`, :func:`parents`, :func:`chain_rule`,
+  :func:`accumulate_derivative`, which are ``Tensor``'s methods of those names),
+  :func:`run_backward` and :func:`register_hook`; the student's ``unbroadcast``
+  comes by registration (:func:`register_tensor_class`), ``backpropagate`` as an
+  argument;
 * anomaly mode's checks (:func:`check_forward`, :func:`check_backward`) and
   :func:`user_call`, which names the operation and the line of the user's code that
   an error message should point at.
@@ -36,13 +39,12 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional,
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
-
 if TYPE_CHECKING:
     from ..tensor import Tensor
     from ..tensor_data import TensorData
 
 __all__ = [
+    "Context",
     "Function",
     "is_grad_enabled",
     "MODES",
@@ -54,6 +56,9 @@ __all__ = [
     "apply",
     "backward_tuple",
     "versions",
+    "is_constant",
+    "is_leaf",
+    "parents",
     "chain_rule",
     "accumulate_derivative",
     "run_backward",
@@ -138,25 +143,17 @@ class set_grad_enabled:
         return wrapped
 
 
-class enable_grad:
+class enable_grad(set_grad_enabled):
     """Context manager (and decorator) that switches gradient recording *on*,
-    even inside ``no_grad()`` (``torch.enable_grad``). (Given.)"""
+    even inside ``no_grad()`` (``torch.enable_grad``): on entering the block (or
+    calling the function), not when made. (Given.)"""
+
+    def __init__(self) -> None:
+        self.mode, self._previous = True, MODES.grad
 
     def __enter__(self) -> "enable_grad":
-        self._previous = is_grad_enabled()
-        set_grad_enabled(True)
+        self._previous, MODES.grad = MODES.grad, True
         return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        set_grad_enabled(self._previous)
-
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with enable_grad():
-                return fn(*args, **kwargs)
-
-        return wrapped
 
 
 # ---------------------------------------------------------------------------
@@ -199,8 +196,44 @@ def bump_version(t: "Tensor") -> None:
 
 
 # ---------------------------------------------------------------------------
-# History and Function.apply
+# Context, History and Function.apply
 # ---------------------------------------------------------------------------
+
+
+class Context:
+    """What a tensor function's ``forward`` leaves behind for its ``backward``
+    (Module 1's ``Context`` for ``Scalar``, with the same interface).
+
+    ``forward(ctx, ...)`` calls ``ctx.save_for_backward(a, b)``; ``backward`` reads
+    ``a, b = ctx.saved_values``. ``needs_input_grad[i]`` tells whether input ``i``
+    needs a derivative at all (PyTorch's name), so a backward may skip work.
+    ``freed`` is set once a backward pass has released the saved values; a second
+    pass then needs ``backward(retain_graph=True)``, as in PyTorch.
+    """
+
+    # One is made per operation: its attributes live in slots, quicker to set and
+    # read than dict entries (``__dict__`` takes any other, as PyTorch's ctx does).
+    __slots__ = ("needs_input_grad", "saved_values", "freed", "__dict__", "__weakref__")
+
+    def __init__(self, needs_input_grad: Tuple[bool, ...] = ()) -> None:
+        self.needs_input_grad: Tuple[bool, ...] = tuple(needs_input_grad)
+        self.saved_values: Tuple[Any, ...] = ()
+        self.freed = False
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Store ``values`` for the backward pass (read back as ``saved_values``)."""
+        self.saved_values = values
+
+    @property
+    def requires_grad(self) -> bool:
+        """True when at least one input needs a derivative."""
+        return any(self.needs_input_grad)
+
+    def __repr__(self) -> str:
+        return (
+            f"Context(needs_input_grad={self.needs_input_grad}, "
+            f"saved_values={self.saved_values})"
+        )
 
 
 class History:
@@ -394,12 +427,16 @@ def _references_of_a_fresh_local() -> int:
 FRESH = _references_of_a_fresh_local()
 
 
-def register_tensor_class(cls: type) -> None:
-    """Name the class of the values :func:`apply` makes and checks (``Tensor``):
-    tensor.py registers it, since this module cannot import tensor.py, which
-    imports it."""
-    global _Tensor
-    _Tensor = cls
+def register_tensor_class(
+    cls: type, unbroadcast: Callable[["Tensor", Tuple[int, ...]], "Tensor"]
+) -> None:
+    """Name the class of the values :func:`apply` makes and checks (``Tensor``),
+    and the student's ``unbroadcast`` (Task 2.4), with which :func:`chain_rule`
+    sums a gradient back to its input's shape: tensor.py registers both, since
+    this module imports neither tensor.py (which imports it) nor a file students
+    edit."""
+    global _Tensor, _unbroadcast
+    _Tensor, _unbroadcast = cls, unbroadcast
 
 
 def tensor_class() -> Any:
@@ -408,6 +445,7 @@ def tensor_class() -> Any:
 
 
 _Tensor: Any = None  # the Tensor class, registered by tensor.py
+_unbroadcast: Any = None  # tensor_functions.unbroadcast, registered by tensor.py
 
 
 # ---------------------------------------------------------------------------
@@ -581,19 +619,38 @@ _object_new = object.__new__
 
 
 # ---------------------------------------------------------------------------
-# The backward pass of a tensor: what ``Tensor.chain_rule``,
-# ``accumulate_derivative``, ``backward`` and ``register_hook`` do. The tensor
-# comes as an argument; the student's functions that the pass needs
-# (``unbroadcast``, Task 2.4; ``backpropagate``, Task 1.4) too.
+# The backward pass of a tensor. Module 1's ``backpropagate`` (Task 1.4) walks a
+# graph of tensors as one of scalars, through five members of each node: the
+# first five functions below, which ``Tensor`` has as its methods of those names
+# (``tensor_api/gradients.py``), so the walk calls into this file directly. The
+# student's ``unbroadcast`` (Task 2.4) is registered; ``backpropagate`` comes as
+# an argument of :func:`run_backward`.
 # ---------------------------------------------------------------------------
 
 
-def chain_rule(
-    t: "Tensor", d_output: "Tensor", unbroadcast: Callable[..., "Tensor"]
-) -> List[Tuple["Tensor", "Tensor"]]:
+def is_constant(t: "Tensor") -> bool:
+    """``t.is_constant()``: True for a tensor that takes no gradient at all."""
+    return not t._requires_grad
+
+
+def is_leaf(t: "Tensor") -> bool:
+    """``t.is_leaf``: True for a tensor no recorded function produced (made by
+    the user, or computed without gradient recording); a property, as in
+    PyTorch."""
+    return t.history is None
+
+
+def parents(t: "Tensor") -> Tuple["Tensor", ...]:
+    """``t.parents``: the tensor inputs of the function that made ``t``."""
+    return () if t.history is None else t.history.parents
+
+
+def chain_rule(t: "Tensor", d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"]]:
     """``t.chain_rule(d_output)``: the pairs ``(input, dL/d input)`` for the
     inputs of ``t``'s function that require grad, each gradient summed back to
-    its input's shape by ``unbroadcast(g, shape)``.
+    its input's shape by the registered ``unbroadcast(g, shape)`` where the
+    shapes differ (where they agree it would return ``g`` itself). A backward
+    that returns ``None`` for an input sends it no gradient.
 
     Raises:
         RuntimeError: ``t`` is a leaf; its function's saved tensors were freed by
@@ -622,6 +679,7 @@ def chain_rule(
         unbroadcast = RECORDED.unbroadcast
     else:
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
+        unbroadcast = _unbroadcast
     if MODES.anomaly_backward:
         check_backward(h.last_fn, ctx, d_output, grads)
     if not MODES.retain_graph:
@@ -640,7 +698,8 @@ def chain_rule(
                 f"{type(g).__name__} for argument {k}, which needs a gradient "
                 f"tensor"
             )
-        pairs.append((x, unbroadcast(g, x._tensor.shape)))
+        shape = x._tensor.shape
+        pairs.append((x, g if g._tensor.shape == shape else unbroadcast(g, shape)))
     return pairs
 
 
@@ -650,7 +709,7 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
     Raises:
         RuntimeError: ``d``'s shape is not ``t``'s.
     """
-    if d.shape != t.shape:
+    if d._tensor.shape != t._tensor.shape:
         raise RuntimeError(
             f"a gradient of shape {d.shape} reached a tensor of shape {t.shape}"
         )
@@ -667,8 +726,9 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
     else:
         # Accumulate into the same object, as PyTorch does in place: a reference
         # to x.grad that the user holds stays current. (The sum gets new numbers:
-        # the old ones may be shared with another gradient.)
-        g._tensor = (g + d)._tensor
+        # the old ones may be shared with another gradient. The backend's add:
+        # nothing is recorded here, and only the numbers are kept.)
+        g._tensor = g.backend.add_zip(g, d)._tensor
 
 
 class Recorded:
@@ -714,9 +774,14 @@ def run_backward(
 
 
 def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
-    """``t.register_hook(hook)``: installed on ``t`` alone (its own
-    ``accumulate_derivative`` for a leaf, a subclass of its function for a
-    computed tensor), so tensors without hooks pay nothing.
+    """``t.register_hook(hook)``: call ``hook(grad)`` with $\\partial L /
+    \\partial t$ during ``backward``, as PyTorch does; a tensor it returns
+    replaces the gradient (for a leaf, before it is added into ``.grad``).
+    Returns a handle whose ``remove()`` takes the hook away.
+
+    Installed on ``t`` alone (its own ``accumulate_derivative`` for a leaf, a
+    subclass of its function for a computed tensor), so tensors without hooks
+    pay nothing.
 
     Raises:
         RuntimeError: ``t`` does not require grad.
@@ -729,7 +794,7 @@ def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
     if hooks is None:
         hooks = t.__dict__["_hooks"] = []
         if t.history is None:
-            t.accumulate_derivative = _HookedLeaf(t, hooks)
+            t.accumulate_derivative = functools.partial(_hooked_leaf, t, hooks)
         else:
             fn = t.history.last_fn
             hooked = type(
@@ -750,14 +815,9 @@ def _run_hooks(hooks: List[Callable[["Tensor"], Any]], grad: "Tensor") -> "Tenso
     return grad
 
 
-class _HookedLeaf:
+def _hooked_leaf(leaf: "Tensor", hooks: List[Any], d: "Tensor") -> None:
     """A leaf's ``accumulate_derivative`` with its hooks run first."""
-
-    def __init__(self, leaf: "Tensor", hooks: List[Callable[["Tensor"], Any]]):
-        self.leaf, self.hooks = leaf, hooks
-
-    def __call__(self, d: "Tensor") -> None:
-        accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
+    accumulate_derivative(leaf, _run_hooks(hooks, d))
 
 
 def _hooked_backward(fn: type, hooks: List[Callable[["Tensor"], Any]]) -> Any:

@@ -1,16 +1,17 @@
 """The autograd surface of a tensor: ``backward``, ``.grad``, ``requires_grad``,
 ``detach``, hooks, ``retain_grad``; the engine (``engine/autograd.py``) does the
-work, given the student's ``backpropagate`` and ``unbroadcast``."""
+work, given the student's ``backpropagate``. The members Module 1's backward pass
+walks (``is_leaf``, ``is_constant``, ``parents``, ``chain_rule``,
+``accumulate_derivative``) are the engine's functions themselves."""
 
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Optional
 
 from module1_scalar_autodiff.autodiff import backpropagate
 
 from .. import shape_functions as sf
-from .. import tensor_functions as tf
 from ..engine import autograd
 from .core import FACTORIES, CoreMixin, TensorLike
 from .dtype_device import keeps_dtype
@@ -65,37 +66,18 @@ class GradientMixin:
             value = value.to(self.backend).detach()
         self._tensor = value._tensor
 
-    @property
-    def is_leaf(self) -> bool:
-        """True for a tensor no recorded function produced (made by the user, or
-        computed without gradient recording); a property, as in PyTorch."""
-        return self.history is None
+    # How many in-place operations changed this tensor's storage (shared by its
+    # views), PyTorch's ``t._version``.
+    _version = property(autograd.version_of)
 
-    @property
-    def _version(self) -> int:
-        """How many in-place operations changed this tensor's storage (shared by
-        its views), PyTorch's ``t._version``."""
-        return autograd.version_of(self)
-
-    def is_constant(self) -> bool:
-        """True for a tensor that takes no gradient at all."""
-        return not self._requires_grad
-
-    @property
-    def parents(self) -> Tuple["Tensor", ...]:
-        """The tensor inputs of the function that made this tensor."""
-        h = self.history
-        return () if h is None else h.parents
-
-    def chain_rule(self, d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"]]:
-        """The pairs ``(input, dL/d input)`` for the inputs that require grad,
-        each gradient summed back to its input's shape (:func:`unbroadcast`). A
-        backward that returns ``None`` for an input sends it no gradient."""
-        return autograd.chain_rule(self, d_output, tf.unbroadcast)
-
-    def accumulate_derivative(self, d: "Tensor") -> None:
-        """Add ``d`` into ``.grad``."""
-        autograd.accumulate_derivative(self, d)
+    # The protocol that Module 1's topological_sort and backpropagate (Task 1.4)
+    # walk, as they walk Scalars: the engine's functions, bound as methods here,
+    # so the backward pass calls the engine directly (no method in between).
+    is_leaf = property(autograd.is_leaf)
+    is_constant = autograd.is_constant
+    parents = property(autograd.parents)
+    chain_rule = autograd.chain_rule
+    accumulate_derivative = autograd.accumulate_derivative
 
     def backward(
         self,
@@ -147,21 +129,20 @@ class GradientMixin:
                 # A fresh tensor, never the shared one of _other(): the gradient
                 # may end up as a leaf's .grad, which the user may change in place.
                 grad = FACTORIES["tensor"](float(grad), backend=self.backend)
-            grad = self._other(grad)
-            if grad.shape != self.shape:
+            elif not isinstance(grad, CoreMixin):
+                grad = self._other(grad)  # (raises: not a number or a tensor)
+            # (The slots, not the properties: a call less each on every pass.)
+            if grad._tensor.shape != self._tensor.shape:
                 raise ValueError(
                     f"backward(grad): grad has shape {grad.shape} but the tensor has "
                     f"shape {self.shape}"
                 )
-            if not (create_graph and grad.requires_grad):
+            if not (create_graph and grad._requires_grad):
                 grad = self._new(grad._tensor)  # no history
             # (With create_graph, a seed that requires grad stays in the graph:
             # the gradients then depend on it, as in PyTorch.)
-        if retain_graph is None:
-            retain_graph = create_graph
-        autograd.run_backward(
-            self, grad, bool(retain_graph), backpropagate, bool(create_graph)
-        )
+        retain = bool(create_graph if retain_graph is None else retain_graph)
+        autograd.run_backward(self, grad, retain, backpropagate, bool(create_graph))
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
@@ -193,17 +174,5 @@ class GradientMixin:
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
 
-    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "autograd.HookHandle":
-        """Call ``hook(grad)`` with $\\partial L / \\partial \\text{self}$ during
-        ``backward``, as PyTorch does; a tensor it returns replaces the gradient
-        (for a leaf, before it is added into ``.grad``). Returns a handle whose
-        ``remove()`` takes the hook away.
-
-        Installed on this tensor alone (its own ``accumulate_derivative`` for a
-        leaf, a subclass of its function for a computed tensor), so tensors
-        without hooks pay nothing.
-
-        Raises:
-            RuntimeError: the tensor does not require grad.
-        """
-        return autograd.register_hook(self, hook)
+    # ``t.register_hook(hook)``: PyTorch's hooks (the engine's, documented there).
+    register_hook = autograd.register_hook
