@@ -19,10 +19,9 @@ and safe, behind a small interface:
   (``Function._backward``) normalises what a backward returns;
 * the backward pass of a tensor: the protocol Module 1's ``backpropagate`` walks
   (:func:`is_constant`, :func:`is_leaf`, :func:`parents`, :func:`chain_rule`,
-  :func:`accumulate_derivative`, which are ``Tensor``'s methods of those names),
-  :func:`run_backward` and :func:`register_hook`; the student's ``unbroadcast``
-  comes by registration (:func:`register_tensor_class`), ``backpropagate`` as an
-  argument;
+  :func:`accumulate_derivative`), :func:`backward` and :func:`register_hook`,
+  which are ``Tensor``'s methods of those names; the student's ``unbroadcast``
+  and ``backpropagate`` come by registration (:func:`register_tensor_class`);
 * anomaly mode's checks (:func:`check_forward`, :func:`check_backward`) and
   :func:`user_call`, which names the operation and the line of the user's code that
   an error message should point at.
@@ -32,12 +31,15 @@ from __future__ import annotations
 
 import functools
 import itertools
+import numbers
 import os
 import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
+
+from . import dtypes
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -61,7 +63,7 @@ __all__ = [
     "parents",
     "chain_rule",
     "accumulate_derivative",
-    "run_backward",
+    "backward",
     "register_hook",
     "HookHandle",
     "storage_root",
@@ -428,15 +430,17 @@ FRESH = _references_of_a_fresh_local()
 
 
 def register_tensor_class(
-    cls: type, unbroadcast: Callable[["Tensor", Tuple[int, ...]], "Tensor"]
+    cls: type,
+    unbroadcast: Callable[["Tensor", Tuple[int, ...]], "Tensor"],
+    backpropagate: Callable[[Any, Any], None],
 ) -> None:
     """Name the class of the values :func:`apply` makes and checks (``Tensor``),
-    and the student's ``unbroadcast`` (Task 2.4), with which :func:`chain_rule`
-    sums a gradient back to its input's shape: tensor.py registers both, since
-    this module imports neither tensor.py (which imports it) nor a file students
-    edit."""
-    global _Tensor, _unbroadcast
-    _Tensor, _unbroadcast = cls, unbroadcast
+    the student's ``unbroadcast`` (Task 2.4), with which :func:`chain_rule` sums
+    a gradient back to its input's shape, and ``backpropagate`` (Task 1.4), which
+    :func:`backward` runs: tensor.py registers them, since this module imports
+    neither tensor.py (which imports it) nor a file students edit."""
+    global _Tensor, _unbroadcast, _backpropagate
+    _Tensor, _unbroadcast, _backpropagate = cls, unbroadcast, backpropagate
 
 
 def tensor_class() -> Any:
@@ -446,6 +450,7 @@ def tensor_class() -> Any:
 
 _Tensor: Any = None  # the Tensor class, registered by tensor.py
 _unbroadcast: Any = None  # tensor_functions.unbroadcast, registered by tensor.py
+_backpropagate: Any = None  # autodiff.backpropagate, registered by tensor.py
 
 
 # ---------------------------------------------------------------------------
@@ -623,8 +628,8 @@ _object_new = object.__new__
 # graph of tensors as one of scalars, through five members of each node: the
 # first five functions below, which ``Tensor`` has as its methods of those names
 # (``tensor_api/gradients.py``), so the walk calls into this file directly. The
-# student's ``unbroadcast`` (Task 2.4) is registered; ``backpropagate`` comes as
-# an argument of :func:`run_backward`.
+# student's ``unbroadcast`` (Task 2.4) and ``backpropagate`` are registered;
+# :func:`backward` (``Tensor.backward``) runs the pass.
 # ---------------------------------------------------------------------------
 
 
@@ -746,27 +751,82 @@ class Recorded:
 RECORDED = Recorded()
 
 
-def run_backward(
+def backward(
     t: "Tensor",
-    grad: "Tensor",
-    retain_graph: bool,
-    backpropagate: Callable[[Any, Any], None],
+    grad: Any = None,
+    retain_graph: Optional[bool] = None,
     create_graph: bool = False,
+    *,
+    gradient: Any = None,
 ) -> None:
-    """The pass of ``t.backward(grad)`` once ``grad`` is checked: gradient
-    recording off (on with ``create_graph``: the pass is then recorded, see
-    ``engine/higher_order.py``), the modes of the pass set (retain-graph;
-    anomaly mode checks each backward as a whole, naming the user's operation,
-    not the tensor operations inside it), then ``backpropagate(t, grad)``;
-    every mode restored afterwards, whatever happens."""
-    previous = MODES.grad
-    MODES.grad = create_graph
-    MODES.create_graph = create_graph
-    MODES.retain_graph = retain_graph
+    """``t.backward(grad)``: backpropagate from ``t``: every leaf it depends on
+    that requires grad gets $\\partial L / \\partial \\text{leaf}$ added into
+    ``.grad``.
+
+    Args:
+        grad: $\\partial L / \\partial t$, of ``t``'s shape. It may be left out
+            for a one-element tensor (a loss), where it is 1.
+        retain_graph: keep the values the functions saved, so that the graph
+            can be backpropagated again (by default they are freed, as in
+            PyTorch).
+        create_graph: record the backward pass itself, so that the gradients
+            (``.grad``) have a history and can be differentiated again
+            (higher-order gradients; ``engine/higher_order.py``).
+            ``retain_graph`` then defaults to true, as in PyTorch.
+        gradient: PyTorch's name for ``grad`` (``backward(gradient=v)``).
+
+    Once ``grad`` is checked, the pass: gradient recording off (on with
+    ``create_graph``: the pass is then recorded), the modes of the pass set
+    (retain-graph; anomaly mode checks each backward as a whole, naming the
+    user's operation, not the tensor operations inside it), then the student's
+    ``backpropagate(t, grad)`` (Task 1.4, registered); every mode restored
+    afterwards, whatever happens.
+
+    Raises:
+        RuntimeError: ``t`` does not require grad; it has more than one element
+            and no ``grad`` was given; the graph was already backpropagated
+            without ``retain_graph=True``; or a value a function used was
+            changed in place since.
+    """
+    if gradient is not None:
+        if grad is not None:
+            raise TypeError("backward() got both grad and gradient")
+        grad = gradient
+    if not t._requires_grad:
+        raise RuntimeError(
+            "backward() on a tensor that does not require grad (no input had "
+            "requires_grad=True, or it was computed under no_grad())"
+        )
+    if grad is None:
+        if t._tensor.size != 1:
+            raise RuntimeError(
+                f"backward() without a gradient needs a tensor with one element "
+                f"(a scalar loss), got shape {t.shape}; pass grad=..."
+            )
+        grad = t.new_ones(t.shape)
+    else:
+        if isinstance(grad, numbers.Real):
+            # A fresh tensor, never the shared one of _other(): the gradient
+            # may end up as a leaf's .grad, which the user may change in place.
+            grad = t.new_tensor(float(grad), dtype=dtypes.get_default_dtype())
+        elif not isinstance(grad, _Tensor):
+            grad = t._other(grad)  # (raises: not a number or a tensor)
+        if grad._tensor.shape != t._tensor.shape:
+            raise ValueError(
+                f"backward(grad): grad has shape {grad.shape} but the tensor has "
+                f"shape {t.shape}"
+            )
+        if not (create_graph and grad._requires_grad):
+            grad = _new(t, grad._tensor)  # no history
+        # (With create_graph, a seed that requires grad stays in the graph:
+        # the gradients then depend on it, as in PyTorch.)
+    previous, create = MODES.grad, bool(create_graph)
+    MODES.grad = MODES.create_graph = create
+    MODES.retain_graph = bool(create if retain_graph is None else retain_graph)
     anomaly = MODES.anomaly
     MODES.anomaly, MODES.anomaly_backward = False, anomaly
     try:
-        backpropagate(t, grad)
+        _backpropagate(t, grad)
     finally:
         MODES.retain_graph = MODES.create_graph = False
         MODES.anomaly, MODES.anomaly_backward = anomaly, False

@@ -1,19 +1,17 @@
 """The autograd surface of a tensor: ``backward``, ``.grad``, ``requires_grad``,
-``detach``, hooks, ``retain_grad``; the engine (``engine/autograd.py``) does the
-work, given the student's ``backpropagate``. The members Module 1's backward pass
-walks (``is_leaf``, ``is_constant``, ``parents``, ``chain_rule``,
-``accumulate_derivative``) are the engine's functions themselves."""
+``detach``, hooks, ``retain_grad``. The backward pass is the engine's
+(``engine/autograd.py``): ``backward``, ``register_hook`` and the members Module
+1's ``backpropagate`` walks (``is_leaf``, ``is_constant``, ``parents``,
+``chain_rule``, ``accumulate_derivative``) are its functions, bound here as
+methods."""
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING, Optional
-
-from module1_scalar_autodiff.autodiff import backpropagate
 
 from .. import shape_functions as sf
 from ..engine import autograd
-from .core import FACTORIES, CoreMixin, TensorLike
+from .core import CoreMixin
 from .dtype_device import keeps_dtype
 
 if TYPE_CHECKING:
@@ -79,70 +77,9 @@ class GradientMixin:
     chain_rule = autograd.chain_rule
     accumulate_derivative = autograd.accumulate_derivative
 
-    def backward(
-        self,
-        grad: Optional[TensorLike] = None,
-        retain_graph: Optional[bool] = None,
-        create_graph: bool = False,
-        *,
-        gradient: Optional[TensorLike] = None,
-    ) -> None:
-        """Backpropagate from this tensor: every leaf it depends on that requires
-        grad gets $\\partial L / \\partial \\text{leaf}$ added into ``.grad``.
-
-        Args:
-            grad: $\\partial L / \\partial \\text{self}$, of this tensor's shape. It
-                may be left out for a one-element tensor (a loss), where it is 1.
-            retain_graph: keep the values the functions saved, so that the graph
-                can be backpropagated again (by default they are freed, as in
-                PyTorch).
-            create_graph: record the backward pass itself, so that the
-                gradients (``.grad``) have a history and can be differentiated
-                again (higher-order gradients; ``engine/higher_order.py``).
-                ``retain_graph`` then defaults to true, as in PyTorch.
-            gradient: PyTorch's name for ``grad`` (``backward(gradient=v)``).
-
-        Raises:
-            RuntimeError: the tensor does not require grad; it has more than
-                one element and no ``grad`` was given; the graph was already
-                backpropagated without ``retain_graph=True``; or a value a
-                function used was changed in place since.
-        """
-        if gradient is not None:
-            if grad is not None:
-                raise TypeError("backward() got both grad and gradient")
-            grad = gradient
-        if not self.requires_grad:
-            raise RuntimeError(
-                "backward() on a tensor that does not require grad (no input had "
-                "requires_grad=True, or it was computed under no_grad())"
-            )
-        if grad is None:
-            if self._tensor.size != 1:
-                raise RuntimeError(
-                    f"backward() without a gradient needs a tensor with one element "
-                    f"(a scalar loss), got shape {self.shape}; pass grad=..."
-                )
-            grad = self.new_ones(self.shape)
-        else:
-            if isinstance(grad, numbers.Real):
-                # A fresh tensor, never the shared one of _other(): the gradient
-                # may end up as a leaf's .grad, which the user may change in place.
-                grad = FACTORIES["tensor"](float(grad), backend=self.backend)
-            elif not isinstance(grad, CoreMixin):
-                grad = self._other(grad)  # (raises: not a number or a tensor)
-            # (The slots, not the properties: a call less each on every pass.)
-            if grad._tensor.shape != self._tensor.shape:
-                raise ValueError(
-                    f"backward(grad): grad has shape {grad.shape} but the tensor has "
-                    f"shape {self.shape}"
-                )
-            if not (create_graph and grad._requires_grad):
-                grad = self._new(grad._tensor)  # no history
-            # (With create_graph, a seed that requires grad stays in the graph:
-            # the gradients then depend on it, as in PyTorch.)
-        retain = bool(create_graph if retain_graph is None else retain_graph)
-        autograd.run_backward(self, grad, retain, backpropagate, bool(create_graph))
+    # ``t.backward(grad)``: the engine's, from checking ``grad`` to the pass
+    # (as ``torch.autograd.backward`` is ``torch.Tensor.backward``'s body).
+    backward = autograd.backward
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
