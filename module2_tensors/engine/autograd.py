@@ -22,9 +22,8 @@ and safe, behind a small interface:
   :func:`accumulate_derivative`), :func:`backward` and :func:`register_hook`,
   which are ``Tensor``'s methods of those names; the student's ``unbroadcast``
   and ``backpropagate`` come by registration (:func:`register_tensor_class`);
-* anomaly mode's checks (:func:`check_forward`, :func:`check_backward`) and
-  :func:`user_call`, which names the operation and the line of the user's code that
-  an error message should point at.
+* anomaly mode's checks and the user's line an error names are
+  ``engine/anomaly.py``'s.
 """
 
 from __future__ import annotations
@@ -32,14 +31,12 @@ from __future__ import annotations
 import functools
 import itertools
 import numbers
-import os
 import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
-import numpy as np
-
 from . import dtypes
+from .anomaly import check_backward, check_forward, user_call
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -70,9 +67,6 @@ __all__ = [
     "version_of",
     "bump_version",
     "check_versions",
-    "user_call",
-    "check_forward",
-    "check_backward",
 ]
 
 
@@ -344,7 +338,7 @@ def apply(cls: type, *args: Any) -> "Tensor":
         )
     out = cls.forward(ctx, *args)  # type: ignore[attr-defined]
     if MODES.anomaly:
-        check_forward(cls, ctx, args, out)
+        check_forward(cls, ctx, args, out, Tensor)
     if not record:
         return out
     # Versions are all 0 until some storage is changed in place; then () stands
@@ -429,11 +423,7 @@ def _references_of_a_fresh_local() -> int:
 FRESH = _references_of_a_fresh_local()
 
 
-def register_tensor_class(
-    cls: type,
-    unbroadcast: Callable[["Tensor", Tuple[int, ...]], "Tensor"],
-    backpropagate: Callable[[Any, Any], None],
-) -> None:
+def register_tensor_class(cls: type, unbroadcast: Any, backpropagate: Any) -> None:
     """Name the class of the values :func:`apply` makes and checks (``Tensor``),
     the student's ``unbroadcast`` (Task 2.4), with which :func:`chain_rule` sums
     a gradient back to its input's shape, and ``backpropagate`` (Task 1.4), which
@@ -451,95 +441,6 @@ def tensor_class() -> Any:
 _Tensor: Any = None  # the Tensor class, registered by tensor.py
 _unbroadcast: Any = None  # tensor_functions.unbroadcast, registered by tensor.py
 _backpropagate: Any = None  # autodiff.backpropagate, registered by tensor.py
-
-
-# ---------------------------------------------------------------------------
-# Error locations and anomaly detection
-# ---------------------------------------------------------------------------
-
-# Operator methods, as the user wrote them.
-_OPERATORS = {
-    "__add__": "+",
-    "__radd__": "+",
-    "__iadd__": "+=",
-    "__sub__": "-",
-    "__rsub__": "-",
-    "__isub__": "-=",
-    "__mul__": "*",
-    "__rmul__": "*",
-    "__imul__": "*=",
-    "__truediv__": "/",
-    "__rtruediv__": "/",
-    "__itruediv__": "/=",
-    "__pow__": "**",
-    "__rpow__": "**",
-    "__matmul__": "@",
-    "__neg__": "-",
-    "__getitem__": "[]",
-}
-
-
-def _in_library(filename: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(filename))
-    # The library's packages are module0_fundamentals ... module4_networks and
-    # their subpackages (engine/); the tests' folders, tests/module2, are the
-    # user's code.
-    for name in (os.path.basename(folder), os.path.basename(os.path.dirname(folder))):
-        if name.startswith("module") and name[6:7].isdigit() and name[7:8] == "_":
-            return True
-    return False
-
-
-def user_call() -> Tuple[str, str]:
-    """``(operation, "file:line")``: the library function the user's code called
-    (``log``, ``/``, ``cross_entropy``) and where, found by walking the stack out
-    to the first frame outside the library's ``module*`` packages."""
-    frame = sys._getframe(1)
-    entry = None
-    while frame is not None and _in_library(frame.f_code.co_filename):
-        entry = frame
-        frame = frame.f_back
-    name = "?" if entry is None else entry.f_code.co_name
-    if name == "__call__" and entry is not None and "self" in entry.f_locals:
-        name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
-    name = _OPERATORS.get(name, name)
-    where = "?"
-    if frame is not None:
-        where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
-    return name, where
-
-
-def _finite(t: Any) -> bool:
-    return bool(np.isfinite(t.to_numpy()).all())
-
-
-def check_forward(cls: type, ctx: Context, args: Tuple[Any, ...], out: Any) -> None:
-    """Anomaly mode: remember where this function was called; raise if it made a
-    nan/inf from finite inputs."""
-    tensors = [x for x in args if isinstance(x, _Tensor)]
-    op, where = user_call()
-    ctx.anomaly_origin = (op, where, tuple(x.shape for x in tensors))
-    if not _finite(out) and all(_finite(x) for x in tensors):
-        shapes = ", ".join(str(x.shape) for x in tensors)
-        raise FloatingPointError(
-            f"anomaly: {op} produced nan/inf from finite inputs of shapes {shapes} "
-            f"(function {cls.__name__}), called at {where}"
-        )
-
-
-def check_backward(cls: type, ctx: Context, d_output: Any, grads: Tuple) -> None:
-    """Anomaly mode: raise if ``cls.backward`` returned nan/inf for a finite
-    incoming gradient, naming the operation and where the forward was called."""
-    if not _finite(d_output):
-        return
-    for k, g in enumerate(grads):
-        if isinstance(g, _Tensor) and not _finite(g):
-            op, where, shapes = getattr(ctx, "anomaly_origin", ("?", "?", ()))
-            raise FloatingPointError(
-                f"anomaly: the backward of {op} (function {cls.__name__}, inputs "
-                f"of shapes {', '.join(map(str, shapes))}) returned nan/inf in its "
-                f"gradient {k}; the {op} was called at {where}"
-            )
 
 
 # ---------------------------------------------------------------------------
@@ -686,7 +587,7 @@ def chain_rule(t: "Tensor", d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
         unbroadcast = _unbroadcast
     if MODES.anomaly_backward:
-        check_backward(h.last_fn, ctx, d_output, grads)
+        check_backward(h.last_fn, ctx, d_output, grads, Tensor)
     if not MODES.retain_graph:
         for v in ctx.saved_values:
             if isinstance(v, Tensor):
@@ -820,10 +721,9 @@ def backward(
             grad = _new(t, grad._tensor)  # no history
         # (With create_graph, a seed that requires grad stays in the graph:
         # the gradients then depend on it, as in PyTorch.)
-    previous, create = MODES.grad, bool(create_graph)
+    previous, anomaly, create = MODES.grad, MODES.anomaly, bool(create_graph)
     MODES.grad = MODES.create_graph = create
     MODES.retain_graph = bool(create if retain_graph is None else retain_graph)
-    anomaly = MODES.anomaly
     MODES.anomaly, MODES.anomaly_backward = False, anomaly
     try:
         _backpropagate(t, grad)
