@@ -212,9 +212,8 @@ class Context:
     __slots__ = ("needs_input_grad", "saved_values", "freed", "__dict__", "__weakref__")
 
     def __init__(self, needs_input_grad: Tuple[bool, ...] = ()) -> None:
-        self.needs_input_grad: Tuple[bool, ...] = tuple(needs_input_grad)
-        self.saved_values: Tuple[Any, ...] = ()
-        self.freed = False
+        self.needs_input_grad = tuple(needs_input_grad)
+        self.saved_values, self.freed = (), False
 
     def save_for_backward(self, *values: Any) -> None:
         """Store ``values`` for the backward pass (read back as ``saved_values``)."""
