@@ -169,7 +169,7 @@ def _cmd_mistakes(args: argparse.Namespace) -> int:
 def _cmd_layers(args: argparse.Namespace) -> int:
     from kindling_staff.layers import main as layers_main
 
-    return layers_main(Path(args.source))
+    return layers_main(Path(args.source), trace_mul=args.trace_mul)
 
 
 def _cmd_platforms(args: argparse.Namespace) -> int:
@@ -426,6 +426,12 @@ def add_layers(commands: Any) -> None:
     )
     layers.add_argument(
         "--source", default=".", metavar="DIR", help="the tree to measure"
+    )
+    layers.add_argument(
+        "--trace-mul",
+        action="store_true",
+        help="also trace `a * b` on FastBackend and its backward pass: the library "
+        "files they run through and the calls between files (sys.settrace)",
     )
     layers.set_defaults(func=_cmd_layers)
 

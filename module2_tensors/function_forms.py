@@ -11,7 +11,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
+from .engine.autograd import Context
 
 from . import indexing_functions as ixf
 from . import shape_functions as sf

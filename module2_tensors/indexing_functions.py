@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
 
 from .engine.shapes import as_indices, check_gather, normalize_dim as _dim
 from .tensor_data import TensorData
-from .engine.autograd import Function, _new
+from .engine.autograd import Context, Function, _new
 
 # Given, complete: the rest of PyTorch's tensor API (advanced indexing, flip,
 # ...; a tensor's prod, norm, ...) lives in engine/indexing.py and

@@ -37,8 +37,10 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from module0_fundamentals import module as _module
+from module1_scalar_autodiff.autodiff import backpropagate
 
 from . import shape_functions as sf
+from . import tensor_functions as tf
 from .engine import autograd, dtypes
 from .engine.devices import backend_for, backend_named, register_backend
 from .engine.devices import get_default_backend  # noqa: F401 (Module 4 imports it here)
@@ -126,8 +128,9 @@ class Tensor(
 
 
 # Function.apply makes (and the engine checks) values of this class; the mixins
-# make tensors through it.
-autograd.register_tensor_class(Tensor)
+# make tensors through it. Its backward pass is the student's backpropagate (Task
+# 1.4), summing gradients back to an input's shape with their unbroadcast (2.4).
+autograd.register_tensor_class(Tensor, tf.unbroadcast, backpropagate)
 
 
 def rebuild_tensor(array: np.ndarray, backend: str, requires_grad: bool) -> Tensor:

@@ -14,14 +14,14 @@ An operation is used through ``apply``, never instantiated: ``Neg.apply(a)`` run
 ``Neg.forward(ctx, a)`` with a fresh ``Context`` and, when gradients are recorded
 (:func:`is_grad_enabled`) and some input requires grad, gives the result a
 ``History`` (``last_fn``, ``ctx``, ``inputs``) so that ``backward`` can later call
-``Neg.backward(ctx, grad)``. (The base class ``Function`` and this bookkeeping
-live in ``engine/autograd.py``; you need not read them.) Arguments of ``forward``
-may be tensors or plain values (a dim, a shape); ``backward`` returns one gradient
-per argument, in order: a tensor for a tensor that needs one, ``None`` for anything
-else. A single
-tensor may be returned without a tuple and trailing ``None``s left out, so
-``Sum.backward`` (of ``forward(ctx, a, dim)``) may simply return the gradient of
-``a``. A function with ``differentiable = False`` (comparisons) records no history.
+``Neg.backward(ctx, grad)``. (The base class ``Function``, ``Context`` and this
+bookkeeping live in ``engine/autograd.py``; you need not read them.) Arguments of
+``forward`` may be tensors or plain values (a dim, a shape); ``backward`` returns
+one gradient per argument, in order: a tensor for a tensor that needs one, ``None``
+for anything else. A single tensor may be returned without a tuple and trailing
+``None``s left out, so ``Sum.backward`` (of ``forward(ctx, a, dim)``) may simply
+return the gradient of ``a``. A function with ``differentiable = False``
+(comparisons) records no history.
 
 A backward may return a gradient in the *broadcast* shape: the engine sums it back to
 the input's shape with :func:`unbroadcast` (Task 2.4) before handing it on. Backward
@@ -36,12 +36,11 @@ from typing import TYPE_CHECKING, Callable, Tuple
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
-
-# Given: Function (described above) and its bookkeeping live in engine/autograd.py.
-# More functions of the same pattern (sin, sqrt, pow, maximum, ...) are given in
-# engine/elementwise.py; the package (module2_tensors) exports both.
-from .engine.autograd import Function, _new, is_grad_enabled, set_grad_enabled
+# Given: Function and Context (described above) and their bookkeeping live in
+# engine/autograd.py. More functions of the same pattern (sin, sqrt, pow,
+# maximum, ...) are given in engine/elementwise.py; module2_tensors exports both.
+from .engine.autograd import Context, Function, _new
+from .engine.autograd import is_grad_enabled, set_grad_enabled
 from .tensor_data import TensorData, UserShape
 
 if TYPE_CHECKING:

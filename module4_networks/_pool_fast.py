@@ -41,7 +41,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 from numba import njit
 
-from module1_scalar_autodiff.context import Context
+from module2_tensors.engine.autograd import Context
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import enable_grad
 from module2_tensors.engine.autograd import Function

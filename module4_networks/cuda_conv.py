@@ -45,7 +45,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import numba
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
+from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_data import TensorData
 from module3_fast_ops._cuda_cache import persist

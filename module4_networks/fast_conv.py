@@ -47,7 +47,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 import numpy as np
 from numba import njit, prange
 
-from module1_scalar_autodiff.context import Context
+from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.autograd import Function
 from module2_tensors.tensor import Tensor
 from module3_fast_ops import kernel_cache

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 import numpy as np
 from numba import njit, prange
 
-from module1_scalar_autodiff.context import Context
+from module2_tensors.engine.autograd import Context
 from module2_tensors.shape_functions import stack
 from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor

@@ -2,12 +2,14 @@
 student to read or edit, and which imports none of the files students edit (by
 any import; ``tests/kindling/test_library_layers.py`` checks it). Student code
 reaches it as an argument, or by a registration that the importing module makes
-(``autograd.register_tensor_class(Tensor)`` and ``devices.register_backend`` in
-``tensor.py``).
+(``autograd.register_tensor_class(Tensor, unbroadcast, backpropagate)`` and
+``devices.register_backend`` in ``tensor.py``).
 
-* :mod:`.autograd`: ``Function``, ``Function.apply``, ``History``, the gradient
-  modes (``MODES``, ``set_grad_enabled``, ``enable_grad``), version counters,
-  anomaly checks and the user's line for error messages;
+* :mod:`.autograd`: ``Function``, ``Context``, ``Function.apply``, ``History``,
+  the gradient modes (``MODES``, ``set_grad_enabled``, ``enable_grad``), version
+  counters, and the backward pass of a tensor (``Tensor.backward``, the members
+  Module 1's ``backpropagate`` walks, hooks), which ``Tensor`` binds as methods;
+* :mod:`.anomaly`: anomaly mode's checks and the user's line for error messages;
 * :mod:`.elementwise`, :mod:`.reductions`, :mod:`.indexing`: the given
   ``Function``s and functions by family (``sin``, ``pow``, ...; ``Reduction``,
   ``prod``, ``norm``, ...; advanced indexing, ``flip``, ``tril``, ...), which the

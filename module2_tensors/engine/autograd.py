@@ -13,36 +13,37 @@ and safe, behind a small interface:
   :data:`versions`): PyTorch's guard against in-place changes of saved values;
 * :class:`Function`, the base class of every tensor operation (exported by the
   package; ``tensor_functions``'s docstring teaches what a subclass defines);
-* :class:`History` and :func:`apply` (``Function.apply``): run a forward and, when
-  gradients are recorded, give the result its history; :func:`backward_tuple`
+* :class:`Context` (what a forward leaves its backward), :class:`History` and
+  :func:`apply` (``Function.apply``): run a forward and, when gradients are
+  recorded, give the result its history; :func:`backward_tuple`
   (``Function._backward``) normalises what a backward returns;
-* the backward pass of a tensor (:func:`chain_rule`, :func:`accumulate_derivative`,
-  :func:`run_backward`, :func:`register_hook`): ``Tensor``'s methods of those
-  names call them with the tensor, and the student's ``unbroadcast`` and
-  ``backpropagate``, as arguments;
-* anomaly mode's checks (:func:`check_forward`, :func:`check_backward`) and
-  :func:`user_call`, which names the operation and the line of the user's code that
-  an error message should point at.
+* the backward pass of a tensor: the protocol Module 1's ``backpropagate`` walks
+  (:func:`is_constant`, :func:`is_leaf`, :func:`parents`, :func:`chain_rule`,
+  :func:`accumulate_derivative`), :func:`backward` and :func:`register_hook`,
+  which are ``Tensor``'s methods of those names; the student's ``unbroadcast``
+  and ``backpropagate`` come by registration (:func:`register_tensor_class`);
+* anomaly mode's checks and the user's line an error names are
+  ``engine/anomaly.py``'s.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-import os
+import numbers
 import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
-import numpy as np
-
-from module1_scalar_autodiff.context import Context
+from . import dtypes
+from .anomaly import check_backward, check_forward, user_call
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
     from ..tensor_data import TensorData
 
 __all__ = [
+    "Context",
     "Function",
     "is_grad_enabled",
     "MODES",
@@ -54,18 +55,18 @@ __all__ = [
     "apply",
     "backward_tuple",
     "versions",
+    "is_constant",
+    "is_leaf",
+    "parents",
     "chain_rule",
     "accumulate_derivative",
-    "run_backward",
+    "backward",
     "register_hook",
     "HookHandle",
     "storage_root",
     "version_of",
     "bump_version",
     "check_versions",
-    "user_call",
-    "check_forward",
-    "check_backward",
 ]
 
 
@@ -138,25 +139,17 @@ class set_grad_enabled:
         return wrapped
 
 
-class enable_grad:
+class enable_grad(set_grad_enabled):
     """Context manager (and decorator) that switches gradient recording *on*,
-    even inside ``no_grad()`` (``torch.enable_grad``). (Given.)"""
+    even inside ``no_grad()`` (``torch.enable_grad``): on entering the block (or
+    calling the function), not when made. (Given.)"""
+
+    def __init__(self) -> None:
+        self.mode, self._previous = True, MODES.grad
 
     def __enter__(self) -> "enable_grad":
-        self._previous = is_grad_enabled()
-        set_grad_enabled(True)
+        self._previous, MODES.grad = MODES.grad, True
         return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        set_grad_enabled(self._previous)
-
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with enable_grad():
-                return fn(*args, **kwargs)
-
-        return wrapped
 
 
 # ---------------------------------------------------------------------------
@@ -199,8 +192,43 @@ def bump_version(t: "Tensor") -> None:
 
 
 # ---------------------------------------------------------------------------
-# History and Function.apply
+# Context, History and Function.apply
 # ---------------------------------------------------------------------------
+
+
+class Context:
+    """What a tensor function's ``forward`` leaves behind for its ``backward``
+    (Module 1's ``Context`` for ``Scalar``, with the same interface).
+
+    ``forward(ctx, ...)`` calls ``ctx.save_for_backward(a, b)``; ``backward`` reads
+    ``a, b = ctx.saved_values``. ``needs_input_grad[i]`` tells whether input ``i``
+    needs a derivative at all (PyTorch's name), so a backward may skip work.
+    ``freed`` is set once a backward pass has released the saved values; a second
+    pass then needs ``backward(retain_graph=True)``, as in PyTorch.
+    """
+
+    # One is made per operation: its attributes live in slots, quicker to set and
+    # read than dict entries (``__dict__`` takes any other, as PyTorch's ctx does).
+    __slots__ = ("needs_input_grad", "saved_values", "freed", "__dict__", "__weakref__")
+
+    def __init__(self, needs_input_grad: Tuple[bool, ...] = ()) -> None:
+        self.needs_input_grad = tuple(needs_input_grad)
+        self.saved_values, self.freed = (), False
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Store ``values`` for the backward pass (read back as ``saved_values``)."""
+        self.saved_values = values
+
+    @property
+    def requires_grad(self) -> bool:
+        """True when at least one input needs a derivative."""
+        return any(self.needs_input_grad)
+
+    def __repr__(self) -> str:
+        return (
+            f"Context(needs_input_grad={self.needs_input_grad}, "
+            f"saved_values={self.saved_values})"
+        )
 
 
 class History:
@@ -309,7 +337,7 @@ def apply(cls: type, *args: Any) -> "Tensor":
         )
     out = cls.forward(ctx, *args)  # type: ignore[attr-defined]
     if MODES.anomaly:
-        check_forward(cls, ctx, args, out)
+        check_forward(cls, ctx, args, out, Tensor)
     if not record:
         return out
     # Versions are all 0 until some storage is changed in place; then () stands
@@ -394,12 +422,14 @@ def _references_of_a_fresh_local() -> int:
 FRESH = _references_of_a_fresh_local()
 
 
-def register_tensor_class(cls: type) -> None:
-    """Name the class of the values :func:`apply` makes and checks (``Tensor``):
-    tensor.py registers it, since this module cannot import tensor.py, which
-    imports it."""
-    global _Tensor
-    _Tensor = cls
+def register_tensor_class(cls: type, unbroadcast: Any, backpropagate: Any) -> None:
+    """Name the class of the values :func:`apply` makes and checks (``Tensor``),
+    the student's ``unbroadcast`` (Task 2.4), with which :func:`chain_rule` sums
+    a gradient back to its input's shape, and ``backpropagate`` (Task 1.4), which
+    :func:`backward` runs: tensor.py registers them, since this module imports
+    neither tensor.py (which imports it) nor a file students edit."""
+    global _Tensor, _unbroadcast, _backpropagate
+    _Tensor, _unbroadcast, _backpropagate = cls, unbroadcast, backpropagate
 
 
 def tensor_class() -> Any:
@@ -408,95 +438,8 @@ def tensor_class() -> Any:
 
 
 _Tensor: Any = None  # the Tensor class, registered by tensor.py
-
-
-# ---------------------------------------------------------------------------
-# Error locations and anomaly detection
-# ---------------------------------------------------------------------------
-
-# Operator methods, as the user wrote them.
-_OPERATORS = {
-    "__add__": "+",
-    "__radd__": "+",
-    "__iadd__": "+=",
-    "__sub__": "-",
-    "__rsub__": "-",
-    "__isub__": "-=",
-    "__mul__": "*",
-    "__rmul__": "*",
-    "__imul__": "*=",
-    "__truediv__": "/",
-    "__rtruediv__": "/",
-    "__itruediv__": "/=",
-    "__pow__": "**",
-    "__rpow__": "**",
-    "__matmul__": "@",
-    "__neg__": "-",
-    "__getitem__": "[]",
-}
-
-
-def _in_library(filename: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(filename))
-    # The library's packages are module0_fundamentals ... module4_networks and
-    # their subpackages (engine/); the tests' folders, tests/module2, are the
-    # user's code.
-    for name in (os.path.basename(folder), os.path.basename(os.path.dirname(folder))):
-        if name.startswith("module") and name[6:7].isdigit() and name[7:8] == "_":
-            return True
-    return False
-
-
-def user_call() -> Tuple[str, str]:
-    """``(operation, "file:line")``: the library function the user's code called
-    (``log``, ``/``, ``cross_entropy``) and where, found by walking the stack out
-    to the first frame outside the library's ``module*`` packages."""
-    frame = sys._getframe(1)
-    entry = None
-    while frame is not None and _in_library(frame.f_code.co_filename):
-        entry = frame
-        frame = frame.f_back
-    name = "?" if entry is None else entry.f_code.co_name
-    if name == "__call__" and entry is not None and "self" in entry.f_locals:
-        name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
-    name = _OPERATORS.get(name, name)
-    where = "?"
-    if frame is not None:
-        where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
-    return name, where
-
-
-def _finite(t: Any) -> bool:
-    return bool(np.isfinite(t.to_numpy()).all())
-
-
-def check_forward(cls: type, ctx: Context, args: Tuple[Any, ...], out: Any) -> None:
-    """Anomaly mode: remember where this function was called; raise if it made a
-    nan/inf from finite inputs."""
-    tensors = [x for x in args if isinstance(x, _Tensor)]
-    op, where = user_call()
-    ctx.anomaly_origin = (op, where, tuple(x.shape for x in tensors))
-    if not _finite(out) and all(_finite(x) for x in tensors):
-        shapes = ", ".join(str(x.shape) for x in tensors)
-        raise FloatingPointError(
-            f"anomaly: {op} produced nan/inf from finite inputs of shapes {shapes} "
-            f"(function {cls.__name__}), called at {where}"
-        )
-
-
-def check_backward(cls: type, ctx: Context, d_output: Any, grads: Tuple) -> None:
-    """Anomaly mode: raise if ``cls.backward`` returned nan/inf for a finite
-    incoming gradient, naming the operation and where the forward was called."""
-    if not _finite(d_output):
-        return
-    for k, g in enumerate(grads):
-        if isinstance(g, _Tensor) and not _finite(g):
-            op, where, shapes = getattr(ctx, "anomaly_origin", ("?", "?", ()))
-            raise FloatingPointError(
-                f"anomaly: the backward of {op} (function {cls.__name__}, inputs "
-                f"of shapes {', '.join(map(str, shapes))}) returned nan/inf in its "
-                f"gradient {k}; the {op} was called at {where}"
-            )
+_unbroadcast: Any = None  # tensor_functions.unbroadcast, registered by tensor.py
+_backpropagate: Any = None  # autodiff.backpropagate, registered by tensor.py
 
 
 # ---------------------------------------------------------------------------
@@ -581,19 +524,38 @@ _object_new = object.__new__
 
 
 # ---------------------------------------------------------------------------
-# The backward pass of a tensor: what ``Tensor.chain_rule``,
-# ``accumulate_derivative``, ``backward`` and ``register_hook`` do. The tensor
-# comes as an argument; the student's functions that the pass needs
-# (``unbroadcast``, Task 2.4; ``backpropagate``, Task 1.4) too.
+# The backward pass of a tensor. Module 1's ``backpropagate`` (Task 1.4) walks a
+# graph of tensors as one of scalars, through five members of each node: the
+# first five functions below, which ``Tensor`` has as its methods of those names
+# (``tensor_api/gradients.py``), so the walk calls into this file directly. The
+# student's ``unbroadcast`` (Task 2.4) and ``backpropagate`` are registered;
+# :func:`backward` (``Tensor.backward``) runs the pass.
 # ---------------------------------------------------------------------------
 
 
-def chain_rule(
-    t: "Tensor", d_output: "Tensor", unbroadcast: Callable[..., "Tensor"]
-) -> List[Tuple["Tensor", "Tensor"]]:
+def is_constant(t: "Tensor") -> bool:
+    """``t.is_constant()``: True for a tensor that takes no gradient at all."""
+    return not t._requires_grad
+
+
+def is_leaf(t: "Tensor") -> bool:
+    """``t.is_leaf``: True for a tensor no recorded function produced (made by
+    the user, or computed without gradient recording); a property, as in
+    PyTorch."""
+    return t.history is None
+
+
+def parents(t: "Tensor") -> Tuple["Tensor", ...]:
+    """``t.parents``: the tensor inputs of the function that made ``t``."""
+    return () if t.history is None else t.history.parents
+
+
+def chain_rule(t: "Tensor", d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"]]:
     """``t.chain_rule(d_output)``: the pairs ``(input, dL/d input)`` for the
     inputs of ``t``'s function that require grad, each gradient summed back to
-    its input's shape by ``unbroadcast(g, shape)``.
+    its input's shape by the registered ``unbroadcast(g, shape)`` where the
+    shapes differ (where they agree it would return ``g`` itself). A backward
+    that returns ``None`` for an input sends it no gradient.
 
     Raises:
         RuntimeError: ``t`` is a leaf; its function's saved tensors were freed by
@@ -622,8 +584,9 @@ def chain_rule(
         unbroadcast = RECORDED.unbroadcast
     else:
         grads = h.last_fn._backward(ctx, d_output, len(inputs))
+        unbroadcast = _unbroadcast
     if MODES.anomaly_backward:
-        check_backward(h.last_fn, ctx, d_output, grads)
+        check_backward(h.last_fn, ctx, d_output, grads, Tensor)
     if not MODES.retain_graph:
         for v in ctx.saved_values:
             if isinstance(v, Tensor):
@@ -640,7 +603,8 @@ def chain_rule(
                 f"{type(g).__name__} for argument {k}, which needs a gradient "
                 f"tensor"
             )
-        pairs.append((x, unbroadcast(g, x._tensor.shape)))
+        shape = x._tensor.shape
+        pairs.append((x, g if g._tensor.shape == shape else unbroadcast(g, shape)))
     return pairs
 
 
@@ -650,7 +614,7 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
     Raises:
         RuntimeError: ``d``'s shape is not ``t``'s.
     """
-    if d.shape != t.shape:
+    if d._tensor.shape != t._tensor.shape:
         raise RuntimeError(
             f"a gradient of shape {d.shape} reached a tensor of shape {t.shape}"
         )
@@ -667,8 +631,9 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
     else:
         # Accumulate into the same object, as PyTorch does in place: a reference
         # to x.grad that the user holds stays current. (The sum gets new numbers:
-        # the old ones may be shared with another gradient.)
-        g._tensor = (g + d)._tensor
+        # the old ones may be shared with another gradient. The backend's add:
+        # nothing is recorded here, and only the numbers are kept.)
+        g._tensor = g.backend.add_zip(g, d)._tensor
 
 
 class Recorded:
@@ -686,27 +651,81 @@ class Recorded:
 RECORDED = Recorded()
 
 
-def run_backward(
+def backward(
     t: "Tensor",
-    grad: "Tensor",
-    retain_graph: bool,
-    backpropagate: Callable[[Any, Any], None],
+    grad: Any = None,
+    retain_graph: Optional[bool] = None,
     create_graph: bool = False,
+    *,
+    gradient: Any = None,
 ) -> None:
-    """The pass of ``t.backward(grad)`` once ``grad`` is checked: gradient
-    recording off (on with ``create_graph``: the pass is then recorded, see
-    ``engine/higher_order.py``), the modes of the pass set (retain-graph;
-    anomaly mode checks each backward as a whole, naming the user's operation,
-    not the tensor operations inside it), then ``backpropagate(t, grad)``;
-    every mode restored afterwards, whatever happens."""
-    previous = MODES.grad
-    MODES.grad = create_graph
-    MODES.create_graph = create_graph
-    MODES.retain_graph = retain_graph
-    anomaly = MODES.anomaly
+    """``t.backward(grad)``: backpropagate from ``t``: every leaf it depends on
+    that requires grad gets $\\partial L / \\partial \\text{leaf}$ added into
+    ``.grad``.
+
+    Args:
+        grad: $\\partial L / \\partial t$, of ``t``'s shape. It may be left out
+            for a one-element tensor (a loss), where it is 1.
+        retain_graph: keep the values the functions saved, so that the graph
+            can be backpropagated again (by default they are freed, as in
+            PyTorch).
+        create_graph: record the backward pass itself, so that the gradients
+            (``.grad``) have a history and can be differentiated again
+            (higher-order gradients; ``engine/higher_order.py``).
+            ``retain_graph`` then defaults to true, as in PyTorch.
+        gradient: PyTorch's name for ``grad`` (``backward(gradient=v)``).
+
+    Once ``grad`` is checked, the pass: gradient recording off (on with
+    ``create_graph``: the pass is then recorded), the modes of the pass set
+    (retain-graph; anomaly mode checks each backward as a whole, naming the
+    user's operation, not the tensor operations inside it), then the student's
+    ``backpropagate(t, grad)`` (Task 1.4, registered); every mode restored
+    afterwards, whatever happens.
+
+    Raises:
+        RuntimeError: ``t`` does not require grad; it has more than one element
+            and no ``grad`` was given; the graph was already backpropagated
+            without ``retain_graph=True``; or a value a function used was
+            changed in place since.
+    """
+    if gradient is not None:
+        if grad is not None:
+            raise TypeError("backward() got both grad and gradient")
+        grad = gradient
+    if not t._requires_grad:
+        raise RuntimeError(
+            "backward() on a tensor that does not require grad (no input had "
+            "requires_grad=True, or it was computed under no_grad())"
+        )
+    if grad is None:
+        if t._tensor.size != 1:
+            raise RuntimeError(
+                f"backward() without a gradient needs a tensor with one element "
+                f"(a scalar loss), got shape {t.shape}; pass grad=..."
+            )
+        grad = t.new_ones(t.shape)
+    else:
+        if isinstance(grad, numbers.Real):
+            # A fresh tensor, never the shared one of _other(): the gradient
+            # may end up as a leaf's .grad, which the user may change in place.
+            grad = t.new_tensor(float(grad), dtype=dtypes.get_default_dtype())
+        elif not isinstance(grad, _Tensor):
+            grad = t._other(grad)  # (raises: not a number or a tensor)
+        if grad._tensor.shape != t._tensor.shape:
+            raise ValueError(
+                f"backward(grad): grad has shape {grad.shape} but the tensor has "
+                f"shape {t.shape}"
+            )
+        if not (create_graph and grad._requires_grad):
+            grad = _new(t, grad._tensor)  # no history
+        # (With create_graph, a seed that requires grad stays in the graph:
+        # the gradients then depend on it, as in PyTorch.)
+    previous, anomaly, create = MODES.grad, MODES.anomaly, bool(create_graph)
+    MODES.grad = MODES.create_graph = create
+    MODES.retain_graph = bool(create if retain_graph is None else retain_graph)
     MODES.anomaly, MODES.anomaly_backward = False, anomaly
     try:
-        backpropagate(t, grad)
+        _backpropagate(t, grad)
     finally:
         MODES.retain_graph = MODES.create_graph = False
         MODES.anomaly, MODES.anomaly_backward = anomaly, False
@@ -714,9 +733,14 @@ def run_backward(
 
 
 def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
-    """``t.register_hook(hook)``: installed on ``t`` alone (its own
-    ``accumulate_derivative`` for a leaf, a subclass of its function for a
-    computed tensor), so tensors without hooks pay nothing.
+    """``t.register_hook(hook)``: call ``hook(grad)`` with $\\partial L /
+    \\partial t$ during ``backward``, as PyTorch does; a tensor it returns
+    replaces the gradient (for a leaf, before it is added into ``.grad``).
+    Returns a handle whose ``remove()`` takes the hook away.
+
+    Installed on ``t`` alone (its own ``accumulate_derivative`` for a leaf, a
+    subclass of its function for a computed tensor), so tensors without hooks
+    pay nothing.
 
     Raises:
         RuntimeError: ``t`` does not require grad.
@@ -729,7 +753,7 @@ def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
     if hooks is None:
         hooks = t.__dict__["_hooks"] = []
         if t.history is None:
-            t.accumulate_derivative = _HookedLeaf(t, hooks)
+            t.accumulate_derivative = functools.partial(_hooked_leaf, t, hooks)
         else:
             fn = t.history.last_fn
             hooked = type(
@@ -750,14 +774,9 @@ def _run_hooks(hooks: List[Callable[["Tensor"], Any]], grad: "Tensor") -> "Tenso
     return grad
 
 
-class _HookedLeaf:
+def _hooked_leaf(leaf: "Tensor", hooks: List[Any], d: "Tensor") -> None:
     """A leaf's ``accumulate_derivative`` with its hooks run first."""
-
-    def __init__(self, leaf: "Tensor", hooks: List[Callable[["Tensor"], Any]]):
-        self.leaf, self.hooks = leaf, hooks
-
-    def __call__(self, d: "Tensor") -> None:
-        accumulate_derivative(self.leaf, _run_hooks(self.hooks, d))
+    accumulate_derivative(leaf, _run_hooks(hooks, d))
 
 
 def _hooked_backward(fn: type, hooks: List[Callable[["Tensor"], Any]]) -> Any:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
+from .autograd import Context
 
 from .autograd import Function
 

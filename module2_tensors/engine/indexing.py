@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
+from .autograd import Context
 
 from .autograd import Function, _new, tensor_class
 from .shapes import as_indices, normalize_dim

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
+from .autograd import Context
 
 from . import autograd
 from .autograd import MODES, Function, _new

@@ -141,10 +141,7 @@ class CoreMixin:
         """The number of dimensions (0 for a 0-d tensor)."""
         return self._tensor.dims
 
-    @property
-    def ndim(self) -> int:
-        """The number of dimensions (PyTorch's name)."""
-        return self._tensor.dims
+    ndim = dims  # (PyTorch's name)
 
     def dim(self) -> int:
         """The number of dimensions (PyTorch's method)."""
@@ -272,5 +269,7 @@ class CoreMixin:
             extra += ", requires_grad=True"
         return f"tensor({text}{extra})"
 
-    def _new(self, data: TensorData) -> "Tensor":
-        return autograd.tensor_class()(data, self.backend)
+    # A tensor of ``data`` on this backend, without history (a Tensor, also for
+    # a Parameter): the engine's function, which builds it without the
+    # constructor's checks.
+    _new = autograd._new

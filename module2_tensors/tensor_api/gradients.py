@@ -1,18 +1,17 @@
 """The autograd surface of a tensor: ``backward``, ``.grad``, ``requires_grad``,
-``detach``, hooks, ``retain_grad``; the engine (``engine/autograd.py``) does the
-work, given the student's ``backpropagate`` and ``unbroadcast``."""
+``detach``, hooks, ``retain_grad``. The backward pass is the engine's
+(``engine/autograd.py``): ``backward``, ``register_hook`` and the members Module
+1's ``backpropagate`` walks (``is_leaf``, ``is_constant``, ``parents``,
+``chain_rule``, ``accumulate_derivative``) are its functions, bound here as
+methods."""
 
 from __future__ import annotations
 
-import numbers
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
-
-from module1_scalar_autodiff.autodiff import backpropagate
+from typing import TYPE_CHECKING, Optional
 
 from .. import shape_functions as sf
-from .. import tensor_functions as tf
 from ..engine import autograd
-from .core import FACTORIES, CoreMixin, TensorLike
+from .core import CoreMixin
 from .dtype_device import keeps_dtype
 
 if TYPE_CHECKING:
@@ -65,103 +64,22 @@ class GradientMixin:
             value = value.to(self.backend).detach()
         self._tensor = value._tensor
 
-    @property
-    def is_leaf(self) -> bool:
-        """True for a tensor no recorded function produced (made by the user, or
-        computed without gradient recording); a property, as in PyTorch."""
-        return self.history is None
+    # How many in-place operations changed this tensor's storage (shared by its
+    # views), PyTorch's ``t._version``.
+    _version = property(autograd.version_of)
 
-    @property
-    def _version(self) -> int:
-        """How many in-place operations changed this tensor's storage (shared by
-        its views), PyTorch's ``t._version``."""
-        return autograd.version_of(self)
+    # The protocol that Module 1's topological_sort and backpropagate (Task 1.4)
+    # walk, as they walk Scalars: the engine's functions, bound as methods here,
+    # so the backward pass calls the engine directly (no method in between).
+    is_leaf = property(autograd.is_leaf)
+    is_constant = autograd.is_constant
+    parents = property(autograd.parents)
+    chain_rule = autograd.chain_rule
+    accumulate_derivative = autograd.accumulate_derivative
 
-    def is_constant(self) -> bool:
-        """True for a tensor that takes no gradient at all."""
-        return not self._requires_grad
-
-    @property
-    def parents(self) -> Tuple["Tensor", ...]:
-        """The tensor inputs of the function that made this tensor."""
-        h = self.history
-        return () if h is None else h.parents
-
-    def chain_rule(self, d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"]]:
-        """The pairs ``(input, dL/d input)`` for the inputs that require grad,
-        each gradient summed back to its input's shape (:func:`unbroadcast`). A
-        backward that returns ``None`` for an input sends it no gradient."""
-        return autograd.chain_rule(self, d_output, tf.unbroadcast)
-
-    def accumulate_derivative(self, d: "Tensor") -> None:
-        """Add ``d`` into ``.grad``."""
-        autograd.accumulate_derivative(self, d)
-
-    def backward(
-        self,
-        grad: Optional[TensorLike] = None,
-        retain_graph: Optional[bool] = None,
-        create_graph: bool = False,
-        *,
-        gradient: Optional[TensorLike] = None,
-    ) -> None:
-        """Backpropagate from this tensor: every leaf it depends on that requires
-        grad gets $\\partial L / \\partial \\text{leaf}$ added into ``.grad``.
-
-        Args:
-            grad: $\\partial L / \\partial \\text{self}$, of this tensor's shape. It
-                may be left out for a one-element tensor (a loss), where it is 1.
-            retain_graph: keep the values the functions saved, so that the graph
-                can be backpropagated again (by default they are freed, as in
-                PyTorch).
-            create_graph: record the backward pass itself, so that the
-                gradients (``.grad``) have a history and can be differentiated
-                again (higher-order gradients; ``engine/higher_order.py``).
-                ``retain_graph`` then defaults to true, as in PyTorch.
-            gradient: PyTorch's name for ``grad`` (``backward(gradient=v)``).
-
-        Raises:
-            RuntimeError: the tensor does not require grad; it has more than
-                one element and no ``grad`` was given; the graph was already
-                backpropagated without ``retain_graph=True``; or a value a
-                function used was changed in place since.
-        """
-        if gradient is not None:
-            if grad is not None:
-                raise TypeError("backward() got both grad and gradient")
-            grad = gradient
-        if not self.requires_grad:
-            raise RuntimeError(
-                "backward() on a tensor that does not require grad (no input had "
-                "requires_grad=True, or it was computed under no_grad())"
-            )
-        if grad is None:
-            if self._tensor.size != 1:
-                raise RuntimeError(
-                    f"backward() without a gradient needs a tensor with one element "
-                    f"(a scalar loss), got shape {self.shape}; pass grad=..."
-                )
-            grad = self.new_ones(self.shape)
-        else:
-            if isinstance(grad, numbers.Real):
-                # A fresh tensor, never the shared one of _other(): the gradient
-                # may end up as a leaf's .grad, which the user may change in place.
-                grad = FACTORIES["tensor"](float(grad), backend=self.backend)
-            grad = self._other(grad)
-            if grad.shape != self.shape:
-                raise ValueError(
-                    f"backward(grad): grad has shape {grad.shape} but the tensor has "
-                    f"shape {self.shape}"
-                )
-            if not (create_graph and grad.requires_grad):
-                grad = self._new(grad._tensor)  # no history
-            # (With create_graph, a seed that requires grad stays in the graph:
-            # the gradients then depend on it, as in PyTorch.)
-        if retain_graph is None:
-            retain_graph = create_graph
-        autograd.run_backward(
-            self, grad, bool(retain_graph), backpropagate, bool(create_graph)
-        )
+    # ``t.backward(grad)``: the engine's, from checking ``grad`` to the pass
+    # (as ``torch.autograd.backward`` is ``torch.Tensor.backward``'s body).
+    backward = autograd.backward
 
     def zero_grad_(self) -> None:
         """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
@@ -193,17 +111,5 @@ class GradientMixin:
         """Keep ``.grad`` on this computed tensor after ``backward``."""
         return sf.retain_grad(self)
 
-    def register_hook(self, hook: Callable[["Tensor"], Any]) -> "autograd.HookHandle":
-        """Call ``hook(grad)`` with $\\partial L / \\partial \\text{self}$ during
-        ``backward``, as PyTorch does; a tensor it returns replaces the gradient
-        (for a leaf, before it is added into ``.grad``). Returns a handle whose
-        ``remove()`` takes the hook away.
-
-        Installed on this tensor alone (its own ``accumulate_derivative`` for a
-        leaf, a subclass of its function for a computed tensor), so tensors
-        without hooks pay nothing.
-
-        Raises:
-            RuntimeError: the tensor does not require grad.
-        """
-        return autograd.register_hook(self, hook)
+    # ``t.register_hook(hook)``: PyTorch's hooks (the engine's, documented there).
+    register_hook = autograd.register_hook

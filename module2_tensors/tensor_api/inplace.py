@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
-from module1_scalar_autodiff.context import Context
+from ..engine.autograd import Context
 
 from .. import shape_functions as sf
 from ..engine import autograd

@@ -20,7 +20,7 @@ from typing import (
 
 import numpy as np
 
-from module1_scalar_autodiff.context import Context
+from ..engine.autograd import Context
 
 from .. import indexing_functions as ixf
 from .. import tensor_functions as tf

@@ -212,3 +212,34 @@ def test_the_command_prints_every_figure(capsys):
         "engine imports of student files: ",
     ):
         assert figure in out
+
+
+def test_a_times_b_and_its_backward_run_through_few_library_files():
+    """``kindling layers --trace-mul`` (issue 38, item 2: at most 6 files). The
+    operator, the engine's apply and backward pass, the student's Mul and
+    backpropagate, the kernel wrapper and the layout it allocates with: no
+    property of another file (``tensor_api/core.py``), no Context of Module 1,
+    no tensor method between the user's ``backward``, backpropagate and the
+    engine."""
+    from kindling_staff.call_path import format_trace, measure
+
+    forward, backward = measure(ROOT)
+    files = set(forward.files) | set(backward.files)
+    assert files <= {
+        "module2_tensors/tensor_api/arithmetic.py",
+        "module2_tensors/engine/autograd.py",
+        "module2_tensors/engine/layout.py",
+        "module2_tensors/tensor_functions.py",
+        "module1_scalar_autodiff/autodiff.py",
+        "module3_fast_ops/_dispatch.py",
+    }, sorted(files)
+    assert len(files) <= 6
+    # Module 1's backward pass reaches the engine's protocol directly.
+    walked = {hop[2:] for hop in backward.hops if hop[0].endswith("autodiff.py")}
+    assert {f for f, _ in walked} == {"module2_tensors/engine/autograd.py"}
+    assert {"is_leaf", "parents", "chain_rule", "accumulate_derivative"} <= {
+        fn for _, fn in walked
+    }
+    report = format_trace([forward, backward])
+    assert f"files, both phases: {len(files)}: " in report
+    assert f"forward / backward: {len(forward.hops)} / {len(backward.hops)}" in report

@@ -104,6 +104,44 @@ def test_the_autograd_modes_live_in_one_object():
         kt.set_grad_enabled(True)
 
 
+def test_enable_grad_switches_recording_on_when_entered_and_as_a_decorator():
+    # (As torch.enable_grad: made, it changes nothing until its block starts.)
+    with kt.set_grad_enabled(False):
+        made = autograd.enable_grad()
+        assert not autograd.MODES.grad
+        with made:
+            assert autograd.MODES.grad
+        assert not autograd.MODES.grad
+
+        @autograd.enable_grad()
+        def inside() -> bool:
+            return autograd.MODES.grad
+
+        assert not autograd.MODES.grad
+        assert inside() and not autograd.MODES.grad
+    assert autograd.MODES.grad
+
+
+@pytest.mark.task2_4
+def test_chain_rule_unbroadcasts_only_the_gradients_of_another_shape(monkeypatch):
+    # The engine calls the registered unbroadcast where a gradient's shape is
+    # not its input's; where they agree, unbroadcast would return it unchanged.
+    calls = []
+    unbroadcast = autograd._unbroadcast
+
+    def spy(grad, shape):
+        calls.append((grad.shape, shape))
+        return unbroadcast(grad, shape)
+
+    monkeypatch.setattr(autograd, "_unbroadcast", spy)
+    a = kt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = kt.tensor([5.0, 6.0], requires_grad=True)
+    (a * b).backward(kt.ones((2, 2)))
+    assert calls == [((2, 2), (2,))]
+    assert a.grad.tolist() == [[5.0, 6.0], [5.0, 6.0]]
+    assert b.grad.tolist() == [4.0, 6.0]
+
+
 @pytest.mark.task2_4
 def test_backward_sets_retain_graph_only_while_it_runs():
     seen = []
@@ -199,7 +237,7 @@ def test_apply_builds_the_context_and_history_the_constructors_build():
     # Function.apply sets Context's and History's slots itself (a speed
     # trick): what forward receives and what the result's history holds are
     # what Context(...) and History(...) would hold.
-    from module1_scalar_autodiff.context import Context
+    Context = autograd.Context
 
     seen = []
 

@@ -1,0 +1,106 @@
+"""Where an error points, and anomaly mode's checks (engine layer: students never
+edit or need to read this file; it imports nothing of the library).
+
+* :func:`user_call`: the operation the user's code called (``log``, ``/``) and
+  its file and line, for the messages of ``engine/autograd.py`` (mixed backends)
+  and of anomaly mode;
+* :func:`check_forward`, :func:`check_backward`: anomaly mode
+  (``kt.autograd.detect_anomaly()``; ``autograd.MODES.anomaly``) raises at the
+  first forward, or backward, that turns finite numbers into nan or inf.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Tuple
+
+import numpy as np
+
+__all__ = ["user_call", "check_forward", "check_backward"]
+
+
+# Operator methods, as the user wrote them.
+_OPERATORS = {
+    "__add__": "+",
+    "__radd__": "+",
+    "__iadd__": "+=",
+    "__sub__": "-",
+    "__rsub__": "-",
+    "__isub__": "-=",
+    "__mul__": "*",
+    "__rmul__": "*",
+    "__imul__": "*=",
+    "__truediv__": "/",
+    "__rtruediv__": "/",
+    "__itruediv__": "/=",
+    "__pow__": "**",
+    "__rpow__": "**",
+    "__matmul__": "@",
+    "__neg__": "-",
+    "__getitem__": "[]",
+}
+
+
+def _in_library(filename: str) -> bool:
+    folder = os.path.dirname(os.path.abspath(filename))
+    # The library's packages are module0_fundamentals ... module4_networks and
+    # their subpackages (engine/); the tests' folders, tests/module2, are the
+    # user's code.
+    for name in (os.path.basename(folder), os.path.basename(os.path.dirname(folder))):
+        if name.startswith("module") and name[6:7].isdigit() and name[7:8] == "_":
+            return True
+    return False
+
+
+def user_call() -> Tuple[str, str]:
+    """``(operation, "file:line")``: the library function the user's code called
+    (``log``, ``/``, ``cross_entropy``) and where, found by walking the stack out
+    to the first frame outside the library's ``module*`` packages."""
+    frame = sys._getframe(1)
+    entry = None
+    while frame is not None and _in_library(frame.f_code.co_filename):
+        entry = frame
+        frame = frame.f_back
+    name = "?" if entry is None else entry.f_code.co_name
+    if name == "__call__" and entry is not None and "self" in entry.f_locals:
+        name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
+    name = _OPERATORS.get(name, name)
+    where = "?"
+    if frame is not None:
+        where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return name, where
+
+
+def _finite(t: Any) -> bool:
+    return bool(np.isfinite(t.to_numpy()).all())
+
+
+def check_forward(cls: type, ctx: Any, args: Tuple, out: Any, tensor: type) -> None:
+    """Anomaly mode: remember where this function was called; raise if it made a
+    nan/inf from finite inputs (the arguments of class ``tensor``)."""
+    tensors = [x for x in args if isinstance(x, tensor)]
+    op, where = user_call()
+    ctx.anomaly_origin = (op, where, tuple(x.shape for x in tensors))
+    if not _finite(out) and all(_finite(x) for x in tensors):
+        shapes = ", ".join(str(x.shape) for x in tensors)
+        raise FloatingPointError(
+            f"anomaly: {op} produced nan/inf from finite inputs of shapes {shapes} "
+            f"(function {cls.__name__}), called at {where}"
+        )
+
+
+def check_backward(cls: type, ctx: Any, grad: Any, grads: Tuple, tensor: type) -> None:
+    """Anomaly mode: raise if ``cls.backward`` returned nan/inf (in a gradient of
+    class ``tensor``) for a finite incoming gradient, naming the operation and
+    where the forward was called."""
+    if not _finite(grad):
+        return
+    for k, g in enumerate(grads):
+        if isinstance(g, tensor) and not _finite(g):
+            op, where, shapes = getattr(ctx, "anomaly_origin", ("?", "?", ()))
+            raise FloatingPointError(
+                f"anomaly: the backward of {op} (function {cls.__name__}, inputs "
+                f"of shapes {', '.join(map(str, shapes))}) returned nan/inf in its "
+                f"gradient {k}; the {op} was called at {where}"
+            )
