@@ -104,6 +104,12 @@ def _cmd_sync(args: argparse.Namespace) -> int:
         print(f"{action:>9}  {relative}")
     copied = sum(action in ("copied", "would copy") for _, action in actions)
     print(f"{copied} file(s) {'to copy' if args.dry_run else 'copied'}")
+    merged = sum(action in ("merged", "would merge") for _, action in actions)
+    if merged:
+        print(
+            f"{merged} file(s) {'to merge' if args.dry_run else 'merged'}: the "
+            "course moved code between files; your solutions went with it"
+        )
     return 0
 
 

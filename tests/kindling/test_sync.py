@@ -7,7 +7,7 @@ import pytest
 from kindling.cli import main
 from kindling.registry import load_registry
 from kindling_staff.release import release
-from kindling.sync import SyncError, sync
+from kindling.sync import SyncError, definitions, sync
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = load_registry()
@@ -61,3 +61,54 @@ def test_the_sync_command(editions, capsys):
 def test_sync_refuses_what_is_not_an_edition(tmp_path, editions):
     with pytest.raises(SyncError, match="not a course edition"):
         sync(tmp_path / "nowhere", editions[1])
+
+
+SPLIT = ["module2_tensors/shape_functions.py", "module2_tensors/indexing_functions.py"]
+HELPER = """
+
+def _my_helper(x):  # the student's own
+    return x
+"""
+
+
+def test_solutions_follow_definitions_that_moved_to_another_file(tmp_path):
+    """Task 2.6 was one file before it was two: a student's solved old file is
+    merged by definition into both new files (a whole-file copy defined GetItem
+    twice, and the package failed at import)."""
+    import subprocess
+    import sys
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    release(ROOT, new, through=2)
+    release(ROOT, old, through=2)
+    shape, indexing = (ROOT / f for f in SPLIT)
+    moved = indexing.read_text()
+    spans = definitions(moved)
+    blocks = ["\n".join(moved.splitlines()[a - 1 : b]) for a, b in spans.values()]
+    single = shape.read_text().rstrip("\n") + "\n\n\n" + "\n\n\n".join(blocks)
+    (old / SPLIT[0]).write_text(single + HELPER)
+    (old / SPLIT[1]).unlink()
+    registry = (old / "kindling" / "tasks.toml").read_text()
+    files = f'files = ["{SPLIT[1]}", "{SPLIT[0]}"]'
+    assert files in registry
+    (old / "kindling" / "tasks.toml").write_text(
+        registry.replace(files, f'files = ["{SPLIT[0]}"]')
+    )
+
+    actions = dict(sync(old, new))
+    assert actions[SPLIT[0]] == actions[SPLIT[1]] == "merged"
+    for relative in SPLIT:
+        text = (new / relative).read_text()
+        assert "# TODO: Task 2.6" not in text, relative
+        reference = (ROOT / relative).read_text()
+        for name, span in definitions(reference).items():
+            theirs = definitions(text)[name]
+            lines = text.splitlines()[theirs[0] - 1 : theirs[1]]
+            assert lines == reference.splitlines()[span[0] - 1 : span[1]], name
+    assert "def _my_helper(x):" in (new / SPLIT[0]).read_text()
+    assert "def _my_helper" not in (new / SPLIT[1]).read_text()
+    check = "import module2_tensors.indexing_functions as m; print(m.GetItem)"
+    done = subprocess.run(
+        [sys.executable, "-c", check], cwd=new, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
