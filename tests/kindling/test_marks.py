@@ -130,8 +130,11 @@ def test_a_spent_budget_starts_no_further_task(tiny, capsys):
     assert "1 of 1 task(s) judged by their own closure alone; 1 not run" in out
 
 
-def test_the_trusted_kernels_are_copied_into_the_copy(tmp_path):
+def test_the_trusted_kernels_are_copied_into_the_copy(tmp_path, monkeypatch):
     from kindling_staff.source_copies import copy_trusted_kernels
+
+    # Where the kernel cache looks when no KINDLING_CACHE_DIR names a folder.
+    monkeypatch.delenv("KINDLING_CACHE_DIR", raising=False)
 
     trusted = tmp_path / "trusted" / "pkg" / "__pycache__"
     trusted.mkdir(parents=True)

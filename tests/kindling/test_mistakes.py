@@ -142,9 +142,11 @@ def test_the_course_tests_catch_every_listed_mistake():
     assert main(ROOT, kernels=ROOT) == 0  # with the kernels this run compiled
 
 
-def test_the_copy_starts_with_the_trusted_kernels(tiny, tmp_path, capsys):
+def test_the_copy_starts_with_the_trusted_kernels(tiny, tmp_path, capsys, monkeypatch):
     # `kindling mistakes --kernel-cache DIR`: the mistake's run finds the kernels
-    # that a trusted run of DIR compiled, beside the copy's own package files.
+    # that a trusted run of DIR compiled, beside the copy's own package files
+    # (where the kernel cache looks when no KINDLING_CACHE_DIR names a folder).
+    monkeypatch.delenv("KINDLING_CACHE_DIR", raising=False)
     (tiny / "pkg").mkdir()
     (tiny / "pkg" / "__init__.py").write_text("")
     trusted = tmp_path / "trusted" / "pkg" / "__pycache__"
