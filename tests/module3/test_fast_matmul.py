@@ -197,6 +197,31 @@ def test_tensor_matmul_on_fast_backend(data, pair):
     np.testing.assert_allclose(out.to_numpy(), x @ y)
 
 
+def test_matmul_calls_the_entry_point_only_on_storages_that_own_their_memory():
+    # As map, zip and reduce (test_fast_ops.py), the matmul wrapper skips
+    # Numba's dispatcher where both storages own their memory; a storage that
+    # is a NumPy view (every other entry of a larger array) goes through it.
+    values = np.arange(1.0, 41.0)
+    shapes = {"a": (4, 5), "b": (5, 4)}
+    owned = {
+        k: kt.Tensor(kt.TensorData(values[::2].copy(), s), FastBackend)
+        for k, s in shapes.items()
+    }
+    strided = {
+        k: kt.Tensor(kt.TensorData(values[::2], s), FastBackend)
+        for k, s in shapes.items()
+    }
+    assert owned["a"]._tensor._storage.base is None
+    assert strided["a"]._tensor._storage.base is not None
+    x, y = values[::2].reshape(4, 5), values[::2].reshape(5, 4)
+    for a in (owned["a"], strided["a"]):
+        for b in (owned["b"], strided["b"]):
+            result = FastBackend.matrix_multiply(a, b).to_numpy()
+            np.testing.assert_allclose(result, x @ y)
+    kernel, direct = FastBackend.ops._matmul[False]
+    assert direct is not kernel and callable(direct)
+
+
 def test_tensor_matmul_gradients_against_central_differences():
     rng = np.random.default_rng(4)
     x, y = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 5))
