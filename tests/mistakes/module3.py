@@ -144,14 +144,10 @@ MISTAKES = [
         "task": "3.2",
         "file": "module3_fast_ops/fast_ops.py",
         "find": (
-            "                last = min(BLOCK, n - i)  # rows of this block (the rest: "
-            "zeros)\n"
-            "                acc[:, :] = 0.0\n"
+            "                else:  # (rows past n: computed, not written)\n"
+            "                    acc[:, :] = 0.0\n"
         ),
-        "replace": (
-            "                last = min(BLOCK, n - i)  # rows of this block (the rest: "
-            "zeros)\n"
-        ),
+        "replace": "                else:  # (rows past n: computed, not written)\n",
         "description": "the row-sweep matmul reuses its block of running sums "
         "without zeroing it: each block adds onto the last one's sums",
     },

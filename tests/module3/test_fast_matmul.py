@@ -69,6 +69,48 @@ def test_the_serial_twin_computes_the_same_products():
     np.testing.assert_allclose(run_matmul(twin, a, Strided.of(y)), x @ y)
 
 
+@pytest.mark.parametrize(
+    "a_shape, a_layout, b_shape, b_layout",
+    [
+        # A layer's forward, x @ W: m in steps of 4 and a rest of 2; rows of out
+        # not a multiple of 4 (the last block partly past n).
+        ((10, 100), (), (100, 100), ()),
+        ((7, 10), (), (10, 9), ()),
+        # Its backward: g @ W.T (rows of a and columns of b contiguous) and
+        # x.T @ g (a transposed), m below 4 and not a multiple of 4.
+        ((10, 100), (), (100, 100), (1, 0)),
+        ((9, 6), (), (6, 7), (1, 0)),
+        ((5, 3), (), (3, 2), (1, 0)),
+        ((100, 10), (1, 0), (10, 100), ()),
+        ((6, 3), (1, 0), (3, 5), ()),
+        # Batches, one of them broadcast.
+        ((3, 7, 6), (), (1, 6, 5), (0, 2, 1)),
+        ((2, 5, 9), (0, 2, 1), (9, 6), ()),
+    ],
+)
+def test_matmul_layouts_of_a_training_step(a_shape, a_layout, b_shape, b_layout):
+    """The small products of a network's forward and backward, each operand
+    stored as a training step stores it (transposed views included): the kernel
+    may take a different route for each layout, and every route must agree with
+    NumPy, the rows of a partial last block included."""
+    rng = np.random.default_rng(len(a_shape) + sum(b_shape))
+    x, y = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    a, b = Strided.of(x, a_layout), Strided.of(y, b_layout)
+    np.testing.assert_allclose(run_matmul(matmul_kernel(), a, b), x @ y)
+    # The same with an infinity in the last row of a and the last column of b:
+    # the rows and columns a block computes past the edge of out are not
+    # written, so the NaNs and infinities land only where NumPy has them.
+    x[..., -1, 0], y[..., 0, -1] = np.inf, -np.inf
+    a, b = Strided.of(x, a_layout), Strided.of(y, b_layout)
+    with np.errstate(invalid="ignore"):
+        expected = x @ y
+    result = run_matmul(matmul_kernel(), a, b)
+    np.testing.assert_array_equal(np.isnan(result), np.isnan(expected))
+    finite = np.isfinite(expected)
+    np.testing.assert_array_equal(np.isinf(result), np.isinf(expected))
+    np.testing.assert_allclose(result[finite], expected[finite])
+
+
 @pytest.mark.parametrize("n, m, p", [(66, 130, 135), (5, 7, 195)])
 def test_matmul_larger_than_the_cache_panels(n, m, p):
     """More columns than one panel of b (64), more rows than one block: every
@@ -153,6 +195,31 @@ def test_tensor_matmul_on_fast_backend(data, pair):
     out = a @ b
     assert out.backend is FastBackend
     np.testing.assert_allclose(out.to_numpy(), x @ y)
+
+
+def test_matmul_calls_the_entry_point_only_on_storages_that_own_their_memory():
+    # As map, zip and reduce (test_fast_ops.py), the matmul wrapper skips
+    # Numba's dispatcher where both storages own their memory; a storage that
+    # is a NumPy view (every other entry of a larger array) goes through it.
+    values = np.arange(1.0, 41.0)
+    shapes = {"a": (4, 5), "b": (5, 4)}
+    owned = {
+        k: kt.Tensor(kt.TensorData(values[::2].copy(), s), FastBackend)
+        for k, s in shapes.items()
+    }
+    strided = {
+        k: kt.Tensor(kt.TensorData(values[::2], s), FastBackend)
+        for k, s in shapes.items()
+    }
+    assert owned["a"]._tensor._storage.base is None
+    assert strided["a"]._tensor._storage.base is not None
+    x, y = values[::2].reshape(4, 5), values[::2].reshape(5, 4)
+    for a in (owned["a"], strided["a"]):
+        for b in (owned["b"], strided["b"]):
+            result = FastBackend.matrix_multiply(a, b).to_numpy()
+            np.testing.assert_allclose(result, x @ y)
+    kernel, direct = FastBackend.ops._matmul[False]
+    assert direct is not kernel and callable(direct)
 
 
 def test_tensor_matmul_gradients_against_central_differences():

@@ -17,7 +17,7 @@ import module3_fast_ops as kt
 from module0_fundamentals import operators
 from module3_fast_ops import fast_ops
 from module3_fast_ops._dispatch import compiled
-from module3_fast_ops.fast_ops import FastBackend
+from module3_fast_ops.fast_ops import FastBackend, FastOps
 
 from .kernels import parallel_loops, run_map, run_reduce, run_zip
 from .strategies import (
@@ -354,6 +354,19 @@ def test_reduce_folds_from_the_start_value_in_out():
     array = np.arange(12.0).reshape(3, 4)
     result = run_reduce(add_kernel(), Strided.of(array), 1, 100.0)
     np.testing.assert_allclose(result, array.sum(axis=1, keepdims=True) + 100.0)
+
+
+def test_backend_reduce_starts_from_its_start_value_signed_zero_included():
+    # The wrapper allocates a start of +0.0 as zeros (a speed trick: cheaper
+    # than filling); any other start, -0.0 included, is filled in. IEEE sums
+    # keep the difference: -0.0 + -0.0 is -0.0, +0.0 + -0.0 is +0.0.
+    minus_zeros = kt.Tensor(kt.TensorData(np.full(6, -0.0), (2, 3)), FastBackend)
+    for start in (0.0, -0.0, 2.5):
+        summed = FastOps.reduce(operators.add, start)(minus_zeros, 1).to_numpy()
+        assert summed.shape == (2, 1)
+        assert (summed == start).all()
+        negative = math.copysign(1.0, start) < 0
+        assert (np.signbit(summed) == negative).all()
 
 
 def test_reduce_long_dimension_transposed():

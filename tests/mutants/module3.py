@@ -236,40 +236,28 @@ EQUIVALENT = {
     ),
     "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#3": (
         "count / n * m * p <= SMALL_PRODUCT: products up to n * n times bigger "
-        "skip the packing and take rows, which is right for any size when b's "
-        "rows are contiguous (the choice is speed only): the same out, slower"
+        "skip the packing and take rows or dots, which are right for any size "
+        "where they are chosen (the choice is speed only): the same out, slower"
     ),
     "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#5": (
         "count * n * m / p <= SMALL_PRODUCT: products up to p * p times bigger "
-        "skip the packing and take rows, which is right for any size when b's "
-        "rows are contiguous (the choice is speed only; p = 0 returned "
+        "skip the packing and take rows or dots, which are right for any size "
+        "where they are chosen (the choice is speed only; p = 0 returned "
         "earlier): the same out, slower"
     ),
     "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:<=-><": (
         "a product of exactly SMALL_PRODUCT multiply-adds is packed instead of "
-        "taking rows: both are right (the choice is speed only), the same out"
+        "taking rows or dots: each is right (the choice is speed only), the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#10": (
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#14": (
         "(n + BLOCK + 1) // BLOCK * BLOCK pads a with a block of zero rows more "
         "for some n: strip computes that block too and writes none of it "
         "(only rows i + r < n are written): more work, the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#11": (
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#15": (
         "(p + BLOCK + 1) // BLOCK * BLOCK pads b^T with a block of zero rows "
         "more for some p: strip computes those columns too and writes none of "
         "them (only columns j + c < p are written): more work, the same out"
-    ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:0.0->1.0#3": (
-        "row 1 of a block past the end of a (last <= 1) read as 1.0, not 0.0: "
-        "its sums go to acc[1], which is not written (r < last)"
-    ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:0.0->1.0#4": (
-        "row 2 of a block past the end of a (last <= 2) read as 1.0, not 0.0: "
-        "its sums go to acc[2], which is not written (r < last)"
-    ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:0.0->1.0#5": (
-        "row 3 of a block past the end of a (last <= 3) read as 1.0, not 0.0: "
-        "its sums go to acc[3], which is not written (r < last)"
     ),
     "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#12": (
         "workers_for(count / n * m * p // 8): "
@@ -299,25 +287,25 @@ EQUIVALENT = {
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:==->!=#3": (
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:==->!=#5": (
         "workers_for(...) != 1: "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#13": (
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#18": (
         "workers_for(...) == 2: "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#18": (
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#22": (
         "(p_pad + PANEL + 1) // PANEL adds a panel of tasks where p_pad is a "
         "multiple of PANEL: their sweeps start at p_pad and are empty"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#12": (
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#17": (
         "(p_pad + PANEL - 2) // PANEL is (p_pad + PANEL - 1) // PANEL: they "
         "differ only where p_pad % PANEL == 1, and p_pad is a multiple of BLOCK"
     ),
@@ -534,5 +522,75 @@ EQUIVALENT = {
         "workers == 2 instead of 1: workers_for gives 1 slice, or at least 4 "
         "(MIN_PARALLEL_WORK // (MIN_PARALLEL_WORK // 4)), never 2; one slice in "
         "the prange loop is the same call zip_slice(0, size) as the serial branch"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:1, last - 1->last - 1, 1#2"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:2, last - 1->last - 1, 2#2"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "rows:args:3, last - 1->last - 1, 3#2"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:3->4#3": (
+        "min(4, last - 1) is min(3, last - 1): last = min(BLOCK, n - i) is at " "most 4"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:cmp:<=-><": (
+        "while k + 4 < m: when m is a multiple of 4 the last four steps of k "
+        "are taken one at a time by the loop after it: the same products, "
+        "summed in another order (the sums agree to rounding, as NumPy's do)"
+    ),
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:BLOCK, n - i->n - i, BLOCK"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:BLOCK, p - j->p - j, BLOCK"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:1, rows_here - 1->rows_here - 1, 1"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:1, cols_here - 1->cols_here - 1, 1"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:2, rows_here - 1->rows_here - 1, 2"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:2, cols_here - 1->cols_here - 1, 2"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:3, rows_here - 1->rows_here - 1, 3"
+    ): "min of two ints is symmetric",
+    (
+        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "dots:args:3, cols_here - 1->cols_here - 1, 3"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.dots:const:3->4": (
+        "min(4, rows_here - 1) is min(3, rows_here - 1): rows_here = "
+        "min(BLOCK, n - i) is at most 4"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.dots:const:3->4#2": (
+        "min(4, cols_here - 1) is min(3, cols_here - 1): cols_here = "
+        "min(BLOCK, p - j) is at most 4"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:!=->==": (
+        "dots only where b_col == 1 too (b's rows and columns both "
+        "contiguous: m or p is 1): a transposed b is packed instead, which is "
+        "right for it: the same out, slower"
+    ),
+    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#7": (
+        "b_col != 2: a b whose rows and columns are both contiguous (m or p "
+        "is 1) takes dots, right for it; one with b_col == 2 is packed, right "
+        "too: the choice is speed only, the same out"
     ),
 }
