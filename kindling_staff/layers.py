@@ -220,9 +220,12 @@ def re_exports(path: Path) -> List[str]:
 #: last write at a repeated position (issue 42): 16,791; lowered when Task 2.6
 #: became two files (the new file's imports paid for by duplicated shape and size
 #: arithmetic deleted from the tensor API and function forms) and when the
-#: tensor's backward pass became the engine's functions bound as methods.
+#: tensor's backward pass became the engine's functions bound as methods
+#: (16,780); raised by 126 for Task 3.2's reference paths for small products
+#: (issue 42: Task 3.5's epoch within 1.5x of PyTorch, measured in
+#: module3_fast_ops/BENCHMARKS.md, "The small matrix products").
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_780
+LIBRARY_BUDGET = 16_906
 LIBRARY_GOAL = 13_500
 
 
