@@ -101,22 +101,30 @@ def _source(tmp_path: Path) -> Path:
     return source
 
 
-def _grade_job(tmp_path: Path, source: Path, kernel_cache) -> dict:
-    """Run ATTACK as the grader runs a task: a copy of ``source`` (no compiled
-    kernels in it), read-only, in a sandbox."""
+def _grade_jobs(
+    tmp_path: Path, source: Path, kernel_cache=None, runs: int = 1, share=False
+) -> List[dict]:
+    """Run ATTACK ``runs`` times as the grader runs tasks: a copy of ``source`` (no
+    compiled kernels in it), read-only, in a sandbox, with one runner (as for one
+    submission's tasks); what each run saw."""
     tree = tmp_path / "tree"
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(source, tree, ignore=ignore)
     shutil.copytree(ROOT / "kindling", tree / "kindling", ignore=ignore)
     (tree / "test_attack.py").write_text(ATTACK)
     args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
-    job = Job([*args, "test_attack.py"], 300, 2048)
-    with Runner(tree, probe(), tmp_path / "scratch", kernel_cache) as runner:
-        run = runner.run(job)
+    seen = []
+    runner = Runner(tree, probe(), tmp_path / "scratch", kernel_cache, share)
+    with runner:
+        for _ in range(runs):
+            run = runner.run(Job([*args, "test_attack.py"], 300, 2048))
+            lines = [
+                line for line in run.output.splitlines() if line.startswith("seen")
+            ]
+            assert lines, run.output[-3000:]
+            seen.append(json.loads(lines[-1][len("seen ") :]))
     shutil.rmtree(tree)
-    lines = [line for line in run.output.splitlines() if line.startswith("seen ")]
-    assert lines, run.output[-3000:]
-    return json.loads(lines[-1][len("seen ") :])
+    return seen
 
 
 def _digests(folder: Path) -> dict:
@@ -133,13 +141,13 @@ def test_a_sandbox_loads_trusted_kernels_and_cannot_change_them(tmp_path):
     assert any(name.endswith(".nbi") for name in before)
     assert trusted_kernel_dirs(source) == [(str(cache), "kpkg")]
 
-    seen = _grade_job(tmp_path / "with", source, source)
+    (seen,) = _grade_jobs(tmp_path / "with", source, source)
     assert (seen["loaded"], seen["compiled"]) == (1, 0), seen
     assert seen["links"] and seen["changed"] == []
     assert _digests(cache) == before
 
     # Without the option, the same job compiles the kernel itself.
-    seen = _grade_job(tmp_path / "without", source, None)
+    (seen,) = _grade_jobs(tmp_path / "without", source, None)
     assert (seen["loaded"], seen["compiled"]) == (0, 1), seen
     assert seen["links"] == []
 
@@ -195,31 +203,10 @@ def test_the_option_reaches_every_grader_of_a_batch_and_must_be_a_folder(
 # -- the kernels a submission's earlier jobs compiled --------------------------------
 
 
-def _shared_jobs(tmp_path: Path, source: Path, runs: int, share: bool) -> List[dict]:
-    """Run ATTACK ``runs`` times with one runner, as the grader runs one
-    submission's tasks."""
-    tree = tmp_path / "tree"
-    ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(source, tree, ignore=ignore)
-    shutil.copytree(ROOT / "kindling", tree / "kindling", ignore=ignore)
-    (tree / "test_attack.py").write_text(ATTACK)
-    args = ["-p", "kindling.grade_plugin", "-p", "no:cacheprovider", "-s", "-q"]
-    seen = []
-    with Runner(tree, probe(), tmp_path / "scratch", share_kernels=share) as runner:
-        for _ in range(runs):
-            run = runner.run(Job([*args, "test_attack.py"], 300, 2048))
-            lines = [
-                line for line in run.output.splitlines() if line.startswith("seen")
-            ]
-            assert lines, run.output[-3000:]
-            seen.append(json.loads(lines[-1][len("seen ") :]))
-    return seen
-
-
 @needs_sandbox
 def test_a_submission_loads_what_its_earlier_jobs_compiled_and_no_one_else(tmp_path):
     source = _source(tmp_path)
-    first, second, third = _shared_jobs(tmp_path / "shared", source, 3, True)
+    first, second, third = _grade_jobs(tmp_path / "shared", source, None, 3, True)
     assert (first["loaded"], first["compiled"]) == (0, 1), first
     assert first["links"] == []
     # Later jobs load the kernel the first one compiled, and cannot change it.
@@ -228,9 +215,9 @@ def test_a_submission_loads_what_its_earlier_jobs_compiled_and_no_one_else(tmp_p
         assert later["links"] and later["changed"] == []
     # Another runner (another submission, the reference's values) compiles afresh,
     # and so does every job of a runner that does not share (Task 0.2's runs).
-    (other,) = _shared_jobs(tmp_path / "other", source, 1, True)
+    (other,) = _grade_jobs(tmp_path / "other", source, None, 1, True)
     assert (other["loaded"], other["compiled"]) == (0, 1), other
-    alone = _shared_jobs(tmp_path / "alone", source, 2, False)
+    alone = _grade_jobs(tmp_path / "alone", source, None, 2, False)
     assert [(s["loaded"], s["compiled"]) for s in alone] == [(0, 1), (0, 1)]
 
 
