@@ -35,6 +35,8 @@ import sys
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
+from module1_scalar_autodiff.context import Context as ScalarContext
+
 from . import dtypes
 from .anomaly import check_backward, check_forward, user_call
 
@@ -196,39 +198,24 @@ def bump_version(t: "Tensor") -> None:
 # ---------------------------------------------------------------------------
 
 
-class Context:
-    """What a tensor function's ``forward`` leaves behind for its ``backward``
-    (Module 1's ``Context`` for ``Scalar``, with the same interface).
+class Context(ScalarContext):
+    """What a tensor function's ``forward`` leaves behind for its ``backward``:
+    Module 1's ``Context`` (``save_for_backward``, ``saved_values``,
+    ``needs_input_grad``, ``requires_grad``) and ``freed``, set once a backward
+    pass has released the saved values; a second pass then needs
+    ``backward(retain_graph=True)``, as in PyTorch."""
 
-    ``forward(ctx, ...)`` calls ``ctx.save_for_backward(a, b)``; ``backward`` reads
-    ``a, b = ctx.saved_values``. ``needs_input_grad[i]`` tells whether input ``i``
-    needs a derivative at all (PyTorch's name), so a backward may skip work.
-    ``freed`` is set once a backward pass has released the saved values; a second
-    pass then needs ``backward(retain_graph=True)``, as in PyTorch.
-    """
-
-    # One is made per operation: its attributes live in slots, quicker to set and
-    # read than dict entries (``__dict__`` takes any other, as PyTorch's ctx does).
-    __slots__ = ("needs_input_grad", "saved_values", "freed", "__dict__", "__weakref__")
+    __slots__ = ("freed",)
 
     def __init__(self, needs_input_grad: Tuple[bool, ...] = ()) -> None:
         self.needs_input_grad = tuple(needs_input_grad)
         self.saved_values, self.freed = (), False
 
     def save_for_backward(self, *values: Any) -> None:
-        """Store ``values`` for the backward pass (read back as ``saved_values``)."""
+        """Store ``values`` for the backward pass (read back as ``saved_values``).
+        Defined again here (the same body) so that a tensor function's forward
+        stays in the engine's file: the ``a * b`` path (docs/DESIGN.md)."""
         self.saved_values = values
-
-    @property
-    def requires_grad(self) -> bool:
-        """True when at least one input needs a derivative."""
-        return any(self.needs_input_grad)
-
-    def __repr__(self) -> str:
-        return (
-            f"Context(needs_input_grad={self.needs_input_grad}, "
-            f"saved_values={self.saved_values})"
-        )
 
 
 class History:
