@@ -51,6 +51,7 @@ __all__ = [
     "link_trusted_kernels",
     "link_submission_kernels",
     "send_compiled_kernels",
+    "Received",
     "SubmissionKernels",
 ]
 

@@ -593,8 +593,9 @@ class Runner:
             ]
             env[TRUSTED_KERNELS] = json.dumps(pairs)
         if self.compiled is not None:
-            ro_dirs += self.compiled.bind()
-            if self.compiled.bind():
+            store = self.compiled.bind()
+            ro_dirs += store
+            if store:
                 env[SUBMISSION_KERNELS] = SubmissionKernels.INSIDE
             if kernels_fd >= 0:
                 env[KERNELS_FD] = str(kernels_fd)

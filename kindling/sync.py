@@ -61,9 +61,9 @@ def merge_definitions(
 ) -> Tuple[str, List[str]]:
     """``text`` (the new edition's file ``relative``) with each stubbed top-level
     definition replaced by the student's of the same name in ``old`` (the previous
-    edition's student files by path; the same path first), and the student's own
-    helpers of the files it took from appended; returns the text and the names
-    taken. ``taken`` records which new file took each old file's definitions."""
+    edition's student files by path; the same path first); returns the text and
+    the names taken. ``taken`` records which new file took each old file's
+    definitions (where :func:`sync` then puts that file's own helpers)."""
     spans = definitions(text)
     if spans is None:
         return text, []
