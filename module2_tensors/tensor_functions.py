@@ -40,7 +40,7 @@ import numpy as np
 # engine/autograd.py. More functions of the same pattern (sin, sqrt, pow,
 # maximum, ...) are given in engine/elementwise.py; module2_tensors exports both.
 from .engine.autograd import Context, Function, _new
-from .engine.autograd import is_grad_enabled, set_grad_enabled
+from .engine.grad_modes import is_grad_enabled, set_grad_enabled
 from .tensor_data import TensorData, UserShape
 
 if TYPE_CHECKING:
