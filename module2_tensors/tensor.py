@@ -52,7 +52,7 @@ from .tensor_api.indexing import IndexingMixin
 from .tensor_api.inplace import InPlaceMixin
 from .tensor_api.movement import MovementMixin
 from .tensor_api.reductions import ReductionMixin
-from .tensor_data import TensorData, UserShape
+from .tensor_data import TensorData, UserShape, _as_shape
 from .tensor_ops import SimpleBackend
 from ._backend import TensorBackend
 
@@ -232,13 +232,10 @@ def tensor(
 
 
 def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
-    shape = sf._shape_args(shape)
-    for n in shape:
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-            raise TypeError(f"a shape holds integers, got {shape}")
-        if n < 0:
-            raise ValueError(f"sizes must be non-negative, got shape {shape}")
-    return tuple(int(n) for n in shape)
+    shape = _as_shape(sf._shape_args(shape))  # (TypeError: not integers)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"sizes must be non-negative, got shape {shape}")
+    return shape
 
 
 def full(
