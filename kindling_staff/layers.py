@@ -226,9 +226,10 @@ def re_exports(path: Path) -> List[str]:
 #: module3_fast_ops/BENCHMARKS.md, "The small matrix products"): 16,906;
 #: lowered to 16,899 when the engine's Context became Module 1's with ``freed``,
 #: to 16,894 when the recorded pass's PickAt became the engine's AdvancedIndex,
-#: and to 16,893 when the factories' shape check became ``TensorData``'s.
+#: to 16,893 when the factories' shape check became ``TensorData``'s, and to
+#: 16,869 when ``tensor_functions``'s ``__all__`` took three lines, not 24.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_893
+LIBRARY_BUDGET = 16_869
 LIBRARY_GOAL = 13_500
 
 
