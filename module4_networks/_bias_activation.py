@@ -35,7 +35,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numba
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.engine.autograd import Function, enable_grad, is_grad_enabled
+from module2_tensors.engine.autograd import Function
+from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.tensor import Tensor
 from module3_fast_ops._cuda_cache import persist
 from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, _result, cuda

@@ -227,10 +227,10 @@ def fused_step(
     if checked >= CHECKED_STEPS:
         if not _buffers_owned(memory, kind, state):
             return False  # buffers loaded from a state_dict, say: not ours to write
-        from module2_tensors.engine import autograd
+        from module2_tensors.engine import versions
 
         memory.run(kind, p, g, state, group)
-        autograd.bump_version(p)
+        versions.bump_version(p)
         return True
     # A checked step: the student's update decides; the fused step runs on copies.
     mirror = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from module2_tensors.engine import autograd
+from module2_tensors.engine import versions
 from module3_fast_ops import FastBackend
 from module4_networks import _fused_optim, optim
 from tests.module4.helpers import FUSED_SETTINGS, make, reference_class
@@ -118,11 +118,11 @@ def test_fused_steps_give_the_formulas_parameters_to_the_last_bit(cls, kwargs):
 def test_a_fused_step_writes_in_place_and_counts_a_version():
     opt, params, _ = _train(optim.Adam, dict(lr=1e-2))
     p = params[0]
-    before, storage = autograd.version_of(p), p._tensor._storage
+    before, storage = versions.version_of(p), p._tensor._storage
     p.grad = make(np.ones(p.shape), backend=FastBackend)
     opt.step()
     assert p._tensor._storage is storage
-    assert autograd.version_of(p) == before + 1
+    assert versions.version_of(p) == before + 1
 
 
 def test_wrong_formulas_keep_running_instead_of_the_fused_step(monkeypatch):

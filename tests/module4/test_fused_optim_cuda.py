@@ -14,7 +14,7 @@ import pytest
 
 from kindling import kernels
 from module2_tensors import no_grad
-from module2_tensors.engine import autograd
+from module2_tensors.engine import versions
 from module3_fast_ops import FastBackend, _cuda_runtime
 from module3_fast_ops.cuda_ops import CudaBackend
 from module4_networks import _fused_optim, nn, optim
@@ -97,12 +97,12 @@ def test_cuda_fused_steps_give_the_formulas_parameters_to_the_last_bit(cls, kwar
 def test_a_cuda_fused_step_writes_in_place_on_the_gpu_and_counts_a_version():
     opt, params, _, _ = _train(optim.Adam, dict(lr=1e-2), on_gpu=True)
     p = params[0]
-    before, storage = autograd.version_of(p), p._tensor._storage
+    before, storage = versions.version_of(p), p._tensor._storage
     p.grad = _gpu(np.ones(p.shape))
     opt.step()
     assert p._tensor._storage is storage
     assert _cuda_runtime.on_device(storage)
-    assert autograd.version_of(p) == before + 1
+    assert versions.version_of(p) == before + 1
 
 
 @pytest.mark.task4_7
