@@ -17,7 +17,8 @@ import math
 import numba
 
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, cuda
+from module3_fast_ops._cuda_runtime import SIMULATOR, cuda
+from module3_fast_ops._cuda_specs import KernelSpec
 
 __all__ = ["sgd", "adam", "THREADS", "kernel_specs"]
 
