@@ -224,9 +224,11 @@ def re_exports(path: Path) -> List[str]:
 #: (16,780); raised by 126 for Task 3.2's reference paths for small products
 #: (issue 42: Task 3.5's epoch within 1.5x of PyTorch, measured in
 #: module3_fast_ops/BENCHMARKS.md, "The small matrix products"): 16,906;
-#: lowered to 16,899 when the engine's Context became Module 1's with ``freed``.
+#: lowered to 16,899 when the engine's Context became Module 1's with ``freed``;
+#: lowered to 16,821 when the chainable schedulers became one factor each over
+#: a shared base (and ``lr_scheduler.py`` two files by concept).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_899
+LIBRARY_BUDGET = 16_821
 LIBRARY_GOAL = 13_500
 
 

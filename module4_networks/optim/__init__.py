@@ -4,12 +4,13 @@
 A facade: it defines nothing, and assembles the optimizers of Task 4.6
 (``optimizers.py``: ``Optimizer``, ``SGD``, ``RMSprop``, ``Adam``, ``AdamW`` and the
 given ``Adagrad``, ``RAdam``, ``NAdam``), the given ones of ``_extra_optim.py``
-(``Adamax``, ``Adadelta``, ``Rprop``, ``ASGD``) and the learning-rate schedules of
-``lr_scheduler.py`` (``optim.lr_scheduler``, PyTorch's path). Nothing in the
-library imports it back.
+(``Adamax``, ``Adadelta``, ``Rprop``, ``ASGD``) and ``optim.lr_scheduler`` (PyTorch's
+path), the facade of the learning-rate schedules of ``lr_scheduler.py`` and
+``lr_cycles.py``. Nothing in the library imports it back.
 """
 
-from .. import _extra_optim, lr_scheduler, optimizers
+from .. import _extra_optim, optimizers
+from . import lr_scheduler
 from .._extra_optim import *  # noqa: F403
 from ..optimizers import *  # noqa: F403
 
