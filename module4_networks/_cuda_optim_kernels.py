@@ -1,11 +1,11 @@
-"""The GPU kernels of the fused optimizer steps (``_fused_optim_cuda``): one thread
-per entry of a parameter, the update of ``_fused_optim``'s CPU loops with the same
+"""The GPU kernels of the fused optimizer steps (``_fused_optim``): one thread per
+entry of a parameter, the update of Task 4.6's formulas with the same
 floating-point operations in the same order.
 
 Interface: ``sgd`` and ``adam`` (the ``@cuda.jit`` kernels), ``THREADS`` (their block
 size) and :func:`kernel_specs` (``kindling kernels --task optim`` and the resource
-test). Importing this module imports ``numba.cuda``, so ``_fused_optim_cuda`` imports
-it only for a parameter on a CUDA backend.
+test). Importing this module imports ``numba.cuda``, so ``_fused_optim`` imports it
+only for a parameter on a CUDA backend.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
-from . import _fused_steps
+from . import _fused_optim
 from ._optimizer_state import OptimizerState, _amsgrad_step, _closure_loss
 
 __all__ = [
@@ -83,10 +83,9 @@ class Optimizer(OptimizerState):
                     maximize = group.get("maximize", False)
                     if maximize:  # ascend: descend on -g
                         g = -g
-                    # SGD, Adam and AdamW run as one fused loop (on the GPU, one
-                    # kernel launch) per parameter once they agree with update()
-                    # (engine code, see _fused_steps).
-                    if maximize or not _fused_steps.step(self, p, state, group):
+                    # On the GPU, SGD, Adam and AdamW run as one kernel launch per
+                    # parameter once they agree with update() (see _fused_optim).
+                    if maximize or not _fused_optim.step(self, p, state, group):
                         p.copy_(self.update(p.detach(), g, state, group))
                     if state:
                         self.state[p] = state
