@@ -35,15 +35,14 @@ over for that optimizer. A stub still raises, and a bug still shows in training.
 
 from __future__ import annotations
 
-import contextlib
 import weakref
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
 from .engine import agrees
 
-__all__ = ["step", "CHECKED_STEPS", "fuses", "off", "launch"]
+__all__ = ["step", "CHECKED_STEPS", "fuses", "launch"]
 
 #: Steps per parameter on which the student's update is run and compared.
 CHECKED_STEPS = 2
@@ -64,17 +63,6 @@ _BUFFERS = {"sgd": ("momentum_buffer",), "adam": ("exp_avg", "exp_avg_sq")}
 def fuses(kinds: Dict[type, str]) -> None:
     """Register optimizer classes and the fused kernel of each."""
     _KINDS.update(kinds)
-
-
-@contextlib.contextmanager
-def off() -> Iterator[None]:
-    """Every optimizer runs its own ``update`` inside the block (measurements)."""
-    saved = dict(_KINDS)
-    _KINDS.clear()
-    try:
-        yield
-    finally:
-        _KINDS.update(saved)
 
 
 def _kernels() -> Any:
