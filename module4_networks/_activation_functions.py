@@ -103,11 +103,9 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$, with softplus
-    computed stably as $\\max(x, 0) + \\log(1 + e^{-|x|})$."""
-    magnitude = input.abs()
-    softplus = (input + magnitude) * 0.5 + (-magnitude).exp().log1p()
-    return input * softplus.tanh()
+    """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$ (PyTorch's
+    softplus, threshold 20 included)."""
+    return input * softplus(input).tanh()
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

@@ -212,32 +212,19 @@ def _conv_backward(
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
     input, weight, has_bias, s, p, cols = ctx.saved_values
     needs = ctx.needs_input_grad
-    d_input = d_weight = d_bias = None
-    if needs[0]:
-        d_input = input.new_zeros(input.shape)
-        _launch(
-            "backward_input",
-            spatial,
-            d_input.tuple(),
-            grad.tuple(),
-            weight.tuple(),
-            s,
-            p,
-            fast=True,
-        )
-    if needs[1]:
-        d_weight = weight.new_zeros(weight.shape)
-        _launch(
-            "backward_weight",
-            spatial,
-            d_weight.tuple(),
-            input.tuple(),
-            grad.tuple(),
-            s,
-            p,
-            cols,
-            fast=True,
-        )
+
+    def gradient(name: str, like: Tensor, first: Tensor, second: Tensor) -> Tensor:
+        """A gradient of ``like``'s shape from the launcher ``name`` (``cols``
+        serves the weight gradient only)."""
+        out = like.new_zeros(like.shape)
+        cached = (cols,) if name == "backward_weight" else ()
+        triples = (out.tuple(), first.tuple(), second.tuple())
+        _launch(name, spatial, *triples, s, p, *cached, fast=True)
+        return out
+
+    d_input = gradient("backward_input", input, grad, weight) if needs[0] else None
+    d_weight = gradient("backward_weight", weight, input, grad) if needs[1] else None
+    d_bias = None
     if has_bias and needs[2]:
         d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
     return d_input, d_weight, d_bias

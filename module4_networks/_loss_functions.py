@@ -34,23 +34,42 @@ def _as_tensor(value: Any, like: Tensor) -> Tensor:
     return tensor(np.asarray(value, dtype=np.float64), backend=like.backend)
 
 
-def _reduced(losses: Tensor, reduction: str, name: str) -> Tensor:
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(losses: Tensor, reduction: str) -> Tensor:
+    """Apply ``reduction`` to per-example losses."""
     if reduction == "mean":
         return losses.mean()
     if reduction == "sum":
         return losses.sum()
-    if reduction == "none":
-        return losses
-    raise ValueError(f"{name}: {reduction} is not a valid value for reduction")
+    return losses
 
 
-def _check_shapes(name: str, input: Tensor, target: Tensor) -> None:
-    # As mse_loss here: PyTorch only warns, and a silent broadcast is a bug.
-    if input.shape != target.shape:
+def _check_reduction(name: str, reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"{name}: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
+        )
+
+
+def _reduced(losses: Tensor, reduction: str, name: str) -> Tensor:
+    _check_reduction(name, reduction)
+    return _reduce(losses, reduction)
+
+
+def _same_shape(name: str, input: Any, target: Any) -> Tensor:
+    """``target`` as a tensor of ``input``'s shape. (PyTorch only warns; a silent
+    broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
+    target = _as_tensor(target, input)
+    if target.shape != input.shape:
         raise ValueError(
             f"{name}: input of shape {input.shape} and target of shape "
             f"{target.shape} must have the same shape"
         )
+    return target
 
 
 def smooth_l1_loss(
@@ -58,8 +77,7 @@ def smooth_l1_loss(
 ) -> Tensor:
     """$\\ell = \\tfrac12 d^2 / \\beta$ where $|d| < \\beta$, else $|d| - \\tfrac12
     \\beta$, for $d = x - y$ (``beta=0`` is the L1 loss)."""
-    target = _as_tensor(target, input)
-    _check_shapes("smooth_l1_loss", input, target)
+    target = _same_shape("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = input - target
@@ -76,8 +94,7 @@ def huber_loss(
     """$\\ell = \\tfrac12 d^2$ where $|d| < \\delta$, else $\\delta (|d| -
     \\tfrac12 \\delta)$: ``delta`` times the smooth L1 loss with $\\beta =
     \\delta$."""
-    target = _as_tensor(target, input)
-    _check_shapes("huber_loss", input, target)
+    target = _same_shape("huber_loss", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = input - target

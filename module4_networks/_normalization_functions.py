@@ -8,7 +8,7 @@ Module 2 (which is all this file imports)."""
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -70,15 +70,7 @@ def layer_norm(
             f"trailing dims of an input of shape {input.shape}"
         )
     dims = tuple(range(input.dims - len(shape), input.dims))
-    mean = input.mean(dims, keepdim=True)
-    centred = input - mean
-    var = (centred * centred).mean(dims, keepdim=True)
-    out = centred / (var + eps).sqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return _affine(_standardized(input, dims, eps), weight, bias, shape)
 
 
 def group_norm(
@@ -101,17 +93,9 @@ def group_norm(
             f"Expected number of channels in input to be divisible by num_groups, "
             f"but got input of shape {input.shape} and num_groups={num_groups}"
         )
-    grouped = input.reshape(n, num_groups, -1)
-    mean = grouped.mean(2, keepdim=True)
-    centred = grouped - mean
-    var = (centred * centred).mean(2, keepdim=True)
-    out = (centred / (var + eps).sqrt()).reshape(*input.shape)
+    grouped = _standardized(input.reshape(n, num_groups, -1), (2,), eps)
     per_channel = (1, c) + (1,) * (input.dims - 2)
-    if weight is not None:
-        out = out * weight.view(*per_channel)
-    if bias is not None:
-        out = out + bias.view(*per_channel)
-    return out
+    return _affine(grouped.reshape(*input.shape), weight, bias, per_channel)
 
 
 def instance_norm(
@@ -145,6 +129,22 @@ def instance_norm(
                     (running_var, flat.var(2, unbiased=True).mean(0)),
                 ):
                     stat.copy_(stat * (1.0 - momentum) + value * momentum)
+    return _affine(out, weight, bias, per_channel)
+
+
+def _standardized(x: Tensor, dims: Tuple[int, ...], eps: float) -> Tensor:
+    """$(x - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}$, mean and biased variance
+    over ``dims``."""
+    centred = x - x.mean(dims, keepdim=True)
+    var = (centred * centred).mean(dims, keepdim=True)
+    return centred / (var + eps).sqrt()
+
+
+def _affine(
+    x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], shape: Tuple
+) -> Tensor:
+    """$x \\gamma + \\beta$ with ``weight`` and ``bias`` (each optional) viewed
+    as ``shape``."""
     if weight is not None:
-        out = out * weight.view(*per_channel)
-    return out + bias.view(*per_channel) if bias is not None else out
+        x = x * weight.view(*shape)
+    return x if bias is None else x + bias.view(*shape)

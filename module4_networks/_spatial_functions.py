@@ -63,9 +63,16 @@ def max_pool1d(
     padding: Union[int, Sequence[int]] = 0,
     dilation: int = 1,
     ceil_mode: bool = False,
+    return_indices: bool = False,
 ) -> Tensor:
     """The maximum over windows of ``(N, C, L)`` (or ``(C, L)``) along ``L``
-    (PyTorch's order of arguments)."""
+    (PyTorch's order of arguments; not ``return_indices``).
+
+    Raises:
+        NotImplementedError: ``return_indices=True``.
+    """
+    if return_indices:
+        raise NotImplementedError("max_pool1d: return_indices")
     dilation = (1, int(dilation))
     return _pool1d(
         F.max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode

@@ -14,6 +14,7 @@ from module2_tensors.tensor import Tensor
 
 from . import _spatial_functions as S
 from . import functional as F
+from ._activation_layers import FunctionLayer
 from ._conv_checks import IntPair, pair
 from ._parameters import _parameter, _uniform_fan_in
 from .layers import Dropout
@@ -30,9 +31,11 @@ __all__ = [
 ]
 
 
-class MaxPool2d(Module):
+class MaxPool2d(FunctionLayer):
     """``F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
     return_indices)``, PyTorch's order of arguments."""
+
+    function = staticmethod(F.max_pool2d)
 
     def __init__(
         self,
@@ -43,26 +46,21 @@ class MaxPool2d(Module):
         return_indices: bool = False,
         ceil_mode: bool = False,
     ) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.dilation, self.return_indices = dilation, return_indices
-
-    def forward(self, x: Tensor) -> Any:
-        return F.max_pool2d(
-            x,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.ceil_mode,
-            self.return_indices,
+        super().__init__(
+            kernel_size=kernel_size,
+            stride=stride,
+            padding=padding,
+            dilation=dilation,
+            ceil_mode=ceil_mode,
+            return_indices=return_indices,
         )
 
 
-class AvgPool2d(Module):
+class AvgPool2d(FunctionLayer):
     """``F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
     count_include_pad)``."""
+
+    function = staticmethod(F.avg_pool2d)
 
     def __init__(
         self,
@@ -72,63 +70,35 @@ class AvgPool2d(Module):
         ceil_mode: bool = False,
         count_include_pad: bool = True,
     ) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad = count_include_pad
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(
-            x,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
+        super().__init__(
+            kernel_size=kernel_size,
+            stride=stride,
+            padding=padding,
+            ceil_mode=ceil_mode,
+            count_include_pad=count_include_pad,
         )
 
 
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(FunctionLayer):
     """``F.adaptive_avg_pool2d(x, output_size)``: averages over windows sized to
     give an ``output_size`` output whatever the input's size."""
 
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
+    function = staticmethod(F.adaptive_avg_pool2d)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(x, self.output_size)
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size=output_size)
 
 
 class MaxPool1d(MaxPool2d):
-    """``F.max_pool1d`` as a layer: ``MaxPool2d``'s settings, one spatial axis
-    (without ``return_indices``)."""
+    """``F.max_pool1d`` as a layer: ``MaxPool2d``'s settings, one spatial axis."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        if self.return_indices:
-            raise NotImplementedError("MaxPool1d: return_indices")
-        return S.max_pool1d(
-            x,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.ceil_mode,
-        )
+    function = staticmethod(S.max_pool1d)
 
 
 class AvgPool1d(AvgPool2d):
     """``F.avg_pool1d`` as a layer: ``AvgPool2d``'s settings, one spatial axis."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return S.avg_pool1d(
-            x,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-        )
+    function = staticmethod(S.avg_pool1d)
 
 
 class ConvTranspose2d(Module):
@@ -182,9 +152,11 @@ class ConvTranspose2d(Module):
         )
 
 
-class Upsample(Module):
+class Upsample(FunctionLayer):
     """``F.interpolate`` as a layer: ``nn.Upsample(size=None, scale_factor=None,
     mode="nearest", align_corners=None)``."""
+
+    function = staticmethod(S.interpolate)
 
     def __init__(
         self,
@@ -193,13 +165,8 @@ class Upsample(Module):
         mode: str = "nearest",
         align_corners: Optional[bool] = None,
     ) -> None:
-        super().__init__()
-        self.size, self.scale_factor = size, scale_factor
-        self.mode, self.align_corners = mode, align_corners
-
-    def forward(self, x: Tensor) -> Tensor:
-        return S.interpolate(
-            x, self.size, self.scale_factor, self.mode, self.align_corners
+        super().__init__(
+            size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners
         )
 
 

@@ -106,12 +106,7 @@ def _pool_args(
     name: str, input: Tensor, kernel_size: IntPair, stride: Optional[IntPair]
 ) -> Tuple[int, int]:
     """Check a pooling call; return the kernel ``(kh, kw)``."""
-    _check_tensor(name, input)
-    if input.dims != 4:
-        raise ValueError(
-            f"{name}: input must have 4 dims (batch, channels, height, width), got "
-            f"shape {input.shape}"
-        )
+    _check_image(name, input)
     kh, kw = pair(kernel_size, "kernel_size")
     if stride is not None and pair(stride, "stride") != (kh, kw):
         raise ValueError(
@@ -159,6 +154,27 @@ def tile(input: Tensor, kernel: Tuple[int, int]) -> Tuple[Tensor, int, int]:
     # END SOLUTION
 
 
+def _check_image(name: str, input: Tensor) -> None:
+    _check_tensor(name, input)
+    if input.dims != 4:
+        raise ValueError(
+            f"{name}: input must have 4 dims (batch, channels, height, width), got "
+            f"shape {input.shape}"
+        )
+
+
+def _general(
+    kernel_size: IntPair, stride: Optional[IntPair], padding: IntPair, ceil_mode: bool
+) -> bool:
+    """Whether a pooling call needs :func:`_pool_windows` (overlapping or padded
+    windows, ``ceil_mode``) rather than Tasks 4.3/4.4's ``tile``."""
+    return (
+        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
+        or pair(padding, "padding") != (0, 0)
+        or ceil_mode
+    )
+
+
 def _pool_windows(
     name: str,
     input: Tensor,
@@ -175,12 +191,7 @@ def _pool_windows(
     shape ``(N, C, out_h, out_w, kh * kw)``, padded with ``fill``, and
     ``divisor[i, j]`` the size of window ``(i, j)`` counting padding but not
     what ``ceil_mode`` adds past it (PyTorch's ``count_include_pad``)."""
-    _check_tensor(name, input)
-    if input.dims != 4:
-        raise ValueError(
-            f"{name}: input must have 4 dims (batch, channels, height, width), got "
-            f"shape {input.shape}"
-        )
+    _check_image(name, input)
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
     pads = pair(padding, "padding")
@@ -241,12 +252,7 @@ def avg_pool2d(
     width // kw)``. Other ``stride``, ``padding``, ``ceil_mode`` and
     ``count_include_pad`` follow PyTorch (given code: :func:`_pool_windows`).
     """
-    general = (
-        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
-        or pair(padding, "padding") != (0, 0)
-        or ceil_mode
-    )
-    if general:
+    if _general(kernel_size, stride, padding, ceil_mode):
         windows, divisor = _pool_windows(
             "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, 0.0
         )
@@ -474,12 +480,7 @@ def max_pool2d(
     )
     if fast is not None:
         return fast
-    general = (
-        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
-        or pair(padding, "padding") != (0, 0)
-        or ceil_mode
-    )
-    if general:
+    if _general(kernel_size, stride, padding, ceil_mode):
         windows, _ = _pool_windows(
             "max_pool2d", input, kernel_size, stride, padding, ceil_mode, -math.inf
         )
