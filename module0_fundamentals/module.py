@@ -338,15 +338,8 @@ class Module:
                 unexpected; always, a shape that differs (naming the key and both
                 shapes).
         """
-        targets: dict[str, tuple[Module, str, bool]] = {}
-        for module_name, module in self.named_modules():
-            prefix = f"{module_name}." if module_name else ""
-            for attribute in module._parameters:
-                targets[prefix + attribute] = (module, attribute, True)
-            skip = module.__dict__.get("_non_persistent", set())
-            for attribute in module.__dict__.get("_buffers", {}):
-                if attribute not in skip:
-                    targets[prefix + attribute] = (module, attribute, False)
+        # {key: (module, attribute, is_parameter)}, the keys of state_dict()
+        targets = {key: rest for key, *rest in _module_state.entries(self)}
         # Buffers a module lists in ``_optional_state`` may be absent from a
         # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
         # checkpoints lack): they keep their value and are not reported missing.

@@ -241,45 +241,34 @@ def _implementation(backend: Any) -> Tuple[Callable[..., Any], Callable[..., Any
     return _conv_forward, _conv_backward
 
 
-class Conv1dFun(Function):
+class _ConvFun(Function):
+    """What ``Conv1dFun`` and ``Conv2dFun`` share: the forward and backward of
+    :func:`_implementation`, the number of spatial dims read from the strides
+    (forward) and the gradient (backward)."""
+
+    @staticmethod
+    def forward(
+        ctx: Context,
+        input: Tensor,
+        weight: Tensor,
+        bias: Optional[Tensor],
+        stride: Tuple[int, ...],
+        padding: Tuple[int, ...],
+    ) -> Tensor:
+        forward, _ = _implementation(input.backend)
+        return forward(ctx, len(stride), input, weight, bias, stride, padding)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
+        _, backward = _implementation(grad.backend)
+        return backward(ctx, grad.dims - 2, grad)
+
+
+class Conv1dFun(_ConvFun):
     """``conv1d`` as a differentiable tensor operation (see the module docstring):
     ``apply(input, weight, bias_or_None, (stride,), (padding,))``."""
 
-    @staticmethod
-    def forward(
-        ctx: Context,
-        input: Tensor,
-        weight: Tensor,
-        bias: Optional[Tensor],
-        stride: Tuple[int],
-        padding: Tuple[int],
-    ) -> Tensor:
-        forward, _ = _implementation(input.backend)
-        return forward(ctx, 1, input, weight, bias, stride, padding)
 
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        _, backward = _implementation(grad.backend)
-        return backward(ctx, 1, grad)
-
-
-class Conv2dFun(Function):
+class Conv2dFun(_ConvFun):
     """``conv2d`` as a differentiable tensor operation:
     ``apply(input, weight, bias_or_None, (sh, sw), (ph, pw))``."""
-
-    @staticmethod
-    def forward(
-        ctx: Context,
-        input: Tensor,
-        weight: Tensor,
-        bias: Optional[Tensor],
-        stride: Tuple[int, int],
-        padding: Tuple[int, int],
-    ) -> Tensor:
-        forward, _ = _implementation(input.backend)
-        return forward(ctx, 2, input, weight, bias, stride, padding)
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        _, backward = _implementation(grad.backend)
-        return backward(ctx, 2, grad)

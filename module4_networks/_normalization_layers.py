@@ -12,9 +12,8 @@ from module0_fundamentals.module import Module
 from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.tensor import Tensor, ones, zeros
 
-from . import weight_init as init
 from ._normalization_functions import group_norm, instance_norm
-from ._parameters import _parameter
+from ._parameters import _scale_and_shift
 
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
 
@@ -35,12 +34,9 @@ class GroupNorm(Module):
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
-        if affine:
-            self.weight = _parameter((num_channels,), backend)
-            init.ones_(self.weight)
-            self.bias = _parameter((num_channels,), backend)
-        else:
-            self.weight = self.bias = None
+        self.weight, self.bias = (
+            _scale_and_shift(num_channels, backend) if affine else (None, None)
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         return group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
@@ -66,11 +62,9 @@ class _InstanceNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = self.bias = None
-        if affine:
-            self.weight = _parameter((num_features,), backend)
-            init.ones_(self.weight)
-            self.bias = _parameter((num_features,), backend)
+        self.weight, self.bias = (
+            _scale_and_shift(num_features, backend) if affine else (None, None)
+        )
         self.running_mean = self.running_var = None
         if track_running_stats:
             backend = backend or get_default_backend()

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
-from module0_fundamentals.module import Module, Parameter
+from module0_fundamentals.module import Module
 from module0_fundamentals.module import Sequential as _Sequential
 from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
@@ -46,7 +46,7 @@ from . import functional as F
 from . import weight_init as init
 from ._activation_layers import GELU, ReLU, Sigmoid, Tanh
 from ._conv_checks import IntPair, pair
-from ._parameters import _parameter, _uniform_fan_in
+from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
     "Sequential",
@@ -348,11 +348,9 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         backend = backend or get_default_backend()
-        if affine:
-            self.weight = Parameter(ones(num_features, backend=backend))
-            self.bias = Parameter(zeros(num_features, backend=backend))
-        else:
-            self.weight = self.bias = None
+        self.weight, self.bias = (
+            _scale_and_shift(num_features, backend) if affine else (None, None)
+        )
         # Buffers: state that is not trained by the optimizer, but saved. Without
         # track_running_stats there is none (PyTorch's state dict has no keys).
         if track_running_stats:
@@ -444,16 +442,13 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        backend = backend or get_default_backend()
-        if elementwise_affine:
-            self.weight = Parameter(ones(self.normalized_shape, backend=backend))
-            self.bias = (
-                Parameter(zeros(self.normalized_shape, backend=backend))
-                if bias
-                else None
-            )
-        else:
-            self.weight = self.bias = None
+        self.weight, self.bias = (
+            _scale_and_shift(self.normalized_shape, backend)
+            if elementwise_affine
+            else (None, None)
+        )
+        if not bias:
+            self.bias = None
 
     def forward(self, x: Tensor) -> Tensor:
         k = len(self.normalized_shape)
