@@ -34,8 +34,7 @@ def dropout2d(
 ) -> Tensor:
     """Zero whole channels (``(N, C, H, W)`` or ``(C, H, W)``), each with
     probability ``p``, and scale the kept ones by $1 / (1 - p)$ (training only)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    F._check_probability(p)
     if not training or p == 0.0:
         return input
     if p == 1.0:

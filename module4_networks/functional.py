@@ -506,8 +506,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         ValueError: ``p`` outside $[0, 1]$.
     """
     _check_tensor("dropout", input)
-    if isinstance(p, bool) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_probability(p)
     # BEGIN SOLUTION 4.4: the edge cases, then a Bernoulli mask scaled by 1/(1-p)
     if not training or p == 0.0:
         return input
@@ -519,6 +518,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
 
 
 # ------------------------------------------------------------ given helpers
+def _check_probability(p: float) -> None:
+    """A dropout probability must lie in $[0, 1]$ (ValueError, PyTorch's message)."""
+    if isinstance(p, bool) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     r"""$y = x W^\top + b$: input ``(..., in)``, weight ``(out, in)``, bias
     ``(out,)``; output ``(..., out)`` (``torch.nn.functional.linear``)."""

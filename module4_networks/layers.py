@@ -479,10 +479,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(
-                f"dropout probability has to be between 0 and 1, but got {p}"
-            )
+        F._check_probability(p)
         self.p = p
 
     def forward(self, x: Tensor) -> Tensor:
