@@ -226,7 +226,7 @@ def re_exports(path: Path) -> List[str]:
 #: module3_fast_ops/BENCHMARKS.md, "The small matrix products"): 16,906;
 #: lowered to 16,899 when the engine's Context became Module 1's with ``freed``.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_741
+LIBRARY_BUDGET = 16_730
 LIBRARY_GOAL = 13_500
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "pair",
     "conv_output_shape",
     "_check_storage",
+    "_one_int",
     "_as_strided",
     "_check_out",
     "_add_bias",
@@ -41,6 +42,15 @@ def pair(value: IntPair, name: str) -> Tuple[int, int]:
     if len(values) != 2 or not all(isinstance(v, (int, np.integer)) for v in values):
         raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
     return int(values[0]), int(values[1])
+
+
+def _one_int(name: str, label: str, value: object) -> int:
+    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{name}: {label} must be an int, got {value!r}")
+    return int(value)
 
 
 def conv_output_shape(

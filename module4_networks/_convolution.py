@@ -18,14 +18,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Tuple, Union
 
-import numpy as np
-
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
 from . import _conv_gemm
-from ._conv_checks import IntPair, _add_bias, conv_output_shape, pair
+from ._conv_checks import IntPair, _add_bias, _one_int, conv_output_shape, pair
 from .fast_conv import _launch
 
 __all__ = ["_check_tensor", "_dim", "_conv", "Conv1dFun", "Conv2dFun"]
@@ -47,15 +45,6 @@ def _dim(dim: int, dims: int, name: str) -> int:
 
 
 # ----------------------------------------------------------- convolutions
-def _one_int(name: str, label: str, value: object) -> int:
-    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
-    if isinstance(value, (tuple, list)) and len(value) == 1:
-        value = value[0]
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{name}: {label} must be an int, got {value!r}")
-    return int(value)
-
-
 def _conv(
     name: str,
     spatial: int,

@@ -17,6 +17,13 @@ from module2_tensors.tensor import Tensor, tensor
 __all__ = ["EmbeddingFun", "one_hot"]
 
 
+def _on_host(t: Tensor) -> np.ndarray:
+    """``t``'s numbers, contiguous, as a flat host array (CudaBackend's are copied
+    off the GPU: the lookup runs on the host)."""
+    storage = t.contiguous()._tensor._storage
+    return t.to_numpy().reshape(-1) if hasattr(storage, "copy_to_host") else storage
+
+
 @njit(parallel=True, cache=True)
 def _gather_rows(out, table, rows, dim):
     for n in prange(rows.shape[0]):
@@ -47,13 +54,9 @@ class EmbeddingFun(Function):
         shape: Tuple[int, ...],
         skip: int,
     ) -> Tensor:
-        table = weight.contiguous()
         dim = weight.shape[1]
         out = np.empty(rows.size * dim)
-        storage = table._tensor._storage
-        if hasattr(storage, "copy_to_host"):  # CudaBackend: gather on the host
-            storage = table.to_numpy().reshape(-1)
-        _gather_rows(out, storage, rows, dim)
+        _gather_rows(out, _on_host(weight), rows, dim)
         ctx.save_for_backward(weight.shape, rows, skip)
         return weight.new_tensor(out.reshape(*shape, dim))
 
@@ -61,10 +64,7 @@ class EmbeddingFun(Function):
     def backward(ctx: Context, grad: Tensor) -> Tensor:
         shape, rows, skip = ctx.saved_values
         out = np.zeros(shape[0] * shape[1])
-        g = grad.contiguous()._tensor._storage
-        if hasattr(g, "copy_to_host"):  # CudaBackend: scatter on the host
-            g = grad.contiguous().to_numpy().reshape(-1)
-        _scatter_add_rows(out, g, rows, shape[1], skip)
+        _scatter_add_rows(out, _on_host(grad), rows, shape[1], skip)
         return grad.new_tensor(out.reshape(shape))
 
 

@@ -126,11 +126,8 @@ class ConvTranspose2d(Module):
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = (kh, kw)
         self.stride, self.padding = stride, padding
-        self.output_padding, self.groups, self.dilation = (
-            output_padding,
-            groups,
-            dilation,
-        )
+        self.output_padding, self.groups = output_padding, groups
+        self.dilation = dilation
         fan_in = (out_channels // groups) * kh * kw
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
         _uniform_fan_in(self.weight, fan_in)

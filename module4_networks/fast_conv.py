@@ -58,6 +58,7 @@ from ._conv_checks import (
     _as_strided,
     _check_out,
     _check_storage,
+    _one_int,
     conv_output_shape,
     pair,
 )
@@ -526,11 +527,8 @@ def _launch(
     with the kernel (see ``_conv_gemm``) and return the forward's ``cols``."""
     op = f"conv{spatial}d"
     if spatial == 1:
-        if not isinstance(stride, (int, np.integer)):
-            raise TypeError(f"{op}: stride must be an int, got {stride!r}")
-        if not isinstance(padding, (int, np.integer)):
-            raise TypeError(f"{op}: padding must be an int, got {padding!r}")
-        strides, paddings = (int(stride),), (int(padding),)
+        strides = (_one_int(op, "stride", stride),)
+        paddings = (_one_int(op, "padding", padding),)
     else:
         strides, paddings = pair(stride, "stride"), pair(padding, "padding")
     result, first, second = (_as_strided(op, t) for t in (result, first, second))

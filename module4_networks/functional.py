@@ -432,9 +432,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     sizes = (
         output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
     )
-    oh, ow = (h if sizes[0] is None else sizes[0]), (
-        w if sizes[1] is None else sizes[1]
-    )
+    oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
 
     def bounds(n: int, out: int, i: int) -> Tuple[int, int]:
         return (i * n) // out, -(-((i + 1) * n) // out)
