@@ -231,7 +231,7 @@ def re_exports(path: Path) -> List[str]:
 #: peeling as device functions, the chainable schedulers as one factor each,
 #: the fused optimizer's CPU loops, the optimizers' shared pieces written once, ...).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_467
+LIBRARY_BUDGET = 16_298
 LIBRARY_GOAL = 13_500
 
 

@@ -51,7 +51,7 @@ from module2_tensors.tensor import Tensor
 
 from ._conv_gemm import _view
 from .engine import fast_path, probe_gradient
-from .fast_conv import pair
+from ._conv_checks import pair
 
 __all__ = ["max_pool2d"]
 

@@ -37,7 +37,7 @@ from module2_tensors.shape_functions import no_grad
 from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor, tensor
 
-from . import functional as F
+from ._activation_functions import gelu, relu
 from .attention import MultiheadAttention, causal_mask
 from .layers import Dropout, Embedding, LayerNorm, Linear
 
@@ -105,9 +105,9 @@ def _activation(name: Union[str, Callable[[Tensor], Tensor]]) -> Callable:
     if callable(name):
         return name
     if name == "relu":
-        return F.relu
+        return relu
     if name == "gelu":
-        return F.gelu
+        return gelu
     raise ValueError(f"activation should be relu or gelu, not {name!r}")
 
 
