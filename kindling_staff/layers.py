@@ -228,9 +228,11 @@ def re_exports(path: Path) -> List[str]:
 #: in the eighteenth session by the deletions each merge's commit names (the
 #: recorded pass's PickAt, the factories' shape check, the kernel caches' shared
 #: set-up, cuda_ops' unused device functions, the GPU kernels' block sum and index
-#: peeling as device functions, ...).
+#: peeling as device functions, ...); 16,680 when Module 1's facade took the
+#: ScalarFunctions' names from their file and the function forms became the
+#: methods themselves (``kt.exp is Tensor.exp``).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_783
+LIBRARY_BUDGET = 16_680
 LIBRARY_GOAL = 13_500
 
 
