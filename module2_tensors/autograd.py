@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, List, Optional
 
 from .engine.grad_modes import MODES
 
@@ -102,16 +102,9 @@ def grad(
         )
     from .tensor import Tensor
 
-    outs: List[Tensor] = (
-        list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-    )
-    ins: List[Tensor] = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    if grad_outputs is None:
-        seeds: Sequence[Union[None, Tensor]] = [None] * len(outs)
-    elif isinstance(grad_outputs, (list, tuple)):
-        seeds = list(grad_outputs)
-    else:
-        seeds = [grad_outputs]
+    outs: List[Tensor] = _listed(outputs)
+    ins: List[Tensor] = _listed(inputs)
+    seeds = [None] * len(outs) if grad_outputs is None else _listed(grad_outputs)
     for x in ins:
         if not x.requires_grad:
             raise RuntimeError("grad: one of the inputs does not require grad")
@@ -152,6 +145,11 @@ def grad(
             x.new_zeros(x.shape) if g is None else g for x, g in zip(ins, result)
         )
     return result
+
+
+def _listed(x: Any) -> List[Any]:
+    """A list or tuple as a list; anything else as a list of one."""
+    return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
 def _leaves_behind(outputs: List[Any]) -> List[Any]:

@@ -278,11 +278,11 @@ class ReductionMixin:
         """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
         if isinstance(dim, CoreMixin):
             return self.minimum(dim)
-        if dim is None or isinstance(dim, (tuple, list)):
-            if isinstance(dim, (tuple, list)):
-                raise TypeError(
-                    "min(dim) takes one dim; use amin(dim) for several (values only)"
-                )
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(
+                "min(dim) takes one dim; use amin(dim) for several (values only)"
+            )
+        if dim is None:
             return -((-self).max(None, keepdim))
         values, indices = (-self)._max_along("min", dim, keepdim)
         return MaxResult(-values, indices)
