@@ -232,10 +232,12 @@ def re_exports(path: Path) -> List[str]:
 #: ScalarFunctions' names from their file and the function forms became the
 #: methods themselves (``kt.exp is Tensor.exp``); 16,660 when the write-shape
 #: check, the backend readiness check and ``grad``'s argument lists became one
-#: function each; 16,654 with `abs` keeping the dtype as `relu` does and
-#: Task 2.3's `_size` as `np.prod`.
+#: function each; 16,654 with ``abs`` keeping the dtype as ``relu`` does and
+#: Task 2.3's ``_size`` as ``np.prod``; 16,637 with ``grad`` saving every
+#: ``.grad`` it touches in one list and the recorded pass's plainer steps;
+#: 16,627 with the catalog's shifted relu written once.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_654
+LIBRARY_BUDGET = 16_627
 LIBRARY_GOAL = 13_500
 
 

@@ -110,30 +110,24 @@ def grad(
             raise RuntimeError("grad: one of the inputs does not require grad")
     # Run the ordinary backward pass, with every .grad saved and restored around
     # it, and non-leaf inputs made to retain their gradient meanwhile.
-    saved = [(x, x.grad, x.retains_grad) for x in ins]
-    others = _leaves_behind(outs)
-    saved_others = [(t, t.grad) for t in others]
+    saved = [(t, t.grad, t.retains_grad) for t in ins + _leaves_behind(outs)]
     try:
+        for t, _, _ in saved:
+            t.grad = None
         for x in ins:
-            x.grad = None
             if not x.is_leaf:
                 x.retains_grad = True
-        for t in others:
-            t.grad = None
         for k, (y, g) in enumerate(zip(outs, seeds)):
             last = k == len(outs) - 1
             y.backward(
                 g,
-                retain_graph=True if not last else retain_graph,
+                retain_graph=retain_graph if last else True,
                 create_graph=create_graph,
             )
         result = tuple(x.grad for x in ins)
     finally:
-        for x, g, retains in saved:
-            x.grad, x.retains_grad = g, retains
-        for t, g in saved_others:
-            if all(t is not x for x in ins):
-                t.grad = g
+        for t, g, retains in saved:
+            t.grad, t.retains_grad = g, retains
     for x, g in zip(ins, result):
         if g is None and not allow_unused:
             raise RuntimeError(

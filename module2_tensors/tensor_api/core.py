@@ -103,9 +103,7 @@ class CoreMixin:
         if backend is None:
             backend = get_default_backend()
         if backend.cuda and not hasattr(data._storage, "copy_to_host"):
-            data = elementwise._in_memory_of(
-                backend, data
-            )  # CudaBackend: in GPU memory
+            data = elementwise._in_memory_of(backend, data)  # (into GPU memory)
         self.backend: TensorBackend = backend
         self._tensor = data
         self.history: Optional[autograd.History] = history
