@@ -236,9 +236,10 @@ def re_exports(path: Path) -> List[str]:
 #: Task 2.3's ``_size`` as ``np.prod``; 16,637 with ``grad`` saving every
 #: ``.grad`` it touches in one list and the recorded pass's plainer steps;
 #: 16,627 with the catalog's shifted relu written once; 16,620 with the
-#: reductions' ``dim`` type named once (``Dims``).
+#: reductions' ``dim`` type named once (``Dims``); 16,609 with the Scalar
+#: functions' labels their symbols or lower-case names.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_620
+LIBRARY_BUDGET = 16_609
 LIBRARY_GOAL = 13_500
 
 
