@@ -229,9 +229,11 @@ def re_exports(path: Path) -> List[str]:
 #: recorded pass's PickAt, the factories' shape check, the kernel caches' shared
 #: set-up, cuda_ops' unused device functions, the GPU kernels' block sum and index
 #: peeling as device functions, the chainable schedulers as one factor each,
-#: the fused optimizer's CPU loops, the optimizers' shared pieces written once, ...).
+#: the fused optimizer's CPU loops, the optimizers' shared pieces written once,
+#: Module 4's given layers as their functions, the function forms as the
+#: Tensor methods, ...).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_298
+LIBRARY_BUDGET = 16_124
 LIBRARY_GOAL = 13_500
 
 

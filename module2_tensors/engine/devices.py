@@ -114,15 +114,21 @@ def get_default_backend() -> TensorBackend:
     if _from_environment[0] is not None:
         return _from_environment[0]
     for backend, ready in reversed(_candidates):
-        key = id(backend)
-        if key not in _ready:
-            try:
-                _ready[key] = bool(ready())
-            except NotImplementedError:
-                _ready[key] = False
-        if _ready[key]:
+        if _is_ready(backend, ready):
             return backend
     raise RuntimeError("no backend is registered: import module2_tensors")
+
+
+def _is_ready(backend: TensorBackend, ready: Callable[[], bool]) -> bool:
+    """``ready()``, asked once per backend (False where it raises
+    ``NotImplementedError``: kernels still stubbed)."""
+    key = id(backend)
+    if key not in _ready:
+        try:
+            _ready[key] = bool(ready())
+        except NotImplementedError:
+            _ready[key] = False
+    return _ready[key]
 
 
 def backend_named(name: str) -> TensorBackend:
@@ -203,12 +209,8 @@ def _cpu_backend() -> "TensorBackend":
     if not backend.cuda:
         return backend
     for candidate, ready in reversed(_candidates):
-        if not candidate.cuda:
-            try:
-                if ready():
-                    return candidate
-            except NotImplementedError:
-                continue
+        if not candidate.cuda and _is_ready(candidate, ready):
+            return candidate
     return _candidates[0][0]  # SimpleBackend, always ready
 
 

@@ -49,7 +49,7 @@ from .autograd import Context
 
 from . import autograd
 from .autograd import Function, _new
-from .grad_modes import MODES
+from .grad_modes import set_grad_enabled
 from .hooks import run_hooks
 from .indexing import AdvancedIndex
 
@@ -145,28 +145,20 @@ def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
     """``accumulate_derivative`` with ``create_graph``: as PyTorch, ``.grad``
     becomes ``.grad + d``, a new tensor with a history (never changed in place,
     which would break the graph that uses the old gradient)."""
-    g = t.grad
-    if g is None:
-        if d._is_grad:  # already another tensor's .grad: a tensor of its own
-            d = Alias.apply(d)
-        d._is_grad = True
-        t.grad = d
-    else:
-        total = g + d
-        total._is_grad = True
-        t.grad = total
+    if t.grad is not None:
+        d = t.grad + d
+    elif d._is_grad:  # already another tensor's .grad: a tensor of its own
+        d = Alias.apply(d)
+    d._is_grad = True
+    t.grad = d
 
 
 def _once_differentiable(cls: type, h: Any, d_output: "Tensor") -> Tuple:
     """The gradients of a function without a formula: its ``backward`` with
     recording off, each result then marked so that differentiating it again
     raises (:class:`NotTwiceDifferentiable`)."""
-    previous = MODES.grad
-    MODES.grad = False
-    try:
+    with set_grad_enabled(False):
         grads = autograd.backward_tuple(cls, h.ctx, d_output, len(h.inputs))
-    finally:
-        MODES.grad = previous
     Tensor = autograd.tensor_class()
     sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
     if not sources:
@@ -294,11 +286,8 @@ def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 
 
 def _permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    order = inputs[1]
-    inverse = [0] * len(order)
-    for k, source in enumerate(order):
-        inverse[source] = k
-    return g.permute(*inverse)
+    order = inputs[1]  # undone by the inverse permutation
+    return g.permute(*sorted(range(len(order)), key=order.__getitem__))
 
 
 def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
