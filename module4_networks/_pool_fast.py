@@ -42,7 +42,6 @@ import numpy as np
 from numba import njit
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.engine import dtypes
 from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.higher_order import EmbedInZeros, register
@@ -50,7 +49,7 @@ from module2_tensors.engine.indexing import AdvancedIndex
 from module2_tensors.tensor import Tensor
 
 from ._conv_gemm import _view
-from .engine import fast_path, probe_gradient
+from .engine import fast_path, host_float64, probe_gradient
 from .fast_conv import pair
 
 __all__ = ["max_pool2d"]
@@ -200,14 +199,7 @@ def max_pool2d(
     pass where that agrees with ``student`` (``functional.max_pool2d``) on this
     signature; ``None`` where the caller should run ``student``'s own code (a CUDA
     or unusual input, a check in progress, or a signature where they differ)."""
-    if (
-        not PATH.active
-        or not isinstance(input, Tensor)
-        or input.dims != 4
-        or getattr(input.backend, "cuda", False)
-        or type(input.tuple()[0]) is not np.ndarray
-        or input.dtype is not dtypes.float64
-    ):
+    if not (PATH.active and host_float64(input) and input.dims == 4):
         return None
     try:
         kh, kw = pair(kernel_size, "kernel_size")

@@ -55,10 +55,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .engine import agrees, fast_path, ran_backward
+from .engine import agrees, fast_path, host_float64, ran_backward
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.tensor import Tensor
@@ -265,32 +264,16 @@ class _LayerFun(Function):
         d_h = np.zeros_like(d_out[0])  # h_n is a view of the outputs
         d_c = g[steps] if kind == "lstm" else None
         grads = _backward(kind, xs, weights, reverse, out, saved, d_out, d_h, d_c)
-        return tuple(None if a is None else grad.new_tensor(a) for a in grads) + (
-            None,
-            None,
-        )
+        grads += [None, None]  # (kind, reverse)
+        return tuple(None if a is None else grad.new_tensor(a) for a in grads)
 
 
 # --------------------------------------------------------------------------- the hook
 def _kind(layers: Any) -> Optional[str]:
     gates = getattr(type(layers), "gates", 1)
-    if gates == 4:
-        return "lstm"
-    if gates == 3:
-        return "gru"
     if gates == 1:
-        nonlinearity = getattr(layers, "nonlinearity", "tanh")
-        return {"tanh": "rnn_tanh", "relu": "rnn_relu"}.get(nonlinearity)
-    return None
-
-
-def _host_float64(t: Optional[Tensor]) -> bool:
-    return t is None or (
-        isinstance(t, Tensor)
-        and not getattr(t.backend, "cuda", False)
-        and type(t.tuple()[0]) is np.ndarray
-        and t.dtype is dtypes.float64
-    )
+        return "rnn_" + getattr(layers, "nonlinearity", "tanh")
+    return {4: "lstm", 3: "gru"}.get(gates)
 
 
 def _run_fast(
@@ -306,9 +289,6 @@ def _run_fast(
     if kind == "lstm":
         return out, (h_n, packed[steps])
     return out, h_n
-
-
-_close = agrees  # no gradient reached an input (None): zeros
 
 
 def _check(
@@ -355,7 +335,7 @@ def _check(
     last = 0 if reverse else xs.shape[0] - 1
     want = [out.to_numpy()] + [f.to_numpy() for f in finals]
     got = [fast_out, fast_out[last]] + ([c_n] if kind == "lstm" else [])
-    if not all(_close(a, b) for a, b in zip(got, want)):
+    if not all(agrees(a, b) for a, b in zip(got, want)):
         return False
     grads = _backward(
         kind,
@@ -373,7 +353,7 @@ def _check(
         if probe is None or not need:
             continue
         want_grad = None if probe.grad is None else probe.grad.to_numpy()
-        if g is None or not _close(g, want_grad):
+        if g is None or not agrees(g, want_grad):  # (None: zeros)
             return False
     return True
 
@@ -395,7 +375,7 @@ def unroll(
         or len(parts) != (2 if kind == "lstm" else 1)
         or x.dims != 3
         or x.shape[0] == 0
-        or not all(_host_float64(t) for t in tensors)
+        or not all(t is None or host_float64(t) for t in tensors)
     ):
         return layers._unroll(x, state, weights, reverse)
     # Which inputs need a gradient (none without recording: then the check
