@@ -231,9 +231,10 @@ def re_exports(path: Path) -> List[str]:
 #: peeling as device functions, ...); 16,738 when Module 4's fast paths took
 #: their eligibility check and strided views from the fast-path engine and
 #: im2col and col2im became one kernel; 16,704 with the recurrent base's one
-#: weight lookup, the attention masks in one pass and plainer Transformer set-up.
+#: weight lookup, the attention masks in one pass and plainer Transformer set-up;
+#: 16,692 with the pooling check on the engine's tolerance.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_704
+LIBRARY_BUDGET = 16_692
 LIBRARY_GOAL = 13_500
 
 

@@ -108,11 +108,8 @@ class _MatMulBlas(Function):
     ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
         x, y = ctx.saved_values
         need_a, need_b = ctx.needs_input_grad or (True, True)
-        da, db = _grads(x, y, host_array(grad.tuple()), need_a, need_b)
-        return (
-            None if da is None else grad.new_tensor(da),
-            None if db is None else grad.new_tensor(db),
-        )
+        grads = _grads(x, y, host_array(grad.tuple()), need_a, need_b)
+        return tuple(None if d is None else grad.new_tensor(d) for d in grads)
 
 
 @register(_MatMulBlas)

@@ -147,17 +147,10 @@ class TransformerEncoderLayer(Module):
         self.activation = _activation(activation)
 
     def _sa_block(
-        self, x: Tensor, mask: Optional[Any], key_padding_mask: Optional[Any]
+        self, x: Tensor, mask: Optional[Any], padding: Optional[Any]
     ) -> Tensor:
-        """Self-attention on ``x`` and dropout."""
-        out, _ = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-        )
+        """Self-attention on ``x`` (``padding``: the key padding mask), dropout."""
+        out, _ = self.self_attn(x, x, x, padding, need_weights=False, attn_mask=mask)
         return self.dropout1(out)
 
     def _ff_block(self, x: Tensor) -> Tensor:
