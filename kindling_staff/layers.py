@@ -232,9 +232,10 @@ def re_exports(path: Path) -> List[str]:
 #: their eligibility check and strided views from the fast-path engine and
 #: im2col and col2im became one kernel; 16,704 with the recurrent base's one
 #: weight lookup, the attention masks in one pass and plainer Transformer set-up;
-#: 16,692 with the pooling check on the engine's tolerance.
+#: 16,692 with the pooling check on the engine's tolerance; 16,675 with the RNN's
+#: and GRU's one forward and the recurrent path's LSTM gates split once.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_692
+LIBRARY_BUDGET = 16_675
 LIBRARY_GOAL = 13_500
 
 

@@ -261,6 +261,13 @@ class _RNNLayers(Module):
             return x.squeeze(1), [s.squeeze(1) for s in states]
         return (x.transpose(0, 1) if self.batch_first else x), states
 
+    def forward(
+        self, input: Tensor, hx: Optional[Tensor] = None
+    ) -> Tuple[Tensor, Tensor]:
+        """``(output, h_n)`` of the RNN and the GRU (the LSTM's state is a pair)."""
+        output, (h_n,) = self._run(input, [hx])
+        return output, h_n
+
     def extra_repr(self) -> str:
         extras = ""
         if self.num_layers != 1:

@@ -113,8 +113,7 @@ def _forward(
             s = _sigmoid(a)
             s[:, 2 * hidden : 3 * hidden] = np.tanh(a[:, 2 * hidden : 3 * hidden])
             act[t] = s
-            i, f = s[:, :hidden], s[:, hidden : 2 * hidden]
-            g, o = s[:, 2 * hidden : 3 * hidden], s[:, 3 * hidden :]
+            i, f, g, o = np.split(s, 4, axis=1)
             c = f * c + i * g
             tanh_c[t] = np.tanh(c)
             h = o * tanh_c[t]
@@ -156,7 +155,7 @@ def _backward(
     saved: Dict[str, Any],
     d_out: np.ndarray,
     d_h: np.ndarray,
-    d_c: Optional[np.ndarray],
+    d_c: Optional[np.ndarray] = None,
 ) -> List[Optional[np.ndarray]]:
     """Backpropagation through time: ``[dx, dh0, dc0, dW_ih, dW_hh, db_ih,
     db_hh]`` from the gradients of the outputs ``d_out`` ``(L, N, H)``, of the
@@ -175,9 +174,8 @@ def _backward(
         dc = d_c.copy()
         for t in order:
             dh += d_out[t]
-            s, tc = act[t], tanh_c[t]
-            i, f = s[:, :hidden], s[:, hidden : 2 * hidden]
-            g, o = s[:, 2 * hidden : 3 * hidden], s[:, 3 * hidden :]
+            tc = tanh_c[t]
+            i, f, g, o = np.split(act[t], 4, axis=1)
             dc += dh * o * (1.0 - tc * tc)
             da = d_gi[t]
             da[:, :hidden] = dc * g * i * (1.0 - i)
@@ -330,24 +328,14 @@ def _check(
     arrays = [_array(t) for t in (x, *parts, *weights)]
     xs, h0 = arrays[0], arrays[1]
     c0 = arrays[2] if kind == "lstm" else None
-    w = tuple(arrays[1 + len(parts) :])
+    w: Arrays = tuple(arrays[1 + len(parts) :])  # type: ignore[assignment]
     fast_out, c_n, saved = _forward(kind, xs, h0, c0, w, reverse)  # type: ignore
     last = 0 if reverse else xs.shape[0] - 1
     want = [out.to_numpy()] + [f.to_numpy() for f in finals]
     got = [fast_out, fast_out[last]] + ([c_n] if kind == "lstm" else [])
     if not all(agrees(a, b) for a, b in zip(got, want)):
         return False
-    grads = _backward(
-        kind,
-        xs,
-        w,  # type: ignore[arg-type]
-        reverse,
-        fast_out,
-        saved,
-        g_out,
-        g_finals[0],
-        g_finals[1] if kind == "lstm" else None,
-    )
+    grads = _backward(kind, xs, w, reverse, fast_out, saved, g_out, *g_finals)
     mine = grads[:2] + (grads[2:3] if kind == "lstm" else []) + grads[3:]
     for probe, g, need in zip(probes, mine, needs):
         if probe is None or not need:
