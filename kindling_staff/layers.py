@@ -233,9 +233,10 @@ def re_exports(path: Path) -> List[str]:
 #: im2col and col2im became one kernel; 16,704 with the recurrent base's one
 #: weight lookup, the attention masks in one pass and plainer Transformer set-up;
 #: 16,692 with the pooling check on the engine's tolerance; 16,675 with the RNN's
-#: and GRU's one forward and the recurrent path's LSTM gates split once.
+#: and GRU's one forward and the recurrent path's LSTM gates split once; 16,663
+#: with the pooling kernels allocating their own results.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_675
+LIBRARY_BUDGET = 16_663
 LIBRARY_GOAL = 13_500
 
 

@@ -83,10 +83,8 @@ def _im2col(x, cols, kh, kw, sh, sw, ph, pw, oh, ow, back):  # type: ignore
 
 
 def _im2col_of(x: np.ndarray, w_shape: tuple, strides: tuple, paddings: tuple, out_hw):
-    batch, channels = x.shape[0], x.shape[1]
-    kh, kw = w_shape[2], w_shape[3]
-    oh, ow = out_hw
-    cols = np.zeros((batch * oh * ow, channels * kh * kw))
+    (kh, kw), (oh, ow) = w_shape[2:], out_hw
+    cols = np.zeros((x.shape[0] * oh * ow, x.shape[1] * kh * kw))
     _im2col(x, cols, kh, kw, *strides, *paddings, oh, ow, False)
     return cols
 
