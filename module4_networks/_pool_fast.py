@@ -49,8 +49,8 @@ from module2_tensors.engine.indexing import AdvancedIndex
 from module2_tensors.tensor import Tensor
 
 from ._conv_gemm import _view
+from ._conv_checks import pair
 from .engine import agrees, fast_path, host_float64, probe_gradient
-from .fast_conv import pair
 
 __all__ = ["max_pool2d"]
 

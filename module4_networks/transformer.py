@@ -36,7 +36,7 @@ from module2_tensors.shape_functions import no_grad
 from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor, tensor
 
-from . import functional as F
+from ._activation_functions import gelu, relu
 from .attention import MultiheadAttention, causal_mask, padding_mask
 from .layers import Dropout, Embedding, LayerNorm, Linear
 
@@ -102,7 +102,7 @@ def _activation(name: Union[str, Callable[[Tensor], Tensor]]) -> Callable:
         return name
     if name not in ("relu", "gelu"):
         raise ValueError(f"activation should be relu or gelu, not {name!r}")
-    return getattr(F, name)
+    return relu if name == "relu" else gelu
 
 
 class TransformerEncoderLayer(Module):
