@@ -231,9 +231,9 @@ def re_exports(path: Path) -> List[str]:
 #: peeling as device functions, the chainable schedulers as one factor each,
 #: the fused optimizer's CPU loops, the optimizers' shared pieces written once,
 #: Module 4's given layers as their functions, the function forms as the
-#: Tensor methods, ...).
+#: Tensor methods, the fast paths' eligibility checks on the engine's, ...).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_124
+LIBRARY_BUDGET = 16_004
 LIBRARY_GOAL = 13_500
 
 
