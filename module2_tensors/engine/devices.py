@@ -4,7 +4,7 @@ A device *names* a backend; backends stay the mechanism. ``"cpu"`` is the defaul
 backend when that computes in host memory (``FastBackend`` once Module 3 is
 written, else ``SimpleBackend``), and ``"cuda"`` the backend Module 3 names
 ``"cuda"`` (``name_backend``: Module 2 must not import upwards), checked first for a
-usable GPU. :func:`register_device` lets a later module provide a device itself.
+usable GPU.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 __all__ = [
     "device",
     "Device",
-    "register_device",
     "backend_for",
     "device_of",
     "cuda",
@@ -29,9 +28,6 @@ __all__ = [
     "get_default_backend",
     "backend_named",
 ]
-
-#: device type -> a function returning its backend (raising when it cannot).
-_PROVIDERS: Dict[str, Callable[[], "TensorBackend"]] = {}
 
 
 # ---------------------------------------------------------------------------
@@ -196,12 +192,6 @@ class device:
 Device = device
 
 
-def register_device(kind: str, provider: Callable[[], "TensorBackend"]) -> None:
-    """Make ``device(kind)`` name the backend that ``provider()`` returns (it is
-    called on use, and raises a clear error when the device is unavailable)."""
-    _PROVIDERS[kind] = provider
-
-
 def _cpu_backend() -> "TensorBackend":
     """The default backend if it computes in host memory, else the fastest
     host backend (the automatic choice of ``set_default_backend(None)``)."""
@@ -224,9 +214,6 @@ def backend_for(spec: Union[str, device]) -> "TensorBackend":
     kind = device(spec).type
     if kind == "cpu":
         return _cpu_backend()
-    provider = _PROVIDERS.get(kind)
-    if provider is not None:
-        return provider()
     load = _named.get(kind)  # the backends named so far (Module 3 names cuda)
     if load is None:
         raise RuntimeError(
