@@ -73,10 +73,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     warm_up(args.module, list(dict.fromkeys(labels[0::jobs] + labels)))
     for child in children:
         child.wait()
-    cached = 0
-    for label in labels:
-        cache = progress.caches.get(label)
-        cached += bool(cache is not None and cache.is_cached())
+    caches = [progress.caches.get(label) for label in labels]
+    cached = sum(cache is not None and cache.is_cached() for cache in caches)
     print(
         f"kindling: {cached} of {len(labels)} kernels of {args.module} are in the "
         f"cache ({time.perf_counter() - started:.1f} s, {jobs} process(es))"

@@ -388,8 +388,7 @@ def _as_2d(tensor: Tensor, spatial: int) -> Strided:
     shape = np.asarray(shape, np.int64)
     strides = np.asarray(strides, np.int64)
     if spatial == 1:
-        shape = np.array([shape[0], shape[1], 1, shape[2]], np.int64)
-        strides = np.array([strides[0], strides[1], 0, strides[2]], np.int64)
+        shape, strides = np.insert(shape, 2, 1), np.insert(strides, 2, 0)
     return storage, shape, strides
 
 
@@ -423,14 +422,8 @@ def conv_forward_fn(
     if bias is not None:
         storage, _, bias_strides = bias.tuple()
         bias_arg = (storage, int(bias_strides[0]))
-    conv_forward(
-        _as_2d(out, spatial),
-        _as_2d(input, spatial),
-        _as_2d(weight, spatial),
-        bias_arg,
-        strides,
-        paddings,
-    )
+    o, x, w = (_as_2d(t, spatial) for t in (out, input, weight))
+    conv_forward(o, x, w, bias_arg, strides, paddings)
     ctx.save_for_backward(input, weight, bias is not None, strides, paddings, None)
     return out
 
