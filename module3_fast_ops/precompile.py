@@ -31,12 +31,11 @@ def warm_up(module: str, labels: Sequence[str] = ()) -> int:
     announced = compile_progress.progress.expected
     wanted = {label: (build, warm) for label, build, warm, _ in announced}
     for label in labels or list(wanted):
-        if label not in wanted or wanted[label][1] is None:
+        build, warm = wanted.get(label, (None, None))
+        if warm is None:
             continue
-        build, warm = wanted[label]
         try:
-            kernel = build()
-            warm(kernel)  # type: ignore[misc]
+            warm(build())  # type: ignore[misc]
             done += 1
         except Exception:  # noqa: BLE001 - busy elsewhere, or a stub: next one
             continue
