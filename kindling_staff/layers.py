@@ -233,7 +233,7 @@ def re_exports(path: Path) -> List[str]:
 #: Module 4's given layers as their functions, the function forms as the
 #: Tensor methods, the fast paths' eligibility checks on the engine's, ...).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 15_946
+LIBRARY_BUDGET = 15_882
 LIBRARY_GOAL = 13_500
 
 

@@ -97,47 +97,20 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     # out, size, same, the packed layout (one int64 array for every shape and
     # stride), then the inputs' storages
     elementwise = (f64, count, flag, i64)
+    reduce_args = (f64, i64, f64, count, count, numba.float64)
+    matmul_args = (f64, i64, f64, f64, count, count)
+    tile = k.PRACTICE_TILE * k.PRACTICE_TILE
+    specs = [
+        ("map(sigmoid)", "3.3", k.tensor_map, operators.sigmoid, (*elementwise, f64)),
+        ("zip(mul)", "3.3", k.tensor_zip, operators.mul, (*elementwise, f64, f64)),
+        ("reduce(add)", "3.3", k.tensor_reduce, operators.add, reduce_args),
+        ("sum_practice", "3.3", k.sum_practice_kernel, None, (f64, f64, count)),
+        ("mm_practice", "3.4", k.mm_practice_kernel, None, (f64, f64, f64, count)),
+        ("matmul", "3.4", k.tensor_matrix_multiply, None, matmul_args),
+    ]
+    blocks = (threads, threads, threads, k.PRACTICE_THREADS, tile, matmul_threads)
+    # kernel_in gives back a factory's result that is the kernel itself.
     return [
-        KernelSpec(
-            "map(sigmoid)",
-            "3.3",
-            lambda: kernel_in(compiled(k.tensor_map, operators.sigmoid)),
-            (*elementwise, f64),
-            threads,
-        ),
-        KernelSpec(
-            "zip(mul)",
-            "3.3",
-            lambda: kernel_in(compiled(k.tensor_zip, operators.mul)),
-            (*elementwise, f64, f64),
-            threads,
-        ),
-        KernelSpec(
-            "reduce(add)",
-            "3.3",
-            lambda: kernel_in(compiled(k.tensor_reduce, operators.add)),
-            (f64, i64, f64, count, count, numba.float64),
-            threads,
-        ),
-        KernelSpec(
-            "sum_practice",
-            "3.3",
-            lambda: compiled(k.sum_practice_kernel),
-            (f64, f64, count),
-            k.PRACTICE_THREADS,
-        ),
-        KernelSpec(
-            "mm_practice",
-            "3.4",
-            lambda: compiled(k.mm_practice_kernel),
-            (f64, f64, f64, count),
-            k.PRACTICE_TILE * k.PRACTICE_TILE,
-        ),
-        KernelSpec(
-            "matmul",
-            "3.4",
-            lambda: kernel_in(compiled(k.tensor_matrix_multiply)),
-            (f64, i64, f64, f64, count, count),
-            matmul_threads,
-        ),
+        KernelSpec(name, task, lambda f=f, fn=fn: kernel_in(compiled(f, fn)), args, n)
+        for (name, task, f, fn, args), n in zip(specs, blocks)
     ]

@@ -43,16 +43,13 @@ __all__ = ["NumbaOps", "compiled", "kernel_label", "serial_twin"]
 
 _COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
 
-_FACTORY_NAMES = {"tensor_map": "map", "tensor_zip": "zip", "tensor_reduce": "reduce"}
-
 
 def kernel_label(
     factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
 ) -> str:
     """A short name for the kernel ``factory(fn)``, as the compile notice shows it:
     ``map(exp)``, ``zip(add)``, ``matrix_multiply``."""
-    name = _FACTORY_NAMES.get(factory.__name__, factory.__name__)
-    name = name.replace("tensor_", "")
+    name = factory.__name__.replace("tensor_", "")
     return name if fn is None else f"{name}({getattr(fn, '__name__', fn)})"
 
 

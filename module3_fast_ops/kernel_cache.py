@@ -93,9 +93,6 @@ class _Locator(_CacheLocator):
     def __init__(self, py_file: str, path: str, stamp: str, tag: str) -> None:
         self._py_file, self._path, self._stamp, self._tag = py_file, path, stamp, tag
 
-    def ensure_cache_path(self) -> None:
-        os.makedirs(self._path, exist_ok=True)
-
     def get_cache_path(self) -> str:
         return self._path
 
@@ -295,18 +292,14 @@ class KernelCache(KeyedCache, FunctionCache):
             return None
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
-        data = None
-        if self._enabled:
+        data = self._load(sig, target_context)  # None when not enabled
+        while self._enabled and data is None and not self._try_lock():
+            if helper_mode():
+                raise KernelBusy(self.label)  # the helper skips it
+            # Another process compiles this kernel: wait, then load its work.
+            if self._lock_owner_alive():
+                time.sleep(0.1)
             data = self._load(sig, target_context)
-            while data is None and not self._try_lock():
-                if helper_mode():
-                    raise KernelBusy(self.label)  # the helper skips it
-                # Another process compiles this kernel: wait, then load its work.
-                if self._lock_owner_alive():
-                    time.sleep(0.1)
-                data = self._load(sig, target_context)
-        else:
-            target_context.refresh()
         if data is None:
             compile_progress.progress.started(self.label)
             return None

@@ -128,9 +128,8 @@ class _Describer:
         self.cachable = True
 
     def value(self, name: str, value: Any, attributes: Sequence[str] = ()) -> None:
-        if isinstance(value, _SIMPLE):
-            self.facts.append(f"{name}={value!r}")
-        elif isinstance(value, tuple) and all(isinstance(v, _SIMPLE) for v in value):
+        items = value if isinstance(value, tuple) else (value,)
+        if all(isinstance(v, _SIMPLE) for v in items):
             self.facts.append(f"{name}={value!r}")
         elif isinstance(value, np.ndarray):
             digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()

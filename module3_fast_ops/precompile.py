@@ -31,12 +31,11 @@ def warm_up(module: str, labels: Sequence[str] = ()) -> int:
     announced = compile_progress.progress.expected
     wanted = {label: (build, warm) for label, build, warm, _ in announced}
     for label in labels or list(wanted):
-        if label not in wanted or wanted[label][1] is None:
+        build, warm = wanted.get(label, (None, None))
+        if warm is None:
             continue
-        build, warm = wanted[label]
         try:
-            kernel = build()
-            warm(kernel)  # type: ignore[misc]
+            warm(build())  # type: ignore[misc]
             done += 1
         except Exception:  # noqa: BLE001 - busy elsewhere, or a stub: next one
             continue
@@ -73,10 +72,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     warm_up(args.module, list(dict.fromkeys(labels[0::jobs] + labels)))
     for child in children:
         child.wait()
-    cached = 0
-    for label in labels:
-        cache = progress.caches.get(label)
-        cached += bool(cache is not None and cache.is_cached())
+    caches = [progress.caches.get(label) for label in labels]
+    cached = sum(cache is not None and cache.is_cached() for cache in caches)
     print(
         f"kindling: {cached} of {len(labels)} kernels of {args.module} are in the "
         f"cache ({time.perf_counter() - started:.1f} s, {jobs} process(es))"

@@ -105,19 +105,9 @@ def kernel_specs() -> List[KernelSpec]:
     f64, i64 = numba.float64[::1], numba.int64[::1]
     x, flag = numba.float64, numba.boolean
     layout = (i64, flag, numba.int64)  # shape and both strides packed, same, size
+    sgd_args = (f64, f64, f64, *layout, x, x, x, x, flag, flag)
+    adam_args = (f64, f64, f64, f64, *layout) + (x,) * 8
     return [
-        KernelSpec(
-            "sgd_step",
-            "optim",
-            lambda: sgd,
-            (f64, f64, f64, *layout, x, x, x, x, flag, flag),
-            THREADS,
-        ),
-        KernelSpec(
-            "adam_step",
-            "optim",
-            lambda: adam,
-            (f64, f64, f64, f64, *layout) + (x,) * 8,
-            THREADS,
-        ),
+        KernelSpec("sgd_step", "optim", lambda: sgd, sgd_args, THREADS),
+        KernelSpec("adam_step", "optim", lambda: adam, adam_args, THREADS),
     ]

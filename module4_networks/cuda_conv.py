@@ -40,7 +40,7 @@ same exercise would cost grading time and teach nothing new. Students read this 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numba
 import numpy as np
@@ -388,15 +388,15 @@ def _as_2d(tensor: Tensor, spatial: int) -> Strided:
     shape = np.asarray(shape, np.int64)
     strides = np.asarray(strides, np.int64)
     if spatial == 1:
-        shape = np.array([shape[0], shape[1], 1, shape[2]], np.int64)
-        strides = np.array([strides[0], strides[1], 0, strides[2]], np.int64)
+        shape, strides = np.insert(shape, 2, 1), np.insert(strides, 2, 0)
     return storage, shape, strides
 
 
-def _pairs(spatial: int, stride: Tuple[int, ...], padding: Tuple[int, ...]) -> Any:
-    if spatial == 1:
-        return (1, stride[0]), (0, padding[0])
-    return (stride[0], stride[1]), (padding[0], padding[1])
+def _pair(values: Sequence[int], fill: int) -> Tuple[int, int]:
+    """conv2d's ``(height, width)`` of a stride, padding or spatial shape: conv1d's
+    ``(length,)`` is ``(fill, length)`` (a height of 1)."""
+    height, width = (fill, *values)[-2:]
+    return int(height), int(width)
 
 
 def conv_forward_fn(
@@ -411,7 +411,7 @@ def conv_forward_fn(
     shape = conv_output_shape(
         f"conv{spatial}d", input.shape, weight.shape, stride, padding
     )
-    strides, paddings = _pairs(spatial, stride, padding)
+    strides, paddings = _pair(stride, 1), _pair(padding, 0)
     if PLAN == "gemm":  # im2col and the course's matmul
         out, cols = _gemm_forward(spatial, shape, input, weight, strides, paddings)
         if bias is not None:
@@ -423,14 +423,8 @@ def conv_forward_fn(
     if bias is not None:
         storage, _, bias_strides = bias.tuple()
         bias_arg = (storage, int(bias_strides[0]))
-    conv_forward(
-        _as_2d(out, spatial),
-        _as_2d(input, spatial),
-        _as_2d(weight, spatial),
-        bias_arg,
-        strides,
-        paddings,
-    )
+    o, x, w = (_as_2d(t, spatial) for t in (out, input, weight))
+    conv_forward(o, x, w, bias_arg, strides, paddings)
     ctx.save_for_backward(input, weight, bias is not None, strides, paddings, None)
     return out
 
@@ -486,10 +480,6 @@ def _matrix(weight: Tensor) -> Tensor:
     return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
 
 
-def _out_hw(shape: Tuple[int, ...], spatial: int) -> Tuple[int, int]:
-    return (1, shape[2]) if spatial == 1 else (shape[2], shape[3])
-
-
 def _gemm_forward(
     spatial: int,
     shape: Tuple[int, ...],
@@ -501,8 +491,7 @@ def _gemm_forward(
     """(out without bias, cols): im2col, then ``W @ cols`` (Task 3.4's matmul),
     whose ``(B, O, H' W')`` result is ``out``'s row-major storage."""
     _, xs, _ = x = _as_2d(input, spatial)
-    kh, kw = (1, weight.shape[2]) if spatial == 1 else weight.shape[2:]
-    oh, ow = _out_hw(shape, spatial)
+    (kh, kw), (oh, ow) = _pair(weight.shape[2:], 1), _pair(shape[2:], 1)
     taps, positions = int(xs[1]) * kh * kw, oh * ow
     cols = _result(input, (int(xs[0]), taps, positions))
     size = cols.size
@@ -540,8 +529,7 @@ def _gemm_backward(
         dcols = ops.matrix_multiply(w_t, g)
         d_input = _result(input, input.shape)
         _, dxs, _ = _as_2d(d_input, spatial)
-        kh, kw = (1, weight.shape[2]) if spatial == 1 else weight.shape[2:]
-        oh, ow = _out_hw(grad.shape, spatial)
+        (kh, kw), (oh, ow) = _pair(weight.shape[2:], 1), _pair(grad.shape[2:], 1)
         if d_input.size:
             grid = blocks_for(d_input.size, THREADS_PER_BLOCK)
             args = (dxs, dcols.tuple()[0], kh, kw, *strides, *paddings, oh, ow)
