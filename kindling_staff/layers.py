@@ -224,9 +224,13 @@ def re_exports(path: Path) -> List[str]:
 #: (16,780); raised by 126 for Task 3.2's reference paths for small products
 #: (issue 42: Task 3.5's epoch within 1.5x of PyTorch, measured in
 #: module3_fast_ops/BENCHMARKS.md, "The small matrix products"): 16,906;
-#: lowered to 16,899 when the engine's Context became Module 1's with ``freed``.
+#: lowered to 16,899 when the engine's Context became Module 1's with ``freed``;
+#: lowered to 16,896 when Tasks 3.1 and 3.2 became two files over the given
+#: ``kernel_indexing.py`` (the new files' imports paid for by the 15-name
+#: ``__all__`` of the helpers, now exported by no list, and ``kernel_size``'s loop
+#: written as ``np.prod``).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 16_899
+LIBRARY_BUDGET = 16_896
 LIBRARY_GOAL = 13_500
 
 

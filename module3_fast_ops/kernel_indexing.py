@@ -42,11 +42,9 @@ broadcast_index = njit(inline="always")(tensor_data.broadcast_index)
 
 @njit
 def kernel_size(shape: Shape) -> int:
-    """The number of entries of ``shape``: $\\prod_k \\mathrm{shape}_k$ (compiled)."""
-    size = 1
-    for n in shape:
-        size *= n
-    return size
+    """The number of entries of ``shape``: $\\prod_k \\mathrm{shape}_k$ (compiled;
+    1 for the shape ``()`` of a 0-d tensor)."""
+    return np.prod(shape)
 
 
 @njit
