@@ -823,13 +823,12 @@ def _model_steps(model: str, torch: Any) -> Dict[str, Callable[[], Any]]:
 
 def paths_off_steps(step: Callable[[], Any]) -> Dict[str, Callable[[], Any]]:
     """``step`` with each of Module 4's fast paths switched off in turn, by name
-    (``"matmul off"``, ...; ``"fused_optim off"``: the optimizers' own updates):
-    what each path is worth to a model (``docs/DESIGN.md``, section 2)."""
-    from module4_networks import _fused_optim
+    (``"matmul off"``, ...): what each path is worth to a model
+    (``docs/DESIGN.md``, section 2). The fused optimizer is not among them: it
+    runs on ``CudaBackend`` only, and the models are timed on the CPU."""
     from module4_networks.engine import FAST_PATHS
 
     switches = {name: path.off for name, path in FAST_PATHS.items()}
-    switches["fused_optim"] = _fused_optim.off
 
     def without(switch: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:

@@ -240,9 +240,9 @@ def _cuda_compiler(cc: Tuple[int, int]) -> Any:
 def _kernel_specs() -> List[Any]:
     specs = []
     if importlib.util.find_spec("module3_fast_ops.cuda_ops") is not None:
-        runtime = importlib.import_module("module3_fast_ops._cuda_runtime")
+        specs_of = importlib.import_module("module3_fast_ops._cuda_specs")
         cuda_ops = importlib.import_module("module3_fast_ops.cuda_ops")
-        specs += runtime.kernel_specs(cuda_ops)  # the kernels, as an argument
+        specs += specs_of.kernel_specs(cuda_ops)  # the kernels, as an argument
     if importlib.util.find_spec("module4_networks.cuda_conv") is not None:
         specs += importlib.import_module("module4_networks.cuda_conv").kernel_specs()
     if importlib.util.find_spec("module4_networks._bias_activation") is not None:
@@ -326,14 +326,14 @@ def measure(
 
 def measure_device_functions(cc: Tuple[int, int] = CCS[0]) -> List[Dict[str, Any]]:
     """Compile every scalar function that CUDA kernels compile in
-    (``_cuda_runtime.device_functions()``) for a GPU of capability ``cc``: one row per
+    (``_cuda_specs.device_functions()``) for a GPU of capability ``cc``: one row per
     function, ``{"name", "arity"}`` and ``"error"`` (why Numba's CUDA target refused
     it) or ``"stub"`` (the task message of an unfinished stub, which is not
     compiled). Must run where the CUDA simulator is off."""
     import numba
 
     from kindling.progress import stub_task
-    from module3_fast_ops._cuda_runtime import device_functions
+    from module3_fast_ops._cuda_specs import device_functions
 
     cuda = _cuda_compiler(cc)
     rows: List[Dict[str, Any]] = []

@@ -55,10 +55,11 @@ class Parameter:
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Parameter":
-        # The value's class may name its parameter class (``_parameter_type``, a
-        # subclass of this one): a Tensor's parameter *is* a tensor.
+        # The value's class may name its parameter class (``_parameter_type()``,
+        # a subclass of this one): a Tensor's parameter *is* a tensor.
         value = args[0] if args else kwargs.get("value", kwargs.get("data"))
-        kind = getattr(type(value), "_parameter_type", None)
+        named = getattr(type(value), "_parameter_type", None)
+        kind = None if named is None else named()
         if kind is not None and not issubclass(cls, kind):
             cls = kind
         return object.__new__(cls)

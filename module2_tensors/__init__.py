@@ -92,8 +92,8 @@ from .function_forms import (
 )
 from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
-from .engine.autograd import Function, enable_grad, is_grad_enabled
-from .engine.autograd import set_grad_enabled
+from .engine.autograd import Function
+from .engine.grad_modes import enable_grad, is_grad_enabled, set_grad_enabled
 from .engine.indexing import flip, index_add, movedim, nonzero, roll, scatter_add
 from .engine.indexing import unbind
 from .engine.reductions import logsumexp, norm

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, List, Optional, Sequence, Union
 
-from .engine.autograd import MODES
+from .engine.grad_modes import MODES
 
 __all__ = [
     "set_detect_anomaly",

@@ -34,7 +34,7 @@ from .engine.shapes import check_cat, expanded_shape, padded_layout
 from .engine.shapes import normalize_dim as _dim
 from .tensor_data import TensorData, UserShape
 from .engine.autograd import Context, Function, _new
-from .engine.autograd import is_grad_enabled, set_grad_enabled
+from .engine.grad_modes import is_grad_enabled, set_grad_enabled
 from .indexing_functions import _along, index_view, narrow
 
 if TYPE_CHECKING:

@@ -43,7 +43,6 @@ from . import shape_functions as sf
 from . import tensor_functions as tf
 from .engine import autograd, dtypes
 from .engine.devices import backend_for, backend_named, register_backend
-from .engine.devices import get_default_backend  # noqa: F401 (Module 4 imports it here)
 from .tensor_api.arithmetic import ArithmeticMixin
 from .tensor_api.core import FACTORIES, CoreMixin
 from .tensor_api.creation import CreationMixin
@@ -53,7 +52,7 @@ from .tensor_api.indexing import IndexingMixin
 from .tensor_api.inplace import InPlaceMixin
 from .tensor_api.movement import MovementMixin
 from .tensor_api.reductions import ReductionMixin
-from .tensor_data import TensorData, UserShape
+from .tensor_data import TensorData, UserShape, _as_shape
 from .tensor_ops import SimpleBackend
 from ._backend import TensorBackend
 
@@ -126,6 +125,12 @@ class Tensor(
         # the flag (rebuild_tensor rebuilds the tensor).
         return rebuild_tensor, (self.to_numpy(), self.backend.name, self.requires_grad)
 
+    @staticmethod
+    def _parameter_type() -> type:
+        # What Module 0's Parameter(t) makes of a tensor: a Parameter (below),
+        # itself a tensor, as torch.nn.Parameter is.
+        return Parameter
+
 
 # Function.apply makes (and the engine checks) values of this class; the mixins
 # make tensors through it. Its backward pass is the student's backpropagate (Task
@@ -161,7 +166,7 @@ def _from_array(
 ) -> Tensor:
     if device is not None:
         backend = _backend_of_device(backend, device)
-    integers = np.asarray(array).dtype.kind in _INTEGER_KINDS
+    integers = np.asarray(array).dtype.kind in dtypes.INTEGER_KINDS
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
     data = TensorData.contiguous(array.reshape(-1), array.shape)
@@ -208,9 +213,8 @@ def tensor(
         # Python or NumPy bools make a mask (PyTorch's bool tensor): indexing
         # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
         # Integers report int64.
-        found = _kind(data)
-        mask = found == "bool"
-        kind = dtypes.int64 if found == "int" else None
+        kind = dtypes.of_data(data)
+        mask = kind is dtypes.bool_
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -227,49 +231,11 @@ def tensor(
     return out
 
 
-#: The dtype kinds ``np.issubdtype(kind, np.integer)`` accepts (signed, unsigned,
-#: timedelta), read from ``dtype.kind``: ``np.issubdtype`` is Python, called twice
-#: per ``tensor(array)``, which a training loop calls every batch (``tensor`` of a
-#: (10, 2) array: 2.58 -> 1.61 us). tests/module2/test_dtype_labels.py checks
-#: that the two agree on every NumPy type.
-_INTEGER_KINDS = "ium"
-
-
-def _kind(data: Any) -> Optional[str]:
-    """``"bool"`` if ``data`` holds bools only (a NumPy bool array, a Python
-    bool, or nested lists of them), ``"int"`` if integers only, else ``None``
-    (an empty list too)."""
-    if isinstance(data, np.ndarray):
-        kind = data.dtype
-    elif isinstance(data, (bool, np.bool_)):
-        return "bool"
-    elif isinstance(data, (int, np.integer)):
-        return "int"
-    elif isinstance(data, (list, tuple)) and data:
-        try:
-            kind = np.asarray(data).dtype
-        except (ValueError, TypeError):
-            return None
-    else:
-        return None
-    if kind.kind == "b":
-        return "bool"
-    return "int" if kind.kind in _INTEGER_KINDS else None
-
-
-def _is_bool(data: Any) -> bool:
-    """Whether ``data`` holds bools only (see :func:`_kind`)."""
-    return _kind(data) == "bool"
-
-
 def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
-    shape = sf._shape_args(shape)
-    for n in shape:
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-            raise TypeError(f"a shape holds integers, got {shape}")
-        if n < 0:
-            raise ValueError(f"sizes must be non-negative, got shape {shape}")
-    return tuple(int(n) for n in shape)
+    shape = _as_shape(sf._shape_args(shape))  # (TypeError: not integers)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"sizes must be non-negative, got shape {shape}")
+    return shape
 
 
 def full(
@@ -493,7 +459,7 @@ def from_numpy(
     int32 ...; as ``torch.from_numpy``)."""
     array = np.asarray(array)
     out = _from_array(array, backend, False, device)
-    if _is_bool(array):
+    if dtypes.of_data(array) is dtypes.bool_:
         return out._as_mask()
     reported = dtypes.NAMES.get(array.dtype.name)
     if reported is not None and reported is not dtypes.float64:
@@ -616,6 +582,3 @@ def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Param
 
 # The factories the methods of tensor_api call (it cannot import this module).
 FACTORIES.update(tensor=tensor, rand=rand, randn=randn, full=full)
-
-# Module 0's Parameter(value) reads this: a tensor's parameter is a Parameter.
-Tensor._parameter_type = Parameter

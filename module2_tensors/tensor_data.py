@@ -26,9 +26,10 @@ from typing import Iterator, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-# Given: LaidOut holds TensorData's fast constructors for library code
-# (contiguous, full, empty, _view), which reuse checked layouts (engine/layout.py).
-from .engine.layout import LAYOUTS, LaidOut, new_layout
+# Given: checked layouts shared between tensors, and the constructors that reuse
+# them (engine/layout.py).
+from .engine.layout import LAYOUTS, contiguous_data, empty_data, full_data
+from .engine.layout import new_layout, view_data
 
 __all__ = [
     "Storage",
@@ -227,7 +228,7 @@ def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
 _FLOAT64 = np.dtype(np.float64)  # (``is`` this is the quickest test of a dtype)
 
 
-class TensorData(LaidOut):
+class TensorData:
     """The numbers of a tensor: a flat float64 ``storage`` viewed through a ``shape``
     and ``strides``.
 
@@ -431,3 +432,13 @@ class TensorData(LaidOut):
     def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
         """See :func:`shape_broadcast`."""
         return shape_broadcast(shape1, shape2)
+
+    # Constructors for library code (engine/layout.py), one or more per operation:
+    # each reuses a checked layout, so a shape seen before skips __init__'s checks.
+    # ``contiguous(storage, shape)``: over a fresh flat array of exactly that size;
+    # ``full(shape, value)`` (zeros without a value) and ``empty(shape)``: new
+    # storage; ``_view(storage, shape, strides)``: a view of an existing storage.
+    contiguous = classmethod(contiguous_data)
+    full = classmethod(full_data)
+    empty = classmethod(empty_data)
+    _view = classmethod(view_data)

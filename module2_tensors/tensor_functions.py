@@ -40,36 +40,19 @@ import numpy as np
 # engine/autograd.py. More functions of the same pattern (sin, sqrt, pow,
 # maximum, ...) are given in engine/elementwise.py; module2_tensors exports both.
 from .engine.autograd import Context, Function, _new
-from .engine.autograd import is_grad_enabled, set_grad_enabled
+from .engine.grad_modes import is_grad_enabled, set_grad_enabled
+
+# Given: ``_mT(t)``, the transpose of the last two dimensions of ``t`` as a view
+# (no copy), which ``MatMul.backward`` multiplies by.
+from .engine.indexing import matrix_transpose as _mT
 from .tensor_data import TensorData, UserShape
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
-__all__ = [
-    "unbroadcast",
-    "grad_check",
-    "Neg",
-    "Inv",
-    "Add",
-    "Mul",
-    "Sigmoid",
-    "ReLU",
-    "Log",
-    "Exp",
-    "Tanh",
-    "Sum",
-    "Max",
-    "All",
-    "LT",
-    "GT",
-    "EQ",
-    "IsClose",
-    "Permute",
-    "View",
-    "Copy",
-    "MatMul",
-]
+__all__ = ["unbroadcast", "grad_check", "Neg", "Inv", "Add", "Mul", "Sigmoid", "ReLU"]
+__all__ += ["Log", "Exp", "Tanh", "Sum", "Max", "All", "LT", "GT", "EQ", "IsClose"]
+__all__ += ["Permute", "View", "Copy", "MatMul"]
 
 
 # ---------------------------------------------------------------------------
@@ -469,21 +452,6 @@ class Copy(Function):
         # BEGIN SOLUTION 2.4: Copy.backward
         return grad
         # END SOLUTION
-
-
-def _mT(t: "Tensor") -> "Tensor":
-    """The matrix transpose of the last two dimensions, as a view (no copy)."""
-    data = t._tensor
-    shape, strides = data.shape, data.strides
-    # (The layout directly, not through permute: every MatMul.backward makes two.)
-    return _new(
-        t,
-        TensorData._view(
-            data._storage,
-            shape[:-2] + (shape[-1], shape[-2]),
-            strides[:-2] + (strides[-1], strides[-2]),
-        ),
-    )
 
 
 class MatMul(Function):

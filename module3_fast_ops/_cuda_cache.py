@@ -9,7 +9,7 @@ and pickles its closure: an edit of a scalar function compiled into the kernel
 could run stale code.
 
 :func:`persist` gives a CUDA kernel (a numba-cuda dispatcher) a disk cache keyed as
-the CPU kernels are (``kernel_cache.kernel_key``: the code of every function the
+the CPU kernels are (``kernel_key.kernel_key``: the code of every function the
 kernel reaches, scalar and device functions included, their options and the
 constants they read), in the same folders (``kernel_cache._cache_path``: under
 ``$KINDLING_CACHE_DIR`` when set). Each entry is numba-cuda's own serialised kernel
@@ -27,17 +27,9 @@ import sys
 from typing import Any, Callable, Optional, Tuple
 
 from . import kernel_cache
+from .kernel_key import kernel_key
 
 __all__ = ["persist", "CudaKernelCache"]
-
-
-def _classes() -> Tuple[Any, Any, Any]:
-    """numba-cuda's ``CUDACache``, ``CUDACacheImpl`` and ``IndexDataCacheFile``
-    (imported on first use: this module loads with the simulator too)."""
-    from numba.cuda.core.caching import IndexDataCacheFile
-    from numba.cuda.dispatcher import CUDACache, CUDACacheImpl
-
-    return CUDACache, CUDACacheImpl, IndexDataCacheFile
 
 
 _announced = False
@@ -60,45 +52,26 @@ def _cache_class() -> Any:
     global CudaKernelCache
     if CudaKernelCache is not None:
         return CudaKernelCache
-    CUDACache, CUDACacheImpl, IndexDataCacheFile = _classes()
+    # Imported here: this module loads with the simulator too.
+    from numba.cuda.core.caching import IndexDataCacheFile
+    from numba.cuda.dispatcher import CUDACache, CUDACacheImpl
 
-    class _Impl(CUDACacheImpl):  # type: ignore[misc, valid-type]
-        def __init__(self, py_func: Callable[..., Any], locator: Any) -> None:
-            # Not CacheImpl.__init__: that picks one of numba's file-stamp locators.
-            self._lineno = py_func.__code__.co_firstlineno
-            self._locator = locator
-            modname = os.path.splitext(os.path.basename(locator._py_file))[0]
-            fullname = f"{modname}.{py_func.__qualname__}"
-            self._filename_base = self.get_filename_base(fullname, sys.abiflags)
+    class _Impl(kernel_cache.KeyedImpl, CUDACacheImpl):  # type: ignore[misc]
+        """numba-cuda's cache implementation, located by key."""
 
-    class _CudaKernelCache(CUDACache):  # type: ignore[misc, valid-type]
-        """numba-cuda's kernel cache, keyed by ``kernel_cache.kernel_key``."""
+    class _CudaKernelCache(kernel_cache.KeyedCache, CUDACache):  # type: ignore[misc]
+        """numba-cuda's kernel cache, keyed by ``kernel_key.kernel_key``."""
 
         def __init__(
             self, py_func: Callable[..., Any], label: str, key: Tuple[str, str]
         ) -> None:
-            # Not CUDACache.__init__ (it would locate by file stamp): the same
-            # attributes, from the keyed locator.
-            identity, stamp = key
-            py_file = py_func.__code__.co_filename
-            path = kernel_cache._cache_path(py_file)
-            self._name = repr(py_func)
-            self._py_func = py_func
-            self.label = label
-            self._stamp = stamp
+            # Not CUDACache.__init__ (it would locate by file stamp).
             self._launch_config_key = None
             self._launch_config_sensitive_flag = None
-            locator = kernel_cache._Locator(py_file, path or "", stamp, identity)
-            self._impl = _Impl(py_func, locator)
-            self._cache_path = path or ""
-            base = self._impl.filename_base
-            self._cache_file = IndexDataCacheFile(
-                cache_path=self._cache_path, filename_base=base, source_stamp=stamp
-            )
+            self._locate(py_func, label, key, _Impl, IndexDataCacheFile)
             self._launch_config_marker_path = os.path.join(
-                self._cache_path, f"{base}.lcs"
+                self._cache_path, f"{self._impl.filename_base}.lcs"
             )
-            self._enabled = path is not None
 
         def _index_key(self, sig: Any, codegen: Any) -> Any:
             # numba-cuda's key pickles the closure (device functions carry
@@ -143,7 +116,7 @@ def persist(kernel: Any, label: str) -> Any:
     if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
         return kernel
     try:
-        key = kernel_cache.kernel_key(py_func, kernel.targetoptions)
+        key = kernel_key(py_func, kernel.targetoptions)
     except (OSError, TypeError, ValueError):
         key = None
     if key is None:

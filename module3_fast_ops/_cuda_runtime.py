@@ -11,8 +11,9 @@ them, behind a small interface:
 * :class:`CudaKernelOps`: Module 2's ``TensorOps`` on the kernels of four
   factories named by a subclass (``cuda_ops.CudaOps``), results in GPU memory
   (:func:`device_storage`, from a pool of reused buffers: :class:`DevicePool`);
-* :func:`kernel_specs` and :func:`device_functions`: every kernel and scalar
-  function as it is compiled, for the resource checks (PTX and ``ptxas``).
+* :func:`compiled` and :func:`kernel_in`: each kernel built once per process,
+  kept on disk (``_cuda_cache``), and found inside the launcher that runs it
+  (the resource checks' list of kernels is ``_cuda_specs.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import threading
 import weakref
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numba
@@ -35,6 +35,7 @@ from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
 from . import _cuda_cache
+from ._dispatch import kernel_label
 
 if "numba.cuda" not in sys.modules:
     # numba.cuda chooses between the GPU and the simulator when it is first imported,
@@ -139,7 +140,7 @@ def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
     dimension the input broadcasts (its size there is 1, or it has no such
     dimension). Entry number ``i`` of ``out`` then reads position
     $\\sum_k \\mathrm{index}_k\\, \\mathrm{strides}_k$ of every input, with one
-    ``index`` for all (``cuda_ops.two_positions``, ``three_positions``). On a GPU
+    ``index`` for all (``cuda_positions.two_positions``, ``three_positions``). On a GPU
     one array argument costs 7 kernel parameters and a Python wrapper per launch:
     one array here replaces two per tensor."""
     described = [out_shape, out_strides]
@@ -303,32 +304,12 @@ def compiled(
     if key not in _COMPILED:
         built = factory() if fn is None else factory(fn)
         if not SIMULATOR:
-            label = factory.__name__.replace("tensor_", "")
-            if fn is not None:
-                label = f"{label}({getattr(fn, '__name__', 'fn')})"
             try:
-                _cuda_cache.persist(kernel_in(built), label)
+                _cuda_cache.persist(kernel_in(built), kernel_label(factory, fn))
             except ValueError:  # no kernel to be found: compiled in memory
                 pass
         _COMPILED[key] = built
     return _COMPILED[key]
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """One CUDA kernel as it is launched, for the resource check
-    (``tests/module3/test_cuda_resources.py``) and ``kindling kernels``.
-
-    ``build()`` returns the ``@cuda.jit`` kernel (building it may raise the
-    ``NotImplementedError`` of an unfinished task); ``argtypes`` are the Numba types
-    of its arguments; ``threads`` is the number of threads per block it is launched
-    with."""
-
-    name: str
-    task: str
-    build: Callable[[], Any]
-    argtypes: Tuple[Any, ...]
-    threads: int
 
 
 def kernel_in(run: Any) -> Any:
@@ -342,120 +323,6 @@ def kernel_in(run: Any) -> Any:
         if options is not None and not options.get("device", False):
             return value
     raise ValueError(f"{run!r} launches no @cuda.jit kernel that can be found")
-
-
-def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
-    """Every scalar function that CUDA kernels compile in, as ``(name, function,
-    arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
-    (Task 0.1's operators among them) and Module 2's given scalar helpers for
-    ``unary_map`` (``erf``, ``floor``, ..., in ``engine/elementwise.py``). The simulator
-    runs any Python; a GPU runs only what Numba's CUDA target compiles, so
-    ``kindling kernels`` compiles each of these for a GPU too."""
-    import inspect
-
-    from module2_tensors import tensor_functions
-    from module2_tensors.engine import elementwise
-    from module2_tensors._backend import TensorBackend
-
-    found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
-
-    class _Recording:
-        """An ops class that only notes the functions it is given."""
-
-        cuda = True
-
-        @staticmethod
-        def map(fn: Callable[[float], float]) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 1))
-
-        @staticmethod
-        def zip(fn: Callable[[float, float], float]) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 2))
-
-        @staticmethod
-        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 2))
-
-        matrix_multiply = None
-
-    TensorBackend(_Recording)  # type: ignore[arg-type]
-    for module in (tensor_functions, elementwise):
-        for name, fn in vars(module).items():
-            if inspect.isfunction(fn) and fn.__module__ == module.__name__:
-                parameters = inspect.signature(fn).parameters.values()
-                if parameters and all(p.annotation == "float" for p in parameters):
-                    found.setdefault(fn, (name, fn, len(parameters)))
-    return list(found.values())
-
-
-def kernel_specs(kernels: Any) -> List[KernelSpec]:
-    """Every kernel of ``kernels`` (the module ``cuda_ops``, which imports this
-    one, passed by the caller) with the argument types and block size it is
-    launched with (the scalar functions are representative ones: each compiles
-    to its own kernel)."""
-    from module0_fundamentals import operators
-
-    PRACTICE_THREADS, PRACTICE_TILE = kernels.PRACTICE_THREADS, kernels.PRACTICE_TILE
-    THREADS_PER_BLOCK = kernels.THREADS_PER_BLOCK
-    # The matmul's block: one thread per WORK_ROWS x WORK_COLS group of its tile.
-    MATMUL_THREADS = (kernels.TILE_ROWS // kernels.WORK_ROWS) * (
-        kernels.TILE_COLS // kernels.WORK_COLS
-    )
-    mm_practice_kernel = kernels.mm_practice_kernel
-    sum_practice_kernel = kernels.sum_practice_kernel
-    tensor_map, tensor_zip = kernels.tensor_map, kernels.tensor_zip
-    tensor_reduce = kernels.tensor_reduce
-    tensor_matrix_multiply = kernels.tensor_matrix_multiply
-
-    f64, i64 = numba.float64[::1], numba.int64[::1]
-    flag, count = numba.boolean, numba.int64
-    # out, size, same, the packed layout (one int64 array for every shape and
-    # stride), then the inputs' storages
-    elementwise = (f64, count, flag, i64)
-    return [
-        KernelSpec(
-            "map(sigmoid)",
-            "3.3",
-            lambda: kernel_in(compiled(tensor_map, operators.sigmoid)),
-            (*elementwise, f64),
-            THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "zip(mul)",
-            "3.3",
-            lambda: kernel_in(compiled(tensor_zip, operators.mul)),
-            (*elementwise, f64, f64),
-            THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "reduce(add)",
-            "3.3",
-            lambda: kernel_in(compiled(tensor_reduce, operators.add)),
-            (f64, i64, f64, count, count, numba.float64),
-            THREADS_PER_BLOCK,
-        ),
-        KernelSpec(
-            "sum_practice",
-            "3.3",
-            lambda: compiled(sum_practice_kernel),
-            (f64, f64, count),
-            PRACTICE_THREADS,
-        ),
-        KernelSpec(
-            "mm_practice",
-            "3.4",
-            lambda: compiled(mm_practice_kernel),
-            (f64, f64, f64, count),
-            PRACTICE_TILE * PRACTICE_TILE,
-        ),
-        KernelSpec(
-            "matmul",
-            "3.4",
-            lambda: kernel_in(compiled(tensor_matrix_multiply)),
-            (f64, i64, f64, f64, count, count),
-            MATMUL_THREADS,
-        ),
-    ]
 
 
 # ---------------------------------------------------------------------------

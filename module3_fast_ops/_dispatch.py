@@ -9,7 +9,7 @@ subclass names its four factories and gets Module 2's ``TensorOps`` methods, whi
 * build each kernel at its first call (a stubbed task fails where it is used, not
   at import), once per process (:func:`compiled`), kept on disk for the next
   processes (``kernel_cache.persist``);
-* announce the kernels a run may compile (``kernel_cache.expect``: the compile
+* announce the kernels a run may compile (``compile_progress.expect``: the compile
   notice's "n of m", and the compile helpers that compile the others in other
   processes while this one works);
 * allocate outputs with ``TensorData``'s cached layouts (through the plain
@@ -37,7 +37,7 @@ from module2_tensors.engine.layout import empty_data, full_data
 from module2_tensors.tensor_data import TensorData, shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
-from . import kernel_cache
+from . import compile_progress, kernel_cache
 
 __all__ = ["NumbaOps", "compiled", "kernel_label", "serial_twin"]
 
@@ -97,7 +97,7 @@ def _expect(
     """Count ``factory(fn)`` among the kernels this run may compile (for the
     compile notice's "n of m", and for the compile helpers that compile them in
     other processes, importing ``module``); nothing is built now."""
-    kernel_cache.expect(
+    compile_progress.expect(
         kernel_label(factory, fn), lambda: compiled(factory, fn), _WARM[kind], module
     )
 

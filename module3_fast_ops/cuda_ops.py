@@ -18,9 +18,9 @@ The kernel factories keep Module 2's interface: ``tensor_map(fn)`` returns a fun
 launches the kernel with :func:`launch`. The map, zip and reduce kernels get every
 shape and stride packed in ONE small device array, :func:`layout`: on a GPU each
 array argument is seven kernel parameters and some Python work per launch. Tensors
-on ``CudaBackend`` keep their storage in GPU memory (see "tensors that live on the
-GPU" below), so the storages usually are device arrays already; ``launch`` copies
-only what is still on the host.
+on ``CudaBackend`` keep their storage in GPU memory (``_cuda_runtime.py``), so the
+storages usually are device arrays already; ``launch`` copies only what is still on
+the host.
 """
 
 from __future__ import annotations
@@ -45,13 +45,24 @@ from ._cuda_runtime import cuda, launch
 # Given, in _cuda_runtime.py: layout(out_shape, out_strides, *inputs) packs the
 # shapes and strides of a launch into one int64 device array (cached by content):
 # [d, out_shape, out_strides, strides of each input as out sees them (0 where it
-# broadcasts)], read by two_positions and three_positions below.
+# broadcasts)], read by two_positions and three_positions.
 from ._cuda_runtime import layout  # noqa: F401 (for Task 3.3)
 
 # Given, in _cuda_runtime.py: aligned(out, out_shape, out_strides, *inputs) is
 # True when out and every (storage, shape, strides) input share one gap-free
 # layout, so storage position i of one is position i of the others.
 from ._cuda_runtime import aligned  # noqa: F401 (for Task 3.3)
+
+# Given, in cuda_positions.py (device functions: call them inside a kernel):
+# two_positions(ordinal, packed) -> (position in out, position in the input) of
+# entry number ``ordinal`` of out (row-major), from a layout of out and one input;
+# three_positions(ordinal, packed) -> (in out, in a, in b), the same for two
+# inputs; blocks_for(size, threads) = ceil(size / threads) blocks.
+from .cuda_positions import blocks_for
+from .cuda_positions import (
+    three_positions,
+    two_positions,
+)  # noqa: F401 (Tasks 3.3, 3.4)
 from .kernel_indexing import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
 
 __all__ = [
@@ -64,11 +75,6 @@ __all__ = [
     "WORK_ROWS",
     "WORK_COLS",
     "MATMUL_OPTIONS",
-    "position",
-    "broadcast_position",
-    "two_positions",
-    "three_positions",
-    "blocks_for",
     "tensor_map",
     "tensor_zip",
     "tensor_reduce",
@@ -104,87 +110,6 @@ WORK_ROWS, WORK_COLS = (4, 2) if SIMULATOR else (8, 4)
 #: for 2 blocks per SM, so the compiler keeps a thread to 128 registers (a thread's
 #: 32 running sums alone take 64). The simulator takes no such option.
 MATMUL_OPTIONS: Dict[str, Any] = {} if SIMULATOR else {"launch_bounds": (256, 2)}
-
-# ---------------------------------------------------------------------------
-# Given: positions in a strided storage, computed by arithmetic.
-#
-# Module 2 goes ordinal -> index (an array) -> position. A GPU thread keeps such an
-# index array in slow per-thread *local* memory (a stack frame), and it costs many
-# registers. These helpers walk the dimensions from the
-# last one and peel one index at a time off the ordinal, so nothing is stored.
-# ---------------------------------------------------------------------------
-
-
-@cuda.jit(device=True)
-def position(ordinal, shape, strides):  # type: ignore
-    """The storage position of the entry with row-major number ``ordinal`` of a
-    tensor with ``shape`` and ``strides``: $\\sum_d \\mathrm{index}_d\\,
-    \\mathrm{strides}_d$ where ``index`` is ``ordinal`` written in the mixed radix
-    ``shape`` (last dimension fastest)."""
-    result = 0
-    for d in range(len(shape) - 1, -1, -1):
-        result += (ordinal % shape[d]) * strides[d]
-        ordinal //= shape[d]
-    return result
-
-
-@cuda.jit(device=True)
-def broadcast_position(ordinal, out_shape, shape, strides):  # type: ignore
-    """The storage position, in a tensor with ``shape`` and ``strides`` broadcast to
-    ``out_shape``, of the entry that entry number ``ordinal`` of ``out_shape`` reads:
-    dimensions are aligned on the right, and a dimension of size 1 always reads
-    index 0 (Module 2's ``broadcast_index`` and ``index_to_position`` in one)."""
-    result = 0
-    offset = len(out_shape) - len(shape)
-    for d in range(len(out_shape) - 1, offset - 1, -1):
-        index = ordinal % out_shape[d]
-        ordinal //= out_shape[d]
-        if shape[d - offset] != 1:
-            result += index * strides[d - offset]
-    return result
-
-
-@cuda.jit(device=True)
-def two_positions(ordinal, packed):  # type: ignore
-    """``(position in out, position in the input)`` of entry number ``ordinal`` of
-    ``out`` (row-major), from a :func:`layout` of ``out`` and one input:
-    ``ordinal`` is written in the mixed radix ``out_shape`` ONCE, digit by digit
-    from the last dimension, and each digit (an index) moves both positions by its
-    stride. A broadcast input has stride 0 there, so it reads index 0."""
-    d = packed[0]
-    out_position = 0
-    in_position = 0
-    for k in range(d, 0, -1):  # packed[k] is the size of dimension k - 1
-        index = ordinal % packed[k]
-        ordinal //= packed[k]
-        out_position += index * packed[d + k]
-        in_position += index * packed[2 * d + k]
-    return out_position, in_position
-
-
-@cuda.jit(device=True)
-def three_positions(ordinal, packed):  # type: ignore
-    """``(position in out, in a, in b)`` of entry number ``ordinal`` of ``out``,
-    from a :func:`layout` of ``out`` and two inputs: as :func:`two_positions`, one
-    decomposition of ``ordinal`` shared by the three tensors."""
-    d = packed[0]
-    out_position = 0
-    a_position = 0
-    b_position = 0
-    for k in range(d, 0, -1):
-        index = ordinal % packed[k]
-        ordinal //= packed[k]
-        out_position += index * packed[d + k]
-        a_position += index * packed[2 * d + k]
-        b_position += index * packed[3 * d + k]
-    return out_position, a_position, b_position
-
-
-def blocks_for(size: int, threads: int) -> int:
-    """The number of blocks of ``threads`` threads that cover ``size`` entries:
-    $\\lceil \\mathrm{size} / \\mathrm{threads} \\rceil$."""
-    return (size + threads - 1) // threads
-
 
 # ---------------------------------------------------------------------------
 # Task 3.3: map, zip, reduce, and a block sum in shared memory

@@ -52,7 +52,7 @@ _higher_order.register(fast_conv.Conv1dFun, fast_conv.Conv2dFun)(
     _conv_gemm.recorded_backward
 )
 
-# The fused optimizer loops stand in for these classes' update (once they agree).
+# On the GPU, fused kernels stand in for these classes' update (once they agree).
 _fused_optim.fuses({optim.SGD: "sgd", optim.Adam: "adam", optim.AdamW: "adamw"})
 
 

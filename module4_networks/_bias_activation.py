@@ -35,13 +35,15 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numba
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.engine.autograd import Function, enable_grad, is_grad_enabled
+from module2_tensors.engine.autograd import Function
+from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.tensor import Tensor
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, _result, cuda
-from module3_fast_ops._cuda_runtime import launch
+from module3_fast_ops._cuda_runtime import SIMULATOR, _result, cuda, launch
+from module3_fast_ops._cuda_specs import KernelSpec
 
 from ._matmul_blas import matmul
+from .cuda_conv import block_sum
 from .engine import agrees, fast_path, probe_gradient
 
 __all__ = ["sequential", "kernel_specs", "PATH"]
@@ -111,16 +113,9 @@ def _backward(  # type: ignore
         d = g[r * g_row + o * g_col] * _slope(pre[at] + b, kind)
         d_pre[at] = d
         acc += d
-    partial[t] = acc
-    cuda.syncthreads()
-    half = THREADS // 2
-    while half > 0:
-        if t < half:
-            partial[t] += partial[t + half]
-        cuda.syncthreads()
-        half //= 2
+    total = block_sum(partial, acc)
     if t == 0:
-        d_bias[o] = partial[0]
+        d_bias[o] = total
 
 
 for _kernel in (_forward, _backward):
@@ -300,19 +295,9 @@ def sequential(modules: Sequence[Any], x: Any, layers: Layers) -> Optional[Any]:
 def kernel_specs() -> List[KernelSpec]:
     """The two kernels with their argument types and block size."""
     f64, n = numba.float64[::1], numba.int64
+    forward = (f64, f64, f64, n, n, n, n)
+    backward = (f64, f64, f64, f64, n, f64, n, n, n, n, n)
     return [
-        KernelSpec(
-            "bias_act_forward",
-            "fused",
-            lambda: _forward,
-            (f64, f64, f64, n, n, n, n),
-            THREADS,
-        ),
-        KernelSpec(
-            "bias_act_backward",
-            "fused",
-            lambda: _backward,
-            (f64, f64, f64, f64, n, f64, n, n, n, n, n),
-            THREADS,
-        ),
+        KernelSpec("bias_act_forward", "fused", lambda: _forward, forward, THREADS),
+        KernelSpec("bias_act_backward", "fused", lambda: _backward, backward, THREADS),
     ]

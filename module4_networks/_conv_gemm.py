@@ -38,7 +38,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 from numba import njit
 
-from module2_tensors.engine.higher_order import EmbedInZeros, PickAt
+from module2_tensors.engine.higher_order import EmbedInZeros
+from module2_tensors.engine.indexing import AdvancedIndex
 
 from .engine import fast_path
 
@@ -228,12 +229,12 @@ def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
     key = (np.arange(n).reshape(n, 1, 1), taps[0]) + tuple(
         at[d] * stride[d] + taps[1 + d] for d in range(spatial)
     )
-    cols = PickAt.apply(EmbedInZeros.apply(x, padded, inner), key)
+    cols = AdvancedIndex.apply(EmbedInZeros.apply(x, padded, inner), key)
     g = grad.reshape(n, cout, -1).permute(0, 2, 1)  # (batch, positions, cout)
     wm = w.reshape(cout, -1)
     grad_x = grad_w = grad_b = None
     if need_x:
-        grad_x = PickAt.apply(EmbedInZeros.apply(g @ wm, padded, key), inner)
+        grad_x = AdvancedIndex.apply(EmbedInZeros.apply(g @ wm, padded, key), inner)
     if need_w:
         grad_w = (g.mT @ cols).sum(0).reshape(w.shape)
     if need_b and b is not None:

@@ -1,11 +1,11 @@
-"""The GPU kernels of the fused optimizer steps (``_fused_optim_cuda``): one thread
-per entry of a parameter, the update of ``_fused_optim``'s CPU loops with the same
+"""The GPU kernels of the fused optimizer steps (``_fused_optim``): one thread per
+entry of a parameter, the update of Task 4.6's formulas with the same
 floating-point operations in the same order.
 
 Interface: ``sgd`` and ``adam`` (the ``@cuda.jit`` kernels), ``THREADS`` (their block
 size) and :func:`kernel_specs` (``kindling kernels --task optim`` and the resource
-test). Importing this module imports ``numba.cuda``, so ``_fused_optim_cuda`` imports
-it only for a parameter on a CUDA backend.
+test). Importing this module imports ``numba.cuda``, so ``_fused_optim`` imports it
+only for a parameter on a CUDA backend.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import math
 import numba
 
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, KernelSpec, cuda
+from module3_fast_ops._cuda_runtime import SIMULATOR, cuda
+from module3_fast_ops._cuda_specs import KernelSpec
 
 __all__ = ["sgd", "adam", "THREADS", "kernel_specs"]
 
@@ -28,12 +29,14 @@ THREADS: int = 8 if SIMULATOR else 256
 
 # ------------------------------------------------------------------ kernels
 @cuda.jit(device=True)
-def positions(i, packed):  # type: ignore
+def positions(i, packed, same):  # type: ignore
     """The storage positions in ``p`` and in ``g`` of the entry with row-major
     number ``i`` of a parameter whose ``packed`` layout is ``[shape, p's
     strides, g's strides]`` (``d`` entries each; a parameter and its gradient may
     have different layouts: a weight's gradient from a matmul's backward is a
-    transposed view)."""
+    transposed view); ``i`` in both when ``same`` (both row-major)."""
+    if same:
+        return i, i
     n = len(packed) // 3
     p_at = 0
     g_at = 0
@@ -46,64 +49,27 @@ def positions(i, packed):  # type: ignore
 
 
 @cuda.jit
-def sgd(  # type: ignore
-    p,
-    g,
-    buf,
-    packed,
-    same,
-    size,
-    lr,
-    wd,
-    momentum,
-    dampening,
-    nesterov,
-    first,
-):
+def sgd(p, g, buf, packed, same, size, lr, wd, momentum, dampening, nesterov, first):
     """Entry ``i`` (row-major) of SGD in place: ``g += wd p``; ``buf = g`` (first
     step) or ``momentum buf + (1 - dampening) g``; ``g = g + momentum buf``
     (Nesterov) or ``buf``; ``p -= lr g``. ``buf`` (row-major, unused without
     momentum) is this module's own; ``p`` and ``g`` are read through their strides
-    unless ``same`` (both row-major: position ``i`` of each)."""
+    (:func:`positions`)."""
     i = cuda.grid(1)
     if i < size:
-        p_at, g_at = i, i
-        if not same:
-            p_at, g_at = positions(i, packed)
+        p_at, g_at = positions(i, packed, same)
         gi = g[g_at]
         if wd != 0.0:
             gi = gi + wd * p[p_at]
         if momentum != 0.0:
-            if first:
-                b = gi
-            else:
-                b = momentum * buf[i] + (1.0 - dampening) * gi
+            b = gi if first else momentum * buf[i] + (1.0 - dampening) * gi
             buf[i] = b
-            if nesterov:
-                gi = gi + momentum * b
-            else:
-                gi = b
+            gi = gi + momentum * b if nesterov else b
         p[p_at] = p[p_at] - lr * gi
 
 
 @cuda.jit
-def adam(  # type: ignore
-    p,
-    g,
-    m,
-    v,
-    packed,
-    same,
-    size,
-    lr,
-    beta1,
-    beta2,
-    eps,
-    wd,
-    decay,
-    inv1,
-    inv2,
-):
+def adam(p, g, m, v, packed, same, size, lr, beta1, beta2, eps, wd, decay, inv1, inv2):
     """Entry ``i`` (row-major) of Adam/AdamW in place. ``wd``: Adam's L2 term
     (``g += wd p``); ``decay``: AdamW's factor ``1 - lr wd`` (1.0 for Adam,
     skipped); ``inv1 = 1 / (1 - beta1^t)``, ``inv2 = 1 / (1 - beta2^t)``; then
@@ -112,9 +78,7 @@ def adam(  # type: ignore
     ``g`` as in :func:`sgd`."""
     i = cuda.grid(1)
     if i < size:
-        p_at, g_at = i, i
-        if not same:
-            p_at, g_at = positions(i, packed)
+        p_at, g_at = positions(i, packed, same)
         pi = p[p_at]
         gi = g[g_at]
         if wd != 0.0:

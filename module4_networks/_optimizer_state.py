@@ -1,18 +1,24 @@
 """The bookkeeping of ``optim.Optimizer`` (private: students never edit or need
-to read this file): parameter groups and their checks, and saving and restoring an
-optimizer's state in PyTorch's ``state_dict`` layout.
+to read this file): parameter groups and their checks, saving and restoring an
+optimizer's state in PyTorch's ``state_dict`` layout, and the pieces of update
+rules that the given optimizers share (L2 weight decay, a step count with buffers
+filled at the first step, Adam's moments, AMSGrad's step).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, DefaultDict, Dict, Iterable, List, Optional
+from typing import Any, Callable, DefaultDict, Dict, Iterable, List, Optional, Tuple
 
 from module0_fundamentals.module import Parameter
 from module2_tensors import set_grad_enabled
 from module2_tensors.tensor import Tensor
 
-__all__ = ["OptimizerState"]
+__all__ = ["OptimizerState", "State"]
+
+#: A parameter's ``state`` (its buffers) or a parameter group, by name.
+State = Dict[str, Any]
+Moments = Tuple[int, Tensor, Tensor]
 
 
 def _as_tensor(p: Any) -> Tensor:
@@ -35,17 +41,43 @@ def _closure_loss(closure: Optional[Callable[[], Any]]) -> Any:
         return closure()
 
 
-def _amsgrad_step(p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict) -> Tensor:
+def _decayed(g: Tensor, p: Tensor, group: State) -> Tensor:
+    """$g + \\lambda p$ (L2 weight decay), or $g$ when $\\lambda = 0$."""
+    decay = group.get("weight_decay", 0.0)
+    return g + decay * p if decay != 0.0 else g
+
+
+def _counted(p: Tensor, state: State, **fills: float) -> int:
+    """Advance ``state["step"]``, first filling each named buffer that is not
+    there with ``p``'s shape and the given value; the new step."""
+    for name, value in fills.items():
+        if name not in state:
+            state[name] = p.new_full(p.shape, value)
+    state["step"] = state.get("step", 0) + 1
+    return state["step"]
+
+
+def _moments(p: Tensor, g: Tensor, state: State, group: State) -> Moments:
+    r"""Adam's step count and moments, advanced by ``g`` and kept in ``state``:
+    $t + 1$, $m = \beta_1 m + (1 - \beta_1) g$ and $v = \beta_2 v + (1 - \beta_2)
+    g^2$ (for the given variants: AMSGrad, RAdam and NAdam)."""
+    beta1, beta2 = group["betas"]
+    t = state.get("step", 0) + 1
+    m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
+    v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
+    state.update(step=t, exp_avg=m, exp_avg_sq=v)
+    return t, m, v
+
+
+def _amsgrad_step(p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
     r"""Adam's step with AMSGrad (Reddi et al., 2018; PyTorch's ``amsgrad=True``):
     the denominator uses the largest second moment so far, $u_t = \max(u_{t-1},
     v_t)$ (``state["max_exp_avg_sq"]``), as $\sqrt{u_t / (1 - \beta_2^t)} +
     \epsilon$; the rest is Adam's step."""
     beta1, beta2 = group["betas"]
-    t = state.get("step", 0) + 1
-    m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
-    v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
-    v_max = v if "max_exp_avg_sq" not in state else state["max_exp_avg_sq"].maximum(v)
-    state.update(step=t, exp_avg=m, exp_avg_sq=v, max_exp_avg_sq=v_max)
+    v_max = state.get("max_exp_avg_sq")
+    t, m, v = _moments(p, g, state, group)
+    state["max_exp_avg_sq"] = v_max = v if v_max is None else v_max.maximum(v)
     denominator = (v_max / (1.0 - beta2**t)).sqrt() + group["eps"]
     return p - group["lr"] * (m / (1.0 - beta1**t)) / denominator
 

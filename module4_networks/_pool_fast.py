@@ -43,9 +43,10 @@ from numba import njit
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.engine import dtypes
-from module2_tensors.engine.autograd import enable_grad
+from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.engine.autograd import Function
-from module2_tensors.engine.higher_order import EmbedInZeros, PickAt, register
+from module2_tensors.engine.higher_order import EmbedInZeros, register
+from module2_tensors.engine.indexing import AdvancedIndex
 from module2_tensors.tensor import Tensor
 
 from ._conv_gemm import _view
@@ -156,7 +157,7 @@ def _recorded_backward(ctx: Context, grad: Tensor, inputs: Tuple, out: Tensor) -
     windows = np.nonzero(arg >= 0)  # (b, c, i, j) of the windows with a maximum
     at = arg[windows]
     target = windows[:2] + (at // in_shape[-1], at % in_shape[-1])
-    return EmbedInZeros.apply(PickAt.apply(grad, windows), in_shape, target)
+    return EmbedInZeros.apply(AdvancedIndex.apply(grad, windows), in_shape, target)
 
 
 def _check(

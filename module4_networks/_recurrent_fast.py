@@ -59,8 +59,8 @@ from .engine import agrees, fast_path, ran_backward
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.engine import dtypes
-from module2_tensors.engine.autograd import enable_grad
-from module2_tensors.engine.autograd import Function, is_grad_enabled
+from module2_tensors.engine.autograd import Function
+from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.tensor import Tensor
 
 __all__ = ["unroll"]

@@ -49,8 +49,10 @@ from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_data import TensorData
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import KernelSpec, _result, cuda, launch
-from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK, blocks_for
+from module3_fast_ops._cuda_runtime import _result, _size, cuda, launch
+from module3_fast_ops._cuda_specs import KernelSpec
+from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
+from module3_fast_ops.cuda_positions import blocks_for
 
 from ._conv_checks import conv_output_shape
 
@@ -64,6 +66,7 @@ __all__ = [
     "conv_forward_fn",
     "conv_backward_fn",
     "kernel_specs",
+    "block_sum",
 ]
 
 Strided = Tuple[Any, np.ndarray, np.ndarray]  # (storage, shape, strides)
@@ -88,6 +91,35 @@ def plan(name: str) -> Iterator[None]:
 
 
 # ---------------------------------------------------------------- the kernels
+@cuda.jit(device=True)
+def index4(flat, shape):  # type: ignore
+    """The index ``(b, c, y, x)`` of entry number ``flat`` of a row-major tensor of
+    4-D ``shape``."""
+    x = flat % shape[3]
+    y = (flat // shape[3]) % shape[2]
+    c = (flat // (shape[3] * shape[2])) % shape[1]
+    return flat // (shape[3] * shape[2] * shape[1]), c, y, x
+
+
+@cuda.jit(device=True)
+def block_sum(partial, value):  # type: ignore
+    """The sum of ``value`` over the threads of a block (a power of two of them),
+    returned to thread 0: each thread writes its value into the shared array
+    ``partial`` (an entry per thread), then half the threads add the other half's
+    entries to theirs, and again with a quarter, ... (a tree, as Task 3.3's
+    reduce). Every thread of the block must call it."""
+    t = cuda.threadIdx.x
+    partial[t] = value
+    cuda.syncthreads()
+    half = cuda.blockDim.x // 2
+    while half > 0:
+        if t < half:
+            partial[t] += partial[t + half]
+        cuda.syncthreads()
+        half //= 2
+    return partial[0]
+
+
 @cuda.jit
 def _forward(out, x, w, layout, bias, bias_stride, has_bias, sh, sw, ph, pw):
     out_shape, out_strides = layout[0:4], layout[4:8]
@@ -101,10 +133,7 @@ def _forward(out, x, w, layout, bias, bias_stride, has_bias, sh, sw, ph, pw):
         return
     in_channels, height, width = x_shape[1], x_shape[2], x_shape[3]
     kernel_height, kernel_width = w_shape[2], w_shape[3]
-    j = flat % out_width
-    i = (flat // out_width) % out_height
-    o = (flat // (out_width * out_height)) % out_channels
-    b = flat // (out_width * out_height * out_channels)
+    b, o, i, j = index4(flat, out_shape)
     top = i * sh - ph
     left = j * sw - pw
     # Only the taps inside the input: the padding adds zeros.
@@ -142,10 +171,7 @@ def _backward_input(dx, g, w, layout, sh, sw, ph, pw):
         return
     out_channels, out_height, out_width = g_shape[1], g_shape[2], g_shape[3]
     kernel_height, kernel_width = w_shape[2], w_shape[3]
-    xx = flat % width
-    y = (flat // width) % height
-    c = (flat // (width * height)) % in_channels
-    b = flat // (width * height * in_channels)
+    b, c, y, xx = index4(flat, dx_shape)
     acc = 0.0
     for ki in range(kernel_height):
         rows = y + ph - ki
@@ -176,11 +202,7 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
     partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
     e = cuda.blockIdx.x
     t = cuda.threadIdx.x
-    in_channels, kernel_height, kernel_width = dw_shape[1], dw_shape[2], dw_shape[3]
-    kj = e % kernel_width
-    ki = (e // kernel_width) % kernel_height
-    c = (e // (kernel_width * kernel_height)) % in_channels
-    o = e // (kernel_width * kernel_height * in_channels)
+    o, c, ki, kj = index4(e, dw_shape)
     height, width = x_shape[2], x_shape[3]
     out_height, out_width = g_shape[2], g_shape[3]
     acc = 0.0
@@ -208,21 +230,14 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
                 ]
             )
         k += cuda.blockDim.x
-    partial[t] = acc
-    cuda.syncthreads()
-    half = cuda.blockDim.x // 2
-    while half > 0:
-        if t < half:
-            partial[t] += partial[t + half]
-        cuda.syncthreads()
-        half //= 2
+    total = block_sum(partial, acc)
     if t == 0:
         dw[
             o * dw_strides[0]
             + c * dw_strides[1]
             + ki * dw_strides[2]
             + kj * dw_strides[3]
-        ] = partial[0]
+        ] = total
 
 
 @cuda.jit
@@ -244,16 +259,9 @@ def _bias_backward(db, db_stride, g, layout):
             b * g_strides[0] + o * g_strides[1] + u * g_strides[2] + v * g_strides[3]
         ]
         k += cuda.blockDim.x
-    partial[t] = acc
-    cuda.syncthreads()
-    half = cuda.blockDim.x // 2
-    while half > 0:
-        if t < half:
-            partial[t] += partial[t + half]
-        cuda.syncthreads()
-        half //= 2
+    total = block_sum(partial, acc)
     if t == 0:
-        db[o * db_stride] = partial[0]
+        db[o * db_stride] = total
 
 
 @cuda.jit
@@ -288,10 +296,7 @@ def _col2im(dx, dx_shape, dcols, kh, kw, sh, sw, ph, pw, oh, ow):
     channels, height, width = dx_shape[1], dx_shape[2], dx_shape[3]
     if flat >= dx_shape[0] * channels * height * width:
         return
-    xx = flat % width
-    y = (flat // width) % height
-    c = (flat // (width * height)) % channels
-    b = flat // (width * height * channels)
+    b, c, y, xx = index4(flat, dx_shape)
     positions = oh * ow
     base = (b * channels + c) * kh * kw
     acc = 0.0
@@ -321,10 +326,6 @@ for _kernel in (
 
 
 # ------------------------------------------------------------------ launchers
-def _size(shape: Any) -> int:
-    return int(np.prod([int(n) for n in shape]))
-
-
 def _packed(*tensors: Strided) -> np.ndarray:
     """The 4-D shapes and strides of ``tensors`` in ONE int64 array, ``[shape,
     strides]`` of each in turn (a device constant, cached by content: each array
@@ -347,15 +348,8 @@ def conv_forward(
         bias_storage, bias_stride = bias if bias is not None else (np.zeros(1), 0)
         grid = blocks_for(size, THREADS_PER_BLOCK)
         args = (out[0], x[0], w[0], _packed(out, x, w), bias_storage, bias_stride)
-        launch(
-            _forward,
-            grid,
-            THREADS_PER_BLOCK,
-            *args,
-            bias is not None,
-            *stride,
-            *padding,
-        )
+        args += (bias is not None, *stride, *padding)
+        launch(_forward, grid, THREADS_PER_BLOCK, *args)
 
 
 def conv_backward_input(
@@ -565,51 +559,17 @@ def _gemm_backward(
 def kernel_specs() -> List[KernelSpec]:
     """The six kernels with their argument types and block size, for
     ``kindling kernels`` and the resource test."""
-    f64, i64 = numba.float64[::1], numba.int64[::1]
-    n = numba.int64
+    f64, i64, n, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
     pairs = (n, n, n, n)
-    threads = THREADS_PER_BLOCK
+    kernels = [
+        ("conv_forward", _forward, (f64, f64, f64, i64, f64, n, flag, *pairs)),
+        ("conv_back_input", _backward_input, (f64, f64, f64, i64, *pairs)),
+        ("conv_back_weight", _backward_weight, (f64, f64, f64, i64, *pairs)),
+        ("conv_back_bias", _bias_backward, (f64, n, f64, i64)),
+        ("conv_im2col", _im2col, (f64, f64, i64, n, n, *pairs, n, n)),
+        ("conv_col2im", _col2im, (f64, i64, f64, n, n, *pairs, n, n)),
+    ]
     return [
-        KernelSpec(
-            "conv_forward",
-            "conv",
-            lambda: _forward,
-            (f64, f64, f64, i64, f64, n, numba.boolean, *pairs),
-            threads,
-        ),
-        KernelSpec(
-            "conv_back_input",
-            "conv",
-            lambda: _backward_input,
-            (f64, f64, f64, i64, *pairs),
-            threads,
-        ),
-        KernelSpec(
-            "conv_back_weight",
-            "conv",
-            lambda: _backward_weight,
-            (f64, f64, f64, i64, *pairs),
-            threads,
-        ),
-        KernelSpec(
-            "conv_back_bias",
-            "conv",
-            lambda: _bias_backward,
-            (f64, n, f64, i64),
-            threads,
-        ),
-        KernelSpec(
-            "conv_im2col",
-            "conv",
-            lambda: _im2col,
-            (f64, f64, i64, n, n, *pairs, n, n),
-            threads,
-        ),
-        KernelSpec(
-            "conv_col2im",
-            "conv",
-            lambda: _col2im,
-            (f64, i64, f64, n, n, *pairs, n, n),
-            threads,
-        ),
+        KernelSpec(name, "conv", lambda k=k: k, types, THREADS_PER_BLOCK)
+        for name, k, types in kernels
     ]

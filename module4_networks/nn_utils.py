@@ -25,17 +25,17 @@ __all__ = [
 ]
 
 
+def _values(parameters: Iterable[Any]) -> List[Tensor]:
+    """The tensors of ``parameters`` (Parameters' values, or tensors)."""
+    return [p.value if hasattr(p, "value") else p for p in parameters]
+
+
 def _gradients(parameters: Union[Any, Iterable[Any]]) -> List[Tensor]:
     """The ``.grad`` tensors of ``parameters`` (Parameters or tensors; one or many),
     skipping those without a gradient."""
     if isinstance(parameters, Tensor) or hasattr(parameters, "value"):
         parameters = [parameters]
-    grads = []
-    for p in parameters:
-        value = p.value if hasattr(p, "value") else p
-        if value.grad is not None:
-            grads.append(value.grad)
-    return grads
+    return [t.grad for t in _values(parameters) if t.grad is not None]
 
 
 def clip_grad_norm_(
@@ -90,10 +90,6 @@ def clip_grad_value_(parameters: Union[Any, Iterable[Any]], clip_value: float) -
     with no_grad():
         for g in _gradients(parameters):
             g.copy_(tensor(np.clip(g.to_numpy(), -bound, bound), backend=g.backend))
-
-
-def _values(parameters: Iterable[Any]) -> List[Tensor]:
-    return [p.value if hasattr(p, "value") else p for p in parameters]
 
 
 def parameters_to_vector(parameters: Iterable[Any]) -> Tensor:

@@ -1,7 +1,7 @@
 """Optimizers (Task 4.6): ``SGD``, ``RMSprop``, ``Adam`` and ``AdamW``, as
 ``torch.optim`` (and, given, ``Adagrad``, ``RAdam`` and ``NAdam``). Code reaches
 them through ``kt.optim`` (the facade ``optim/__init__.py``), which adds the given
-optimizers of ``_extra_optim.py`` and ``optim.lr_scheduler``.
+optimizers of ``_adamax_adadelta_rprop_asgd.py`` and ``optim.lr_scheduler``.
 
 An optimizer holds the parameters of a model and, after ``loss.backward()`` has
 filled every ``.grad``, ``step()`` moves each parameter $\\theta$ against its
@@ -36,13 +36,14 @@ Updates run under ``no_grad`` and write into the parameter tensors in place
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+from typing import Any, Callable, Iterable, Optional, Tuple
 
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
-from . import _fused_steps
-from ._optimizer_state import OptimizerState, _amsgrad_step, _closure_loss
+from . import _fused_optim
+from ._optimizer_state import OptimizerState, State, _amsgrad_step, _closure_loss
+from ._optimizer_state import _counted, _decayed, _moments
 
 __all__ = [
     "Optimizer",
@@ -83,18 +84,15 @@ class Optimizer(OptimizerState):
                     maximize = group.get("maximize", False)
                     if maximize:  # ascend: descend on -g
                         g = -g
-                    # SGD, Adam and AdamW run as one fused loop (on the GPU, one
-                    # kernel launch) per parameter once they agree with update()
-                    # (engine code, see _fused_steps).
-                    if maximize or not _fused_steps.step(self, p, state, group):
+                    # On the GPU, SGD, Adam and AdamW run as one kernel launch per
+                    # parameter once they agree with update() (see _fused_optim).
+                    if maximize or not _fused_optim.step(self, p, state, group):
                         p.copy_(self.update(p.detach(), g, state, group))
                     if state:
                         self.state[p] = state
         return loss
 
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         """The new value of one parameter ``p`` with gradient ``g``; ``state`` is
         this parameter's own dict of buffers (empty at the first step)."""
         raise NotImplementedError
@@ -126,9 +124,7 @@ class SGD(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$g \leftarrow g + \lambda p$; with momentum $\mu > 0$: $b \leftarrow g$
         at the first step, then $b \leftarrow \mu b + (1 - \text{dampening})\, g$,
         and $g \leftarrow b$ (or $g + \mu b$ with Nesterov); $p - \eta g$."""
@@ -179,9 +175,7 @@ class RMSprop(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$v \leftarrow \alpha v + (1 - \alpha) g^2$ ($v_0 = 0$); the denominator
         is $d = \sqrt{v} + \epsilon$ (centered: $\sqrt{v - \bar g^2} + \epsilon$
         with $\bar g \leftarrow \alpha \bar g + (1 - \alpha) g$); with momentum
@@ -229,9 +223,7 @@ class Adam(Optimizer):
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
         super().__init__(params, {**defaults, "maximize": maximize, "amsgrad": amsgrad})
 
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$t \leftarrow t + 1$; $m \leftarrow \beta_1 m + (1 - \beta_1) g$;
         $v \leftarrow \beta_2 v + (1 - \beta_2) g^2$;
         $p - \eta\, \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} +
@@ -260,9 +252,7 @@ class AdamW(Adam):
     ) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, maximize, amsgrad)
 
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$p \leftarrow p (1 - \eta \lambda)$, then the Adam step without decay."""
         if group.get("amsgrad", False):  # given, as in Adam.update
             decayed = p * (1.0 - group["lr"] * group["weight_decay"])
@@ -273,9 +263,7 @@ class AdamW(Adam):
         # END SOLUTION
 
 
-def _adam_step(
-    p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-) -> Tensor:
+def _adam_step(p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
     """The Adam update of ``p`` by ``g`` (no weight decay); buffers ``step``,
     ``exp_avg`` ($m$) and ``exp_avg_sq`` ($v$) live in ``state``."""
     # BEGIN SOLUTION 4.6: the bias-corrected Adam step
@@ -288,20 +276,6 @@ def _adam_step(
     v_hat = v / (1.0 - beta2**t)
     return p - group["lr"] * m_hat / (v_hat.sqrt() + group["eps"])
     # END SOLUTION
-
-
-def _moments(
-    p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-) -> Tuple[int, Tensor, Tensor]:
-    """Adam's step count and moments, advanced by ``g`` and kept in ``state``:
-    $t + 1$, $m = \beta_1 m + (1 - \beta_1) g$ and $v = \beta_2 v + (1 - \beta_2)
-    g^2$ (for the given variants, RAdam and NAdam). (Given.)"""
-    beta1, beta2 = group["betas"]
-    t = state.get("step", 0) + 1
-    m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
-    v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
-    state.update(step=t, exp_avg=m, exp_avg_sq=v)
-    return t, m, v
 
 
 class Adagrad(Optimizer):
@@ -334,27 +308,20 @@ class Adagrad(Optimizer):
         # checkpoint saved before the first step already has every sum).
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p].update(
-                    step=0,
-                    sum=p.new_full(p.shape, group["initial_accumulator_value"]),
-                )
+                full = p.new_full(p.shape, group["initial_accumulator_value"])
+                self.state[p].update(step=0, sum=full)
 
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
-        if group["weight_decay"] != 0.0:
-            g = g + group["weight_decay"] * p
-        if "sum" not in state:
-            state["step"] = 0
-            state["sum"] = p.new_full(p.shape, group["initial_accumulator_value"])
-        state["step"] += 1
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
+        g = _decayed(g, p, group)
+        t = _counted(p, state, sum=group["initial_accumulator_value"])
         state["sum"] = state["sum"] + g * g
-        lr = group["lr"] / (1.0 + (state["step"] - 1) * group["lr_decay"])
+        lr = group["lr"] / (1.0 + (t - 1) * group["lr_decay"])
         return p - lr * g / (state["sum"].sqrt() + group["eps"])
 
 
-class RAdam(Optimizer):
-    r"""Rectified Adam, as ``torch.optim.RAdam``: Adam's moments; while the
+class RAdam(Adam):
+    r"""Rectified Adam, as ``torch.optim.RAdam`` (Adam's hyperparameters, a
+    rectified update): Adam's moments; while the
     variance estimate is unreliable ($\rho_t \le 5$, the first steps) a plain
     momentum step $p - \eta \hat m$, then $p - \eta\, \hat m\, r_t
     \sqrt{1 - \beta_2^t} / (\sqrt{v} + \epsilon)$ with the rectification
@@ -362,37 +329,16 @@ class RAdam(Optimizer):
     (\rho_\infty - 2)\rho_t}}$, $\rho_\infty = 2/(1 - \beta_2) - 1$, $\rho_t =
     \rho_\infty - 2t\beta_2^t/(1 - \beta_2^t)$. (Given.)"""
 
-    def __init__(
-        self,
-        params: Iterable[Any],
-        lr: float = 1e-3,
-        betas: Tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0.0,
-        maximize: bool = False,
-        amsgrad: bool = False,
-    ) -> None:
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {**defaults, "maximize": maximize, "amsgrad": amsgrad})
-
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
-        if group["weight_decay"] != 0.0:
-            g = g + group["weight_decay"] * p
-        t, m, v = _moments(p, g, state, group)
+        t, m, v = _moments(p, _decayed(g, p, group), state, group)
         m_hat = m / (1.0 - beta1**t)
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         rho_t = rho_inf - 2.0 * t * beta2**t / (1.0 - beta2**t)
         if rho_t <= 5.0:
             return p - group["lr"] * m_hat
-        rect = math.sqrt(
-            (rho_t - 4.0)
-            * (rho_t - 2.0)
-            * rho_inf
-            / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)
-        )
+        rect = (rho_t - 4.0) * (rho_t - 2.0) * rho_inf
+        rect = math.sqrt(rect / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t))
         adaptive = math.sqrt(1.0 - beta2**t) / (v.sqrt() + group["eps"])
         return p - group["lr"] * m_hat * rect * adaptive
 
@@ -426,13 +372,10 @@ class NAdam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def update(
-        self, p: Tensor, g: Tensor, state: Dict[str, Any], group: Dict[str, Any]
-    ) -> Tensor:
+    def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
         psi = group["momentum_decay"]
-        if group["weight_decay"] != 0.0:
-            g = g + group["weight_decay"] * p
+        g = _decayed(g, p, group)
         t, m, v = _moments(p, g, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))

@@ -5,10 +5,13 @@ reaches it as an argument, or by a registration that the importing module makes
 (``autograd.register_tensor_class(Tensor, unbroadcast, backpropagate)`` and
 ``devices.register_backend`` in ``tensor.py``).
 
-* :mod:`.autograd`: ``Function``, ``Context``, ``Function.apply``, ``History``,
-  the gradient modes (``MODES``, ``set_grad_enabled``, ``enable_grad``), version
-  counters, and the backward pass of a tensor (``Tensor.backward``, the members
-  Module 1's ``backpropagate`` walks, hooks), which ``Tensor`` binds as methods;
+* :mod:`.autograd`: ``Function``, ``Context``, ``Function.apply``, ``History``
+  and the backward pass of a tensor (``Tensor.backward`` and the members Module
+  1's ``backpropagate`` walks), which ``Tensor`` binds as methods;
+* :mod:`.grad_modes`: the autograd switches (``MODES``, ``set_grad_enabled``,
+  ``enable_grad``, ``is_grad_enabled``);
+* :mod:`.versions`: version counters, the guard against in-place changes;
+* :mod:`.hooks`: ``Tensor.register_hook``;
 * :mod:`.anomaly`: anomaly mode's checks and the user's line for error messages;
 * :mod:`.elementwise`, :mod:`.reductions`, :mod:`.indexing`: the given
   ``Function``s and functions by family (``sin``, ``pow``, ...; ``Reduction``,

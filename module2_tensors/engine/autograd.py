@@ -5,12 +5,6 @@ layer: students never edit or need to read this file; it imports none of theirs)
 ``backward``. This module holds the machinery that makes ``Function.apply`` cheap
 and safe, behind a small interface:
 
-* :data:`MODES`: the one object holding the autograd switches of the process
-  (gradient recording, retain-graph, anomaly detection), and the switches of
-  :data:`MODES.grad <MODES>` that are given (:class:`set_grad_enabled`,
-  :class:`enable_grad`; ``no_grad`` and ``inference_mode`` are Task 2.6's);
-* version counters (:func:`version_of`, :func:`bump_version`, :func:`storage_root`,
-  :data:`versions`): PyTorch's guard against in-place changes of saved values;
 * :class:`Function`, the base class of every tensor operation (exported by the
   package; ``tensor_functions``'s docstring teaches what a subclass defines);
 * :class:`Context` (what a forward leaves its backward), :class:`History` and
@@ -19,26 +13,31 @@ and safe, behind a small interface:
   (``Function._backward``) normalises what a backward returns;
 * the backward pass of a tensor: the protocol Module 1's ``backpropagate`` walks
   (:func:`is_constant`, :func:`is_leaf`, :func:`parents`, :func:`chain_rule`,
-  :func:`accumulate_derivative`), :func:`backward` and :func:`register_hook`,
-  which are ``Tensor``'s methods of those names; the student's ``unbroadcast``
-  and ``backpropagate`` come by registration (:func:`register_tensor_class`);
-* anomaly mode's checks and the user's line an error names are
-  ``engine/anomaly.py``'s.
+  :func:`accumulate_derivative`) and :func:`backward`, which are ``Tensor``'s
+  methods of those names; the student's ``unbroadcast`` and ``backpropagate``
+  come by registration (:func:`register_tensor_class`).
+
+Beside it, one file per concept: the autograd switches (``MODES``,
+``set_grad_enabled``...) are ``engine/grad_modes.py``'s, version counters
+``engine/versions.py``'s, ``register_hook`` ``engine/hooks.py``'s, anomaly mode's
+checks and the user's line an error names ``engine/anomaly.py``'s. (The whole
+``a * b`` forward and backward runs through this file alone of the engine's,
+with ``layout.py``: docs/DESIGN.md.)
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import numbers
 import sys
-import weakref
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, List, Optional, Tuple
 
 from module1_scalar_autodiff.context import Context as ScalarContext
 
 from . import dtypes
 from .anomaly import check_backward, check_forward, user_call
+from .grad_modes import MODES
+from .versions import check_versions, version_of, versions
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -47,150 +46,17 @@ if TYPE_CHECKING:
 __all__ = [
     "Context",
     "Function",
-    "is_grad_enabled",
-    "MODES",
-    "Modes",
-    "set_grad_enabled",
-    "enable_grad",
     "History",
     "SavedOutputHistory",
     "apply",
     "backward_tuple",
-    "versions",
     "is_constant",
     "is_leaf",
     "parents",
     "chain_rule",
     "accumulate_derivative",
     "backward",
-    "register_hook",
-    "HookHandle",
-    "storage_root",
-    "version_of",
-    "bump_version",
-    "check_versions",
 ]
-
-
-# ---------------------------------------------------------------------------
-# The autograd switches
-# ---------------------------------------------------------------------------
-
-
-class Modes:
-    """The autograd switches of this process, in one object:
-
-    * ``grad``: functions applied now record a history (``no_grad`` turns it off;
-      ``tensor_functions.is_grad_enabled`` reads it);
-    * ``retain_graph``: set by ``Tensor.backward(retain_graph=...)`` while a
-      backward pass runs; without it each function's saved tensors are freed once
-      used, as in PyTorch;
-    * ``anomaly``: anomaly detection (``kt.autograd.set_detect_anomaly``) checks
-      every forward;
-    * ``anomaly_backward``: set by ``Tensor.backward`` while it runs in anomaly
-      mode, which then checks each backward as a whole;
-    * ``create_graph``: set by ``Tensor.backward(create_graph=True)`` while the
-      pass runs: the pass is recorded (``engine/higher_order.py``).
-    """
-
-    __slots__ = ("grad", "retain_graph", "anomaly", "anomaly_backward", "create_graph")
-
-    def __init__(self) -> None:
-        self.grad = True
-        self.retain_graph = False
-        self.anomaly = False
-        self.anomaly_backward = False
-        self.create_graph = False
-
-    def __repr__(self) -> str:
-        on = [name for name in self.__slots__ if getattr(self, name)]
-        return f"Modes({', '.join(on) or 'all off'})"
-
-
-MODES = Modes()
-
-
-class set_grad_enabled:
-    """Switch gradient recording on or off (``torch.set_grad_enabled``): at once
-    when called, ``kt.set_grad_enabled(False)``; and, used as a context manager
-    (``with kt.set_grad_enabled(phase == "train"):``) or a decorator, only
-    inside the block or the function, restoring the previous mode afterwards.
-    """
-
-    def __init__(self, mode: bool) -> None:
-        self.mode = bool(mode)
-        self._previous = MODES.grad
-        MODES.grad = self.mode
-
-    def __enter__(self) -> "set_grad_enabled":
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        MODES.grad = self._previous
-
-    def __call__(self, fn: Any) -> Any:
-        # As a decorator, the mode applies inside ``fn`` only (as in PyTorch).
-        MODES.grad = self._previous
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-
-        return wrapped
-
-
-class enable_grad(set_grad_enabled):
-    """Context manager (and decorator) that switches gradient recording *on*,
-    even inside ``no_grad()`` (``torch.enable_grad``): on entering the block (or
-    calling the function), not when made. (Given.)"""
-
-    def __init__(self) -> None:
-        self.mode, self._previous = True, MODES.grad
-
-    def __enter__(self) -> "enable_grad":
-        self._previous, MODES.grad = MODES.grad, True
-        return self
-
-
-# ---------------------------------------------------------------------------
-# Version counters
-# ---------------------------------------------------------------------------
-
-#: One counter per storage *root* (the NumPy array that owns the memory), so a
-#: tensor and all its views share it. Only storages ever changed in place get an
-#: entry; it is dropped when the array dies. While it is empty, every version is 0
-#: and :func:`apply` records none.
-versions: Dict[int, List[int]] = {}
-
-
-def storage_root(t: "Tensor") -> Any:
-    """The array that owns ``t``'s memory (shared by all of its views)."""
-    storage = t._tensor._storage
-    base = getattr(storage, "base", None)
-    return storage if base is None else base
-
-
-def version_of(t: "Tensor") -> int:
-    """How many in-place operations have changed ``t``'s storage (PyTorch's
-    ``t._version``; views of one storage share the count)."""
-    entry = versions.get(id(storage_root(t)))
-    return 0 if entry is None else entry[0]
-
-
-def bump_version(t: "Tensor") -> None:
-    """Record one in-place change of ``t``'s storage."""
-    root = storage_root(t)
-    key = id(root)
-    entry = versions.get(key)
-    if entry is None:
-        entry = versions[key] = [0]
-        try:
-            weakref.finalize(root, versions.pop, key, None)
-        except TypeError:  # a storage type without weak references: keep it
-            pass
-    entry[0] += 1
 
 
 # ---------------------------------------------------------------------------
@@ -248,11 +114,8 @@ class History:
         parents: Tuple[Any, ...],
         versions: Tuple[int, ...] = (),
     ) -> None:
-        self.last_fn = last_fn
-        self.ctx = ctx
-        self.inputs = inputs
-        self.parents = parents
-        self.versions = versions
+        self.last_fn, self.ctx, self.inputs = last_fn, ctx, inputs
+        self.parents, self.versions = parents, versions
 
     def __repr__(self) -> str:
         return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
@@ -363,39 +226,6 @@ def apply(cls: type, *args: Any) -> "Tensor":
     return Tensor(out._tensor, out.backend, history)
 
 
-def check_versions(h: History, op_name: str) -> None:
-    """Raise PyTorch's error if a tensor ``h``'s backward needs (an input, or
-    the result the forward saved) was changed in place since the forward. Only
-    called once some storage has been changed in place (:data:`versions` not
-    empty): before that every version is 0.
-
-    Raises:
-        RuntimeError: "modified by an inplace operation", naming the function,
-            the tensor's shape and both versions.
-    """
-    tensors = h.parents
-    for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
-        now = version_of(x)
-        if now != seen:
-            raise RuntimeError(
-                f"one of the variables needed for gradient computation has been "
-                f"modified by an inplace operation: the input of shape {x.shape} "
-                f"of {op_name} is at version {now}; expected version {seen} "
-                f"instead"
-            )
-    if h.saved_output is not None and not h.ctx.freed:
-        k, seen = h.saved_output
-        out = h.ctx.saved_values[k]
-        now = version_of(out)
-        if now != seen:
-            raise RuntimeError(
-                f"one of the variables needed for gradient computation has been "
-                f"modified by an inplace operation: the output of shape "
-                f"{out.shape} of {op_name} (saved for its backward) is at version "
-                f"{now}; expected version {seen} instead"
-            )
-
-
 def _references_of_a_fresh_local() -> int:
     """What ``sys.getrefcount`` reports for an object held by one local variable
     only (2 on most CPythons: the variable and the call's argument; newer ones may
@@ -433,12 +263,6 @@ _backpropagate: Any = None  # autodiff.backpropagate, registered by tensor.py
 # Function: the base class of every operation (``tensor_functions`` subclasses
 # it; its module docstring tells a student what a subclass defines)
 # ---------------------------------------------------------------------------
-
-
-def is_grad_enabled() -> bool:
-    """Whether functions applied now record a history (PyTorch's
-    ``torch.is_grad_enabled``; ``no_grad()`` switches it off)."""
-    return MODES.grad
 
 
 class Function:
@@ -717,70 +541,3 @@ def backward(
         MODES.retain_graph = MODES.create_graph = False
         MODES.anomaly, MODES.anomaly_backward = anomaly, False
         MODES.grad = previous
-
-
-def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
-    """``t.register_hook(hook)``: call ``hook(grad)`` with $\\partial L /
-    \\partial t$ during ``backward``, as PyTorch does; a tensor it returns
-    replaces the gradient (for a leaf, before it is added into ``.grad``).
-    Returns a handle whose ``remove()`` takes the hook away.
-
-    Installed on ``t`` alone (its own ``accumulate_derivative`` for a leaf, a
-    subclass of its function for a computed tensor), so tensors without hooks
-    pay nothing.
-
-    Raises:
-        RuntimeError: ``t`` does not require grad.
-    """
-    if not t.requires_grad:
-        raise RuntimeError(
-            "cannot register a hook on a tensor that doesn't require gradient"
-        )
-    hooks = t.__dict__.get("_hooks")
-    if hooks is None:
-        hooks = t.__dict__["_hooks"] = []
-        if t.history is None:
-            t.accumulate_derivative = functools.partial(_hooked_leaf, t, hooks)
-        else:
-            fn = t.history.last_fn
-            hooked = type(
-                fn.__name__,
-                (fn,),
-                {"_backward": classmethod(_hooked_backward(fn, hooks))},
-            )
-            t.history.last_fn = hooked
-    hooks.append(hook)
-    return HookHandle(hooks, hook)
-
-
-def _run_hooks(hooks: List[Callable[["Tensor"], Any]], grad: "Tensor") -> "Tensor":
-    for hook in list(hooks):
-        replaced = hook(grad)
-        if replaced is not None:
-            grad = replaced
-    return grad
-
-
-def _hooked_leaf(leaf: "Tensor", hooks: List[Any], d: "Tensor") -> None:
-    """A leaf's ``accumulate_derivative`` with its hooks run first."""
-    accumulate_derivative(leaf, _run_hooks(hooks, d))
-
-
-def _hooked_backward(fn: type, hooks: List[Callable[["Tensor"], Any]]) -> Any:
-    """``fn._backward`` with the hooks run on the incoming gradient."""
-
-    def backward(cls: type, ctx: Any, d_output: "Tensor", count: int) -> Any:
-        return fn._backward(ctx, _run_hooks(hooks, d_output), count)
-
-    return backward
-
-
-class HookHandle:
-    """What ``register_hook`` returns: ``handle.remove()``."""
-
-    def __init__(self, hooks: List[Any], hook: Any) -> None:
-        self.hooks, self.hook = hooks, hook
-
-    def remove(self) -> None:
-        if self.hook in self.hooks:
-            self.hooks.remove(self.hook)

@@ -48,7 +48,10 @@ import numpy as np
 from .autograd import Context
 
 from . import autograd
-from .autograd import MODES, Function, _new
+from .autograd import Function, _new
+from .grad_modes import MODES
+from .hooks import run_hooks
+from .indexing import AdvancedIndex
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -129,7 +132,7 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     h = t.history
     hooks = t.__dict__.get("_hooks")
     if hooks:
-        d_output = autograd._run_hooks(hooks, d_output)
+        d_output = run_hooks(hooks, d_output)
     fn = formula_of(h.last_fn)
     if fn is None:
         return _once_differentiable(h.last_fn, h, d_output)
@@ -231,7 +234,7 @@ class EmbedInZeros(Function):
     """Zeros of ``shape`` with ``g`` added at the NumPy index ``key``
     (``np.add.at``: an entry picked twice gets both): the adjoint of indexing,
     so the recorded backward of ``a[key]``, ``index_select``, ``gather``...
-    Gradient: ``G[key]`` (:class:`PickAt`)."""
+    Gradient: ``G[key]`` (``engine/indexing.py``'s :class:`AdvancedIndex`)."""
 
     @staticmethod
     def forward(
@@ -246,23 +249,6 @@ class EmbedInZeros(Function):
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (key,) = ctx.saved_values
         return grad.new_tensor(grad.to_numpy()[key])
-
-
-class PickAt(Function):
-    """``a[key]`` for a NumPy index ``key`` (a copy). Gradient: ``G``
-    embedded in zeros of ``a``'s shape (:class:`EmbedInZeros`)."""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", key: Any) -> "Tensor":
-        ctx.save_for_backward(a.shape, key)
-        return a.new_tensor(a.to_numpy()[key])
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        shape, key = ctx.saved_values
-        out = np.zeros(shape)
-        np.add.at(out, key, grad.to_numpy())
-        return grad.new_tensor(out)
 
 
 def _max_weights(ctx: Context) -> "Tensor":
@@ -414,7 +400,7 @@ def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 def _scatter_add(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     positions, src_shape = ctx.saved_values
     inner = tuple(slice(0, n) for n in positions[0].shape)
-    picked = EmbedInZeros.apply(PickAt.apply(g, positions), src_shape, inner)
+    picked = EmbedInZeros.apply(AdvancedIndex.apply(g, positions), src_shape, inner)
     return g, None, None, picked
 
 
@@ -473,8 +459,7 @@ NAMED: Dict[str, Formula] = {
 }
 
 register(Alias)(NAMED["Copy"])
-register(EmbedInZeros)(lambda ctx, g, inputs, out: PickAt.apply(g, inputs[2]))
-register(PickAt)(_advanced_index)
+register(EmbedInZeros)(lambda ctx, g, inputs, out: AdvancedIndex.apply(g, inputs[2]))
 
 
 def install(*modules: Any) -> None:

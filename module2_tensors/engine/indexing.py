@@ -5,6 +5,7 @@ this file; it imports none of theirs), exported by the package (``kt.flip``):
   copies through NumPy and scatter-adds its gradient back; ``set_advanced`` writes
   ``t[key] = value`` into the storage; ``scatter_add``, ``index_add``, ``nonzero``;
 * :class:`StridedView`: ``view`` of a non-contiguous tensor;
+  :func:`matrix_transpose`, the view ``MatMul.backward`` multiplies by;
 * movements composed of differentiable operations (``flip``, ``roll``,
   ``movedim``, ``unbind``, ``tril``, ``triu``).
 
@@ -22,6 +23,7 @@ import numpy as np
 from .autograd import Context
 
 from .autograd import Function, _new, tensor_class
+from .layout import view_data
 from .shapes import as_indices, normalize_dim
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ __all__ = [
     "set_advanced",
     "AdvancedIndex",
     "StridedView",
+    "matrix_transpose",
     "flip",
     "roll",
     "movedim",
@@ -162,6 +165,17 @@ class StridedView(Function):
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (shape,) = ctx.saved_values
         return grad.contiguous().view(shape)
+
+
+def matrix_transpose(t: "Tensor") -> "Tensor":
+    """The transpose of ``t``'s last two dimensions as a view (no copy, no
+    history): what ``MatMul.backward`` multiplies by (``tensor_functions``'s
+    ``_mT``). Built from the layout directly, not through ``permute``: every
+    ``MatMul.backward`` makes two."""
+    data = t._tensor
+    shape = data.shape[:-2] + (data.shape[-1], data.shape[-2])
+    strides = data.strides[:-2] + (data.strides[-1], data.strides[-2])
+    return _new(t, view_data(type(data), data._storage, shape, strides))
 
 
 def flip(t: "Tensor", dims: Union[int, Sequence[int]]) -> "Tensor":

@@ -1,5 +1,9 @@
 """The layouts ``TensorData`` shares between tensors (private: students never
-edit or need to read this file).
+edit or need to read this file), and the constructors of ``TensorData`` that
+library code calls once or more per operation, as plain functions of the class
+(``TensorData`` binds them as its class methods ``contiguous``, ``full``,
+``empty`` and ``_view``): each reuses a checked layout, so a shape seen before
+costs a dict lookup instead of the constructor's checks.
 
 A layout is a shape and strides, checked once, with everything derived from them
 that every operation needs: the size, the number of dims, the largest storage
@@ -33,7 +37,8 @@ import numpy as np
 if TYPE_CHECKING:
     from ..tensor_data import Storage, TensorData
 
-__all__ = ["Layout", "LAYOUTS", "ROW_MAJOR", "MAX_LAYOUTS", "new_layout", "LaidOut"]
+__all__ = ["Layout", "LAYOUTS", "ROW_MAJOR", "MAX_LAYOUTS", "new_layout", "laid_out"]
+__all__ += ["empty_data", "full_data", "contiguous_data", "view_data"]
 
 
 class Layout(NamedTuple):
@@ -59,7 +64,7 @@ class Layout(NamedTuple):
 LAYOUTS: Dict[Tuple[Tuple[int, ...], Optional[Tuple[int, ...]]], Layout] = {}
 #: ``shape -> Layout``: the row-major layouts of :data:`LAYOUTS` again (the same
 #: objects), keyed by the shape alone, for the constructors every operation calls
-#: (:meth:`LaidOut.empty`, ``full``, ``contiguous``): hashing a shape rather than a
+#: (``TensorData.empty``, ``full``, ``contiguous``): hashing a shape rather than a
 #: ``(shape, None)`` pair built for the lookup costs 50 ns less a call, 2-3 calls
 #: an operation (tests/module2/test_layout.py checks that both dicts agree).
 ROW_MAJOR: Dict[Tuple[int, ...], Layout] = {}
@@ -124,8 +129,8 @@ def laid_out(
     """A ``cls`` (``TensorData``) over ``storage`` with a checked ``layout``: no
     checks.
 
-    This and :func:`empty_data` are plain functions, which the constructors of
-    :class:`LaidOut` and FastOps' kernel wrappers call: a class method called
+    This and the constructors below are plain functions, which ``TensorData``'s
+    class methods and FastOps' kernel wrappers call: a class method called
     through its class costs an unspecialised look-up and a bound method more per
     call on CPython 3.11. With :data:`ROW_MAJOR` and ``autograd._new``: 0.07-0.1
     us less per map or zip result (1.31 -> 1.24 us for ``neg_map`` on (10, 100)),
@@ -178,47 +183,33 @@ def full_data(
     return laid_out(cls, storage, layout, True)
 
 
-class LaidOut:
-    """The constructors of ``TensorData`` that library code calls once or more per
-    operation: each reuses a checked :class:`Layout` from :data:`LAYOUTS`, so a
-    shape seen before costs a dict lookup instead of the constructor's checks.
-    ``TensorData`` subclasses this (``cls`` below is ``TensorData``); it adds no
-    state (``__slots__`` is empty). The hottest callers use the plain functions
-    above (:func:`empty_data`, :func:`full_data`, :func:`laid_out`) instead."""
+def contiguous_data(
+    cls: type, storage: "Storage", shape: Tuple[int, ...]
+) -> "TensorData":
+    """A contiguous (row-major) ``cls`` (``TensorData``) of ``shape`` over
+    ``storage``: ``TensorData.contiguous(storage, shape)``.
 
-    __slots__ = ()
+    For library code that has just made ``storage`` itself: a flat float64 NumPy
+    array of exactly ``prod(shape)`` entries (``np.zeros(count)``). Every operation
+    makes such an output, so a shape seen before skips what the constructor
+    checks."""
+    layout = ROW_MAJOR.get(shape)
+    if layout is None:
+        return cls(storage, shape)
+    return laid_out(cls, storage, layout, True)
 
-    @classmethod
-    def contiguous(cls, storage: Storage, shape: Tuple[int, ...]) -> "TensorData":
-        """A contiguous (row-major) ``TensorData`` of ``shape`` over ``storage``.
 
-        For library code that has just made ``storage`` itself: a flat float64
-        NumPy array of exactly ``prod(shape)`` entries (``np.zeros(count)``). Every
-        operation makes such an output, so a shape seen before skips what the
-        constructor checks.
-        """
-        layout = ROW_MAJOR.get(shape)
-        if layout is None:
-            return cls(storage, shape)
-        return laid_out(cls, storage, layout, True)
-
-    # (The plain functions, as class methods: ``TensorData.full(shape, value)``,
-    # ``TensorData.empty(shape)``.)
-    full = classmethod(full_data)
-    empty = classmethod(empty_data)
-
-    @classmethod
-    def _view(
-        cls,
-        storage: Storage,
-        shape: Tuple[int, ...],
-        strides: Optional[Tuple[int, ...]] = None,
-    ) -> "TensorData":
-        """``TensorData(storage, shape, strides)`` for library code that derives a
-        view from an existing tensor (a transpose, a reshape): ``storage`` is that
-        tensor's and ``shape`` and ``strides`` are tuples of ints. A layout seen
-        before is not checked again; the storage's size still is."""
-        layout = LAYOUTS.get((shape, strides))
-        if layout is None or (layout.size > 0 and len(storage) <= layout.last):
-            return cls(storage, shape, strides)  # checks (and reports) everything
-        return laid_out(cls, storage, layout, strides is None)
+def view_data(
+    cls: type,
+    storage: "Storage",
+    shape: Tuple[int, ...],
+    strides: Optional[Tuple[int, ...]] = None,
+) -> "TensorData":
+    """``cls(storage, shape, strides)`` (``TensorData._view``) for library code
+    that derives a view from an existing tensor (a transpose, a reshape):
+    ``storage`` is that tensor's and ``shape`` and ``strides`` are tuples of ints.
+    A layout seen before is not checked again; the storage's size still is."""
+    layout = LAYOUTS.get((shape, strides))
+    if layout is None or (layout.size > 0 and len(storage) <= layout.last):
+        return cls(storage, shape, strides)  # checks (and reports) everything
+    return laid_out(cls, storage, layout, strides is None)

@@ -20,7 +20,8 @@ import numpy as np
 from .autograd import Context
 
 from . import autograd
-from .autograd import MODES, Function, _new
+from .autograd import Function, _new
+from .grad_modes import MODES
 from .shapes import normalize_dim
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from .. import shape_functions as sf
-from ..engine import autograd
+from ..engine import autograd, hooks, versions
 from .core import CoreMixin
 from .dtype_device import keeps_dtype
 
@@ -66,7 +66,7 @@ class GradientMixin:
 
     # How many in-place operations changed this tensor's storage (shared by its
     # views), PyTorch's ``t._version``.
-    _version = property(autograd.version_of)
+    _version = property(versions.version_of)
 
     # The protocol that Module 1's topological_sort and backpropagate (Task 1.4)
     # walk, as they walk Scalars: the engine's functions, bound as methods here,
@@ -112,4 +112,4 @@ class GradientMixin:
         return sf.retain_grad(self)
 
     # ``t.register_hook(hook)``: PyTorch's hooks (the engine's, documented there).
-    register_hook = autograd.register_hook
+    register_hook = hooks.register_hook

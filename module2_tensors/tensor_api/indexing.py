@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from .. import indexing_functions as ixf
-from ..engine import autograd, indexing
+from ..engine import grad_modes, indexing, versions
 from ..tensor_data import shape_broadcast
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
@@ -135,7 +135,7 @@ class IndexingMixin:
         every view of the same storage). ``key`` may also hold integer tensors
         and boolean masks (see :func:`indexing_functions.getitem`)."""
         value = self._other(value)
-        if autograd.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+        if grad_modes.is_grad_enabled() and (self.requires_grad or value.requires_grad):
             if self.requires_grad and self.is_leaf:
                 raise RuntimeError(
                     "a leaf Variable that requires grad is being used in an "
@@ -152,7 +152,7 @@ class IndexingMixin:
         else:
             target = self._new(ixf.index_view(self._tensor, key))
             self._copy_into(target, value)
-        autograd.bump_version(self)
+        versions.bump_version(self)
 
     def _copy_into(self, target: "Tensor", value: "Tensor") -> None:
         if value.backend is not self.backend:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 from ..engine.autograd import Context
 
 from .. import shape_functions as sf
-from ..engine import autograd
+from ..engine import autograd, grad_modes, versions
 from ..tensor_data import shape_broadcast
 from .core import CoreMixin, FACTORIES, TensorLike
 
@@ -113,15 +113,15 @@ class InPlaceMixin:
                 f"tensor refers to a single memory location ({what} on an expanded "
                 f"tensor of shape {self.shape}); clone() it first"
             )
-        if autograd.is_grad_enabled() and (self.requires_grad or other.requires_grad):
+        if grad_modes.is_grad_enabled() and (self.requires_grad or other.requires_grad):
             if self.requires_grad and self.is_leaf:
                 raise RuntimeError(
                     f"a leaf Variable that requires grad is being used in an "
                     f"in-place operation ({what}); do it inside `with no_grad():` "
                     f"or use the out-of-place form"
                 )
-            root = autograd.storage_root(self)
-            if any(autograd.storage_root(p) is root for p in self.parents):
+            root = versions.storage_root(self)
+            if any(versions.storage_root(p) is root for p in self.parents):
                 raise RuntimeError(
                     f"{what} with autograd on a view of a tensor that requires "
                     f"grad is not supported here; use the out-of-place form "
@@ -151,7 +151,7 @@ class InPlaceMixin:
                 f"desired output type {self.dtype.name}"
             )
         self.backend.id_map(out, out=self)
-        autograd.bump_version(self)
+        versions.bump_version(self)
         if out.history is not None:
             self.history = out.history
             self.requires_grad = True

@@ -3,15 +3,17 @@
 
 A facade: it defines nothing, and assembles the optimizers of Task 4.6
 (``optimizers.py``: ``Optimizer``, ``SGD``, ``RMSprop``, ``Adam``, ``AdamW`` and the
-given ``Adagrad``, ``RAdam``, ``NAdam``), the given ones of ``_extra_optim.py``
-(``Adamax``, ``Adadelta``, ``Rprop``, ``ASGD``) and the learning-rate schedules of
-``lr_scheduler.py`` (``optim.lr_scheduler``, PyTorch's path). Nothing in the
-library imports it back.
+given ``Adagrad``, ``RAdam``, ``NAdam``), the given ``Adamax``, ``Adadelta``,
+``Rprop`` and ``ASGD`` (``_adamax_adadelta_rprop_asgd.py``) and
+``optim.lr_scheduler`` (PyTorch's path), the facade of the learning-rate schedules
+of ``lr_scheduler.py`` and ``lr_cycles.py``. Nothing in the library imports it
+back.
 """
 
-from .. import _extra_optim, lr_scheduler, optimizers
-from .._extra_optim import *  # noqa: F403
+from .. import _adamax_adadelta_rprop_asgd, optimizers
+from . import lr_scheduler
+from .._adamax_adadelta_rprop_asgd import *  # noqa: F403
 from ..optimizers import *  # noqa: F403
 
 # lr_scheduler: torch.optim.lr_scheduler's path, optim.lr_scheduler.
-__all__ = [*optimizers.__all__, *_extra_optim.__all__, "lr_scheduler"]
+__all__ = [*optimizers.__all__, *_adamax_adadelta_rprop_asgd.__all__, "lr_scheduler"]

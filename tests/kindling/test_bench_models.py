@@ -64,26 +64,19 @@ def test_the_cnn_step_runs_the_same_model_on_the_cuda_backend(monkeypatch):
 
 def test_paths_off_runs_the_step_with_each_fast_path_switched_off():
     """``kindling bench --paths-off``: each variant runs the model's step with its
-    one fast path (or the fused optimizer) off, the others on, and restores it."""
-    from module4_networks import _fused_optim, optim
+    one fast path off, the others on, and restores it."""
     from module4_networks.engine import FAST_PATHS
 
     seen = {}
 
     def step():
-        on = {name for name, path in FAST_PATHS.items() if path.active}
-        fused = optim.Adam in _fused_optim._KINDS
-        seen[len(seen)] = (on, fused)
+        seen[len(seen)] = {name for name, path in FAST_PATHS.items() if path.active}
         return len(seen)
 
     variants = bench.paths_off_steps(step)
-    assert set(variants) == {f"{name} off" for name in FAST_PATHS} | {"fused_optim off"}
+    assert set(variants) == {f"{name} off" for name in FAST_PATHS}
     for name, run in variants.items():
         seen.clear()
         assert run() == 1
-        on, fused = seen[0]
-        path = name[: -len(" off")]
-        assert on == set(FAST_PATHS) - {path}
-        assert fused == (path != "fused_optim")
+        assert seen[0] == set(FAST_PATHS) - {name[: -len(" off")]}
     assert all(path.active for path in FAST_PATHS.values())
-    assert optim.Adam in _fused_optim._KINDS

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import module2_tensors as kt
-from module2_tensors.tensor import _INTEGER_KINDS
+from module2_tensors.engine.dtypes import INTEGER_KINDS
 from tests.pytorch_reference import import_torch
 
 
@@ -139,7 +139,7 @@ def test_integer_kinds_are_those_numpy_calls_integer():
     for scalar in set(np.sctypeDict.values()):
         kind = np.dtype(scalar)
         expected = np.issubdtype(kind, np.integer)
-        assert (kind.kind in _INTEGER_KINDS) == expected, kind
+        assert (kind.kind in INTEGER_KINDS) == expected, kind
     for values, dtype in [
         (np.arange(3, dtype=np.uint8), kt.int64),
         (np.arange(3, dtype=np.int32), kt.int64),

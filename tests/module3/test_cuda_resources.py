@@ -142,7 +142,7 @@ def test_every_scalar_function_compiled_into_the_kernels_compiles_for_a_gpu():
     target compiles. Every function that a backend maps, zips or reduces with
     (Task 0.1's operators among them) is compiled for sm_75 as a device function."""
     require_cuda_tools()
-    from module3_fast_ops._cuda_runtime import device_functions
+    from module3_fast_ops._cuda_specs import device_functions
 
     for _, fn, arity in device_functions():
         # An unfinished Task 0.1 operator stops the test here, at its own stub.
@@ -267,7 +267,7 @@ def test_a_kernel_with_another_argument_list_is_named_with_both_lists():
     another way is told so, with both lists, instead of a Numba typing error."""
     from kindling.kernels import argument_mismatch
     from module3_fast_ops import cuda_ops
-    from module3_fast_ops._cuda_runtime import kernel_specs
+    from module3_fast_ops._cuda_specs import kernel_specs
 
     spec = next(s for s in kernel_specs(cuda_ops) if s.name == "map(sigmoid)")
 

@@ -527,12 +527,12 @@ def test_parallel_check_reports_the_kept_loops(capsys):
 
 
 def test_cached_kernels_depend_on_every_source_they_inline():
-    """The disk cache's key (``kernel_cache``) hashes fast_ops.py, the compiled
+    """The disk cache's key (``kernel_key``) hashes fast_ops.py, the compiled
     helpers of kernel_indexing.py, Module 2's index helpers and the scalar
     function's file: editing any of them recompiles."""
-    from module3_fast_ops import kernel_cache
+    from module3_fast_ops import kernel_key
 
-    sources = kernel_cache.dependencies(neg_kernel().py_func)
+    sources = kernel_key.dependencies(neg_kernel().py_func)
     assert {
         "module0_fundamentals.operators",
         "module2_tensors.tensor_data",

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from module3_fast_ops import kernel_cache
+from module3_fast_ops import compile_progress, kernel_cache, kernel_key, precompile
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -194,9 +194,9 @@ def _tiny_kernel(scale: float = 3.0) -> Any:
 @pytest.fixture
 def notice(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
     """A fresh compile notice writing into a string."""
-    fresh = kernel_cache.CompileProgress()
+    fresh = compile_progress.CompileProgress()
     fresh.stream = io.StringIO()
-    monkeypatch.setattr(kernel_cache, "progress", fresh)
+    monkeypatch.setattr(compile_progress, "progress", fresh)
     monkeypatch.delenv("KINDLING_QUIET", raising=False)
     return fresh.stream
 
@@ -213,7 +213,7 @@ def test_the_compile_notice_names_the_kernel_once(
     text = notice.getvalue()
     assert text.count("compiling kernels (first run only") == 1
     assert "[1/1] compiling times3" in text
-    kernel_cache.progress.summary()
+    compile_progress.progress.summary()
     assert "compiled 2 kernel(s)" in notice.getvalue()
 
 
@@ -224,7 +224,7 @@ def test_quiet_silences_the_notice(
     monkeypatch.setenv("KINDLING_QUIET", "1")
     kernel = kernel_cache.persist(_tiny_kernel(), "triple")
     kernel(np.zeros(1), np.ones(1))
-    kernel_cache.progress.summary()
+    compile_progress.progress.summary()
     assert notice.getvalue() == ""
 
 
@@ -259,19 +259,19 @@ def test_no_writable_folder_still_runs_the_kernel(
 
 def test_the_key_covers_every_file_and_constant_the_kernel_reads() -> None:
     kernel = _tiny_kernel()
-    identity, stamp = kernel_cache.kernel_key(kernel.py_func)
-    assert kernel_cache.dependencies(kernel.py_func) == [__name__]
-    assert kernel_cache.kernel_key(_tiny_kernel().py_func) == (identity, stamp)
+    identity, stamp = kernel_key.kernel_key(kernel.py_func)
+    assert kernel_key.dependencies(kernel.py_func) == [__name__]
+    assert kernel_key.kernel_key(_tiny_kernel().py_func) == (identity, stamp)
     # A closure's number is frozen into the machine code: same kernel, new stamp.
-    other_identity, other_stamp = kernel_cache.kernel_key(_tiny_kernel(4.0).py_func)
+    other_identity, other_stamp = kernel_key.kernel_key(_tiny_kernel(4.0).py_func)
     assert other_identity == identity and other_stamp != stamp
 
 
 def test_the_key_follows_the_kernels_own_options() -> None:
     """``parallel`` or ``fastmath`` change the machine code of the same function."""
     py_func = _tiny_kernel().py_func
-    plain = kernel_cache.kernel_key(py_func, {"nopython": True})
-    fast = kernel_cache.kernel_key(py_func, {"nopython": True, "fastmath": True})
+    plain = kernel_key.kernel_key(py_func, {"nopython": True})
+    fast = kernel_key.kernel_key(py_func, {"nopython": True, "fastmath": True})
     assert plain is not None and fast is not None
     assert plain[0] == fast[0] and plain[1] != fast[1]
 
@@ -280,10 +280,10 @@ def test_a_kernel_that_reads_a_class_of_ours_is_keyed_by_its_whole_file() -> Non
     """A class's methods are not followed one by one: its file stands for it."""
 
     def reads_a_class(out: np.ndarray) -> None:
-        out[0] = len(kernel_cache.CompileProgress.__name__)
+        out[0] = len(kernel_cache.KernelCache.__name__)
 
-    key = kernel_cache.kernel_key(reads_a_class)
-    describer = kernel_cache._Describer()
+    key = kernel_key.kernel_key(reads_a_class)
+    describer = kernel_key._Describer()
     describer.function(reads_a_class)
     assert key is not None
     assert any(
@@ -293,7 +293,7 @@ def test_a_kernel_that_reads_a_class_of_ours_is_keyed_by_its_whole_file() -> Non
 
 KEY_OF_A_FASTMATH_KERNEL = """
 from numba import njit
-from module3_fast_ops import kernel_cache
+from module3_fast_ops import kernel_key
 
 
 def make():
@@ -307,7 +307,7 @@ def make():
     return kernel
 
 
-print(kernel_cache.kernel_key(make()))
+print(kernel_key.kernel_key(make()))
 """
 
 
@@ -354,8 +354,8 @@ def test_warm_up_compiles_announced_kernels_into_the_cache(
     def warm(kernel: Any) -> None:
         kernel(np.zeros(1), np.ones(1))
 
-    kernel_cache.expect("times6", build, warm, __name__)
-    assert kernel_cache.warm_up(__name__, ["times6", "unknown"]) == 1
+    compile_progress.expect("times6", build, warm, __name__)
+    assert precompile.warm_up(__name__, ["times6", "unknown"]) == 1
     assert built["k"]._cache.is_cached()
 
 
@@ -375,8 +375,10 @@ def test_the_precompile_command_fills_the_cache(
             built["k"] = kernel_cache.persist(_tiny_kernel(7.0), "times7")
         return built["k"]
 
-    kernel_cache.expect("times7", build, lambda k: k(np.zeros(1), np.ones(1)), __name__)
-    assert kernel_cache.main(["--jobs", "1", __name__]) == 0
+    compile_progress.expect(
+        "times7", build, lambda k: k(np.zeros(1), np.ones(1)), __name__
+    )
+    assert precompile.main(["--jobs", "1", __name__]) == 0
     assert "1 of 1 kernels of" in capsys.readouterr().out
     assert built["k"]._cache.is_cached()
 
@@ -390,10 +392,10 @@ def test_one_compile_helper_per_idle_core(
 ) -> None:
     """This process counts as one busy core even before the load average shows
     it; a busy machine gets no helper; never more than MAX_HELPERS (8)."""
-    monkeypatch.setattr(kernel_cache.os, "cpu_count", lambda: cores)
-    monkeypatch.setattr(kernel_cache.os, "getloadavg", lambda: (load, load, load))
-    assert kernel_cache.MAX_HELPERS == 8
-    assert kernel_cache.helper_count() == helpers
+    monkeypatch.setattr(compile_progress.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(compile_progress.os, "getloadavg", lambda: (load, load, load))
+    assert compile_progress.MAX_HELPERS == 8
+    assert compile_progress.helper_count() == helpers
 
 
 def test_the_helpers_share_the_pending_kernels_over_the_idle_cores(
@@ -405,8 +407,8 @@ def test_the_helpers_share_the_pending_kernels_over_the_idle_cores(
     monkeypatch.setenv("KINDLING_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("KINDLING_IS_COMPILE_HELPER", raising=False)
     monkeypatch.delenv("KINDLING_COMPILE_HELPER", raising=False)
-    monkeypatch.setattr(kernel_cache.os, "cpu_count", lambda: 8)
-    monkeypatch.setattr(kernel_cache.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    monkeypatch.setattr(compile_progress.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(compile_progress.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     started: List[List[str]] = []
 
     class Recorded:
@@ -416,16 +418,18 @@ def test_the_helpers_share_the_pending_kernels_over_the_idle_cores(
         def poll(self) -> int:
             return 0
 
-    monkeypatch.setattr(kernel_cache.subprocess, "Popen", Recorded)
+    monkeypatch.setattr(compile_progress.subprocess, "Popen", Recorded)
     for scale in (5, 6, 8):
         kernel = kernel_cache.persist(_tiny_kernel(scale), f"times{scale}")
-        kernel_cache.expect(f"times{scale}", lambda k=kernel: k, lambda k: None, "m")
+        compile_progress.expect(
+            f"times{scale}", lambda k=kernel: k, lambda k: None, "m"
+        )
         if scale == 5:
             kernel(np.zeros(1), np.ones(1))  # compiled: in the cache now
     started.clear()  # (what that compilation started)
-    kernel_cache._start_helper("times6")
+    compile_progress._start_helper("times6")
     assert started == [
-        [sys.executable, "-m", kernel_cache._COMMAND, "--jobs", "7", "m", "times8"]
+        [sys.executable, "-m", compile_progress._COMMAND, "--jobs", "7", "m", "times8"]
     ]
 
 

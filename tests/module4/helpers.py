@@ -223,7 +223,7 @@ def assert_entries(
         )
 
 
-#: Optimizer settings the fused steps (host loops and GPU kernels) are checked
+#: Optimizer settings the CPU steps and the fused GPU kernels are checked
 #: against the students' update formulas with.
 FUSED_SETTINGS = [
     (optim.SGD, dict(lr=0.1)),

@@ -1,4 +1,4 @@
-"""Task 4.6's optimizers on the GPU: the fused steps of ``_fused_optim_cuda`` (one
+"""Task 4.6's optimizers on the GPU: the fused steps of ``_fused_optim`` (one
 kernel launch per parameter, for parameters on ``CudaBackend``) give the update
 formulas' parameters and buffers to the last bit in the simulator, take over only
 from formulas that agree with them, and hold a training step to issue 40's launch
@@ -14,7 +14,7 @@ import pytest
 
 from kindling import kernels
 from module2_tensors import no_grad
-from module2_tensors.engine import autograd
+from module2_tensors.engine import versions
 from module3_fast_ops import FastBackend, _cuda_runtime
 from module3_fast_ops.cuda_ops import CudaBackend
 from module4_networks import _fused_optim, nn, optim
@@ -97,12 +97,12 @@ def test_cuda_fused_steps_give_the_formulas_parameters_to_the_last_bit(cls, kwar
 def test_a_cuda_fused_step_writes_in_place_on_the_gpu_and_counts_a_version():
     opt, params, _, _ = _train(optim.Adam, dict(lr=1e-2), on_gpu=True)
     p = params[0]
-    before, storage = autograd.version_of(p), p._tensor._storage
+    before, storage = versions.version_of(p), p._tensor._storage
     p.grad = _gpu(np.ones(p.shape))
     opt.step()
     assert p._tensor._storage is storage
     assert _cuda_runtime.on_device(storage)
-    assert autograd.version_of(p) == before + 1
+    assert versions.version_of(p) == before + 1
 
 
 @pytest.mark.task4_7
@@ -126,6 +126,26 @@ def test_wrong_formulas_keep_running_on_the_gpu(monkeypatch):
             p[i] = p[i] - 0.1 * (g - 0.5 * p[i])
         for got, want in zip(history[step], p):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.task4_7
+def test_a_state_dict_round_trip_after_cuda_fused_steps_continues_like_the_formulas():
+    kwargs = dict(lr=1e-2, weight_decay=0.1)
+    opt, params, _, _ = _train(optim.AdamW, kwargs, on_gpu=True)
+    ref_opt, ref_params, _, _ = _train(
+        reference_class(optim.AdamW), kwargs, on_gpu=False
+    )
+    restored = optim.AdamW(params, **kwargs)
+    restored.load_state_dict(opt.state_dict())
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        grads = [rng.normal(size=p.shape) for p in params]
+        for p, q, g in zip(params, ref_params, grads):
+            p.grad, q.grad = _gpu(g), make(g, backend=FastBackend)
+        restored.step()
+        ref_opt.step()
+    for p, q in zip(params, ref_params):
+        assert np.array_equal(p.to_numpy(), q.to_numpy())
 
 
 def _mlp_batches(opt_class, kwargs, backend, batches):
@@ -192,7 +212,7 @@ def test_a_fused_step_gets_shape_and_both_strides_in_one_array(monkeypatch):
     """One integer array per launch (issue 40: each array argument is 7 kernel
     parameters on a GPU): ``[shape, p's strides, g's strides]``, read through
     the transposed gradient's strides."""
-    from module4_networks import _fused_optim_cuda as fused
+    from module4_networks import _fused_optim as fused
 
     seen = []
     launch = fused.launch

@@ -1,10 +1,9 @@
-"""More of ``torch.optim`` (private: the facade ``optim/__init__.py`` exports
-them beside the optimizers of ``optimizers.py``, whose ``Optimizer`` they build
-on; given code):
-``Adamax``, ``Adadelta``, ``Rprop`` and ``ASGD``, each with PyTorch's
-hyperparameters, defaults and state entries (``opt.state[p]`` holds the
-buffers under PyTorch's names, with ``step``), so ``state_dict`` round trips
-work as for the other optimizers. Each is an ``update`` rule from tensor
+"""Four optimizers of ``torch.optim``, given code: ``Adamax``, ``Adadelta``,
+``Rprop`` and ``ASGD`` (private: the facade ``optim/__init__.py`` exports them
+beside the optimizers of ``optimizers.py``, whose ``Optimizer`` they build on),
+each with PyTorch's hyperparameters, defaults and state entries (``opt.state[p]``
+holds the buffers under PyTorch's names, with ``step``), so ``state_dict`` round
+trips work as for the other optimizers. Each is an ``update`` rule from tensor
 operations; ``Optimizer.step`` handles ``maximize`` (it negates $g$)."""
 
 from __future__ import annotations
@@ -14,26 +13,10 @@ from typing import Any, Dict, Iterable, Tuple
 from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor
 
+from ._optimizer_state import State, _counted, _decayed
 from .optimizers import Optimizer
 
 __all__ = ["Adamax", "Adadelta", "Rprop", "ASGD"]
-
-State = Dict[str, Any]
-
-
-def _decayed(g: Tensor, p: Tensor, group: Dict[str, Any]) -> Tensor:
-    """$g + \\lambda p$ (L2 weight decay), or $g$ when $\\lambda = 0$."""
-    decay = group.get("weight_decay", 0.0)
-    return g + decay * p if decay != 0.0 else g
-
-
-def _counted(p: Tensor, state: State, **zeros: float) -> int:
-    """Advance ``state["step"]``, first filling each named buffer with
-    ``p``'s shape and the given value; the new step."""
-    for name, value in zeros.items():
-        state.setdefault(name, p.new_full(p.shape, value))
-    state["step"] = state.get("step", 0) + 1
-    return state["step"]
 
 
 class Adamax(Optimizer):

@@ -1,0 +1,143 @@
+"""The CUDA kernels as the resource checks compile them (private: students never
+edit or need to read this file).
+
+A GPU runs only what Numba's CUDA target compiles, within its registers and shared
+memory; the simulator runs any Python. ``kindling kernels`` and
+``tests/module3/test_cuda_resources.py`` therefore compile every kernel and scalar
+function for a GPU (PTX and ``ptxas``), from what this module lists:
+:func:`kernel_specs` (Tasks 3.3-3.4's kernels, with the argument types and block
+size they are launched with; Module 4's given kernels list their own
+:class:`KernelSpec`) and :func:`device_functions`.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Tuple
+
+import numba
+
+from ._cuda_runtime import compiled, kernel_in
+
+__all__ = ["KernelSpec", "device_functions", "kernel_specs"]
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One CUDA kernel as it is launched, for the resource check
+    (``tests/module3/test_cuda_resources.py``) and ``kindling kernels``.
+
+    ``build()`` returns the ``@cuda.jit`` kernel (building it may raise the
+    ``NotImplementedError`` of an unfinished task); ``argtypes`` are the Numba types
+    of its arguments; ``threads`` is the number of threads per block it is launched
+    with."""
+
+    name: str
+    task: str
+    build: Callable[[], Any]
+    argtypes: Tuple[Any, ...]
+    threads: int
+
+
+def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
+    """Every scalar function that CUDA kernels compile in, as ``(name, function,
+    arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
+    (Task 0.1's operators among them) and Module 2's given scalar helpers for
+    ``unary_map`` (``erf``, ``floor``, ..., in ``engine/elementwise.py``). The simulator
+    runs any Python; a GPU runs only what Numba's CUDA target compiles, so
+    ``kindling kernels`` compiles each of these for a GPU too."""
+    import inspect
+
+    from module2_tensors import tensor_functions
+    from module2_tensors.engine import elementwise
+    from module2_tensors._backend import TensorBackend
+
+    found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
+
+    class _Recording:
+        """An ops class that only notes the functions it is given."""
+
+        cuda = True
+
+        @staticmethod
+        def map(fn: Callable[[float], float]) -> None:
+            found.setdefault(fn, (fn.__name__, fn, 1))
+
+        @staticmethod
+        def zip(fn: Callable[[float, float], float]) -> None:
+            found.setdefault(fn, (fn.__name__, fn, 2))
+
+        @staticmethod
+        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> None:
+            found.setdefault(fn, (fn.__name__, fn, 2))
+
+        matrix_multiply = None
+
+    TensorBackend(_Recording)  # type: ignore[arg-type]
+    for module in (tensor_functions, elementwise):
+        for name, fn in vars(module).items():
+            if inspect.isfunction(fn) and fn.__module__ == module.__name__:
+                parameters = inspect.signature(fn).parameters.values()
+                if parameters and all(p.annotation == "float" for p in parameters):
+                    found.setdefault(fn, (name, fn, len(parameters)))
+    return list(found.values())
+
+
+def kernel_specs(kernels: Any) -> List[KernelSpec]:
+    """Every kernel of ``kernels`` (the module ``cuda_ops``, passed by the
+    caller: a private module imports no student file) with the argument types
+    and block size it is launched with (the scalar functions are representative
+    ones: each compiles to its own kernel)."""
+    from module0_fundamentals import operators
+
+    k, threads = kernels, kernels.THREADS_PER_BLOCK
+    # The matmul's block: one thread per WORK_ROWS x WORK_COLS group of its tile.
+    matmul_threads = (k.TILE_ROWS // k.WORK_ROWS) * (k.TILE_COLS // k.WORK_COLS)
+
+    f64, i64 = numba.float64[::1], numba.int64[::1]
+    flag, count = numba.boolean, numba.int64
+    # out, size, same, the packed layout (one int64 array for every shape and
+    # stride), then the inputs' storages
+    elementwise = (f64, count, flag, i64)
+    return [
+        KernelSpec(
+            "map(sigmoid)",
+            "3.3",
+            lambda: kernel_in(compiled(k.tensor_map, operators.sigmoid)),
+            (*elementwise, f64),
+            threads,
+        ),
+        KernelSpec(
+            "zip(mul)",
+            "3.3",
+            lambda: kernel_in(compiled(k.tensor_zip, operators.mul)),
+            (*elementwise, f64, f64),
+            threads,
+        ),
+        KernelSpec(
+            "reduce(add)",
+            "3.3",
+            lambda: kernel_in(compiled(k.tensor_reduce, operators.add)),
+            (f64, i64, f64, count, count, numba.float64),
+            threads,
+        ),
+        KernelSpec(
+            "sum_practice",
+            "3.3",
+            lambda: compiled(k.sum_practice_kernel),
+            (f64, f64, count),
+            k.PRACTICE_THREADS,
+        ),
+        KernelSpec(
+            "mm_practice",
+            "3.4",
+            lambda: compiled(k.mm_practice_kernel),
+            (f64, f64, f64, count),
+            k.PRACTICE_TILE * k.PRACTICE_TILE,
+        ),
+        KernelSpec(
+            "matmul",
+            "3.4",
+            lambda: kernel_in(compiled(k.tensor_matrix_multiply)),
+            (f64, i64, f64, f64, count, count),
+            matmul_threads,
+        ),
+    ]

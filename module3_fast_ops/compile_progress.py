@@ -1,0 +1,240 @@
+"""The compilations of a run: a notice on stderr while kernels compile, and compile
+helpers that compile the run's other kernels in parallel processes.
+
+The first compilation of a run prints ``kindling: compiling kernels (first run
+only; later runs load them from the cache) ...``; each kernel then shows ``[n/m]
+name``, ``m`` being the kernels this run announced (:func:`expect`) that are not in
+the disk cache (``kernel_cache``) yet; at exit one line sums up.
+``KINDLING_QUIET=1`` silences it.
+
+When cores are idle, that first compilation also starts *compile helpers*, one per
+idle core (:func:`helper_count`): the command ``python -m
+module3_fast_ops.precompile`` for the announced kernels neither cached nor compiling
+here, which puts them in the disk cache while this process works
+(``KINDLING_COMPILE_HELPER=0`` turns them off, ``=on`` starts one even on a busy
+machine).
+"""
+
+import atexit
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+__all__ = ["expect", "helper_count", "CompileProgress", "progress"]
+
+
+class KernelBusy(RuntimeError):
+    """Raised in the compile helper for a kernel another process is compiling."""
+
+
+def helper_mode() -> bool:
+    """Whether this process is a compile helper (``precompile.warm_up``)."""
+    return os.environ.get("KINDLING_IS_COMPILE_HELPER") == "1"
+
+
+def expect(
+    label: str,
+    build: Callable[[], Any],
+    warm: Optional[Callable[[Any], None]] = None,
+    module: Optional[str] = None,
+) -> None:
+    """Announce a kernel that this run may compile later.
+
+    ``build()`` returns it (made with ``kernel_cache.persist``); it is called
+    only at the first compilation of the run, to count, in the compile notice,
+    how many kernels may still compile (one that raises, a stub, is not counted).
+
+    ``warm(kernel)`` calls the kernel once on small typical arguments, and
+    ``module`` is the module whose import announces it: with both, the first
+    compilation of a run also starts a *compile helper*, a second process that
+    compiles the run's other pending kernels into the disk cache while this one
+    works (``precompile.warm_up``).
+    """
+    progress.expected.append((label, build, warm, module))
+
+
+#: The command of the compile helper (``precompile.main``).
+_COMMAND = "module3_fast_ops.precompile"
+
+#: At most this many compile helpers at once (each is a Python with Numba loaded,
+#: about 150 MB).
+MAX_HELPERS = 8
+
+
+def helper_count() -> int:
+    """How many compile helpers the free cores allow: the cores less the busy ones,
+    counting this process as busy (the load average includes it once it runs), at
+    most :data:`MAX_HELPERS`. On a busy machine a helper only competes with this
+    process, so 0; on an idle 8-core laptop 7 helpers compile 7 kernels at once."""
+    try:
+        busy = max(1.0, os.getloadavg()[0])
+    except OSError:
+        return 0
+    return max(0, min(MAX_HELPERS, int((os.cpu_count() or 1) - busy)))
+
+
+def _start_helper(current: str) -> None:
+    """Start compile helpers for the kernels of this run that are neither cached
+    nor being compiled here (once per process), one per idle core
+    (:func:`helper_count`; ``KINDLING_COMPILE_HELPER=on`` starts at least one even
+    on a busy machine, ``=0`` none)."""
+    setting = os.environ.get("KINDLING_COMPILE_HELPER", "")
+    jobs = helper_count()
+    if setting == "on":
+        jobs = max(1, jobs)
+    if helper_mode() or setting == "0" or jobs == 0:
+        return
+    by_module: Dict[str, List[str]] = {}
+    for label, _, warm, module in progress.expected:
+        cache = progress.caches.get(label)
+        if (
+            warm is None
+            or module is None
+            or label == current
+            or cache is None
+            or not cache._enabled
+            or cache.is_cached()
+        ):
+            continue
+        by_module.setdefault(module, []).append(label)
+    env = dict(os.environ, KINDLING_IS_COMPILE_HELPER="1", KINDLING_QUIET="1")
+    for module, labels in by_module.items():
+        try:
+            helper = subprocess.Popen(
+                [sys.executable, "-m", _COMMAND, "--jobs", str(jobs), module, *labels],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            return
+        progress.helpers.append(helper)
+
+
+def _stop_helpers() -> None:
+    # The helper's work so far stays in the cache; the rest is not needed now.
+    for helper in progress.helpers:
+        if helper.poll() is None:
+            helper.terminate()
+
+
+# ---------------------------------------------------------------------------
+# The compile notice
+# ---------------------------------------------------------------------------
+
+
+class CompileProgress:
+    """Tells the user, on stderr, that kernels are compiling.
+
+    The first compilation prints ``kindling: compiling kernels (first run only;
+    later runs load them from the cache) ...``; each one then shows ``[n/m] name``
+    (``m``: the kernels this run knows of that are not cached yet), rewritten in
+    place on a terminal and printed at most every :attr:`interval` seconds
+    elsewhere; at exit one line sums up. ``KINDLING_QUIET=1`` silences it.
+    """
+
+    interval = 5.0
+
+    def __init__(self) -> None:
+        self.expected: List[Tuple[str, Callable[[], Any], Any, Optional[str]]] = []
+        self.caches: Dict[str, Any] = {}  # label -> its kernel_cache.KernelCache
+        self.compiled: List[str] = []
+        self.loaded_count = 0
+        self.pending: Optional[int] = None
+        self.started_at: Optional[float] = None
+        self.last_line = 0.0
+        self.seconds = 0.0
+        self.current: Optional[Tuple[str, float]] = None
+        self.stream: Any = None  # None: sys.stderr at the time of writing
+        self.helpers: List[Any] = []
+        self.lock = threading.Lock()
+
+    def known(self, label: str, cache: Any) -> None:
+        self.caches[label] = cache
+
+    def _quiet(self) -> bool:
+        return os.environ.get("KINDLING_QUIET", "") not in ("", "0")
+
+    def _write(self, text: str) -> None:
+        stream = self.stream or sys.stderr
+        try:
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def _tty(self) -> bool:
+        stream = self.stream or sys.stderr
+        try:
+            return bool(stream.isatty())
+        except (AttributeError, ValueError):
+            return False
+
+    def _count_pending(self) -> int:
+        # Kernels known to this run that have no cached code yet.
+        for label, build, _, _ in self.expected:
+            if label not in self.caches:
+                try:
+                    build()
+                except Exception:  # noqa: BLE001 - a stub: not counted
+                    pass
+        return sum(1 for cache in self.caches.values() if not cache.is_cached())
+
+    def started(self, label: str) -> None:
+        with self.lock:
+            now = time.perf_counter()
+            self.current = (label, now)
+            first = self.pending is None
+            if first:
+                self.pending = self._count_pending()
+                _start_helper(label)
+                atexit.register(_stop_helpers)
+            if self._quiet():
+                return
+            if self.started_at is None:
+                self.started_at = now
+                self._write(
+                    "kindling: compiling kernels (first run only; later runs load "
+                    "them from the cache) ...\n"
+                )
+                atexit.register(self.summary)
+            n = len(self.compiled) + 1
+            total = max(self.pending or 0, n)
+            line = f"  [{n}/{total}] compiling {label} ..."
+            if self._tty():
+                self._write("\r" + line + "\x1b[K")
+            elif n == 1 or now - self.last_line >= self.interval:
+                self._write(line + "\n")
+                self.last_line = now
+
+    def finished(self, label: str) -> None:
+        with self.lock:
+            if self.current is not None:
+                self.seconds += time.perf_counter() - self.current[1]
+            self.current = None
+            self.compiled.append(label)
+            if not self._quiet() and self._tty():
+                self._write("\r\x1b[K")  # the script's own output starts clean
+
+    def loaded(self, label: str) -> None:
+        self.loaded_count += 1
+
+    def summary(self) -> None:
+        """The closing line (registered with ``atexit`` at the first compile)."""
+        if self._quiet() or not self.compiled:
+            return
+        clear = "\r\x1b[K" if self._tty() else ""
+        where = {c.cache_path for c in self.caches.values() if c._enabled}
+        place = f" in {sorted(where)[0]}" if len(where) == 1 else ""
+        self._write(
+            f"{clear}kindling: compiled {len(self.compiled)} kernel(s) in "
+            f"{self.seconds:.1f} s; they are cached{place} for the next runs\n"
+        )
+
+
+#: The process-wide compile notice.
+progress = CompileProgress()
