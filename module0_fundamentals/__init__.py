@@ -9,14 +9,8 @@ modules re-export everything here, so ``import module4_networks as kt`` reaches 
 from module0_fundamentals import catalog, datasets, operators
 from module0_fundamentals.datasets import DATASETS, Graph
 from module0_fundamentals.manual_classifier import ManualClassifier, hand_tuned_weights
-from module0_fundamentals.module import (
-    Module,
-    ModuleDict,
-    ModuleList,
-    Parameter,
-    ParameterList,
-    Sequential,
-)
+from module0_fundamentals.containers import ModuleDict, ParameterDict, ParameterList
+from module0_fundamentals.module import Module, ModuleList, Parameter, Sequential
 
 __all__ = [
     "catalog",
@@ -31,5 +25,6 @@ __all__ = [
     "ModuleList",
     "Parameter",
     "ParameterList",
+    "ParameterDict",
     "Sequential",
 ]

@@ -4,16 +4,30 @@ of Task 0.4's ``Module``, kept out of the file students edit)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 
 if TYPE_CHECKING:
     from .module import Module
 
-__all__ = ["methods"]
+__all__ = ["methods", "entries"]
 
 
 def _detached(value: Any) -> Any:
     return value.detach() if hasattr(value, "detach") else value
+
+
+def entries(root: "Module") -> Iterator[Tuple[str, "Module", str, bool]]:
+    """``(dotted name, module, attribute, is_parameter)`` for every parameter and
+    persistent buffer of the tree, in ``state_dict``'s order (``load_state_dict``
+    writes them back)."""
+    for module_name, module in root.named_modules():
+        start = f"{module_name}." if module_name else ""
+        for attribute in module._parameters:
+            yield start + attribute, module, attribute, True
+        skip = module.__dict__.get("_non_persistent", set())
+        for attribute in module.__dict__.get("_buffers", {}):
+            if attribute not in skip:
+                yield start + attribute, module, attribute, False
 
 
 def state_dict(
@@ -30,14 +44,11 @@ def state_dict(
     returned when given."""
     state = OrderedDict() if destination is None else destination
     keep = (lambda value: value) if keep_vars else _detached
-    for module_name, module in self.named_modules():
-        start = prefix + (f"{module_name}." if module_name else "")
-        for attribute, parameter in module._parameters.items():
-            state[start + attribute] = keep(parameter.value)
-        skip = module.__dict__.get("_non_persistent", set())
-        for attribute, value in module.__dict__.get("_buffers", {}).items():
-            if attribute not in skip:
-                state[start + attribute] = keep(value)
+    for key, module, attribute, is_parameter in entries(self):
+        if is_parameter:
+            state[prefix + key] = keep(module._parameters[attribute].value)
+        else:
+            state[prefix + key] = keep(module._buffers[attribute])
     return state
 
 

@@ -38,6 +38,15 @@ def _sigmoid(x: float) -> float:
     return math.exp(x) / (1.0 + math.exp(x))
 
 
+# relu shifted right by 0.5: the two relu cases below, one each side of its kink.
+def _shifted_relu(x: Any) -> Any:
+    return (x - 0.5).relu()
+
+
+def _shifted_relu_reference(x: float) -> float:
+    return max(x - 0.5, 0.0)
+
+
 UNARY = (
     MathCase("neg", 1, lambda x: -x, lambda x: -x),
     MathCase("add_constant", 1, lambda x: x + 5.0, lambda x: x + 5.0),
@@ -52,20 +61,8 @@ UNARY = (
     MathCase("cube", 1, lambda x: x * x * x, lambda x: x**3),
     MathCase("sigmoid", 1, lambda x: x.sigmoid(), _sigmoid),
     # relu has a kink at 0: one case for each side, never on it.
-    MathCase(
-        "relu_active",
-        1,
-        lambda x: (x - 0.5).relu(),
-        lambda x: max(x - 0.5, 0.0),
-        (0.6, 5.0),
-    ),
-    MathCase(
-        "relu_inactive",
-        1,
-        lambda x: (x - 0.5).relu(),
-        lambda x: max(x - 0.5, 0.0),
-        (-5.0, 0.4),
-    ),
+    MathCase("relu_active", 1, _shifted_relu, _shifted_relu_reference, (0.6, 5.0)),
+    MathCase("relu_inactive", 1, _shifted_relu, _shifted_relu_reference, (-5.0, 0.4)),
     MathCase("log", 1, lambda x: x.log(), math.log, (0.1, 10.0)),
     MathCase("exp", 1, lambda x: x.exp(), math.exp, (-3.0, 3.0)),
     MathCase("sin", 1, lambda x: x.sin(), math.sin),

@@ -339,15 +339,8 @@ class Module:
                 unexpected; always, a shape that differs (naming the key and both
                 shapes).
         """
-        targets: dict[str, tuple[Module, str, bool]] = {}
-        for module_name, module in self.named_modules():
-            prefix = f"{module_name}." if module_name else ""
-            for attribute in module._parameters:
-                targets[prefix + attribute] = (module, attribute, True)
-            skip = module.__dict__.get("_non_persistent", set())
-            for attribute in module.__dict__.get("_buffers", {}):
-                if attribute not in skip:
-                    targets[prefix + attribute] = (module, attribute, False)
+        # {key: (module, attribute, is_parameter)}, the keys of state_dict()
+        targets = {key: rest for key, *rest in _module_state.entries(self)}
         # Buffers a module lists in ``_optional_state`` may be absent from a
         # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
         # checkpoints lack): they keep their value and are not reported missing.
@@ -484,23 +477,38 @@ def _mirror(module: Module, name: str, value: Any) -> None:
         module.__dict__[name] = value
 
 
-def _child_at(container: Module, index: int) -> Module:
-    """The child at position ``index`` (negative counts from the end)."""
-    children = list(container._modules.values())
-    if not isinstance(index, int):
-        raise TypeError(
-            f"{type(container).__name__} indices must be integers or slices, "
-            f"not {type(index).__name__}"
-        )
-    if not -len(children) <= index < len(children):
-        raise IndexError(
-            f"index {index} is out of range for {type(container).__name__} of "
-            f"length {len(children)}"
-        )
-    return children[index]
+class _ModuleSequence(Module):
+    """What ``Sequential`` and ``ModuleList`` share: ``len``, iteration over the
+    children, ``seq[i]`` (negative counts from the end) and ``seq[a:b]`` (a
+    container of the same kind)."""
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(list(self._modules.values()))
+
+    def __getitem__(self, index: int | slice) -> Module:
+        children = list(self._modules.values())
+        if isinstance(index, slice):
+            part = type(self)()
+            for module in children[index]:
+                part.add_module(str(len(part)), module)
+            return part
+        if not isinstance(index, int):
+            raise TypeError(
+                f"{type(self).__name__} indices must be integers or slices, "
+                f"not {type(index).__name__}"
+            )
+        if not -len(children) <= index < len(children):
+            raise IndexError(
+                f"index {index} is out of range for {type(self).__name__} of "
+                f"length {len(children)}"
+            )
+        return children[index]
 
 
-class Sequential(Module):
+class Sequential(_ModuleSequence):
     """Modules applied one after another: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
 
     The modules are registered as children ``"0"``, ``"1"``, ...; ``seq[i]``,
@@ -520,19 +528,8 @@ class Sequential(Module):
         return x
         # END SOLUTION
 
-    def __len__(self) -> int:
-        return len(self._modules)
 
-    def __iter__(self) -> Iterator[Module]:
-        return iter(list(self._modules.values()))
-
-    def __getitem__(self, index: int | slice) -> Module:
-        if isinstance(index, slice):
-            return Sequential(*list(self._modules.values())[index])
-        return _child_at(self, index)
-
-
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules whose parameters the tree sees: ``ModuleList([a, b])``.
 
     A plain Python list of modules would hide them from ``named_parameters``; a
@@ -560,82 +557,3 @@ class ModuleList(Module):
         for module in modules:
             self.append(module)
         return self
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(list(self._modules.values()))
-
-    def __getitem__(self, index: int | slice) -> Module:
-        if isinstance(index, slice):
-            return ModuleList(list(self._modules.values())[index])
-        return _child_at(self, index)
-
-
-class ModuleDict(Module):
-    """A dict of modules whose parameters the tree sees: ``ModuleDict({"enc":
-    a, "dec": b})``; ``md["enc"]``, ``md["x"] = m``, ``len``, ``in``,
-    ``keys()``, ``values()``, ``items()`` and iteration over the keys work as for a
-    dict (insertion order)."""
-
-    def __init__(self, modules: Optional[Mapping[str, Module]] = None) -> None:
-        super().__init__()
-        for name, module in (modules or {}).items():
-            self[name] = module
-
-    def __getitem__(self, name: str) -> Module:
-        return self._modules[name]
-
-    def __setitem__(self, name: str, module: Module) -> None:
-        self.add_module(name, module)
-
-    def __delitem__(self, name: str) -> None:
-        del self._modules[name]
-        self.__dict__.pop(name, None)
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._modules))
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._modules
-
-    def keys(self) -> list[str]:
-        return list(self._modules)
-
-    def values(self) -> list[Module]:
-        return list(self._modules.values())
-
-    def items(self) -> list[tuple[str, Module]]:
-        return list(self._modules.items())
-
-
-class ParameterList(Module):
-    """A list of parameters the tree sees, named ``"0"``, ``"1"``, ...:
-    ``ParameterList([Parameter(a), Parameter(b)])`` (plain values are wrapped);
-    ``pl[i]``, ``len``, iteration and ``append`` work as for a list."""
-
-    def __init__(self, values: Iterable[Any] = ()) -> None:
-        super().__init__()
-        for value in values:
-            self.append(value)
-
-    def append(self, value: Any) -> ParameterList:
-        parameter = value if isinstance(value, Parameter) else Parameter(value)
-        setattr(self, str(len(self._parameters)), parameter)
-        return self
-
-    def __len__(self) -> int:
-        return len(self._parameters)
-
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(list(self._parameters.values()))
-
-    def __getitem__(self, index: int) -> Parameter:
-        values = list(self._parameters.values())
-        if not -len(values) <= index < len(values):
-            raise IndexError(f"index {index} is out of range for ParameterList")
-        return values[index]

@@ -10,20 +10,8 @@ measure expression swell are in ``kt.swell``.
 
 import module0_fundamentals as _module0
 from module0_fundamentals import *
-from module0_fundamentals import (
-    DATASETS,
-    Graph,
-    ManualClassifier,
-    Module,
-    ModuleList,
-    Parameter,
-    Sequential,
-    datasets,
-    hand_tuned_weights,
-    operators,
-)
 
-from . import swell, symbolic
+from . import scalar_functions, swell, symbolic
 from .autodiff import Variable, backpropagate, topological_sort
 from .context import Context
 from .differences import (
@@ -35,23 +23,7 @@ from .differences import (
 from .dual import Dual, JacobianResult, jacobian, jvp
 from .optim import SGD, Optimizer
 from .scalar import Scalar, ScalarHistory
-from .scalar_functions import (
-    EQ,
-    GT,
-    LT,
-    Add,
-    Cos,
-    Exp,
-    Inv,
-    Log,
-    Mul,
-    Neg,
-    ReLU,
-    ScalarFunction,
-    Sigmoid,
-    Sin,
-    Tanh,
-)
+from .scalar_functions import *
 
 __all__ = list(_module0.__all__) + [
     # the engine
@@ -64,24 +36,10 @@ __all__ = list(_module0.__all__) + [
     "forward_difference",
     "step_size_study",
     "StepSizeStudy",
-    # Scalar and its functions
+    # Scalar and its functions (ScalarFunction, Add, Mul, ..., EQ)
     "Scalar",
     "ScalarHistory",
-    "ScalarFunction",
-    "Add",
-    "Mul",
-    "Inv",
-    "Neg",
-    "Sigmoid",
-    "ReLU",
-    "Log",
-    "Exp",
-    "Sin",
-    "Cos",
-    "Tanh",
-    "LT",
-    "GT",
-    "EQ",
+    *scalar_functions.__all__,
     # training
     "Optimizer",
     "SGD",

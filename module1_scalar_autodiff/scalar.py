@@ -326,23 +326,13 @@ class Scalar:
 # Given: ScalarFunction.apply makes Scalars with their histories.
 ScalarFunction.makes(Scalar, ScalarHistory)
 
-# The label of each function (the operators above build values with these).
-_LABELS = {
-    Add: "+",
-    Mul: "*",
-    Neg: "neg",
-    Inv: "inv",
-    Sigmoid: "sigmoid",
-    ReLU: "relu",
-    Log: "log",
-    Exp: "exp",
-    Sin: "sin",
-    Cos: "cos",
-    Tanh: "tanh",
-    LT: "<",
-    GT: ">",
-    EQ: "==",
-}
+# The label of each function (the operators above build values with these): a
+# symbol, or the function's name in lower case ("neg", "sigmoid", ...).
+_LABELS = {Add: "+", Mul: "*", LT: "<", GT: ">", EQ: "=="}
+_LABELS.update(
+    (fn, fn.__name__.lower())
+    for fn in (Neg, Inv, Sigmoid, ReLU, Log, Exp, Sin, Cos, Tanh)
+)
 
 
 def scalars(values: Sequence[float], prefix: str = "x") -> List[Scalar]:

@@ -15,7 +15,7 @@ $n$, while reverse-mode autodiff does a constant amount of work per operation
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Tuple, Union
 
 from module0_fundamentals import operators
@@ -144,19 +144,19 @@ class Var(Expr):
 class _Binary(Expr):
     a: Expr
     b: Expr
-    children: Tuple[Expr, ...] = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "children", (self.a, self.b))
+    @property
+    def children(self) -> Tuple[Expr, ...]:
+        return (self.a, self.b)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class _Unary(Expr):
     a: Expr
-    children: Tuple[Expr, ...] = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "children", (self.a,))
+    @property
+    def children(self) -> Tuple[Expr, ...]:
+        return (self.a,)
 
 
 class Add(_Binary):

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, List, Optional
 
 from .engine.grad_modes import MODES
 
@@ -102,45 +102,32 @@ def grad(
         )
     from .tensor import Tensor
 
-    outs: List[Tensor] = (
-        list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-    )
-    ins: List[Tensor] = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    if grad_outputs is None:
-        seeds: Sequence[Union[None, Tensor]] = [None] * len(outs)
-    elif isinstance(grad_outputs, (list, tuple)):
-        seeds = list(grad_outputs)
-    else:
-        seeds = [grad_outputs]
+    outs: List[Tensor] = _listed(outputs)
+    ins: List[Tensor] = _listed(inputs)
+    seeds = [None] * len(outs) if grad_outputs is None else _listed(grad_outputs)
     for x in ins:
         if not x.requires_grad:
             raise RuntimeError("grad: one of the inputs does not require grad")
     # Run the ordinary backward pass, with every .grad saved and restored around
     # it, and non-leaf inputs made to retain their gradient meanwhile.
-    saved = [(x, x.grad, x.retains_grad) for x in ins]
-    others = _leaves_behind(outs)
-    saved_others = [(t, t.grad) for t in others]
+    saved = [(t, t.grad, t.retains_grad) for t in ins + _leaves_behind(outs)]
     try:
+        for t, _, _ in saved:
+            t.grad = None
         for x in ins:
-            x.grad = None
             if not x.is_leaf:
                 x.retains_grad = True
-        for t in others:
-            t.grad = None
         for k, (y, g) in enumerate(zip(outs, seeds)):
             last = k == len(outs) - 1
             y.backward(
                 g,
-                retain_graph=True if not last else retain_graph,
+                retain_graph=retain_graph if last else True,
                 create_graph=create_graph,
             )
         result = tuple(x.grad for x in ins)
     finally:
-        for x, g, retains in saved:
-            x.grad, x.retains_grad = g, retains
-        for t, g in saved_others:
-            if all(t is not x for x in ins):
-                t.grad = g
+        for t, g, retains in saved:
+            t.grad, t.retains_grad = g, retains
     for x, g in zip(ins, result):
         if g is None and not allow_unused:
             raise RuntimeError(
@@ -152,6 +139,11 @@ def grad(
             x.new_zeros(x.shape) if g is None else g for x, g in zip(ins, result)
         )
     return result
+
+
+def _listed(x: Any) -> List[Any]:
+    """A list or tuple as a list; anything else as a list of one."""
+    return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
 def _leaves_behind(outputs: List[Any]) -> List[Any]:

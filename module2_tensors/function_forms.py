@@ -1,5 +1,5 @@
 """Function forms of tensor methods, as in PyTorch: ``kt.exp(x)``,
-``kt.matmul(a, b)``, ``kt.sum(x, dim)`` (given code). Each one calls the method.
+``kt.matmul(a, b)``, ``kt.sum(x, dim)`` (given code). Most are the methods themselves.
 
 They live apart from ``tensor.py`` because ``sum``, ``abs`` and friends would hide
 Python's built-ins there. ``einsum`` (with its ``Function``) is here too.
@@ -7,7 +7,7 @@ Python's built-ins there. ``einsum`` (with its ``Function``) is here too.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
@@ -19,8 +19,6 @@ from .engine import autograd
 from .tensor import Tensor, tensor
 from .engine import dtypes
 from .tensor_api.arithmetic import _label
-from .tensor_api.core import TensorLike
-from .tensor_api.indexing import SortResult, TopKResult
 
 __all__ = [
     "cat",
@@ -63,128 +61,39 @@ __all__ = [
 ]
 
 
-# Function forms, as torch.exp(x), torch.matmul(a, b), torch.sum(x, dim).
-def exp(t: Tensor) -> Tensor:
-    """``t.exp()``."""
-    return t.exp()
-
-
-def log(t: Tensor) -> Tensor:
-    """``t.log()``."""
-    return t.log()
-
-
-def sqrt(t: Tensor) -> Tensor:
-    """``t.sqrt()``."""
-    return t.sqrt()
-
-
-def sigmoid(t: Tensor) -> Tensor:
-    """``t.sigmoid()``."""
-    return t.sigmoid()
-
-
-def tanh(t: Tensor) -> Tensor:
-    """``t.tanh()``."""
-    return t.tanh()
-
-
-def matmul(a: Tensor, b: Tensor) -> Tensor:
-    """``a @ b``."""
-    return a @ b
-
-
-def sum(
-    t: Tensor,
-    dim: Union[None, int, Sequence[int]] = None,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-) -> Tensor:
-    """``t.sum(dim, keepdim, dtype=dtype)``."""
-    return t.sum(dim, keepdim, dtype=dtype)
-
-
-def mean(
-    t: Tensor,
-    dim: Union[None, int, Sequence[int]] = None,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-) -> Tensor:
-    """``t.mean(dim, keepdim, dtype=dtype)``."""
-    return t.mean(dim, keepdim, dtype=dtype)
-
-
-def cumsum(t: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """``t.cumsum(dim, dtype=dtype)``."""
-    return t.cumsum(dim, dtype=dtype)
-
-
-def maximum(a: Tensor, b: TensorLike) -> Tensor:
-    """``a.maximum(b)``."""
-    return a.maximum(b)
-
-
-def minimum(a: Tensor, b: TensorLike) -> Tensor:
-    """``a.minimum(b)``."""
-    return a.minimum(b)
-
-
-def clamp(
-    t: Tensor, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
-) -> Tensor:
-    """``t.clamp(min, max)``."""
-    return t.clamp(min, max)
-
-
-def abs(t: Tensor) -> Tensor:
-    """``t.abs()``."""
-    return t.abs()
-
-
-def max(t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """``torch.max``: ``max(x)`` the largest entry, ``max(x, dim)`` the named
-    tuple ``(values, indices)``, ``max(x, y)`` the entrywise maximum."""
-    return t.max(dim, keepdim)
-
-
-def min(t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """``torch.min`` (see :func:`max`)."""
-    return t.min(dim, keepdim)
-
-
-def argmax(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
-    """``t.argmax(dim, keepdim)``."""
-    return t.argmax(dim, keepdim)
-
-
-def argmin(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
-    """``t.argmin(dim, keepdim)``."""
-    return t.argmin(dim, keepdim)
-
-
-def sort(t: Tensor, dim: int = -1, descending: bool = False) -> SortResult:
-    """``t.sort(dim, descending)``: ``(values, indices)`` as a named tuple."""
-    return t.sort(dim, descending)
-
-
-def topk(
-    t: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
-) -> TopKResult:
-    """``t.topk(k, dim, largest)``: ``(values, indices)`` as a named tuple."""
-    return t.topk(k, dim, largest, sorted)
-
-
+# Function forms, as torch.exp(x), torch.matmul(a, b), torch.sum(x, dim): each is
+# the method itself, so ``kt.exp(x)`` is ``x.exp()`` (``torch.max(x, y)`` included).
+exp = Tensor.exp
+log = Tensor.log
+sqrt = Tensor.sqrt
+sigmoid = Tensor.sigmoid
+tanh = Tensor.tanh
+matmul = Tensor.matmul
+sum = Tensor.sum
+mean = Tensor.mean
+cumsum = Tensor.cumsum
+maximum = Tensor.maximum
+minimum = Tensor.minimum
+clamp = clip = Tensor.clamp  # torch.clip
+abs = Tensor.abs
+max = Tensor.max
+min = Tensor.min
+argmax = Tensor.argmax
+argmin = Tensor.argmin
+sort = Tensor.sort
+topk = Tensor.topk
+argsort = Tensor.argsort
 # Function forms PyTorch scripts use (``kt.mm(a, b)``); none hides a built-in.
-def mm(a: Tensor, b: Tensor) -> Tensor:
-    """``torch.mm``: ``a.mm(b)``."""
-    return a.mm(b)
-
-
-def bmm(a: Tensor, b: Tensor) -> Tensor:
-    """``torch.bmm``: ``a.bmm(b)``."""
-    return a.bmm(b)
+mm = Tensor.mm
+bmm = Tensor.bmm
+gather = Tensor.gather
+index_select = Tensor.index_select
+tril = Tensor.tril
+triu = Tensor.triu
+prod = Tensor.prod
+equal = Tensor.equal
+allclose = Tensor.allclose
+isclose = Tensor.isclose
 
 
 def _promoted(out: Tensor, operands: Sequence[Any]) -> Tensor:
@@ -213,67 +122,7 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
     return _promoted(ixf.where(condition, x, y), (x, y))
 
 
-def gather(t: Tensor, dim: int, index: Tensor) -> Tensor:
-    """``torch.gather``: ``t.gather(dim, index)`` (``t``'s dtype)."""
-    return t.gather(dim, index)
-
-
-def index_select(t: Tensor, dim: int, index: Any) -> Tensor:
-    """``torch.index_select``: ``t.index_select(dim, index)`` (``t``'s dtype)."""
-    return t.index_select(dim, index)
-
-
-def tril(t: Tensor, diagonal: int = 0) -> Tensor:
-    """``torch.tril``: ``t.tril(diagonal)`` (``t``'s dtype)."""
-    return t.tril(diagonal)
-
-
-def triu(t: Tensor, diagonal: int = 0) -> Tensor:
-    """``torch.triu``: ``t.triu(diagonal)`` (``t``'s dtype)."""
-    return t.triu(diagonal)
-
-
-def prod(t: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
-    """``torch.prod``: ``t.prod(dim, keepdim)`` (``int64`` for integers)."""
-    return t.prod(dim, keepdim)
-
-
 concat = concatenate = cat  # torch.concat, torch.concatenate
-
-
-clip = clamp  # torch.clip
-
-
-def equal(a: Tensor, b: Tensor) -> bool:
-    """``torch.equal``: ``a.equal(b)``."""
-    return a.equal(b)
-
-
-def allclose(
-    a: Tensor,
-    b: TensorLike,
-    rtol: float = 1e-05,
-    atol: float = 1e-08,
-    equal_nan: bool = False,
-) -> bool:
-    """``torch.allclose``: ``a.allclose(b, ...)``."""
-    return a.allclose(b, rtol, atol, equal_nan)
-
-
-def isclose(
-    a: Tensor,
-    b: TensorLike,
-    rtol: float = 1e-05,
-    atol: float = 1e-08,
-    equal_nan: bool = False,
-) -> Tensor:
-    """``torch.isclose``: ``a.isclose(b, ...)``."""
-    return a.isclose(b, rtol, atol, equal_nan)
-
-
-def argsort(t: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
-    """``torch.argsort``: ``t.argsort(dim, descending)``."""
-    return t.argsort(dim, descending, stable)
 
 
 def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:

@@ -255,13 +255,8 @@ def full(
         dtype = dtypes.bool_
     elif dtype is None and isinstance(value, (int, np.integer)):
         dtype = dtypes.int64
-    return _from_array(
-        np.full(_make_shape((shape,)), float(value)),
-        backend,
-        requires_grad,
-        device,
-        dtype,
-    )
+    values = np.full(_make_shape((shape,)), float(value))
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def zeros(

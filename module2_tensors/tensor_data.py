@@ -20,7 +20,6 @@ of the :class:`TensorData` methods that call them.
 
 from __future__ import annotations
 
-import random
 from typing import Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -412,10 +411,6 @@ class TensorData:
         # END SOLUTION
 
     # ------------------------------------------------------------------ given
-    def sample(self) -> Tuple[int, ...]:
-        """A random valid index (for tests and demos)."""
-        return tuple(random.randrange(size) for size in self.shape)
-
     def get(self, index: Union[int, UserIndex, Index]) -> float:
         """The entry at ``index`` (checked by :meth:`index`)."""
         return float(self._storage[self.index(index)])
@@ -427,11 +422,6 @@ class TensorData:
     def tuple(self) -> Tuple[Storage, Shape, Strides]:
         """``(storage, shape, strides)`` as the kernels take them (int64 arrays)."""
         return (self._storage, self._shape, self._strides)
-
-    @staticmethod
-    def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
-        """See :func:`shape_broadcast`."""
-        return shape_broadcast(shape1, shape2)
 
     # Constructors for library code (engine/layout.py), one or more per operation:
     # each reuses a checked layout, so a shape seen before skips __init__'s checks.

@@ -68,10 +68,7 @@ ReduceFn = Callable[["Tensor", int], "Tensor"]
 
 def _size(shape: Shape) -> int:
     """The number of entries of ``shape``: $\\prod_k \\mathrm{shape}_k$."""
-    size = 1
-    for n in shape:
-        size *= int(n)
-    return size
+    return int(np.prod(shape))
 
 
 # ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from module2_tensors.engine import higher_order as _higher_order
 
 from . import (
     _conv_gemm,
+    _convolution,
     _fused_optim,
     data,
     fast_conv,
@@ -48,7 +49,7 @@ from .functional import (
 )
 
 # backward(create_graph=True) through a convolution: its im2col backward recorded.
-_higher_order.register(fast_conv.Conv1dFun, fast_conv.Conv2dFun)(
+_higher_order.register(_convolution.Conv1dFun, _convolution.Conv2dFun)(
     _conv_gemm.recorded_backward
 )
 

@@ -53,14 +53,13 @@ def mha_masks(
     ignore), and ``additive`` the sum of the float masks, which PyTorch adds
     to the scores (``-inf`` at a padded key, as in a float
     ``key_padding_mask``)."""
-    masks: List[Tensor] = []
-    additive = None
+    allowed = additive = None
     if attn_mask is not None:
         m = _as_mask(attn_mask, scores)
         if m.dims == 3:  # (N * h, L, S)
             m = m.view(n, heads, L, S)
         if _is_boolean(attn_mask):
-            masks.append(1.0 - m)
+            allowed = 1.0 - m
         else:
             additive = m
     if key_padding_mask is not None:
@@ -72,12 +71,9 @@ def mha_masks(
             )
         kp = kp.view(n, 1, 1, S)
         if _is_boolean(key_padding_mask):
-            masks.append(1.0 - kp)
+            allowed = 1.0 - kp if allowed is None else allowed * (1.0 - kp)
         else:
             additive = kp if additive is None else additive + kp
-    allowed = None
-    for m in masks:
-        allowed = m if allowed is None else allowed * m
     return allowed, additive
 
 

@@ -9,14 +9,20 @@ the forward kernel, on every core.
 
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Sequence, Tuple, Union
 
 import numpy as np
 from numba import njit, prange
 
 __all__ = [
+    "IntPair",
+    "Storage",
+    "Index",
+    "Strided",
+    "pair",
     "conv_output_shape",
     "_check_storage",
+    "_one_int",
     "_as_strided",
     "_check_out",
     "_add_bias",
@@ -25,6 +31,26 @@ __all__ = [
 Storage = np.ndarray  # flat float64
 Index = np.ndarray  # int64 shape or strides
 Strided = Tuple[Storage, Index, Index]  # (storage, shape, strides)
+IntPair = Union[int, Tuple[int, int], Sequence[int]]
+
+
+def pair(value: IntPair, name: str) -> Tuple[int, int]:
+    """``3 -> (3, 3)``; ``(2, 3) -> (2, 3)``: PyTorch's rule for 2-D sizes."""
+    if isinstance(value, (int, np.integer)):
+        return int(value), int(value)
+    values = tuple(value)
+    if len(values) != 2 or not all(isinstance(v, (int, np.integer)) for v in values):
+        raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
+    return int(values[0]), int(values[1])
+
+
+def _one_int(name: str, label: str, value: object) -> int:
+    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{name}: {label} must be an int, got {value!r}")
+    return int(value)
 
 
 def conv_output_shape(
@@ -78,7 +104,7 @@ def conv_output_shape(
                 f"{name}: kernel {weight_shape[2:]} is larger than the padded input "
                 f"(input shape {input_shape}, padding {tuple(padding)})"
             )
-        out.append((n + 2 * p - k) // s + 1)  # fast_conv.conv_output_size
+        out.append((n + 2 * p - k) // s + 1)
     return (input_shape[0], weight_shape[0], *out)
 
 

@@ -1,5 +1,6 @@
-"""Argument handling of ``F.conv1d`` and ``F.conv2d`` (private: students never
-edit or need to read this file).
+"""Argument handling of ``F.conv1d`` and ``F.conv2d``, and the convolution as a
+differentiable tensor operation (private: students never edit or need to read
+this file).
 
 PyTorch's convolutions accept ints or pairs, ``padding="same"``/``"valid"``,
 dilation, groups and unbatched inputs. :func:`_conv` turns every such call into
@@ -7,20 +8,25 @@ what Tasks 4.1 and 4.2 implement: ``Conv1dFun``/``Conv2dFun`` with integer strid
 and paddings, on a batched input: padding strings become explicit zeros, a dilated
 kernel becomes a kernel with zeros between its taps, groups become separate
 convolutions concatenated along the channels.
+
+``Conv1dFun`` and ``Conv2dFun`` wrap the launchers of ``fast_conv.py`` (Tasks 4.1
+and 4.2) as tensor ``Function``s, or the kernels of ``cuda_conv`` on
+``CudaBackend``.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Tuple, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
-import numpy as np
-
+from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
-from .fast_conv import Conv1dFun, Conv2dFun, IntPair, pair
+from . import _conv_gemm
+from ._conv_checks import IntPair, _add_bias, _one_int, conv_output_shape, pair
+from .fast_conv import _launch
 
-__all__ = ["_check_tensor", "_dim", "_conv"]
+__all__ = ["_check_tensor", "_dim", "_conv", "Conv1dFun", "Conv2dFun"]
 
 
 def _check_tensor(name: str, x: object) -> None:
@@ -39,15 +45,6 @@ def _dim(dim: int, dims: int, name: str) -> int:
 
 
 # ----------------------------------------------------------- convolutions
-def _one_int(name: str, label: str, value: object) -> int:
-    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
-    if isinstance(value, (tuple, list)) and len(value) == 1:
-        value = value[0]
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{name}: {label} must be an int, got {value!r}")
-    return int(value)
-
-
 def _conv(
     name: str,
     spatial: int,
@@ -166,3 +163,101 @@ def _grouped(
         _conv(name, spatial, x, w, b, strides, paddings) for x, w, b in zip(xs, ws, bs)
     ]
     return cat(outs, channel)
+
+
+# ------------------------------------------------------- the tensor Functions
+# Given: they wrap the launchers as differentiable tensor operations. The input
+# gradient and the weight gradient are computed only when autodiff needs them. On
+# the CPU they run as im2col + one matrix multiply (``_conv_gemm``, README section
+# 3) wherever that agrees with your kernels, which are run and compared first.
+def _conv_forward(
+    ctx: Context,
+    spatial: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Optional[Tensor],
+    stride: Tuple[int, ...],
+    padding: Tuple[int, ...],
+) -> Tensor:
+    op = f"conv{spatial}d"
+    shape = conv_output_shape(op, input.shape, weight.shape, stride, padding)
+    out = input.new_zeros(shape)
+    s, p = (stride[0], padding[0]) if spatial == 1 else (stride, padding)
+    cols = _launch(
+        "forward", spatial, out.tuple(), input.tuple(), weight.tuple(), s, p, fast=True
+    )
+    if bias is not None:
+        # ``out`` is fresh and contiguous: add the bias in place, one pass.
+        _add_bias(
+            out._tensor._storage, out._tensor._shape, bias.contiguous().to_numpy()
+        )
+    # ``cols`` (im2col of the input) serves the weight gradient again.
+    ctx.save_for_backward(input, weight, bias is not None, s, p, cols)
+    return out
+
+
+def _conv_backward(
+    ctx: Context, spatial: int, grad: Tensor
+) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
+    input, weight, has_bias, s, p, cols = ctx.saved_values
+    needs = ctx.needs_input_grad
+
+    def gradient(name: str, like: Tensor, first: Tensor, second: Tensor) -> Tensor:
+        """A gradient of ``like``'s shape from the launcher ``name`` (``cols``
+        serves the weight gradient only)."""
+        out = like.new_zeros(like.shape)
+        cached = (cols,) if name == "backward_weight" else ()
+        triples = (out.tuple(), first.tuple(), second.tuple())
+        _launch(name, spatial, *triples, s, p, *cached, fast=True)
+        return out
+
+    d_input = gradient("backward_input", input, grad, weight) if needs[0] else None
+    d_weight = gradient("backward_weight", weight, input, grad) if needs[1] else None
+    d_bias = None
+    if has_bias and needs[2]:
+        d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
+    return d_input, d_weight, d_bias
+
+
+def _implementation(backend: Any) -> Tuple[Callable[..., Any], Callable[..., Any]]:
+    """(forward, backward) of the convolution on ``backend``: these kernels, or the
+    CUDA ones of ``cuda_conv`` for tensors on ``CudaBackend`` (imported only then,
+    so that ``numba.cuda`` loads only when a CUDA tensor needs it)."""
+    if getattr(backend, "cuda", False):
+        from . import cuda_conv
+
+        return cuda_conv.conv_forward_fn, cuda_conv.conv_backward_fn
+    return _conv_forward, _conv_backward
+
+
+class _ConvFun(Function):
+    """What ``Conv1dFun`` and ``Conv2dFun`` share: the forward and backward of
+    :func:`_implementation`, the number of spatial dims read from the strides
+    (forward) and the gradient (backward)."""
+
+    @staticmethod
+    def forward(
+        ctx: Context,
+        input: Tensor,
+        weight: Tensor,
+        bias: Optional[Tensor],
+        stride: Tuple[int, ...],
+        padding: Tuple[int, ...],
+    ) -> Tensor:
+        forward, _ = _implementation(input.backend)
+        return forward(ctx, len(stride), input, weight, bias, stride, padding)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
+        _, backward = _implementation(grad.backend)
+        return backward(ctx, grad.dims - 2, grad)
+
+
+class Conv1dFun(_ConvFun):
+    """``conv1d`` as a differentiable tensor operation (see the module docstring):
+    ``apply(input, weight, bias_or_None, (stride,), (padding,))``."""
+
+
+class Conv2dFun(_ConvFun):
+    """``conv2d`` as a differentiable tensor operation:
+    ``apply(input, weight, bias_or_None, (sh, sw), (ph, pw))``."""

@@ -43,11 +43,11 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .engine import agrees, fast_path, probe_gradient, ran_backward
+from .engine import agrees, fast_path, host_array, host_float64
+from .engine import probe_gradient, ran_backward
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors._backend import matmul_shape
-from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.engine.higher_order import register
@@ -57,15 +57,6 @@ __all__ = ["matmul"]
 
 #: Per signature: does this path agree with the students' ``a @ b`` there?
 PATH = fast_path("matmul", "a @ b (Module 2's MatMul on the Task 3.2 kernel)")
-
-
-def _array(t: Tensor) -> np.ndarray:
-    """A NumPy view of ``t``'s numbers (no copy; offsets are storage slices)."""
-    storage, shape, strides = t.tuple()
-    steps = tuple(int(s) * storage.itemsize for s in strides)
-    return np.lib.stride_tricks.as_strided(
-        storage, tuple(int(n) for n in shape), steps, writeable=False
-    )
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -107,7 +98,7 @@ class _MatMulBlas(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        x, y = _array(a), _array(b)
+        x, y = host_array(a.tuple()), host_array(b.tuple())
         ctx.save_for_backward(x, y)
         return a.new_tensor(_product(x, y))
 
@@ -117,11 +108,8 @@ class _MatMulBlas(Function):
     ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
         x, y = ctx.saved_values
         need_a, need_b = ctx.needs_input_grad or (True, True)
-        da, db = _grads(x, y, _array(grad), need_a, need_b)
-        return (
-            None if da is None else grad.new_tensor(da),
-            None if db is None else grad.new_tensor(db),
-        )
+        grads = _grads(x, y, host_array(grad.tuple()), need_a, need_b)
+        return tuple(None if d is None else grad.new_tensor(d) for d in grads)
 
 
 @register(_MatMulBlas)
@@ -149,21 +137,11 @@ def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:
         g = probe_gradient(out.shape)
         if any(needs) and not ran_backward(out, out.new_tensor(g)):
             return False
-    x, y = _array(a), _array(b)
+    x, y = host_array(a.tuple()), host_array(b.tuple())
     if not _close(_product(x, y), out):
         return False
     da, db = _grads(x, y, g, *needs)
     return (da is None or _close(da, pa.grad)) and (db is None or _close(db, pb.grad))
-
-
-def _eligible(t: Tensor) -> bool:
-    return (
-        isinstance(t, Tensor)
-        and t.dims >= 2
-        and not getattr(t.backend, "cuda", False)
-        and type(t.tuple()[0]) is np.ndarray
-        and t.dtype is dtypes.float64
-    )
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
@@ -171,9 +149,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     signature (see the module docstring); ``a @ b`` itself everywhere else (a
     1-D operand, a CUDA or float32 tensor, shapes that do not fit, a signature
     where they differed)."""
-    if (
-        not (PATH.active and _eligible(a) and _eligible(b))
-        or a.backend is not b.backend
+    if not (PATH.active and host_float64(a) and host_float64(b)) or (
+        a.backend is not b.backend or a.dims < 2 or b.dims < 2
     ):
         return a @ b
     try:

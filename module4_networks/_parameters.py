@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 from module0_fundamentals.module import Parameter
 from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
-from module2_tensors.tensor import zeros
+from module2_tensors.tensor import ones, zeros
 
 from . import weight_init as init
 
-__all__ = ["_parameter", "_uniform_fan_in"]
+__all__ = ["_parameter", "_uniform_fan_in", "_scale_and_shift"]
 
 
 def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
@@ -29,3 +29,13 @@ def _uniform_fan_in(p: Parameter, fan_in: int) -> None:
 
 
 # --------------------------------------------------------------- parameterised
+
+
+def _scale_and_shift(
+    shape: Union[int, Tuple[int, ...]], backend: Optional[TensorBackend]
+) -> Tuple[Parameter, Parameter]:
+    """A normalization's learned $\\gamma$ (ones) and $\\beta$ (zeros) of ``shape``."""
+    backend = backend or get_default_backend()
+    return Parameter(ones(shape, backend=backend)), Parameter(
+        zeros(shape, backend=backend)
+    )

@@ -42,7 +42,6 @@ import numpy as np
 from numba import njit
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.engine import dtypes
 from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.higher_order import EmbedInZeros, register
@@ -50,8 +49,8 @@ from module2_tensors.engine.indexing import AdvancedIndex
 from module2_tensors.tensor import Tensor
 
 from ._conv_gemm import _view
-from .engine import fast_path, probe_gradient
-from .fast_conv import pair
+from ._conv_checks import pair
+from .engine import agrees, fast_path, host_float64, probe_gradient
 
 __all__ = ["max_pool2d"]
 
@@ -62,12 +61,14 @@ PATH = fast_path("max_pool2d", "functional.max_pool2d (Task 4.4)")
 
 
 @njit(cache=True)
-def _forward(x, out, arg, kh, kw, sh, sw, ph, pw):  # type: ignore[no-untyped-def]
-    """``out[b, c, i, j]`` = the window's maximum; ``arg[b, c, i, j]`` = the flat
-    position ``y * W + x`` of its first maximum in the input plane, or -1 (the
-    maximum is padding, or the window holds a NaN)."""
+def _forward(x, oh, ow, kh, kw, sh, sw, ph, pw):  # type: ignore[no-untyped-def]
+    """``(out, arg)``, each ``(B, C, oh, ow)``: ``out[b, c, i, j]`` = the window's
+    maximum; ``arg[b, c, i, j]`` = the flat position ``y * W + x`` of its first
+    maximum in the input plane, or -1 (the maximum is padding, or the window holds
+    a NaN)."""
     batch, channels, height, width = x.shape
-    oh, ow = out.shape[2], out.shape[3]
+    out = np.empty((batch, channels, oh, ow))
+    arg = np.empty((batch, channels, oh, ow), dtype=np.int64)
     for b in range(batch):
         for c in range(channels):
             for i in range(oh):
@@ -96,14 +97,15 @@ def _forward(x, out, arg, kh, kw, sh, sw, ph, pw):  # type: ignore[no-untyped-de
                     else:
                         out[b, c, i, j] = best
                         arg[b, c, i, j] = where
+    return out, arg
 
 
 @njit(cache=True)
-def _backward(g, arg, dx):  # type: ignore[no-untyped-def]
-    """``dx[b, c, arg // W, arg % W] += g[b, c, i, j]`` (``dx`` starts at zero;
-    overlapping windows may share a position)."""
+def _backward(g, arg, height, width):  # type: ignore[no-untyped-def]
+    """``dx`` ``(B, C, height, width)``: zero, plus ``dx[b, c, arg // W, arg % W]
+    += g[b, c, i, j]`` (overlapping windows may share a position)."""
     batch, channels, oh, ow = g.shape
-    width = dx.shape[3]
+    dx = np.zeros((batch, channels, height, width))
     for b in range(batch):
         for c in range(channels):
             for i in range(oh):
@@ -111,22 +113,6 @@ def _backward(g, arg, dx):  # type: ignore[no-untyped-def]
                     pos = arg[b, c, i, j]
                     if pos >= 0:
                         dx[b, c, pos // width, pos % width] += g[b, c, i, j]
-
-
-def _run_forward(
-    x: np.ndarray, out_shape: Tuple[int, ...], window: Window
-) -> Tuple[np.ndarray, np.ndarray]:
-    out = np.empty(out_shape)
-    arg = np.empty(out_shape, dtype=np.int64)
-    _forward(x, out, arg, *window)
-    return out, arg
-
-
-def _run_backward(
-    g: np.ndarray, arg: np.ndarray, in_shape: Tuple[int, ...]
-) -> np.ndarray:
-    dx = np.zeros(in_shape)
-    _backward(g, arg, dx)
     return dx
 
 
@@ -138,14 +124,14 @@ class _MaxPool2dFun(Function):
     def forward(
         ctx: Context, input: Tensor, out_shape: Tuple[int, ...], window: Window
     ) -> Tensor:
-        out, arg = _run_forward(_view(input.tuple(), 2), out_shape, window)
+        out, arg = _forward(_view(input.tuple(), 2), *out_shape[2:], *window)
         ctx.save_for_backward(arg, tuple(input.shape))
         return input.new_tensor(out)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
         arg, in_shape = ctx.saved_values
-        return grad.new_tensor(_run_backward(_view(grad.tuple(), 2), arg, in_shape))
+        return grad.new_tensor(_backward(_view(grad.tuple(), 2), arg, *in_shape[2:]))
 
 
 @register(_MaxPool2dFun)
@@ -176,15 +162,13 @@ def _check(
         reference.backward(reference.new_tensor(g))
     if probe.grad is None:
         return False
-    want, want_grad = reference.to_numpy(), probe.grad.to_numpy()
-    out, arg = _run_forward(_view(input.tuple(), 2), tuple(reference.shape), window)
-    grad = _run_backward(g, arg, tuple(input.shape))
+    out, arg = _forward(_view(input.tuple(), 2), *reference.shape[2:], *window)
+    grad = _backward(g, arg, *input.shape[2:])
     # The maxima are copies (exact); gradients of overlapping windows are sums,
     # possibly in another order.
-    agrees = np.array_equal(out, want, equal_nan=True) and np.allclose(
-        grad, want_grad, rtol=1e-12, atol=1e-12
-    )
-    return tuple(reference.shape) if agrees else False
+    same = np.array_equal(out, reference.to_numpy(), equal_nan=True)
+    same = same and agrees(grad, probe.grad.to_numpy())
+    return tuple(reference.shape) if same else False
 
 
 def max_pool2d(
@@ -200,14 +184,7 @@ def max_pool2d(
     pass where that agrees with ``student`` (``functional.max_pool2d``) on this
     signature; ``None`` where the caller should run ``student``'s own code (a CUDA
     or unusual input, a check in progress, or a signature where they differ)."""
-    if (
-        not PATH.active
-        or not isinstance(input, Tensor)
-        or input.dims != 4
-        or getattr(input.backend, "cuda", False)
-        or type(input.tuple()[0]) is not np.ndarray
-        or input.dtype is not dtypes.float64
-    ):
+    if not (PATH.active and host_float64(input) and input.dims == 4):
         return None
     try:
         kh, kw = pair(kernel_size, "kernel_size")

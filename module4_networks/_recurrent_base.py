@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Sequence, Tuple, Union
 
-from module0_fundamentals.module import Module, Parameter
+from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
 from module2_tensors.shape_functions import cat, stack
 from module2_tensors.tensor import Tensor
@@ -28,6 +28,8 @@ from ._parameters import _parameter
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
 State = Union[Tensor, Tuple[Tensor, Tensor]]
+Weights = Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]
+_NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 
 def _affine(x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
@@ -50,6 +52,13 @@ def _check_size(name: str, what: str, x: Tensor, size: int) -> None:
             f"{name}: {what} should have {size} features in its last dimension, got "
             f"shape {x.shape}"
         )
+
+
+def _weights(module: Module, suffix: str = "") -> Weights:
+    """The values of ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (each
+    name with ``suffix``; absent biases None)."""
+    found = [module._parameters.get(name + suffix) for name in _NAMES]
+    return tuple(None if p is None else p.value for p in found)  # type: ignore
 
 
 class _CellBase(Module):
@@ -75,12 +84,8 @@ class _CellBase(Module):
         _fill_uniform(self, hidden_size)
 
     def _gates(self, x: Tensor, h: Tensor) -> Tuple[Tensor, Tensor]:
-        bias_ih = self.bias_ih.value if self.bias_ih is not None else None
-        bias_hh = self.bias_hh.value if self.bias_hh is not None else None
-        return (
-            _affine(x, self.weight_ih.value, bias_ih),
-            _affine(h, self.weight_hh.value, bias_hh),
-        )
+        w_ih, w_hh, b_ih, b_hh = _weights(self)
+        return _affine(x, w_ih, b_ih), _affine(h, w_hh, b_hh)
 
     def _prepare(self, x: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
         """The input and a state as batches, and whether the input was unbatched."""
@@ -174,32 +179,15 @@ class _RNNLayers(Module):
         both = [f"_l{layer}", f"_l{layer}_reverse"]
         return both if self.bidirectional else both[:1]
 
-    def _weights(
-        self, suffix: str
-    ) -> Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]:
-        def get(name: str) -> Optional[Tensor]:
-            p: Optional[Parameter] = self._parameters.get(name + suffix)
-            return None if p is None else p.value
-
-        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
-
-    # The cell equation of one step, and how to read h off a state.
+    # The cell equation of one step, and how to read h off a state. (A subclass
+    # defines ``_unroll``, one direction of one layer over a sequence:
+    # ``recurrent._RNNBase``.)
     def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
         raise NotImplementedError
 
     @staticmethod
     def _hidden(state: State) -> Tensor:
         return state
-
-    def _unroll(
-        self,
-        x: Tensor,
-        state: State,
-        weights: Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]],
-        reverse: bool = False,
-    ) -> Tuple[Tensor, State]:
-        """One direction of one layer over a sequence (``recurrent._RNNBase``)."""
-        raise NotImplementedError
 
     def _initial_state(
         self, x: Tensor, hx: Optional[Tensor], unbatched: bool, size: int
@@ -250,7 +238,7 @@ class _RNNLayers(Module):
                 # Engine: the whole sequence as one Function where that agrees
                 # with self._unroll (``_recurrent_fast``), else self._unroll
                 # (always with a projection, which the LSTM's _step applies).
-                weights = self._weights(suffix)
+                weights = _weights(self, suffix)
                 hr = self._parameters.get("weight_hr" + suffix)
                 # (a plain attribute: assigning a Parameter would register it)
                 object.__setattr__(
@@ -272,6 +260,13 @@ class _RNNLayers(Module):
         if unbatched:
             return x.squeeze(1), [s.squeeze(1) for s in states]
         return (x.transpose(0, 1) if self.batch_first else x), states
+
+    def forward(
+        self, input: Tensor, hx: Optional[Tensor] = None
+    ) -> Tuple[Tensor, Tensor]:
+        """``(output, h_n)`` of the RNN and the GRU (the LSTM's state is a pair)."""
+        output, (h_n,) = self._run(input, [hx])
+        return output, h_n
 
     def extra_repr(self) -> str:
         extras = ""

@@ -55,10 +55,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .engine import agrees, fast_path, ran_backward
+from .engine import agrees, fast_path, host_float64, ran_backward
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.tensor import Tensor
@@ -114,8 +113,7 @@ def _forward(
             s = _sigmoid(a)
             s[:, 2 * hidden : 3 * hidden] = np.tanh(a[:, 2 * hidden : 3 * hidden])
             act[t] = s
-            i, f = s[:, :hidden], s[:, hidden : 2 * hidden]
-            g, o = s[:, 2 * hidden : 3 * hidden], s[:, 3 * hidden :]
+            i, f, g, o = np.split(s, 4, axis=1)
             c = f * c + i * g
             tanh_c[t] = np.tanh(c)
             h = o * tanh_c[t]
@@ -157,7 +155,7 @@ def _backward(
     saved: Dict[str, Any],
     d_out: np.ndarray,
     d_h: np.ndarray,
-    d_c: Optional[np.ndarray],
+    d_c: Optional[np.ndarray] = None,
 ) -> List[Optional[np.ndarray]]:
     """Backpropagation through time: ``[dx, dh0, dc0, dW_ih, dW_hh, db_ih,
     db_hh]`` from the gradients of the outputs ``d_out`` ``(L, N, H)``, of the
@@ -176,9 +174,8 @@ def _backward(
         dc = d_c.copy()
         for t in order:
             dh += d_out[t]
-            s, tc = act[t], tanh_c[t]
-            i, f = s[:, :hidden], s[:, hidden : 2 * hidden]
-            g, o = s[:, 2 * hidden : 3 * hidden], s[:, 3 * hidden :]
+            tc = tanh_c[t]
+            i, f, g, o = np.split(act[t], 4, axis=1)
             dc += dh * o * (1.0 - tc * tc)
             da = d_gi[t]
             da[:, :hidden] = dc * g * i * (1.0 - i)
@@ -265,32 +262,16 @@ class _LayerFun(Function):
         d_h = np.zeros_like(d_out[0])  # h_n is a view of the outputs
         d_c = g[steps] if kind == "lstm" else None
         grads = _backward(kind, xs, weights, reverse, out, saved, d_out, d_h, d_c)
-        return tuple(None if a is None else grad.new_tensor(a) for a in grads) + (
-            None,
-            None,
-        )
+        grads += [None, None]  # (kind, reverse)
+        return tuple(None if a is None else grad.new_tensor(a) for a in grads)
 
 
 # --------------------------------------------------------------------------- the hook
 def _kind(layers: Any) -> Optional[str]:
     gates = getattr(type(layers), "gates", 1)
-    if gates == 4:
-        return "lstm"
-    if gates == 3:
-        return "gru"
     if gates == 1:
-        nonlinearity = getattr(layers, "nonlinearity", "tanh")
-        return {"tanh": "rnn_tanh", "relu": "rnn_relu"}.get(nonlinearity)
-    return None
-
-
-def _host_float64(t: Optional[Tensor]) -> bool:
-    return t is None or (
-        isinstance(t, Tensor)
-        and not getattr(t.backend, "cuda", False)
-        and type(t.tuple()[0]) is np.ndarray
-        and t.dtype is dtypes.float64
-    )
+        return "rnn_" + getattr(layers, "nonlinearity", "tanh")
+    return {4: "lstm", 3: "gru"}.get(gates)
 
 
 def _run_fast(
@@ -306,9 +287,6 @@ def _run_fast(
     if kind == "lstm":
         return out, (h_n, packed[steps])
     return out, h_n
-
-
-_close = agrees  # no gradient reached an input (None): zeros
 
 
 def _check(
@@ -350,30 +328,20 @@ def _check(
     arrays = [_array(t) for t in (x, *parts, *weights)]
     xs, h0 = arrays[0], arrays[1]
     c0 = arrays[2] if kind == "lstm" else None
-    w = tuple(arrays[1 + len(parts) :])
+    w: Arrays = tuple(arrays[1 + len(parts) :])  # type: ignore[assignment]
     fast_out, c_n, saved = _forward(kind, xs, h0, c0, w, reverse)  # type: ignore
     last = 0 if reverse else xs.shape[0] - 1
     want = [out.to_numpy()] + [f.to_numpy() for f in finals]
     got = [fast_out, fast_out[last]] + ([c_n] if kind == "lstm" else [])
-    if not all(_close(a, b) for a, b in zip(got, want)):
+    if not all(agrees(a, b) for a, b in zip(got, want)):
         return False
-    grads = _backward(
-        kind,
-        xs,
-        w,  # type: ignore[arg-type]
-        reverse,
-        fast_out,
-        saved,
-        g_out,
-        g_finals[0],
-        g_finals[1] if kind == "lstm" else None,
-    )
+    grads = _backward(kind, xs, w, reverse, fast_out, saved, g_out, *g_finals)
     mine = grads[:2] + (grads[2:3] if kind == "lstm" else []) + grads[3:]
     for probe, g, need in zip(probes, mine, needs):
         if probe is None or not need:
             continue
         want_grad = None if probe.grad is None else probe.grad.to_numpy()
-        if g is None or not _close(g, want_grad):
+        if g is None or not agrees(g, want_grad):  # (None: zeros)
             return False
     return True
 
@@ -395,7 +363,7 @@ def unroll(
         or len(parts) != (2 if kind == "lstm" else 1)
         or x.dims != 3
         or x.shape[0] == 0
-        or not all(_host_float64(t) for t in tensors)
+        or not all(t is None or host_float64(t) for t in tensors)
     ):
         return layers._unroll(x, state, weights, reverse)
     # Which inputs need a gradient (none without recording: then the check

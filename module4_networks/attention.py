@@ -290,13 +290,8 @@ class MultiheadAttention(Module):
             if self._qkv_same_embed_dim
             else [(f"{x}_proj_weight", (embed_dim, d)) for x, d in zip("qkv", widths)]
         )
-        for name in (
-            "in_proj_weight",
-            "q_proj_weight",
-            "k_proj_weight",
-            "v_proj_weight",
-        ):
-            setattr(self, name, None)  # (PyTorch's: the unused ones read None)
+        for name in ("in", "q", "k", "v"):
+            setattr(self, f"{name}_proj_weight", None)  # (PyTorch's: unused read None)
         for name, shape in projections:
             setattr(self, name, _parameter(shape, backend))
         self.in_proj_bias = _parameter((3 * embed_dim,), backend) if bias else None

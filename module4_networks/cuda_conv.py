@@ -1,5 +1,5 @@
 """Convolution on the GPU: ``conv1d`` and ``conv2d``, forward and backward, for tensors
-on ``CudaBackend`` (given code; ``fast_conv.Conv1dFun``/``Conv2dFun`` run it there).
+on ``CudaBackend`` (given code; ``_convolution.Conv1dFun``/``Conv2dFun`` run it there).
 
 The arithmetic is that of ``fast_conv`` (Tasks 4.1 and 4.2); the GPU patterns are
 those of Task 3.3:

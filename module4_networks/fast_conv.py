@@ -42,30 +42,28 @@ raised, and then run the compiled kernel.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import Callable, Optional
 
 import numpy as np
 from numba import njit, prange
 
-from module2_tensors.engine.autograd import Context
-from module2_tensors.engine.autograd import Function
-from module2_tensors.tensor import Tensor
 from module3_fast_ops import kernel_cache
 
 from . import _conv_gemm
 from ._conv_checks import (
-    _add_bias,
+    Index,
+    IntPair,
+    Storage,
+    Strided,
     _as_strided,
     _check_out,
     _check_storage,
+    _one_int,
     conv_output_shape,
+    pair,
 )
 
 __all__ = [
-    "IntPair",
-    "Strided",
-    "pair",
-    "conv_output_size",
     "kernel",
     "conv1d_forward",
     "conv1d_backward_input",
@@ -74,30 +72,7 @@ __all__ = [
     "conv2d_backward_input",
     "conv2d_backward_weight",
     "bias_backward",
-    "Conv1dFun",
-    "Conv2dFun",
 ]
-
-Storage = np.ndarray  # flat float64
-Index = np.ndarray  # int64 shape or strides
-Strided = Tuple[Storage, Index, Index]  # (storage, shape, strides)
-IntPair = Union[int, Tuple[int, int], Sequence[int]]
-
-
-# ---------------------------------------------------------------- shape checks
-def pair(value: IntPair, name: str) -> Tuple[int, int]:
-    """``3 -> (3, 3)``; ``(2, 3) -> (2, 3)``: PyTorch's rule for 2-D sizes."""
-    if isinstance(value, (int, np.integer)):
-        return int(value), int(value)
-    values = tuple(value)
-    if len(values) != 2 or not all(isinstance(v, (int, np.integer)) for v in values):
-        raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
-    return int(values[0]), int(values[1])
-
-
-def conv_output_size(size: int, kernel_size: int, stride: int, padding: int) -> int:
-    r"""Output length of a convolution: $\lfloor (n + 2p - k)/s \rfloor + 1$."""
-    return (size + 2 * padding - kernel_size) // stride + 1
 
 
 # --------------------------------------------------- a worked example kernel
@@ -552,11 +527,8 @@ def _launch(
     with the kernel (see ``_conv_gemm``) and return the forward's ``cols``."""
     op = f"conv{spatial}d"
     if spatial == 1:
-        if not isinstance(stride, (int, np.integer)):
-            raise TypeError(f"{op}: stride must be an int, got {stride!r}")
-        if not isinstance(padding, (int, np.integer)):
-            raise TypeError(f"{op}: padding must be an int, got {padding!r}")
-        strides, paddings = (int(stride),), (int(padding),)
+        strides = (_one_int(op, "stride", stride),)
+        paddings = (_one_int(op, "padding", padding),)
     else:
         strides, paddings = pair(stride, "stride"), pair(padding, "padding")
     result, first, second = (_as_strided(op, t) for t in (result, first, second))
@@ -623,125 +595,3 @@ def conv2d_backward_weight(
 ) -> None:
     """Fill ``dw`` with the weight gradient of conv2d (x correlated with g)."""
     _launch("backward_weight", 2, dw, x, g, stride, padding)
-
-
-# ------------------------------------------------------- the tensor Functions
-# Given: they wrap the launchers as differentiable tensor operations. The input
-# gradient and the weight gradient are computed only when autodiff needs them. On
-# the CPU they run as im2col + one matrix multiply (``_conv_gemm``, README section
-# 3) wherever that agrees with your kernels, which are run and compared first.
-def _conv_forward(
-    ctx: Context,
-    spatial: int,
-    input: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor],
-    stride: Tuple[int, ...],
-    padding: Tuple[int, ...],
-) -> Tensor:
-    op = f"conv{spatial}d"
-    shape = conv_output_shape(op, input.shape, weight.shape, stride, padding)
-    out = input.new_zeros(shape)
-    s, p = (stride[0], padding[0]) if spatial == 1 else (stride, padding)
-    cols = _launch(
-        "forward", spatial, out.tuple(), input.tuple(), weight.tuple(), s, p, fast=True
-    )
-    if bias is not None:
-        # ``out`` is fresh and contiguous: add the bias in place, one pass.
-        _add_bias(
-            out._tensor._storage, out._tensor._shape, bias.contiguous().to_numpy()
-        )
-    # ``cols`` (im2col of the input) serves the weight gradient again.
-    ctx.save_for_backward(input, weight, bias is not None, s, p, cols)
-    return out
-
-
-def _conv_backward(
-    ctx: Context, spatial: int, grad: Tensor
-) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
-    input, weight, has_bias, s, p, cols = ctx.saved_values
-    needs = ctx.needs_input_grad
-    d_input = d_weight = d_bias = None
-    if needs[0]:
-        d_input = input.new_zeros(input.shape)
-        _launch(
-            "backward_input",
-            spatial,
-            d_input.tuple(),
-            grad.tuple(),
-            weight.tuple(),
-            s,
-            p,
-            fast=True,
-        )
-    if needs[1]:
-        d_weight = weight.new_zeros(weight.shape)
-        _launch(
-            "backward_weight",
-            spatial,
-            d_weight.tuple(),
-            input.tuple(),
-            grad.tuple(),
-            s,
-            p,
-            cols,
-            fast=True,
-        )
-    if has_bias and needs[2]:
-        d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
-    return d_input, d_weight, d_bias
-
-
-def _implementation(backend: Any) -> Tuple[Callable[..., Any], Callable[..., Any]]:
-    """(forward, backward) of the convolution on ``backend``: these kernels, or the
-    CUDA ones of ``cuda_conv`` for tensors on ``CudaBackend`` (imported only then,
-    so that ``numba.cuda`` loads only when a CUDA tensor needs it)."""
-    if getattr(backend, "cuda", False):
-        from . import cuda_conv
-
-        return cuda_conv.conv_forward_fn, cuda_conv.conv_backward_fn
-    return _conv_forward, _conv_backward
-
-
-class Conv1dFun(Function):
-    """``conv1d`` as a differentiable tensor operation (see the module docstring):
-    ``apply(input, weight, bias_or_None, (stride,), (padding,))``."""
-
-    @staticmethod
-    def forward(
-        ctx: Context,
-        input: Tensor,
-        weight: Tensor,
-        bias: Optional[Tensor],
-        stride: Tuple[int],
-        padding: Tuple[int],
-    ) -> Tensor:
-        forward, _ = _implementation(input.backend)
-        return forward(ctx, 1, input, weight, bias, stride, padding)
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        _, backward = _implementation(grad.backend)
-        return backward(ctx, 1, grad)
-
-
-class Conv2dFun(Function):
-    """``conv2d`` as a differentiable tensor operation:
-    ``apply(input, weight, bias_or_None, (sh, sw), (ph, pw))``."""
-
-    @staticmethod
-    def forward(
-        ctx: Context,
-        input: Tensor,
-        weight: Tensor,
-        bias: Optional[Tensor],
-        stride: Tuple[int, int],
-        padding: Tuple[int, int],
-    ) -> Tensor:
-        forward, _ = _implementation(input.backend)
-        return forward(ctx, 2, input, weight, bias, stride, padding)
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        _, backward = _implementation(grad.backend)
-        return backward(ctx, 2, grad)

@@ -9,7 +9,8 @@ and the given extras to the functions of this file):
 * ``tile`` and ``avg_pool2d`` (Task 4.3): pooling by reshaping windows;
 * ``max``, ``argmax``, ``softmax``, ``log_softmax``, ``max_pool2d``, ``dropout``
   (Task 4.4);
-* given helpers: ``linear``, ``embedding``, ``relu``, ``sigmoid``, ``tanh``.
+* given helpers: ``linear`` and ``embedding`` (its lookup, ``EmbeddingFun``, in
+  ``_embedding.py``); the activations are in ``_activation_functions.py``.
 """
 
 from __future__ import annotations
@@ -18,19 +19,18 @@ import math
 from typing import Any, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
-from numba import njit, prange
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.shape_functions import stack
-from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
 
 from . import _matmul_blas, _pool_fast, _pool_options
+from ._embedding import EmbeddingFun
 from ._padding import pad
 from ._convolution import _check_tensor, _conv, _dim
-from .fast_conv import IntPair, pair
+from ._conv_checks import IntPair, pair
 
 __all__ = [
     "conv1d",
@@ -47,14 +47,6 @@ __all__ = [
     "dropout",
     "linear",
     "embedding",
-    "relu",
-    "sigmoid",
-    "tanh",
-    "gelu",
-    "silu",
-    "leaky_relu",
-    "elu",
-    "softplus",
 ]
 
 
@@ -114,12 +106,7 @@ def _pool_args(
     name: str, input: Tensor, kernel_size: IntPair, stride: Optional[IntPair]
 ) -> Tuple[int, int]:
     """Check a pooling call; return the kernel ``(kh, kw)``."""
-    _check_tensor(name, input)
-    if input.dims != 4:
-        raise ValueError(
-            f"{name}: input must have 4 dims (batch, channels, height, width), got "
-            f"shape {input.shape}"
-        )
+    _check_image(name, input)
     kh, kw = pair(kernel_size, "kernel_size")
     if stride is not None and pair(stride, "stride") != (kh, kw):
         raise ValueError(
@@ -167,6 +154,27 @@ def tile(input: Tensor, kernel: Tuple[int, int]) -> Tuple[Tensor, int, int]:
     # END SOLUTION
 
 
+def _check_image(name: str, input: Tensor) -> None:
+    _check_tensor(name, input)
+    if input.dims != 4:
+        raise ValueError(
+            f"{name}: input must have 4 dims (batch, channels, height, width), got "
+            f"shape {input.shape}"
+        )
+
+
+def _general(
+    kernel_size: IntPair, stride: Optional[IntPair], padding: IntPair, ceil_mode: bool
+) -> bool:
+    """Whether a pooling call needs :func:`_pool_windows` (overlapping or padded
+    windows, ``ceil_mode``) rather than Tasks 4.3/4.4's ``tile``."""
+    return (
+        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
+        or pair(padding, "padding") != (0, 0)
+        or ceil_mode
+    )
+
+
 def _pool_windows(
     name: str,
     input: Tensor,
@@ -183,12 +191,7 @@ def _pool_windows(
     shape ``(N, C, out_h, out_w, kh * kw)``, padded with ``fill``, and
     ``divisor[i, j]`` the size of window ``(i, j)`` counting padding but not
     what ``ceil_mode`` adds past it (PyTorch's ``count_include_pad``)."""
-    _check_tensor(name, input)
-    if input.dims != 4:
-        raise ValueError(
-            f"{name}: input must have 4 dims (batch, channels, height, width), got "
-            f"shape {input.shape}"
-        )
+    _check_image(name, input)
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
     pads = pair(padding, "padding")
@@ -249,12 +252,7 @@ def avg_pool2d(
     width // kw)``. Other ``stride``, ``padding``, ``ceil_mode`` and
     ``count_include_pad`` follow PyTorch (given code: :func:`_pool_windows`).
     """
-    general = (
-        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
-        or pair(padding, "padding") != (0, 0)
-        or ceil_mode
-    )
-    if general:
+    if _general(kernel_size, stride, padding, ceil_mode):
         windows, divisor = _pool_windows(
             "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, 0.0
         )
@@ -434,9 +432,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     sizes = (
         output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
     )
-    oh, ow = (h if sizes[0] is None else sizes[0]), (
-        w if sizes[1] is None else sizes[1]
-    )
+    oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
 
     def bounds(n: int, out: int, i: int) -> Tuple[int, int]:
         return (i * n) // out, -(-((i + 1) * n) // out)
@@ -482,12 +478,7 @@ def max_pool2d(
     )
     if fast is not None:
         return fast
-    general = (
-        (stride is not None and pair(stride, "stride") != pair(kernel_size, "k"))
-        or pair(padding, "padding") != (0, 0)
-        or ceil_mode
-    )
-    if general:
+    if _general(kernel_size, stride, padding, ceil_mode):
         windows, _ = _pool_windows(
             "max_pool2d", input, kernel_size, stride, padding, ceil_mode, -math.inf
         )
@@ -513,8 +504,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         ValueError: ``p`` outside $[0, 1]$.
     """
     _check_tensor("dropout", input)
-    if isinstance(p, bool) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_probability(p)
     # BEGIN SOLUTION 4.4: the edge cases, then a Bernoulli mask scaled by 1/(1-p)
     if not training or p == 0.0:
         return input
@@ -526,6 +516,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
 
 
 # ------------------------------------------------------------ given helpers
+def _check_probability(p: float) -> None:
+    """A dropout probability must lie in $[0, 1]$ (ValueError, PyTorch's message)."""
+    if isinstance(p, bool) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     r"""$y = x W^\top + b$: input ``(..., in)``, weight ``(out, in)``, bias
     ``(out,)``; output ``(..., out)`` (``torch.nn.functional.linear``)."""
@@ -538,57 +534,6 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
         )
     out = _matmul_blas.matmul(input, weight.T)  # input @ weight.T (engine: BLAS)
     return out if bias is None else out + bias
-
-
-@njit(parallel=True, cache=True)
-def _gather_rows(out, table, rows, dim):
-    for n in prange(rows.shape[0]):
-        for e in range(dim):
-            out[n * dim + e] = table[rows[n] * dim + e]
-
-
-@njit(parallel=True, cache=True)
-def _scatter_add_rows(out, grad, rows, dim, skip):
-    # Parallel over the columns: two threads never add into the same entry, even
-    # when a row index repeats (the same word twice in a batch).
-    for e in prange(dim):
-        for n in range(rows.shape[0]):
-            if rows[n] != skip:
-                out[rows[n] * dim + e] += grad[n * dim + e]
-
-
-class EmbeddingFun(Function):
-    """Rows of a table: ``out[..., :] = weight[index[...], :]``. Backward adds each
-    output row's gradient into the row it came from (a scatter-add), skipping
-    ``padding_idx``. Given: a lookup is plumbing, not a lesson."""
-
-    @staticmethod
-    def forward(
-        ctx: Context,
-        weight: Tensor,
-        rows: np.ndarray,
-        shape: Tuple[int, ...],
-        skip: int,
-    ) -> Tensor:
-        table = weight.contiguous()
-        dim = weight.shape[1]
-        out = np.empty(rows.size * dim)
-        storage = table._tensor._storage
-        if hasattr(storage, "copy_to_host"):  # CudaBackend: gather on the host
-            storage = table.to_numpy().reshape(-1)
-        _gather_rows(out, storage, rows, dim)
-        ctx.save_for_backward(weight.shape, rows, skip)
-        return weight.new_tensor(out.reshape(*shape, dim))
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tensor:
-        shape, rows, skip = ctx.saved_values
-        out = np.zeros(shape[0] * shape[1])
-        g = grad.contiguous()._tensor._storage
-        if hasattr(g, "copy_to_host"):  # CudaBackend: scatter on the host
-            g = grad.contiguous().to_numpy().reshape(-1)
-        _scatter_add_rows(out, g, rows, shape[1], skip)
-        return grad.new_tensor(out.reshape(shape))
 
 
 def embedding(
@@ -611,60 +556,3 @@ def embedding(
         )
     skip = -1 if padding_idx is None else padding_idx % weight.shape[0]
     return EmbeddingFun.apply(weight, rows, tuple(values.shape), skip)
-
-
-def relu(input: Tensor) -> Tensor:
-    """$\\max(x, 0)$."""
-    return input.relu()
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """$1 / (1 + e^{-x})$."""
-    return input.sigmoid()
-
-
-def tanh(input: Tensor) -> Tensor:
-    """$\\tanh x$."""
-    return input.tanh()
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """$x\\, \\Phi(x) = \\tfrac{x}{2} (1 + \\mathrm{erf}(x / \\sqrt 2))$, like
-    ``torch.nn.functional.gelu``; ``approximate="tanh"``: $\\tfrac{x}{2} (1 +
-    \\tanh(\\sqrt{2/\\pi} (x + 0.044715 x^3)))$."""
-    if approximate == "none":
-        return input * 0.5 * ((input * (1.0 / math.sqrt(2.0))).erf() + 1.0)
-    if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
-        return input * 0.5 * (inner.tanh() + 1.0)
-    raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
-
-
-def silu(input: Tensor) -> Tensor:
-    """$x\\, \\sigma(x)$ (also called swish)."""
-    return input * input.sigmoid()
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    """$x$ for $x > 0$, else $\\alpha x$ (``negative_slope``); the gradient at
-    exactly 0 is $\\alpha$, as in PyTorch."""
-    return where(input > 0.0, input, input * negative_slope)
-
-
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """$x$ for $x > 0$, else $\\alpha (e^x - 1)$; the gradient at exactly 0 is
-    $\\alpha$ (the negative branch's), as in PyTorch."""
-    positive = input > 0.0
-    negative = where(positive, 0.0, input)  # min(x, 0): exp never overflows
-    return where(positive, input, negative.expm1() * alpha)
-
-
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """$\\frac1\\beta \\ln(1 + e^{\\beta x})$, and $x$ itself where $\\beta x >$
-    ``threshold`` (PyTorch's rule), computed stably as $\\max(z, 0) + \\ln(1 +
-    e^{-|z|})$ for $z = \\beta x$."""
-    z = input * beta
-    # (z + |z|) / 2 is max(z, 0) with derivative 1/2 at 0, so the sum has
-    # sigma(0) = 1/2 there, as the exact derivative.
-    smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
-    return where(z > threshold, input, smooth)

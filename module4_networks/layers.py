@@ -22,6 +22,11 @@ Shapes follow PyTorch: ``Linear`` maps ``(..., in) -> (..., out)``; ``Conv1d`` m
 C_out, H_out, W_out)``; ``Embedding`` maps indices ``(...) -> (..., dim)``;
 ``BatchNorm1d`` takes ``(N, C)`` or ``(N, C, L)``, ``BatchNorm2d`` takes ``(N, C, H,
 W)``; ``LayerNorm(shape)`` normalises over the trailing dims ``shape``.
+
+The other layers of ``nn`` are given, by concept: activations
+(``_activation_layers.py``), loss modules (``_loss_layers.py``), pooling and
+resizing (``_spatial_layers.py``), group and instance norm
+(``_normalization_layers.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
-from module0_fundamentals.module import Module, Parameter
+from module0_fundamentals.module import Module
 from module0_fundamentals.module import Sequential as _Sequential
 from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
@@ -38,9 +43,10 @@ from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F
-from . import losses, weight_init as init
-from ._parameters import _parameter, _uniform_fan_in
-from .fast_conv import IntPair, pair
+from . import weight_init as init
+from ._activation_layers import GELU, ReLU, Sigmoid, Tanh
+from ._conv_checks import IntPair, pair
+from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
     "Sequential",
@@ -52,27 +58,9 @@ __all__ = [
     "BatchNorm2d",
     "LayerNorm",
     "Dropout",
-    "ReLU",
-    "Tanh",
-    "Sigmoid",
-    "GELU",
-    "CrossEntropyLoss",
-    "NLLLoss",
-    "MSELoss",
-    "L1Loss",
-    "BCELoss",
-    "BCEWithLogitsLoss",
-    "SiLU",
-    "LeakyReLU",
-    "ELU",
-    "Softplus",
-    "Flatten",
     "Identity",
-    "Softmax",
-    "LogSoftmax",
-    "MaxPool2d",
-    "AvgPool2d",
-    "AdaptiveAvgPool2d",
+    "Flatten",
+    "Unflatten",
 ]
 
 
@@ -360,11 +348,9 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         backend = backend or get_default_backend()
-        if affine:
-            self.weight = Parameter(ones(num_features, backend=backend))
-            self.bias = Parameter(zeros(num_features, backend=backend))
-        else:
-            self.weight = self.bias = None
+        self.weight, self.bias = (
+            _scale_and_shift(num_features, backend) if affine else (None, None)
+        )
         # Buffers: state that is not trained by the optimizer, but saved. Without
         # track_running_stats there is none (PyTorch's state dict has no keys).
         if track_running_stats:
@@ -456,16 +442,13 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        backend = backend or get_default_backend()
-        if elementwise_affine:
-            self.weight = Parameter(ones(self.normalized_shape, backend=backend))
-            self.bias = (
-                Parameter(zeros(self.normalized_shape, backend=backend))
-                if bias
-                else None
-            )
-        else:
-            self.weight = self.bias = None
+        self.weight, self.bias = (
+            _scale_and_shift(self.normalized_shape, backend)
+            if elementwise_affine
+            else (None, None)
+        )
+        if not bias:
+            self.bias = None
 
     def forward(self, x: Tensor) -> Tensor:
         k = len(self.normalized_shape)
@@ -494,12 +477,9 @@ class LayerNorm(Module):
 class Dropout(Module):
     """``F.dropout(x, p, training=self.training)``: active only in training."""
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(
-                f"dropout probability has to be between 0 and 1, but got {p}"
-            )
+        F._check_probability(p)
         self.p = p
 
     def forward(self, x: Tensor) -> Tensor:
@@ -507,185 +487,6 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
-
-
-class ReLU(Module):
-    """$\\max(x, 0)$."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.relu()
-
-
-class Tanh(Module):
-    """$\\tanh x$."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.tanh()
-
-
-class Sigmoid(Module):
-    """$1 / (1 + e^{-x})$."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.sigmoid()
-
-
-class GELU(Module):
-    """``F.gelu(x, approximate)``: $x\\, \\Phi(x)$."""
-
-    def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.gelu(x, self.approximate)
-
-
-class SiLU(Module):
-    """``F.silu(x)``: $x\\, \\sigma(x)$."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.silu(x)
-
-
-class LeakyReLU(Module):
-    """``F.leaky_relu(x, negative_slope)``."""
-
-    def __init__(self, negative_slope: float = 0.01) -> None:
-        super().__init__()
-        self.negative_slope = negative_slope
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope)
-
-
-class ELU(Module):
-    """``F.elu(x, alpha)``."""
-
-    def __init__(self, alpha: float = 1.0) -> None:
-        super().__init__()
-        self.alpha = alpha
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha)
-
-
-class Softplus(Module):
-    """``F.softplus(x, beta, threshold)``."""
-
-    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__()
-        self.beta, self.threshold = beta, threshold
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softplus(x, self.beta, self.threshold)
-
-
-# ------------------------------------------------------------------- losses
-class _Loss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
-
-    def extra_repr(self) -> str:
-        return f"reduction={self.reduction!r}"
-
-
-class CrossEntropyLoss(_Loss):
-    """``F.cross_entropy`` as a module: ``nn.CrossEntropyLoss()(logits, target)``."""
-
-    def __init__(
-        self,
-        weight: Optional[Tensor] = None,
-        ignore_index: int = -100,
-        reduction: str = "mean",
-        label_smoothing: float = 0.0,
-    ) -> None:
-        super().__init__(reduction)
-        self.weight, self.ignore_index = weight, ignore_index
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return losses.cross_entropy(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-            label_smoothing=self.label_smoothing,
-        )
-
-
-class NLLLoss(_Loss):
-    """``F.nll_loss`` as a module."""
-
-    def __init__(
-        self,
-        weight: Optional[Tensor] = None,
-        ignore_index: int = -100,
-        reduction: str = "mean",
-    ) -> None:
-        super().__init__(reduction)
-        self.weight, self.ignore_index = weight, ignore_index
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return losses.nll_loss(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-        )
-
-
-class MSELoss(_Loss):
-    """``F.mse_loss`` as a module."""
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return losses.mse_loss(input, target, reduction=self.reduction)
-
-
-class L1Loss(_Loss):
-    """``F.l1_loss`` as a module."""
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return losses.l1_loss(input, target, reduction=self.reduction)
-
-
-class BCELoss(_Loss):
-    """``F.binary_cross_entropy`` as a module (``weight`` as in PyTorch)."""
-
-    def __init__(
-        self, weight: Optional[Tensor] = None, reduction: str = "mean"
-    ) -> None:
-        super().__init__(reduction)
-        self.weight = weight
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return losses.binary_cross_entropy(input, target, self.weight, self.reduction)
-
-
-class BCEWithLogitsLoss(_Loss):
-    """``F.binary_cross_entropy_with_logits`` as a module (``weight``,
-    ``pos_weight`` as in PyTorch)."""
-
-    def __init__(
-        self,
-        weight: Optional[Tensor] = None,
-        reduction: str = "mean",
-        pos_weight: Optional[Tensor] = None,
-    ) -> None:
-        super().__init__(reduction)
-        self.weight, self.pos_weight = weight, pos_weight
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return losses.binary_cross_entropy_with_logits(
-            input,
-            target,
-            weight=self.weight,
-            reduction=self.reduction,
-            pos_weight=self.pos_weight,
-        )
 
 
 class Identity(Module):
@@ -710,93 +511,15 @@ class Flatten(Module):
         return x.flatten(self.start_dim, self.end_dim)
 
 
-class Softmax(Module):
-    """``F.softmax(x, dim)``."""
+class Unflatten(Module):
+    """``nn.Unflatten(dim, unflattened_size)``: dim ``dim`` split into the
+    dims ``unflattened_size`` (one of them may be -1), Flatten's inverse."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
         super().__init__()
-        self.dim = dim
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.softmax(x, self.dim)
-
-
-class LogSoftmax(Module):
-    """``F.log_softmax(x, dim)``."""
-
-    def __init__(self, dim: int) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.log_softmax(x, self.dim)
-
-
-class MaxPool2d(Module):
-    """``F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
-    return_indices)``, PyTorch's order of arguments."""
-
-    def __init__(
-        self,
-        kernel_size: IntPair,
-        stride: Optional[IntPair] = None,
-        padding: IntPair = 0,
-        dilation: IntPair = 1,
-        return_indices: bool = False,
-        ceil_mode: bool = False,
-    ) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.dilation, self.return_indices = dilation, return_indices
-
-    def forward(self, x: Tensor) -> Any:
-        return F.max_pool2d(
-            x,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.ceil_mode,
-            self.return_indices,
-        )
-
-
-class AvgPool2d(Module):
-    """``F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
-    count_include_pad)``."""
-
-    def __init__(
-        self,
-        kernel_size: IntPair,
-        stride: Optional[IntPair] = None,
-        padding: IntPair = 0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-    ) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad = count_include_pad
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(
-            x,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-        )
-
-
-class AdaptiveAvgPool2d(Module):
-    """``F.adaptive_avg_pool2d(x, output_size)``: averages over windows sized to
-    give an ``output_size`` output whatever the input's size."""
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(x, self.output_size)
+        dim = self.dim % x.dims
+        shape = (*x.shape[:dim], *self.unflattened_size, *x.shape[dim + 1 :])
+        return x.reshape(*shape)

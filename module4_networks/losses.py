@@ -24,7 +24,13 @@ from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
 from module2_tensors.engine.autograd import Function
 
-from ._extra_functional import _as_tensor, weighted_bce_with_logits
+from ._loss_functions import (
+    _as_tensor,
+    _check_reduction,
+    _reduce,
+    _same_shape,
+    weighted_bce_with_logits,
+)
 
 __all__ = [
     "cross_entropy",
@@ -33,26 +39,7 @@ __all__ = [
     "l1_loss",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
-    "BinaryCrossEntropy",
 ]
-
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def _reduce(losses: Tensor, reduction: str) -> Tensor:
-    """Apply ``reduction`` to per-example losses."""
-    if reduction == "mean":
-        return losses.mean()
-    if reduction == "sum":
-        return losses.sum()
-    return losses
-
-
-def _check_reduction(name: str, reduction: str) -> None:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(
-            f"{name}: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
-        )
 
 
 def _class_dim(input: Tensor) -> int:
@@ -232,19 +219,6 @@ def cross_entropy(
         smooth = -spread * kept * (1.0 / classes)
         losses = losses * (1.0 - label_smoothing) + smooth * label_smoothing
     return _weighted_reduce(losses, weights, reduction)
-
-
-def _same_shape(name: str, input: Any, target: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
-    if not isinstance(target, Tensor):
-        target = tensor(np.asarray(target, dtype=np.float64), backend=input.backend)
-    if target.shape != input.shape:
-        raise ValueError(
-            f"{name}: input of shape {input.shape} and target of shape "
-            f"{target.shape} must have the same shape"
-        )
-    return target
 
 
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:

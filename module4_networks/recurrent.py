@@ -274,12 +274,6 @@ class RNN(_RNNBase):
     def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
         return rnn_step(gi, gh, self.nonlinearity)
 
-    def forward(
-        self, input: Tensor, hx: Optional[Tensor] = None
-    ) -> Tuple[Tensor, Tensor]:
-        output, (h_n,) = self._run(input, [hx])
-        return output, h_n
-
 
 class LSTM(_RNNBase):
     """The LSTM layer (see :func:`lstm_step`), as ``torch.nn.LSTM``, with
@@ -316,9 +310,3 @@ class GRU(_RNNBase):
 
     def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
         return gru_step(gi, gh, state)
-
-    def forward(
-        self, input: Tensor, hx: Optional[Tensor] = None
-    ) -> Tuple[Tensor, Tensor]:
-        output, (h_n,) = self._run(input, [hx])
-        return output, h_n

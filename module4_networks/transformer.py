@@ -32,13 +32,12 @@ import numpy as np
 
 from module0_fundamentals.module import Module, ModuleList
 from module2_tensors._backend import TensorBackend
-from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor, tensor
 
-from . import functional as F
-from .attention import MultiheadAttention, causal_mask
+from ._activation_functions import gelu, relu
+from .attention import MultiheadAttention, causal_mask, padding_mask
 from .layers import Dropout, Embedding, LayerNorm, Linear
 
 __all__ = [
@@ -85,10 +84,7 @@ class PositionalEncoding(Module):
         super().__init__()
         self.d_model, self.max_len, self.batch_first = d_model, max_len, batch_first
         self.dropout = Dropout(dropout)
-        self.table = tensor(
-            sinusoidal_encoding(max_len, d_model),
-            backend=backend or get_default_backend(),
-        )
+        self.table = tensor(sinusoidal_encoding(max_len, d_model), backend=backend)
 
     def forward(self, x: Tensor) -> Tensor:
         length = x.shape[1] if self.batch_first else x.shape[0]
@@ -104,11 +100,9 @@ class PositionalEncoding(Module):
 def _activation(name: Union[str, Callable[[Tensor], Tensor]]) -> Callable:
     if callable(name):
         return name
-    if name == "relu":
-        return F.relu
-    if name == "gelu":
-        return F.gelu
-    raise ValueError(f"activation should be relu or gelu, not {name!r}")
+    if name not in ("relu", "gelu"):
+        raise ValueError(f"activation should be relu or gelu, not {name!r}")
+    return relu if name == "relu" else gelu
 
 
 class TransformerEncoderLayer(Module):
@@ -153,17 +147,10 @@ class TransformerEncoderLayer(Module):
         self.activation = _activation(activation)
 
     def _sa_block(
-        self, x: Tensor, mask: Optional[Any], key_padding_mask: Optional[Any]
+        self, x: Tensor, mask: Optional[Any], padding: Optional[Any]
     ) -> Tensor:
-        """Self-attention on ``x`` and dropout."""
-        out, _ = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-        )
+        """Self-attention on ``x`` (``padding``: the key padding mask), dropout."""
+        out, _ = self.self_attn(x, x, x, padding, need_weights=False, attn_mask=mask)
         return self.dropout1(out)
 
     def _ff_block(self, x: Tensor) -> Tensor:
@@ -196,13 +183,9 @@ class TransformerEncoderLayer(Module):
 def _clone(module: Module) -> Module:
     """A deep copy of ``module`` with fresh parameter tensors on the same backends
     (backends themselves, holding compiled kernels, are shared, not copied)."""
-    memo = {}
-    for p in module.parameters():
-        memo[id(p.value.backend)] = p.value.backend
-    for value in vars(module).values():
-        if isinstance(value, Tensor):
-            memo[id(value.backend)] = value.backend
-    return copy.deepcopy(module, memo)
+    tensors = [p.value for p in module.parameters()]
+    tensors += [value for value in vars(module).values() if isinstance(value, Tensor)]
+    return copy.deepcopy(module, {id(t.backend): t.backend for t in tensors})
 
 
 class TransformerEncoder(Module):
@@ -356,8 +339,6 @@ class TransformerClassifier(Module):
         self.out = Linear(d_model, num_classes, backend=backend)
 
     def forward(self, idx: Tensor, lengths: Any) -> Tensor:
-        from .attention import padding_mask
-
         n, length = idx.shape
         x = self.pos(self.embed(idx))
         real = padding_mask(lengths, length, backend=x.backend)  # (N, L), 1 = token

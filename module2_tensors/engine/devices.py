@@ -4,7 +4,7 @@ A device *names* a backend; backends stay the mechanism. ``"cpu"`` is the defaul
 backend when that computes in host memory (``FastBackend`` once Module 3 is
 written, else ``SimpleBackend``), and ``"cuda"`` the backend Module 3 names
 ``"cuda"`` (``name_backend``: Module 2 must not import upwards), checked first for a
-usable GPU. :func:`register_device` lets a later module provide a device itself.
+usable GPU.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 __all__ = [
     "device",
     "Device",
-    "register_device",
     "backend_for",
     "device_of",
     "cuda",
@@ -29,9 +28,6 @@ __all__ = [
     "get_default_backend",
     "backend_named",
 ]
-
-#: device type -> a function returning its backend (raising when it cannot).
-_PROVIDERS: Dict[str, Callable[[], "TensorBackend"]] = {}
 
 
 # ---------------------------------------------------------------------------
@@ -114,15 +110,21 @@ def get_default_backend() -> TensorBackend:
     if _from_environment[0] is not None:
         return _from_environment[0]
     for backend, ready in reversed(_candidates):
-        key = id(backend)
-        if key not in _ready:
-            try:
-                _ready[key] = bool(ready())
-            except NotImplementedError:
-                _ready[key] = False
-        if _ready[key]:
+        if _is_ready(backend, ready):
             return backend
     raise RuntimeError("no backend is registered: import module2_tensors")
+
+
+def _is_ready(backend: TensorBackend, ready: Callable[[], bool]) -> bool:
+    """``ready()``, asked once per backend (False where it raises
+    ``NotImplementedError``: kernels still stubbed)."""
+    key = id(backend)
+    if key not in _ready:
+        try:
+            _ready[key] = bool(ready())
+        except NotImplementedError:
+            _ready[key] = False
+    return _ready[key]
 
 
 def backend_named(name: str) -> TensorBackend:
@@ -190,12 +192,6 @@ class device:
 Device = device
 
 
-def register_device(kind: str, provider: Callable[[], "TensorBackend"]) -> None:
-    """Make ``device(kind)`` name the backend that ``provider()`` returns (it is
-    called on use, and raises a clear error when the device is unavailable)."""
-    _PROVIDERS[kind] = provider
-
-
 def _cpu_backend() -> "TensorBackend":
     """The default backend if it computes in host memory, else the fastest
     host backend (the automatic choice of ``set_default_backend(None)``)."""
@@ -203,12 +199,8 @@ def _cpu_backend() -> "TensorBackend":
     if not backend.cuda:
         return backend
     for candidate, ready in reversed(_candidates):
-        if not candidate.cuda:
-            try:
-                if ready():
-                    return candidate
-            except NotImplementedError:
-                continue
+        if not candidate.cuda and _is_ready(candidate, ready):
+            return candidate
     return _candidates[0][0]  # SimpleBackend, always ready
 
 
@@ -222,9 +214,6 @@ def backend_for(spec: Union[str, device]) -> "TensorBackend":
     kind = device(spec).type
     if kind == "cpu":
         return _cpu_backend()
-    provider = _PROVIDERS.get(kind)
-    if provider is not None:
-        return provider()
     load = _named.get(kind)  # the backends named so far (Module 3 names cuda)
     if load is None:
         raise RuntimeError(

@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from .autograd import Context
-
-from .autograd import Function
+from .autograd import Context, Function
 
 if TYPE_CHECKING:
     from .._backend import TensorBackend
@@ -131,10 +129,9 @@ def _abs(x: float) -> float:
 def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
     """``backend.ops.map(fn)``, compiled once per backend and function."""
     key = (id(backend), fn)
-    kernel = _maps.get(key)
-    if kernel is None:
-        kernel = _maps[key] = backend.ops.map(fn)
-    return kernel
+    if key not in _maps:
+        _maps[key] = backend.ops.map(fn)
+    return _maps[key]
 
 
 class Erf(Function):

@@ -45,13 +45,11 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .autograd import Context
-
 from . import autograd
-from .autograd import Function, _new
-from .grad_modes import MODES
+from .autograd import Context, Function, _new
+from .grad_modes import set_grad_enabled
 from .hooks import run_hooks
-from .indexing import AdvancedIndex
+from .indexing import AdvancedIndex, scatter_positions
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -86,13 +84,7 @@ def register(*classes: type) -> Callable[[Formula], Formula]:
 def formula_of(cls: type) -> Optional[Formula]:
     """The formula of ``cls`` or of the class it derives from (a tensor with a
     hook has a subclass of its function: ``register_hook``); None if none."""
-    for k in cls.__mro__:
-        fn = FORMULAS.get(k)
-        if fn is not None:
-            return fn
-        if k is Function:
-            break
-    return None
+    return next((FORMULAS[k] for k in cls.__mro__ if k in FORMULAS), None)
 
 
 # ---------------------------------------------------------------------------
@@ -145,28 +137,20 @@ def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
     """``accumulate_derivative`` with ``create_graph``: as PyTorch, ``.grad``
     becomes ``.grad + d``, a new tensor with a history (never changed in place,
     which would break the graph that uses the old gradient)."""
-    g = t.grad
-    if g is None:
-        if d._is_grad:  # already another tensor's .grad: a tensor of its own
-            d = Alias.apply(d)
-        d._is_grad = True
-        t.grad = d
-    else:
-        total = g + d
-        total._is_grad = True
-        t.grad = total
+    if t.grad is not None:
+        d = t.grad + d
+    elif d._is_grad:  # already another tensor's .grad: a tensor of its own
+        d = Alias.apply(d)
+    d._is_grad = True
+    t.grad = d
 
 
 def _once_differentiable(cls: type, h: Any, d_output: "Tensor") -> Tuple:
     """The gradients of a function without a formula: its ``backward`` with
     recording off, each result then marked so that differentiating it again
     raises (:class:`NotTwiceDifferentiable`)."""
-    previous = MODES.grad
-    MODES.grad = False
-    try:
+    with set_grad_enabled(False):
         grads = autograd.backward_tuple(cls, h.ctx, d_output, len(h.inputs))
-    finally:
-        MODES.grad = previous
     Tensor = autograd.tensor_class()
     sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
     if not sources:
@@ -260,23 +244,6 @@ def _max_weights(ctx: Context) -> "Tensor":
     return backend.mul_zip(mask, backend.inv_map(backend.add_reduce(mask, dim)))
 
 
-def _view_positions(shape: Tuple[int, ...], key: Any) -> Tuple[np.ndarray, ...]:
-    """The entries the view ``t[key]`` of a tensor of ``shape`` shows, as a
-    NumPy index of arrays in the view's shape (NumPy's basic indexing is the
-    library's: ints, slices, None, Ellipsis)."""
-    flat = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
-    return np.unravel_index(flat[key], shape)
-
-
-def _gather_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
-    """The NumPy index of ``gather(a, dim, index)``: ``index``'s own positions
-    with entry ``dim`` replaced by its values."""
-    values = index.to_numpy().astype(np.int64)
-    grids = list(np.indices(values.shape))
-    grids[dim] = values
-    return tuple(grids)
-
-
 # ---------------------------------------------------------------------------
 # The formulas, by the name of the function class (``install`` finds the
 # classes: this engine module imports none of the files that define them).
@@ -294,11 +261,8 @@ def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 
 
 def _permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    order = inputs[1]
-    inverse = [0] * len(order)
-    for k, source in enumerate(order):
-        inverse[source] = k
-    return g.permute(*inverse)
+    order = inputs[1]  # undone by the inverse permutation
+    return g.permute(*sorted(range(len(order)), key=order.__getitem__))
 
 
 def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
@@ -354,8 +318,11 @@ def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 
 
 def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    # The entries the view ``a[key]`` shows, as a NumPy index of arrays in the
+    # view's shape (NumPy's basic indexing is the library's).
     a, key = inputs
-    return EmbedInZeros.apply(g, a.shape, _view_positions(a.shape, key))
+    flat = np.arange(a.numel()).reshape(a.shape)
+    return EmbedInZeros.apply(g, a.shape, np.unravel_index(flat[key], a.shape))
 
 
 def _advanced_index(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
@@ -387,7 +354,7 @@ def _index_select(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> An
 
 def _gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     a, dim, index = inputs
-    return EmbedInZeros.apply(g, a.shape, _gather_positions(index, dim))
+    return EmbedInZeros.apply(g, a.shape, scatter_positions(index, dim))
 
 
 def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:

@@ -41,12 +41,13 @@ def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
             t.accumulate_derivative = functools.partial(_hooked_leaf, t, hooks)
         else:
             fn = t.history.last_fn
-            hooked = type(
-                fn.__name__,
-                (fn,),
-                {"_backward": classmethod(_hooked_backward(fn, hooks))},
-            )
-            t.history.last_fn = hooked
+
+            def backward(cls: type, ctx: Any, d_output: "Tensor", count: int) -> Any:
+                # ``fn._backward`` with the hooks run on the incoming gradient.
+                return fn._backward(ctx, run_hooks(hooks, d_output), count)
+
+            methods = {"_backward": classmethod(backward)}
+            t.history.last_fn = type(fn.__name__, (fn,), methods)
     hooks.append(hook)
     return HookHandle(hooks, hook)
 
@@ -63,15 +64,6 @@ def run_hooks(hooks: List[Callable[["Tensor"], Any]], grad: "Tensor") -> "Tensor
 def _hooked_leaf(leaf: "Tensor", hooks: List[Any], d: "Tensor") -> None:
     """A leaf's ``accumulate_derivative`` with its hooks run first."""
     accumulate_derivative(leaf, run_hooks(hooks, d))
-
-
-def _hooked_backward(fn: type, hooks: List[Callable[["Tensor"], Any]]) -> Any:
-    """``fn._backward`` with the hooks run on the incoming gradient."""
-
-    def backward(cls: type, ctx: Any, d_output: "Tensor", count: int) -> Any:
-        return fn._backward(ctx, run_hooks(hooks, d_output), count)
-
-    return backward
 
 
 class HookHandle:

@@ -16,13 +16,11 @@ Tensors arrive as arguments (whose methods it calls: ``t.where``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from .autograd import Context
-
-from .autograd import Function, _new, tensor_class
+from .autograd import Context, Function, _new, tensor_class
 from .layout import view_data
 from .shapes import as_indices, normalize_dim
 
@@ -42,6 +40,7 @@ __all__ = [
     "tril",
     "triu",
     "ScatterAdd",
+    "scatter_positions",
     "last_writers",
     "scatter_add",
     "index_add",
@@ -206,16 +205,12 @@ def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "T
 def movedim(t: "Tensor", source: Any, destination: Any) -> "Tensor":
     """Dimension(s) ``source`` moved to ``destination``, the others keeping their
     order (a view, ``permute``)."""
-    src = [
-        normalize_dim(d, t.dims)
-        for d in (source if isinstance(source, (tuple, list)) else (source,))
-    ]
-    dst = [
-        normalize_dim(d, t.dims)
-        for d in (
-            destination if isinstance(destination, (tuple, list)) else (destination,)
-        )
-    ]
+
+    def listed(dims: Any) -> List[int]:
+        dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+        return [normalize_dim(d, t.dims) for d in dims]
+
+    src, dst = listed(source), listed(destination)
     order = [d for d in range(t.dims) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -232,11 +227,7 @@ def _triangle(t: "Tensor", diagonal: int, lower: bool) -> "Tensor":
     if t.dims < 2:
         raise ValueError(f"tril/triu need at least 2 dimensions, got {t.shape}")
     rows, cols = t.shape[-2:]
-    keep = (
-        np.tril(np.ones((rows, cols)), diagonal)
-        if lower
-        else np.triu(np.ones((rows, cols)), diagonal)
-    )
+    keep = (np.tril if lower else np.triu)(np.ones((rows, cols)), diagonal)
     mask = t.new_tensor(keep)._as_mask()
     return t.where(mask, 0.0)
 
@@ -263,7 +254,7 @@ class ScatterAdd(Function):
     def forward(
         ctx: Context, a: "Tensor", dim: int, index: "Tensor", src: "Tensor"
     ) -> "Tensor":
-        positions = _scatter_positions(index, dim)
+        positions = scatter_positions(index, dim)
         ctx.save_for_backward(positions, src.shape)
         out = a.to_numpy().copy()
         values = src.to_numpy()[tuple(slice(0, n) for n in index.shape)]
@@ -279,7 +270,9 @@ class ScatterAdd(Function):
         return grad, None, None, grad.new_tensor(picked)
 
 
-def _scatter_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
+def scatter_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
+    """The NumPy index of ``scatter``/``gather`` along ``dim``: ``index``'s own
+    positions with entry ``dim`` replaced by its values."""
     values = index.to_numpy()
     if not np.all(values == np.round(values)):
         raise IndexError("scatter_add: indices must be whole numbers")
@@ -293,7 +286,7 @@ def last_writers(index: "Tensor", dim: int, shape: Tuple[int, ...]) -> np.ndarra
     ``index``'s shape, 1 where entry ``p`` is the last (in row-major order) to
     write its position. PyTorch leaves repeated positions unspecified; its CPU
     kernel keeps the last write, and so does :meth:`Tensor.scatter` with this."""
-    positions = _scatter_positions(index, dim)
+    positions = scatter_positions(index, dim)
     flat = np.ravel_multi_index(positions, shape).ravel()
     order = np.arange(flat.size)
     owner = np.full(int(np.prod(shape)), -1)

@@ -63,23 +63,20 @@ def check_versions(h: History, op_name: str) -> None:
             the tensor's shape and both versions.
     """
     tensors = h.parents
-    for x, seen in zip(tensors, h.versions or [0] * len(tensors)):
+    needed = [
+        (x, seen, "input", "")
+        for x, seen in zip(tensors, h.versions or [0] * len(tensors))
+    ]
+    if h.saved_output is not None and not h.ctx.freed:
+        k, seen = h.saved_output
+        note = " (saved for its backward)"
+        needed.append((h.ctx.saved_values[k], seen, "output", note))
+    for x, seen, what, note in needed:
         now = version_of(x)
         if now != seen:
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been "
-                f"modified by an inplace operation: the input of shape {x.shape} "
-                f"of {op_name} is at version {now}; expected version {seen} "
+                f"modified by an inplace operation: the {what} of shape {x.shape} "
+                f"of {op_name}{note} is at version {now}; expected version {seen} "
                 f"instead"
-            )
-    if h.saved_output is not None and not h.ctx.freed:
-        k, seen = h.saved_output
-        out = h.ctx.saved_values[k]
-        now = version_of(out)
-        if now != seen:
-            raise RuntimeError(
-                f"one of the variables needed for gradient computation has been "
-                f"modified by an inplace operation: the output of shape "
-                f"{out.shape} of {op_name} (saved for its backward) is at version "
-                f"{now}; expected version {seen} instead"
             )

@@ -100,11 +100,9 @@ class ArithmeticMixin:
         if type(b) is float or isinstance(b, numbers.Real):
             o = self._other(-b)
             out = tf.Add.apply(self, o)
-            if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-                return out
-            return _typed(out, self, b)
-        o = self._other(b)
-        out = tf.Add.apply(self, tf.Neg.apply(o))
+        else:
+            o = self._other(b)
+            out = tf.Add.apply(self, tf.Neg.apply(o))
         if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
             return out
         return _typed(out, self, b)
@@ -377,10 +375,7 @@ class ArithmeticMixin:
 
     def abs(self) -> "Tensor":
         """$|x|$ (gradient $\\mathrm{sign}(x)$, 0 at 0)."""
-        out = elementwise.Abs.apply(self)
-        if self._dtype is None and not self.is_mask:
-            return out
-        return _typed(out, self, self)
+        return kept_dtype(self, elementwise.Abs.apply(self))
 
     __abs__ = abs
 

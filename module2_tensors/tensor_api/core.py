@@ -6,6 +6,7 @@ composed of them all, is defined in ``module2_tensors/tensor.py``."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple, Union
 
 import numpy as np
@@ -39,10 +40,7 @@ class Size(int):
     _shape: Tuple[int, ...]
 
     def __new__(cls, shape: Tuple[int, ...]) -> "Size":
-        count = 1
-        for n in shape:
-            count *= n
-        obj = super().__new__(cls, count)
+        obj = super().__new__(cls, math.prod(shape))
         obj._shape = shape
         return obj
 
@@ -105,9 +103,7 @@ class CoreMixin:
         if backend is None:
             backend = get_default_backend()
         if backend.cuda and not hasattr(data._storage, "copy_to_host"):
-            data = elementwise._in_memory_of(
-                backend, data
-            )  # CudaBackend: in GPU memory
+            data = elementwise._in_memory_of(backend, data)  # (into GPU memory)
         self.backend: TensorBackend = backend
         self._tensor = data
         self.history: Optional[autograd.History] = history

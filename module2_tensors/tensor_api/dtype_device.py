@@ -89,10 +89,7 @@ class DtypeDeviceMixin:
             else:
                 backend = backend_for(target)
             if backend is not self.backend:
-                out = elementwise.ToBackend.apply(self, backend)
-                if self.is_mask or self._dtype is not None:  # (keep what it was)
-                    out = out._as_mask() if self.is_mask else out
-                    out._dtype = self._dtype
+                out = kept_dtype(self, elementwise.ToBackend.apply(self, backend))
         return out if wanted is None else out._as_dtype(wanted)
 
     @property

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from .. import indexing_functions as ixf
 from ..engine import grad_modes, indexing, versions
-from ..tensor_data import shape_broadcast
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
+from .inplace import check_writable
 from .reductions import _as_int64
 
 if TYPE_CHECKING:
@@ -157,13 +157,5 @@ class IndexingMixin:
     def _copy_into(self, target: "Tensor", value: "Tensor") -> None:
         if value.backend is not self.backend:
             value = value.to(self.backend)
-        try:
-            fits = shape_broadcast(value.shape, target.shape) == target.shape
-        except ValueError:
-            fits = False
-        if not fits:
-            raise ValueError(
-                f"cannot write a value of shape {value.shape} into shape "
-                f"{target.shape}"
-            )
+        check_writable(value.shape, target.shape)
         self.backend.id_map(value, out=target)

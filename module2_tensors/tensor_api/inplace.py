@@ -17,6 +17,17 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
+def check_writable(value: Tuple[int, ...], target: Tuple[int, ...]) -> None:
+    """Raise ``ValueError`` (naming both shapes) unless a value of shape ``value``
+    broadcasts to ``target``, the shape it is written into."""
+    try:
+        fits = shape_broadcast(value, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"cannot write a value of shape {value} into shape {target}")
+
+
 class _Overwrite(autograd.Function):
     """``copy_``/``fill_``/``zero_`` on a tensor in the graph: the result is
     ``b`` broadcast to ``a``'s shape, so $\\partial L / \\partial a = 0$ (the old
@@ -25,10 +36,7 @@ class _Overwrite(autograd.Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        if shape_broadcast(b.shape, a.shape) != a.shape:
-            raise ValueError(
-                f"cannot write a value of shape {b.shape} into shape {a.shape}"
-            )
+        check_writable(b.shape, a.shape)
         ctx.save_for_backward(a.shape)
         out = a.new_zeros(a.shape)
         a.backend.id_map(b, out=out)  # (the map broadcasts b into out's shape)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -190,10 +191,7 @@ class MovementMixin:
             raise ValueError(f"only one size may be -1, got shape {shape}")
         if any(n < -1 for n in shape):
             raise ValueError(f"sizes must be non-negative, got shape {shape}")
-        known = 1
-        for n in shape:
-            if n != -1:
-                known *= n
+        known = math.prod(n for n in shape if n != -1)
         if -1 in shape:
             if known == 0 or size % known != 0:
                 raise ValueError(

@@ -33,6 +33,9 @@ from .dtype_device import kept_dtype
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
+#: The ``dim`` of a reduction: one dimension, several, or ``None`` for all.
+Dims = Union[None, int, Sequence[int]]
+
 #: (shape, dim, keepdim, function, empty_ok, average) -> the plan of a reduction
 #: (``Tensor._reduction_plan``), for an int or None dim.
 _REDUCTIONS: Dict[Tuple[Any, ...], Tuple[Any, ...]] = {}
@@ -114,7 +117,7 @@ class ReductionMixin:
         """The ``p``-norm over ``dim``."""
         return reductions.norm(self, p, dim, keepdim)
 
-    def _reduce_dims(self, dim: Union[None, int, Sequence[int]]) -> Tuple[int, ...]:
+    def _reduce_dims(self, dim: Dims) -> Tuple[int, ...]:
         if dim is None:
             return tuple(range(self.dims))
         if self.dims == 0:
@@ -135,7 +138,7 @@ class ReductionMixin:
     def _reduce(
         self,
         fn: type,
-        dim: Union[None, int, Sequence[int]],
+        dim: Dims,
         keepdim: bool,
         name: str,
         empty_ok: bool = True,
@@ -166,7 +169,7 @@ class ReductionMixin:
     def _reduction_plan(
         self,
         fn: type,
-        dim: Union[None, int, Sequence[int]],
+        dim: Dims,
         keepdim: bool,
         name: str,
         empty_ok: bool,
@@ -210,7 +213,7 @@ class ReductionMixin:
 
     def sum(
         self,
-        dim: Union[None, int, Sequence[int]] = None,
+        dim: Dims = None,
         keepdim: bool = False,
         *,
         dtype: Optional[dtypes.dtype] = None,
@@ -223,7 +226,7 @@ class ReductionMixin:
 
     def mean(
         self,
-        dim: Union[None, int, Sequence[int]] = None,
+        dim: Dims = None,
         keepdim: bool = False,
         *,
         dtype: Optional[dtypes.dtype] = None,
@@ -236,16 +239,12 @@ class ReductionMixin:
             out._dtype = x._dtype
         return out
 
-    def amax(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
-    ) -> "Tensor":
+    def amax(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """The largest entry over ``dim`` (an int, a tuple, or ``None`` for all),
         values only, like ``torch.amax``: tied maxima share the gradient evenly."""
         return kept_dtype(self, self._reduce(tf.Max, dim, keepdim, "amax", False))
 
-    def amin(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
-    ) -> "Tensor":
+    def amin(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """The smallest entry over ``dim``, like ``torch.amin``: $-\\max(-x)$."""
         return -((-self).amax(dim, keepdim))
 
@@ -278,11 +277,11 @@ class ReductionMixin:
         """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
         if isinstance(dim, CoreMixin):
             return self.minimum(dim)
-        if dim is None or isinstance(dim, (tuple, list)):
-            if isinstance(dim, (tuple, list)):
-                raise TypeError(
-                    "min(dim) takes one dim; use amin(dim) for several (values only)"
-                )
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(
+                "min(dim) takes one dim; use amin(dim) for several (values only)"
+            )
+        if dim is None:
             return -((-self).max(None, keepdim))
         values, indices = (-self)._max_along("min", dim, keepdim)
         return MaxResult(-values, indices)
@@ -331,21 +330,17 @@ class ReductionMixin:
         shape = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
         return _as_int64(found.view(*shape))
 
-    def all(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
-    ) -> "Tensor":
+    def all(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where every entry over ``dim`` is non-zero, else $0$."""
         return self._reduce(tf.All, dim, keepdim, "all")
 
-    def any(
-        self, dim: Union[None, int, Sequence[int]] = None, keepdim: bool = False
-    ) -> "Tensor":
+    def any(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where some entry over ``dim`` is non-zero, else $0$."""
         return 1.0 - (self == 0.0).all(dim, keepdim)
 
     def var(
         self,
-        dim: Union[None, int, Sequence[int]] = None,
+        dim: Dims = None,
         unbiased: bool = True,
         keepdim: bool = False,
         *,
@@ -356,7 +351,7 @@ class ReductionMixin:
 
     def std(
         self,
-        dim: Union[None, int, Sequence[int]] = None,
+        dim: Dims = None,
         unbiased: bool = True,
         keepdim: bool = False,
         *,

@@ -12,6 +12,8 @@ from .fast_path import (
     FastPath,
     agrees,
     fast_path,
+    host_array,
+    host_float64,
     probe_gradient,
     ran_backward,
 )
@@ -24,4 +26,6 @@ __all__ = [
     "ran_backward",
     "agrees",
     "RTOL",
+    "host_float64",
+    "host_array",
 ]

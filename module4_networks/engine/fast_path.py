@@ -38,6 +38,8 @@ from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
 
 import numpy as np
 
+from module2_tensors.engine import dtypes
+
 __all__ = [
     "FastPath",
     "FAST_PATHS",
@@ -46,6 +48,8 @@ __all__ = [
     "ran_backward",
     "agrees",
     "RTOL",
+    "host_float64",
+    "host_array",
 ]
 
 #: Signatures a path remembers at the most (each verdict is a few bytes).
@@ -194,3 +198,21 @@ def agrees(got: np.ndarray, want: Optional[np.ndarray], nan: bool = False) -> bo
         return False
     scale = max(1.0, float(np.nanmax(np.abs(want), initial=0.0)))
     return bool(np.allclose(got, want, rtol=RTOL, atol=1e-12 * scale, equal_nan=nan))
+
+
+def host_float64(t: Any) -> bool:
+    """Whether ``t`` is a float64 tensor stored in host memory (a NumPy array):
+    what the NumPy fast paths compute on (not CUDA, float32 or other objects)."""
+    return (
+        getattr(t, "dtype", None) is dtypes.float64
+        and not getattr(t.backend, "cuda", False)
+        and type(t.tuple()[0]) is np.ndarray
+    )
+
+
+def host_array(triple: Tuple[np.ndarray, Any, Any]) -> np.ndarray:
+    """A NumPy view of a strided triple ``(storage, shape, strides)`` (strides in
+    elements, offsets as storage slices; no copy)."""
+    storage, shape, strides = triple
+    steps = tuple(int(s) * storage.itemsize for s in strides)
+    return np.lib.stride_tricks.as_strided(storage, tuple(int(n) for n in shape), steps)

@@ -4,23 +4,26 @@ A facade, as ``torch.nn`` is: it defines nothing, and assembles the layers of
 Task 4.6 (``layers.py``, with ``Module`` and the other containers from Module 0), the
 recurrent layers of Task 4.7 (``recurrent.py``), attention and the Transformer of
 Task 4.8 (``attention.py``, ``transformer.py``), the given layers of
-``_extra_layers.py``, gradient clipping (``nn.utils``), ``nn.init`` and
+``_activation_layers.py``, ``_loss_layers.py``, ``_normalization_layers.py`` and
+``_spatial_layers.py``, ``ParameterDict`` (with the other containers, from
+Module 0), gradient clipping (``nn.utils``), ``nn.init`` and
 ``nn.functional`` (the facade of :mod:`module4_networks.nn.functional`). Nothing
 in the library imports it back.
 """
 
-from module0_fundamentals.module import (
-    Module,
-    ModuleDict,
-    ModuleList,
-    Parameter,
-    ParameterList,
-)
+from module0_fundamentals.containers import ModuleDict, ParameterDict, ParameterList
+from module0_fundamentals.module import Module, ModuleList, Parameter
 
 from .. import init  # torch.nn.init's path: nn.init
 from .. import nn_utils as utils  # torch.nn.utils's path: nn.utils
-from .._extra_layers import *  # noqa: F403
-from .._extra_layers import __all__ as _extra_layers
+from .._activation_layers import *  # noqa: F403
+from .._activation_layers import __all__ as _activation_layers
+from .._loss_layers import *  # noqa: F403
+from .._loss_layers import __all__ as _loss_layers
+from .._normalization_layers import *  # noqa: F403
+from .._normalization_layers import __all__ as _normalization_layers
+from .._spatial_layers import *  # noqa: F403
+from .._spatial_layers import __all__ as _spatial_layers
 from ..attention import MultiheadAttention
 from ..layers import *  # noqa: F403
 from ..layers import __all__ as _layers
@@ -38,8 +41,12 @@ __all__ = [
     "ModuleList",
     "ModuleDict",
     "ParameterList",
+    "ParameterDict",
     *_layers,
-    *_extra_layers,
+    *_activation_layers,
+    *_loss_layers,
+    *_normalization_layers,
+    *_spatial_layers,
     "RNNCell",
     "LSTMCell",
     "GRUCell",

@@ -20,8 +20,8 @@ from module3_fast_ops import FastBackend, _cuda_runtime
 from module3_fast_ops._cuda_runtime import cuda
 from module3_fast_ops.cuda_ops import CudaBackend
 from module4_networks import _bias_activation as ba
-from module4_networks import functional as F
-from module4_networks import layers, nn
+from module4_networks.nn import functional as F
+from module4_networks import _activation_layers, nn
 from tests.module3.kernels import measured_resources
 from tests.module4.helpers import make
 
@@ -153,7 +153,9 @@ def test_a_fused_sequential_on_the_gpu_matches_the_cpu_with_two_launches_fewer(
 def test_a_different_student_activation_keeps_running(monkeypatch):
     """A ReLU whose forward is not ReLU's (here: leaky) disagrees at the check, so
     the student's layers run, and their result is what comes back."""
-    monkeypatch.setattr(layers.ReLU, "forward", lambda self, x: F.leaky_relu(x, 0.1))
+    monkeypatch.setattr(
+        _activation_layers.ReLU, "forward", lambda self, x: F.leaky_relu(x, 0.1)
+    )
     model, x = _model(nn.ReLU(), seed=4)
     with ba.PATH.fresh():
         got, _, _ = _batch(model, x, CudaBackend)

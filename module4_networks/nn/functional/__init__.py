@@ -3,68 +3,39 @@
 
 A facade: it defines nothing, and assembles the functions of
 ``module4_networks/functional.py`` (Tasks 4.1-4.4: convolution, pooling, softmax,
-dropout, and the given activations), the losses of ``losses.py`` (Task 4.6),
+dropout, ``linear`` and ``embedding``), the losses of ``losses.py`` (Task 4.6),
 ``scaled_dot_product_attention`` of ``attention.py`` (Task 4.8), and the given
-functions of ``_extra_functional.py``, ``_extra_conv.py``, ``_padding.py`` and
-``_unfold.py``.
+functions of ``_activation_functions.py``, ``_loss_functions.py``,
+``_normalization_functions.py``, ``_spatial_functions.py``, ``_embedding.py``
+(``one_hot``), ``_padding.py`` and ``_unfold.py``.
 """
 
-from ..._extra_conv import *  # noqa: F403
-from ..._extra_conv import __all__ as _extra_conv
-from ..._extra_functional import (
-    cosine_embedding_loss,
-    cosine_similarity,
-    gaussian_nll_loss,
-    hardtanh,
-    huber_loss,
-    kl_div,
-    layer_norm,
-    margin_ranking_loss,
-    mish,
-    normalize,
-    one_hot,
-    prelu,
-    relu6,
-    smooth_l1_loss,
-)
+from ..._activation_functions import *  # noqa: F403
+from ..._activation_functions import __all__ as _activations
+from ..._embedding import one_hot
+from ..._loss_functions import *  # noqa: F403
+from ..._loss_functions import __all__ as _loss_functions
+from ..._normalization_functions import *  # noqa: F403
+from ..._normalization_functions import __all__ as _normalizations
+from ..._padding import pad
+from ..._spatial_functions import *  # noqa: F403
+from ..._spatial_functions import __all__ as _spatial_functions
+from ..._unfold import unfold
 from ...attention import scaled_dot_product_attention
 from ...functional import *  # noqa: F403
 from ...functional import __all__ as _functional
-from ..._padding import pad
-from ..._unfold import unfold
-from ...losses import (
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-)
+from ...losses import *  # noqa: F403
+from ...losses import __all__ as _losses
 
 __all__ = [
     *_functional,
-    "cross_entropy",
-    "nll_loss",
-    "mse_loss",
-    "l1_loss",
-    "binary_cross_entropy",
-    "binary_cross_entropy_with_logits",
+    *_losses,
+    *_activations,
+    *_loss_functions,
+    *_normalizations,
+    *_spatial_functions,
     "one_hot",
-    "normalize",
-    "cosine_similarity",
-    "layer_norm",
-    "smooth_l1_loss",
-    "huber_loss",
-    "kl_div",
-    "hardtanh",
-    "relu6",
-    "mish",
-    "prelu",
-    "margin_ranking_loss",
-    "cosine_embedding_loss",
-    "gaussian_nll_loss",
     "scaled_dot_product_attention",
     "unfold",
     "pad",
-    *_extra_conv,
 ]

@@ -1,11 +1,10 @@
-"""More of ``torch.nn.functional`` built on the course's convolution and pooling
-(private: the facade ``nn.functional`` exports these, and ``_extra_layers.py``
-makes layers of them; no task asks a student to read it).
-
-``dropout2d``, ``max_pool1d``, ``avg_pool1d``, ``group_norm``, ``instance_norm``,
-``interpolate``
-(``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``, with PyTorch's
-signatures and semantics, each from differentiable operations of Modules 2 and 4.
+"""Functions over the spatial dims of a feature map ``(N, C, *spatial)`` that no
+task asks for (given; the facade ``nn.functional`` exports them, the layers of
+``_spatial_layers.py`` call them): ``dropout2d`` (whole channels),
+``max_pool1d`` and ``avg_pool1d`` (Task 4.4's 2-D pooling over a height of 1),
+``interpolate`` (``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``
+(a ``conv2d`` of a spread input), with PyTorch's signatures and semantics, each
+from differentiable operations of Modules 2 and 4.
 """
 
 from __future__ import annotations
@@ -15,26 +14,19 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.shape_functions import cat, no_grad, pad
+from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor, rand, tensor
 
 from . import functional as F
+from ._conv_checks import IntPair, pair
 
 __all__ = [
     "dropout2d",
     "max_pool1d",
     "avg_pool1d",
-    "group_norm",
-    "instance_norm",
     "interpolate",
     "conv_transpose2d",
 ]
-
-IntPair = Union[int, Tuple[int, int]]
-
-
-def _pair(value: IntPair) -> Tuple[int, int]:
-    return (value, value) if isinstance(value, int) else (int(value[0]), int(value[1]))
 
 
 def dropout2d(
@@ -42,8 +34,7 @@ def dropout2d(
 ) -> Tensor:
     """Zero whole channels (``(N, C, H, W)`` or ``(C, H, W)``), each with
     probability ``p``, and scale the kept ones by $1 / (1 - p)$ (training only)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    F._check_probability(p)
     if not training or p == 0.0:
         return input
     if p == 1.0:
@@ -71,9 +62,16 @@ def max_pool1d(
     padding: Union[int, Sequence[int]] = 0,
     dilation: int = 1,
     ceil_mode: bool = False,
+    return_indices: bool = False,
 ) -> Tensor:
     """The maximum over windows of ``(N, C, L)`` (or ``(C, L)``) along ``L``
-    (PyTorch's order of arguments)."""
+    (PyTorch's order of arguments; not ``return_indices``).
+
+    Raises:
+        NotImplementedError: ``return_indices=True``.
+    """
+    if return_indices:
+        raise NotImplementedError("max_pool1d: return_indices")
     dilation = (1, int(dilation))
     return _pool1d(
         F.max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode
@@ -94,39 +92,6 @@ def avg_pool1d(
     )
 
 
-def group_norm(
-    input: Tensor,
-    num_groups: int,
-    weight: Optional[Tensor] = None,
-    bias: Optional[Tensor] = None,
-    eps: float = 1e-5,
-) -> Tensor:
-    """Normalise each example's channels in ``num_groups`` groups over the group's
-    channels and positions (biased variance), then $\\gamma_c, \\beta_c$ per
-    channel: input ``(N, C, *)``.
-
-    Raises:
-        ValueError: ``C`` not divisible by ``num_groups``.
-    """
-    n, c = input.shape[0], input.shape[1]
-    if c % num_groups:
-        raise ValueError(
-            f"Expected number of channels in input to be divisible by num_groups, "
-            f"but got input of shape {input.shape} and num_groups={num_groups}"
-        )
-    grouped = input.reshape(n, num_groups, -1)
-    mean = grouped.mean(2, keepdim=True)
-    centred = grouped - mean
-    var = (centred * centred).mean(2, keepdim=True)
-    out = (centred / (var + eps).sqrt()).reshape(*input.shape)
-    per_channel = (1, c) + (1,) * (input.dims - 2)
-    if weight is not None:
-        out = out * weight.view(*per_channel)
-    if bias is not None:
-        out = out + bias.view(*per_channel)
-    return out
-
-
 def _sources(
     size_in: int, size_out: int, scale: Optional[float], mode: str, corners: bool
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -145,42 +110,6 @@ def _sources(
     first = np.minimum(np.floor(src), size_in - 1).astype(np.int64)
     second = np.minimum(first + 1, size_in - 1)
     return first, second, src - first
-
-
-def instance_norm(
-    input: Tensor,
-    running_mean: Optional[Tensor] = None,
-    running_var: Optional[Tensor] = None,
-    weight: Optional[Tensor] = None,
-    bias: Optional[Tensor] = None,
-    use_input_stats: bool = True,
-    momentum: float = 0.1,
-    eps: float = 1e-5,
-) -> Tensor:
-    """``F.instance_norm``: each example's channel normalised over its
-    positions (``group_norm`` with one channel a group), then $\\gamma_c,
-    \\beta_c$; input ``(N, C, *)``. With running statistics given they move
-    towards the batch's average instance mean and unbiased variance by
-    ``momentum`` (in place, as PyTorch); ``use_input_stats=False`` normalises
-    with them instead."""
-    n, c = input.shape[0], input.shape[1]
-    per_channel = (1, c) + (1,) * (input.dims - 2)
-    if not use_input_stats:
-        mean, var = running_mean.view(*per_channel), running_var.view(*per_channel)
-        out = (input - mean) / (var + eps).sqrt()
-    else:
-        out = group_norm(input, c, None, None, eps)
-        if running_mean is not None and running_var is not None:
-            flat = input.detach().reshape(n, c, -1)
-            with no_grad():
-                for stat, value in (
-                    (running_mean, flat.mean(2).mean(0)),
-                    (running_var, flat.var(2, unbiased=True).mean(0)),
-                ):
-                    stat.copy_(stat * (1.0 - momentum) + value * momentum)
-    if weight is not None:
-        out = out * weight.view(*per_channel)
-    return out + bias.view(*per_channel) if bias is not None else out
 
 
 def interpolate(
@@ -282,7 +211,9 @@ def conv_transpose2d(
     """
     batched = input.dims == 4
     x = input if batched else input.unsqueeze(0)
-    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    s, p = pair(stride, "stride"), pair(padding, "padding")
+    d = pair(dilation, "dilation")
+    op = pair(output_padding, "output_padding")
     if any(o >= max(a, b) for o, a, b in zip(op, s, d)):
         raise ValueError(
             f"output padding must be smaller than either stride or dilation, got "

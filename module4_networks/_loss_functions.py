@@ -1,39 +1,27 @@
-"""More of ``torch.nn.functional`` (private: the facade ``nn.functional`` exports
-it, the loss modules of ``nn`` use it; no task asks a student to read it).
-
-``one_hot``, ``normalize``, ``cosine_similarity``, ``layer_norm``,
-``smooth_l1_loss``, ``huber_loss``, ``kl_div``, the weighted form of
-``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``), the
-activations ``hardtanh``, ``relu6``, ``mish``, ``prelu`` and the losses
-``margin_ranking_loss``, ``cosine_embedding_loss``, ``gaussian_nll_loss``, each with
-PyTorch's signature and semantics, built from differentiable tensor operations.
-It imports only Module 2, so any module of this package may import it.
+"""The losses of ``torch.nn.functional`` that no task asks for (given; the facade
+``nn.functional`` exports them, the loss modules of ``_loss_layers.py`` call
+them): ``smooth_l1_loss``, ``huber_loss``, ``kl_div``, ``margin_ranking_loss``,
+``cosine_embedding_loss``, ``gaussian_nll_loss``; and, for Task 4.6's
+``losses.py``, ``_as_tensor`` and the weighted form of
+``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``). Each has
+PyTorch's signature and semantics, built from differentiable tensor operations;
+it imports only Module 2.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional
 
 import numpy as np
 
-from module2_tensors.engine import dtypes
 from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor, tensor
 
 __all__ = [
-    "one_hot",
-    "normalize",
-    "cosine_similarity",
-    "layer_norm",
     "smooth_l1_loss",
     "huber_loss",
     "kl_div",
-    "weighted_bce_with_logits",
-    "hardtanh",
-    "relu6",
-    "mish",
-    "prelu",
     "margin_ranking_loss",
     "cosine_embedding_loss",
     "gaussian_nll_loss",
@@ -46,99 +34,42 @@ def _as_tensor(value: Any, like: Tensor) -> Tensor:
     return tensor(np.asarray(value, dtype=np.float64), backend=like.backend)
 
 
-def _reduced(losses: Tensor, reduction: str, name: str) -> Tensor:
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(losses: Tensor, reduction: str) -> Tensor:
+    """Apply ``reduction`` to per-example losses."""
     if reduction == "mean":
         return losses.mean()
     if reduction == "sum":
         return losses.sum()
-    if reduction == "none":
-        return losses
-    raise ValueError(f"{name}: {reduction} is not a valid value for reduction")
+    return losses
 
 
-def _check_shapes(name: str, input: Tensor, target: Tensor) -> None:
-    # As mse_loss here: PyTorch only warns, and a silent broadcast is a bug.
-    if input.shape != target.shape:
+def _check_reduction(name: str, reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"{name}: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
+        )
+
+
+def _reduced(losses: Tensor, reduction: str, name: str) -> Tensor:
+    _check_reduction(name, reduction)
+    return _reduce(losses, reduction)
+
+
+def _same_shape(name: str, input: Any, target: Any) -> Tensor:
+    """``target`` as a tensor of ``input``'s shape. (PyTorch only warns; a silent
+    broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
+    target = _as_tensor(target, input)
+    if target.shape != input.shape:
         raise ValueError(
             f"{name}: input of shape {input.shape} and target of shape "
             f"{target.shape} must have the same shape"
         )
-
-
-def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
-    """``F.one_hot``: shape ``(*input.shape, C)``, 1 at each class index, an
-    ``int64`` tensor; ``num_classes=-1`` means ``max(input) + 1``.
-
-    Raises:
-        RuntimeError: a negative or fractional class, or one ``>= num_classes``
-            (PyTorch's messages).
-    """
-    classes = np.asarray(input.to_numpy())
-    if classes.size and (np.any(classes < 0) or np.any(classes % 1 != 0)):
-        raise RuntimeError("Class values must be non-negative integers.")
-    if num_classes == -1:
-        num_classes = int(classes.max()) + 1 if classes.size else 0
-    if classes.size and classes.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.eye(num_classes)[classes.astype(np.int64)]
-    return tensor(out, backend=input.backend, dtype=dtypes.int64)
-
-
-def normalize(
-    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12
-) -> Tensor:
-    """$x / \\max(\\lVert x \\rVert_p, \\epsilon)$ along ``dim``."""
-    norm = input.norm(p, dim, keepdim=True)
-    return input / norm.clamp(min=eps)
-
-
-def cosine_similarity(
-    x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8
-) -> Tensor:
-    """$\\sum_d \\frac{x_1}{\\max(\\lVert x_1 \\rVert, \\epsilon)} \\cdot
-    \\frac{x_2}{\\max(\\lVert x_2 \\rVert, \\epsilon)}$ along ``dim`` (PyTorch
-    2's form: each input is normalised first), after broadcasting the two."""
-    x1, x2 = _as_tensor(x1, x2 if isinstance(x2, Tensor) else x1), _as_tensor(x2, x1)
-    shape = np.broadcast_shapes(x1.shape, x2.shape)
-    x1, x2 = x1.expand(*shape), x2.expand(*shape)
-    n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
-    n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
-
-
-def layer_norm(
-    input: Tensor,
-    normalized_shape: Union[int, Sequence[int]],
-    weight: Optional[Tensor] = None,
-    bias: Optional[Tensor] = None,
-    eps: float = 1e-5,
-) -> Tensor:
-    """$(x - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}\\, \\gamma + \\beta$ over the last
-    ``len(normalized_shape)`` dims ($\\sigma^2$ biased), as ``F.layer_norm``.
-
-    Raises:
-        ValueError: ``normalized_shape`` is not the input's trailing shape.
-    """
-    shape = (
-        (normalized_shape,)
-        if isinstance(normalized_shape, int)
-        else tuple(normalized_shape)
-    )
-    if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
-        raise ValueError(
-            f"layer_norm: normalized_shape {list(shape)} does not match the "
-            f"trailing dims of an input of shape {input.shape}"
-        )
-    dims = tuple(range(input.dims - len(shape), input.dims))
-    mean = input.mean(dims, keepdim=True)
-    centred = input - mean
-    var = (centred * centred).mean(dims, keepdim=True)
-    out = centred / (var + eps).sqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return target
 
 
 def smooth_l1_loss(
@@ -146,8 +77,7 @@ def smooth_l1_loss(
 ) -> Tensor:
     """$\\ell = \\tfrac12 d^2 / \\beta$ where $|d| < \\beta$, else $|d| - \\tfrac12
     \\beta$, for $d = x - y$ (``beta=0`` is the L1 loss)."""
-    target = _as_tensor(target, input)
-    _check_shapes("smooth_l1_loss", input, target)
+    target = _same_shape("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = input - target
@@ -164,8 +94,7 @@ def huber_loss(
     """$\\ell = \\tfrac12 d^2$ where $|d| < \\delta$, else $\\delta (|d| -
     \\tfrac12 \\delta)$: ``delta`` times the smooth L1 loss with $\\beta =
     \\delta$."""
-    target = _as_tensor(target, input)
-    _check_shapes("huber_loss", input, target)
+    target = _same_shape("huber_loss", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = input - target
@@ -223,40 +152,6 @@ def weighted_bce_with_logits(
     if weight is not None:
         losses = losses * _as_tensor(weight, input)
     return _reduced(losses, reduction, "binary_cross_entropy_with_logits")
-
-
-def hardtanh(
-    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
-) -> Tensor:
-    """``F.hardtanh``: $\\min(\\max(x, \\text{min\\_val}), \\text{max\\_val})$;
-    gradient 1 strictly inside the range, 0 outside and at its ends (PyTorch's)."""
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    inside = (input > min_val).logical_and(input < max_val)
-    return where(inside, input, input.detach().clamp(min_val, max_val))
-
-
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    """``F.relu6``: $\\min(\\max(x, 0), 6)$, ``hardtanh(x, 0, 6)``."""
-    return hardtanh(input, 0.0, 6.0)
-
-
-def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$, with softplus
-    computed stably as $\\max(x, 0) + \\log(1 + e^{-|x|})$."""
-    magnitude = input.abs()
-    softplus = (input + magnitude) * 0.5 + (-magnitude).exp().log1p()
-    return input * softplus.tanh()
-
-
-def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """``F.prelu``: $x$ where $x > 0$, else $a x$, with one slope $a$ per channel
-    (dim 1, or dim 0 of a 1-D input; ``weight`` of shape ``(C,)``) or one for
-    all (``weight`` of one element)."""
-    shape = [1] * input.dims
-    if weight.size != 1:  # (``size`` is the number of elements here)
-        shape[1 if input.dims >= 2 else 0] = weight.size
-    return where(input > 0.0, input, weight.view(*shape) * input)
 
 
 def margin_ranking_loss(

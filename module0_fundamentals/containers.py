@@ -1,0 +1,122 @@
+"""The containers of the module tree that no task asks for (given, as PyTorch's):
+``ModuleDict``, ``ParameterList`` and ``ParameterDict``. Each keeps its entries in
+one registry of :class:`~module0_fundamentals.module.Module` (``_modules`` or
+``_parameters``), so the tree's walks (Task 0.4) see them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Optional
+
+from .module import Module, Parameter
+
+__all__ = ["ModuleDict", "ParameterList", "ParameterDict"]
+
+
+class _Registry(Module):
+    """What a dict of named entries shares, over the registry ``_registry``:
+    ``d[key]``, ``del d[key]``, ``len``, ``in``, iteration over the keys,
+    ``keys()``, ``values()`` and ``items()`` (insertion order)."""
+
+    _registry = "_modules"
+
+    def _entries(self) -> dict:
+        return self.__dict__[self._registry]
+
+    def __getitem__(self, key: str) -> Any:
+        return self._entries()[key]
+
+    def __delitem__(self, key: str) -> None:
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._entries()))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries()
+
+    def keys(self) -> list[str]:
+        return list(self._entries())
+
+    def values(self) -> list:
+        return list(self._entries().values())
+
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._entries().items())
+
+
+class ModuleDict(_Registry):
+    """A dict of modules whose parameters the tree sees: ``ModuleDict({"enc":
+    a, "dec": b})``; ``md["enc"]``, ``md["x"] = m``, ``len``, ``in``,
+    ``keys()``, ``values()``, ``items()`` and iteration over the keys work as for a
+    dict (insertion order)."""
+
+    def __init__(self, modules: Optional[Mapping[str, Module]] = None) -> None:
+        super().__init__()
+        for name, module in (modules or {}).items():
+            self[name] = module
+
+    def __setitem__(self, name: str, module: Module) -> None:
+        self.add_module(name, module)
+
+
+class ParameterDict(_Registry):
+    """A dict of parameters the tree sees, named by their keys, as
+    ``nn.ParameterDict``: ``pd["w"] = Parameter(t)`` (a plain value is wrapped),
+    ``pd["w"]``, ``del``, ``len``, ``in``, iteration over the keys, ``keys``,
+    ``values``, ``items``, ``update``, ``get`` and ``pop``."""
+
+    _registry = "_parameters"
+
+    def __init__(self, parameters: Optional[Mapping[str, Any]] = None) -> None:
+        super().__init__()
+        self.update(parameters or {})
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.register_parameter(
+            key, value if isinstance(value, Parameter) else Parameter(value)
+        )
+
+    def update(self, parameters: Any) -> None:
+        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in pairs:
+            self[key] = value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._parameters.get(key, default)
+
+    def pop(self, key: str) -> Parameter:
+        value = self[key]
+        del self[key]
+        return value
+
+
+class ParameterList(Module):
+    """A list of parameters the tree sees, named ``"0"``, ``"1"``, ...:
+    ``ParameterList([Parameter(a), Parameter(b)])`` (plain values are wrapped);
+    ``pl[i]``, ``len``, iteration and ``append`` work as for a list."""
+
+    def __init__(self, values: Iterable[Any] = ()) -> None:
+        super().__init__()
+        for value in values:
+            self.append(value)
+
+    def append(self, value: Any) -> ParameterList:
+        parameter = value if isinstance(value, Parameter) else Parameter(value)
+        setattr(self, str(len(self._parameters)), parameter)
+        return self
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(list(self._parameters.values()))
+
+    def __getitem__(self, index: int) -> Parameter:
+        values = list(self._parameters.values())
+        if not -len(values) <= index < len(values):
+            raise IndexError(f"index {index} is out of range for ParameterList")
+        return values[index]

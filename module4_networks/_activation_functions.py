@@ -1,0 +1,118 @@
+"""The activation functions of ``torch.nn.functional`` (given; the facade
+``nn.functional`` exports them and the activation layers of
+``_activation_layers.py`` call them): ``relu``, ``sigmoid``, ``tanh``, ``gelu``,
+``silu``, ``leaky_relu``, ``elu``, ``softplus``, ``hardtanh``, ``relu6``,
+``mish`` and ``prelu``, each with PyTorch's signature, semantics and gradient at
+the kinks, built from differentiable tensor operations of Module 2 (which is all
+this file imports)."""
+
+from __future__ import annotations
+
+import math
+
+from module2_tensors.indexing_functions import where
+from module2_tensors.tensor import Tensor
+
+__all__ = [
+    "relu",
+    "sigmoid",
+    "tanh",
+    "gelu",
+    "silu",
+    "leaky_relu",
+    "elu",
+    "softplus",
+    "hardtanh",
+    "relu6",
+    "mish",
+    "prelu",
+]
+
+
+def relu(input: Tensor) -> Tensor:
+    """$\\max(x, 0)$."""
+    return input.relu()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """$1 / (1 + e^{-x})$."""
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    """$\\tanh x$."""
+    return input.tanh()
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """$x\\, \\Phi(x) = \\tfrac{x}{2} (1 + \\mathrm{erf}(x / \\sqrt 2))$, like
+    ``torch.nn.functional.gelu``; ``approximate="tanh"``: $\\tfrac{x}{2} (1 +
+    \\tanh(\\sqrt{2/\\pi} (x + 0.044715 x^3)))$."""
+    if approximate == "none":
+        return input * 0.5 * ((input * (1.0 / math.sqrt(2.0))).erf() + 1.0)
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+        return input * 0.5 * (inner.tanh() + 1.0)
+    raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def silu(input: Tensor) -> Tensor:
+    """$x\\, \\sigma(x)$ (also called swish)."""
+    return input * input.sigmoid()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """$x$ for $x > 0$, else $\\alpha x$ (``negative_slope``); the gradient at
+    exactly 0 is $\\alpha$, as in PyTorch."""
+    return where(input > 0.0, input, input * negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """$x$ for $x > 0$, else $\\alpha (e^x - 1)$; the gradient at exactly 0 is
+    $\\alpha$ (the negative branch's), as in PyTorch."""
+    positive = input > 0.0
+    negative = where(positive, 0.0, input)  # min(x, 0): exp never overflows
+    return where(positive, input, negative.expm1() * alpha)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """$\\frac1\\beta \\ln(1 + e^{\\beta x})$, and $x$ itself where $\\beta x >$
+    ``threshold`` (PyTorch's rule), computed stably as $\\max(z, 0) + \\ln(1 +
+    e^{-|z|})$ for $z = \\beta x$."""
+    z = input * beta
+    # (z + |z|) / 2 is max(z, 0) with derivative 1/2 at 0, so the sum has
+    # sigma(0) = 1/2 there, as the exact derivative.
+    smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
+    return where(z > threshold, input, smooth)
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """``F.hardtanh``: $\\min(\\max(x, \\text{min\\_val}), \\text{max\\_val})$;
+    gradient 1 strictly inside the range, 0 outside and at its ends (PyTorch's)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    inside = (input > min_val).logical_and(input < max_val)
+    return where(inside, input, input.detach().clamp(min_val, max_val))
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``F.relu6``: $\\min(\\max(x, 0), 6)$, ``hardtanh(x, 0, 6)``."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$ (PyTorch's
+    softplus, threshold 20 included)."""
+    return input * softplus(input).tanh()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``F.prelu``: $x$ where $x > 0$, else $a x$, with one slope $a$ per channel
+    (dim 1, or dim 0 of a 1-D input; ``weight`` of shape ``(C,)``) or one for
+    all (``weight`` of one element)."""
+    shape = [1] * input.dims
+    if weight.size != 1:  # (``size`` is the number of elements here)
+        shape[1 if input.dims >= 2 else 0] = weight.size
+    return where(input > 0.0, input, weight.view(*shape) * input)

@@ -1,0 +1,87 @@
+"""Indices to vectors (given; no task asks a student to read it): ``EmbeddingFun``,
+the table lookup behind ``F.embedding`` (a row gather forward, a scatter-add
+backward, as Numba loops over raw storage), and ``one_hot`` (``F.one_hot``).
+It imports only Module 2."""
+
+from __future__ import annotations
+
+from typing import Tuple
+
+import numpy as np
+from numba import njit, prange
+
+from module2_tensors.engine import dtypes
+from module2_tensors.engine.autograd import Context, Function
+from module2_tensors.tensor import Tensor, tensor
+
+__all__ = ["EmbeddingFun", "one_hot"]
+
+
+def _on_host(t: Tensor) -> np.ndarray:
+    """``t``'s numbers, contiguous, as a flat host array (CudaBackend's are copied
+    off the GPU: the lookup runs on the host)."""
+    storage = t.contiguous()._tensor._storage
+    return t.to_numpy().reshape(-1) if hasattr(storage, "copy_to_host") else storage
+
+
+@njit(parallel=True, cache=True)
+def _gather_rows(out, table, rows, dim):
+    for n in prange(rows.shape[0]):
+        for e in range(dim):
+            out[n * dim + e] = table[rows[n] * dim + e]
+
+
+@njit(parallel=True, cache=True)
+def _scatter_add_rows(out, grad, rows, dim, skip):
+    # Parallel over the columns: two threads never add into the same entry, even
+    # when a row index repeats (the same word twice in a batch).
+    for e in prange(dim):
+        for n in range(rows.shape[0]):
+            if rows[n] != skip:
+                out[rows[n] * dim + e] += grad[n * dim + e]
+
+
+class EmbeddingFun(Function):
+    """Rows of a table: ``out[..., :] = weight[index[...], :]``. Backward adds each
+    output row's gradient into the row it came from (a scatter-add), skipping
+    ``padding_idx``. Given: a lookup is plumbing, not a lesson."""
+
+    @staticmethod
+    def forward(
+        ctx: Context,
+        weight: Tensor,
+        rows: np.ndarray,
+        shape: Tuple[int, ...],
+        skip: int,
+    ) -> Tensor:
+        dim = weight.shape[1]
+        out = np.empty(rows.size * dim)
+        _gather_rows(out, _on_host(weight), rows, dim)
+        ctx.save_for_backward(weight.shape, rows, skip)
+        return weight.new_tensor(out.reshape(*shape, dim))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        shape, rows, skip = ctx.saved_values
+        out = np.zeros(shape[0] * shape[1])
+        _scatter_add_rows(out, _on_host(grad), rows, shape[1], skip)
+        return grad.new_tensor(out.reshape(shape))
+
+
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+    """``F.one_hot``: shape ``(*input.shape, C)``, 1 at each class index, an
+    ``int64`` tensor; ``num_classes=-1`` means ``max(input) + 1``.
+
+    Raises:
+        RuntimeError: a negative or fractional class, or one ``>= num_classes``
+            (PyTorch's messages).
+    """
+    classes = np.asarray(input.to_numpy())
+    if classes.size and (np.any(classes < 0) or np.any(classes % 1 != 0)):
+        raise RuntimeError("Class values must be non-negative integers.")
+    if num_classes == -1:
+        num_classes = int(classes.max()) + 1 if classes.size else 0
+    if classes.size and classes.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.eye(num_classes)[classes.astype(np.int64)]
+    return tensor(out, backend=input.backend, dtype=dtypes.int64)

@@ -1,0 +1,150 @@
+"""The normalizations of ``torch.nn.functional`` that no task asks for (given;
+the facade ``nn.functional`` exports them, the layers of
+``_normalization_layers.py`` call them): ``normalize`` and ``cosine_similarity``
+(vectors scaled to unit norm), ``layer_norm``, ``group_norm`` and
+``instance_norm`` (activations scaled to zero mean and unit variance), with
+PyTorch's signatures and semantics, from differentiable tensor operations of
+Module 2 (which is all this file imports)."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from module2_tensors.shape_functions import no_grad
+from module2_tensors.tensor import Tensor
+
+from ._loss_functions import _as_tensor
+
+__all__ = [
+    "normalize",
+    "cosine_similarity",
+    "layer_norm",
+    "group_norm",
+    "instance_norm",
+]
+
+
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12
+) -> Tensor:
+    """$x / \\max(\\lVert x \\rVert_p, \\epsilon)$ along ``dim``."""
+    norm = input.norm(p, dim, keepdim=True)
+    return input / norm.clamp(min=eps)
+
+
+def cosine_similarity(
+    x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8
+) -> Tensor:
+    """$\\sum_d \\frac{x_1}{\\max(\\lVert x_1 \\rVert, \\epsilon)} \\cdot
+    \\frac{x_2}{\\max(\\lVert x_2 \\rVert, \\epsilon)}$ along ``dim`` (PyTorch
+    2's form: each input is normalised first), after broadcasting the two."""
+    x1, x2 = _as_tensor(x1, x2 if isinstance(x2, Tensor) else x1), _as_tensor(x2, x1)
+    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    return (normalize(x1, 2.0, dim, eps) * normalize(x2, 2.0, dim, eps)).sum(dim)
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Union[int, Sequence[int]],
+    weight: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """$(x - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}\\, \\gamma + \\beta$ over the last
+    ``len(normalized_shape)`` dims ($\\sigma^2$ biased), as ``F.layer_norm``.
+
+    Raises:
+        ValueError: ``normalized_shape`` is not the input's trailing shape.
+    """
+    shape = (
+        (normalized_shape,)
+        if isinstance(normalized_shape, int)
+        else tuple(normalized_shape)
+    )
+    if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
+        raise ValueError(
+            f"layer_norm: normalized_shape {list(shape)} does not match the "
+            f"trailing dims of an input of shape {input.shape}"
+        )
+    dims = tuple(range(input.dims - len(shape), input.dims))
+    return _affine(_standardized(input, dims, eps), weight, bias, shape)
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each example's channels in ``num_groups`` groups over the group's
+    channels and positions (biased variance), then $\\gamma_c, \\beta_c$ per
+    channel: input ``(N, C, *)``.
+
+    Raises:
+        ValueError: ``C`` not divisible by ``num_groups``.
+    """
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise ValueError(
+            f"Expected number of channels in input to be divisible by num_groups, "
+            f"but got input of shape {input.shape} and num_groups={num_groups}"
+        )
+    grouped = _standardized(input.reshape(n, num_groups, -1), (2,), eps)
+    per_channel = (1, c) + (1,) * (input.dims - 2)
+    return _affine(grouped.reshape(*input.shape), weight, bias, per_channel)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Optional[Tensor] = None,
+    running_var: Optional[Tensor] = None,
+    weight: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """``F.instance_norm``: each example's channel normalised over its
+    positions (``group_norm`` with one channel a group), then $\\gamma_c,
+    \\beta_c$; input ``(N, C, *)``. With running statistics given they move
+    towards the batch's average instance mean and unbiased variance by
+    ``momentum`` (in place, as PyTorch); ``use_input_stats=False`` normalises
+    with them instead."""
+    n, c = input.shape[0], input.shape[1]
+    per_channel = (1, c) + (1,) * (input.dims - 2)
+    if not use_input_stats:
+        mean, var = running_mean.view(*per_channel), running_var.view(*per_channel)
+        out = (input - mean) / (var + eps).sqrt()
+    else:
+        out = group_norm(input, c, None, None, eps)
+        if running_mean is not None and running_var is not None:
+            flat = input.detach().reshape(n, c, -1)
+            with no_grad():
+                for stat, value in (
+                    (running_mean, flat.mean(2).mean(0)),
+                    (running_var, flat.var(2, unbiased=True).mean(0)),
+                ):
+                    stat.copy_(stat * (1.0 - momentum) + value * momentum)
+    return _affine(out, weight, bias, per_channel)
+
+
+def _standardized(x: Tensor, dims: Tuple[int, ...], eps: float) -> Tensor:
+    """$(x - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}$, mean and biased variance
+    over ``dims``."""
+    centred = x - x.mean(dims, keepdim=True)
+    var = (centred * centred).mean(dims, keepdim=True)
+    return centred / (var + eps).sqrt()
+
+
+def _affine(
+    x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], shape: Tuple
+) -> Tensor:
+    """$x \\gamma + \\beta$ with ``weight`` and ``bias`` (each optional) viewed
+    as ``shape``."""
+    if weight is not None:
+        x = x * weight.view(*shape)
+    return x if bias is None else x + bias.view(*shape)

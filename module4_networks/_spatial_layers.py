@@ -1,0 +1,174 @@
+"""Layers over the spatial dims of a feature map ``(N, C, *spatial)`` (given;
+the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
+``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions; ``MaxPool1d``,
+``AvgPool1d``), resizing (``Upsample``, ``ConvTranspose2d``) and ``Dropout2d``
+(whole channels), over the functions of ``functional.py`` and
+``_spatial_functions.py``."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from module0_fundamentals.module import Module
+from module2_tensors.tensor import Tensor
+
+from . import _spatial_functions as S
+from . import functional as F
+from ._activation_layers import FunctionLayer
+from ._conv_checks import IntPair, pair
+from ._parameters import _parameter, _uniform_fan_in
+from .layers import Dropout
+
+__all__ = [
+    "MaxPool2d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
+    "MaxPool1d",
+    "AvgPool1d",
+    "Upsample",
+    "ConvTranspose2d",
+    "Dropout2d",
+]
+
+
+class MaxPool2d(FunctionLayer):
+    """``F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
+    return_indices)``, PyTorch's order of arguments."""
+
+    function = staticmethod(F.max_pool2d)
+
+    def __init__(
+        self,
+        kernel_size: IntPair,
+        stride: Optional[IntPair] = None,
+        padding: IntPair = 0,
+        dilation: IntPair = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size,
+            stride=stride,
+            padding=padding,
+            dilation=dilation,
+            ceil_mode=ceil_mode,
+            return_indices=return_indices,
+        )
+
+
+class AvgPool2d(FunctionLayer):
+    """``F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
+    count_include_pad)``."""
+
+    function = staticmethod(F.avg_pool2d)
+
+    def __init__(
+        self,
+        kernel_size: IntPair,
+        stride: Optional[IntPair] = None,
+        padding: IntPair = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        super().__init__(
+            kernel_size=kernel_size,
+            stride=stride,
+            padding=padding,
+            ceil_mode=ceil_mode,
+            count_include_pad=count_include_pad,
+        )
+
+
+class AdaptiveAvgPool2d(FunctionLayer):
+    """``F.adaptive_avg_pool2d(x, output_size)``: averages over windows sized to
+    give an ``output_size`` output whatever the input's size."""
+
+    function = staticmethod(F.adaptive_avg_pool2d)
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size=output_size)
+
+
+class MaxPool1d(MaxPool2d):
+    """``F.max_pool1d`` as a layer: ``MaxPool2d``'s settings, one spatial axis."""
+
+    function = staticmethod(S.max_pool1d)
+
+
+class AvgPool1d(AvgPool2d):
+    """``F.avg_pool1d`` as a layer: ``AvgPool2d``'s settings, one spatial axis."""
+
+    function = staticmethod(S.avg_pool1d)
+
+
+class ConvTranspose2d(Module):
+    """``F.conv_transpose2d`` as a layer: weight ``(in_channels, out_channels /
+    groups, kh, kw)`` and bias initialised as PyTorch's, from $U(-b, b)$ with
+    $b = 1 / \\sqrt{(\\text{out\\_channels} / \\text{groups})\\, k_h k_w}$."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Union[int, Tuple[int, int]],
+        stride: Union[int, Tuple[int, int]] = 1,
+        padding: Union[int, Tuple[int, int]] = 0,
+        output_padding: Union[int, Tuple[int, int]] = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Union[int, Tuple[int, int]] = 1,
+        backend: Any = None,
+    ) -> None:
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        kh, kw = pair(kernel_size, "kernel_size")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = (kh, kw)
+        self.stride, self.padding = stride, padding
+        self.output_padding, self.groups = output_padding, groups
+        self.dilation = dilation
+        fan_in = (out_channels // groups) * kh * kw
+        self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
+        _uniform_fan_in(self.weight, fan_in)
+        self.bias = None
+        if bias:
+            self.bias = _parameter((out_channels,), backend)
+            _uniform_fan_in(self.bias, fan_in)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return S.conv_transpose2d(
+            x,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            self.output_padding,
+            self.groups,
+            self.dilation,
+        )
+
+
+class Upsample(FunctionLayer):
+    """``F.interpolate`` as a layer: ``nn.Upsample(size=None, scale_factor=None,
+    mode="nearest", align_corners=None)``."""
+
+    function = staticmethod(S.interpolate)
+
+    def __init__(
+        self,
+        size: Optional[Union[int, Sequence[int]]] = None,
+        scale_factor: Optional[Union[float, Sequence[float]]] = None,
+        mode: str = "nearest",
+        align_corners: Optional[bool] = None,
+    ) -> None:
+        super().__init__(
+            size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners
+        )
+
+
+class Dropout2d(Dropout):
+    """``F.dropout2d(x, p, training=self.training)``: whole channels dropped."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return S.dropout2d(x, self.p, self.training)
