@@ -918,7 +918,7 @@ def _task_3_2(rng: np.random.Generator) -> List[Case]:
         ((3, 17, 9), (9, 13)),
         ((2, 40, 33), (33, 50)),  # more rows and columns than one block
     ]
-    return _matmul_cases(rng, "fast_ops", "matmul", shapes, summed=True)
+    return _matmul_cases(rng, "fast_matmul", "matmul", shapes, summed=True)
 
 
 def _task_3_3(rng: np.random.Generator) -> List[Case]:

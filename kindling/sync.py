@@ -17,7 +17,10 @@ top-level function or class of the new edition's file that holds a stub
 (``# TODO: Task ...``) takes the student's definition of the same name, from the
 same file or the file it moved from; the student's own top-level helpers (names the
 new edition does not define) come along, into the file that took the file's
-definitions. The new edition's given code and imports stay.
+definitions. The new edition's given code and imports stay, and so does a given
+definition that moved, word for word, out of a student file into a given one
+(Task 3.1's compiled index helpers, into ``kernel_indexing.py``): it is the
+course's, not the student's.
 """
 
 from __future__ import annotations
@@ -87,14 +90,29 @@ def merge_definitions(
     return "\n".join(lines) + ("\n" if text.endswith("\n") else ""), names
 
 
-def _helpers(old: Dict[str, str], defined: set, path: str) -> List[str]:
-    """The top-level definitions of ``old[path]`` that no file of the new edition
-    defines (the student's own helpers), as text."""
+def _helpers(old: Dict[str, str], defined: set, path: str, given: set) -> List[str]:
+    """The top-level definitions of ``old[path]`` that no student file of the new
+    edition defines and that are not one of its ``given`` definitions (texts) word
+    for word: the student's own helpers, as text."""
     blocks = []
     for name, span in (definitions(old[path]) or {}).items():
-        if name not in defined:
-            blocks.append("\n".join(_segment(old[path], span)))
+        block = "\n".join(_segment(old[path], span))
+        if name not in defined and block not in given:
+            blocks.append(block)
     return blocks
+
+
+def _given(current: Path, known: List[str]) -> set:
+    """The text of every top-level definition of the given (not student) Python
+    files beside the student files of the edition ``current``."""
+    texts = set()
+    for folder in sorted({(current / r).parent for r in known}):
+        for path in sorted(folder.glob("*.py")):
+            if path.relative_to(current).as_posix() not in known:
+                text = path.read_text(encoding="utf-8")
+                spans = (definitions(text) or {}).values()
+                texts |= {"\n".join(_segment(text, span)) for span in spans}
+    return texts
 
 
 def sync(previous: Path, current: Path, dry_run: bool = False) -> List[Tuple[str, str]]:
@@ -163,9 +181,10 @@ def sync(previous: Path, current: Path, dry_run: bool = False) -> List[Tuple[str
         if body is None and (current / relative).is_file():
             body = (current / relative).read_text(encoding="utf-8")
         defined |= set(definitions(body or "") or {})
+    given = _given(current, known) if taken else set()
     for path, relative in taken.items():
         relative = path if path in merged else relative  # the same file first
-        blocks = _helpers(old, defined, path)
+        blocks = _helpers(old, defined, path, given)
         if blocks:
             merged[relative] = merged[relative].rstrip("\n") + "\n\n\n"
             merged[relative] += "\n\n\n".join(blocks) + "\n"

@@ -232,8 +232,12 @@ def re_exports(path: Path) -> List[str]:
 #: the fused optimizer's CPU loops, the optimizers' shared pieces written once,
 #: Module 4's given layers as their functions, the function forms as the
 #: Tensor methods, the fast paths' eligibility checks on the engine's, ...).
+#: Lowered by 3 when Tasks 3.1 and 3.2 became two files over the given
+#: ``kernel_indexing.py`` (the new files' imports paid for by the 15-name
+#: ``__all__`` of the helpers, now exported by no list, and ``kernel_size``'s loop
+#: written as ``np.prod``).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 15_882
+LIBRARY_BUDGET = 15_879
 LIBRARY_GOAL = 13_500
 
 

@@ -63,7 +63,7 @@ from .cuda_positions import (
     three_positions,
     two_positions,
 )  # noqa: F401 (Tasks 3.3, 3.4)
-from .fast_ops import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
+from .kernel_indexing import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
 
 __all__ = [
     "THREADS_PER_BLOCK",

@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the library importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from module0_fundamentals import operators  # noqa: E402
-from module3_fast_ops import _dispatch, fast_ops  # noqa: E402
+from module3_fast_ops import _dispatch, fast_matmul, fast_ops  # noqa: E402
 from project.script_tools import make_parser  # noqa: E402
 
 Layout = Tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -80,7 +80,7 @@ KERNELS: Dict[str, Callable[[], Any]] = {
         1,
     ),
     "matmul": lambda: _run(
-        _dispatch.compiled(fast_ops.tensor_matrix_multiply),
+        _dispatch.compiled(fast_matmul.tensor_matrix_multiply),
         *layout((2, 4, 3)),
         *layout((2, 4, 5)),
         *layout((5, 3)),

@@ -537,8 +537,8 @@ def test_stale_tasks_get_one_command_and_the_course_count(partial_project, tmp_p
 
 
 def test_next_points_forward_past_done_tasks():
-    """After a green 3.2, next is 3.3, whatever the staleness of 3.1's result (it
-    shares 3.2's file); with every task done but one, that one."""
+    """After a green 3.2, next is 3.3, whatever the staleness of 3.1's result (3.2
+    depends on it); with every task done but one, that one."""
     from kindling.progress import next_task, task_key
     from kindling.registry import load_registry
 
@@ -561,8 +561,9 @@ def tensor_map(fn):
 
 
 GIVEN = 1
+"""
 
-
+FAST_MATMUL = """
 def tensor_matrix_multiply():
     # BEGIN SOLUTION 3.2
     return None
@@ -573,7 +574,7 @@ def tensor_matrix_multiply():
 def test_staleness_follows_a_tasks_own_code_and_its_dependencies(tmp_path):
     """A result goes stale when the definitions holding its task's regions, or
     those of the tasks it depends on, change; not when the rest of the file does
-    (3.1 and 3.2 share fast_ops.py; 3.2 depends on 3.1)."""
+    (3.2, in fast_matmul.py, depends on 3.1, in fast_ops.py)."""
     from kindling.progress import merge_results, read_progress, task_units
     from kindling.registry import load_registry
 
@@ -581,8 +582,12 @@ def test_staleness_follows_a_tasks_own_code_and_its_dependencies(tmp_path):
     path = tmp_path / "module3_fast_ops" / "fast_ops.py"
     path.parent.mkdir()
     path.write_text(FAST_OPS)
+    matmul = path.with_name("fast_matmul.py")
+    matmul.write_text(FAST_MATMUL)
     units = task_units(tmp_path, registry)
     assert units["3.1"] == {"module3_fast_ops/fast_ops.py": ["tensor_map"]}
+    mm = "module3_fast_ops/fast_matmul.py"
+    assert units["3.2"] == {mm: ["tensor_matrix_multiply"]}
     store = tmp_path / "progress.json"
     done = [{"id": t, "status": "done"} for t in ("3.1", "3.2")]
     merge_results(store, done, tmp_path, registry)
@@ -594,13 +599,12 @@ def test_staleness_follows_a_tasks_own_code_and_its_dependencies(tmp_path):
     assert stale() == {"3.1": [], "3.2": []}
     path.write_text(FAST_OPS.replace("GIVEN = 1", "GIVEN = 2"))  # given code
     assert stale() == {"3.1": [], "3.2": []}
-    text = FAST_OPS.replace("return None", "return 3")  # Task 3.2's code
-    path.write_text(text)
-    mm = "module3_fast_ops/fast_ops.py::tensor_matrix_multiply"
+    matmul.write_text(FAST_MATMUL.replace("return None", "return 3"))  # Task 3.2's
+    mm += "::tensor_matrix_multiply"
     assert stale() == {"3.1": [], "3.2": [mm]}
-    path.write_text(text.replace("return fn", "return fn  # edited"))  # Task 3.1's
+    path.write_text(FAST_OPS.replace("return fn", "return fn  # edited"))  # Task 3.1's
     tm = "module3_fast_ops/fast_ops.py::tensor_map"
-    assert stale() == {"3.1": [tm], "3.2": [tm, mm]}
+    assert stale() == {"3.1": [tm], "3.2": [mm, tm]}  # sorted
 
 
 def test_an_edition_reads_its_tasks_code_from_the_manifest(tmp_path):
@@ -612,9 +616,7 @@ def test_an_edition_reads_its_tasks_code_from_the_manifest(tmp_path):
     registry = load_registry()
     path = tmp_path / "module3_fast_ops" / "fast_ops.py"
     path.parent.mkdir()
-    edition = FAST_OPS.replace("    # BEGIN SOLUTION 3.1\n", "").replace(
-        "    # BEGIN SOLUTION 3.2\n", ""
-    )
+    edition = FAST_OPS.replace("    # BEGIN SOLUTION 3.1\n", "")
     path.write_text(edition)
     units = {"3.1": {"module3_fast_ops/fast_ops.py": ["tensor_map"]}}
     (tmp_path / ".kindling-manifest.json").write_text(
@@ -633,7 +635,7 @@ def test_an_edition_reads_its_tasks_code_from_the_manifest(tmp_path):
 def test_release_records_each_tasks_code_in_the_manifest():
     from kindling.progress import region_units
 
-    text = FAST_OPS + "\n\nclass Layer:\n    def forward(self):\n"
+    text = FAST_OPS + FAST_MATMUL + "\n\nclass Layer:\n    def forward(self):\n"
     text += "        # BEGIN SOLUTION 4.6\n        return 1\n        # END SOLUTION\n"
     assert region_units(text) == {
         "3.1": ["tensor_map"],

@@ -112,3 +112,59 @@ def test_solutions_follow_definitions_that_moved_to_another_file(tmp_path):
         [sys.executable, "-c", check], cwd=new, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+FAST = ["module3_fast_ops/fast_ops.py", "module3_fast_ops/fast_matmul.py"]
+GIVEN_MOVED = "module3_fast_ops/kernel_indexing.py"
+
+
+def test_given_definitions_that_moved_to_a_given_file_stay_there(tmp_path):
+    """Tasks 3.1 and 3.2 were one file, with the compiled index helpers, before
+    they were two and the helpers moved to a given file: the student's solutions
+    go to the file each kernel factory now lives in, their own helper comes
+    along, and the course's helpers are not brought back into the student file
+    (they would shadow the given ones)."""
+    import subprocess
+    import sys
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    release(ROOT, new, through=3)
+    release(ROOT, old, through=3)
+    single = (ROOT / FAST[0]).read_text().rstrip("\n")
+    for relative in (FAST[1], GIVEN_MOVED):
+        text = (ROOT / relative).read_text()
+        for first, last in definitions(text).values():
+            single += "\n\n\n" + "\n".join(text.splitlines()[first - 1 : last])
+    (old / FAST[0]).write_text(single + "\n" + HELPER)
+    (old / FAST[1]).unlink()
+    registry = (old / "kindling" / "tasks.toml").read_text()
+    files = f'files = ["{FAST[1]}"]'
+    assert registry.count(files) == 1
+    (old / "kindling" / "tasks.toml").write_text(
+        registry.replace(files, f'files = ["{FAST[0]}"]')
+    )
+
+    actions = dict(sync(old, new))
+    assert actions[FAST[0]] == actions[FAST[1]] == "merged"
+    for relative in FAST:
+        text = (new / relative).read_text()
+        assert "# TODO: Task 3." not in text, relative
+        reference = (ROOT / relative).read_text()
+        for name, span in definitions(reference).items():
+            theirs = definitions(text)[name]
+            lines = text.splitlines()[theirs[0] - 1 : theirs[1]]
+            assert lines == reference.splitlines()[span[0] - 1 : span[1]], name
+    text = (new / FAST[0]).read_text()
+    assert set(definitions(text)) == set(definitions((ROOT / FAST[0]).read_text())) | {
+        "_my_helper"
+    }
+    assert "def _my_helper" not in (new / FAST[1]).read_text()
+    check = (
+        "from module0_fundamentals import operators\n"
+        "from module3_fast_ops import fast_matmul, fast_ops\n"
+        "fast_ops.tensor_map(operators.neg); fast_matmul.tensor_matrix_multiply()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], cwd=new, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

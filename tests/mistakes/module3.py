@@ -117,7 +117,7 @@ MISTAKES = [
     {
         "name": "fast-matmul-serial",
         "task": "3.2",
-        "file": "module3_fast_ops/fast_ops.py",
+        "file": "module3_fast_ops/fast_matmul.py",
         "find": (
             "            for tile in prange(a_tiles):\n"
             "                pack_rows(tile, a_pack, a_storage, a_starts, n, "
@@ -142,7 +142,7 @@ MISTAKES = [
     {
         "name": "fast-matmul-block-sums-not-reset",
         "task": "3.2",
-        "file": "module3_fast_ops/fast_ops.py",
+        "file": "module3_fast_ops/fast_matmul.py",
         "find": (
             "                else:  # (rows past n: computed, not written)\n"
             "                    acc[:, :] = 0.0\n"
@@ -154,7 +154,7 @@ MISTAKES = [
     {
         "name": "fast-matmul-panels-floor",
         "task": "3.2",
-        "file": "module3_fast_ops/fast_ops.py",
+        "file": "module3_fast_ops/fast_matmul.py",
         "find": (
             "        tasks = (p_pad + PANEL - 1) // PANEL * count * (n_pad // BLOCK)\n"
         ),
@@ -207,7 +207,7 @@ MISTAKES = [
     {
         "name": "fast-matmul-shared-index-buffers",
         "task": "3.2",
-        "file": "module3_fast_ops/fast_ops.py",
+        "file": "module3_fast_ops/fast_matmul.py",
         "find": "        count = kernel_size(out_shape) // (n * p)\n",
         "replace": (
             "        out_index = np.empty(d, np.int64)\n"

@@ -30,14 +30,14 @@ CHILD = textwrap.dedent("""
     import numpy as np
 
     from module0_fundamentals import operators
-    from module3_fast_ops import fast_ops
+    from module3_fast_ops import fast_ops, kernel_indexing
     from tests.module3.strategies import Strided
 
     neg = fast_ops.tensor_map(operators.neg)
     mul = fast_ops.tensor_zip(operators.mul)
     add = fast_ops.tensor_reduce(operators.add)
     rng = np.random.default_rng(0)
-    big = 2 * fast_ops.MIN_PARALLEL_WORK // 64 + 3  # rows of 64: many slices
+    big = 2 * kernel_indexing.MIN_PARALLEL_WORK // 64 + 3  # rows of 64: many slices
 
 
     def check(name, got, want):

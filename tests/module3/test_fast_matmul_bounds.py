@@ -21,10 +21,10 @@ pytestmark = pytest.mark.task3_2
 CHILD = textwrap.dedent("""
     import numpy as np
 
-    from module3_fast_ops import fast_ops
+    from module3_fast_ops import fast_matmul
     from tests.module3.strategies import Strided
 
-    matmul = fast_ops.tensor_matrix_multiply()
+    matmul = fast_matmul.tensor_matrix_multiply()
     rng = np.random.default_rng(0)
     cases = [  # (a's shape, b's shape, b stored by columns, out's layout)
         # n rows of a past every whole block of 4 (1, 2, 3 left over)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import module3_fast_ops as kt
 from module0_fundamentals import operators
-from module3_fast_ops import fast_ops
+from module3_fast_ops import fast_ops, kernel_indexing
 from module3_fast_ops._dispatch import compiled
 from module3_fast_ops.fast_ops import FastBackend, FastOps
 
@@ -109,7 +109,7 @@ def test_map_and_zip_slices_write_inside_out_only():
     ``[lo, hi)``, one a ``prange`` iteration: each must cover its own entries
     and no others. ``out`` is the start of a longer buffer here, whose tail
     must keep its sentinel (a loop that runs past a slice's end writes there)."""
-    rows = 2 * fast_ops.MIN_PARALLEL_WORK // 64 + 3
+    rows = 2 * kernel_indexing.MIN_PARALLEL_WORK // 64 + 3
     x = np.random.default_rng(1).normal(size=(rows, 64))
     y = np.random.default_rng(2).normal(size=(rows, 64))
     for layout in ((0, 1), (1, 0)):  # aligned, then the strided path
@@ -131,9 +131,9 @@ def test_slices_cover_every_entry_when_the_workers_do_not_divide_the_size():
     does not divide the size (here 522 x 63 entries: 4 workers, 2 left over); a
     slice of ``size // workers`` entries each leaves the last ones unwritten (NaN
     here)."""
-    rows = fast_ops.MIN_PARALLEL_WORK // 63 + 2
+    rows = kernel_indexing.MIN_PARALLEL_WORK // 63 + 2
     size = rows * 63
-    workers = fast_ops.workers_for(size)
+    workers = kernel_indexing.workers_for(size)
     assert workers > 1 and size % workers != 0  # the case this test is about
     x = np.random.default_rng(4).normal(size=(rows, 63))
     y = np.random.default_rng(5).normal(size=(rows, 63))
@@ -527,8 +527,9 @@ def test_parallel_check_reports_the_kept_loops(capsys):
 
 
 def test_cached_kernels_depend_on_every_source_they_inline():
-    """The disk cache's key (``kernel_key``) hashes fast_ops.py, Module 2's index
-    helpers and the scalar function's file: editing any of them recompiles."""
+    """The disk cache's key (``kernel_key``) hashes fast_ops.py, the compiled
+    helpers of kernel_indexing.py, Module 2's index helpers and the scalar
+    function's file: editing any of them recompiles."""
     from module3_fast_ops import kernel_key
 
     sources = kernel_key.dependencies(neg_kernel().py_func)
@@ -536,4 +537,5 @@ def test_cached_kernels_depend_on_every_source_they_inline():
         "module0_fundamentals.operators",
         "module2_tensors.tensor_data",
         "module3_fast_ops.fast_ops",
+        "module3_fast_ops.kernel_indexing",
     } <= set(sources)

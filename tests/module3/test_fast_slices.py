@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from module0_fundamentals import operators
-from module3_fast_ops import fast_ops
+from module3_fast_ops import fast_ops, kernel_indexing
 from module3_fast_ops._dispatch import compiled
 
 from .kernels import run_map, run_reduce, run_zip
@@ -21,12 +21,12 @@ from .strategies import Strided
 
 pytestmark = pytest.mark.task3_1
 
-ROWS, COLS = 2 * fast_ops.MIN_PARALLEL_WORK // 64 + 3, 64
+ROWS, COLS = 2 * kernel_indexing.MIN_PARALLEL_WORK // 64 + 3, 64
 
 
 def _slice_starts() -> list:
     size = ROWS * COLS
-    workers = fast_ops.workers_for(size)
+    workers = kernel_indexing.workers_for(size)
     return [w * size // workers for w in range(workers)]
 
 

@@ -11,7 +11,7 @@ EQUIVALENT = {
         "symmetric parts, so swapping them gives the same position"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.batch_starts:args:"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.batch_starts:args:"
         "index, strides->strides, index"
     ): (
         "index_to_position sums index[k] * strides[k]: the two arrays play "
@@ -116,54 +116,54 @@ EQUIVALENT = {
         "after the tree's last syncthreads every thread reads the same final "
         "cache[0]: thread 1 writes the value thread 0 would"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply:const:1->2": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply:const:1->2": (
         "SMALL_PRODUCT, the size below which Tensor matmuls take the serial "
         "twin: both compile the same code and compute the same products"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply:const:18->19": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply:const:18->19": (
         "SMALL_PRODUCT, the size below which Tensor matmuls take the serial "
         "twin: both compile the same code and compute the same products"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply:const:64->65": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply:const:64->65": (
         "PANEL, a tuning constant of the cache blocking: any panel width gives "
         "the same products (test_matmul_larger_than_the_cache_panels spans "
         "three panels and passes with 65)"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
         "first + 8, padded->padded, first + 8"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
         "first, rows->rows, first"
     ): "max of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
         "last, rows->rows, last"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:const:8->9#3": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:const:8->9#3": (
         "a tile of 9 rows instead of 8: its last row is the next tile's first, "
         "which both tiles pack with the same values (the row of storage, or "
         "zeros past the last row): more work, the same pack"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:del:"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:del:"
         "pack[t, i, :] = 0.0->pass"
     ): (
         "the padding rows of a pack (past n rows of a, past p columns of b) "
         "only feed entries of a 4 x 4 block that strip never writes (its "
         "i + r < n and j + c < p guards): whatever they hold, out is the same"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:const:0.0->1.0": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:const:0.0->1.0": (
         "the padding rows of a pack (past n rows of a, past p columns of b) "
         "only feed entries of a 4 x 4 block that strip never writes (its "
         "i + r < n and j + c < p guards): whatever they hold, out is the same"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:args:"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
         "k0 + 8, m->m, k0 + 8"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.pack_rows:const:8->9#5": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:const:8->9#5": (
         "a square of 9 columns instead of 8 where a is read with strides: its "
         "last column is the next square's first, copied twice with the same "
         "value: more work, the same pack"
@@ -197,119 +197,119 @@ EQUIVALENT = {
         "a 1-d out is one row and hi <= last, so both are hi - ordinal"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.strip:args:"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:args:"
         "p_pad, (panel + 1) * PANEL->(panel + 1) * PANEL, p_pad"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.strip:op:*->/#4": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:op:*->/#4": (
         "range() truncates panel / PANEL (to 0 below 64 panels): a task sweeps "
         "from an earlier column to the end of its own panel, recomputing "
         "columns of earlier panels with the same sums, each written only "
         "where j + c < p: more work, the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.strip:const:1->2#3": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:const:1->2#3": (
         "a task sweeps two panels, (panel + 2) * PANEL, instead of one: the "
         "second is the next task's, whose blocks it writes with the same sums: "
         "more work, the same out"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:BLOCK, n - i->n - i, BLOCK"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:BLOCK, n - i->n - i, BLOCK#2"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:1, last - 1->last - 1, 1"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:2, last - 1->last - 1, 2"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:3, last - 1->last - 1, 3"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:3->4": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.rows:const:3->4": (
         "min(4, last - 1) is min(3, last - 1): last = min(BLOCK, n - i) is at " "most 4"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#3": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op:*->/#3": (
         "count / n * m * p <= SMALL_PRODUCT: products up to n * n times bigger "
         "skip the packing and take rows or dots, which are right for any size "
         "where they are chosen (the choice is speed only): the same out, slower"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#5": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op:*->/#5": (
         "count * n * m / p <= SMALL_PRODUCT: products up to p * p times bigger "
         "skip the packing and take rows or dots, which are right for any size "
         "where they are chosen (the choice is speed only; p = 0 returned "
         "earlier): the same out, slower"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:<=-><": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:cmp:<=-><": (
         "a product of exactly SMALL_PRODUCT multiply-adds is packed instead of "
         "taking rows or dots: each is right (the choice is speed only), the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#14": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op:-->+#14": (
         "(n + BLOCK + 1) // BLOCK * BLOCK pads a with a block of zero rows more "
         "for some n: strip computes that block too and writes none of it "
         "(only rows i + r < n are written): more work, the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#15": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op:-->+#15": (
         "(p + BLOCK + 1) // BLOCK * BLOCK pads b^T with a block of zero rows "
         "more for some p: strip computes those columns too and writes none of "
         "them (only columns j + c < p are written): more work, the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#12": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op:*->/#12": (
         "workers_for(count / n * m * p // 8): "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:*->/#14": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op:*->/#14": (
         "workers_for(count * n * m / p // 8): "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op://->%#8": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op://->%#8": (
         "workers_for(count * n * m * p % 8): "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:8->9#3": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:const:8->9#3": (
         "workers_for(count * n * m * p // 9) == 1: "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:==->!=#5": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:cmp:==->!=#5": (
         "workers_for(...) != 1: "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#18": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:const:1->2#18": (
         "workers_for(...) == 2: "
         "the serial loops and the parallel ones run the same pack_rows and "
         "strip calls, each writing its own entries: which runs is speed only (no "
         "test sees a matmul's threads: 3.1's kernels show theirs through fn), "
         "the same out"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:op:-->+#22": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:op:-->+#22": (
         "(p_pad + PANEL + 1) // PANEL adds a panel of tasks where p_pad is a "
         "multiple of PANEL: their sweeps start at p_pad and are empty"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#17": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:const:1->2#17": (
         "(p_pad + PANEL - 2) // PANEL is (p_pad + PANEL - 1) // PANEL: they "
         "differ only where p_pad % PANEL == 1, and p_pad is a multiple of BLOCK"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:cmp:<-><=": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.rows:cmp:<-><=": (
         "p <= BLOCK: products exactly BLOCK columns wide take the "
         "matrix-times-vector branch (BLOCK dot products in registers), which is "
         "right for any p, instead of the sweep along rows: the same out, slower"
@@ -524,71 +524,71 @@ EQUIVALENT = {
         "the prange loop is the same call zip_slice(0, size) as the serial branch"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:1, last - 1->last - 1, 1#2"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:2, last - 1->last - 1, 2#2"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "rows:args:3, last - 1->last - 1, 3#2"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:const:3->4#3": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.rows:const:3->4#3": (
         "min(4, last - 1) is min(3, last - 1): last = min(BLOCK, n - i) is at " "most 4"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.rows:cmp:<=-><": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.rows:cmp:<=-><": (
         "while k + 4 < m: when m is a multiple of 4 the last four steps of k "
         "are taken one at a time by the loop after it: the same products, "
         "summed in another order (the sums agree to rounding, as NumPy's do)"
     ),
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:BLOCK, n - i->n - i, BLOCK"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:BLOCK, p - j->p - j, BLOCK"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:1, rows_here - 1->rows_here - 1, 1"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:1, cols_here - 1->cols_here - 1, 1"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:2, rows_here - 1->rows_here - 1, 2"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:2, cols_here - 1->cols_here - 1, 2"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:3, rows_here - 1->rows_here - 1, 3"
     ): "min of two ints is symmetric",
     (
-        "module3_fast_ops/fast_ops.py:tensor_matrix_multiply."
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
         "dots:args:3, cols_here - 1->cols_here - 1, 3"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.dots:const:3->4": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.dots:const:3->4": (
         "min(4, rows_here - 1) is min(3, rows_here - 1): rows_here = "
         "min(BLOCK, n - i) is at most 4"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply.dots:const:3->4#2": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.dots:const:3->4#2": (
         "min(4, cols_here - 1) is min(3, cols_here - 1): cols_here = "
         "min(BLOCK, p - j) is at most 4"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:cmp:!=->==": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:cmp:!=->==": (
         "dots only where b_col == 1 too (b's rows and columns both "
         "contiguous: m or p is 1): a transposed b is packed instead, which is "
         "right for it: the same out, slower"
     ),
-    "module3_fast_ops/fast_ops.py:tensor_matrix_multiply._matmul:const:1->2#7": (
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply._matmul:const:1->2#7": (
         "b_col != 2: a b whose rows and columns are both contiguous (m or p "
         "is 1) takes dots, right for it; one with b_col == 2 is packed, right "
         "too: the choice is speed only, the same out"
