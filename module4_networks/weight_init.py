@@ -1,7 +1,7 @@
 """Weight initialisation (Task 4.6), as ``torch.nn.init``. Code reaches these
 functions through ``kt.nn.init`` (or ``kt.init``: the facade ``init/__init__.py``),
 which adds the given ``trunc_normal_``, ``orthogonal_``, ``eye_`` and ``dirac_``
-of ``_extra_init.py``.
+of ``_structured_init.py``.
 
 A layer's starting weights decide whether a deep network trains at all. If every
 layer multiplies the size of its signal by a factor $a$, $L$ layers multiply it by

@@ -4,12 +4,12 @@
 A facade: it defines nothing, and assembles the initialisers of Task 4.6
 (``weight_init.py``: ``calculate_gain``, ``calculate_fan_in_and_fan_out``,
 ``uniform_``, ``normal_``, ``constant_``, ``zeros_``, ``ones_`` and the Xavier and
-Kaiming families) and the given ones of ``_extra_init.py`` (``trunc_normal_``,
+Kaiming families) and the given ones of ``_structured_init.py`` (``trunc_normal_``,
 ``orthogonal_``, ``eye_``, ``dirac_``).
 """
 
-from .. import _extra_init, weight_init
-from .._extra_init import *  # noqa: F403
+from .. import _structured_init, weight_init
+from .._structured_init import *  # noqa: F403
 from ..weight_init import *  # noqa: F403
 
-__all__ = [*weight_init.__all__, *_extra_init.__all__]
+__all__ = [*weight_init.__all__, *_structured_init.__all__]
