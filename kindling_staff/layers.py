@@ -237,7 +237,7 @@ def re_exports(path: Path) -> List[str]:
 #: ``__all__`` of the helpers, now exported by no list, and ``kernel_size``'s loop
 #: written as ``np.prod``).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 15_879
+LIBRARY_BUDGET = 15_869
 LIBRARY_GOAL = 13_500
 
 

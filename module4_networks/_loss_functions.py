@@ -81,10 +81,9 @@ def smooth_l1_loss(
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = input - target
-    size = d.abs()
-    if beta == 0.0:
-        return _reduced(size, reduction, "smooth_l1_loss")
-    losses = where(size < beta, d * d * (0.5 / beta), size - 0.5 * beta)
+    losses = size = d.abs()
+    if beta > 0.0:  # (beta = 0: the L1 loss)
+        losses = where(size < beta, d * d * (0.5 / beta), size - 0.5 * beta)
     return _reduced(losses, reduction, "smooth_l1_loss")
 
 

@@ -59,11 +59,8 @@ def layer_norm(
     Raises:
         ValueError: ``normalized_shape`` is not the input's trailing shape.
     """
-    shape = (
-        (normalized_shape,)
-        if isinstance(normalized_shape, int)
-        else tuple(normalized_shape)
-    )
+    shape = normalized_shape
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
         raise ValueError(
             f"layer_norm: normalized_shape {list(shape)} does not match the "

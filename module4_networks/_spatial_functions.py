@@ -223,12 +223,11 @@ def conv_transpose2d(
     x = _insert_zeros(_insert_zeros(x, 2, s[0]), 3, s[1])
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
     widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
-    grow = tuple(w if w > 0 else 0 for w in widths)
-    x = pad(x, grow)
+    x = pad(x, tuple(max(w, 0) for w in widths))
     # Negative widths crop (padding larger than the kernel's reach).
-    h0, h1 = -min(widths[2], 0), -min(widths[3], 0)
-    w0, w1 = -min(widths[0], 0), -min(widths[1], 0)
-    x = x.narrow(2, h0, x.shape[2] - h0 - h1).narrow(3, w0, x.shape[3] - w0 - w1)
+    cut = [-min(w, 0) for w in widths]  # (left, right, top, bottom)
+    x = x.narrow(2, cut[2], x.shape[2] - cut[2] - cut[3])
+    x = x.narrow(3, cut[0], x.shape[3] - cut[0] - cut[1])
     c_in, c_out_g = weight.shape[0], weight.shape[1]
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))

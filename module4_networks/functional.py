@@ -195,7 +195,7 @@ def _pool_windows(
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
     pads = pair(padding, "padding")
-    sizes, counts, index = [], [], []
+    sizes, counts, index, extra = [], [], [], []
     for n, k, s, p, d in zip(
         input.shape[2:], kernel, steps, pads, pair(dilation, "dilation")
     ):
@@ -218,13 +218,8 @@ def _pool_windows(
         sizes.append(out)
         counts.append(np.minimum(starts + k, n + 2 * p) - starts)
         index.append(starts[:, None] + spacing[None, :])
-    # ceil_mode's last window may reach past the padding: fill that part too.
-    # (F.max shadows the built-in max in this module.)
-    reach = [
-        int(ix[-1, -1]) + 1 - (n + 2 * p)
-        for ix, n, p in zip(index, input.shape[2:], pads)
-    ]
-    extra = [r if r > 0 else 0 for r in reach]
+        # ceil_mode's last window may reach past the padding: fill that part too.
+        extra.append(int(np.maximum(starts[-1] + k - (n + 2 * p), 0)))
     padded = pad(
         input, [pads[1], pads[1] + extra[1], pads[0], pads[0] + extra[0]], value=fill
     )

@@ -72,14 +72,13 @@ class Sequential(_Sequential):
     fewer per pair and training step."""
 
     def forward(self, x: Any) -> Any:
-        fused = None
         if getattr(getattr(x, "backend", None), "cuda", False):
             from ._bias_activation import sequential  # (loads numba.cuda)
 
             layers = (Linear, (ReLU, Tanh, Sigmoid, GELU), _Sequential)
             fused = sequential(list(self._modules.values()), x, layers)
-        if fused is not None:  # a Linear-activation pair, checked: fused
-            return fused
+            if fused is not None:  # a Linear-activation pair, checked: fused
+                return fused
         return super().forward(x)
 
 
