@@ -236,8 +236,11 @@ def re_exports(path: Path) -> List[str]:
 #: ``kernel_indexing.py`` (the new files' imports paid for by the 15-name
 #: ``__all__`` of the helpers, now exported by no list, and ``kernel_size``'s loop
 #: written as ``np.prod``).
+#: Raised by 3 (to 15,872) for ``_parameters._value``: GroupNorm, InstanceNorm
+#: and ConvTranspose2d read their parameters through ``.value`` as the layers'
+#: contract says (tests/module4/test_nn.py failed on them without it).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 15_869
+LIBRARY_BUDGET = 15_872
 LIBRARY_GOAL = 13_500
 
 

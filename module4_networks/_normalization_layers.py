@@ -13,7 +13,7 @@ from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.tensor import Tensor, ones, zeros
 
 from ._normalization_functions import group_norm, instance_norm
-from ._parameters import _scale_and_shift
+from ._parameters import _scale_and_shift, _value
 
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
 
@@ -39,7 +39,8 @@ class GroupNorm(Module):
         )
 
     def forward(self, x: Tensor) -> Tensor:
-        return group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+        w, b = _value(self.weight), _value(self.bias)
+        return group_norm(x, self.num_groups, w, b, self.eps)
 
 
 class _InstanceNorm(Module):
@@ -83,8 +84,8 @@ class _InstanceNorm(Module):
             batched,
             self.running_mean,
             self.running_var,
-            self.weight,
-            self.bias,
+            _value(self.weight),
+            _value(self.bias),
             self.training or not self.track_running_stats,
             self.momentum,
             self.eps,

@@ -9,16 +9,22 @@ from typing import Optional, Tuple, Union
 from module0_fundamentals.module import Parameter
 from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
-from module2_tensors.tensor import ones, zeros
+from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import weight_init as init
 
-__all__ = ["_parameter", "_uniform_fan_in", "_scale_and_shift"]
+__all__ = ["_parameter", "_uniform_fan_in", "_scale_and_shift", "_value"]
 
 
 def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
     """A zero tensor of ``shape`` wrapped as a Parameter (filled by ``init`` next)."""
     return Parameter(zeros(shape, backend=backend or get_default_backend()))
+
+
+def _value(p: Optional[Parameter]) -> Optional[Tensor]:
+    """What a forward reads of an optional parameter: ``p.value`` (the leaf a
+    ``p.update(t)`` put there, so its gradient reaches it), or ``None``."""
+    return None if p is None else p.value
 
 
 def _uniform_fan_in(p: Parameter, fan_in: int) -> None:

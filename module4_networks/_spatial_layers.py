@@ -16,7 +16,7 @@ from . import _spatial_functions as S
 from . import functional as F
 from ._activation_layers import FunctionLayer
 from ._conv_checks import IntPair, pair
-from ._parameters import _parameter, _uniform_fan_in
+from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
 
 __all__ = [
@@ -139,8 +139,8 @@ class ConvTranspose2d(Module):
     def forward(self, x: Tensor) -> Tensor:
         return S.conv_transpose2d(
             x,
-            self.weight,
-            self.bias,
+            self.weight.value,
+            _value(self.bias),
             self.stride,
             self.padding,
             self.output_padding,

@@ -112,6 +112,26 @@ def _layers_with_parameters():
             lambda: nn.LayerNorm((2, 3), backend=BACKEND),
             rng.normal(size=(2, 2, 3)),
         ),
+        (
+            "GroupNorm",
+            lambda: nn.GroupNorm(2, 4, backend=BACKEND),
+            rng.normal(size=(2, 4, 3)),
+        ),
+        (
+            "InstanceNorm2d",
+            lambda: nn.InstanceNorm2d(2, affine=True, backend=BACKEND),
+            rng.normal(size=(2, 2, 2, 3)),
+        ),
+        (
+            "ConvTranspose2d",
+            lambda: nn.ConvTranspose2d(2, 3, 2, stride=2, backend=BACKEND),
+            rng.normal(size=(1, 2, 2, 3)),
+        ),
+        (
+            "PReLU",
+            lambda: nn.PReLU(3, backend=BACKEND),
+            rng.normal(size=(2, 3, 4)),
+        ),
     ]
 
 
