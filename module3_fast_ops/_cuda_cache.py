@@ -115,10 +115,7 @@ def persist(kernel: Any, label: str) -> Any:
     py_func = getattr(kernel, "py_func", None)
     if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
         return kernel
-    try:
-        key = kernel_key(py_func, kernel.targetoptions)
-    except (OSError, TypeError, ValueError):
-        key = None
+    key = kernel_key(py_func, kernel.targetoptions)
     if key is None:
         return kernel
     try:

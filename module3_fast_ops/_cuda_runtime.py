@@ -18,6 +18,7 @@ them, behind a small interface:
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import weakref
@@ -76,10 +77,7 @@ _NO_GPU: Any = getattr(cuda, "CudaSupportError", ())
 
 
 def _size(shape: Shape) -> int:
-    size = 1
-    for n in shape:
-        size *= int(n)
-    return size
+    return int(math.prod(shape))
 
 
 def aligned(out: Storage, out_shape: Shape, out_strides: Strides, *inputs: Any) -> bool:
@@ -181,9 +179,6 @@ def check_launch(grid: Any, block: Any) -> None:
     Raises:
         ValueError: naming the dimension and the limit it exceeds.
     """
-    if type(grid) is int and type(block) is int:  # the usual 1-D launch, at once
-        if 1 <= grid <= MAX_GRID_X and 1 <= block <= MAX_THREADS:
-            return
     g, b = _dims(grid), _dims(block)
     for name, dims, limits in (
         ("grid", g, (MAX_GRID_X, MAX_GRID, MAX_GRID)),

@@ -36,10 +36,7 @@ def helper_mode() -> bool:
 
 
 def expect(
-    label: str,
-    build: Callable[[], Any],
-    warm: Optional[Callable[[Any], None]] = None,
-    module: Optional[str] = None,
+    label: str, build: Callable[[], Any], warm: Callable[[Any], None], module: str
 ) -> None:
     """Announce a kernel that this run may compile later.
 
@@ -48,9 +45,9 @@ def expect(
     how many kernels may still compile (one that raises, a stub, is not counted).
 
     ``warm(kernel)`` calls the kernel once on small typical arguments, and
-    ``module`` is the module whose import announces it: with both, the first
-    compilation of a run also starts a *compile helper*, a second process that
-    compiles the run's other pending kernels into the disk cache while this one
+    ``module`` is the module whose import announces it: the first compilation of
+    a run may start *compile helpers*, processes that import ``module`` and
+    compile the run's other pending kernels into the disk cache while this one
     works (``precompile.warm_up``).
     """
     progress.expected.append((label, build, warm, module))
@@ -88,16 +85,9 @@ def _start_helper(current: str) -> None:
     if helper_mode() or setting == "0" or jobs == 0:
         return
     by_module: Dict[str, List[str]] = {}
-    for label, _, warm, module in progress.expected:
+    for label, _, _, module in progress.expected:
         cache = progress.caches.get(label)
-        if (
-            warm is None
-            or module is None
-            or label == current
-            or cache is None
-            or not cache._enabled
-            or cache.is_cached()
-        ):
+        if label == current or cache is None or not cache._enabled or cache.is_cached():
             continue
         by_module.setdefault(module, []).append(label)
     env = dict(os.environ, KINDLING_IS_COMPILE_HELPER="1", KINDLING_QUIET="1")
@@ -131,48 +121,35 @@ class CompileProgress:
     """Tells the user, on stderr, that kernels are compiling.
 
     The first compilation prints ``kindling: compiling kernels (first run only;
-    later runs load them from the cache) ...``; each one then shows ``[n/m] name``
-    (``m``: the kernels this run knows of that are not cached yet), rewritten in
-    place on a terminal and printed at most every :attr:`interval` seconds
-    elsewhere; at exit one line sums up. ``KINDLING_QUIET=1`` silences it.
+    later runs load them from the cache) ...``; each one then a line ``[n/m]
+    compiling name ...`` (``m``: the kernels this run knows of that are not cached
+    yet); at exit one line sums up. ``KINDLING_QUIET=1`` silences it.
     """
 
-    interval = 5.0
-
     def __init__(self) -> None:
-        self.expected: List[Tuple[str, Callable[[], Any], Any, Optional[str]]] = []
+        self.expected: List[Tuple[str, Callable[[], Any], Any, str]] = []
         self.caches: Dict[str, Any] = {}  # label -> its kernel_cache.KernelCache
         self.compiled: List[str] = []
         self.loaded_count = 0
         self.pending: Optional[int] = None
-        self.started_at: Optional[float] = None
-        self.last_line = 0.0
         self.seconds = 0.0
         self.current: Optional[Tuple[str, float]] = None
         self.stream: Any = None  # None: sys.stderr at the time of writing
         self.helpers: List[Any] = []
         self.lock = threading.Lock()
 
-    def known(self, label: str, cache: Any) -> None:
-        self.caches[label] = cache
-
     def _quiet(self) -> bool:
         return os.environ.get("KINDLING_QUIET", "") not in ("", "0")
 
     def _write(self, text: str) -> None:
+        if self._quiet():
+            return
         stream = self.stream or sys.stderr
         try:
             stream.write(text)
             stream.flush()
         except (OSError, ValueError):
             pass
-
-    def _tty(self) -> bool:
-        stream = self.stream or sys.stderr
-        try:
-            return bool(stream.isatty())
-        except (AttributeError, ValueError):
-            return False
 
     def _count_pending(self) -> int:
         # Kernels known to this run that have no cached code yet.
@@ -186,30 +163,18 @@ class CompileProgress:
 
     def started(self, label: str) -> None:
         with self.lock:
-            now = time.perf_counter()
-            self.current = (label, now)
-            first = self.pending is None
-            if first:
+            self.current = (label, time.perf_counter())
+            if self.pending is None:
                 self.pending = self._count_pending()
                 _start_helper(label)
                 atexit.register(_stop_helpers)
-            if self._quiet():
-                return
-            if self.started_at is None:
-                self.started_at = now
+                atexit.register(self.summary)
                 self._write(
                     "kindling: compiling kernels (first run only; later runs load "
                     "them from the cache) ...\n"
                 )
-                atexit.register(self.summary)
             n = len(self.compiled) + 1
-            total = max(self.pending or 0, n)
-            line = f"  [{n}/{total}] compiling {label} ..."
-            if self._tty():
-                self._write("\r" + line + "\x1b[K")
-            elif n == 1 or now - self.last_line >= self.interval:
-                self._write(line + "\n")
-                self.last_line = now
+            self._write(f"  [{n}/{max(self.pending, n)}] compiling {label} ...\n")
 
     def finished(self, label: str) -> None:
         with self.lock:
@@ -217,21 +182,15 @@ class CompileProgress:
                 self.seconds += time.perf_counter() - self.current[1]
             self.current = None
             self.compiled.append(label)
-            if not self._quiet() and self._tty():
-                self._write("\r\x1b[K")  # the script's own output starts clean
-
-    def loaded(self, label: str) -> None:
-        self.loaded_count += 1
 
     def summary(self) -> None:
         """The closing line (registered with ``atexit`` at the first compile)."""
-        if self._quiet() or not self.compiled:
+        if not self.compiled:
             return
-        clear = "\r\x1b[K" if self._tty() else ""
         where = {c.cache_path for c in self.caches.values() if c._enabled}
         place = f" in {sorted(where)[0]}" if len(where) == 1 else ""
         self._write(
-            f"{clear}kindling: compiled {len(self.compiled)} kernel(s) in "
+            f"kindling: compiled {len(self.compiled)} kernel(s) in "
             f"{self.seconds:.1f} s; they are cached{place} for the next runs\n"
         )
 

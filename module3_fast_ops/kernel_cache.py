@@ -22,6 +22,7 @@ kernels on idle cores, are in ``compile_progress.py``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sys
@@ -234,56 +235,40 @@ class KernelCache(KeyedCache, FunctionCache):
 
     # -------------------------------------------------- one compiler at a time
     # Several processes may want the same kernel at once (pytest's workers, the
-    # compile helpers). A lock file per kernel lets one compile while the
-    # others wait and then load its result, instead of compiling it again.
+    # compile helpers). The operating system's lock on a file per kernel lets one
+    # compile while the others wait and then load its result, instead of
+    # compiling it again; the lock goes with its holder, however that ends.
 
     def _lock_path(self) -> str:
         return os.path.join(self._cache_path, self._impl.filename_base + ".lock")
 
     def _try_lock(self) -> bool:
-        path = self._lock_path()
+        """Take the kernel's lock; ``False`` while another process holds it."""
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            return False
+            fd = os.open(self._lock_path(), os.O_CREAT | os.O_RDWR)
         except OSError:
             return True  # no locking possible here: just compile
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write(str(os.getpid()))
-        self._locked = True
+        try:
+            if os.name == "nt":
+                import msvcrt
+
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(fd)
+            # Held (EAGAIN on POSIX, EACCES on Windows); else no locking here.
+            return error.errno not in (errno.EAGAIN, errno.EACCES)
+        self._lock_fd = fd
         return True
 
-    def _lock_owner_alive(self) -> bool:
-        path = self._lock_path()
-        try:
-            with open(path, encoding="ascii", errors="replace") as f:
-                text = f.read().strip()
-            if time.time() - os.path.getmtime(path) > LOCK_PATIENCE:
-                raise ValueError("stale")
-            if not text:
-                return True  # just created; its owner is writing its pid
-            pid = int(text)
-            if pid <= 0 or pid == os.getpid() or not process_alive(pid):
-                raise ValueError("not a live owner")
-            return True
-        except FileNotFoundError:
-            return False
-        except (OSError, ValueError):
-            # A lock left by a dead (or stuck) process: take it over.
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-            return False
-
     def release(self) -> None:
-        """Remove this process's lock file, if it holds one."""
-        if getattr(self, "_locked", False):
-            self._locked = False
-            try:
-                os.unlink(self._lock_path())
-            except OSError:
-                pass
+        """Let go of this process's lock, if it holds one."""
+        fd, self._lock_fd = getattr(self, "_lock_fd", None), None
+        if fd is not None:
+            os.close(fd)  # (which releases the lock)
 
     def _load(self, sig: Any, target_context: Any) -> Any:
         try:
@@ -293,17 +278,19 @@ class KernelCache(KeyedCache, FunctionCache):
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         data = self._load(sig, target_context)  # None when not enabled
+        give_up = time.monotonic() + LOCK_PATIENCE
         while self._enabled and data is None and not self._try_lock():
             if helper_mode():
                 raise KernelBusy(self.label)  # the helper skips it
+            if time.monotonic() > give_up:
+                break  # its compiler seems stuck: compile here too
             # Another process compiles this kernel: wait, then load its work.
-            if self._lock_owner_alive():
-                time.sleep(0.1)
+            time.sleep(0.1)
             data = self._load(sig, target_context)
         if data is None:
             compile_progress.progress.started(self.label)
             return None
-        compile_progress.progress.loaded(self.label)
+        compile_progress.progress.loaded_count += 1
         return data._replace(metadata=_LazyMetadata(self._py_func, self.options, sig))
 
     def save_overload(self, sig: Any, data: Any) -> None:
@@ -316,51 +303,9 @@ class KernelCache(KeyedCache, FunctionCache):
         self.release()
 
 
-#: Seconds after which a kernel's lock file is taken for abandoned (a compile that
-#: failed in a process still running, say).
+#: Seconds a process waits for another one's compilation of a kernel before it
+#: compiles the kernel itself (the other may be stopped in a debugger, say).
 LOCK_PATIENCE = 120.0
-
-
-def _kernel32() -> Tuple[Any, Callable[[], int]]:
-    """Windows' kernel32 and the reader of its last error code (a seam for tests)."""
-    import ctypes
-
-    dll = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-    return dll, ctypes.get_last_error  # type: ignore[attr-defined]
-
-
-def process_alive(pid: int) -> bool:
-    """Whether process ``pid`` is still running, on every operating system.
-
-    POSIX answers through ``os.kill(pid, 0)``, which sends no signal. Windows must not
-    be asked that way: there ``os.kill`` with 0 is ``CTRL_C_EVENT`` and would interrupt
-    the lock's owner. It opens the process for a query instead, and reads whether its
-    exit code is still ``STILL_ACTIVE``."""
-    if os.name == "nt":
-        import ctypes
-
-        query_limited_information, still_active, access_denied = 0x1000, 259, 5
-        kernel32, last_error = _kernel32()
-        handle = kernel32.OpenProcess(query_limited_information, False, pid)
-        if not handle:
-            # A process of another user exists but may not be opened.
-            return last_error() == access_denied
-        try:
-            code = ctypes.c_ulong()
-            if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
-                return True
-            return code.value == still_active
-        finally:
-            kernel32.CloseHandle(handle)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, owned by another user
-    except OSError:
-        return False
-    return True
 
 
 def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
@@ -400,10 +345,7 @@ def persist(kernel: Any, label: str) -> Any:
     py_func = getattr(kernel, "py_func", None)
     if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
         return kernel
-    try:
-        key = kernel_key(py_func, kernel.targetoptions)
-    except (OSError, TypeError, ValueError):
-        key = None
+    key = kernel_key(py_func, kernel.targetoptions)
     if key is not None:
         _rename_closures(kernel, key[0])
     kernel._cache = cache = KernelCache(py_func, label, key, kernel.targetoptions)
@@ -418,5 +360,5 @@ def persist(kernel: Any, label: str) -> Any:
             cache.release()
 
     kernel.compile = compile
-    compile_progress.progress.known(label, cache)
+    compile_progress.progress.caches[label] = cache
     return kernel

@@ -51,17 +51,10 @@ def _is_external(module: Optional[str]) -> bool:
     return (module or "builtins").split(".")[0] in _EXTERNAL
 
 
-_FILE_DIGESTS: Dict[Tuple[str, int, int], str] = {}
-
-
 def _file_digest(path: str) -> str:
-    """SHA-256 of a file's bytes, remembered per (path, mtime, size)."""
-    stat = os.stat(path)
-    memo = (path, stat.st_mtime_ns, stat.st_size)
-    if memo not in _FILE_DIGESTS:
-        with open(path, "rb") as f:
-            _FILE_DIGESTS[memo] = hashlib.sha256(f.read()).hexdigest()
-    return _FILE_DIGESTS[memo]
+    """SHA-256 of a file's bytes."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def _code_names(code: types.CodeType) -> List[str]:
@@ -78,12 +71,10 @@ _SIMPLE = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
 def _stable_repr(value: Any) -> str:
     """``repr`` that is the same in every process: sets (``fastmath={...}``) are
-    sorted, since their order follows the per-process string hash seed."""
+    sorted, since their order follows the per-process string hash seed (a dict's
+    follows its insertions)."""
     if isinstance(value, (set, frozenset)):
         return "{" + ", ".join(sorted(_stable_repr(v) for v in value)) + "}"
-    if isinstance(value, dict):
-        items = sorted((_stable_repr(k), _stable_repr(v)) for k, v in value.items())
-        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
     if isinstance(value, (list, tuple)):
         return type(value).__name__ + "(" + ", ".join(map(_stable_repr, value)) + ")"
     return repr(value)
@@ -212,7 +203,10 @@ def kernel_key(
     kernel's own Numba options) and changes with any edit of that code.
     """
     describer = _Describer()
-    describer.function(py_func)  # type: ignore[arg-type]
+    try:
+        describer.function(py_func)  # type: ignore[arg-type]
+    except (OSError, TypeError, ValueError):  # a file gone, a value unhashable...
+        return None
     if not describer.cachable:
         return None
     # The kernel's own name and those of every function it reaches (the scalar
