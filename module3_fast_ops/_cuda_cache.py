@@ -22,14 +22,15 @@ In the simulator nothing compiles, so :func:`persist` leaves kernels as they are
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Tuple
 
 from . import kernel_cache
 from .kernel_key import kernel_key
 
-__all__ = ["persist", "CudaKernelCache"]
+__all__ = ["persist"]
 
 
 _announced = False
@@ -47,11 +48,9 @@ def _announce(label: str) -> None:
     )
 
 
+@functools.lru_cache(maxsize=None)
 def _cache_class() -> Any:
-    """:class:`CudaKernelCache`, defined on numba-cuda's classes at first use."""
-    global CudaKernelCache
-    if CudaKernelCache is not None:
-        return CudaKernelCache
+    """The cache class, defined on numba-cuda's classes at first use."""
     # Imported here: this module loads with the simulator too.
     from numba.cuda.core.caching import IndexDataCacheFile
     from numba.cuda.dispatcher import CUDACache, CUDACacheImpl
@@ -99,12 +98,7 @@ def _cache_class() -> Any:
             except Exception:  # noqa: BLE001 - disk full, a kernel numba-cuda
                 pass  # cannot serialise: it still runs, compiled in memory
 
-    CudaKernelCache = _CudaKernelCache
-    return CudaKernelCache
-
-
-#: The cache class (made from numba-cuda's at the first :func:`persist`).
-CudaKernelCache: Optional[type] = None
+    return _CudaKernelCache
 
 
 def persist(kernel: Any, label: str) -> Any:

@@ -85,17 +85,12 @@ def aligned(out: Storage, out_shape: Shape, out_strides: Strides, *inputs: Any) 
     with no gaps (same shape, same strides, storages of exactly ``size`` entries):
     then storage position ``i`` of one is storage position ``i`` of the others."""
     size = _size(out_shape)
-    if len(out) != size:
-        return False
-    for k in range(0, len(inputs), 3):
-        storage, shape, strides = inputs[k : k + 3]
-        if (
-            len(storage) != size
-            or not np.array_equal(shape, out_shape)
-            or not np.array_equal(strides, out_strides)
-        ):
-            return False
-    return True
+    return len(out) == size and all(
+        len(inputs[k]) == size
+        and np.array_equal(inputs[k + 1], out_shape)
+        and np.array_equal(inputs[k + 2], out_strides)
+        for k in range(0, len(inputs), 3)
+    )
 
 
 def on_device(x: Any) -> bool:

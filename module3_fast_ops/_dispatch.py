@@ -38,6 +38,7 @@ from module2_tensors.tensor_data import TensorData, shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
 from . import compile_progress, kernel_cache
+from .kernel_indexing import MIN_PARALLEL_WORK
 
 __all__ = ["NumbaOps", "compiled", "kernel_label", "serial_twin"]
 
@@ -166,8 +167,8 @@ def serial_twin(kernel: Any, label: str) -> Any:
 class NumbaOps(TensorOps):
     """Module 2's ``TensorOps`` on compiled kernels. A subclass names its kernel
     factories (class attributes ``map_kernel``, ``zip_kernel``, ``reduce_kernel``,
-    ``matmul_kernel``, plain functions) and ``parallel_from``, the work below which
-    a kernel runs on one thread; the four ops below build and call the kernels.
+    ``matmul_kernel``, plain functions); the four ops below build and call the
+    kernels.
 
     The wrappers that ``map``, ``zip`` and ``reduce`` return run once per tensor
     operation, so they reach into the TensorData (``_tensor``: storage and the
@@ -179,7 +180,6 @@ class NumbaOps(TensorOps):
     zip_kernel: Callable[..., Any]
     reduce_kernel: Callable[..., Any]
     matmul_kernel: Callable[..., Any]
-    parallel_from: int = 1 << 15
     #: The matmul kernel chosen for small (False) and large (True) work, and its
     #: :func:`entry_point`.
     _matmul: Dict[bool, Tuple[Any, Any]] = {}
@@ -289,7 +289,7 @@ class NumbaOps(TensorOps):
         shape, work = _product(x.shape, y.shape)
         o = full_data(TensorData, shape)
         kernel, direct = cls._matmul.get(
-            work >= cls.parallel_from
+            work >= MIN_PARALLEL_WORK
         ) or cls._choose_matmul(work)
         (direct if x._storage.base is None is y._storage.base else kernel)(
             o._storage,
@@ -308,10 +308,10 @@ class NumbaOps(TensorOps):
     def _choose_matmul(cls, work: int) -> Any:
         """The matmul kernel for ``work`` multiply-adds (/8), chosen once per
         process for each kind of work: the parallel one, or, for work below
-        ``parallel_from`` while the parallel one is neither compiled in this
-        process nor in the disk cache, its :func:`serial_twin`. (Large work makes
-        the parallel one the choice for both.)"""
-        large = work >= cls.parallel_from
+        ``MIN_PARALLEL_WORK`` (run on one thread) while the parallel one is neither
+        compiled in this process nor in the disk cache, its :func:`serial_twin`.
+        (Large work makes the parallel one the choice for both.)"""
+        large = work >= MIN_PARALLEL_WORK
         parallel = compiled(cls.matmul_kernel)
         cache = getattr(parallel, "_cache", None)
         if (

@@ -58,11 +58,7 @@ from ._cuda_runtime import aligned  # noqa: F401 (for Task 3.3)
 # entry number ``ordinal`` of out (row-major), from a layout of out and one input;
 # three_positions(ordinal, packed) -> (in out, in a, in b), the same for two
 # inputs; blocks_for(size, threads) = ceil(size / threads) blocks.
-from .cuda_positions import blocks_for
-from .cuda_positions import (
-    three_positions,
-    two_positions,
-)  # noqa: F401 (Tasks 3.3, 3.4)
+from .cuda_positions import blocks_for, three_positions, two_positions  # noqa: F401
 from .kernel_indexing import MapKernel, MatMulKernel, ReduceKernel, ZipKernel
 
 __all__ = [

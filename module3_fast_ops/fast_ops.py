@@ -29,7 +29,7 @@ from module2_tensors.tensor_data import Shape, Storage, Strides
 
 from ._dispatch import NumbaOps
 from .fast_matmul import tensor_matrix_multiply
-from .kernel_indexing import MIN_PARALLEL_WORK, MapKernel, ReduceKernel, ZipKernel
+from .kernel_indexing import MapKernel, ReduceKernel, ZipKernel
 from .kernel_indexing import broadcast_index, equal_arrays, index_to_position
 from .kernel_indexing import kernel_size, last_step, to_index, workers_for
 
@@ -386,8 +386,6 @@ class FastOps(NumbaOps):
     zip_kernel = tensor_zip
     reduce_kernel = tensor_reduce
     matmul_kernel = tensor_matrix_multiply
-    #: Work below which the small-work matmul kernel may be a serial build.
-    parallel_from = MIN_PARALLEL_WORK
 
 
 #: The Numba backend: ``tensor(data, backend=FastBackend)`` or ``t.to(FastBackend)``.

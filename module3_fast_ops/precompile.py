@@ -21,13 +21,12 @@ from module3_fast_ops import compile_progress
 __all__ = ["warm_up", "main"]
 
 
-def warm_up(module: str, labels: Sequence[str] = ()) -> int:
+def warm_up(module: str, labels: Sequence[str] = ()) -> None:
     """Compile the kernels ``labels`` (default: all) announced by ``module`` into
     the disk cache, in that order, skipping those another process is compiling.
-    Returns how many this call compiled or found cached. The compile helper runs
-    this, and so does ``python -m module3_fast_ops.precompile``."""
+    The compile helper runs this, and so does ``python -m
+    module3_fast_ops.precompile``."""
     importlib.import_module(module)
-    done = 0
     announced = compile_progress.progress.expected
     wanted = {label: (build, warm) for label, build, warm, _ in announced}
     for label in labels or list(wanted):
@@ -36,10 +35,8 @@ def warm_up(module: str, labels: Sequence[str] = ()) -> int:
             continue
         try:
             warm(build())  # type: ignore[misc]
-            done += 1
         except Exception:  # noqa: BLE001 - busy elsewhere, or a stub: next one
             continue
-    return done
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
