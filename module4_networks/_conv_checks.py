@@ -3,8 +3,7 @@ never edit or need to read this file).
 
 A Numba kernel that reads past its storage crashes the process instead of raising:
 ``fast_conv.py``'s wrappers call these checks first, so bad input gets an error
-that names the shapes (COURSE_DESIGN section 5). ``_add_bias`` adds the bias after
-the forward kernel, on every core.
+that names the shapes (COURSE_DESIGN section 5).
 """
 
 from __future__ import annotations
@@ -12,7 +11,8 @@ from __future__ import annotations
 from typing import Sequence, Tuple, Union
 
 import numpy as np
-from numba import njit, prange
+
+from module2_tensors.engine.layout import _read_only
 
 __all__ = [
     "IntPair",
@@ -25,7 +25,6 @@ __all__ = [
     "_one_int",
     "_as_strided",
     "_check_out",
-    "_add_bias",
 ]
 
 Storage = np.ndarray  # flat float64
@@ -132,32 +131,9 @@ def _as_strided(name: str, triple: Strided) -> Strided:
     return storage, _read_only(shape), _read_only(strides)
 
 
-def _read_only(values: Index) -> Index:
-    """``values`` as an int64 array that cannot be written (a view if need be)."""
-    array = np.asarray(values, np.int64)
-    if array.flags.writeable:
-        array = array.view()
-        array.flags.writeable = False
-    return array
-
-
 def _check_out(name: str, out_shape: Index, expected: Sequence[int]) -> None:
     if tuple(int(n) for n in out_shape) != tuple(expected):
         raise ValueError(
             f"{name}: out has shape {tuple(int(n) for n in out_shape)}, expected "
             f"{tuple(expected)}"
         )
-
-
-@njit(parallel=True, cache=True)
-def _add_bias(out: Storage, out_shape: Index, bias: Storage) -> None:
-    """``out[b, o, ...] += bias[o]`` for a *contiguous* ``out``: each ``(b, o)``
-    owns one contiguous block of positions, so the blocks go to the threads."""
-    channels = out_shape[1]
-    positions = 1
-    for d in range(2, len(out_shape)):
-        positions *= out_shape[d]
-    for block in prange(out_shape[0] * channels):
-        value = bias[block % channels]
-        for i in range(block * positions, (block + 1) * positions):
-            out[i] += value

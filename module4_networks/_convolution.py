@@ -23,7 +23,7 @@ from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
 from . import _conv_gemm
-from ._conv_checks import IntPair, _add_bias, _one_int, conv_output_shape, pair
+from ._conv_checks import IntPair, _one_int, conv_output_shape, pair
 from .fast_conv import _launch
 
 __all__ = ["_check_tensor", "_dim", "_conv", "Conv1dFun", "Conv2dFun"]
@@ -186,11 +186,9 @@ def _conv_forward(
     cols = _launch(
         "forward", spatial, out.tuple(), input.tuple(), weight.tuple(), s, p, fast=True
     )
-    if bias is not None:
-        # ``out`` is fresh and contiguous: add the bias in place, one pass.
-        _add_bias(
-            out._tensor._storage, out._tensor._shape, bias.contiguous().to_numpy()
-        )
+    if bias is not None:  # ``out`` is fresh and contiguous: add it in place
+        storage = out._tensor._storage.reshape(shape)
+        storage += bias.to_numpy().reshape((-1,) + (1,) * spatial)
     # ``cols`` (im2col of the input) serves the weight gradient again.
     ctx.save_for_backward(input, weight, bias is not None, s, p, cols)
     return out
