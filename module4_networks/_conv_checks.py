@@ -22,7 +22,8 @@ __all__ = [
     "pair",
     "conv_output_shape",
     "_check_storage",
-    "_one_int",
+    "sizes",
+    "pair_2d",
     "_as_strided",
     "_check_out",
 ]
@@ -43,13 +44,24 @@ def pair(value: IntPair, name: str) -> Tuple[int, int]:
     return int(values[0]), int(values[1])
 
 
-def _one_int(name: str, label: str, value: object) -> int:
-    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
+def sizes(name: str, label: str, value: object, spatial: int) -> Tuple[int, ...]:
+    """A convolution's ``label`` (stride, padding, dilation) per spatial dim:
+    conv2d's by :func:`pair`; conv1d's an int, or a 1-tuple of one (PyTorch
+    accepts both)."""
+    if spatial == 2:
+        return pair(value, label)  # type: ignore[arg-type]
     if isinstance(value, (tuple, list)) and len(value) == 1:
         value = value[0]
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise TypeError(f"{name}: {label} must be an int, got {value!r}")
-    return int(value)
+    return (int(value),)
+
+
+def pair_2d(values: Sequence[int], fill: int) -> Tuple[int, int]:
+    """conv2d's ``(height, width)`` of a stride, padding or spatial shape: conv1d's
+    ``(length,)`` is ``(fill, length)`` (a height of 1)."""
+    height, width = (fill, *values)[-2:]
+    return int(height), int(width)
 
 
 def conv_output_shape(

@@ -23,7 +23,7 @@ from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
 from . import _conv_gemm
-from ._conv_checks import IntPair, _one_int, conv_output_shape, pair
+from ._conv_checks import IntPair, conv_output_shape, sizes
 from .fast_conv import _launch
 
 __all__ = ["_check_tensor", "_dim", "_conv", "Conv1dFun", "Conv2dFun"]
@@ -58,20 +58,14 @@ def _conv(
 ) -> Tensor:
     _check_tensor(f"{name} input", input)
     _check_tensor(f"{name} weight", weight)
-    if spatial == 1:
-        strides = (_one_int(name, "stride", stride),)
-        dilations = (_one_int(name, "dilation", dilation),)
-    else:
-        strides, dilations = pair(stride, "stride"), pair(dilation, "dilation")
+    strides = sizes(name, "stride", stride, spatial)
+    dilations = sizes(name, "dilation", dilation, spatial)
     if any(d < 1 for d in dilations):
         raise ValueError(f"{name}: dilation must be positive, got {dilation}")
     if isinstance(padding, str):
         x, paddings = _string_padding(name, input, weight, padding, strides, dilations)
         return _conv(name, spatial, x, weight, bias, stride, 0, dilation, groups)
-    if spatial == 1:
-        paddings = (_one_int(name, "padding", padding),)
-    else:
-        paddings = pair(padding, "padding")
+    paddings = sizes(name, "padding", padding, spatial)
     if dilations != (1,) * spatial:
         weight = _dilate(weight, dilations)
     if groups != 1:

@@ -99,15 +99,6 @@ def _flat(t: Any) -> Optional[Any]:
     return storage
 
 
-def _row_major(data: Any) -> bool:
-    expected = 1
-    for stride, n in zip(reversed(data.strides), reversed(data.shape)):
-        if n != 1 and stride != expected:
-            return False
-        expected *= n
-    return True
-
-
 def _owned(p: Any, value: Any) -> Any:
     """A fresh row-major tensor on ``p``'s backend, in GPU memory, with ``value``'s
     numbers (zeros for ``None``): a buffer this module may write in place."""
@@ -125,7 +116,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     kernels = _kernels()
     storage, shape, p_strides = p.tuple()
     g_storage, _, g_strides = g.tuple()
-    same = _row_major(p._tensor) and _row_major(g._tensor)
+    same = p.is_contiguous() and g.is_contiguous()  # (both row-major)
     size = int(p.size)
     blocks = max(1, (size + kernels.THREADS - 1) // kernels.THREADS)
     # shape, p's strides and g's strides in ONE integer array (a device constant,

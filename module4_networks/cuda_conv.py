@@ -40,7 +40,7 @@ same exercise would cost grading time and teach nothing new. Students read this 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 import numba
 import numpy as np
@@ -54,7 +54,7 @@ from module3_fast_ops._cuda_specs import KernelSpec
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
-from ._conv_checks import conv_output_shape
+from ._conv_checks import conv_output_shape, pair_2d
 
 __all__ = [
     "PLAN",
@@ -392,13 +392,6 @@ def _as_2d(tensor: Tensor, spatial: int) -> Strided:
     return storage, shape, strides
 
 
-def _pair(values: Sequence[int], fill: int) -> Tuple[int, int]:
-    """conv2d's ``(height, width)`` of a stride, padding or spatial shape: conv1d's
-    ``(length,)`` is ``(fill, length)`` (a height of 1)."""
-    height, width = (fill, *values)[-2:]
-    return int(height), int(width)
-
-
 def conv_forward_fn(
     ctx: Context,
     spatial: int,
@@ -411,7 +404,7 @@ def conv_forward_fn(
     shape = conv_output_shape(
         f"conv{spatial}d", input.shape, weight.shape, stride, padding
     )
-    strides, paddings = _pair(stride, 1), _pair(padding, 0)
+    strides, paddings = pair_2d(stride, 1), pair_2d(padding, 0)
     if PLAN == "gemm":  # im2col and the course's matmul
         out, cols = _gemm_forward(spatial, shape, input, weight, strides, paddings)
         if bias is not None:
@@ -491,7 +484,7 @@ def _gemm_forward(
     """(out without bias, cols): im2col, then ``W @ cols`` (Task 3.4's matmul),
     whose ``(B, O, H' W')`` result is ``out``'s row-major storage."""
     _, xs, _ = x = _as_2d(input, spatial)
-    (kh, kw), (oh, ow) = _pair(weight.shape[2:], 1), _pair(shape[2:], 1)
+    (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(shape[2:], 1)
     taps, positions = int(xs[1]) * kh * kw, oh * ow
     cols = _result(input, (int(xs[0]), taps, positions))
     size = cols.size
@@ -529,7 +522,7 @@ def _gemm_backward(
         dcols = ops.matrix_multiply(w_t, g)
         d_input = _result(input, input.shape)
         _, dxs, _ = _as_2d(d_input, spatial)
-        (kh, kw), (oh, ow) = _pair(weight.shape[2:], 1), _pair(grad.shape[2:], 1)
+        (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(grad.shape[2:], 1)
         if d_input.size:
             grid = blocks_for(d_input.size, THREADS_PER_BLOCK)
             args = (dxs, dcols.tuple()[0], kh, kw, *strides, *paddings, oh, ow)
