@@ -8,20 +8,22 @@ those of Task 3.3:
   map. Thread ``flat`` peels its index ``(b, o, i, j)`` off its number and sums its
   window; neighbouring threads compute neighbouring ``j`` and read neighbouring
   inputs.
-- **weight gradient** and **bias gradient**: every entry is a sum over the whole
-  batch and all positions, so a thread per entry would leave most of the GPU idle
-  (a 3 x 3 weight of 32 x 1 channels has 288 entries). As in the reduce, one *block*
-  per entry: its threads stride over ``(b, u, v)``, then combine their partial sums
-  in a tree in shared memory.
+- **weight gradient**: every entry is a sum over the whole batch and all positions,
+  so a thread per entry would leave most of the GPU idle (a 3 x 3 weight of 32 x 1
+  channels has 288 entries). As in the reduce, one *block* per entry: its threads
+  stride over ``(b, u, v)``, then combine their partial sums in a tree in shared
+  memory.
+- **bias gradient**: the output gradient summed over all but its channels, by
+  the backend's own reduce (Task 3.3), on either plan.
 
 ``conv1d`` runs the ``conv2d`` kernels on a view with a height of 1 (stride 0 along
-it), so there are four kernels in all. Every kernel reads raw strided storage
+it), so there are three kernels in all. Every kernel reads raw strided storage
 (``(storage, shape, strides)``, like Module 3's), so transposed or sliced inputs need
 no copy; the 4-D shapes and strides of all its tensors come in ONE int64 array
 (``layout``: ``[shape, strides]`` of each tensor in turn, 8 entries per tensor).
 
 **Two plans**, one switch (:data:`PLAN`): ``"direct"`` (the default) runs the
-four kernels above; ``"gemm"`` runs the CPU's plan (``_conv_gemm``): *im2col*
+three kernels above; ``"gemm"`` runs the CPU's plan (``_conv_gemm``): *im2col*
 copies every receptive field into a column of ``cols`` ``(B, C K_h K_w, H' W')``
 (a thread per entry), and the course's matmul (Task 3.4's kernel) does the rest:
 out $= W \\cdot \\mathrm{cols}$ as ``(O, C K_h K_w) @ (B, C K_h K_w, H' W')``,
@@ -62,7 +64,6 @@ __all__ = [
     "conv_forward",
     "conv_backward_input",
     "conv_backward_weight",
-    "bias_backward",
     "conv_forward_fn",
     "conv_backward_fn",
     "kernel_specs",
@@ -241,30 +242,6 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
 
 
 @cuda.jit
-def _bias_backward(db, db_stride, g, layout):
-    g_shape, g_strides = layout[0:4], layout[4:8]
-    # Block o computes db[o] = sum_b,u,v g[b, o, u, v].
-    partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
-    o = cuda.blockIdx.x
-    t = cuda.threadIdx.x
-    out_height, out_width = g_shape[2], g_shape[3]
-    acc = 0.0
-    n = g_shape[0] * out_height * out_width
-    k = t
-    while k < n:
-        v = k % out_width
-        u = (k // out_width) % out_height
-        b = k // (out_width * out_height)
-        acc += g[
-            b * g_strides[0] + o * g_strides[1] + u * g_strides[2] + v * g_strides[3]
-        ]
-        k += cuda.blockDim.x
-    total = block_sum(partial, acc)
-    if t == 0:
-        db[o * db_stride] = total
-
-
-@cuda.jit
 def _im2col(cols, x, layout, kh, kw, sh, sw, ph, pw, oh, ow):
     x_shape, x_strides = layout[0:4], layout[4:8]
     # cols[b, (c kh + ki) kw + kj, i ow + j] = x[b, c, i sh + ki - ph, j sw + kj - pw]
@@ -318,7 +295,6 @@ for _kernel in (
     _forward,
     _backward_input,
     _backward_weight,
-    _bias_backward,
     _im2col,
     _col2im,
 ):
@@ -371,13 +347,6 @@ def conv_backward_weight(
     if size:
         args = (dw[0], x[0], g[0], _packed(dw, x, g), *stride, *padding)
         launch(_backward_weight, size, THREADS_PER_BLOCK, *args)
-
-
-def bias_backward(db: Tuple[Any, int], g: Strided) -> None:
-    """Fill ``db = (storage, stride)`` with ``g`` summed over all but dimension 1."""
-    channels = int(g[1][1])
-    if channels:
-        launch(_bias_backward, channels, THREADS_PER_BLOCK, *db, g[0], _packed(g))
 
 
 # ------------------------------------------------------- the tensor Functions
@@ -443,9 +412,11 @@ def conv_backward_fn(
         conv_backward_weight(
             _as_2d(d_weight, spatial), _as_2d(input, spatial), g, strides, paddings
         )
-    if has_bias and needs[2]:
-        d_bias = weight.new_zeros((weight.shape[0],))
-        bias_backward((d_bias.tuple()[0], 1), g)
+    if has_bias and needs[2]:  # g summed over all but dimension 1
+        total = grad.backend.add_reduce(grad, 0)
+        for dim in range(2, grad.dims):
+            total = grad.backend.add_reduce(total, dim)
+        d_bias = _tensor(total, total.tuple()[0], weight.shape[:1])
     return d_input, d_weight, d_bias
 
 
@@ -538,7 +509,7 @@ def _gemm_backward(
 
 # ------------------------------------------------------------ resource check
 def kernel_specs() -> List[KernelSpec]:
-    """The six kernels with their argument types and block size, for
+    """The five kernels with their argument types and block size, for
     ``kindling kernels`` and the resource test."""
     f64, i64, n, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
     pairs = (n, n, n, n)
@@ -546,7 +517,6 @@ def kernel_specs() -> List[KernelSpec]:
         ("conv_forward", _forward, (f64, f64, f64, i64, f64, n, flag, *pairs)),
         ("conv_back_input", _backward_input, (f64, f64, f64, i64, *pairs)),
         ("conv_back_weight", _backward_weight, (f64, f64, f64, i64, *pairs)),
-        ("conv_back_bias", _bias_backward, (f64, n, f64, i64)),
         ("conv_im2col", _im2col, (f64, f64, i64, n, n, *pairs, n, n)),
         ("conv_col2im", _col2im, (f64, i64, f64, n, n, *pairs, n, n)),
     ]
