@@ -42,7 +42,7 @@ same exercise would cost grading time and teach nothing new. Students read this 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numba
 import numpy as np
@@ -61,9 +61,6 @@ from ._conv_checks import conv_output_shape, pair_2d
 __all__ = [
     "PLAN",
     "plan",
-    "conv_forward",
-    "conv_backward_input",
-    "conv_backward_weight",
     "conv_forward_fn",
     "conv_backward_fn",
     "kernel_specs",
@@ -309,44 +306,17 @@ def _packed(*tensors: Strided) -> np.ndarray:
     return np.concatenate([np.asarray(v, np.int64) for t in tensors for v in t[1:]])
 
 
-def conv_forward(
-    out: Strided,
-    x: Strided,
-    w: Strided,
-    bias: Optional[Tuple[Any, int]],
-    stride: Tuple[int, int],
-    padding: Tuple[int, int],
+def _launch_over(
+    kernel: Any, tensors: Sequence[Strided], *args: Any, per_block: bool = False
 ) -> None:
-    """Fill the 4-D ``out`` with conv2d(x, w) (+ ``bias``, given as ``(storage,
-    stride)``); shapes as in ``fast_conv``, already checked."""
-    size = _size(out[1])
+    """Launch ``kernel`` over the entries of ``tensors[0]`` (the result): a thread
+    per entry, or with ``per_block`` a block per entry. Its arguments: the
+    tensors' storages, their :func:`_packed` layout, then ``args``."""
+    size = _size(tensors[0][1])
     if size:
-        bias_storage, bias_stride = bias if bias is not None else (np.zeros(1), 0)
-        grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (out[0], x[0], w[0], _packed(out, x, w), bias_storage, bias_stride)
-        args += (bias is not None, *stride, *padding)
-        launch(_forward, grid, THREADS_PER_BLOCK, *args)
-
-
-def conv_backward_input(
-    dx: Strided, g: Strided, w: Strided, stride: Tuple[int, int], padding: Any
-) -> None:
-    """Fill the 4-D ``dx`` with the input gradient of conv2d."""
-    size = _size(dx[1])
-    if size:
-        grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (dx[0], g[0], w[0], _packed(dx, g, w), *stride, *padding)
-        launch(_backward_input, grid, THREADS_PER_BLOCK, *args)
-
-
-def conv_backward_weight(
-    dw: Strided, x: Strided, g: Strided, stride: Tuple[int, int], padding: Any
-) -> None:
-    """Fill the 4-D ``dw`` with the weight gradient of conv2d (a block per entry)."""
-    size = _size(dw[1])
-    if size:
-        args = (dw[0], x[0], g[0], _packed(dw, x, g), *stride, *padding)
-        launch(_backward_weight, size, THREADS_PER_BLOCK, *args)
+        grid = size if per_block else blocks_for(size, THREADS_PER_BLOCK)
+        storages = (t[0] for t in tensors)
+        launch(kernel, grid, THREADS_PER_BLOCK, *storages, _packed(*tensors), *args)
 
 
 # ------------------------------------------------------- the tensor Functions
@@ -381,12 +351,10 @@ def conv_forward_fn(
         ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
         return out
     out = input.new_zeros(shape)
-    bias_arg = None
-    if bias is not None:
-        storage, _, bias_strides = bias.tuple()
-        bias_arg = (storage, int(bias_strides[0]))
-    o, x, w = (_as_2d(t, spatial) for t in (out, input, weight))
-    conv_forward(o, x, w, bias_arg, strides, paddings)
+    b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
+    tensors = [_as_2d(t, spatial) for t in (out, input, weight)]
+    more = (int(b_strides[0]), bias is not None, *strides, *paddings)
+    _launch_over(_forward, tensors, b, *more)
     ctx.save_for_backward(input, weight, bias is not None, strides, paddings, None)
     return out
 
@@ -396,7 +364,6 @@ def conv_backward_fn(
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
     input, weight, has_bias, strides, paddings, cols = ctx.saved_values
     needs = ctx.needs_input_grad
-    g = _as_2d(grad, spatial)
     d_input = d_weight = d_bias = None
     if cols is not None:  # the forward ran on the "gemm" plan
         d_input, d_weight = _gemm_backward(
@@ -404,14 +371,12 @@ def conv_backward_fn(
         )
     elif needs[0]:
         d_input = input.new_zeros(input.shape)
-        conv_backward_input(
-            _as_2d(d_input, spatial), g, _as_2d(weight, spatial), strides, paddings
-        )
+        tensors = [_as_2d(t, spatial) for t in (d_input, grad, weight)]
+        _launch_over(_backward_input, tensors, *strides, *paddings)
     if needs[1] and cols is None:
         d_weight = weight.new_zeros(weight.shape)
-        conv_backward_weight(
-            _as_2d(d_weight, spatial), _as_2d(input, spatial), g, strides, paddings
-        )
+        tensors = [_as_2d(t, spatial) for t in (d_weight, input, grad)]
+        _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
     if has_bias and needs[2]:  # g summed over all but dimension 1
         total = grad.backend.add_reduce(grad, 0)
         for dim in range(2, grad.dims):
