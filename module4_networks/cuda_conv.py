@@ -56,7 +56,7 @@ from module3_fast_ops._cuda_specs import KernelSpec
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
-from ._conv_checks import conv_output_shape, pair_2d
+from ._conv_checks import pair_2d
 
 __all__ = [
     "PLAN",
@@ -333,16 +333,16 @@ def _as_2d(tensor: Tensor, spatial: int) -> Strided:
 
 def conv_forward_fn(
     ctx: Context,
-    spatial: int,
+    shape: Tuple[int, ...],
     input: Tensor,
     weight: Tensor,
     bias: Optional[Tensor],
     stride: Tuple[int, ...],
     padding: Tuple[int, ...],
 ) -> Tensor:
-    shape = conv_output_shape(
-        f"conv{spatial}d", input.shape, weight.shape, stride, padding
-    )
+    """``Conv1dFun``/``Conv2dFun``'s forward on ``CudaBackend``, into a new
+    ``out`` of ``shape`` (checked by the caller)."""
+    spatial = len(shape) - 2
     strides, paddings = pair_2d(stride, 1), pair_2d(padding, 0)
     if PLAN == "gemm":  # im2col and the course's matmul
         out, cols = _gemm_forward(spatial, shape, input, weight, strides, paddings)
@@ -360,8 +360,9 @@ def conv_forward_fn(
 
 
 def conv_backward_fn(
-    ctx: Context, spatial: int, grad: Tensor
+    ctx: Context, grad: Tensor
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
+    spatial = grad.dims - 2
     input, weight, has_bias, strides, paddings, cols = ctx.saved_values
     needs = ctx.needs_input_grad
     d_input = d_weight = d_bias = None
