@@ -222,30 +222,22 @@ def _check(
         out, final = layers._unroll(
             probes[0], tuple(probes[1:3]), tuple(probes[3:]), reverse
         )
-        finals = list(final) if isinstance(final, tuple) else [final]
-        if len(finals) != 2 or not all(isinstance(f, Tensor) for f in [out, *finals]):
+        outs = [out, *final] if isinstance(final, tuple) else [out, final]
+        if len(outs) != 3 or not all(isinstance(o, Tensor) for o in outs):
             return False
-        g_out = rng.standard_normal(out.shape)
-        g_finals = [rng.standard_normal(f.shape) for f in finals]
-        loss = (out * out.new_tensor(g_out)).sum()
-        for f, g in zip(finals, g_finals):
-            loss = loss + (f * f.new_tensor(g)).sum()
+        g_outs = [rng.standard_normal(o.shape) for o in outs]  # out, h_n, c_n
+        loss = sum((o * o.new_tensor(g)).sum() for o, g in zip(outs, g_outs))
         if any(needs) and not ran_backward(loss, None):
             return False
     xs, h0, c0, *w = (_array(t) for t in (x, *state, *weights))
     fast_out, c_n, saved = _forward(xs, h0, c0, tuple(w), reverse)  # type: ignore
     got = [fast_out, fast_out[0 if reverse else xs.shape[0] - 1], c_n]
-    want = [out.to_numpy()] + [f.to_numpy() for f in finals]
-    if not all(agrees(a, b) for a, b in zip(got, want)):
-        return False
-    grads = _backward(xs, tuple(w), reverse, saved, g_out, *g_finals)  # type: ignore
-    for probe, g, need in zip(probes, grads, needs):
-        if probe is None or not need:
-            continue
-        want_grad = None if probe.grad is None else probe.grad.to_numpy()
-        if g is None or not agrees(g, want_grad):  # (None: zeros)
-            return False
-    return True
+    grads = _backward(xs, tuple(w), reverse, saved, *g_outs)  # type: ignore
+    return all(agrees(a, o.to_numpy()) for a, o in zip(got, outs)) and all(
+        agrees(g, None if p.grad is None else p.grad.to_numpy())  # (None: zeros)
+        for p, g, need in zip(probes, grads, needs)
+        if p is not None and need
+    )
 
 
 def unroll(
