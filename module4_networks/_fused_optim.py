@@ -89,8 +89,6 @@ def _flat(t: Any) -> Optional[Any]:
     storage = data._storage
     if not hasattr(storage, "copy_to_host") or storage.size != t.size:
         return None
-    if data.row_major:
-        return storage
     size = 1
     for stride, n in sorted(zip(data.strides, data.shape)):
         if n != 1 and stride != size:
