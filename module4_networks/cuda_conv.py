@@ -348,14 +348,13 @@ def conv_forward_fn(
         out, cols = _gemm_forward(spatial, shape, input, weight, strides, paddings)
         if bias is not None:
             out = out.backend.add_zip(out, _channel_view(bias, len(shape)))
-        ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
-        return out
-    out = input.new_zeros(shape)
-    b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
-    tensors = [_as_2d(t, spatial) for t in (out, input, weight)]
-    more = (int(b_strides[0]), bias is not None, *strides, *paddings)
-    _launch_over(_forward, tensors, b, *more)
-    ctx.save_for_backward(input, weight, bias is not None, strides, paddings, None)
+    else:  # the direct kernel, bias included
+        out, cols = input.new_zeros(shape), None
+        b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
+        tensors = [_as_2d(t, spatial) for t in (out, input, weight)]
+        more = (int(b_strides[0]), bias is not None, *strides, *paddings)
+        _launch_over(_forward, tensors, b, *more)
+    ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
     return out
 
 
