@@ -123,18 +123,6 @@ for _kernel in (_forward, _backward):
 
 
 # --------------------------------------------------------------- the Function
-def _grad_strides(g: Tensor) -> Optional[Tuple[int, int]]:
-    """(row stride, column stride) of ``g`` seen as ``(rows, features)``: its own
-    when it is 2-D (a transposed or broadcast gradient reads as it is), the
-    row-major ones when it is contiguous, else ``None`` (then it is copied)."""
-    _, shape, strides = g.tuple()
-    if len(shape) == 2:
-        return int(strides[0]), int(strides[1])
-    if g._tensor.is_contiguous():
-        return int(shape[-1]), 1
-    return None
-
-
 class BiasActivation(Function):
     """``apply(pre, bias, kind)``: $f(\\mathrm{pre} + \\mathrm{bias})$, ``pre``
     row-major ``(..., features)``, ``bias`` ``(features,)``; gradients for both."""
@@ -157,10 +145,11 @@ class BiasActivation(Function):
         pre, bias, kind = ctx.saved_values
         features = pre.shape[-1]
         rows = pre.size // features if features else 0
-        strides = _grad_strides(grad)
-        if strides is None:
-            grad = grad.contiguous()
-            strides = (features, 1)
+        # ``grad`` as (rows, features), read through its row and column strides:
+        # a 2-D one (transposed, broadcast) as it is, others row-major.
+        if grad.dims != 2:
+            grad = grad.contiguous().view(rows, features)
+        strides = tuple(int(n) for n in grad.tuple()[2])
         d_pre, d_bias = _result(pre, pre.shape), _result(bias, bias.shape)
         b_storage, _, b_strides = bias.tuple()
         if features:

@@ -3,8 +3,7 @@ never edit or need to read this file).
 
 A Numba kernel that reads past its storage crashes the process instead of raising:
 ``fast_conv.py``'s wrappers call these checks first, so bad input gets an error
-that names the shapes (COURSE_DESIGN section 5). ``_add_bias`` adds the bias after
-the forward kernel, on every core.
+that names the shapes (COURSE_DESIGN section 5).
 """
 
 from __future__ import annotations
@@ -12,7 +11,8 @@ from __future__ import annotations
 from typing import Sequence, Tuple, Union
 
 import numpy as np
-from numba import njit, prange
+
+from module2_tensors.engine.layout import _read_only
 
 __all__ = [
     "IntPair",
@@ -22,10 +22,10 @@ __all__ = [
     "pair",
     "conv_output_shape",
     "_check_storage",
-    "_one_int",
+    "sizes",
+    "pair_2d",
     "_as_strided",
     "_check_out",
-    "_add_bias",
 ]
 
 Storage = np.ndarray  # flat float64
@@ -44,13 +44,24 @@ def pair(value: IntPair, name: str) -> Tuple[int, int]:
     return int(values[0]), int(values[1])
 
 
-def _one_int(name: str, label: str, value: object) -> int:
-    """An int, or a 1-tuple of one (PyTorch accepts both for conv1d)."""
+def sizes(name: str, label: str, value: object, spatial: int) -> Tuple[int, ...]:
+    """A convolution's ``label`` (stride, padding, dilation) per spatial dim:
+    conv2d's by :func:`pair`; conv1d's an int, or a 1-tuple of one (PyTorch
+    accepts both)."""
+    if spatial == 2:
+        return pair(value, label)  # type: ignore[arg-type]
     if isinstance(value, (tuple, list)) and len(value) == 1:
         value = value[0]
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise TypeError(f"{name}: {label} must be an int, got {value!r}")
-    return int(value)
+    return (int(value),)
+
+
+def pair_2d(values: Sequence[int], fill: int) -> Tuple[int, int]:
+    """conv2d's ``(height, width)`` of a stride, padding or spatial shape: conv1d's
+    ``(length,)`` is ``(fill, length)`` (a height of 1)."""
+    height, width = (fill, *values)[-2:]
+    return int(height), int(width)
 
 
 def conv_output_shape(
@@ -132,32 +143,9 @@ def _as_strided(name: str, triple: Strided) -> Strided:
     return storage, _read_only(shape), _read_only(strides)
 
 
-def _read_only(values: Index) -> Index:
-    """``values`` as an int64 array that cannot be written (a view if need be)."""
-    array = np.asarray(values, np.int64)
-    if array.flags.writeable:
-        array = array.view()
-        array.flags.writeable = False
-    return array
-
-
 def _check_out(name: str, out_shape: Index, expected: Sequence[int]) -> None:
     if tuple(int(n) for n in out_shape) != tuple(expected):
         raise ValueError(
             f"{name}: out has shape {tuple(int(n) for n in out_shape)}, expected "
             f"{tuple(expected)}"
         )
-
-
-@njit(parallel=True, cache=True)
-def _add_bias(out: Storage, out_shape: Index, bias: Storage) -> None:
-    """``out[b, o, ...] += bias[o]`` for a *contiguous* ``out``: each ``(b, o)``
-    owns one contiguous block of positions, so the blocks go to the threads."""
-    channels = out_shape[1]
-    positions = 1
-    for d in range(2, len(out_shape)):
-        positions *= out_shape[d]
-    for block in prange(out_shape[0] * channels):
-        value = bias[block % channels]
-        for i in range(block * positions, (block + 1) * positions):
-            out[i] += value

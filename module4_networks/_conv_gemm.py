@@ -41,6 +41,7 @@ from numba import njit
 from module2_tensors.engine.higher_order import EmbedInZeros
 from module2_tensors.engine.indexing import AdvancedIndex
 
+from ._conv_checks import pair_2d
 from .engine import agrees, fast_path, host_array
 
 __all__ = ["run", "bias_grad"]
@@ -124,10 +125,6 @@ def _fast(
     return dx, None
 
 
-def _pair(values: Tuple[int, ...], spatial: int, fill: int) -> Tuple[int, int]:
-    return (fill, int(values[0])) if spatial == 1 else (int(values[0]), int(values[1]))
-
-
 def run(
     name: str,
     spatial: int,
@@ -145,7 +142,7 @@ def run(
     that agrees with ``reference()`` (the student's kernel filling ``result``),
     else by ``reference()``. Returns the ``cols`` of a forward (``None`` when the
     reference ran), to pass back to ``backward_weight``."""
-    s, p = _pair(strides, spatial, 1), _pair(paddings, spatial, 0)
+    s, p = pair_2d(strides, 1), pair_2d(paddings, 0)
     # Shapes *and* strides: a kernel that ignores strides agrees on contiguous
     # inputs only, and must keep running (and failing) on the others.
     key = (name, spatial, s, p) + tuple(

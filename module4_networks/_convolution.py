@@ -16,14 +16,14 @@ and 4.2) as tensor ``Function``s, or the kernels of ``cuda_conv`` on
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Tuple, Union
+from typing import Optional, Tuple, Union
 
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
 from . import _conv_gemm
-from ._conv_checks import IntPair, _add_bias, _one_int, conv_output_shape, pair
+from ._conv_checks import IntPair, conv_output_shape, sizes
 from .fast_conv import _launch
 
 __all__ = ["_check_tensor", "_dim", "_conv", "Conv1dFun", "Conv2dFun"]
@@ -58,20 +58,14 @@ def _conv(
 ) -> Tensor:
     _check_tensor(f"{name} input", input)
     _check_tensor(f"{name} weight", weight)
-    if spatial == 1:
-        strides = (_one_int(name, "stride", stride),)
-        dilations = (_one_int(name, "dilation", dilation),)
-    else:
-        strides, dilations = pair(stride, "stride"), pair(dilation, "dilation")
+    strides = sizes(name, "stride", stride, spatial)
+    dilations = sizes(name, "dilation", dilation, spatial)
     if any(d < 1 for d in dilations):
         raise ValueError(f"{name}: dilation must be positive, got {dilation}")
     if isinstance(padding, str):
         x, paddings = _string_padding(name, input, weight, padding, strides, dilations)
         return _conv(name, spatial, x, weight, bias, stride, 0, dilation, groups)
-    if spatial == 1:
-        paddings = (_one_int(name, "padding", padding),)
-    else:
-        paddings = pair(padding, "padding")
+    paddings = sizes(name, "padding", padding, spatial)
     if dilations != (1,) * spatial:
         weight = _dilate(weight, dilations)
     if groups != 1:
@@ -166,74 +160,15 @@ def _grouped(
 
 
 # ------------------------------------------------------- the tensor Functions
-# Given: they wrap the launchers as differentiable tensor operations. The input
-# gradient and the weight gradient are computed only when autodiff needs them. On
-# the CPU they run as im2col + one matrix multiply (``_conv_gemm``, README section
-# 3) wherever that agrees with your kernels, which are run and compared first.
-def _conv_forward(
-    ctx: Context,
-    spatial: int,
-    input: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor],
-    stride: Tuple[int, ...],
-    padding: Tuple[int, ...],
-) -> Tensor:
-    op = f"conv{spatial}d"
-    shape = conv_output_shape(op, input.shape, weight.shape, stride, padding)
-    out = input.new_zeros(shape)
-    s, p = (stride[0], padding[0]) if spatial == 1 else (stride, padding)
-    cols = _launch(
-        "forward", spatial, out.tuple(), input.tuple(), weight.tuple(), s, p, fast=True
-    )
-    if bias is not None:
-        # ``out`` is fresh and contiguous: add the bias in place, one pass.
-        _add_bias(
-            out._tensor._storage, out._tensor._shape, bias.contiguous().to_numpy()
-        )
-    # ``cols`` (im2col of the input) serves the weight gradient again.
-    ctx.save_for_backward(input, weight, bias is not None, s, p, cols)
-    return out
-
-
-def _conv_backward(
-    ctx: Context, spatial: int, grad: Tensor
-) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
-    input, weight, has_bias, s, p, cols = ctx.saved_values
-    needs = ctx.needs_input_grad
-
-    def gradient(name: str, like: Tensor, first: Tensor, second: Tensor) -> Tensor:
-        """A gradient of ``like``'s shape from the launcher ``name`` (``cols``
-        serves the weight gradient only)."""
-        out = like.new_zeros(like.shape)
-        cached = (cols,) if name == "backward_weight" else ()
-        triples = (out.tuple(), first.tuple(), second.tuple())
-        _launch(name, spatial, *triples, s, p, *cached, fast=True)
-        return out
-
-    d_input = gradient("backward_input", input, grad, weight) if needs[0] else None
-    d_weight = gradient("backward_weight", weight, input, grad) if needs[1] else None
-    d_bias = None
-    if has_bias and needs[2]:
-        d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
-    return d_input, d_weight, d_bias
-
-
-def _implementation(backend: Any) -> Tuple[Callable[..., Any], Callable[..., Any]]:
-    """(forward, backward) of the convolution on ``backend``: these kernels, or the
-    CUDA ones of ``cuda_conv`` for tensors on ``CudaBackend`` (imported only then,
-    so that ``numba.cuda`` loads only when a CUDA tensor needs it)."""
-    if getattr(backend, "cuda", False):
-        from . import cuda_conv
-
-        return cuda_conv.conv_forward_fn, cuda_conv.conv_backward_fn
-    return _conv_forward, _conv_backward
-
-
 class _ConvFun(Function):
-    """What ``Conv1dFun`` and ``Conv2dFun`` share: the forward and backward of
-    :func:`_implementation`, the number of spatial dims read from the strides
-    (forward) and the gradient (backward)."""
+    """What ``Conv1dFun`` and ``Conv2dFun`` share (given): the launchers of
+    ``fast_conv.py`` as a differentiable tensor operation, the number of spatial
+    dims read from the strides (forward) and the gradient (backward). The input
+    and weight gradients are computed only when autodiff needs them. On the CPU
+    they run as im2col + one matrix multiply (``_conv_gemm``, README section 3)
+    wherever that agrees with your kernels, which are run and compared first; on
+    ``CudaBackend``, the kernels of ``cuda_conv`` (imported only then, so that
+    ``numba.cuda`` loads only when a CUDA tensor needs it)."""
 
     @staticmethod
     def forward(
@@ -244,13 +179,52 @@ class _ConvFun(Function):
         stride: Tuple[int, ...],
         padding: Tuple[int, ...],
     ) -> Tensor:
-        forward, _ = _implementation(input.backend)
-        return forward(ctx, len(stride), input, weight, bias, stride, padding)
+        spatial = len(stride)
+        op = f"conv{spatial}d"
+        shape = conv_output_shape(op, input.shape, weight.shape, stride, padding)
+        if getattr(input.backend, "cuda", False):
+            from . import cuda_conv
+
+            return cuda_conv.conv_forward_fn(
+                ctx, shape, input, weight, bias, stride, padding
+            )
+        out = input.new_zeros(shape)
+        triples = (out.tuple(), input.tuple(), weight.tuple())
+        cols = _launch("forward", spatial, *triples, stride, padding, fast=True)
+        if bias is not None:  # ``out`` is fresh and contiguous: add it in place
+            storage = out._tensor._storage.reshape(shape)
+            storage += bias.to_numpy().reshape((-1,) + (1,) * spatial)
+        # ``cols`` (im2col of the input) serves the weight gradient again.
+        ctx.save_for_backward(input, weight, bias is not None, stride, padding, cols)
+        return out
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        _, backward = _implementation(grad.backend)
-        return backward(ctx, grad.dims - 2, grad)
+        if getattr(grad.backend, "cuda", False):
+            from . import cuda_conv
+
+            return cuda_conv.conv_backward_fn(ctx, grad)
+        input, weight, has_bias, stride, padding, cols = ctx.saved_values
+        needs = ctx.needs_input_grad
+        spatial = grad.dims - 2
+
+        def gradient(name: str, like: Tensor, first: Tensor, second: Tensor) -> Tensor:
+            """A gradient of ``like``'s shape from the launcher ``name`` (``cols``
+            serves the weight gradient only)."""
+            out = like.new_zeros(like.shape)
+            cached = (cols,) if name == "backward_weight" else ()
+            triples = (out.tuple(), first.tuple(), second.tuple())
+            _launch(name, spatial, *triples, stride, padding, *cached, fast=True)
+            return out
+
+        d_input = gradient("backward_input", input, grad, weight) if needs[0] else None
+        d_weight = (
+            gradient("backward_weight", weight, input, grad) if needs[1] else None
+        )
+        d_bias = None
+        if has_bias and needs[2]:
+            d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
+        return d_input, d_weight, d_bias
 
 
 class Conv1dFun(_ConvFun):

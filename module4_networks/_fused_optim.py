@@ -89,23 +89,12 @@ def _flat(t: Any) -> Optional[Any]:
     storage = data._storage
     if not hasattr(storage, "copy_to_host") or storage.size != t.size:
         return None
-    if data.row_major:
-        return storage
     size = 1
     for stride, n in sorted(zip(data.strides, data.shape)):
         if n != 1 and stride != size:
             return None
         size *= n
     return storage
-
-
-def _row_major(data: Any) -> bool:
-    expected = 1
-    for stride, n in zip(reversed(data.strides), reversed(data.shape)):
-        if n != 1 and stride != expected:
-            return False
-        expected *= n
-    return True
 
 
 def _owned(p: Any, value: Any) -> Any:
@@ -125,7 +114,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     kernels = _kernels()
     storage, shape, p_strides = p.tuple()
     g_storage, _, g_strides = g.tuple()
-    same = _row_major(p._tensor) and _row_major(g._tensor)
+    same = p.is_contiguous() and g.is_contiguous()  # (both row-major)
     size = int(p.size)
     blocks = max(1, (size + kernels.THREADS - 1) // kernels.THREADS)
     # shape, p's strides and g's strides in ONE integer array (a device constant,

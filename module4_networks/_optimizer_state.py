@@ -163,13 +163,10 @@ class OptimizerState:
             for key, buffers in self.state.items()
             if id(key) in index
         }
-        groups, start = [], 0
+        groups = []
         for group in self.param_groups:
-            count = len(group["params"])
             saved = {k: v for k, v in group.items() if k != "params"}
-            saved["params"] = list(range(start, start + count))
-            groups.append(saved)
-            start += count
+            groups.append({**saved, "params": [index[id(p)] for p in group["params"]]})
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:

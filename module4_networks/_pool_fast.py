@@ -91,12 +91,8 @@ def _forward(x, oh, ow, kh, kw, sh, sw, ph, pw):  # type: ignore[no-untyped-def]
                                 nan = True
                             elif not found or val > best:
                                 best, where, found = val, pos, True
-                    if nan:
-                        out[b, c, i, j] = np.nan
-                        arg[b, c, i, j] = -1
-                    else:
-                        out[b, c, i, j] = best
-                        arg[b, c, i, j] = where
+                    out[b, c, i, j] = np.nan if nan else best
+                    arg[b, c, i, j] = -1 if nan else where
     return out, arg
 
 

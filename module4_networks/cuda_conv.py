@@ -8,20 +8,22 @@ those of Task 3.3:
   map. Thread ``flat`` peels its index ``(b, o, i, j)`` off its number and sums its
   window; neighbouring threads compute neighbouring ``j`` and read neighbouring
   inputs.
-- **weight gradient** and **bias gradient**: every entry is a sum over the whole
-  batch and all positions, so a thread per entry would leave most of the GPU idle
-  (a 3 x 3 weight of 32 x 1 channels has 288 entries). As in the reduce, one *block*
-  per entry: its threads stride over ``(b, u, v)``, then combine their partial sums
-  in a tree in shared memory.
+- **weight gradient**: every entry is a sum over the whole batch and all positions,
+  so a thread per entry would leave most of the GPU idle (a 3 x 3 weight of 32 x 1
+  channels has 288 entries). As in the reduce, one *block* per entry: its threads
+  stride over ``(b, u, v)``, then combine their partial sums in a tree in shared
+  memory.
+- **bias gradient**: the output gradient summed over all but its channels, by
+  the backend's own reduce (Task 3.3), on either plan.
 
 ``conv1d`` runs the ``conv2d`` kernels on a view with a height of 1 (stride 0 along
-it), so there are four kernels in all. Every kernel reads raw strided storage
+it), so there are three kernels in all. Every kernel reads raw strided storage
 (``(storage, shape, strides)``, like Module 3's), so transposed or sliced inputs need
 no copy; the 4-D shapes and strides of all its tensors come in ONE int64 array
 (``layout``: ``[shape, strides]`` of each tensor in turn, 8 entries per tensor).
 
 **Two plans**, one switch (:data:`PLAN`): ``"direct"`` (the default) runs the
-four kernels above; ``"gemm"`` runs the CPU's plan (``_conv_gemm``): *im2col*
+three kernels above; ``"gemm"`` runs the CPU's plan (``_conv_gemm``): *im2col*
 copies every receptive field into a column of ``cols`` ``(B, C K_h K_w, H' W')``
 (a thread per entry), and the course's matmul (Task 3.4's kernel) does the rest:
 out $= W \\cdot \\mathrm{cols}$ as ``(O, C K_h K_w) @ (B, C K_h K_w, H' W')``,
@@ -54,15 +56,11 @@ from module3_fast_ops._cuda_specs import KernelSpec
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
-from ._conv_checks import conv_output_shape
+from ._conv_checks import pair_2d
 
 __all__ = [
     "PLAN",
     "plan",
-    "conv_forward",
-    "conv_backward_input",
-    "conv_backward_weight",
-    "bias_backward",
     "conv_forward_fn",
     "conv_backward_fn",
     "kernel_specs",
@@ -241,30 +239,6 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
 
 
 @cuda.jit
-def _bias_backward(db, db_stride, g, layout):
-    g_shape, g_strides = layout[0:4], layout[4:8]
-    # Block o computes db[o] = sum_b,u,v g[b, o, u, v].
-    partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
-    o = cuda.blockIdx.x
-    t = cuda.threadIdx.x
-    out_height, out_width = g_shape[2], g_shape[3]
-    acc = 0.0
-    n = g_shape[0] * out_height * out_width
-    k = t
-    while k < n:
-        v = k % out_width
-        u = (k // out_width) % out_height
-        b = k // (out_width * out_height)
-        acc += g[
-            b * g_strides[0] + o * g_strides[1] + u * g_strides[2] + v * g_strides[3]
-        ]
-        k += cuda.blockDim.x
-    total = block_sum(partial, acc)
-    if t == 0:
-        db[o * db_stride] = total
-
-
-@cuda.jit
 def _im2col(cols, x, layout, kh, kw, sh, sw, ph, pw, oh, ow):
     x_shape, x_strides = layout[0:4], layout[4:8]
     # cols[b, (c kh + ki) kw + kj, i ow + j] = x[b, c, i sh + ki - ph, j sw + kj - pw]
@@ -318,7 +292,6 @@ for _kernel in (
     _forward,
     _backward_input,
     _backward_weight,
-    _bias_backward,
     _im2col,
     _col2im,
 ):
@@ -333,51 +306,17 @@ def _packed(*tensors: Strided) -> np.ndarray:
     return np.concatenate([np.asarray(v, np.int64) for t in tensors for v in t[1:]])
 
 
-def conv_forward(
-    out: Strided,
-    x: Strided,
-    w: Strided,
-    bias: Optional[Tuple[Any, int]],
-    stride: Tuple[int, int],
-    padding: Tuple[int, int],
+def _launch_over(
+    kernel: Any, tensors: Sequence[Strided], *args: Any, per_block: bool = False
 ) -> None:
-    """Fill the 4-D ``out`` with conv2d(x, w) (+ ``bias``, given as ``(storage,
-    stride)``); shapes as in ``fast_conv``, already checked."""
-    size = _size(out[1])
+    """Launch ``kernel`` over the entries of ``tensors[0]`` (the result): a thread
+    per entry, or with ``per_block`` a block per entry. Its arguments: the
+    tensors' storages, their :func:`_packed` layout, then ``args``."""
+    size = _size(tensors[0][1])
     if size:
-        bias_storage, bias_stride = bias if bias is not None else (np.zeros(1), 0)
-        grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (out[0], x[0], w[0], _packed(out, x, w), bias_storage, bias_stride)
-        args += (bias is not None, *stride, *padding)
-        launch(_forward, grid, THREADS_PER_BLOCK, *args)
-
-
-def conv_backward_input(
-    dx: Strided, g: Strided, w: Strided, stride: Tuple[int, int], padding: Any
-) -> None:
-    """Fill the 4-D ``dx`` with the input gradient of conv2d."""
-    size = _size(dx[1])
-    if size:
-        grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (dx[0], g[0], w[0], _packed(dx, g, w), *stride, *padding)
-        launch(_backward_input, grid, THREADS_PER_BLOCK, *args)
-
-
-def conv_backward_weight(
-    dw: Strided, x: Strided, g: Strided, stride: Tuple[int, int], padding: Any
-) -> None:
-    """Fill the 4-D ``dw`` with the weight gradient of conv2d (a block per entry)."""
-    size = _size(dw[1])
-    if size:
-        args = (dw[0], x[0], g[0], _packed(dw, x, g), *stride, *padding)
-        launch(_backward_weight, size, THREADS_PER_BLOCK, *args)
-
-
-def bias_backward(db: Tuple[Any, int], g: Strided) -> None:
-    """Fill ``db = (storage, stride)`` with ``g`` summed over all but dimension 1."""
-    channels = int(g[1][1])
-    if channels:
-        launch(_bias_backward, channels, THREADS_PER_BLOCK, *db, g[0], _packed(g))
+        grid = size if per_block else blocks_for(size, THREADS_PER_BLOCK)
+        storages = (t[0] for t in tensors)
+        launch(kernel, grid, THREADS_PER_BLOCK, *storages, _packed(*tensors), *args)
 
 
 # ------------------------------------------------------- the tensor Functions
@@ -392,49 +331,39 @@ def _as_2d(tensor: Tensor, spatial: int) -> Strided:
     return storage, shape, strides
 
 
-def _pair(values: Sequence[int], fill: int) -> Tuple[int, int]:
-    """conv2d's ``(height, width)`` of a stride, padding or spatial shape: conv1d's
-    ``(length,)`` is ``(fill, length)`` (a height of 1)."""
-    height, width = (fill, *values)[-2:]
-    return int(height), int(width)
-
-
 def conv_forward_fn(
     ctx: Context,
-    spatial: int,
+    shape: Tuple[int, ...],
     input: Tensor,
     weight: Tensor,
     bias: Optional[Tensor],
     stride: Tuple[int, ...],
     padding: Tuple[int, ...],
 ) -> Tensor:
-    shape = conv_output_shape(
-        f"conv{spatial}d", input.shape, weight.shape, stride, padding
-    )
-    strides, paddings = _pair(stride, 1), _pair(padding, 0)
+    """``Conv1dFun``/``Conv2dFun``'s forward on ``CudaBackend``, into a new
+    ``out`` of ``shape`` (checked by the caller)."""
+    spatial = len(shape) - 2
+    strides, paddings = pair_2d(stride, 1), pair_2d(padding, 0)
     if PLAN == "gemm":  # im2col and the course's matmul
         out, cols = _gemm_forward(spatial, shape, input, weight, strides, paddings)
         if bias is not None:
             out = out.backend.add_zip(out, _channel_view(bias, len(shape)))
-        ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
-        return out
-    out = input.new_zeros(shape)
-    bias_arg = None
-    if bias is not None:
-        storage, _, bias_strides = bias.tuple()
-        bias_arg = (storage, int(bias_strides[0]))
-    o, x, w = (_as_2d(t, spatial) for t in (out, input, weight))
-    conv_forward(o, x, w, bias_arg, strides, paddings)
-    ctx.save_for_backward(input, weight, bias is not None, strides, paddings, None)
+    else:  # the direct kernel, bias included
+        out, cols = input.new_zeros(shape), None
+        b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
+        tensors = [_as_2d(t, spatial) for t in (out, input, weight)]
+        more = (int(b_strides[0]), bias is not None, *strides, *paddings)
+        _launch_over(_forward, tensors, b, *more)
+    ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
     return out
 
 
 def conv_backward_fn(
-    ctx: Context, spatial: int, grad: Tensor
+    ctx: Context, grad: Tensor
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
+    spatial = grad.dims - 2
     input, weight, has_bias, strides, paddings, cols = ctx.saved_values
     needs = ctx.needs_input_grad
-    g = _as_2d(grad, spatial)
     d_input = d_weight = d_bias = None
     if cols is not None:  # the forward ran on the "gemm" plan
         d_input, d_weight = _gemm_backward(
@@ -442,17 +371,17 @@ def conv_backward_fn(
         )
     elif needs[0]:
         d_input = input.new_zeros(input.shape)
-        conv_backward_input(
-            _as_2d(d_input, spatial), g, _as_2d(weight, spatial), strides, paddings
-        )
+        tensors = [_as_2d(t, spatial) for t in (d_input, grad, weight)]
+        _launch_over(_backward_input, tensors, *strides, *paddings)
     if needs[1] and cols is None:
         d_weight = weight.new_zeros(weight.shape)
-        conv_backward_weight(
-            _as_2d(d_weight, spatial), _as_2d(input, spatial), g, strides, paddings
-        )
-    if has_bias and needs[2]:
-        d_bias = weight.new_zeros((weight.shape[0],))
-        bias_backward((d_bias.tuple()[0], 1), g)
+        tensors = [_as_2d(t, spatial) for t in (d_weight, input, grad)]
+        _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
+    if has_bias and needs[2]:  # g summed over all but dimension 1
+        total = grad.backend.add_reduce(grad, 0)
+        for dim in range(2, grad.dims):
+            total = grad.backend.add_reduce(total, dim)
+        d_bias = _tensor(total, total.tuple()[0], weight.shape[:1])
     return d_input, d_weight, d_bias
 
 
@@ -491,7 +420,7 @@ def _gemm_forward(
     """(out without bias, cols): im2col, then ``W @ cols`` (Task 3.4's matmul),
     whose ``(B, O, H' W')`` result is ``out``'s row-major storage."""
     _, xs, _ = x = _as_2d(input, spatial)
-    (kh, kw), (oh, ow) = _pair(weight.shape[2:], 1), _pair(shape[2:], 1)
+    (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(shape[2:], 1)
     taps, positions = int(xs[1]) * kh * kw, oh * ow
     cols = _result(input, (int(xs[0]), taps, positions))
     size = cols.size
@@ -529,7 +458,7 @@ def _gemm_backward(
         dcols = ops.matrix_multiply(w_t, g)
         d_input = _result(input, input.shape)
         _, dxs, _ = _as_2d(d_input, spatial)
-        (kh, kw), (oh, ow) = _pair(weight.shape[2:], 1), _pair(grad.shape[2:], 1)
+        (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(grad.shape[2:], 1)
         if d_input.size:
             grid = blocks_for(d_input.size, THREADS_PER_BLOCK)
             args = (dxs, dcols.tuple()[0], kh, kw, *strides, *paddings, oh, ow)
@@ -545,7 +474,7 @@ def _gemm_backward(
 
 # ------------------------------------------------------------ resource check
 def kernel_specs() -> List[KernelSpec]:
-    """The six kernels with their argument types and block size, for
+    """The five kernels with their argument types and block size, for
     ``kindling kernels`` and the resource test."""
     f64, i64, n, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
     pairs = (n, n, n, n)
@@ -553,7 +482,6 @@ def kernel_specs() -> List[KernelSpec]:
         ("conv_forward", _forward, (f64, f64, f64, i64, f64, n, flag, *pairs)),
         ("conv_back_input", _backward_input, (f64, f64, f64, i64, *pairs)),
         ("conv_back_weight", _backward_weight, (f64, f64, f64, i64, *pairs)),
-        ("conv_back_bias", _bias_backward, (f64, n, f64, i64)),
         ("conv_im2col", _im2col, (f64, f64, i64, n, n, *pairs, n, n)),
         ("conv_col2im", _col2im, (f64, i64, f64, n, n, *pairs, n, n)),
     ]

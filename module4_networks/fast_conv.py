@@ -58,9 +58,8 @@ from ._conv_checks import (
     _as_strided,
     _check_out,
     _check_storage,
-    _one_int,
     conv_output_shape,
-    pair,
+    sizes,
 )
 
 __all__ = [
@@ -526,11 +525,8 @@ def _launch(
     ``fast`` (the tensor Functions), run it as im2col + matmul where that agrees
     with the kernel (see ``_conv_gemm``) and return the forward's ``cols``."""
     op = f"conv{spatial}d"
-    if spatial == 1:
-        strides = (_one_int(op, "stride", stride),)
-        paddings = (_one_int(op, "padding", padding),)
-    else:
-        strides, paddings = pair(stride, "stride"), pair(padding, "padding")
+    strides = sizes(op, "stride", stride, spatial)
+    paddings = sizes(op, "padding", padding, spatial)
     result, first, second = (_as_strided(op, t) for t in (result, first, second))
     # Which triple holds the input, the weight and the output of the forward conv.
     roles = {

@@ -71,14 +71,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         """``(T_cur, T_i)`` at step ``t``."""
         if self.T_mult == 1:
             return t % self.T_0, float(self.T_0)
-        # The restarts are at T_0 (m^n - 1) / (m - 1): find the last one <= t.
-        m = self.T_mult
-        n = int(math.log(t / self.T_0 * (m - 1) + 1, m))
-        while self.T_0 * (m ** (n + 1) - 1) / (m - 1) <= t:  # (rounding of log)
-            n += 1
-        while n > 0 and self.T_0 * (m**n - 1) / (m - 1) > t:
-            n -= 1
-        return t - self.T_0 * (m**n - 1) / (m - 1), float(self.T_0 * m**n)
+        start, period = 0, self.T_0  # the restarts: T_0, T_0 + T_0 m, ...
+        while start + period <= t:
+            start, period = start + period, period * self.T_mult
+        return t - start, float(period)
 
     def get_lr(self) -> List[float]:
         if self.last_epoch < 0:
@@ -165,18 +161,17 @@ class OneCycleLR(LRScheduler):
                 f"Tried to step {step} times. The specified number of total steps "
                 f"is {self.total_steps}"
             )
-        lrs = []
-        for group in self.optimizer.param_groups:
-            lrs.append(
-                self._at(step, group["initial_lr"], group["max_lr"], group["min_lr"])
-            )
-            if self.momentum_key is not None:
-                # High momentum while the rate is low, and the other way round.
-                momentum = self._at(
-                    step, self.max_momentum, self.base_momentum, self.max_momentum
+        groups = self.optimizer.param_groups
+        if self.momentum_key is not None:
+            # High momentum while the rate is low, and the other way round.
+            top, bottom = self.max_momentum, self.base_momentum
+            for group in groups:
+                _set_momentum(
+                    group, self.momentum_key, self._at(step, top, bottom, top)
                 )
-                _set_momentum(group, self.momentum_key, momentum)
-        return lrs
+        return [
+            self._at(step, g["initial_lr"], g["max_lr"], g["min_lr"]) for g in groups
+        ]
 
 
 class CyclicLR(LRScheduler):

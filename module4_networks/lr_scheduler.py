@@ -73,16 +73,18 @@ class LRScheduler:
     """Base class: keeps ``base_lrs`` (each group's ``initial_lr``),
     ``last_epoch`` and ``_step_count``; :meth:`step` advances the count and
     writes :meth:`get_lr` into the optimizer. A chainable schedule says only
-    the factor each step multiplies the current rates by (:meth:`_factor`) and
-    the factor on the initial rates at step $t$ (:meth:`_closed_factor`, for
-    ``step(epoch)``). Constructing one takes the first step (``last_epoch =
-    0``) with ``_is_initial`` set, as in PyTorch: a chainable schedule then
-    leaves the current rate as it is (``LinearLR`` and ``ConstantLR`` apply
-    their starting factor), so a scheduler rebuilt for an optimizer whose state
-    was loaded keeps the loaded rate. With ``last_epoch >= 0`` (resuming) every
-    group must have its ``initial_lr``."""
+    the factor $f(t)$ on the initial rates at step $t$ (:meth:`_closed_factor`,
+    which ``step(epoch)`` uses as it is); each step multiplies the current rates
+    by $f(t) / f(t - 1)$ (:meth:`_factor`). Constructing one takes the first
+    step (``last_epoch = 0``, factor $f(0)$: ``LinearLR`` and ``ConstantLR``
+    apply their starting factor, the others leave the rate as it is) with
+    ``_is_initial`` set, as in PyTorch. With ``last_epoch >= 0`` (resuming)
+    every group must have its ``initial_lr``, and the schedules with
+    ``_resume_keeps_rate`` leave the loaded rate as it is at that first step
+    (as PyTorch's ``ExponentialLR``, ``LinearLR`` and ``PolynomialLR``)."""
 
     _is_initial: bool = False
+    _resume_keeps_rate: bool = False
 
     def __init__(self, optimizer: Any, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
@@ -114,12 +116,19 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
     def _factor(self) -> float:
-        """What step ``last_epoch`` multiplies the current rates by."""
-        raise NotImplementedError
+        """What step ``last_epoch`` multiplies the current rates by: $f(t) /
+        f(t - 1)$ (1 once $f(t - 1)$ is 0: the rate stays 0)."""
+        t = self.last_epoch
+        if t == 0:
+            return self._closed_factor(0)  # type: ignore[return-value]
+        before = self._closed_factor(t - 1)
+        if (self._is_initial and self._resume_keeps_rate) or not before:
+            return 1.0
+        return self._closed_factor(t) / before  # type: ignore[operator]
 
-    def _closed_factor(self) -> Optional[float]:
-        """The factor on the initial rates at step ``last_epoch``; None where
-        the schedule has no closed form (``step(epoch)`` then uses get_lr)."""
+    def _closed_factor(self, t: int) -> Optional[float]:
+        """The factor $f(t)$ on the initial rates at step ``t``; None where the
+        schedule has no closed form (``step(epoch)`` then uses get_lr)."""
         return None
 
     def get_lr(self) -> List[float]:
@@ -130,7 +139,7 @@ class LRScheduler:
         return [lr * factor for lr in self._current()]
 
     def _get_closed_form_lr(self) -> List[float]:
-        factor = self._closed_factor()
+        factor = self._closed_factor(self.last_epoch)
         if factor is None:
             return self.get_lr()
         return [base * factor for base in self.base_lrs]
@@ -193,13 +202,8 @@ class StepLR(LRScheduler):
         self.step_size, self.gamma = int(step_size), float(gamma)
         super().__init__(optimizer, last_epoch)
 
-    def _factor(self) -> float:
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return 1.0
-        return self.gamma
-
-    def _closed_factor(self) -> float:
-        return self.gamma ** (self.last_epoch // self.step_size)
+    def _closed_factor(self, t: int) -> float:
+        return self.gamma ** (t // self.step_size)
 
 
 class MultiStepLR(LRScheduler):
@@ -219,12 +223,9 @@ class MultiStepLR(LRScheduler):
         self.gamma = float(gamma)
         super().__init__(optimizer, last_epoch)
 
-    def _factor(self) -> float:
-        return self.gamma ** self.milestones[self.last_epoch]  # (0 if not one)
-
-    def _closed_factor(self) -> float:
+    def _closed_factor(self, t: int) -> float:
         milestones = sorted(self.milestones.elements())
-        return self.gamma ** bisect.bisect_right(milestones, self.last_epoch)
+        return self.gamma ** bisect.bisect_right(milestones, t)
 
 
 class ConstantLR(LRScheduler):
@@ -245,36 +246,31 @@ class ConstantLR(LRScheduler):
         self.factor, self.total_iters = float(factor), int(total_iters)
         super().__init__(optimizer, last_epoch)
 
-    def _factor(self) -> float:
-        if self.last_epoch == 0:
-            return self.factor
-        return 1.0 / self.factor if self.last_epoch == self.total_iters else 1.0
-
-    def _closed_factor(self) -> float:
-        return 1.0 if self.last_epoch >= self.total_iters else self.factor
+    def _closed_factor(self, t: int) -> float:
+        return 1.0 if t >= self.total_iters else self.factor
 
 
 class ExponentialLR(LRScheduler):
     """Multiply the rate by ``gamma`` at every step: $\\eta_t = \\eta_0\\,
     \\gamma^t$ when nothing else changes it."""
 
+    _resume_keeps_rate = True
+
     def __init__(self, optimizer: Any, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = float(gamma)
         super().__init__(optimizer, last_epoch)
 
-    def _factor(self) -> float:
-        return 1.0 if self._is_initial else self.gamma
-
-    def _closed_factor(self) -> float:
-        return self.gamma**self.last_epoch
+    def _closed_factor(self, t: int) -> float:
+        return self.gamma**t
 
 
 class LinearLR(LRScheduler):
     """A warm-up: the factor on the rate moves linearly from ``start_factor``
     $s$ to ``end_factor`` $e$ over ``total_iters`` $T$ steps, then stays,
     $\\eta_t = \\eta_0 (s + (e - s) \\min(t, T) / T)$ when nothing else changes
-    the rate. Step $t \\le T$ multiplies the current rate by the ratio of
-    consecutive factors, $1 + (e - s) / (T s + (t - 1)(e - s))$."""
+    the rate."""
+
+    _resume_keeps_rate = True
 
     def __init__(
         self,
@@ -297,25 +293,16 @@ class LinearLR(LRScheduler):
         self.total_iters = int(total_iters)
         super().__init__(optimizer, last_epoch)
 
-    def _factor(self) -> float:
-        if self.last_epoch == 0:
-            return self.start_factor
-        if self._is_initial or self.last_epoch > self.total_iters:
-            return 1.0
-        rise = self.end_factor - self.start_factor
-        return 1.0 + rise / (
-            self.total_iters * self.start_factor + (self.last_epoch - 1) * rise
-        )
-
-    def _closed_factor(self) -> float:
-        done = min(self.total_iters, self.last_epoch) / self.total_iters
+    def _closed_factor(self, t: int) -> float:
+        done = min(self.total_iters, t) / self.total_iters
         return self.start_factor + (self.end_factor - self.start_factor) * done
 
 
 class PolynomialLR(LRScheduler):
     """Decay to 0 over ``total_iters`` steps: $\\eta_t = \\eta_0 (1 - \\min(t,
-    T)/T)^p$ when nothing else changes the rate (each step multiplies by the
-    ratio of consecutive factors)."""
+    T)/T)^p$ when nothing else changes the rate."""
+
+    _resume_keeps_rate = True
 
     def __init__(
         self,
@@ -327,15 +314,8 @@ class PolynomialLR(LRScheduler):
         self.total_iters, self.power = int(total_iters), float(power)
         super().__init__(optimizer, last_epoch)
 
-    def _factor(self) -> float:
-        if self._is_initial or self.last_epoch > self.total_iters:
-            return 1.0
-        t, total = self.last_epoch, self.total_iters
-        return ((1.0 - t / total) / (1.0 - (t - 1) / total)) ** self.power
-
-    def _closed_factor(self) -> float:
-        left = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
-        return left**self.power
+    def _closed_factor(self, t: int) -> float:
+        return (1.0 - min(self.total_iters, t) / self.total_iters) ** self.power
 
 
 class MultiplicativeLR(LRScheduler):

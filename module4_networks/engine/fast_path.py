@@ -135,18 +135,6 @@ class FastPath:
         self.served = self.declined = 0
         self.checking = False
 
-    @contextlib.contextmanager
-    def fresh(self) -> Iterator["FastPath"]:
-        """A block that starts with no verdicts and counts, and gives the old
-        ones back after (tests that count checks)."""
-        saved = (dict(self._verdicts), self.served, self.declined, self.checking)
-        self.reset()
-        try:
-            yield self
-        finally:
-            self._verdicts = saved[0]
-            self.served, self.declined, self.checking = saved[1:]
-
     def __repr__(self) -> str:
         return (
             f"FastPath({self.name}: stands in for {self.student}; "

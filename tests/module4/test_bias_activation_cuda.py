@@ -135,12 +135,12 @@ def test_a_fused_sequential_on_the_gpu_matches_the_cpu_with_two_launches_fewer(
 ):
     model, x = _model(activation)
     want, want_grads, _ = _batch(model, x, FastBackend)
-    with ba.PATH.fresh():
-        _batch(model, x, CudaBackend)  # compile, check the signature
-        got, grads, fused = _batch(model, x, CudaBackend)
-        assert ba.PATH.agreed == 1 and ba.PATH.served == 2
-        with ba.PATH.off():
-            _, _, plain = _batch(model, x, CudaBackend)
+    ba.PATH.reset()
+    _batch(model, x, CudaBackend)  # compile, check the signature
+    got, grads, fused = _batch(model, x, CudaBackend)
+    assert ba.PATH.agreed == 1 and ba.PATH.served == 2
+    with ba.PATH.off():
+        _, _, plain = _batch(model, x, CudaBackend)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
     for a, b in zip(grads, want_grads):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
@@ -157,9 +157,10 @@ def test_a_different_student_activation_keeps_running(monkeypatch):
         _activation_layers.ReLU, "forward", lambda self, x: F.leaky_relu(x, 0.1)
     )
     model, x = _model(nn.ReLU(), seed=4)
-    with ba.PATH.fresh():
-        got, _, _ = _batch(model, x, CudaBackend)
-        assert ba.PATH.differed == 1 and ba.PATH.served == 0
+    ba.PATH.reset()
+    got, _, _ = _batch(model, x, CudaBackend)
+    assert ba.PATH.differed == 1 and ba.PATH.served == 0
+    ba.PATH.reset()  # (the verdict of this student's ReLU)
     model.to(FastBackend)
     with no_grad():
         want = model(x).to_numpy()
@@ -178,10 +179,10 @@ def test_a_stub_sequential_loop_still_raises_on_the_gpu(monkeypatch):
     monkeypatch.setattr(module.Sequential, "forward", stub)
     model, x = _model(nn.ReLU(), seed=5)
     model.to(CudaBackend)
-    with ba.PATH.fresh():
-        with pytest.raises(NotImplementedError, match="0.4"):
-            model(x.to(CudaBackend))
-        assert ba.PATH.served == 0
+    ba.PATH.reset()
+    with pytest.raises(NotImplementedError, match="0.4"):
+        model(x.to(CudaBackend))
+    assert ba.PATH.served == 0
 
 
 SMS = {"sm_75": (7, 5), "sm_80": (8, 0), "sm_90": (9, 0)}

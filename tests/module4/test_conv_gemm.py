@@ -14,6 +14,7 @@ import pytest
 
 from module3_fast_ops import FastBackend
 from module4_networks import _conv_gemm, fast_conv
+from module4_networks._conv_checks import pair_2d
 from module4_networks import functional as F
 from tests.module4.helpers import assert_entries, make
 from tests.module4.reference import (
@@ -54,8 +55,8 @@ def _fast_result(name, spatial, result_shape, first, second, s, p, order=None):
         result,
         first,
         second,
-        _conv_gemm._pair(s, spatial, 1),
-        _conv_gemm._pair(p, spatial, 0),
+        pair_2d(s, 1),
+        pair_2d(p, 0),
         None,
     )
     return np.asarray(value).reshape(result_shape), cols

@@ -59,16 +59,14 @@ def test_a_failing_check_stores_nothing_and_lowers_the_flag():
     assert path.signatures == 0 and not path.checking and path.active
 
 
-def test_off_and_fresh_restore_what_they_change():
+def test_off_restores_what_it_changes_and_reset_forgets():
     path = FastPath("t", "student()")
     path.verdict("a", lambda: True)
     with path.off():
         assert not path.active
-    assert path.active
-    with path.fresh():
-        assert (path.signatures, path.served) == (0, 0)
-        path.verdict("b", lambda: False)
-    assert path.outcomes == (True,) and path.served == 1
+    assert path.active and path.outcomes == (True,) and path.served == 1
+    path.reset()
+    assert (path.signatures, path.served, path.declined) == (0, 0, 0)
 
 
 def test_every_fast_path_is_registered_once_by_name():
