@@ -218,8 +218,6 @@ def gaussian_nll_loss(
         raise ValueError("var is of incorrect size")
     if (var.detach() < 0.0).any().item():
         raise ValueError("var has negative entry/entries")
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(reduction + " is not valid")
     var = var + (var.detach().clamp(min=eps) - var.detach())
     difference = input - target
     losses = 0.5 * (var.log() + difference * difference / var)

@@ -37,7 +37,6 @@ __all__ = [
     "md5sum",
     "download",
     "read_idx",
-    "write_idx",
     "MNIST_FILES",
     "MNIST_MIRRORS",
     "mnist_available",
@@ -65,13 +64,9 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "kindling"
 
 
-def md5sum(path: PathLike, chunk: int = 1 << 20) -> str:
-    """The hex MD5 digest of a file, read in chunks."""
-    digest = hashlib.md5()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(chunk), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def md5sum(path: PathLike) -> str:
+    """The hex MD5 digest of a file (the data sets' files fit in memory)."""
+    return hashlib.md5(Path(path).read_bytes()).hexdigest()
 
 
 def download(
@@ -162,21 +157,6 @@ def read_idx(path: PathLike) -> np.ndarray:
         )
     data = np.frombuffer(raw[header:], dtype=dtype).reshape(shape)
     return data.astype(dtype.newbyteorder("="))
-
-
-def write_idx(path: PathLike, array: np.ndarray, compress: bool = False) -> None:
-    """Write ``array`` as an IDX file (gzip-compressed when ``compress``)."""
-    array = np.asarray(array)
-    codes = {dtype.newbyteorder("="): code for code, dtype in _IDX_TYPES.items()}
-    code = codes.get(array.dtype)
-    if code is None:
-        raise TypeError(f"IDX cannot store dtype {array.dtype}")
-    header = (
-        bytes([0, 0, code, array.ndim]) + np.asarray(array.shape, dtype=">u4").tobytes()
-    )
-    body = header + array.astype(array.dtype.newbyteorder(">")).tobytes()
-    with open(path, "wb") as handle:
-        handle.write(gzip.compress(body) if compress else body)
 
 
 # --------------------------------------------------------------------- MNIST
@@ -335,17 +315,9 @@ class Vocabulary:
     PAD, UNK = "<pad>", "<unk>"
 
     def __init__(self, words: Iterable[str] = ()) -> None:
-        self.itos: List[str] = [self.PAD, self.UNK]
-        self.stoi: Dict[str, int] = {self.PAD: 0, self.UNK: 1}
-        for word in words:
-            self.add(word)
-
-    def add(self, word: str) -> int:
-        """The id of ``word``, adding it if new."""
-        if word not in self.stoi:
-            self.stoi[word] = len(self.itos)
-            self.itos.append(word)
-        return self.stoi[word]
+        # (dict.fromkeys: each word once, in order of first appearance)
+        self.itos: List[str] = list(dict.fromkeys([self.PAD, self.UNK, *words]))
+        self.stoi: Dict[str, int] = {word: i for i, word in enumerate(self.itos)}
 
     @classmethod
     def build(

@@ -19,7 +19,7 @@ from module4_networks import data
 
 
 def idx_bytes(array: np.ndarray, code: int = 0x08) -> bytes:
-    """The IDX encoding of ``array``, written independently of ``data.write_idx``."""
+    """The IDX encoding of ``array``, written independently of ``data.read_idx``."""
     header = struct.pack(">BBBB", 0, 0, code, array.ndim)
     header += b"".join(struct.pack(">I", n) for n in array.shape)
     big_endian = {0x08: ">u1", 0x0B: ">i2", 0x0D: ">f4"}[code]
@@ -63,13 +63,6 @@ def test_read_idx_reads_big_endian_wider_types(tmp_path):
     floats = np.array([1.5, -0.25], dtype=np.float32)
     (tmp_path / "f.idx").write_bytes(idx_bytes(floats, code=0x0D))
     np.testing.assert_array_equal(data.read_idx(tmp_path / "f.idx"), floats)
-
-
-def test_write_idx_round_trips(tmp_path):
-    labels = np.array([3, 1, 4, 1, 5], dtype=np.uint8)
-    data.write_idx(tmp_path / "l.gz", labels, compress=True)
-    assert (tmp_path / "l.gz").read_bytes()[:2] == b"\x1f\x8b"
-    np.testing.assert_array_equal(data.read_idx(tmp_path / "l.gz"), labels)
 
 
 def test_read_idx_rejects_bad_magic_and_truncated_files(tmp_path):
