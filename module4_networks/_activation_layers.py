@@ -119,12 +119,10 @@ class Hardtanh(FunctionLayer):
 
     function = staticmethod(A.hardtanh)
 
-    def __init__(
-        self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
-    ) -> None:
-        if min_val > max_val:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.min_val > self.max_val:  # (checked when built, as PyTorch's)
             raise ValueError("min_val cannot be greater than max_val")
-        super().__init__(min_val=min_val, max_val=max_val)
 
 
 class ReLU6(Hardtanh):
