@@ -321,19 +321,16 @@ class Vocabulary:
 
     @classmethod
     def build(
-        cls,
-        sentences: Iterable[Sequence[str]],
-        min_freq: int = 1,
-        max_size: Optional[int] = None,
+        cls, sentences: Iterable[Sequence[str]], min_freq: int = 1
     ) -> "Vocabulary":
         """The words of tokenised ``sentences`` seen at least ``min_freq`` times,
-        most frequent first (ties alphabetical), at most ``max_size`` of them."""
+        most frequent first (ties alphabetical)."""
         counts = collections.Counter(w for sentence in sentences for w in sentence)
         ranked = sorted(
             (w for w, n in counts.items() if n >= min_freq),
             key=lambda w: (-counts[w], w),
         )
-        return cls(ranked[:max_size] if max_size is not None else ranked)
+        return cls(ranked)
 
     def __len__(self) -> int:
         return len(self.itos)
@@ -345,24 +342,13 @@ class Vocabulary:
         """Word ids, ``<unk>`` (1) for unknown words."""
         return [self.stoi.get(t, 1) for t in tokens]
 
-    def pad(
-        self,
-        rows: Sequence[Sequence[int]],
-        min_length: int = 1,
-        max_length: Optional[int] = None,
-    ) -> np.ndarray:
-        """Rows of ids as one ``(len(rows), length)`` int64 array, padded with 0.
-
+    def pad(self, rows: Sequence[Sequence[int]], min_length: int = 1) -> np.ndarray:
+        """Rows of ids as one ``(len(rows), length)`` int64 array, padded with 0:
         ``length`` is the longest row, at least ``min_length`` (a convolution needs
-        an input as wide as its kernel) and at most ``max_length`` (longer rows are
-        cut).
-        """
+        an input as wide as its kernel)."""
         length = max([len(r) for r in rows] + [min_length])
-        if max_length is not None:
-            length = min(length, max_length)
         out = np.zeros((len(rows), length), dtype=np.int64)
         for i, row in enumerate(rows):
-            row = list(row)[:length]
             out[i, : len(row)] = row
         return out
 
