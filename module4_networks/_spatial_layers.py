@@ -105,16 +105,14 @@ class ConvTranspose2d(Module):
             raise ValueError("in_channels and out_channels must be divisible by groups")
         kh, kw = pair(kernel_size, "kernel_size")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = (kh, kw)
-        self.stride, self.padding = stride, padding
+        self.kernel_size, self.stride, self.padding = (kh, kw), stride, padding
         self.output_padding, self.groups = output_padding, groups
         self.dilation = dilation
         fan_in = (out_channels // groups) * kh * kw
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
         _uniform_fan_in(self.weight, fan_in)
-        self.bias = None
+        self.bias = _parameter((out_channels,), backend) if bias else None
         if bias:
-            self.bias = _parameter((out_channels,), backend)
             _uniform_fan_in(self.bias, fan_in)
 
     def forward(self, x: Tensor) -> Tensor:

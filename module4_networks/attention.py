@@ -292,15 +292,13 @@ class MultiheadAttention(Module):
         )
         for name in ("in", "q", "k", "v"):
             setattr(self, f"{name}_proj_weight", None)  # (PyTorch's: unused read None)
+        # PyTorch's initialisation: Xavier on the stacked projections, zero biases.
         for name, shape in projections:
-            setattr(self, name, _parameter(shape, backend))
+            setattr(self, name, init.xavier_uniform_(_parameter(shape, backend)))
         self.in_proj_bias = _parameter((3 * embed_dim,), backend) if bias else None
         self.bias_k = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.bias_v = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, backend=backend)
-        # PyTorch's initialisation: Xavier on the stacked projections, zero biases.
-        for name, _ in projections:
-            init.xavier_uniform_(getattr(self, name))
         if bias:
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)

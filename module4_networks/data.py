@@ -120,43 +120,33 @@ def download(
 
 
 # ----------------------------------------------------------------------- IDX
-# The IDX format: two zero bytes, a type code, the number of dimensions, then one
-# big-endian uint32 per dimension, then the data in C order, big-endian.
-_IDX_TYPES = {
-    0x08: np.dtype(">u1"),
-    0x09: np.dtype(">i1"),
-    0x0B: np.dtype(">i2"),
-    0x0C: np.dtype(">i4"),
-    0x0D: np.dtype(">f4"),
-    0x0E: np.dtype(">f8"),
-}
-
-
+# The IDX format: two zero bytes, a type code (0x08: unsigned bytes, the one MNIST
+# uses), the number of dimensions, then one big-endian uint32 per dimension, then
+# the data in C order.
 def read_idx(path: PathLike) -> np.ndarray:
-    """Read an IDX file (``.gz`` or not, told apart by its first bytes).
-
-    Returns an array of the stored type (uint8 for MNIST) and shape: ``(n, 28, 28)``
-    for images, ``(n,)`` for labels.
+    """Read an IDX file of unsigned bytes (``.gz`` or not, told apart by its first
+    bytes), as MNIST's: a uint8 array of shape ``(n, 28, 28)`` for images,
+    ``(n,)`` for labels.
     """
     with open(path, "rb") as handle:
         raw = handle.read()
     if raw[:2] == b"\x1f\x8b":  # the gzip magic number
         raw = gzip.decompress(raw)
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
-        raise ValueError(f"{path}: not an IDX file (bad magic number {raw[:4]!r})")
-    dtype, ndim = _IDX_TYPES[raw[2]], raw[3]
-    header = 4 + 4 * ndim
+    if len(raw) < 4 or raw[:3] != b"\x00\x00\x08":
+        raise ValueError(
+            f"{path}: not an IDX file of unsigned bytes (magic number {raw[:4]!r})"
+        )
+    header = 4 + 4 * raw[3]
     if len(raw) < header:
         raise ValueError(f"{path}: truncated IDX header")
     shape = tuple(int(n) for n in np.frombuffer(raw[4:header], dtype=">u4"))
-    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    expected = int(np.prod(shape, dtype=np.int64))
     if len(raw) - header != expected:
         raise ValueError(
             f"{path}: IDX header says shape {shape} ({expected} bytes) but the file "
             f"holds {len(raw) - header} bytes of data"
         )
-    data = np.frombuffer(raw[header:], dtype=dtype).reshape(shape)
-    return data.astype(dtype.newbyteorder("="))
+    return np.frombuffer(raw[header:], dtype=np.uint8).reshape(shape).copy()
 
 
 # --------------------------------------------------------------------- MNIST
