@@ -25,7 +25,7 @@ from module2_tensors.tensor import Tensor
 from . import _recurrent_fast
 from . import functional as F
 from . import weight_init as init
-from ._parameters import _parameter
+from ._parameters import _parameter, _value
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
 State = Union[Tensor, Tuple[Tensor, Tensor]]
@@ -58,8 +58,8 @@ def _check_size(name: str, what: str, x: Tensor, size: int) -> None:
 def _weights(module: Module, suffix: str = "") -> Weights:
     """The values of ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (each
     name with ``suffix``; absent biases None)."""
-    found = [module._parameters.get(name + suffix) for name in _NAMES]
-    return tuple(None if p is None else p.value for p in found)  # type: ignore
+    values = [_value(module._parameters.get(name + suffix)) for name in _NAMES]
+    return tuple(values)  # type: ignore
 
 
 class _CellBase(Module):

@@ -36,7 +36,8 @@ from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from . import _matmul_blas, weight_init as init
-from ._attention_masks import _as_mask, _is_boolean, mha_masks, padded_masks
+from ._attention_masks import _is_boolean, mha_masks, padded_masks
+from ._loss_functions import _as_tensor
 from ._parameters import _parameter
 from .layers import Linear
 
@@ -105,7 +106,7 @@ def attention_weights(
     if attn_mask is None:
         weights = F.softmax(scores, -1)
     else:
-        mask = _as_mask(attn_mask, scores)
+        mask = _as_tensor(attn_mask, scores)
         if not _is_boolean(attn_mask):  # an additive float mask
             weights = F.softmax(scores + mask, -1)
         else:
@@ -343,7 +344,7 @@ class MultiheadAttention(Module):
         if unbatched:
             query, key, value = (t.unsqueeze(0) for t in (query, key, value))
             if key_padding_mask is not None:
-                key_padding_mask = _as_mask(key_padding_mask, query).view(
+                key_padding_mask = _as_tensor(key_padding_mask, query).view(
                     1, key.shape[1]
                 )
         elif not self.batch_first:

@@ -359,8 +359,7 @@ def read_embeddings(
             parts = line.rstrip().split(" ")
             if len(parts) < 2:
                 continue
-            if dim is None:
-                dim = len(parts) - 1
+            dim = len(parts) - 1 if dim is None else dim
             if len(parts) - 1 != dim:
                 raise ValueError(
                     f"{path}:{number}: {len(parts) - 1} numbers, expected {dim}"

@@ -145,14 +145,13 @@ class _ConvNd(Module):
                 f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
                 f"both be divisible by groups ({groups})"
             )
-        name = type(self).__name__
 
         def sizes(value: Any, label: str) -> Any:
             if isinstance(value, str):  # padding="same" or "valid"
                 return value
             if self.spatial == 2:
                 return pair(value, label)
-            return (_one_int(name, label, value),)
+            return (_one_int(type(self).__name__, label, value),)
 
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = kernel_size = sizes(kernel_size, "kernel_size")
