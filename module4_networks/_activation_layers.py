@@ -51,9 +51,8 @@ class FunctionLayer(Module):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         names = list(inspect.signature(self.function).parameters.values())
-        accepted = [p for p in names[self.inputs :] if not p.name.startswith("_")]
         try:
-            bound = inspect.Signature(accepted).bind(*args, **kwargs)
+            bound = inspect.Signature(names[self.inputs :]).bind(*args, **kwargs)
         except TypeError as error:  # name the layer, not the signature's bind
             raise TypeError(f"{type(self).__name__}: {error}") from None
         bound.apply_defaults()
