@@ -12,10 +12,6 @@ if TYPE_CHECKING:
 __all__ = ["methods", "entries"]
 
 
-def _detached(value: Any) -> Any:
-    return value.detach() if hasattr(value, "detach") else value
-
-
 def entries(root: "Module") -> Iterator[Tuple[str, "Module", str, bool]]:
     """``(dotted name, module, attribute, is_parameter)`` for every parameter and
     persistent buffer of the tree, in ``state_dict``'s order (``load_state_dict``
@@ -43,12 +39,13 @@ def state_dict(
     the graph). ``prefix`` starts every key; ``destination`` is filled and
     returned when given."""
     state = OrderedDict() if destination is None else destination
-    keep = (lambda value: value) if keep_vars else _detached
     for key, module, attribute, is_parameter in entries(self):
         if is_parameter:
-            state[prefix + key] = keep(module._parameters[attribute].value)
+            value = module._parameters[attribute].value
         else:
-            state[prefix + key] = keep(module._buffers[attribute])
+            value = module._buffers[attribute]
+        detach = not keep_vars and hasattr(value, "detach")
+        state[prefix + key] = value.detach() if detach else value
     return state
 
 

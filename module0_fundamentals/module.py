@@ -161,28 +161,22 @@ class Module:
     def __getattr__(self, name: str) -> Any:
         # Only called when normal lookup fails (the registered parameters and
         # submodules are mirrored in __dict__, see _mirror): look in the registries.
-        registries = self.__dict__
-        if name in registries.get("_parameters", {}):
-            return registries["_parameters"][name]
-        if name in registries.get("_modules", {}):
-            return registries["_modules"][name]
-        if name in registries.get("_buffers", {}):
-            return registries["_buffers"][name]
+        for registry in ("_parameters", "_modules", "_buffers"):
+            entries = self.__dict__.get(registry, {})
+            if name in entries:
+                return entries[name]
         raise AttributeError(
             f"{type(self).__name__!r} object has no attribute {name!r}"
         )
 
     def __delattr__(self, name: str) -> None:
-        if name in self._parameters:
-            del self._parameters[name]
-            self.__dict__.pop(name, None)
-        elif name in self._modules:
-            del self._modules[name]
-            self.__dict__.pop(name, None)
-        elif name in self.__dict__.get("_buffers", {}):
-            del self._buffers[name]
-        else:
-            object.__delattr__(self, name)
+        for registry in ("_parameters", "_modules", "_buffers"):
+            entries = self.__dict__.get(registry, {})
+            if name in entries:
+                del entries[name]
+                self.__dict__.pop(name, None)  # (the mirror, see _mirror)
+                return
+        object.__delattr__(self, name)
 
     def add_module(self, name: str, module: Module) -> None:
         """Register ``module`` as the child ``name`` (like assigning an attribute).

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 from module0_fundamentals.module import Module
@@ -37,15 +38,26 @@ __all__ = [
 
 class FunctionLayer(Module):
     """A function as a layer: ``forward(*inputs)`` is ``function(*inputs,
-    **settings)``, the settings given to ``__init__`` by name and kept as
-    attributes (so ``layer.alpha = 2.0`` changes the next call)."""
+    **settings)``. The settings are the function's parameters after its first
+    ``inputs`` (the tensors ``forward`` passes), in its order and with its
+    defaults, so ``nn.LeakyReLU(0.2)`` is ``F.leaky_relu(x, 0.2)`` as a layer;
+    they are kept as attributes (``layer.negative_slope = 0.1`` changes the next
+    call). A layer whose PyTorch signature differs defines its own ``__init__``
+    and passes the settings by name."""
 
     function: Callable[..., Tensor]  # a staticmethod of the subclass
+    inputs: int = 1
 
-    def __init__(self, **settings: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
-        self._settings = tuple(settings)
-        for name, value in settings.items():
+        names = list(inspect.signature(self.function).parameters.values())
+        try:
+            bound = inspect.Signature(names[self.inputs :]).bind(*args, **kwargs)
+        except TypeError as error:  # name the layer, not the signature's bind
+            raise TypeError(f"{type(self).__name__}: {error}") from None
+        bound.apply_defaults()
+        self._settings = tuple(bound.arguments)
+        for name, value in bound.arguments.items():
             setattr(self, name, value)
 
     def forward(self, *inputs: Any) -> Tensor:
@@ -76,9 +88,6 @@ class GELU(FunctionLayer):
 
     function = staticmethod(A.gelu)
 
-    def __init__(self, approximate: str = "none") -> None:
-        super().__init__(approximate=approximate)
-
 
 class SiLU(FunctionLayer):
     """``F.silu(x)``: $x\\, \\sigma(x)$."""
@@ -91,17 +100,11 @@ class LeakyReLU(FunctionLayer):
 
     function = staticmethod(A.leaky_relu)
 
-    def __init__(self, negative_slope: float = 0.01) -> None:
-        super().__init__(negative_slope=negative_slope)
-
 
 class ELU(FunctionLayer):
     """``F.elu(x, alpha)``."""
 
     function = staticmethod(A.elu)
-
-    def __init__(self, alpha: float = 1.0) -> None:
-        super().__init__(alpha=alpha)
 
 
 class Softplus(FunctionLayer):
@@ -109,21 +112,16 @@ class Softplus(FunctionLayer):
 
     function = staticmethod(A.softplus)
 
-    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__(beta=beta, threshold=threshold)
-
 
 class Hardtanh(FunctionLayer):
     """``F.hardtanh(x, min_val, max_val)``: $x$ clamped to the range."""
 
     function = staticmethod(A.hardtanh)
 
-    def __init__(
-        self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
-    ) -> None:
-        if min_val > max_val:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.min_val > self.max_val:  # (checked when built, as PyTorch's)
             raise ValueError("min_val cannot be greater than max_val")
-        super().__init__(min_val=min_val, max_val=max_val)
 
 
 class ReLU6(Hardtanh):
@@ -137,9 +135,6 @@ class Mish(FunctionLayer):
     """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$."""
 
     function = staticmethod(A.mish)
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
 
 
 class PReLU(Module):
@@ -164,14 +159,8 @@ class Softmax(FunctionLayer):
 
     function = staticmethod(F.softmax)
 
-    def __init__(self, dim: int) -> None:
-        super().__init__(dim=dim)
-
 
 class LogSoftmax(FunctionLayer):
     """``F.log_softmax(x, dim)``."""
 
     function = staticmethod(F.log_softmax)
-
-    def __init__(self, dim: int) -> None:
-        super().__init__(dim=dim)

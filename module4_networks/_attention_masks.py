@@ -6,8 +6,8 @@ take part) or additive floats (added to the scores), and for
 ``key_padding_mask``). ``attention.py`` keeps the attention a student writes;
 reading those forms lives here.
 
-Interface: :func:`_as_mask`, :func:`_is_boolean`, :func:`mha_masks` and
-:func:`padded_masks`. This
+Interface: :func:`_is_boolean`, :func:`mha_masks` and :func:`padded_masks`
+(a mask that is not a tensor becomes one by ``_loss_functions._as_tensor``). This
 module does not import ``attention``.
 """
 
@@ -17,14 +17,9 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from module2_tensors.tensor import Tensor, tensor
+from module2_tensors.tensor import Tensor
 
-
-def _as_mask(mask: Any, like: Tensor) -> Tensor:
-    """``mask`` as a tensor on ``like``'s backend (tensors pass through)."""
-    if isinstance(mask, Tensor):
-        return mask
-    return tensor(np.asarray(mask, dtype=np.float64), backend=like.backend)
+from ._loss_functions import _as_tensor
 
 
 def _is_boolean(mask: Any) -> bool:
@@ -55,7 +50,7 @@ def mha_masks(
     ``key_padding_mask``)."""
     allowed = additive = None
     if attn_mask is not None:
-        m = _as_mask(attn_mask, scores)
+        m = _as_tensor(attn_mask, scores)
         if m.dims == 3:  # (N * h, L, S)
             m = m.view(n, heads, L, S)
         if _is_boolean(attn_mask):
@@ -63,7 +58,7 @@ def mha_masks(
         else:
             additive = m
     if key_padding_mask is not None:
-        kp = _as_mask(key_padding_mask, scores)
+        kp = _as_tensor(key_padding_mask, scores)
         if kp.shape != (n, S):
             raise ValueError(
                 f"MultiheadAttention: key_padding_mask should have shape {(n, S)}, "

@@ -1,6 +1,6 @@
 """Indices to vectors (given; no task asks a student to read it): ``EmbeddingFun``,
 the table lookup behind ``F.embedding`` (a row gather forward, a scatter-add
-backward, as Numba loops over raw storage), and ``one_hot`` (``F.one_hot``).
+backward, each one NumPy call on the host), and ``one_hot`` (``F.one_hot``).
 It imports only Module 2."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Tuple
 
 import numpy as np
-from numba import njit, prange
 
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import Context, Function
@@ -22,23 +21,6 @@ def _on_host(t: Tensor) -> np.ndarray:
     off the GPU: the lookup runs on the host)."""
     storage = t.contiguous()._tensor._storage
     return t.to_numpy().reshape(-1) if hasattr(storage, "copy_to_host") else storage
-
-
-@njit(parallel=True, cache=True)
-def _gather_rows(out, table, rows, dim):
-    for n in prange(rows.shape[0]):
-        for e in range(dim):
-            out[n * dim + e] = table[rows[n] * dim + e]
-
-
-@njit(parallel=True, cache=True)
-def _scatter_add_rows(out, grad, rows, dim, skip):
-    # Parallel over the columns: two threads never add into the same entry, even
-    # when a row index repeats (the same word twice in a batch).
-    for e in prange(dim):
-        for n in range(rows.shape[0]):
-            if rows[n] != skip:
-                out[rows[n] * dim + e] += grad[n * dim + e]
 
 
 class EmbeddingFun(Function):
@@ -55,17 +37,19 @@ class EmbeddingFun(Function):
         skip: int,
     ) -> Tensor:
         dim = weight.shape[1]
-        out = np.empty(rows.size * dim)
-        _gather_rows(out, _on_host(weight), rows, dim)
+        out = _on_host(weight).reshape(-1, dim)[rows]
         ctx.save_for_backward(weight.shape, rows, skip)
         return weight.new_tensor(out.reshape(*shape, dim))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
-        shape, rows, skip = ctx.saved_values
-        out = np.zeros(shape[0] * shape[1])
-        _scatter_add_rows(out, _on_host(grad), rows, shape[1], skip)
-        return grad.new_tensor(out.reshape(shape))
+        (count, dim), rows, skip = ctx.saved_values
+        # Entry (row, e) of each output row's gradient goes to flat position
+        # row * dim + e of the table; bincount sums the repeated ones.
+        kept = np.where((rows != skip)[:, None], _on_host(grad).reshape(-1, dim), 0.0)
+        flat = (rows[:, None] * dim + np.arange(dim)).reshape(-1)
+        summed = np.bincount(flat, kept.reshape(-1), count * dim)
+        return grad.new_tensor(summed.reshape(count, dim))
 
 
 def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:

@@ -94,12 +94,10 @@ def huber_loss(
     \\tfrac12 \\delta)$: ``delta`` times the smooth L1 loss with $\\beta =
     \\delta$."""
     target = _same_shape("huber_loss", input, target)
+    _check_reduction("huber_loss", reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = input - target
-    size = d.abs()
-    losses = where(size < delta, d * d * 0.5, (size - 0.5 * delta) * delta)
-    return _reduced(losses, reduction, "huber_loss")
+    return smooth_l1_loss(input, target, reduction, delta) * delta
 
 
 def kl_div(
@@ -218,8 +216,6 @@ def gaussian_nll_loss(
         raise ValueError("var is of incorrect size")
     if (var.detach() < 0.0).any().item():
         raise ValueError("var has negative entry/entries")
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(reduction + " is not valid")
     var = var + (var.detach().clamp(min=eps) - var.detach())
     difference = input - target
     losses = 0.5 * (var.log() + difference * difference / var)

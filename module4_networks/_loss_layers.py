@@ -3,14 +3,11 @@
 ``BCEWithLogitsLoss`` (Task 4.6's ``losses.py``), ``SmoothL1Loss``, ``HuberLoss``,
 ``KLDivLoss``, ``MarginRankingLoss``, ``CosineEmbeddingLoss``,
 ``GaussianNLLLoss`` (``_loss_functions.py``), and ``CosineSimilarity``, which
-compares two inputs as they do. Each is its function as a module: the settings
-given to ``__init__`` are attributes passed to the function by name."""
+compares two inputs as they do. Each is its function as a module
+(:class:`FunctionLayer`): the settings given to ``__init__`` are the function's
+own, in its order, kept as attributes and passed to it by name."""
 
 from __future__ import annotations
-
-from typing import Any, Optional
-
-from module2_tensors.tensor import Tensor
 
 from . import _loss_functions as L
 from . import losses
@@ -35,11 +32,11 @@ __all__ = [
 
 
 class _Loss(FunctionLayer):
-    """A loss function as a module, with its ``reduction`` (``"mean"``,
-    ``"sum"`` or ``"none"``) shown in its ``repr``."""
+    """A loss function as a module (its settings: the function's after its
+    ``inputs`` tensors), with its ``reduction`` (``"mean"``, ``"sum"`` or
+    ``"none"``) shown in its ``repr``."""
 
-    def __init__(self, reduction: str = "mean", **settings: Any) -> None:
-        super().__init__(reduction=reduction, **settings)
+    inputs = 2  # (input, target)
 
     def extra_repr(self) -> str:
         return f"reduction={self.reduction!r}"
@@ -50,33 +47,11 @@ class CrossEntropyLoss(_Loss):
 
     function = staticmethod(losses.cross_entropy)
 
-    def __init__(
-        self,
-        weight: Optional[Tensor] = None,
-        ignore_index: int = -100,
-        reduction: str = "mean",
-        label_smoothing: float = 0.0,
-    ) -> None:
-        super().__init__(
-            reduction,
-            weight=weight,
-            ignore_index=ignore_index,
-            label_smoothing=label_smoothing,
-        )
-
 
 class NLLLoss(_Loss):
     """``F.nll_loss`` as a module."""
 
     function = staticmethod(losses.nll_loss)
-
-    def __init__(
-        self,
-        weight: Optional[Tensor] = None,
-        ignore_index: int = -100,
-        reduction: str = "mean",
-    ) -> None:
-        super().__init__(reduction, weight=weight, ignore_index=ignore_index)
 
 
 class MSELoss(_Loss):
@@ -96,11 +71,6 @@ class BCELoss(_Loss):
 
     function = staticmethod(losses.binary_cross_entropy)
 
-    def __init__(
-        self, weight: Optional[Tensor] = None, reduction: str = "mean"
-    ) -> None:
-        super().__init__(reduction, weight=weight)
-
 
 class BCEWithLogitsLoss(_Loss):
     """``F.binary_cross_entropy_with_logits`` as a module (``weight``,
@@ -108,22 +78,11 @@ class BCEWithLogitsLoss(_Loss):
 
     function = staticmethod(losses.binary_cross_entropy_with_logits)
 
-    def __init__(
-        self,
-        weight: Optional[Tensor] = None,
-        reduction: str = "mean",
-        pos_weight: Optional[Tensor] = None,
-    ) -> None:
-        super().__init__(reduction, weight=weight, pos_weight=pos_weight)
-
 
 class SmoothL1Loss(_Loss):
     """``F.smooth_l1_loss`` as a module: ``nn.SmoothL1Loss(reduction, beta)``."""
 
     function = staticmethod(L.smooth_l1_loss)
-
-    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
-        super().__init__(reduction, beta=beta)
 
 
 class HuberLoss(_Loss):
@@ -131,26 +90,18 @@ class HuberLoss(_Loss):
 
     function = staticmethod(L.huber_loss)
 
-    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__(reduction, delta=delta)
-
 
 class KLDivLoss(_Loss):
     """``F.kl_div`` as a module: ``nn.KLDivLoss(reduction, log_target)``."""
 
     function = staticmethod(L.kl_div)
 
-    def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
-        super().__init__(reduction, log_target=log_target)
-
 
 class MarginRankingLoss(_Loss):
     """``F.margin_ranking_loss`` as a module: ``(input1, input2, target)``."""
 
     function = staticmethod(L.margin_ranking_loss)
-
-    def __init__(self, margin: float = 0.0, reduction: str = "mean") -> None:
-        super().__init__(reduction, margin=margin)
+    inputs = 3
 
 
 class CosineEmbeddingLoss(MarginRankingLoss):
@@ -163,17 +114,11 @@ class GaussianNLLLoss(_Loss):
     """``F.gaussian_nll_loss`` as a module: ``(input, target, var)``."""
 
     function = staticmethod(L.gaussian_nll_loss)
-
-    def __init__(
-        self, full: bool = False, eps: float = 1e-6, reduction: str = "mean"
-    ) -> None:
-        super().__init__(reduction, full=full, eps=eps)
+    inputs = 3
 
 
 class CosineSimilarity(FunctionLayer):
     """``F.cosine_similarity`` as a module: ``nn.CosineSimilarity(dim, eps)``."""
 
     function = staticmethod(cosine_similarity)
-
-    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
-        super().__init__(dim=dim, eps=eps)
+    inputs = 2

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from module0_fundamentals.module import Module
-from module2_tensors.engine.devices import get_default_backend
-from module2_tensors.tensor import Tensor, ones, zeros
+from module2_tensors.tensor import Tensor
 
 from ._normalization_functions import group_norm, instance_norm
 from ._parameters import _scale_and_shift, _value
+from .layers import _BatchNorm
 
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
 
@@ -43,11 +43,12 @@ class GroupNorm(Module):
         return group_norm(x, self.num_groups, w, b, self.eps)
 
 
-class _InstanceNorm(Module):
-    """``F.instance_norm`` as a layer: learned $\\gamma, \\beta$ (ones, zeros)
-    with ``affine``; running statistics (buffers ``running_mean``,
-    ``running_var``), used in evaluation mode, with ``track_running_stats``.
-    Input ``(N, C, *spatial)`` or, unbatched, ``(C, *spatial)``."""
+class _InstanceNorm(_BatchNorm):
+    """``F.instance_norm`` as a layer, with BatchNorm's parameters and buffers:
+    learned $\\gamma, \\beta$ (ones, zeros) with ``affine``; running statistics
+    (buffers ``running_mean``, ``running_var``, ``num_batches_tracked``), used in
+    evaluation mode, with ``track_running_stats``. Input ``(N, C, *spatial)`` or,
+    unbatched, ``(C, *spatial)``."""
 
     _spatial = 1
 
@@ -60,18 +61,9 @@ class _InstanceNorm(Module):
         track_running_stats: bool = False,
         backend: Any = None,
     ) -> None:
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight, self.bias = (
-            _scale_and_shift(num_features, backend) if affine else (None, None)
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, backend
         )
-        self.running_mean = self.running_var = None
-        if track_running_stats:
-            backend = backend or get_default_backend()
-            self.register_buffer("running_mean", zeros(num_features, backend=backend))
-            self.register_buffer("running_var", ones(num_features, backend=backend))
-            self.register_buffer("num_batches_tracked", 0)  # (as BatchNorm's)
 
     def forward(self, x: Tensor) -> Tensor:
         dims = self._spatial + 2

@@ -9,7 +9,7 @@ from typing import Optional, Tuple, Union
 from module0_fundamentals.module import Parameter
 from module2_tensors._backend import TensorBackend
 from module2_tensors.engine.devices import get_default_backend
-from module2_tensors.tensor import Tensor, ones, zeros
+from module2_tensors.tensor import Tensor, zeros
 
 from . import weight_init as init
 
@@ -41,7 +41,4 @@ def _scale_and_shift(
     shape: Union[int, Tuple[int, ...]], backend: Optional[TensorBackend]
 ) -> Tuple[Parameter, Parameter]:
     """A normalization's learned $\\gamma$ (ones) and $\\beta$ (zeros) of ``shape``."""
-    backend = backend or get_default_backend()
-    return Parameter(ones(shape, backend=backend)), Parameter(
-        zeros(shape, backend=backend)
-    )
+    return init.ones_(_parameter(shape, backend)), _parameter(shape, backend)

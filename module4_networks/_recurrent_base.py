@@ -13,6 +13,7 @@ module does not import ``recurrent``.
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -24,7 +25,7 @@ from module2_tensors.tensor import Tensor
 from . import _recurrent_fast
 from . import functional as F
 from . import weight_init as init
-from ._parameters import _parameter
+from ._parameters import _parameter, _value
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
 State = Union[Tensor, Tuple[Tensor, Tensor]]
@@ -57,8 +58,8 @@ def _check_size(name: str, what: str, x: Tensor, size: int) -> None:
 def _weights(module: Module, suffix: str = "") -> Weights:
     """The values of ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (each
     name with ``suffix``; absent biases None)."""
-    found = [module._parameters.get(name + suffix) for name in _NAMES]
-    return tuple(None if p is None else p.value for p in found)  # type: ignore
+    values = [_value(module._parameters.get(name + suffix)) for name in _NAMES]
+    return tuple(values)  # type: ignore
 
 
 class _CellBase(Module):
@@ -269,17 +270,11 @@ class _RNNLayers(Module):
         return output, h_n
 
     def extra_repr(self) -> str:
-        extras = ""
-        if self.num_layers != 1:
-            extras += f", num_layers={self.num_layers}"
-        if not self.bias:
-            extras += ", bias=False"
-        if self.batch_first:
-            extras += ", batch_first=True"
-        if self.dropout:
-            extras += f", dropout={self.dropout}"
-        if self.bidirectional:
-            extras += ", bidirectional=True"
-        if self.proj_size:
-            extras += f", proj_size={self.proj_size}"
-        return f"{self.input_size}, {self.hidden_size}{extras}"
+        # PyTorch's: the sizes, then each setting (the arguments of __init__
+        # between the sizes and backend) that differs from its default.
+        text = f"{self.input_size}, {self.hidden_size}"
+        arguments = list(inspect.signature(_RNNLayers.__init__).parameters.values())
+        for argument in arguments[3:-1]:
+            if getattr(self, argument.name) != argument.default:
+                text += f", {argument.name}={getattr(self, argument.name)}"
+        return text

@@ -148,15 +148,11 @@ def interpolate(
             "align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"
         )
+    # One size or scale per spatial dim (a single number serves them all).
     if size is not None:
-        sizes = [size] * spatial if isinstance(size, int) else list(size)
-        scales: list = [None] * spatial
+        sizes, scales = np.broadcast_to(size, spatial).tolist(), [None] * spatial
     else:
-        scales = (
-            [float(scale_factor)] * spatial
-            if isinstance(scale_factor, (int, float))
-            else [float(s) for s in scale_factor]
-        )
+        scales = np.broadcast_to(scale_factor, spatial).astype(float).tolist()
         sizes = [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)]
     out = input
     for k in range(spatial):

@@ -7,7 +7,7 @@ the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
@@ -62,31 +62,12 @@ class AvgPool2d(FunctionLayer):
 
     function = staticmethod(F.avg_pool2d)
 
-    def __init__(
-        self,
-        kernel_size: IntPair,
-        stride: Optional[IntPair] = None,
-        padding: IntPair = 0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-    ) -> None:
-        super().__init__(
-            kernel_size=kernel_size,
-            stride=stride,
-            padding=padding,
-            ceil_mode=ceil_mode,
-            count_include_pad=count_include_pad,
-        )
-
 
 class AdaptiveAvgPool2d(FunctionLayer):
     """``F.adaptive_avg_pool2d(x, output_size)``: averages over windows sized to
     give an ``output_size`` output whatever the input's size."""
 
     function = staticmethod(F.adaptive_avg_pool2d)
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__(output_size=output_size)
 
 
 class MaxPool1d(MaxPool2d):
@@ -124,16 +105,14 @@ class ConvTranspose2d(Module):
             raise ValueError("in_channels and out_channels must be divisible by groups")
         kh, kw = pair(kernel_size, "kernel_size")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = (kh, kw)
-        self.stride, self.padding = stride, padding
+        self.kernel_size, self.stride, self.padding = (kh, kw), stride, padding
         self.output_padding, self.groups = output_padding, groups
         self.dilation = dilation
         fan_in = (out_channels // groups) * kh * kw
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
         _uniform_fan_in(self.weight, fan_in)
-        self.bias = None
+        self.bias = _parameter((out_channels,), backend) if bias else None
         if bias:
-            self.bias = _parameter((out_channels,), backend)
             _uniform_fan_in(self.bias, fan_in)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -154,17 +133,6 @@ class Upsample(FunctionLayer):
     mode="nearest", align_corners=None)``."""
 
     function = staticmethod(S.interpolate)
-
-    def __init__(
-        self,
-        size: Optional[Union[int, Sequence[int]]] = None,
-        scale_factor: Optional[Union[float, Sequence[float]]] = None,
-        mode: str = "nearest",
-        align_corners: Optional[bool] = None,
-    ) -> None:
-        super().__init__(
-            size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners
-        )
 
 
 class Dropout2d(Dropout):

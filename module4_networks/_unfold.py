@@ -1,9 +1,10 @@
 """``torch.nn.functional.unfold`` (im2col; private: the facade ``nn.functional``
-exports it; no task asks a student to read it). It imports only Module 2."""
+exports it; no task asks a student to read it). It imports Module 2 and
+``_conv_checks``'s ``pair``."""
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -11,14 +12,9 @@ from module2_tensors import indexing_functions as ixf
 from module2_tensors import shape_functions as sf
 from module2_tensors.tensor import Tensor
 
+from ._conv_checks import pair
+
 __all__ = ["unfold"]
-
-
-def _two(name: str, value: Any) -> Tuple[int, int]:
-    pair = (value, value) if isinstance(value, int) else tuple(value)
-    if len(pair) != 2 or any(not isinstance(v, int) or v < 0 for v in pair):
-        raise ValueError(f"unfold: {name} must be an int or a pair of ints >= 0")
-    return pair  # type: ignore[return-value]
 
 
 def unfold(
@@ -44,15 +40,15 @@ def unfold(
         raise ValueError(f"unfold expects a 3-D or 4-D input, got shape {input.shape}")
     if input.dims == 3:
         return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride)[0]
-    (kh, kw), (dh, dw) = _two("kernel_size", kernel_size), _two("dilation", dilation)
-    (ph, pw), (sh, sw) = _two("padding", padding), _two("stride", stride)
+    (kh, kw), (dh, dw) = pair(kernel_size, "kernel_size"), pair(dilation, "dilation")
+    (ph, pw), (sh, sw) = pair(padding, "padding"), pair(stride, "stride")
     n, c, h, w = input.shape
     h, w = h + 2 * ph, w + 2 * pw
     oh, ow = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
-    if min(kh, kw, dh, dw, sh, sw) < 1 or oh < 1 or ow < 1:
+    if min(kh, kw, dh, dw, sh, sw) < 1 or min(ph, pw) < 0 or min(oh, ow) < 1:
         raise ValueError(
             f"unfold: no window of kernel {(kh, kw)} (dilation {(dh, dw)}, stride "
-            f"{(sh, sw)}) fits the padded {(h, w)} input"
+            f"{(sh, sw)}, padding {(ph, pw)}) fits the padded {(h, w)} input"
         )
     # Position in the padded, flattened image of kernel entry (i, j), window (r, q).
     rows = np.arange(kh)[:, None, None, None] * dh + np.arange(oh)[:, None] * sh

@@ -36,7 +36,8 @@ from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from . import _matmul_blas, weight_init as init
-from ._attention_masks import _as_mask, _is_boolean, mha_masks, padded_masks
+from ._attention_masks import _is_boolean, mha_masks, padded_masks
+from ._loss_functions import _as_tensor
 from ._parameters import _parameter
 from .layers import Linear
 
@@ -105,7 +106,7 @@ def attention_weights(
     if attn_mask is None:
         weights = F.softmax(scores, -1)
     else:
-        mask = _as_mask(attn_mask, scores)
+        mask = _as_tensor(attn_mask, scores)
         if not _is_boolean(attn_mask):  # an additive float mask
             weights = F.softmax(scores + mask, -1)
         else:
@@ -292,15 +293,13 @@ class MultiheadAttention(Module):
         )
         for name in ("in", "q", "k", "v"):
             setattr(self, f"{name}_proj_weight", None)  # (PyTorch's: unused read None)
+        # PyTorch's initialisation: Xavier on the stacked projections, zero biases.
         for name, shape in projections:
-            setattr(self, name, _parameter(shape, backend))
+            setattr(self, name, init.xavier_uniform_(_parameter(shape, backend)))
         self.in_proj_bias = _parameter((3 * embed_dim,), backend) if bias else None
         self.bias_k = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.bias_v = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, backend=backend)
-        # PyTorch's initialisation: Xavier on the stacked projections, zero biases.
-        for name, _ in projections:
-            init.xavier_uniform_(getattr(self, name))
         if bias:
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
@@ -345,7 +344,7 @@ class MultiheadAttention(Module):
         if unbatched:
             query, key, value = (t.unsqueeze(0) for t in (query, key, value))
             if key_padding_mask is not None:
-                key_padding_mask = _as_mask(key_padding_mask, query).view(
+                key_padding_mask = _as_tensor(key_padding_mask, query).view(
                     1, key.shape[1]
                 )
         elif not self.batch_first:

@@ -37,7 +37,6 @@ __all__ = [
     "md5sum",
     "download",
     "read_idx",
-    "write_idx",
     "MNIST_FILES",
     "MNIST_MIRRORS",
     "mnist_available",
@@ -65,13 +64,9 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "kindling"
 
 
-def md5sum(path: PathLike, chunk: int = 1 << 20) -> str:
-    """The hex MD5 digest of a file, read in chunks."""
-    digest = hashlib.md5()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(chunk), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def md5sum(path: PathLike) -> str:
+    """The hex MD5 digest of a file (the data sets' files fit in memory)."""
+    return hashlib.md5(Path(path).read_bytes()).hexdigest()
 
 
 def download(
@@ -125,58 +120,33 @@ def download(
 
 
 # ----------------------------------------------------------------------- IDX
-# The IDX format: two zero bytes, a type code, the number of dimensions, then one
-# big-endian uint32 per dimension, then the data in C order, big-endian.
-_IDX_TYPES = {
-    0x08: np.dtype(">u1"),
-    0x09: np.dtype(">i1"),
-    0x0B: np.dtype(">i2"),
-    0x0C: np.dtype(">i4"),
-    0x0D: np.dtype(">f4"),
-    0x0E: np.dtype(">f8"),
-}
-
-
+# The IDX format: two zero bytes, a type code (0x08: unsigned bytes, the one MNIST
+# uses), the number of dimensions, then one big-endian uint32 per dimension, then
+# the data in C order.
 def read_idx(path: PathLike) -> np.ndarray:
-    """Read an IDX file (``.gz`` or not, told apart by its first bytes).
-
-    Returns an array of the stored type (uint8 for MNIST) and shape: ``(n, 28, 28)``
-    for images, ``(n,)`` for labels.
+    """Read an IDX file of unsigned bytes (``.gz`` or not, told apart by its first
+    bytes), as MNIST's: a uint8 array of shape ``(n, 28, 28)`` for images,
+    ``(n,)`` for labels.
     """
     with open(path, "rb") as handle:
         raw = handle.read()
     if raw[:2] == b"\x1f\x8b":  # the gzip magic number
         raw = gzip.decompress(raw)
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
-        raise ValueError(f"{path}: not an IDX file (bad magic number {raw[:4]!r})")
-    dtype, ndim = _IDX_TYPES[raw[2]], raw[3]
-    header = 4 + 4 * ndim
+    if len(raw) < 4 or raw[:3] != b"\x00\x00\x08":
+        raise ValueError(
+            f"{path}: not an IDX file of unsigned bytes (magic number {raw[:4]!r})"
+        )
+    header = 4 + 4 * raw[3]
     if len(raw) < header:
         raise ValueError(f"{path}: truncated IDX header")
     shape = tuple(int(n) for n in np.frombuffer(raw[4:header], dtype=">u4"))
-    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    expected = int(np.prod(shape, dtype=np.int64))
     if len(raw) - header != expected:
         raise ValueError(
             f"{path}: IDX header says shape {shape} ({expected} bytes) but the file "
             f"holds {len(raw) - header} bytes of data"
         )
-    data = np.frombuffer(raw[header:], dtype=dtype).reshape(shape)
-    return data.astype(dtype.newbyteorder("="))
-
-
-def write_idx(path: PathLike, array: np.ndarray, compress: bool = False) -> None:
-    """Write ``array`` as an IDX file (gzip-compressed when ``compress``)."""
-    array = np.asarray(array)
-    codes = {dtype.newbyteorder("="): code for code, dtype in _IDX_TYPES.items()}
-    code = codes.get(array.dtype)
-    if code is None:
-        raise TypeError(f"IDX cannot store dtype {array.dtype}")
-    header = (
-        bytes([0, 0, code, array.ndim]) + np.asarray(array.shape, dtype=">u4").tobytes()
-    )
-    body = header + array.astype(array.dtype.newbyteorder(">")).tobytes()
-    with open(path, "wb") as handle:
-        handle.write(gzip.compress(body) if compress else body)
+    return np.frombuffer(raw[header:], dtype=np.uint8).reshape(shape).copy()
 
 
 # --------------------------------------------------------------------- MNIST
@@ -335,33 +305,22 @@ class Vocabulary:
     PAD, UNK = "<pad>", "<unk>"
 
     def __init__(self, words: Iterable[str] = ()) -> None:
-        self.itos: List[str] = [self.PAD, self.UNK]
-        self.stoi: Dict[str, int] = {self.PAD: 0, self.UNK: 1}
-        for word in words:
-            self.add(word)
-
-    def add(self, word: str) -> int:
-        """The id of ``word``, adding it if new."""
-        if word not in self.stoi:
-            self.stoi[word] = len(self.itos)
-            self.itos.append(word)
-        return self.stoi[word]
+        # (dict.fromkeys: each word once, in order of first appearance)
+        self.itos: List[str] = list(dict.fromkeys([self.PAD, self.UNK, *words]))
+        self.stoi: Dict[str, int] = {word: i for i, word in enumerate(self.itos)}
 
     @classmethod
     def build(
-        cls,
-        sentences: Iterable[Sequence[str]],
-        min_freq: int = 1,
-        max_size: Optional[int] = None,
+        cls, sentences: Iterable[Sequence[str]], min_freq: int = 1
     ) -> "Vocabulary":
         """The words of tokenised ``sentences`` seen at least ``min_freq`` times,
-        most frequent first (ties alphabetical), at most ``max_size`` of them."""
+        most frequent first (ties alphabetical)."""
         counts = collections.Counter(w for sentence in sentences for w in sentence)
         ranked = sorted(
             (w for w, n in counts.items() if n >= min_freq),
             key=lambda w: (-counts[w], w),
         )
-        return cls(ranked[:max_size] if max_size is not None else ranked)
+        return cls(ranked)
 
     def __len__(self) -> int:
         return len(self.itos)
@@ -373,24 +332,13 @@ class Vocabulary:
         """Word ids, ``<unk>`` (1) for unknown words."""
         return [self.stoi.get(t, 1) for t in tokens]
 
-    def pad(
-        self,
-        rows: Sequence[Sequence[int]],
-        min_length: int = 1,
-        max_length: Optional[int] = None,
-    ) -> np.ndarray:
-        """Rows of ids as one ``(len(rows), length)`` int64 array, padded with 0.
-
+    def pad(self, rows: Sequence[Sequence[int]], min_length: int = 1) -> np.ndarray:
+        """Rows of ids as one ``(len(rows), length)`` int64 array, padded with 0:
         ``length`` is the longest row, at least ``min_length`` (a convolution needs
-        an input as wide as its kernel) and at most ``max_length`` (longer rows are
-        cut).
-        """
+        an input as wide as its kernel)."""
         length = max([len(r) for r in rows] + [min_length])
-        if max_length is not None:
-            length = min(length, max_length)
         out = np.zeros((len(rows), length), dtype=np.int64)
         for i, row in enumerate(rows):
-            row = list(row)[:length]
             out[i, : len(row)] = row
         return out
 
@@ -411,8 +359,7 @@ def read_embeddings(
             parts = line.rstrip().split(" ")
             if len(parts) < 2:
                 continue
-            if dim is None:
-                dim = len(parts) - 1
+            dim = len(parts) - 1 if dim is None else dim
             if len(parts) - 1 != dim:
                 raise ValueError(
                     f"{path}:{number}: {len(parts) - 1} numbers, expected {dim}"

@@ -32,7 +32,7 @@ resizing (``_spatial_layers.py``), group and instance norm
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from module0_fundamentals.module import Module
 from module0_fundamentals.module import Sequential as _Sequential
@@ -45,7 +45,7 @@ from module2_tensors.tensor import Tensor, ones, zeros
 from . import functional as F
 from . import weight_init as init
 from ._activation_layers import GELU, ReLU, Sigmoid, Tanh
-from ._conv_checks import IntPair, pair
+from ._conv_checks import IntPair, _one_int, pair
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
@@ -118,102 +118,14 @@ class Linear(Module):
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: parameters, PyTorch's initialisation."""
+    """What Conv1d and Conv2d share: PyTorch's arguments (``kernel_size``,
+    ``stride``, ``padding`` and ``dilation`` an int, the same along every spatial
+    dim, or one int per dim; ``padding`` also ``"same"`` or ``"valid"``), the
+    parameters, their initialisation, and ``forward``: ``self.conv`` (``F.conv1d``
+    or ``F.conv2d``) of the input with them."""
 
     spatial: int = 1
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: Tuple[int, ...],
-        stride: Any,
-        padding: Any,
-        bias: bool,
-        backend: Optional[TensorBackend],
-        dilation: Any = 1,
-        groups: int = 1,
-    ) -> None:
-        super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError(
-                f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
-                f"both be divisible by groups ({groups})"
-            )
-        self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.dilation, self.groups = dilation, groups
-        # BEGIN SOLUTION 4.6: weight (out, in // groups, *kernel), bias, init
-        # Each output channel sees in_channels / groups inputs (all of them for the
-        # usual groups=1).
-        fan_in_channels = in_channels // groups
-        self.weight = _parameter((out_channels, fan_in_channels, *kernel_size), backend)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
-        self.bias = _parameter((out_channels,), backend) if bias else None
-        if self.bias is not None:
-            fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
-            _uniform_fan_in(self.bias, fan_in)
-        # END SOLUTION
-
-    def extra_repr(self) -> str:
-        text = (
-            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}, padding={self.padding}"
-        )
-        if self.dilation not in (1, (1,), (1, 1)):
-            text += f", dilation={self.dilation}"
-        if self.groups != 1:
-            text += f", groups={self.groups}"
-        return text
-
-
-class Conv1d(_ConvNd):
-    """1-D convolution layer: ``F.conv1d(x, weight, bias, stride, padding)`` with
-    ``weight`` ``(out_channels, in_channels, kernel_size)``."""
-
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: int,
-        stride: int = 1,
-        padding: Union[int, str] = 0,
-        dilation: int = 1,
-        groups: int = 1,
-        bias: bool = True,
-        backend: Optional[TensorBackend] = None,
-    ) -> None:
-        super().__init__(
-            in_channels,
-            out_channels,
-            (kernel_size,),
-            stride,
-            padding,
-            bias,
-            backend,
-            dilation,
-            groups,
-        )
-
-    def forward(self, x: Tensor) -> Tensor:
-        # BEGIN SOLUTION 4.6
-        bias = None if self.bias is None else self.bias.value
-        return F.conv1d(
-            x,
-            self.weight.value,
-            bias,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.groups,
-        )
-        # END SOLUTION
-
-
-class Conv2d(_ConvNd):
-    """2-D convolution layer: ``F.conv2d(x, weight, bias, stride, padding)`` with
-    ``weight`` ``(out_channels, in_channels, kh, kw)``; ``kernel_size``, ``stride``
-    and ``padding`` are an int or a pair."""
+    conv: Callable[..., Tensor]  # a staticmethod of the subclass
 
     def __init__(
         self,
@@ -227,31 +139,73 @@ class Conv2d(_ConvNd):
         bias: bool = True,
         backend: Optional[TensorBackend] = None,
     ) -> None:
-        super().__init__(
-            in_channels,
-            out_channels,
-            pair(kernel_size, "kernel_size"),
-            pair(stride, "stride"),
-            padding if isinstance(padding, str) else pair(padding, "padding"),
-            bias,
-            backend,
-            pair(dilation, "dilation"),
-            groups,
-        )
+        super().__init__()
+        if groups < 1 or in_channels % groups or out_channels % groups:
+            raise ValueError(
+                f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
+                f"both be divisible by groups ({groups})"
+            )
+
+        def sizes(value: Any, label: str) -> Any:
+            if isinstance(value, str):  # padding="same" or "valid"
+                return value
+            if self.spatial == 2:
+                return pair(value, label)
+            return (_one_int(type(self).__name__, label, value),)
+
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = kernel_size = sizes(kernel_size, "kernel_size")
+        self.stride, self.padding = sizes(stride, "stride"), sizes(padding, "padding")
+        self.dilation, self.groups = sizes(dilation, "dilation"), groups
+        # BEGIN SOLUTION 4.6: weight (out, in // groups, *kernel), bias, init
+        # Each output channel sees in_channels / groups inputs (all of them for the
+        # usual groups=1).
+        fan_in_channels = in_channels // groups
+        self.weight = _parameter((out_channels, fan_in_channels, *kernel_size), backend)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
+        self.bias = _parameter((out_channels,), backend) if bias else None
+        if self.bias is not None:
+            fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
+            _uniform_fan_in(self.bias, fan_in)
+        # END SOLUTION
 
     def forward(self, x: Tensor) -> Tensor:
+        """``self.conv(x, weight, bias, stride, padding, dilation, groups)``, the
+        parameters read through ``.value`` (``bias`` None without one)."""
         # BEGIN SOLUTION 4.6
         bias = None if self.bias is None else self.bias.value
-        return F.conv2d(
-            x,
-            self.weight.value,
-            bias,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.groups,
-        )
+        settings = (self.stride, self.padding, self.dilation, self.groups)
+        return self.conv(x, self.weight.value, bias, *settings)
         # END SOLUTION
+
+    def extra_repr(self) -> str:
+        text = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, padding={self.padding}"
+        )
+        if self.dilation not in ((1,), (1, 1)):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        return text
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution layer: ``F.conv1d(x, weight, bias, stride, padding,
+    dilation, groups)`` with ``weight`` ``(out_channels, in_channels / groups,
+    kernel_size)``."""
+
+    conv = staticmethod(F.conv1d)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution layer: ``F.conv2d(x, weight, bias, stride, padding,
+    dilation, groups)`` with ``weight`` ``(out_channels, in_channels / groups, kh,
+    kw)``; ``kernel_size``, ``stride``, ``padding`` and ``dilation`` are an int or a
+    pair."""
+
+    spatial = 2
+    conv = staticmethod(F.conv2d)
 
 
 class Embedding(Module):

@@ -138,8 +138,6 @@ def nll_loss(
     weight: Optional[Tensor] = None,
     ignore_index: int = -100,
     reduction: str = "mean",
-    *,
-    _name: str = "nll_loss",
 ) -> Tensor:
     r"""Negative log-likelihood: $\ell_n = -w_{t_n}\, \text{input}[n, t_n]$.
 
@@ -153,8 +151,8 @@ def nll_loss(
         ValueError: shapes that do not match, or a bad ``reduction``.
         IndexError: a target outside ``[0, C)`` (other than ``ignore_index``).
     """
-    _check_reduction(_name, reduction)
-    target = _class_targets(_name, input, target, ignore_index)
+    _check_reduction("nll_loss", reduction)
+    target = _class_targets("nll_loss", input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)
     losses = -_picked(input, target) * weights
     return _weighted_reduce(losses, weights, reduction)

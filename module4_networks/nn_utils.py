@@ -62,10 +62,7 @@ def clip_grad_norm_(
     with no_grad():
         if math.isinf(q):
             # (NumPy's max, which a NaN wins, as torch's does)
-            norms = [
-                float(np.abs(g.to_numpy()).max()) if g.size else 0.0 for g in grads
-            ]
-            total = math.nan if any(map(math.isnan, norms)) else max(norms)
+            total = float(np.max([np.abs(g.to_numpy()).max(initial=0) for g in grads]))
         else:
             total = sum((g.abs() ** q).sum().item() for g in grads) ** (1.0 / q)
     if error_if_nonfinite and not math.isfinite(total):

@@ -34,7 +34,7 @@ outputs.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from module2_tensors.shape_functions import stack  # noqa: F401 (for Task 4.7)
 from module2_tensors._backend import TensorBackend
@@ -240,7 +240,9 @@ class _RNNBase(_RNNLayers):
 
 class RNN(_RNNBase):
     """The Elman RNN layer: $h_t = \\tanh(x_t W_{ih}^\\top + b_{ih} + h_{t-1}
-    W_{hh}^\\top + b_{hh})$ (or ReLU), as ``torch.nn.RNN``.
+    W_{hh}^\\top + b_{hh})$ (or ReLU), as ``torch.nn.RNN``: ``RNN(input_size,
+    hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
+    batch_first=False, dropout=0.0, bidirectional=False, backend=None)``.
 
     ``forward(input, hx=None) -> (output, h_n)``.
     """
@@ -251,24 +253,14 @@ class RNN(_RNNBase):
         hidden_size: int,
         num_layers: int = 1,
         nonlinearity: str = "tanh",
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        backend: Optional[TensorBackend] = None,
+        *args: Any,
+        **kwargs: Any,
     ) -> None:
+        # The rest as LSTM's and GRU's, in PyTorch's order: bias=True,
+        # batch_first=False, dropout=0.0, bidirectional=False (and backend=).
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"unknown nonlinearity {nonlinearity!r}: tanh or relu")
-        super().__init__(
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            batch_first,
-            dropout,
-            bidirectional,
-            backend=backend,
-        )
+        super().__init__(input_size, hidden_size, num_layers, *args, **kwargs)
         self.nonlinearity = nonlinearity
 
     def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:

@@ -301,11 +301,10 @@ class TransformerLM(Module):
             for _ in range(max_new_tokens):
                 context = tensor(tokens[:, -self.max_len :], backend=backend)
                 logits = self(context).to_numpy()[:, -1, :] / max(temperature, 1e-8)
-                logits -= logits.max(axis=1, keepdims=True)
-                probs = np.exp(logits)
-                probs /= probs.sum(axis=1, keepdims=True)
-                nxt = [rng.choice(self.vocab_size, p=p) for p in probs]
-                tokens = np.concatenate([tokens, np.array(nxt)[:, None]], axis=1)
+                # A draw from softmax(logits): the argmax of the logits plus
+                # independent Gumbel noise (the Gumbel-max trick), no exp needed.
+                nxt = np.argmax(logits + rng.gumbel(size=logits.shape), axis=1)
+                tokens = np.concatenate([tokens, nxt[:, None]], axis=1)
         self.train(was_training)
         return tensor(tokens.astype(np.float64), backend=backend)
 

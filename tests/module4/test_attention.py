@@ -11,7 +11,7 @@ from typing import Optional
 import numpy as np
 import pytest
 
-from module2_tensors import tensor
+from module2_tensors import no_grad, tensor
 from module4_networks import attention as A
 from module4_networks import transformer as T
 
@@ -476,6 +476,25 @@ def test_language_model_is_causal() -> None:
     assert out.shape == (1, 7)
     np.testing.assert_array_equal(out.to_numpy()[:, :3], a[:, :3])
     assert set(out.to_numpy().ravel()) <= set(range(12))
+
+
+def test_generate_samples_from_the_softmax_of_the_last_logits() -> None:
+    # A head of zero weights and bias log p: every position's logits are log p,
+    # so each sampled token is drawn from p (at temperature 1) or from p^2
+    # renormalised (at temperature 0.5).
+    model = T.TransformerLM(
+        3, d_model=4, nhead=1, num_layers=1, max_len=4, backend=BACKEND
+    )
+    p = np.array([0.2, 0.3, 0.5])
+    with no_grad():
+        model.head.weight.value.copy_(tensor(np.zeros((3, 4)), backend=BACKEND))
+        model.head.bias.value.copy_(tensor(np.log(p), backend=BACKEND))
+    start = tensor(np.zeros((4000, 1)), backend=BACKEND)
+    for temperature, expected in ((1.0, p), (0.5, p**2 / (p**2).sum())):
+        rng = np.random.default_rng(1)
+        out = model.generate(start, 1, temperature, rng).to_numpy()[:, 1]
+        counts = np.bincount(out.astype(int), minlength=3) / len(out)
+        np.testing.assert_allclose(counts, expected, atol=0.03)
 
 
 def test_classifier_ignores_padding() -> None:

@@ -99,6 +99,32 @@ def test_activation_modules_are_their_functions():
         nn.Hardtanh(1.0, -1.0)
 
 
+def test_function_layers_take_their_functions_settings_in_order():
+    # A layer's settings are its function's, in PyTorch's order and defaults.
+    torch = import_torch()
+    pairs = [
+        (nn.LeakyReLU(0.2), torch.nn.LeakyReLU(0.2), "negative_slope"),
+        (nn.Softplus(2.0, 5.0), torch.nn.Softplus(2.0, 5.0), "threshold"),
+        (nn.MarginRankingLoss(0.5), torch.nn.MarginRankingLoss(0.5), "margin"),
+        (nn.GaussianNLLLoss(full=True), torch.nn.GaussianNLLLoss(full=True), "full"),
+        (nn.CosineSimilarity(0), torch.nn.CosineSimilarity(0), "dim"),
+        (nn.AvgPool2d(3, 1, 1, True), torch.nn.AvgPool2d(3, 1, 1, True), "ceil_mode"),
+        (nn.HuberLoss(delta=0.5), torch.nn.HuberLoss(delta=0.5), "delta"),
+    ]
+    for ours, theirs, name in pairs:
+        assert getattr(ours, name) == getattr(theirs, name), (ours, name)
+    assert nn.CrossEntropyLoss().reduction == "mean"
+    layer = nn.ELU()
+    layer.alpha = 2.0  # an attribute: the next call uses it
+    np.testing.assert_allclose(
+        layer(kt.tensor([-1.0])).to_numpy(), [2 * math.expm1(-1)]
+    )
+    with pytest.raises(TypeError, match="LeakyReLU.*slope"):
+        nn.LeakyReLU(slope=0.2)
+    with pytest.raises(TypeError, match="NLLLoss"):
+        nn.NLLLoss(None, -100, "mean", "extra")
+
+
 @pytest.mark.task4_6  # (a Module: Task 0.4's parameters)
 @pytest.mark.parametrize("channels", [1, 3])
 def test_prelu_matches_pytorch_and_learns_its_slopes(channels):
