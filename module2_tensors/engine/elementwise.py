@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 import numpy as np
 
-from .autograd import Context, Function
+from .autograd import Context, DifferentiableBackward, Function
 
 if TYPE_CHECKING:
     from .._backend import TensorBackend
@@ -51,7 +51,7 @@ __all__ = [
 _maps: Dict[Tuple[int, Callable[[float], float]], Any] = {}
 
 
-class Sin(Function):
+class Sin(DifferentiableBackward):
     """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
 
     @staticmethod
@@ -62,10 +62,10 @@ class Sin(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (a,) = ctx.saved_values
-        return grad * a.backend.cos_map(a)
+        return grad * a.cos()
 
 
-class Cos(Function):
+class Cos(DifferentiableBackward):
     """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
 
     @staticmethod
@@ -76,7 +76,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (a,) = ctx.saved_values
-        return -(grad * a.backend.sin_map(a))
+        return -(grad * a.sin())
 
 
 def _erf(x: float) -> float:
@@ -134,7 +134,7 @@ def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
     return _maps[key]
 
 
-class Erf(Function):
+class Erf(DifferentiableBackward):
     """$\\mathrm{erf}(a) = \\frac{2}{\\sqrt\\pi} \\int_0^a e^{-t^2} dt$;
     $f'(a) = \\frac{2}{\\sqrt\\pi} e^{-a^2}$. (Given.)"""
 
@@ -149,7 +149,7 @@ class Erf(Function):
         return grad * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
 
 
-class Log1p(Function):
+class Log1p(DifferentiableBackward):
     """$\\ln(1 + a)$, accurate for small $a$; $f'(a) = 1 / (1 + a)$. (Given.)"""
 
     @staticmethod
@@ -178,7 +178,7 @@ class Expm1(Function):
         return grad * (out + 1.0)
 
 
-class Abs(Function):
+class Abs(DifferentiableBackward):
     """$|a|$; $f'(a) = \\mathrm{sign}(a)$, 0 at 0 (as in PyTorch). (Given.)"""
 
     @staticmethod
@@ -189,7 +189,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (a,) = ctx.saved_values
-        return grad.backend.mul_zip(grad, unary_map(a.backend, _sign)(a))
+        return grad * a.sign()
 
 
 class Piecewise(Function):
@@ -222,7 +222,7 @@ class Sqrt(Function):
         return grad * 0.5 / out
 
 
-class Pow(Function):
+class Pow(DifferentiableBackward):
     """$f(a) = a^p$ for a number $p$; $f'(a) = p\\, a^{p-1}$, and 0 for $p = 0$
     (also at $a = 0$, as in PyTorch). (Given.)"""
 
@@ -236,30 +236,32 @@ class Pow(Function):
         a, p = ctx.saved_values
         if p == 0.0:  # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
             return grad.new_zeros(grad.shape)
-        return grad * p * a.backend.pow_zip(a, a.new_tensor(p - 1.0))
+        return grad * p * a ** (p - 1.0)
 
 
-class PowTensor(Function):
+class PowTensor(DifferentiableBackward):
     """$f(a, b) = a^b$ with a tensor exponent (broadcasting); $\\partial f /
     \\partial a = b\\, a^{b-1}$ (0 where $b = 0$), $\\partial f / \\partial b = a^b
     \\ln a$ (0 where $a^b = 0$), as in PyTorch. (Given.)"""
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
-        out = a.backend.pow_zip(a, b)
-        ctx.save_for_backward(a, b, out)
-        return out
+        ctx.save_for_backward(a, b)
+        return a.backend.pow_zip(a, b)
 
     @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        a, b, out = ctx.saved_values
-        backend = grad.backend
-        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0).
-        zero = b.new_tensor(0.0)
-        b_nonzero = backend.eq_zip(backend.eq_zip(b, zero), zero)
-        grad_a = backend.select_zip(b_nonzero, grad * b * backend.pow_zip(a, b - 1.0))
-        nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
-        grad_b = backend.select_zip(nonzero, grad * out * a.log())
+    def backward(ctx: Context, grad: "Tensor") -> Tuple[Any, Any]:
+        a, b = ctx.saved_values
+        need_a, need_b = ctx.needs_input_grad or (True, True)
+        grad_a = grad_b = None
+        if need_a:  # 0 where b = 0 (a^0 is constant; b a^{b-1} is 0 * inf at a = 0)
+            grad_a = (grad * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
+        if need_b:  # 0 where a^b = 0, with the log of a safe value there
+            out = a**b  # (recomputed: the saved result would have no history)
+            zero = out == 0.0
+            grad_b = (grad * out * a.masked_fill(zero, 1.0).log()).masked_fill(
+                zero, 0.0
+            )
         return grad_a, grad_b
 
 
@@ -270,7 +272,7 @@ def _positions(like: "Tensor", dim: int) -> "Tensor":
     return like.new_tensor(np.arange(like.shape[dim], dtype=np.float64)).view(*shape)
 
 
-class MaxAlong(Function):
+class MaxAlong(DifferentiableBackward):
     """The values of ``torch.max(a, dim)``: the maximum along ``dim`` (kept with
     size 1), given ``indices`` (kept with size 1) of the entry that holds it.
     (Given.)
@@ -288,10 +290,10 @@ class MaxAlong(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (one_hot,) = ctx.saved_values
-        return grad.backend.mul_zip(one_hot, grad)
+        return grad * one_hot
 
 
-class Maximum(Function):
+class Maximum(DifferentiableBackward):
     """$\\max(a, b)$ entry by entry, broadcasting, like ``torch.maximum``: NaN in
     either gives NaN; on a tie each input gets half the gradient. (Given.)"""
 
@@ -312,12 +314,11 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
         (weight_a,) = ctx.saved_values
-        backend = grad.backend
-        grad_a = backend.mul_zip(grad, weight_a)
-        return grad_a, backend.add_zip(grad, backend.neg_map(grad_a))
+        grad_a = grad * weight_a
+        return grad_a, grad - grad_a
 
 
-class ToBackend(Function):
+class ToBackend(DifferentiableBackward):
     """The same numbers on another backend (``t.to(backend)``); the gradient goes
     back to the original backend. (Given.)"""
 
@@ -329,7 +330,7 @@ class ToBackend(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (backend,) = ctx.saved_values
-        return type(grad)(_in_memory_of(backend, grad._tensor), backend)
+        return grad.to(backend)
 
 
 def _in_memory_of(backend: "TensorBackend", data: TensorData) -> TensorData:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from .autograd import Context, Function, _new, tensor_class
+from .autograd import Context, DifferentiableBackward, _new, tensor_class
 from .layout import view_data
 from .shapes import as_indices, normalize_dim
 
@@ -31,6 +31,7 @@ __all__ = [
     "is_advanced_key",
     "set_advanced",
     "AdvancedIndex",
+    "EmbedInZeros",
     "StridedView",
     "matrix_transpose",
     "flip",
@@ -89,12 +90,13 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     return tuple(out)
 
 
-class AdvancedIndex(Function):
+class AdvancedIndex(DifferentiableBackward):
     """``a[key]`` with integer-tensor or boolean-mask indices, NumPy's (and
     PyTorch's) advanced indexing: a copy. (Given.)
 
-    Backward: scatter-add ``grad`` into zeros of ``a``'s shape through the same
-    index (``np.add.at``), so an entry picked twice gets both gradients.
+    Backward: :class:`EmbedInZeros`, a scatter-add of ``grad`` into zeros of
+    ``a``'s shape through the same index, so an entry picked twice gets both
+    gradients.
     """
 
     @staticmethod
@@ -109,9 +111,28 @@ class AdvancedIndex(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         shape, key = ctx.saved_values
+        return EmbedInZeros.apply(grad, shape, key)
+
+
+class EmbedInZeros(DifferentiableBackward):
+    """Zeros of ``shape`` with ``g`` added at the NumPy index ``key``
+    (``np.add.at``: an entry picked twice gets both): the adjoint of indexing,
+    so the backward of ``a[key]``, ``index_select``, ``gather``... Gradient:
+    ``G[key]`` (:class:`AdvancedIndex`)."""
+
+    @staticmethod
+    def forward(
+        ctx: Context, g: "Tensor", shape: Tuple[int, ...], key: Any
+    ) -> "Tensor":
+        ctx.save_for_backward(key)
         out = np.zeros(shape)
-        np.add.at(out, key, grad.to_numpy())
-        return grad.new_tensor(out)
+        np.add.at(out, key, g.to_numpy())
+        return g.new_tensor(out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (key,) = ctx.saved_values
+        return AdvancedIndex.apply(grad, key)
 
 
 def _positions(t: "Tensor") -> np.ndarray:
@@ -144,7 +165,7 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
     storage[selected] = values
 
 
-class StridedView(Function):
+class StridedView(DifferentiableBackward):
     """``view`` of a non-contiguous tensor whose layout allows it (PyTorch's
     stride rule, computed in ``Tensor.view``): the same storage with new
     ``shape`` and ``strides``. (Given.)
@@ -244,7 +265,7 @@ def triu(t: "Tensor", diagonal: int = 0) -> "Tensor":
     return _triangle(t, diagonal, False)
 
 
-class ScatterAdd(Function):
+class ScatterAdd(DifferentiableBackward):
     """``self.scatter_add(dim, index, src)``: a copy of ``a`` with ``src[p]``
     added at ``a``'s index ``p`` with entry ``dim`` replaced by ``index[p]``.
     Backward: ``grad`` for ``a``, ``grad`` gathered through ``index`` for
@@ -264,10 +285,11 @@ class ScatterAdd(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple[Any, ...]:
         positions, src_shape = ctx.saved_values
-        picked = np.zeros(src_shape)
         inner = tuple(slice(0, n) for n in positions[0].shape)
-        picked[inner] = grad.to_numpy()[positions]
-        return grad, None, None, grad.new_tensor(picked)
+        picked = EmbedInZeros.apply(
+            AdvancedIndex.apply(grad, positions), src_shape, inner
+        )
+        return grad, None, None, picked
 
 
 def scatter_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 import numpy as np
 
 from . import autograd
-from .autograd import Context, Function, _new
+from .autograd import Context, DifferentiableBackward, Function, _new
 from .grad_modes import MODES
 from .shapes import normalize_dim
 
@@ -201,20 +201,19 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     return _unkept(t, NormRoot.apply(total, p), dim, keepdim)
 
 
-class NormRoot(Function):
-    """$s^{1/p}$ with gradient 0 where $s = 0$ (the subgradient PyTorch's norm
-    uses at a zero vector). (Given.)"""
+class NormRoot(DifferentiableBackward):
+    """$s^{1/p}$ (of $s \\ge 0$) with gradient $G\\, s^{1/p - 1} / p$, taken as 0
+    where $s = 0$: the subgradient PyTorch's ``norm`` uses at a zero vector, and
+    its ``std`` at a constant row ($p = 2$: ``Tensor.std``). (Given.)"""
 
     @staticmethod
     def forward(ctx: Context, s: "Tensor", p: float) -> "Tensor":
-        out = s.new_tensor(s.to_numpy() ** (1.0 / p))
-        ctx.save_for_backward(s, out, p)
-        return out
+        ctx.save_for_backward(s, p)
+        return s.new_tensor(s.to_numpy() ** (1.0 / p))
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        s, out, p = ctx.saved_values
-        values, root = s.to_numpy(), out.to_numpy()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            local = np.where(values > 0, root / (p * values), 0.0)
-        return grad * grad.new_tensor(local)
+        s, p = ctx.saved_values
+        zero = s <= 0.0
+        local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
+        return (grad * local).masked_fill(zero, 0.0)

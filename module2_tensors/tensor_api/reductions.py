@@ -24,7 +24,7 @@ from ..engine.autograd import Context
 
 from .. import indexing_functions as ixf
 from .. import tensor_functions as tf
-from ..engine import autograd, dtypes, elementwise, reductions
+from ..engine import dtypes, elementwise, reductions
 from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
@@ -72,25 +72,6 @@ class MaxResult(NamedTuple):
 
     values: "Tensor"
     indices: "Tensor"
-
-
-class _StdSqrt(autograd.Function):
-    """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0
-    where $v = 0$ (``std`` of a constant row, as PyTorch's ``std`` backward)."""
-
-    @staticmethod
-    def forward(ctx: Context, v: Tensor) -> Tensor:
-        out = v.backend.sqrt_map(v)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tensor:
-        (out,) = ctx.saved_values
-        backend = grad.backend
-        zero = out.new_tensor(0.0)
-        positive = backend.eq_zip(backend.eq_zip(out, zero), zero)
-        return backend.select_zip(positive, grad * 0.5 / out)
 
 
 class ReductionMixin:
@@ -360,4 +341,5 @@ class ReductionMixin:
         """The standard deviation: $\\sqrt{\\mathrm{var}}$."""
         # The gradient of sqrt at a zero variance is taken as 0, not 0 * inf (a
         # constant row: PyTorch gives 0).
-        return _StdSqrt.apply(self.var(dim, unbiased, keepdim, correction=correction))
+        v = self.var(dim, unbiased, keepdim, correction=correction)
+        return kept_dtype(v, reductions.NormRoot.apply(v, 2.0))
