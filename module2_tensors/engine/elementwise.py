@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 import numpy as np
 
+from ..ieee import cos, sin
 from .autograd import Context, DifferentiableBackward, Function
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from ..tensor_data import TensorData
 
 __all__ = [
+    "Unary",
     "Sin",
     "Cos",
     "Sqrt",
@@ -49,34 +51,6 @@ __all__ = [
 
 # One compiled map per (backend, scalar function): compiling is slow on FastOps.
 _maps: Dict[Tuple[int, Callable[[float], float]], Any] = {}
-
-
-class Sin(DifferentiableBackward):
-    """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return a.backend.sin_map(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * a.cos()
-
-
-class Cos(DifferentiableBackward):
-    """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return a.backend.cos_map(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return -(grad * a.sin())
 
 
 def _erf(x: float) -> float:
@@ -134,33 +108,48 @@ def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
     return _maps[key]
 
 
-class Erf(DifferentiableBackward):
+class Unary(DifferentiableBackward):
+    """$f(a)$ entry by entry, for a subclass's scalar function ``fn`` (compiled
+    once per backend: :func:`unary_map`) and its derivative ``derivative(a)``,
+    written with tensor operations; backward $G\\, f'(a)$. (Given.)"""
+
+    fn: Callable[[float], float]
+    derivative: Callable[["Tensor"], "Tensor"]
+
+    @classmethod
+    def forward(cls, ctx: Context, a: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a)
+        return unary_map(a.backend, cls.fn)(a)
+
+    @classmethod
+    def backward(cls, ctx: Context, grad: "Tensor") -> "Tensor":
+        (a,) = ctx.saved_values
+        return grad * cls.derivative(a)
+
+
+class Sin(Unary):
+    """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
+
+    fn, derivative = sin, lambda a: a.cos()
+
+
+class Cos(Unary):
+    """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
+
+    fn, derivative = cos, lambda a: -a.sin()
+
+
+class Erf(Unary):
     """$\\mathrm{erf}(a) = \\frac{2}{\\sqrt\\pi} \\int_0^a e^{-t^2} dt$;
     $f'(a) = \\frac{2}{\\sqrt\\pi} e^{-a^2}$. (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _erf)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
+    fn, derivative = _erf, lambda a: (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
 
 
-class Log1p(DifferentiableBackward):
+class Log1p(Unary):
     """$\\ln(1 + a)$, accurate for small $a$; $f'(a) = 1 / (1 + a)$. (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _log1p)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad / (a + 1.0)
+    fn, derivative = _log1p, lambda a: 1.0 / (a + 1.0)
 
 
 class Expm1(Function):
@@ -178,18 +167,10 @@ class Expm1(Function):
         return grad * (out + 1.0)
 
 
-class Abs(DifferentiableBackward):
+class Abs(Unary):
     """$|a|$; $f'(a) = \\mathrm{sign}(a)$, 0 at 0 (as in PyTorch). (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _abs)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * a.sign()
+    fn, derivative = _abs, lambda a: a.sign()
 
 
 class Piecewise(Function):
