@@ -88,9 +88,7 @@ class ArithmeticMixin:
         o = b if isinstance(b, CoreMixin) else self._other(b)
         return _typed(tf.Add.apply(self, o), self, o, b)
 
-    def __radd__(self, b: TensorLike) -> "Tensor":
-        o = b if isinstance(b, CoreMixin) else self._other(b)
-        return _typed(tf.Add.apply(o, self), self, o, b)
+    __radd__ = __add__  # (b + a is a + b, exactly: IEEE addition commutes)
 
     def __sub__(self, b: TensorLike) -> "Tensor":
         # a - 2.0 is a + (-2.0): one kernel, exact. (float first: no ABC check.)
@@ -118,9 +116,7 @@ class ArithmeticMixin:
         o = b if isinstance(b, CoreMixin) else self._other(b)
         return _typed(tf.Mul.apply(self, o), self, o, b)
 
-    def __rmul__(self, b: TensorLike) -> "Tensor":
-        o = b if isinstance(b, CoreMixin) else self._other(b)
-        return _typed(tf.Mul.apply(o, self), self, o, b)
+    __rmul__ = __mul__  # (b * a is a * b, exactly)
 
     def __truediv__(self, b: TensorLike) -> "Tensor":
         o = self._other(b)
@@ -460,8 +456,7 @@ class ArithmeticMixin:
         equal_nan: bool = False,
     ) -> bool:
         """``torch.allclose``: :meth:`isclose` everywhere."""
-        b = self._other(other)
-        return bool(np.allclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan))
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
 
     def log_softmax(self, dim: int, dtype: Any = None) -> "Tensor":
         """$x_i - \\log \\sum_j e^{x_j}$ along ``dim`` (``F.log_softmax``;
