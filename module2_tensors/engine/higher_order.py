@@ -103,20 +103,14 @@ def unbroadcast(grad: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
         ValueError: ``grad`` does not broadcast from ``shape``.
     """
     shape = tuple(shape)
-    if grad.shape == shape:
-        return grad
     extra = grad.dims - len(shape)
-    dims = []
-    for k in range(max(grad.dims, len(shape))):
-        size = shape[k - extra] if k >= extra else 1
-        if extra < 0 or (size != grad.shape[k] and size != 1):
-            raise ValueError(
-                f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
-            )
-        if size == 1 and grad.shape[k] != 1:
-            dims.append(k)
-    out = grad.sum(tuple(dims), keepdim=True) if dims else grad
-    return out.reshape(shape)
+    if extra < 0 or any(n not in (1, m) for n, m in zip(shape, grad.shape[extra:])):
+        raise ValueError(
+            f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
+        )
+    # The extra leading dims, and those where shape has 1 and grad does not.
+    dims = [k for k, n in enumerate(grad.shape) if k < extra or shape[k - extra] != n]
+    return (grad.sum(tuple(dims), keepdim=True) if dims else grad).reshape(shape)
 
 
 def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
