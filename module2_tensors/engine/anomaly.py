@@ -23,11 +23,9 @@ __all__ = ["user_call", "check_forward", "check_backward"]
 # Operator methods, as the user wrote them.
 _OPERATORS = {
     "__add__": "+",
-    "__radd__": "+",
     "__sub__": "-",
     "__rsub__": "-",
     "__mul__": "*",
-    "__rmul__": "*",
     "__truediv__": "/",
     "__rtruediv__": "/",
     "__pow__": "**",

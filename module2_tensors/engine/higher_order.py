@@ -205,10 +205,6 @@ class Alias(DifferentiableBackward):
 # ---------------------------------------------------------------------------
 
 
-def _needs(ctx: Context, count: int) -> Tuple[bool, ...]:
-    return ctx.needs_input_grad or (True,) * count
-
-
 def _max_weights(ctx: Context) -> "Tensor":
     """The weights ``Max.backward`` gives (constants): 1 / (number of ties) at
     the maxima along the saved dim, 0 elsewhere, from ``Max``'s context."""
@@ -230,7 +226,7 @@ CLASSES: Dict[str, type] = {}
 
 def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     a, b = inputs
-    need_a, need_b = _needs(ctx, 2)
+    need_a, need_b = ctx.needs_input_grad or (True, True)
     return (g * b if need_a else None), (g * a if need_b else None)
 
 
@@ -241,7 +237,7 @@ def _permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 
 def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     a, b = inputs
-    need_a, need_b = _needs(ctx, 2)
+    need_a, need_b = ctx.needs_input_grad or (True, True)
     return (g @ b.mT if need_a else None), (a.mT @ g if need_b else None)
 
 

@@ -273,16 +273,16 @@ class ArithmeticMixin:
     __invert__ = logical_not
 
     def logical_and(self, b: TensorLike) -> "Tensor":
-        """$1$ where both are non-zero (``mask & mask``)."""
-        b = self._other(b)
-        return tf.LT.apply(b.new_tensor(0.0), self.bool() * b.bool())._as_mask()
+        """$1$ where both are non-zero (``mask & mask``): a product of masks is
+        a mask (PyTorch's bool result type)."""
+        return self.bool() * self._other(b).bool()
 
     __and__ = __rand__ = logical_and
 
     def logical_or(self, b: TensorLike) -> "Tensor":
-        """$1$ where either is non-zero (``mask | mask``)."""
-        b = self._other(b)
-        return tf.LT.apply(b.new_tensor(0.0), self.bool() + b.bool())._as_mask()
+        """$1$ where either is non-zero (``mask | mask``): a sum of masks is a
+        mask, non-zero where either is (PyTorch's bool result type)."""
+        return self.bool() + self._other(b).bool()
 
     __or__ = __ror__ = logical_or
 
