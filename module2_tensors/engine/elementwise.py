@@ -8,8 +8,8 @@ same pattern and live here, so the student file stays about the task:
 * elementwise maps of a scalar function (``sin``, ``erf``, ``sqrt``, ``abs``,
   ``floor``, ...), each compiled once per backend on first use
   (:func:`unary_map`), with their derivatives;
-* powers (:class:`Pow`, :class:`PowTensor`), ``torch.max(a, dim)``'s values
-  (:class:`MaxAlong`) and ``torch.maximum`` (:class:`Maximum`);
+* powers (:class:`Pow`, :class:`PowTensor`) and ``torch.maximum``
+  (:class:`Maximum`);
 * :class:`ToBackend` (``t.to(backend)``) and :func:`_in_memory_of`.
 
 Interface: the names of ``__all__``, which ``Tensor``'s methods call.
@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
-
-import numpy as np
 
 from ..ieee import cos, sin
 from .autograd import Context, DifferentiableBackward, Function
@@ -44,7 +42,6 @@ __all__ = [
     "unary_map",
     "Pow",
     "PowTensor",
-    "MaxAlong",
     "Maximum",
     "ToBackend",
 ]
@@ -244,34 +241,6 @@ class PowTensor(DifferentiableBackward):
                 zero, 0.0
             )
         return grad_a, grad_b
-
-
-def _positions(like: "Tensor", dim: int) -> "Tensor":
-    """``0, 1, ..., n-1`` along ``dim`` (size 1 elsewhere), on ``like``'s backend."""
-    shape = [1] * like.dims
-    shape[dim] = like.shape[dim]
-    return like.new_tensor(np.arange(like.shape[dim], dtype=np.float64)).view(*shape)
-
-
-class MaxAlong(DifferentiableBackward):
-    """The values of ``torch.max(a, dim)``: the maximum along ``dim`` (kept with
-    size 1), given ``indices`` (kept with size 1) of the entry that holds it.
-    (Given.)
-
-    Backward: as in PyTorch, the whole gradient goes to the entry named by
-    ``indices`` (the first maximum), not shared between ties (``amax`` shares).
-    """
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", dim: int, indices: "Tensor") -> "Tensor":
-        backend = a.backend
-        ctx.save_for_backward(backend.eq_zip(_positions(a, dim), indices))
-        return backend.max_reduce(a, dim)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (one_hot,) = ctx.saved_values
-        return grad * one_hot
 
 
 class Maximum(DifferentiableBackward):

@@ -24,7 +24,8 @@ from ..engine.autograd import Context
 
 from .. import indexing_functions as ixf
 from .. import tensor_functions as tf
-from ..engine import dtypes, elementwise, reductions
+from ..engine import dtypes, reductions
+from ..engine.indexing import AdvancedIndex, scatter_positions
 from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
@@ -275,7 +276,9 @@ class ReductionMixin:
                 f"{name}(dim={dim}) of an empty dimension (shape {self.shape})"
             )
         indices = self._arg("max", x, d)
-        values = elementwise.MaxAlong.apply(x, d, indices)
+        # The entries at indices: the gradient goes to the first maximum only, as
+        # PyTorch's (not shared between ties, as amax's).
+        values = AdvancedIndex.apply(x, scatter_positions(indices, d))
         final = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
         values = kept_dtype(self, values.view(*final))
         return MaxResult(values, _as_int64(indices.view(*final)))
