@@ -40,7 +40,6 @@ __all__ = [
     "unbind",
     "tril",
     "triu",
-    "ScatterAdd",
     "scatter_positions",
     "last_writers",
     "scatter_add",
@@ -265,33 +264,6 @@ def triu(t: "Tensor", diagonal: int = 0) -> "Tensor":
     return _triangle(t, diagonal, False)
 
 
-class ScatterAdd(DifferentiableBackward):
-    """``self.scatter_add(dim, index, src)``: a copy of ``a`` with ``src[p]``
-    added at ``a``'s index ``p`` with entry ``dim`` replaced by ``index[p]``.
-    Backward: ``grad`` for ``a``, ``grad`` gathered through ``index`` for
-    ``src``. (Given.)"""
-
-    @staticmethod
-    def forward(
-        ctx: Context, a: "Tensor", dim: int, index: "Tensor", src: "Tensor"
-    ) -> "Tensor":
-        positions = scatter_positions(index, dim)
-        ctx.save_for_backward(positions, src.shape)
-        out = a.to_numpy().copy()
-        values = src.to_numpy()[tuple(slice(0, n) for n in index.shape)]
-        np.add.at(out, positions, values)
-        return a.new_tensor(out)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple[Any, ...]:
-        positions, src_shape = ctx.saved_values
-        inner = tuple(slice(0, n) for n in positions[0].shape)
-        picked = EmbedInZeros.apply(
-            AdvancedIndex.apply(grad, positions), src_shape, inner
-        )
-        return grad, None, None, picked
-
-
 def scatter_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
     """The NumPy index of ``scatter``/``gather`` along ``dim``: ``index``'s own
     positions with entry ``dim`` replaced by its values."""
@@ -319,8 +291,9 @@ def last_writers(index: "Tensor", dim: int, shape: Tuple[int, ...]) -> np.ndarra
 def scatter_add(t: "Tensor", dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
     """``torch.scatter_add`` (out of place): ``out[..., index[p], ...] +=
     src[p]`` along ``dim``; repeated indices add up."""
-    d = normalize_dim(dim, t.dims)
-    return ScatterAdd.apply(t, d, index, src)
+    positions = scatter_positions(index, normalize_dim(dim, t.dims))
+    inner = tuple(slice(0, n) for n in index.shape)  # the part of src used
+    return t + EmbedInZeros.apply(AdvancedIndex.apply(src, inner), t.shape, positions)
 
 
 def index_add(
@@ -333,7 +306,7 @@ def index_add(
     shape = [1] * source.dims
     shape[d] = len(rows)
     spread = t.new_tensor(rows.reshape(shape)).expand(*source.shape).contiguous()
-    return ScatterAdd.apply(t, d, spread, source * alpha if alpha != 1.0 else source)
+    return scatter_add(t, d, spread, source * alpha if alpha != 1.0 else source)
 
 
 def nonzero(t: "Tensor", as_tuple: bool = False) -> Any:
