@@ -139,8 +139,8 @@ def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
     which would break the graph that uses the old gradient)."""
     if t.grad is not None:
         d = t.grad + d
-    elif d._is_grad:  # already another tensor's .grad: a tensor of its own
-        d = Alias.apply(d)
+    elif d._is_grad:  # already another tensor's .grad: a copy of its own
+        d = d.clone()
     d._is_grad = True
     t.grad = d
 
@@ -185,19 +185,6 @@ class NotTwiceDifferentiable(Function):
             f"differentiable formula for it, so a gradient computed through it "
             f"with create_graph=True cannot be backpropagated again"
         )
-
-
-class Alias(DifferentiableBackward):
-    """The same numbers as ``a`` in a new tensor object (for a gradient handed
-    to two leaves: each ``.grad`` its own object). Gradient: $G$."""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        return _new(a, a._tensor)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        return grad
 
 
 # ---------------------------------------------------------------------------
