@@ -28,8 +28,7 @@ from .shape_functions import (
 )
 from .indexing_functions import narrow, var
 from .tensor_api.core import Size
-from .tensor_api.indexing import SortResult, TopKResult
-from .tensor_api.reductions import MaxResult
+from .tensor_api.reductions import MaxResult, SortResult, TopKResult
 from .tensor import *  # noqa: F403 (its __all__)
 from .function_forms import *  # noqa: F403 (its __all__)
 from .engine.devices import cuda, device, get_default_backend, name_backend

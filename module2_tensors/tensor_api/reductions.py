@@ -67,12 +67,17 @@ def _reduced_shape(shape: Tuple[int, ...], d: int, keepdim: bool, scalar: bool) 
     return [1 if k == d else n for k, n in enumerate(shape) if keepdim or k != d]
 
 
-class MaxResult(NamedTuple):
-    """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
-    ``torch.max``; ``indices`` are ``int64``, without gradient."""
+class ValuesIndices(NamedTuple):
+    """``(values, indices)`` with these names, as ``t.max(dim)``, ``t.min(dim)``,
+    ``t.sort()`` and ``t.topk(k)`` return them (like ``torch.max``'s, ...);
+    ``indices`` are ``int64``, without gradient."""
 
     values: "Tensor"
     indices: "Tensor"
+
+
+#: The names PyTorch's results go by (``torch.return_types.max``, ...).
+MaxResult = SortResult = TopKResult = ValuesIndices
 
 
 class ReductionMixin:
