@@ -168,22 +168,13 @@ def cumsum(t: "Tensor", dim: int) -> "Tensor":
     return fn.apply(t)
 
 
-def _unkept(t: "Tensor", out: "Tensor", dim: Any, keepdim: bool) -> "Tensor":
-    """``out``, reduced from ``t`` over ``dim`` with the reduced dims kept (size
-    1), without them unless ``keepdim``."""
-    if keepdim:
-        return out
-    dims = t._reduce_dims(dim)
-    return out.view(*[n for k, n in enumerate(out.shape) if k not in dims])
-
-
 def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
     """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
     e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
     m = t.detach().amax(dim, keepdim=True)
     m = m.masked_fill(m.abs() == float("inf"), 0.0)
-    out = (t - m).exp().sum(dim, keepdim=True).log() + m
-    return _unkept(t, out, dim, keepdim)
+    out = (t - m).exp().sum(dim, keepdim=keepdim).log()
+    return out + m.view(out.shape)  # (m: the same entries, in out's shape)
 
 
 def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
@@ -197,8 +188,7 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     p = float(p)
     if p <= 0:
         raise ValueError(f"norm: p must be positive, got {p}")
-    total = (t.abs() ** p).sum(dim, keepdim=True)
-    return _unkept(t, NormRoot.apply(total, p), dim, keepdim)
+    return NormRoot.apply((t.abs() ** p).sum(dim, keepdim=keepdim), p)
 
 
 class NormRoot(DifferentiableBackward):
