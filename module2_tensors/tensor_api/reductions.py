@@ -59,14 +59,6 @@ def _summed(x: "Tensor", out: "Tensor") -> "Tensor":
     return out
 
 
-def _reduced_shape(shape: Tuple[int, ...], d: int, keepdim: bool, scalar: bool) -> list:
-    """The shape of a reduction along ``d``: ``d`` removed, or of size 1 with
-    ``keepdim``; ``[]`` for a 0-d input (``scalar``, viewed as shape ``(1,)``)."""
-    if scalar:
-        return []
-    return [1 if k == d else n for k, n in enumerate(shape) if keepdim or k != d]
-
-
 class ValuesIndices(NamedTuple):
     """``(values, indices)`` with these names, as ``t.max(dim)``, ``t.min(dim)``,
     ``t.sort()`` and ``t.topk(k)`` return them (like ``torch.max``'s, ...);
@@ -284,17 +276,21 @@ class ReductionMixin:
         # The entries at indices: the gradient goes to the first maximum only, as
         # PyTorch's (not shared between ties, as amax's).
         values = AdvancedIndex.apply(x, scatter_positions(indices, d))
-        final = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
+        # d removed, or of size 1 with keepdim ([] for a 0-d tensor)
+        final = [
+            1 if k == d else n for k, n in enumerate(self.shape) if keepdim or k != d
+        ]
         values = kept_dtype(self, values.view(*final))
         return MaxResult(values, _as_int64(indices.view(*final)))
 
     @staticmethod
-    def _arg(kind: str, x: "Tensor", d: int) -> "Tensor":
-        """The index of the first maximum (minimum) of ``x`` along ``d``, kept
-        with size 1, as floats without gradient (NaN counts as the maximum)."""
-        array = x.to_numpy()
-        found = np.argmax(array, axis=d) if kind == "max" else np.argmin(array, axis=d)
-        return FACTORIES["tensor"](np.expand_dims(found, d), backend=x.backend)
+    def _arg(kind: str, x: "Tensor", d: Optional[int], keep: bool = True) -> "Tensor":
+        """The index of the first maximum (minimum) of ``x`` along ``d`` (of the
+        flattened ``x`` for ``None``), kept with size 1 if ``keep``, without
+        gradient (NaN counts as the maximum)."""
+        arg = np.argmax if kind == "max" else np.argmin
+        found = arg(x.to_numpy(), axis=d, keepdims=keep)
+        return FACTORIES["tensor"](found, backend=x.backend)
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """The index of the first maximum along ``dim`` (of the flattened tensor
@@ -308,16 +304,8 @@ class ReductionMixin:
     def _argext(self, kind: str, dim: Optional[int], keepdim: bool) -> "Tensor":
         if self.size == 0:
             raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
-        if dim is None:
-            found = self._arg(kind, self.detach().contiguous().view(-1), 0)
-            return _as_int64(
-                found.view(*([1] * self.dims)) if keepdim else found.view(())
-            )
-        d = normalize_dim(dim, max(self.dims, 1))
-        x = self.view(1) if self.dims == 0 else self
-        found = self._arg(kind, x.detach(), d)
-        shape = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
-        return _as_int64(found.view(*shape))
+        d = None if dim is None else normalize_dim(dim, max(self.dims, 1))
+        return _as_int64(self._arg(kind, self, d if self.dims else None, keepdim))
 
     def all(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where every entry over ``dim`` is non-zero, else $0$."""
