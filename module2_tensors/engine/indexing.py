@@ -134,16 +134,6 @@ class EmbedInZeros(DifferentiableBackward):
         return AdvancedIndex.apply(grad, key)
 
 
-def _positions(t: "Tensor") -> np.ndarray:
-    """The storage position of every entry of ``t``, in ``t``'s shape."""
-    pos = np.zeros(t.shape, dtype=np.int64)
-    for d, (n, step) in enumerate(zip(t.shape, t._tensor.strides)):
-        shape = [1] * t.dims
-        shape[d] = n
-        pos = pos + np.arange(n, dtype=np.int64).reshape(shape) * int(step)
-    return pos
-
-
 def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
     """``t[key] = value`` for an advanced ``key``, written into ``t``'s storage
     (so every view sees it); ``value`` broadcasts to the selection."""
@@ -153,7 +143,11 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
             "assignment through integer or boolean indices needs a CPU backend; "
             "move the tensor with .to(...) first"
         )
-    selected = _positions(t)[_numpy_key(key)]
+    # The storage position of every entry (its index dotted with the strides),
+    # then those the key selects.
+    strides = np.array(t._tensor.strides, dtype=np.int64)
+    positions = np.tensordot(strides, np.indices(t.shape, dtype=np.int64), axes=1)
+    selected = positions[_numpy_key(key)]
     try:
         values = np.broadcast_to(value.to_numpy(), selected.shape)
     except ValueError:
