@@ -121,13 +121,11 @@ class inference_mode(no_grad):
         self.mode = mode
 
     def __enter__(self) -> "inference_mode":
-        self._previous = is_grad_enabled()
-        if self.mode:
-            set_grad_enabled(False)
-        return self
+        return super().__enter__() if self.mode else self
 
     def __exit__(self, *exc_info: Any) -> None:
-        set_grad_enabled(self._previous)
+        if self.mode:
+            super().__exit__(*exc_info)
 
 
 def retain_grad(t: "Tensor") -> "Tensor":
