@@ -127,12 +127,12 @@ def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
     """For each entry, the product of the other entries along ``axis`` (exact
     with zeros: a product of the entries before times those after)."""
     ones = np.ones_like(np.take(a, [0], axis=axis))
-    before = np.cumprod(np.concatenate([ones, a], axis=axis), axis=axis)
-    before = np.delete(before, -1, axis=axis)
-    flipped = np.flip(a, axis=axis)
-    after = np.cumprod(np.concatenate([ones, flipped], axis=axis), axis=axis)
-    after = np.flip(np.delete(after, -1, axis=axis), axis=axis)
-    return before * after
+
+    def before(x: np.ndarray) -> np.ndarray:  # the product of the entries before
+        shifted = np.concatenate([ones, np.delete(x, -1, axis=axis)], axis=axis)
+        return np.cumprod(shifted, axis=axis)
+
+    return before(a) * np.flip(before(np.flip(a, axis=axis)), axis=axis)
 
 
 def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
