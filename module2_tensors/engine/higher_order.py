@@ -44,7 +44,7 @@ it sets ``engine.autograd.RECORDED`` (:func:`recorded_grads`,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -253,14 +253,8 @@ def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 
 
 def _cat(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    dim = inputs[0]
-    grads: List[Any] = [None]
-    start = 0
-    for t in inputs[1:]:
-        n = t.shape[dim]
-        grads.append(g.narrow(dim, start, n))
-        start += n
-    return tuple(grads)
+    dim = inputs[0]  # each tensor's gradient is its part of g (a view)
+    return (None, *g.split([t.shape[dim] for t in inputs[1:]], dim))
 
 
 def _where(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
