@@ -229,19 +229,15 @@ def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 
 
 def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    # Reduction.backward's steps in reverse, each recorded: a Sum step
-    # broadcasts the gradient back, a Max step weights it by its maxima.
-    shape, fn, steps, kept, scale = ctx.saved_values
-    if scale != 1.0:
-        g = g * scale
-    g = g.reshape(kept)
-    for step in reversed(steps):
-        if fn is CLASSES["Max"]:
-            g = g * _max_weights(step)
-        else:
-            (before,) = step.saved_values
-            g = g.expand(*before).contiguous()
-    return g.reshape(shape)
+    # Reduction.backward, recorded: a Sum's steps broadcast the gradient back
+    # over the layout, a Max (always one step: Tensor._reduction_plan) weights
+    # it by its maxima.
+    a, fn, layout = inputs[:3]
+    _, _, steps, kept, scale = ctx.saved_values
+    g = (g * scale if scale != 1.0 else g).reshape(kept)
+    if fn is CLASSES["Max"]:
+        return (g * _max_weights(steps[0])).reshape(a.shape)
+    return g.expand(*layout).reshape(a.shape)
 
 
 def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
