@@ -19,9 +19,9 @@ This module imports only the engine (``Function``), never ``tensor_functions``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, Tuple
 
-from ..ieee import cos, sin
+from ..ieee import cos, sin, sqrt
 from .autograd import Context, DifferentiableBackward, Function
 
 if TYPE_CHECKING:
@@ -105,66 +105,63 @@ def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
     return _maps[key]
 
 
-class Unary(DifferentiableBackward):
+class Unary(Function):
     """$f(a)$ entry by entry, for a subclass's scalar function ``fn`` (compiled
-    once per backend: :func:`unary_map`) and its derivative ``derivative(a)``,
-    written with tensor operations; backward $G\\, f'(a)$. (Given.)"""
+    once per backend: :func:`unary_map`) and its derivative, written with tensor
+    operations: ``derivative(a)``, or ``derivative(out)`` of the result for a
+    subclass with ``of_result`` (``sqrt``, ``expm1``: the result is saved
+    instead of ``a``, and ``engine/higher_order.py`` has the formula that
+    records it). Backward: $G\\, f'(a)$. (Given.)"""
 
     fn: Callable[[float], float]
     derivative: Callable[["Tensor"], "Tensor"]
+    of_result: ClassVar[bool] = False
 
     @classmethod
     def forward(cls, ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, cls.fn)(a)
+        out = unary_map(a.backend, cls.fn)(a)
+        ctx.save_for_backward(out if cls.of_result else a)
+        return out
 
     @classmethod
     def backward(cls, ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * cls.derivative(a)
+        (saved,) = ctx.saved_values
+        return grad * cls.derivative(saved)
 
 
-class Sin(Unary):
+class Sin(Unary, DifferentiableBackward):
     """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
 
     fn, derivative = sin, lambda a: a.cos()
 
 
-class Cos(Unary):
+class Cos(Unary, DifferentiableBackward):
     """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
 
     fn, derivative = cos, lambda a: -a.sin()
 
 
-class Erf(Unary):
+class Erf(Unary, DifferentiableBackward):
     """$\\mathrm{erf}(a) = \\frac{2}{\\sqrt\\pi} \\int_0^a e^{-t^2} dt$;
     $f'(a) = \\frac{2}{\\sqrt\\pi} e^{-a^2}$. (Given.)"""
 
     fn, derivative = _erf, lambda a: (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
 
 
-class Log1p(Unary):
+class Log1p(Unary, DifferentiableBackward):
     """$\\ln(1 + a)$, accurate for small $a$; $f'(a) = 1 / (1 + a)$. (Given.)"""
 
     fn, derivative = _log1p, lambda a: 1.0 / (a + 1.0)
 
 
-class Expm1(Function):
-    """$e^a - 1$, accurate for small $a$; $f'(a) = e^a$. (Given.)"""
+class Expm1(Unary):
+    """$e^a - 1$, accurate for small $a$; $f'(a) = e^a$, the result plus 1.
+    (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        out = unary_map(a.backend, _expm1)(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (out,) = ctx.saved_values
-        return grad * (out + 1.0)
+    fn, derivative, of_result = _expm1, lambda out: out + 1.0, True
 
 
-class Abs(Unary):
+class Abs(Unary, DifferentiableBackward):
     """$|a|$; $f'(a) = \\mathrm{sign}(a)$, 0 at 0 (as in PyTorch). (Given.)"""
 
     fn, derivative = _abs, lambda a: a.sign()
@@ -185,19 +182,10 @@ class Piecewise(Function):
         return grad.new_zeros(shape)
 
 
-class Sqrt(Function):
-    """$f(a) = \\sqrt{a}$; $f'(a) = 1 / (2 \\sqrt{a})$. (Given.)"""
+class Sqrt(Unary):
+    """$f(a) = \\sqrt{a}$; $f'(a) = 1 / (2 \\sqrt{a})$, of the result. (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        out = a.backend.sqrt_map(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (out,) = ctx.saved_values
-        return grad * 0.5 / out
+    fn, derivative, of_result = sqrt, lambda out: 0.5 / out, True
 
 
 class Pow(DifferentiableBackward):
