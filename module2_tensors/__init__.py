@@ -28,68 +28,9 @@ from .shape_functions import (
 )
 from .indexing_functions import narrow, var
 from .tensor_api.core import Size
-from .tensor_api.indexing import SortResult, TopKResult
-from .tensor_api.reductions import MaxResult
-from .tensor import (
-    Tensor,
-    arange,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    manual_seed,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    randperm,
-    linspace,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from .function_forms import (
-    cat,
-    stack,
-    where,
-    gather,
-    index_select,
-    tril,
-    triu,
-    prod,
-    abs,
-    cumsum,
-    argmax,
-    argmin,
-    clamp,
-    exp,
-    log,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    sigmoid,
-    sort,
-    topk,
-    sqrt,
-    sum,
-    tanh,
-    allclose,
-    argsort,
-    bmm,
-    clip,
-    concat,
-    concatenate,
-    einsum,
-    equal,
-    isclose,
-    mm,
-)
+from .tensor_api.reductions import MaxResult, SortResult, TopKResult
+from .tensor import *  # noqa: F403 (its __all__)
+from .function_forms import *  # noqa: F403 (its __all__)
 from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
 from .engine.autograd import Function

@@ -13,10 +13,9 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, List, Optional
 
-from .engine.grad_modes import MODES
+from .engine.grad_modes import MODES, run_inside
 
 __all__ = [
     "set_detect_anomaly",
@@ -56,12 +55,7 @@ class detect_anomaly:
         MODES.anomaly = self._previous
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with detect_anomaly(self.check_nan):
-                return fn(*args, **kwargs)
-
-        return wrapped
+        return run_inside(lambda: detect_anomaly(self.check_nan), fn)
 
 
 def grad(

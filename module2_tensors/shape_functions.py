@@ -23,7 +23,6 @@ And the gradient modes: ``no_grad()``, ``retain_grad()`` (and, in
 
 from __future__ import annotations
 
-import functools
 from math import prod
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, Union
 
@@ -34,7 +33,7 @@ from .engine.shapes import check_cat, expanded_shape, padded_layout
 from .engine.shapes import normalize_dim as _dim
 from .tensor_data import TensorData, UserShape
 from .engine.autograd import Context, Function, _new
-from .engine.grad_modes import is_grad_enabled, set_grad_enabled
+from .engine.grad_modes import is_grad_enabled, run_inside, set_grad_enabled
 from .indexing_functions import _along, index_view, narrow
 
 if TYPE_CHECKING:
@@ -110,12 +109,7 @@ class no_grad:
         # END SOLUTION
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with no_grad():
-                return fn(*args, **kwargs)
-
-        return wrapped
+        return run_inside(no_grad, fn)  # fn run inside a fresh no_grad()
 
 
 class inference_mode(no_grad):
@@ -127,13 +121,11 @@ class inference_mode(no_grad):
         self.mode = mode
 
     def __enter__(self) -> "inference_mode":
-        self._previous = is_grad_enabled()
-        if self.mode:
-            set_grad_enabled(False)
-        return self
+        return super().__enter__() if self.mode else self
 
     def __exit__(self, *exc_info: Any) -> None:
-        set_grad_enabled(self._previous)
+        if self.mode:
+            super().__exit__(*exc_info)
 
 
 def retain_grad(t: "Tensor") -> "Tensor":

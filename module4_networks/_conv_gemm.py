@@ -38,8 +38,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 from numba import njit
 
-from module2_tensors.engine.higher_order import EmbedInZeros
-from module2_tensors.engine.indexing import AdvancedIndex
+from module2_tensors.engine.indexing import AdvancedIndex, EmbedInZeros
 
 from ._conv_checks import pair_2d
 from .engine import agrees, fast_path, host_array

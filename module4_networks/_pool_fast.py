@@ -44,8 +44,8 @@ from numba import njit
 from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.engine.autograd import Function
-from module2_tensors.engine.higher_order import EmbedInZeros, register
-from module2_tensors.engine.indexing import AdvancedIndex
+from module2_tensors.engine.higher_order import register
+from module2_tensors.engine.indexing import AdvancedIndex, EmbedInZeros
 from module2_tensors.tensor import Tensor
 
 from ._conv_gemm import _view

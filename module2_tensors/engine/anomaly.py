@@ -23,17 +23,11 @@ __all__ = ["user_call", "check_forward", "check_backward"]
 # Operator methods, as the user wrote them.
 _OPERATORS = {
     "__add__": "+",
-    "__radd__": "+",
-    "__iadd__": "+=",
     "__sub__": "-",
     "__rsub__": "-",
-    "__isub__": "-=",
     "__mul__": "*",
-    "__rmul__": "*",
-    "__imul__": "*=",
     "__truediv__": "/",
     "__rtruediv__": "/",
-    "__itruediv__": "/=",
     "__pow__": "**",
     "__rpow__": "**",
     "__matmul__": "@",

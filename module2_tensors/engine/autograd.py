@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Context",
     "Function",
+    "DifferentiableBackward",
     "History",
     "SavedOutputHistory",
     "apply",
@@ -304,6 +305,16 @@ class Function:
     apply = classmethod(apply)
     # backward's result as a tuple of one entry per argument.
     _backward = classmethod(backward_tuple)
+
+
+class DifferentiableBackward(Function):
+    """A :class:`Function` whose ``backward`` computes with differentiable tensor
+    operations (``grad * a.cos()``) on the inputs it saved, never on its own saved
+    result (which has no history). With ``create_graph=True`` the engine runs
+    that very ``backward`` with recording on, so the gradient it gives can be
+    differentiated again: it needs no separate formula in
+    ``engine/higher_order.py``. (In an ordinary pass recording is off, and the
+    same operations build no graph.)"""
 
 
 #: Process-wide tensor ids (``Tensor.unique_id``), never reused (unlike id()), for

@@ -109,8 +109,15 @@ def get_default_backend() -> TensorBackend:
         _from_environment.append(_by_name(name) if name else None)
     if _from_environment[0] is not None:
         return _from_environment[0]
+    return _fastest()
+
+
+def _fastest(host: bool = False) -> TensorBackend:
+    """The last registered backend whose kernels are written (``host``: of those
+    computing in host memory); SimpleBackend, registered first, is always
+    ready."""
     for backend, ready in reversed(_candidates):
-        if _is_ready(backend, ready):
+        if not (host and backend.cuda) and _is_ready(backend, ready):
             return backend
     raise RuntimeError("no backend is registered: import module2_tensors")
 
@@ -196,12 +203,7 @@ def _cpu_backend() -> "TensorBackend":
     """The default backend if it computes in host memory, else the fastest
     host backend (the automatic choice of ``set_default_backend(None)``)."""
     backend = get_default_backend()
-    if not backend.cuda:
-        return backend
-    for candidate, ready in reversed(_candidates):
-        if not candidate.cuda and _is_ready(candidate, ready):
-            return candidate
-    return _candidates[0][0]  # SimpleBackend, always ready
+    return _fastest(host=True) if backend.cuda else backend
 
 
 def backend_for(spec: Union[str, device]) -> "TensorBackend":

@@ -8,8 +8,8 @@ same pattern and live here, so the student file stays about the task:
 * elementwise maps of a scalar function (``sin``, ``erf``, ``sqrt``, ``abs``,
   ``floor``, ...), each compiled once per backend on first use
   (:func:`unary_map`), with their derivatives;
-* powers (:class:`Pow`, :class:`PowTensor`), ``torch.max(a, dim)``'s values
-  (:class:`MaxAlong`) and ``torch.maximum`` (:class:`Maximum`);
+* powers (:class:`Pow`, :class:`PowTensor`) and ``torch.maximum``
+  (:class:`Maximum`);
 * :class:`ToBackend` (``t.to(backend)``) and :func:`_in_memory_of`.
 
 Interface: the names of ``__all__``, which ``Tensor``'s methods call.
@@ -19,11 +19,10 @@ This module imports only the engine (``Function``), never ``tensor_functions``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, Tuple
 
-import numpy as np
-
-from .autograd import Context, Function
+from ..ieee import cos, sin, sqrt
+from .autograd import Context, DifferentiableBackward, Function
 
 if TYPE_CHECKING:
     from .._backend import TensorBackend
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from ..tensor_data import TensorData
 
 __all__ = [
+    "Unary",
     "Sin",
     "Cos",
     "Sqrt",
@@ -42,41 +42,12 @@ __all__ = [
     "unary_map",
     "Pow",
     "PowTensor",
-    "MaxAlong",
     "Maximum",
     "ToBackend",
 ]
 
 # One compiled map per (backend, scalar function): compiling is slow on FastOps.
 _maps: Dict[Tuple[int, Callable[[float], float]], Any] = {}
-
-
-class Sin(Function):
-    """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return a.backend.sin_map(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * a.backend.cos_map(a)
-
-
-class Cos(Function):
-    """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return a.backend.cos_map(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return -(grad * a.backend.sin_map(a))
 
 
 def _erf(x: float) -> float:
@@ -134,62 +105,66 @@ def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
     return _maps[key]
 
 
-class Erf(Function):
+class Unary(Function):
+    """$f(a)$ entry by entry, for a subclass's scalar function ``fn`` (compiled
+    once per backend: :func:`unary_map`) and its derivative, written with tensor
+    operations: ``derivative(a)``, or ``derivative(out)`` of the result for a
+    subclass with ``of_result`` (``sqrt``, ``expm1``: the result is saved
+    instead of ``a``, and ``engine/higher_order.py`` has the formula that
+    records it). Backward: $G\\, f'(a)$. (Given.)"""
+
+    fn: Callable[[float], float]
+    derivative: Callable[["Tensor"], "Tensor"]
+    of_result: ClassVar[bool] = False
+
+    @classmethod
+    def forward(cls, ctx: Context, a: "Tensor") -> "Tensor":
+        out = unary_map(a.backend, cls.fn)(a)
+        ctx.save_for_backward(out if cls.of_result else a)
+        return out
+
+    @classmethod
+    def backward(cls, ctx: Context, grad: "Tensor") -> "Tensor":
+        (saved,) = ctx.saved_values
+        return grad * cls.derivative(saved)
+
+
+class Sin(Unary, DifferentiableBackward):
+    """$f(a) = \\sin a$; $f'(a) = \\cos a$. (Given.)"""
+
+    fn, derivative = sin, lambda a: a.cos()
+
+
+class Cos(Unary, DifferentiableBackward):
+    """$f(a) = \\cos a$; $f'(a) = -\\sin a$. (Given.)"""
+
+    fn, derivative = cos, lambda a: -a.sin()
+
+
+class Erf(Unary, DifferentiableBackward):
     """$\\mathrm{erf}(a) = \\frac{2}{\\sqrt\\pi} \\int_0^a e^{-t^2} dt$;
     $f'(a) = \\frac{2}{\\sqrt\\pi} e^{-a^2}$. (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _erf)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
+    fn, derivative = _erf, lambda a: (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
 
 
-class Log1p(Function):
+class Log1p(Unary, DifferentiableBackward):
     """$\\ln(1 + a)$, accurate for small $a$; $f'(a) = 1 / (1 + a)$. (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _log1p)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad / (a + 1.0)
+    fn, derivative = _log1p, lambda a: 1.0 / (a + 1.0)
 
 
-class Expm1(Function):
-    """$e^a - 1$, accurate for small $a$; $f'(a) = e^a$. (Given.)"""
+class Expm1(Unary):
+    """$e^a - 1$, accurate for small $a$; $f'(a) = e^a$, the result plus 1.
+    (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        out = unary_map(a.backend, _expm1)(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (out,) = ctx.saved_values
-        return grad * (out + 1.0)
+    fn, derivative, of_result = _expm1, lambda out: out + 1.0, True
 
 
-class Abs(Function):
+class Abs(Unary, DifferentiableBackward):
     """$|a|$; $f'(a) = \\mathrm{sign}(a)$, 0 at 0 (as in PyTorch). (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        ctx.save_for_backward(a)
-        return unary_map(a.backend, _abs)(a)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (a,) = ctx.saved_values
-        return grad.backend.mul_zip(grad, unary_map(a.backend, _sign)(a))
+    fn, derivative = _abs, lambda a: a.sign()
 
 
 class Piecewise(Function):
@@ -207,22 +182,13 @@ class Piecewise(Function):
         return grad.new_zeros(shape)
 
 
-class Sqrt(Function):
-    """$f(a) = \\sqrt{a}$; $f'(a) = 1 / (2 \\sqrt{a})$. (Given.)"""
+class Sqrt(Unary):
+    """$f(a) = \\sqrt{a}$; $f'(a) = 1 / (2 \\sqrt{a})$, of the result. (Given.)"""
 
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        out = a.backend.sqrt_map(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (out,) = ctx.saved_values
-        return grad * 0.5 / out
+    fn, derivative, of_result = sqrt, lambda out: 0.5 / out, True
 
 
-class Pow(Function):
+class Pow(DifferentiableBackward):
     """$f(a) = a^p$ for a number $p$; $f'(a) = p\\, a^{p-1}$, and 0 for $p = 0$
     (also at $a = 0$, as in PyTorch). (Given.)"""
 
@@ -236,62 +202,36 @@ class Pow(Function):
         a, p = ctx.saved_values
         if p == 0.0:  # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
             return grad.new_zeros(grad.shape)
-        return grad * p * a.backend.pow_zip(a, a.new_tensor(p - 1.0))
+        return grad * p * a ** (p - 1.0)
 
 
-class PowTensor(Function):
+class PowTensor(DifferentiableBackward):
     """$f(a, b) = a^b$ with a tensor exponent (broadcasting); $\\partial f /
     \\partial a = b\\, a^{b-1}$ (0 where $b = 0$), $\\partial f / \\partial b = a^b
     \\ln a$ (0 where $a^b = 0$), as in PyTorch. (Given.)"""
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
-        out = a.backend.pow_zip(a, b)
-        ctx.save_for_backward(a, b, out)
-        return out
+        ctx.save_for_backward(a, b)
+        return a.backend.pow_zip(a, b)
 
     @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        a, b, out = ctx.saved_values
-        backend = grad.backend
-        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0).
-        zero = b.new_tensor(0.0)
-        b_nonzero = backend.eq_zip(backend.eq_zip(b, zero), zero)
-        grad_a = backend.select_zip(b_nonzero, grad * b * backend.pow_zip(a, b - 1.0))
-        nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
-        grad_b = backend.select_zip(nonzero, grad * out * a.log())
+    def backward(ctx: Context, grad: "Tensor") -> Tuple[Any, Any]:
+        a, b = ctx.saved_values
+        need_a, need_b = ctx.needs_input_grad or (True, True)
+        grad_a = grad_b = None
+        if need_a:  # 0 where b = 0 (a^0 is constant; b a^{b-1} is 0 * inf at a = 0)
+            grad_a = (grad * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
+        if need_b:  # 0 where a^b = 0, with the log of a safe value there
+            out = a**b  # (recomputed: the saved result would have no history)
+            zero = out == 0.0
+            grad_b = (grad * out * a.masked_fill(zero, 1.0).log()).masked_fill(
+                zero, 0.0
+            )
         return grad_a, grad_b
 
 
-def _positions(like: "Tensor", dim: int) -> "Tensor":
-    """``0, 1, ..., n-1`` along ``dim`` (size 1 elsewhere), on ``like``'s backend."""
-    shape = [1] * like.dims
-    shape[dim] = like.shape[dim]
-    return like.new_tensor(np.arange(like.shape[dim], dtype=np.float64)).view(*shape)
-
-
-class MaxAlong(Function):
-    """The values of ``torch.max(a, dim)``: the maximum along ``dim`` (kept with
-    size 1), given ``indices`` (kept with size 1) of the entry that holds it.
-    (Given.)
-
-    Backward: as in PyTorch, the whole gradient goes to the entry named by
-    ``indices`` (the first maximum), not shared between ties (``amax`` shares).
-    """
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor", dim: int, indices: "Tensor") -> "Tensor":
-        backend = a.backend
-        ctx.save_for_backward(backend.eq_zip(_positions(a, dim), indices))
-        return backend.max_reduce(a, dim)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (one_hot,) = ctx.saved_values
-        return grad.backend.mul_zip(one_hot, grad)
-
-
-class Maximum(Function):
+class Maximum(DifferentiableBackward):
     """$\\max(a, b)$ entry by entry, broadcasting, like ``torch.maximum``: NaN in
     either gives NaN; on a tie each input gets half the gradient. (Given.)"""
 
@@ -312,12 +252,11 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
         (weight_a,) = ctx.saved_values
-        backend = grad.backend
-        grad_a = backend.mul_zip(grad, weight_a)
-        return grad_a, backend.add_zip(grad, backend.neg_map(grad_a))
+        grad_a = grad * weight_a
+        return grad_a, grad - grad_a
 
 
-class ToBackend(Function):
+class ToBackend(DifferentiableBackward):
     """The same numbers on another backend (``t.to(backend)``); the gradient goes
     back to the original backend. (Given.)"""
 
@@ -329,7 +268,7 @@ class ToBackend(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         (backend,) = ctx.saved_values
-        return type(grad)(_in_memory_of(backend, grad._tensor), backend)
+        return grad.to(backend)
 
 
 def _in_memory_of(backend: "TensorBackend", data: TensorData) -> TensorData:

@@ -10,9 +10,10 @@ backward pass.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["Modes", "MODES", "set_grad_enabled", "enable_grad", "is_grad_enabled"]
+__all__ += ["run_inside"]
 
 
 class Modes:
@@ -66,14 +67,7 @@ class set_grad_enabled:
     def __call__(self, fn: Any) -> Any:
         # As a decorator, the mode applies inside ``fn`` only (as in PyTorch).
         MODES.grad = self._previous
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-
-        return wrapped
+        return run_inside(lambda: set_grad_enabled(self.mode), fn)
 
 
 class enable_grad(set_grad_enabled):
@@ -93,3 +87,18 @@ def is_grad_enabled() -> bool:
     """Whether functions applied now record a history (PyTorch's
     ``torch.is_grad_enabled``; ``no_grad()`` switches it off)."""
     return MODES.grad
+
+
+def run_inside(
+    context: Callable[[], Any], fn: Callable[..., Any]
+) -> Callable[..., Any]:
+    """``fn`` run inside a fresh ``context()`` at every call: a context manager
+    used as a decorator (``@no_grad()``, ``@set_grad_enabled(False)``,
+    ``@detect_anomaly()``)."""
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with context():
+            return fn(*args, **kwargs)
+
+    return wrapped

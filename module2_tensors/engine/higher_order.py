@@ -21,8 +21,12 @@ takes
 
 and returns one gradient per argument, as a ``backward`` does.
 
-A function without a formula (a user's own ``Function``; the fast kernels of
-Module 4) is *once differentiable*, as PyTorch's ``@once_differentiable``: its
+A :class:`~.autograd.DifferentiableBackward` (most of the engine's own given
+functions: ``Sin``, ``Pow``, ``AdvancedIndex``...) needs no formula: its
+``backward`` is already written with differentiable tensor operations on its
+saved inputs, and runs as it is, recorded. Any other function without a formula
+(a user's own ``Function``; the fast kernels of Module 4) is *once
+differentiable*, as PyTorch's ``@once_differentiable``: its
 ``backward`` gives the gradient, and differentiating that gradient again raises
 ``RuntimeError`` naming the function, rather than silently returning zero.
 :func:`register` adds a formula (Module 4 registers the ones it can).
@@ -40,16 +44,15 @@ it sets ``engine.autograd.RECORDED`` (:func:`recorded_grads`,
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
 from . import autograd
-from .autograd import Context, Function, _new
+from .autograd import Context, DifferentiableBackward, Function, _new
 from .grad_modes import set_grad_enabled
 from .hooks import run_hooks
-from .indexing import AdvancedIndex, scatter_positions
+from .indexing import EmbedInZeros, scatter_positions
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -100,32 +103,29 @@ def unbroadcast(grad: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
         ValueError: ``grad`` does not broadcast from ``shape``.
     """
     shape = tuple(shape)
-    if grad.shape == shape:
-        return grad
     extra = grad.dims - len(shape)
-    dims = []
-    for k in range(max(grad.dims, len(shape))):
-        size = shape[k - extra] if k >= extra else 1
-        if extra < 0 or (size != grad.shape[k] and size != 1):
-            raise ValueError(
-                f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
-            )
-        if size == 1 and grad.shape[k] != 1:
-            dims.append(k)
-    out = grad.sum(tuple(dims), keepdim=True) if dims else grad
-    return out.reshape(shape)
+    if extra < 0 or any(n not in (1, m) for n, m in zip(shape, grad.shape[extra:])):
+        raise ValueError(
+            f"cannot sum a gradient of shape {grad.shape} back to shape {shape}"
+        )
+    # The extra leading dims, and those where shape has 1 and grad does not.
+    dims = [k for k, n in enumerate(grad.shape) if k < extra or shape[k - extra] != n]
+    return (grad.sum(tuple(dims), keepdim=True) if dims else grad).reshape(shape)
 
 
 def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     """The gradients of ``t``'s function for ``create_graph``, one per input,
     computed as a graph (``run_backward`` switched recording on): its formula,
-    else its ``backward`` made once differentiable. ``chain_rule`` does the
+    or the ``backward`` of a :class:`DifferentiableBackward`, else its
+    ``backward`` made once differentiable. ``chain_rule`` does the
     rest (checks, freeing, :func:`unbroadcast`)."""
     h = t.history
     hooks = t.__dict__.get("_hooks")
     if hooks:
         d_output = run_hooks(hooks, d_output)
     fn = formula_of(h.last_fn)
+    if fn is None and issubclass(h.last_fn, DifferentiableBackward):
+        return autograd.backward_tuple(h.last_fn, h.ctx, d_output, len(h.inputs))
     if fn is None:
         return _once_differentiable(h.last_fn, h, d_output)
     grads = fn(h.ctx, d_output, h.inputs, t)
@@ -139,8 +139,8 @@ def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
     which would break the graph that uses the old gradient)."""
     if t.grad is not None:
         d = t.grad + d
-    elif d._is_grad:  # already another tensor's .grad: a tensor of its own
-        d = Alias.apply(d)
+    elif d._is_grad:  # already another tensor's .grad: a copy of its own
+        d = d.clone()
     d._is_grad = True
     t.grad = d
 
@@ -187,52 +187,9 @@ class NotTwiceDifferentiable(Function):
         )
 
 
-FORMULAS[NotTwiceDifferentiable] = lambda ctx, g, inputs, out: (
-    NotTwiceDifferentiable.backward(ctx, g)
-)
-
-
-class Alias(Function):
-    """The same numbers as ``a`` in a new tensor object (for a gradient handed
-    to two leaves: each ``.grad`` its own object). Gradient: $G$."""
-
-    @staticmethod
-    def forward(ctx: Context, a: "Tensor") -> "Tensor":
-        return _new(a, a._tensor)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        return grad
-
-
 # ---------------------------------------------------------------------------
 # Helpers of the formulas
 # ---------------------------------------------------------------------------
-
-
-def _needs(ctx: Context, count: int) -> Tuple[bool, ...]:
-    return ctx.needs_input_grad or (True,) * count
-
-
-class EmbedInZeros(Function):
-    """Zeros of ``shape`` with ``g`` added at the NumPy index ``key``
-    (``np.add.at``: an entry picked twice gets both): the adjoint of indexing,
-    so the recorded backward of ``a[key]``, ``index_select``, ``gather``...
-    Gradient: ``G[key]`` (``engine/indexing.py``'s :class:`AdvancedIndex`)."""
-
-    @staticmethod
-    def forward(
-        ctx: Context, g: "Tensor", shape: Tuple[int, ...], key: Any
-    ) -> "Tensor":
-        ctx.save_for_backward(key)
-        out = np.zeros(shape)
-        np.add.at(out, key, g.to_numpy())
-        return g.new_tensor(out)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (key,) = ctx.saved_values
-        return grad.new_tensor(grad.to_numpy()[key])
 
 
 def _max_weights(ctx: Context) -> "Tensor":
@@ -256,7 +213,7 @@ CLASSES: Dict[str, type] = {}
 
 def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     a, b = inputs
-    need_a, need_b = _needs(ctx, 2)
+    need_a, need_b = ctx.needs_input_grad or (True, True)
     return (g * b if need_a else None), (g * a if need_b else None)
 
 
@@ -267,54 +224,20 @@ def _permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 
 def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     a, b = inputs
-    need_a, need_b = _needs(ctx, 2)
+    need_a, need_b = ctx.needs_input_grad or (True, True)
     return (g @ b.mT if need_a else None), (a.mT @ g if need_b else None)
 
 
-def _erf(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    (a,) = inputs
-    return g * (-(a * a)).exp() * (2.0 / math.sqrt(math.pi))
-
-
-def _pow(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, p = inputs
-    if p == 0.0:
-        return g * 0.0
-    return g * p * a ** (p - 1.0)
-
-
-def _pow_tensor(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, b = inputs
-    need_a, need_b = _needs(ctx, 2)
-    grad_a = grad_b = None
-    if need_a:  # 0 where b = 0 (a^0 is constant)
-        grad_a = (g * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
-    if need_b:  # 0 where a^b = 0, with a log of a safe value there
-        zero = out == 0.0
-        grad_b = (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
-    return grad_a, grad_b
-
-
-def _maximum(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    (weight_a,) = ctx.saved_values
-    grad_a = g * weight_a
-    return grad_a, g - grad_a
-
-
 def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    # Reduction.backward's steps in reverse, each recorded: a Sum step
-    # broadcasts the gradient back, a Max step weights it by its maxima.
-    shape, fn, steps, kept, scale = ctx.saved_values
-    if scale != 1.0:
-        g = g * scale
-    g = g.reshape(kept)
-    for step in reversed(steps):
-        if fn is CLASSES["Max"]:
-            g = g * _max_weights(step)
-        else:
-            (before,) = step.saved_values
-            g = g.expand(*before).contiguous()
-    return g.reshape(shape)
+    # Reduction.backward, recorded: a Sum's steps broadcast the gradient back
+    # over the layout, a Max (always one step: Tensor._reduction_plan) weights
+    # it by its maxima.
+    a, fn, layout = inputs[:3]
+    _, _, steps, kept, scale = ctx.saved_values
+    g = (g * scale if scale != 1.0 else g).reshape(kept)
+    if fn is CLASSES["Max"]:
+        return (g * _max_weights(steps[0])).reshape(a.shape)
+    return g.expand(*layout).reshape(a.shape)
 
 
 def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
@@ -325,20 +248,9 @@ def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     return EmbedInZeros.apply(g, a.shape, np.unravel_index(flat[key], a.shape))
 
 
-def _advanced_index(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, key = inputs
-    return EmbedInZeros.apply(g, a.shape, key)
-
-
 def _cat(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    dim = inputs[0]
-    grads: List[Any] = [None]
-    start = 0
-    for t in inputs[1:]:
-        n = t.shape[dim]
-        grads.append(g.narrow(dim, start, n))
-        start += n
-    return tuple(grads)
+    dim = inputs[0]  # each tensor's gradient is its part of g (a view)
+    return (None, *g.split([t.shape[dim] for t in inputs[1:]], dim))
 
 
 def _where(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
@@ -357,25 +269,6 @@ def _gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     return EmbedInZeros.apply(g, a.shape, scatter_positions(index, dim))
 
 
-def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    s, p = inputs  # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
-    zero = s <= 0.0
-    local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
-    return (g * local).masked_fill(zero, 0.0)
-
-
-def _scatter_add(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    positions, src_shape = ctx.saved_values
-    inner = tuple(slice(0, n) for n in positions[0].shape)
-    picked = EmbedInZeros.apply(AdvancedIndex.apply(g, positions), src_shape, inner)
-    return g, None, None, picked
-
-
-def _std_sqrt(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    zero = out == 0.0
-    return (g * 0.5 / out.masked_fill(zero, 1.0)).masked_fill(zero, 0.0)
-
-
 #: The formula of each library function, by class name: ``(ctx, g, inputs,
 #: out)`` to one gradient per input, as above; ``g`` is $G$, ``out`` the result.
 NAMED: Dict[str, Formula] = {
@@ -392,41 +285,23 @@ NAMED: Dict[str, Formula] = {
     "Max": lambda ctx, g, inputs, out: g * _max_weights(ctx),
     "Permute": _permute,
     "View": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
-    "StridedView": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Squeeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Unsqueeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Copy": lambda ctx, g, inputs, out: g,
     "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
     "MatMul": _matmul,
-    "Sin": lambda ctx, g, inputs, out: g * inputs[0].cos(),
-    "Cos": lambda ctx, g, inputs, out: -(g * inputs[0].sin()),
-    "Erf": _erf,
-    "Log1p": lambda ctx, g, inputs, out: g / (inputs[0] + 1.0),
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
-    "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign().detach(),  # 0 at 0
     "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
-    "Pow": _pow,
-    "PowTensor": _pow_tensor,
-    "MaxAlong": lambda ctx, g, inputs, out: g * ctx.saved_values[0],
-    "Maximum": _maximum,
-    "ToBackend": lambda ctx, g, inputs, out: g.to(inputs[0].backend),
     "Reduction": _reduction,
     "GetItem": _get_item,
-    "AdvancedIndex": _advanced_index,
     "Pad": lambda ctx, g, inputs, out: g[inputs[2]],  # the inner part
     "Cat": _cat,
+    "_Overwrite": lambda ctx, g, inputs, out: (g * 0.0, g),  # (old values gone)
     "Where": _where,
     "IndexSelect": _index_select,
     "Gather": _gather,
-    "NormRoot": _norm_root,
-    "ScatterAdd": _scatter_add,
-    "_StdSqrt": _std_sqrt,
-    "_Overwrite": lambda ctx, g, inputs, out: (g * 0.0, g),  # (old values gone)
 }
-
-register(Alias)(NAMED["Copy"])
-register(EmbedInZeros)(lambda ctx, g, inputs, out: AdvancedIndex.apply(g, inputs[2]))
 
 
 def install(*modules: Any) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from .autograd import Context, Function, _new, tensor_class
+from .autograd import Context, DifferentiableBackward, _new, tensor_class
 from .layout import view_data
 from .shapes import as_indices, normalize_dim
 
@@ -31,6 +31,7 @@ __all__ = [
     "is_advanced_key",
     "set_advanced",
     "AdvancedIndex",
+    "EmbedInZeros",
     "StridedView",
     "matrix_transpose",
     "flip",
@@ -39,7 +40,6 @@ __all__ = [
     "unbind",
     "tril",
     "triu",
-    "ScatterAdd",
     "scatter_positions",
     "last_writers",
     "scatter_add",
@@ -89,12 +89,13 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     return tuple(out)
 
 
-class AdvancedIndex(Function):
+class AdvancedIndex(DifferentiableBackward):
     """``a[key]`` with integer-tensor or boolean-mask indices, NumPy's (and
     PyTorch's) advanced indexing: a copy. (Given.)
 
-    Backward: scatter-add ``grad`` into zeros of ``a``'s shape through the same
-    index (``np.add.at``), so an entry picked twice gets both gradients.
+    Backward: :class:`EmbedInZeros`, a scatter-add of ``grad`` into zeros of
+    ``a``'s shape through the same index, so an entry picked twice gets both
+    gradients.
     """
 
     @staticmethod
@@ -109,19 +110,28 @@ class AdvancedIndex(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         shape, key = ctx.saved_values
+        return EmbedInZeros.apply(grad, shape, key)
+
+
+class EmbedInZeros(DifferentiableBackward):
+    """Zeros of ``shape`` with ``g`` added at the NumPy index ``key``
+    (``np.add.at``: an entry picked twice gets both): the adjoint of indexing,
+    so the backward of ``a[key]``, ``index_select``, ``gather``... Gradient:
+    ``G[key]`` (:class:`AdvancedIndex`)."""
+
+    @staticmethod
+    def forward(
+        ctx: Context, g: "Tensor", shape: Tuple[int, ...], key: Any
+    ) -> "Tensor":
+        ctx.save_for_backward(key)
         out = np.zeros(shape)
-        np.add.at(out, key, grad.to_numpy())
-        return grad.new_tensor(out)
+        np.add.at(out, key, g.to_numpy())
+        return g.new_tensor(out)
 
-
-def _positions(t: "Tensor") -> np.ndarray:
-    """The storage position of every entry of ``t``, in ``t``'s shape."""
-    pos = np.zeros(t.shape, dtype=np.int64)
-    for d, (n, step) in enumerate(zip(t.shape, t._tensor.strides)):
-        shape = [1] * t.dims
-        shape[d] = n
-        pos = pos + np.arange(n, dtype=np.int64).reshape(shape) * int(step)
-    return pos
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        (key,) = ctx.saved_values
+        return AdvancedIndex.apply(grad, key)
 
 
 def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
@@ -133,7 +143,11 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
             "assignment through integer or boolean indices needs a CPU backend; "
             "move the tensor with .to(...) first"
         )
-    selected = _positions(t)[_numpy_key(key)]
+    # The storage position of every entry (its index dotted with the strides),
+    # then those the key selects.
+    strides = np.array(t._tensor.strides, dtype=np.int64)
+    positions = np.tensordot(strides, np.indices(t.shape, dtype=np.int64), axes=1)
+    selected = positions[_numpy_key(key)]
     try:
         values = np.broadcast_to(value.to_numpy(), selected.shape)
     except ValueError:
@@ -144,7 +158,7 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
     storage[selected] = values
 
 
-class StridedView(Function):
+class StridedView(DifferentiableBackward):
     """``view`` of a non-contiguous tensor whose layout allows it (PyTorch's
     stride rule, computed in ``Tensor.view``): the same storage with new
     ``shape`` and ``strides``. (Given.)
@@ -244,32 +258,6 @@ def triu(t: "Tensor", diagonal: int = 0) -> "Tensor":
     return _triangle(t, diagonal, False)
 
 
-class ScatterAdd(Function):
-    """``self.scatter_add(dim, index, src)``: a copy of ``a`` with ``src[p]``
-    added at ``a``'s index ``p`` with entry ``dim`` replaced by ``index[p]``.
-    Backward: ``grad`` for ``a``, ``grad`` gathered through ``index`` for
-    ``src``. (Given.)"""
-
-    @staticmethod
-    def forward(
-        ctx: Context, a: "Tensor", dim: int, index: "Tensor", src: "Tensor"
-    ) -> "Tensor":
-        positions = scatter_positions(index, dim)
-        ctx.save_for_backward(positions, src.shape)
-        out = a.to_numpy().copy()
-        values = src.to_numpy()[tuple(slice(0, n) for n in index.shape)]
-        np.add.at(out, positions, values)
-        return a.new_tensor(out)
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple[Any, ...]:
-        positions, src_shape = ctx.saved_values
-        picked = np.zeros(src_shape)
-        inner = tuple(slice(0, n) for n in positions[0].shape)
-        picked[inner] = grad.to_numpy()[positions]
-        return grad, None, None, grad.new_tensor(picked)
-
-
 def scatter_positions(index: "Tensor", dim: int) -> Tuple[np.ndarray, ...]:
     """The NumPy index of ``scatter``/``gather`` along ``dim``: ``index``'s own
     positions with entry ``dim`` replaced by its values."""
@@ -297,8 +285,9 @@ def last_writers(index: "Tensor", dim: int, shape: Tuple[int, ...]) -> np.ndarra
 def scatter_add(t: "Tensor", dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
     """``torch.scatter_add`` (out of place): ``out[..., index[p], ...] +=
     src[p]`` along ``dim``; repeated indices add up."""
-    d = normalize_dim(dim, t.dims)
-    return ScatterAdd.apply(t, d, index, src)
+    positions = scatter_positions(index, normalize_dim(dim, t.dims))
+    inner = tuple(slice(0, n) for n in index.shape)  # the part of src used
+    return t + EmbedInZeros.apply(AdvancedIndex.apply(src, inner), t.shape, positions)
 
 
 def index_add(
@@ -311,7 +300,7 @@ def index_add(
     shape = [1] * source.dims
     shape[d] = len(rows)
     spread = t.new_tensor(rows.reshape(shape)).expand(*source.shape).contiguous()
-    return ScatterAdd.apply(t, d, spread, source * alpha if alpha != 1.0 else source)
+    return scatter_add(t, d, spread, source * alpha if alpha != 1.0 else source)
 
 
 def nonzero(t: "Tensor", as_tuple: bool = False) -> Any:

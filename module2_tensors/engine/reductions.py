@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 import numpy as np
 
 from . import autograd
-from .autograd import Context, Function, _new
+from .autograd import Context, DifferentiableBackward, Function, _new
 from .grad_modes import MODES
 from .shapes import normalize_dim
 
@@ -127,12 +127,12 @@ def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
     """For each entry, the product of the other entries along ``axis`` (exact
     with zeros: a product of the entries before times those after)."""
     ones = np.ones_like(np.take(a, [0], axis=axis))
-    before = np.cumprod(np.concatenate([ones, a], axis=axis), axis=axis)
-    before = np.delete(before, -1, axis=axis)
-    flipped = np.flip(a, axis=axis)
-    after = np.cumprod(np.concatenate([ones, flipped], axis=axis), axis=axis)
-    after = np.flip(np.delete(after, -1, axis=axis), axis=axis)
-    return before * after
+
+    def before(x: np.ndarray) -> np.ndarray:  # the product of the entries before
+        shifted = np.concatenate([ones, np.delete(x, -1, axis=axis)], axis=axis)
+        return np.cumprod(shifted, axis=axis)
+
+    return before(a) * np.flip(before(np.flip(a, axis=axis)), axis=axis)
 
 
 def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -168,22 +168,13 @@ def cumsum(t: "Tensor", dim: int) -> "Tensor":
     return fn.apply(t)
 
 
-def _unkept(t: "Tensor", out: "Tensor", dim: Any, keepdim: bool) -> "Tensor":
-    """``out``, reduced from ``t`` over ``dim`` with the reduced dims kept (size
-    1), without them unless ``keepdim``."""
-    if keepdim:
-        return out
-    dims = t._reduce_dims(dim)
-    return out.view(*[n for k, n in enumerate(out.shape) if k not in dims])
-
-
 def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
     """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
     e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
     m = t.detach().amax(dim, keepdim=True)
     m = m.masked_fill(m.abs() == float("inf"), 0.0)
-    out = (t - m).exp().sum(dim, keepdim=True).log() + m
-    return _unkept(t, out, dim, keepdim)
+    out = (t - m).exp().sum(dim, keepdim=keepdim).log()
+    return out + m.view(out.shape)  # (m: the same entries, in out's shape)
 
 
 def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
@@ -197,24 +188,22 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     p = float(p)
     if p <= 0:
         raise ValueError(f"norm: p must be positive, got {p}")
-    total = (t.abs() ** p).sum(dim, keepdim=True)
-    return _unkept(t, NormRoot.apply(total, p), dim, keepdim)
+    return NormRoot.apply((t.abs() ** p).sum(dim, keepdim=keepdim), p)
 
 
-class NormRoot(Function):
-    """$s^{1/p}$ with gradient 0 where $s = 0$ (the subgradient PyTorch's norm
-    uses at a zero vector). (Given.)"""
+class NormRoot(DifferentiableBackward):
+    """$s^{1/p}$ (of $s \\ge 0$) with gradient $G\\, s^{1/p - 1} / p$, taken as 0
+    where $s = 0$: the subgradient PyTorch's ``norm`` uses at a zero vector, and
+    its ``std`` at a constant row ($p = 2$: ``Tensor.std``). (Given.)"""
 
     @staticmethod
     def forward(ctx: Context, s: "Tensor", p: float) -> "Tensor":
-        out = s.new_tensor(s.to_numpy() ** (1.0 / p))
-        ctx.save_for_backward(s, out, p)
-        return out
+        ctx.save_for_backward(s, p)
+        return s.new_tensor(s.to_numpy() ** (1.0 / p))
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        s, out, p = ctx.saved_values
-        values, root = s.to_numpy(), out.to_numpy()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            local = np.where(values > 0, root / (p * values), 0.0)
-        return grad * grad.new_tensor(local)
+        s, p = ctx.saved_values
+        zero = s <= 0.0
+        local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
+        return (grad * local).masked_fill(zero, 0.0)

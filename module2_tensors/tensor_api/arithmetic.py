@@ -43,12 +43,15 @@ def _label(out: "Tensor", d: dtypes.dtype) -> "Tensor":
     return out
 
 
-def _typed(out: "Tensor", a: "Tensor", raw: Any, true_div: bool = False) -> "Tensor":
+def _typed(
+    out: "Tensor", a: "Tensor", o: "Tensor", raw: Any, true_div: bool = False
+) -> "Tensor":
     """The result ``out`` of an operator on ``a`` and ``raw`` (a tensor or a
-    Python number) with PyTorch's promoted dtype: ``int64`` for integer
-    operands, float where a float takes part (or for ``/``). The operators call
-    it only where an operand is not float64 (the usual case keeps ``out``: the
-    check is inline, a call less on the Task 3.5 path)."""
+    Python number; ``o`` the tensor it became) with PyTorch's promoted dtype:
+    ``int64`` for integer operands, float where a float takes part (or for
+    ``/``). Two plain float64 operands, the usual case, keep ``out``."""
+    if a._dtype is o._dtype is None and not (a.is_mask or o.is_mask):
+        return out
     d = dtypes.result_type(a, raw)
     return _label(
         out, dtypes.get_default_dtype() if true_div and not d.is_floating_point else d
@@ -83,17 +86,9 @@ class ArithmeticMixin:
 
     def __add__(self, b: TensorLike) -> "Tensor":
         o = b if isinstance(b, CoreMixin) else self._other(b)
-        out = tf.Add.apply(self, o)
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b)
+        return _typed(tf.Add.apply(self, o), self, o, b)
 
-    def __radd__(self, b: TensorLike) -> "Tensor":
-        o = b if isinstance(b, CoreMixin) else self._other(b)
-        out = tf.Add.apply(o, self)
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b)
+    __radd__ = __add__  # (b + a is a + b, exactly: IEEE addition commutes)
 
     def __sub__(self, b: TensorLike) -> "Tensor":
         # a - 2.0 is a + (-2.0): one kernel, exact. (float first: no ABC check.)
@@ -103,16 +98,11 @@ class ArithmeticMixin:
         else:
             o = self._other(b)
             out = tf.Add.apply(self, tf.Neg.apply(o))
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b)
+        return _typed(out, self, o, b)
 
     def __rsub__(self, b: TensorLike) -> "Tensor":
         o = self._other(b)
-        out = tf.Add.apply(o, tf.Neg.apply(self))
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b)
+        return _typed(tf.Add.apply(o, tf.Neg.apply(self)), self, o, b)
 
     def add(self, other: TensorLike, alpha: TensorLike = 1) -> "Tensor":
         """``torch.add``: $\\mathrm{self} + \\alpha \\cdot \\mathrm{other}$."""
@@ -124,63 +114,37 @@ class ArithmeticMixin:
 
     def __mul__(self, b: TensorLike) -> "Tensor":
         o = b if isinstance(b, CoreMixin) else self._other(b)
-        out = tf.Mul.apply(self, o)
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b)
+        return _typed(tf.Mul.apply(self, o), self, o, b)
 
-    def __rmul__(self, b: TensorLike) -> "Tensor":
-        o = b if isinstance(b, CoreMixin) else self._other(b)
-        out = tf.Mul.apply(o, self)
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b)
+    __rmul__ = __mul__  # (b * a is a * b, exactly)
 
     def __truediv__(self, b: TensorLike) -> "Tensor":
         o = self._other(b)
-        out = tf.Mul.apply(self, tf.Inv.apply(o))
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b, True)
+        return _typed(tf.Mul.apply(self, tf.Inv.apply(o)), self, o, b, True)
 
     def __rtruediv__(self, b: TensorLike) -> "Tensor":
         o = self._other(b)
-        out = tf.Mul.apply(o, tf.Inv.apply(self))
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b, True)
+        return _typed(tf.Mul.apply(o, tf.Inv.apply(self)), self, o, b, True)
 
     def __neg__(self) -> "Tensor":
-        out = tf.Neg.apply(self)
-        if self._dtype is None and not self.is_mask:
-            return out
-        return _typed(out, self, self)
+        return _typed(tf.Neg.apply(self), self, self, self)
 
     def __pos__(self) -> "Tensor":
         return self
 
     def __pow__(self, p: TensorLike) -> "Tensor":
         if isinstance(p, CoreMixin):
-            out = elementwise.PowTensor.apply(self, p)
-            if self._dtype is p._dtype is None and not (self.is_mask or p.is_mask):
-                return out
-            return _typed(out, self, p)
+            return _typed(elementwise.PowTensor.apply(self, p), self, p, p)
         if not isinstance(p, numbers.Real):
             raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
         if p < 0 and isinstance(p, numbers.Integral) and not self.is_floating_point():
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = elementwise.Pow.apply(self, float(p))
-        if self._dtype is None and not self.is_mask:
-            return out
-        return _typed(out, self, p)
+        return _typed(elementwise.Pow.apply(self, float(p)), self, self, p)
 
     def __rpow__(self, b: TensorLike) -> "Tensor":
         """``2 ** x``: a number raised to a tensor."""
         o = self._other(b)
-        out = elementwise.PowTensor.apply(o, self)
-        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
-            return out
-        return _typed(out, self, b)
+        return _typed(elementwise.PowTensor.apply(o, self), self, o, b)
 
     def pow(self, p: TensorLike) -> "Tensor":
         """``self ** p`` (``p`` a number or a tensor)."""
@@ -242,9 +206,7 @@ class ArithmeticMixin:
             keep += () if left == 1 else shape[-2:-1]
             keep += () if right == 1 else shape[-1:]
             out = out.view(keep)
-        if self._dtype is b._dtype is None and not (self.is_mask or b.is_mask):
-            return out
-        return _typed(out, self, b)
+        return _typed(out, self, b, b)
 
     def matmul(self, b: "Tensor") -> "Tensor":
         """``self @ b``."""
@@ -311,16 +273,16 @@ class ArithmeticMixin:
     __invert__ = logical_not
 
     def logical_and(self, b: TensorLike) -> "Tensor":
-        """$1$ where both are non-zero (``mask & mask``)."""
-        b = self._other(b)
-        return tf.LT.apply(b.new_tensor(0.0), self.bool() * b.bool())._as_mask()
+        """$1$ where both are non-zero (``mask & mask``): a product of masks is
+        a mask (PyTorch's bool result type)."""
+        return self.bool() * self._other(b).bool()
 
     __and__ = __rand__ = logical_and
 
     def logical_or(self, b: TensorLike) -> "Tensor":
-        """$1$ where either is non-zero (``mask | mask``)."""
-        b = self._other(b)
-        return tf.LT.apply(b.new_tensor(0.0), self.bool() + b.bool())._as_mask()
+        """$1$ where either is non-zero (``mask | mask``): a sum of masks is a
+        mask, non-zero where either is (PyTorch's bool result type)."""
+        return self.bool() + self._other(b).bool()
 
     __or__ = __ror__ = logical_or
 
@@ -494,8 +456,7 @@ class ArithmeticMixin:
         equal_nan: bool = False,
     ) -> bool:
         """``torch.allclose``: :meth:`isclose` everywhere."""
-        b = self._other(other)
-        return bool(np.allclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan))
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
 
     def log_softmax(self, dim: int, dtype: Any = None) -> "Tensor":
         """$x_i - \\log \\sum_j e^{x_j}$ along ``dim`` (``F.log_softmax``;

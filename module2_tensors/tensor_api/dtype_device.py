@@ -143,16 +143,12 @@ class DtypeDeviceMixin:
             return self != 0.0
         if not d.is_floating_point:
             with sf.no_grad():
-                out = (self.abs().floor() * self.sign())._copy_as_plain()
+                out = self._new((self.abs().floor() * self.sign())._tensor)
             out._dtype = d
             return out
         out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
         out._dtype = None if d is dtypes.float64 else d
         return out
-
-    def _copy_as_plain(self) -> "Tensor":
-        """A new tensor object on the same numbers, without mask or dtype mark."""
-        return self._new(self._tensor)
 
     def bool(self) -> "Tensor":
         """A mask: $1$ where non-zero, else $0$ (``x.bool()``, ``kt.bool``)."""

@@ -35,8 +35,9 @@ class GradientMixin:
         # back to its inputs); only leaves can be switched off.
         if not value and self.history is not None:
             raise RuntimeError(
-                "you can only change requires_grad flags of leaf tensors; use "
-                ".detach() to get a computed tensor without history"
+                "you can only change requires_grad flags of leaf tensors: "
+                "requires_grad_(False) only works on leaves; use .detach() to get "
+                "a computed tensor without history"
             )
         self._requires_grad = bool(value)
 
@@ -93,12 +94,7 @@ class GradientMixin:
         Raises:
             RuntimeError: switching off a computed (non-leaf) tensor.
         """
-        if not requires_grad and self.history is not None:
-            raise RuntimeError(
-                "requires_grad_(False) only works on leaves; use .detach() for a "
-                "computed tensor"
-            )
-        self.requires_grad = bool(requires_grad) or self.history is not None
+        self.requires_grad = requires_grad  # (the setter checks)
         return self
 
     @keeps_dtype

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import indexing_functions as ixf
 from ..engine import grad_modes, indexing, versions
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
 from .inplace import check_writable
-from .reductions import _as_int64
+from .reductions import ValuesIndices, _as_int64
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -19,22 +19,6 @@ if TYPE_CHECKING:
 def _nests(k: Any) -> bool:
     """Whether an entry of a list key makes PyTorch read the list as a tuple."""
     return k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, CoreMixin))
-
-
-class SortResult(NamedTuple):
-    """``t.sort(dim)`` returns ``(values, indices)`` with these names, like
-    ``torch.sort``."""
-
-    values: "Tensor"
-    indices: "Tensor"
-
-
-class TopKResult(NamedTuple):
-    """``t.topk(k)`` returns ``(values, indices)`` with these names, like
-    ``torch.topk``."""
-
-    values: "Tensor"
-    indices: "Tensor"
 
 
 class IndexingMixin:
@@ -108,19 +92,19 @@ class IndexingMixin:
         \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""
         return ixf.gather(self, dim, index)
 
-    def sort(self, dim: int = -1, descending: bool = False) -> SortResult:
+    def sort(self, dim: int = -1, descending: bool = False) -> ValuesIndices:
         """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
         largest), as a named tuple."""
         values, indices = ixf.sort(self, dim, descending)
-        return SortResult(kept_dtype(self, values), _as_int64(indices))
+        return ValuesIndices(kept_dtype(self, values), _as_int64(indices))
 
     def topk(
         self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
-    ) -> TopKResult:
+    ) -> ValuesIndices:
         """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``,
         as a named tuple."""
         values, indices = ixf.topk(self, k, dim, largest, sorted)
-        return TopKResult(kept_dtype(self, values), _as_int64(indices))
+        return ValuesIndices(kept_dtype(self, values), _as_int64(indices))
 
     def __getitem__(self, key: Any) -> "Tensor":
         # PyTorch reads a list holding lists (slices, None, ...) as a tuple of

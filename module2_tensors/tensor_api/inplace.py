@@ -49,7 +49,7 @@ class _Overwrite(autograd.Function):
 
 
 #: The in-place arithmetic, whose result dtype PyTorch checks against ``self``'s.
-_ARITHMETIC = {"add_", "sub_", "mul_", "div_", "+=", "-=", "*=", "/=", "clamp_"}
+_ARITHMETIC = {"add_", "sub_", "mul_", "div_", "clamp_"}
 
 
 class InPlaceMixin:
@@ -201,17 +201,8 @@ class InPlaceMixin:
         """``self /= other``, in place."""
         return self._in_place("div_", lambda a, b: a / b, other)
 
-    def __iadd__(self, other: TensorLike) -> "Tensor":
-        return self._in_place("+=", lambda a, b: a + b, other)
-
-    def __isub__(self, other: TensorLike) -> "Tensor":
-        return self._in_place("-=", lambda a, b: a - b, other)
-
-    def __imul__(self, other: TensorLike) -> "Tensor":
-        return self._in_place("*=", lambda a, b: a * b, other)
-
-    def __itruediv__(self, other: TensorLike) -> "Tensor":
-        return self._in_place("/=", lambda a, b: a / b, other)
+    # a += b is a.add_(b), ...
+    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
 
     def copy_(self, src: TensorLike) -> "Tensor":
         """Copy ``src`` (broadcast, moved to this backend) into this tensor, in

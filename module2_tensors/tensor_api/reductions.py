@@ -24,7 +24,8 @@ from ..engine.autograd import Context
 
 from .. import indexing_functions as ixf
 from .. import tensor_functions as tf
-from ..engine import autograd, dtypes, elementwise, reductions
+from ..engine import dtypes, reductions
+from ..engine.indexing import AdvancedIndex, scatter_positions
 from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
@@ -58,39 +59,17 @@ def _summed(x: "Tensor", out: "Tensor") -> "Tensor":
     return out
 
 
-def _reduced_shape(shape: Tuple[int, ...], d: int, keepdim: bool, scalar: bool) -> list:
-    """The shape of a reduction along ``d``: ``d`` removed, or of size 1 with
-    ``keepdim``; ``[]`` for a 0-d input (``scalar``, viewed as shape ``(1,)``)."""
-    if scalar:
-        return []
-    return [1 if k == d else n for k, n in enumerate(shape) if keepdim or k != d]
-
-
-class MaxResult(NamedTuple):
-    """``t.max(dim)`` and ``t.min(dim)`` return ``(values, indices)``, like
-    ``torch.max``; ``indices`` are ``int64``, without gradient."""
+class ValuesIndices(NamedTuple):
+    """``(values, indices)`` with these names, as ``t.max(dim)``, ``t.min(dim)``,
+    ``t.sort()`` and ``t.topk(k)`` return them (like ``torch.max``'s, ...);
+    ``indices`` are ``int64``, without gradient."""
 
     values: "Tensor"
     indices: "Tensor"
 
 
-class _StdSqrt(autograd.Function):
-    """$\\sqrt{v}$ of a variance, whose gradient $G / (2 \\sqrt v)$ is taken as 0
-    where $v = 0$ (``std`` of a constant row, as PyTorch's ``std`` backward)."""
-
-    @staticmethod
-    def forward(ctx: Context, v: Tensor) -> Tensor:
-        out = v.backend.sqrt_map(v)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tensor:
-        (out,) = ctx.saved_values
-        backend = grad.backend
-        zero = out.new_tensor(0.0)
-        positive = backend.eq_zip(backend.eq_zip(out, zero), zero)
-        return backend.select_zip(positive, grad * 0.5 / out)
+#: The names PyTorch's results go by (``torch.return_types.max``, ...).
+MaxResult = SortResult = TopKResult = ValuesIndices
 
 
 class ReductionMixin:
@@ -294,18 +273,24 @@ class ReductionMixin:
                 f"{name}(dim={dim}) of an empty dimension (shape {self.shape})"
             )
         indices = self._arg("max", x, d)
-        values = elementwise.MaxAlong.apply(x, d, indices)
-        final = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
+        # The entries at indices: the gradient goes to the first maximum only, as
+        # PyTorch's (not shared between ties, as amax's).
+        values = AdvancedIndex.apply(x, scatter_positions(indices, d))
+        # d removed, or of size 1 with keepdim ([] for a 0-d tensor)
+        final = [
+            1 if k == d else n for k, n in enumerate(self.shape) if keepdim or k != d
+        ]
         values = kept_dtype(self, values.view(*final))
         return MaxResult(values, _as_int64(indices.view(*final)))
 
     @staticmethod
-    def _arg(kind: str, x: "Tensor", d: int) -> "Tensor":
-        """The index of the first maximum (minimum) of ``x`` along ``d``, kept
-        with size 1, as floats without gradient (NaN counts as the maximum)."""
-        array = x.to_numpy()
-        found = np.argmax(array, axis=d) if kind == "max" else np.argmin(array, axis=d)
-        return FACTORIES["tensor"](np.expand_dims(found, d), backend=x.backend)
+    def _arg(kind: str, x: "Tensor", d: Optional[int], keep: bool = True) -> "Tensor":
+        """The index of the first maximum (minimum) of ``x`` along ``d`` (of the
+        flattened ``x`` for ``None``), kept with size 1 if ``keep``, without
+        gradient (NaN counts as the maximum)."""
+        arg = np.argmax if kind == "max" else np.argmin
+        found = arg(x.to_numpy(), axis=d, keepdims=keep)
+        return FACTORIES["tensor"](found, backend=x.backend)
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """The index of the first maximum along ``dim`` (of the flattened tensor
@@ -319,16 +304,8 @@ class ReductionMixin:
     def _argext(self, kind: str, dim: Optional[int], keepdim: bool) -> "Tensor":
         if self.size == 0:
             raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
-        if dim is None:
-            found = self._arg(kind, self.detach().contiguous().view(-1), 0)
-            return _as_int64(
-                found.view(*([1] * self.dims)) if keepdim else found.view(())
-            )
-        d = normalize_dim(dim, max(self.dims, 1))
-        x = self.view(1) if self.dims == 0 else self
-        found = self._arg(kind, x.detach(), d)
-        shape = _reduced_shape(x.shape, d, keepdim, self.dims == 0)
-        return _as_int64(found.view(*shape))
+        d = None if dim is None else normalize_dim(dim, max(self.dims, 1))
+        return _as_int64(self._arg(kind, self, d if self.dims else None, keepdim))
 
     def all(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where every entry over ``dim`` is non-zero, else $0$."""
@@ -360,4 +337,5 @@ class ReductionMixin:
         """The standard deviation: $\\sqrt{\\mathrm{var}}$."""
         # The gradient of sqrt at a zero variance is taken as 0, not 0 * inf (a
         # constant row: PyTorch gives 0).
-        return _StdSqrt.apply(self.var(dim, unbiased, keepdim, correction=correction))
+        v = self.var(dim, unbiased, keepdim, correction=correction)
+        return kept_dtype(v, reductions.NormRoot.apply(v, 2.0))
