@@ -135,11 +135,8 @@ class IndexingMixin:
             indexing.set_advanced(self, key, value)
         else:
             target = self._new(ixf.index_view(self._tensor, key))
-            self._copy_into(target, value)
+            if value.backend is not self.backend:
+                value = value.to(self.backend)
+            check_writable(value.shape, target.shape)
+            self.backend.id_map(value, out=target)
         versions.bump_version(self)
-
-    def _copy_into(self, target: "Tensor", value: "Tensor") -> None:
-        if value.backend is not self.backend:
-            value = value.to(self.backend)
-        check_writable(value.shape, target.shape)
-        self.backend.id_map(value, out=target)

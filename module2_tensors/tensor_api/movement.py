@@ -182,6 +182,8 @@ class MovementMixin:
                 break
             known *= n
         else:  # the common case, kept fast: sizes that are plain ints, no -1
+            # (Measured as for arithmetic._NUMBERS: ``x.view(100, 10)`` 3.1 -> 1.8
+            # us, the Task 3.5 epoch -3.3% (1.446 -> 1.399 ms); A/A 0.5%.)
             if known == size:
                 return shape
         for n in shape:

@@ -128,6 +128,8 @@ class ReductionMixin:
         by the count of entries reduced (``mean``)."""
         # The plan depends on the shape and the arguments only: remembered for an
         # int or None dim (a loss's mean is planned once, not every step).
+        # (Measured as for arithmetic._NUMBERS: ``y.mean()`` on (10, 2) 14.9 ->
+        # 10.1 us, the Task 3.5 epoch -2.5% (1.414 -> 1.378 ms); A/A 0.5%.)
         key = None
         if dim is None or type(dim) is int:
             key = (self._tensor.shape, dim, keepdim, fn, empty_ok, average)
@@ -244,10 +246,6 @@ class ReductionMixin:
             return self.maximum(dim)
         if dim is None:
             return kept_dtype(self, self._reduce(tf.Max, None, keepdim, "max", False))
-        if isinstance(dim, (tuple, list)):
-            raise TypeError(
-                "max(dim) takes one dim; use amax(dim) for several (values only)"
-            )
         return self._max_along("max", dim, keepdim)
 
     def min(
@@ -256,16 +254,16 @@ class ReductionMixin:
         """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
         if isinstance(dim, CoreMixin):
             return self.minimum(dim)
-        if isinstance(dim, (tuple, list)):
-            raise TypeError(
-                "min(dim) takes one dim; use amin(dim) for several (values only)"
-            )
         if dim is None:
             return -((-self).max(None, keepdim))
         values, indices = (-self)._max_along("min", dim, keepdim)
         return MaxResult(-values, indices)
 
     def _max_along(self, name: str, dim: int, keepdim: bool) -> MaxResult:
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(
+                f"{name}(dim) takes one dim; use a{name}(dim) for several (values only)"
+            )
         x = self.view(1) if self.dims == 0 else self
         d = normalize_dim(dim, max(self.dims, 1))
         if x.shape[d] == 0:
