@@ -88,13 +88,9 @@ class ReductionMixin:
         x = self if dtype is None else self.to(dtype)
         return _summed(x, reductions.cumsum(x, dim))
 
-    def logsumexp(self, dim: Any, keepdim: bool = False) -> "Tensor":
-        """$\\log \\sum e^x$ over ``dim``, stably."""
-        return reductions.logsumexp(self, dim, keepdim)
-
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
-        """The ``p``-norm over ``dim``."""
-        return reductions.norm(self, p, dim, keepdim)
+    # (Functions of the tensor first, bound as methods.)
+    logsumexp = reductions.logsumexp
+    norm = reductions.norm
 
     def _reduce_dims(self, dim: Dims) -> Tuple[int, ...]:
         if dim is None:
@@ -313,16 +309,7 @@ class ReductionMixin:
         """$1$ where some entry over ``dim`` is non-zero, else $0$."""
         return 1.0 - (self == 0.0).all(dim, keepdim)
 
-    def var(
-        self,
-        dim: Dims = None,
-        unbiased: bool = True,
-        keepdim: bool = False,
-        *,
-        correction: Optional[int] = None,
-    ) -> "Tensor":
-        """The variance over ``dim`` (see :func:`indexing_functions.var`)."""
-        return ixf.var(self, dim, unbiased, keepdim, correction=correction)
+    var = ixf.var  # (Task 2.6's function of the tensor first, bound as a method)
 
     def std(
         self,
