@@ -258,8 +258,7 @@ class ArithmeticMixin:
         return tf.Add.apply(tf.LT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
 
     def __ge__(self, b: TensorLike) -> "Tensor":
-        b = self._other(b)
-        return tf.Add.apply(tf.GT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
+        return self._other(b) <= self  # (a >= b is b <= a, NaN included)
 
     def __eq__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
         return tf.EQ.apply(self, self._other(b))._as_mask()
