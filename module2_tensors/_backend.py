@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Tuple, Type
 
 from module0_fundamentals import operators
 
-from .ieee import cos, exp, inv, inv_back, log, log_back, maximum, power, relu
-from .ieee import select, sin, sqrt
+from .ieee import exp, inv, inv_back, log, log_back, maximum, power, relu, select
 from .tensor_data import shape_broadcast
 
 if TYPE_CHECKING:
@@ -71,8 +70,8 @@ class TensorBackend:
 
     The scalar functions are Module 0's operators, except where those raise and
     IEEE arithmetic does not (the numeric policy of ``ieee.py``): ``exp``,
-    ``log``, ``inv``, ``sin``, ``cos``, ``relu`` (NaN stays NaN), ``log_back``,
-    ``inv_back``, ``power`` and ``sqrt`` come from ``ieee.py``, and ``max_reduce``
+    ``log``, ``inv``, ``relu`` (NaN stays NaN), ``log_back``, ``inv_back`` and
+    ``power`` come from ``ieee.py``, and ``max_reduce``
     folds with :func:`maximum`, which propagates NaN.
 
     Attributes:
@@ -81,7 +80,7 @@ class TensorBackend:
             ``FastOps``), shown by ``repr`` of tensors on other backends.
         cuda: whether the kernels run on a GPU.
         neg_map, sigmoid_map, relu_map, log_map, exp_map, id_map, inv_map,
-        tanh_map, sin_map, cos_map, sqrt_map: ``(a, out=None) -> Tensor``.
+        tanh_map: ``(a, out=None) -> Tensor``.
         add_zip, mul_zip, lt_zip, eq_zip, is_close_zip, relu_back_zip,
         log_back_zip, inv_back_zip, pow_zip, select_zip: ``(a, b) -> Tensor``.
         add_reduce, mul_reduce, max_reduce: ``(a, dim) -> Tensor`` (``sum_reduce``
@@ -103,9 +102,6 @@ class TensorBackend:
         self.id_map = ops.map(operators.id)
         self.inv_map = ops.map(inv)
         self.tanh_map = ops.map(operators.tanh)
-        self.sin_map = ops.map(sin)
-        self.cos_map = ops.map(cos)
-        self.sqrt_map = ops.map(sqrt)
 
         self.add_zip = ops.zip(operators.add)
         self.mul_zip = ops.zip(operators.mul)

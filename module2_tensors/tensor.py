@@ -251,10 +251,8 @@ def full(
     comes from ``value``, as in PyTorch: a bool gives ``bool``, an int
     ``int64``, a float the default ``float64``; an integer ``dtype`` truncates
     (``full((2,), 2.7, dtype=kt.int64)`` holds 2, 2)."""
-    if dtype is None and isinstance(value, (bool, np.bool_)):
-        dtype = dtypes.bool_
-    elif dtype is None and isinstance(value, (int, np.integer)):
-        dtype = dtypes.int64
+    if dtype is None:
+        dtype = dtypes.of_data(value)  # (as tensor(value) would report it)
     values = np.full(_make_shape((shape,)), float(value))
     return _from_array(values, backend, requires_grad, device, dtype)
 

@@ -205,12 +205,6 @@ def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
 
 def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
     """Check a user shape (integers) and return it as a tuple of Python ints."""
-    if type(shape) is tuple:
-        for n in shape:
-            if type(n) is not int:
-                break
-        else:
-            return shape  # the common case, kept fast: every tensor op makes one
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     out = []

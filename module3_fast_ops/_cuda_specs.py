@@ -40,13 +40,14 @@ class KernelSpec:
 def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
     """Every scalar function that CUDA kernels compile in, as ``(name, function,
     arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
-    (Task 0.1's operators among them) and Module 2's given scalar helpers for
-    ``unary_map`` (``erf``, ``floor``, ..., in ``engine/elementwise.py``). The simulator
+    (Task 0.1's operators among them) and Module 2's given scalar functions for
+    ``unary_map`` (``erf``, ``floor``, ..., in ``engine/elementwise.py``; ``sin``,
+    ``cos``, ``sqrt``, ... in ``ieee.py``). The simulator
     runs any Python; a GPU runs only what Numba's CUDA target compiles, so
     ``kindling kernels`` compiles each of these for a GPU too."""
     import inspect
 
-    from module2_tensors import tensor_functions
+    from module2_tensors import ieee, tensor_functions
     from module2_tensors.engine import elementwise
     from module2_tensors._backend import TensorBackend
 
@@ -72,7 +73,7 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
         matrix_multiply = None
 
     TensorBackend(_Recording)  # type: ignore[arg-type]
-    for module in (tensor_functions, elementwise):
+    for module in (tensor_functions, elementwise, ieee):
         for name, fn in vars(module).items():
             if inspect.isfunction(fn) and fn.__module__ == module.__name__:
                 parameters = inspect.signature(fn).parameters.values()

@@ -121,19 +121,10 @@ def of_data(data: Any) -> Optional[dtype]:
     PyTorch infers it: :data:`bool_` if ``data`` holds bools only (a NumPy bool
     array, a Python bool, or nested lists of them), :data:`int64` if integers
     only, else ``None`` (floats, an empty list)."""
-    if isinstance(data, np.ndarray):
-        kind = data.dtype
-    elif isinstance(data, (bool, np.bool_)):
-        return bool_
-    elif isinstance(data, (int, np.integer)):
-        return int64
-    elif isinstance(data, (list, tuple)) and data:
-        try:
-            kind = np.asarray(data).dtype
-        except (ValueError, TypeError):
-            return None
-    else:
+    try:  # (NumPy's own inference: bool, integer, float or object arrays)
+        kind = np.asarray(data).dtype.kind
+    except (ValueError, TypeError):  # ragged lists
         return None
-    if kind.kind == "b":
+    if kind == "b":
         return bool_
-    return int64 if kind.kind in INTEGER_KINDS else None
+    return int64 if kind in INTEGER_KINDS else None

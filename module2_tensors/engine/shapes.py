@@ -128,8 +128,7 @@ def check_gather(shape: Tuple[int, ...], dim: int, index: Any) -> None:
 
 def as_indices(index: Any, what: str) -> Tuple[int, ...]:
     """A 1-D tensor or sequence of whole numbers as a tuple of ints."""
-    values = index.to_numpy() if hasattr(index, "to_numpy") else np.asarray(index)
-    values = np.asarray(values, dtype=np.float64)
+    values = np.asarray(index, dtype=np.float64)  # (a tensor: its __array__)
     if values.ndim != 1:
         raise ValueError(f"{what} needs a 1-D index, got shape {values.shape}")
     if not np.all(values == np.round(values)):

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 #: The 0-d tensors of Python numbers used as operands (``x * 2.0``), per backend
 #: and value: a training loop meets the same few numbers every step. They are only
 #: ever inputs of operations (never returned to the user, never changed in place),
-#: so one tensor per number can serve every operation.
+#: so one tensor per number can serve every operation. (Measured, NUMBA_NUM_THREADS=1,
+#: 10 interleaved rounds, cache off -> on, fastest: ``x * 2.0`` on (10, 100) 7.8 ->
+#: 4.8 us, the Task 3.5 epoch 1.53 -> 1.42 ms, -7%; an A/A pair moved 0.5%.)
 _NUMBERS: Dict[Tuple[Any, float, float], "Tensor"] = {}
 
 _MAX_NUMBERS = 1024
@@ -256,8 +258,7 @@ class ArithmeticMixin:
         return tf.Add.apply(tf.LT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
 
     def __ge__(self, b: TensorLike) -> "Tensor":
-        b = self._other(b)
-        return tf.Add.apply(tf.GT.apply(self, b), tf.EQ.apply(self, b))._as_mask()
+        return self._other(b) <= self  # (a >= b is b <= a, NaN included)
 
     def __eq__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
         return tf.EQ.apply(self, self._other(b))._as_mask()

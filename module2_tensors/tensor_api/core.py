@@ -156,11 +156,7 @@ class CoreMixin:
                 f"item() needs a tensor with exactly one element, got shape "
                 f"{self.shape}"
             )
-        storage = self._tensor._storage
-        if hasattr(storage, "copy_to_host"):  # in GPU memory: copy the one number
-            value = float(self.to_numpy().reshape(-1)[0])
-        else:
-            value = float(storage[0])  # (a tensor's first entry is at position 0)
+        value = float(self.to_numpy().reshape(-1)[0])
         d = self._dtype
         if self.is_mask or d is dtypes.bool_:
             return value != 0.0
@@ -172,7 +168,10 @@ class CoreMixin:
         storage = data._storage
         if data.row_major and type(storage) is np.ndarray:
             # Row-major in host memory: a copy of the first ``size`` entries.
-            # (The flag alone, not is_contiguous(): that may be a Task 2.1 stub.)
+            # (The flag alone, not is_contiguous(): that may be a Task 2.1 stub.
+            # Measured, NUMBA_NUM_THREADS=1, 12 interleaved rounds without and
+            # with it: to_numpy of (10, 100) 9.3 -> 0.7 us, the Task 3.5 epoch
+            # -2.5% fastest, -1.1% median; an A/A pair moved it 0.6%.)
             return storage[: data.size].reshape(data.shape).copy()
         if hasattr(storage, "copy_to_host"):
             # In GPU memory (CudaBackend): copy back only the span this view reaches.

@@ -103,9 +103,8 @@ class GradientMixin:
         does not require grad."""
         return self._new(self._tensor)
 
-    def retain_grad(self) -> "Tensor":
-        """Keep ``.grad`` on this computed tensor after ``backward``."""
-        return sf.retain_grad(self)
+    # Keep ``.grad`` on this computed tensor after ``backward`` (Task 2.6).
+    retain_grad = sf.retain_grad
 
     # ``t.register_hook(hook)``: PyTorch's hooks (the engine's, documented there).
     register_hook = hooks.register_hook

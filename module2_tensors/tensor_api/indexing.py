@@ -26,15 +26,12 @@ class IndexingMixin:
 
     __slots__ = ()
 
-    def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
-        """``torch.Tensor.scatter_add`` (out of place)."""
-        return indexing.scatter_add(self, dim, index, src)
-
-    def index_add(
-        self, dim: int, index: Any, source: "Tensor", alpha: float = 1.0
-    ) -> "Tensor":
-        """``torch.Tensor.index_add`` (out of place)."""
-        return indexing.index_add(self, dim, index, source, alpha)
+    # Functions of the tensor first, bound as methods (keeps_dtype: the result
+    # has this tensor's dtype).
+    scatter_add = indexing.scatter_add
+    index_add = indexing.index_add
+    index_select = keeps_dtype(ixf.index_select)
+    gather = keeps_dtype(ixf.gather)
 
     def nonzero(self, as_tuple: bool = False) -> Any:
         """The indices of the non-zero entries (``int64``)."""
@@ -81,17 +78,6 @@ class IndexingMixin:
         always stable here)."""
         return self.sort(dim, descending).indices
 
-    @keeps_dtype
-    def index_select(self, dim: int, index: Any) -> "Tensor":
-        """The slices ``index[0], index[1], ...`` along ``dim``."""
-        return ixf.index_select(self, dim, index)
-
-    @keeps_dtype
-    def gather(self, dim: int, index: "Tensor") -> "Tensor":
-        """$\\mathrm{out}[\\dots, i, \\dots] = \\mathrm{self}[\\dots,
-        \\mathrm{index}[\\dots, i, \\dots], \\dots]$ along ``dim``."""
-        return ixf.gather(self, dim, index)
-
     def sort(self, dim: int = -1, descending: bool = False) -> ValuesIndices:
         """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
         largest), as a named tuple."""
@@ -135,11 +121,8 @@ class IndexingMixin:
             indexing.set_advanced(self, key, value)
         else:
             target = self._new(ixf.index_view(self._tensor, key))
-            self._copy_into(target, value)
+            if value.backend is not self.backend:
+                value = value.to(self.backend)
+            check_writable(value.shape, target.shape)
+            self.backend.id_map(value, out=target)
         versions.bump_version(self)
-
-    def _copy_into(self, target: "Tensor", value: "Tensor") -> None:
-        if value.backend is not self.backend:
-            value = value.to(self.backend)
-        check_writable(value.shape, target.shape)
-        self.backend.id_map(value, out=target)

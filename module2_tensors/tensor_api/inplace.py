@@ -183,15 +183,11 @@ class InPlaceMixin:
 
     def add_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
         """``self += alpha * other``, in place."""
-        if alpha == 1.0:
-            return self._in_place("add_", lambda a, b: a + b, other)
-        return self._in_place("add_", lambda a, b: a + alpha * b, other)
+        return self._in_place("add_", lambda a, b: a.add(b, alpha), other)
 
     def sub_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
         """``self -= alpha * other``, in place."""
-        if alpha == 1.0:
-            return self._in_place("sub_", lambda a, b: a - b, other)
-        return self._in_place("sub_", lambda a, b: a - alpha * b, other)
+        return self._in_place("sub_", lambda a, b: a.sub(b, alpha), other)
 
     def mul_(self, other: TensorLike) -> "Tensor":
         """``self *= other``, in place."""

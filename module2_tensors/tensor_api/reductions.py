@@ -88,13 +88,9 @@ class ReductionMixin:
         x = self if dtype is None else self.to(dtype)
         return _summed(x, reductions.cumsum(x, dim))
 
-    def logsumexp(self, dim: Any, keepdim: bool = False) -> "Tensor":
-        """$\\log \\sum e^x$ over ``dim``, stably."""
-        return reductions.logsumexp(self, dim, keepdim)
-
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
-        """The ``p``-norm over ``dim``."""
-        return reductions.norm(self, p, dim, keepdim)
+    # (Functions of the tensor first, bound as methods.)
+    logsumexp = reductions.logsumexp
+    norm = reductions.norm
 
     def _reduce_dims(self, dim: Dims) -> Tuple[int, ...]:
         if dim is None:
@@ -128,6 +124,8 @@ class ReductionMixin:
         by the count of entries reduced (``mean``)."""
         # The plan depends on the shape and the arguments only: remembered for an
         # int or None dim (a loss's mean is planned once, not every step).
+        # (Measured as for arithmetic._NUMBERS: ``y.mean()`` on (10, 2) 14.9 ->
+        # 10.1 us, the Task 3.5 epoch -2.5% (1.414 -> 1.378 ms); A/A 0.5%.)
         key = None
         if dim is None or type(dim) is int:
             key = (self._tensor.shape, dim, keepdim, fn, empty_ok, average)
@@ -244,10 +242,6 @@ class ReductionMixin:
             return self.maximum(dim)
         if dim is None:
             return kept_dtype(self, self._reduce(tf.Max, None, keepdim, "max", False))
-        if isinstance(dim, (tuple, list)):
-            raise TypeError(
-                "max(dim) takes one dim; use amax(dim) for several (values only)"
-            )
         return self._max_along("max", dim, keepdim)
 
     def min(
@@ -256,16 +250,16 @@ class ReductionMixin:
         """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
         if isinstance(dim, CoreMixin):
             return self.minimum(dim)
-        if isinstance(dim, (tuple, list)):
-            raise TypeError(
-                "min(dim) takes one dim; use amin(dim) for several (values only)"
-            )
         if dim is None:
             return -((-self).max(None, keepdim))
         values, indices = (-self)._max_along("min", dim, keepdim)
         return MaxResult(-values, indices)
 
     def _max_along(self, name: str, dim: int, keepdim: bool) -> MaxResult:
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(
+                f"{name}(dim) takes one dim; use a{name}(dim) for several (values only)"
+            )
         x = self.view(1) if self.dims == 0 else self
         d = normalize_dim(dim, max(self.dims, 1))
         if x.shape[d] == 0:
@@ -315,16 +309,7 @@ class ReductionMixin:
         """$1$ where some entry over ``dim`` is non-zero, else $0$."""
         return 1.0 - (self == 0.0).all(dim, keepdim)
 
-    def var(
-        self,
-        dim: Dims = None,
-        unbiased: bool = True,
-        keepdim: bool = False,
-        *,
-        correction: Optional[int] = None,
-    ) -> "Tensor":
-        """The variance over ``dim`` (see :func:`indexing_functions.var`)."""
-        return ixf.var(self, dim, unbiased, keepdim, correction=correction)
+    var = ixf.var  # (Task 2.6's function of the tensor first, bound as a method)
 
     def std(
         self,
