@@ -90,11 +90,16 @@ class OptimizerState:
     the update step."""
 
     def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
+        """``defaults``: each hyperparameter's default by name. An optimizer passes
+        its ``__init__``'s ``locals()``: its arguments are its hyperparameters
+        (``self``, ``params`` and the ``__class__`` that ``super()`` reads are
+        left out)."""
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
         groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.defaults = dict(defaults)
+        skip = ("self", "params", "__class__")
+        self.defaults = {k: v for k, v in defaults.items() if k not in skip}
         self.param_groups: List[Dict[str, Any]] = []
         # Tensors hash by identity (``__hash__ = object.__hash__``), so a dict
         # keyed by them finds each parameter by identity, as torch's does.
