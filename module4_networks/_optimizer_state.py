@@ -10,26 +10,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable, DefaultDict, Dict, Iterable, List, Optional, Tuple
 
-from module0_fundamentals.module import Parameter
 from module2_tensors import set_grad_enabled
 from module2_tensors.tensor import Tensor
+
+from .weight_init import _tensor_of
 
 __all__ = ["OptimizerState", "State"]
 
 #: A parameter's ``state`` (its buffers) or a parameter group, by name.
 State = Dict[str, Any]
 Moments = Tuple[int, Tensor, Tensor]
-
-
-def _as_tensor(p: Any) -> Tensor:
-    """The tensor an optimizer updates: a Tensor itself or a Parameter's value."""
-    value = p.value if isinstance(p, Parameter) else p
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"optimizers update Tensors or Parameters holding them, got "
-            f"{type(value).__name__}"
-        )
-    return value
 
 
 def _closure_loss(closure: Optional[Callable[[], Any]]) -> Any:
@@ -122,7 +112,7 @@ class OptimizerState:
         params = [params] if isinstance(params, Tensor) else list(params)
         # Keys beyond the defaults (a group's "name") are kept, as in PyTorch.
         filled = {**self.defaults, **group}
-        filled["params"] = [_as_tensor(p) for p in params]
+        filled["params"] = [_tensor_of(p) for p in params]
         ids = {p.unique_id for p in filled["params"]}
         seen = {p.unique_id for p in self._all_params()}
         if ids & seen or len(ids) != len(filled["params"]):

@@ -211,8 +211,7 @@ class Adam(Optimizer):
         $v \leftarrow \beta_2 v + (1 - \beta_2) g^2$;
         $p - \eta\, \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} +
         \epsilon}$ (with $g \leftarrow g + \lambda p$ first)."""
-        if group["weight_decay"] != 0.0:
-            g = g + group["weight_decay"] * p
+        g = _decayed(g, p, group)
         if group.get("amsgrad", False):  # given: v_hat from the largest v so far
             return _amsgrad_step(p, g, state, group)
         return _adam_step(p, g, state, group)
