@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
 
-from .module import Module, Parameter
+from .module import Module, Parameter, _ModuleSequence
 
 __all__ = ["ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -94,10 +94,13 @@ class ParameterDict(_Registry):
         return value
 
 
-class ParameterList(Module):
+class ParameterList(_ModuleSequence):
     """A list of parameters the tree sees, named ``"0"``, ``"1"``, ...:
     ``ParameterList([Parameter(a), Parameter(b)])`` (plain values are wrapped);
-    ``pl[i]``, ``len``, iteration and ``append`` work as for a list."""
+    ``pl[i]``, ``pl[a:b]``, ``len``, iteration and ``append`` work as for a
+    list."""
+
+    _registry = "_parameters"
 
     def __init__(self, values: Iterable[Any] = ()) -> None:
         super().__init__()
@@ -106,17 +109,5 @@ class ParameterList(Module):
 
     def append(self, value: Any) -> ParameterList:
         parameter = value if isinstance(value, Parameter) else Parameter(value)
-        setattr(self, str(len(self._parameters)), parameter)
+        setattr(self, str(len(self)), parameter)
         return self
-
-    def __len__(self) -> int:
-        return len(self._parameters)
-
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(list(self._parameters.values()))
-
-    def __getitem__(self, index: int) -> Parameter:
-        values = list(self._parameters.values())
-        if not -len(values) <= index < len(values):
-            raise IndexError(f"index {index} is out of range for ParameterList")
-        return values[index]

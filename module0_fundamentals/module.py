@@ -472,22 +472,28 @@ def _mirror(module: Module, name: str, value: Any) -> None:
 
 
 class _ModuleSequence(Module):
-    """What ``Sequential`` and ``ModuleList`` share: ``len``, iteration over the
-    children, ``seq[i]`` (negative counts from the end) and ``seq[a:b]`` (a
-    container of the same kind)."""
+    """What ``Sequential``, ``ModuleList`` and ``ParameterList`` share over
+    their entries (the registry ``_registry``, named ``"0"``, ``"1"``, ...):
+    ``len``, iteration, ``seq[i]`` (negative counts from the end) and
+    ``seq[a:b]`` (a container of the same kind)."""
+
+    _registry = "_modules"
+
+    def _entries(self) -> list:
+        return list(self.__dict__[self._registry].values())
 
     def __len__(self) -> int:
-        return len(self._modules)
+        return len(self._entries())
 
-    def __iter__(self) -> Iterator[Module]:
-        return iter(list(self._modules.values()))
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._entries())
 
-    def __getitem__(self, index: int | slice) -> Module:
-        children = list(self._modules.values())
+    def __getitem__(self, index: int | slice) -> Any:
+        children = self._entries()
         if isinstance(index, slice):
             part = type(self)()
-            for module in children[index]:
-                part.add_module(str(len(part)), module)
+            for entry in children[index]:
+                setattr(part, str(len(part)), entry)
             return part
         if not isinstance(index, int):
             raise TypeError(

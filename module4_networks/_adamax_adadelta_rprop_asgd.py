@@ -35,8 +35,7 @@ class Adamax(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {**defaults, "maximize": maximize})
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         beta1, beta2 = group["betas"]
@@ -66,8 +65,7 @@ class Adadelta(Optimizer):
     ) -> None:
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {**defaults, "maximize": maximize})
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         rho, eps = group["rho"], group["eps"]
@@ -99,8 +97,7 @@ class Rprop(Optimizer):
     ) -> None:
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes))
-        super().__init__(params, {**defaults, "maximize": maximize})
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         minus, plus = group["etas"]
@@ -131,9 +128,7 @@ class ASGD(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0)
-        defaults.update(weight_decay=weight_decay, maximize=maximize)
-        super().__init__(params, defaults)
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         lr, lambd = group["lr"], group["lambd"]

@@ -10,26 +10,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable, DefaultDict, Dict, Iterable, List, Optional, Tuple
 
-from module0_fundamentals.module import Parameter
 from module2_tensors import set_grad_enabled
 from module2_tensors.tensor import Tensor
+
+from .weight_init import _tensor_of
 
 __all__ = ["OptimizerState", "State"]
 
 #: A parameter's ``state`` (its buffers) or a parameter group, by name.
 State = Dict[str, Any]
 Moments = Tuple[int, Tensor, Tensor]
-
-
-def _as_tensor(p: Any) -> Tensor:
-    """The tensor an optimizer updates: a Tensor itself or a Parameter's value."""
-    value = p.value if isinstance(p, Parameter) else p
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"optimizers update Tensors or Parameters holding them, got "
-            f"{type(value).__name__}"
-        )
-    return value
 
 
 def _closure_loss(closure: Optional[Callable[[], Any]]) -> Any:
@@ -90,11 +80,16 @@ class OptimizerState:
     the update step."""
 
     def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
+        """``defaults``: each hyperparameter's default by name. An optimizer passes
+        its ``__init__``'s ``locals()``: its arguments are its hyperparameters
+        (``self``, ``params`` and the ``__class__`` that ``super()`` reads are
+        left out)."""
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
         groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.defaults = dict(defaults)
+        skip = ("self", "params", "__class__")
+        self.defaults = {k: v for k, v in defaults.items() if k not in skip}
         self.param_groups: List[Dict[str, Any]] = []
         # Tensors hash by identity (``__hash__ = object.__hash__``), so a dict
         # keyed by them finds each parameter by identity, as torch's does.
@@ -117,7 +112,7 @@ class OptimizerState:
         params = [params] if isinstance(params, Tensor) else list(params)
         # Keys beyond the defaults (a group's "name") are kept, as in PyTorch.
         filled = {**self.defaults, **group}
-        filled["params"] = [_as_tensor(p) for p in params]
+        filled["params"] = [_tensor_of(p) for p in params]
         ids = {p.unique_id for p in filled["params"]}
         seen = {p.unique_id for p in self._all_params()}
         if ids & seen or len(ids) != len(filled["params"]):

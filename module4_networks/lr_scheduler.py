@@ -106,10 +106,8 @@ class LRScheduler:
         """The step taken at construction (``_is_initial`` set while it runs)."""
         self._step_count = 0
         self._is_initial = True
-        try:
-            self.step()
-        finally:
-            self._is_initial = False
+        self.step()
+        self._is_initial = False
 
     def _current(self) -> List[float]:
         """Each group's rate now: what a chainable schedule multiplies."""

@@ -65,8 +65,9 @@ class Optimizer(OptimizerState):
     PyTorch). ``param_groups[i]["lr"]`` may be changed between steps (a learning
     rate schedule). ``state[p]`` holds parameter ``p``'s buffers.
     ``state_dict()`` and ``load_state_dict()`` save and restore both, in PyTorch's
-    layout. A subclass passes its hyperparameters' defaults to
-    ``Optimizer.__init__(params, defaults)`` and writes :meth:`update`.
+    layout. A subclass takes its hyperparameters as ``__init__`` arguments,
+    passes them on as ``Optimizer.__init__(params, locals())`` (their defaults)
+    and writes :meth:`update`.
     """
 
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
@@ -114,15 +115,7 @@ class SGD(Optimizer):
     ) -> None:
         if nesterov and (momentum <= 0.0 or dampening != 0.0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        defaults = dict(
-            lr=lr,
-            momentum=momentum,
-            dampening=dampening,
-            weight_decay=weight_decay,
-            nesterov=nesterov,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$g \leftarrow g + \lambda p$; with momentum $\mu > 0$: $b \leftarrow g$
@@ -164,16 +157,7 @@ class RMSprop(Optimizer):
     ) -> None:
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = dict(
-            lr=lr,
-            alpha=alpha,
-            eps=eps,
-            weight_decay=weight_decay,
-            momentum=momentum,
-            centered=centered,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$v \leftarrow \alpha v + (1 - \alpha) g^2$ ($v_0 = 0$); the denominator
@@ -220,16 +204,14 @@ class Adam(Optimizer):
         maximize: bool = False,
         amsgrad: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, {**defaults, "maximize": maximize, "amsgrad": amsgrad})
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$t \leftarrow t + 1$; $m \leftarrow \beta_1 m + (1 - \beta_1) g$;
         $v \leftarrow \beta_2 v + (1 - \beta_2) g^2$;
         $p - \eta\, \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} +
         \epsilon}$ (with $g \leftarrow g + \lambda p$ first)."""
-        if group["weight_decay"] != 0.0:
-            g = g + group["weight_decay"] * p
+        g = _decayed(g, p, group)
         if group.get("amsgrad", False):  # given: v_hat from the largest v so far
             return _amsgrad_step(p, g, state, group)
         return _adam_step(p, g, state, group)
@@ -295,15 +277,7 @@ class Adagrad(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        defaults = dict(
-            lr=lr,
-            lr_decay=lr_decay,
-            weight_decay=weight_decay,
-            initial_accumulator_value=initial_accumulator_value,
-            eps=eps,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, locals())
         # As PyTorch: the state is filled when the optimizer is built (a
         # checkpoint saved before the first step already has every sum).
         for group in self.param_groups:
@@ -362,15 +336,7 @@ class NAdam(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        defaults = dict(
-            lr=lr,
-            betas=tuple(betas),
-            eps=eps,
-            weight_decay=weight_decay,
-            momentum_decay=momentum_decay,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]

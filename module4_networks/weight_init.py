@@ -53,10 +53,13 @@ Generator = Optional[np.random.Generator]
 
 
 def _tensor_of(x: Any) -> Tensor:
-    """The tensor to fill: ``x`` itself or a ``Parameter``'s value."""
+    """The tensor to fill (or an optimizer updates): ``x`` itself or a
+    ``Parameter``'s value."""
     value = x.value if isinstance(x, Parameter) else x
     if not isinstance(value, Tensor):
-        raise TypeError(f"init needs a Tensor or a Parameter, got {type(x).__name__}")
+        raise TypeError(
+            f"expected a Tensor or a Parameter holding one, got {type(value).__name__}"
+        )
     return value
 
 
@@ -89,9 +92,7 @@ def normal_(x: Any, mean: float = 0.0, std: float = 1.0, generator: Generator = 
 def constant_(x: Any, val: float) -> Any:
     """Fill with ``val`` (PyTorch's name for it)."""
     t = _tensor_of(x)
-    with no_grad():
-        t.fill_(float(val))
-    return x
+    return _fill(x, t.new_full(t.shape, float(val)))
 
 
 def zeros_(x: Any) -> Any:
