@@ -18,6 +18,7 @@ them, behind a small interface:
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import threading
@@ -35,8 +36,7 @@ from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
 from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
-from . import _cuda_cache
-from ._dispatch import kernel_label
+from . import _cuda_cache, _dispatch
 
 if "numba.cuda" not in sys.modules:
     # numba.cuda chooses between the GPU and the simulator when it is first imported,
@@ -99,27 +99,18 @@ def on_device(x: Any) -> bool:
     return hasattr(x, "copy_to_host")
 
 
-#: Device copies of shapes and strides, by content: a tensor's shape reaches the
-#: kernels without a host-to-device copy per operation (they are a few bytes each,
-#: and a program uses few distinct ones).
-_CONSTANTS: Dict[Tuple[str, bytes], Any] = {}
-_MAX_CONSTANTS = 4096
+@functools.lru_cache(maxsize=4096)
+def _device_copy(dtype: str, data: bytes) -> Any:
+    """A device copy of the array of ``dtype`` whose bytes are ``data``: made once
+    per distinct content (a program uses few distinct shapes and strides)."""
+    return cuda.to_device(np.frombuffer(data, dtype))
 
 
 def device_constant(values: np.ndarray) -> Any:
     """A device copy of the small integer array ``values`` (a shape or strides),
-    made once per distinct content. Kernels must not write to it."""
-    key = (values.dtype.str, values.tobytes())
-    found = _CONSTANTS.get(key)
-    if found is None:
-        if len(_CONSTANTS) >= _MAX_CONSTANTS:
-            _CONSTANTS.clear()
-        found = _CONSTANTS[key] = cuda.to_device(np.ascontiguousarray(values))
-    return found
-
-
-#: Packed layouts by the shapes and strides they describe (see :func:`layout`).
-_LAYOUTS: Dict[Tuple[bytes, ...], Any] = {}
+    made once per distinct content: a tensor's shape reaches the kernels without
+    a host-to-device copy per operation. Kernels must not write to it."""
+    return _device_copy(values.dtype.str, np.ascontiguousarray(values).tobytes())
 
 
 def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
@@ -138,20 +129,20 @@ def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
     one array here replaces two per tensor."""
     described = [out_shape, out_strides]
     for k in range(1, len(inputs), 3):
-        described += [np.asarray(inputs[k]), inputs[k + 1]]
-    key = tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described)
-    found = _LAYOUTS.get(key)
-    if found is None:
-        d = len(out_shape)
-        rows = [[d], out_shape, out_strides]
-        for shape, strides in zip(described[2::2], described[3::2]):
-            rows.append(np.zeros(d, dtype=np.int64))
-            rows[-1][d - len(shape) :] = np.where(shape == 1, 0, strides)
-        packed = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
-        if len(_LAYOUTS) >= _MAX_CONSTANTS:
-            _LAYOUTS.clear()
-        found = _LAYOUTS[key] = cuda.to_device(packed)
-    return found
+        described += [inputs[k], inputs[k + 1]]
+    return _packed(tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described))
+
+
+@functools.lru_cache(maxsize=4096)
+def _packed(described: Tuple[bytes, ...]) -> Any:
+    """:func:`layout`'s device array, from its shapes and strides as bytes."""
+    shape, strides, *rest = (np.frombuffer(v, np.int64) for v in described)
+    d = len(shape)
+    rows = [[d], shape, strides]
+    for shape_k, strides_k in zip(rest[::2], rest[1::2]):
+        rows.append(np.zeros(d, dtype=np.int64))
+        rows[-1][d - len(shape_k) :] = np.where(shape_k == 1, 0, strides_k)
+    return cuda.to_device(np.concatenate([np.asarray(r, np.int64) for r in rows]))
 
 
 def _dims(value: Any) -> Tuple[int, int, int]:
@@ -279,27 +270,27 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
         device_out.copy_to_host(out)
 
 
-_COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
+def _persist(run: Any, label: str) -> Any:
+    """``run`` (a kernel factory's launcher), its kernel's compiled code kept on
+    disk for the next processes (``_cuda_cache.persist``: keyed by everything
+    compiled into it); a launcher whose kernel cannot be found compiles in
+    memory."""
+    try:
+        _cuda_cache.persist(kernel_in(run), label)
+    except ValueError:  # no kernel to be found
+        pass
+    return run
 
 
 def compiled(
     factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
 ) -> Any:
     """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process, its compiled code kept on disk for the next processes
-    (``_cuda_cache.persist``: keyed by everything compiled into it). ``fn`` is
-    compiled as it is: the backends' scalar functions follow IEEE arithmetic (inf
-    and NaN, no exceptions), as a GPU thread must."""
-    key = (factory, fn)
-    if key not in _COMPILED:
-        built = factory() if fn is None else factory(fn)
-        if not SIMULATOR:
-            try:
-                _cuda_cache.persist(kernel_in(built), kernel_label(factory, fn))
-            except ValueError:  # no kernel to be found: compiled in memory
-                pass
-        _COMPILED[key] = built
-    return _COMPILED[key]
+    process (``_dispatch.compiled``), its compiled code kept on disk
+    (:func:`_persist`). ``fn`` is compiled as it is: the backends' scalar
+    functions follow IEEE arithmetic (inf and NaN, no exceptions), as a GPU
+    thread must."""
+    return _dispatch.compiled(factory, fn, _persist)
 
 
 def kernel_in(run: Any) -> Any:

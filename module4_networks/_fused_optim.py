@@ -119,8 +119,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     blocks = max(1, (size + kernels.THREADS - 1) // kernels.THREADS)
     # shape, p's strides and g's strides in ONE integer array (a device constant,
     # cached by content): each array argument is 7 kernel parameters on a GPU.
-    parts = (shape, p_strides, g_strides)
-    layout = (np.concatenate([np.asarray(v, np.int64) for v in parts]), same, size)
+    layout = (kernels.layout(shape, p_strides, g_storage, shape, g_strides), same, size)
     lr, wd = float(group["lr"]), float(group["weight_decay"])
     if kind == "sgd":
         momentum = float(group["momentum"])

@@ -45,7 +45,8 @@ from module2_tensors.tensor import Tensor, ones, zeros
 from . import functional as F
 from . import weight_init as init
 from ._activation_layers import GELU, ReLU, Sigmoid, Tanh
-from ._conv_checks import IntPair, _one_int, pair
+from ._conv_checks import IntPair
+from ._conv_checks import sizes as conv_sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
@@ -149,9 +150,7 @@ class _ConvNd(Module):
         def sizes(value: Any, label: str) -> Any:
             if isinstance(value, str):  # padding="same" or "valid"
                 return value
-            if self.spatial == 2:
-                return pair(value, label)
-            return (_one_int(type(self).__name__, label, value),)
+            return conv_sizes(type(self).__name__, label, value, self.spatial)
 
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = kernel_size = sizes(kernel_size, "kernel_size")
