@@ -10,7 +10,7 @@ them, behind a small interface:
   kernel of the library starts there, counted in :data:`launches`;
 * :class:`CudaKernelOps`: Module 2's ``TensorOps`` on the kernels of four
   factories named by a subclass (``cuda_ops.CudaOps``), results in GPU memory
-  (:func:`device_storage`, from a pool of reused buffers: :class:`DevicePool`);
+  (:func:`_result`, from a pool of reused buffers: :class:`DevicePool`);
 * :func:`compiled` and :func:`kernel_in`: each kernel built once per process,
   kept on disk (``_cuda_cache``), and found inside the launcher that runs it
   (the resource checks' list of kernels is ``_cuda_specs.py``).
@@ -205,12 +205,8 @@ class LaunchCounter:
     def record(self, kernel: Any) -> None:
         """Note one launch of ``kernel``."""
         self.total += 1
-        if self._open:
-            name = getattr(kernel, "__name__", None) or getattr(
-                getattr(kernel, "py_func", None), "__name__", repr(kernel)
-            )
-            for seen in self._open:
-                seen[name] += 1
+        for seen in self._open:
+            seen[kernel.__name__] += 1
 
     @contextmanager
     def counting(self) -> Iterator["Counter[str]"]:
@@ -376,21 +372,18 @@ class DevicePool:
             array = _wrap(memory, size)
             self.reused += 1
         else:
-            array = self._allocate(size)
+            try:
+                array = cuda.device_array(size, dtype=np.float64)
+            except Exception:  # out of memory (CudaAPIError): free the pool, once
+                if not self.held:
+                    raise
+                self.clear()
+                array = cuda.device_array(size, dtype=np.float64)
             self.allocated += 1
         if size:
             done = weakref.finalize(array, self._give, size, _memory_of(array))
             done.atexit = False  # nothing to recycle when the process ends
         return array
-
-    def _allocate(self, size: int) -> Any:
-        try:
-            return cuda.device_array(size, dtype=np.float64)
-        except Exception:  # out of memory (CudaAPIError): free the pool, once
-            if not self.held:
-                raise
-            self.clear()
-            return cuda.device_array(size, dtype=np.float64)
 
     def _give(self, size: int, memory: Any) -> None:
         # Called when the array on ``memory`` is gone. Another array may still use
@@ -445,19 +438,13 @@ _UNSHARED = _references_at_finalize()
 pool = DevicePool()
 
 
-def device_storage(size: int) -> Any:
-    """A new flat float64 device array of ``size`` entries, uninitialised: every
-    kernel of this backend writes all of its result (the reduce takes its start
-    value as an argument), so no fill launch precedes it. It comes from
-    :data:`pool`: the buffer of a dead tensor of the same size when there is one."""
-    return pool.take(size)
-
-
 def _result(like: Any, shape: Shape) -> Any:
-    """A new contiguous tensor of ``shape`` on ``like``'s backend, in GPU memory."""
-    return type(like)(
-        TensorData(device_storage(_size(shape)), tuple(shape)), like.backend
-    )
+    """A new contiguous tensor of ``shape`` on ``like``'s backend, in GPU memory,
+    uninitialised: every kernel of this backend writes all of its result (the
+    reduce takes its start value as an argument), so no fill launch precedes it.
+    Its storage comes from :data:`pool`: the buffer of a dead tensor of the same
+    size when there is one."""
+    return type(like)(TensorData(pool.take(_size(shape)), tuple(shape)), like.backend)
 
 
 class CudaKernelOps(TensorOps):
@@ -479,12 +466,11 @@ class CudaKernelOps(TensorOps):
     @classmethod
     def map(cls, fn: Callable[[float], float]) -> MapFn:
         """See ``TensorOps.map``."""
-        factory = cls.map_kernel
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
             if out is None:
                 out = _result(a, a.shape)
-            compiled(factory, fn)(*out.tuple(), *a.tuple())
+            compiled(cls.map_kernel, fn)(*out.tuple(), *a.tuple())
             return out
 
         return apply
@@ -492,14 +478,13 @@ class CudaKernelOps(TensorOps):
     @classmethod
     def zip(cls, fn: Callable[[float, float], float]) -> ZipFn:
         """See ``TensorOps.zip``."""
-        factory = cls.zip_kernel
 
         def apply(a: Any, b: Any) -> Any:
             shape = a.shape
             if shape != b.shape:
                 shape = shape_broadcast(a.shape, b.shape)
             out = _result(a, shape)
-            compiled(factory, fn)(*out.tuple(), *a.tuple(), *b.tuple())
+            compiled(cls.zip_kernel, fn)(*out.tuple(), *a.tuple(), *b.tuple())
             return out
 
         return apply
@@ -509,13 +494,12 @@ class CudaKernelOps(TensorOps):
         cls, fn: Callable[[float, float], float], start: float = 0.0
     ) -> ReduceFn:
         """See ``TensorOps.reduce`` (``start`` must be an identity of ``fn``)."""
-        factory = cls.reduce_kernel
 
         def apply(a: Any, dim: int) -> Any:
             shape = list(a.shape)
             shape[dim] = 1
             out = _result(a, tuple(shape))
-            compiled(factory, fn)(*out.tuple(), *a.tuple(), dim, start)
+            compiled(cls.reduce_kernel, fn)(*out.tuple(), *a.tuple(), dim, start)
             return out
 
         return apply

@@ -309,6 +309,20 @@ def _launch_over(
 
 
 # ------------------------------------------------------- the tensor Functions
+def _tensor(like: Tensor, storage: Any, shape: Any, strides: Any = None) -> Any:
+    """A tensor of ``like``'s type and backend over ``storage`` (no copy), with
+    ``strides`` (row-major without)."""
+    shape = tuple(int(n) for n in shape)
+    strides = None if strides is None else tuple(int(s) for s in strides)
+    return type(like)(TensorData(storage, shape, strides), like.backend)
+
+
+def _matrix(weight: Tensor) -> Tensor:
+    """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
+    w = weight.contiguous()
+    return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
+
+
 def conv_forward_fn(
     ctx: Context,
     shape: Tuple[int, ...],
@@ -321,9 +335,17 @@ def conv_forward_fn(
     """``Conv1dFun``/``Conv2dFun``'s forward on ``CudaBackend``, into a new
     ``out`` of ``shape`` (checked by the caller)."""
     strides, paddings = pair_2d(stride, 1), pair_2d(padding, 0)
-    if PLAN == "gemm":  # im2col and the course's matmul
-        out, cols = _gemm_forward(shape, input, weight, strides, paddings)
-        if bias is not None:  # bias (O,) as (1, O, 1[, 1]): added along dim 1
+    if PLAN == "gemm":
+        # im2col, then W @ cols (Task 3.4's matmul), whose (B, O, H' W') result
+        # is out's row-major storage; then the bias (O,) as (1, O, 1[, 1]).
+        (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(shape[2:], 1)
+        batch, taps = input.shape[0], input.shape[1] * kh * kw
+        cols = _result(input, (batch, taps, oh, ow))
+        _launch_over(_im2col, (cols, input), kh, kw, *strides, *paddings)
+        cols = _tensor(cols, cols.tuple()[0], (batch, taps, oh * ow))
+        flat = input.backend.matrix_multiply(_matrix(weight), cols)
+        out = _tensor(flat, flat.tuple()[0], shape)
+        if bias is not None:
             b, (o,), (step,) = bias.tuple()
             ones = (1,) * (len(shape) - 2)
             out = out.backend.add_zip(
@@ -344,92 +366,46 @@ def conv_backward_fn(
     input, weight, has_bias, strides, paddings, cols = ctx.saved_values
     needs = ctx.needs_input_grad
     d_input = d_weight = d_bias = None
-    if cols is not None:  # the forward ran on the "gemm" plan
-        d_input, d_weight = _gemm_backward(
-            grad, input, weight, cols, strides, paddings, needs
-        )
-    elif needs[0]:
-        d_input = input.new_zeros(input.shape)
-        _launch_over(_backward_input, (d_input, grad, weight), *strides, *paddings)
-    if needs[1] and cols is None:
-        d_weight = weight.new_zeros(weight.shape)
-        tensors = (d_weight, input, grad)
-        _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
+    ops = grad.backend
+    if cols is None:  # the forward ran on the "direct" plan
+        if needs[0]:
+            d_input = input.new_zeros(input.shape)
+            _launch_over(_backward_input, (d_input, grad, weight), *strides, *paddings)
+        if needs[1]:
+            d_weight = weight.new_zeros(weight.shape)
+            tensors = (d_weight, input, grad)
+            _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
+    else:
+        # The "gemm" plan, with G the output gradient as (B, O, H' W'):
+        # dcols = W^T G then col2im; dW = sum_b G_b cols_b^T (a batched matmul
+        # and a sum over the batch).
+        g = grad.contiguous()
+        batch, o = g.shape[0], g.shape[1]
+        positions = g.size // max(batch * o, 1)
+        g = _tensor(g, g.tuple()[0], (batch, o, positions))
+        w = _matrix(weight)
+        taps = w.shape[1]
+        if needs[0]:
+            w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
+            dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
+            d_input = _result(input, input.shape)
+            (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(
+                grad.shape[2:], 1
+            )
+            dcols = _tensor(dcols, dcols.tuple()[0], (batch, taps, oh, ow))
+            _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
+        if needs[1]:
+            view = (batch, positions, taps), (taps * positions, 1, positions)
+            cols_t = _tensor(cols, cols.tuple()[0], *view)  # cols transposed
+            per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
+            total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
+            d_weight = _tensor(total, total.tuple()[0], weight.shape)
     if has_bias and needs[2]:  # g summed over all but dimension 1
-        total = grad.backend.add_reduce(grad, 0)
+        total = ops.add_reduce(grad, 0)
         for dim in range(2, grad.dims):
-            total = grad.backend.add_reduce(total, dim)
+            total = ops.add_reduce(total, dim)
         d_bias = _tensor(total, total.tuple()[0], weight.shape[:1])
     return d_input, d_weight, d_bias
-
-
-# ------------------------------------------------------------ the "gemm" plan
-def _tensor(like: Tensor, storage: Any, shape: Any, strides: Any = None) -> Any:
-    """A tensor of ``like``'s type and backend over ``storage`` (no copy), with
-    ``strides`` (row-major without)."""
-    shape = tuple(int(n) for n in shape)
-    strides = None if strides is None else tuple(int(s) for s in strides)
-    return type(like)(TensorData(storage, shape, strides), like.backend)
-
-
-def _matrix(weight: Tensor) -> Tensor:
-    """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
-    w = weight.contiguous()
-    return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
-
-
-def _gemm_forward(
-    shape: Tuple[int, ...],
-    input: Tensor,
-    weight: Tensor,
-    strides: Tuple[int, int],
-    paddings: Tuple[int, int],
-) -> Tuple[Tensor, Tensor]:
-    """(out without bias, cols): im2col, then ``W @ cols`` (Task 3.4's matmul),
-    whose ``(B, O, H' W')`` result is ``out``'s row-major storage."""
-    (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(shape[2:], 1)
-    batch, taps = input.shape[0], input.shape[1] * kh * kw
-    cols = _result(input, (batch, taps, oh, ow))
-    _launch_over(_im2col, (cols, input), kh, kw, *strides, *paddings)
-    cols = _tensor(cols, cols.tuple()[0], (batch, taps, oh * ow))
-    flat = input.backend.matrix_multiply(_matrix(weight), cols)
-    return _tensor(flat, flat.tuple()[0], shape), cols
-
-
-def _gemm_backward(
-    grad: Tensor,
-    input: Tensor,
-    weight: Tensor,
-    cols: Tensor,
-    strides: Tuple[int, int],
-    paddings: Tuple[int, int],
-    needs: Any,
-) -> Tuple[Optional[Tensor], Optional[Tensor]]:
-    """(input gradient, weight gradient): $d\\mathrm{cols} = W^\\top G$ then
-    col2im; $dW = \\sum_b G_b\\, \\mathrm{cols}_b^\\top$ (a batched matmul and a
-    sum over the batch). ``G`` is the output gradient as ``(B, O, H' W')``."""
-    g = grad.contiguous()
-    batch, o = g.shape[0], g.shape[1]
-    positions = g.size // max(batch * o, 1)
-    g = _tensor(g, g.tuple()[0], (batch, o, positions))
-    ops = grad.backend
-    w = _matrix(weight)
-    taps = w.shape[1]
-    d_input = d_weight = None
-    if needs[0]:
-        w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
-        dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
-        d_input = _result(input, input.shape)
-        (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(grad.shape[2:], 1)
-        dcols = _tensor(dcols, dcols.tuple()[0], (batch, taps, oh, ow))
-        _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
-    if needs[1]:
-        view = (batch, positions, taps), (taps * positions, 1, positions)
-        cols_t = _tensor(cols, cols.tuple()[0], *view)  # cols transposed
-        per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
-        total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
-        d_weight = _tensor(total, total.tuple()[0], weight.shape)
-    return d_input, d_weight
 
 
 # ------------------------------------------------------------ resource check
