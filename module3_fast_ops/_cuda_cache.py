@@ -83,10 +83,7 @@ def _cache_class() -> Any:
             return key + (("launch_config", self._launch_config_key),)
 
         def load_overload(self, sig: Any, target_context: Any) -> Any:
-            try:
-                kernel = super().load_overload(sig, target_context)
-            except Exception:  # noqa: BLE001 - a damaged file: compile afresh
-                kernel = None
+            kernel = self._load(sig, target_context)
             if kernel is None:
                 _announce(self.label)
             return kernel
