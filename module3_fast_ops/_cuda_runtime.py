@@ -235,35 +235,32 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
     check_launch(grid, block)
     launches.record(kernel)
     try:
-        device_out = out if on_device(out) else cuda.to_device(out)
+        device = [
+            (
+                x
+                if not isinstance(x, np.ndarray)
+                else device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
+            )
+            for x in (out, *args)
+        ]
     except _NO_GPU as error:
         raise RuntimeError(
             "CudaBackend needs an NVIDIA GPU, or Numba's CUDA simulator: set "
             "NUMBA_ENABLE_CUDASIM=1 before Numba is imported (the tests and "
             "project/run_fast_tensor.py do this when no GPU is found)"
         ) from error
-    device_args = [
-        (
-            x
-            if not isinstance(x, np.ndarray)
-            else device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
-        )
-        for x in args
-    ]
+    # The simulator runs a block's threads as Python threads that wait for one
+    # another at every syncthreads(): hand the GIL over at once (1 us) instead of
+    # after Python's default 5 ms, or a reduce block takes 0.1 s.
+    previous = sys.getswitchinterval()
     if SIMULATOR:
-        # The simulator runs a block's threads as Python threads that wait for one
-        # another at every syncthreads(): hand the GIL over at once (1 us) instead
-        # of after Python's default 5 ms, or a reduce block takes 0.1 s.
-        previous = sys.getswitchinterval()
         sys.setswitchinterval(1e-6)
-        try:
-            kernel[grid, block](device_out, *device_args)
-        finally:
-            sys.setswitchinterval(previous)
-    else:
-        kernel[grid, block](device_out, *device_args)
-    if device_out is not out:
-        device_out.copy_to_host(out)
+    try:
+        kernel[grid, block](*device)
+    finally:
+        sys.setswitchinterval(previous)
+    if device[0] is not out:
+        device[0].copy_to_host(out)
 
 
 def _persist(run: Any, label: str) -> Any:
