@@ -136,11 +136,8 @@ class CompileProgress:
         self.helpers: List[Any] = []
         self.lock = threading.Lock()
 
-    def _quiet(self) -> bool:
-        return os.environ.get("KINDLING_QUIET", "") not in ("", "0")
-
     def _write(self, text: str) -> None:
-        if self._quiet():
+        if os.environ.get("KINDLING_QUIET", "") not in ("", "0"):
             return
         stream = self.stream or sys.stderr
         try:
