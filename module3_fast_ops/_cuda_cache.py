@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from typing import Any, Callable, Tuple
 
-from . import kernel_cache
+from . import compile_progress, kernel_cache
 from .kernel_key import kernel_key
 
 __all__ = ["persist"]
@@ -37,15 +36,15 @@ _announced = False
 
 
 def _announce(label: str) -> None:
-    """One line on stderr at the first CUDA compilation of a process."""
+    """One line on stderr at the first CUDA compilation of a process (through
+    the compile notice's writer: ``KINDLING_QUIET=1`` silences it)."""
     global _announced
-    if _announced or os.environ.get("KINDLING_QUIET", "") not in ("", "0"):
-        return
-    _announced = True
-    sys.stderr.write(
-        f"kindling: compiling CUDA kernels, {label} first (first run only; later "
-        "runs load them from the cache)\n"
-    )
+    if not _announced:
+        _announced = True
+        compile_progress.progress._write(
+            f"kindling: compiling CUDA kernels, {label} first (first run only; "
+            "later runs load them from the cache)\n"
+        )
 
 
 @functools.lru_cache(maxsize=None)
@@ -84,10 +83,7 @@ def _cache_class() -> Any:
             return key + (("launch_config", self._launch_config_key),)
 
         def load_overload(self, sig: Any, target_context: Any) -> Any:
-            try:
-                kernel = super().load_overload(sig, target_context)
-            except Exception:  # noqa: BLE001 - a damaged file: compile afresh
-                kernel = None
+            kernel = self._load(sig, target_context)
             if kernel is None:
                 _announce(self.label)
             return kernel

@@ -10,7 +10,7 @@ them, behind a small interface:
   kernel of the library starts there, counted in :data:`launches`;
 * :class:`CudaKernelOps`: Module 2's ``TensorOps`` on the kernels of four
   factories named by a subclass (``cuda_ops.CudaOps``), results in GPU memory
-  (:func:`device_storage`, from a pool of reused buffers: :class:`DevicePool`);
+  (:func:`_result`, from a pool of reused buffers: :class:`DevicePool`);
 * :func:`compiled` and :func:`kernel_in`: each kernel built once per process,
   kept on disk (``_cuda_cache``), and found inside the launcher that runs it
   (the resource checks' list of kernels is ``_cuda_specs.py``).
@@ -18,6 +18,7 @@ them, behind a small interface:
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import threading
@@ -35,8 +36,7 @@ from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
 from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
-from . import _cuda_cache
-from ._dispatch import kernel_label
+from . import _cuda_cache, _dispatch
 
 if "numba.cuda" not in sys.modules:
     # numba.cuda chooses between the GPU and the simulator when it is first imported,
@@ -99,27 +99,18 @@ def on_device(x: Any) -> bool:
     return hasattr(x, "copy_to_host")
 
 
-#: Device copies of shapes and strides, by content: a tensor's shape reaches the
-#: kernels without a host-to-device copy per operation (they are a few bytes each,
-#: and a program uses few distinct ones).
-_CONSTANTS: Dict[Tuple[str, bytes], Any] = {}
-_MAX_CONSTANTS = 4096
+@functools.lru_cache(maxsize=4096)
+def _device_copy(dtype: str, data: bytes) -> Any:
+    """A device copy of the array of ``dtype`` whose bytes are ``data``: made once
+    per distinct content (a program uses few distinct shapes and strides)."""
+    return cuda.to_device(np.frombuffer(data, dtype))
 
 
 def device_constant(values: np.ndarray) -> Any:
     """A device copy of the small integer array ``values`` (a shape or strides),
-    made once per distinct content. Kernels must not write to it."""
-    key = (values.dtype.str, values.tobytes())
-    found = _CONSTANTS.get(key)
-    if found is None:
-        if len(_CONSTANTS) >= _MAX_CONSTANTS:
-            _CONSTANTS.clear()
-        found = _CONSTANTS[key] = cuda.to_device(np.ascontiguousarray(values))
-    return found
-
-
-#: Packed layouts by the shapes and strides they describe (see :func:`layout`).
-_LAYOUTS: Dict[Tuple[bytes, ...], Any] = {}
+    made once per distinct content: a tensor's shape reaches the kernels without
+    a host-to-device copy per operation. Kernels must not write to it."""
+    return _device_copy(values.dtype.str, np.ascontiguousarray(values).tobytes())
 
 
 def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
@@ -138,20 +129,20 @@ def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
     one array here replaces two per tensor."""
     described = [out_shape, out_strides]
     for k in range(1, len(inputs), 3):
-        described += [np.asarray(inputs[k]), inputs[k + 1]]
-    key = tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described)
-    found = _LAYOUTS.get(key)
-    if found is None:
-        d = len(out_shape)
-        rows = [[d], out_shape, out_strides]
-        for shape, strides in zip(described[2::2], described[3::2]):
-            rows.append(np.zeros(d, dtype=np.int64))
-            rows[-1][d - len(shape) :] = np.where(shape == 1, 0, strides)
-        packed = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
-        if len(_LAYOUTS) >= _MAX_CONSTANTS:
-            _LAYOUTS.clear()
-        found = _LAYOUTS[key] = cuda.to_device(packed)
-    return found
+        described += [inputs[k], inputs[k + 1]]
+    return _packed(tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described))
+
+
+@functools.lru_cache(maxsize=4096)
+def _packed(described: Tuple[bytes, ...]) -> Any:
+    """:func:`layout`'s device array, from its shapes and strides as bytes."""
+    shape, strides, *rest = (np.frombuffer(v, np.int64) for v in described)
+    d = len(shape)
+    rows = [[d], shape, strides]
+    for shape_k, strides_k in zip(rest[::2], rest[1::2]):
+        rows.append(np.zeros(d, dtype=np.int64))
+        rows[-1][d - len(shape_k) :] = np.where(shape_k == 1, 0, strides_k)
+    return cuda.to_device(np.concatenate([np.asarray(r, np.int64) for r in rows]))
 
 
 def _dims(value: Any) -> Tuple[int, int, int]:
@@ -214,12 +205,8 @@ class LaunchCounter:
     def record(self, kernel: Any) -> None:
         """Note one launch of ``kernel``."""
         self.total += 1
-        if self._open:
-            name = getattr(kernel, "__name__", None) or getattr(
-                getattr(kernel, "py_func", None), "__name__", repr(kernel)
-            )
-            for seen in self._open:
-                seen[name] += 1
+        for seen in self._open:
+            seen[kernel.__name__] += 1
 
     @contextmanager
     def counting(self) -> Iterator["Counter[str]"]:
@@ -248,58 +235,55 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
     check_launch(grid, block)
     launches.record(kernel)
     try:
-        device_out = out if on_device(out) else cuda.to_device(out)
+        device = [
+            (
+                x
+                if not isinstance(x, np.ndarray)
+                else device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
+            )
+            for x in (out, *args)
+        ]
     except _NO_GPU as error:
         raise RuntimeError(
             "CudaBackend needs an NVIDIA GPU, or Numba's CUDA simulator: set "
             "NUMBA_ENABLE_CUDASIM=1 before Numba is imported (the tests and "
             "project/run_fast_tensor.py do this when no GPU is found)"
         ) from error
-    device_args = [
-        (
-            x
-            if not isinstance(x, np.ndarray)
-            else device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
-        )
-        for x in args
-    ]
+    # The simulator runs a block's threads as Python threads that wait for one
+    # another at every syncthreads(): hand the GIL over at once (1 us) instead of
+    # after Python's default 5 ms, or a reduce block takes 0.1 s.
+    previous = sys.getswitchinterval()
     if SIMULATOR:
-        # The simulator runs a block's threads as Python threads that wait for one
-        # another at every syncthreads(): hand the GIL over at once (1 us) instead
-        # of after Python's default 5 ms, or a reduce block takes 0.1 s.
-        previous = sys.getswitchinterval()
         sys.setswitchinterval(1e-6)
-        try:
-            kernel[grid, block](device_out, *device_args)
-        finally:
-            sys.setswitchinterval(previous)
-    else:
-        kernel[grid, block](device_out, *device_args)
-    if device_out is not out:
-        device_out.copy_to_host(out)
+    try:
+        kernel[grid, block](*device)
+    finally:
+        sys.setswitchinterval(previous)
+    if device[0] is not out:
+        device[0].copy_to_host(out)
 
 
-_COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
+def _persist(run: Any, label: str) -> Any:
+    """``run`` (a kernel factory's launcher), its kernel's compiled code kept on
+    disk for the next processes (``_cuda_cache.persist``: keyed by everything
+    compiled into it); a launcher whose kernel cannot be found compiles in
+    memory."""
+    try:
+        _cuda_cache.persist(kernel_in(run), label)
+    except ValueError:  # no kernel to be found
+        pass
+    return run
 
 
 def compiled(
     factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
 ) -> Any:
     """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process, its compiled code kept on disk for the next processes
-    (``_cuda_cache.persist``: keyed by everything compiled into it). ``fn`` is
-    compiled as it is: the backends' scalar functions follow IEEE arithmetic (inf
-    and NaN, no exceptions), as a GPU thread must."""
-    key = (factory, fn)
-    if key not in _COMPILED:
-        built = factory() if fn is None else factory(fn)
-        if not SIMULATOR:
-            try:
-                _cuda_cache.persist(kernel_in(built), kernel_label(factory, fn))
-            except ValueError:  # no kernel to be found: compiled in memory
-                pass
-        _COMPILED[key] = built
-    return _COMPILED[key]
+    process (``_dispatch.compiled``), its compiled code kept on disk
+    (:func:`_persist`). ``fn`` is compiled as it is: the backends' scalar
+    functions follow IEEE arithmetic (inf and NaN, no exceptions), as a GPU
+    thread must."""
+    return _dispatch.compiled(factory, fn, _persist)
 
 
 def kernel_in(run: Any) -> Any:
@@ -385,21 +369,18 @@ class DevicePool:
             array = _wrap(memory, size)
             self.reused += 1
         else:
-            array = self._allocate(size)
+            try:
+                array = cuda.device_array(size, dtype=np.float64)
+            except Exception:  # out of memory (CudaAPIError): free the pool, once
+                if not self.held:
+                    raise
+                self.clear()
+                array = cuda.device_array(size, dtype=np.float64)
             self.allocated += 1
         if size:
             done = weakref.finalize(array, self._give, size, _memory_of(array))
             done.atexit = False  # nothing to recycle when the process ends
         return array
-
-    def _allocate(self, size: int) -> Any:
-        try:
-            return cuda.device_array(size, dtype=np.float64)
-        except Exception:  # out of memory (CudaAPIError): free the pool, once
-            if not self.held:
-                raise
-            self.clear()
-            return cuda.device_array(size, dtype=np.float64)
 
     def _give(self, size: int, memory: Any) -> None:
         # Called when the array on ``memory`` is gone. Another array may still use
@@ -454,19 +435,13 @@ _UNSHARED = _references_at_finalize()
 pool = DevicePool()
 
 
-def device_storage(size: int) -> Any:
-    """A new flat float64 device array of ``size`` entries, uninitialised: every
-    kernel of this backend writes all of its result (the reduce takes its start
-    value as an argument), so no fill launch precedes it. It comes from
-    :data:`pool`: the buffer of a dead tensor of the same size when there is one."""
-    return pool.take(size)
-
-
 def _result(like: Any, shape: Shape) -> Any:
-    """A new contiguous tensor of ``shape`` on ``like``'s backend, in GPU memory."""
-    return type(like)(
-        TensorData(device_storage(_size(shape)), tuple(shape)), like.backend
-    )
+    """A new contiguous tensor of ``shape`` on ``like``'s backend, in GPU memory,
+    uninitialised: every kernel of this backend writes all of its result (the
+    reduce takes its start value as an argument), so no fill launch precedes it.
+    Its storage comes from :data:`pool`: the buffer of a dead tensor of the same
+    size when there is one."""
+    return type(like)(TensorData(pool.take(_size(shape)), tuple(shape)), like.backend)
 
 
 class CudaKernelOps(TensorOps):
@@ -488,12 +463,11 @@ class CudaKernelOps(TensorOps):
     @classmethod
     def map(cls, fn: Callable[[float], float]) -> MapFn:
         """See ``TensorOps.map``."""
-        factory = cls.map_kernel
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
             if out is None:
                 out = _result(a, a.shape)
-            compiled(factory, fn)(*out.tuple(), *a.tuple())
+            compiled(cls.map_kernel, fn)(*out.tuple(), *a.tuple())
             return out
 
         return apply
@@ -501,14 +475,13 @@ class CudaKernelOps(TensorOps):
     @classmethod
     def zip(cls, fn: Callable[[float, float], float]) -> ZipFn:
         """See ``TensorOps.zip``."""
-        factory = cls.zip_kernel
 
         def apply(a: Any, b: Any) -> Any:
             shape = a.shape
             if shape != b.shape:
                 shape = shape_broadcast(a.shape, b.shape)
             out = _result(a, shape)
-            compiled(factory, fn)(*out.tuple(), *a.tuple(), *b.tuple())
+            compiled(cls.zip_kernel, fn)(*out.tuple(), *a.tuple(), *b.tuple())
             return out
 
         return apply
@@ -518,13 +491,12 @@ class CudaKernelOps(TensorOps):
         cls, fn: Callable[[float, float], float], start: float = 0.0
     ) -> ReduceFn:
         """See ``TensorOps.reduce`` (``start`` must be an identity of ``fn``)."""
-        factory = cls.reduce_kernel
 
         def apply(a: Any, dim: int) -> Any:
             shape = list(a.shape)
             shape[dim] = 1
             out = _result(a, tuple(shape))
-            compiled(factory, fn)(*out.tuple(), *a.tuple(), dim, start)
+            compiled(cls.reduce_kernel, fn)(*out.tuple(), *a.tuple(), dim, start)
             return out
 
         return apply

@@ -55,17 +55,20 @@ def kernel_label(
 
 
 def compiled(
-    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
+    factory: Callable[..., Any],
+    fn: Optional[Callable[..., float]] = None,
+    persist: Callable[[Any, str], Any] = kernel_cache.persist,
 ) -> Any:
     """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
     process: every backend and test asking for the same kernel shares one Numba
     compilation, and its machine code is kept on disk for the next processes
-    (:func:`module3_fast_ops.kernel_cache.persist`: the cache key hashes the
-    sources the kernel is built from, so editing any of them recompiles it)."""
+    (``persist``, by default :func:`module3_fast_ops.kernel_cache.persist`: the
+    cache key hashes the sources the kernel is built from, so editing any of them
+    recompiles it; the CUDA backend passes its own)."""
     key = (factory, fn)
     if key not in _COMPILED:
         kernel = factory() if fn is None else factory(fn)
-        _COMPILED[key] = kernel_cache.persist(kernel, kernel_label(factory, fn))
+        _COMPILED[key] = persist(kernel, kernel_label(factory, fn))
     return _COMPILED[key]
 
 

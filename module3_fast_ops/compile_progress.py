@@ -79,9 +79,7 @@ def _start_helper(current: str) -> None:
     (:func:`helper_count`; ``KINDLING_COMPILE_HELPER=on`` starts at least one even
     on a busy machine, ``=0`` none)."""
     setting = os.environ.get("KINDLING_COMPILE_HELPER", "")
-    jobs = helper_count()
-    if setting == "on":
-        jobs = max(1, jobs)
+    jobs = max(1, helper_count()) if setting == "on" else helper_count()
     if helper_mode() or setting == "0" or jobs == 0:
         return
     by_module: Dict[str, List[str]] = {}
@@ -138,11 +136,8 @@ class CompileProgress:
         self.helpers: List[Any] = []
         self.lock = threading.Lock()
 
-    def _quiet(self) -> bool:
-        return os.environ.get("KINDLING_QUIET", "") not in ("", "0")
-
     def _write(self, text: str) -> None:
-        if self._quiet():
+        if os.environ.get("KINDLING_QUIET", "") not in ("", "0"):
             return
         stream = self.stream or sys.stderr
         try:

@@ -317,15 +317,8 @@ def sum_practice(a: Any) -> Any:
     blocks = blocks_for(size, PRACTICE_THREADS)
     out = a.new_zeros((blocks,))
     if blocks:
-        values = np.ascontiguousarray(a.to_numpy())
-        launch(
-            compiled(sum_practice_kernel),
-            blocks,
-            PRACTICE_THREADS,
-            out.tuple()[0],
-            values,
-            size,
-        )
+        args = (out.tuple()[0], np.ascontiguousarray(a.to_numpy()), size)
+        launch(compiled(sum_practice_kernel), blocks, PRACTICE_THREADS, *args)
     return out
 
 
@@ -384,17 +377,9 @@ def mm_practice(a: Any, b: Any) -> Any:
         )
     out = a.new_zeros((size, size))
     if size:
-        a_values = np.ascontiguousarray(a.to_numpy()).ravel()
-        b_values = np.ascontiguousarray(b.to_numpy()).ravel()
-        launch(
-            compiled(mm_practice_kernel),
-            1,
-            (PRACTICE_TILE, PRACTICE_TILE),
-            out.tuple()[0],
-            a_values,
-            b_values,
-            size,
-        )
+        values = [np.ascontiguousarray(t.to_numpy()).ravel() for t in (a, b)]
+        block = (PRACTICE_TILE, PRACTICE_TILE)
+        launch(compiled(mm_practice_kernel), 1, block, out.tuple()[0], *values, size)
     return out
 
 

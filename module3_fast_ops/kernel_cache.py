@@ -199,6 +199,14 @@ class KeyedCache:
         )
         self._enabled = path is not None
 
+    def _load(self, sig: Any, target_context: Any) -> Any:
+        """The cache's ``load_overload``, ``None`` for a damaged file (compiled
+        afresh)."""
+        try:
+            return super().load_overload(sig, target_context)  # type: ignore[misc]
+        except Exception:  # noqa: BLE001
+            return None
+
 
 class KernelCache(KeyedCache, FunctionCache):
     """A Numba function cache keyed by :func:`kernel_key` (see the module
@@ -269,12 +277,6 @@ class KernelCache(KeyedCache, FunctionCache):
         fd, self._lock_fd = getattr(self, "_lock_fd", None), None
         if fd is not None:
             os.close(fd)  # (which releases the lock)
-
-    def _load(self, sig: Any, target_context: Any) -> Any:
-        try:
-            return super().load_overload(sig, target_context)
-        except Exception:  # noqa: BLE001 - a damaged file: compile afresh
-            return None
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         data = self._load(sig, target_context)  # None when not enabled

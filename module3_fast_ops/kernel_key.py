@@ -80,25 +80,18 @@ def _stable_repr(value: Any) -> str:
     return repr(value)
 
 
+#: What a code object's digest covers beside its bytecode and constants.
+_CODE_FIELDS = (
+    "names varnames freevars cellvars argcount posonlyargcount kwonlyargcount flags"
+).split()
+
+
 def _code_digest(code: types.CodeType) -> str:
     """SHA-256 of what Numba compiles from a code object: its bytecode, constants
     (nested functions' code included), names and argument layout. Line numbers
     are left out: moving a function in its file does not change its machine code."""
-    parts: List[str] = [
-        code.co_code.hex(),
-        repr(code.co_names),
-        repr(code.co_varnames),
-        repr(code.co_freevars),
-        repr(code.co_cellvars),
-        repr(
-            (
-                code.co_argcount,
-                code.co_posonlyargcount,
-                code.co_kwonlyargcount,
-                code.co_flags,
-            )
-        ),
-    ]
+    parts: List[str] = [code.co_code.hex()]
+    parts += [repr(getattr(code, f"co_{name}")) for name in _CODE_FIELDS]
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             parts.append("code:" + _code_digest(const))

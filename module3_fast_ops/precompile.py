@@ -30,12 +30,10 @@ def warm_up(module: str, labels: Sequence[str] = ()) -> None:
     announced = compile_progress.progress.expected
     wanted = {label: (build, warm) for label, build, warm, _ in announced}
     for label in labels or list(wanted):
-        build, warm = wanted.get(label, (None, None))
-        if warm is None:
-            continue
         try:
-            warm(build())  # type: ignore[misc]
-        except Exception:  # noqa: BLE001 - busy elsewhere, or a stub: next one
+            build, warm = wanted[label]
+            warm(build())
+        except Exception:  # noqa: BLE001 - unknown, busy elsewhere, a stub: next one
             continue
 
 

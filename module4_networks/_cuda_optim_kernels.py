@@ -17,7 +17,8 @@ import math
 import numba
 
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, cuda
+from module3_fast_ops._cuda_runtime import SIMULATOR, cuda, layout
+from module3_fast_ops.cuda_positions import two_positions
 from module3_fast_ops._cuda_specs import KernelSpec
 
 __all__ = ["sgd", "adam", "THREADS", "kernel_specs"]
@@ -28,36 +29,19 @@ THREADS: int = 8 if SIMULATOR else 256
 
 
 # ------------------------------------------------------------------ kernels
-@cuda.jit(device=True)
-def positions(i, packed, same):  # type: ignore
-    """The storage positions in ``p`` and in ``g`` of the entry with row-major
-    number ``i`` of a parameter whose ``packed`` layout is ``[shape, p's
-    strides, g's strides]`` (``d`` entries each; a parameter and its gradient may
-    have different layouts: a weight's gradient from a matmul's backward is a
-    transposed view); ``i`` in both when ``same`` (both row-major)."""
-    if same:
-        return i, i
-    n = len(packed) // 3
-    p_at = 0
-    g_at = 0
-    for d in range(n - 1, -1, -1):
-        index = i % packed[d]
-        i //= packed[d]
-        p_at += index * packed[n + d]
-        g_at += index * packed[2 * n + d]
-    return p_at, g_at
-
-
 @cuda.jit
 def sgd(p, g, buf, packed, same, size, lr, wd, momentum, dampening, nesterov, first):
     """Entry ``i`` (row-major) of SGD in place: ``g += wd p``; ``buf = g`` (first
     step) or ``momentum buf + (1 - dampening) g``; ``g = g + momentum buf``
     (Nesterov) or ``buf``; ``p -= lr g``. ``buf`` (row-major, unused without
     momentum) is this module's own; ``p`` and ``g`` are read through their strides
-    (:func:`positions`)."""
+    (``packed``: the ``layout`` of ``p`` and ``g``, as ``two_positions`` reads it;
+    position ``i`` in both when ``same``, both row-major). A parameter and its
+    gradient may have different layouts: a weight's gradient from a matmul's
+    backward is a transposed view."""
     i = cuda.grid(1)
     if i < size:
-        p_at, g_at = positions(i, packed, same)
+        p_at, g_at = (i, i) if same else two_positions(i, packed)
         gi = g[g_at]
         if wd != 0.0:
             gi = gi + wd * p[p_at]
@@ -78,7 +62,7 @@ def adam(p, g, m, v, packed, same, size, lr, beta1, beta2, eps, wd, decay, inv1,
     ``g`` as in :func:`sgd`."""
     i = cuda.grid(1)
     if i < size:
-        p_at, g_at = positions(i, packed, same)
+        p_at, g_at = (i, i) if same else two_positions(i, packed)
         pi = p[p_at]
         gi = g[g_at]
         if wd != 0.0:
@@ -104,9 +88,9 @@ def kernel_specs() -> List[KernelSpec]:
     kernels`` and the resource test."""
     f64, i64 = numba.float64[::1], numba.int64[::1]
     x, flag = numba.float64, numba.boolean
-    layout = (i64, flag, numba.int64)  # shape and both strides packed, same, size
-    sgd_args = (f64, f64, f64, *layout, x, x, x, x, flag, flag)
-    adam_args = (f64, f64, f64, f64, *layout) + (x,) * 8
+    packed = (i64, flag, numba.int64)  # the layout of p and g, same, size
+    sgd_args = (f64, f64, f64, *packed, x, x, x, x, flag, flag)
+    adam_args = (f64, f64, f64, f64, *packed) + (x,) * 8
     return [
         KernelSpec("sgd_step", "optim", lambda: sgd, sgd_args, THREADS),
         KernelSpec("adam_step", "optim", lambda: adam, adam_args, THREADS),

@@ -57,8 +57,6 @@ _VERDICTS: "weakref.WeakKeyDictionary[Any, Dict[str, Any]]" = (
 #: import ``optim``, which imports it).
 _KINDS: Dict[type, str] = {}
 
-_BUFFERS = {"sgd": ("momentum_buffer",), "adam": ("exp_avg", "exp_avg_sq")}
-
 
 def fuses(kinds: Dict[type, str]) -> None:
     """Register optimizer classes and the fused kernel of each."""
@@ -119,8 +117,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     blocks = max(1, (size + kernels.THREADS - 1) // kernels.THREADS)
     # shape, p's strides and g's strides in ONE integer array (a device constant,
     # cached by content): each array argument is 7 kernel parameters on a GPU.
-    parts = (shape, p_strides, g_strides)
-    layout = (np.concatenate([np.asarray(v, np.int64) for v in parts]), same, size)
+    layout = (kernels.layout(shape, p_strides, g_storage, shape, g_strides), same, size)
     lr, wd = float(group["lr"]), float(group["weight_decay"])
     if kind == "sgd":
         momentum = float(group["momentum"])
@@ -134,7 +131,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
         return
     beta1, beta2 = (float(b) for b in group["betas"])
     t = state.get("step", 0) + 1
-    for name in _BUFFERS["adam"]:
+    for name in ("exp_avg", "exp_avg_sq"):
         if name not in state:
             state[name] = _owned(p, None)
     decay = 1.0 - lr * wd if kind == "adamw" else 1.0
@@ -146,9 +143,10 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     state["step"] = t
 
 
-def _buffers_owned(kind: str, state: Dict[str, Any]) -> bool:
-    names = _BUFFERS["sgd" if kind == "sgd" else "adam"]
-    return all(_flat(state[n]) is not None for n in names if n in state)
+def _buffers_owned(state: Dict[str, Any]) -> bool:
+    """Whether every buffer of ``state`` (its tensors) is a dense device storage
+    this module may write in place."""
+    return all(_flat(v) is not None for v in state.values() if hasattr(v, "to_numpy"))
 
 
 def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -> bool:
@@ -171,7 +169,7 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
         return False
     checked = verdict["checked"].get(p.unique_id, 0)
     if checked >= CHECKED_STEPS:
-        if not _buffers_owned(kind, state):
+        if not _buffers_owned(state):
             return False  # buffers loaded from a state_dict, say: not ours to write
         from module2_tensors.engine import versions
 
@@ -184,7 +182,7 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
         for key, value in state.items()
     }
     shadow = _owned(p, p.detach())
-    if not _buffers_owned(kind, mirror):  # a buffer of another size: never launch
+    if not _buffers_owned(mirror):  # a buffer of another size: never launch
         verdict["ok"] = False
         return False
     _run(kind, shadow, g, mirror, group)

@@ -100,6 +100,12 @@ def index4(flat, shape):  # type: ignore
 
 
 @cuda.jit(device=True)
+def at4(strides, b, c, y, x):  # type: ignore
+    """The storage position of index ``(b, c, y, x)`` under 4-D ``strides``."""
+    return b * strides[0] + c * strides[1] + y * strides[2] + x * strides[3]
+
+
+@cuda.jit(device=True)
 def block_sum(partial, value):  # type: ignore
     """The sum of ``value`` over the threads of a block (a power of two of them),
     returned to thread 0: each thread writes its value into the shared array
@@ -148,12 +154,7 @@ def _forward(out, x, w, layout, bias, bias_stride, has_bias, sh, sw, ph, pw):
                 acc += (
                     x[x_row + (left + kj) * x_strides[3]] * w[w_row + kj * w_strides[3]]
                 )
-    out[
-        b * out_strides[0]
-        + o * out_strides[1]
-        + i * out_strides[2]
-        + j * out_strides[3]
-    ] = acc
+    out[at4(out_strides, b, o, i, j)] = acc
 
 
 @cuda.jit
@@ -185,9 +186,7 @@ def _backward_input(dx, g, w, layout, sh, sw, ph, pw):
             w_at = c * w_strides[1] + ki * w_strides[2] + kj * w_strides[3]
             for o in range(out_channels):
                 acc += g[g_at + o * g_strides[1]] * w[w_at + o * w_strides[0]]
-    dx[
-        b * dx_strides[0] + c * dx_strides[1] + y * dx_strides[2] + xx * dx_strides[3]
-    ] = acc
+    dx[at4(dx_strides, b, c, y, xx)] = acc
 
 
 @cuda.jit
@@ -213,59 +212,40 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
         y = u * sh + ki - ph
         xx = v * sw + kj - pw
         if 0 <= y < height and 0 <= xx < width:
-            acc += (
-                x[
-                    b * x_strides[0]
-                    + c * x_strides[1]
-                    + y * x_strides[2]
-                    + xx * x_strides[3]
-                ]
-                * g[
-                    b * g_strides[0]
-                    + o * g_strides[1]
-                    + u * g_strides[2]
-                    + v * g_strides[3]
-                ]
-            )
+            acc += x[at4(x_strides, b, c, y, xx)] * g[at4(g_strides, b, o, u, v)]
         k += cuda.blockDim.x
     total = block_sum(partial, acc)
     if t == 0:
-        dw[
-            o * dw_strides[0]
-            + c * dw_strides[1]
-            + ki * dw_strides[2]
-            + kj * dw_strides[3]
-        ] = total
+        dw[at4(dw_strides, o, c, ki, kj)] = total
 
 
 @cuda.jit
-def _im2col(cols, x, layout, kh, kw, sh, sw, ph, pw, oh, ow):
-    x_shape, x_strides = layout[0:4], layout[4:8]
-    # cols[b, (c kh + ki) kw + kj, i ow + j] = x[b, c, i sh + ki - ph, j sw + kj - pw]
-    # (0 outside x); cols is row-major (B, C kh kw, oh ow), a thread per entry.
+def _im2col(cols, x, layout, kh, kw, sh, sw, ph, pw):
+    cols_shape = layout[0:4]
+    x_shape, x_strides = layout[8:12], layout[12:16]
+    # cols[b, (c kh + ki) kw + kj, i, j] = x[b, c, i sh + ki - ph, j sw + kj - pw]
+    # (0 outside x); cols is row-major (B, C kh kw, oh, ow), a thread per entry.
     flat = cuda.grid(1)
-    taps, positions = x_shape[1] * kh * kw, oh * ow
-    if flat >= x_shape[0] * taps * positions:
+    if flat >= cols_shape[0] * cols_shape[1] * cols_shape[2] * cols_shape[3]:
         return
-    p = flat % positions
-    r = (flat // positions) % taps
-    b = flat // (positions * taps)
+    b, r, i, j = index4(flat, cols_shape)
     c, ki, kj = r // (kh * kw), (r // kw) % kh, r % kw
-    y = (p // ow) * sh + ki - ph
-    xx = (p % ow) * sw + kj - pw
+    y = i * sh + ki - ph
+    xx = j * sw + kj - pw
     value = 0.0
     if 0 <= y < x_shape[2] and 0 <= xx < x_shape[3]:
-        value = x[
-            b * x_strides[0] + c * x_strides[1] + y * x_strides[2] + xx * x_strides[3]
-        ]
+        value = x[at4(x_strides, b, c, y, xx)]
     cols[flat] = value
 
 
 @cuda.jit
-def _col2im(dx, dx_shape, dcols, kh, kw, sh, sw, ph, pw, oh, ow):
-    # dx[b, c, y, x] = sum of dcols[b, (c kh + ki) kw + kj, u ow + v] over the taps
+def _col2im(dx, dcols, layout, kh, kw, sh, sw, ph, pw):
+    dx_shape = layout[0:4]
+    oh, ow = layout[10], layout[11]
+    # dx[b, c, y, x] = sum of dcols[b, (c kh + ki) kw + kj, u, v] over the taps
     # with y = u sh + ki - ph, x = v sw + kj - pw: a thread per entry of the
-    # row-major dx gathers its own sum (no two threads write one place).
+    # row-major dx gathers its own sum (no two threads write one place); dcols is
+    # row-major (B, C kh kw, oh, ow).
     flat = cuda.grid(1)
     channels, height, width = dx_shape[1], dx_shape[2], dx_shape[3]
     if flat >= dx_shape[0] * channels * height * width:
@@ -299,36 +279,48 @@ for _kernel in (
 
 
 # ------------------------------------------------------------------ launchers
-def _packed(*tensors: Strided) -> np.ndarray:
-    """The 4-D shapes and strides of ``tensors`` in ONE int64 array, ``[shape,
-    strides]`` of each in turn (a device constant, cached by content: each array
-    argument is 7 kernel parameters and Python work per launch on a GPU)."""
-    return np.concatenate([np.asarray(v, np.int64) for t in tensors for v in t[1:]])
-
-
-def _launch_over(
-    kernel: Any, tensors: Sequence[Strided], *args: Any, per_block: bool = False
-) -> None:
-    """Launch ``kernel`` over the entries of ``tensors[0]`` (the result): a thread
-    per entry, or with ``per_block`` a block per entry. Its arguments: the
-    tensors' storages, their :func:`_packed` layout, then ``args``."""
-    size = _size(tensors[0][1])
-    if size:
-        grid = size if per_block else blocks_for(size, THREADS_PER_BLOCK)
-        storages = (t[0] for t in tensors)
-        launch(kernel, grid, THREADS_PER_BLOCK, *storages, _packed(*tensors), *args)
-
-
-# ------------------------------------------------------- the tensor Functions
-def _as_2d(tensor: Tensor, spatial: int) -> Strided:
+def _as_2d(tensor: Tensor) -> Strided:
     """The tensor's raw storage as a 4-D ``(storage, shape, strides)``: conv1d's
     ``(B, C, L)`` becomes ``(B, C, 1, L)``."""
     storage, shape, strides = tensor.tuple()
     shape = np.asarray(shape, np.int64)
     strides = np.asarray(strides, np.int64)
-    if spatial == 1:
+    if len(shape) == 3:
         shape, strides = np.insert(shape, 2, 1), np.insert(strides, 2, 0)
     return storage, shape, strides
+
+
+def _launch_over(
+    kernel: Any, tensors: Sequence[Tensor], *args: Any, per_block: bool = False
+) -> None:
+    """Launch ``kernel`` over the entries of ``tensors[0]`` (the result): a thread
+    per entry, or with ``per_block`` a block per entry. Its arguments: the
+    tensors' storages, then their 4-D shapes and strides (:func:`_as_2d`) in ONE
+    int64 array, ``[shape, strides]`` of each in turn (a device constant, cached
+    by content: each array argument is 7 kernel parameters and Python work per
+    launch on a GPU), then ``args``."""
+    views = [_as_2d(t) for t in tensors]
+    size = _size(views[0][1])
+    if size:
+        grid = size if per_block else blocks_for(size, THREADS_PER_BLOCK)
+        layout = np.concatenate([v for t in views for v in t[1:]])
+        storages = (t[0] for t in views)
+        launch(kernel, grid, THREADS_PER_BLOCK, *storages, layout, *args)
+
+
+# ------------------------------------------------------- the tensor Functions
+def _tensor(like: Tensor, storage: Any, shape: Any, strides: Any = None) -> Any:
+    """A tensor of ``like``'s type and backend over ``storage`` (no copy), with
+    ``strides`` (row-major without)."""
+    shape = tuple(int(n) for n in shape)
+    strides = None if strides is None else tuple(int(s) for s in strides)
+    return type(like)(TensorData(storage, shape, strides), like.backend)
+
+
+def _matrix(weight: Tensor) -> Tensor:
+    """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
+    w = weight.contiguous()
+    return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
 
 
 def conv_forward_fn(
@@ -342,18 +334,28 @@ def conv_forward_fn(
 ) -> Tensor:
     """``Conv1dFun``/``Conv2dFun``'s forward on ``CudaBackend``, into a new
     ``out`` of ``shape`` (checked by the caller)."""
-    spatial = len(shape) - 2
     strides, paddings = pair_2d(stride, 1), pair_2d(padding, 0)
-    if PLAN == "gemm":  # im2col and the course's matmul
-        out, cols = _gemm_forward(spatial, shape, input, weight, strides, paddings)
+    if PLAN == "gemm":
+        # im2col, then W @ cols (Task 3.4's matmul), whose (B, O, H' W') result
+        # is out's row-major storage; then the bias (O,) as (1, O, 1[, 1]).
+        (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(shape[2:], 1)
+        batch, taps = input.shape[0], input.shape[1] * kh * kw
+        cols = _result(input, (batch, taps, oh, ow))
+        _launch_over(_im2col, (cols, input), kh, kw, *strides, *paddings)
+        cols = _tensor(cols, cols.tuple()[0], (batch, taps, oh * ow))
+        flat = input.backend.matrix_multiply(_matrix(weight), cols)
+        out = _tensor(flat, flat.tuple()[0], shape)
         if bias is not None:
-            out = out.backend.add_zip(out, _channel_view(bias, len(shape)))
+            b, (o,), (step,) = bias.tuple()
+            ones = (1,) * (len(shape) - 2)
+            out = out.backend.add_zip(
+                out, _tensor(bias, b, (1, o, *ones), (0, step, *ones))
+            )
     else:  # the direct kernel, bias included
         out, cols = input.new_zeros(shape), None
         b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
-        tensors = [_as_2d(t, spatial) for t in (out, input, weight)]
         more = (int(b_strides[0]), bias is not None, *strides, *paddings)
-        _launch_over(_forward, tensors, b, *more)
+        _launch_over(_forward, (out, input, weight), b, *more)
     ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
     return out
 
@@ -361,115 +363,49 @@ def conv_forward_fn(
 def conv_backward_fn(
     ctx: Context, grad: Tensor
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
-    spatial = grad.dims - 2
     input, weight, has_bias, strides, paddings, cols = ctx.saved_values
     needs = ctx.needs_input_grad
     d_input = d_weight = d_bias = None
-    if cols is not None:  # the forward ran on the "gemm" plan
-        d_input, d_weight = _gemm_backward(
-            spatial, grad, input, weight, cols, strides, paddings, needs
-        )
-    elif needs[0]:
-        d_input = input.new_zeros(input.shape)
-        tensors = [_as_2d(t, spatial) for t in (d_input, grad, weight)]
-        _launch_over(_backward_input, tensors, *strides, *paddings)
-    if needs[1] and cols is None:
-        d_weight = weight.new_zeros(weight.shape)
-        tensors = [_as_2d(t, spatial) for t in (d_weight, input, grad)]
-        _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
+    ops = grad.backend
+    if cols is None:  # the forward ran on the "direct" plan
+        if needs[0]:
+            d_input = input.new_zeros(input.shape)
+            _launch_over(_backward_input, (d_input, grad, weight), *strides, *paddings)
+        if needs[1]:
+            d_weight = weight.new_zeros(weight.shape)
+            tensors = (d_weight, input, grad)
+            _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
+    else:
+        # The "gemm" plan, with G the output gradient as (B, O, H' W'):
+        # dcols = W^T G then col2im; dW = sum_b G_b cols_b^T (a batched matmul
+        # and a sum over the batch).
+        g = grad.contiguous()
+        batch, o = g.shape[0], g.shape[1]
+        positions = g.size // max(batch * o, 1)
+        g = _tensor(g, g.tuple()[0], (batch, o, positions))
+        w = _matrix(weight)
+        taps = w.shape[1]
+        if needs[0]:
+            w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
+            dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
+            d_input = _result(input, input.shape)
+            (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(
+                grad.shape[2:], 1
+            )
+            dcols = _tensor(dcols, dcols.tuple()[0], (batch, taps, oh, ow))
+            _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
+        if needs[1]:
+            view = (batch, positions, taps), (taps * positions, 1, positions)
+            cols_t = _tensor(cols, cols.tuple()[0], *view)  # cols transposed
+            per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
+            total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
+            d_weight = _tensor(total, total.tuple()[0], weight.shape)
     if has_bias and needs[2]:  # g summed over all but dimension 1
-        total = grad.backend.add_reduce(grad, 0)
+        total = ops.add_reduce(grad, 0)
         for dim in range(2, grad.dims):
-            total = grad.backend.add_reduce(total, dim)
+            total = ops.add_reduce(total, dim)
         d_bias = _tensor(total, total.tuple()[0], weight.shape[:1])
     return d_input, d_weight, d_bias
-
-
-# ------------------------------------------------------------ the "gemm" plan
-def _tensor(like: Tensor, storage: Any, shape: Any, strides: Any = None) -> Any:
-    """A tensor of ``like``'s type and backend over ``storage`` (no copy), with
-    ``strides`` (row-major without)."""
-    shape = tuple(int(n) for n in shape)
-    strides = None if strides is None else tuple(int(s) for s in strides)
-    return type(like)(TensorData(storage, shape, strides), like.backend)
-
-
-def _channel_view(bias: Tensor, dims: int) -> Tensor:
-    """``bias`` ``(O,)`` as ``(1, O, 1[, 1])``: added along dimension 1."""
-    storage, shape, strides = bias.tuple()
-    ones = dims - 2
-    return _tensor(
-        bias, storage, (1, shape[0]) + (1,) * ones, (0, strides[0]) + (0,) * ones
-    )
-
-
-def _matrix(weight: Tensor) -> Tensor:
-    """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
-    w = weight.contiguous()
-    return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
-
-
-def _gemm_forward(
-    spatial: int,
-    shape: Tuple[int, ...],
-    input: Tensor,
-    weight: Tensor,
-    strides: Tuple[int, int],
-    paddings: Tuple[int, int],
-) -> Tuple[Tensor, Tensor]:
-    """(out without bias, cols): im2col, then ``W @ cols`` (Task 3.4's matmul),
-    whose ``(B, O, H' W')`` result is ``out``'s row-major storage."""
-    _, xs, _ = x = _as_2d(input, spatial)
-    (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(shape[2:], 1)
-    taps, positions = int(xs[1]) * kh * kw, oh * ow
-    cols = _result(input, (int(xs[0]), taps, positions))
-    size = cols.size
-    if size:
-        grid = blocks_for(size, THREADS_PER_BLOCK)
-        args = (x[0], _packed(x), kh, kw, *strides, *paddings, oh, ow)
-        launch(_im2col, grid, THREADS_PER_BLOCK, cols.tuple()[0], *args)
-    flat = input.backend.matrix_multiply(_matrix(weight), cols)
-    return _tensor(flat, flat.tuple()[0], shape), cols
-
-
-def _gemm_backward(
-    spatial: int,
-    grad: Tensor,
-    input: Tensor,
-    weight: Tensor,
-    cols: Tensor,
-    strides: Tuple[int, int],
-    paddings: Tuple[int, int],
-    needs: Any,
-) -> Tuple[Optional[Tensor], Optional[Tensor]]:
-    """(input gradient, weight gradient): $d\\mathrm{cols} = W^\\top G$ then
-    col2im; $dW = \\sum_b G_b\\, \\mathrm{cols}_b^\\top$ (a batched matmul and a
-    sum over the batch). ``G`` is the output gradient as ``(B, O, H' W')``."""
-    g = grad.contiguous()
-    batch, o = g.shape[0], g.shape[1]
-    positions = g.size // max(batch * o, 1)
-    g = _tensor(g, g.tuple()[0], (batch, o, positions), (o * positions, positions, 1))
-    ops = grad.backend
-    w = _matrix(weight)
-    taps = w.shape[1]
-    d_input = d_weight = None
-    if needs[0]:
-        w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
-        dcols = ops.matrix_multiply(w_t, g)
-        d_input = _result(input, input.shape)
-        _, dxs, _ = _as_2d(d_input, spatial)
-        (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(grad.shape[2:], 1)
-        if d_input.size:
-            grid = blocks_for(d_input.size, THREADS_PER_BLOCK)
-            args = (dxs, dcols.tuple()[0], kh, kw, *strides, *paddings, oh, ow)
-            launch(_col2im, grid, THREADS_PER_BLOCK, d_input.tuple()[0], *args)
-    if needs[1]:
-        view = (batch, positions, taps), (taps * positions, 1, positions)
-        cols_t = _tensor(cols, cols.tuple()[0], *view)  # cols transposed
-        per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
-        total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
-        d_weight = _tensor(total, total.tuple()[0], weight.shape)
-    return d_input, d_weight
 
 
 # ------------------------------------------------------------ resource check
@@ -482,8 +418,8 @@ def kernel_specs() -> List[KernelSpec]:
         ("conv_forward", _forward, (f64, f64, f64, i64, f64, n, flag, *pairs)),
         ("conv_back_input", _backward_input, (f64, f64, f64, i64, *pairs)),
         ("conv_back_weight", _backward_weight, (f64, f64, f64, i64, *pairs)),
-        ("conv_im2col", _im2col, (f64, f64, i64, n, n, *pairs, n, n)),
-        ("conv_col2im", _col2im, (f64, i64, f64, n, n, *pairs, n, n)),
+        ("conv_im2col", _im2col, (f64, f64, i64, n, n, *pairs)),
+        ("conv_col2im", _col2im, (f64, f64, i64, n, n, *pairs)),
     ]
     return [
         KernelSpec(name, "conv", lambda k=k: k, types, THREADS_PER_BLOCK)

@@ -31,7 +31,7 @@ def transfers(monkeypatch):
         counts["to_device"] += 1
         return to_device(*args, **kwargs)
 
-    array_type = type(_cuda_runtime.device_storage(1))
+    array_type = type(_cuda_runtime.pool.take(1))
     copy_to_host = array_type.copy_to_host
 
     def counted_copy_to_host(self, *args, **kwargs):

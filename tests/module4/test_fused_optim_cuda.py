@@ -210,8 +210,8 @@ def test_cuda_optimizer_kernels_fit_resources(sm):
 @pytest.mark.task4_7
 def test_a_fused_step_gets_shape_and_both_strides_in_one_array(monkeypatch):
     """One integer array per launch (issue 40: each array argument is 7 kernel
-    parameters on a GPU): ``[shape, p's strides, g's strides]``, read through
-    the transposed gradient's strides."""
+    parameters on a GPU): ``[d, shape, p's strides, g's strides]`` (the runtime's
+    ``layout``), read through the transposed gradient's strides."""
     from module4_networks import _fused_optim as fused
 
     seen = []
@@ -225,8 +225,10 @@ def test_a_fused_step_gets_shape_and_both_strides_in_one_array(monkeypatch):
     _train(optim.Adam, dict(lr=1e-2), on_gpu=True)
     packed = []
     for arguments in seen:
-        integer = [v for v in arguments if isinstance(v, np.ndarray)]
-        assert len(integer) == 1 and integer[0].dtype == np.int64
-        packed.append(integer[0].reshape(3, -1).tolist())
+        integer = [v for v in arguments if getattr(v, "dtype", None) == np.int64]
+        assert len(integer) == 1
+        values = integer[0].copy_to_host()
+        assert values[0] == (len(values) - 1) // 3
+        packed.append(values[1:].reshape(3, -1).tolist())
     # the (3, 4) weight, row-major, with its gradient given transposed; the (5,) bias
     assert [[3, 4], [4, 1], [1, 3]] in packed and [[5], [1], [1]] in packed
