@@ -82,16 +82,14 @@ def simplify(expr: ExprLike) -> Expr:
                 out = kids[0]
             elif isinstance(node, Sub) and is_const(kids[0], 0.0):
                 out = Neg(kids[1])
-            elif isinstance(node, Mul) and (
-                is_const(kids[0], 0.0) or is_const(kids[1], 0.0)
-            ):
+            elif isinstance(node, (Mul, Div)) and is_const(kids[0], 0.0):
+                out = Const(0.0)
+            elif isinstance(node, Mul) and is_const(kids[1], 0.0):
                 out = Const(0.0)
             elif isinstance(node, Mul) and is_const(kids[0], 1.0):
                 out = kids[1]
             elif isinstance(node, (Mul, Div)) and is_const(kids[1], 1.0):
                 out = kids[0]
-            elif isinstance(node, Div) and is_const(kids[0], 0.0):
-                out = Const(0.0)
             elif isinstance(node, Neg) and isinstance(kids[0], Neg):
                 out = kids[0].a
             else:
