@@ -47,15 +47,12 @@ def _check_n(n: int) -> None:
         raise ValueError(f"the number of points must be an int >= 0, got {n!r}")
 
 
-def make_points(n: int, rng: random.Random) -> list[Point]:
-    """``n`` points drawn uniformly from the unit square $[0, 1]^2$."""
-    return [(rng.random(), rng.random()) for _ in range(n)]
-
-
 def _labelled(n: int, seed: int, label: Callable[[float, float], int]) -> Graph:
-    """Uniform points, each labelled by the rule ``label(x1, x2)``."""
+    """Points drawn uniformly from the unit square, each labelled by the rule
+    ``label(x1, x2)``."""
     _check_n(n)
-    X = make_points(n, random.Random(seed))
+    rng = random.Random(seed)
+    X = [(rng.random(), rng.random()) for _ in range(n)]
     return Graph(n, X, [label(x1, x2) for x1, x2 in X])
 
 
@@ -205,11 +202,5 @@ def moons(n: int, seed: int = 0) -> Graph:
 
 #: Every dataset by name: ``DATASETS["xor"](100, seed=1)``.
 DATASETS: dict[str, Callable[..., Graph]] = {
-    "simple": simple,
-    "diag": diag,
-    "split": split,
-    "xor": xor,
-    "circle": circle,
-    "spiral": spiral,
-    "moons": moons,
+    f.__name__: f for f in (simple, diag, split, xor, circle, spiral, moons)
 }

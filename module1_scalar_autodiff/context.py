@@ -35,9 +35,3 @@ class Context:
     def requires_grad(self) -> bool:
         """True when at least one input needs a derivative."""
         return any(self.needs_input_grad)
-
-    def __repr__(self) -> str:
-        return (
-            f"Context(needs_input_grad={self.needs_input_grad}, "
-            f"saved_values={self.saved_values})"
-        )

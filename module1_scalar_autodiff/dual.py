@@ -66,8 +66,7 @@ class Dual:
         return Dual(self.value + b.value, self.tangent + b.tangent)
         # END SOLUTION
 
-    def __radd__(self, b: DualLike) -> "Dual":
-        return _as_dual(b) + self
+    __radd__ = __add__  # b + a = a + b, value and tangent alike
 
     def __neg__(self) -> "Dual":
         """$-(a + \\dot a\\epsilon) = -a - \\dot a\\epsilon$."""
@@ -92,8 +91,7 @@ class Dual:
         )
         # END SOLUTION
 
-    def __rmul__(self, b: DualLike) -> "Dual":
-        return _as_dual(b) * self
+    __rmul__ = __mul__  # b a = a b: the same two products in the tangent
 
     def inv(self) -> "Dual":
         """$1 / (a + \\dot a\\epsilon) = 1/a - (\\dot a / a^2)\\epsilon$."""

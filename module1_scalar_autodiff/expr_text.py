@@ -2,7 +2,7 @@
 it): ``Expr.__repr__`` of :mod:`.symbolic` calls :func:`to_string`.
 
 A node is told by its class's name (``Const``, ``Var``, ``Add``, ...) and read
-through its fields (``value``, ``name``, ``a``, ``exponent``, ``children``), so
+through its fields (``value``, ``name``, ``exponent``, ``children``), so
 this module imports nothing from ``symbolic``, which imports it.
 """
 
@@ -15,7 +15,7 @@ __all__ = ["to_string"]
 
 def to_string(expr: Any, limit: int = 400) -> str:
     """Infix text, fully parenthesised; cut at ``limit`` characters."""
-    infix = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/"}
+    infix = {"Add": " + ", "Sub": " - ", "Mul": " * ", "Div": " / "}
     parts: List[str] = []
     budget = [limit]
 
@@ -24,33 +24,21 @@ def to_string(expr: Any, limit: int = 400) -> str:
         budget[0] -= len(s)
 
     def walk(node: Any) -> None:
-        if budget[0] <= 0:
+        if budget[0] <= 0:  # a swollen tree: stop early, the text is cut anyway
             return
         kind = type(node).__name__
-        if kind == "Const":
-            emit(f"{node.value:g}")
-        elif kind == "Var":
-            emit(node.name)
-        elif kind == "Neg":
-            emit("-(")
-            walk(node.a)
-            emit(")")
-        elif kind == "Pow":
+        if kind in ("Const", "Var"):
+            emit(node.name if kind == "Var" else f"{node.value:g}")
+            return
+        # "(a + b)", "-(a)", "(a)^c" or "log(a)": an opening, the children, a closing.
+        if kind in infix or kind == "Pow":
             emit("(")
-            walk(node.a)
-            emit(f")^{node.exponent:g}")
-        elif kind in infix:
-            emit("(")
-            walk(node.children[0])
-            emit(f" {infix[kind]} ")
-            walk(node.children[1])
-            emit(")")
-        elif not hasattr(node, "children"):  # a plain number
-            emit(f"{float(node):g}")
         else:
-            emit(f"{kind.lower()}(")
-            walk(node.children[0])
-            emit(")")
+            emit("-(" if kind == "Neg" else f"{kind.lower()}(")
+        for k, child in enumerate(node.children):
+            emit(infix[kind] if k else "")
+            walk(child)
+        emit(f")^{node.exponent:g}" if kind == "Pow" else ")")
 
     walk(expr)
     text = "".join(parts)

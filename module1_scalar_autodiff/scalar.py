@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import numbers
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple, Type, Union
+from typing import Iterable, Optional, Tuple, Type, Union
 
 from .autodiff import backpropagate
 from .context import Context
@@ -310,31 +310,9 @@ class Scalar:
         return Tanh.apply(self)
         # END SOLUTION
 
-    @property
-    def op(self) -> str:
-        """A short label of the function that made this value, for printing and
-        drawing graphs: ``"*"``, ``"log"``, ...; ``""`` for a leaf or a constant."""
-        if self._history is None or self._history.last_fn is None:
-            return ""
-        fn = self._history.last_fn
-        return _LABELS.get(fn, fn.__name__)
-
     def __repr__(self) -> str:
         return f"Scalar({self.data!r})"
 
 
 # Given: ScalarFunction.apply makes Scalars with their histories.
 ScalarFunction.makes(Scalar, ScalarHistory)
-
-# The label of each function (the operators above build values with these): a
-# symbol, or the function's name in lower case ("neg", "sigmoid", ...).
-_LABELS = {Add: "+", Mul: "*", LT: "<", GT: ">", EQ: "=="}
-_LABELS.update(
-    (fn, fn.__name__.lower())
-    for fn in (Neg, Inv, Sigmoid, ReLU, Log, Exp, Sin, Cos, Tanh)
-)
-
-
-def scalars(values: Sequence[float], prefix: str = "x") -> List[Scalar]:
-    """Leaves ``prefix0, prefix1, ...`` for a list of numbers."""
-    return [Scalar(v, name=f"{prefix}{i}") for i, v in enumerate(values)]

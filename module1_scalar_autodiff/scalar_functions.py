@@ -93,18 +93,11 @@ class ScalarFunction:
             TypeError: an input is neither a ``Scalar`` nor a real number.
         """
         Scalar, ScalarHistory = ScalarFunction.made
-
-        inputs = []
-        for v in values:
-            if isinstance(v, Scalar):
-                inputs.append(v)
-            elif isinstance(v, (float, int)) or isinstance(v, numbers.Real):
-                inputs.append(Scalar(v, requires_grad=False))
-            else:
-                raise TypeError(
-                    f"{cls.__name__} expects Scalars or real numbers, "
-                    f"got {type(v).__name__}: {v!r}"
-                )
+        # Scalar() itself rejects what is not a real number, naming its type.
+        inputs = [
+            v if isinstance(v, Scalar) else Scalar(v, requires_grad=False)
+            for v in values
+        ]
         ctx = Context(needs_input_grad=tuple(not x.is_constant() for x in inputs))
         out = cls.forward(ctx, *[x.data for x in inputs])
         if not isinstance(out, (float, int)) and not isinstance(out, numbers.Real):

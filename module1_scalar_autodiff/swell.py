@@ -2,8 +2,8 @@
 
 Task 1.7 asks for :func:`~module1_scalar_autodiff.symbolic.diff` and
 :func:`~module1_scalar_autodiff.symbolic.evaluate`; this module holds the tools
-that compare symbolic differentiation with autodiff: tree and DAG sizes,
-``simplify``, ``to_string``, the logistic map and :func:`swell_table`.
+that compare symbolic differentiation with autodiff: tree sizes, ``simplify``,
+the logistic map and :func:`swell_table`.
 
 Interface: the names of ``__all__``. It stands above ``symbolic`` (whose node
 classes and ``diff`` it uses) and ``scalar``; neither imports it.
@@ -19,7 +19,6 @@ from .symbolic import Var, as_expr, diff
 
 __all__ = [
     "size",
-    "dag_size",
     "simplify",
     "logistic_map",
     "SwellRow",
@@ -41,18 +40,6 @@ def size(expr: ExprLike) -> int:
         return memo[id(node)]
 
     return count(as_expr(expr))
-
-
-def dag_size(expr: ExprLike) -> int:
-    """The number of *distinct* node objects of ``expr`` (shared ones count once)."""
-    seen: set = set()
-    stack = [as_expr(expr)]
-    while stack:
-        node = stack.pop()
-        if id(node) not in seen:
-            seen.add(id(node))
-            stack.extend(node.children)
-    return len(seen)
 
 
 def simplify(expr: ExprLike) -> Expr:
@@ -95,16 +82,14 @@ def simplify(expr: ExprLike) -> Expr:
                 out = kids[0]
             elif isinstance(node, Sub) and is_const(kids[0], 0.0):
                 out = Neg(kids[1])
-            elif isinstance(node, Mul) and (
-                is_const(kids[0], 0.0) or is_const(kids[1], 0.0)
-            ):
+            elif isinstance(node, (Mul, Div)) and is_const(kids[0], 0.0):
+                out = Const(0.0)
+            elif isinstance(node, Mul) and is_const(kids[1], 0.0):
                 out = Const(0.0)
             elif isinstance(node, Mul) and is_const(kids[0], 1.0):
                 out = kids[1]
             elif isinstance(node, (Mul, Div)) and is_const(kids[1], 1.0):
                 out = kids[0]
-            elif isinstance(node, Div) and is_const(kids[0], 0.0):
-                out = Const(0.0)
             elif isinstance(node, Neg) and isinstance(kids[0], Neg):
                 out = kids[0].a
             else:

@@ -122,71 +122,6 @@ def tensor_matrix_multiply() -> MatMulKernel:
     # reassoc lets the compiler reorder the sums over k into vector registers,
     # contract lets it fuse multiply-adds; no flag changes NaN or inf handling.
     @njit(fastmath={"reassoc", "contract", "nsz"})
-    def strip(
-        task: int,
-        out: Storage,
-        out_starts: np.ndarray,
-        out_row: int,
-        out_col: int,
-        n: int,
-        p: int,
-        a_pack: np.ndarray,
-        b_pack: np.ndarray,
-    ) -> None:
-        # One task: BLOCK rows of out times one PANEL of columns. Tasks are ordered
-        # panel-major, so a worker sweeps one panel of b^T (kept in cache) over
-        # many blocks of rows.
-        count, n_pad, m = a_pack.shape
-        p_pad = b_pack.shape[1]
-        row_blocks = n_pad // BLOCK
-        panel = task // (count * row_blocks)
-        t = task % (count * row_blocks) // row_blocks
-        i = task % row_blocks * BLOCK
-        a0, a1 = a_pack[t, i], a_pack[t, i + 1]
-        a2, a3 = a_pack[t, i + 2], a_pack[t, i + 3]
-        for j in range(panel * PANEL, min(p_pad, (panel + 1) * PANEL), BLOCK):
-            b0, b1 = b_pack[t, j], b_pack[t, j + 1]
-            b2, b3 = b_pack[t, j + 2], b_pack[t, j + 3]
-            # A 4 x 4 block of out, summed in 16 registers: every number loaded
-            # is used 4 times.
-            c00 = c01 = c02 = c03 = c10 = c11 = c12 = c13 = 0.0
-            c20 = c21 = c22 = c23 = c30 = c31 = c32 = c33 = 0.0
-            for k in range(m):
-                x0, x1, x2, x3 = b0[k], b1[k], b2[k], b3[k]
-                y = a0[k]
-                c00 += y * x0
-                c01 += y * x1
-                c02 += y * x2
-                c03 += y * x3
-                y = a1[k]
-                c10 += y * x0
-                c11 += y * x1
-                c12 += y * x2
-                c13 += y * x3
-                y = a2[k]
-                c20 += y * x0
-                c21 += y * x1
-                c22 += y * x2
-                c23 += y * x3
-                y = a3[k]
-                c30 += y * x0
-                c31 += y * x1
-                c32 += y * x2
-                c33 += y * x3
-            block = (
-                (c00, c01, c02, c03),
-                (c10, c11, c12, c13),
-                (c20, c21, c22, c23),
-                (c30, c31, c32, c33),
-            )
-            for r in range(BLOCK):
-                if i + r < n:
-                    base = out_starts[t] + (i + r) * out_row
-                    for c in range(BLOCK):
-                        if j + c < p:
-                            out[base + (j + c) * out_col] = block[r][c]
-
-    @njit(fastmath={"reassoc", "contract", "nsz"})
     def rows(
         out: Storage,
         out_starts: np.ndarray,
@@ -314,13 +249,15 @@ def tensor_matrix_multiply() -> MatMulKernel:
         m: int,
         p: int,
     ) -> None:
-        # Small products whose rows of a and columns of b are both contiguous in
-        # storage (b a transposed view: x @ w.T in a backward pass): every entry
-        # of out is a dot product of two runs read in place, summed as strip
-        # sums them, with no packing. A block's rows past n (columns past p)
-        # read row n - 1 (column p - 1) again and are not written. Measured on
-        # (10, 100) @ (100, 100).T (2-core VM, one thread, fastest of 15 x 2,000
-        # calls): 8.6 us packed, 4.8 us here.
+        # Products whose rows of a and columns of b are both contiguous runs of
+        # storage: the packed a and b^T (see strip), or, read in place without
+        # packing, a small product whose b is a transposed view (x @ w.T in a
+        # backward pass; measured on (10, 100) @ (100, 100).T, 2-core VM, one
+        # thread, fastest of 15 x 2,000 calls: 8.6 us packed, 4.8 us here).
+        # Every entry of out is a dot product of two runs, summed in 4 x 4
+        # blocks (16 running sums in registers: every number loaded is used 4
+        # times). A block's rows past n (columns past p) read row n - 1 (column
+        # p - 1) again and are not written.
         for t in range(len(out_starts)):
             for i in range(0, n, BLOCK):
                 rows_here = min(BLOCK, n - i)
@@ -372,6 +309,36 @@ def tensor_matrix_multiply() -> MatMulKernel:
                         base = out_starts[t] + (i + r) * out_row + j * out_col
                         for c in range(cols_here):
                             out[base + c * out_col] = block[r][c]
+
+    @njit
+    def strip(
+        task: int,
+        out: Storage,
+        out_starts: np.ndarray,
+        out_row: int,
+        out_col: int,
+        n: int,
+        p: int,
+        a_pack: np.ndarray,
+        b_pack: np.ndarray,
+    ) -> None:
+        # One task: BLOCK rows of out times one PANEL of columns, summed by dots
+        # from the packed rows of a and of b^T, contiguous runs as dots reads
+        # them. Tasks are ordered panel-major, so a worker sweeps one panel of
+        # b^T (kept in cache) over many blocks of rows.
+        count, n_pad, m = a_pack.shape
+        row_blocks = n_pad // BLOCK
+        j = task // (count * row_blocks) * PANEL
+        t = task % (count * row_blocks) // row_blocks
+        i = task % row_blocks * BLOCK
+        # Where the block starts in out, in the packed a and in the packed b^T.
+        s = np.empty(3, np.int64)
+        s[0] = out_starts[t] + i * out_row + j * out_col
+        s[1] = (t * n_pad + i) * m
+        s[2] = (t * b_pack.shape[1] + j) * m
+        a, b = a_pack.reshape(-1), b_pack.reshape(-1)
+        rows, cols = min(BLOCK, n - i), min(PANEL, p - j)
+        dots(out, s[:1], out_row, out_col, a, s[1:2], m, b, s[2:], m, rows, m, cols)
 
     def _matmul(
         out: Storage,
@@ -430,8 +397,8 @@ def tensor_matrix_multiply() -> MatMulKernel:
             )
             return
         # Pack: each matrix of a row by row, each matrix of b column by column
-        # (rows of b^T), padded with zero rows to a multiple of BLOCK so that every
-        # block is full.
+        # (rows of b^T), padded with zero rows to a multiple of BLOCK (which dots
+        # never reads: it reads the last row again for a block's missing rows).
         n_pad = (n + BLOCK - 1) // BLOCK * BLOCK
         p_pad = (p + BLOCK - 1) // BLOCK * BLOCK
         a_pack = np.empty((count, n_pad, m))

@@ -181,13 +181,6 @@ def test_unique_ids_and_values() -> None:
     assert float(Scalar(2.5)) == 2.5
 
 
-def test_op_labels_name_the_function() -> None:
-    x = Scalar(0.5)
-    assert x.op == "" and Scalar(1.0, requires_grad=False).op == ""
-    assert (x * 2.0).op == "*" and (x + x).op == "+" and (x - x).op == "+"
-    assert (-x).op == "neg" and x.log().op == "log" and (x < 1.0).op == "<"
-
-
 def test_requires_grad_and_detach() -> None:
     c = Scalar(2.0, requires_grad=False)
     assert c.requires_grad_() is c and c.is_leaf

@@ -182,7 +182,6 @@ def test_size_counts_tree_nodes() -> None:
     shared = x * x  # 3 nodes
     assert size(shared) == 3
     assert size(shared + shared) == 7  # the shared subtree counts twice
-    assert swell.dag_size(shared + shared) == 3  # + node, * node, x
 
 
 @given(program_with_inputs(max_inputs=2, max_steps=6, ops=SYMBOLIC_OPS))

@@ -111,13 +111,17 @@ def test_matmul_layouts_of_a_training_step(a_shape, a_layout, b_shape, b_layout)
     np.testing.assert_allclose(result[finite], expected[finite])
 
 
+@pytest.mark.parametrize("out_layout", [(), (1, 0)])
 @pytest.mark.parametrize("n, m, p", [(66, 130, 135), (5, 7, 195)])
-def test_matmul_larger_than_the_cache_panels(n, m, p):
+def test_matmul_larger_than_the_cache_panels(n, m, p, out_layout):
     """More columns than one panel of b (64), more rows than one block: every
-    task. 195 columns are 3 panels and 3 more columns: a 4th panel."""
+    task. 195 columns are 3 panels and 3 more columns: a 4th panel. Into an out
+    stored by rows and into one stored by columns (where the panel that starts
+    at column 64 starts 64 column strides into its row, not 64 entries)."""
     rng = np.random.default_rng(3)
     x, y = rng.normal(size=(n, m)), rng.normal(size=(m, p))
-    result = run_matmul(matmul_kernel(), Strided.of(x), Strided.of(y, (1, 0)))
+    b = Strided.of(y, (1, 0))
+    result = run_matmul(matmul_kernel(), Strided.of(x), b, out_layout)
     np.testing.assert_allclose(result, x @ y)
 
 

@@ -151,13 +151,13 @@ EQUIVALENT = {
         "pack[t, i, :] = 0.0->pass"
     ): (
         "the padding rows of a pack (past n rows of a, past p columns of b) "
-        "only feed entries of a 4 x 4 block that strip never writes (its "
-        "i + r < n and j + c < p guards): whatever they hold, out is the same"
+        "are never read: dots reads row n - 1 (column p - 1) again for a "
+        "block's rows past n (columns past p): whatever they hold, out is the same"
     ),
     "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:const:0.0->1.0": (
         "the padding rows of a pack (past n rows of a, past p columns of b) "
-        "only feed entries of a 4 x 4 block that strip never writes (its "
-        "i + r < n and j + c < p guards): whatever they hold, out is the same"
+        "are never read: dots reads row n - 1 (column p - 1) again for a "
+        "block's rows past n (columns past p): whatever they hold, out is the same"
     ),
     (
         "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
@@ -197,19 +197,28 @@ EQUIVALENT = {
         "a 1-d out is one row and hi <= last, so both are hi - ordinal"
     ),
     (
-        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:args:"
-        "p_pad, (panel + 1) * PANEL->(panel + 1) * PANEL, p_pad"
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
+        "strip:args:BLOCK, n - i->n - i, BLOCK"
     ): "min of two ints is symmetric",
-    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:op:*->/#4": (
-        "range() truncates panel / PANEL (to 0 below 64 panels): a task sweeps "
-        "from an earlier column to the end of its own panel, recomputing "
-        "columns of earlier panels with the same sums, each written only "
-        "where j + c < p: more work, the same out"
+    (
+        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
+        "strip:args:PANEL, p - j->p - j, PANEL"
+    ): "min of two ints is symmetric",
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:const:3->4": (
+        "np.empty(4) for the block's three starts: the fourth entry is never "
+        "read (dots gets the one-entry views s[:1] and s[1:2], and s[2:])"
+    ),
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:const:2->3#2": (
+        "s[1:3] instead of s[1:2] for a's starts: dots reads a_starts[t] only "
+        "for the t of out_starts, which has one entry: the same a_starts[0]"
     ),
     "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:const:1->2#3": (
-        "a task sweeps two panels, (panel + 2) * PANEL, instead of one: the "
-        "second is the next task's, whose blocks it writes with the same sums: "
-        "more work, the same out"
+        "reshape(-2) instead of reshape(-1): Numba takes any negative size as "
+        "the one to infer (NumPy would raise), so it is the same flat view"
+    ),
+    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.strip:const:1->2#4": (
+        "reshape(-2) instead of reshape(-1): Numba takes any negative size as "
+        "the one to infer (NumPy would raise), so it is the same flat view"
     ),
     (
         "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply."
