@@ -45,7 +45,7 @@ from module2_tensors.tensor import Tensor, ones, zeros
 from . import functional as F
 from . import weight_init as init
 from ._activation_layers import GELU, ReLU, Sigmoid, Tanh
-from ._conv_checks import IntPair, _one_int, pair
+from ._conv_checks import IntPair, sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
@@ -146,17 +146,16 @@ class _ConvNd(Module):
                 f"both be divisible by groups ({groups})"
             )
 
-        def sizes(value: Any, label: str) -> Any:
+        def setting(value: Any, label: str) -> Any:
             if isinstance(value, str):  # padding="same" or "valid"
                 return value
-            if self.spatial == 2:
-                return pair(value, label)
-            return (_one_int(type(self).__name__, label, value),)
+            return sizes(type(self).__name__, label, value, self.spatial)
 
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = kernel_size = sizes(kernel_size, "kernel_size")
-        self.stride, self.padding = sizes(stride, "stride"), sizes(padding, "padding")
-        self.dilation, self.groups = sizes(dilation, "dilation"), groups
+        self.kernel_size = kernel_size = setting(kernel_size, "kernel_size")
+        self.stride = setting(stride, "stride")
+        self.padding = setting(padding, "padding")
+        self.dilation, self.groups = setting(dilation, "dilation"), groups
         # BEGIN SOLUTION 4.6: weight (out, in // groups, *kernel), bias, init
         # Each output channel sees in_channels / groups inputs (all of them for the
         # usual groups=1).
