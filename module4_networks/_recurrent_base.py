@@ -242,9 +242,7 @@ class _RNNLayers(Module):
                 weights = _weights(self, suffix)
                 hr = self._parameters.get("weight_hr" + suffix)
                 # (a plain attribute: assigning a Parameter would register it)
-                object.__setattr__(
-                    self, "_projection", None if hr is None else hr.value
-                )
+                object.__setattr__(self, "_projection", _value(hr))
                 if hr is None:
                     out, state = _recurrent_fast.unroll(
                         self, x, state, weights, direction == 1

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 import numpy as np
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.shape_functions import stack
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
@@ -102,17 +101,11 @@ def conv2d(
 
 
 # --------------------------------------------------------- Task 4.3: pooling
-def _pool_args(
-    name: str, input: Tensor, kernel_size: IntPair, stride: Optional[IntPair]
-) -> Tuple[int, int]:
-    """Check a pooling call; return the kernel ``(kh, kw)``."""
+def _pool_args(name: str, input: Tensor, kernel_size: IntPair) -> Tuple[int, int]:
+    """Check a pooling call of non-overlapping windows (:func:`_general` sent the
+    others to :func:`_pool_windows`); return the kernel ``(kh, kw)``."""
     _check_image(name, input)
     kh, kw = pair(kernel_size, "kernel_size")
-    if stride is not None and pair(stride, "stride") != (kh, kw):
-        raise ValueError(
-            f"{name}: only non-overlapping windows are supported (stride = "
-            f"kernel_size = {(kh, kw)}), got stride {stride}"
-        )
     if kh < 1 or kw < 1 or kh > input.shape[2] or kw > input.shape[3]:
         raise ValueError(
             f"{name}: kernel {(kh, kw)} does not fit an input of shape {input.shape}"
@@ -258,7 +251,7 @@ def avg_pool2d(
             )
             return windows.sum(dim=4) / inside.sum(dim=4)
         return windows.sum(dim=4) / input.new_tensor(divisor.astype(np.float64))
-    kh, kw = _pool_args("avg_pool2d", input, kernel_size, stride)
+    kh, kw = _pool_args("avg_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.3: tile, then the mean over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
     return tiled.mean(dim=4)
@@ -326,21 +319,20 @@ class MaxWithIndex(Function):
 
 
 def _reduce_input(
-    name: str, input: Tensor, dim: Optional[int]
+    name: str, input: Tensor, dim: Optional[int], keepdim: bool
 ) -> Tuple[Tensor, int, Tuple[int, ...]]:
-    """``(tensor to reduce, dim, shape with dim kept)``; ``dim=None`` flattens."""
+    """``(tensor to reduce, dim, shape of the result)``; ``dim=None`` flattens."""
     _check_tensor(name, input)
     if input.size == 0:
         raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is None:
         flat = input.contiguous().view(input.size)
-        return flat, 0, (1,) * input.dims
+        return flat, 0, (1,) * input.dims if keepdim else ()
     dim = _dim(dim, input.dims, name)
     if input.dims == 0:
         return input.view(1), 0, ()
-    kept = list(input.shape)
-    kept[dim] = 1
-    return input, dim, tuple(kept)
+    rest = (1,) if keepdim else ()
+    return input, dim, input.shape[:dim] + rest + input.shape[dim + 1 :]
 
 
 def max(
@@ -355,23 +347,16 @@ def max(
 
     The gradient goes to the first maximum only (see :class:`MaxWithIndex`).
     """
-    x, d, kept = _reduce_input("max", input, dim)
-    values = MaxWithIndex.apply(x, d)
-    if dim is None:
-        return values.view(kept) if keepdim else values.view(())
-    indices = argmax(input, dim, keepdim)
-    shape = kept if keepdim else tuple(n for k, n in enumerate(input.shape) if k != d)
-    return MaxResult(values.contiguous().view(shape), indices)
+    x, d, shape = _reduce_input("max", input, dim, keepdim)
+    values = MaxWithIndex.apply(x, d).contiguous().view(shape)
+    return values if dim is None else MaxResult(values, argmax(input, dim, keepdim))
 
 
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """The index of the first maximum along ``dim`` (of the flattened tensor when
     ``dim`` is None), as a float tensor without gradient, like ``torch.argmax``."""
-    x, d, kept = _reduce_input("argmax", input, dim)
+    x, d, shape = _reduce_input("argmax", input, dim, keepdim)
     _, first, _ = _first_argmax(x.detach(), d)
-    if dim is None:
-        return first.view(kept) if keepdim else first.view(())
-    shape = kept if keepdim else tuple(n for k, n in enumerate(input.shape) if k != d)
     return first.contiguous().view(shape)
 
 
@@ -423,24 +408,21 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise ValueError(
             f"adaptive_avg_pool2d: input must have 3 or 4 dims, got {input.shape}"
         )
-    h, w = input.shape[-2:]
     sizes = (
         output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
     )
-    oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
 
-    def bounds(n: int, out: int, i: int) -> Tuple[int, int]:
-        return (i * n) // out, -(-((i + 1) * n) // out)
+    def averaging(n: int, out: Optional[int]) -> Tensor:
+        """``(out, n)``: row $i$ averages entries $\\lfloor i n / out \\rfloor$ to
+        $\\lceil (i + 1) n / out \\rceil - 1$."""
+        out = n if out is None else out
+        m = np.zeros((out, n))
+        for i in range(out):
+            m[i, (i * n) // out : -(-((i + 1) * n) // out)] = 1.0
+        return input.new_tensor(m / m.sum(1, keepdims=True))
 
-    rows = []
-    for i in range(oh):
-        top, bottom = bounds(h, oh, i)
-        cells = []
-        for j in range(ow):
-            left, right = bounds(w, ow, j)
-            cells.append(input[..., top:bottom, left:right].mean(dim=(-2, -1)))
-        rows.append(stack(cells, dim=-1))
-    return stack(rows, dim=-2)
+    h, w = input.shape[-2:]
+    return averaging(h, sizes[0]) @ input @ averaging(w, sizes[1]).T
 
 
 def max_pool2d(
@@ -478,7 +460,7 @@ def max_pool2d(
             "max_pool2d", input, kernel_size, stride, padding, ceil_mode, -math.inf
         )
         return max(windows, dim=4).values
-    kh, kw = _pool_args("max_pool2d", input, kernel_size, stride)
+    kh, kw = _pool_args("max_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.4: tile, then max over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
     return max(tiled, dim=4).values
