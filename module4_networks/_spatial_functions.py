@@ -208,8 +208,7 @@ def conv_transpose2d(
     x = pad(x, tuple(max(w, 0) for w in widths))
     # Negative widths crop (padding larger than the kernel's reach).
     cut = [-min(w, 0) for w in widths]  # (left, right, top, bottom)
-    x = x.narrow(2, cut[2], x.shape[2] - cut[2] - cut[3])
-    x = x.narrow(3, cut[0], x.shape[3] - cut[0] - cut[1])
+    x = x[:, :, cut[2] : x.shape[2] - cut[3], cut[0] : x.shape[3] - cut[1]]
     c_in, c_out_g = weight.shape[0], weight.shape[1]
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 import numpy as np
 
 from module2_tensors.engine.autograd import Context
+from module2_tensors.shape_functions import stack
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
@@ -188,7 +189,7 @@ def _pool_windows(
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
     pads = pair(padding, "padding")
-    sizes, counts, index, extra = [], [], [], []
+    counts, index, extra = [], [], []
     for n, k, s, p, d in zip(
         input.shape[2:], kernel, steps, pads, pair(dilation, "dilation")
     ):
@@ -208,7 +209,6 @@ def _pool_windows(
         if ceil_mode and (out - 1) * s >= n + p:
             out -= 1  # the last window must start inside the input or left padding
         starts = np.arange(out) * s
-        sizes.append(out)
         counts.append(np.minimum(starts + k, n + 2 * p) - starts)
         index.append(starts[:, None] + spacing[None, :])
         # ceil_mode's last window may reach past the padding: fill that part too.
@@ -408,21 +408,24 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise ValueError(
             f"adaptive_avg_pool2d: input must have 3 or 4 dims, got {input.shape}"
         )
+    h, w = input.shape[-2:]
     sizes = (
         output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
     )
+    oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
 
-    def averaging(n: int, out: Optional[int]) -> Tensor:
-        """``(out, n)``: row $i$ averages entries $\\lfloor i n / out \\rfloor$ to
-        $\\lceil (i + 1) n / out \\rceil - 1$."""
-        out = n if out is None else out
-        m = np.zeros((out, n))
-        for i in range(out):
-            m[i, (i * n) // out : -(-((i + 1) * n) // out)] = 1.0
-        return input.new_tensor(m / m.sum(1, keepdims=True))
+    def bounds(n: int, out: int, i: int) -> Tuple[int, int]:
+        return (i * n) // out, -(-((i + 1) * n) // out)
 
-    h, w = input.shape[-2:]
-    return averaging(h, sizes[0]) @ input @ averaging(w, sizes[1]).T
+    rows = []
+    for i in range(oh):
+        top, bottom = bounds(h, oh, i)
+        cells = []
+        for j in range(ow):
+            left, right = bounds(w, ow, j)
+            cells.append(input[..., top:bottom, left:right].mean(dim=(-2, -1)))
+        rows.append(stack(cells, dim=-1))
+    return stack(rows, dim=-2)
 
 
 def max_pool2d(
