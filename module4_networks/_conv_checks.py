@@ -142,8 +142,6 @@ def _as_strided(name: str, triple: Strided) -> Strided:
 
 
 def _check_out(name: str, out_shape: Index, expected: Sequence[int]) -> None:
-    if tuple(int(n) for n in out_shape) != tuple(expected):
-        raise ValueError(
-            f"{name}: out has shape {tuple(int(n) for n in out_shape)}, expected "
-            f"{tuple(expected)}"
-        )
+    got = tuple(int(n) for n in out_shape)
+    if got != tuple(expected):
+        raise ValueError(f"{name}: out has shape {got}, expected {tuple(expected)}")

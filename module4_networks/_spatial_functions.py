@@ -163,9 +163,7 @@ def interpolate(
             out = a
             continue
         b = out[index + (tensor(second, backend=input.backend),)]
-        shape = [1] * out.dims
-        shape[dim] = sizes[k]
-        w = tensor(weight, backend=input.backend).view(*shape)
+        w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
         out = a + (b - a) * w
     return out
 

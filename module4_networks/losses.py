@@ -195,9 +195,8 @@ def cross_entropy(
     logp = _log_probabilities(input)
     class_dim = _class_dim(input)
     classes = input.shape[class_dim]
-    shape = [1] * input.dims
-    shape[class_dim] = classes
-    w = None if weight is None else weight.detach().view(*shape)
+    trailing = (1,) * (input.dims - 1 - class_dim)  # (w broadcasts on the classes)
+    w = None if weight is None else weight.detach().view(classes, *trailing)
     probabilities = isinstance(target, Tensor) and target.shape == input.shape
     if probabilities:
         if label_smoothing:
