@@ -152,8 +152,7 @@ class PReLU(Module):
     ) -> None:
         super().__init__()
         self.num_parameters = num_parameters
-        self.weight = _parameter((num_parameters,), backend)
-        constant_(self.weight, init)
+        self.weight = constant_(_parameter((num_parameters,), backend), init)
 
     def forward(self, x: Tensor) -> Tensor:
         return A.prelu(x, self.weight.value)

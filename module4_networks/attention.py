@@ -217,8 +217,7 @@ class MultiplicativeAttention(Module):
     ) -> None:
         super().__init__()
         self.scaled = scaled
-        self.weight = _parameter((query_dim, key_dim), backend)
-        init.xavier_uniform_(self.weight)
+        self.weight = init.xavier_uniform_(_parameter((query_dim, key_dim), backend))
 
     def forward(
         self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Any] = None
