@@ -42,17 +42,22 @@ class FunctionLayer(Module):
     ``inputs`` (the tensors ``forward`` passes), in its order and with its
     defaults, so ``nn.LeakyReLU(0.2)`` is ``F.leaky_relu(x, 0.2)`` as a layer;
     they are kept as attributes (``layer.negative_slope = 0.1`` changes the next
-    call). A layer whose PyTorch signature differs defines its own ``__init__``
-    and passes the settings by name."""
+    call). A layer whose PyTorch signature takes them in another order names
+    that order in ``order``; one whose signature differs otherwise defines its
+    own ``__init__`` and passes the settings by name."""
 
     function: Callable[..., Tensor]  # a staticmethod of the subclass
     inputs: int = 1
+    order = ""  # the settings' names in the layer's order, where it differs
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         names = list(inspect.signature(self.function).parameters.values())
+        names = names[self.inputs :]
+        if self.order:
+            names.sort(key=lambda p: self.order.split().index(p.name))
         try:
-            bound = inspect.Signature(names[self.inputs :]).bind(*args, **kwargs)
+            bound = inspect.Signature(names).bind(*args, **kwargs)
         except TypeError as error:  # name the layer, not the signature's bind
             raise TypeError(f"{type(self).__name__}: {error}") from None
         bound.apply_defaults()
@@ -147,8 +152,7 @@ class PReLU(Module):
     ) -> None:
         super().__init__()
         self.num_parameters = num_parameters
-        self.weight = _parameter((num_parameters,), backend)
-        constant_(self.weight, init)
+        self.weight = constant_(_parameter((num_parameters,), backend), init)
 
     def forward(self, x: Tensor) -> Tensor:
         return A.prelu(x, self.weight.value)

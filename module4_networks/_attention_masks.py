@@ -48,15 +48,10 @@ def mha_masks(
     ignore), and ``additive`` the sum of the float masks, which PyTorch adds
     to the scores (``-inf`` at a padded key, as in a float
     ``key_padding_mask``)."""
-    allowed = additive = None
+    masks = []  # (as given, as a tensor broadcasting to the scores)
     if attn_mask is not None:
-        m = _as_tensor(attn_mask, scores)
-        if m.dims == 3:  # (N * h, L, S)
-            m = m.view(n, heads, L, S)
-        if _is_boolean(attn_mask):
-            allowed = 1.0 - m
-        else:
-            additive = m
+        m = _as_tensor(attn_mask, scores)  # (L, S), or (N * h, L, S): per head
+        masks.append((attn_mask, m.view(n, heads, L, S) if m.dims == 3 else m))
     if key_padding_mask is not None:
         kp = _as_tensor(key_padding_mask, scores)
         if kp.shape != (n, S):
@@ -64,11 +59,13 @@ def mha_masks(
                 f"MultiheadAttention: key_padding_mask should have shape {(n, S)}, "
                 f"got {kp.shape}"
             )
-        kp = kp.view(n, 1, 1, S)
-        if _is_boolean(key_padding_mask):
-            allowed = 1.0 - kp if allowed is None else allowed * (1.0 - kp)
+        masks.append((key_padding_mask, kp.view(n, 1, 1, S)))
+    allowed = additive = None
+    for given, m in masks:
+        if _is_boolean(given):
+            allowed = 1.0 - m if allowed is None else allowed * (1.0 - m)
         else:
-            additive = kp if additive is None else additive + kp
+            additive = m if additive is None else additive + m
     return allowed, additive
 
 

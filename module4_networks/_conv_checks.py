@@ -81,18 +81,16 @@ def conv_output_shape(
     spatial = len(stride)
     input_shape = tuple(int(n) for n in input_shape)
     weight_shape = tuple(int(n) for n in weight_shape)
-    if len(input_shape) != spatial + 2:
-        raise ValueError(
-            f"{name}: input must have {spatial + 2} dims (batch, channels, "
-            f"{'length' if spatial == 1 else 'height, width'}), got shape "
-            f"{input_shape}"
-        )
-    if len(weight_shape) != spatial + 2:
-        raise ValueError(
-            f"{name}: weight must have {spatial + 2} dims (out_channels, "
-            f"in_channels, {'kernel' if spatial == 1 else 'kh, kw'}), got shape "
-            f"{weight_shape}"
-        )
+    axes = ("length", "kernel") if spatial == 1 else ("height, width", "kh, kw")
+    for what, shape, dims in (
+        ("input", input_shape, f"batch, channels, {axes[0]}"),
+        ("weight", weight_shape, f"out_channels, in_channels, {axes[1]}"),
+    ):
+        if len(shape) != spatial + 2:
+            raise ValueError(
+                f"{name}: {what} must have {spatial + 2} dims ({dims}), got shape "
+                f"{shape}"
+            )
     if input_shape[1] != weight_shape[1]:
         raise ValueError(
             f"{name}: input has {input_shape[1]} channels but the weight expects "
@@ -144,8 +142,6 @@ def _as_strided(name: str, triple: Strided) -> Strided:
 
 
 def _check_out(name: str, out_shape: Index, expected: Sequence[int]) -> None:
-    if tuple(int(n) for n in out_shape) != tuple(expected):
-        raise ValueError(
-            f"{name}: out has shape {tuple(int(n) for n in out_shape)}, expected "
-            f"{tuple(expected)}"
-        )
+    got = tuple(int(n) for n in out_shape)
+    if got != tuple(expected):
+        raise ValueError(f"{name}: out has shape {got}, expected {tuple(expected)}")

@@ -26,7 +26,7 @@ from . import _conv_gemm
 from ._conv_checks import IntPair, conv_output_shape, sizes
 from .fast_conv import _launch
 
-__all__ = ["_check_tensor", "_dim", "_conv", "Conv1dFun", "Conv2dFun"]
+__all__ = ["_check_tensor", "_dim", "_conv", "_dilate", "Conv1dFun", "Conv2dFun"]
 
 
 def _check_tensor(name: str, x: object) -> None:
@@ -63,7 +63,7 @@ def _conv(
     if any(d < 1 for d in dilations):
         raise ValueError(f"{name}: dilation must be positive, got {dilation}")
     if isinstance(padding, str):
-        x, paddings = _string_padding(name, input, weight, padding, strides, dilations)
+        x = _string_padding(name, input, weight, padding, strides, dilations)
         return _conv(name, spatial, x, weight, bias, stride, 0, dilation, groups)
     paddings = sizes(name, "padding", padding, spatial)
     if dilations != (1,) * spatial:
@@ -93,12 +93,11 @@ def _string_padding(
     padding: str,
     strides: Tuple[int, ...],
     dilations: Tuple[int, ...],
-) -> Tuple[Tensor, Tuple[int, ...]]:
+) -> Tensor:
     """``padding="valid"`` (none) or ``"same"`` (output as large as the input,
     stride 1; an odd total puts the extra zero on the right, as PyTorch)."""
-    spatial = len(strides)
     if padding == "valid":
-        return input, (0,) * spatial
+        return input
     if padding != "same":
         raise ValueError(
             f"{name}: padding must be an int, a pair, 'valid' or 'same', got "
@@ -112,23 +111,22 @@ def _string_padding(
     for k, d in zip(reversed(weight.shape[2:]), reversed(dilations)):
         total = d * (k - 1)
         amounts += [total // 2, total - total // 2]  # last dim first, as F.pad
-    return pad(input, amounts), (0,) * spatial
+    return pad(input, amounts)
 
 
-def _dilate(weight: Tensor, dilations: Tuple[int, ...]) -> Tensor:
-    """The kernel with ``d - 1`` zeros between its taps along each spatial dim
-    (a dilated convolution is a convolution with that kernel); differentiable."""
-    out = weight
-    for k, d in enumerate(dilations):
-        if d == 1:
-            continue
-        axis = 2 + k
-        moved = out.transpose(axis, -1)
-        size = moved.shape[-1]
-        spread = pad(moved.unsqueeze(-1), [0, d - 1])  # (..., size, d)
-        spread = spread.reshape(*moved.shape[:-1], size * d)
-        out = spread.narrow(-1, 0, (size - 1) * d + 1).transpose(axis, -1)
-    return out.contiguous()
+def _dilate(x: Tensor, dilations: Tuple[int, ...]) -> Tensor:
+    """``x`` with ``d - 1`` zeros between neighbours along each spatial dim (2,
+    3, ...; ``d`` from ``dilations``), differentiable: a dilated kernel (a dilated
+    convolution is a convolution with it), or the spread input of a transposed
+    convolution."""
+    for axis, d in enumerate(dilations, start=2):
+        if d > 1:
+            n = x.shape[axis]
+            zeros = x.new_zeros(x.shape[: axis + 1] + (d - 1,) + x.shape[axis + 1 :])
+            spread = cat([x.unsqueeze(axis + 1), zeros], axis + 1)
+            merged = spread.reshape(*x.shape[:axis], n * d, *x.shape[axis + 1 :])
+            x = merged.narrow(axis, 0, (n - 1) * d + 1)
+    return x.contiguous()
 
 
 def _grouped(

@@ -34,28 +34,18 @@ def _as_tensor(value: Any, like: Tensor) -> Tensor:
     return tensor(np.asarray(value, dtype=np.float64), backend=like.backend)
 
 
-_REDUCTIONS = ("mean", "sum", "none")
-
-
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
-    """Apply ``reduction`` to per-example losses."""
+    """Apply ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``) to per-example
+    losses."""
     if reduction == "mean":
         return losses.mean()
     if reduction == "sum":
         return losses.sum()
-    return losses
-
-
-def _check_reduction(name: str, reduction: str) -> None:
-    if reduction not in _REDUCTIONS:
+    if reduction != "none":
         raise ValueError(
-            f"{name}: reduction must be one of {_REDUCTIONS}, got {reduction!r}"
+            f"reduction must be one of ('mean', 'sum', 'none'), got {reduction!r}"
         )
-
-
-def _reduced(losses: Tensor, reduction: str, name: str) -> Tensor:
-    _check_reduction(name, reduction)
-    return _reduce(losses, reduction)
+    return losses
 
 
 def _same_shape(name: str, input: Any, target: Any) -> Tensor:
@@ -84,7 +74,7 @@ def smooth_l1_loss(
     losses = size = d.abs()
     if beta > 0.0:  # (beta = 0: the L1 loss)
         losses = where(size < beta, d * d * (0.5 / beta), size - 0.5 * beta)
-    return _reduced(losses, reduction, "smooth_l1_loss")
+    return _reduce(losses, reduction)
 
 
 def huber_loss(
@@ -94,7 +84,6 @@ def huber_loss(
     \\tfrac12 \\delta)$: ``delta`` times the smooth L1 loss with $\\beta =
     \\delta$."""
     target = _same_shape("huber_loss", input, target)
-    _check_reduction("huber_loss", reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return smooth_l1_loss(input, target, reduction, delta) * delta
@@ -120,7 +109,7 @@ def kl_div(
     if reduction == "batchmean":
         batch = input.shape[0] if input.dims > 0 else 1
         return losses.sum() * (1.0 / batch)
-    return _reduced(losses, reduction, "kl_div")
+    return _reduce(losses, reduction)
 
 
 def weighted_bce_with_logits(
@@ -141,14 +130,11 @@ def weighted_bce_with_logits(
     gradient at 0 is $\\sigma(0)$'s."""
     magnitude = input.abs()
     softplus_neg = (-magnitude).exp().log1p() + (magnitude - input) * 0.5
-    if pos_weight is not None:
-        log_weight = (_as_tensor(pos_weight, input) - 1.0) * target + 1.0
-        losses = (1.0 - target) * input + log_weight * softplus_neg
-    else:
-        losses = (1.0 - target) * input + softplus_neg
+    p = 1.0 if pos_weight is None else _as_tensor(pos_weight, input)
+    losses = (1.0 - target) * input + ((p - 1.0) * target + 1.0) * softplus_neg
     if weight is not None:
         losses = losses * _as_tensor(weight, input)
-    return _reduced(losses, reduction, "binary_cross_entropy_with_logits")
+    return _reduce(losses, reduction)
 
 
 def margin_ranking_loss(
@@ -162,7 +148,7 @@ def margin_ranking_loss(
     \\text{margin})$, $y = \\pm 1$ saying which input should rank higher."""
     target = _as_tensor(target, input1)
     losses = (-target * (input1 - input2) + margin).relu()
-    return _reduced(losses, reduction, "margin_ranking_loss")
+    return _reduce(losses, reduction)
 
 
 def cosine_embedding_loss(
@@ -182,7 +168,7 @@ def cosine_embedding_loss(
     cos = dot / norms.sqrt()
     similar = where(target == 1.0, 1.0 - cos, 0.0)
     losses = similar + where(target == -1.0, (cos - margin).relu(), 0.0)
-    return _reduced(losses, reduction, "cosine_embedding_loss")
+    return _reduce(losses, reduction)
 
 
 def gaussian_nll_loss(
@@ -221,4 +207,4 @@ def gaussian_nll_loss(
     losses = 0.5 * (var.log() + difference * difference / var)
     if full:
         losses = losses + 0.5 * math.log(2 * math.pi)
-    return _reduced(losses, reduction, "gaussian_nll_loss")
+    return _reduce(losses, reduction)

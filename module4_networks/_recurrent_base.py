@@ -14,7 +14,6 @@ module does not import ``recurrent``.
 from __future__ import annotations
 
 import inspect
-import math
 from typing import List, Optional, Sequence, Tuple, Union
 
 from module0_fundamentals.module import Module
@@ -24,8 +23,7 @@ from module2_tensors.tensor import Tensor
 
 from . import _recurrent_fast
 from . import functional as F
-from . import weight_init as init
-from ._parameters import _parameter, _value
+from ._parameters import _parameter, _uniform_fan_in, _value
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
 State = Union[Tensor, Tuple[Tensor, Tensor]]
@@ -42,9 +40,8 @@ def _affine(x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
 def _fill_uniform(module: Module, hidden_size: int) -> None:
     """PyTorch's initialisation of every recurrent parameter: $U(-k, k)$ with $k =
     1/\\sqrt{H}$."""
-    bound = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
     for p in module.parameters():
-        init.uniform_(p, -bound, bound)
+        _uniform_fan_in(p, hidden_size)  # (the bound of a fan-in of H)
 
 
 def _check_size(name: str, what: str, x: Tensor, size: int) -> None:
@@ -242,9 +239,7 @@ class _RNNLayers(Module):
                 weights = _weights(self, suffix)
                 hr = self._parameters.get("weight_hr" + suffix)
                 # (a plain attribute: assigning a Parameter would register it)
-                object.__setattr__(
-                    self, "_projection", None if hr is None else hr.value
-                )
+                object.__setattr__(self, "_projection", _value(hr))
                 if hr is None:
                     out, state = _recurrent_fast.unroll(
                         self, x, state, weights, direction == 1

@@ -14,11 +14,12 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.shape_functions import cat, pad
-from module2_tensors.tensor import Tensor, rand, tensor
+from module2_tensors.shape_functions import pad
+from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from ._conv_checks import IntPair, pair
+from ._convolution import _dilate
 
 __all__ = [
     "dropout2d",
@@ -33,15 +34,11 @@ def dropout2d(
     input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
 ) -> Tensor:
     """Zero whole channels (``(N, C, H, W)`` or ``(C, H, W)``), each with
-    probability ``p``, and scale the kept ones by $1 / (1 - p)$ (training only)."""
-    F._check_probability(p)
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        return input * 0.0
-    shape = input.shape[: input.dims - 2] + (1, 1)
-    keep = rand(*shape, backend=input.backend) >= p
-    return input * (keep * (1.0 / (1.0 - p)))
+    probability ``p``, and scale the kept ones by $1 / (1 - p)$ (training only):
+    ``input`` times ``F.dropout`` of ones of shape ``(N, C, 1, 1)``."""
+    ones = input.new_ones(input.shape[: input.dims - 2] + (1, 1))
+    mask = F.dropout(ones, p, training)  # (checks p also when not training)
+    return input * mask if training else input
 
 
 def _pool1d(
@@ -166,22 +163,9 @@ def interpolate(
             out = a
             continue
         b = out[index + (tensor(second, backend=input.backend),)]
-        shape = [1] * out.dims
-        shape[dim] = sizes[k]
-        w = tensor(weight, backend=input.backend).view(*shape)
+        w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
         out = a + (b - a) * w
     return out
-
-
-def _insert_zeros(x: Tensor, dim: int, stride: int) -> Tensor:
-    """``stride - 1`` zeros between neighbours along ``dim`` (differentiable)."""
-    if stride == 1:
-        return x
-    n = x.shape[dim]
-    zeros = x.new_zeros(x.shape[: dim + 1] + (stride - 1,) + x.shape[dim + 1 :])
-    spread = cat([x.unsqueeze(dim + 1), zeros], dim + 1)
-    merged = spread.reshape(*x.shape[:dim], n * stride, *x.shape[dim + 1 :])
-    return merged.narrow(dim, 0, (n - 1) * stride + 1)
 
 
 def conv_transpose2d(
@@ -216,14 +200,13 @@ def conv_transpose2d(
             f"output_padding={op}, stride={s}, dilation={d}"
         )
     kh, kw = weight.shape[2], weight.shape[3]
-    x = _insert_zeros(_insert_zeros(x, 2, s[0]), 3, s[1])
+    x = _dilate(x, s)
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
     widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
     x = pad(x, tuple(max(w, 0) for w in widths))
     # Negative widths crop (padding larger than the kernel's reach).
     cut = [-min(w, 0) for w in widths]  # (left, right, top, bottom)
-    x = x.narrow(2, cut[2], x.shape[2] - cut[2] - cut[3])
-    x = x.narrow(3, cut[0], x.shape[3] - cut[0] - cut[1])
+    x = x[:, :, cut[2] : x.shape[2] - cut[3], cut[0] : x.shape[3] - cut[1]]
     c_in, c_out_g = weight.shape[0], weight.shape[1]
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))

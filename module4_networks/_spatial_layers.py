@@ -7,7 +7,7 @@ the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Tuple, Union
 
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
@@ -15,7 +15,7 @@ from module2_tensors.tensor import Tensor
 from . import _spatial_functions as S
 from . import functional as F
 from ._activation_layers import FunctionLayer
-from ._conv_checks import IntPair, pair
+from ._conv_checks import pair
 from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
 
@@ -32,28 +32,12 @@ __all__ = [
 
 
 class MaxPool2d(FunctionLayer):
-    """``F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode,
-    return_indices)``, PyTorch's order of arguments."""
+    """``F.max_pool2d`` as a layer, its settings in ``nn.MaxPool2d``'s order:
+    ``(kernel_size, stride, padding, dilation, return_indices, ceil_mode)`` (the
+    function takes ``ceil_mode`` before ``return_indices``)."""
 
     function = staticmethod(F.max_pool2d)
-
-    def __init__(
-        self,
-        kernel_size: IntPair,
-        stride: Optional[IntPair] = None,
-        padding: IntPair = 0,
-        dilation: IntPair = 1,
-        return_indices: bool = False,
-        ceil_mode: bool = False,
-    ) -> None:
-        super().__init__(
-            kernel_size=kernel_size,
-            stride=stride,
-            padding=padding,
-            dilation=dilation,
-            ceil_mode=ceil_mode,
-            return_indices=return_indices,
-        )
+    order = "kernel_size stride padding dilation return_indices ceil_mode"
 
 
 class AvgPool2d(FunctionLayer):
@@ -110,10 +94,9 @@ class ConvTranspose2d(Module):
         self.dilation = dilation
         fan_in = (out_channels // groups) * kh * kw
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
-        _uniform_fan_in(self.weight, fan_in)
         self.bias = _parameter((out_channels,), backend) if bias else None
-        if bias:
-            _uniform_fan_in(self.bias, fan_in)
+        for p in self.parameters():  # (the weight, then the bias)
+            _uniform_fan_in(p, fan_in)
 
     def forward(self, x: Tensor) -> Tensor:
         return S.conv_transpose2d(

@@ -217,8 +217,7 @@ class MultiplicativeAttention(Module):
     ) -> None:
         super().__init__()
         self.scaled = scaled
-        self.weight = _parameter((query_dim, key_dim), backend)
-        init.xavier_uniform_(self.weight)
+        self.weight = init.xavier_uniform_(_parameter((query_dim, key_dim), backend))
 
     def forward(
         self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Any] = None
@@ -300,8 +299,7 @@ class MultiheadAttention(Module):
         self.bias_k = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.bias_v = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, backend=backend)
-        if bias:
-            init.zeros_(self.in_proj_bias)
+        if bias:  # (in_proj_bias is zeros already, as _parameter makes it)
             init.zeros_(self.out_proj.bias)
         if add_bias_kv:
             init.xavier_normal_(self.bias_k)

@@ -516,8 +516,8 @@ def _launch(
     result: Strided,
     first: Strided,
     second: Strided,
-    stride: IntPair,
-    padding: IntPair,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
     cols: Optional[np.ndarray] = None,
     fast: bool = False,
 ) -> Optional[np.ndarray]:
@@ -551,43 +551,15 @@ def _launch(
     )
 
 
-def conv1d_forward(
-    out: Strided, x: Strided, w: Strided, stride: int = 1, padding: int = 0
-) -> None:
-    """Fill ``out`` with conv1d(x, w); see :func:`_conv1d_forward_factory`."""
-    _launch("forward", 1, out, x, w, stride, padding)
-
-
-def conv1d_backward_input(
-    dx: Strided, g: Strided, w: Strided, stride: int = 1, padding: int = 0
-) -> None:
-    """Fill ``dx`` with the input gradient of conv1d (a transposed convolution)."""
-    _launch("backward_input", 1, dx, g, w, stride, padding)
-
-
-def conv1d_backward_weight(
-    dw: Strided, x: Strided, g: Strided, stride: int = 1, padding: int = 0
-) -> None:
-    """Fill ``dw`` with the weight gradient of conv1d (x correlated with g)."""
-    _launch("backward_weight", 1, dw, x, g, stride, padding)
-
-
-def conv2d_forward(
-    out: Strided, x: Strided, w: Strided, stride: IntPair = 1, padding: IntPair = 0
-) -> None:
-    """Fill ``out`` with conv2d(x, w); see :func:`_conv2d_forward_factory`."""
-    _launch("forward", 2, out, x, w, stride, padding)
-
-
-def conv2d_backward_input(
-    dx: Strided, g: Strided, w: Strided, stride: IntPair = 1, padding: IntPair = 0
-) -> None:
-    """Fill ``dx`` with the input gradient of conv2d (a transposed convolution)."""
-    _launch("backward_input", 2, dx, g, w, stride, padding)
-
-
-def conv2d_backward_weight(
-    dw: Strided, x: Strided, g: Strided, stride: IntPair = 1, padding: IntPair = 0
-) -> None:
-    """Fill ``dw`` with the weight gradient of conv2d (x correlated with g)."""
-    _launch("backward_weight", 2, dw, x, g, stride, padding)
+# The launchers the tests and the tensor Functions call, one per kernel:
+# ``conv1d_forward(out, x, w, stride=1, padding=0)`` fills ``out`` with conv1d(x,
+# w); ``conv1d_backward_input(dx, g, w, stride, padding)`` fills ``dx`` with its
+# input gradient (a transposed convolution); ``conv1d_backward_weight(dw, x, g,
+# stride, padding)`` fills ``dw`` with its weight gradient (x correlated with g);
+# and the same for conv2d, whose stride and padding may also be pairs.
+conv1d_forward = functools.partial(_launch, "forward", 1)
+conv1d_backward_input = functools.partial(_launch, "backward_input", 1)
+conv1d_backward_weight = functools.partial(_launch, "backward_weight", 1)
+conv2d_forward = functools.partial(_launch, "forward", 2)
+conv2d_backward_input = functools.partial(_launch, "backward_input", 2)
+conv2d_backward_weight = functools.partial(_launch, "backward_weight", 2)

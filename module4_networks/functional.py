@@ -102,17 +102,11 @@ def conv2d(
 
 
 # --------------------------------------------------------- Task 4.3: pooling
-def _pool_args(
-    name: str, input: Tensor, kernel_size: IntPair, stride: Optional[IntPair]
-) -> Tuple[int, int]:
-    """Check a pooling call; return the kernel ``(kh, kw)``."""
+def _pool_args(name: str, input: Tensor, kernel_size: IntPair) -> Tuple[int, int]:
+    """Check a pooling call of non-overlapping windows (:func:`_general` sent the
+    others to :func:`_pool_windows`); return the kernel ``(kh, kw)``."""
     _check_image(name, input)
     kh, kw = pair(kernel_size, "kernel_size")
-    if stride is not None and pair(stride, "stride") != (kh, kw):
-        raise ValueError(
-            f"{name}: only non-overlapping windows are supported (stride = "
-            f"kernel_size = {(kh, kw)}), got stride {stride}"
-        )
     if kh < 1 or kw < 1 or kh > input.shape[2] or kw > input.shape[3]:
         raise ValueError(
             f"{name}: kernel {(kh, kw)} does not fit an input of shape {input.shape}"
@@ -195,7 +189,7 @@ def _pool_windows(
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
     pads = pair(padding, "padding")
-    sizes, counts, index, extra = [], [], [], []
+    counts, index, extra = [], [], []
     for n, k, s, p, d in zip(
         input.shape[2:], kernel, steps, pads, pair(dilation, "dilation")
     ):
@@ -215,7 +209,6 @@ def _pool_windows(
         if ceil_mode and (out - 1) * s >= n + p:
             out -= 1  # the last window must start inside the input or left padding
         starts = np.arange(out) * s
-        sizes.append(out)
         counts.append(np.minimum(starts + k, n + 2 * p) - starts)
         index.append(starts[:, None] + spacing[None, :])
         # ceil_mode's last window may reach past the padding: fill that part too.
@@ -258,7 +251,7 @@ def avg_pool2d(
             )
             return windows.sum(dim=4) / inside.sum(dim=4)
         return windows.sum(dim=4) / input.new_tensor(divisor.astype(np.float64))
-    kh, kw = _pool_args("avg_pool2d", input, kernel_size, stride)
+    kh, kw = _pool_args("avg_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.3: tile, then the mean over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
     return tiled.mean(dim=4)
@@ -326,21 +319,20 @@ class MaxWithIndex(Function):
 
 
 def _reduce_input(
-    name: str, input: Tensor, dim: Optional[int]
+    name: str, input: Tensor, dim: Optional[int], keepdim: bool
 ) -> Tuple[Tensor, int, Tuple[int, ...]]:
-    """``(tensor to reduce, dim, shape with dim kept)``; ``dim=None`` flattens."""
+    """``(tensor to reduce, dim, shape of the result)``; ``dim=None`` flattens."""
     _check_tensor(name, input)
     if input.size == 0:
         raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is None:
         flat = input.contiguous().view(input.size)
-        return flat, 0, (1,) * input.dims
+        return flat, 0, (1,) * input.dims if keepdim else ()
     dim = _dim(dim, input.dims, name)
     if input.dims == 0:
         return input.view(1), 0, ()
-    kept = list(input.shape)
-    kept[dim] = 1
-    return input, dim, tuple(kept)
+    rest = (1,) if keepdim else ()
+    return input, dim, input.shape[:dim] + rest + input.shape[dim + 1 :]
 
 
 def max(
@@ -355,23 +347,16 @@ def max(
 
     The gradient goes to the first maximum only (see :class:`MaxWithIndex`).
     """
-    x, d, kept = _reduce_input("max", input, dim)
-    values = MaxWithIndex.apply(x, d)
-    if dim is None:
-        return values.view(kept) if keepdim else values.view(())
-    indices = argmax(input, dim, keepdim)
-    shape = kept if keepdim else tuple(n for k, n in enumerate(input.shape) if k != d)
-    return MaxResult(values.contiguous().view(shape), indices)
+    x, d, shape = _reduce_input("max", input, dim, keepdim)
+    values = MaxWithIndex.apply(x, d).contiguous().view(shape)
+    return values if dim is None else MaxResult(values, argmax(input, dim, keepdim))
 
 
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """The index of the first maximum along ``dim`` (of the flattened tensor when
     ``dim`` is None), as a float tensor without gradient, like ``torch.argmax``."""
-    x, d, kept = _reduce_input("argmax", input, dim)
+    x, d, shape = _reduce_input("argmax", input, dim, keepdim)
     _, first, _ = _first_argmax(x.detach(), d)
-    if dim is None:
-        return first.view(kept) if keepdim else first.view(())
-    shape = kept if keepdim else tuple(n for k, n in enumerate(input.shape) if k != d)
     return first.contiguous().view(shape)
 
 
@@ -478,7 +463,7 @@ def max_pool2d(
             "max_pool2d", input, kernel_size, stride, padding, ceil_mode, -math.inf
         )
         return max(windows, dim=4).values
-    kh, kw = _pool_args("max_pool2d", input, kernel_size, stride)
+    kh, kw = _pool_args("max_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.4: tile, then max over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
     return max(tiled, dim=4).values
