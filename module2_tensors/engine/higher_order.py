@@ -292,6 +292,7 @@ NAMED: Dict[str, Formula] = {
     "MatMul": _matmul,
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
     "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
+    "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign(),  # 0 at 0
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
     "Reduction": _reduction,
     "GetItem": _get_item,

@@ -88,7 +88,10 @@ class ArithmeticMixin:
 
     def __add__(self, b: TensorLike) -> "Tensor":
         o = b if isinstance(b, CoreMixin) else self._other(b)
-        return _typed(tf.Add.apply(self, o), self, o, b)
+        out = tf.Add.apply(self, o)
+        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
+            return out  # (float64, the usual case: no call, 28 a Task 3.5 batch)
+        return _typed(out, self, o, b)
 
     __radd__ = __add__  # (b + a is a + b, exactly: IEEE addition commutes)
 
@@ -116,7 +119,10 @@ class ArithmeticMixin:
 
     def __mul__(self, b: TensorLike) -> "Tensor":
         o = b if isinstance(b, CoreMixin) else self._other(b)
-        return _typed(tf.Mul.apply(self, o), self, o, b)
+        out = tf.Mul.apply(self, o)
+        if self._dtype is o._dtype is None and not (self.is_mask or o.is_mask):
+            return out  # (float64, the usual case: no call, 28 a Task 3.5 batch)
+        return _typed(out, self, o, b)
 
     __rmul__ = __mul__  # (b * a is a * b, exactly)
 
