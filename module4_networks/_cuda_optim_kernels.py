@@ -17,7 +17,7 @@ import math
 import numba
 
 from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, cuda, layout
+from module3_fast_ops._cuda_runtime import SIMULATOR, cuda
 from module3_fast_ops.cuda_positions import two_positions
 from module3_fast_ops._cuda_specs import KernelSpec
 

@@ -109,6 +109,8 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     """One fused step of ``p`` (a dense view of its device storage) by the
     gradient ``g`` (a device tensor of ``p``'s shape, any strides), advancing
     ``state`` (whose row-major buffers this module owns) in place: one launch."""
+    from module3_fast_ops._cuda_runtime import layout as pack  # (loaded by now)
+
     kernels = _kernels()
     storage, shape, p_strides = p.tuple()
     g_storage, _, g_strides = g.tuple()
@@ -117,7 +119,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     blocks = max(1, (size + kernels.THREADS - 1) // kernels.THREADS)
     # shape, p's strides and g's strides in ONE integer array (a device constant,
     # cached by content): each array argument is 7 kernel parameters on a GPU.
-    layout = (kernels.layout(shape, p_strides, g_storage, shape, g_strides), same, size)
+    layout = (pack(shape, p_strides, g_storage, shape, g_strides), same, size)
     lr, wd = float(group["lr"]), float(group["weight_decay"])
     if kind == "sgd":
         momentum = float(group["momentum"])
