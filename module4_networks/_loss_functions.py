@@ -48,6 +48,17 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
     return losses
 
 
+def _check_reduction(name: str, reduction: str) -> None:
+    """Reject a bad ``reduction`` before computing anything (as PyTorch): a
+    loss of the student's file checks it first, so this error never waits on
+    a Task 4.6 stub."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(
+            f"{name}: reduction must be one of ('mean', 'sum', 'none'), "
+            f"got {reduction!r}"
+        )
+
+
 def _same_shape(name: str, input: Any, target: Any) -> Tensor:
     """``target`` as a tensor of ``input``'s shape. (PyTorch only warns; a silent
     broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
