@@ -269,6 +269,25 @@ def _gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     return EmbedInZeros.apply(g, a.shape, scatter_positions(index, dim))
 
 
+def _pow_tensor(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    a, b = inputs
+    need_a, need_b = ctx.needs_input_grad or (True, True)
+    grad_a = grad_b = None
+    if need_a:  # 0 where b = 0 (a^0 is constant)
+        grad_a = (g * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
+    if need_b:  # 0 where a^b = 0, with a log of a safe value there
+        zero = out == 0.0
+        grad_b = (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
+    return grad_a, grad_b
+
+
+def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+    s, p = inputs  # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
+    zero = s <= 0.0
+    local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
+    return (g * local).masked_fill(zero, 0.0)
+
+
 #: The formula of each library function, by class name: ``(ctx, g, inputs,
 #: out)`` to one gradient per input, as above; ``g`` is $G$, ``out`` the result.
 NAMED: Dict[str, Formula] = {
@@ -293,6 +312,8 @@ NAMED: Dict[str, Formula] = {
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
     "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign(),  # 0 at 0
+    "PowTensor": _pow_tensor,
+    "NormRoot": _norm_root,
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
     "Reduction": _reduction,
     "GetItem": _get_item,
