@@ -94,9 +94,10 @@ class ConvTranspose2d(Module):
         self.dilation = dilation
         fan_in = (out_channels // groups) * kh * kw
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
+        _uniform_fan_in(self.weight, fan_in)
         self.bias = _parameter((out_channels,), backend) if bias else None
-        for p in self.parameters():  # (the weight, then the bias)
-            _uniform_fan_in(p, fan_in)
+        if bias:
+            _uniform_fan_in(self.bias, fan_in)
 
     def forward(self, x: Tensor) -> Tensor:
         return S.conv_transpose2d(
