@@ -41,11 +41,7 @@ def _reduce(losses: Tensor, reduction: str) -> Tensor:
         return losses.mean()
     if reduction == "sum":
         return losses.sum()
-    if reduction != "none":
-        raise ValueError(
-            f"reduction must be one of ('mean', 'sum', 'none'), got {reduction!r}"
-        )
-    return losses
+    return losses  # (every caller has checked it: _check_reduction)
 
 
 def _check_reduction(name: str, reduction: str) -> None:
@@ -78,6 +74,7 @@ def smooth_l1_loss(
 ) -> Tensor:
     """$\\ell = \\tfrac12 d^2 / \\beta$ where $|d| < \\beta$, else $|d| - \\tfrac12
     \\beta$, for $d = x - y$ (``beta=0`` is the L1 loss)."""
+    _check_reduction("smooth_l1_loss", reduction)
     target = _same_shape("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -94,6 +91,7 @@ def huber_loss(
     """$\\ell = \\tfrac12 d^2$ where $|d| < \\delta$, else $\\delta (|d| -
     \\tfrac12 \\delta)$: ``delta`` times the smooth L1 loss with $\\beta =
     \\delta$."""
+    _check_reduction("huber_loss", reduction)
     target = _same_shape("huber_loss", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -110,6 +108,8 @@ def kl_div(
     probabilities $y$ (0 where $y = 0$); with ``log_target``, $e^y (y - x)$.
     ``reduction="batchmean"`` divides the sum by the batch size, which is the
     true KL divergence ("mean" divides by every entry, as PyTorch does)."""
+    if reduction != "batchmean":
+        _check_reduction("kl_div", reduction)
     target = _as_tensor(target, input)
     if log_target:
         losses = target.exp() * (target - input)
@@ -157,6 +157,7 @@ def margin_ranking_loss(
 ) -> Tensor:
     """``F.margin_ranking_loss``: $\\ell = \\max(0, -y (x_1 - x_2) +
     \\text{margin})$, $y = \\pm 1$ saying which input should rank higher."""
+    _check_reduction("margin_ranking_loss", reduction)
     target = _as_tensor(target, input1)
     losses = (-target * (input1 - input2) + margin).relu()
     return _reduce(losses, reduction)
@@ -172,6 +173,7 @@ def cosine_embedding_loss(
     """``F.cosine_embedding_loss``: with the cosine $c$ of each pair (over the
     last dim, PyTorch's $10^{-12}$ added to each squared norm), $\\ell = 1 - c$
     where $y = 1$ and $\\max(0, c - \\text{margin})$ where $y = -1$."""
+    _check_reduction("cosine_embedding_loss", reduction)
     target = _as_tensor(target, input1)
     dim = target.dims
     dot = (input1 * input2).sum(dim)
@@ -201,6 +203,7 @@ def gaussian_nll_loss(
         ValueError: a negative variance, a ``var`` of another shape, or an
             unknown reduction.
     """
+    _check_reduction("gaussian_nll_loss", reduction)
     target, var = _as_tensor(target, input), _as_tensor(var, input)
     if var.dims == 0:  # a float: one variance for every entry
         var = var * input.detach().new_ones(input.shape)

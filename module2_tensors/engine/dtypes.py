@@ -120,11 +120,23 @@ def of_data(data: Any) -> Optional[dtype]:
     """The dtype ``kt.tensor(data)`` reports for data other than floats, as
     PyTorch infers it: :data:`bool_` if ``data`` holds bools only (a NumPy bool
     array, a Python bool, or nested lists of them), :data:`int64` if integers
-    only, else ``None`` (floats, an empty list)."""
+    only, else ``None`` (floats, an empty list).
+
+    Raises:
+        ValueError: Python integers beyond int64's range, as PyTorch.
+    """
     try:  # (NumPy's own inference: bool, integer, float or object arrays)
         kind = np.asarray(data).dtype.kind
     except (ValueError, TypeError):  # ragged lists
         return None
+    if kind in "uO" and not isinstance(data, np.ndarray):
+        # NumPy holds Python ints beyond int64 as uint64 or objects; PyTorch
+        # raises where they are all integers (with a float they become floats).
+        values = np.asarray(data, dtype=object).ravel()
+        if all(isinstance(v, int) for v in values) and any(
+            not -(2**63) <= v < 2**63 for v in values
+        ):
+            raise ValueError("Overflow when unpacking long long")
     if kind == "b":
         return bool_
     return int64 if kind in INTEGER_KINDS else None

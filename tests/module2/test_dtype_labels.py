@@ -40,6 +40,19 @@ def test_full_infers_the_dtype_from_the_fill_value():
 
 
 @pytest.mark.task2_1
+def test_integers_beyond_int64_are_rejected_as_pytorch_does():
+    assert kt.tensor(2**63 - 1).dtype is kt.int64
+    assert kt.tensor([-(2**63), 0]).dtype is kt.int64
+    for data in (2**70, [2**63], [[0], [-(2**63) - 1]], [True, 2**64]):
+        with pytest.raises(ValueError, match="Overflow"):  # (torch's message)
+            kt.tensor(data)
+    with pytest.raises(ValueError, match="Overflow"):
+        kt.full((2,), 2**70)
+    # With a float among them the numbers are floats, as torch's tensor([1.5, 2**70]).
+    assert kt.tensor([1.5, 2**70]).dtype is kt.float64
+
+
+@pytest.mark.task2_1
 def test_from_numpy_reports_the_arrays_dtype():
     for name in ("float32", "float16", "int32", "int64", "float64"):
         made = kt.from_numpy(np.arange(3).astype(name))

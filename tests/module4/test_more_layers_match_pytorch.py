@@ -291,6 +291,24 @@ def test_gaussian_nll_loss_variance_shapes_and_clamp():
     )
 
 
+@task2_6
+@pytest.mark.parametrize(
+    "loss, inputs",
+    [
+        (F.smooth_l1_loss, 2),
+        (F.huber_loss, 2),
+        (F.kl_div, 2),
+        (F.margin_ranking_loss, 3),
+        (F.cosine_embedding_loss, 3),
+        (F.gaussian_nll_loss, 3),
+    ],
+)
+def test_a_bad_reduction_is_rejected_first_naming_the_loss(loss, inputs):
+    # None inputs fail any computation: the check comes before it (as PyTorch).
+    with pytest.raises(ValueError, match=f"{loss.__name__}: reduction must be"):
+        loss(*[None] * inputs, reduction="average")
+
+
 @pytest.mark.task4_6  # (Task 4.6's binary_cross_entropy)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_binary_cross_entropy_weight(reduction):
