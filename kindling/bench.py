@@ -734,7 +734,8 @@ def torch_training(
     torch: Any, epochs: int, seed: int = 0, device: str = "cpu"
 ) -> tuple:
     """The loop of :mod:`kindling.bench_training` (Task 3.5's) in PyTorch (float64,
-    on ``device``): same data, network, loss, batch order and plain SGD. Returns
+    on ``device``): same data, network, loss, batch order and plain SGD, and per
+    batch the loss as a float and the count of points classified correctly. Returns
     (median seconds per epoch after the first, last accuracy)."""
     import numpy as np
 
@@ -763,7 +764,7 @@ def torch_training(
     for _ in range(epochs):
         order = order_rng.permutation(pts)
         start = time.perf_counter()
-        correct = 0
+        total, correct = 0.0, 0
         for first in range(0, pts, batch):
             idx = order[first : first + batch]
             xb = torch.tensor(X[idx], device=device)
@@ -779,6 +780,7 @@ def torch_training(
             with torch.no_grad():
                 for p in params:
                     p -= lr * p.grad
+            total += loss.item()  # (as Kindling's loop: the loss as a float)
             correct += int(((z.detach() > 0) == (yb > 0.5)).sum())
         seconds.append(time.perf_counter() - start)
         accuracy = correct / pts
