@@ -20,7 +20,6 @@ import math
 
 __all__ = [
     "EXP_MAX",
-    "divide",
     "exp",
     "log",
     "inv",
@@ -37,16 +36,6 @@ __all__ = [
 
 #: The largest x with a finite e**x in float64 (math.exp raises past it).
 EXP_MAX = 709.782712893384
-
-
-def divide(x: float, y: float) -> float:
-    """$x / y$ in IEEE arithmetic: $\\pm\\infty$ for $x \\ne 0$ over $\\pm 0$
-    (the sign of $x / y$), NaN for $0 / 0$ and NaN inputs."""
-    if y != 0.0:
-        return x / y
-    if x != x or x == 0.0:
-        return math.nan
-    return math.copysign(math.inf, x) * math.copysign(1.0, y)
 
 
 def exp(x: float) -> float:
@@ -93,7 +82,9 @@ def maximum(x: float, y: float) -> float:
 
 
 def log_back(x: float, d: float) -> float:
-    """Backward of :func:`log`: $d / x$ (IEEE, as :func:`divide`)."""
+    """Backward of :func:`log`: $d / x$ in IEEE arithmetic: $\\pm\\infty$ for
+    $d \\ne 0$ over $\\pm 0$ (the sign of $d / x$), NaN for $0 / 0$ and NaN
+    inputs."""
     if x != 0.0:
         return d / x
     if d != d or d == 0.0:
@@ -102,7 +93,7 @@ def log_back(x: float, d: float) -> float:
 
 
 def inv_back(x: float, d: float) -> float:
-    """Backward of :func:`inv`: $-d / x^2$ (IEEE, as :func:`divide`)."""
+    """Backward of :func:`inv`: $-d / x^2$ (IEEE, as :func:`log_back`)."""
     square = x * x
     if square != 0.0:
         return -d / square

@@ -168,26 +168,20 @@ def _from_array(
         backend = _backend_of_device(backend, device)
     integers = np.asarray(array).dtype.kind in dtypes.INTEGER_KINDS
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
+    if dtype is None:  # Python or NumPy integers: int64, as PyTorch; else floats
+        integers = integers and not requires_grad
+        dtype = dtypes.int64 if integers else dtypes.get_default_dtype()
+    elif requires_grad and not dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point dtype can require gradients")
+    elif dtype is dtypes.bool_:
+        array = (array != 0.0).astype(np.float64)
+    elif not dtype.is_floating_point:
+        array = np.trunc(array)  # (toward zero, as Tensor.long())
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
     data = TensorData.contiguous(array.reshape(-1), array.shape)
     out = Tensor(data, backend, requires_grad=requires_grad)
-    if dtype is not None:
-        if requires_grad and not dtype.is_floating_point:
-            raise RuntimeError(
-                "Only Tensors of floating point dtype can require gradients"
-            )
-        converted = out._as_dtype(dtype)
-        if converted is not out:  # (a fresh leaf, keeping requires_grad)
-            converted = Tensor(converted._tensor, backend, requires_grad=requires_grad)
-            converted._dtype = None if dtype is dtypes.float64 else dtype
-            if dtype is dtypes.bool_:
-                converted._as_mask()
-        return converted
-    if integers and not requires_grad:
-        out._dtype = dtypes.int64  # Python or NumPy integers: int64, as PyTorch
-    elif dtypes.get_default_dtype() is not dtypes.float64:
-        out._dtype = dtypes.get_default_dtype()  # (set_default_dtype)
-    return out
+    out._dtype = None if dtype is dtypes.float64 else dtype
+    return out._as_mask() if dtype is dtypes.bool_ else out
 
 
 def tensor(

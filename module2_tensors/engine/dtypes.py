@@ -45,18 +45,9 @@ bool_ = dtype("bool", False, 1)
 
 #: PyTorch's names, the short ones included (``kt.long``, ``kt.double``...).
 NAMES: Dict[str, dtype] = {
-    "float16": float16,
-    "half": float16,
-    "float32": float32,
-    "float": float32,
-    "float64": float64,
-    "double": float64,
-    "int32": int32,
-    "int": int32,
-    "int64": int64,
-    "long": int64,
-    "bool": bool_,
+    d.name: d for d in (float16, float32, float64, int32, int64, bool_)
 }
+NAMES.update(half=float16, float=float32, double=float64, int=int32, long=int64)
 
 
 def _by_name(name: str) -> dtype:

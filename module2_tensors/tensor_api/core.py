@@ -50,6 +50,17 @@ class Size(int):
         return self._shape[normalize_dim(dim, len(self._shape))]
 
 
+def _python(t: "Tensor", array: np.ndarray) -> Any:
+    """``array`` (``t``'s numbers) as Python numbers of ``t``'s dtype (a number
+    for a 0-d array): bools, ints or floats, as PyTorch's ``tolist``."""
+    d = t._dtype
+    if t.is_mask or d is dtypes.bool_:
+        return (array != 0.0).tolist()
+    if d is not None and not d.is_floating_point:
+        return array.astype(np.int64).tolist()
+    return array.tolist()
+
+
 class CoreMixin:
     """The attributes every tensor has (``backend``, ``_tensor``, ``history``, ``grad``,
     ...), its shape and its numbers read back as Python or NumPy values."""
@@ -156,11 +167,7 @@ class CoreMixin:
                 f"item() needs a tensor with exactly one element, got shape "
                 f"{self.shape}"
             )
-        value = float(self.to_numpy().reshape(-1)[0])
-        d = self._dtype
-        if self.is_mask or d is dtypes.bool_:
-            return value != 0.0
-        return value if d is None or d.is_floating_point else int(value)
+        return _python(self, self.to_numpy().reshape(()))
 
     def to_numpy(self) -> np.ndarray:
         """A NumPy copy of the numbers, with this tensor's shape."""
@@ -202,13 +209,7 @@ class CoreMixin:
     def tolist(self) -> Any:
         """Nested lists of Python numbers of the tensor's dtype (floats, ints
         or bools, as :meth:`item`; a number for a 0-d tensor)."""
-        array = self.to_numpy()
-        d = self._dtype
-        if self.is_mask or d is dtypes.bool_:
-            return (array != 0.0).tolist()
-        if d is not None and not d.is_floating_point:
-            return array.astype(np.int64).tolist()
-        return array.tolist()
+        return _python(self, self.to_numpy())
 
     def __float__(self) -> float:
         return float(self.item())

@@ -75,12 +75,11 @@ class MovementMixin:
     # tensor first; keeps_dtype gives the result this tensor's dtype.
     flip = keeps_dtype(indexing.flip)
     roll = indexing.roll
-    movedim = keeps_dtype(indexing.movedim)
+    movedim = indexing.movedim
     unbind = indexing.unbind
     tril = keeps_dtype(indexing.tril)
     triu = keeps_dtype(indexing.triu)
 
-    @keeps_dtype
     def t(self) -> "Tensor":
         """The transpose of a matrix (a 0-d or 1-D tensor is returned as is)."""
         if self.dims > 2:
@@ -89,17 +88,14 @@ class MovementMixin:
             )
         return self if self.dims < 2 else self.permute(1, 0)
 
-    @keeps_dtype
     def expand_as(self, other: "Tensor") -> "Tensor":
         """``self.expand(*other.shape)``."""
         return self.expand(*other.shape)
 
-    @keeps_dtype
     def view_as(self, other: "Tensor") -> "Tensor":
         """``self.view(*other.shape)``."""
         return self.view(*other.shape)
 
-    @keeps_dtype
     def reshape_as(self, other: "Tensor") -> "Tensor":
         """``self.reshape(*other.shape)``."""
         return self.reshape(*other.shape)
