@@ -550,9 +550,6 @@ class Parameter(Tensor, _module.Parameter):
         if value._dtype is not None or self._dtype is not None:
             self._dtype = value._dtype
 
-    def _track_gradient(self) -> None:
-        pass  # (requires_grad is set by the constructor)
-
     def __repr__(self) -> str:
         return f"Parameter containing:\n{Tensor.__repr__(self)}"
 

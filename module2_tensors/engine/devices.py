@@ -9,6 +9,7 @@ usable GPU.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
@@ -37,7 +38,6 @@ __all__ = [
 
 _default_backend: Optional[TensorBackend] = None  # None: not chosen explicitly
 _candidates: List[Tuple[TensorBackend, Callable[[], bool]]] = []
-_ready: dict = {}
 #: Backends a user may name (``set_default_backend("fast")``, ``KINDLING_BACKEND``):
 #: name -> a function that returns the backend (importing it if need be).
 _named: Dict[str, Callable[[], TensorBackend]] = {}
@@ -50,9 +50,18 @@ def register_backend(backend: TensorBackend, ready: Callable[[], bool]) -> None:
     """Offer a faster backend as the automatic default (Module 3 offers
     ``FastBackend`` when it is imported), also by its name. ``ready()`` says
     whether its kernels are written (a student edition may still have them
-    stubbed); it is asked once."""
+    stubbed: False, also where it raises ``NotImplementedError``); it is asked
+    once."""
+
+    @functools.cache
+    def once() -> bool:
+        try:
+            return bool(ready())
+        except NotImplementedError:
+            return False
+
     if all(b is not backend for b, _ in _candidates):
-        _candidates.append((backend, ready))
+        _candidates.append((backend, once))
     name_backend(backend.name, lambda: backend)
 
 
@@ -117,21 +126,9 @@ def _fastest(host: bool = False) -> TensorBackend:
     computing in host memory); SimpleBackend, registered first, is always
     ready."""
     for backend, ready in reversed(_candidates):
-        if not (host and backend.cuda) and _is_ready(backend, ready):
+        if not (host and backend.cuda) and ready():
             return backend
     raise RuntimeError("no backend is registered: import module2_tensors")
-
-
-def _is_ready(backend: TensorBackend, ready: Callable[[], bool]) -> bool:
-    """``ready()``, asked once per backend (False where it raises
-    ``NotImplementedError``: kernels still stubbed)."""
-    key = id(backend)
-    if key not in _ready:
-        try:
-            _ready[key] = bool(ready())
-        except NotImplementedError:
-            _ready[key] = False
-    return _ready[key]
 
 
 def backend_named(name: str) -> TensorBackend:
@@ -199,13 +196,6 @@ class device:
 Device = device
 
 
-def _cpu_backend() -> "TensorBackend":
-    """The default backend if it computes in host memory, else the fastest
-    host backend (the automatic choice of ``set_default_backend(None)``)."""
-    backend = get_default_backend()
-    return _fastest(host=True) if backend.cuda else backend
-
-
 def backend_for(spec: Union[str, device]) -> "TensorBackend":
     """The backend a device names.
 
@@ -214,8 +204,9 @@ def backend_for(spec: Union[str, device]) -> "TensorBackend":
             registered or available.
     """
     kind = device(spec).type
-    if kind == "cpu":
-        return _cpu_backend()
+    if kind == "cpu":  # the default backend if on the host, else the fastest there
+        backend = get_default_backend()
+        return _fastest(host=True) if backend.cuda else backend
     load = _named.get(kind)  # the backends named so far (Module 3 names cuda)
     if load is None:
         raise RuntimeError(

@@ -67,25 +67,18 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     out = []
     for k in key if isinstance(key, tuple) else (key,):
         if isinstance(k, Tensor):
-            values = k.to_numpy()
-            if k.is_mask:
-                out.append(values != 0.0)
-                continue
-        elif isinstance(k, (list, np.ndarray)) or isinstance(k, bool):
-            values = np.asarray(k)
-            if values.dtype == np.bool_:
-                out.append(values)
-                continue
-            values = values.astype(np.float64)
-        else:
-            out.append(k)
-            continue
-        if not np.all(values == np.round(values)):
-            raise IndexError(
-                f"tensors used as indices must hold whole numbers (or be boolean "
-                f"masks, e.g. x > 0), got {values.tolist()}"
-            )
-        out.append(values.astype(np.int64))
+            k = k.to_numpy() != 0.0 if k.is_mask else k.to_numpy()
+        elif isinstance(k, (list, np.ndarray, bool)):
+            k = np.asarray(k)
+        if isinstance(k, np.ndarray) and k.dtype != np.bool_:
+            values = k.astype(np.float64)
+            if not np.all(values == np.round(values)):
+                raise IndexError(
+                    f"tensors used as indices must hold whole numbers (or be "
+                    f"boolean masks, e.g. x > 0), got {values.tolist()}"
+                )
+            k = values.astype(np.int64)
+        out.append(k)
     return tuple(out)
 
 

@@ -104,7 +104,6 @@ class CoreMixin:
         backend: Optional[TensorBackend] = None,
         history: Optional[autograd.History] = None,
         requires_grad: bool = False,
-        name: Optional[str] = None,
     ) -> None:
         if type(data) is not TensorData and not isinstance(data, TensorData):
             raise TypeError(
@@ -126,8 +125,6 @@ class CoreMixin:
             requires_grad is not False and bool(requires_grad)
         )
         self.unique_id: int = _next_id()
-        if name is not None:
-            self.name = name
 
     @property
     def shape(self) -> Tuple[int, ...]:

@@ -170,17 +170,12 @@ class MovementMixin:
         if any(n < -1 for n in shape):
             raise ValueError(f"sizes must be non-negative, got shape {shape}")
         known = math.prod(n for n in shape if n != -1)
-        if -1 in shape:
-            if known == 0 or size % known != 0:
-                raise ValueError(
-                    f"cannot view a tensor of shape {self.shape} ({size} entries) as "
-                    f"shape {shape}"
-                )
-            shape = tuple(size // known if n == -1 else int(n) for n in shape)
-        elif known != size:
+        if -1 in shape and known and size % known == 0:
+            shape = tuple(size // known if n == -1 else n for n in shape)
+        if -1 in shape or math.prod(shape) != size:  # (-1 left: it fits no size)
             raise ValueError(
                 f"cannot view a tensor of shape {self.shape} ({size} entries) as "
-                f"shape {shape} ({known} entries)"
+                f"shape {shape}"
             )
         return tuple(int(n) for n in shape)
 
