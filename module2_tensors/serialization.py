@@ -34,9 +34,8 @@ def save(obj: Any, f: PathOrFile) -> None:
     """Write ``obj`` (e.g. ``model.state_dict()``) to a path or binary file."""
     if isinstance(f, (str, Path)):
         with open(f, "wb") as out:
-            pickle.dump(obj, out, protocol=pickle.HIGHEST_PROTOCOL)
-    else:
-        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+            return save(obj, out)
+    pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def load(f: PathOrFile) -> Any:

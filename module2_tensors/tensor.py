@@ -200,15 +200,12 @@ def tensor(
             number.
     """
     if isinstance(data, Tensor):
-        array = data.to_numpy()
-        mask = data.is_mask
-        kind = data._dtype
+        array, kind = data.to_numpy(), data.dtype
     else:
         # Python or NumPy bools make a mask (PyTorch's bool tensor): indexing
         # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
-        # Integers report int64.
+        # Integers report int64 (floats with requires_grad, not an error).
         kind = dtypes.of_data(data)
-        mask = kind is dtypes.bool_
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -216,13 +213,9 @@ def tensor(
                 f"tensor() needs a number or nested lists of numbers with equal "
                 f"lengths ({error})"
             ) from None
-    out = _from_array(array, backend, requires_grad, device, dtype)
-    if dtype is None:
-        if mask:
-            out._as_mask()
-        elif kind is not None and not requires_grad:
-            out._dtype = kind
-    return out
+    if dtype is None and not (requires_grad and kind is dtypes.int64):
+        dtype = kind
+    return _from_array(array, backend, requires_grad, device, dtype)
 
 
 def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
@@ -445,13 +438,8 @@ def from_numpy(
     bool array gives a mask, and the dtype reported is the array's (float32,
     int32 ...; as ``torch.from_numpy``)."""
     array = np.asarray(array)
-    out = _from_array(array, backend, False, device)
-    if dtypes.of_data(array) is dtypes.bool_:
-        return out._as_mask()
-    reported = dtypes.NAMES.get(array.dtype.name)
-    if reported is not None and reported is not dtypes.float64:
-        out._dtype = reported
-    return out
+    reported = dtypes.NAMES.get(array.dtype.name)  # (None: uint8 ..., int64)
+    return _from_array(array, backend, False, device, reported)
 
 
 def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:

@@ -451,9 +451,7 @@ class ArithmeticMixin:
         \\cdot |b|$ (equal infinities are close; NaN only with ``equal_nan``)."""
         b = self._other(other)
         close = np.isclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan)
-        return FACTORIES["tensor"](
-            close.astype(np.float64), backend=self.backend
-        )._as_mask()
+        return FACTORIES["tensor"](close, backend=self.backend)  # (bools: a mask)
 
     def allclose(
         self,
