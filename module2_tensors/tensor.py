@@ -180,7 +180,8 @@ def _from_array(
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
     data = TensorData.contiguous(array.reshape(-1), array.shape)
     out = Tensor(data, backend, requires_grad=requires_grad)
-    out._dtype = None if dtype is dtypes.float64 else dtype
+    if dtype is not dtypes.float64:  # (the class default: no instance entry)
+        out._dtype = dtype
     return out._as_mask() if dtype is dtypes.bool_ else out
 
 
