@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "device",
-    "Device",
     "backend_for",
     "device_of",
     "cuda",
@@ -190,10 +189,6 @@ class device:
 
     def __hash__(self) -> int:
         return hash((self.type, self.index or 0))
-
-
-#: The class under a name that does not clash with ``device=`` arguments.
-Device = device
 
 
 def backend_for(spec: Union[str, device]) -> "TensorBackend":

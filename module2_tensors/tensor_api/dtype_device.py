@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
 from ..engine import dtypes, elementwise
-from ..engine.devices import Device, backend_for, device_of
+from ..engine.devices import backend_for, device as Device, device_of
 from .._backend import TensorBackend
 from .core import CoreMixin
 
