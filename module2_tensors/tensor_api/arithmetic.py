@@ -422,9 +422,7 @@ class ArithmeticMixin:
         out = ixf.where(mask, value, self)
         if self._dtype is None and not self.is_mask:
             return out
-        return (
-            _label(out, self.dtype) if self.is_floating_point() else out.to(self.dtype)
-        )
+        return out.to(self.dtype)
 
     def where(self, condition: "Tensor", other: TensorLike) -> "Tensor":
         """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,

@@ -9,12 +9,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from .. import shape_functions as sf
 from .. import tensor_functions as tf
 from ..engine import dtypes, elementwise
 from ..engine.devices import backend_for, device as Device, device_of
 from .._backend import TensorBackend
-from .core import CoreMixin
+from .core import FACTORIES, CoreMixin
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -141,11 +140,8 @@ class DtypeDeviceMixin:
             return self
         if d is dtypes.bool_:
             return self != 0.0
-        if not d.is_floating_point:
-            with sf.no_grad():
-                out = self._new((self.abs().floor() * self.sign())._tensor)
-            out._dtype = d
-            return out
+        if not d.is_floating_point:  # (tensor() truncates toward zero)
+            return FACTORIES["tensor"](self.to_numpy(), backend=self.backend, dtype=d)
         out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
         out._dtype = None if d is dtypes.float64 else d
         return out
