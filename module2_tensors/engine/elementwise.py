@@ -18,8 +18,9 @@ This module imports only the engine (``Function``), never ``tensor_functions``.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Tuple
 
 from ..ieee import cos, sin, sqrt
 from .autograd import Context, DifferentiableBackward, Function
@@ -45,9 +46,6 @@ __all__ = [
     "Maximum",
     "ToBackend",
 ]
-
-# One compiled map per (backend, scalar function): compiling is slow on FastOps.
-_maps: Dict[Tuple[int, Callable[[float], float]], Any] = {}
 
 
 def _erf(x: float) -> float:
@@ -97,12 +95,10 @@ def _abs(x: float) -> float:
     return abs(x)
 
 
+@functools.cache  # (compiling is slow on FastOps)
 def unary_map(backend: "TensorBackend", fn: Callable[[float], float]) -> Any:
     """``backend.ops.map(fn)``, compiled once per backend and function."""
-    key = (id(backend), fn)
-    if key not in _maps:
-        _maps[key] = backend.ops.map(fn)
-    return _maps[key]
+    return backend.ops.map(fn)
 
 
 class Unary(Function):
