@@ -154,9 +154,7 @@ class ArithmeticMixin:
         o = self._other(b)
         return _typed(elementwise.PowTensor.apply(o, self), self, o, b)
 
-    def pow(self, p: TensorLike) -> "Tensor":
-        """``self ** p`` (``p`` a number or a tensor)."""
-        return self**p
+    pow = __pow__  # (self ** p, p a number or a tensor)
 
     def __floordiv__(self, b: TensorLike) -> "Tensor":
         """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``)."""
@@ -216,9 +214,7 @@ class ArithmeticMixin:
             out = out.view(keep)
         return _typed(out, self, b, b)
 
-    def matmul(self, b: "Tensor") -> "Tensor":
-        """``self @ b``."""
-        return self @ b
+    matmul = __matmul__
 
     def mm(self, b: "Tensor") -> "Tensor":
         """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$.
@@ -306,9 +302,7 @@ class ArithmeticMixin:
         """$1$ where $|a - b| < 10^{-2}$, else $0$."""
         return tf.IsClose.apply(self, self._other(b))
 
-    def neg(self) -> "Tensor":
-        """$-x$."""
-        return -self
+    neg = __neg__
 
     def sigmoid(self) -> "Tensor":
         """$\\sigma(x) = 1 / (1 + e^{-x})$."""

@@ -147,9 +147,7 @@ class CoreMixin:
 
     ndim = dims  # (PyTorch's name)
 
-    def dim(self) -> int:
-        """The number of dimensions (PyTorch's method)."""
-        return self._tensor.dims
+    dim = dims.fget  # (PyTorch's method)
 
     def tuple(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(storage, shape, strides)`` for the kernels."""
