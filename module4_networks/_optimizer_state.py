@@ -59,6 +59,11 @@ def _moments(p: Tensor, g: Tensor, state: State, group: State) -> Moments:
     return t, m, v
 
 
+def _mapped(buffers: State, fn: Callable[[Tensor], Tensor]) -> State:
+    """``buffers`` with ``fn`` applied to each tensor (other values kept)."""
+    return {k: fn(v) if isinstance(v, Tensor) else v for k, v in buffers.items()}
+
+
 def _amsgrad_step(p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
     r"""Adam's step with AMSGrad (Reddi et al., 2018; PyTorch's ``amsgrad=True``):
     the denominator uses the largest second moment so far, $u_t = \max(u_{t-1},
@@ -151,10 +156,7 @@ class OptimizerState:
         with parameters named by their position over all groups."""
         index = {id(p): k for k, p in enumerate(self._all_params())}
         state = {
-            index[id(key)]: {
-                name: value.detach() if isinstance(value, Tensor) else value
-                for name, value in buffers.items()
-            }
+            index[id(key)]: _mapped(buffers, Tensor.detach)
             for key, buffers in self.state.items()
             if id(key) in index
         }
@@ -185,12 +187,5 @@ class OptimizerState:
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = defaultdict(dict)
         for k, buffers in state_dict["state"].items():
-            p = params[int(k)]
-            self.state[p] = {
-                name: (
-                    p.new_tensor(value.to_numpy())
-                    if isinstance(value, Tensor)
-                    else value
-                )
-                for name, value in buffers.items()
-            }
+            p = params[int(k)]  # (a saved tensor becomes one on p's backend)
+            self.state[p] = _mapped(buffers, lambda t: p.new_tensor(t.to_numpy()))
