@@ -242,7 +242,6 @@ def unroll(
     if (
         getattr(type(layers), "gates", 1) != 4
         or not PATH.active
-        or x.dims != 3
         or x.shape[0] == 0
         or not all(t is None or host_float64(t) for t in tensors)
     ):
