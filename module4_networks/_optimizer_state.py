@@ -136,14 +136,12 @@ class OptimizerState:
 
     def _check(self, group: Dict[str, Any]) -> None:
         """Reject invalid hyperparameters with PyTorch's messages."""
-        if group["lr"] < 0.0:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if group.get("weight_decay", 0.0) < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-        if group.get("eps", 0.0) < 0.0:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
-        if group.get("momentum", 0.0) < 0.0:
-            raise ValueError(f"Invalid momentum value: {group['momentum']}")
+        # The settings that must not be negative, in PyTorch's words for them.
+        words = {"lr": "learning rate", "eps": "epsilon value"}
+        for key in ("lr", "weight_decay", "eps", "momentum"):
+            if group.get(key, 0.0) < 0.0:
+                what = words.get(key, f"{key} value")
+                raise ValueError(f"Invalid {what}: {group[key]}")
         for k, beta in enumerate(group.get("betas", ())):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
