@@ -27,7 +27,6 @@ from ._parameters import _parameter, _uniform_fan_in, _value
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
 State = Union[Tensor, Tuple[Tensor, Tensor]]
-Weights = Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]
 _NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 
@@ -56,7 +55,7 @@ def _unbatched(module: Module, x: Tensor, dims: int) -> bool:
     return x.dims == dims - 1
 
 
-def _weights(module: Module, suffix: str = "") -> Weights:
+def _weights(module: Module, suffix: str = "") -> _recurrent_fast.Weights:
     """The values of ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (each
     name with ``suffix``; absent biases None)."""
     values = [_value(module._parameters.get(name + suffix)) for name in _NAMES]
