@@ -80,11 +80,8 @@ class FastPath:
         if key in self._verdicts:
             verdict = self._verdicts[key]
         else:
-            self.checking = True
-            try:
+            with self.off():  # (the path steps aside while the check runs)
                 verdict = check()
-            finally:
-                self.checking = False
             if len(self._verdicts) < self.cap:
                 self._verdicts[key] = verdict
         if verdict is False or verdict is None:
