@@ -67,9 +67,7 @@ class FastPath:
     def __init__(self, name: str, student: str, cap: int = CAP) -> None:
         self.name, self.student, self.cap = name, student, cap
         self._verdicts: Dict[Hashable, Any] = {}
-        self.checking = False
-        self.served = 0
-        self.declined = 0
+        self.reset()  # (no verdicts, counts 0, not checking)
 
     # ------------------------------------------------------------ deciding
     def verdict(self, key: Hashable, check: Callable[[], Any]) -> Any:
