@@ -40,12 +40,10 @@ from numba import njit
 
 from module2_tensors.engine.indexing import AdvancedIndex, EmbedInZeros
 
-from ._conv_checks import pair_2d
+from ._conv_checks import Strided, pair_2d
 from .engine import agrees, fast_path, host_array
 
 __all__ = ["run", "bias_grad"]
-
-Strided = Tuple[np.ndarray, np.ndarray, np.ndarray]
 
 #: Per signature: does the fast path agree with the student's kernel there?
 PATH = fast_path("conv_gemm", "the conv kernels of fast_conv.py (Tasks 4.1, 4.2)")

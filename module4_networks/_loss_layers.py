@@ -33,13 +33,10 @@ __all__ = [
 
 class _Loss(FunctionLayer):
     """A loss function as a module (its settings: the function's after its
-    ``inputs`` tensors), with its ``reduction`` (``"mean"``, ``"sum"`` or
-    ``"none"``) shown in its ``repr``."""
+    ``inputs`` tensors, ``reduction`` among them); its ``repr`` shows no
+    settings, as PyTorch's (``MSELoss()``)."""
 
     inputs = 2  # (input, target)
-
-    def extra_repr(self) -> str:
-        return f"reduction={self.reduction!r}"
 
 
 class CrossEntropyLoss(_Loss):

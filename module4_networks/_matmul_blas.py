@@ -47,7 +47,6 @@ from .engine import agrees, fast_path, host_array, host_float64
 from .engine import probe_gradient, ran_backward
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors._backend import matmul_shape
 from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.engine.higher_order import register
@@ -147,16 +146,13 @@ def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """``a @ b``, in NumPy's BLAS where that agreed with ``a @ b`` on this
     signature (see the module docstring); ``a @ b`` itself everywhere else (a
-    1-D operand, a CUDA or float32 tensor, shapes that do not fit, a signature
-    where they differed)."""
+    1-D operand, a CUDA or float32 tensor, a signature where they differed).
+    Shapes that do not fit raise ``a @ b``'s error, from :func:`_check`'s run
+    of it (no verdict is kept)."""
     if not (PATH.active and host_float64(a) and host_float64(b)) or (
         a.backend is not b.backend or a.dims < 2 or b.dims < 2
     ):
         return a @ b
-    try:
-        matmul_shape(a.shape, b.shape)
-    except ValueError:
-        return a @ b  # it reports the error
     # Which operands need a gradient (none without recording: then the check
     # compares the value alone, as only the forward will be used).
     grad = is_grad_enabled()

@@ -59,6 +59,11 @@ def _moments(p: Tensor, g: Tensor, state: State, group: State) -> Moments:
     return t, m, v
 
 
+def _mapped(buffers: State, fn: Callable[[Tensor], Tensor]) -> State:
+    """``buffers`` with ``fn`` applied to each tensor (other values kept)."""
+    return {k: fn(v) if isinstance(v, Tensor) else v for k, v in buffers.items()}
+
+
 def _amsgrad_step(p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
     r"""Adam's step with AMSGrad (Reddi et al., 2018; PyTorch's ``amsgrad=True``):
     the denominator uses the largest second moment so far, $u_t = \max(u_{t-1},
@@ -131,14 +136,12 @@ class OptimizerState:
 
     def _check(self, group: Dict[str, Any]) -> None:
         """Reject invalid hyperparameters with PyTorch's messages."""
-        if group["lr"] < 0.0:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if group.get("weight_decay", 0.0) < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-        if group.get("eps", 0.0) < 0.0:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
-        if group.get("momentum", 0.0) < 0.0:
-            raise ValueError(f"Invalid momentum value: {group['momentum']}")
+        # The settings that must not be negative, in PyTorch's words for them.
+        words = {"lr": "learning rate", "eps": "epsilon value"}
+        for key in ("lr", "weight_decay", "eps", "momentum"):
+            if group.get(key, 0.0) < 0.0:
+                what = words.get(key, f"{key} value")
+                raise ValueError(f"Invalid {what}: {group[key]}")
         for k, beta in enumerate(group.get("betas", ())):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
@@ -151,10 +154,7 @@ class OptimizerState:
         with parameters named by their position over all groups."""
         index = {id(p): k for k, p in enumerate(self._all_params())}
         state = {
-            index[id(key)]: {
-                name: value.detach() if isinstance(value, Tensor) else value
-                for name, value in buffers.items()
-            }
+            index[id(key)]: _mapped(buffers, Tensor.detach)
             for key, buffers in self.state.items()
             if id(key) in index
         }
@@ -185,12 +185,5 @@ class OptimizerState:
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = defaultdict(dict)
         for k, buffers in state_dict["state"].items():
-            p = params[int(k)]
-            self.state[p] = {
-                name: (
-                    p.new_tensor(value.to_numpy())
-                    if isinstance(value, Tensor)
-                    else value
-                )
-                for name, value in buffers.items()
-            }
+            p = params[int(k)]  # (a saved tensor becomes one on p's backend)
+            self.state[p] = _mapped(buffers, lambda t: p.new_tensor(t.to_numpy()))

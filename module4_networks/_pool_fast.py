@@ -176,19 +176,17 @@ def max_pool2d(
     ceil_mode: bool,
 ) -> Optional[Tensor]:
     """``student(input, kernel_size, stride, padding, 1, ceil_mode)`` (dilation 1)
-    computed in one
-    pass where that agrees with ``student`` (``functional.max_pool2d``) on this
-    signature; ``None`` where the caller should run ``student``'s own code (a CUDA
-    or unusual input, a check in progress, or a signature where they differ)."""
+    computed in one pass where that agrees with ``student``
+    (``functional.max_pool2d``) on this signature; ``None`` where the caller
+    should run ``student``'s own code (a CUDA or unusual input, a check in
+    progress, or a signature where they differ)."""
     if not (PATH.active and host_float64(input) and input.dims == 4):
         return None
-    try:
-        kh, kw = pair(kernel_size, "kernel_size")
-        sh, sw = (kh, kw) if stride is None else pair(stride, "stride")
-        ph, pw = pair(padding, "padding")
-    except (TypeError, ValueError):
-        return None  # the students' code reports it
-    window = (kh, kw, sh, sw, ph, pw)
+    # (A size that is not an int or a pair raises pair's TypeError, as the
+    # students' code would.)
+    kh, kw = pair(kernel_size, "kernel_size")
+    sh, sw = (kh, kw) if stride is None else pair(stride, "stride")
+    window = (kh, kw, sh, sw, *pair(padding, "padding"))
     key = (tuple(input.shape), window, bool(ceil_mode), type(input.backend))
     args = (kernel_size, stride, padding, 1, ceil_mode)
     out_shape = PATH.verdict(key, lambda: _check(student, input, args, window))

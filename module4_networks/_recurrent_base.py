@@ -27,7 +27,6 @@ from ._parameters import _parameter, _uniform_fan_in, _value
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
 State = Union[Tensor, Tuple[Tensor, Tensor]]
-Weights = Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]
 _NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 
@@ -44,15 +43,19 @@ def _fill_uniform(module: Module, hidden_size: int) -> None:
         _uniform_fan_in(p, hidden_size)  # (the bound of a fan-in of H)
 
 
-def _check_size(name: str, what: str, x: Tensor, size: int) -> None:
-    if x.shape[-1] != size:
+def _unbatched(module: Module, x: Tensor, dims: int) -> bool:
+    """Check that ``x`` has ``dims`` dims (a batch) or one fewer (one example)
+    and ``module.input_size`` features in its last; whether it is unbatched."""
+    if x.dims not in (dims - 1, dims) or x.shape[-1] != module.input_size:
         raise ValueError(
-            f"{name}: {what} should have {size} features in its last dimension, got "
+            f"{type(module).__name__}: expected input of {dims - 1} (unbatched) or "
+            f"{dims} dimensions with {module.input_size} features in the last, got "
             f"shape {x.shape}"
         )
+    return x.dims == dims - 1
 
 
-def _weights(module: Module, suffix: str = "") -> Weights:
+def _weights(module: Module, suffix: str = "") -> _recurrent_fast.Weights:
     """The values of ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (each
     name with ``suffix``; absent biases None)."""
     values = [_value(module._parameters.get(name + suffix)) for name in _NAMES]
@@ -87,13 +90,7 @@ class _CellBase(Module):
 
     def _prepare(self, x: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
         """The input and a state as batches, and whether the input was unbatched."""
-        name = type(self).__name__
-        if x.dims not in (1, 2):
-            raise ValueError(
-                f"{name}: expected input of 1 or 2 dimensions, got {x.shape}"
-            )
-        _check_size(name, "input", x, self.input_size)
-        unbatched = x.dims == 1
+        unbatched = _unbatched(self, x, 2)
         if unbatched:
             x = x.unsqueeze(0)
         if hx is None:
@@ -102,7 +99,7 @@ class _CellBase(Module):
             hx = hx.unsqueeze(0)
         if hx.shape != (x.shape[0], self.hidden_size):
             raise ValueError(
-                f"{name}: the state should have shape "
+                f"{type(self).__name__}: the state should have shape "
                 f"{(x.shape[0], self.hidden_size)[unbatched:]} for input of shape "
                 f"{x.shape[unbatched:]}, got {hx.shape[unbatched:]}"
             )
@@ -210,14 +207,7 @@ class _RNNLayers(Module):
     ) -> Tuple[Tensor, List[Tensor]]:
         """The shared forward: returns the output and the final states, one tensor
         per component of the state (``[h_n]`` or ``[h_n, c_n]``)."""
-        name = type(self).__name__
-        if input.dims not in (2, 3):
-            raise ValueError(
-                f"{name}: expected input of 2 (unbatched) or 3 dimensions, got "
-                f"{input.shape}"
-            )
-        _check_size(name, "input", input, self.input_size)
-        unbatched = input.dims == 2
+        unbatched = _unbatched(self, input, 3)
         if unbatched:
             x = input.unsqueeze(1)
         else:

@@ -189,17 +189,6 @@ class _LayerFun(Function):
 
 
 # --------------------------------------------------------------------------- the hook
-def _run_fast(
-    x: Tensor, state: Sequence[Tensor], weights: Weights, reverse: bool
-) -> Tuple[Tensor, Any]:
-    """The outputs and the final state ``(h, c)`` through :class:`_LayerFun`, as
-    views of its packed result."""
-    steps = x.shape[0]
-    packed = _LayerFun.apply(x, *state, *weights, reverse)
-    out = packed[:steps]
-    return out, (out[0] if reverse else out[steps - 1], packed[steps])
-
-
 def _check(
     layers: Any,
     x: Tensor,
@@ -253,8 +242,6 @@ def unroll(
     if (
         getattr(type(layers), "gates", 1) != 4
         or not PATH.active
-        or len(parts) != 2
-        or x.dims != 3
         or x.shape[0] == 0
         or not all(t is None or host_float64(t) for t in tensors)
     ):
@@ -275,4 +262,7 @@ def unroll(
     check = partial(_check, layers, x, parts, weights, reverse, needs)
     if not PATH.verdict(key, check):
         return layers._unroll(x, state, weights, reverse)
-    return _run_fast(x, parts, weights, reverse)
+    # The outputs and the final state (h, c), as views of the packed result.
+    packed = _LayerFun.apply(x, *parts, *weights, reverse)
+    out = packed[: x.shape[0]]
+    return out, (out[0] if reverse else out[-1], packed[-1])

@@ -199,7 +199,7 @@ def conv_transpose2d(
             f"output padding must be smaller than either stride or dilation, got "
             f"output_padding={op}, stride={s}, dilation={d}"
         )
-    kh, kw = weight.shape[2], weight.shape[3]
+    c_in, c_out_g, kh, kw = weight.shape
     x = _dilate(x, s)
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
     widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
@@ -207,7 +207,6 @@ def conv_transpose2d(
     # Negative widths crop (padding larger than the kernel's reach).
     cut = [-min(w, 0) for w in widths]  # (left, right, top, bottom)
     x = x[:, :, cut[2] : x.shape[2] - cut[3], cut[0] : x.shape[3] - cut[1]]
-    c_in, c_out_g = weight.shape[0], weight.shape[1]
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
     out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)

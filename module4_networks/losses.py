@@ -57,8 +57,7 @@ def _class_targets(
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
-    values = target.to_numpy() if isinstance(target, Tensor) else np.asarray(target)
-    values = np.asarray(values, dtype=np.float64)
+    values = np.asarray(target, dtype=np.float64)  # (a tensor through __array__)
     if input.dims == 0:
         raise ValueError(f"{name}: input must have a class dimension, got shape ()")
     expected = (input.shape[0],) + input.shape[2:] if input.dims > 1 else ()

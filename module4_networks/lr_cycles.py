@@ -69,8 +69,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def _period(self, t: float) -> Tuple[float, float]:
         """``(T_cur, T_i)`` at step ``t``."""
-        if self.T_mult == 1:
-            return t % self.T_0, float(self.T_0)
         start, period = 0, self.T_0  # the restarts: T_0, T_0 + T_0 m, ...
         while start + period <= t:
             start, period = start + period, period * self.T_mult

@@ -67,9 +67,7 @@ class FastPath:
     def __init__(self, name: str, student: str, cap: int = CAP) -> None:
         self.name, self.student, self.cap = name, student, cap
         self._verdicts: Dict[Hashable, Any] = {}
-        self.checking = False
-        self.served = 0
-        self.declined = 0
+        self.reset()  # (no verdicts, counts 0, not checking)
 
     # ------------------------------------------------------------ deciding
     def verdict(self, key: Hashable, check: Callable[[], Any]) -> Any:
@@ -80,11 +78,8 @@ class FastPath:
         if key in self._verdicts:
             verdict = self._verdicts[key]
         else:
-            self.checking = True
-            try:
+            with self.off():  # (the path steps aside while the check runs)
                 verdict = check()
-            finally:
-                self.checking = False
             if len(self._verdicts) < self.cap:
                 self._verdicts[key] = verdict
         if verdict is False or verdict is None:
