@@ -72,11 +72,16 @@ class _InstanceNorm(_BatchNorm):
                 f"expected {dims - 1}D or {dims}D input (got {x.dims}D input)"
             )
         batched = x if x.dims == dims else x.unsqueeze(0)
-        stats = (self.running_mean, self.running_var)  # (None without them)
-        affine = (_value(self.weight), _value(self.bias))
-        use_input_stats = self.training or not self.track_running_stats
-        settings = (use_input_stats, self.momentum, self.eps)
-        out = instance_norm(batched, *stats, *affine, *settings)
+        out = instance_norm(
+            batched,
+            self.running_mean,
+            self.running_var,
+            _value(self.weight),
+            _value(self.bias),
+            self.training or not self.track_running_stats,
+            self.momentum,
+            self.eps,
+        )
         return out if x.dims == dims else out.squeeze(0)
 
 

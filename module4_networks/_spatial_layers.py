@@ -100,9 +100,16 @@ class ConvTranspose2d(Module):
             _uniform_fan_in(self.bias, fan_in)
 
     def forward(self, x: Tensor) -> Tensor:
-        settings = (self.stride, self.padding, self.output_padding, self.groups)
-        bias = _value(self.bias)
-        return S.conv_transpose2d(x, self.weight.value, bias, *settings, self.dilation)
+        return S.conv_transpose2d(
+            x,
+            self.weight.value,
+            _value(self.bias),
+            self.stride,
+            self.padding,
+            self.output_padding,
+            self.groups,
+            self.dilation,
+        )
 
 
 class Upsample(FunctionLayer):
