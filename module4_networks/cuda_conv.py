@@ -42,7 +42,7 @@ same exercise would cost grading time and teach nothing new. Students read this 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, Optional, Sequence, Tuple
 
 import numba
 import numpy as np
@@ -50,9 +50,8 @@ import numpy as np
 from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_data import TensorData
-from module3_fast_ops._cuda_cache import persist
 from module3_fast_ops._cuda_runtime import _result, _size, cuda, launch
-from module3_fast_ops._cuda_specs import KernelSpec
+from module3_fast_ops._cuda_specs import given_kernels
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
@@ -63,7 +62,7 @@ __all__ = [
     "plan",
     "conv_forward_fn",
     "conv_backward_fn",
-    "kernel_specs",
+    "KERNEL_SPECS",
     "block_sum",
 ]
 
@@ -267,15 +266,19 @@ def _col2im(dx, dcols, layout, kh, kw, sh, sw, ph, pw):
     dx[flat] = acc
 
 
-# On a GPU, each kernel is compiled once and kept on disk for the next processes.
-for _kernel in (
-    _forward,
-    _backward_input,
-    _backward_weight,
-    _im2col,
-    _col2im,
-):
-    persist(_kernel, _kernel.__name__.strip("_"))
+_f64, _i64, _n, _flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
+_pairs = (_n, _n, _n, _n)  # strides and paddings
+#: The five kernels with their argument types and block size, for ``kindling
+#: kernels`` and the resource test (on a GPU, each is compiled once and kept on
+#: disk for the next processes).
+_KERNELS = {
+    "conv_forward": (_forward, (_f64, _f64, _f64, _i64, _f64, _n, _flag, *_pairs)),
+    "conv_back_input": (_backward_input, (_f64, _f64, _f64, _i64, *_pairs)),
+    "conv_back_weight": (_backward_weight, (_f64, _f64, _f64, _i64, *_pairs)),
+    "conv_im2col": (_im2col, (_f64, _f64, _i64, _n, _n, *_pairs)),
+    "conv_col2im": (_col2im, (_f64, _f64, _i64, _n, _n, *_pairs)),
+}
+KERNEL_SPECS = given_kernels("conv", THREADS_PER_BLOCK, _KERNELS)
 
 
 # ------------------------------------------------------------------ launchers
@@ -406,22 +409,3 @@ def conv_backward_fn(
             total = ops.add_reduce(total, dim)
         d_bias = _tensor(total, total.tuple()[0], weight.shape[:1])
     return d_input, d_weight, d_bias
-
-
-# ------------------------------------------------------------ resource check
-def kernel_specs() -> List[KernelSpec]:
-    """The five kernels with their argument types and block size, for
-    ``kindling kernels`` and the resource test."""
-    f64, i64, n, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
-    pairs = (n, n, n, n)
-    kernels = [
-        ("conv_forward", _forward, (f64, f64, f64, i64, f64, n, flag, *pairs)),
-        ("conv_back_input", _backward_input, (f64, f64, f64, i64, *pairs)),
-        ("conv_back_weight", _backward_weight, (f64, f64, f64, i64, *pairs)),
-        ("conv_im2col", _im2col, (f64, f64, i64, n, n, *pairs)),
-        ("conv_col2im", _col2im, (f64, f64, i64, n, n, *pairs)),
-    ]
-    return [
-        KernelSpec(name, "conv", lambda k=k: k, types, THREADS_PER_BLOCK)
-        for name, k, types in kernels
-    ]
