@@ -60,17 +60,12 @@ MAX_THREADS: int = 1024
 MAX_BLOCK: Tuple[int, int, int] = (1024, 1024, 64)
 
 
-def _quiet_low_occupancy() -> None:
-    # Small tensors launch a few blocks, and numba-cuda warns about every such launch
-    # ("Grid size 1 will likely result in GPU under-utilization"): one switch for the
-    # whole library instead of a flood (the config moved between numba versions).
-    for name in ("numba.cuda.core.config", "numba.core.config"):
-        config = sys.modules.get(name)
-        if config is not None and hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
-            config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-
-
-_quiet_low_occupancy()
+# Small tensors launch a few blocks, and numba-cuda warns about every such launch
+# ("Grid size 1 will likely result in GPU under-utilization"): one switch for the
+# whole library instead of a flood (the config moved between numba versions).
+for _config in ("numba.cuda.core.config", "numba.core.config"):
+    if hasattr(sys.modules.get(_config), "CUDA_LOW_OCCUPANCY_WARNINGS"):
+        sys.modules[_config].CUDA_LOW_OCCUPANCY_WARNINGS = 0  # type: ignore
 
 #: What numba.cuda raises when there is no usable GPU (absent in the simulator).
 _NO_GPU: Any = getattr(cuda, "CudaSupportError", ())

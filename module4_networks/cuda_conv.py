@@ -285,9 +285,7 @@ KERNEL_SPECS = given_kernels("conv", THREADS_PER_BLOCK, _KERNELS)
 def _as_2d(tensor: Tensor) -> Strided:
     """The tensor's raw storage as a 4-D ``(storage, shape, strides)``: conv1d's
     ``(B, C, L)`` becomes ``(B, C, 1, L)``."""
-    storage, shape, strides = tensor.tuple()
-    shape = np.asarray(shape, np.int64)
-    strides = np.asarray(strides, np.int64)
+    storage, shape, strides = tensor.tuple()  # (int64 arrays)
     if len(shape) == 3:
         shape, strides = np.insert(shape, 2, 1), np.insert(strides, 2, 0)
     return storage, shape, strides
