@@ -390,10 +390,9 @@ def conv_backward_fn(
             w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
             dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
             d_input = _result(input, input.shape)
-            (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(
-                grad.shape[2:], 1
-            )
-            dcols = _tensor(dcols, dcols.tuple()[0], (batch, taps, oh, ow))
+            kh, kw = pair_2d(weight.shape[2:], 1)
+            shape = (batch, taps, *pair_2d(grad.shape[2:], 1))  # (B, taps, H', W')
+            dcols = _tensor(dcols, dcols.tuple()[0], shape)
             _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
         if needs[1]:
             view = (batch, positions, taps), (taps * positions, 1, positions)
