@@ -270,15 +270,12 @@ def _persist(run: Any, label: str) -> Any:
     return run
 
 
-def compiled(
-    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
-) -> Any:
-    """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process (``_dispatch.compiled``), its compiled code kept on disk
-    (:func:`_persist`). ``fn`` is compiled as it is: the backends' scalar
-    functions follow IEEE arithmetic (inf and NaN, no exceptions), as a GPU
-    thread must."""
-    return _dispatch.compiled(factory, fn, _persist)
+#: ``compiled(factory, fn=None)``: the kernel ``factory(fn)`` (``factory()`` without
+#: ``fn``), built once per process (``_dispatch.compiled``), its compiled code kept
+#: on disk (:func:`_persist`). ``fn`` is compiled as it is: the backends' scalar
+#: functions follow IEEE arithmetic (inf and NaN, no exceptions), as a GPU thread
+#: must.
+compiled = functools.partial(_dispatch.compiled, persist=_persist)
 
 
 def kernel_in(run: Any) -> Any:
