@@ -24,7 +24,7 @@ import sys
 import threading
 import weakref
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numba
@@ -263,10 +263,8 @@ def _persist(run: Any, label: str) -> Any:
     disk for the next processes (``_cuda_cache.persist``: keyed by everything
     compiled into it); a launcher whose kernel cannot be found compiles in
     memory."""
-    try:
+    with suppress(ValueError):  # (no kernel to be found)
         _cuda_cache.persist(kernel_in(run), label)
-    except ValueError:  # no kernel to be found
-        pass
     return run
 
 
