@@ -243,15 +243,10 @@ def _kernel_specs() -> List[Any]:
         specs_of = importlib.import_module("module3_fast_ops._cuda_specs")
         cuda_ops = importlib.import_module("module3_fast_ops.cuda_ops")
         specs += specs_of.kernel_specs(cuda_ops)  # the kernels, as an argument
-    if importlib.util.find_spec("module4_networks.cuda_conv") is not None:
-        specs += importlib.import_module("module4_networks.cuda_conv").kernel_specs()
-    if importlib.util.find_spec("module4_networks._bias_activation") is not None:
-        specs += importlib.import_module(
-            "module4_networks._bias_activation"
-        ).kernel_specs()
-    if importlib.util.find_spec("module4_networks._cuda_optim_kernels") is not None:
-        module = importlib.import_module("module4_networks._cuda_optim_kernels")
-        specs += module.kernel_specs()
+    for given in ("cuda_conv", "_bias_activation", "_cuda_optim_kernels"):
+        if importlib.util.find_spec(f"module4_networks.{given}") is not None:
+            module = importlib.import_module(f"module4_networks.{given}")
+            specs += module.KERNEL_SPECS  # Module 4's given kernels
     return specs
 
 

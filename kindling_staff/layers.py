@@ -240,7 +240,7 @@ def re_exports(path: Path) -> List[str]:
 #: and ConvTranspose2d read their parameters through ``.value`` as the layers'
 #: contract says (tests/module4/test_nn.py failed on them without it).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_361
+LIBRARY_BUDGET = 14_286
 LIBRARY_GOAL = 13_500
 
 

@@ -6,10 +6,10 @@ test catalog (``catalog``) that Modules 1 and 2 check their number types against
 modules re-export everything here, so ``import module4_networks as kt`` reaches it too.
 """
 
-from module0_fundamentals import catalog, datasets, operators
+from module0_fundamentals import catalog, containers, datasets, operators
 from module0_fundamentals.datasets import DATASETS, Graph
 from module0_fundamentals.manual_classifier import ManualClassifier, hand_tuned_weights
-from module0_fundamentals.containers import ModuleDict, ParameterDict, ParameterList
+from module0_fundamentals.containers import *
 from module0_fundamentals.module import Module, ModuleList, Parameter, Sequential
 
 __all__ = [
@@ -21,10 +21,8 @@ __all__ = [
     "ManualClassifier",
     "hand_tuned_weights",
     "Module",
-    "ModuleDict",
     "ModuleList",
     "Parameter",
-    "ParameterList",
-    "ParameterDict",
     "Sequential",
+    *containers.__all__,  # ModuleDict, ParameterList, ParameterDict
 ]

@@ -539,8 +539,7 @@ class ModuleList(_ModuleSequence):
 
     def __init__(self, modules: Iterable[Module] = ()) -> None:
         super().__init__()
-        for module in modules:
-            self.append(module)
+        self.extend(modules)
 
     def append(self, module: Module) -> ModuleList:
         """Add ``module`` at the end (as the child named by its index); return self.

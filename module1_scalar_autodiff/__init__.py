@@ -11,43 +11,27 @@ measure expression swell are in ``kt.swell``.
 import module0_fundamentals as _module0
 from module0_fundamentals import *
 
-from . import scalar_functions, swell, symbolic
-from .autodiff import Variable, backpropagate, topological_sort
+from . import autodiff, differences, dual, optim, scalar_functions, swell, symbolic
+from .autodiff import *
 from .context import Context
-from .differences import (
-    StepSizeStudy,
-    central_difference,
-    forward_difference,
-    step_size_study,
-)
-from .dual import Dual, JacobianResult, jacobian, jvp
-from .optim import SGD, Optimizer
+from .differences import *
+from .dual import *
+from .optim import *
 from .scalar import Scalar, ScalarHistory
 from .scalar_functions import *
 
-__all__ = list(_module0.__all__) + [
-    # the engine
-    "Variable",
+# Each file's __all__ lists its public names (the ScalarFunctions: ScalarFunction,
+# Add, Mul, ..., EQ); the node classes of symbolic stay in kt.symbolic.
+__all__ = [
+    *_module0.__all__,
+    *autodiff.__all__,  # the engine
     "Context",
-    "topological_sort",
-    "backpropagate",
-    # numerical derivatives
-    "central_difference",
-    "forward_difference",
-    "step_size_study",
-    "StepSizeStudy",
-    # Scalar and its functions (ScalarFunction, Add, Mul, ..., EQ)
+    *differences.__all__,  # numerical derivatives
     "Scalar",
     "ScalarHistory",
     *scalar_functions.__all__,
-    # training
-    "Optimizer",
-    "SGD",
-    # forward mode and symbolic differentiation
-    "Dual",
-    "jvp",
-    "jacobian",
-    "JacobianResult",
+    *optim.__all__,  # training
+    *dual.__all__,  # forward mode
     "symbolic",
     "swell",
 ]

@@ -29,14 +29,9 @@ DualLike = Union[float, int, "Dual"]
 
 
 def _as_dual(b: Any) -> "Dual":
-    """Lift a plain number to a constant dual (tangent 0); pass a Dual through."""
-    if isinstance(b, Dual):
-        return b
-    if isinstance(b, numbers.Real):
-        return Dual(float(b), 0.0)
-    raise TypeError(
-        f"Dual arithmetic needs Duals or real numbers, got {type(b).__name__}"
-    )
+    """Lift a plain number to a constant dual (tangent 0); pass a Dual through.
+    (``Dual`` rejects what is not a real number, naming its type.)"""
+    return b if isinstance(b, Dual) else Dual(b)
 
 
 class Dual:

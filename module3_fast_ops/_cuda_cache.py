@@ -22,6 +22,7 @@ In the simulator nothing compiles, so :func:`persist` leaves kernels as they are
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from typing import Any, Callable, Tuple
@@ -89,10 +90,10 @@ def _cache_class() -> Any:
             return kernel
 
         def save_overload(self, sig: Any, data: Any) -> None:
-            try:
+            # Disk full, a kernel numba-cuda cannot serialise: it still runs,
+            # compiled in memory.
+            with contextlib.suppress(Exception):
                 super().save_overload(sig, data)
-            except Exception:  # noqa: BLE001 - disk full, a kernel numba-cuda
-                pass  # cannot serialise: it still runs, compiled in memory
 
     return _CudaKernelCache
 
@@ -108,8 +109,8 @@ def persist(kernel: Any, label: str) -> Any:
     key = kernel_key(py_func, kernel.targetoptions)
     if key is None:
         return kernel
-    try:
+    # A numba-cuda whose cache classes moved (tests/module3/test_cuda_kernel_cache.py
+    # names what): no disk cache.
+    with contextlib.suppress(Exception):
         kernel._cache = _cache_class()(py_func, label, key)
-    except Exception:  # noqa: BLE001 - a numba-cuda whose cache classes moved
-        pass  # (tests/module3/test_cuda_kernel_cache.py names what): no disk cache
     return kernel

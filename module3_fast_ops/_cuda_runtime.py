@@ -24,7 +24,7 @@ import sys
 import threading
 import weakref
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numba
@@ -60,17 +60,12 @@ MAX_THREADS: int = 1024
 MAX_BLOCK: Tuple[int, int, int] = (1024, 1024, 64)
 
 
-def _quiet_low_occupancy() -> None:
-    # Small tensors launch a few blocks, and numba-cuda warns about every such launch
-    # ("Grid size 1 will likely result in GPU under-utilization"): one switch for the
-    # whole library instead of a flood (the config moved between numba versions).
-    for name in ("numba.cuda.core.config", "numba.core.config"):
-        config = sys.modules.get(name)
-        if config is not None and hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
-            config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-
-
-_quiet_low_occupancy()
+# Small tensors launch a few blocks, and numba-cuda warns about every such launch
+# ("Grid size 1 will likely result in GPU under-utilization"): one switch for the
+# whole library instead of a flood (the config moved between numba versions).
+for _config in ("numba.cuda.core.config", "numba.core.config"):
+    if hasattr(sys.modules.get(_config), "CUDA_LOW_OCCUPANCY_WARNINGS"):
+        sys.modules[_config].CUDA_LOW_OCCUPANCY_WARNINGS = 0  # type: ignore
 
 #: What numba.cuda raises when there is no usable GPU (absent in the simulator).
 _NO_GPU: Any = getattr(cuda, "CudaSupportError", ())
@@ -268,22 +263,17 @@ def _persist(run: Any, label: str) -> Any:
     disk for the next processes (``_cuda_cache.persist``: keyed by everything
     compiled into it); a launcher whose kernel cannot be found compiles in
     memory."""
-    try:
+    with suppress(ValueError):  # (no kernel to be found)
         _cuda_cache.persist(kernel_in(run), label)
-    except ValueError:  # no kernel to be found
-        pass
     return run
 
 
-def compiled(
-    factory: Callable[..., Any], fn: Optional[Callable[..., float]] = None
-) -> Any:
-    """The kernel ``factory(fn)`` (``factory()`` without ``fn``), built once per
-    process (``_dispatch.compiled``), its compiled code kept on disk
-    (:func:`_persist`). ``fn`` is compiled as it is: the backends' scalar
-    functions follow IEEE arithmetic (inf and NaN, no exceptions), as a GPU
-    thread must."""
-    return _dispatch.compiled(factory, fn, _persist)
+#: ``compiled(factory, fn=None)``: the kernel ``factory(fn)`` (``factory()`` without
+#: ``fn``), built once per process (``_dispatch.compiled``), its compiled code kept
+#: on disk (:func:`_persist`). ``fn`` is compiled as it is: the backends' scalar
+#: functions follow IEEE arithmetic (inf and NaN, no exceptions), as a GPU thread
+#: must.
+compiled = functools.partial(_dispatch.compiled, persist=_persist)
 
 
 def kernel_in(run: Any) -> Any:

@@ -6,8 +6,8 @@ memory; the simulator runs any Python. ``kindling kernels`` and
 ``tests/module3/test_cuda_resources.py`` therefore compile every kernel and scalar
 function for a GPU (PTX and ``ptxas``), from what this module lists:
 :func:`kernel_specs` (Tasks 3.3-3.4's kernels, with the argument types and block
-size they are launched with; Module 4's given kernels list their own
-:class:`KernelSpec`) and :func:`device_functions`.
+size they are launched with; Module 4's given kernels list theirs through
+:func:`given_kernels`) and :func:`device_functions`.
 """
 
 from dataclasses import dataclass
@@ -15,9 +15,10 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import numba
 
+from ._cuda_cache import persist
 from ._cuda_runtime import compiled, kernel_in
 
-__all__ = ["KernelSpec", "device_functions", "kernel_specs"]
+__all__ = ["KernelSpec", "device_functions", "given_kernels", "kernel_specs"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,21 @@ class KernelSpec:
     threads: int
 
 
+def given_kernels(
+    task: str, threads: int, kernels: Dict[str, Tuple[Any, Tuple[Any, ...]]]
+) -> List[KernelSpec]:
+    """Module 4's given ``kernels`` of ``task``, ``{name: (kernel, argument types)}``,
+    launched with ``threads`` per block, as :class:`KernelSpec` rows; on a GPU each
+    kernel's compiled code is kept on disk under its name (``_cuda_cache.persist``,
+    before its first launch: call this where the kernels are defined)."""
+    for name, (kernel, _) in kernels.items():
+        persist(kernel, name)
+    return [
+        KernelSpec(name, task, lambda k=k: k, types, threads)
+        for name, (k, types) in kernels.items()
+    ]
+
+
 def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
     """Every scalar function that CUDA kernels compile in, as ``(name, function,
     arity)``: those a ``TensorBackend`` hands to ``map``, ``zip`` and ``reduce``
@@ -53,23 +69,14 @@ def device_functions() -> List[Tuple[str, Callable[..., float], int]]:
 
     found: Dict[Any, Tuple[str, Callable[..., float], int]] = {}
 
+    def note(fn: Callable[..., float], *start: float) -> None:
+        found.setdefault(fn, (fn.__name__, fn, len(inspect.signature(fn).parameters)))
+
     class _Recording:
         """An ops class that only notes the functions it is given."""
 
         cuda = True
-
-        @staticmethod
-        def map(fn: Callable[[float], float]) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 1))
-
-        @staticmethod
-        def zip(fn: Callable[[float, float], float]) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 2))
-
-        @staticmethod
-        def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> None:
-            found.setdefault(fn, (fn.__name__, fn, 2))
-
+        map = zip = reduce = staticmethod(note)
         matrix_multiply = None
 
     TensorBackend(_Recording)  # type: ignore[arg-type]

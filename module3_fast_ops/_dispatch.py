@@ -316,12 +316,8 @@ class NumbaOps(TensorOps):
         (Large work makes the parallel one the choice for both.)"""
         large = work >= MIN_PARALLEL_WORK
         parallel = compiled(cls.matmul_kernel)
-        cache = getattr(parallel, "_cache", None)
-        if (
-            large
-            or getattr(parallel, "signatures", True)
-            or (cache is not None and hasattr(cache, "is_cached") and cache.is_cached())
-        ):
+        cached = getattr(getattr(parallel, "_cache", None), "is_cached", bool)
+        if large or getattr(parallel, "signatures", True) or cached():
             # Compiled, on disk, or about to be compiled for large work.
             chosen = (parallel, entry_point(parallel, "matrix_multiply"))
             cls._matmul[True] = cls._matmul[False] = chosen

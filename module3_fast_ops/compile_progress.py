@@ -16,6 +16,7 @@ machine).
 """
 
 import atexit
+import contextlib
 import os
 import subprocess
 import sys
@@ -140,20 +141,16 @@ class CompileProgress:
         if os.environ.get("KINDLING_QUIET", "") not in ("", "0"):
             return
         stream = self.stream or sys.stderr
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.write(text)
             stream.flush()
-        except (OSError, ValueError):
-            pass
 
     def _count_pending(self) -> int:
         # Kernels known to this run that have no cached code yet.
         for label, build, _, _ in self.expected:
             if label not in self.caches:
-                try:
+                with contextlib.suppress(Exception):  # a stub: not counted
                     build()
-                except Exception:  # noqa: BLE001 - a stub: not counted
-                    pass
         return sum(1 for cache in self.caches.values() if not cache.is_cached())
 
     def started(self, label: str) -> None:

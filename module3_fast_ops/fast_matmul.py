@@ -98,15 +98,12 @@ def tensor_matrix_multiply() -> MatMulKernel:
     ) -> None:
         # Rows 8 * tile ... of the flattened (matrix t, row i) of pack, copied from
         # storage in 8 x 8 squares: whichever way storage runs contiguously, each
-        # square reads and writes only 8 cache lines. Rows past `rows` (padding) get
-        # zeros.
+        # square reads and writes only 8 cache lines. Rows past `rows` (padding) are
+        # left as they are: dots never reads them.
         padded, m = pack.shape[1], pack.shape[2]
         tiles = (padded + 7) // 8
         t, first = tile // tiles, tile % tiles * 8
-        last = min(first + 8, padded)
-        for i in range(max(first, rows), last):
-            pack[t, i, :] = 0.0
-        last = min(last, rows)
+        last = min(first + 8, rows)
         if col_step == 1:  # rows contiguous in storage: plain copies
             for i in range(first, last):
                 start = starts[t] + i * row_step
@@ -397,8 +394,8 @@ def tensor_matrix_multiply() -> MatMulKernel:
             )
             return
         # Pack: each matrix of a row by row, each matrix of b column by column
-        # (rows of b^T), padded with zero rows to a multiple of BLOCK (which dots
-        # never reads: it reads the last row again for a block's missing rows).
+        # (rows of b^T), padded with rows left unset to a multiple of BLOCK (which
+        # dots never reads: it reads the last row again for a block's missing rows).
         n_pad = (n + BLOCK - 1) // BLOCK * BLOCK
         p_pad = (p + BLOCK - 1) // BLOCK * BLOCK
         a_pack = np.empty((count, n_pad, m))

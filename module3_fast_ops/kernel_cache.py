@@ -22,6 +22,7 @@ kernels on idle cores, are in ``compile_progress.py``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -298,10 +299,9 @@ class KernelCache(KeyedCache, FunctionCache):
     def save_overload(self, sig: Any, data: Any) -> None:
         compile_progress.progress.finished(self.label)
         if self._enabled:
-            try:
+            # Disk full, folder removed: the kernel still runs.
+            with contextlib.suppress(OSError):
                 super().save_overload(sig, data)
-            except OSError:  # disk full, folder removed: the kernel still runs
-                pass
         self.release()
 
 

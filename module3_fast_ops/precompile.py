@@ -9,6 +9,7 @@ editing ``fast_ops.py``, or in CI before the tests). The compile helpers that a 
 starts on idle cores (``compile_progress``) are this command, one job per idle core.
 """
 
+import contextlib
 import importlib
 import os
 import subprocess
@@ -30,11 +31,10 @@ def warm_up(module: str, labels: Sequence[str] = ()) -> None:
     announced = compile_progress.progress.expected
     wanted = {label: (build, warm) for label, build, warm, _ in announced}
     for label in labels or list(wanted):
-        try:
+        # Unknown, busy elsewhere, a stub: on to the next one.
+        with contextlib.suppress(Exception):
             build, warm = wanted[label]
             warm(build())
-        except Exception:  # noqa: BLE001 - unknown, busy elsewhere, a stub: next one
-            continue
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -15,7 +15,7 @@ $z = x W^\\top + b$ and $y = f(z)$ with $f$ one of ReLU, tanh, sigmoid, GELU:
   reduce of Task 3.3).
 
 Interface: :func:`sequential` (``nn.Sequential``'s one visible branch) and
-:func:`kernel_specs` (``kindling kernels --task fused``, the resource test).
+:data:`KERNEL_SPECS` (``kindling kernels --task fused``, the resource test).
 
 The students' code stays the definition, by ``engine.fast_path``: for each new
 signature the first call runs the student's ``Linear`` and the activation module
@@ -30,7 +30,7 @@ second copy of this arithmetic for a gain lost in the matmul (docs/DESIGN.md).
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numba
 
@@ -38,21 +38,19 @@ from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
 from module2_tensors.tensor import Tensor
-from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, _result, cuda, launch
-from module3_fast_ops._cuda_specs import KernelSpec
+from module3_fast_ops._cuda_runtime import _result, cuda, launch
+from module3_fast_ops._cuda_specs import given_kernels
+from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK as THREADS
+from module3_fast_ops.cuda_positions import blocks_for
 
 from ._matmul_blas import matmul
 from .cuda_conv import block_sum
 from .engine import agrees, fast_path, probe_gradient
 
-__all__ = ["sequential", "kernel_specs", "PATH"]
+__all__ = ["sequential", "KERNEL_SPECS", "PATH"]
 
 #: Per signature: does this path agree with the student's Linear and activation?
 PATH = fast_path("bias_activation", "a Linear then its activation (Task 4.6)")
-
-#: Threads per block (fewer in the simulator, where each is a Python thread).
-THREADS: int = 8 if SIMULATOR else 256
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -118,8 +116,14 @@ def _backward(  # type: ignore
         d_bias[o] = total
 
 
-for _kernel in (_forward, _backward):
-    persist(_kernel, f"bias_activation{_kernel.__name__}")
+_f64, _n = numba.float64[::1], numba.int64
+#: The two kernels with their argument types and block size (``kindling kernels``,
+#: the resource test; on a GPU, kept on disk for the next processes).
+_KERNELS = {
+    "bias_act_forward": (_forward, (_f64, _f64, _f64, _n, _n, _n, _n)),
+    "bias_act_backward": (_backward, (_f64,) * 4 + (_n, _f64) + (_n,) * 5),
+}
+KERNEL_SPECS = given_kernels("fused", THREADS, _KERNELS)
 
 
 # --------------------------------------------------------------- the Function
@@ -135,7 +139,7 @@ class BiasActivation(Function):
         b_storage, _, b_strides = bias.tuple()
         if size:
             args = (out.tuple()[0], pre.tuple()[0], b_storage, int(b_strides[0]))
-            grid = (size + THREADS - 1) // THREADS
+            grid = blocks_for(size, THREADS)
             launch(_forward, grid, THREADS, *args, features, size, kind)
         ctx.save_for_backward(pre, bias, kind)
         return out
@@ -276,15 +280,3 @@ def sequential(modules: Sequence[Any], x: Any, layers: Layers) -> Optional[Any]:
         x = modules[k](x)
         k += 1
     return x
-
-
-# ------------------------------------------------------------ resource check
-def kernel_specs() -> List[KernelSpec]:
-    """The two kernels with their argument types and block size."""
-    f64, n = numba.float64[::1], numba.int64
-    forward = (f64, f64, f64, n, n, n, n)
-    backward = (f64, f64, f64, f64, n, f64, n, n, n, n, n)
-    return [
-        KernelSpec("bias_act_forward", "fused", lambda: _forward, forward, THREADS),
-        KernelSpec("bias_act_backward", "fused", lambda: _backward, backward, THREADS),
-    ]

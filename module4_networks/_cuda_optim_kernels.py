@@ -2,30 +2,24 @@
 entry of a parameter, the update of Task 4.6's formulas with the same
 floating-point operations in the same order.
 
-Interface: ``sgd`` and ``adam`` (the ``@cuda.jit`` kernels), ``THREADS`` (their block
-size) and :func:`kernel_specs` (``kindling kernels --task optim`` and the resource
-test). Importing this module imports ``numba.cuda``, so ``_fused_optim`` imports it
-only for a parameter on a CUDA backend.
+Interface: ``sgd`` and ``adam`` (the ``@cuda.jit`` kernels, launched with blocks of
+``THREADS_PER_BLOCK`` threads) and :data:`KERNEL_SPECS` (``kindling kernels --task
+optim`` and the resource test). Importing this module imports ``numba.cuda``, so
+``_fused_optim`` imports it only for a parameter on a CUDA backend.
 """
 
 from __future__ import annotations
-
-from typing import List
 
 import math
 
 import numba
 
-from module3_fast_ops._cuda_cache import persist
-from module3_fast_ops._cuda_runtime import SIMULATOR, cuda
+from module3_fast_ops._cuda_runtime import cuda
+from module3_fast_ops._cuda_specs import given_kernels
+from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import two_positions
-from module3_fast_ops._cuda_specs import KernelSpec
 
-__all__ = ["sgd", "adam", "THREADS", "kernel_specs"]
-
-#: Threads per block of the optimizer kernels (fewer in the simulator, where each
-#: thread is a Python thread).
-THREADS: int = 8 if SIMULATOR else 256
+__all__ = ["sgd", "adam", "KERNEL_SPECS"]
 
 
 # ------------------------------------------------------------------ kernels
@@ -77,21 +71,13 @@ def adam(p, g, m, v, packed, same, size, lr, beta1, beta2, eps, wd, decay, inv1,
         p[p_at] = pi - lr * (mi * inv1) * (1.0 / denom)
 
 
-# On a GPU their compiled code is kept on disk for the next processes.
-persist(sgd, "sgd_step")
-persist(adam, "adam_step")
-
-
 # ------------------------------------------------------------ resource check
-def kernel_specs() -> List[KernelSpec]:
-    """The two kernels with their argument types and block size, for ``kindling
-    kernels`` and the resource test."""
-    f64, i64 = numba.float64[::1], numba.int64[::1]
-    x, flag = numba.float64, numba.boolean
-    packed = (i64, flag, numba.int64)  # the layout of p and g, same, size
-    sgd_args = (f64, f64, f64, *packed, x, x, x, x, flag, flag)
-    adam_args = (f64, f64, f64, f64, *packed) + (x,) * 8
-    return [
-        KernelSpec("sgd_step", "optim", lambda: sgd, sgd_args, THREADS),
-        KernelSpec("adam_step", "optim", lambda: adam, adam_args, THREADS),
-    ]
+_f64, _x, _flag = numba.float64[::1], numba.float64, numba.boolean
+_packed = (numba.int64[::1], _flag, numba.int64)  # the layout of p and g, same, size
+#: The two kernels with their argument types and block size, for ``kindling
+#: kernels`` and the resource test (on a GPU, kept on disk for the next processes).
+_KERNELS = {
+    "sgd_step": (sgd, (_f64, _f64, _f64, *_packed, _x, _x, _x, _x, _flag, _flag)),
+    "adam_step": (adam, (_f64, _f64, _f64, _f64, *_packed) + (_x,) * 8),
+}
+KERNEL_SPECS = given_kernels("optim", THREADS_PER_BLOCK, _KERNELS)

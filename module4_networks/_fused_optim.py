@@ -3,10 +3,9 @@ parameter, for parameters whose storage lives on ``CudaBackend``.
 
 Interface: :func:`step` (called by ``Optimizer.step`` for each parameter; it
 returns ``False``, nothing done, where the student's ``update`` must run: on the
-CPU backends always), :func:`fuses` (the package registers the classes served)
-and :func:`off` (every optimizer runs its own ``update`` inside the block). The
-kernels, and their resource check (``kindling kernels --task optim``), are in
-``_cuda_optim_kernels``.
+CPU backends always) and :func:`fuses` (the package registers the classes
+served). The kernels, and their resource check (``kindling kernels --task
+optim``), are in ``_cuda_optim_kernels``.
 
 Task 4.6's update rules, written with tensor operations, cost one kernel launch per
 operation on the GPU: an Adam step of a 2-layer MLP (4 parameters) was 88 launches,
@@ -42,7 +41,7 @@ import numpy as np
 
 from .engine import agrees
 
-__all__ = ["step", "CHECKED_STEPS", "fuses", "launch"]
+__all__ = ["step", "CHECKED_STEPS", "fuses"]
 
 #: Steps per parameter on which the student's update is run and compared.
 CHECKED_STEPS = 2
@@ -61,22 +60,6 @@ _KINDS: Dict[type, str] = {}
 def fuses(kinds: Dict[type, str]) -> None:
     """Register optimizer classes and the fused kernel of each."""
     _KINDS.update(kinds)
-
-
-def _kernels() -> Any:
-    """``_cuda_optim_kernels``, imported at the first parameter on a CUDA backend
-    (importing it imports ``numba.cuda``, which a CPU-only run never needs)."""
-    from . import _cuda_optim_kernels
-
-    return _cuda_optim_kernels
-
-
-def launch(*args: Any) -> None:
-    """``module3_fast_ops._cuda_runtime.launch`` (imported when first called, for
-    the reason of :func:`_kernels`): every launch of this module goes through it."""
-    from module3_fast_ops._cuda_runtime import launch as run
-
-    run(*args)
 
 
 def _flat(t: Any) -> Optional[Any]:
@@ -99,9 +82,7 @@ def _owned(p: Any, value: Any) -> Any:
     """A fresh row-major tensor on ``p``'s backend, in GPU memory, with ``value``'s
     numbers (zeros for ``None``): a buffer this module may write in place."""
     array = np.zeros(p.shape) if value is None else value.to_numpy()
-    storage = _kernels().cuda.to_device(
-        np.ascontiguousarray(array, dtype=np.float64).ravel()
-    )
+    storage = p.backend.ops.to_device(np.ascontiguousarray(array, np.float64).ravel())
     return type(p)(type(p._tensor)(storage, tuple(p.shape)), p.backend)
 
 
@@ -109,14 +90,18 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     """One fused step of ``p`` (a dense view of its device storage) by the
     gradient ``g`` (a device tensor of ``p``'s shape, any strides), advancing
     ``state`` (whose row-major buffers this module owns) in place: one launch."""
-    from module3_fast_ops._cuda_runtime import layout as pack  # (loaded by now)
+    # Imported here: importing the kernels imports numba.cuda, which a CPU-only run
+    # never needs (the runtime is loaded by now).
+    from module3_fast_ops._cuda_runtime import launch, layout as pack
+    from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK as threads
 
-    kernels = _kernels()
+    from . import _cuda_optim_kernels as kernels
+
     storage, shape, p_strides = p.tuple()
     g_storage, _, g_strides = g.tuple()
     same = p.is_contiguous() and g.is_contiguous()  # (both row-major)
     size = int(p.size)
-    blocks = max(1, (size + kernels.THREADS - 1) // kernels.THREADS)
+    blocks = max(1, (size + threads - 1) // threads)
     # shape, p's strides and g's strides in ONE integer array (a device constant,
     # cached by content): each array argument is 7 kernel parameters on a GPU.
     layout = (pack(shape, p_strides, g_storage, shape, g_strides), same, size)
@@ -129,7 +114,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
         buf = _flat(state["momentum_buffer"]) if momentum != 0.0 else storage
         more = (float(group["dampening"]), bool(group["nesterov"]), first)
         args = (storage, g_storage, buf, *layout, lr, wd, momentum, *more)
-        launch(kernels.sgd, blocks, kernels.THREADS, *args)
+        launch(kernels.sgd, blocks, threads, *args)
         return
     beta1, beta2 = (float(b) for b in group["betas"])
     t = state.get("step", 0) + 1
@@ -141,7 +126,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     rates = (lr, beta1, beta2, float(group["eps"]), wd if kind == "adam" else 0.0)
     corrections = (decay, 1.0 / (1.0 - beta1**t), 1.0 / (1.0 - beta2**t))
     args = (storage, g_storage, *moments, *layout, *rates, *corrections)
-    launch(kernels.adam, blocks, kernels.THREADS, *args)
+    launch(kernels.adam, blocks, threads, *args)
     state["step"] = t
 
 

@@ -42,7 +42,7 @@ same exercise would cost grading time and teach nothing new. Students read this 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, Optional, Sequence, Tuple
 
 import numba
 import numpy as np
@@ -50,9 +50,8 @@ import numpy as np
 from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_data import TensorData
-from module3_fast_ops._cuda_cache import persist
 from module3_fast_ops._cuda_runtime import _result, _size, cuda, launch
-from module3_fast_ops._cuda_specs import KernelSpec
+from module3_fast_ops._cuda_specs import given_kernels
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
@@ -63,7 +62,7 @@ __all__ = [
     "plan",
     "conv_forward_fn",
     "conv_backward_fn",
-    "kernel_specs",
+    "KERNEL_SPECS",
     "block_sum",
 ]
 
@@ -267,24 +266,26 @@ def _col2im(dx, dcols, layout, kh, kw, sh, sw, ph, pw):
     dx[flat] = acc
 
 
-# On a GPU, each kernel is compiled once and kept on disk for the next processes.
-for _kernel in (
-    _forward,
-    _backward_input,
-    _backward_weight,
-    _im2col,
-    _col2im,
-):
-    persist(_kernel, _kernel.__name__.strip("_"))
+_f64, _i64, _n, _flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
+_pairs = (_n, _n, _n, _n)  # strides and paddings
+#: The five kernels with their argument types and block size, for ``kindling
+#: kernels`` and the resource test (on a GPU, each is compiled once and kept on
+#: disk for the next processes).
+_KERNELS = {
+    "conv_forward": (_forward, (_f64, _f64, _f64, _i64, _f64, _n, _flag, *_pairs)),
+    "conv_back_input": (_backward_input, (_f64, _f64, _f64, _i64, *_pairs)),
+    "conv_back_weight": (_backward_weight, (_f64, _f64, _f64, _i64, *_pairs)),
+    "conv_im2col": (_im2col, (_f64, _f64, _i64, _n, _n, *_pairs)),
+    "conv_col2im": (_col2im, (_f64, _f64, _i64, _n, _n, *_pairs)),
+}
+KERNEL_SPECS = given_kernels("conv", THREADS_PER_BLOCK, _KERNELS)
 
 
 # ------------------------------------------------------------------ launchers
 def _as_2d(tensor: Tensor) -> Strided:
     """The tensor's raw storage as a 4-D ``(storage, shape, strides)``: conv1d's
     ``(B, C, L)`` becomes ``(B, C, 1, L)``."""
-    storage, shape, strides = tensor.tuple()
-    shape = np.asarray(shape, np.int64)
-    strides = np.asarray(strides, np.int64)
+    storage, shape, strides = tensor.tuple()  # (int64 arrays)
     if len(shape) == 3:
         shape, strides = np.insert(shape, 2, 1), np.insert(strides, 2, 0)
     return storage, shape, strides
@@ -389,10 +390,9 @@ def conv_backward_fn(
             w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
             dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
             d_input = _result(input, input.shape)
-            (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(
-                grad.shape[2:], 1
-            )
-            dcols = _tensor(dcols, dcols.tuple()[0], (batch, taps, oh, ow))
+            kh, kw = pair_2d(weight.shape[2:], 1)
+            shape = (batch, taps, *pair_2d(grad.shape[2:], 1))  # (B, taps, H', W')
+            dcols = _tensor(dcols, dcols.tuple()[0], shape)
             _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
         if needs[1]:
             view = (batch, positions, taps), (taps * positions, 1, positions)
@@ -406,22 +406,3 @@ def conv_backward_fn(
             total = ops.add_reduce(total, dim)
         d_bias = _tensor(total, total.tuple()[0], weight.shape[:1])
     return d_input, d_weight, d_bias
-
-
-# ------------------------------------------------------------ resource check
-def kernel_specs() -> List[KernelSpec]:
-    """The five kernels with their argument types and block size, for
-    ``kindling kernels`` and the resource test."""
-    f64, i64, n, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
-    pairs = (n, n, n, n)
-    kernels = [
-        ("conv_forward", _forward, (f64, f64, f64, i64, f64, n, flag, *pairs)),
-        ("conv_back_input", _backward_input, (f64, f64, f64, i64, *pairs)),
-        ("conv_back_weight", _backward_weight, (f64, f64, f64, i64, *pairs)),
-        ("conv_im2col", _im2col, (f64, f64, i64, n, n, *pairs)),
-        ("conv_col2im", _col2im, (f64, f64, i64, n, n, *pairs)),
-    ]
-    return [
-        KernelSpec(name, "conv", lambda k=k: k, types, THREADS_PER_BLOCK)
-        for name, k, types in kernels
-    ]

@@ -131,33 +131,12 @@ EQUIVALENT = {
     ),
     (
         "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
-        "first + 8, padded->padded, first + 8"
-    ): "min of two ints is symmetric",
-    (
-        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
-        "first, rows->rows, first"
-    ): "max of two ints is symmetric",
-    (
-        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
-        "last, rows->rows, last"
+        "first + 8, rows->rows, first + 8"
     ): "min of two ints is symmetric",
     "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:const:8->9#3": (
         "a tile of 9 rows instead of 8: its last row is the next tile's first, "
-        "which both tiles pack with the same values (the row of storage, or "
-        "zeros past the last row): more work, the same pack"
-    ),
-    (
-        "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:del:"
-        "pack[t, i, :] = 0.0->pass"
-    ): (
-        "the padding rows of a pack (past n rows of a, past p columns of b) "
-        "are never read: dots reads row n - 1 (column p - 1) again for a "
-        "block's rows past n (columns past p): whatever they hold, out is the same"
-    ),
-    "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:const:0.0->1.0": (
-        "the padding rows of a pack (past n rows of a, past p columns of b) "
-        "are never read: dots reads row n - 1 (column p - 1) again for a "
-        "block's rows past n (columns past p): whatever they hold, out is the same"
+        "which both tiles pack with the same row of storage (none past the last "
+        "row): more work, the same pack"
     ),
     (
         "module3_fast_ops/fast_matmul.py:tensor_matrix_multiply.pack_rows:args:"
