@@ -105,16 +105,16 @@ class Expr:
         return Pow(self, float(c))
 
     def log(self) -> "Expr":
-        return Log(self)
+        return Log(as_expr(self))
 
     def exp(self) -> "Expr":
-        return Exp(self)
+        return Exp(as_expr(self))
 
     def sin(self) -> "Expr":
-        return Sin(self)
+        return Sin(as_expr(self))
 
     def cos(self) -> "Expr":
-        return Cos(self)
+        return Cos(as_expr(self))
 
     def __repr__(self) -> str:
         return to_string(self)
@@ -250,25 +250,9 @@ def diff(expr: ExprLike, name: str) -> Expr:
     # END SOLUTION
 
 
-# The functions of the math module, for expressions (given).
-def log(x: ExprLike) -> Expr:
-    """$\\ln x$ as an expression."""
-    return Log(as_expr(x))
-
-
-def exp(x: ExprLike) -> Expr:
-    """$e^x$ as an expression."""
-    return Exp(as_expr(x))
-
-
-def sin(x: ExprLike) -> Expr:
-    """$\\sin x$ as an expression."""
-    return Sin(as_expr(x))
-
-
-def cos(x: ExprLike) -> Expr:
-    """$\\cos x$ as an expression."""
-    return Cos(as_expr(x))
+# The functions of the math module, for expressions (given): ``log(x)`` is
+# ``Expr.log``, which takes a number too (``log(2.0)`` is ``Log(Const(2.0))``).
+log, exp, sin, cos = Expr.log, Expr.exp, Expr.sin, Expr.cos
 
 
 def evaluate(expr: ExprLike, **values: float) -> float:

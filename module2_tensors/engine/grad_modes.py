@@ -38,10 +38,6 @@ class Modes:
         self.grad, self.create_graph = True, False
         self.retain_graph = self.anomaly = self.anomaly_backward = False
 
-    def __repr__(self) -> str:
-        on = [name for name in self.__slots__ if getattr(self, name)]
-        return f"Modes({', '.join(on) or 'all off'})"
-
 
 MODES = Modes()
 

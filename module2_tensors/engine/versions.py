@@ -45,10 +45,7 @@ def bump_version(t: "Tensor") -> None:
     entry = versions.get(key)
     if entry is None:
         entry = versions[key] = [0]
-        try:
-            weakref.finalize(root, versions.pop, key, None)
-        except TypeError:  # a storage type without weak references: keep it
-            pass
+        weakref.finalize(root, versions.pop, key, None)  # (NumPy, Numba CUDA)
     entry[0] += 1
 
 

@@ -22,12 +22,10 @@ if TYPE_CHECKING:
 def _view_strides(
     shape: Tuple[int, ...], strides: Tuple[int, ...], new_shape: Tuple[int, ...]
 ) -> Optional[Tuple[int, ...]]:
-    """Strides that show a (possibly non-contiguous) tensor as ``new_shape``
+    """Strides that show a non-contiguous tensor (never 0-d) as ``new_shape``
     without copying, or ``None`` when no such strides exist (PyTorch's rule for
     ``view``): each run of dimensions that is contiguous *within itself* may be
     split or merged freely; dimensions of size 1 are free."""
-    if len(shape) == 0:
-        return None
     out = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     base_stride = strides[-1]
