@@ -17,8 +17,7 @@ from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
 from .tensor import Tensor, tensor
-from .engine import dtypes
-from .tensor_api.arithmetic import _label
+from .tensor_api.arithmetic import _promoted
 
 __all__ = [
     "cat",
@@ -94,14 +93,6 @@ prod = Tensor.prod
 equal = Tensor.equal
 allclose = Tensor.allclose
 isclose = Tensor.isclose
-
-
-def _promoted(out: Tensor, operands: Sequence[Any]) -> Tensor:
-    """``out`` reporting PyTorch's promoted dtype of ``operands`` (tensors,
-    numbers); float64 operands, the usual case, leave it as it is."""
-    if all(getattr(x, "_dtype", 0) is None and not x.is_mask for x in operands):
-        return out
-    return _label(out, dtypes.result_type(*operands))
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

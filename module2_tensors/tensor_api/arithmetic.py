@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -43,6 +43,14 @@ def _label(out: "Tensor", d: dtypes.dtype) -> "Tensor":
     out._dtype = None if d is dtypes.float64 else d
     out.is_mask = False
     return out
+
+
+def _promoted(out: "Tensor", operands: Sequence[Any]) -> "Tensor":
+    """``out`` reporting PyTorch's promoted dtype of ``operands`` (tensors,
+    numbers); float64 operands, the usual case, leave it as it is."""
+    if all(getattr(x, "_dtype", 0) is None and not x.is_mask for x in operands):
+        return out
+    return _label(out, dtypes.result_type(*operands))
 
 
 def _typed(
@@ -401,10 +409,8 @@ class ArithmeticMixin:
         if max is not None:
             high = self._other(max)
             out = ixf.where(out > high, high, out)
-        if self._dtype is None and not self.is_mask:
-            return out
         bounds = [b for b in (min, max) if b is not None]
-        return _label(out, dtypes.result_type(self, *bounds))  # (PyTorch's)
+        return _promoted(out, [self, *bounds])  # (PyTorch's)
 
     clip = clamp
 
