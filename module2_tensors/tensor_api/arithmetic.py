@@ -428,8 +428,7 @@ class ArithmeticMixin:
         """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,
         ``other`` elsewhere (``kt.where(condition, self, other)``), with
         PyTorch's promoted dtype."""
-        out = ixf.where(condition, self, other)
-        return _label(out, dtypes.result_type(self, other))
+        return _promoted(ixf.where(condition, self, other), (self, other))
 
     def equal(self, other: "Tensor") -> bool:
         """``torch.equal``: the same shape and the same numbers (NaN equals
