@@ -94,6 +94,8 @@ def grad(
         raise ValueError(
             "grad: materialize_grads=True needs allow_unused=True (or left unset)"
         )
+    from module1_scalar_autodiff.autodiff import topological_sort
+
     from .tensor import Tensor
 
     outs: List[Tensor] = _listed(outputs)
@@ -102,9 +104,17 @@ def grad(
     for x in ins:
         if not x.requires_grad:
             raise RuntimeError("grad: one of the inputs does not require grad")
-    # Run the ordinary backward pass, with every .grad saved and restored around
-    # it, and non-leaf inputs made to retain their gradient meanwhile.
-    saved = [(t, t.grad, t.retains_grad) for t in ins + _leaves_behind(outs)]
+    # Run the ordinary backward pass, with every .grad it would write (of the
+    # leaves and retaining tensors behind the outputs, and of the inputs) saved
+    # and restored around it, and non-leaf inputs made to retain their gradient
+    # meanwhile.
+    behind = {
+        node.unique_id: node
+        for y in outs
+        for node in topological_sort(y)
+        if node.is_leaf or node.retains_grad
+    }
+    saved = [(t, t.grad, t.retains_grad) for t in ins + list(behind.values())]
     try:
         for t, _, _ in saved:
             t.grad = None
@@ -138,16 +148,3 @@ def grad(
 def _listed(x: Any) -> List[Any]:
     """A list or tuple as a list; anything else as a list of one."""
     return list(x) if isinstance(x, (list, tuple)) else [x]
-
-
-def _leaves_behind(outputs: List[Any]) -> List[Any]:
-    """The leaves (and retaining tensors) that a backward from ``outputs`` would
-    write ``.grad`` into."""
-    from module1_scalar_autodiff.autodiff import topological_sort
-
-    found = {}
-    for y in outputs:
-        for node in topological_sort(y):
-            if node.is_leaf or node.retains_grad:
-                found[node.unique_id] = node
-    return list(found.values())

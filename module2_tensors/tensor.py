@@ -164,8 +164,13 @@ def _from_array(
     device: Any = None,
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
-    if device is not None:
-        backend = _backend_of_device(backend, device)
+    if device is not None:  # ("cpu", "cuda", a kt.device, or a backend itself)
+        named = device if isinstance(device, TensorBackend) else backend_for(device)
+        if backend is not None and backend is not named:
+            raise ValueError(
+                f"backend={backend.name} and device={device!r} disagree; give one"
+            )
+        backend = named
     integers = np.asarray(array).dtype.kind in dtypes.INTEGER_KINDS
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
     if dtype is None:  # Python or NumPy integers: int64, as PyTorch; else floats
@@ -441,21 +446,6 @@ def from_numpy(
     array = np.asarray(array)
     reported = dtypes.NAMES.get(array.dtype.name)  # (None: uint8 ..., int64)
     return _from_array(array, backend, False, device, reported)
-
-
-def _backend_of_device(backend: Optional[TensorBackend], device: Any) -> TensorBackend:
-    """The backend a factory's ``device=`` names (``"cpu"``, ``"cuda"``, a
-    :class:`~module2_tensors.engine.devices.device`, or a backend itself).
-
-    Raises:
-        ValueError: ``backend=`` and ``device=`` name different backends.
-    """
-    named = device if isinstance(device, TensorBackend) else backend_for(device)
-    if backend is not None and backend is not named:
-        raise ValueError(
-            f"backend={backend.name} and device={device!r} disagree; give one"
-        )
-    return named
 
 
 class Parameter(Tensor, _module.Parameter):
