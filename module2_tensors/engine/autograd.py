@@ -156,10 +156,8 @@ def apply(cls: type, *args: Any) -> "Tensor":
     Tensor = _Tensor
     backend = None
     record = False
-    tensors = 0
     for x in args:
         if isinstance(x, Tensor):
-            tensors += 1
             if backend is None:
                 backend = x.backend
             elif x.backend is not backend:
@@ -181,10 +179,8 @@ def apply(cls: type, *args: Any) -> "Tensor":
     ctx = _object_new(Context)
     ctx.saved_values, ctx.freed, ctx.needs_input_grad = (), False, ()
     if record:
-        ctx.needs_input_grad = (
-            tuple([x._requires_grad for x in args])
-            if tensors == len(args)
-            else tuple([isinstance(x, Tensor) and x._requires_grad for x in args])
+        ctx.needs_input_grad = tuple(
+            [isinstance(x, Tensor) and x._requires_grad for x in args]
         )
     out = cls.forward(ctx, *args)  # type: ignore[attr-defined]
     if MODES.anomaly:
@@ -193,12 +189,8 @@ def apply(cls: type, *args: Any) -> "Tensor":
         return out
     # Versions are all 0 until some storage is changed in place; then () stands
     # for "all 0", which the backward pass checks just the same.
-    seen = (
-        tuple(version_of(x) for x in args if isinstance(x, Tensor)) if versions else ()
-    )
-    parents = args
-    if tensors != len(args):
-        parents = tuple([x for x in args if isinstance(x, Tensor)])
+    parents = tuple([x for x in args if isinstance(x, Tensor)])
+    seen = tuple(version_of(x) for x in parents) if versions else ()
     history = h = _object_new(History)
     h.last_fn, h.ctx, h.inputs, h.parents, h.versions = cls, ctx, args, parents, seen
     if out.history is None and sys.getrefcount(out) <= FRESH:
