@@ -136,8 +136,6 @@ def backward_tuple(cls: type, ctx: Context, grad: "Tensor", count: int) -> Tuple
     grads = cls.backward(ctx, grad)  # type: ignore[attr-defined]
     if not isinstance(grads, tuple):
         grads = (grads,)
-    if len(grads) == count:
-        return grads
     if len(grads) > count:
         raise RuntimeError(
             f"{cls.__name__}.backward returned {len(grads)} gradients for "
