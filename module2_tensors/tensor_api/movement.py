@@ -65,9 +65,7 @@ class MovementMixin:
         """The last two dimensions swapped (a batch of transposed matrices)."""
         if self.dims < 2:
             raise ValueError(f"mT needs at least 2 dimensions, got shape {self.shape}")
-        order = list(range(self.dims))
-        order[-2], order[-1] = order[-1], order[-2]
-        return self.permute(*order)
+        return self.permute(*range(self.dims - 2), self.dims - 1, self.dims - 2)
 
     # The engine's given functions of a tensor, bound as methods: each takes the
     # tensor first; keeps_dtype gives the result this tensor's dtype.
