@@ -83,8 +83,7 @@ class TensorBackend:
         tanh_map: ``(a, out=None) -> Tensor``.
         add_zip, mul_zip, lt_zip, eq_zip, is_close_zip, relu_back_zip,
         log_back_zip, inv_back_zip, pow_zip, select_zip: ``(a, b) -> Tensor``.
-        add_reduce, mul_reduce, max_reduce: ``(a, dim) -> Tensor`` (``sum_reduce``
-        is ``add_reduce``).
+        add_reduce, mul_reduce, max_reduce: ``(a, dim) -> Tensor``.
         matrix_multiply: ``(a, b) -> Tensor``.
     """
 
@@ -115,7 +114,6 @@ class TensorBackend:
         self.select_zip = ops.zip(select)
 
         self.add_reduce = ops.reduce(operators.add, 0.0)
-        self.sum_reduce = self.add_reduce
         self.mul_reduce = ops.reduce(operators.mul, 1.0)
         self.max_reduce = ops.reduce(maximum, -math.inf)
 
