@@ -142,15 +142,14 @@ class OneCycleLR(LRScheduler):
     def _at(self, step: int, start: float, peak: float, end: float) -> float:
         """The value at ``step`` of a curve start -> peak (phase 1) -> end."""
         values = {"initial_lr": start, "max_lr": peak, "min_lr": end}
-        begin = 0.0
-        for k, (last, a, b) in enumerate(self.phases):
-            if step <= last or k == len(self.phases) - 1:
-                pct = (step - begin) / (last - begin) if last > begin else 1.0
-                if self.anneal == "cos":
-                    return _cosine(values[b], values[a], pct)
-                return (values[b] - values[a]) * pct + values[a]
-            begin = last
-        raise AssertionError("unreachable")
+        # The phase running: the first that ends at or after step, else the last.
+        k = sum(step > last for last, _, _ in self.phases[:-1])
+        begin = self.phases[k - 1][0] if k else 0.0
+        last, a, b = self.phases[k]
+        pct = (step - begin) / (last - begin) if last > begin else 1.0
+        if self.anneal == "cos":
+            return _cosine(values[b], values[a], pct)
+        return (values[b] - values[a]) * pct + values[a]
 
     def get_lr(self) -> List[float]:
         step = self.last_epoch
@@ -211,9 +210,8 @@ class CyclicLR(LRScheduler):
         if mode not in ("triangular", "triangular2", "exp_range") and not scale_fn:
             raise ValueError("mode is invalid and scale_fn is None")
         self.mode, self.gamma, self.custom_scale_fn = mode, gamma, scale_fn
-        self.scale_mode = scale_mode
-        if scale_fn is None:
-            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        by_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.scale_mode = by_mode if scale_fn is None else scale_mode
         self.momentum_key = _momentum_key(optimizer) if cycle_momentum else None
         if cycle_momentum:
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)

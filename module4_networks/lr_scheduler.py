@@ -392,7 +392,10 @@ class CosineAnnealingLR(LRScheduler):
         return [_cosine(self.eta_min, base, pct) for base in self.base_lrs]
 
 
-def _same_optimizer(kind: str, schedulers: Sequence[Any], optimizer: Any) -> None:
+def _hold(holder: Any, schedulers: Sequence[Any], optimizer: Any) -> None:
+    """Check that ``schedulers`` (at least one) all step ``optimizer``, then
+    keep both on ``holder`` (a ``SequentialLR`` or ``ChainedScheduler``)."""
+    kind = type(holder).__name__
     if len(schedulers) < 1:
         raise ValueError(f"{kind} expects at least one scheduler")
     for k, scheduler in enumerate(schedulers):
@@ -401,6 +404,7 @@ def _same_optimizer(kind: str, schedulers: Sequence[Any], optimizer: Any) -> Non
                 f"{kind} expects all schedulers to belong to the same optimizer, "
                 f"but got scheduler at index {k} with a different one"
             )
+    holder.optimizer, holder._schedulers = optimizer, list(schedulers)
 
 
 def _undo_step(scheduler: Any) -> None:
@@ -425,7 +429,7 @@ class SequentialLR(LRScheduler):
         milestones: Sequence[int],
         last_epoch: int = -1,
     ) -> None:
-        _same_optimizer("SequentialLR", schedulers, optimizer)
+        _hold(self, schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 f"Sequential Schedulers expects number of schedulers provided to be "
@@ -433,8 +437,6 @@ class SequentialLR(LRScheduler):
                 f"schedulers {len(schedulers)} and the number of milestones to be "
                 f"equal to {len(milestones)}"
             )
-        self.optimizer = optimizer
-        self._schedulers = list(schedulers)
         self._milestones = [int(m) for m in milestones]
         self.last_epoch = last_epoch + 1
         # Each scheduler stepped once when it was made: undo that, and start
@@ -468,15 +470,13 @@ class ChainedScheduler(LRScheduler):
         self, schedulers: Sequence[LRScheduler], optimizer: Optional[Any] = None
     ) -> None:
         optimizer = optimizer or (schedulers[0].optimizer if schedulers else None)
-        _same_optimizer("ChainedScheduler", schedulers, optimizer)
+        _hold(self, schedulers, optimizer)
         for k, scheduler in enumerate(schedulers):
             if isinstance(scheduler, ReduceLROnPlateau):
                 raise ValueError(
                     f"ChainedScheduler does not support `ReduceLROnPlateau` "
                     f"scheduler (index {k})"
                 )
-        self.optimizer = optimizer
-        self._schedulers = list(schedulers)
         self._last_lr = self._current()
 
     def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]
