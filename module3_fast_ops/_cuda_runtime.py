@@ -33,7 +33,6 @@ import numpy as np
 
 from module2_tensors._backend import matmul_shape
 from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
-from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
 from . import _cuda_cache, _dispatch
@@ -467,10 +466,7 @@ class CudaKernelOps(TensorOps):
         """See ``TensorOps.zip``."""
 
         def apply(a: Any, b: Any) -> Any:
-            shape = a.shape
-            if shape != b.shape:
-                shape = shape_broadcast(a.shape, b.shape)
-            out = _result(a, shape)
+            out = _result(a, _dispatch._broadcast(a.shape, b.shape))
             compiled(cls.zip_kernel, fn)(*out.tuple(), *a.tuple(), *b.tuple())
             return out
 

@@ -147,9 +147,6 @@ class LRScheduler:
         to step ``epoch`` instead (with the closed form where the class has
         one, as in PyTorch)."""
         self._step_count += 1
-        self._update_lr(epoch)
-
-    def _update_lr(self, epoch: Optional[float] = None) -> None:
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -456,7 +453,7 @@ class SequentialLR(LRScheduler):
         k = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[k]
         if k > 0 and self._milestones[k - 1] == self.last_epoch:
-            scheduler._update_lr(0)  # restart it: the closed form at step 0
+            scheduler.step(0)  # restart it: the closed form at step 0
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
