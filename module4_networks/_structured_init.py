@@ -54,8 +54,7 @@ def orthogonal_(x: Any, gain: float = 1.0, generator: Generator = None) -> Any:
     wide = rows < cols
     q, r = np.linalg.qr(flat.T if wide else flat)
     q = q * np.sign(np.diag(r))
-    q = q.T if wide else q
-    return _fill(x, t.new_tensor(gain * q.reshape(t.shape)))
+    return _fill(x, t.new_tensor(gain * (q.T if wide else q).reshape(t.shape)))
 
 
 def eye_(x: Any) -> Any:

@@ -18,7 +18,7 @@ and ``max_lr``).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .lr_scheduler import LRScheduler, _cosine, _per_group
 
@@ -67,18 +67,16 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_0, self.T_mult, self.eta_min = T_0, T_mult, float(eta_min)
         super().__init__(optimizer, last_epoch)
 
-    def _period(self, t: float) -> Tuple[float, float]:
-        """``(T_cur, T_i)`` at step ``t``."""
-        start, period = 0, self.T_0  # the restarts: T_0, T_0 + T_0 m, ...
-        while start + period <= t:
-            start, period = start + period, period * self.T_mult
-        return t - start, float(period)
-
     def get_lr(self) -> List[float]:
         if self.last_epoch < 0:
             raise ValueError(f"Expected non-negative epoch, but got {self.last_epoch}")
-        t_cur, t_i = self._period(self.last_epoch)
-        return [_cosine(self.eta_min, base, t_cur / t_i) for base in self.base_lrs]
+        # The period running (T_i) and how far into it (T_cur): the restarts are
+        # at T_0, T_0 + T_0 m, ...
+        start, period = 0, self.T_0
+        while start + period <= self.last_epoch:
+            start, period = start + period, period * self.T_mult
+        pct = (self.last_epoch - start) / period  # T_cur / T_i
+        return [_cosine(self.eta_min, base, pct) for base in self.base_lrs]
 
 
 class OneCycleLR(LRScheduler):
