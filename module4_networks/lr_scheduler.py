@@ -99,7 +99,6 @@ class LRScheduler:
                 )
         self.base_lrs: List[float] = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self._last_lr: List[float] = []
         self._initial_step()
 
     def _initial_step(self) -> None:
