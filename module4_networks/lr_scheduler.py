@@ -389,12 +389,17 @@ class CosineAnnealingLR(LRScheduler):
 
 
 def _hold(holder: Any, schedulers: Sequence[Any], optimizer: Any) -> None:
-    """Check that ``schedulers`` (at least one) all step ``optimizer``, then
-    keep both on ``holder`` (a ``SequentialLR`` or ``ChainedScheduler``)."""
+    """Check that ``schedulers`` (at least one, none a ``ReduceLROnPlateau``, as
+    PyTorch) all step ``optimizer``, then keep both on ``holder`` (a
+    ``SequentialLR`` or ``ChainedScheduler``)."""
     kind = type(holder).__name__
     if len(schedulers) < 1:
         raise ValueError(f"{kind} expects at least one scheduler")
     for k, scheduler in enumerate(schedulers):
+        if isinstance(scheduler, ReduceLROnPlateau):  # (its step takes a metric)
+            raise ValueError(
+                f"{kind} does not support `ReduceLROnPlateau` scheduler (index {k})"
+            )
         if scheduler.optimizer is not optimizer:
             raise ValueError(
                 f"{kind} expects all schedulers to belong to the same optimizer, "
@@ -467,12 +472,6 @@ class ChainedScheduler(LRScheduler):
     ) -> None:
         optimizer = optimizer or (schedulers[0].optimizer if schedulers else None)
         _hold(self, schedulers, optimizer)
-        for k, scheduler in enumerate(schedulers):
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"ChainedScheduler does not support `ReduceLROnPlateau` "
-                    f"scheduler (index {k})"
-                )
         self._last_lr = self._current()
 
     def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]
