@@ -162,10 +162,8 @@ class OptimizerState:
             ValueError: the groups or their sizes differ.
         """
         groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups) or any(
-            len(saved["params"]) != len(group["params"])
-            for saved, group in zip(groups, self.param_groups)
-        ):
+        sizes = [len(group["params"]) for group in self.param_groups]
+        if [len(saved["params"]) for saved in groups] != sizes:
             raise ValueError(
                 "loaded state dict has a different number of parameter groups or "
                 "parameters per group"
