@@ -54,13 +54,10 @@ __all__ = ["persist", "cache_root", "KernelCache", "KeyedCache", "KeyedImpl"]
 def cache_root() -> str:
     """The user-wide folder: ``$KINDLING_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/kindling`` (default ``~/.cache/kindling``)."""
-    explicit = os.environ.get("KINDLING_CACHE_DIR")
-    if explicit:
-        return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
         os.path.expanduser("~"), ".cache"
     )
-    return os.path.join(base, "kindling")
+    return os.environ.get("KINDLING_CACHE_DIR") or os.path.join(base, "kindling")
 
 
 def _writable(path: str) -> bool:
