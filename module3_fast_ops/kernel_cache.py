@@ -328,10 +328,8 @@ def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
         py_func.__qualname__ = f"{py_func.__qualname__}_k{tag}"
         py_func._kindling_tag = tag  # type: ignore[attr-defined]
     for cell in py_func.__closure__ or ():
-        try:
+        with contextlib.suppress(ValueError):  # an empty cell
             _rename_closures(cell.cell_contents, tag, seen)
-        except ValueError:  # an empty cell
-            continue
 
 
 def persist(kernel: Any, label: str) -> Any:
