@@ -122,8 +122,7 @@ def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
     one array argument costs 7 kernel parameters and a Python wrapper per launch:
     one array here replaces two per tensor."""
     described = [out_shape, out_strides]
-    for k in range(1, len(inputs), 3):
-        described += [inputs[k], inputs[k + 1]]
+    described += [v for k in range(1, len(inputs), 3) for v in inputs[k : k + 2]]
     return _packed(tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described))
 
 

@@ -218,8 +218,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _closed_factor(self, t: int) -> float:
-        milestones = sorted(self.milestones.elements())
-        return self.gamma ** bisect.bisect_right(milestones, t)
+        return self.gamma ** sum(n for m, n in self.milestones.items() if m <= t)
 
 
 class ConstantLR(LRScheduler):
