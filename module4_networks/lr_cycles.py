@@ -38,10 +38,8 @@ def _momentum_key(optimizer: Any) -> str:
 
 
 def _set_momentum(group: Dict[str, Any], key: str, momentum: float) -> None:
-    if key == "betas":
-        group["betas"] = (momentum, *group["betas"][1:])
-    else:
-        group["momentum"] = momentum
+    """Set Adam's beta1 or SGD's momentum (``key``: see :func:`_momentum_key`)."""
+    group[key] = (momentum, *group["betas"][1:]) if key == "betas" else momentum
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
