@@ -375,11 +375,9 @@ class DevicePool:
         # the buffer: a view (numba counts those in ``refct`` on a GPU; in the
         # simulator a NumPy view holds a Python reference, beyond the ones any
         # finalizer sees: _UNSHARED).
-        if SIMULATOR:
-            shared = sys.getrefcount(memory) > _UNSHARED
-        else:
-            shared = getattr(memory, "refct", 1) > 1
-        if shared:
+        if SIMULATOR and sys.getrefcount(memory) > _UNSHARED:
+            return
+        if not SIMULATOR and getattr(memory, "refct", 1) > 1:
             return
         with self._lock:
             if self.held + 8 * size <= self.limit:
