@@ -158,10 +158,9 @@ class OneCycleLR(LRScheduler):
         if self.momentum_key is not None:
             # High momentum while the rate is low, and the other way round.
             top, bottom = self.max_momentum, self.base_momentum
+            momentum = self._at(step, top, bottom, top)
             for group in groups:
-                _set_momentum(
-                    group, self.momentum_key, self._at(step, top, bottom, top)
-                )
+                _set_momentum(group, self.momentum_key, momentum)
         return [
             self._at(step, g["initial_lr"], g["max_lr"], g["min_lr"]) for g in groups
         ]
