@@ -33,7 +33,6 @@ import numpy as np
 
 from module2_tensors._backend import matmul_shape
 from module2_tensors.tensor_data import Shape, Storage, Strides, TensorData
-from module2_tensors.tensor_data import shape_broadcast
 from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 
 from . import _cuda_cache, _dispatch
@@ -123,8 +122,7 @@ def layout(out_shape: Shape, out_strides: Strides, *inputs: Any) -> Any:
     one array argument costs 7 kernel parameters and a Python wrapper per launch:
     one array here replaces two per tensor."""
     described = [out_shape, out_strides]
-    for k in range(1, len(inputs), 3):
-        described += [inputs[k], inputs[k + 1]]
+    described += [v for k in range(1, len(inputs), 3) for v in inputs[k : k + 2]]
     return _packed(tuple(np.asarray(v, dtype=np.int64).tobytes() for v in described))
 
 
@@ -377,11 +375,9 @@ class DevicePool:
         # the buffer: a view (numba counts those in ``refct`` on a GPU; in the
         # simulator a NumPy view holds a Python reference, beyond the ones any
         # finalizer sees: _UNSHARED).
-        if SIMULATOR:
-            shared = sys.getrefcount(memory) > _UNSHARED
-        else:
-            shared = getattr(memory, "refct", 1) > 1
-        if shared:
+        if SIMULATOR and sys.getrefcount(memory) > _UNSHARED:
+            return
+        if not SIMULATOR and getattr(memory, "refct", 1) > 1:
             return
         with self._lock:
             if self.held + 8 * size <= self.limit:
@@ -467,10 +463,7 @@ class CudaKernelOps(TensorOps):
         """See ``TensorOps.zip``."""
 
         def apply(a: Any, b: Any) -> Any:
-            shape = a.shape
-            if shape != b.shape:
-                shape = shape_broadcast(a.shape, b.shape)
-            out = _result(a, shape)
+            out = _result(a, _dispatch._broadcast(a.shape, b.shape))
             compiled(cls.zip_kernel, fn)(*out.tuple(), *a.tuple(), *b.tuple())
             return out
 

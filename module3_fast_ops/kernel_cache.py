@@ -54,13 +54,10 @@ __all__ = ["persist", "cache_root", "KernelCache", "KeyedCache", "KeyedImpl"]
 def cache_root() -> str:
     """The user-wide folder: ``$KINDLING_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/kindling`` (default ``~/.cache/kindling``)."""
-    explicit = os.environ.get("KINDLING_CACHE_DIR")
-    if explicit:
-        return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
         os.path.expanduser("~"), ".cache"
     )
-    return os.path.join(base, "kindling")
+    return os.environ.get("KINDLING_CACHE_DIR") or os.path.join(base, "kindling")
 
 
 def _writable(path: str) -> bool:
@@ -331,10 +328,8 @@ def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
         py_func.__qualname__ = f"{py_func.__qualname__}_k{tag}"
         py_func._kindling_tag = tag  # type: ignore[attr-defined]
     for cell in py_func.__closure__ or ():
-        try:
+        with contextlib.suppress(ValueError):  # an empty cell
             _rename_closures(cell.cell_contents, tag, seen)
-        except ValueError:  # an empty cell
-            continue
 
 
 def persist(kernel: Any, label: str) -> Any:

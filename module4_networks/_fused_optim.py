@@ -175,8 +175,7 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
     _run(kind, shadow, g, mirror, group)
     p.copy_(optimizer.update(p.detach(), g, state, group))
     agree = _close(p, shadow) and all(
-        _close(state.get(key), value) if hasattr(value, "to_numpy") else True
-        for key, value in mirror.items()
+        _close(state.get(k), v) for k, v in mirror.items() if hasattr(v, "to_numpy")
     )
     if not agree or state.get("step", 0) != mirror.get("step", 0):
         verdict["ok"] = False

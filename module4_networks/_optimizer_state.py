@@ -8,9 +8,8 @@ filled at the first step, Adam's moments, AMSGrad's step).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, DefaultDict, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, DefaultDict, Dict, Iterable, List, Tuple
 
-from module2_tensors import set_grad_enabled
 from module2_tensors.tensor import Tensor
 
 from .weight_init import _tensor_of
@@ -20,15 +19,6 @@ __all__ = ["OptimizerState", "State"]
 #: A parameter's ``state`` (its buffers) or a parameter group, by name.
 State = Dict[str, Any]
 Moments = Tuple[int, Tensor, Tensor]
-
-
-def _closure_loss(closure: Optional[Callable[[], Any]]) -> Any:
-    """``closure()`` with gradient recording on (PyTorch's ``step(closure)``: the
-    closure zeroes the gradients, recomputes the loss and calls ``backward``)."""
-    if closure is None:
-        return None
-    with set_grad_enabled(True):
-        return closure()
 
 
 def _decayed(g: Tensor, p: Tensor, group: State) -> Tensor:
@@ -172,10 +162,8 @@ class OptimizerState:
             ValueError: the groups or their sizes differ.
         """
         groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups) or any(
-            len(saved["params"]) != len(group["params"])
-            for saved, group in zip(groups, self.param_groups)
-        ):
+        sizes = [len(group["params"]) for group in self.param_groups]
+        if [len(saved["params"]) for saved in groups] != sizes:
             raise ValueError(
                 "loaded state dict has a different number of parameter groups or "
                 "parameters per group"

@@ -36,7 +36,7 @@ def trunc_normal_(
         draws = randn(*t.shape, generator=generator).to_numpy() * std + mean
         values[todo] = draws[todo]
         todo &= (values < a) | (values > b)
-    return _fill(x, t.new_tensor(values))
+    return _fill(x, values)
 
 
 def orthogonal_(x: Any, gain: float = 1.0, generator: Generator = None) -> Any:
@@ -54,8 +54,7 @@ def orthogonal_(x: Any, gain: float = 1.0, generator: Generator = None) -> Any:
     wide = rows < cols
     q, r = np.linalg.qr(flat.T if wide else flat)
     q = q * np.sign(np.diag(r))
-    q = q.T if wide else q
-    return _fill(x, t.new_tensor(gain * q.reshape(t.shape)))
+    return _fill(x, gain * (q.T if wide else q).reshape(t.shape))
 
 
 def eye_(x: Any) -> Any:
@@ -63,7 +62,7 @@ def eye_(x: Any) -> Any:
     t = _tensor_of(x)
     if t.dims != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _fill(x, t.new_tensor(np.eye(*t.shape)))
+    return _fill(x, np.eye(*t.shape))
 
 
 def dirac_(x: Any, groups: int = 1) -> Any:
@@ -82,4 +81,4 @@ def dirac_(x: Any, groups: int = 1) -> Any:
     for g in range(groups):
         for d in range(min(per_group, t.shape[1])):
             values[(g * per_group + d, d, *centre)] = 1.0
-    return _fill(x, t.new_tensor(values))
+    return _fill(x, values)

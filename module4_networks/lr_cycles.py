@@ -18,7 +18,7 @@ and ``max_lr``).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .lr_scheduler import LRScheduler, _cosine, _per_group
 
@@ -38,10 +38,8 @@ def _momentum_key(optimizer: Any) -> str:
 
 
 def _set_momentum(group: Dict[str, Any], key: str, momentum: float) -> None:
-    if key == "betas":
-        group["betas"] = (momentum, *group["betas"][1:])
-    else:
-        group["momentum"] = momentum
+    """Set Adam's beta1 or SGD's momentum (``key``: see :func:`_momentum_key`)."""
+    group[key] = (momentum, *group["betas"][1:]) if key == "betas" else momentum
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -67,18 +65,16 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_0, self.T_mult, self.eta_min = T_0, T_mult, float(eta_min)
         super().__init__(optimizer, last_epoch)
 
-    def _period(self, t: float) -> Tuple[float, float]:
-        """``(T_cur, T_i)`` at step ``t``."""
-        start, period = 0, self.T_0  # the restarts: T_0, T_0 + T_0 m, ...
-        while start + period <= t:
-            start, period = start + period, period * self.T_mult
-        return t - start, float(period)
-
     def get_lr(self) -> List[float]:
         if self.last_epoch < 0:
             raise ValueError(f"Expected non-negative epoch, but got {self.last_epoch}")
-        t_cur, t_i = self._period(self.last_epoch)
-        return [_cosine(self.eta_min, base, t_cur / t_i) for base in self.base_lrs]
+        # The period running (T_i) and how far into it (T_cur): the restarts are
+        # at T_0, T_0 + T_0 m, ...
+        start, period = 0, self.T_0
+        while start + period <= self.last_epoch:
+            start, period = start + period, period * self.T_mult
+        pct = (self.last_epoch - start) / period  # T_cur / T_i
+        return [_cosine(self.eta_min, base, pct) for base in self.base_lrs]
 
 
 class OneCycleLR(LRScheduler):
@@ -142,15 +138,14 @@ class OneCycleLR(LRScheduler):
     def _at(self, step: int, start: float, peak: float, end: float) -> float:
         """The value at ``step`` of a curve start -> peak (phase 1) -> end."""
         values = {"initial_lr": start, "max_lr": peak, "min_lr": end}
-        begin = 0.0
-        for k, (last, a, b) in enumerate(self.phases):
-            if step <= last or k == len(self.phases) - 1:
-                pct = (step - begin) / (last - begin) if last > begin else 1.0
-                if self.anneal == "cos":
-                    return _cosine(values[b], values[a], pct)
-                return (values[b] - values[a]) * pct + values[a]
-            begin = last
-        raise AssertionError("unreachable")
+        # The phase running: the first that ends at or after step, else the last.
+        k = sum(step > last for last, _, _ in self.phases[:-1])
+        begin = self.phases[k - 1][0] if k else 0.0
+        last, a, b = self.phases[k]
+        pct = (step - begin) / (last - begin) if last > begin else 1.0
+        if self.anneal == "cos":
+            return _cosine(values[b], values[a], pct)
+        return (values[b] - values[a]) * pct + values[a]
 
     def get_lr(self) -> List[float]:
         step = self.last_epoch
@@ -163,10 +158,9 @@ class OneCycleLR(LRScheduler):
         if self.momentum_key is not None:
             # High momentum while the rate is low, and the other way round.
             top, bottom = self.max_momentum, self.base_momentum
+            momentum = self._at(step, top, bottom, top)
             for group in groups:
-                _set_momentum(
-                    group, self.momentum_key, self._at(step, top, bottom, top)
-                )
+                _set_momentum(group, self.momentum_key, momentum)
         return [
             self._at(step, g["initial_lr"], g["max_lr"], g["min_lr"]) for g in groups
         ]
@@ -211,9 +205,8 @@ class CyclicLR(LRScheduler):
         if mode not in ("triangular", "triangular2", "exp_range") and not scale_fn:
             raise ValueError("mode is invalid and scale_fn is None")
         self.mode, self.gamma, self.custom_scale_fn = mode, gamma, scale_fn
-        self.scale_mode = scale_mode
-        if scale_fn is None:
-            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        by_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.scale_mode = by_mode if scale_fn is None else scale_mode
         self.momentum_key = _momentum_key(optimizer) if cycle_momentum else None
         if cycle_momentum:
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)

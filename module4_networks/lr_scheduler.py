@@ -99,7 +99,6 @@ class LRScheduler:
                 )
         self.base_lrs: List[float] = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self._last_lr: List[float] = []
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -147,9 +146,6 @@ class LRScheduler:
         to step ``epoch`` instead (with the closed form where the class has
         one, as in PyTorch)."""
         self._step_count += 1
-        self._update_lr(epoch)
-
-    def _update_lr(self, epoch: Optional[float] = None) -> None:
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -222,8 +218,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _closed_factor(self, t: int) -> float:
-        milestones = sorted(self.milestones.elements())
-        return self.gamma ** bisect.bisect_right(milestones, t)
+        return self.gamma ** sum(n for m, n in self.milestones.items() if m <= t)
 
 
 class ConstantLR(LRScheduler):
@@ -392,15 +387,24 @@ class CosineAnnealingLR(LRScheduler):
         return [_cosine(self.eta_min, base, pct) for base in self.base_lrs]
 
 
-def _same_optimizer(kind: str, schedulers: Sequence[Any], optimizer: Any) -> None:
+def _hold(holder: Any, schedulers: Sequence[Any], optimizer: Any) -> None:
+    """Check that ``schedulers`` (at least one, none a ``ReduceLROnPlateau``, as
+    PyTorch) all step ``optimizer``, then keep both on ``holder`` (a
+    ``SequentialLR`` or ``ChainedScheduler``)."""
+    kind = type(holder).__name__
     if len(schedulers) < 1:
         raise ValueError(f"{kind} expects at least one scheduler")
     for k, scheduler in enumerate(schedulers):
+        if isinstance(scheduler, ReduceLROnPlateau):  # (its step takes a metric)
+            raise ValueError(
+                f"{kind} does not support `ReduceLROnPlateau` scheduler (index {k})"
+            )
         if scheduler.optimizer is not optimizer:
             raise ValueError(
                 f"{kind} expects all schedulers to belong to the same optimizer, "
                 f"but got scheduler at index {k} with a different one"
             )
+    holder.optimizer, holder._schedulers = optimizer, list(schedulers)
 
 
 def _undo_step(scheduler: Any) -> None:
@@ -425,7 +429,7 @@ class SequentialLR(LRScheduler):
         milestones: Sequence[int],
         last_epoch: int = -1,
     ) -> None:
-        _same_optimizer("SequentialLR", schedulers, optimizer)
+        _hold(self, schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 f"Sequential Schedulers expects number of schedulers provided to be "
@@ -433,8 +437,6 @@ class SequentialLR(LRScheduler):
                 f"schedulers {len(schedulers)} and the number of milestones to be "
                 f"equal to {len(milestones)}"
             )
-        self.optimizer = optimizer
-        self._schedulers = list(schedulers)
         self._milestones = [int(m) for m in milestones]
         self.last_epoch = last_epoch + 1
         # Each scheduler stepped once when it was made: undo that, and start
@@ -454,7 +456,7 @@ class SequentialLR(LRScheduler):
         k = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[k]
         if k > 0 and self._milestones[k - 1] == self.last_epoch:
-            scheduler._update_lr(0)  # restart it: the closed form at step 0
+            scheduler.step(0)  # restart it: the closed form at step 0
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
@@ -468,15 +470,7 @@ class ChainedScheduler(LRScheduler):
         self, schedulers: Sequence[LRScheduler], optimizer: Optional[Any] = None
     ) -> None:
         optimizer = optimizer or (schedulers[0].optimizer if schedulers else None)
-        _same_optimizer("ChainedScheduler", schedulers, optimizer)
-        for k, scheduler in enumerate(schedulers):
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"ChainedScheduler does not support `ReduceLROnPlateau` "
-                    f"scheduler (index {k})"
-                )
-        self.optimizer = optimizer
-        self._schedulers = list(schedulers)
+        _hold(self, schedulers, optimizer)
         self._last_lr = self._current()
 
     def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]

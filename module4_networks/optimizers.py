@@ -38,11 +38,12 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Iterable, Optional, Tuple
 
+from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
 from . import _fused_optim
-from ._optimizer_state import OptimizerState, State, _amsgrad_step, _closure_loss
+from ._optimizer_state import OptimizerState, State, _amsgrad_step
 from ._optimizer_state import _counted, _decayed, _moments
 
 __all__ = [
@@ -73,7 +74,10 @@ class Optimizer(OptimizerState):
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
         """Update every parameter that has a gradient. ``closure`` (optional)
         recomputes the loss with gradients; its result is returned."""
-        loss = _closure_loss(closure)
+        loss = None
+        if closure is not None:  # (it zeroes the gradients and calls backward)
+            with enable_grad():
+                loss = closure()
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:

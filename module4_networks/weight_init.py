@@ -63,11 +63,12 @@ def _tensor_of(x: Any) -> Tensor:
     return value
 
 
-def _fill(x: Any, values: Tensor) -> Any:
-    """Copy ``values`` into ``x``'s tensor in place (no gradient); return ``x``."""
+def _fill(x: Any, values: Any) -> Any:
+    """Copy ``values`` (an array or a tensor of ``x``'s shape) into ``x``'s tensor
+    in place (no gradient); return ``x``."""
     target = _tensor_of(x)
     with no_grad():
-        target.copy_(values)
+        target.copy_(target.new_tensor(values))
     return x
 
 
@@ -78,21 +79,18 @@ def _fill(x: Any, values: Tensor) -> Any:
 def uniform_(x: Any, a: float = 0.0, b: float = 1.0, generator: Generator = None):
     """Fill with $U(a, b)$."""
     t = _tensor_of(x)
-    values = rand(*t.shape, generator=generator).to_numpy() * (b - a) + a
-    return _fill(x, t.new_tensor(values))
+    return _fill(x, rand(*t.shape, generator=generator).to_numpy() * (b - a) + a)
 
 
 def normal_(x: Any, mean: float = 0.0, std: float = 1.0, generator: Generator = None):
     """Fill with $N(\\text{mean}, \\text{std}^2)$."""
     t = _tensor_of(x)
-    values = randn(*t.shape, generator=generator).to_numpy() * std + mean
-    return _fill(x, t.new_tensor(values))
+    return _fill(x, randn(*t.shape, generator=generator).to_numpy() * std + mean)
 
 
 def constant_(x: Any, val: float) -> Any:
     """Fill with ``val`` (PyTorch's name for it)."""
-    t = _tensor_of(x)
-    return _fill(x, t.new_full(t.shape, float(val)))
+    return _fill(x, np.full(_tensor_of(x).shape, float(val)))
 
 
 def zeros_(x: Any) -> Any:

@@ -171,6 +171,19 @@ def test_step_with_an_epoch_jumps_to_the_closed_form():
     assert opt.param_groups[0]["lr"] == pytest.approx(0.0125)
 
 
+@pytest.mark.task2_1
+def test_schedulers_that_hold_others_refuse_reduce_on_plateau():
+    """As PyTorch: ``ReduceLROnPlateau.step`` needs a metric, so neither
+    ``SequentialLR`` nor ``ChainedScheduler`` takes one."""
+    S = kt.optim.lr_scheduler
+    opt = _opt(kt)
+    schedulers = [S.StepLR(opt, 2), S.ReduceLROnPlateau(opt)]
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        S.SequentialLR(opt, schedulers, milestones=[3])
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        S.ChainedScheduler(schedulers)
+
+
 def _resume(lib, make, before, after):
     """Rates after ``before`` steps, a save, a fresh optimizer and scheduler
     (built, then both states loaded), and ``after`` more steps."""

@@ -90,6 +90,18 @@ def test_a_loaded_state_is_keyed_by_the_new_optimizers_parameters():
     np.testing.assert_allclose(other.state[v]["sum"].to_numpy(), [4.0, 16.0])
 
 
+@pytest.mark.task2_1
+def test_a_state_of_other_groups_or_group_sizes_is_refused():
+    """As PyTorch's ``load_state_dict``: the saved groups and the number of
+    parameters in each must match the optimizer's."""
+    a, b = kt.nn.Parameter(kt.zeros(2)), kt.nn.Parameter(kt.zeros(2))
+    saved = kt.optim.Adagrad([a, b]).state_dict()
+    for groups in ([a], [{"params": [a]}, {"params": [b]}]):
+        with pytest.raises(ValueError, match="different number of parameter groups"):
+            kt.optim.Adagrad(groups).load_state_dict(saved)
+    kt.optim.Adagrad([b, a]).load_state_dict(saved)  # the same sizes: accepted
+
+
 LAYOUTS = {
     "sgd_momentum": lambda o, ps: o.SGD(ps, lr=0.1, momentum=0.9),
     "rmsprop": lambda o, ps: o.RMSprop(ps, lr=0.01),
