@@ -47,9 +47,6 @@ class ManualClassifier:
         )
         return correct / graph.n
 
-    def __repr__(self) -> str:
-        return f"ManualClassifier(w1={self.w1!r}, w2={self.w2!r}, b={self.b!r})"
-
 
 def hand_tuned_weights() -> dict[str, tuple[float, float, float]]:
     """Your weights ``(w1, w2, b)`` for ``"simple"``, ``"diag"`` and ``"split"``.

@@ -66,17 +66,13 @@ class Parameter:
 
     def __init__(self, value: Any, name: Optional[str] = None) -> None:
         self.name = name
-        self.value = value
-        self._track_gradient()
+        self.update(value)
 
     def update(self, value: Any) -> None:
         """Replace the value (an optimizer step calls this)."""
         self.value = value
-        self._track_gradient()
-
-    def _track_gradient(self) -> None:
-        if hasattr(self.value, "requires_grad_"):
-            self.value.requires_grad_(True)
+        if hasattr(value, "requires_grad_"):  # (a Scalar of Module 1: track it)
+            value.requires_grad_(True)
 
     def __repr__(self) -> str:
         named = "" if self.name is None else f", name={self.name!r}"

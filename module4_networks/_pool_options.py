@@ -1,7 +1,8 @@
-"""PyTorch's ``dilation`` and ``return_indices`` for ``F.max_pool2d`` and
-``nn.MaxPool2d`` (private, given code: ``functional.max_pool2d`` hands these
-calls here, with its ``_pool_windows`` and Task 4.4's ``max``, which this file
-does not import: functional imports it). The gradient goes to each window's
+"""PyTorch's general windows (overlapping, padded, ``ceil_mode``), ``dilation``
+and ``return_indices`` for ``F.max_pool2d`` and ``nn.MaxPool2d`` (private, given
+code: ``functional.max_pool2d`` hands these calls here, with its
+``_pool_windows`` and Task 4.4's ``max``, which this file does not import:
+functional imports it). The gradient goes to each window's
 first maximum, as PyTorch's; the indices are read off the same windows of a
 plane of positions."""
 

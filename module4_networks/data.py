@@ -128,8 +128,7 @@ def read_idx(path: PathLike) -> np.ndarray:
     bytes), as MNIST's: a uint8 array of shape ``(n, 28, 28)`` for images,
     ``(n,)`` for labels.
     """
-    with open(path, "rb") as handle:
-        raw = handle.read()
+    raw = Path(path).read_bytes()
     if raw[:2] == b"\x1f\x8b":  # the gzip magic number
         raw = gzip.decompress(raw)
     if len(raw) < 4 or raw[:3] != b"\x00\x00\x08":

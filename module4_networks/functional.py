@@ -15,7 +15,6 @@ and the given extras to the functions of this file):
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
@@ -444,13 +443,13 @@ def max_pool2d(
 
     The gradient of each window goes to its first maximum (as in PyTorch, which
     routes it to the index it recorded). Overlapping windows (``stride``),
-    ``padding`` (with $-\infty$) and ``ceil_mode`` follow PyTorch (given code:
-    :func:`_pool_windows`), and so do ``dilation`` and ``return_indices``
-    (``(values, indices)``, each index into its input plane flattened; given,
-    in ``_pool_options.py``), in PyTorch's order of arguments.
+    ``padding`` (with $-\infty$), ``ceil_mode``, ``dilation`` and
+    ``return_indices`` (``(values, indices)``, each index into its input plane
+    flattened) follow PyTorch (given code: :func:`_pool_windows`, in
+    ``_pool_options.py``), in PyTorch's order of arguments.
     """
+    options = (kernel_size, stride, padding, ceil_mode, dilation, return_indices)
     if return_indices or pair(dilation, "dilation") != (1, 1):
-        options = (kernel_size, stride, padding, ceil_mode, dilation, return_indices)
         return _pool_options.max_pool2d(input, *options, _pool_windows, max)
     # Engine: one compiled pass where it agrees with this code (``_pool_fast``).
     fast = _pool_fast.max_pool2d(
@@ -459,10 +458,7 @@ def max_pool2d(
     if fast is not None:
         return fast
     if _general(kernel_size, stride, padding, ceil_mode):
-        windows, _ = _pool_windows(
-            "max_pool2d", input, kernel_size, stride, padding, ceil_mode, -math.inf
-        )
-        return max(windows, dim=4).values
+        return _pool_options.max_pool2d(input, *options, _pool_windows, max)
     kh, kw = _pool_args("max_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.4: tile, then max over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
