@@ -244,7 +244,7 @@ def re_exports(path: Path) -> List[str]:
 #: for issue 42 (the given losses check ``reduction=`` before computing, naming
 #: the loss; ``tensor()`` rejects integers beyond int64 as PyTorch does).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_200
+LIBRARY_BUDGET = 14_203
 LIBRARY_GOAL = 13_500
 
 

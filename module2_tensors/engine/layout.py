@@ -173,8 +173,11 @@ def full_data(
     shape seen before costs one dict lookup and one NumPy allocation."""
     layout = ROW_MAJOR.get(shape)
     count = math.prod(shape) if layout is None else layout.size
-    storage = np.empty(count)  # (np.full costs several times as much, when small)
-    storage.fill(0.0 if value is None else value)
+    if value is None:
+        storage = np.zeros(count)
+    else:  # (np.full costs several times as much as this, for small sizes)
+        storage = np.empty(count)
+        storage.fill(value)
     if layout is None:
         return cls(storage, shape)
     return laid_out(cls, storage, layout, True)
