@@ -250,7 +250,7 @@ class Embedding(Module):
         table = embeddings.to_numpy() if isinstance(embeddings, Tensor) else embeddings
         rows, dim = table.shape
         layer = cls(rows, dim, padding_idx, backend)
-        init._fill(layer.weight, layer.weight.value.new_tensor(table))
+        init._fill(layer.weight, table)
         layer.weight.value.requires_grad_(not freeze)
         return layer
 
