@@ -243,8 +243,11 @@ def re_exports(path: Path) -> List[str]:
 #: (each merge's commits name their cuts); the twentieth raised it by 9 first
 #: for issue 42 (the given losses check ``reduction=`` before computing, naming
 #: the loss; ``tensor()`` rejects integers beyond int64 as PyTorch does).
+#: The twenty-first raised it by 8 for issue 42 (StepLR, MultiStepLR and
+#: ExponentialLR step by gamma to the exponent's change, so gamma 0 zeroes a
+#: hand-set rate at a boundary as PyTorch; ``tensor([1, 2**63])`` raises).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_203
+LIBRARY_BUDGET = 14_211
 LIBRARY_GOAL = 13_500
 
 

@@ -114,19 +114,28 @@ class LRScheduler:
 
     def _factor(self) -> float:
         """What step ``last_epoch`` multiplies the current rates by: $f(t) /
-        f(t - 1)$ (1 once $f(t - 1)$ is 0: the rate stays 0)."""
+        f(t - 1)$ (1 once $f(t - 1)$ is 0: the rate stays 0); for a power
+        $f(t) = \\gamma^{e(t)}$, $\\gamma^{e(t) - e(t - 1)}$, which is 0 at a
+        boundary when $\\gamma = 0$ whatever the rate is now (as PyTorch)."""
         t = self.last_epoch
         if t == 0:
             return self._closed_factor(0)  # type: ignore[return-value]
-        before = self._closed_factor(t - 1)
-        if (self._is_initial and self._resume_keeps_rate) or not before:
+        if self._is_initial and self._resume_keeps_rate:
             return 1.0
-        return self._closed_factor(t) / before  # type: ignore[operator]
+        if self._exponent(t) is not None:
+            return self.gamma ** (self._exponent(t) - self._exponent(t - 1))
+        before = self._closed_factor(t - 1)
+        return self._closed_factor(t) / before if before else 1.0  # type: ignore
+
+    def _exponent(self, t: int) -> Optional[int]:
+        """$e(t)$ where the schedule is $f(t) = \\gamma^{e(t)}$, else None."""
+        return None
 
     def _closed_factor(self, t: int) -> Optional[float]:
         """The factor $f(t)$ on the initial rates at step ``t``; None where the
         schedule has no closed form (``step(epoch)`` then uses get_lr)."""
-        return None
+        e = self._exponent(t)
+        return None if e is None else self.gamma**e
 
     def get_lr(self) -> List[float]:
         """The rate of each group at step ``last_epoch``: the current rates
@@ -196,8 +205,8 @@ class StepLR(LRScheduler):
         self.step_size, self.gamma = int(step_size), float(gamma)
         super().__init__(optimizer, last_epoch)
 
-    def _closed_factor(self, t: int) -> float:
-        return self.gamma ** (t // self.step_size)
+    def _exponent(self, t: int) -> int:
+        return t // self.step_size
 
 
 class MultiStepLR(LRScheduler):
@@ -217,8 +226,8 @@ class MultiStepLR(LRScheduler):
         self.gamma = float(gamma)
         super().__init__(optimizer, last_epoch)
 
-    def _closed_factor(self, t: int) -> float:
-        return self.gamma ** sum(n for m, n in self.milestones.items() if m <= t)
+    def _exponent(self, t: int) -> int:
+        return sum(n for m, n in self.milestones.items() if m <= t)
 
 
 class ConstantLR(LRScheduler):
@@ -253,8 +262,8 @@ class ExponentialLR(LRScheduler):
         self.gamma = float(gamma)
         super().__init__(optimizer, last_epoch)
 
-    def _closed_factor(self, t: int) -> float:
-        return self.gamma**t
+    def _exponent(self, t: int) -> int:
+        return t
 
 
 class LinearLR(LRScheduler):

@@ -117,12 +117,16 @@ def of_data(data: Any) -> Optional[dtype]:
         ValueError: Python integers beyond int64's range, as PyTorch.
     """
     try:  # (NumPy's own inference: bool, integer, float or object arrays)
-        kind = np.asarray(data).dtype.kind
+        array = np.asarray(data)
+        kind = array.dtype.kind
     except (ValueError, TypeError):  # ragged lists
         return None
-    if kind in "uO" and not isinstance(data, np.ndarray):
-        # NumPy holds Python ints beyond int64 as uint64 or objects; PyTorch
-        # raises where they are all integers (with a float they become floats).
+    if not isinstance(data, np.ndarray) and (
+        kind in "uO" or (kind == "f" and np.abs(array).max(initial=0) >= 2.0**63)
+    ):
+        # NumPy holds Python ints beyond int64 as uint64, objects or (beside
+        # smaller ints) floats; PyTorch raises where they are all integers (with
+        # a float they become floats).
         values = np.asarray(data, dtype=object).ravel()
         if all(isinstance(v, int) for v in values) and any(
             not -(2**63) <= v < 2**63 for v in values

@@ -71,6 +71,13 @@ CASES = {
     "step_by_hand": (lambda s, o: [s.StepLR(o, 3, 0.5)], 7, {4: 0.5}),
     "exp_by_hand": (lambda s, o: [s.ExponentialLR(o, 0.5)], 4, {1: 1.0}),
     "cosine_by_hand": (lambda s, o: [s.CosineAnnealingLR(o, 4)], 4, {1: 1.0}),
+    "step_gamma_0_by_hand": (lambda s, o: [s.StepLR(o, 2, 0.0)], 5, {2: 0.3}),
+    "multistep_gamma_0_by_hand": (
+        lambda s, o: [s.MultiStepLR(o, [2, 5], 0.0)],
+        6,
+        {2: 0.3},
+    ),
+    "exp_gamma_0_by_hand": (lambda s, o: [s.ExponentialLR(o, 0.0)], 4, {2: 0.3}),
 }
 
 
@@ -136,6 +143,11 @@ EXPECTED = {
         (1 + math.cos(3 * math.pi / 4)) / (1 + math.cos(math.pi / 4)),
         0.0,
     ],
+    # gamma 0: a boundary zeroes the rate, also one set by hand after an
+    # earlier boundary had zeroed it (a ratio f(t) / f(t - 1) would be 0 / 0).
+    "step_gamma_0_by_hand": [0.1, 0.1, 0.0, 0.3, 0.0, 0.0],
+    "multistep_gamma_0_by_hand": [0.1, 0.1, 0.0, 0.3, 0.3, 0.0, 0.0],
+    "exp_gamma_0_by_hand": [0.1, 0.0, 0.0, 0.0, 0.0],
 }
 
 
