@@ -41,9 +41,7 @@ class ManualClassifier:
         if graph.n == 0:
             return 1.0
         correct = sum(
-            1
-            for (x1, x2), label in zip(graph.X, graph.y)
-            if self.predict(x1, x2) == label
+            self.predict(x1, x2) == label for (x1, x2), label in zip(graph.X, graph.y)
         )
         return correct / graph.n
 

@@ -32,6 +32,7 @@ The registration plumbing (``__setattr__``, ``__getattr__``, ``add_module``,
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, Optional
 
@@ -491,11 +492,7 @@ class _ModuleSequence(Module):
             for entry in children[index]:
                 setattr(part, str(len(part)), entry)
             return part
-        if not isinstance(index, int):
-            raise TypeError(
-                f"{type(self).__name__} indices must be integers or slices, "
-                f"not {type(index).__name__}"
-            )
+        index = operator.index(index)  # (as torch: TypeError for a non-integer)
         if not -len(children) <= index < len(children):
             raise IndexError(
                 f"index {index} is out of range for {type(self).__name__} of "
