@@ -452,7 +452,6 @@ class SequentialLR(LRScheduler):
         # the one running at step 0 again from the initial rates.
         for group in optimizer.param_groups:
             group["lr"] = group["initial_lr"]
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         for scheduler in self._schedulers:
             _undo_step(scheduler)
         first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
