@@ -45,7 +45,7 @@ class Dual:
 
     def __init__(self, value: float, tangent: float = 0.0) -> None:
         for what, v in (("value", value), ("tangent", tangent)):
-            if isinstance(v, Dual) or not isinstance(v, numbers.Real):
+            if not isinstance(v, numbers.Real):  # (a Dual too)
                 raise TypeError(
                     f"Dual {what} must be a real number, got {type(v).__name__}"
                 )

@@ -85,9 +85,7 @@ class Scalar:
         name: Optional[str] = None,
     ) -> None:
         if type(value) is not float:  # the common case skips the slow ABC check
-            if isinstance(value, Scalar):
-                raise TypeError("Scalar(value) needs a number, got a Scalar; use .data")
-            if not isinstance(value, numbers.Real):
+            if not isinstance(value, numbers.Real):  # (a Scalar too: use its .data)
                 raise TypeError(
                     f"Scalar(value) needs a real number, got {type(value).__name__}: "
                     f"{value!r}"

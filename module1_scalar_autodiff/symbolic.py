@@ -98,7 +98,7 @@ class Expr:
         """$a^c$ for a constant exponent $c$ only."""
         if isinstance(c, Const):
             c = c.value
-        if isinstance(c, Expr) or not isinstance(c, numbers.Real):
+        if not isinstance(c, numbers.Real):  # (an Expr too)
             raise TypeError(
                 f"the exponent must be a constant number, got {type(c).__name__}"
             )
