@@ -131,8 +131,7 @@ def _forward(out, x, w, layout, bias, bias_stride, has_bias, sh, sw, ph, pw):
     # out[b, o, i, j] = bias[o] + sum_c,ki,kj x[b, c, i sh + ki - ph, j sw + kj - pw]
     #                                          w[o, c, ki, kj]
     flat = cuda.grid(1)
-    out_channels, out_height, out_width = out_shape[1], out_shape[2], out_shape[3]
-    if flat >= out_shape[0] * out_channels * out_height * out_width:
+    if flat >= out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3]:
         return
     in_channels, height, width = x_shape[1], x_shape[2], x_shape[3]
     kernel_height, kernel_width = w_shape[2], w_shape[3]
@@ -164,8 +163,7 @@ def _backward_input(dx, g, w, layout, sh, sw, ph, pw):
     # dx[b, c, y, x] = sum_o,ki,kj g[b, o, u, v] w[o, c, ki, kj] over the taps with
     # u = (y + ph - ki) / sh and v = (x + pw - kj) / sw whole numbers inside g.
     flat = cuda.grid(1)
-    in_channels, height, width = dx_shape[1], dx_shape[2], dx_shape[3]
-    if flat >= dx_shape[0] * in_channels * height * width:
+    if flat >= dx_shape[0] * dx_shape[1] * dx_shape[2] * dx_shape[3]:
         return
     out_channels, out_height, out_width = g_shape[1], g_shape[2], g_shape[3]
     kernel_height, kernel_width = w_shape[2], w_shape[3]
