@@ -28,9 +28,7 @@ from module0_fundamentals import operators  # noqa: F401
 from .context import Context
 
 if TYPE_CHECKING:
-    from .scalar import Scalar
-
-ScalarLike = Union[float, int, "Scalar"]
+    from .scalar import Scalar, ScalarLike
 
 __all__ = [
     "ScalarFunction",

@@ -55,7 +55,7 @@ from module3_fast_ops._cuda_specs import given_kernels
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
-from ._conv_checks import pair_2d
+from ._conv_checks import Strided, pair_2d
 
 __all__ = [
     "PLAN",
@@ -65,8 +65,6 @@ __all__ = [
     "KERNEL_SPECS",
     "block_sum",
 ]
-
-Strided = Tuple[Any, np.ndarray, np.ndarray]  # (storage, shape, strides)
 
 #: How a convolution on ``CudaBackend`` runs: ``"direct"`` (a thread per output
 #: entry, a block per weight entry) or ``"gemm"`` (im2col and Task 3.4's matmul).
