@@ -75,10 +75,6 @@ def methods(parameter_type: type) -> Tuple[Callable, Callable]:
             )
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"attribute '{name}' already exists")
-        if param is None:
-            self._parameters.pop(name, None)
-            object.__setattr__(self, name, None)
-        else:
-            setattr(self, name, param)
+        setattr(self, name, param)  # (None: as ``m.bias = None``)
 
     return state_dict, register_parameter
