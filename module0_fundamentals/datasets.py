@@ -63,13 +63,11 @@ def _along_curves(n: int, seed: int, point: Callable[[float, int], Point]) -> Gr
     unit square)."""
     _check_n(n)
     rng = random.Random(seed)
+    y = [i % 2 for i in range(n)]
     X: list[Point] = []
-    y: list[int] = []
-    for i in range(n):
-        label = i % 2
+    for label in y:
         x1, x2 = point(rng.random(), label)
         X.append((x1 + rng.uniform(-0.02, 0.02), x2 + rng.uniform(-0.02, 0.02)))
-        y.append(label)
     return Graph(n, X, y)
 
 
