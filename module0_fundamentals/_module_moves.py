@@ -80,9 +80,7 @@ def _apply(self, fn: Callable[[Any], Any], floating_only: bool = False) -> "Modu
     ``to`` method) by ``fn(v)``: parameters through ``update`` (in place)."""
 
     def applies(value: Any) -> bool:
-        if not hasattr(value, "to"):
-            return False
-        return not floating_only or value.is_floating_point()
+        return hasattr(value, "to") and (not floating_only or value.is_floating_point())
 
     for module in self.modules():
         for parameter in module._parameters.values():
