@@ -246,8 +246,10 @@ def re_exports(path: Path) -> List[str]:
 #: The twenty-first raised it by 8 for issue 42 (StepLR, MultiStepLR and
 #: ExponentialLR step by gamma to the exponent's change, so gamma 0 zeroes a
 #: hand-set rate at a boundary as PyTorch; ``tensor([1, 2**63])`` raises).
+#: And by 1 to keep ``Scalar(a_scalar)``'s hint "use its .data" (a helper had
+#: folded it into the real-number check's message).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_187
+LIBRARY_BUDGET = 14_188
 LIBRARY_GOAL = 13_500
 
 

@@ -85,10 +85,11 @@ class Scalar:
         name: Optional[str] = None,
     ) -> None:
         if type(value) is not float:  # the common case skips the slow ABC check
-            if not isinstance(value, numbers.Real):  # (a Scalar too: use its .data)
+            if not isinstance(value, numbers.Real):
+                hint = "; use its .data" if isinstance(value, Scalar) else ""
                 raise TypeError(
                     f"Scalar(value) needs a real number, got {type(value).__name__}: "
-                    f"{value!r}"
+                    f"{value!r}{hint}"
                 )
             value = float(value)
         self.data: float = value
