@@ -108,6 +108,3 @@ class TensorBackend:
         self.max_reduce = ops.reduce(maximum, -math.inf)
 
         self.matrix_multiply = ops.matrix_multiply
-
-    def __repr__(self) -> str:
-        return f"TensorBackend({self.ops.__name__})"
