@@ -429,10 +429,8 @@ class ArithmeticMixin:
 
     def equal(self, other: "Tensor") -> bool:
         """``torch.equal``: the same shape and the same numbers (NaN equals
-        nothing)."""
-        return self.shape == other.shape and bool(
-            np.array_equal(self.to_numpy(), np.asarray(other))
-        )
+        nothing; ``np.array_equal`` compares the shapes too)."""
+        return bool(np.array_equal(self.to_numpy(), np.asarray(other)))
 
     def isclose(
         self,
