@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Optional, Tuple
 
+import numpy as np
+
 from .. import indexing_functions as ixf
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
@@ -24,29 +26,17 @@ def _view_strides(
     """Strides that show a non-contiguous tensor (never 0-d) as ``new_shape``
     without copying, or ``None`` when no such strides exist (PyTorch's rule for
     ``view``): each run of dimensions that is contiguous *within itself* may be
-    split or merged freely; dimensions of size 1 are free."""
-    out = [0] * len(new_shape)
-    view_d = len(new_shape) - 1
-    base_stride = strides[-1]
-    tensor_numel, view_numel = 1, 1
-    for d in range(len(shape) - 1, -1, -1):
-        tensor_numel *= shape[d]
-        # A run ends where the next dimension out does not continue it.
-        if d == 0 or (
-            shape[d - 1] != 1 and strides[d - 1] != tensor_numel * base_stride
-        ):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
-                out[view_d] = view_numel * base_stride
-                view_numel *= new_shape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if d > 0:
-                base_stride = strides[d - 1]
-                tensor_numel, view_numel = 1, 1
-    if view_d != -1:
+    split or merged freely; dimensions of size 1 are free; an empty tensor can
+    always be viewed. PyTorch's rule is NumPy's for reshaping an array in place,
+    so NumPy answers, asked of a strided view over a one-entry buffer (only its
+    strides are read)."""
+    steps = tuple(8 * step for step in strides)  # (in bytes)
+    view = np.lib.stride_tricks.as_strided(np.empty(1), shape, steps)
+    try:
+        view.shape = new_shape  # (NumPy refuses where it would have to copy)
+    except AttributeError:
         return None
-    return tuple(out)
+    return tuple(step // 8 for step in view.strides)
 
 
 class MovementMixin:
