@@ -38,27 +38,17 @@ def matmul_shape(a_shape: Tuple[int, ...], b_shape: Tuple[int, ...]) -> tuple:
     tensor's ``.shape``); each pair's answer is remembered.
 
     Raises:
-        ValueError: the inner sizes differ, or the batch shapes do not broadcast;
-            the message names both shapes.
+        ValueError: the inner sizes differ (naming both shapes), or the batch
+            shapes do not broadcast (:func:`shape_broadcast`'s message). ``a @ b``
+            checks its operands' dimensions first and names both shapes in either
+            case.
     """
-    if len(a_shape) < 2 or len(b_shape) < 2:
-        raise ValueError(
-            f"matrix_multiply needs tensors of at least 2 dimensions, got shapes "
-            f"{a_shape} and {b_shape}"
-        )
     if a_shape[-1] != b_shape[-2]:
         raise ValueError(
             f"cannot multiply shapes {a_shape} and {b_shape}: the inner sizes "
             f"{a_shape[-1]} and {b_shape[-2]} differ"
         )
-    try:
-        batch = shape_broadcast(a_shape[:-2], b_shape[:-2])
-    except ValueError as error:
-        raise ValueError(
-            f"cannot multiply shapes {a_shape} and {b_shape}: batch dimensions do "
-            f"not broadcast ({error})"
-        ) from None
-    return batch + (a_shape[-2], b_shape[-1])
+    return shape_broadcast(a_shape[:-2], b_shape[:-2]) + (a_shape[-2], b_shape[-1])
 
 
 class TensorBackend:
@@ -118,6 +108,3 @@ class TensorBackend:
         self.max_reduce = ops.reduce(maximum, -math.inf)
 
         self.matrix_multiply = ops.matrix_multiply
-
-    def __repr__(self) -> str:
-        return f"TensorBackend({self.ops.__name__})"

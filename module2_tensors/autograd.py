@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import Any, List, Optional
 
-from .engine.grad_modes import MODES, run_inside
+from .engine.grad_modes import MODES
 
 __all__ = [
     "set_detect_anomaly",
@@ -36,7 +36,7 @@ def is_anomaly_enabled() -> bool:
 
 
 class detect_anomaly:
-    """Context manager (and decorator) with anomaly detection on::
+    """Context manager with anomaly detection on (as PyTorch's, not a decorator)::
 
     with kt.autograd.detect_anomaly():
         loss = model(x).log().sum()     # FloatingPointError at the log
@@ -53,9 +53,6 @@ class detect_anomaly:
 
     def __exit__(self, *exc_info: Any) -> None:
         MODES.anomaly = self._previous
-
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        return run_inside(lambda: detect_anomaly(self.check_nan), fn)
 
 
 def grad(

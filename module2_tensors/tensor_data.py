@@ -204,9 +204,8 @@ def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
 
 
 def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
-    """Check a user shape (integers) and return it as a tuple of Python ints."""
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
+    """Check a user shape (a sequence of integers) and return it as a tuple of
+    Python ints."""
     out = []
     for size in shape:
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)):

@@ -342,9 +342,7 @@ class SimpleOps(TensorOps):
         kernel = tensor_reduce(fn)
 
         def apply(a: "Tensor", dim: int) -> "Tensor":
-            shape = list(a.shape)
-            shape[dim] = 1
-            out = a.new_full(tuple(shape), start)
+            out = a.new_full(a.shape[:dim] + (1,) + a.shape[dim + 1 :], start)
             with np.errstate(all="ignore"):
                 kernel(*out.tuple(), *a.tuple(), dim)
             return out

@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["kernel_key", "dependencies"]
+__all__ = ["kernel_key"]
 
 #: Top-level packages whose code is not the course's: not hashed, not followed.
 _EXTERNAL = frozenset(sys.stdlib_module_names) | {
@@ -102,10 +102,10 @@ def _code_digest(code: types.CodeType) -> str:
 
 class _Describer:
     """Walks what a kernel depends on; collects the facts to hash (functions'
-    code, dispatcher options, constants) and the modules they come from."""
+    code, dispatcher options, constants); ``seen`` holds the functions
+    described."""
 
     def __init__(self) -> None:
-        self.modules: set = set()  # modules whose code the facts cover
         self.facts: List[str] = []
         self.seen: set = set()  # functions described
         self.visits: set = set()  # (module, names) described
@@ -161,7 +161,6 @@ class _Describer:
         if _is_external(fn.__module__):
             self.facts.append(name)
             return
-        self.modules.add(fn.__module__)
         self.facts.append(f"{name}:{_code_digest(fn.__code__)}")
         names = _code_names(fn.__code__)
         for global_name in names:
@@ -208,10 +207,3 @@ def kernel_key(
     identity = hashlib.sha256("|".join(names).encode()).hexdigest()[:12]
     text = "\n".join([f"options {_options(options or {})}"] + describer.facts)
     return identity, hashlib.sha256(text.encode()).hexdigest()
-
-
-def dependencies(py_func: Callable[..., Any]) -> List[str]:
-    """The modules whose functions the kernel's key covers (sorted names)."""
-    describer = _Describer()
-    describer.function(py_func)  # type: ignore[arg-type]
-    return sorted(describer.modules)

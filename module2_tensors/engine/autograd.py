@@ -118,9 +118,6 @@ class History:
         self.last_fn, self.ctx, self.inputs = last_fn, ctx, inputs
         self.parents, self.versions = parents, versions
 
-    def __repr__(self) -> str:
-        return f"History({self.last_fn.__name__}, inputs={len(self.inputs)})"
-
 
 class SavedOutputHistory(History):
     """The history of a result that its forward saved for backward

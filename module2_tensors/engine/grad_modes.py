@@ -89,8 +89,7 @@ def run_inside(
     context: Callable[[], Any], fn: Callable[..., Any]
 ) -> Callable[..., Any]:
     """``fn`` run inside a fresh ``context()`` at every call: a context manager
-    used as a decorator (``@no_grad()``, ``@set_grad_enabled(False)``,
-    ``@detect_anomaly()``)."""
+    used as a decorator (``@no_grad()``, ``@set_grad_enabled(False)``)."""
 
     @functools.wraps(fn)
     def wrapped(*args: Any, **kwargs: Any) -> Any:

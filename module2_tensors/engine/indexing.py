@@ -94,11 +94,8 @@ class AdvancedIndex(DifferentiableBackward):
     @staticmethod
     def forward(ctx: Context, a: "Tensor", key: Tuple[Any, ...]) -> "Tensor":
         ctx.save_for_backward(a.shape, key)
-        try:
-            values = a.to_numpy()[key]
-        except IndexError as error:
-            raise IndexError(f"{error} (tensor of shape {a.shape})") from None
-        return a.new_tensor(values)
+        # (An index out of range: NumPy's IndexError names it, the axis and size.)
+        return a.new_tensor(a.to_numpy()[key])
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
@@ -141,14 +138,9 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
     strides = np.array(t._tensor.strides, dtype=np.int64)
     positions = np.tensordot(strides, np.indices(t.shape, dtype=np.int64), axes=1)
     selected = positions[_numpy_key(key)]
-    try:
-        values = np.broadcast_to(value.to_numpy(), selected.shape)
-    except ValueError:
-        raise ValueError(
-            f"cannot write a value of shape {value.shape} into a selection of "
-            f"shape {selected.shape}"
-        ) from None
-    storage[selected] = values
+    # (A value that does not broadcast to the selection: NumPy's ValueError
+    # names both shapes.)
+    storage[selected] = np.broadcast_to(value.to_numpy(), selected.shape)
 
 
 class StridedView(DifferentiableBackward):

@@ -96,15 +96,11 @@ def new_layout(
             f"strides {steps} and shape {shape} have different lengths "
             f"({len(steps)} and {len(shape)})"
         )
-    size, last = 1, 0
-    for n, step in zip(shape, steps):
-        if n < 0 or step < 0:
-            raise ValueError(
-                f"sizes and strides must be non-negative, got shape {shape} "
-                f"and strides {steps}"
-            )
-        size *= n
-        last += (n - 1) * step
+    if any(n < 0 for n in shape + steps):
+        raise ValueError(
+            f"sizes and strides must be non-negative, got shape {shape} "
+            f"and strides {steps}"
+        )
     layout = Layout(
         shape,
         steps,
@@ -112,9 +108,9 @@ def new_layout(
         _read_only(steps),
         np.array(shape, dtype=np.int64),
         np.array(steps, dtype=np.int64),
-        size,
+        math.prod(shape),
         len(shape),
-        last,
+        sum((n - 1) * step for n, step in zip(shape, steps)),  # the last position
     )
     if len(LAYOUTS) < MAX_LAYOUTS:
         LAYOUTS[(shape, strides)] = layout

@@ -106,12 +106,9 @@ class ArithmeticMixin:
     def __sub__(self, b: TensorLike) -> "Tensor":
         # a - 2.0 is a + (-2.0): one kernel, exact. (float first: no ABC check.)
         if type(b) is float or isinstance(b, numbers.Real):
-            o = self._other(-b)
-            out = tf.Add.apply(self, o)
-        else:
-            o = self._other(b)
-            out = tf.Add.apply(self, tf.Neg.apply(o))
-        return _typed(out, self, o, b)
+            return self + -b
+        o = self._other(b)
+        return _typed(tf.Add.apply(self, tf.Neg.apply(o)), self, o, b)
 
     def __rsub__(self, b: TensorLike) -> "Tensor":
         o = self._other(b)
@@ -432,10 +429,8 @@ class ArithmeticMixin:
 
     def equal(self, other: "Tensor") -> bool:
         """``torch.equal``: the same shape and the same numbers (NaN equals
-        nothing)."""
-        return self.shape == other.shape and bool(
-            np.array_equal(self.to_numpy(), np.asarray(other))
-        )
+        nothing; ``np.array_equal`` compares the shapes too)."""
+        return bool(np.array_equal(self.to_numpy(), np.asarray(other)))
 
     def isclose(
         self,

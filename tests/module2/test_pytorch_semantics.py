@@ -329,6 +329,9 @@ def test_view_follows_torch_stride_rule():
     v.to_numpy()
     with pytest.raises(ValueError, match="view size is not compatible"):
         x.T.view(12)
+    # An empty tensor can always be viewed, permuted or not (torch 2: (0,), (2, 0)).
+    empty = kt.zeros(3, 0, 2).permute(2, 0, 1)
+    assert empty.view(0).shape == (0,) and empty.view(2, 0).shape == (2, 0)
     a = kt.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
     g = kt.tensor(np.arange(6.0).reshape(3, 2, 1))
     (a.T.view(3, 2, 1) * g).sum().backward()

@@ -260,7 +260,9 @@ def test_no_writable_folder_still_runs_the_kernel(
 def test_the_key_covers_every_file_and_constant_the_kernel_reads() -> None:
     kernel = _tiny_kernel()
     identity, stamp = kernel_key.kernel_key(kernel.py_func)
-    assert kernel_key.dependencies(kernel.py_func) == [__name__]
+    describer = kernel_key._Describer()
+    describer.function(kernel.py_func)
+    assert {fn.__module__ for fn in describer.seen} == {__name__}
     assert kernel_key.kernel_key(_tiny_kernel().py_func) == (identity, stamp)
     # A closure's number is frozen into the machine code: same kernel, new stamp.
     other_identity, other_stamp = kernel_key.kernel_key(_tiny_kernel(4.0).py_func)
