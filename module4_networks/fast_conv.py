@@ -336,12 +336,8 @@ def _conv2d_forward_factory() -> Callable[..., None]:
                             x[x_row + (left + kj) * x_strides[3]]
                             * w[w_row + kj * w_strides[3]]
                         )
-            out[
-                b * out_strides[0]
-                + o * out_strides[1]
-                + i * out_strides[2]
-                + j * out_strides[3]
-            ] = acc
+            at = b * out_strides[0] + o * out_strides[1] + i * out_strides[2]
+            out[at + j * out_strides[3]] = acc
 
     return conv2d_forward_kernel
     # END SOLUTION
@@ -399,27 +395,13 @@ def _conv2d_backward_input_factory() -> Callable[..., None]:
                     v = cols // stride_w
                     if v >= out_width:
                         continue
+                    # g[b, o, u, v] and w[o, c, ki, kj] for o = 0 (o steps below)
+                    g_at = b * g_strides[0] + u * g_strides[2] + v * g_strides[3]
+                    w_at = c * w_strides[1] + ki * w_strides[2] + kj * w_strides[3]
                     for o in range(out_channels):
-                        acc += (
-                            g[
-                                b * g_strides[0]
-                                + o * g_strides[1]
-                                + u * g_strides[2]
-                                + v * g_strides[3]
-                            ]
-                            * w[
-                                o * w_strides[0]
-                                + c * w_strides[1]
-                                + ki * w_strides[2]
-                                + kj * w_strides[3]
-                            ]
-                        )
-            dx[
-                b * dx_strides[0]
-                + c * dx_strides[1]
-                + y * dx_strides[2]
-                + x_ * dx_strides[3]
-            ] = acc
+                        acc += g[g_at + o * g_strides[1]] * w[w_at + o * w_strides[0]]
+            at = b * dx_strides[0] + c * dx_strides[1] + y * dx_strides[2]
+            dx[at + x_ * dx_strides[3]] = acc
 
     return conv2d_backward_input_kernel
     # END SOLUTION
@@ -476,12 +458,8 @@ def _conv2d_backward_weight_factory() -> Callable[..., None]:
                                 x[x_row + x_ * x_strides[3]]
                                 * g[g_row + v * g_strides[3]]
                             )
-            dw[
-                o * dw_strides[0]
-                + c * dw_strides[1]
-                + ki * dw_strides[2]
-                + kj * dw_strides[3]
-            ] = acc
+            at = o * dw_strides[0] + c * dw_strides[1] + ki * dw_strides[2]
+            dw[at + kj * dw_strides[3]] = acc
 
     return conv2d_backward_weight_kernel
     # END SOLUTION
