@@ -15,13 +15,14 @@ and the given extras to the functions of this file):
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.shape_functions import stack
 from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_api.reductions import MaxResult
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
 
@@ -38,7 +39,6 @@ __all__ = [
     "avg_pool2d",
     "max",
     "argmax",
-    "MaxResult",
     "softmax",
     "log_softmax",
     "max_pool2d",
@@ -258,13 +258,6 @@ def avg_pool2d(
 
 
 # ------------------------------------------- Task 4.4: max, softmax, dropout
-class MaxResult(NamedTuple):
-    """``F.max(x, dim)`` returns ``(values, indices)``, like ``torch.max``."""
-
-    values: Tensor
-    indices: Tensor
-
-
 def _first_argmax(a: Tensor, dim: int) -> Tuple[Tensor, Tensor, Tensor]:
     """Along ``dim`` (kept with size 1): the maxima, the index of the *first*
     maximum (as a float), and the one-hot mask of that index (``a``'s shape).

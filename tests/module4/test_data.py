@@ -128,7 +128,7 @@ def test_download_checks_the_checksum_and_keeps_nothing_broken(tmp_path):
     source = tmp_path / "source.bin"
     source.write_bytes(b"kindling")
     target = tmp_path / "cache" / "file.bin"
-    with pytest.raises(data.ChecksumError, match="bad checksum for file.bin"):
+    with pytest.raises(OSError, match="could not download file.bin .*checksum"):
         data.download(source.as_uri(), target, md5=md5(b"something else"))
     assert not target.exists()
     assert list(target.parent.iterdir()) == []  # no .part file left behind
