@@ -317,9 +317,6 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self.itos)
 
-    def __contains__(self, word: str) -> bool:
-        return word in self.stoi
-
     def encode(self, tokens: Sequence[str]) -> List[int]:
         """Word ids, ``<unk>`` (1) for unknown words."""
         return [self.stoi.get(t, 1) for t in tokens]

@@ -406,18 +406,15 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     )
     oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
 
-    def bounds(n: int, out: int, i: int) -> Tuple[int, int]:
-        return (i * n) // out, -(-((i + 1) * n) // out)
+    def window(n: int, out: int, i: int) -> slice:
+        return slice((i * n) // out, -(-((i + 1) * n) // out))
 
-    rows = []
-    for i in range(oh):
-        top, bottom = bounds(h, oh, i)
-        cells = []
-        for j in range(ow):
-            left, right = bounds(w, ow, j)
-            cells.append(input[..., top:bottom, left:right].mean(dim=(-2, -1)))
-        rows.append(stack(cells, dim=-1))
-    return stack(rows, dim=-2)
+    means = [
+        input[..., window(h, oh, i), window(w, ow, j)].mean(dim=(-2, -1))
+        for i in range(oh)
+        for j in range(ow)
+    ]
+    return stack(means, dim=-1).view(*input.shape[:-2], oh, ow)
 
 
 def max_pool2d(

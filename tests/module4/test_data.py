@@ -234,7 +234,7 @@ def test_tokenize_lowers_and_splits_punctuation():
 def test_vocabulary_orders_by_frequency_and_maps_unknowns():
     vocab = data.Vocabulary.build([["b", "a", "b"], ["c", "b", "a"]], min_freq=2)
     assert vocab.itos == ["<pad>", "<unk>", "b", "a"]
-    assert len(vocab) == 4 and "a" in vocab and "c" not in vocab
+    assert len(vocab) == 4 and "a" in vocab.stoi and "c" not in vocab.stoi
     assert vocab.encode(["a", "c", "b"]) == [3, 1, 2]
 
 
