@@ -465,22 +465,13 @@ def _conv2d_backward_weight_factory() -> Callable[..., None]:
     # END SOLUTION
 
 
-_FACTORIES = {
-    "conv1d_forward": _conv1d_forward_factory,
-    "conv1d_backward_input": _conv1d_backward_input_factory,
-    "conv1d_backward_weight": _conv1d_backward_weight_factory,
-    "conv2d_forward": _conv2d_forward_factory,
-    "conv2d_backward_input": _conv2d_backward_input_factory,
-    "conv2d_backward_weight": _conv2d_backward_weight_factory,
-}
-
-
 @functools.lru_cache(maxsize=None)
 def kernel(name: str) -> Callable[..., None]:
-    """The compiled kernel ``name`` (``"conv1d_forward"`` ...), built once per
-    process and kept on disk across processes by Module 3's kernel cache (keyed by
-    the sources it is built from; it also announces its compilation)."""
-    return kernel_cache.persist(_FACTORIES[name](), name)
+    """The compiled kernel ``name`` (``"conv1d_forward"`` ...), built by its
+    factory ``_{name}_factory`` once per process and kept on disk across
+    processes by Module 3's kernel cache (keyed by the sources it is built from;
+    it also announces its compilation)."""
+    return kernel_cache.persist(globals()[f"_{name}_factory"](), name)
 
 
 # ------------------------------------------------------------------ launchers
