@@ -229,12 +229,9 @@ class _RNNLayers(Module):
                 hr = self._parameters.get("weight_hr" + suffix)
                 # (a plain attribute: assigning a Parameter would register it)
                 object.__setattr__(self, "_projection", _value(hr))
-                if hr is None:
-                    out, state = _recurrent_fast.unroll(
-                        self, x, state, weights, direction == 1
-                    )
-                else:
-                    out, state = self._unroll(x, state, weights, direction == 1)
+                out, state = _recurrent_fast.unroll(
+                    self, x, state, weights, direction == 1
+                )
                 outputs.append(out)
                 for store, s in zip(finals, state if len(start) > 1 else (state,)):
                     store.append(s)
