@@ -317,12 +317,11 @@ def _reduce_input(
     _check_tensor(name, input)
     if input.size == 0:
         raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
-    if dim is None:
+    if dim is not None:
+        dim = _dim(dim, input.dims, name)
+    if dim is None or input.dims == 0:  # (a 0-d tensor along its one dim, too)
         flat = input.contiguous().view(input.size)
         return flat, 0, (1,) * input.dims if keepdim else ()
-    dim = _dim(dim, input.dims, name)
-    if input.dims == 0:
-        return input.view(1), 0, ()
     rest = (1,) if keepdim else ()
     return input, dim, input.shape[:dim] + rest + input.shape[dim + 1 :]
 
