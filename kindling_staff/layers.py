@@ -249,7 +249,7 @@ def re_exports(path: Path) -> List[str]:
 #: And by 1 to keep ``Scalar(a_scalar)``'s hint "use its .data" (a helper had
 #: folded it into the real-number check's message).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_125
+LIBRARY_BUDGET = 14_058
 LIBRARY_GOAL = 13_500
 
 

@@ -49,9 +49,7 @@ from .functional import (
 )
 
 # backward(create_graph=True) through a convolution: its im2col backward recorded.
-_higher_order.register(_convolution.Conv1dFun, _convolution.Conv2dFun)(
-    _conv_gemm.recorded_backward
-)
+_higher_order.register(_convolution.ConvFun)(_conv_gemm.recorded_backward)
 
 # On the GPU, fused kernels stand in for these classes' update (once they agree).
 _fused_optim.fuses({optim.SGD: "sgd", optim.Adam: "adam", optim.AdamW: "adamw"})

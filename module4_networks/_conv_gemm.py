@@ -175,7 +175,7 @@ def bias_grad(g: Strided, spatial: int) -> np.ndarray:
 
 
 def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
-    """The backward of ``Conv1dFun``/``Conv2dFun`` (``apply(input, weight, bias,
+    """The backward of ``ConvFun`` (``apply(input, weight, bias,
     stride, padding)``) as recorded tensor operations, for ``create_graph=True``
     (``module2_tensors/engine/higher_order.py``; the package registers it): the
     im2col product above, written with differentiable steps. ``cols`` picks every

@@ -4,14 +4,13 @@ this file).
 
 PyTorch's convolutions accept ints or pairs, ``padding="same"``/``"valid"``,
 dilation, groups and unbatched inputs. :func:`_conv` turns every such call into
-what Tasks 4.1 and 4.2 implement: ``Conv1dFun``/``Conv2dFun`` with integer strides
-and paddings, on a batched input: padding strings become explicit zeros, a dilated
-kernel becomes a kernel with zeros between its taps, groups become separate
-convolutions concatenated along the channels.
+what Tasks 4.1 and 4.2 implement: ``ConvFun`` with integer strides and paddings,
+on a batched input: padding strings become explicit zeros, a dilated kernel
+becomes a kernel with zeros between its taps, groups become separate convolutions
+concatenated along the channels.
 
-``Conv1dFun`` and ``Conv2dFun`` wrap the launchers of ``fast_conv.py`` (Tasks 4.1
-and 4.2) as tensor ``Function``s, or the kernels of ``cuda_conv`` on
-``CudaBackend``.
+``ConvFun`` wraps the launchers of ``fast_conv.py`` (Tasks 4.1 and 4.2) as a
+tensor ``Function``, or the kernels of ``cuda_conv`` on ``CudaBackend``.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from . import _conv_gemm
 from ._conv_checks import IntPair, conv_output_shape, sizes
 from .fast_conv import _launch
 
-__all__ = ["_check_tensor", "_dim", "_conv", "_dilate", "Conv1dFun", "Conv2dFun"]
+__all__ = ["_check_tensor", "_dim", "_conv", "_dilate", "ConvFun"]
 
 
 def _check_tensor(name: str, x: object) -> None:
@@ -81,8 +80,7 @@ def _conv(
     unbatched = input.dims == spatial + 1
     x = input.unsqueeze(0) if unbatched else input
     # (On CudaBackend the same Functions run the GPU kernels of cuda_conv.)
-    fn = Conv1dFun if spatial == 1 else Conv2dFun
-    out = fn.apply(x, weight, bias, strides, paddings)
+    out = ConvFun.apply(x, weight, bias, strides, paddings)
     return out.squeeze(0) if unbatched else out
 
 
@@ -158,15 +156,17 @@ def _grouped(
 
 
 # ------------------------------------------------------- the tensor Functions
-class _ConvFun(Function):
-    """What ``Conv1dFun`` and ``Conv2dFun`` share (given): the launchers of
-    ``fast_conv.py`` as a differentiable tensor operation, the number of spatial
-    dims read from the strides (forward) and the gradient (backward). The input
-    and weight gradients are computed only when autodiff needs them. On the CPU
-    they run as im2col + one matrix multiply (``_conv_gemm``, README section 3)
-    wherever that agrees with your kernels, which are run and compared first; on
-    ``CudaBackend``, the kernels of ``cuda_conv`` (imported only then, so that
-    ``numba.cuda`` loads only when a CUDA tensor needs it)."""
+class ConvFun(Function):
+    """``conv1d`` and ``conv2d`` (given): ``apply(input, weight, bias_or_None,
+    strides, paddings)`` with one stride and padding per spatial dim, the
+    launchers of ``fast_conv.py`` as a differentiable tensor operation, the
+    number of spatial dims read from the strides (forward) and the gradient
+    (backward). The input and weight gradients are computed only when autodiff
+    needs them. On the CPU they run as im2col + one matrix multiply
+    (``_conv_gemm``, README section 3) wherever that agrees with your kernels,
+    which are run and compared first; on ``CudaBackend``, the kernels of
+    ``cuda_conv`` (imported only then, so that ``numba.cuda`` loads only when a
+    CUDA tensor needs it)."""
 
     @staticmethod
     def forward(
@@ -223,13 +223,3 @@ class _ConvFun(Function):
         if has_bias and needs[2]:
             d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
         return d_input, d_weight, d_bias
-
-
-class Conv1dFun(_ConvFun):
-    """``conv1d`` as a differentiable tensor operation (see the module docstring):
-    ``apply(input, weight, bias_or_None, (stride,), (padding,))``."""
-
-
-class Conv2dFun(_ConvFun):
-    """``conv2d`` as a differentiable tensor operation:
-    ``apply(input, weight, bias_or_None, (sh, sw), (ph, pw))``."""

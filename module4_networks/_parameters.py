@@ -8,7 +8,6 @@ from typing import Optional, Tuple, Union
 
 from module0_fundamentals.module import Parameter
 from module2_tensors._backend import TensorBackend
-from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.tensor import Tensor, zeros
 
 from . import weight_init as init
@@ -18,7 +17,7 @@ __all__ = ["_parameter", "_uniform_fan_in", "_scale_and_shift", "_value"]
 
 def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
     """A zero tensor of ``shape`` wrapped as a Parameter (filled by ``init`` next)."""
-    return Parameter(zeros(shape, backend=backend or get_default_backend()))
+    return Parameter(zeros(shape, backend=backend))
 
 
 def _value(p: Optional[Parameter]) -> Optional[Tensor]:

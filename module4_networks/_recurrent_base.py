@@ -149,8 +149,7 @@ class _RNNLayers(Module):
             raise ValueError("proj_size argument is only supported for LSTM")
         if num_layers < 1:
             raise ValueError(f"{name}: num_layers must be at least 1, got {num_layers}")
-        if not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"{name}: dropout must be in [0, 1], got {dropout}")
+        F._check_probability(dropout)
         self.input_size, self.hidden_size = input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional = float(dropout), bidirectional
@@ -230,12 +229,9 @@ class _RNNLayers(Module):
                 hr = self._parameters.get("weight_hr" + suffix)
                 # (a plain attribute: assigning a Parameter would register it)
                 object.__setattr__(self, "_projection", _value(hr))
-                if hr is None:
-                    out, state = _recurrent_fast.unroll(
-                        self, x, state, weights, direction == 1
-                    )
-                else:
-                    out, state = self._unroll(x, state, weights, direction == 1)
+                out, state = _recurrent_fast.unroll(
+                    self, x, state, weights, direction == 1
+                )
                 outputs.append(out)
                 for store, s in zip(finals, state if len(start) > 1 else (state,)):
                     store.append(s)

@@ -222,8 +222,8 @@ def _check(
     fast_out, c_n, saved = _forward(xs, h0, c0, tuple(w), reverse)  # type: ignore
     got = [fast_out, fast_out[0 if reverse else xs.shape[0] - 1], c_n]
     grads = _backward(xs, tuple(w), reverse, saved, *g_outs)  # type: ignore
-    return all(agrees(a, o.to_numpy()) for a, o in zip(got, outs)) and all(
-        agrees(g, None if p.grad is None else p.grad.to_numpy())  # (None: zeros)
+    return all(agrees(a, o) for a, o in zip(got, outs)) and all(
+        agrees(g, p.grad)  # (no gradient: zeros)
         for p, g, need in zip(probes, grads, needs)
         if p is not None and need
     )
@@ -234,13 +234,14 @@ def unroll(
 ) -> Tuple[Tensor, Any]:
     """``layers._unroll(x, state, weights, reverse)``, computed as one Function
     where that agreed with ``layers._unroll`` on this signature (see the module
-    docstring); the students' ``_unroll`` itself everywhere else (not an LSTM, a
-    CUDA or float32 tensor, an empty sequence, a signature where they
-    differed)."""
+    docstring); the students' ``_unroll`` itself everywhere else (not an LSTM,
+    an LSTM with a projection (``proj_size``), a CUDA or float32 tensor, an
+    empty sequence, a signature where they differed)."""
     parts = list(state) if isinstance(state, tuple) else [state]
     tensors = [x, *parts, *weights]
     if (
         getattr(type(layers), "gates", 1) != 4
+        or getattr(layers, "_projection", None) is not None
         or not PATH.active
         or x.shape[0] == 0
         or not all(t is None or host_float64(t) for t in tensors)

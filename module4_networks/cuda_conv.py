@@ -1,5 +1,5 @@
 """Convolution on the GPU: ``conv1d`` and ``conv2d``, forward and backward, for tensors
-on ``CudaBackend`` (given code; ``_convolution.Conv1dFun``/``Conv2dFun`` run it there).
+on ``CudaBackend`` (given code; ``_convolution.ConvFun`` runs it there).
 
 The arithmetic is that of ``fast_conv`` (Tasks 4.1 and 4.2); the GPU patterns are
 those of Task 3.3:
@@ -329,7 +329,7 @@ def conv_forward_fn(
     stride: Tuple[int, ...],
     padding: Tuple[int, ...],
 ) -> Tensor:
-    """``Conv1dFun``/``Conv2dFun``'s forward on ``CudaBackend``, into a new
+    """``ConvFun``'s forward on ``CudaBackend``, into a new
     ``out`` of ``shape`` (checked by the caller)."""
     strides, paddings = pair_2d(stride, 1), pair_2d(padding, 0)
     if PLAN == "gemm":

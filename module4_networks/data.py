@@ -32,7 +32,6 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 __all__ = [
-    "ChecksumError",
     "default_cache_dir",
     "md5sum",
     "download",
@@ -54,10 +53,6 @@ PathLike = Union[str, Path]
 
 
 # ------------------------------------------------------------------ download
-class ChecksumError(ValueError):
-    """A downloaded (or cached) file does not have the expected MD5."""
-
-
 def default_cache_dir() -> Path:
     """``$KINDLING_DATA`` if set, else ``~/.cache/kindling``."""
     env = os.environ.get("KINDLING_DATA")
@@ -79,8 +74,8 @@ def download(
     matches, so an interrupted run never leaves a broken file in the cache.
 
     Raises:
-        ChecksumError: every URL gave a file with the wrong checksum.
-        OSError: no URL could be fetched (the message lists why for each).
+        OSError: no URL gave a file with the right checksum (the message lists
+            why for each).
     """
     path = Path(path)
     if isinstance(urls, str):
@@ -111,8 +106,6 @@ def download(
         finally:
             if tmp.exists():
                 tmp.unlink()
-    if failures and all("checksum" in f for f in failures):
-        raise ChecksumError(f"bad checksum for {path.name}: " + "; ".join(failures))
     raise OSError(
         f"could not download {path.name} ({'; '.join(failures)}); download it by "
         f"hand into {path.parent} or pass --data-dir"
@@ -323,9 +316,6 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return len(self.itos)
-
-    def __contains__(self, word: str) -> bool:
-        return word in self.stoi
 
     def encode(self, tokens: Sequence[str]) -> List[int]:
         """Word ids, ``<unk>`` (1) for unknown words."""

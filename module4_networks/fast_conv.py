@@ -336,12 +336,8 @@ def _conv2d_forward_factory() -> Callable[..., None]:
                             x[x_row + (left + kj) * x_strides[3]]
                             * w[w_row + kj * w_strides[3]]
                         )
-            out[
-                b * out_strides[0]
-                + o * out_strides[1]
-                + i * out_strides[2]
-                + j * out_strides[3]
-            ] = acc
+            at = b * out_strides[0] + o * out_strides[1] + i * out_strides[2]
+            out[at + j * out_strides[3]] = acc
 
     return conv2d_forward_kernel
     # END SOLUTION
@@ -399,27 +395,13 @@ def _conv2d_backward_input_factory() -> Callable[..., None]:
                     v = cols // stride_w
                     if v >= out_width:
                         continue
+                    # g[b, o, u, v] and w[o, c, ki, kj] for o = 0 (o steps below)
+                    g_at = b * g_strides[0] + u * g_strides[2] + v * g_strides[3]
+                    w_at = c * w_strides[1] + ki * w_strides[2] + kj * w_strides[3]
                     for o in range(out_channels):
-                        acc += (
-                            g[
-                                b * g_strides[0]
-                                + o * g_strides[1]
-                                + u * g_strides[2]
-                                + v * g_strides[3]
-                            ]
-                            * w[
-                                o * w_strides[0]
-                                + c * w_strides[1]
-                                + ki * w_strides[2]
-                                + kj * w_strides[3]
-                            ]
-                        )
-            dx[
-                b * dx_strides[0]
-                + c * dx_strides[1]
-                + y * dx_strides[2]
-                + x_ * dx_strides[3]
-            ] = acc
+                        acc += g[g_at + o * g_strides[1]] * w[w_at + o * w_strides[0]]
+            at = b * dx_strides[0] + c * dx_strides[1] + y * dx_strides[2]
+            dx[at + x_ * dx_strides[3]] = acc
 
     return conv2d_backward_input_kernel
     # END SOLUTION
@@ -476,33 +458,20 @@ def _conv2d_backward_weight_factory() -> Callable[..., None]:
                                 x[x_row + x_ * x_strides[3]]
                                 * g[g_row + v * g_strides[3]]
                             )
-            dw[
-                o * dw_strides[0]
-                + c * dw_strides[1]
-                + ki * dw_strides[2]
-                + kj * dw_strides[3]
-            ] = acc
+            at = o * dw_strides[0] + c * dw_strides[1] + ki * dw_strides[2]
+            dw[at + kj * dw_strides[3]] = acc
 
     return conv2d_backward_weight_kernel
     # END SOLUTION
 
 
-_FACTORIES = {
-    "conv1d_forward": _conv1d_forward_factory,
-    "conv1d_backward_input": _conv1d_backward_input_factory,
-    "conv1d_backward_weight": _conv1d_backward_weight_factory,
-    "conv2d_forward": _conv2d_forward_factory,
-    "conv2d_backward_input": _conv2d_backward_input_factory,
-    "conv2d_backward_weight": _conv2d_backward_weight_factory,
-}
-
-
 @functools.lru_cache(maxsize=None)
 def kernel(name: str) -> Callable[..., None]:
-    """The compiled kernel ``name`` (``"conv1d_forward"`` ...), built once per
-    process and kept on disk across processes by Module 3's kernel cache (keyed by
-    the sources it is built from; it also announces its compilation)."""
-    return kernel_cache.persist(_FACTORIES[name](), name)
+    """The compiled kernel ``name`` (``"conv1d_forward"`` ...), built by its
+    factory ``_{name}_factory`` once per process and kept on disk across
+    processes by Module 3's kernel cache (keyed by the sources it is built from;
+    it also announces its compilation)."""
+    return kernel_cache.persist(globals()[f"_{name}_factory"](), name)
 
 
 # ------------------------------------------------------------------ launchers

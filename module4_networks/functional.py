@@ -15,13 +15,14 @@ and the given extras to the functions of this file):
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.shape_functions import stack
 from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_api.reductions import MaxResult
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
 
@@ -38,7 +39,6 @@ __all__ = [
     "avg_pool2d",
     "max",
     "argmax",
-    "MaxResult",
     "softmax",
     "log_softmax",
     "max_pool2d",
@@ -258,13 +258,6 @@ def avg_pool2d(
 
 
 # ------------------------------------------- Task 4.4: max, softmax, dropout
-class MaxResult(NamedTuple):
-    """``F.max(x, dim)`` returns ``(values, indices)``, like ``torch.max``."""
-
-    values: Tensor
-    indices: Tensor
-
-
 def _first_argmax(a: Tensor, dim: int) -> Tuple[Tensor, Tensor, Tensor]:
     """Along ``dim`` (kept with size 1): the maxima, the index of the *first*
     maximum (as a float), and the one-hot mask of that index (``a``'s shape).
@@ -324,12 +317,11 @@ def _reduce_input(
     _check_tensor(name, input)
     if input.size == 0:
         raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
-    if dim is None:
+    if dim is not None:
+        dim = _dim(dim, input.dims, name)
+    if dim is None or input.dims == 0:  # (a 0-d tensor along its one dim, too)
         flat = input.contiguous().view(input.size)
         return flat, 0, (1,) * input.dims if keepdim else ()
-    dim = _dim(dim, input.dims, name)
-    if input.dims == 0:
-        return input.view(1), 0, ()
     rest = (1,) if keepdim else ()
     return input, dim, input.shape[:dim] + rest + input.shape[dim + 1 :]
 
@@ -413,18 +405,15 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     )
     oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
 
-    def bounds(n: int, out: int, i: int) -> Tuple[int, int]:
-        return (i * n) // out, -(-((i + 1) * n) // out)
+    def window(n: int, out: int, i: int) -> slice:
+        return slice((i * n) // out, -(-((i + 1) * n) // out))
 
-    rows = []
-    for i in range(oh):
-        top, bottom = bounds(h, oh, i)
-        cells = []
-        for j in range(ow):
-            left, right = bounds(w, ow, j)
-            cells.append(input[..., top:bottom, left:right].mean(dim=(-2, -1)))
-        rows.append(stack(cells, dim=-1))
-    return stack(rows, dim=-2)
+    means = [
+        input[..., window(h, oh, i), window(w, ow, j)].mean(dim=(-2, -1))
+        for i in range(oh)
+        for j in range(ow)
+    ]
+    return stack(means, dim=-1).view(*input.shape[:-2], oh, ow)
 
 
 def max_pool2d(

@@ -37,7 +37,6 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 from module0_fundamentals.module import Module
 from module0_fundamentals.module import Sequential as _Sequential
 from module2_tensors._backend import TensorBackend
-from module2_tensors.engine.devices import get_default_backend
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
@@ -299,7 +298,6 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        backend = backend or get_default_backend()
         self.weight, self.bias = (
             _scale_and_shift(num_features, backend) if affine else (None, None)
         )

@@ -105,17 +105,13 @@ def _example_weights(
     ignored."""
     values = target.to_numpy()
     kept = values != ignore_index
-    if weight is None:
-        per_example = kept.astype(np.float64)
-    else:
-        classes = input.shape[_class_dim(input)]
-        if weight.shape != (classes,):
-            raise ValueError(
-                f"weight must have shape ({classes},) (one per class), got "
-                f"{weight.shape}"
-            )
-        w = weight.detach().to_numpy()
-        per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
+    classes = input.shape[_class_dim(input)]
+    if weight is not None and weight.shape != (classes,):
+        raise ValueError(
+            f"weight must have shape ({classes},) (one per class), got {weight.shape}"
+        )
+    w = np.ones(classes) if weight is None else weight.detach().to_numpy()
+    per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
     return tensor(per_example, backend=input.backend)
 
 

@@ -97,14 +97,6 @@ class PositionalEncoding(Module):
         return self.dropout(x + (pe if self.batch_first else pe.unsqueeze(1)))
 
 
-def _activation(name: Union[str, Callable[[Tensor], Tensor]]) -> Callable:
-    if callable(name):
-        return name
-    if name not in ("relu", "gelu"):
-        raise ValueError(f"activation should be relu or gelu, not {name!r}")
-    return relu if name == "relu" else gelu
-
-
 class TransformerEncoderLayer(Module):
     """``torch.nn.TransformerEncoderLayer``: self-attention and feed-forward, each
     with a residual connection, layer normalisation and dropout (post-norm by
@@ -144,7 +136,9 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, layer_norm_eps, bias=bias, backend=backend)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        self.activation = _activation(activation)
+        if not callable(activation) and activation not in ("relu", "gelu"):
+            raise ValueError(f"activation should be relu or gelu, not {activation!r}")
+        self.activation = {"relu": relu, "gelu": gelu}.get(activation, activation)
 
     def _sa_block(
         self, x: Tensor, mask: Optional[Any], padding: Optional[Any]

@@ -34,7 +34,7 @@ Each call site keeps one visible branch, as nanoGPT's ``if self.flash:``::
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, Tuple
 
 import numpy as np
 
@@ -171,16 +171,16 @@ def ran_backward(out: Any, grad: Any) -> bool:
     return True
 
 
-def agrees(got: np.ndarray, want: Optional[np.ndarray], nan: bool = False) -> bool:
-    """Whether ``got`` equals ``want`` to :data:`RTOL`, with an absolute floor of
-    ``1e-12`` times the largest magnitude of ``want`` (at least 1). ``want=None``
-    (no gradient reached an input) stands for zeros; shapes must match; ``nan``:
-    NaN agrees with NaN."""
+def agrees(got: np.ndarray, want: Any) -> bool:
+    """Whether ``got`` equals ``want`` (an array, or a tensor read through
+    ``np.asarray``) to :data:`RTOL`, with an absolute floor of ``1e-12`` times
+    the largest magnitude of ``want`` (at least 1). ``want=None`` (no gradient
+    reached an input) stands for zeros; shapes must match."""
     want = np.zeros_like(got) if want is None else np.asarray(want)
     if got.shape != want.shape:
         return False
     scale = max(1.0, float(np.nanmax(np.abs(want), initial=0.0)))
-    return bool(np.allclose(got, want, rtol=RTOL, atol=1e-12 * scale, equal_nan=nan))
+    return bool(np.allclose(got, want, rtol=RTOL, atol=1e-12 * scale))
 
 
 def host_float64(t: Any) -> bool:

@@ -144,12 +144,9 @@ MISTAKES = [
             "                                x[x_row + x_ * x_strides[3]]\n"
             "                                * g[g_row + v * g_strides[3]]\n"
             "                            )\n"
-            "            dw[\n"
-            "                o * dw_strides[0]\n"
-            "                + c * dw_strides[1]\n"
-            "                + ki * dw_strides[2]\n"
-            "                + kj * dw_strides[3]\n"
-            "            ] = acc\n"
+            "            at = o * dw_strides[0] + c * dw_strides[1] + ki * "
+            "dw_strides[2]\n"
+            "            dw[at + kj * dw_strides[3]] = acc\n"
         ),
         "replace": (
             "        size = dw_shape[0] * in_channels * kernel_height * kernel_width\n"
@@ -176,12 +173,9 @@ MISTAKES = [
             "                                x[x_row + x_ * x_strides[3]]\n"
             "                                * g[g_row + v * g_strides[3]]\n"
             "                            )\n"
-            "            dw[\n"
-            "                o * dw_strides[0]\n"
-            "                + c * dw_strides[1]\n"
-            "                + ki * dw_strides[2]\n"
-            "                + kj * dw_strides[3]\n"
-            "            ] += acc\n"
+            "            at = o * dw_strides[0] + c * dw_strides[1] + ki * "
+            "dw_strides[2]\n"
+            "            dw[at + kj * dw_strides[3]] += acc\n"
         ),
         "description": (
             "the conv2d weight-gradient kernel's workers take (batch entry, "
@@ -217,15 +211,10 @@ MISTAKES = [
         "name": "conv2d-backward-input-flips-weight",
         "task": "4.2",
         "file": "module4_networks/fast_conv.py",
-        "find": (
-            "                                + ki * w_strides[2]\n"
-            "                                + kj * w_strides[3]\n"
-        ),
+        "find": "+ ki * w_strides[2] + kj * w_strides[3]",
         "replace": (
-            "                                + (kernel_height - 1 - ki) * "
-            "w_strides[2]\n"
-            "                                + (kernel_width - 1 - kj) * "
-            "w_strides[3]\n"
+            "+ (kernel_height - 1 - ki) * w_strides[2] "
+            "+ (kernel_width - 1 - kj) * w_strides[3]"
         ),
         "description": "the conv2d input gradient flips the kernel although its "
         "output-position formula already does (the flip counted twice)",

@@ -128,7 +128,7 @@ def test_download_checks_the_checksum_and_keeps_nothing_broken(tmp_path):
     source = tmp_path / "source.bin"
     source.write_bytes(b"kindling")
     target = tmp_path / "cache" / "file.bin"
-    with pytest.raises(data.ChecksumError, match="bad checksum for file.bin"):
+    with pytest.raises(OSError, match="could not download file.bin .*checksum"):
         data.download(source.as_uri(), target, md5=md5(b"something else"))
     assert not target.exists()
     assert list(target.parent.iterdir()) == []  # no .part file left behind
@@ -234,7 +234,7 @@ def test_tokenize_lowers_and_splits_punctuation():
 def test_vocabulary_orders_by_frequency_and_maps_unknowns():
     vocab = data.Vocabulary.build([["b", "a", "b"], ["c", "b", "a"]], min_freq=2)
     assert vocab.itos == ["<pad>", "<unk>", "b", "a"]
-    assert len(vocab) == 4 and "a" in vocab and "c" not in vocab
+    assert len(vocab) == 4 and "a" in vocab.stoi and "c" not in vocab.stoi
     assert vocab.encode(["a", "c", "b"]) == [3, 1, 2]
 
 
