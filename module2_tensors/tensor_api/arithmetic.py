@@ -143,6 +143,8 @@ class ArithmeticMixin:
         return _typed(tf.Mul.apply(o, tf.Inv.apply(self)), self, o, b, True)
 
     def __neg__(self) -> "Tensor":
+        if self.is_mask:  # (-True labelled bool would be True)
+            raise RuntimeError("Negation of a bool tensor: use ~ or logical_not()")
         return _typed(tf.Neg.apply(self), self, self, self)
 
     def __pos__(self) -> "Tensor":
@@ -385,11 +387,14 @@ class ArithmeticMixin:
     def maximum(self, other: TensorLike) -> "Tensor":
         """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie
         splits the gradient in halves."""
-        return elementwise.Maximum.apply(self, self._other(other))
+        o = self._other(other)
+        return _promoted(elementwise.Maximum.apply(self, o), (self, o))
 
     def minimum(self, other: TensorLike) -> "Tensor":
         """$\\min(x, y) = -\\max(-x, -y)$ entry by entry (``torch.minimum``)."""
-        return -elementwise.Maximum.apply(-self, -self._other(other))
+        # (A mask is negated as int64: -True labelled bool would be True.)
+        a, b = (t.long() if t.is_mask else t for t in (self, self._other(other)))
+        return _promoted(-elementwise.Maximum.apply(-a, -b), (self, other))
 
     def clamp(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None

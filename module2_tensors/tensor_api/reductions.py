@@ -223,6 +223,8 @@ class ReductionMixin:
 
     def amin(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """The smallest entry over ``dim``, like ``torch.amin``: $-\\max(-x)$."""
+        if self.is_mask:  # (of int64: -True labelled bool would be True)
+            return self.long().amin(dim, keepdim).bool()
         return -((-self).amax(dim, keepdim))
 
     def max(
@@ -250,6 +252,9 @@ class ReductionMixin:
         """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
         if isinstance(dim, CoreMixin):
             return self.minimum(dim)
+        if self.is_mask:  # (of int64, as amin)
+            r = self.long().min(dim, keepdim)
+            return r.bool() if dim is None else MaxResult(r.values.bool(), r.indices)
         if dim is None:
             return -((-self).max(None, keepdim))
         values, indices = (-self)._max_along("min", dim, keepdim)

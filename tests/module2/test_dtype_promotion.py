@@ -175,6 +175,22 @@ CASES = {
     "tril of ints": (lambda L: L.tril(L.tensor([[1, 2], [3, 4]])), "int64"),
     "prod of ints": (lambda L: L.prod(L.tensor([2, 3])), "int64"),
     "prod of bools": (lambda L: L.tensor([True, True]).prod(), "int64"),
+    "maximum of ints": (lambda L: L.tensor([1, 5]).maximum(L.tensor([3, 2])), "int64"),
+    "minimum of float32s": (
+        lambda L: L.tensor([1.0, 5.0]).float().minimum(L.tensor([3.0, 2.0]).float()),
+        "float32",
+    ),
+    "minimum of bools": (
+        lambda L: L.minimum(L.tensor([True, False]), L.tensor([True, True])),
+        "bool",
+    ),
+    "minimum of bool and float": (
+        lambda L: L.tensor([True, False]).minimum(L.tensor([0.5, 0.5])),
+        "float64",
+    ),
+    "min of bools": (lambda L: L.tensor([True, False]).min(), "bool"),
+    "amin of bools": (lambda L: L.tensor([[True, False]]).amin(1), "bool"),
+    "min(dim) of bools": (lambda L: L.tensor([[True, False]]).min(1).values, "bool"),
 }
 
 
@@ -211,6 +227,19 @@ def test_integer_and_bool_labels_hold_their_values(name):
         assert all(type(v) is bool for v in values)
     elif not out.dtype.is_floating_point:
         assert all(type(v) is int for v in values)
+
+
+def test_minima_of_bools_are_false_where_any_entry_is():
+    """A mask has no negation (PyTorch raises for ``-mask``), so the minima,
+    $-\\max(-x)$ elsewhere, must not negate one: ``-True`` labelled bool is True."""
+    b = kt.tensor([True, False])
+    assert b.min().item() is False and b.amin().item() is False
+    assert b.min(0).values.item() is False and b.min(0).indices.item() == 1
+    assert kt.minimum(b, kt.tensor([True, True])).tolist() == [True, False]
+    assert b.minimum(kt.tensor([0.5, 0.5])).tolist() == [0.5, 0.0]
+    assert kt.tensor([1, 5]).minimum(kt.tensor([3, 2])).tolist() == [1, 2]
+    with pytest.raises(RuntimeError, match="bool"):
+        -b
 
 
 def test_new_tensors_of_integer_tensors_are_float64():
