@@ -117,6 +117,8 @@ class IndexingMixin:
                 "or of a value that does) is not supported; build the result "
                 "with where(mask, value, x) instead"
             )
+        if not self.is_floating_point():  # (cast as PyTorch's: 2.7 -> 2, 2 -> True)
+            value = value.to(self.dtype)
         if indexing.is_advanced_key(key):
             indexing.set_advanced(self, key, value)
         else:

@@ -75,6 +75,23 @@ def test_indexing_keeps_the_dtype():
 
 
 @pytest.mark.task2_6
+def test_item_assignment_casts_to_the_tensors_dtype():
+    """``x[i] = v`` writes ``v`` converted to ``x``'s dtype, as PyTorch's (and
+    as ``fill_``/``copy_`` here): 2.7 into int64 is 2, 2 into bool is True."""
+    labels = kt.tensor([1, 2, 3])
+    labels[0] = 2.7
+    labels[[1, 2]] = kt.tensor([-1.5, 4.9])
+    assert labels.tolist() == [2, -1, 4]
+    mask = kt.tensor([True, False, False])
+    mask[1] = 2
+    mask[mask.logical_not()] = 0.5
+    assert mask.tolist() == [True, True, True]
+    floats = kt.tensor([1.0, 2.0])
+    floats[0] = 2.7
+    assert floats.tolist() == [2.7, 2.0]
+
+
+@pytest.mark.task2_6
 @pytest.mark.parametrize(
     "op",
     [
