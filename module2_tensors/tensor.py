@@ -212,6 +212,8 @@ def tensor(
         # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
         # Integers report int64 (floats with requires_grad, not an error).
         kind = dtypes.of_data(data)
+        if isinstance(data, (np.ndarray, np.generic)):  # (its dtype, as from_numpy)
+            kind = dtypes.NAMES.get(data.dtype.name, kind)
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:

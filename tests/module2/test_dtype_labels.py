@@ -65,6 +65,19 @@ def test_from_numpy_reports_the_arrays_dtype():
 
 
 @pytest.mark.task2_6
+def test_tensor_of_a_numpy_array_reports_its_dtype():
+    """``torch.tensor(array)`` keeps a NumPy array's (or scalar's) dtype, as
+    ``from_numpy`` does: a float32 batch stays float32."""
+    assert kt.tensor(np.array([1.5], dtype=np.float32)).dtype is kt.float32
+    assert kt.tensor(np.float32(2.5)).dtype is kt.float32
+    assert kt.tensor(np.array([1, 2], dtype=np.int32)).tolist() == [1, 2]
+    assert kt.tensor(np.array([1, 2], dtype=np.int32)).dtype is kt.int32
+    assert kt.tensor(np.array([1.5, 2.0])).dtype is kt.float64
+    assert kt.tensor(np.array([True])).dtype is kt.bool
+    assert kt.tensor(np.array([3], dtype=np.uint8)).dtype is kt.int64  # (no uint8)
+
+
+@pytest.mark.task2_6
 def test_indexing_keeps_the_dtype():
     labels = kt.tensor([[3, 1], [2, 0]])
     assert labels[0].dtype is kt.int64 and labels[1, 0].dtype is kt.int64
@@ -175,9 +188,9 @@ def test_integer_kinds_are_those_numpy_calls_integer():
         assert (kind.kind in INTEGER_KINDS) == expected, kind
     for values, dtype in [
         (np.arange(3, dtype=np.uint8), kt.int64),
-        (np.arange(3, dtype=np.int32), kt.int64),
+        (np.arange(3, dtype=np.int32), kt.int32),
         (np.array([True, False]), kt.bool),
         (np.arange(3.0), kt.float64),
-        (np.arange(3, dtype=np.float32), kt.float64),
+        (np.arange(3, dtype=np.float32), kt.float32),
     ]:
         assert kt.tensor(values).dtype == dtype
