@@ -68,6 +68,21 @@ def _typed(
     )
 
 
+def _bitwise(np_op: Any, logical: Any) -> Any:
+    """An operator (``&``, ``|``, ``^``, ``~``): ``np_op`` on the integers where
+    an operand is an integer tensor (PyTorch's bitwise one), else ``logical``."""
+
+    def op(self: "Tensor", *b: TensorLike) -> "Tensor":
+        d = dtypes.result_type(self, *b)
+        if d.is_floating_point or d is dtypes.bool_:
+            return logical(self, *b)
+        ts = (self, *map(self._other, b))
+        out = np_op(*(t.to_numpy().astype(np.int64) for t in ts))
+        return FACTORIES["tensor"](out, backend=self.backend, dtype=d)
+
+    return op
+
+
 class ArithmeticMixin:
     """Operators and elementwise functions of tensors."""
 
@@ -283,27 +298,27 @@ class ArithmeticMixin:
         """$1$ where zero, else $0$ (``~mask``)."""
         return self == 0.0
 
-    __invert__ = logical_not
+    __invert__ = _bitwise(np.bitwise_not, logical_not)
 
     def logical_and(self, b: TensorLike) -> "Tensor":
         """$1$ where both are non-zero (``mask & mask``): a product of masks is
         a mask (PyTorch's bool result type)."""
         return self.bool() * self._other(b).bool()
 
-    __and__ = __rand__ = logical_and
+    __and__ = __rand__ = _bitwise(np.bitwise_and, logical_and)
 
     def logical_or(self, b: TensorLike) -> "Tensor":
         """$1$ where either is non-zero (``mask | mask``): a sum of masks is a
         mask, non-zero where either is (PyTorch's bool result type)."""
         return self.bool() + self._other(b).bool()
 
-    __or__ = __ror__ = logical_or
+    __or__ = __ror__ = _bitwise(np.bitwise_or, logical_or)
 
     def logical_xor(self, b: TensorLike) -> "Tensor":
         """$1$ where exactly one is non-zero (``mask ^ mask``)."""
         return (self.bool() != self._other(b).bool())._as_mask()
 
-    __xor__ = __rxor__ = logical_xor
+    __xor__ = __rxor__ = _bitwise(np.bitwise_xor, logical_xor)
 
     # == builds a tensor, so hashing falls back to identity (as in PyTorch).
     __hash__ = object.__hash__

@@ -191,6 +191,15 @@ CASES = {
     "min of bools": (lambda L: L.tensor([True, False]).min(), "bool"),
     "amin of bools": (lambda L: L.tensor([[True, False]]).amin(1), "bool"),
     "min(dim) of bools": (lambda L: L.tensor([[True, False]]).min(1).values, "bool"),
+    "~int": (lambda L: ~L.tensor([3, 0, -1]), "int64"),
+    "int & python int": (lambda L: L.tensor([3, 4, -1]) & 1, "int64"),
+    "int32 | int32": (
+        lambda L: L.tensor([1, 4]).int() | L.tensor([2, 4]).int(),
+        "int32",
+    ),
+    "bool ^ int": (lambda L: L.tensor([True, False]) ^ L.tensor([3, 3]), "int64"),
+    "~bool": (lambda L: ~L.tensor([True, False]), "bool"),
+    "bool & bool": (lambda L: L.tensor([True, False]) & L.tensor([True, True]), "bool"),
 }
 
 
@@ -240,6 +249,16 @@ def test_minima_of_bools_are_false_where_any_entry_is():
     assert kt.tensor([1, 5]).minimum(kt.tensor([3, 2])).tolist() == [1, 2]
     with pytest.raises(RuntimeError, match="bool"):
         -b
+
+
+def test_bitwise_operators_on_integers_work_on_their_bits():
+    """``&``, ``|``, ``^``, ``~`` of integer tensors are PyTorch's bitwise
+    operators (two's complement: ``~x`` is $-x - 1$); of masks, logical."""
+    i = kt.tensor([3, 4, -1])
+    assert (~i).tolist() == [-4, -5, 0]
+    assert (i & 1).tolist() == [1, 0, 1] and (6 & i).tolist() == [2, 4, 6]
+    assert (i | 2).tolist() == [3, 6, -1] and (i ^ i).tolist() == [0, 0, 0]
+    assert (~(i > 0)).tolist() == [False, False, True]
 
 
 def test_new_tensors_of_integer_tensors_are_float64():
