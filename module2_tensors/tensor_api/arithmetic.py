@@ -68,6 +68,15 @@ def _typed(
     )
 
 
+def _whole(out: "Tensor") -> "Tensor":
+    """``out`` (a power) toward zero where it is labelled an integer, as
+    PyTorch's integer powers: ``2 ** -1`` is 0, ``(-1) ** -3`` is -1, ``0 ** -1`` 0."""
+    if out.is_floating_point() or out.is_mask:
+        return out
+    v = np.trunc(np.nan_to_num(out.to_numpy(), posinf=0.0, neginf=0.0))
+    return FACTORIES["tensor"](v, backend=out.backend, dtype=out.dtype)
+
+
 def _bitwise(np_op: Any, logical: Any) -> Any:
     """An operator (``&``, ``|``, ``^``, ``~``): ``np_op`` on the integers where
     an operand is an integer tensor (PyTorch's bitwise one), else ``logical``."""
@@ -167,7 +176,7 @@ class ArithmeticMixin:
 
     def __pow__(self, p: TensorLike) -> "Tensor":
         if isinstance(p, CoreMixin):
-            return _typed(elementwise.PowTensor.apply(self, p), self, p, p)
+            return _whole(_typed(elementwise.PowTensor.apply(self, p), self, p, p))
         if not isinstance(p, numbers.Real):
             raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
         if p < 0 and isinstance(p, numbers.Integral) and not self.is_floating_point():
@@ -177,7 +186,7 @@ class ArithmeticMixin:
     def __rpow__(self, b: TensorLike) -> "Tensor":
         """``2 ** x``: a number raised to a tensor."""
         o = self._other(b)
-        return _typed(elementwise.PowTensor.apply(o, self), self, o, b)
+        return _whole(_typed(elementwise.PowTensor.apply(o, self), self, o, b))
 
     pow = __pow__  # (self ** p, p a number or a tensor)
 
@@ -195,7 +204,7 @@ class ArithmeticMixin:
         return _label(self - (self / o).floor() * o, dtypes.result_type(self, b))
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
-        return self._other(b) % self
+        return _label(self._other(b) % self, dtypes.result_type(self, b))
 
     def __rmatmul__(self, b: Any) -> "Tensor":
         """``b @ t`` for a ``b`` that is not a tensor (a NumPy array, lists).

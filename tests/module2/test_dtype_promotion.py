@@ -199,6 +199,12 @@ CASES = {
     ),
     "bool ^ int": (lambda L: L.tensor([True, False]) ^ L.tensor([3, 3]), "int64"),
     "~bool": (lambda L: ~L.tensor([True, False]), "bool"),
+    "python int % int": (lambda L: 3 % L.tensor([2, -2]), "int64"),
+    "int ** negative ints": (
+        lambda L: L.tensor([2, -1, 1, 0]) ** L.tensor([-1, -3, -2, -1]),
+        "int64",
+    ),
+    "python int ** int": (lambda L: 2 ** L.tensor([-1, 2]), "int64"),
     "bool & bool": (lambda L: L.tensor([True, False]) & L.tensor([True, True]), "bool"),
 }
 
@@ -259,6 +265,17 @@ def test_bitwise_operators_on_integers_work_on_their_bits():
     assert (i & 1).tolist() == [1, 0, 1] and (6 & i).tolist() == [2, 4, 6]
     assert (i | 2).tolist() == [3, 6, -1] and (i ^ i).tolist() == [0, 0, 0]
     assert (~(i > 0)).tolist() == [False, False, True]
+
+
+def test_integer_powers_and_remainders_stay_whole():
+    """Integer powers with negative exponents are whole, as PyTorch's: $2^{-1}$
+    is 0 (toward zero), $(-1)^{-3} = -1$, $1^{-2} = 1$ (and $0^{-1}$ is 0, not
+    inf); a Python int's remainder by an integer tensor is an integer."""
+    powers = kt.tensor([2, -1, 1, 0]) ** kt.tensor([-1, -3, -2, -1])
+    assert powers.tolist() == [0, -1, 1, 0]
+    assert (2 ** kt.tensor([-1, 3])).tolist() == [0, 8]
+    assert (kt.tensor([2.0]) ** kt.tensor([-1])).tolist() == [0.5]
+    assert (3 % kt.tensor([2, -2])).tolist() == [1, -1]
 
 
 def test_new_tensors_of_integer_tensors_are_float64():
