@@ -200,6 +200,9 @@ CASES = {
     "bool ^ int": (lambda L: L.tensor([True, False]) ^ L.tensor([3, 3]), "int64"),
     "~bool": (lambda L: ~L.tensor([True, False]), "bool"),
     "python int % int": (lambda L: 3 % L.tensor([2, -2]), "int64"),
+    "any of floats": (lambda L: L.tensor([0.0, 2.0]).any(), "bool"),
+    "all(dim) of bools": (lambda L: L.tensor([[True, False]]).all(1), "bool"),
+    "any(dim) of ints": (lambda L: L.tensor([[0, 3], [0, 0]]).any(1), "bool"),
     "int ** negative ints": (
         lambda L: L.tensor([2, -1, 1, 0]) ** L.tensor([-1, -3, -2, -1]),
         "int64",
@@ -276,6 +279,16 @@ def test_integer_powers_and_remainders_stay_whole():
     assert (2 ** kt.tensor([-1, 3])).tolist() == [0, 8]
     assert (kt.tensor([2.0]) ** kt.tensor([-1])).tolist() == [0.5]
     assert (3 % kt.tensor([2, -2])).tolist() == [1, -1]
+
+
+def test_any_and_all_give_masks_that_select():
+    """``m.all(1)`` is a bool tensor, as PyTorch's: indexing with it selects the
+    rows (a float 1, 0, 1 would pick rows 1, 0, 1)."""
+    x = kt.tensor([[1.0, 2.0], [-1.0, 3.0], [4.0, 5.0]])
+    assert x[(x > 0).all(1)].tolist() == [[1.0, 2.0], [4.0, 5.0]]
+    assert x[(x < 0).any(1)].tolist() == [[-1.0, 3.0]]
+    assert kt.tensor([0.0, 2.0]).any().item() is True
+    assert kt.tensor([0, 2]).all().item() is False
 
 
 def test_new_tensors_of_integer_tensors_are_float64():
