@@ -28,6 +28,8 @@ def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         out = method(self, *args, **kwargs)
+        if isinstance(out, tuple):  # (split, chunk: every piece)
+            return tuple(kept_dtype(self, piece) for piece in out)
         return out if out is self else kept_dtype(self, out)
 
     return wrapped

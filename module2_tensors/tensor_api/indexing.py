@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import indexing_functions as ixf
@@ -21,6 +22,12 @@ def _nests(k: Any) -> bool:
     return k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, CoreMixin))
 
 
+def _in_own_dtype(fn: Any) -> Any:
+    """``fn`` (of a tensor first) giving its result in that tensor's dtype, as
+    PyTorch's out-of-place scatters do (an integer tensor stays whole)."""
+    return functools.wraps(fn)(lambda t, *a, **k: fn(t, *a, **k)._as_dtype(t.dtype))
+
+
 class IndexingMixin:
     """Reading and writing parts of a tensor by position."""
 
@@ -28,8 +35,8 @@ class IndexingMixin:
 
     # Functions of the tensor first, bound as methods (keeps_dtype: the result
     # has this tensor's dtype).
-    scatter_add = indexing.scatter_add
-    index_add = indexing.index_add
+    scatter_add = _in_own_dtype(indexing.scatter_add)
+    index_add = _in_own_dtype(indexing.index_add)
     index_select = keeps_dtype(ixf.index_select)
     gather = keeps_dtype(ixf.gather)
 
@@ -71,7 +78,7 @@ class IndexingMixin:
         overwritten = 1.0 - self.new_tensor(indexing.last_writers(index, d, self.shape))
         kept = src - src.detach() * overwritten
         placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, kept)
-        return ixf.where(written > 0, placed, self)
+        return ixf.where(written > 0, placed, self)._as_dtype(self.dtype)
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         """``torch.argsort``: the indices that sort along ``dim`` (the sort is

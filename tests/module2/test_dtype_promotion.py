@@ -201,6 +201,37 @@ CASES = {
     "~bool": (lambda L: ~L.tensor([True, False]), "bool"),
     "python int % int": (lambda L: 3 % L.tensor([2, -2]), "int64"),
     "any of floats": (lambda L: L.tensor([0.0, 2.0]).any(), "bool"),
+    "chunk of ints": (lambda L: L.tensor([1, 2, 3]).chunk(2)[1], "int64"),
+    "split of a mask": (lambda L: L.split(L.tensor([1, -2]) > 0, 1)[0], "bool"),
+    "contiguous copy of a mask": (
+        lambda L: (L.tensor([[1, -2], [3, 0]]) > 0).T.contiguous(),
+        "bool",
+    ),
+    "roll of ints": (lambda L: L.tensor([1, 2, 3]).roll(1), "int64"),
+    "kt.roll of a mask": (lambda L: L.roll(L.tensor([1, -2]) > 0, 1), "bool"),
+    "kt.flip of ints": (lambda L: L.flip(L.tensor([1, 2]), [0]), "int64"),
+    "kt.narrow of ints": (lambda L: L.narrow(L.tensor([1, 2]), 0, 1, 1), "int64"),
+    "kt.unsqueeze of ints": (lambda L: L.unsqueeze(L.tensor([1, 2]), 0), "int64"),
+    "broadcast_to of ints": (
+        lambda L: L.tensor([1, 2]).broadcast_to((2, 2)).contiguous(),
+        "int64",
+    ),
+    "scatter of ints": (
+        lambda L: L.tensor([1, 2, 3]).scatter(0, L.tensor([0, 2]), 7),
+        "int64",
+    ),
+    "scatter of float32": (
+        lambda L: L.tensor([1.0, 2.0]).float().scatter(0, L.tensor([1]), 7.5),
+        "float32",
+    ),
+    "scatter_add of ints": (
+        lambda L: L.tensor([1, 2]).scatter_add(0, L.tensor([1, 1]), L.tensor([3, 4])),
+        "int64",
+    ),
+    "index_add of ints": (
+        lambda L: L.index_add(L.tensor([1, 2]), 0, L.tensor([0]), L.tensor([5])),
+        "int64",
+    ),
     "all(dim) of bools": (lambda L: L.tensor([[True, False]]).all(1), "bool"),
     "any(dim) of ints": (lambda L: L.tensor([[0, 3], [0, 0]]).any(1), "bool"),
     "int ** negative ints": (
@@ -289,6 +320,17 @@ def test_any_and_all_give_masks_that_select():
     assert x[(x < 0).any(1)].tolist() == [[-1.0, 3.0]]
     assert kt.tensor([0.0, 2.0]).any().item() is True
     assert kt.tensor([0, 2]).all().item() is False
+
+
+def test_pieces_of_a_mask_still_select():
+    """``chunk``/``split``/``roll`` of a mask are masks, as PyTorch's bool
+    pieces: indexing with one selects (a float 1, 0 would pick rows 1, 0)."""
+    x = kt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    first, second = (x > 2.5).chunk(2, dim=1)
+    assert x[:, 0][first.view(-1)].tolist() == [3.0]
+    assert x[:, 1][kt.roll(second.view(-1), 1)].tolist() == [2.0]
+    assert kt.tensor([1, 2, 3]).scatter(0, kt.tensor([0, 2]), 7.9).tolist() == [7, 2, 7]
+    assert x[(x > 2.5).T.contiguous()].tolist() == [2.0, 4.0]
 
 
 def test_new_tensors_of_integer_tensors_are_float64():
