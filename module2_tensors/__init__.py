@@ -19,8 +19,6 @@ from .shape_functions import (
     repeat,
     reshape,
     retain_grad,
-    squeeze,
-    tile,
     transpose,
 )
 from .indexing_functions import var
@@ -58,6 +56,7 @@ from .tensor import Tensor as _T
 # int64 is int64, kt.split of a mask gives masks).
 flip, roll, split, chunk, narrow = _T.flip, _T.roll, _T.split, _T.chunk, _T.narrow
 unsqueeze, index_add, scatter_add = _T.unsqueeze, _T.index_add, _T.scatter_add
+squeeze, tile = _T.squeeze, _T.tile
 
 # backward(create_graph=True) differentiates with the engine's recorded formulas,
 # kept by class name: hand it the package's modules, which define the classes.

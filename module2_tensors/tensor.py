@@ -367,12 +367,14 @@ def full_like(
 
 def rand_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     """Uniform $[0, 1)$ numbers in ``t``'s shape, on ``t``'s backend."""
-    return rand(t.shape, backend=t.backend, requires_grad=requires_grad)
+    d = t.dtype if t.is_floating_point() else None  # (its float dtype, as PyTorch)
+    return rand(t.shape, backend=t.backend, requires_grad=requires_grad, dtype=d)
 
 
 def randn_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     """Standard normal numbers in ``t``'s shape, on ``t``'s backend."""
-    return randn(t.shape, backend=t.backend, requires_grad=requires_grad)
+    d = t.dtype if t.is_floating_point() else None
+    return randn(t.shape, backend=t.backend, requires_grad=requires_grad, dtype=d)
 
 
 def eye(

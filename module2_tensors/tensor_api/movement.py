@@ -184,6 +184,7 @@ class MovementMixin:
     expand = keeps_dtype(sf.expand)
     broadcast_to = keeps_dtype(sf.broadcast_to)
     repeat = keeps_dtype(sf.repeat)
+    tile = keeps_dtype(sf.tile)
     split = keeps_dtype(sf.split)
     chunk = keeps_dtype(sf.chunk)
     narrow = keeps_dtype(ixf.narrow)

@@ -207,6 +207,9 @@ CASES = {
         lambda L: (L.tensor([[1, -2], [3, 0]]) > 0).T.contiguous(),
         "bool",
     ),
+    "kt.squeeze of ints": (lambda L: L.squeeze(L.tensor([[1, 2]])), "int64"),
+    "kt.tile of a mask": (lambda L: L.tile(L.tensor([True, False]), (2,)), "bool"),
+    "tile of ints": (lambda L: L.tensor([1, 2]).tile((2, 1)), "int64"),
     "roll of ints": (lambda L: L.tensor([1, 2, 3]).roll(1), "int64"),
     "kt.roll of a mask": (lambda L: L.roll(L.tensor([1, -2]) > 0, 1), "bool"),
     "kt.flip of ints": (lambda L: L.flip(L.tensor([1, 2]), [0]), "int64"),
@@ -331,6 +334,17 @@ def test_pieces_of_a_mask_still_select():
     assert x[:, 1][kt.roll(second.view(-1), 1)].tolist() == [2.0]
     assert kt.tensor([1, 2, 3]).scatter(0, kt.tensor([0, 2]), 7.9).tolist() == [7, 2, 7]
     assert x[(x > 2.5).T.contiguous()].tolist() == [2.0, 4.0]
+
+
+def test_float32_random_likes_and_gradients_report_float32():
+    """``rand_like``/``randn_like`` of a float32 tensor and the gradient of a
+    float32 leaf are float32, as PyTorch's (the numbers are float64 here)."""
+    w = kt.tensor([1.0, 2.0], requires_grad=True).float().detach()
+    w.requires_grad_(True)
+    (w * kt.tensor([3.0, 4.0])).sum().backward()
+    assert w.grad.dtype is kt.float32 and w.grad.tolist() == [3.0, 4.0]
+    assert kt.rand_like(w).dtype is kt.float32 and kt.randn_like(w).dtype is kt.float32
+    assert kt.rand_like(kt.tensor([1.0])).dtype is kt.float64
 
 
 def test_new_tensors_of_integer_tensors_are_float64():
