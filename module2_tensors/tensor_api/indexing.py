@@ -85,9 +85,11 @@ class IndexingMixin:
         always stable here)."""
         return self.sort(dim, descending).indices
 
-    def sort(self, dim: int = -1, descending: bool = False) -> ValuesIndices:
-        """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
-        largest), as a named tuple."""
+    def sort(
+        self, dim: int = -1, descending: bool = False, stable: bool = False
+    ) -> ValuesIndices:
+        """``(values, indices)`` sorted along ``dim`` (stable, whatever ``stable``
+        says; NaN is the largest), as a named tuple."""
         values, indices = ixf.sort(self, dim, descending)
         return ValuesIndices(kept_dtype(self, values), _as_int64(indices))
 
