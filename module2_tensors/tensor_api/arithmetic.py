@@ -68,6 +68,14 @@ def _typed(
     )
 
 
+def _divided(out: "Tensor", d: dtypes.dtype) -> "Tensor":
+    """``out`` (of ``//`` or ``%``) reporting ``d``; integers by zero raise, as
+    PyTorch's (the float64 numbers would hold inf or nan labelled int64)."""
+    if d.is_floating_point or d is dtypes.bool_ or np.isfinite(out.to_numpy()).all():
+        return _label(out, d)
+    raise RuntimeError("ZeroDivisionError")
+
+
 def _whole(out: "Tensor") -> "Tensor":
     """``out`` (a power) toward zero where it is labelled an integer, as
     PyTorch's integer powers: ``2 ** -1`` is 0, ``(-1) ** -3`` is -1, ``0 ** -1`` 0."""
@@ -192,16 +200,16 @@ class ArithmeticMixin:
 
     def __floordiv__(self, b: TensorLike) -> "Tensor":
         """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``)."""
-        return _label((self / b).floor(), dtypes.result_type(self, b))
+        return _divided((self / b).floor(), dtypes.result_type(self, b))
 
     def __rfloordiv__(self, b: TensorLike) -> "Tensor":
-        return _label((self._other(b) / self).floor(), dtypes.result_type(self, b))
+        return _divided((self._other(b) / self).floor(), dtypes.result_type(self, b))
 
     def __mod__(self, b: TensorLike) -> "Tensor":
         """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
         ``%`` and ``torch.remainder``."""
         o = self._other(b)
-        return _label(self - (self / o).floor() * o, dtypes.result_type(self, b))
+        return _divided(self - (self / o).floor() * o, dtypes.result_type(self, b))
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
         return _label(self._other(b) % self, dtypes.result_type(self, b))

@@ -347,6 +347,20 @@ def test_float32_random_likes_and_gradients_report_float32():
     assert kt.rand_like(kt.tensor([1.0])).dtype is kt.float64
 
 
+def test_integer_division_by_zero_raises_as_pytorch():
+    """``//`` and ``%`` of integers by 0 raise (PyTorch: ``RuntimeError:
+    ZeroDivisionError``) instead of holding inf or nan labelled int64; floats
+    give inf as IEEE arithmetic does."""
+    for divide in (
+        lambda: kt.tensor([4, 6]) // kt.tensor([0, 2]),
+        lambda: kt.tensor([4, 6]) % 0,
+        lambda: 7 // kt.tensor([0]),
+    ):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            divide()
+    assert (kt.tensor([4.0]) // 0).tolist() == [float("inf")]
+
+
 def test_new_tensors_of_integer_tensors_are_float64():
     """A deliberate difference (the Module 4 guide): the engine's kernels make
     their outputs with ``new_zeros``/``new_full`` of an input, so only a float
