@@ -78,6 +78,18 @@ def test_tensor_of_a_numpy_array_reports_its_dtype():
 
 
 @pytest.mark.task2_6
+def test_numpy_gives_an_array_of_the_tensors_dtype():
+    """``t.numpy()`` of int64 labels is an int64 array (it indexes NumPy
+    arrays), of a mask a bool array, of float32 float32, as PyTorch's."""
+    labels = kt.tensor([2, 0])
+    assert labels.numpy().dtype == np.int64
+    assert np.array([10.0, 20.0, 30.0])[labels.numpy()].tolist() == [30.0, 10.0]
+    assert (kt.tensor([1.0, 2.0]) > 1.5).numpy().tolist() == [False, True]
+    assert kt.tensor([1.5]).float().numpy().dtype == np.float32
+    assert kt.tensor([1.5]).numpy().dtype == np.float64
+
+
+@pytest.mark.task2_6
 def test_indexing_keeps_the_dtype():
     labels = kt.tensor([[3, 1], [2, 0]])
     assert labels[0].dtype is kt.int64 and labels[1, 0].dtype is kt.int64
