@@ -247,7 +247,7 @@ def re_exports(path: Path) -> List[str]:
 #: ExponentialLR step by gamma to the exponent's change, so gamma 0 zeroes a
 #: hand-set rate at a boundary as PyTorch; ``tensor([1, 2**63])`` raises).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_256
+LIBRARY_BUDGET = 14_258
 LIBRARY_GOAL = 13_500
 
 

@@ -28,11 +28,16 @@ def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         out = method(self, *args, **kwargs)
-        if isinstance(out, tuple):  # (split, chunk: every piece)
-            return tuple(kept_dtype(self, piece) for piece in out)
         return out if out is self else kept_dtype(self, out)
 
     return wrapped
+
+
+def keeps_dtypes(method: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`keeps_dtype` for a method that returns a tuple (every piece)."""
+    return functools.wraps(method)(
+        lambda self, *a, **k: tuple(kept_dtype(self, p) for p in method(self, *a, **k))
+    )
 
 
 def kept_dtype(source: "Tensor", out: "Tensor") -> "Tensor":

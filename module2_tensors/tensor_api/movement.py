@@ -13,7 +13,7 @@ from .. import shape_functions as sf
 from .. import tensor_functions as tf
 from ..engine import indexing
 from ..engine.shapes import normalize_dim
-from .dtype_device import kept_dtype, keeps_dtype
+from .dtype_device import kept_dtype, keeps_dtype, keeps_dtypes
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -185,6 +185,6 @@ class MovementMixin:
     broadcast_to = keeps_dtype(sf.broadcast_to)
     repeat = keeps_dtype(sf.repeat)
     tile = keeps_dtype(sf.tile)
-    split = keeps_dtype(sf.split)
-    chunk = keeps_dtype(sf.chunk)
+    split = keeps_dtypes(sf.split)
+    chunk = keeps_dtypes(sf.chunk)
     narrow = keeps_dtype(ixf.narrow)
