@@ -248,8 +248,13 @@ def re_exports(path: Path) -> List[str]:
 #: hand-set rate at a boundary as PyTorch; ``tensor([1, 2**63])`` raises).
 #: And by 1 to keep ``Scalar(a_scalar)``'s hint "use its .data" (a helper had
 #: folded it into the real-number check's message).
+#: Raised by 47 for issue 42's dtypes that lied (a probe of 2,134 cases against
+#: PyTorch: bool minima, integer bitwise operators and powers, integer division
+#: by zero, item assignment casting, any/all as bool, dtype-keeping copies and
+#: pieces, int and bool printing and numpy()); lowered by the session's three
+#: deletion rounds (cut5-a/b/c, -153).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_058
+LIBRARY_BUDGET = 14_105
 LIBRARY_GOAL = 13_500
 
 

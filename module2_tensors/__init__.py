@@ -11,7 +11,6 @@ from module1_scalar_autodiff import *
 from . import autograd
 from .shape_functions import (
     broadcast_to,
-    chunk,
     expand,
     flatten,
     inference_mode,
@@ -20,13 +19,9 @@ from .shape_functions import (
     repeat,
     reshape,
     retain_grad,
-    split,
-    squeeze,
-    tile,
     transpose,
-    unsqueeze,
 )
-from .indexing_functions import narrow, var
+from .indexing_functions import var
 from .tensor_api.core import Size
 from .tensor_api.reductions import MaxResult, SortResult, TopKResult
 from .tensor import *  # noqa: F403 (its __all__)
@@ -35,7 +30,7 @@ from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
 from .engine.autograd import Function
 from .engine.grad_modes import enable_grad, is_grad_enabled, set_grad_enabled
-from .engine.indexing import flip, index_add, movedim, nonzero, roll, scatter_add
+from .engine.indexing import movedim, nonzero
 from .engine.indexing import unbind
 from .engine.reductions import logsumexp, norm
 from .engine.dtypes import dtype, float16, float32, float64, int32, int64
@@ -55,6 +50,13 @@ from .tensor_functions import grad_check, unbroadcast
 from .tensor_ops import SimpleBackend, SimpleOps, TensorOps
 from ._backend import TensorBackend
 from .engine import higher_order as _higher_order
+from .tensor import Tensor as _T
+
+# The function forms are the methods, which keep the tensor's dtype (kt.flip of
+# int64 is int64, kt.split of a mask gives masks).
+flip, roll, split, chunk, narrow = _T.flip, _T.roll, _T.split, _T.chunk, _T.narrow
+unsqueeze, index_add, scatter_add = _T.unsqueeze, _T.index_add, _T.scatter_add
+squeeze, tile = _T.squeeze, _T.tile
 
 # backward(create_graph=True) differentiates with the engine's recorded formulas,
 # kept by class name: hand it the package's modules, which define the classes.

@@ -432,13 +432,14 @@ def var(
     with $n$ the number of entries reduced, and the correction $c = 1$ (unbiased,
     the default, as in PyTorch) or $c = 0$ (``unbiased=False``, the biased
     estimate); ``correction=c`` sets it directly (PyTorch 2's name). With too few
-    entries ($n - c \\le 0$) the result is nan, as in PyTorch (multiply by
-    ``float("nan")`` instead of dividing by zero).
+    entries ($n - c \\le 0$) the scale is $1/0 = \\infty$, as in PyTorch: the
+    result is inf, or nan ($0 \\cdot \\infty$) where every deviation is 0 (one
+    entry). Multiply by ``float("inf")`` instead of dividing by zero.
     """
     # BEGIN SOLUTION 2.6: mean with keepdim, squared deviations, sum, divide
     c = (1 if unbiased else 0) if correction is None else int(correction)
     n = prod([t.shape[d] for d in t._reduce_dims(dim)])
-    scale = 1.0 / (n - c) if n - c > 0 else float("nan")
+    scale = 1.0 / (n - c) if n - c > 0 else float("inf")
     deviation = t - t.mean(dim, keepdim=True)
     return (deviation * deviation).sum(dim, keepdim) * scale
     # END SOLUTION

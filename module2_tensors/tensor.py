@@ -212,6 +212,8 @@ def tensor(
         # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
         # Integers report int64 (floats with requires_grad, not an error).
         kind = dtypes.of_data(data)
+        if isinstance(data, (np.ndarray, np.generic)):  # (its dtype, as from_numpy)
+            kind = dtypes.NAMES.get(data.dtype.name, kind)
         try:  # (_from_array copies: an array is not copied twice)
             array = np.asarray(data, dtype=np.float64)
         except (ValueError, TypeError) as error:
@@ -365,12 +367,14 @@ def full_like(
 
 def rand_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     """Uniform $[0, 1)$ numbers in ``t``'s shape, on ``t``'s backend."""
-    return rand(t.shape, backend=t.backend, requires_grad=requires_grad)
+    d = t.dtype if t.is_floating_point() else None  # (its float dtype, as PyTorch)
+    return rand(t.shape, backend=t.backend, requires_grad=requires_grad, dtype=d)
 
 
 def randn_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     """Standard normal numbers in ``t``'s shape, on ``t``'s backend."""
-    return randn(t.shape, backend=t.backend, requires_grad=requires_grad)
+    d = t.dtype if t.is_floating_point() else None
+    return randn(t.shape, backend=t.backend, requires_grad=requires_grad, dtype=d)
 
 
 def eye(

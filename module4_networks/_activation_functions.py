@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from module2_tensors.indexing_functions import where
+from module2_tensors.function_forms import where
 from module2_tensors.tensor import Tensor
 
 __all__ = [

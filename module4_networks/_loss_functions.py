@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from module2_tensors.indexing_functions import where
+from module2_tensors.function_forms import where
 from module2_tensors.tensor import Tensor, tensor
 
 __all__ = [

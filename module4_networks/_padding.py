@@ -16,6 +16,7 @@ import numpy as np
 from module2_tensors import indexing_functions as ixf
 from module2_tensors import shape_functions as sf
 from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_api.creation import _labelled
 from module2_tensors.tensor_api.dtype_device import kept_dtype
 
 __all__ = ["pad"]
@@ -49,7 +50,8 @@ def pad(
             (``circular``) above it.
     """
     if mode == "constant":
-        return sf.pad(input, pad, 0.0 if value is None else value)
+        out = sf.pad(input, pad, 0.0 if value is None else value)
+        return _labelled(out, input.dtype)  # (an int64 or a mask stays one)
     if mode not in _SOURCES:
         raise ValueError(
             f"pad: unknown mode {mode!r} (expected one of constant, "

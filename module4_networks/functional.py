@@ -333,7 +333,7 @@ def max(
 
     * ``max(x)``: a 0-d tensor, the largest entry overall;
     * ``max(x, dim)``: ``MaxResult(values, indices)`` along ``dim`` (removed unless
-      ``keepdim``); ``indices`` (floats, no gradient) are those of the first
+      ``keepdim``); ``indices`` (``int64``, no gradient) are those of the first
       maximum.
 
     The gradient goes to the first maximum only (see :class:`MaxWithIndex`).
@@ -345,10 +345,10 @@ def max(
 
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """The index of the first maximum along ``dim`` (of the flattened tensor when
-    ``dim`` is None), as a float tensor without gradient, like ``torch.argmax``."""
+    ``dim`` is None), ``int64`` without gradient, like ``torch.argmax``."""
     x, d, shape = _reduce_input("argmax", input, dim, keepdim)
     _, first, _ = _first_argmax(x.detach(), d)
-    return first.contiguous().view(shape)
+    return first.contiguous().view(shape).long()
 
 
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:

@@ -436,6 +436,7 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
         if d._is_grad:
             d = type(d)(d._tensor, d.backend)
         d._is_grad = True
+        d._dtype = t._dtype  # (a float32 leaf's gradient is float32)
         t.grad = d
     else:
         # Accumulate into the same object, as PyTorch does in place: a reference

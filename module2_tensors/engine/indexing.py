@@ -176,9 +176,10 @@ def matrix_transpose(t: "Tensor") -> "Tensor":
     return _new(t, view_data(type(data), data._storage, shape, strides))
 
 
-def flip(t: "Tensor", dims: Union[int, Sequence[int]]) -> "Tensor":
-    """The entries in reverse order along each of ``dims`` (a copy)."""
-    out = t
+def flip(t: "Tensor", *dims: Any) -> "Tensor":
+    """The entries in reverse order along each of ``dims`` (a copy): a tuple or
+    list of dims, or the dims themselves (``x.flip(0, 1)``, as PyTorch's)."""
+    out, dims = t, dims[0] if len(dims) == 1 else dims
     for d in dims if isinstance(dims, (tuple, list)) else (dims,):
         d = normalize_dim(d, t.dims)
         key = (slice(None),) * d + (np.arange(t.shape[d] - 1, -1, -1),)

@@ -68,6 +68,38 @@ def _typed(
     )
 
 
+def _divided(out: "Tensor", d: dtypes.dtype) -> "Tensor":
+    """``out`` (of ``//`` or ``%``) reporting ``d``; integers by zero raise, as
+    PyTorch's (the float64 numbers would hold inf or nan labelled int64)."""
+    if d.is_floating_point or d is dtypes.bool_ or np.isfinite(out.to_numpy()).all():
+        return _label(out, d)
+    raise RuntimeError("ZeroDivisionError")
+
+
+def _whole(out: "Tensor") -> "Tensor":
+    """``out`` (a power) toward zero where it is labelled an integer, as
+    PyTorch's integer powers: ``2 ** -1`` is 0, ``(-1) ** -3`` is -1, ``0 ** -1`` 0."""
+    if out.is_floating_point() or out.is_mask:
+        return out
+    v = np.trunc(np.nan_to_num(out.to_numpy(), posinf=0.0, neginf=0.0))
+    return FACTORIES["tensor"](v, backend=out.backend, dtype=out.dtype)
+
+
+def _bitwise(np_op: Any, logical: Any) -> Any:
+    """An operator (``&``, ``|``, ``^``, ``~``): ``np_op`` on the integers where
+    an operand is an integer tensor (PyTorch's bitwise one), else ``logical``."""
+
+    def op(self: "Tensor", *b: TensorLike) -> "Tensor":
+        d = dtypes.result_type(self, *b)
+        if d.is_floating_point or d is dtypes.bool_:
+            return logical(self, *b)
+        ts = (self, *map(self._other, b))
+        out = np_op(*(t.to_numpy().astype(np.int64) for t in ts))
+        return FACTORIES["tensor"](out, backend=self.backend, dtype=d)
+
+    return op
+
+
 class ArithmeticMixin:
     """Operators and elementwise functions of tensors."""
 
@@ -140,6 +172,8 @@ class ArithmeticMixin:
         return _typed(tf.Mul.apply(o, tf.Inv.apply(self)), self, o, b, True)
 
     def __neg__(self) -> "Tensor":
+        if self.is_mask:  # (-True labelled bool would be True)
+            raise RuntimeError("Negation of a bool tensor: use ~ or logical_not()")
         return _typed(tf.Neg.apply(self), self, self, self)
 
     def __pos__(self) -> "Tensor":
@@ -147,7 +181,7 @@ class ArithmeticMixin:
 
     def __pow__(self, p: TensorLike) -> "Tensor":
         if isinstance(p, CoreMixin):
-            return _typed(elementwise.PowTensor.apply(self, p), self, p, p)
+            return _whole(_typed(elementwise.PowTensor.apply(self, p), self, p, p))
         if not isinstance(p, numbers.Real):
             raise TypeError(f"the exponent must be a number, got {type(p).__name__}")
         if p < 0 and isinstance(p, numbers.Integral) and not self.is_floating_point():
@@ -157,25 +191,25 @@ class ArithmeticMixin:
     def __rpow__(self, b: TensorLike) -> "Tensor":
         """``2 ** x``: a number raised to a tensor."""
         o = self._other(b)
-        return _typed(elementwise.PowTensor.apply(o, self), self, o, b)
+        return _whole(_typed(elementwise.PowTensor.apply(o, self), self, o, b))
 
     pow = __pow__  # (self ** p, p a number or a tensor)
 
     def __floordiv__(self, b: TensorLike) -> "Tensor":
         """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``)."""
-        return _label((self / b).floor(), dtypes.result_type(self, b))
+        return _divided((self / b).floor(), dtypes.result_type(self, b))
 
     def __rfloordiv__(self, b: TensorLike) -> "Tensor":
-        return _label((self._other(b) / self).floor(), dtypes.result_type(self, b))
+        return _divided((self._other(b) / self).floor(), dtypes.result_type(self, b))
 
     def __mod__(self, b: TensorLike) -> "Tensor":
         """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
         ``%`` and ``torch.remainder``."""
         o = self._other(b)
-        return _label(self - (self / o).floor() * o, dtypes.result_type(self, b))
+        return _divided(self - (self / o).floor() * o, dtypes.result_type(self, b))
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
-        return self._other(b) % self
+        return _label(self._other(b) % self, dtypes.result_type(self, b))
 
     def __rmatmul__(self, b: Any) -> "Tensor":
         """``b @ t`` for a ``b`` that is not a tensor (a NumPy array, lists).
@@ -278,27 +312,27 @@ class ArithmeticMixin:
         """$1$ where zero, else $0$ (``~mask``)."""
         return self == 0.0
 
-    __invert__ = logical_not
+    __invert__ = _bitwise(np.bitwise_not, logical_not)
 
     def logical_and(self, b: TensorLike) -> "Tensor":
         """$1$ where both are non-zero (``mask & mask``): a product of masks is
         a mask (PyTorch's bool result type)."""
         return self.bool() * self._other(b).bool()
 
-    __and__ = __rand__ = logical_and
+    __and__ = __rand__ = _bitwise(np.bitwise_and, logical_and)
 
     def logical_or(self, b: TensorLike) -> "Tensor":
         """$1$ where either is non-zero (``mask | mask``): a sum of masks is a
         mask, non-zero where either is (PyTorch's bool result type)."""
         return self.bool() + self._other(b).bool()
 
-    __or__ = __ror__ = logical_or
+    __or__ = __ror__ = _bitwise(np.bitwise_or, logical_or)
 
     def logical_xor(self, b: TensorLike) -> "Tensor":
         """$1$ where exactly one is non-zero (``mask ^ mask``)."""
         return (self.bool() != self._other(b).bool())._as_mask()
 
-    __xor__ = __rxor__ = logical_xor
+    __xor__ = __rxor__ = _bitwise(np.bitwise_xor, logical_xor)
 
     # == builds a tensor, so hashing falls back to identity (as in PyTorch).
     __hash__ = object.__hash__
@@ -382,11 +416,14 @@ class ArithmeticMixin:
     def maximum(self, other: TensorLike) -> "Tensor":
         """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie
         splits the gradient in halves."""
-        return elementwise.Maximum.apply(self, self._other(other))
+        o = self._other(other)
+        return _promoted(elementwise.Maximum.apply(self, o), (self, o))
 
     def minimum(self, other: TensorLike) -> "Tensor":
         """$\\min(x, y) = -\\max(-x, -y)$ entry by entry (``torch.minimum``)."""
-        return -elementwise.Maximum.apply(-self, -self._other(other))
+        # (A mask is negated as int64: -True labelled bool would be True.)
+        a, b = (t.long() if t.is_mask else t for t in (self, self._other(other)))
+        return _promoted(-elementwise.Maximum.apply(-a, -b), (self, other))
 
     def clamp(
         self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None

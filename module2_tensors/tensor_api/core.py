@@ -192,14 +192,16 @@ class CoreMixin:
         return array if dtype is None else array.astype(dtype)
 
     def numpy(self) -> np.ndarray:
-        """A NumPy copy of the numbers (PyTorch's name; :meth:`to_numpy`). Call
-        it on a tensor that does not require grad, or on ``t.detach()``."""
+        """A NumPy copy of the numbers in the tensor's dtype (int64 labels give
+        an int64 array, a mask a bool one, as PyTorch's; :meth:`to_numpy` gives
+        the float64 storage). Call it on a tensor that does not require grad, or
+        on ``t.detach()``."""
         if self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use "
                 "tensor.detach().numpy() instead."
             )
-        return self.to_numpy()
+        return self.to_numpy().astype(self.dtype.name, copy=False)
 
     def tolist(self) -> Any:
         """Nested lists of Python numbers of the tensor's dtype (floats, ints
@@ -243,6 +245,8 @@ class CoreMixin:
 
     def __repr__(self) -> str:
         array = self.to_numpy()
+        if not self.is_floating_point():  # (as PyTorch: int64 prints 3, a mask True)
+            array = array.astype(bool if self.is_mask else np.int64)
         whole = array.size > 0 and bool(np.all(np.isfinite(array) & (array % 1 == 0)))
         text = np.array2string(
             array,

@@ -33,6 +33,13 @@ def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def keeps_dtypes(method: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`keeps_dtype` for a method that returns a tuple (every piece)."""
+    return functools.wraps(method)(
+        lambda self, *a, **k: tuple(kept_dtype(self, p) for p in method(self, *a, **k))
+    )
+
+
 def kept_dtype(source: "Tensor", out: "Tensor") -> "Tensor":
     """``out`` (entries of ``source``, moved or copied) reporting ``source``'s
     dtype; a mask stays a mask."""

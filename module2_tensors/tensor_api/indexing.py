@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import indexing_functions as ixf
@@ -21,6 +22,12 @@ def _nests(k: Any) -> bool:
     return k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, CoreMixin))
 
 
+def _in_own_dtype(fn: Any) -> Any:
+    """``fn`` (of a tensor first) giving its result in that tensor's dtype, as
+    PyTorch's out-of-place scatters do (an integer tensor stays whole)."""
+    return functools.wraps(fn)(lambda t, *a, **k: fn(t, *a, **k)._as_dtype(t.dtype))
+
+
 class IndexingMixin:
     """Reading and writing parts of a tensor by position."""
 
@@ -28,8 +35,8 @@ class IndexingMixin:
 
     # Functions of the tensor first, bound as methods (keeps_dtype: the result
     # has this tensor's dtype).
-    scatter_add = indexing.scatter_add
-    index_add = indexing.index_add
+    scatter_add = _in_own_dtype(indexing.scatter_add)
+    index_add = _in_own_dtype(indexing.index_add)
     index_select = keeps_dtype(ixf.index_select)
     gather = keeps_dtype(ixf.gather)
 
@@ -71,16 +78,18 @@ class IndexingMixin:
         overwritten = 1.0 - self.new_tensor(indexing.last_writers(index, d, self.shape))
         kept = src - src.detach() * overwritten
         placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, kept)
-        return ixf.where(written > 0, placed, self)
+        return ixf.where(written > 0, placed, self)._as_dtype(self.dtype)
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         """``torch.argsort``: the indices that sort along ``dim`` (the sort is
         always stable here)."""
         return self.sort(dim, descending).indices
 
-    def sort(self, dim: int = -1, descending: bool = False) -> ValuesIndices:
-        """``(values, indices)`` sorted along ``dim`` (stable; NaN is the
-        largest), as a named tuple."""
+    def sort(
+        self, dim: int = -1, descending: bool = False, stable: bool = False
+    ) -> ValuesIndices:
+        """``(values, indices)`` sorted along ``dim`` (stable, whatever ``stable``
+        says; NaN is the largest), as a named tuple."""
         values, indices = ixf.sort(self, dim, descending)
         return ValuesIndices(kept_dtype(self, values), _as_int64(indices))
 
@@ -117,6 +126,8 @@ class IndexingMixin:
                 "or of a value that does) is not supported; build the result "
                 "with where(mask, value, x) instead"
             )
+        if not self.is_floating_point():  # (cast as PyTorch's: 2.7 -> 2, 2 -> True)
+            value = value.to(self.dtype)
         if indexing.is_advanced_key(key):
             indexing.set_advanced(self, key, value)
         else:

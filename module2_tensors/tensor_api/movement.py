@@ -14,7 +14,7 @@ from .. import tensor_functions as tf
 from ..engine import indexing
 from ..engine.shapes import normalize_dim
 from ..tensor_data import _as_shape
-from .dtype_device import keeps_dtype
+from .dtype_device import kept_dtype, keeps_dtype, keeps_dtypes
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -59,7 +59,7 @@ class MovementMixin:
     # The engine's given functions of a tensor, bound as methods: each takes the
     # tensor first; keeps_dtype gives the result this tensor's dtype.
     flip = keeps_dtype(indexing.flip)
-    roll = indexing.roll
+    roll = keeps_dtype(indexing.roll)
     movedim = indexing.movedim
     unbind = indexing.unbind
     tril = keeps_dtype(indexing.tril)
@@ -95,7 +95,7 @@ class MovementMixin:
         """This tensor if it is contiguous, else a contiguous copy."""
         if self.is_contiguous():
             return self
-        return tf.Copy.apply(self)
+        return kept_dtype(self, tf.Copy.apply(self))  # (a mask's copy still selects)
 
     @keeps_dtype
     def permute(self, *order: int) -> "Tensor":
@@ -169,8 +169,9 @@ class MovementMixin:
     unsqueeze = keeps_dtype(sf.unsqueeze)
     flatten = keeps_dtype(sf.flatten)
     expand = keeps_dtype(sf.expand)
-    broadcast_to = sf.broadcast_to
+    broadcast_to = keeps_dtype(sf.broadcast_to)
     repeat = keeps_dtype(sf.repeat)
-    split = sf.split
-    chunk = sf.chunk
+    tile = keeps_dtype(sf.tile)
+    split = keeps_dtypes(sf.split)
+    chunk = keeps_dtypes(sf.chunk)
     narrow = keeps_dtype(ixf.narrow)

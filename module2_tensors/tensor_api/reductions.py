@@ -223,6 +223,8 @@ class ReductionMixin:
 
     def amin(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """The smallest entry over ``dim``, like ``torch.amin``: $-\\max(-x)$."""
+        if self.is_mask:  # (of int64: -True labelled bool would be True)
+            return self.long().amin(dim, keepdim).bool()
         return -((-self).amax(dim, keepdim))
 
     def max(
@@ -250,6 +252,9 @@ class ReductionMixin:
         """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
         if isinstance(dim, CoreMixin):
             return self.minimum(dim)
+        if self.is_mask:  # (of int64, as amin)
+            r = self.long().min(dim, keepdim)
+            return r.bool() if dim is None else MaxResult(r.values.bool(), r.indices)
         if dim is None:
             return -((-self).max(None, keepdim))
         values, indices = (-self)._max_along("min", dim, keepdim)
@@ -302,12 +307,13 @@ class ReductionMixin:
         return _as_int64(self._arg(kind, self, d if self.dims else None, keepdim))
 
     def all(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
-        """$1$ where every entry over ``dim`` is non-zero, else $0$."""
-        return self._reduce(tf.All, dim, keepdim, "all")
+        """$1$ where every entry over ``dim`` is non-zero, else $0$: a ``bool``
+        mask, as PyTorch's (``x[m.all(1)]`` selects rows)."""
+        return self._reduce(tf.All, dim, keepdim, "all")._as_mask()
 
     def any(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where some entry over ``dim`` is non-zero, else $0$."""
-        return 1.0 - (self == 0.0).all(dim, keepdim)
+        return (1.0 - (self == 0.0).all(dim, keepdim))._as_mask()
 
     var = ixf.var  # (Task 2.6's function of the tensor first, bound as a method)
 

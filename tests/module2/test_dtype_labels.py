@@ -65,6 +65,31 @@ def test_from_numpy_reports_the_arrays_dtype():
 
 
 @pytest.mark.task2_6
+def test_tensor_of_a_numpy_array_reports_its_dtype():
+    """``torch.tensor(array)`` keeps a NumPy array's (or scalar's) dtype, as
+    ``from_numpy`` does: a float32 batch stays float32."""
+    assert kt.tensor(np.array([1.5], dtype=np.float32)).dtype is kt.float32
+    assert kt.tensor(np.float32(2.5)).dtype is kt.float32
+    assert kt.tensor(np.array([1, 2], dtype=np.int32)).tolist() == [1, 2]
+    assert kt.tensor(np.array([1, 2], dtype=np.int32)).dtype is kt.int32
+    assert kt.tensor(np.array([1.5, 2.0])).dtype is kt.float64
+    assert kt.tensor(np.array([True])).dtype is kt.bool
+    assert kt.tensor(np.array([3], dtype=np.uint8)).dtype is kt.int64  # (no uint8)
+
+
+@pytest.mark.task2_6
+def test_numpy_gives_an_array_of_the_tensors_dtype():
+    """``t.numpy()`` of int64 labels is an int64 array (it indexes NumPy
+    arrays), of a mask a bool array, of float32 float32, as PyTorch's."""
+    labels = kt.tensor([2, 0])
+    assert labels.numpy().dtype == np.int64
+    assert np.array([10.0, 20.0, 30.0])[labels.numpy()].tolist() == [30.0, 10.0]
+    assert (kt.tensor([1.0, 2.0]) > 1.5).numpy().tolist() == [False, True]
+    assert kt.tensor([1.5]).float().numpy().dtype == np.float32
+    assert kt.tensor([1.5]).numpy().dtype == np.float64
+
+
+@pytest.mark.task2_6
 def test_indexing_keeps_the_dtype():
     labels = kt.tensor([[3, 1], [2, 0]])
     assert labels[0].dtype is kt.int64 and labels[1, 0].dtype is kt.int64
@@ -72,6 +97,23 @@ def test_indexing_keeps_the_dtype():
     mask = labels > 1
     assert mask[0].dtype is kt.bool and mask[0].tolist() == [True, False]
     assert kt.tensor([1.0, 2.0]).float()[0].dtype is kt.float32
+
+
+@pytest.mark.task2_6
+def test_item_assignment_casts_to_the_tensors_dtype():
+    """``x[i] = v`` writes ``v`` converted to ``x``'s dtype, as PyTorch's (and
+    as ``fill_``/``copy_`` here): 2.7 into int64 is 2, 2 into bool is True."""
+    labels = kt.tensor([1, 2, 3])
+    labels[0] = 2.7
+    labels[[1, 2]] = kt.tensor([-1.5, 4.9])
+    assert labels.tolist() == [2, -1, 4]
+    mask = kt.tensor([True, False, False])
+    mask[1] = 2
+    mask[mask.logical_not()] = 0.5
+    assert mask.tolist() == [True, True, True]
+    floats = kt.tensor([1.0, 2.0])
+    floats[0] = 2.7
+    assert floats.tolist() == [2.7, 2.0]
 
 
 @pytest.mark.task2_6
@@ -158,9 +200,9 @@ def test_integer_kinds_are_those_numpy_calls_integer():
         assert (kind.kind in INTEGER_KINDS) == expected, kind
     for values, dtype in [
         (np.arange(3, dtype=np.uint8), kt.int64),
-        (np.arange(3, dtype=np.int32), kt.int64),
+        (np.arange(3, dtype=np.int32), kt.int32),
         (np.array([True, False]), kt.bool),
         (np.arange(3.0), kt.float64),
-        (np.arange(3, dtype=np.float32), kt.float64),
+        (np.arange(3, dtype=np.float32), kt.float32),
     ]:
         assert kt.tensor(values).dtype == dtype

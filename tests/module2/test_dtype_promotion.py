@@ -175,6 +175,74 @@ CASES = {
     "tril of ints": (lambda L: L.tril(L.tensor([[1, 2], [3, 4]])), "int64"),
     "prod of ints": (lambda L: L.prod(L.tensor([2, 3])), "int64"),
     "prod of bools": (lambda L: L.tensor([True, True]).prod(), "int64"),
+    "maximum of ints": (lambda L: L.tensor([1, 5]).maximum(L.tensor([3, 2])), "int64"),
+    "minimum of float32s": (
+        lambda L: L.tensor([1.0, 5.0]).float().minimum(L.tensor([3.0, 2.0]).float()),
+        "float32",
+    ),
+    "minimum of bools": (
+        lambda L: L.minimum(L.tensor([True, False]), L.tensor([True, True])),
+        "bool",
+    ),
+    "minimum of bool and float": (
+        lambda L: L.tensor([True, False]).minimum(L.tensor([0.5, 0.5])),
+        "float64",
+    ),
+    "min of bools": (lambda L: L.tensor([True, False]).min(), "bool"),
+    "amin of bools": (lambda L: L.tensor([[True, False]]).amin(1), "bool"),
+    "min(dim) of bools": (lambda L: L.tensor([[True, False]]).min(1).values, "bool"),
+    "~int": (lambda L: ~L.tensor([3, 0, -1]), "int64"),
+    "int & python int": (lambda L: L.tensor([3, 4, -1]) & 1, "int64"),
+    "int32 | int32": (
+        lambda L: L.tensor([1, 4]).int() | L.tensor([2, 4]).int(),
+        "int32",
+    ),
+    "bool ^ int": (lambda L: L.tensor([True, False]) ^ L.tensor([3, 3]), "int64"),
+    "~bool": (lambda L: ~L.tensor([True, False]), "bool"),
+    "python int % int": (lambda L: 3 % L.tensor([2, -2]), "int64"),
+    "any of floats": (lambda L: L.tensor([0.0, 2.0]).any(), "bool"),
+    "chunk of ints": (lambda L: L.tensor([1, 2, 3]).chunk(2)[1], "int64"),
+    "split of a mask": (lambda L: L.split(L.tensor([1, -2]) > 0, 1)[0], "bool"),
+    "contiguous copy of a mask": (
+        lambda L: (L.tensor([[1, -2], [3, 0]]) > 0).T.contiguous(),
+        "bool",
+    ),
+    "kt.squeeze of ints": (lambda L: L.squeeze(L.tensor([[1, 2]])), "int64"),
+    "kt.tile of a mask": (lambda L: L.tile(L.tensor([True, False]), (2,)), "bool"),
+    "tile of ints": (lambda L: L.tensor([1, 2]).tile((2, 1)), "int64"),
+    "roll of ints": (lambda L: L.tensor([1, 2, 3]).roll(1), "int64"),
+    "kt.roll of a mask": (lambda L: L.roll(L.tensor([1, -2]) > 0, 1), "bool"),
+    "kt.flip of ints": (lambda L: L.flip(L.tensor([1, 2]), [0]), "int64"),
+    "kt.narrow of ints": (lambda L: L.narrow(L.tensor([1, 2]), 0, 1, 1), "int64"),
+    "kt.unsqueeze of ints": (lambda L: L.unsqueeze(L.tensor([1, 2]), 0), "int64"),
+    "broadcast_to of ints": (
+        lambda L: L.tensor([1, 2]).broadcast_to((2, 2)).contiguous(),
+        "int64",
+    ),
+    "scatter of ints": (
+        lambda L: L.tensor([1, 2, 3]).scatter(0, L.tensor([0, 2]), 7),
+        "int64",
+    ),
+    "scatter of float32": (
+        lambda L: L.tensor([1.0, 2.0]).float().scatter(0, L.tensor([1]), 7.5),
+        "float32",
+    ),
+    "scatter_add of ints": (
+        lambda L: L.tensor([1, 2]).scatter_add(0, L.tensor([1, 1]), L.tensor([3, 4])),
+        "int64",
+    ),
+    "index_add of ints": (
+        lambda L: L.index_add(L.tensor([1, 2]), 0, L.tensor([0]), L.tensor([5])),
+        "int64",
+    ),
+    "all(dim) of bools": (lambda L: L.tensor([[True, False]]).all(1), "bool"),
+    "any(dim) of ints": (lambda L: L.tensor([[0, 3], [0, 0]]).any(1), "bool"),
+    "int ** negative ints": (
+        lambda L: L.tensor([2, -1, 1, 0]) ** L.tensor([-1, -3, -2, -1]),
+        "int64",
+    ),
+    "python int ** int": (lambda L: 2 ** L.tensor([-1, 2]), "int64"),
+    "bool & bool": (lambda L: L.tensor([True, False]) & L.tensor([True, True]), "bool"),
 }
 
 
@@ -211,6 +279,86 @@ def test_integer_and_bool_labels_hold_their_values(name):
         assert all(type(v) is bool for v in values)
     elif not out.dtype.is_floating_point:
         assert all(type(v) is int for v in values)
+
+
+def test_minima_of_bools_are_false_where_any_entry_is():
+    """A mask has no negation (PyTorch raises for ``-mask``), so the minima,
+    $-\\max(-x)$ elsewhere, must not negate one: ``-True`` labelled bool is True."""
+    b = kt.tensor([True, False])
+    assert b.min().item() is False and b.amin().item() is False
+    assert b.min(0).values.item() is False and b.min(0).indices.item() == 1
+    assert kt.minimum(b, kt.tensor([True, True])).tolist() == [True, False]
+    assert b.minimum(kt.tensor([0.5, 0.5])).tolist() == [0.5, 0.0]
+    assert kt.tensor([1, 5]).minimum(kt.tensor([3, 2])).tolist() == [1, 2]
+    with pytest.raises(RuntimeError, match="bool"):
+        -b
+
+
+def test_bitwise_operators_on_integers_work_on_their_bits():
+    """``&``, ``|``, ``^``, ``~`` of integer tensors are PyTorch's bitwise
+    operators (two's complement: ``~x`` is $-x - 1$); of masks, logical."""
+    i = kt.tensor([3, 4, -1])
+    assert (~i).tolist() == [-4, -5, 0]
+    assert (i & 1).tolist() == [1, 0, 1] and (6 & i).tolist() == [2, 4, 6]
+    assert (i | 2).tolist() == [3, 6, -1] and (i ^ i).tolist() == [0, 0, 0]
+    assert (~(i > 0)).tolist() == [False, False, True]
+
+
+def test_integer_powers_and_remainders_stay_whole():
+    """Integer powers with negative exponents are whole, as PyTorch's: $2^{-1}$
+    is 0 (toward zero), $(-1)^{-3} = -1$, $1^{-2} = 1$ (and $0^{-1}$ is 0, not
+    inf); a Python int's remainder by an integer tensor is an integer."""
+    powers = kt.tensor([2, -1, 1, 0]) ** kt.tensor([-1, -3, -2, -1])
+    assert powers.tolist() == [0, -1, 1, 0]
+    assert (2 ** kt.tensor([-1, 3])).tolist() == [0, 8]
+    assert (kt.tensor([2.0]) ** kt.tensor([-1])).tolist() == [0.5]
+    assert (3 % kt.tensor([2, -2])).tolist() == [1, -1]
+
+
+def test_any_and_all_give_masks_that_select():
+    """``m.all(1)`` is a bool tensor, as PyTorch's: indexing with it selects the
+    rows (a float 1, 0, 1 would pick rows 1, 0, 1)."""
+    x = kt.tensor([[1.0, 2.0], [-1.0, 3.0], [4.0, 5.0]])
+    assert x[(x > 0).all(1)].tolist() == [[1.0, 2.0], [4.0, 5.0]]
+    assert x[(x < 0).any(1)].tolist() == [[-1.0, 3.0]]
+    assert kt.tensor([0.0, 2.0]).any().item() is True
+    assert kt.tensor([0, 2]).all().item() is False
+
+
+def test_pieces_of_a_mask_still_select():
+    """``chunk``/``split``/``roll`` of a mask are masks, as PyTorch's bool
+    pieces: indexing with one selects (a float 1, 0 would pick rows 1, 0)."""
+    x = kt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    first, second = (x > 2.5).chunk(2, dim=1)
+    assert x[:, 0][first.view(-1)].tolist() == [3.0]
+    assert x[:, 1][kt.roll(second.view(-1), 1)].tolist() == [2.0]
+    assert kt.tensor([1, 2, 3]).scatter(0, kt.tensor([0, 2]), 7.9).tolist() == [7, 2, 7]
+    assert x[(x > 2.5).T.contiguous()].tolist() == [2.0, 4.0]
+
+
+def test_float32_random_likes_and_gradients_report_float32():
+    """``rand_like``/``randn_like`` of a float32 tensor and the gradient of a
+    float32 leaf are float32, as PyTorch's (the numbers are float64 here)."""
+    w = kt.tensor([1.0, 2.0], requires_grad=True).float().detach()
+    w.requires_grad_(True)
+    (w * kt.tensor([3.0, 4.0])).sum().backward()
+    assert w.grad.dtype is kt.float32 and w.grad.tolist() == [3.0, 4.0]
+    assert kt.rand_like(w).dtype is kt.float32 and kt.randn_like(w).dtype is kt.float32
+    assert kt.rand_like(kt.tensor([1.0])).dtype is kt.float64
+
+
+def test_integer_division_by_zero_raises_as_pytorch():
+    """``//`` and ``%`` of integers by 0 raise (PyTorch: ``RuntimeError:
+    ZeroDivisionError``) instead of holding inf or nan labelled int64; floats
+    give inf as IEEE arithmetic does."""
+    for divide in (
+        lambda: kt.tensor([4, 6]) // kt.tensor([0, 2]),
+        lambda: kt.tensor([4, 6]) % 0,
+        lambda: 7 // kt.tensor([0]),
+    ):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            divide()
+    assert (kt.tensor([4.0]) // 0).tolist() == [float("inf")]
 
 
 def test_new_tensors_of_integer_tensors_are_float64():

@@ -706,6 +706,15 @@ def test_var_of_too_few_entries_is_nan():
     assert kt.tensor([1.0]).var(unbiased=False).item() == 0.0
 
 
+@task
+def test_var_with_a_correction_of_n_or_more_is_inf():
+    # As PyTorch: n - c <= 0 divides a positive sum of squares by 0 (inf); only
+    # deviations that are all 0 give 0/0 = nan.
+    assert kt.tensor([1.0, 2.0]).var(correction=2).item() == math.inf
+    assert kt.tensor([1.0, 2.0]).std(correction=3).item() == math.inf
+    assert np.isnan(kt.tensor([1.0, 1.0]).var(correction=2).item())
+
+
 # ---------------------------------------------------------------- grad modes
 
 

@@ -452,6 +452,10 @@ def test_repr_looks_like_pytorch():
     x = kt.tensor([1.0], requires_grad=True)
     assert repr(x) == "tensor([1.], requires_grad=True)"
     assert repr(x * 2).endswith("grad_fn=<MulBackward>)")
+    # Integer and bool tensors print their values as PyTorch's do.
+    assert repr(kt.tensor([[3, -2], [1, 0]])) == "tensor([[ 3, -2],\n        [ 1,  0]])"
+    assert repr(kt.tensor([1.0, 2.0]) > 1.5) == "tensor([False,  True])"
+    assert repr(kt.tensor(True)) == "tensor(True)"
 
 
 @pytest.mark.task2_3

@@ -166,3 +166,15 @@ def test_scatter_with_repeated_positions_matches_pytorch():
         return out.tolist(), s.grad.tolist(), b.grad.tolist()
 
     assert run(kt) == run(torch)
+
+
+def test_flip_takes_dims_as_arguments_and_sort_takes_stable():
+    """PyTorch's ``x.flip(0, 1)`` (dims as arguments, or one tuple/list) and
+    ``x.sort(stable=True)`` (ties keep their order; sorts here always do)."""
+    x = kt.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert x.flip(0, 1).tolist() == [[4.0, 3.0], [2.0, 1.0]]
+    assert x.flip((0, 1)).tolist() == kt.flip(x, [0, 1]).tolist()
+    assert x.flip(1).tolist() == [[2.0, 1.0], [4.0, 3.0]]
+    ties = kt.tensor([3.0, 1.0, 3.0, 2.0])
+    assert ties.sort(stable=True).indices.tolist() == [1, 3, 0, 2]
+    assert ties.sort(descending=True, stable=True).indices.tolist() == [0, 2, 3, 1]

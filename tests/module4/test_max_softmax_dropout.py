@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from module2_tensors import manual_seed
+import module4_networks as kt
 from module4_networks import functional as F
 from tests.module4.helpers import check_grad, make
 
@@ -86,6 +87,17 @@ def test_max_and_argmax_without_dim_work_on_the_flattened_tensor():
     assert t.grad.tolist() == [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
     assert F.argmax(make(x)).item() == 1.0
     assert F.argmax(make(x), keepdim=True).shape == (1, 1)
+
+
+def test_argmax_and_max_indices_are_int64_as_pytorchs():
+    """``kt.argmax(x)`` and ``F.max(x, dim).indices`` index: ``int64`` (not a
+    float), ``item()`` an int, as ``torch.argmax``."""
+    x = make(np.array([[1.0, 5.0, 5.0], [5.0, 0.0, 2.0]]))
+    first = F.argmax(x)
+    assert first.dtype is kt.int64 and first.item() == 1 and type(first.item()) is int
+    assert F.argmax(x, 1).tolist() == [1, 0] and F.argmax(x, 0).dtype is kt.int64
+    assert F.max(x, 1).indices.dtype is kt.int64
+    assert kt.argmax(x, dim=1, keepdim=True).tolist() == [[1], [0]]
 
 
 @given(arrays_and_dims(ties=True))

@@ -59,6 +59,18 @@ def test_pad_modes_by_hand(mode, expected):
 
 
 @pytest.mark.task2_6
+def test_constant_pad_keeps_the_dtype():
+    """``F.pad`` of an int64 tensor is int64 (the value cast), of a mask a mask
+    that still selects, of float32 float32, as PyTorch's."""
+    labels = F.pad(kt.tensor([1, 2]), (1, 1), value=-1)
+    assert labels.dtype is kt.int64 and labels.tolist() == [-1, 1, 2, -1]
+    x = kt.tensor([5.0, 6.0, 7.0])
+    mask = F.pad(kt.tensor([True, False]), (0, 1), value=1)
+    assert mask.dtype is kt.bool and x[mask].tolist() == [5.0, 7.0]
+    assert F.pad(x.float(), (1, 0)).dtype is kt.float32
+
+
+@pytest.mark.task2_6
 def test_pad_two_dimensions_reflects_rows_and_columns():
     x = kt.tensor([[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]])
     # columns padded (1, 0), then rows (0, 1): reflect without the edge

@@ -253,3 +253,24 @@ def test_cuda_without_a_gpu_names_the_simulator_switch():
             kt.tensor([1.0]).cuda()
         with pytest.raises(RuntimeError, match="NUMBA_ENABLE_CUDASIM"):
             kt.zeros(2, device="cuda")
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: F.leaky_relu(x, 0.2),
+        lambda x: F.elu(x),
+        lambda x: F.softplus(x, beta=2.0),
+        lambda x: F.hardtanh(x),
+        lambda x: F.relu6(x),
+        lambda x: F.mish(x),
+        lambda x: F.huber_loss(x, x * 0.5),
+        lambda x: F.smooth_l1_loss(x, x * 0.5),
+    ],
+)
+def test_activations_and_losses_of_float32_report_float32(fn):
+    """As PyTorch's: a float32 input gives a float32 result (their selects
+    promote the dtypes of both branches)."""
+    x = _t([-1.5, 0.5, 7.0]).float()
+    assert fn(x).dtype is kt.float32 and fn(x.double()).dtype is kt.float64
