@@ -254,8 +254,10 @@ def re_exports(path: Path) -> List[str]:
 #: pieces, int and bool printing and numpy()); lowered by the session's three
 #: deletion rounds (cut5-a/b/c, -153); +1 for ``tensor(array)``'s dtype read by
 #: its one-letter code (NumPy's ``dtype.name`` cost 1.5 us a batch tensor).
+#: +20 for RAdam's own (PyTorch's) arguments, which took Adam's ``amsgrad`` and
+#: ignored it, and ``decoupled_weight_decay`` on RAdam and NAdam.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_106
+LIBRARY_BUDGET = 14_126
 LIBRARY_GOAL = 13_500
 
 

@@ -22,9 +22,20 @@ Moments = Tuple[int, Tensor, Tensor]
 
 
 def _decayed(g: Tensor, p: Tensor, group: State) -> Tensor:
-    """$g + \\lambda p$ (L2 weight decay), or $g$ when $\\lambda = 0$."""
+    """$g + \\lambda p$ (L2 weight decay), or $g$ when $\\lambda = 0$ or the
+    decay is decoupled (RAdam's and NAdam's option: :func:`_shrunk` applies it)."""
     decay = group.get("weight_decay", 0.0)
-    return g + decay * p if decay != 0.0 else g
+    if decay == 0.0 or group.get("decoupled_weight_decay", False):
+        return g
+    return g + decay * p
+
+
+def _shrunk(p: Tensor, group: State) -> Tensor:
+    """$p (1 - \\eta \\lambda)$ under ``decoupled_weight_decay`` (AdamW's decay,
+    applied to the parameter before the step), else $p$."""
+    if group.get("decoupled_weight_decay", False):
+        return p * (1.0 - group["lr"] * group["weight_decay"])
+    return p
 
 
 def _counted(p: Tensor, state: State, **fills: float) -> int:

@@ -44,7 +44,7 @@ from module2_tensors.tensor import Tensor
 
 from . import _fused_optim
 from ._optimizer_state import OptimizerState, State, _amsgrad_step
-from ._optimizer_state import _counted, _decayed, _moments
+from ._optimizer_state import _counted, _decayed, _moments, _shrunk
 
 __all__ = [
     "Optimizer",
@@ -305,11 +305,26 @@ class RAdam(Adam):
     \sqrt{1 - \beta_2^t} / (\sqrt{v} + \epsilon)$ with the rectification
     $r_t = \sqrt{\frac{(\rho_t - 4)(\rho_t - 2)\rho_\infty}{(\rho_\infty - 4)
     (\rho_\infty - 2)\rho_t}}$, $\rho_\infty = 2/(1 - \beta_2) - 1$, $\rho_t =
-    \rho_\infty - 2t\beta_2^t/(1 - \beta_2^t)$. (Given.)"""
+    \rho_\infty - 2t\beta_2^t/(1 - \beta_2^t)$. ``decoupled_weight_decay``:
+    the decay as AdamW's, on the parameter. (Given.)"""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: Tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        decoupled_weight_decay: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        Optimizer.__init__(self, params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
         t, m, v = _moments(p, _decayed(g, p, group), state, group)
+        p = _shrunk(p, group)
         m_hat = m / (1.0 - beta1**t)
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         rho_t = rho_inf - 2.0 * t * beta2**t / (1.0 - beta2**t)
@@ -327,7 +342,8 @@ class NAdam(Optimizer):
     ``momentum_decay``) and $\Pi_t = \prod_{s \le t} \mu_s$,
     $p \leftarrow p - \eta \frac{1 - \mu_t}{1 - \Pi_t} \frac{g}{d}
     - \eta \frac{\mu_{t+1}}{1 - \Pi_t \mu_{t+1}} \frac{m}{d}$, where
-    $d = \sqrt{v / (1 - \beta_2^t)} + \epsilon$. (Given.)"""
+    $d = \sqrt{v / (1 - \beta_2^t)} + \epsilon$. ``decoupled_weight_decay``: the
+    decay as AdamW's, on the parameter. (Given.)"""
 
     def __init__(
         self,
@@ -337,6 +353,7 @@ class NAdam(Optimizer):
         eps: float = 1e-8,
         weight_decay: float = 0.0,
         momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
         *,
         maximize: bool = False,
     ) -> None:
@@ -345,7 +362,7 @@ class NAdam(Optimizer):
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
         psi = group["momentum_decay"]
-        g = _decayed(g, p, group)
+        g, p = _decayed(g, p, group), _shrunk(p, group)
         t, m, v = _moments(p, g, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))

@@ -1,5 +1,6 @@
 """Adamax, Adadelta, Rprop and ASGD (given), and ``maximize`` on RMSprop,
-Adagrad and NAdam, against ``torch.optim`` itself: the same gradients fed to
+Adagrad and NAdam, RAdam and NAdam's ``decoupled_weight_decay``, against
+``torch.optim`` itself: the same gradients fed to
 both give the same parameters and the same state entries under PyTorch's
 names (``opt.state[p]``), and a ``state_dict`` saved mid-run and loaded into a
 fresh optimizer resumes the run. Skips, saying how to install PyTorch, where it
@@ -44,6 +45,15 @@ CASES = {
     "rmsprop_maximize": ("RMSprop", dict(lr=0.01, momentum=0.5, maximize=True)),
     "adagrad_maximize": ("Adagrad", dict(lr=0.1, lr_decay=0.1, maximize=True)),
     "nadam_maximize": ("NAdam", dict(lr=0.01, weight_decay=0.1, maximize=True)),
+    "nadam_decoupled": (
+        "NAdam",
+        dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+    ),
+    "radam": ("RAdam", dict(lr=0.01, weight_decay=0.1, maximize=True)),
+    "radam_decoupled": (
+        "RAdam",
+        dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1, decoupled_weight_decay=True),
+    ),
 }
 
 START = np.random.default_rng(0).normal(size=(3, 4))
@@ -139,3 +149,14 @@ def test_bad_rprop_and_adadelta_arguments_raise():
         kt.optim.Rprop([p], etas=(1.5, 1.2))
     with pytest.raises(ValueError, match="rho"):
         kt.optim.Adadelta([p], rho=1.5)
+
+
+@pytest.mark.task2_6
+def test_radam_takes_pytorchs_arguments_not_adams():
+    """As ``torch.optim.RAdam``: no ``amsgrad`` (it was taken and ignored), and
+    ``decoupled_weight_decay`` fifth after ``params``."""
+    p = kt.nn.Parameter(kt.zeros(2))
+    with pytest.raises(TypeError, match="amsgrad"):
+        kt.optim.RAdam([p], amsgrad=True)
+    opt = kt.optim.RAdam([p], 0.1, (0.9, 0.99), 1e-8, 0.5, True)
+    assert opt.param_groups[0]["decoupled_weight_decay"] is True
