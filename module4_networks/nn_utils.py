@@ -17,6 +17,8 @@ import numpy as np
 from module2_tensors.shape_functions import cat, no_grad
 from module2_tensors.tensor import Tensor, tensor
 
+from .weight_init import _tensor_of
+
 __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
@@ -25,17 +27,12 @@ __all__ = [
 ]
 
 
-def _values(parameters: Iterable[Any]) -> List[Tensor]:
-    """The tensors of ``parameters`` (Parameters' values, or tensors)."""
-    return [p.value if hasattr(p, "value") else p for p in parameters]
-
-
 def _gradients(parameters: Union[Any, Iterable[Any]]) -> List[Tensor]:
     """The ``.grad`` tensors of ``parameters`` (Parameters or tensors; one or many),
     skipping those without a gradient."""
     if isinstance(parameters, Tensor) or hasattr(parameters, "value"):
         parameters = [parameters]
-    return [t.grad for t in _values(parameters) if t.grad is not None]
+    return [t.grad for t in map(_tensor_of, parameters) if t.grad is not None]
 
 
 def clip_grad_norm_(
@@ -92,7 +89,7 @@ def clip_grad_value_(parameters: Union[Any, Iterable[Any]], clip_value: float) -
 def parameters_to_vector(parameters: Iterable[Any]) -> Tensor:
     """Every parameter flattened and concatenated, in order, into one 1-D
     tensor (differentiable: a loss of it sends gradients to the parameters)."""
-    return cat([p.reshape(p.size) for p in _values(parameters)])
+    return cat([p.reshape(p.size) for p in map(_tensor_of, parameters)])
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Any]) -> None:
@@ -107,6 +104,6 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Any]) -> None:
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     start = 0
     with no_grad():
-        for p in _values(parameters):
+        for p in map(_tensor_of, parameters):
             p.copy_(vec[start : start + p.size].reshape(p.shape))
             start += p.size
