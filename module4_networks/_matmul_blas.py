@@ -58,15 +58,6 @@ __all__ = ["matmul"]
 PATH = fast_path("matmul", "a @ b (Module 2's MatMul on the Task 3.2 kernel)")
 
 
-def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """$a b$ with batch dimensions broadcast; a batched ``a`` times a matrix ``b``
-    as one ``gemm`` over the flattened rows."""
-    if b.ndim == 2 and a.ndim > 2:
-        rows = a.reshape(-1, a.shape[-1])  # (copies only if a is not flattenable)
-        return (rows @ b).reshape(a.shape[:-1] + (b.shape[-1],))
-    return np.matmul(a, b)
-
-
 def _sum_to(x: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
     """Sum ``x`` over the dimensions it was broadcast along to reach ``shape``."""
     extra = x.ndim - len(shape)
@@ -82,24 +73,20 @@ def _grads(
     """$(G b^\\top, a^\\top G)$, each summed to its operand's shape."""
     da = db = None
     if need_a:
-        da = _sum_to(_product(g, np.swapaxes(b, -1, -2)), a.shape)
+        da = _sum_to(np.matmul(g, np.swapaxes(b, -1, -2)), a.shape)
     if need_b:
-        if b.ndim == 2 and a.ndim > 2:
-            k, m = a.shape[-1], g.shape[-1]
-            db = a.reshape(-1, k).T @ g.reshape(-1, m)  # one gemm over all rows
-        else:
-            db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape)
+        db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape)
     return da, db
 
 
 class _MatMulBlas(Function):
-    """``apply(a, b)``: $a b$ by :func:`_product`, gradients by :func:`_grads`."""
+    """``apply(a, b)``: $a b$ by ``np.matmul``, gradients by :func:`_grads`."""
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         x, y = host_array(a.tuple()), host_array(b.tuple())
         ctx.save_for_backward(x, y)
-        return a.new_tensor(_product(x, y))
+        return a.new_tensor(np.matmul(x, y))
 
     @staticmethod
     def backward(
@@ -133,7 +120,7 @@ def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:
         if any(needs) and not ran_backward(out, out.new_tensor(g)):
             return False
     x, y = host_array(a.tuple()), host_array(b.tuple())
-    if not agrees(_product(x, y), out):
+    if not agrees(np.matmul(x, y), out):
         return False
     da, db = _grads(x, y, g, *needs)
     return (da is None or agrees(da, pa.grad)) and (db is None or agrees(db, pb.grad))
