@@ -14,7 +14,7 @@ so that the whole convolution becomes one matrix product with the weight viewed 
 * forward: $\\text{out} = \\text{cols}\\, W^\\top$, ``(N, out_channels)``,
   then reordered to ``(batch, out_channels, *out_spatial)``;
 * weight gradient: $dW = G^\\top \\text{cols}$ with $G$ the output gradient as
-  ``(N, out_channels)``; the forward's ``cols`` is kept for it;
+  ``(N, out_channels)``, ``cols`` built again from the input;
 * input gradient: $d\\text{cols} = G W$, then *col2im* adds every row back onto the
   input positions it was copied from (the transpose of im2col).
 
@@ -33,7 +33,7 @@ raises. 1-D convolutions run as 2-D ones of height 1.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Tuple
 
 import numpy as np
 from numba import njit
@@ -95,31 +95,27 @@ def _fast(
     second: Strided,
     strides: Tuple[int, int],
     paddings: Tuple[int, int],
-    cols: Optional[np.ndarray],
-) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-    """The result of ``name`` as a new ``(B, C, H, W)`` array, and the forward's
-    ``cols`` (to keep for the weight gradient)."""
+) -> np.ndarray:
+    """The result of ``name`` as a new ``(B, C, H, W)`` array."""
     r, a, b = (_view(t, spatial) for t in (result, first, second))
     if name == "forward":  # result = out, first = x, second = w
         out_channels, oh, ow = r.shape[1], r.shape[2], r.shape[3]
         cols = _im2col_of(a, b.shape, strides, paddings, (oh, ow))
         w_matrix = b.reshape(out_channels, -1)  # copies only if w is strided
         product = cols @ w_matrix.T  # (N, out_channels)
-        value = product.reshape(r.shape[0], oh, ow, out_channels).transpose(0, 3, 1, 2)
-        return value, cols
+        return product.reshape(r.shape[0], oh, ow, out_channels).transpose(0, 3, 1, 2)
     if name == "backward_weight":  # result = dw, first = x, second = g
         out_channels, oh, ow = b.shape[1], b.shape[2], b.shape[3]
-        if cols is None:
-            cols = _im2col_of(a, r.shape, strides, paddings, (oh, ow))
+        cols = _im2col_of(a, r.shape, strides, paddings, (oh, ow))
         g_matrix = b.transpose(0, 2, 3, 1).reshape(-1, out_channels)
-        return (g_matrix.T @ cols).reshape(r.shape), cols
+        return (g_matrix.T @ cols).reshape(r.shape)
     # backward_input: result = dx, first = g, second = w
     out_channels, oh, ow = a.shape[1], a.shape[2], a.shape[3]
     g_matrix = a.transpose(0, 2, 3, 1).reshape(-1, out_channels)
     dcols = g_matrix @ b.reshape(out_channels, -1)
     dx = np.zeros(r.shape)
     _im2col(dx, dcols, b.shape[2], b.shape[3], *strides, *paddings, oh, ow, True)
-    return dx, None
+    return dx
 
 
 def run(
@@ -131,38 +127,34 @@ def run(
     second: Strided,
     strides: Tuple[int, ...],
     paddings: Tuple[int, ...],
-    cols: Optional[np.ndarray] = None,
-) -> Optional[np.ndarray]:
+) -> None:
     """Fill ``result`` with the convolution ``name`` (``forward``,
     ``backward_input``, ``backward_weight``; the triples in the order of
     ``fast_conv``'s launchers, arguments already checked) by im2col + matmul where
     that agrees with ``reference()`` (the student's kernel filling ``result``),
-    else by ``reference()``. Returns the ``cols`` of a forward (``None`` when the
-    reference ran), to pass back to ``backward_weight``."""
+    else by ``reference()``."""
     s, p = pair_2d(strides, 1), pair_2d(paddings, 0)
     # Shapes *and* strides: a kernel that ignores strides agrees on contiguous
     # inputs only, and must keep running (and failing) on the others.
     key = (name, spatial, s, p) + tuple(
         (t[1].tobytes(), t[2].tobytes()) for t in (result, first, second)
     )
-    checked: Dict[str, Any] = {}
+    checked: list = []
 
     def check() -> bool:
         # The first call with this signature: the student's kernel decides, and
         # fills ``result`` itself.
-        value, checked["cols"] = _fast(name, spatial, result, first, second, s, p, cols)
+        checked.append(_fast(name, spatial, result, first, second, s, p))
         reference()
-        return agrees(_view(result, spatial), value)
+        return agrees(_view(result, spatial), checked[0])
 
     serve = PATH.verdict(key, check) if PATH.active else False
-    if checked:
-        return checked["cols"] if serve else None
-    if not serve:
+    if checked:  # (result holds the reference's values, equal where it serves)
+        return
+    if serve:
+        _view(result, spatial)[...] = _fast(name, spatial, result, first, second, s, p)
+    else:
         reference()
-        return None
-    value, cols = _fast(name, spatial, result, first, second, s, p, cols)
-    _view(result, spatial)[...] = value
-    return cols
 
 
 def bias_grad(g: Strided, spatial: int) -> np.ndarray:

@@ -188,12 +188,11 @@ class ConvFun(Function):
             )
         out = input.new_zeros(shape)
         triples = (out.tuple(), input.tuple(), weight.tuple())
-        cols = _launch("forward", spatial, *triples, stride, padding, fast=True)
+        _launch("forward", spatial, *triples, stride, padding, fast=True)
         if bias is not None:  # ``out`` is fresh and contiguous: add it in place
             storage = out._tensor._storage.reshape(shape)
             storage += bias.to_numpy().reshape((-1,) + (1,) * spatial)
-        # ``cols`` (im2col of the input) serves the weight gradient again.
-        ctx.save_for_backward(input, weight, bias is not None, stride, padding, cols)
+        ctx.save_for_backward(input, weight, bias is not None, stride, padding)
         return out
 
     @staticmethod
@@ -202,17 +201,15 @@ class ConvFun(Function):
             from . import cuda_conv
 
             return cuda_conv.conv_backward_fn(ctx, grad)
-        input, weight, has_bias, stride, padding, cols = ctx.saved_values
+        input, weight, has_bias, stride, padding = ctx.saved_values
         needs = ctx.needs_input_grad
         spatial = grad.dims - 2
 
         def gradient(name: str, like: Tensor, first: Tensor, second: Tensor) -> Tensor:
-            """A gradient of ``like``'s shape from the launcher ``name`` (``cols``
-            serves the weight gradient only)."""
+            """A gradient of ``like``'s shape from the launcher ``name``."""
             out = like.new_zeros(like.shape)
-            cached = (cols,) if name == "backward_weight" else ()
             triples = (out.tuple(), first.tuple(), second.tuple())
-            _launch(name, spatial, *triples, stride, padding, *cached, fast=True)
+            _launch(name, spatial, *triples, stride, padding, fast=True)
             return out
 
         d_input = gradient("backward_input", input, grad, weight) if needs[0] else None

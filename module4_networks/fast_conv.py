@@ -42,7 +42,7 @@ raised, and then run the compiled kernel.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 from numba import njit, prange
@@ -487,12 +487,11 @@ def _launch(
     second: Strided,
     stride: IntPair = 1,
     padding: IntPair = 0,
-    cols: Optional[np.ndarray] = None,
     fast: bool = False,
-) -> Optional[np.ndarray]:
+) -> None:
     """Check the arguments and run the kernel ``conv{spatial}d_{name}``. With
     ``fast`` (the tensor Functions), run it as im2col + matmul where that agrees
-    with the kernel (see ``_conv_gemm``) and return the forward's ``cols``."""
+    with the kernel (see ``_conv_gemm``)."""
     op = f"conv{spatial}d"
     strides = sizes(op, "stride", stride, spatial)
     paddings = sizes(op, "padding", padding, spatial)
@@ -512,12 +511,12 @@ def _launch(
     def reference() -> None:
         kernel(f"{op}_{name}")(*result, *first, *second, *strides, *paddings)
 
-    if not fast:
+    if fast:
+        _conv_gemm.run(
+            name, spatial, reference, result, first, second, strides, paddings
+        )
+    else:
         reference()
-        return None
-    return _conv_gemm.run(
-        name, spatial, reference, result, first, second, strides, paddings, cols
-    )
 
 
 # The launchers the tests and the tensor Functions call, one per kernel:
