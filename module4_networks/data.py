@@ -104,8 +104,7 @@ def download(
         except OSError as error:  # URLError is an OSError
             failures.append(f"{url}: {error}")
         finally:
-            if tmp.exists():
-                tmp.unlink()
+            tmp.unlink(missing_ok=True)
     raise OSError(
         f"could not download {path.name} ({'; '.join(failures)}); download it by "
         f"hand into {path.parent} or pass --data-dir"
