@@ -44,7 +44,6 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-import numpy as np
 from numba import njit, prange
 
 from module3_fast_ops import kernel_cache
@@ -70,7 +69,6 @@ __all__ = [
     "conv2d_forward",
     "conv2d_backward_input",
     "conv2d_backward_weight",
-    "bias_backward",
 ]
 
 
@@ -104,18 +102,6 @@ def _bias_backward(
                     rest //= g_shape[d]
                 acc += g[pos]
         out[o] = acc
-
-
-def bias_backward(g: Strided) -> np.ndarray:
-    r"""$\partial L / \partial \text{bias}[o] = \sum_b \sum_{t} g[b, o, t]$.
-
-    ``g`` is the output gradient, shape ``(batch, out_channels, *spatial)``; returns
-    a contiguous array of shape ``(out_channels,)``.
-    """
-    _check_storage("bias_backward", *g)
-    out = np.zeros(int(g[1][1]))
-    _bias_backward(out, *g)
-    return out
 
 
 # ------------------------------------------------------------ Task 4.1: conv1d
