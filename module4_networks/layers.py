@@ -246,10 +246,9 @@ class Embedding(Module):
     ) -> "Embedding":
         """A layer holding ``embeddings`` (a 2-D tensor or array); ``freeze`` stops
         its training (``requires_grad`` off)."""
-        table = embeddings.to_numpy() if isinstance(embeddings, Tensor) else embeddings
-        rows, dim = table.shape
+        rows, dim = embeddings.shape
         layer = cls(rows, dim, padding_idx, backend)
-        init._fill(layer.weight, table)
+        init._fill(layer.weight, embeddings)
         layer.weight.value.requires_grad_(not freeze)
         return layer
 
