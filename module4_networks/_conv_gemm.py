@@ -149,11 +149,10 @@ def run(
         return agrees(_view(result, spatial), checked[0])
 
     serve = PATH.verdict(key, check) if PATH.active else False
-    if checked:  # (result holds the reference's values, equal where it serves)
-        return
-    if serve:
+    # (After a check, result holds the reference's values, equal where it serves.)
+    if serve and not checked:
         _view(result, spatial)[...] = _fast(name, spatial, result, first, second, s, p)
-    else:
+    elif not checked:
         reference()
 
 
