@@ -72,11 +72,6 @@ Weights = Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]
 Arrays = Tuple[np.ndarray, np.ndarray, Optional[np.ndarray], Optional[np.ndarray]]
 
 
-def _sigmoid(a: np.ndarray) -> np.ndarray:
-    """$\\sigma(a) = (1 + \\tanh(a/2)) / 2$: no overflow for large $|a|$."""
-    return 0.5 + 0.5 * np.tanh(0.5 * a)
-
-
 # ------------------------------------------------------------- NumPy forward/backward
 def _forward(
     x: np.ndarray, h0: np.ndarray, c0: np.ndarray, weights: Arrays, reverse: bool
@@ -97,7 +92,7 @@ def _forward(
     for t in range(steps - 1, -1, -1) if reverse else range(steps):
         h_prev[t], c_prev[t] = h, c
         a = gi[t] + h @ w_hh.T
-        s = _sigmoid(a)
+        s = 0.5 + 0.5 * np.tanh(0.5 * a)  # the sigmoid, no overflow for large |a|
         s[:, 2 * hidden : 3 * hidden] = np.tanh(a[:, 2 * hidden : 3 * hidden])
         act[t] = s
         i, f, g, o = np.split(s, 4, axis=1)
