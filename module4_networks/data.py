@@ -85,15 +85,11 @@ def download(
     path.parent.mkdir(parents=True, exist_ok=True)
     failures: List[str] = []
     for url in urls:
-        handle, tmp_name = tempfile.mkstemp(dir=path.parent, suffix=".part")
-        os.close(handle)
-        tmp = Path(tmp_name)
+        out = tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False)
+        tmp = Path(out.name)
         try:
             print(f"downloading {url} -> {path}", file=sys.stderr)
-            with (
-                urllib.request.urlopen(url, timeout=60) as response,
-                open(tmp, "wb") as out,
-            ):
+            with out, urllib.request.urlopen(url, timeout=60) as response:
                 shutil.copyfileobj(response, out)
             got = md5sum(tmp)
             if md5 is not None and got != md5:
