@@ -9,7 +9,6 @@ from typing import Tuple
 
 import numpy as np
 
-from module2_tensors.engine import dtypes
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.tensor import Tensor, tensor
 
@@ -67,5 +66,5 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
         num_classes = int(classes.max()) + 1 if classes.size else 0
     if classes.size and classes.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.eye(num_classes)[classes.astype(np.int64)]
-    return tensor(out, backend=input.backend, dtype=dtypes.int64)
+    out = np.eye(num_classes, dtype=np.int64)[classes.astype(np.int64)]
+    return tensor(out, backend=input.backend)  # (int64, the array's dtype)
