@@ -18,7 +18,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
-from module2_tensors.shape_functions import cat, stack
+from module2_tensors.function_forms import cat, stack
 from module2_tensors.tensor import Tensor
 
 from . import _recurrent_fast

@@ -20,8 +20,9 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.shape_functions import stack
+from module2_tensors.function_forms import stack  # (promotes dtypes, as torch's)
 from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_api.dtype_device import kept_dtype
 from module2_tensors.tensor_api.reductions import MaxResult
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
@@ -339,7 +340,7 @@ def max(
     The gradient goes to the first maximum only (see :class:`MaxWithIndex`).
     """
     x, d, shape = _reduce_input("max", input, dim, keepdim)
-    values = MaxWithIndex.apply(x, d).contiguous().view(shape)
+    values = kept_dtype(input, MaxWithIndex.apply(x, d).contiguous().view(shape))
     return values if dim is None else MaxResult(values, argmax(input, dim, keepdim))
 
 

@@ -274,3 +274,52 @@ def test_activations_and_losses_of_float32_report_float32(fn):
     promote the dtypes of both branches)."""
     x = _t([-1.5, 0.5, 7.0]).float()
     assert fn(x).dtype is kt.float32 and fn(x.double()).dtype is kt.float64
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda x: F.cross_entropy(x, [0, 2]), marks=pytest.mark.task4_6),
+        pytest.param(
+            lambda x: F.cross_entropy(x, [0, 2], weight=_t([1.0, 2.0, 0.5])),
+            marks=pytest.mark.task4_6,
+        ),
+        pytest.param(
+            lambda x: F.nll_loss(x, [1, 2], reduction="none"), marks=pytest.mark.task4_6
+        ),
+        pytest.param(
+            lambda x: F.binary_cross_entropy(x.sigmoid(), (x > 0).float()),
+            marks=pytest.mark.task4_6,
+        ),
+        pytest.param(lambda x: F.max_pool1d(x[None], 2), marks=pytest.mark.task4_4),
+        pytest.param(
+            lambda x: F.max_pool2d(x[None, None], 1), marks=pytest.mark.task4_4
+        ),
+        pytest.param(
+            lambda x: F.max_pool2d(x[None, None], 2, 1, return_indices=True)[0],
+            marks=pytest.mark.task4_4,
+        ),
+        pytest.param(
+            lambda x: F.adaptive_avg_pool2d(x[None, None], 1), marks=pytest.mark.task4_3
+        ),
+    ],
+)
+def test_losses_and_pools_of_float32_report_float32(fn):
+    """As PyTorch's: a float32 input gives a float32 result, with the values of
+    the float64 one (every tensor stores float64)."""
+    x = _t([[1.0, -2.0, 3.0], [0.5, 5.0, -6.0]])
+    single, double = fn(x.float()), fn(x)
+    assert single.dtype is kt.float32 and double.dtype is kt.float64
+    np.testing.assert_array_equal(single.to_numpy(), double.to_numpy())
+
+
+@pytest.mark.task4_7
+@pytest.mark.parametrize("layer", [nn.RNN, nn.LSTM, nn.GRU])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_recurrent_layers_of_float32_report_float32(layer, bidirectional):
+    """``layer(...).float()`` on a float32 sequence: the output and every final
+    state are float32, as in PyTorch."""
+    module = layer(3, 2, num_layers=2, bidirectional=bidirectional).float()
+    output, state = module(_t([[[1.0, -2.0, 3.0]], [[0.5, 5.0, -6.0]]]).float())
+    states = state if isinstance(state, tuple) else (state,)
+    assert [t.dtype for t in (output, *states)] == [kt.float32] * (1 + len(states))
