@@ -515,10 +515,11 @@ def embedding(
     rows = values.astype(np.int64).reshape(-1)
     if not np.array_equal(rows, values.reshape(-1)):
         raise ValueError("embedding: indices must be whole numbers")
-    if rows.size and (rows.min() < 0 or rows.max() >= weight.shape[0]):
+    bad = rows[(rows < 0) | (rows >= weight.shape[0])]  # (PyTorch: no negatives)
+    if bad.size:
         raise IndexError(
-            f"embedding: index {rows.max() if rows.max() >= 0 else rows.min()} is "
-            f"out of range for {weight.shape[0]} embeddings"
+            f"embedding: index {bad[0]} is out of range for {weight.shape[0]} "
+            "embeddings"
         )
     skip = -1 if padding_idx is None else padding_idx % weight.shape[0]
     return EmbeddingFun.apply(weight, rows, tuple(values.shape), skip)
