@@ -323,3 +323,35 @@ def test_recurrent_layers_of_float32_report_float32(layer, bidirectional):
     output, state = module(_t([[[1.0, -2.0, 3.0]], [[0.5, 5.0, -6.0]]]).float())
     states = state if isinstance(state, tuple) else (state,)
     assert [t.dtype for t in (output, *states)] == [kt.float32] * (1 + len(states))
+
+
+@pytest.mark.task4_8
+@pytest.mark.parametrize(
+    "options",
+    [{"is_causal": True}, {"attn_mask": np.tril(np.ones((3, 3)))}, {}],
+)
+def test_attention_of_float32_reports_float32(options):
+    """``scaled_dot_product_attention`` (a boolean mask selects with ``where``)
+    and ``MultiheadAttention``: float32 in, float32 out, as in PyTorch."""
+    q = _t(np.arange(12.0).reshape(1, 3, 4) / 10)
+    mask = options.get("attn_mask")
+    single = F.scaled_dot_product_attention(q.float(), q.float(), q.float(), **options)
+    double = F.scaled_dot_product_attention(q, q, q, **options)
+    assert single.dtype is kt.float32 and double.dtype is kt.float64
+    np.testing.assert_array_equal(single.to_numpy(), double.to_numpy())
+    attention = nn.MultiheadAttention(4, 2, batch_first=True).float()
+    out, weights = attention(q.float(), q.float(), q.float(), attn_mask=mask)
+    assert out.dtype is kt.float32 and weights.dtype is kt.float32
+
+
+@pytest.mark.task4_6
+def test_clip_grad_norm_and_parameters_to_vector_of_float32_report_float32():
+    """As PyTorch's: the total norm and the vector have the parameters' dtype
+    (the total norm of mixed float32 and float64 gradients is float64)."""
+    single, double = nn.Linear(3, 2).float(), nn.Linear(3, 2)
+    for model in (single, double):
+        model(_t([[1.0, 2.0, 3.0]]).to(model.weight.dtype)).sum().backward()
+    assert nn.utils.clip_grad_norm_(single.parameters(), 1.0).dtype is kt.float32
+    assert nn.utils.parameters_to_vector(single.parameters()).dtype is kt.float32
+    both = list(single.parameters()) + list(double.parameters())
+    assert nn.utils.clip_grad_norm_(both, 1.0).dtype is kt.float64
