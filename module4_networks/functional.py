@@ -316,10 +316,10 @@ def _reduce_input(
 ) -> Tuple[Tensor, int, Tuple[int, ...]]:
     """``(tensor to reduce, dim, shape of the result)``; ``dim=None`` flattens."""
     _check_tensor(name, input)
-    if input.size == 0:
-        raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is not None:
         dim = _dim(dim, input.dims, name)
+    if input.size == 0 and (dim is None or input.dims == 0 or not input.shape[dim]):
+        raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is None or input.dims == 0:  # (a 0-d tensor along its one dim, too)
         flat = input.contiguous().view(input.size)
         return flat, 0, (1,) * input.dims if keepdim else ()

@@ -355,3 +355,23 @@ def test_clip_grad_norm_and_parameters_to_vector_of_float32_report_float32():
     assert nn.utils.parameters_to_vector(single.parameters()).dtype is kt.float32
     both = list(single.parameters()) + list(double.parameters())
     assert nn.utils.clip_grad_norm_(both, 1.0).dtype is kt.float64
+
+
+@pytest.mark.task4_4
+@pytest.mark.parametrize(
+    "pool, shape, expected",
+    [
+        (lambda x: F.max_pool2d(x, 2), (0, 3, 4, 4), (0, 3, 2, 2)),
+        (lambda x: F.max_pool2d(x, 3, 2, 1), (0, 3, 5, 5), (0, 3, 3, 3)),
+        (lambda x: F.max_pool1d(x, 2), (0, 3, 5), (0, 3, 2)),
+        (lambda x: F.max(x, 1).values, (0, 3), (0,)),
+    ],
+)
+def test_max_pooling_of_a_batch_of_zero_is_empty(pool, shape, expected):
+    """As PyTorch's: a batch of 0 pools to a batch of 0 of the usual other sizes
+    (max reduces a dim that is not empty); backward runs."""
+    x = _t(np.zeros(shape), requires_grad=True)
+    out = pool(x)
+    assert out.shape == expected
+    out.sum().backward()
+    assert x.grad.shape == shape
