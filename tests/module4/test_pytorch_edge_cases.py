@@ -375,3 +375,29 @@ def test_max_pooling_of_a_batch_of_zero_is_empty(pool, shape, expected):
     assert out.shape == expected
     out.sum().backward()
     assert x.grad.shape == shape
+
+
+@pytest.mark.task4_7
+@pytest.mark.parametrize("layer", [nn.RNN, nn.LSTM, nn.GRU])
+def test_recurrent_layers_take_a_batch_of_zero_and_refuse_an_empty_sequence(layer):
+    """As PyTorch's: a batch of 0 gives outputs of batch 0 (and zero weight
+    gradients); a sequence of length 0 raises, naming the sequence length."""
+    module = layer(3, 2, num_layers=2, bidirectional=True)
+    x = _t(np.zeros((4, 0, 3)), requires_grad=True)
+    output, state = module(x)
+    h_n = state[0] if isinstance(state, tuple) else state
+    assert output.shape == (4, 0, 4) and h_n.shape == (4, 0, 2)
+    output.sum().backward()
+    np.testing.assert_array_equal(module.weight_ih_l0.grad.to_numpy(), 0.0)
+    with pytest.raises(ValueError, match="sequence length larger than 0"):
+        module(_t(np.zeros((0, 2, 3))))
+
+
+@pytest.mark.task2_6
+def test_group_norm_of_a_batch_of_zero_is_empty():
+    """As PyTorch's: ``(0, C, *)`` in, ``(0, C, *)`` out, and backward runs."""
+    x = _t(np.zeros((0, 4, 3)), requires_grad=True)
+    out = nn.GroupNorm(2, 4)(x)
+    assert out.shape == (0, 4, 3)
+    out.sum().backward()
+    assert x.grad.shape == (0, 4, 3)
