@@ -256,8 +256,11 @@ def re_exports(path: Path) -> List[str]:
 #: its one-letter code (NumPy's ``dtype.name`` cost 1.5 us a batch tensor).
 #: +20 for RAdam's own (PyTorch's) arguments, which took Adam's ``amsgrad`` and
 #: ignored it, and ``decoupled_weight_decay`` on RAdam and NAdam.
+#: +16 for Module 4's results that reported float64 for float32 inputs (the
+#: losses, pools, recurrent layers, attention masks, clip_grad_norm_) and for
+#: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_085
+LIBRARY_BUDGET = 14_101
 LIBRARY_GOAL = 13_500
 
 

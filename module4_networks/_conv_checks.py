@@ -101,7 +101,7 @@ def conv_output_shape(
         raise ValueError(f"{name}: stride must be positive, got {tuple(stride)}")
     if any(p < 0 for p in padding):
         raise ValueError(f"{name}: padding must be non-negative, got {tuple(padding)}")
-    if min(input_shape) < 1 or min(weight_shape) < 1:
+    if min(input_shape[1:]) < 1 or min(weight_shape) < 1:  # (a batch may be 0)
         raise ValueError(
             f"{name}: empty input or weight (input shape {input_shape}, weight "
             f"shape {weight_shape})"

@@ -90,7 +90,8 @@ def group_norm(
             f"Expected number of channels in input to be divisible by num_groups, "
             f"but got input of shape {input.shape} and num_groups={num_groups}"
         )
-    grouped = _standardized(input.reshape(n, num_groups, -1), (2,), eps)
+    group = int(np.prod(input.shape[1:])) // num_groups  # (not -1: n may be 0)
+    grouped = _standardized(input.reshape(n, num_groups, group), (2,), eps)
     per_channel = (1, c) + (1,) * (input.dims - 2)
     return _affine(grouped.reshape(*input.shape), weight, bias, per_channel)
 

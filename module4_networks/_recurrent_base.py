@@ -18,7 +18,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
-from module2_tensors.shape_functions import cat, stack
+from module2_tensors.function_forms import cat, stack
 from module2_tensors.tensor import Tensor
 
 from . import _recurrent_fast
@@ -211,6 +211,11 @@ class _RNNLayers(Module):
             x = input.unsqueeze(1)
         else:
             x = input.transpose(0, 1) if self.batch_first else input
+        if x.shape[0] == 0:  # (as PyTorch; the loop through time would stack nothing)
+            raise ValueError(
+                f"{type(self).__name__}: expected a sequence length larger than 0, "
+                f"got input of shape {input.shape}"
+            )
         # h has proj_size features when the LSTM projects (c keeps hidden_size).
         sizes = [self.proj_size or self.hidden_size, self.hidden_size]
         initial = [self._initial_state(x, h, unbatched, n) for h, n in zip(hx, sizes)]

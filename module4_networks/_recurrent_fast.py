@@ -238,7 +238,7 @@ def unroll(
         getattr(type(layers), "gates", 1) != 4
         or getattr(layers, "_projection", None) is not None
         or not PATH.active
-        or x.shape[0] == 0
+        or x.size == 0
         or not all(t is None or host_float64(t) for t in tensors)
     ):
         return layers._unroll(x, state, weights, reverse)

@@ -187,7 +187,8 @@ def conv_transpose2d(
     the kernel flipped and its channel dims swapped.
 
     Raises:
-        ValueError: ``output_padding`` not smaller than the stride or the dilation.
+        ValueError: ``output_padding`` not smaller than the stride or the dilation,
+            or an input whose channels are not the weight's first size.
     """
     batched = input.dims == 4
     x = input if batched else input.unsqueeze(0)
@@ -200,6 +201,11 @@ def conv_transpose2d(
             f"output_padding={op}, stride={s}, dilation={d}"
         )
     c_in, c_out_g, kh, kw = weight.shape
+    if x.shape[1] != c_in:  # (checked here: conv2d would name its own input)
+        raise ValueError(
+            f"conv_transpose2d: input has {x.shape[1]} channels but the weight "
+            f"expects {c_in} (input shape {input.shape}, weight shape {weight.shape})"
+        )
     x = _dilate(x, s)
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
     widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])

@@ -20,8 +20,9 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 
 from module2_tensors.engine.autograd import Context
-from module2_tensors.shape_functions import stack
+from module2_tensors.function_forms import stack  # (promotes dtypes, as torch's)
 from module2_tensors.tensor import Tensor
+from module2_tensors.tensor_api.dtype_device import kept_dtype
 from module2_tensors.tensor_api.reductions import MaxResult
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 from module2_tensors.engine.autograd import Function
@@ -315,10 +316,10 @@ def _reduce_input(
 ) -> Tuple[Tensor, int, Tuple[int, ...]]:
     """``(tensor to reduce, dim, shape of the result)``; ``dim=None`` flattens."""
     _check_tensor(name, input)
-    if input.size == 0:
-        raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is not None:
         dim = _dim(dim, input.dims, name)
+    if input.size == 0 and (dim is None or input.dims == 0 or not input.shape[dim]):
+        raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is None or input.dims == 0:  # (a 0-d tensor along its one dim, too)
         flat = input.contiguous().view(input.size)
         return flat, 0, (1,) * input.dims if keepdim else ()
@@ -339,7 +340,7 @@ def max(
     The gradient goes to the first maximum only (see :class:`MaxWithIndex`).
     """
     x, d, shape = _reduce_input("max", input, dim, keepdim)
-    values = MaxWithIndex.apply(x, d).contiguous().view(shape)
+    values = kept_dtype(input, MaxWithIndex.apply(x, d).contiguous().view(shape))
     return values if dim is None else MaxResult(values, argmax(input, dim, keepdim))
 
 
@@ -514,10 +515,11 @@ def embedding(
     rows = values.astype(np.int64).reshape(-1)
     if not np.array_equal(rows, values.reshape(-1)):
         raise ValueError("embedding: indices must be whole numbers")
-    if rows.size and (rows.min() < 0 or rows.max() >= weight.shape[0]):
+    bad = rows[(rows < 0) | (rows >= weight.shape[0])]  # (PyTorch: no negatives)
+    if bad.size:
         raise IndexError(
-            f"embedding: index {rows.max() if rows.max() >= 0 else rows.min()} is "
-            f"out of range for {weight.shape[0]} embeddings"
+            f"embedding: index {bad[0]} is out of range for {weight.shape[0]} "
+            "embeddings"
         )
     skip = -1 if padding_idx is None else padding_idx % weight.shape[0]
     return EmbeddingFun.apply(weight, rows, tuple(values.shape), skip)

@@ -14,7 +14,9 @@ from typing import Any, Iterable, List, Union
 
 import numpy as np
 
-from module2_tensors.shape_functions import cat, no_grad
+from module2_tensors.engine.dtypes import result_type
+from module2_tensors.function_forms import cat
+from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor, tensor
 
 from .weight_init import _tensor_of
@@ -75,7 +77,7 @@ def clip_grad_norm_(
         with no_grad():
             for g in grads:
                 g.copy_(g * scale)
-    return tensor(total, backend=grads[0].backend)
+    return tensor(total, backend=grads[0].backend, dtype=result_type(*grads))
 
 
 def clip_grad_value_(parameters: Union[Any, Iterable[Any]], clip_value: float) -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Tuple
 
-from module2_tensors.shape_functions import stack  # noqa: F401 (for Task 4.7)
+from module2_tensors.function_forms import stack  # noqa: F401 (for Task 4.7)
 from module2_tensors._backend import TensorBackend
 from module2_tensors.tensor import Tensor
 

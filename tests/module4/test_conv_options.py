@@ -80,3 +80,28 @@ def test_same_padding_keeps_the_size_and_layers_take_the_options():
         nn.Conv2d(3, 6, 3, groups=2)
     with pytest.raises(ValueError, match="strided"):
         F.conv1d(kt.rand(1, 2, 9), kt.rand(2, 2, 3), stride=2, padding="same")
+
+
+@pytest.mark.parametrize(
+    "conv, spatial",
+    [
+        pytest.param(F.conv1d, 1, marks=pytest.mark.task4_1),
+        pytest.param(F.conv2d, 2, marks=pytest.mark.task4_2),
+    ],
+)
+@pytest.mark.parametrize("stride, padding", [(1, 0), (2, 1)])
+def test_a_batch_of_zero_gives_an_empty_output_and_zero_gradients(
+    conv, spatial, stride, padding
+):
+    """As PyTorch's: an input of batch 0 gives an output of batch 0 whose other
+    sizes are the usual ones ((5 + 2p - 2) // s + 1 = 4, or 3 with s=2, p=1), and
+    the weight and bias gradients are zero (there are no examples)."""
+    x = kt.tensor(np.zeros((0, 2) + (5,) * spatial), requires_grad=True)
+    w = kt.tensor(np.ones((3, 2) + (2,) * spatial), requires_grad=True)
+    b = kt.tensor(np.ones(3), requires_grad=True)
+    out = conv(x, w, b, stride=stride, padding=padding)
+    assert out.shape == (0, 3) + ((5 + 2 * padding - 2) // stride + 1,) * spatial
+    out.sum().backward()
+    assert x.grad.shape == x.shape
+    np.testing.assert_array_equal(w.grad.to_numpy(), np.zeros(w.shape))
+    np.testing.assert_array_equal(b.grad.to_numpy(), np.zeros(3))

@@ -14,6 +14,7 @@ import struct
 import numpy as np
 import pytest
 
+import module4_networks as kt
 from module4_networks import fast_conv
 from module4_networks import optim
 from module4_networks.nn import functional as F
@@ -149,7 +150,10 @@ def test_max_rejects_bad_dims_and_empty_tensors():
     with pytest.raises(IndexError, match=r"dim=2 is out of range.*2 dimensions"):
         F.max(make(np.zeros((2, 3))), 2)
     with pytest.raises(ValueError, match=r"max\(\) of an empty tensor"):
-        F.max(make(np.zeros((0, 3))), 1)
+        F.max(make(np.zeros((0, 3))), 0)
+    # As torch.max: along a dim that is not empty, an empty result (no raise).
+    values, indices = F.max(make(np.zeros((0, 3))), 1)
+    assert values.shape == indices.shape == (0,) and indices.dtype is kt.int64
 
 
 @pytest.mark.task2_1

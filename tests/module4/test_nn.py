@@ -398,3 +398,13 @@ def test_parameter_free_layers():
     np.testing.assert_allclose(probs.sum(0), 1.0)
     pooled = nn.AvgPool2d(2)(make(np.arange(16.0).reshape(1, 1, 4, 4)))
     assert pooled.tolist() == [[[[2.5, 4.5], [10.5, 12.5]]]]
+
+
+@pytest.mark.parametrize("index", [[-1, 2], [2, -3, 1], [1, 7, -1]])
+def test_embedding_names_the_first_index_out_of_range(index):
+    """A negative index beside an in-range maximum is the one named (not the
+    maximum); PyTorch raises IndexError for negative indices too."""
+    layer = nn.Embedding(4, 2, backend=BACKEND)
+    bad = next(i for i in index if not 0 <= i < 4)
+    with pytest.raises(IndexError, match=rf"index {bad} is out of range for 4"):
+        layer(np.array(index))

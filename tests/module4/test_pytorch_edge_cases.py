@@ -274,3 +274,130 @@ def test_activations_and_losses_of_float32_report_float32(fn):
     promote the dtypes of both branches)."""
     x = _t([-1.5, 0.5, 7.0]).float()
     assert fn(x).dtype is kt.float32 and fn(x.double()).dtype is kt.float64
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda x: F.cross_entropy(x, [0, 2]), marks=pytest.mark.task4_6),
+        pytest.param(
+            lambda x: F.cross_entropy(x, [0, 2], weight=_t([1.0, 2.0, 0.5])),
+            marks=pytest.mark.task4_6,
+        ),
+        pytest.param(
+            lambda x: F.nll_loss(x, [1, 2], reduction="none"), marks=pytest.mark.task4_6
+        ),
+        pytest.param(
+            lambda x: F.binary_cross_entropy(x.sigmoid(), (x > 0).float()),
+            marks=pytest.mark.task4_6,
+        ),
+        pytest.param(lambda x: F.max_pool1d(x[None], 2), marks=pytest.mark.task4_4),
+        pytest.param(
+            lambda x: F.max_pool2d(x[None, None], 1), marks=pytest.mark.task4_4
+        ),
+        pytest.param(
+            lambda x: F.max_pool2d(x[None, None], 2, 1, return_indices=True)[0],
+            marks=pytest.mark.task4_4,
+        ),
+        pytest.param(
+            lambda x: F.adaptive_avg_pool2d(x[None, None], 1), marks=pytest.mark.task4_3
+        ),
+    ],
+)
+def test_losses_and_pools_of_float32_report_float32(fn):
+    """As PyTorch's: a float32 input gives a float32 result, with the values of
+    the float64 one (every tensor stores float64)."""
+    x = _t([[1.0, -2.0, 3.0], [0.5, 5.0, -6.0]])
+    single, double = fn(x.float()), fn(x)
+    assert single.dtype is kt.float32 and double.dtype is kt.float64
+    np.testing.assert_array_equal(single.to_numpy(), double.to_numpy())
+
+
+@pytest.mark.task4_7
+@pytest.mark.parametrize("layer", [nn.RNN, nn.LSTM, nn.GRU])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_recurrent_layers_of_float32_report_float32(layer, bidirectional):
+    """``layer(...).float()`` on a float32 sequence: the output and every final
+    state are float32, as in PyTorch."""
+    module = layer(3, 2, num_layers=2, bidirectional=bidirectional).float()
+    output, state = module(_t([[[1.0, -2.0, 3.0]], [[0.5, 5.0, -6.0]]]).float())
+    states = state if isinstance(state, tuple) else (state,)
+    assert [t.dtype for t in (output, *states)] == [kt.float32] * (1 + len(states))
+
+
+@pytest.mark.task4_8
+@pytest.mark.parametrize(
+    "options",
+    [{"is_causal": True}, {"attn_mask": np.tril(np.ones((3, 3)))}, {}],
+)
+def test_attention_of_float32_reports_float32(options):
+    """``scaled_dot_product_attention`` (a boolean mask selects with ``where``)
+    and ``MultiheadAttention``: float32 in, float32 out, as in PyTorch."""
+    q = _t(np.arange(12.0).reshape(1, 3, 4) / 10)
+    mask = options.get("attn_mask")
+    single = F.scaled_dot_product_attention(q.float(), q.float(), q.float(), **options)
+    double = F.scaled_dot_product_attention(q, q, q, **options)
+    assert single.dtype is kt.float32 and double.dtype is kt.float64
+    np.testing.assert_array_equal(single.to_numpy(), double.to_numpy())
+    attention = nn.MultiheadAttention(4, 2, batch_first=True).float()
+    out, weights = attention(q.float(), q.float(), q.float(), attn_mask=mask)
+    assert out.dtype is kt.float32 and weights.dtype is kt.float32
+
+
+@pytest.mark.task4_6
+def test_clip_grad_norm_and_parameters_to_vector_of_float32_report_float32():
+    """As PyTorch's: the total norm and the vector have the parameters' dtype
+    (the total norm of mixed float32 and float64 gradients is float64)."""
+    single, double = nn.Linear(3, 2).float(), nn.Linear(3, 2)
+    for model in (single, double):
+        model(_t([[1.0, 2.0, 3.0]]).to(model.weight.dtype)).sum().backward()
+    assert nn.utils.clip_grad_norm_(single.parameters(), 1.0).dtype is kt.float32
+    assert nn.utils.parameters_to_vector(single.parameters()).dtype is kt.float32
+    both = list(single.parameters()) + list(double.parameters())
+    assert nn.utils.clip_grad_norm_(both, 1.0).dtype is kt.float64
+
+
+@pytest.mark.task4_4
+@pytest.mark.parametrize(
+    "pool, shape, expected",
+    [
+        (lambda x: F.max_pool2d(x, 2), (0, 3, 4, 4), (0, 3, 2, 2)),
+        (lambda x: F.max_pool2d(x, 3, 2, 1), (0, 3, 5, 5), (0, 3, 3, 3)),
+        (lambda x: F.max_pool1d(x, 2), (0, 3, 5), (0, 3, 2)),
+        (lambda x: F.max(x, 1).values, (0, 3), (0,)),
+    ],
+)
+def test_max_pooling_of_a_batch_of_zero_is_empty(pool, shape, expected):
+    """As PyTorch's: a batch of 0 pools to a batch of 0 of the usual other sizes
+    (max reduces a dim that is not empty); backward runs."""
+    x = _t(np.zeros(shape), requires_grad=True)
+    out = pool(x)
+    assert out.shape == expected
+    out.sum().backward()
+    assert x.grad.shape == shape
+
+
+@pytest.mark.task4_7
+@pytest.mark.parametrize("layer", [nn.RNN, nn.LSTM, nn.GRU])
+def test_recurrent_layers_take_a_batch_of_zero_and_refuse_an_empty_sequence(layer):
+    """As PyTorch's: a batch of 0 gives outputs of batch 0 (and zero weight
+    gradients); a sequence of length 0 raises, naming the sequence length."""
+    module = layer(3, 2, num_layers=2, bidirectional=True)
+    x = _t(np.zeros((4, 0, 3)), requires_grad=True)
+    output, state = module(x)
+    h_n = state[0] if isinstance(state, tuple) else state
+    assert output.shape == (4, 0, 4) and h_n.shape == (4, 0, 2)
+    output.sum().backward()
+    np.testing.assert_array_equal(module.weight_ih_l0.grad.to_numpy(), 0.0)
+    with pytest.raises(ValueError, match="sequence length larger than 0"):
+        module(_t(np.zeros((0, 2, 3))))
+
+
+@pytest.mark.task2_6
+def test_group_norm_of_a_batch_of_zero_is_empty():
+    """As PyTorch's: ``(0, C, *)`` in, ``(0, C, *)`` out, and backward runs."""
+    x = _t(np.zeros((0, 4, 3)), requires_grad=True)
+    out = nn.GroupNorm(2, 4)(x)
+    assert out.shape == (0, 4, 3)
+    out.sum().backward()
+    assert x.grad.shape == (0, 4, 3)

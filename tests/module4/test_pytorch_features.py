@@ -535,6 +535,18 @@ def test_conv_transpose2d_layer_shapes_and_init():
         F.conv_transpose2d(kt.zeros(1, 1, 2, 2), kt.zeros(1, 1, 2, 2), output_padding=1)
 
 
+@pytest.mark.task4_2
+def test_conv_transpose2d_names_the_input_it_was_given_when_channels_differ():
+    """A weight (C_in=2, ...) and an input of 4 channels: the error names
+    conv_transpose2d and the caller's input shape (PyTorch: "expected input[1, 4,
+    5, 5] to have 2 channels"), not the dilated, padded input of its conv2d."""
+    x, w = kt.zeros(1, 4, 5, 5), kt.zeros(2, 3, 2, 2)
+    with pytest.raises(ValueError, match=r"conv_transpose2d: input has 4 channels "):
+        F.conv_transpose2d(x, w, stride=2)
+    with pytest.raises(ValueError, match=r"expects 2 \(input shape \(1, 4, 5, 5\)"):
+        nn.ConvTranspose2d(2, 3, 2)(x)
+
+
 @pytest.mark.task4_4
 def test_pool1d_as_numpy_windows():
     rng = np.random.default_rng(22)
