@@ -450,9 +450,7 @@ def from_numpy(
     """A tensor of ``array``'s numbers (copied: tensors hold float64 only); a
     bool array gives a mask, and the dtype reported is the array's (float32,
     int32 ...; as ``torch.from_numpy``)."""
-    array = np.asarray(array)
-    reported = dtypes.NAMES.get(array.dtype.name)  # (None: uint8 ..., int64)
-    return _from_array(array, backend, False, device, reported)
+    return tensor(np.asarray(array), backend, device=device)  # (tensor's dtype rule)
 
 
 class Parameter(Tensor, _module.Parameter):
