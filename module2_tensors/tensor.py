@@ -491,10 +491,8 @@ class Parameter(Tensor, _module.Parameter):
         Tensor.__init__(
             self, data._tensor, data.backend, requires_grad=bool(requires_grad)
         )
-        if data._dtype is not None:
-            self._dtype = data._dtype
-        if name is not None:
-            self.name = name
+        self._dtype = data._dtype
+        self.name = name
         # Module 0's ``p.value``: the parameter itself, until ``update`` is given
         # a tensor that records gradients (see there). A plain attribute rather
         # than a property: Task 3.5's loop reads it 40 times a batch, and a
@@ -531,8 +529,7 @@ class Parameter(Tensor, _module.Parameter):
             self.grad = self.grad.to(value.backend).detach()  # moved: it follows
         self.backend = value.backend
         self._tensor = value._tensor
-        if value._dtype is not None or self._dtype is not None:
-            self._dtype = value._dtype
+        self._dtype = value._dtype
 
     def __repr__(self) -> str:
         return f"Parameter containing:\n{Tensor.__repr__(self)}"
