@@ -366,10 +366,7 @@ class Module:
             value = parameter.value
             if hasattr(value, "grad"):
                 grad = value.grad
-                if set_to_none or grad is None:
-                    value.grad = None
-                else:
-                    value.grad = grad * 0.0
+                value.grad = None if set_to_none or grad is None else grad * 0.0
             elif hasattr(value, "derivative"):
                 value.derivative = None
 
