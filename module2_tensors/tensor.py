@@ -390,9 +390,7 @@ def eye(
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
-    return _from_array(
-        np.eye(n, n if m is None else m), backend, requires_grad, device, dtype
-    )
+    return _from_array(np.eye(n, m), backend, requires_grad, device, dtype)
 
 
 def linspace(
