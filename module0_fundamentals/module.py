@@ -60,9 +60,8 @@ class Parameter:
         # a subclass of this one): a Tensor's parameter *is* a tensor.
         value = args[0] if args else kwargs.get("value", kwargs.get("data"))
         named = getattr(type(value), "_parameter_type", None)
-        kind = None if named is None else named()
-        if kind is not None and not issubclass(cls, kind):
-            cls = kind
+        if named is not None and not issubclass(cls, named()):
+            cls = named()
         return object.__new__(cls)
 
     def __init__(self, value: Any, name: Optional[str] = None) -> None:
