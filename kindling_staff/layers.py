@@ -257,7 +257,7 @@ def re_exports(path: Path) -> List[str]:
 #: +20 for RAdam's own (PyTorch's) arguments, which took Adam's ``amsgrad`` and
 #: ignored it, and ``decoupled_weight_decay`` on RAdam and NAdam.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_088
+LIBRARY_BUDGET = 14_085
 LIBRARY_GOAL = 13_500
 
 

@@ -294,9 +294,8 @@ class Module:
             raise TypeError(f"buffer {name!r} must be a value, not a {value!r}")
         self.__dict__.pop(name, None)
         self._buffers[name] = value
-        if persistent:
-            self._non_persistent.discard(name)
-        else:
+        self._non_persistent.discard(name)
+        if not persistent:
             self._non_persistent.add(name)
 
     def named_buffers(self) -> list[tuple[str, Any]]:
