@@ -260,7 +260,7 @@ def re_exports(path: Path) -> List[str]:
 #: losses, pools, recurrent layers, attention masks, clip_grad_norm_) and for
 #: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_101
+LIBRARY_BUDGET = 14_060
 LIBRARY_GOAL = 13_500
 
 

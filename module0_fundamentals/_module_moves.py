@@ -67,28 +67,24 @@ def cuda(self, device: Any = None) -> "Module":
 
 def float_(self) -> "Module":
     """Floating-point parameters and buffers as float32; returns self."""
-    return self._apply(lambda value: value.float(), floating_only=True)
+    return self._apply(lambda v: v.float() if v.is_floating_point() else v)
 
 
 def double(self) -> "Module":
     """Floating-point parameters and buffers as float64; returns self."""
-    return self._apply(lambda value: value.double(), floating_only=True)
+    return self._apply(lambda v: v.double() if v.is_floating_point() else v)
 
 
-def _apply(self, fn: Callable[[Any], Any], floating_only: bool = False) -> "Module":
+def _apply(self, fn: Callable[[Any], Any]) -> "Module":
     """Replace every tensor-like parameter value and buffer ``v`` (one with a
     ``to`` method) by ``fn(v)``: parameters through ``update`` (in place)."""
-
-    def applies(value: Any) -> bool:
-        return hasattr(value, "to") and (not floating_only or value.is_floating_point())
-
     for module in self.modules():
         for parameter in module._parameters.values():
-            if applies(parameter.value):
+            if hasattr(parameter.value, "to"):
                 parameter.update(fn(parameter.value))
         buffers = module.__dict__.get("_buffers", {})
         for name, value in buffers.items():
-            if applies(value):
+            if hasattr(value, "to"):
                 buffers[name] = fn(value)
     return self
 

@@ -35,9 +35,6 @@ class _Registry(Module):
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._entries()))
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._entries()
-
     def keys(self) -> list[str]:
         return list(self._entries())
 

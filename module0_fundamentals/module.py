@@ -60,9 +60,8 @@ class Parameter:
         # a subclass of this one): a Tensor's parameter *is* a tensor.
         value = args[0] if args else kwargs.get("value", kwargs.get("data"))
         named = getattr(type(value), "_parameter_type", None)
-        kind = None if named is None else named()
-        if kind is not None and not issubclass(cls, kind):
-            cls = kind
+        if named is not None and not issubclass(cls, named()):
+            cls = named()
         return object.__new__(cls)
 
     def __init__(self, value: Any, name: Optional[str] = None) -> None:
@@ -295,9 +294,8 @@ class Module:
             raise TypeError(f"buffer {name!r} must be a value, not a {value!r}")
         self.__dict__.pop(name, None)
         self._buffers[name] = value
-        if persistent:
-            self._non_persistent.discard(name)
-        else:
+        self._non_persistent.discard(name)
+        if not persistent:
             self._non_persistent.add(name)
 
     def named_buffers(self) -> list[tuple[str, Any]]:
@@ -366,10 +364,7 @@ class Module:
             value = parameter.value
             if hasattr(value, "grad"):
                 grad = value.grad
-                if set_to_none or grad is None:
-                    value.grad = None
-                else:
-                    value.grad = grad * 0.0
+                value.grad = None if set_to_none or grad is None else grad * 0.0
             elif hasattr(value, "derivative"):
                 value.derivative = None
 

@@ -94,10 +94,8 @@ class Expr:
     def __neg__(self) -> "Expr":
         return Neg(self)
 
-    def __pow__(self, c: Union[float, int, "Const"]) -> "Expr":
-        """$a^c$ for a constant exponent $c$ only."""
-        if isinstance(c, Const):
-            c = c.value
+    def __pow__(self, c: Union[float, int]) -> "Expr":
+        """$a^c$ for a constant exponent $c$ (a number) only."""
         if not isinstance(c, numbers.Real):  # (an Expr too)
             raise TypeError(
                 f"the exponent must be a constant number, got {type(c).__name__}"

@@ -390,9 +390,7 @@ def eye(
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """The ``n`` by ``m`` (default ``n``) identity matrix."""
-    return _from_array(
-        np.eye(n, n if m is None else m), backend, requires_grad, device, dtype
-    )
+    return _from_array(np.eye(n, m), backend, requires_grad, device, dtype)
 
 
 def linspace(
@@ -450,9 +448,7 @@ def from_numpy(
     """A tensor of ``array``'s numbers (copied: tensors hold float64 only); a
     bool array gives a mask, and the dtype reported is the array's (float32,
     int32 ...; as ``torch.from_numpy``)."""
-    array = np.asarray(array)
-    reported = dtypes.NAMES.get(array.dtype.name)  # (None: uint8 ..., int64)
-    return _from_array(array, backend, False, device, reported)
+    return tensor(np.asarray(array), backend, device=device)  # (tensor's dtype rule)
 
 
 class Parameter(Tensor, _module.Parameter):
@@ -493,10 +489,8 @@ class Parameter(Tensor, _module.Parameter):
         Tensor.__init__(
             self, data._tensor, data.backend, requires_grad=bool(requires_grad)
         )
-        if data._dtype is not None:
-            self._dtype = data._dtype
-        if name is not None:
-            self.name = name
+        self._dtype = data._dtype
+        self.name = name
         # Module 0's ``p.value``: the parameter itself, until ``update`` is given
         # a tensor that records gradients (see there). A plain attribute rather
         # than a property: Task 3.5's loop reads it 40 times a batch, and a
@@ -533,8 +527,7 @@ class Parameter(Tensor, _module.Parameter):
             self.grad = self.grad.to(value.backend).detach()  # moved: it follows
         self.backend = value.backend
         self._tensor = value._tensor
-        if value._dtype is not None or self._dtype is not None:
-            self._dtype = value._dtype
+        self._dtype = value._dtype
 
     def __repr__(self) -> str:
         return f"Parameter containing:\n{Tensor.__repr__(self)}"

@@ -311,9 +311,6 @@ class TensorData:
         #: :meth:`is_contiguous`; False means "not known", not "not contiguous".
         self.row_major: bool = row_major
 
-    def __repr__(self) -> str:
-        return f"TensorData(shape={self.shape}, strides={self.strides})"
-
     # -------------------------------------------------------------- Task 2.1
     def is_contiguous(self) -> bool:
         """True when the entries lie in storage in row-major order with no gaps: the

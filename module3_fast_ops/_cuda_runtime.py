@@ -476,9 +476,7 @@ class CudaKernelOps(TensorOps):
         """See ``TensorOps.reduce`` (``start`` must be an identity of ``fn``)."""
 
         def apply(a: Any, dim: int) -> Any:
-            shape = list(a.shape)
-            shape[dim] = 1
-            out = _result(a, tuple(shape))
+            out = _result(a, a.shape[:dim] + (1,) + a.shape[dim + 1 :])
             compiled(cls.reduce_kernel, fn)(*out.tuple(), *a.tuple(), dim, start)
             return out
 

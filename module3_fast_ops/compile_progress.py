@@ -145,19 +145,16 @@ class CompileProgress:
             stream.write(text)
             stream.flush()
 
-    def _count_pending(self) -> int:
-        # Kernels known to this run that have no cached code yet.
-        for label, build, _, _ in self.expected:
-            if label not in self.caches:
-                with contextlib.suppress(Exception):  # a stub: not counted
-                    build()
-        return sum(1 for cache in self.caches.values() if not cache.is_cached())
-
     def started(self, label: str) -> None:
         with self.lock:
             self.current = (label, time.perf_counter())
             if self.pending is None:
-                self.pending = self._count_pending()
+                # The kernels known to this run that have no cached code yet.
+                for known, build, _, _ in self.expected:
+                    if known not in self.caches:
+                        with contextlib.suppress(Exception):  # a stub: not counted
+                            build()
+                self.pending = sum(not c.is_cached() for c in self.caches.values())
                 _start_helper(label)
                 atexit.register(_stop_helpers)
                 atexit.register(self.summary)

@@ -51,12 +51,6 @@ def _is_external(module: Optional[str]) -> bool:
     return (module or "builtins").split(".")[0] in _EXTERNAL
 
 
-def _file_digest(path: str) -> str:
-    """SHA-256 of a file's bytes."""
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def _code_names(code: types.CodeType) -> List[str]:
     """The global names a code object (and the functions nested in it) reads."""
     names = list(code.co_names)
@@ -146,8 +140,10 @@ class _Describer:
                 source = getattr(sys.modules.get(module or ""), "__file__", None)
                 if source is None or not os.path.isfile(source):
                     self.cachable = False
-                else:
-                    self.facts.append(f"file {module} {_file_digest(source)}")
+                else:  # (the SHA-256 of its bytes)
+                    with open(source, "rb") as f:
+                        digest = hashlib.sha256(f.read()).hexdigest()
+                    self.facts.append(f"file {module} {digest}")
         elif _is_external(type(value).__module__):
             self.facts.append(f"{name}={type(value).__qualname__}")
         else:

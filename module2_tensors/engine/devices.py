@@ -133,16 +133,10 @@ def _fastest(host: bool = False) -> TensorBackend:
 def backend_named(name: str) -> TensorBackend:
     """The loaded backend called ``name`` (``"simple"``, ``"fast"``, ...), or
     the default backend (how a pickled tensor or backend finds its backend)."""
-    for backend in [get_default_backend()] + [b for b, _ in _candidates]:
-        if backend.name == name:
-            return backend
-    # CudaBackend registers no candidate: look for it where Module 3 keeps it,
-    # if it is loaded (unpickling must not load numba-cuda).
-    cuda_ops = sys.modules.get("module3_fast_ops.cuda_ops")
-    backend = getattr(cuda_ops, "CudaBackend", None)
-    if backend is not None and backend.name == name:
-        return backend
-    return get_default_backend()
+    load = _named.get(name)
+    # (CudaBackend only if loaded already: unpickling must not load numba-cuda.)
+    loaded = name != "cuda" or "module3_fast_ops.cuda_ops" in sys.modules
+    return load() if load is not None and loaded else get_default_backend()
 
 
 class device:

@@ -152,9 +152,8 @@ def _once_differentiable(cls: type, h: Any, d_output: "Tensor") -> Tuple:
     with set_grad_enabled(False):
         grads = autograd.backward_tuple(cls, h.ctx, d_output, len(h.inputs))
     Tensor = autograd.tensor_class()
+    # (Without sources, NotTwiceDifferentiable records nothing: g as it is.)
     sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
-    if not sources:
-        return grads
     return tuple(
         (
             NotTwiceDifferentiable.apply(g, cls.__name__, *sources)

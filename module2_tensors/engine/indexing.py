@@ -53,10 +53,7 @@ def is_advanced_key(key: Any) -> bool:
     (PyTorch's *advanced* indexing, which copies) rather than only ints, slices,
     ``None`` and ``...`` (a view)."""
     items = key if isinstance(key, tuple) else (key,)
-    return any(
-        isinstance(k, (tensor_class(), list, np.ndarray)) or isinstance(k, bool)
-        for k in items
-    )
+    return any(isinstance(k, (tensor_class(), list, np.ndarray, bool)) for k in items)
 
 
 def _numpy_key(key: Any) -> Tuple[Any, ...]:

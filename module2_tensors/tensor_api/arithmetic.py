@@ -136,11 +136,9 @@ class ArithmeticMixin:
     __radd__ = __add__  # (b + a is a + b, exactly: IEEE addition commutes)
 
     def __sub__(self, b: TensorLike) -> "Tensor":
-        # a - 2.0 is a + (-2.0): one kernel, exact. (float first: no ABC check.)
-        if type(b) is float or isinstance(b, numbers.Real):
-            return self + -b
-        o = self._other(b)
-        return _typed(tf.Add.apply(self, tf.Neg.apply(o)), self, o, b)
+        # a - b is a + (-b): a number negated in Python (one kernel, exact), a
+        # tensor by Neg (a mask raises, as PyTorch's a - mask does).
+        return self + -b
 
     def __rsub__(self, b: TensorLike) -> "Tensor":
         o = self._other(b)

@@ -188,8 +188,7 @@ class CoreMixin:
         return np.array(view, dtype=np.float64)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        array = self.to_numpy()
-        return array if dtype is None else array.astype(dtype)
+        return np.asarray(self.to_numpy(), dtype)  # (a fresh copy already)
 
     def numpy(self) -> np.ndarray:
         """A NumPy copy of the numbers in the tensor's dtype (int64 labels give

@@ -82,10 +82,6 @@ class GradientMixin:
     # (as ``torch.autograd.backward`` is ``torch.Tensor.backward``'s body).
     backward = autograd.backward
 
-    def zero_grad_(self) -> None:
-        """Forget the accumulated gradient (``.grad`` becomes ``None``)."""
-        self.grad = None
-
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Switch gradient tracking of a leaf on or off, in place; returns
         ``self``. A frozen leaf (``False``) is a constant: its ``.grad`` stays

@@ -221,12 +221,12 @@ def test_backward_without_anything_to_differentiate():
 
 
 @pytest.mark.task2_4
-def test_gradients_accumulate_until_zero_grad():
+def test_gradients_accumulate_until_grad_is_cleared():
     x = kt.tensor([1.0, -2.0], requires_grad=True)
     (x * 3.0).sum().backward()
     (x * x).sum().backward()
     assert x.grad.tolist() == [3.0 + 2.0, 3.0 - 4.0]
-    x.zero_grad_()
+    x.grad = None  # (as PyTorch's optimizer.zero_grad() does)
     assert x.grad is None
     x.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
