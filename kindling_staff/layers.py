@@ -259,8 +259,9 @@ def re_exports(path: Path) -> List[str]:
 #: +16 for Module 4's results that reported float64 for float32 inputs (the
 #: losses, pools, recurrent layers, attention masks, clip_grad_norm_) and for
 #: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
+#: +2 for the message of ``x - mask`` (it said "Negation" for a subtraction).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_060
+LIBRARY_BUDGET = 14_062
 LIBRARY_GOAL = 13_500
 
 

@@ -171,7 +171,9 @@ class ArithmeticMixin:
 
     def __neg__(self) -> "Tensor":
         if self.is_mask:  # (-True labelled bool would be True)
-            raise RuntimeError("Negation of a bool tensor: use ~ or logical_not()")
+            raise RuntimeError(
+                "Negation or subtraction of a bool tensor: use ~ or logical_not()"
+            )
         return _typed(tf.Neg.apply(self), self, self, self)
 
     def __pos__(self) -> "Tensor":
