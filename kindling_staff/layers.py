@@ -259,9 +259,10 @@ def re_exports(path: Path) -> List[str]:
 #: +16 for Module 4's results that reported float64 for float32 inputs (the
 #: losses, pools, recurrent layers, attention masks, clip_grad_norm_) and for
 #: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
-#: +2 for the message of ``x - mask`` (it said "Negation" for a subtraction).
+#: +4 for ``x - mask``'s and ``x - [1, 2]``'s messages (since ``a - b`` became
+#: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_062
+LIBRARY_BUDGET = 14_064
 LIBRARY_GOAL = 13_500
 
 

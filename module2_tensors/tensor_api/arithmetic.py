@@ -138,6 +138,8 @@ class ArithmeticMixin:
     def __sub__(self, b: TensorLike) -> "Tensor":
         # a - b is a + (-b): a number negated in Python (one kernel, exact), a
         # tensor by Neg (a mask raises, as PyTorch's a - mask does).
+        if not isinstance(b, (float, int, CoreMixin, numbers.Real)):
+            self._other(b)  # (raises, naming b as written: -b would not)
         return self + -b
 
     def __rsub__(self, b: TensorLike) -> "Tensor":
