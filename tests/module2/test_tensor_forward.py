@@ -464,11 +464,9 @@ def test_operator_type_errors():
     with pytest.raises(TypeError, match="str"):
         t + "a"
     # (a - b is a + (-b): the message names b as written, not a negated copy)
-    for b, shown in ([1, 2], r"list \(\[1, 2\]\)"), (
-        np.ones(2),
-        r"ndarray \(array\(\[1\.",
-    ):
-        with pytest.raises(TypeError, match="a Tensor and a " + shown):
+    shown = {"list": r"list \(\[1, 2\]\)", "array": r"ndarray \(array\(\[1\."}
+    for b, name in ([1, 2], "list"), (np.ones(2), "array"):
+        with pytest.raises(TypeError, match="a Tensor and a " + shown[name]):
             t - b
     with pytest.raises(TypeError, match="exponent must be a number"):
         t ** "2"
