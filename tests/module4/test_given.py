@@ -151,6 +151,10 @@ def test_max_rejects_bad_dims_and_empty_tensors():
         F.max(make(np.zeros((2, 3))), 2)
     with pytest.raises(ValueError, match=r"max\(\) of an empty tensor"):
         F.max(make(np.zeros((0, 3))), 0)
+
+
+@pytest.mark.task4_4
+def test_max_along_a_dim_of_an_empty_batch_is_empty():
     # As torch.max: along a dim that is not empty, an empty result (no raise).
     values, indices = F.max(make(np.zeros((0, 3))), 1)
     assert values.shape == indices.shape == (0,) and indices.dtype is kt.int64
