@@ -297,7 +297,7 @@ class Adagrad(Optimizer):
         return p - lr * g / (state["sum"].sqrt() + group["eps"])
 
 
-class RAdam(Adam):
+class RAdam(Optimizer):
     r"""Rectified Adam, as ``torch.optim.RAdam`` (Adam's hyperparameters, a
     rectified update): Adam's moments; while the
     variance estimate is unreliable ($\rho_t \le 5$, the first steps) a plain
@@ -319,7 +319,7 @@ class RAdam(Adam):
         *,
         maximize: bool = False,
     ) -> None:
-        Optimizer.__init__(self, params, locals())
+        super().__init__(params, locals())
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
