@@ -62,13 +62,45 @@ def _conv(
     if any(d < 1 for d in dilations):
         raise ValueError(f"{name}: dilation must be positive, got {dilation}")
     if isinstance(padding, str):
-        x = _string_padding(name, input, weight, padding, strides, dilations)
+        # "valid": none; "same": the output as large as the input, stride 1 (an
+        # odd total puts the extra zero on the right, as PyTorch).
+        x = input
+        if padding == "same":
+            if any(s != 1 for s in strides):
+                raise ValueError(
+                    f"{name}: padding='same' is not supported for strided convolutions"
+                )
+            amounts: list = []
+            for k, d in zip(reversed(weight.shape[2:]), reversed(dilations)):
+                total = d * (k - 1)
+                amounts += [total // 2, total - total // 2]  # last dim first, as F.pad
+            x = pad(input, amounts)
+        elif padding != "valid":
+            raise ValueError(
+                f"{name}: padding must be an int, a pair, 'valid' or 'same', got "
+                f"{padding!r}"
+            )
         return _conv(name, spatial, x, weight, bias, stride, 0, dilation, groups)
     paddings = sizes(name, "padding", padding, spatial)
     if dilations != (1,) * spatial:
         weight = _dilate(weight, dilations)
     if groups != 1:
-        return _grouped(name, spatial, input, weight, bias, strides, paddings, groups)
+        # groups independent convolutions, each of C_in / groups input channels to
+        # C_out / groups outputs, concatenated along the channels.
+        channel = 1 if input.dims == spatial + 2 else 0
+        c_in, c_out = input.shape[channel], weight.shape[0]
+        if groups < 1 or c_in % groups or c_out % groups:
+            raise ValueError(
+                f"{name}: in_channels ({c_in}) and out_channels ({c_out}) must both "
+                f"be divisible by groups ({groups})"
+            )
+        xs, ws = input.chunk(groups, channel), weight.chunk(groups, 0)
+        bs = [None] * groups if bias is None else list(bias.chunk(groups, 0))
+        outs = [
+            _conv(name, spatial, x, w, b, strides, paddings)
+            for x, w, b in zip(xs, ws, bs)
+        ]
+        return cat(outs, channel)
     if bias is not None:
         _check_tensor(f"{name} bias", bias)
         if bias.shape != (weight.shape[0],):
@@ -84,34 +116,6 @@ def _conv(
     return out.squeeze(0) if unbatched else out
 
 
-def _string_padding(
-    name: str,
-    input: Tensor,
-    weight: Tensor,
-    padding: str,
-    strides: Tuple[int, ...],
-    dilations: Tuple[int, ...],
-) -> Tensor:
-    """``padding="valid"`` (none) or ``"same"`` (output as large as the input,
-    stride 1; an odd total puts the extra zero on the right, as PyTorch)."""
-    if padding == "valid":
-        return input
-    if padding != "same":
-        raise ValueError(
-            f"{name}: padding must be an int, a pair, 'valid' or 'same', got "
-            f"{padding!r}"
-        )
-    if any(s != 1 for s in strides):
-        raise ValueError(
-            f"{name}: padding='same' is not supported for strided convolutions"
-        )
-    amounts: list = []
-    for k, d in zip(reversed(weight.shape[2:]), reversed(dilations)):
-        total = d * (k - 1)
-        amounts += [total // 2, total - total // 2]  # last dim first, as F.pad
-    return pad(input, amounts)
-
-
 def _dilate(x: Tensor, dilations: Tuple[int, ...]) -> Tensor:
     """``x`` with ``d - 1`` zeros between neighbours along each spatial dim (2,
     3, ...; ``d`` from ``dilations``), differentiable: a dilated kernel (a dilated
@@ -125,34 +129,6 @@ def _dilate(x: Tensor, dilations: Tuple[int, ...]) -> Tensor:
             merged = spread.reshape(*x.shape[:axis], n * d, *x.shape[axis + 1 :])
             x = merged.narrow(axis, 0, (n - 1) * d + 1)
     return x.contiguous()
-
-
-def _grouped(
-    name: str,
-    spatial: int,
-    input: Tensor,
-    weight: Tensor,
-    bias: Optional[Tensor],
-    strides: Tuple[int, ...],
-    paddings: Tuple[int, ...],
-    groups: int,
-) -> Tensor:
-    """``groups`` independent convolutions, each of ``C_in / groups`` input
-    channels to ``C_out / groups`` outputs, concatenated along the channels."""
-    channel = 1 if input.dims == spatial + 2 else 0
-    c_in, c_out = input.shape[channel], weight.shape[0]
-    if groups < 1 or c_in % groups or c_out % groups:
-        raise ValueError(
-            f"{name}: in_channels ({c_in}) and out_channels ({c_out}) must both be "
-            f"divisible by groups ({groups})"
-        )
-    xs = input.chunk(groups, channel)
-    ws = weight.chunk(groups, 0)
-    bs = [None] * groups if bias is None else list(bias.chunk(groups, 0))
-    outs = [
-        _conv(name, spatial, x, w, b, strides, paddings) for x, w, b in zip(xs, ws, bs)
-    ]
-    return cat(outs, channel)
 
 
 # ------------------------------------------------------- the tensor Functions
