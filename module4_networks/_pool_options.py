@@ -13,7 +13,6 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from module2_tensors.engine import dtypes
 from module2_tensors.tensor import Tensor, tensor
 
 __all__ = ["max_pool2d"]
@@ -44,6 +43,5 @@ def max_pool2d(
     chosen = result.indices.to_numpy().astype(np.int64)[..., None]
     everywhere = np.broadcast_to(positions.to_numpy(), windows.shape)
     indices = np.take_along_axis(everywhere, chosen, axis=4)[..., 0]
-    return result.values, tensor(
-        indices.astype(np.int64), backend=input.backend, dtype=dtypes.int64
-    )
+    # (tensor() keeps an int64 array's dtype, as PyTorch's indices have)
+    return result.values, tensor(indices.astype(np.int64), backend=input.backend)
