@@ -262,7 +262,7 @@ def re_exports(path: Path) -> List[str]:
 #: +4 for ``x - mask``'s and ``x - [1, 2]``'s messages (since ``a - b`` became
 #: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_041
+LIBRARY_BUDGET = 14_037
 LIBRARY_GOAL = 13_500
 
 

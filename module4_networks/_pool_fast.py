@@ -178,7 +178,7 @@ def max_pool2d(
     (``functional.max_pool2d``) on this signature; ``None`` where the caller
     should run ``student``'s own code (a CUDA or unusual input, a check in
     progress, or a signature where they differ)."""
-    if not (PATH.active and host_float64(input) and input.dims == 4):
+    if PATH.checking or not (host_float64(input) and input.dims == 4):
         return None
     # (A size that is not an int or a pair raises pair's TypeError, as the
     # students' code would.)

@@ -88,12 +88,6 @@ class FastPath:
             self.served += 1
         return verdict
 
-    @property
-    def active(self) -> bool:
-        """Whether the path may serve now (not while the student's code runs for
-        one of its checks, nor inside :meth:`off`)."""
-        return not self.checking
-
     @contextlib.contextmanager
     def off(self) -> Iterator["FastPath"]:
         """Run the student's code alone inside the block (tests, debugging)."""

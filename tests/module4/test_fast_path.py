@@ -56,15 +56,15 @@ def test_a_failing_check_stores_nothing_and_lowers_the_flag():
 
     with pytest.raises(NotImplementedError, match="Task 9.9"):
         path.verdict("a", stub)
-    assert path.signatures == 0 and not path.checking and path.active
+    assert path.signatures == 0 and not path.checking
 
 
 def test_off_restores_what_it_changes_and_reset_forgets():
     path = FastPath("t", "student()")
     path.verdict("a", lambda: True)
     with path.off():
-        assert not path.active
-    assert path.active and path.outcomes == (True,) and path.served == 1
+        assert path.checking
+    assert not path.checking and path.outcomes == (True,) and path.served == 1
     path.reset()
     assert (path.signatures, path.served, path.declined) == (0, 0, 0)
 
