@@ -262,8 +262,9 @@ def re_exports(path: Path) -> List[str]:
 #: +4 for ``x - mask``'s and ``x - [1, 2]``'s messages (since ``a - b`` became
 #: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
 #: +61 for issue 42's missing features: operator aliases, roundings, nan tests.
+#: +29 for issue 42's in-place forms (exp_ ... sign_, pow_, addcmul_, detach_, ...).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_125
+LIBRARY_BUDGET = 14_154
 LIBRARY_GOAL = 13_500
 
 

@@ -225,6 +225,105 @@ def test_lerp_interpolates_and_differentiates_in_all_three():
     )
 
 
+IN_PLACE = {
+    "exp_": ([0.5, -1.0], np.exp),
+    "log_": ([0.5, 2.0], np.log),
+    "sqrt_": ([4.0, 2.0], np.sqrt),
+    "abs_": ([-4.0, 2.0], np.abs),
+    "neg_": ([-4.0, 2.0], np.negative),
+    "sigmoid_": ([0.0, 2.0], lambda a: 1.0 / (1.0 + np.exp(-a))),
+    "tanh_": ([0.0, 2.0], np.tanh),
+    "floor_": ([-1.5, 2.5], np.floor),
+    "ceil_": ([-1.5, 2.5], np.ceil),
+    "round_": ([-1.5, 2.5], np.round),
+    "trunc_": ([-1.5, 2.5], np.trunc),
+    "frac_": ([-1.5, 2.25], lambda a: np.modf(a)[0]),
+    "sign_": ([-1.5, 0.0], np.sign),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_in_place_forms_write_the_result_into_the_tensor_and_its_views(name):
+    values, reference = IN_PLACE[name]
+    a = np.array([values, values])
+    base = kt.tensor(a)
+    row = base[1]
+    assert getattr(row, name)() is row
+    np.testing.assert_allclose(base.to_numpy(), [values, reference(np.array(values))])
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        getattr(kt.tensor(values, requires_grad=True), name)()
+
+
+def test_in_place_forms_are_recorded_for_autograd():
+    # y = x * 2; y.exp_(): dL/dx = 2 exp(2x); then y.pow_(2): 4 exp(4x).
+    x = kt.tensor([0.1, -0.3], requires_grad=True)
+    y = x * 2.0
+    y.exp_().pow_(2.0)
+    y.sum().backward()
+    np.testing.assert_allclose(
+        x.grad.to_numpy(), 4.0 * np.exp(4.0 * np.array([0.1, -0.3]))
+    )
+    check_gradients(lambda t: (t * 1.0).sigmoid_().log_(), case([0.5, -1.0, 2.0]))
+    # The first argument is the recorded second input: its gradient flows.
+    other = kt.tensor([1.0, 2.0], requires_grad=True)
+    kt.zeros(2).add_(other, alpha=3.0).mul_(other).sum().backward()
+    assert other.grad.tolist() == [6.0, 12.0]  # d(3 o^2)/do
+    assert kt.tensor([7.0, -7.0]).div_(2, rounding_mode="floor").tolist() == [3, -4]
+
+
+def test_in_place_forms_check_the_result_dtype_as_pytorch():
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        kt.tensor([1, 2]).exp_()
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        kt.tensor([1, 2]).pow_(0.5)
+    i = kt.tensor([3, -4])
+    assert i.pow_(2).tolist() == [9, 16] and i.dtype is kt.int64
+    assert kt.tensor([-3, 4]).abs_().tolist() == [3, 4]
+    assert kt.tensor([2.0, 3.0]).pow_(kt.tensor([2.0, 0.5])).tolist() == [4.0, 3.0**0.5]
+
+
+def test_addcmul_and_addcdiv_add_a_scaled_product_or_quotient():
+    x = kt.tensor([1.0, 2.0])
+    assert x.addcmul_(kt.tensor([1.0, 2.0]), kt.tensor([3.0, 4.0]), value=0.5) is x
+    assert x.tolist() == [2.5, 6.0]
+    x.addcdiv_(kt.tensor([1.0, 2.0]), kt.tensor([4.0, 8.0]), value=2)
+    assert x.tolist() == [3.0, 6.5]
+    # The gradient reaches the factors.
+    t1 = kt.tensor([1.0, -2.0], requires_grad=True)
+    t2 = kt.tensor([3.0, 4.0], requires_grad=True)
+    kt.zeros(2).addcdiv_(t1, t2, value=3.0).sum().backward()
+    np.testing.assert_allclose(t1.grad.to_numpy(), [1.0, 0.75])
+    np.testing.assert_allclose(t2.grad.to_numpy(), [-3.0 / 9.0, 6.0 / 16.0])
+
+
+def test_squeeze_unsqueeze_and_transpose_in_place_change_the_shape():
+    x = kt.tensor([[1.0, 2.0]])
+    storage = x._tensor._storage
+    assert x.squeeze_() is x and x.shape == (2,)
+    assert x.unsqueeze_(1).shape == (2, 1) and x.t_().shape == (1, 2)
+    assert x.transpose_(0, 1).tolist() == [[1.0], [2.0]]
+    assert x._tensor._storage is storage  # (views: the same numbers)
+    # In the graph the tensor becomes the view of its old value.
+    w = kt.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    y = w * 1.0
+    y.squeeze_(0)
+    (y * kt.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert y.shape == (3,) and w.grad.tolist() == [[1.0, 2.0, 3.0]]
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w.unsqueeze_(0)
+
+
+def test_detach_in_place_makes_a_leaf_that_does_not_require_grad():
+    x = kt.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2.0
+    assert y.detach_() is y
+    assert y.is_leaf and not y.requires_grad and y.tolist() == [2.0, 4.0]
+    (y * x).sum().backward()  # y is a constant now
+    assert x.grad.tolist() == [2.0, 4.0]
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        (x * 1.0)[0:1].detach_()
+
+
 def test_result_dtypes_agree_with_pytorch():
     """PyTorch run with this library's default float dtype (float64)."""
     torch = import_torch()
