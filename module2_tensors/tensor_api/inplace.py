@@ -61,6 +61,9 @@ def _in_place_form(name: str) -> Callable[..., "Tensor"]:
     _ARITHMETIC.add(name + "_")
 
     def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
+        """The method without its trailing underscore (``x.exp_()``: ``x.exp()``)
+        with these arguments, its result written into this tensor; returns it."""
+
         def op(a: "Tensor", v: Any) -> "Tensor":  # (v: args[0], made a tensor)
             return getattr(a, name)(*(v, *args[1:])[: len(args)], **kwargs)
 
@@ -75,6 +78,8 @@ def _reshaping_form(name: str) -> Callable[..., "Tensor"]:
     the view of a node that holds its old history."""
 
     def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
+        """The view method without the trailing underscore (``x.squeeze_(0)``:
+        ``x.squeeze(0)``), made this tensor's shape in place; returns it."""
         if grad_modes.is_grad_enabled() and self.requires_grad and self.is_leaf:
             raise _leaf_error(name + "_")
         old = self._new(self._tensor)
