@@ -261,8 +261,11 @@ def re_exports(path: Path) -> List[str]:
 #: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
 #: +4 for ``x - mask``'s and ``x - [1, 2]``'s messages (since ``a - b`` became
 #: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
+#: The twenty-second session: -27 by deletion (cut7), then +90 for issue 42's
+#: missing features: operator aliases and roundings, nan tests, in-place forms
+#: (exp_ ... sign_, pow_, addcmul_, detach_, ...).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_037
+LIBRARY_BUDGET = 14_127
 LIBRARY_GOAL = 13_500
 
 

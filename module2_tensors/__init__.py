@@ -64,6 +64,18 @@ _higher_order.install(
     *[m for n, m in list(_sys.modules.items()) if n.startswith(__name__ + ".")]
 )
 
+# PyTorch's function forms of the operators and elementwise methods (kt.eq(a, b),
+# kt.div(a, b, rounding_mode="floor"), kt.isnan(x), ...): the methods themselves.
+add, sub, subtract, mul, multiply = _T.add, _T.sub, _T.sub, _T.mul, _T.mul
+div, divide, true_divide, floor_divide = _T.div, _T.div, _T.true_divide, _T.floor_divide
+remainder, fmod, atan2, neg, negative = _T.remainder, _T.fmod, _T.atan2, _T.neg, _T.neg
+eq, ne, lt, le, gt, ge = _T.eq, _T.ne, _T.lt, _T.le, _T.gt, _T.ge
+logical_not, logical_and, logical_or = _T.logical_not, _T.logical_and, _T.logical_or
+logical_xor, isnan, isinf, isfinite = _T.logical_xor, _T.isnan, _T.isinf, _T.isfinite
+nan_to_num, count_nonzero, lerp = _T.nan_to_num, _T.count_nonzero, _T.lerp
+ceil, floor, trunc, frac, round = _T.ceil, _T.floor, _T.trunc, _T.frac, _T.round
+sign, square, relu = _T.sign, _T.square, _T.relu
+
 
 def __getattr__(name: str) -> object:
     # PyTorch's short dtype names (kt.bool, kt.float, kt.long...) are here, not

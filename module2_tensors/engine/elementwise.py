@@ -22,6 +22,8 @@ import functools
 import math
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Tuple
 
+import numpy as np
+
 from ..ieee import cos, sin, sqrt
 from .autograd import Context, DifferentiableBackward, Function
 
@@ -44,6 +46,7 @@ __all__ = [
     "Pow",
     "PowTensor",
     "Maximum",
+    "Atan2",
     "ToBackend",
 ]
 
@@ -262,6 +265,23 @@ class Maximum(DifferentiableBackward):
         (weight_a,) = ctx.saved_values
         grad_a = grad * weight_a
         return grad_a, grad - grad_a
+
+
+class Atan2(DifferentiableBackward):
+    """$\\mathrm{atan2}(y, x)$, the angle of the point $(x, y)$, broadcasting
+    (computed by NumPy); $\\partial / \\partial y = x / (x^2 + y^2)$ and
+    $\\partial / \\partial x = -y / (x^2 + y^2)$. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, y: "Tensor", x: "Tensor") -> "Tensor":
+        ctx.save_for_backward(y, x)
+        return y.new_tensor(np.arctan2(y.to_numpy(), x.to_numpy()))
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        y, x = ctx.saved_values
+        r2 = x * x + y * y
+        return grad * x / r2, -grad * y / r2
 
 
 class ToBackend(DifferentiableBackward):

@@ -213,6 +213,38 @@ class ArithmeticMixin:
     def __rmod__(self, b: TensorLike) -> "Tensor":
         return _label(self._other(b) % self, dtypes.result_type(self, b))
 
+    # PyTorch's method names of the operators.
+    mul, multiply, subtract = __mul__, __mul__, sub
+    true_divide, floor_divide, remainder = __truediv__, __floordiv__, __mod__
+
+    def div(self, other: TensorLike, *, rounding_mode: str | None = None) -> "Tensor":
+        """``torch.div``: $a / b$, or its quotient rounded toward $-\\infty$
+        (``rounding_mode="floor"``, as ``//``) or toward 0 (``"trunc"``), which
+        keeps integers ``int64`` and has gradient 0, as PyTorch's."""
+        if rounding_mode is None:
+            return self / other
+        if rounding_mode not in ("floor", "trunc"):
+            raise RuntimeError(f"div: unknown rounding_mode {rounding_mode!r}")
+        q = getattr(self / other, rounding_mode)()  # (q.floor() or q.trunc())
+        return _divided(q, dtypes.result_type(self, other))
+
+    divide = div
+
+    def fmod(self, other: TensorLike) -> "Tensor":
+        """``torch.fmod``: $a - b\\,\\mathrm{trunc}(a / b)$, with the sign of the
+        dividend (C's ``fmod``; ``%`` takes the divisor's)."""
+        return self - self.div(other, rounding_mode="trunc") * other
+
+    def atan2(self, other: TensorLike) -> "Tensor":
+        """``torch.atan2``: the angle in $(-\\pi, \\pi]$ of the point $(x, y)$ =
+        ``(other, self)``; a float, as PyTorch's."""
+        o = self._other(other)
+        return _typed(elementwise.Atan2.apply(self, o), self, o, other, True)
+
+    def lerp(self, end: TensorLike, weight: TensorLike) -> "Tensor":
+        """``torch.lerp``: $a + w (b - a)$ (differentiable in all three)."""
+        return self + weight * (self._other(end) - self)
+
     def __rmatmul__(self, b: Any) -> "Tensor":
         """``b @ t`` for a ``b`` that is not a tensor (a NumPy array, lists).
 
@@ -310,6 +342,37 @@ class ArithmeticMixin:
         b = self._other(b)
         return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
 
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+
+    def isnan(self) -> "Tensor":
+        """A mask of the NaN entries (NaN is the one number unequal to itself)."""
+        return self != self
+
+    def isinf(self) -> "Tensor":
+        """A mask of the entries $\\pm\\infty$."""
+        return self.abs() == math.inf
+
+    def isfinite(self) -> "Tensor":
+        """A mask of the entries neither infinite nor NaN."""
+        return self.abs() < math.inf
+
+    def nan_to_num(
+        self, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+    ) -> "Tensor":
+        """``torch.nan_to_num``: NaN, $+\\infty$ and $-\\infty$ replaced by
+        ``nan``, ``posinf`` and ``neginf`` (by default the dtype's largest and
+        smallest finite numbers); the gradient flows to the finite entries."""
+        big = np.finfo(self.dtype.name).max if self.is_floating_point() else 0.0
+        out = self.masked_fill(self.isnan(), nan)
+        out = out.masked_fill(out == math.inf, big if posinf is None else posinf)
+        return out.masked_fill(out == -math.inf, -big if neginf is None else neginf)
+
+    def count_nonzero(self, dim: Any = None) -> "Tensor":
+        """``torch.count_nonzero``: how many entries are not 0 (``int64``), in
+        all or along ``dim`` (an int or a tuple)."""
+        return (self != 0.0).sum(dim)
+
     def logical_not(self) -> "Tensor":
         """$1$ where zero, else $0$ (``~mask``)."""
         return self == 0.0
@@ -343,7 +406,7 @@ class ArithmeticMixin:
         """$1$ where $|a - b| < 10^{-2}$, else $0$."""
         return tf.IsClose.apply(self, self._other(b))
 
-    neg = __neg__
+    neg = negative = __neg__
 
     def sigmoid(self) -> "Tensor":
         """$\\sigma(x) = 1 / (1 + e^{-x})$."""
@@ -403,9 +466,26 @@ class ArithmeticMixin:
         """$\\lfloor x \\rfloor$ (gradient 0)."""
         return kept_dtype(self, elementwise.Piecewise.apply(self, elementwise._floor))
 
-    def round(self) -> "Tensor":
-        """The nearest whole number, halves to even (gradient 0)."""
+    def round(self, decimals: int = 0) -> "Tensor":
+        """The nearest whole number, halves to even (gradient 0); with
+        ``decimals``, the nearest multiple of $10^{-\\text{decimals}}$."""
+        if decimals:
+            return (self * 10.0**decimals).round() / 10.0**decimals
         return kept_dtype(self, elementwise.Piecewise.apply(self, elementwise._round))
+
+    def ceil(self) -> "Tensor":
+        """$\\lceil x \\rceil = -\\lfloor -x \\rfloor$ (gradient 0)."""
+        return -(-self).floor()
+
+    def trunc(self) -> "Tensor":
+        """$x$ rounded toward 0: $\\mathrm{sign}(x) \\lfloor |x| \\rfloor$
+        (gradient 0)."""
+        return self.sign() * self.abs().floor()
+
+    def frac(self) -> "Tensor":
+        """The fractional part $x - \\mathrm{trunc}(x)$, with $x$'s sign
+        (gradient 1)."""
+        return self - self.trunc()
 
     def sign(self) -> "Tensor":
         """$-1$, $0$ or $1$ (gradient 0)."""
@@ -440,11 +520,9 @@ class ArithmeticMixin:
         # high), as in PyTorch.
         out = self
         if min is not None:
-            low = self._other(min)
-            out = ixf.where(out < low, low, out)
+            out = ixf.where(out < min, min, out)
         if max is not None:
-            high = self._other(max)
-            out = ixf.where(out > high, high, out)
+            out = ixf.where(out > max, max, out)
         bounds = [b for b in (min, max) if b is not None]
         return _promoted(out, [self, *bounds])  # (PyTorch's)
 

@@ -48,8 +48,55 @@ class _Overwrite(autograd.Function):
         return grad.new_zeros(shape), grad
 
 
-#: The in-place arithmetic, whose result dtype PyTorch checks against ``self``'s.
+#: The in-place arithmetic, whose result dtype PyTorch checks against ``self``'s
+#: (:func:`_in_place_form` adds its own).
 _ARITHMETIC = {"add_", "sub_", "mul_", "div_", "clamp_"}
+
+
+def _in_place_form(name: str) -> Callable[..., "Tensor"]:
+    """The in-place form ``name_`` of the method ``name`` (``exp_`` of ``exp``,
+    ``add_(other, alpha)`` of ``add``): its result written into ``self`` by
+    :meth:`InPlaceMixin._in_place`, with the first argument (``other``), if
+    any, as the recorded operation's second input (its gradient flows)."""
+    _ARITHMETIC.add(name + "_")
+
+    def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
+        """The method without its trailing underscore (``x.exp_()``: ``x.exp()``)
+        with these arguments, its result written into this tensor; returns it."""
+
+        def op(a: "Tensor", v: Any) -> "Tensor":  # (v: args[0], made a tensor)
+            return getattr(a, name)(*(v, *args[1:])[: len(args)], **kwargs)
+
+        return self._in_place(name + "_", op, args[0] if args else 0.0)
+
+    return in_place
+
+
+def _reshaping_form(name: str) -> Callable[..., "Tensor"]:
+    """The in-place form ``name_`` of the view method ``name`` (``squeeze_``):
+    ``self`` takes the view's shape (the same storage); in the graph it becomes
+    the view of a node that holds its old history."""
+
+    def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
+        """The view method without the trailing underscore (``x.squeeze_(0)``:
+        ``x.squeeze(0)``), made this tensor's shape in place; returns it."""
+        if grad_modes.is_grad_enabled() and self.requires_grad and self.is_leaf:
+            raise _leaf_error(name + "_")
+        old = self._new(self._tensor)
+        old.history, old._requires_grad = self.history, self._requires_grad
+        out = getattr(old, name)(*args, **kwargs)
+        self._tensor, self.history = out._tensor, out.history or self.history
+        return self
+
+    return in_place
+
+
+def _leaf_error(what: str) -> RuntimeError:
+    """PyTorch's error for changing a leaf that requires grad in place."""
+    return RuntimeError(
+        f"a leaf Variable that requires grad is being used in an in-place operation "
+        f"({what}); do it inside `with no_grad():` or use the out-of-place form"
+    )
 
 
 class InPlaceMixin:
@@ -71,10 +118,6 @@ class InPlaceMixin:
         return self._in_place("clamp_", lambda a, _: a.clamp(min, max), 0.0)
 
     clip_ = clamp_
-
-    def relu_(self) -> "Tensor":
-        """:meth:`relu`, in place; returns ``self``."""
-        return self._in_place("relu_", lambda a, _: a.relu(), 0.0)
 
     def normal_(
         self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
@@ -123,11 +166,7 @@ class InPlaceMixin:
             )
         if grad_modes.is_grad_enabled() and (self.requires_grad or other.requires_grad):
             if self.requires_grad and self.is_leaf:
-                raise RuntimeError(
-                    f"a leaf Variable that requires grad is being used in an "
-                    f"in-place operation ({what}); do it inside `with no_grad():` "
-                    f"or use the out-of-place form"
-                )
+                raise _leaf_error(what)
             root = versions.storage_root(self)
             if any(versions.storage_root(p) is root for p in self.parents):
                 raise RuntimeError(
@@ -181,21 +220,17 @@ class InPlaceMixin:
         fill = value if src is None else src
         return self._in_place("scatter_", lambda a, _: a.scatter(dim, index, fill), 0.0)
 
-    def add_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
-        """``self += alpha * other``, in place."""
-        return self._in_place("add_", lambda a, b: a.add(b, alpha), other)
-
-    def sub_(self, other: TensorLike, alpha: float = 1.0) -> "Tensor":
-        """``self -= alpha * other``, in place."""
-        return self._in_place("sub_", lambda a, b: a.sub(b, alpha), other)
-
-    def mul_(self, other: TensorLike) -> "Tensor":
-        """``self *= other``, in place."""
-        return self._in_place("mul_", lambda a, b: a * b, other)
-
-    def div_(self, other: TensorLike) -> "Tensor":
-        """``self /= other``, in place."""
-        return self._in_place("div_", lambda a, b: a / b, other)
+    # In-place forms of the methods: x.add_(y, alpha=2) writes x.add(y, alpha=2)
+    # into x (by _in_place, y the recorded input), x.exp_() writes x.exp(), ...
+    add_, sub_, mul_, div_, pow_, relu_ = map(
+        _in_place_form, "add sub mul div pow relu".split()
+    )
+    exp_, log_, sqrt_, abs_, neg_, sigmoid_, tanh_ = map(
+        _in_place_form, "exp log sqrt abs neg sigmoid tanh".split()
+    )
+    floor_, ceil_, round_, trunc_, frac_, sign_ = map(
+        _in_place_form, "floor ceil round trunc frac sign".split()
+    )
 
     # a += b is a.add_(b), ...
     __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
@@ -215,3 +250,28 @@ class InPlaceMixin:
     def zero_(self) -> "Tensor":
         """Set every entry to 0, in place; returns ``self`` (see :meth:`fill_`)."""
         return self._in_place("zero_", _Overwrite.apply, 0.0)
+
+    def addcmul_(self, t1: "Tensor", t2: "Tensor", *, value: float = 1) -> "Tensor":
+        """``self += value * t1 * t2``, in place."""
+        return self.add_(t1 * t2, value)
+
+    def addcdiv_(self, t1: "Tensor", t2: "Tensor", *, value: float = 1) -> "Tensor":
+        """``self += value * t1 / t2``, in place."""
+        return self.add_(t1 / t2, value)
+
+    # x.squeeze_(0) makes x x.squeeze(0): a view, a new shape.
+    squeeze_, unsqueeze_ = map(_reshaping_form, ("squeeze", "unsqueeze"))
+    t_, transpose_ = map(_reshaping_form, ("t", "transpose"))
+
+    def detach_(self) -> "Tensor":
+        """:meth:`detach`, in place: this tensor becomes a leaf that does not
+        require grad.
+
+        Raises:
+            RuntimeError: a view made in the graph, as PyTorch's.
+        """
+        root = versions.storage_root(self)
+        if any(versions.storage_root(p) is root for p in self.parents):
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.history, self._requires_grad = None, False
+        return self
