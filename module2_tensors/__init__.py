@@ -57,6 +57,7 @@ from .tensor import Tensor as _T
 flip, roll, split, chunk, narrow = _T.flip, _T.roll, _T.split, _T.chunk, _T.narrow
 unsqueeze, index_add, scatter_add = _T.unsqueeze, _T.index_add, _T.scatter_add
 squeeze, tile = _T.squeeze, _T.tile
+from . import linalg  # noqa: E402 (kt.linalg.norm, kt.linalg.vector_norm)
 
 # backward(create_graph=True) differentiates with the engine's recorded formulas,
 # kept by class name: hand it the package's modules, which define the classes.

@@ -25,7 +25,7 @@ from .shapes import normalize_dim
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
-__all__ = ["Reduction", "prod", "cumsum", "logsumexp", "norm", "NormRoot"]
+__all__ = ["Reduction", "prod", "cumsum", "cumprod", "logsumexp", "norm", "NormRoot"]
 
 
 def _reshaped(t: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
@@ -168,6 +168,31 @@ def cumsum(t: "Tensor", dim: int) -> "Tensor":
     return fn.apply(t)
 
 
+def _cumprod_grad(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The gradient of running products along the last axis, exact at zeros:
+    $\\partial L / \\partial x_i = \\sum_{j \\ge i} G_j \\prod_{k \\le j, k \\ne i}
+    x_k$ (each row $i$ of an $n \\times n$ table has $x_i$ replaced by 1)."""
+    n = a.shape[-1]
+    others = np.where(np.eye(n, dtype=bool), 1.0, a[..., None, :])
+    return (np.cumprod(others, -1) * g[..., None, :] * np.triu(np.ones((n, n)))).sum(-1)
+
+
+def cumprod(t: "Tensor", dim: int) -> "Tensor":
+    """Running products along ``dim``, like ``torch.cumprod``, with PyTorch's
+    gradient where entries are 0 (:func:`_cumprod_grad`, not $G y / x$)."""
+    if t.dims == 0:
+        return t * 1.0
+    d = normalize_dim(dim, t.dims)
+    fn = _numpy_function(
+        "CumProd",
+        lambda a: np.cumprod(a, axis=d),
+        lambda a, g: np.moveaxis(
+            _cumprod_grad(np.moveaxis(a, d, -1), np.moveaxis(g, d, -1)), -1, d
+        ),
+    )
+    return fn.apply(t)
+
+
 def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
     """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
     e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
@@ -179,15 +204,16 @@ def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
 
 def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
     """The ``p``-norm $(\\sum_i |x_i|^p)^{1/p}$ over ``dim`` (all entries for
-    ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$. As in
-    PyTorch the gradient at a zero vector is 0."""
+    ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$,
+    ``-inf`` the smallest, ``0`` the count of non-zero entries (gradient 0). As
+    in PyTorch the gradient at a zero vector is 0."""
     if p == "fro":
         p = 2
-    if p == float("inf"):
-        return t.abs().amax(dim, keepdim)
+    if abs(p) == float("inf"):
+        return t.abs().amax(dim, keepdim) if p > 0 else t.abs().amin(dim, keepdim)
     p = float(p)
-    if p <= 0:
-        raise ValueError(f"norm: p must be positive, got {p}")
+    if p == 0:
+        return t.abs().sign().sum(dim, keepdim=keepdim)
     return NormRoot.apply((t.abs() ** p).sum(dim, keepdim=keepdim), p)
 
 

@@ -175,3 +175,40 @@ class MovementMixin:
     split = keeps_dtypes(sf.split)
     chunk = keeps_dtypes(sf.chunk)
     narrow = keeps_dtype(ixf.narrow)
+
+    @keeps_dtype
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> "Tensor":
+        """The entries $(i, i + \\text{offset})$ of dims ``dim1`` and ``dim2``, as
+        the last dim of the result (``torch.diagonal``; a copy here, not a view;
+        the gradient goes back to those entries)."""
+        x = self.movedim((dim1, dim2), (0, 1))
+        n = max(0, min(x.shape[0] + min(offset, 0), x.shape[1] - max(offset, 0)))
+        i = np.arange(n)
+        rows_cols = (i - min(offset, 0), i + max(offset, 0))
+        return indexing.AdvancedIndex.apply(x, rows_cols).movedim(0, -1)
+
+    @keeps_dtype
+    def diag(self, diagonal: int = 0) -> "Tensor":
+        """``torch.diag``: the ``diagonal``-th diagonal of a matrix, or a square
+        matrix with this 1-D tensor there (zeros elsewhere; differentiable)."""
+        if self.dims == 2:
+            return self.diagonal(diagonal)
+        above, below = max(diagonal, 0), max(-diagonal, 0)
+        n, i = self.shape[0] + above + below, np.arange(self.shape[0])
+        return indexing.EmbedInZeros.apply(self, (n, n), (i + below, i + above))
+
+    def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
+        """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""
+        d = normalize_dim(dim, self.dims)
+        return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1 :])
+
+    @keeps_dtype
+    def repeat_interleave(self, repeats: Any, dim: Optional[int] = None) -> "Tensor":
+        """Each entry (slice along ``dim``; of the flattened tensor for ``None``)
+        repeated ``repeats`` times (an int, or one count per entry), as
+        ``torch.repeat_interleave``."""
+        x = self.reshape(-1) if dim is None else self
+        d = 0 if dim is None else normalize_dim(dim, self.dims)
+        counts = repeats.to_numpy() if hasattr(repeats, "to_numpy") else repeats
+        index = np.repeat(np.arange(x.shape[d]), np.asarray(counts, dtype=np.int64))
+        return x.index_select(d, x.new_tensor(index))

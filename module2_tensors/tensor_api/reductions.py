@@ -88,6 +88,52 @@ class ReductionMixin:
         x = self if dtype is None else self.to(dtype)
         return _summed(x, reductions.cumsum(x, dim))
 
+    def cumprod(self, dim: int, *, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
+        """Running products along ``dim`` (``dtype`` as :meth:`cumsum`'s)."""
+        x = self if dtype is None else self.to(dtype)
+        return _summed(x, reductions.cumprod(x, dim))
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """``(values, indices)`` of the ``k``-th smallest entry along ``dim``
+        (``k`` from 1), as ``torch.kthvalue``; the gradient goes to that entry."""
+        x = self.view(1) if self.dims == 0 else self
+        d = normalize_dim(dim, x.dims)
+        if not 1 <= k <= x.shape[d]:
+            raise IndexError(f"kthvalue(): k={k} out of range for size {x.shape[d]}")
+        values, indices = (part.narrow(d, k - 1, 1) for part in x.sort(d))
+        if not keepdim or self.dims == 0:
+            values, indices = values.squeeze(d), indices.squeeze(d)
+        return ValuesIndices(values, indices)
+
+    def median(self, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+        """The lower median (the $\\lceil n/2 \\rceil$-th smallest) of all entries,
+        or ``(values, indices)`` along ``dim``, as ``torch.median``."""
+        if dim is None:
+            return self.reshape(-1).kthvalue((self.size + 1) // 2, 0).values
+        n = self.shape[dim] if self.dims else 1
+        return self.kthvalue((n + 1) // 2, dim, keepdim)
+
+    def unique(
+        self,
+        sorted: bool = True,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: Optional[int] = None,
+    ) -> Any:
+        """The distinct entries in ascending order (of the flattened tensor, or
+        the distinct slices along ``dim``), with the ``int64`` ``inverse`` (each
+        entry's position among them) and ``counts`` if asked, as
+        ``torch.unique``; no gradient."""
+        found = np.unique(
+            self.to_numpy(), return_inverse=True, return_counts=True, axis=dim
+        )
+        inverse = found[1].reshape(self.shape if dim is None else -1)
+        out = [FACTORIES["tensor"](found[0], backend=self.backend, dtype=self.dtype)]
+        for wanted, part in ((return_inverse, inverse), (return_counts, found[2])):
+            if wanted:
+                out.append(FACTORIES["tensor"](part, backend=self.backend))
+        return out[0] if len(out) == 1 else tuple(out)
+
     # (Functions of the tensor first, bound as methods.)
     logsumexp = reductions.logsumexp
     norm = reductions.norm
