@@ -138,9 +138,7 @@ def std_mean(x: Tensor, *args: Any, **kwargs: Any) -> Tuple[Tensor, Tensor]:
     return x.std(*args, **kwargs), _mean_as(x, *args, **kwargs)
 
 
-def _mean_as(
-    x: Tensor, dim: Any = None, unbiased: Any = True, keepdim: bool = False, **_: Any
-) -> Tensor:
+def _mean_as(x, dim=None, unbiased=True, keepdim=False, **_):  # (var's arguments)
     return x.mean(dim, keepdim)
 
 

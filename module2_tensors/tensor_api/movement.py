@@ -182,9 +182,7 @@ class MovementMixin:
         the last dim of the result (``torch.diagonal``; a copy here, not a view;
         the gradient goes back to those entries)."""
         x = self.movedim((dim1, dim2), (0, 1))
-        n = max(0, min(x.shape[0] + min(offset, 0), x.shape[1] - max(offset, 0)))
-        i = np.arange(n)
-        rows_cols = (i - min(offset, 0), i + max(offset, 0))
+        rows_cols = np.nonzero(np.eye(x.shape[0], x.shape[1], offset))
         return indexing.AdvancedIndex.apply(x, rows_cols).movedim(0, -1)
 
     @keeps_dtype
@@ -193,9 +191,9 @@ class MovementMixin:
         matrix with this 1-D tensor there (zeros elsewhere; differentiable)."""
         if self.dims == 2:
             return self.diagonal(diagonal)
-        above, below = max(diagonal, 0), max(-diagonal, 0)
-        n, i = self.shape[0] + above + below, np.arange(self.shape[0])
-        return indexing.EmbedInZeros.apply(self, (n, n), (i + below, i + above))
+        n = self.shape[0] + abs(diagonal)
+        place = np.nonzero(np.eye(n, n, diagonal))  # (self.shape[0] positions)
+        return indexing.EmbedInZeros.apply(self, (n, n), place)
 
     def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
         """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""
@@ -209,6 +207,5 @@ class MovementMixin:
         ``torch.repeat_interleave``."""
         x = self.reshape(-1) if dim is None else self
         d = 0 if dim is None else normalize_dim(dim, self.dims)
-        counts = repeats.to_numpy() if hasattr(repeats, "to_numpy") else repeats
-        index = np.repeat(np.arange(x.shape[d]), np.asarray(counts, dtype=np.int64))
+        index = np.repeat(np.arange(x.shape[d]), np.asarray(repeats, dtype=np.int64))
         return x.index_select(d, x.new_tensor(index))

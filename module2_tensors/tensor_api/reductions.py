@@ -86,21 +86,20 @@ class ReductionMixin:
         """Running sums along ``dim`` (``dtype``: converted first, as PyTorch's;
         integer and bool entries give ``int64``)."""
         x = self if dtype is None else self.to(dtype)
-        return _summed(x, reductions.cumsum(x, dim))
+        return _summed(x, reductions.cumulative(x, dim))
 
     def cumprod(self, dim: int, *, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """Running products along ``dim`` (``dtype`` as :meth:`cumsum`'s)."""
         x = self if dtype is None else self.to(dtype)
-        return _summed(x, reductions.cumprod(x, dim))
+        return _summed(x, reductions.cumulative(x, dim, product=True))
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """``(values, indices)`` of the ``k``-th smallest entry along ``dim``
         (``k`` from 1), as ``torch.kthvalue``; the gradient goes to that entry."""
         x = self.view(1) if self.dims == 0 else self
         d = normalize_dim(dim, x.dims)
-        if not 1 <= k <= x.shape[d]:
-            raise IndexError(f"kthvalue(): k={k} out of range for size {x.shape[d]}")
-        values, indices = (part.narrow(d, k - 1, 1) for part in x.sort(d))
+        smallest = x.topk(k, d, largest=False)  # (ValueError if k is out of range)
+        values, indices = (part.narrow(d, k - 1, 1) for part in smallest)
         if not keepdim or self.dims == 0:
             values, indices = values.squeeze(d), indices.squeeze(d)
         return ValuesIndices(values, indices)
@@ -124,12 +123,11 @@ class ReductionMixin:
         the distinct slices along ``dim``), with the ``int64`` ``inverse`` (each
         entry's position among them) and ``counts`` if asked, as
         ``torch.unique``; no gradient."""
-        found = np.unique(
-            self.to_numpy(), return_inverse=True, return_counts=True, axis=dim
-        )
-        inverse = found[1].reshape(self.shape if dim is None else -1)
-        out = [FACTORIES["tensor"](found[0], backend=self.backend, dtype=self.dtype)]
-        for wanted, part in ((return_inverse, inverse), (return_counts, found[2])):
+        # (np.unique's return_index, return_inverse, return_counts, axis)
+        values, inverse, counts = np.unique(self.to_numpy(), False, True, True, dim)
+        inverse = inverse.reshape(self.shape if dim is None else -1)
+        out = [FACTORIES["tensor"](values, backend=self.backend, dtype=self.dtype)]
+        for wanted, part in ((return_inverse, inverse), (return_counts, counts)):
             if wanted:
                 out.append(FACTORIES["tensor"](part, backend=self.backend))
         return out[0] if len(out) == 1 else tuple(out)
