@@ -261,9 +261,9 @@ def re_exports(path: Path) -> List[str]:
 #: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
 #: +4 for ``x - mask``'s and ``x - [1, 2]``'s messages (since ``a - b`` became
 #: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
-#: +132 for issue 42's missing features: cumprod, median, kthvalue, unique, ...
+#: +120 for issue 42's missing features: cumprod, median, kthvalue, unique, ...
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_196
+LIBRARY_BUDGET = 14_184
 LIBRARY_GOAL = 13_500
 
 

@@ -16,7 +16,7 @@ from .engine.autograd import Context
 from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
-from .tensor import Tensor, _rng, eye, rand_like, tensor, zeros, zeros_like
+from .tensor import Tensor, _rng, eye, rand_like, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -118,13 +118,7 @@ def where(condition: Tensor, x: Any = None, y: Any = None) -> Any:
 
 concat = concatenate = cat  # torch.concat, torch.concatenate
 
-# More of PyTorch's functions: the methods themselves, and a few compositions.
-amax, amin, cumprod, median = Tensor.amax, Tensor.amin, Tensor.cumprod, Tensor.median
-kthvalue, unique, permute = Tensor.kthvalue, Tensor.unique, Tensor.permute
-diagonal, diag = Tensor.diagonal, Tensor.diag
-masked_select, unflatten = Tensor.masked_select, Tensor.unflatten
-repeat_interleave = Tensor.repeat_interleave
-empty, empty_like = zeros, zeros_like  # (zeros are as good as any values)
+# More of PyTorch's functions, composed (the package adds methods as functions).
 
 
 def var_mean(x: Tensor, *args: Any, **kwargs: Any) -> Tuple[Tensor, Tensor]:
@@ -190,27 +184,22 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-def bernoulli(p: Tensor, *, generator: Any = None) -> Tensor:
+def bernoulli(p: Tensor) -> Tensor:
     """1 with probability ``p`` (entrywise), else 0, in ``p``'s dtype (no
     gradient), as ``torch.bernoulli``; seeded by ``manual_seed``."""
     return (rand_like(p) < p.detach())._as_dtype(p.dtype)
 
 
-def multinomial(
-    p: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
-) -> Tensor:
+def multinomial(p: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
     """``num_samples`` indices drawn from the weights ``p`` (1-D, or one row of
     weights per draw), without ``replacement`` unless asked (``int64``)."""
-    rng, rows = _rng(None, generator), p.to_numpy().reshape(-1, p.shape[-1])
+    rng, rows = _rng(None, None), p.to_numpy().reshape(-1, p.shape[-1])
     drawn = [rng.choice(len(r), num_samples, replacement, r / r.sum()) for r in rows]
     return tensor(np.reshape(drawn, (*p.shape[:-1], num_samples)), backend=p.backend)
 
 
-__all__ += ["amax", "amin", "cumprod", "median", "kthvalue", "unique", "dot", "mv"]
-__all__ += ["outer", "ger", "trace", "diagonal", "permute", "masked_select"]
-__all__ += ["unflatten", "repeat_interleave", "empty", "empty_like", "var_mean"]
-__all__ += ["std_mean", "diag", "vstack", "hstack", "broadcast_tensors", "as_tensor"]
-__all__ += ["bernoulli", "multinomial"]
+__all__ += ["var_mean", "std_mean", "vstack", "hstack", "dot", "mv", "outer", "ger"]
+__all__ += ["trace", "broadcast_tensors", "as_tensor", "bernoulli", "multinomial"]
 
 
 def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:

@@ -178,8 +178,7 @@ def cumulative(t: "Tensor", dim: int, product: bool = False) -> "Tensor":
             return _cumprod_grad(a, g, d)
         return np.flip(np.cumsum(np.flip(g, axis=d), axis=d), axis=d)
 
-    running = np.cumprod if product else np.cumsum
-    name = "CumProd" if product else "CumSum"
+    name, running = ("CumProd", np.cumprod) if product else ("CumSum", np.cumsum)
     return _numpy_function(name, lambda a: running(a, axis=d), backward).apply(t)
 
 

@@ -192,20 +192,18 @@ class MovementMixin:
         if self.dims == 2:
             return self.diagonal(diagonal)
         n = self.shape[0] + abs(diagonal)
-        place = np.nonzero(np.eye(n, n, diagonal))  # (self.shape[0] positions)
+        place = np.nonzero(np.eye(n, k=diagonal))  # (self.shape[0] positions)
         return indexing.EmbedInZeros.apply(self, (n, n), place)
 
     def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
         """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""
-        d = normalize_dim(dim, self.dims)
-        return self.reshape(*self.shape[:d], *sizes, *self.shape[d + 1 :])
+        return self.reshape(*self.shape[:dim], *sizes, *self.shape[dim:][1:])
 
     @keeps_dtype
     def repeat_interleave(self, repeats: Any, dim: Optional[int] = None) -> "Tensor":
         """Each entry (slice along ``dim``; of the flattened tensor for ``None``)
         repeated ``repeats`` times (an int, or one count per entry), as
         ``torch.repeat_interleave``."""
-        x = self.reshape(-1) if dim is None else self
-        d = 0 if dim is None else normalize_dim(dim, self.dims)
+        x, d = (self.reshape(-1), 0) if dim is None else (self, dim)
         index = np.repeat(np.arange(x.shape[d]), np.asarray(repeats, dtype=np.int64))
         return x.index_select(d, x.new_tensor(index))

@@ -96,10 +96,9 @@ class ReductionMixin:
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """``(values, indices)`` of the ``k``-th smallest entry along ``dim``
         (``k`` from 1), as ``torch.kthvalue``; the gradient goes to that entry."""
-        x = self.view(1) if self.dims == 0 else self
-        d = normalize_dim(dim, x.dims)
-        smallest = x.topk(k, d, largest=False)  # (ValueError if k is out of range)
-        values, indices = (part.narrow(d, k - 1, 1) for part in smallest)
+        x, d = (self.view(1) if self.dims == 0 else self), dim
+        # (topk raises ValueError for a k out of range)
+        values, indices = (p.narrow(d, k - 1, 1) for p in x.topk(k, d, largest=False))
         if not keepdim or self.dims == 0:
             values, indices = values.squeeze(d), indices.squeeze(d)
         return ValuesIndices(values, indices)
@@ -107,10 +106,9 @@ class ReductionMixin:
     def median(self, dim: Optional[int] = None, keepdim: bool = False) -> Any:
         """The lower median (the $\\lceil n/2 \\rceil$-th smallest) of all entries,
         or ``(values, indices)`` along ``dim``, as ``torch.median``."""
-        if dim is None:
-            return self.reshape(-1).kthvalue((self.size + 1) // 2, 0).values
-        n = self.shape[dim] if self.dims else 1
-        return self.kthvalue((n + 1) // 2, dim, keepdim)
+        x, d = (self.reshape(-1), 0) if dim is None else (self, dim)
+        found = x.kthvalue(((x.shape[d] if x.dims else 1) + 1) // 2, d, keepdim)
+        return found.values if dim is None else found
 
     def unique(
         self,
