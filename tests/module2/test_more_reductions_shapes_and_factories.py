@@ -75,6 +75,8 @@ def test_norm_with_p_zero_counts_and_minus_inf_takes_the_smallest():
     assert x.norm(0, dim=1).tolist() == [3.0, 4.0, 3.0]
     assert x.norm(float("-inf")).item() == 0.0
     assert x.norm(float("-inf"), dim=0).tolist() == np.abs(A).min(0).tolist()
+    # a negative p: (1 + 1/2 + 1/4)^(-1)
+    assert kt.tensor([1.0, 2.0, 4.0]).norm(-1).item() == pytest.approx(1 / 1.75)
 
 
 def test_linalg_norms_match_numpy():
@@ -183,6 +185,11 @@ def test_index_put_and_scatter_add_in_place():
     assert x.tolist() == [2.0, 0.0, 1.0]
     x.index_put_((kt.tensor([1]),), kt.tensor([5.0]))
     assert x.tolist() == [2.0, 5.0, 1.0]
+    index = kt.tensor([0, 0, 2])
+    check_gradients(
+        lambda v: kt.zeros(3).index_put_((index,), v, accumulate=True) * 1.0,
+        case([1.0, 2.0, 3.0]),
+    )
     z = kt.zeros(3, 4)
     z.scatter_add_(0, kt.tensor([[0, 1, 2, 0]]), kt.ones(1, 4))
     assert z.tolist() == [[1.0, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0]]
