@@ -263,9 +263,10 @@ def re_exports(path: Path) -> List[str]:
 #: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
 #: The twenty-second session: -27 by deletion (cut7), then +90 for issue 42's
 #: missing features: operator aliases and roundings, nan tests, in-place forms
-#: (exp_ ... sign_, pow_, addcmul_, detach_, ...).
+#: (exp_ ... sign_, pow_, addcmul_, detach_, ...); +120 for cumprod, median,
+#: kthvalue, unique, linalg norms, diagonal, masked_select, factories, ...
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_127
+LIBRARY_BUDGET = 14_247
 LIBRARY_GOAL = 13_500
 
 

@@ -8,7 +8,7 @@ import sys as _sys
 
 from module1_scalar_autodiff import *
 
-from . import autograd
+from . import autograd, linalg
 from .shape_functions import (
     broadcast_to,
     expand,
@@ -57,6 +57,11 @@ from .tensor import Tensor as _T
 flip, roll, split, chunk, narrow = _T.flip, _T.roll, _T.split, _T.chunk, _T.narrow
 unsqueeze, index_add, scatter_add = _T.unsqueeze, _T.index_add, _T.scatter_add
 squeeze, tile = _T.squeeze, _T.tile
+amax, amin, cumprod, median = _T.amax, _T.amin, _T.cumprod, _T.median
+kthvalue, unique, permute, diag = _T.kthvalue, _T.unique, _T.permute, _T.diag
+diagonal, masked_select, unflatten = _T.diagonal, _T.masked_select, _T.unflatten
+repeat_interleave = _T.repeat_interleave
+empty, empty_like = zeros, zeros_like  # noqa: F405 (zeros: as good as any values)
 
 # backward(create_graph=True) differentiates with the engine's recorded formulas,
 # kept by class name: hand it the package's modules, which define the classes.

@@ -16,7 +16,7 @@ from .engine.autograd import Context
 from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
-from .tensor import Tensor, tensor
+from .tensor import Tensor, _rng, eye, rand_like, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -107,13 +107,99 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return _promoted(sf.stack(tensors, dim), tensors)
 
 
-def where(condition: Tensor, x: Any, y: Any) -> Tensor:
+def where(condition: Tensor, x: Any = None, y: Any = None) -> Any:
     """``torch.where``: Task 2.6's :func:`~indexing_functions.where`, reporting the
-    promoted dtype of ``x`` and ``y``."""
+    promoted dtype of ``x`` and ``y``; ``where(condition)`` alone is
+    ``condition.nonzero(as_tuple=True)``."""
+    if x is None and y is None:
+        return condition.nonzero(as_tuple=True)
     return _promoted(ixf.where(condition, x, y), (x, y))
 
 
 concat = concatenate = cat  # torch.concat, torch.concatenate
+
+# More of PyTorch's functions, composed (the package adds methods as functions).
+
+
+def var_mean(x: Tensor, *args: Any, **kwargs: Any) -> Tuple[Tensor, Tensor]:
+    """``(x.var(...), x.mean(...))`` over the same ``dim`` and ``keepdim``
+    (``torch.var_mean``; arguments as :meth:`Tensor.var`'s)."""
+    return x.var(*args, **kwargs), _mean_as(x, *args, **kwargs)
+
+
+def std_mean(x: Tensor, *args: Any, **kwargs: Any) -> Tuple[Tensor, Tensor]:
+    """``(x.std(...), x.mean(...))``, as ``torch.std_mean``."""
+    return x.std(*args, **kwargs), _mean_as(x, *args, **kwargs)
+
+
+def _mean_as(x, dim=None, unbiased=True, keepdim=False, **_):  # (var's arguments)
+    return x.mean(dim, keepdim)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """``torch.vstack``: 0-d and 1-D tensors as rows, joined along dim 0."""
+    return cat([t.reshape(1, -1) if t.dims < 2 else t for t in tensors])
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """``torch.hstack``: joined along dim 1 (along dim 0 for 0-d and 1-D)."""
+    tensors = [t.reshape(-1) if t.dims == 0 else t for t in tensors]
+    return cat(tensors, 0 if tensors[0].dims == 1 else 1)
+
+
+def dot(x: Tensor, y: Tensor) -> Tensor:
+    """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors (``einsum``'s gradient)."""
+    return _promoted(einsum("i,i->", x, y), (x, y))
+
+
+def mv(a: Tensor, x: Tensor) -> Tensor:
+    """``torch.mv``: a matrix times a 1-D vector."""
+    return _promoted(einsum("ij,j->i", a, x), (a, x))
+
+
+def outer(x: Tensor, y: Tensor) -> Tensor:
+    """``torch.outer`` (``ger``): $x_i y_j$ of two 1-D tensors."""
+    return _promoted(einsum("i,j->ij", x, y), (x, y))
+
+
+def trace(a: Tensor) -> Tensor:
+    """``torch.trace``: the sum of a matrix's diagonal."""
+    return _promoted(einsum("ij,ij->", a, eye(*a.shape, backend=a.backend)), (a,))
+
+
+ger = outer
+
+
+def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views)."""
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t.expand(*shape) for t in tensors)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``torch.as_tensor``: ``data`` itself when it is a tensor of ``dtype`` (or
+    converted), else a new tensor of it."""
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device)  # (itself if neither changes)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def bernoulli(p: Tensor) -> Tensor:
+    """1 with probability ``p`` (entrywise), else 0, in ``p``'s dtype (no
+    gradient), as ``torch.bernoulli``; seeded by ``manual_seed``."""
+    return (rand_like(p) < p.detach())._as_dtype(p.dtype)
+
+
+def multinomial(p: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
+    """``num_samples`` indices drawn from the weights ``p`` (1-D, or one row of
+    weights per draw), without ``replacement`` unless asked (``int64``)."""
+    rng, rows = _rng(None, None), p.to_numpy().reshape(-1, p.shape[-1])
+    drawn = [rng.choice(len(r), num_samples, replacement, r / r.sum()) for r in rows]
+    return tensor(np.reshape(drawn, (*p.shape[:-1], num_samples)), backend=p.backend)
+
+
+__all__ += ["var_mean", "std_mean", "vstack", "hstack", "dot", "mv", "outer", "ger"]
+__all__ += ["trace", "broadcast_tensors", "as_tensor", "bernoulli", "multinomial"]
 
 
 def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:

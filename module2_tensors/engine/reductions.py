@@ -4,7 +4,7 @@ imports none of theirs).
 * :class:`Reduction`: a whole reduction (``sum``, ``mean``, ``amax``, ``max()``)
   recorded as one operation (``Tensor._reduce`` plans and applies it);
 * the reductions no task asks for, computed in NumPy with an explicit gradient
-  (``prod``, ``cumsum``) or composed of differentiable operations
+  (``prod``, ``cumsum``, ``cumprod``) or composed of differentiable operations
   (``logsumexp``, ``norm``), exported by the package (``kt.prod``, ...).
 
 Tensors arrive as arguments; the ``Tensor`` class is the one tensor.py registers
@@ -25,7 +25,7 @@ from .shapes import normalize_dim
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
-__all__ = ["Reduction", "prod", "cumsum", "logsumexp", "norm", "NormRoot"]
+__all__ = ["Reduction", "prod", "cumulative", "logsumexp", "norm", "NormRoot"]
 
 
 def _reshaped(t: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
@@ -154,18 +154,32 @@ def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tens
     return out if keepdim else out.squeeze(d)
 
 
-def cumsum(t: "Tensor", dim: int) -> "Tensor":
-    """Running sums along ``dim``, like ``torch.cumsum``; the gradient is the
-    reversed running sum of the incoming gradient."""
+def _cumprod_grad(a: np.ndarray, g: np.ndarray, d: int) -> np.ndarray:
+    """The gradient of running products along axis ``d``, exact at zeros:
+    $\\partial L / \\partial x_i = \\sum_{j \\ge i} G_j \\prod_{k \\le j, k \\ne i}
+    x_k$ (each row $i$ of an $n \\times n$ table has $x_i$ replaced by 1)."""
+    a, g, n = np.moveaxis(a, d, -1), np.moveaxis(g, d, -1), a.shape[d]
+    others = np.where(np.eye(n, dtype=bool), 1.0, a[..., None, :])
+    table = np.cumprod(others, -1) * g[..., None, :] * np.triu(np.ones((n, n)))
+    return np.moveaxis(table.sum(-1), -1, d)
+
+
+def cumulative(t: "Tensor", dim: int, product: bool = False) -> "Tensor":
+    """Running sums along ``dim``, like ``torch.cumsum`` (the gradient is the
+    reversed running sum of the incoming gradient), or running products, like
+    ``torch.cumprod`` (with PyTorch's gradient where entries are 0:
+    :func:`_cumprod_grad`, not $G y / x$)."""
     if t.dims == 0:
         return t * 1.0
     d = normalize_dim(dim, t.dims)
-    fn = _numpy_function(
-        "CumSum",
-        lambda a: np.cumsum(a, axis=d),
-        lambda a, g: np.flip(np.cumsum(np.flip(g, axis=d), axis=d), axis=d),
-    )
-    return fn.apply(t)
+
+    def backward(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        if product:
+            return _cumprod_grad(a, g, d)
+        return np.flip(np.cumsum(np.flip(g, axis=d), axis=d), axis=d)
+
+    name, running = ("CumProd", np.cumprod) if product else ("CumSum", np.cumsum)
+    return _numpy_function(name, lambda a: running(a, axis=d), backward).apply(t)
 
 
 def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
@@ -179,15 +193,16 @@ def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
 
 def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Tensor":
     """The ``p``-norm $(\\sum_i |x_i|^p)^{1/p}$ over ``dim`` (all entries for
-    ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$. As in
-    PyTorch the gradient at a zero vector is 0."""
+    ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$,
+    ``-inf`` the smallest, ``0`` the count of non-zero entries (gradient 0). As
+    in PyTorch the gradient at a zero vector is 0."""
     if p == "fro":
         p = 2
-    if p == float("inf"):
-        return t.abs().amax(dim, keepdim)
+    if abs(p) == float("inf"):
+        return t.abs().amax(dim, keepdim) if p > 0 else t.abs().amin(dim, keepdim)
     p = float(p)
-    if p <= 0:
-        raise ValueError(f"norm: p must be positive, got {p}")
+    if p == 0:
+        return t.abs().sign().sum(dim, keepdim=keepdim)
     return NormRoot.apply((t.abs() ** p).sum(dim, keepdim=keepdim), p)
 
 

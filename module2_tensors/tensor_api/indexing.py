@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import functools
+
+import numpy as np
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import indexing_functions as ixf
@@ -44,6 +46,30 @@ class IndexingMixin:
         """The indices of the non-zero entries (``int64``)."""
         out = indexing.nonzero(self, as_tuple)
         return tuple(map(_as_int64, out)) if as_tuple else _as_int64(out)
+
+    def masked_select(self, mask: "Tensor") -> "Tensor":
+        """The entries where ``mask`` (broadcast with this tensor) is true, as a
+        1-D tensor (``torch.masked_select``; differentiable)."""
+        shape = np.broadcast_shapes(self.shape, mask.shape)
+        return self.expand(*shape)[mask.expand(*shape)]
+
+    def scatter_add_(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
+        """:meth:`scatter_add`, in place; returns ``self``."""
+        return self._in_place(
+            "scatter_add_", lambda a, s: a.scatter_add(dim, index, s), src
+        )
+
+    def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Any:
+        """``self[indices] = values`` in place, or with ``accumulate`` ``+=``
+        where a repeated index adds each time (``torch.Tensor.index_put_``)."""
+        if not accumulate:
+            self[tuple(indices)] = values
+            return self
+        key = indexing._numpy_key(tuple(indices))
+        embed = indexing.EmbedInZeros.apply  # (values broadcast to the selection)
+        return self._in_place(
+            "index_put_", lambda a, v: a + embed(v, a.shape, key), values
+        )
 
     def scatter(
         self,

@@ -175,3 +175,35 @@ class MovementMixin:
     split = keeps_dtypes(sf.split)
     chunk = keeps_dtypes(sf.chunk)
     narrow = keeps_dtype(ixf.narrow)
+
+    @keeps_dtype
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> "Tensor":
+        """The entries $(i, i + \\text{offset})$ of dims ``dim1`` and ``dim2``, as
+        the last dim of the result (``torch.diagonal``; a copy here, not a view;
+        the gradient goes back to those entries)."""
+        x = self.movedim((dim1, dim2), (0, 1))
+        rows_cols = np.nonzero(np.eye(x.shape[0], x.shape[1], offset))
+        return indexing.AdvancedIndex.apply(x, rows_cols).movedim(0, -1)
+
+    @keeps_dtype
+    def diag(self, diagonal: int = 0) -> "Tensor":
+        """``torch.diag``: the ``diagonal``-th diagonal of a matrix, or a square
+        matrix with this 1-D tensor there (zeros elsewhere; differentiable)."""
+        if self.dims == 2:
+            return self.diagonal(diagonal)
+        n = self.shape[0] + abs(diagonal)
+        place = np.nonzero(np.eye(n, k=diagonal))  # (self.shape[0] positions)
+        return indexing.EmbedInZeros.apply(self, (n, n), place)
+
+    def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
+        """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""
+        return self.reshape(*self.shape[:dim], *sizes, *self.shape[dim:][1:])
+
+    @keeps_dtype
+    def repeat_interleave(self, repeats: Any, dim: Optional[int] = None) -> "Tensor":
+        """Each entry (slice along ``dim``; of the flattened tensor for ``None``)
+        repeated ``repeats`` times (an int, or one count per entry), as
+        ``torch.repeat_interleave``."""
+        x, d = (self.reshape(-1), 0) if dim is None else (self, dim)
+        index = np.repeat(np.arange(x.shape[d]), np.asarray(repeats, dtype=np.int64))
+        return x.index_select(d, x.new_tensor(index))

@@ -86,7 +86,49 @@ class ReductionMixin:
         """Running sums along ``dim`` (``dtype``: converted first, as PyTorch's;
         integer and bool entries give ``int64``)."""
         x = self if dtype is None else self.to(dtype)
-        return _summed(x, reductions.cumsum(x, dim))
+        return _summed(x, reductions.cumulative(x, dim))
+
+    def cumprod(self, dim: int, *, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
+        """Running products along ``dim`` (``dtype`` as :meth:`cumsum`'s)."""
+        x = self if dtype is None else self.to(dtype)
+        return _summed(x, reductions.cumulative(x, dim, product=True))
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """``(values, indices)`` of the ``k``-th smallest entry along ``dim``
+        (``k`` from 1), as ``torch.kthvalue``; the gradient goes to that entry."""
+        x, d = (self.view(1) if self.dims == 0 else self), dim
+        # (topk raises ValueError for a k out of range)
+        values, indices = (p.narrow(d, k - 1, 1) for p in x.topk(k, d, largest=False))
+        if not keepdim or self.dims == 0:
+            values, indices = values.squeeze(d), indices.squeeze(d)
+        return ValuesIndices(values, indices)
+
+    def median(self, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+        """The lower median (the $\\lceil n/2 \\rceil$-th smallest) of all entries,
+        or ``(values, indices)`` along ``dim``, as ``torch.median``."""
+        x, d = (self.reshape(-1), 0) if dim is None else (self, dim)
+        found = x.kthvalue(((x.shape[d] if x.dims else 1) + 1) // 2, d, keepdim)
+        return found.values if dim is None else found
+
+    def unique(
+        self,
+        sorted: bool = True,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: Optional[int] = None,
+    ) -> Any:
+        """The distinct entries in ascending order (of the flattened tensor, or
+        the distinct slices along ``dim``), with the ``int64`` ``inverse`` (each
+        entry's position among them) and ``counts`` if asked, as
+        ``torch.unique``; no gradient."""
+        # (np.unique's return_index, return_inverse, return_counts, axis)
+        values, inverse, counts = np.unique(self.to_numpy(), False, True, True, dim)
+        inverse = inverse.reshape(self.shape if dim is None else -1)
+        out = [FACTORIES["tensor"](values, backend=self.backend, dtype=self.dtype)]
+        for wanted, part in ((return_inverse, inverse), (return_counts, counts)):
+            if wanted:
+                out.append(FACTORIES["tensor"](part, backend=self.backend))
+        return out[0] if len(out) == 1 else tuple(out)
 
     # (Functions of the tensor first, bound as methods.)
     logsumexp = reductions.logsumexp
