@@ -266,7 +266,7 @@ def re_exports(path: Path) -> List[str]:
 #: (exp_ ... sign_, pow_, addcmul_, detach_, ...); +120 for cumprod, median,
 #: kthvalue, unique, linalg norms, diagonal, masked_select, factories, ...
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_247
+LIBRARY_BUDGET = 14_246
 LIBRARY_GOAL = 13_500
 
 
