@@ -261,8 +261,9 @@ def re_exports(path: Path) -> List[str]:
 #: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
 #: +4 for ``x - mask``'s and ``x - [1, 2]``'s messages (since ``a - b`` became
 #: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
+#: +87 for issue 42's missing features: ``kt.utils.data`` (DataLoader, ...).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_064
+LIBRARY_BUDGET = 14_151
 LIBRARY_GOAL = 13_500
 
 
