@@ -2,6 +2,7 @@
 task asks for (given; the facade ``nn.functional`` exports them, the layers of
 ``_spatial_layers.py`` call them): ``dropout2d`` (whole channels),
 ``max_pool1d`` and ``avg_pool1d`` (Task 4.4's 2-D pooling over a height of 1),
+``adaptive_max_pool2d``,
 ``interpolate`` (``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``
 (a ``conv2d`` of a spread input), with PyTorch's signatures and semantics, each
 from differentiable operations of Modules 2 and 4.
@@ -14,17 +15,18 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.shape_functions import pad
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from ._conv_checks import IntPair, pair
 from ._convolution import _dilate
+from ._padding import pad
 
 __all__ = [
     "dropout2d",
     "max_pool1d",
     "avg_pool1d",
+    "adaptive_max_pool2d",
     "interpolate",
     "conv_transpose2d",
 ]
@@ -87,6 +89,38 @@ def avg_pool1d(
     return _pool1d(
         F.avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad
     )
+
+
+def adaptive_max_pool2d(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> Any:
+    """The maximum over windows sized to give ``output_size`` ``(oh, ow)`` (an
+    int for a square; ``None`` keeps that size), as ``F.adaptive_max_pool2d``:
+    output row $i$ takes input rows $\\lfloor i H / oh \\rfloor$ to $\\lceil
+    (i + 1) H / oh \\rceil - 1$; with ``return_indices`` also where each
+    maximum is, ``h * W + w`` in its input plane (``int64``). The gradient goes
+    to each window's first maximum."""
+    h, w = input.shape[-2:]
+    sizes = output_size if isinstance(output_size, (tuple, list)) else [output_size] * 2
+    rows, cols = (_windows(n, n if k is None else k) for n, k in zip((h, w), sizes))
+    # Window (i, j)'s positions in the flattened plane: (oh, ow, kh * kw).
+    grid = rows[:, None, :, None] * w + cols[None, :, None, :]
+    where = grid.reshape(grid.shape[0], grid.shape[1], -1)
+    flat = input.flatten(-2)[..., tensor(where, backend=input.backend)]
+    values, chosen = flat.max(-1)
+    if not return_indices:
+        return values
+    everywhere = np.broadcast_to(where, chosen.shape + where.shape[-1:])
+    picked = np.take_along_axis(everywhere, chosen.numpy()[..., None], -1)[..., 0]
+    return values, tensor(picked, backend=input.backend)
+
+
+def _windows(n: int, out: int) -> np.ndarray:
+    """``(out, k)``: adaptive pooling's window positions along a dim of size
+    ``n``, a shorter window repeating its last position (its maximum stays)."""
+    starts, ends = np.arange(out) * n // out, -(-(np.arange(out) + 1) * n // out)
+    positions = starts[:, None] + np.arange((ends - starts).max())
+    return np.minimum(positions, ends[:, None] - 1)
 
 
 def _sources(
@@ -209,10 +243,7 @@ def conv_transpose2d(
     x = _dilate(x, s)
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
     widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
-    x = pad(x, tuple(max(w, 0) for w in widths))
-    # Negative widths crop (padding larger than the kernel's reach).
-    cut = [-min(w, 0) for w in widths]  # (left, right, top, bottom)
-    x = x[:, :, cut[2] : x.shape[2] - cut[3], cut[0] : x.shape[3] - cut[1]]
+    x = pad(x, widths)  # (a negative width crops: padding beyond the kernel's reach)
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
     out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)

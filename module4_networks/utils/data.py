@@ -25,7 +25,6 @@ __all__ = [
     "TensorDataset",
     "Subset",
     "random_split",
-    "default_collate",
     "DataLoader",
 ]
 
@@ -100,14 +99,10 @@ def default_collate(batch: Sequence[Any]) -> Any:
     first = batch[0]
     if isinstance(first, Tensor):
         return stack(list(batch))
-    if isinstance(first, (np.ndarray, np.generic)):
-        return tensor(np.stack(batch))
-    if isinstance(first, (int, float)):
-        return tensor(list(batch))
+    if isinstance(first, (np.ndarray, np.generic, int, float)):
+        return tensor(np.stack(batch))  # (NumPy's dtype: int64 for ints)
     if isinstance(first, dict):
-        return {
-            key: default_collate([example[key] for example in batch]) for key in first
-        }
+        return {key: default_collate([x[key] for x in batch]) for key in first}
     if isinstance(first, (tuple, list)):
         return [default_collate(list(field)) for field in zip(*batch)]
     return list(batch)
