@@ -261,11 +261,12 @@ def re_exports(path: Path) -> List[str]:
 #: batches of 0 (conv, pools, recurrent layers, GroupNorm) as PyTorch's.
 #: +4 for ``x - mask``'s and ``x - [1, 2]``'s messages (since ``a - b`` became
 #: ``a + (-b)`` they named a negation, or a negated copy of ``b``).
-#: +138 for issue 42's missing features: ``kt.utils.data`` (DataLoader, ...),
+#: +129 for issue 42's missing features: ``kt.utils.data`` (DataLoader, ...),
 #: F.logsigmoid, batch_norm, adaptive_max_pool2d, pad's cropping, 1-D linear,
-#: integer tensors that cannot require gradients, float32 NumPy scalars in lists.
+#: Module.half, a shared layer's state_dict entries, integer tensors that cannot
+#: require gradients, float32 NumPy scalars in lists.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_202
+LIBRARY_BUDGET = 14_193
 LIBRARY_GOAL = 13_500
 
 

@@ -148,13 +148,10 @@ def batch_norm(
         return _affine((input - mean) / (var + eps).sqrt(), weight, bias, per_channel)
     dims = (0,) + tuple(range(2, input.dims))
     if running_mean is not None and running_var is not None:
-        flat = input.detach()
+        flat, m = input.detach(), momentum
         with no_grad():
-            for stat, value in (
-                (running_mean, flat.mean(dims)),
-                (running_var, flat.var(dims, unbiased=True)),
-            ):
-                stat.copy_(stat * (1.0 - momentum) + value * momentum)
+            running_mean.copy_(running_mean * (1 - m) + flat.mean(dims) * m)
+            running_var.copy_(running_var * (1 - m) + flat.var(dims, unbiased=True) * m)
     return _affine(_standardized(input, dims, eps), weight, bias, per_channel)
 
 

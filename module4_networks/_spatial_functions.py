@@ -15,6 +15,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from module2_tensors.function_forms import stack
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
@@ -91,36 +92,25 @@ def avg_pool1d(
     )
 
 
-def adaptive_max_pool2d(
-    input: Tensor, output_size: Any, return_indices: bool = False
-) -> Any:
+def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """The maximum over windows sized to give ``output_size`` ``(oh, ow)`` (an
-    int for a square; ``None`` keeps that size), as ``F.adaptive_max_pool2d``:
-    output row $i$ takes input rows $\\lfloor i H / oh \\rfloor$ to $\\lceil
-    (i + 1) H / oh \\rceil - 1$; with ``return_indices`` also where each
-    maximum is, ``h * W + w`` in its input plane (``int64``). The gradient goes
-    to each window's first maximum."""
+    int for a square; ``None`` keeps that size), as ``F.adaptive_max_pool2d``
+    (not ``return_indices``): output row $i$ takes input rows $\\lfloor i H / oh
+    \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap), as
+    ``F.adaptive_avg_pool2d`` averages them."""
     h, w = input.shape[-2:]
     sizes = output_size if isinstance(output_size, (tuple, list)) else [output_size] * 2
-    rows, cols = (_windows(n, n if k is None else k) for n, k in zip((h, w), sizes))
-    # Window (i, j)'s positions in the flattened plane: (oh, ow, kh * kw).
-    grid = rows[:, None, :, None] * w + cols[None, :, None, :]
-    where = grid.reshape(grid.shape[0], grid.shape[1], -1)
-    flat = input.flatten(-2)[..., tensor(where, backend=input.backend)]
-    values, chosen = flat.max(-1)
-    if not return_indices:
-        return values
-    everywhere = np.broadcast_to(where, chosen.shape + where.shape[-1:])
-    picked = np.take_along_axis(everywhere, chosen.numpy()[..., None], -1)[..., 0]
-    return values, tensor(picked, backend=input.backend)
+    oh, ow = (n if k is None else k for n, k in zip((h, w), sizes))
 
+    def window(n: int, out: int, i: int) -> slice:
+        return slice((i * n) // out, -(-((i + 1) * n) // out))
 
-def _windows(n: int, out: int) -> np.ndarray:
-    """``(out, k)``: adaptive pooling's window positions along a dim of size
-    ``n``, a shorter window repeating its last position (its maximum stays)."""
-    starts, ends = np.arange(out) * n // out, -(-(np.arange(out) + 1) * n // out)
-    positions = starts[:, None] + np.arange((ends - starts).max())
-    return np.minimum(positions, ends[:, None] - 1)
+    cells = [
+        input[..., window(h, oh, i), window(w, ow, j)].amax((-2, -1))
+        for i in range(oh)
+        for j in range(ow)
+    ]
+    return stack(cells, -1).view(*input.shape[:-2], oh, ow)
 
 
 def _sources(

@@ -57,7 +57,8 @@ class AdaptiveAvgPool2d(FunctionLayer):
 
 
 class AdaptiveMaxPool2d(FunctionLayer):
-    """``F.adaptive_max_pool2d(x, output_size, return_indices)``."""
+    """``F.adaptive_max_pool2d(x, output_size)``: the maximum over windows sized
+    to give an ``output_size`` output whatever the input's size."""
 
     function = staticmethod(S.adaptive_max_pool2d)
 

@@ -1,7 +1,8 @@
 """PyTorch's functional pieces the probe found missing (given code):
 ``F.logsigmoid``/``nn.LogSigmoid``, ``F.batch_norm`` (with its running
-statistics), ``F.adaptive_max_pool2d``/``nn.AdaptiveMaxPool2d`` (indices too),
-``F.pad`` with negative widths (cropping) and ``F.linear`` with a 1-D weight.
+statistics), ``F.adaptive_max_pool2d``/``nn.AdaptiveMaxPool2d``,
+``F.pad`` with negative widths (cropping), ``F.linear`` with a 1-D weight,
+``Module.half()`` and a shared layer's ``state_dict`` entries.
 Values against NumPy written from PyTorch's documented formulas, gradients
 against central differences."""
 
@@ -66,31 +67,28 @@ def _adaptive_max_ref(x, oh, ow):
     """Each output cell the max of rows floor(i H / oh) .. ceil((i + 1) H / oh)."""
     h, w = x.shape[-2:]
     out = np.empty(x.shape[:-2] + (oh, ow))
-    where = np.empty(x.shape[:-2] + (oh, ow), dtype=np.int64)
     for i in range(oh):
         for j in range(ow):
             r0, r1 = i * h // oh, -(-(i + 1) * h // oh)
             c0, c1 = j * w // ow, -(-(j + 1) * w // ow)
-            window = x[..., r0:r1, c0:c1].reshape(x.shape[:-2] + (-1,))
-            k = window.argmax(-1)
-            out[..., i, j] = window.max(-1)
-            where[..., i, j] = (r0 + k // (c1 - c0)) * w + c0 + k % (c1 - c0)
-    return out, where
+            out[..., i, j] = x[..., r0:r1, c0:c1].max(axis=(-2, -1))
+    return out
 
 
-@pytest.mark.task4_4  # (Tensor.max along a dim)
+@pytest.mark.task2_6
 @pytest.mark.parametrize("size", [3, (4, 2), (None, 3), 1])
-def test_adaptive_max_pool2d_takes_each_windows_maximum_and_its_index(size):
-    x = RNG.normal(size=(2, 3, 7, 5))
+def test_adaptive_max_pool2d_takes_each_windows_maximum(size):
+    x = RNG.normal(size=(2, 2, 7, 5))
     oh, ow = (size, size) if isinstance(size, int) else size
     oh, ow = oh or 7, ow or 5
-    want, where = _adaptive_max_ref(x, oh, ow)
-    values, indices = F.adaptive_max_pool2d(kt.tensor(x), size, return_indices=True)
-    np.testing.assert_allclose(values.to_numpy(), want)
-    assert indices.dtype == kt.int64 and indices.tolist() == where.tolist()
+    check_grad(
+        lambda t: F.adaptive_max_pool2d(t, size),
+        [x],
+        reference=lambda a: _adaptive_max_ref(a, oh, ow),
+    )
     layer = nn.AdaptiveMaxPool2d(size)
-    np.testing.assert_allclose(layer(kt.tensor(x[0])).to_numpy(), want[0])
-    check_grad(lambda t: F.adaptive_max_pool2d(t, size), [x[:1, :2]])
+    want = _adaptive_max_ref(x[0], oh, ow)
+    np.testing.assert_allclose(layer(kt.tensor(x[0])).to_numpy(), want)
 
 
 @pytest.mark.task2_6
@@ -118,3 +116,25 @@ def test_linear_with_a_one_dimensional_weight_gives_one_number_per_row():
     check_grad(F.linear, [x, w], reference=lambda x, w: x @ w)
     with pytest.raises(ValueError, match="does not fit a weight"):
         F.linear(kt.tensor(x), kt.zeros(4))
+
+
+@pytest.mark.task4_6  # (Task 4.6's Linear and BatchNorm1d)
+def test_half_makes_floating_point_parameters_and_buffers_float16_in_place():
+    linear, norm = nn.Linear(3, 2), nn.BatchNorm1d(2)
+    weight = linear.weight
+    model = nn.Sequential(linear, norm)
+    assert model.half() is model and linear.weight is weight
+    assert linear.weight.dtype is kt.float16 and norm.running_var.dtype is kt.float16
+    assert norm.num_batches_tracked.dtype is kt.int64  # (integers stay, as PyTorch)
+
+
+@pytest.mark.task4_6  # (Task 4.6's Linear)
+def test_a_shared_layer_is_in_the_state_dict_under_each_name():
+    shared = nn.Linear(2, 2)
+    model = nn.Sequential(shared, shared)
+    state = model.state_dict()
+    assert list(state) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert state["1.weight"].tolist() == shared.weight.tolist()
+    result = model.load_state_dict(state)
+    assert (result.missing_keys, result.unexpected_keys) == ([], [])
+    assert len(list(model.parameters())) == 2  # (parameters: each once)
