@@ -264,9 +264,12 @@ def re_exports(path: Path) -> List[str]:
 #: The twenty-second session: -27 by deletion (cut7), then +90 for issue 42's
 #: missing features: operator aliases and roundings, nan tests, in-place forms
 #: (exp_ ... sign_, pow_, addcmul_, detach_, ...); +120 for cumprod, median,
-#: kthvalue, unique, linalg norms, diagonal, masked_select, factories, ...
+#: kthvalue, unique, linalg norms, diagonal, masked_select, factories, ...; +129
+#: for ``kt.utils.data`` (DataLoader, ...), F.logsigmoid, batch_norm,
+#: adaptive_max_pool2d, pad's cropping, 1-D linear, Module.half, a shared
+#: layer's state_dict entries, integer tensors that cannot require gradients.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_246
+LIBRARY_BUDGET = 14_375
 LIBRARY_GOAL = 13_500
 
 

@@ -1,4 +1,4 @@
-"""``Module.to``, ``cpu``, ``cuda``, ``float`` and ``double`` (private: given
+"""``Module.to``, ``cpu``, ``cuda``, ``float``, ``double`` and ``half`` (private: given
 code of Task 0.4's ``Module``, kept out of the file students edit).
 
 Each changes every parameter and buffer of the tree that has a ``.to`` method (a
@@ -75,6 +75,11 @@ def double(self) -> "Module":
     return self._apply(lambda v: v.double() if v.is_floating_point() else v)
 
 
+def half(self) -> "Module":
+    """Floating-point parameters and buffers as float16; returns self."""
+    return self._apply(lambda v: v.half() if v.is_floating_point() else v)
+
+
 def _apply(self, fn: Callable[[Any], Any]) -> "Module":
     """Replace every tensor-like parameter value and buffer ``v`` (one with a
     ``to`` method) by ``fn(v)``: parameters through ``update`` (in place)."""
@@ -89,4 +94,4 @@ def _apply(self, fn: Callable[[Any], Any]) -> "Module":
     return self
 
 
-METHODS = (to, cpu, cuda, float_, double, _apply)
+METHODS = (to, cpu, cuda, float_, double, half, _apply)

@@ -12,18 +12,21 @@ if TYPE_CHECKING:
 __all__ = ["methods", "entries"]
 
 
-def entries(root: "Module") -> Iterator[Tuple[str, "Module", str, bool]]:
+def entries(
+    module: "Module", start: str = ""
+) -> Iterator[Tuple[str, "Module", str, bool]]:
     """``(dotted name, module, attribute, is_parameter)`` for every parameter and
     persistent buffer of the tree, in ``state_dict``'s order (``load_state_dict``
-    writes them back)."""
-    for module_name, module in root.named_modules():
-        start = f"{module_name}." if module_name else ""
-        for attribute in module._parameters:
-            yield start + attribute, module, attribute, True
-        skip = module.__dict__.get("_non_persistent", set())
-        for attribute in module.__dict__.get("_buffers", {}):
-            if attribute not in skip:
-                yield start + attribute, module, attribute, False
+    writes them back). A module reached by two paths (a shared layer) is listed
+    under both names, as PyTorch's ``state_dict`` lists it."""
+    for attribute in module._parameters:
+        yield start + attribute, module, attribute, True
+    skip = module.__dict__.get("_non_persistent", set())
+    for attribute in module.__dict__.get("_buffers", {}):
+        if attribute not in skip:
+            yield start + attribute, module, attribute, False
+    for name, child in module.named_children():
+        yield from entries(child, f"{start}{name}.")
 
 
 def state_dict(

@@ -384,9 +384,9 @@ class Module:
                 parameter.value.requires_grad_(requires_grad)
         return self
 
-    # model.to(device), .cpu(), .cuda(), .float(), .double(): given, in
+    # model.to(device), .cpu(), .cuda(), .float(), .double(), .half(): given, in
     # _module_moves.py (they change every parameter and buffer in place).
-    to, cpu, cuda, float, double, _apply = _module_moves.METHODS
+    to, cpu, cuda, float, double, half, _apply = _module_moves.METHODS
 
     # -- calling and printing (given) --------------------------------------------
 

@@ -174,19 +174,18 @@ def _from_array(
     integers = np.asarray(array).dtype.kind in dtypes.INTEGER_KINDS
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
     if dtype is None:  # Python or NumPy integers: int64, as PyTorch; else floats
-        integers = integers and not requires_grad
         dtype = dtypes.int64 if integers else dtypes.get_default_dtype()
-    elif requires_grad and not dtype.is_floating_point:
-        raise RuntimeError("Only Tensors of floating point dtype can require gradients")
     elif dtype is dtypes.bool_:
         array = (array != 0.0).astype(np.float64)
     elif not dtype.is_floating_point:
         array = np.trunc(array)  # (toward zero, as Tensor.long())
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
     data = TensorData.contiguous(array.reshape(-1), array.shape)
-    out = Tensor(data, backend, requires_grad=requires_grad)
+    out = Tensor(data, backend)
     if dtype is not dtypes.float64:  # (the class default: no instance entry)
         out._dtype = dtype
+    if requires_grad:  # (the setter: floating-point dtypes only, as PyTorch)
+        out.requires_grad = True
     return out._as_mask() if dtype is dtypes.bool_ else out
 
 
@@ -210,7 +209,7 @@ def tensor(
     else:
         # Python or NumPy bools make a mask (PyTorch's bool tensor): indexing
         # with it selects, x[tensor([True, False, True])], not positions 1, 0, 1.
-        # Integers report int64 (floats with requires_grad, not an error).
+        # Integers report int64 (and cannot require gradients, as in PyTorch).
         kind = dtypes.of_data(data)
         if isinstance(data, (np.ndarray, np.generic)):  # (its dtype, as from_numpy)
             # (NumPy's dtype.name is Python code, 1.4 us: float64, the common
@@ -224,8 +223,11 @@ def tensor(
                 f"tensor() needs a number or nested lists of numbers with equal "
                 f"lengths ({error})"
             ) from None
-    if dtype is None and not (requires_grad and kind is dtypes.int64):
+    if dtype is None:
         dtype = kind
+    if dtype is None and isinstance(data, (list, tuple)):  # (as PyTorch: NumPy
+        name = np.asarray(data).dtype.name  # float32 scalars make float32)
+        dtype = dtypes.NAMES[name] if name in ("float32", "float16") else None
     return _from_array(array, backend, requires_grad, device, dtype)
 
 
@@ -486,10 +488,9 @@ class Parameter(Tensor, _module.Parameter):
             data = zeros((0,))
         elif not isinstance(data, Tensor):
             data = tensor(data)
-        Tensor.__init__(
-            self, data._tensor, data.backend, requires_grad=bool(requires_grad)
-        )
+        Tensor.__init__(self, data._tensor, data.backend)
         self._dtype = data._dtype
+        self.requires_grad = bool(requires_grad)  # (the setter: floats only)
         self.name = name
         # Module 0's ``p.value``: the parameter itself, until ``update`` is given
         # a tensor that records gradients (see there). A plain attribute rather

@@ -36,6 +36,7 @@ from . import (
     recurrent,
     training,
     transformer,
+    utils,
 )
 from .functional import (
     argmax,

@@ -1,10 +1,10 @@
 """The activation functions of ``torch.nn.functional`` (given; the facade
 ``nn.functional`` exports them and the activation layers of
 ``_activation_layers.py`` call them): ``relu``, ``sigmoid``, ``tanh``, ``gelu``,
-``silu``, ``leaky_relu``, ``elu``, ``softplus``, ``hardtanh``, ``relu6``,
-``mish`` and ``prelu``, each with PyTorch's signature, semantics and gradient at
-the kinks, built from differentiable tensor operations of Module 2 (which is all
-this file imports)."""
+``silu``, ``leaky_relu``, ``elu``, ``softplus``, ``logsigmoid``, ``hardtanh``,
+``relu6``, ``mish`` and ``prelu``, each with PyTorch's signature, semantics and
+gradient at the kinks, built from differentiable tensor operations of Module 2
+(which is all this file imports)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ __all__ = [
     "leaky_relu",
     "elu",
     "softplus",
+    "logsigmoid",
     "hardtanh",
     "relu6",
     "mish",
@@ -84,6 +85,12 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     # sigma(0) = 1/2 there, as the exact derivative.
     smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
     return where(z > threshold, input, smooth)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """$\\log \\sigma(x) = -\\operatorname{softplus}(-x)$, stable for large $|x|$
+    (``F.logsigmoid``)."""
+    return -softplus(-input)
 
 
 def hardtanh(

@@ -1,9 +1,10 @@
 """The activation layers of ``nn`` (given; the facade ``nn`` exports them):
 ``ReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``SiLU``, ``LeakyReLU``, ``ELU``,
-``Softplus``, ``Hardtanh``, ``ReLU6``, ``Mish``, ``PReLU``, ``Softmax`` and
-``LogSoftmax``. Each calls its function form (``_activation_functions.py``,
-``functional.py``'s ``softmax`` and ``log_softmax``) through
-:class:`FunctionLayer`, which the loss modules of ``_loss_layers.py`` share."""
+``Softplus``, ``LogSigmoid``, ``Hardtanh``, ``ReLU6``, ``Mish``, ``PReLU``,
+``Softmax`` and ``LogSoftmax``. Each calls its function form
+(``_activation_functions.py``, ``functional.py``'s ``softmax`` and
+``log_softmax``) through :class:`FunctionLayer`, which the loss modules of
+``_loss_layers.py`` share."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ __all__ = [
     "LeakyReLU",
     "ELU",
     "Softplus",
+    "LogSigmoid",
     "Hardtanh",
     "ReLU6",
     "Mish",
@@ -116,6 +118,12 @@ class Softplus(FunctionLayer):
     """``F.softplus(x, beta, threshold)``."""
 
     function = staticmethod(A.softplus)
+
+
+class LogSigmoid(FunctionLayer):
+    """``F.logsigmoid(x)``: $\\log \\sigma(x)$."""
+
+    function = staticmethod(A.logsigmoid)
 
 
 class Hardtanh(FunctionLayer):

@@ -37,11 +37,9 @@ def _as_tensor(value: Any, like: Tensor) -> Tensor:
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
     """Apply ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``) to per-example
     losses."""
-    if reduction == "mean":
-        return losses.mean()
-    if reduction == "sum":
-        return losses.sum()
-    return losses  # (every caller has checked it: _check_reduction)
+    # (Every caller has checked it, _check_reduction: "mean" or "sum" is the
+    # tensor method of that name.)
+    return losses if reduction == "none" else getattr(losses, reduction)()
 
 
 def _check_reduction(name: str, reduction: str) -> None:

@@ -1,10 +1,10 @@
 """The normalizations of ``torch.nn.functional`` that no task asks for (given;
 the facade ``nn.functional`` exports them, the layers of
 ``_normalization_layers.py`` call them): ``normalize`` and ``cosine_similarity``
-(vectors scaled to unit norm), ``layer_norm``, ``group_norm`` and
-``instance_norm`` (activations scaled to zero mean and unit variance), with
-PyTorch's signatures and semantics, from differentiable tensor operations of
-Module 2 (which is all this file imports)."""
+(vectors scaled to unit norm), ``layer_norm``, ``group_norm``,
+``instance_norm`` and ``batch_norm`` (activations scaled to zero mean and unit
+variance), with PyTorch's signatures and semantics, from differentiable tensor
+operations of Module 2 (which is all this file imports)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ __all__ = [
     "layer_norm",
     "group_norm",
     "instance_norm",
+    "batch_norm",
 ]
 
 
@@ -112,22 +113,46 @@ def instance_norm(
     towards the batch's average instance mean and unbiased variance by
     ``momentum`` (in place, as PyTorch); ``use_input_stats=False`` normalises
     with them instead."""
+    # PyTorch's way: batch_norm of one example of N * C channels, with the
+    # running statistics repeated per example, then averaged back.
     n, c = input.shape[0], input.shape[1]
+    stats = [s if s is None else s.repeat(n) for s in (running_mean, running_var)]
+    flat = input.reshape(1, n * c, -1)
+    out = batch_norm(flat, *stats, None, None, use_input_stats, momentum, eps)
+    with no_grad():
+        for stat, moved in zip((running_mean, running_var), stats):
+            if stat is not None:
+                stat.copy_(moved.view(n, c).mean(0))
     per_channel = (1, c) + (1,) * (input.dims - 2)
-    if not use_input_stats:
+    return _affine(out.reshape(*input.shape), weight, bias, per_channel)
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Optional[Tensor],
+    running_var: Optional[Tensor],
+    weight: Optional[Tensor] = None,
+    bias: Optional[Tensor] = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """``F.batch_norm``: each channel of ``(N, C, *)`` normalised over the batch
+    and positions (biased variance) when ``training``, the running statistics
+    then moving towards the batch's mean and unbiased variance by ``momentum``
+    (in place, as PyTorch); otherwise normalised with the running statistics.
+    Then $\\gamma_c, \\beta_c$."""
+    per_channel = (1, input.shape[1]) + (1,) * (input.dims - 2)
+    if not training:
         mean, var = running_mean.view(*per_channel), running_var.view(*per_channel)
-        out = (input - mean) / (var + eps).sqrt()
-    else:
-        out = group_norm(input, c, None, None, eps)
-        if running_mean is not None and running_var is not None:
-            flat = input.detach().reshape(n, c, -1)
-            with no_grad():
-                for stat, value in (
-                    (running_mean, flat.mean(2).mean(0)),
-                    (running_var, flat.var(2, unbiased=True).mean(0)),
-                ):
-                    stat.copy_(stat * (1.0 - momentum) + value * momentum)
-    return _affine(out, weight, bias, per_channel)
+        return _affine((input - mean) / (var + eps).sqrt(), weight, bias, per_channel)
+    dims = (0,) + tuple(range(2, input.dims))
+    if running_mean is not None and running_var is not None:
+        flat, m = input.detach(), momentum
+        with no_grad():
+            running_mean.copy_(running_mean * (1 - m) + flat.mean(dims) * m)
+            running_var.copy_(running_var * (1 - m) + flat.var(dims, unbiased=True) * m)
+    return _affine(_standardized(input, dims, eps), weight, bias, per_channel)
 
 
 def _standardized(x: Tensor, dims: Tuple[int, ...], eps: float) -> Tensor:

@@ -42,16 +42,21 @@ def pad(
     (repeat the edge: ``[1, 1, 1, 2, 3, 3]``) or ``circular`` (wrap around:
     ``[2, 3, 1, 2, 3, 1]``). The non-constant modes pad the last $k \\le 3$
     dimensions of a $(k + 1)$- or $(k + 2)$-D input (channels, batch), as
-    PyTorch.
+    PyTorch. A negative amount (``constant`` only) crops that many entries.
 
     Raises:
         ValueError: an unknown mode, an odd number of entries, too many pairs,
-            a negative amount, or (``reflect``) an amount not below the size or
-            (``circular``) above it.
+            a negative amount in another mode, or (``reflect``) an amount not
+            below the size or (``circular``) above it.
     """
     if mode == "constant":
-        out = sf.pad(input, pad, 0.0 if value is None else value)
-        return _labelled(out, input.dtype)  # (an int64 or a mask stays one)
+        widths = [int(p) for p in pad]  # (a negative width crops, as PyTorch's)
+        fill = 0.0 if value is None else value
+        out = sf.pad(input, [max(w, 0) for w in widths], fill)
+        lo, hi = widths[-2::-2], widths[::-2]  # (first padded dim first)
+        sizes = out.shape[out.dims - len(lo) :]
+        cut = [slice(max(-b, 0), n - max(-a, 0)) for b, a, n in zip(lo, hi, sizes)]
+        return _labelled(out[(Ellipsis, *cut)], input.dtype)  # (int64, mask: kept)
     if mode not in _SOURCES:
         raise ValueError(
             f"pad: unknown mode {mode!r} (expected one of constant, "

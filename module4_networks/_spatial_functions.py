@@ -2,6 +2,7 @@
 task asks for (given; the facade ``nn.functional`` exports them, the layers of
 ``_spatial_layers.py`` call them): ``dropout2d`` (whole channels),
 ``max_pool1d`` and ``avg_pool1d`` (Task 4.4's 2-D pooling over a height of 1),
+``adaptive_max_pool2d``,
 ``interpolate`` (``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``
 (a ``conv2d`` of a spread input), with PyTorch's signatures and semantics, each
 from differentiable operations of Modules 2 and 4.
@@ -14,17 +15,19 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.shape_functions import pad
+from module2_tensors.function_forms import stack
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from ._conv_checks import IntPair, pair
 from ._convolution import _dilate
+from ._padding import pad
 
 __all__ = [
     "dropout2d",
     "max_pool1d",
     "avg_pool1d",
+    "adaptive_max_pool2d",
     "interpolate",
     "conv_transpose2d",
 ]
@@ -87,6 +90,27 @@ def avg_pool1d(
     return _pool1d(
         F.avg_pool2d, input, kernel_size, stride, padding, ceil_mode, count_include_pad
     )
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """The maximum over windows sized to give ``output_size`` ``(oh, ow)`` (an
+    int for a square; ``None`` keeps that size), as ``F.adaptive_max_pool2d``
+    (not ``return_indices``): output row $i$ takes input rows $\\lfloor i H / oh
+    \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap), as
+    ``F.adaptive_avg_pool2d`` averages them."""
+    h, w = input.shape[-2:]
+    sizes = output_size if isinstance(output_size, (tuple, list)) else [output_size] * 2
+    oh, ow = (n if k is None else k for n, k in zip((h, w), sizes))
+
+    def window(n: int, out: int, i: int) -> slice:
+        return slice((i * n) // out, -(-((i + 1) * n) // out))
+
+    cells = [
+        input[..., window(h, oh, i), window(w, ow, j)].amax((-2, -1))
+        for i in range(oh)
+        for j in range(ow)
+    ]
+    return stack(cells, -1).view(*input.shape[:-2], oh, ow)
 
 
 def _sources(
@@ -209,10 +233,7 @@ def conv_transpose2d(
     x = _dilate(x, s)
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
     widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
-    x = pad(x, tuple(max(w, 0) for w in widths))
-    # Negative widths crop (padding larger than the kernel's reach).
-    cut = [-min(w, 0) for w in widths]  # (left, right, top, bottom)
-    x = x[:, :, cut[2] : x.shape[2] - cut[3], cut[0] : x.shape[3] - cut[1]]
+    x = pad(x, widths)  # (a negative width crops: padding beyond the kernel's reach)
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
     out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)

@@ -1,6 +1,7 @@
 """Layers over the spatial dims of a feature map ``(N, C, *spatial)`` (given;
 the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
-``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions; ``MaxPool1d``,
+``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions;
+``AdaptiveMaxPool2d``, ``MaxPool1d``,
 ``AvgPool1d``), resizing (``Upsample``, ``ConvTranspose2d``) and ``Dropout2d``
 (whole channels), over the functions of ``functional.py`` and
 ``_spatial_functions.py``."""
@@ -23,6 +24,7 @@ __all__ = [
     "MaxPool2d",
     "AvgPool2d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d",
     "MaxPool1d",
     "AvgPool1d",
     "Upsample",
@@ -52,6 +54,13 @@ class AdaptiveAvgPool2d(FunctionLayer):
     give an ``output_size`` output whatever the input's size."""
 
     function = staticmethod(F.adaptive_avg_pool2d)
+
+
+class AdaptiveMaxPool2d(FunctionLayer):
+    """``F.adaptive_max_pool2d(x, output_size)``: the maximum over windows sized
+    to give an ``output_size`` output whatever the input's size."""
+
+    function = staticmethod(S.adaptive_max_pool2d)
 
 
 class MaxPool1d(MaxPool2d):

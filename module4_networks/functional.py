@@ -490,13 +490,14 @@ def _check_probability(p: float) -> None:
 
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     r"""$y = x W^\top + b$: input ``(..., in)``, weight ``(out, in)``, bias
-    ``(out,)``; output ``(..., out)`` (``torch.nn.functional.linear``)."""
+    ``(out,)``; output ``(..., out)`` (``torch.nn.functional.linear``; a 1-D
+    weight ``(in,)`` gives ``(...)``, as PyTorch's)."""
     _check_tensor("linear input", input)
     _check_tensor("linear weight", weight)
-    if weight.dims != 2 or input.dims < 1 or input.shape[-1] != weight.shape[1]:
+    if weight.dims > 2 or input.dims < 1 or input.shape[-1:] != weight.shape[-1:]:
         raise ValueError(
             f"linear: input of shape {input.shape} does not fit a weight of shape "
-            f"{weight.shape} (the last input size must be the weight's second)"
+            f"{weight.shape} (the last input size must be the weight's last)"
         )
     out = _matmul_blas.matmul(input, weight.T)  # input @ weight.T (engine: BLAS)
     return out if bias is None else out + bias

@@ -39,6 +39,10 @@ class GradientMixin:
                 "requires_grad_(False) only works on leaves; use .detach() to get "
                 "a computed tensor without history"
             )
+        if value and not self.is_floating_point():
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         self._requires_grad = bool(value)
 
     @property

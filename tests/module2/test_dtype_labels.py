@@ -206,3 +206,32 @@ def test_integer_kinds_are_those_numpy_calls_integer():
         (np.arange(3, dtype=np.float32), kt.float32),
     ]:
         assert kt.tensor(values).dtype == dtype
+
+
+@pytest.mark.task2_1
+def test_only_floating_point_tensors_can_require_gradients():
+    # PyTorch raises for every way of asking: the factory, the flag, the
+    # in-place switch and nn.Parameter (here Module 2's Parameter).
+    asks = (
+        lambda: kt.tensor([1, 2], requires_grad=True),
+        lambda: kt.tensor([1, 2]).requires_grad_(),
+        lambda: setattr(kt.tensor([True]), "requires_grad", True),
+        lambda: kt.Parameter(kt.tensor([1, 2])),
+    )
+    for ask in asks:
+        with pytest.raises(RuntimeError, match="floating point and complex dtype"):
+            ask()
+    frozen = kt.Parameter(kt.tensor([1, 2]), requires_grad=False)
+    assert frozen.dtype is kt.int64 and not frozen.requires_grad
+    assert kt.tensor([1.0, 2.0], requires_grad=True).requires_grad
+    assert kt.tensor([1, 2]).requires_grad_(False).dtype is kt.int64
+
+
+@pytest.mark.task2_1
+def test_a_list_of_numpy_float_scalars_keeps_their_dtype():
+    # torch.tensor([np.float32(1.5)]) is float32; a Python float among them
+    # makes NumPy's (and, with a float64 default, PyTorch's) float64.
+    assert kt.tensor([np.float32(1.5)]).dtype is kt.float32
+    assert kt.tensor([[np.float16(1.0)], [np.float16(2.0)]]).dtype is kt.float16
+    assert kt.tensor([np.float32(1.5), 2.0]).dtype is kt.float64
+    assert kt.tensor([1.5, 2.0]).dtype is kt.float64

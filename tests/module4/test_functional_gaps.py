@@ -1,0 +1,140 @@
+"""PyTorch's functional pieces the probe found missing (given code):
+``F.logsigmoid``/``nn.LogSigmoid``, ``F.batch_norm`` (with its running
+statistics), ``F.adaptive_max_pool2d``/``nn.AdaptiveMaxPool2d``,
+``F.pad`` with negative widths (cropping), ``F.linear`` with a 1-D weight,
+``Module.half()`` and a shared layer's ``state_dict`` entries.
+Values against NumPy written from PyTorch's documented formulas, gradients
+against central differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import module4_networks as kt
+from module4_networks import nn
+from module4_networks.nn import functional as F
+from tests.module4.helpers import check_grad
+
+RNG = np.random.default_rng(3)
+
+
+@pytest.mark.task2_6
+def test_logsigmoid_is_log_of_sigmoid_and_stable_far_out():
+    x = RNG.normal(size=(3, 4)) * 3.0
+    check_grad(F.logsigmoid, [x], reference=lambda a: -np.logaddexp(0.0, -a))
+    far = F.logsigmoid(kt.tensor([-800.0, 800.0])).tolist()
+    assert far == [-800.0, 0.0]
+    assert nn.LogSigmoid()(kt.tensor([0.0])).item() == pytest.approx(-np.log(2.0))
+
+
+def _batch_norm_ref(x, w, b, eps=1e-5):
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    z = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + eps)
+    return z * w.reshape(shape) + b.reshape(shape)
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (2, 3, 2, 3)])
+def test_batch_norm_in_training_normalises_over_batch_and_positions(shape):
+    x = RNG.normal(size=shape) * 2.0 + 1.0
+    w, b = np.array([1.0, 2.0, -0.5]), np.array([0.0, 0.1, 0.3])
+    check_grad(
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        [x, w, b],
+        reference=_batch_norm_ref,
+    )
+
+
+@pytest.mark.task2_6
+def test_batch_norm_moves_the_running_statistics_and_uses_them_in_eval():
+    x = np.array([[1.0, 2.0], [3.0, 5.0], [0.0, 1.0]])
+    mean, var = kt.zeros(2), kt.ones(2)
+    F.batch_norm(kt.tensor(x), mean, var, training=True, momentum=0.2)
+    # 0.8 * old + 0.2 * batch (the variance unbiased: n - 1 = 2)
+    np.testing.assert_allclose(mean.tolist(), 0.2 * x.mean(0))
+    np.testing.assert_allclose(var.tolist(), 0.8 + 0.2 * x.var(0, ddof=1))
+    out = F.batch_norm(
+        kt.tensor(x), kt.tensor([1.0, 1.0]), kt.tensor([4.0, 2.0]), training=False
+    )
+    np.testing.assert_allclose(
+        out.tolist(), (x - 1.0) / np.sqrt(np.array([4.0, 2.0]) + 1e-5)
+    )
+
+
+def _adaptive_max_ref(x, oh, ow):
+    """Each output cell the max of rows floor(i H / oh) .. ceil((i + 1) H / oh)."""
+    h, w = x.shape[-2:]
+    out = np.empty(x.shape[:-2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            r0, r1 = i * h // oh, -(-(i + 1) * h // oh)
+            c0, c1 = j * w // ow, -(-(j + 1) * w // ow)
+            out[..., i, j] = x[..., r0:r1, c0:c1].max(axis=(-2, -1))
+    return out
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("size", [3, (4, 2), (None, 3), 1])
+def test_adaptive_max_pool2d_takes_each_windows_maximum(size):
+    x = RNG.normal(size=(2, 2, 7, 5))
+    oh, ow = (size, size) if isinstance(size, int) else size
+    oh, ow = oh or 7, ow or 5
+    check_grad(
+        lambda t: F.adaptive_max_pool2d(t, size),
+        [x],
+        reference=lambda a: _adaptive_max_ref(a, oh, ow),
+    )
+    layer = nn.AdaptiveMaxPool2d(size)
+    want = _adaptive_max_ref(x[0], oh, ow)
+    np.testing.assert_allclose(layer(kt.tensor(x[0])).to_numpy(), want)
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("widths", [(-1, 1), (2, -3), (1, -2, -1, 0), (-1, -1)])
+def test_pad_with_negative_widths_crops_as_pytorch(widths):
+    x = RNG.normal(size=(2, 3, 5))
+    pairs = [(widths[k], widths[k + 1]) for k in range(0, len(widths), 2)][::-1]
+    pairs = [(0, 0)] * (3 - len(pairs)) + pairs  # (first dim first, as NumPy)
+
+    def reference(a: np.ndarray) -> np.ndarray:
+        # NumPy: pad the positive widths with 2.5, then slice the negative ones off.
+        grown = [(max(p, 0), max(q, 0)) for p, q in pairs]
+        padded = np.pad(a, grown, constant_values=2.5)
+        cut = [
+            slice(max(-p, 0), n - max(-q, 0)) for (p, q), n in zip(pairs, padded.shape)
+        ]
+        return padded[tuple(cut)]
+
+    check_grad(lambda t: F.pad(t, widths, value=2.5), [x], reference=reference)
+
+
+@pytest.mark.task2_6
+def test_linear_with_a_one_dimensional_weight_gives_one_number_per_row():
+    x, w = RNG.normal(size=(4, 5)), RNG.normal(size=5)
+    check_grad(F.linear, [x, w], reference=lambda x, w: x @ w)
+    with pytest.raises(ValueError, match="does not fit a weight"):
+        F.linear(kt.tensor(x), kt.zeros(4))
+
+
+@pytest.mark.task4_6  # (Task 4.6's Linear and BatchNorm1d)
+def test_half_makes_floating_point_parameters_and_buffers_float16_in_place():
+    linear, norm = nn.Linear(3, 2), nn.BatchNorm1d(2)
+    weight = linear.weight
+    model = nn.Sequential(linear, norm)
+    assert model.half() is model and linear.weight is weight
+    assert linear.weight.dtype is kt.float16 and norm.running_var.dtype is kt.float16
+    assert norm.num_batches_tracked.dtype is kt.int64  # (integers stay, as PyTorch)
+
+
+@pytest.mark.task4_6  # (Task 4.6's Linear)
+def test_a_shared_layer_is_in_the_state_dict_under_each_name():
+    shared = nn.Linear(2, 2)
+    model = nn.Sequential(shared, shared)
+    state = model.state_dict()
+    assert list(state) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    assert state["1.weight"].tolist() == shared.weight.tolist()
+    result = model.load_state_dict(state)
+    assert (result.missing_keys, result.unexpected_keys) == ([], [])
+    assert len(list(model.parameters())) == 2  # (parameters: each once)
