@@ -53,7 +53,16 @@ from .engine import higher_order as _higher_order
 from .tensor import Tensor as _T
 
 # The function forms are the methods, which keep the tensor's dtype (kt.flip of
-# int64 is int64, kt.split of a mask gives masks).
+# int64 is int64, kt.split of a mask gives masks): kt.exp(x) is x.exp(), kt.max(x,
+# y) x.max(y). (Here, not in function_forms.py: sum, abs, max, min and round would
+# hide Python's built-ins in a module that computes.)
+exp, log, sqrt, sigmoid, tanh = _T.exp, _T.log, _T.sqrt, _T.sigmoid, _T.tanh
+sum, mean, prod, cumsum, abs = _T.sum, _T.mean, _T.prod, _T.cumsum, _T.abs
+maximum, minimum, clamp, clip = _T.maximum, _T.minimum, _T.clamp, _T.clamp
+max, min, argmax, argmin, sort = _T.max, _T.min, _T.argmax, _T.argmin, _T.sort
+topk, argsort, matmul, mm, bmm = _T.topk, _T.argsort, _T.matmul, _T.mm, _T.bmm
+gather, index_select, tril, triu = _T.gather, _T.index_select, _T.tril, _T.triu
+equal, allclose, isclose = _T.equal, _T.allclose, _T.isclose
 flip, roll, split, chunk, narrow = _T.flip, _T.roll, _T.split, _T.chunk, _T.narrow
 unsqueeze, index_add, scatter_add = _T.unsqueeze, _T.index_add, _T.scatter_add
 squeeze, tile = _T.squeeze, _T.tile

@@ -1,8 +1,7 @@
-"""Function forms of tensor methods, as in PyTorch: ``kt.exp(x)``,
-``kt.matmul(a, b)``, ``kt.sum(x, dim)`` (given code). Most are the methods themselves.
-
-They live apart from ``tensor.py`` because ``sum``, ``abs`` and friends would hide
-Python's built-ins there. ``einsum`` (with its ``Function``) is here too.
+"""Function forms of PyTorch that are more than a tensor method: ``kt.cat``,
+``kt.where``, ``kt.einsum`` (with its ``Function``), ``kt.dot``, ... (given code).
+Those that are the methods themselves (``kt.exp``, ``kt.sum``, ``kt.matmul``) are
+the package's aliases, in ``__init__.py``.
 """
 
 from __future__ import annotations
@@ -23,76 +22,10 @@ __all__ = [
     "cat",
     "stack",
     "where",
-    "gather",
-    "index_select",
-    "tril",
-    "triu",
-    "prod",
-    "exp",
-    "log",
-    "sqrt",
-    "sigmoid",
-    "tanh",
-    "matmul",
-    "sum",
-    "mean",
-    "cumsum",
-    "maximum",
-    "minimum",
-    "clamp",
-    "abs",
-    "max",
-    "min",
-    "argmax",
-    "argmin",
-    "sort",
-    "topk",
-    "mm",
-    "bmm",
     "concat",
     "concatenate",
-    "clip",
-    "equal",
-    "allclose",
-    "isclose",
-    "argsort",
     "einsum",
 ]
-
-
-# Function forms, as torch.exp(x), torch.matmul(a, b), torch.sum(x, dim): each is
-# the method itself, so ``kt.exp(x)`` is ``x.exp()`` (``torch.max(x, y)`` included).
-exp = Tensor.exp
-log = Tensor.log
-sqrt = Tensor.sqrt
-sigmoid = Tensor.sigmoid
-tanh = Tensor.tanh
-matmul = Tensor.matmul
-sum = Tensor.sum
-mean = Tensor.mean
-cumsum = Tensor.cumsum
-maximum = Tensor.maximum
-minimum = Tensor.minimum
-clamp = clip = Tensor.clamp  # torch.clip
-abs = Tensor.abs
-max = Tensor.max
-min = Tensor.min
-argmax = Tensor.argmax
-argmin = Tensor.argmin
-sort = Tensor.sort
-topk = Tensor.topk
-argsort = Tensor.argsort
-# Function forms PyTorch scripts use (``kt.mm(a, b)``); none hides a built-in.
-mm = Tensor.mm
-bmm = Tensor.bmm
-gather = Tensor.gather
-index_select = Tensor.index_select
-tril = Tensor.tril
-triu = Tensor.triu
-prod = Tensor.prod
-equal = Tensor.equal
-allclose = Tensor.allclose
-isclose = Tensor.isclose
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
