@@ -269,7 +269,7 @@ def re_exports(path: Path) -> List[str]:
 #: adaptive_max_pool2d, pad's cropping, 1-D linear, Module.half, a shared
 #: layer's state_dict entries, integer tensors that cannot require gradients.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_321
+LIBRARY_BUDGET = 14_309
 LIBRARY_GOAL = 13_500
 
 

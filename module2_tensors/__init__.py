@@ -9,19 +9,7 @@ import sys as _sys
 from module1_scalar_autodiff import *
 
 from . import autograd, linalg
-from .shape_functions import (
-    broadcast_to,
-    expand,
-    flatten,
-    inference_mode,
-    no_grad,
-    pad,
-    repeat,
-    reshape,
-    retain_grad,
-    transpose,
-)
-from .indexing_functions import var
+from .shape_functions import inference_mode, no_grad, pad
 from .tensor_api.core import Size
 from .tensor_api.reductions import MaxResult, SortResult, TopKResult
 from .tensor import *  # noqa: F403 (its __all__)
@@ -30,9 +18,6 @@ from .engine.devices import cuda, device, get_default_backend, name_backend
 from .engine.devices import register_backend, set_default_backend
 from .engine.autograd import Function
 from .engine.grad_modes import enable_grad, is_grad_enabled, set_grad_enabled
-from .engine.indexing import movedim, nonzero
-from .engine.indexing import unbind
-from .engine.reductions import logsumexp, norm
 from .engine.dtypes import dtype, float16, float32, float64, int32, int64
 from .engine.dtypes import get_default_dtype, result_type, set_default_dtype
 
@@ -65,7 +50,10 @@ gather, index_select, tril, triu = _T.gather, _T.index_select, _T.tril, _T.triu
 equal, allclose, isclose = _T.equal, _T.allclose, _T.isclose
 flip, roll, split, chunk, narrow = _T.flip, _T.roll, _T.split, _T.chunk, _T.narrow
 unsqueeze, index_add, scatter_add = _T.unsqueeze, _T.index_add, _T.scatter_add
-squeeze, tile = _T.squeeze, _T.tile
+squeeze, tile, reshape, transpose = _T.squeeze, _T.tile, _T.reshape, _T.transpose
+flatten, expand, repeat, retain_grad = _T.flatten, _T.expand, _T.repeat, _T.retain_grad
+broadcast_to, movedim, nonzero = _T.broadcast_to, _T.movedim, _T.nonzero
+unbind, var, logsumexp, norm = _T.unbind, _T.var, _T.logsumexp, _T.norm
 amax, amin, cumprod, median = _T.amax, _T.amin, _T.cumprod, _T.median
 kthvalue, unique, permute, diag = _T.kthvalue, _T.unique, _T.permute, _T.diag
 diagonal, masked_select, unflatten = _T.diagonal, _T.masked_select, _T.unflatten

@@ -215,6 +215,17 @@ CASES = {
     "kt.flip of ints": (lambda L: L.flip(L.tensor([1, 2]), [0]), "int64"),
     "kt.narrow of ints": (lambda L: L.narrow(L.tensor([1, 2]), 0, 1, 1), "int64"),
     "kt.unsqueeze of ints": (lambda L: L.unsqueeze(L.tensor([1, 2]), 0), "int64"),
+    "kt.reshape of ints": (lambda L: L.reshape(L.tensor([[1, 2]]), (2,)), "int64"),
+    "kt.transpose of a mask": (
+        lambda L: L.transpose(L.tensor([[1, -2]]) > 0, 0, 1),
+        "bool",
+    ),
+    "kt.flatten of ints": (lambda L: L.flatten(L.tensor([[1, 2]])), "int64"),
+    "kt.nonzero": (lambda L: L.nonzero(L.tensor([0.0, 3.0])), "int64"),
+    "kt.broadcast_to of ints": (
+        lambda L: L.broadcast_to(L.tensor([1, 2]), (2, 2)).contiguous(),
+        "int64",
+    ),
     "broadcast_to of ints": (
         lambda L: L.tensor([1, 2]).broadcast_to((2, 2)).contiguous(),
         "int64",
