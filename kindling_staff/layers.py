@@ -267,9 +267,11 @@ def re_exports(path: Path) -> List[str]:
 #: kthvalue, unique, linalg norms, diagonal, masked_select, factories, ...; +129
 #: for ``kt.utils.data`` (DataLoader, ...), F.logsigmoid, batch_norm,
 #: adaptive_max_pool2d, pad's cropping, 1-D linear, Module.half, a shared
-#: layer's state_dict entries, integer tensors that cannot require gradients.
+#: layer's state_dict entries, integer tensors that cannot require gradients;
+#: -66 by deletion (cut8: the function forms that are methods, aliases in one
+#: block); +7 for pickles that keep the dtype (kt.save of a mask, an int64 count).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_309
+LIBRARY_BUDGET = 14_316
 LIBRARY_GOAL = 13_500
 
 

@@ -121,9 +121,11 @@ class Tensor(
     """
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
-        # pickle, copy.deepcopy, kt.save: the numbers, the backend's name and
-        # the flag (rebuild_tensor rebuilds the tensor).
-        return rebuild_tensor, (self.to_numpy(), self.backend.name, self.requires_grad)
+        # pickle, copy.deepcopy, kt.save: the numbers, the backend's name, the
+        # flag and the dtype (rebuild_tensor rebuilds the tensor; the float64
+        # storage keeps a float32 tensor's numbers exactly as they were).
+        reduced = self.to_numpy(), self.backend.name, self.requires_grad, self.dtype
+        return rebuild_tensor, reduced
 
     @staticmethod
     def _parameter_type() -> type:
@@ -138,10 +140,17 @@ class Tensor(
 autograd.register_tensor_class(Tensor, tf.unbroadcast, backpropagate)
 
 
-def rebuild_tensor(array: np.ndarray, backend: str, requires_grad: bool) -> Tensor:
+def rebuild_tensor(
+    array: np.ndarray,
+    backend: str,
+    requires_grad: bool,
+    dtype: Optional[dtypes.dtype] = None,
+) -> Tensor:
     """The inverse of ``Tensor.__reduce__``: the numbers on the loaded backend of
-    that name (else the default backend)."""
-    return tensor(array, backend=backend_named(backend), requires_grad=requires_grad)
+    that name (else the default backend), labelled ``dtype`` (a pickle written
+    before tensors kept theirs has none: float64)."""
+    backend = backend_named(backend)
+    return tensor(array, backend=backend, requires_grad=requires_grad, dtype=dtype)
 
 
 # ---------------------------------------------------------------------------

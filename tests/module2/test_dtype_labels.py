@@ -235,3 +235,31 @@ def test_a_list_of_numpy_float_scalars_keeps_their_dtype():
     assert kt.tensor([[np.float16(1.0)], [np.float16(2.0)]]).dtype is kt.float16
     assert kt.tensor([np.float32(1.5), 2.0]).dtype is kt.float64
     assert kt.tensor([1.5, 2.0]).dtype is kt.float64
+
+
+@pytest.mark.task2_6
+def test_a_pickled_or_copied_tensor_keeps_its_dtype(tmp_path):
+    # pickle, copy.deepcopy and kt.save wrote the float64 storage alone, so an
+    # int64 count came back float64 and a mask indexed positions instead of
+    # selecting (torch.save keeps the dtype).
+    import copy
+    import pickle
+
+    x = kt.tensor([10.0, 20.0, 30.0])
+    mask = kt.tensor([True, False, True])
+    counts = kt.tensor([3, 1])
+    halves = kt.tensor([0.1, 0.2], dtype=kt.float32)
+    kt.save({"mask": mask, "counts": counts}, tmp_path / "state.pt")
+    loaded = kt.load(tmp_path / "state.pt")
+    for original, copied in [
+        (mask, pickle.loads(pickle.dumps(mask))),
+        (counts, copy.deepcopy(counts)),
+        (halves, copy.deepcopy(halves)),
+        (mask, loaded["mask"]),
+        (counts, loaded["counts"]),
+    ]:
+        assert copied.dtype is original.dtype
+        assert copied.tolist() == original.tolist()
+    assert x[loaded["mask"]].tolist() == [10.0, 30.0]  # selects, as a mask
+    # A float32 tensor's numbers are float64's (one stored type): kept exactly.
+    np.testing.assert_array_equal(copy.deepcopy(halves).to_numpy(), [0.1, 0.2])
