@@ -271,7 +271,7 @@ def re_exports(path: Path) -> List[str]:
 #: -66 by deletion (cut8: the function forms that are methods, aliases in one
 #: block); +7 for pickles that keep the dtype (kt.save of a mask, an int64 count).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_316
+LIBRARY_BUDGET = 14_315
 LIBRARY_GOAL = 13_500
 
 

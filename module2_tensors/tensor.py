@@ -234,9 +234,6 @@ def tensor(
             ) from None
     if dtype is None:
         dtype = kind
-    if dtype is None and isinstance(data, (list, tuple)):  # (as PyTorch: NumPy
-        name = np.asarray(data).dtype.name  # float32 scalars make float32)
-        dtype = dtypes.NAMES[name] if name in ("float32", "float16") else None
     return _from_array(array, backend, requires_grad, device, dtype)
 
 

@@ -111,7 +111,8 @@ def of_data(data: Any) -> Optional[dtype]:
     """The dtype ``kt.tensor(data)`` reports for data other than floats, as
     PyTorch infers it: :data:`bool_` if ``data`` holds bools only (a NumPy bool
     array, a Python bool, or nested lists of them), :data:`int64` if integers
-    only, else ``None`` (floats, an empty list).
+    only, :data:`float32` (or ``float16``) for NumPy numbers of that type, else
+    ``None`` (floats, an empty list).
 
     Raises:
         ValueError: Python integers beyond int64's range, as PyTorch.
@@ -134,4 +135,6 @@ def of_data(data: Any) -> Optional[dtype]:
             raise ValueError("Overflow when unpacking long long")
     if kind == "b":
         return bool_
+    if kind == "f" and array.dtype.itemsize < 8:  # (NumPy float32 numbers in a
+        return NAMES[array.dtype.name]  # list make float32, as in PyTorch)
     return int64 if kind in INTEGER_KINDS else None
