@@ -269,7 +269,9 @@ def re_exports(path: Path) -> List[str]:
 #: adaptive_max_pool2d, pad's cropping, 1-D linear, Module.half, a shared
 #: layer's state_dict entries, integer tensors that cannot require gradients.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_375
+#: +70 for issue 42's missing features: diff, take_along_dim, unfold, index_fill,
+#: type_as, F.pairwise_distance, triplet_margin_loss; float-index and bool-minus errors.
+LIBRARY_BUDGET = 14_445
 LIBRARY_GOAL = 13_500
 
 

@@ -10,8 +10,6 @@ from module1_scalar_autodiff import *
 
 from . import autograd, linalg
 from .shape_functions import (
-    broadcast_to,
-    expand,
     flatten,
     inference_mode,
     no_grad,
@@ -56,7 +54,8 @@ from .tensor import Tensor as _T
 # int64 is int64, kt.split of a mask gives masks).
 flip, roll, split, chunk, narrow = _T.flip, _T.roll, _T.split, _T.chunk, _T.narrow
 unsqueeze, index_add, scatter_add = _T.unsqueeze, _T.index_add, _T.scatter_add
-squeeze, tile = _T.squeeze, _T.tile
+squeeze, tile, expand, broadcast_to = _T.squeeze, _T.tile, _T.expand, _T.broadcast_to
+diff, take_along_dim = _T.diff, _T.take_along_dim
 amax, amin, cumprod, median = _T.amax, _T.amin, _T.cumprod, _T.median
 kthvalue, unique, permute, diag = _T.kthvalue, _T.unique, _T.permute, _T.diag
 diagonal, masked_select, unflatten = _T.diagonal, _T.masked_select, _T.unflatten
