@@ -274,3 +274,17 @@ def test_triplet_margin_loss_hinges_on_the_two_distances(swap):
     assert out.item() == pytest.approx(want.mean(), rel=1e-12)
     with pytest.raises(ValueError, match="reduction"):
         F.triplet_margin_loss(kt.tensor(a), kt.tensor(p), kt.tensor(n), reduction="x")
+
+
+@pytest.mark.task4_6  # (Task 4.6's Embedding)
+def test_embedding_refuses_float_indices_and_looks_up_integer_ones():
+    layer = nn.Embedding(5, 2)
+    table = layer.weight.value.to_numpy()
+    for lookup in (layer, lambda i: F.embedding(i, layer.weight.value)):
+        with pytest.raises(RuntimeError, match="expected Long or Int indices"):
+            lookup(kt.tensor([[1.0, 2.0]]))
+        with pytest.raises(RuntimeError, match="expected Long or Int indices"):
+            lookup(np.array([1.0, 2.0]))
+        out = lookup(kt.tensor([[4, 0, 4]]))
+        np.testing.assert_array_equal(out.to_numpy(), table[[[4, 0, 4]]])
+        assert lookup(np.array([3, 1])).to_numpy().tolist() == table[[3, 1]].tolist()
