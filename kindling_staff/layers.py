@@ -269,9 +269,12 @@ def re_exports(path: Path) -> List[str]:
 #: adaptive_max_pool2d, pad's cropping, 1-D linear, Module.half, a shared
 #: layer's state_dict entries, integer tensors that cannot require gradients;
 #: -66 by deletion (cut8: the function forms that are methods, aliases in one
-#: block); +7 for pickles that keep the dtype (kt.save of a mask, an int64 count).
+#: block); +7 for pickles that keep the dtype (kt.save of a mask, an int64 count);
+#: +72 for issue 42 (feat2: diff, take_along_dim, unfold, index_fill, type_as,
+#: pairwise_distance, triplet_margin_loss; float index tensors and bool operands
+#: of - raise as PyTorch's).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_315
+LIBRARY_BUDGET = 14_387
 LIBRARY_GOAL = 13_500
 
 

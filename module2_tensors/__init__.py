@@ -54,6 +54,7 @@ squeeze, tile, reshape, transpose = _T.squeeze, _T.tile, _T.reshape, _T.transpos
 flatten, expand, repeat, retain_grad = _T.flatten, _T.expand, _T.repeat, _T.retain_grad
 broadcast_to, movedim, nonzero = _T.broadcast_to, _T.movedim, _T.nonzero
 unbind, var, logsumexp, norm = _T.unbind, _T.var, _T.logsumexp, _T.norm
+diff, take_along_dim = _T.diff, _T.take_along_dim
 amax, amin, cumprod, median = _T.amax, _T.amin, _T.cumprod, _T.median
 kthvalue, unique, permute, diag = _T.kthvalue, _T.unique, _T.permute, _T.diag
 diagonal, masked_select, unflatten = _T.diagonal, _T.masked_select, _T.unflatten

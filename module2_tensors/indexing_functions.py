@@ -166,7 +166,7 @@ class GetItem(Function):
 def getitem(t: "Tensor", key: Any) -> "Tensor":
     """``t[key]`` with ints, slices, ``None`` and ``...`` (a view, see
     :func:`index_view`), and also, like PyTorch, integer tensors or lists
-    (``x[tensor([0., 2.])]``, ``x[rows, cols]``) and boolean masks
+    (``x[tensor([0, 2])]``, ``x[rows, cols]``) and boolean masks
     (``x[x > 0]``), which copy (:class:`AdvancedIndex`)."""
     if is_advanced_key(key):
         return AdvancedIndex.apply(t, _numpy_key(key))

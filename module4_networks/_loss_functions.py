@@ -1,7 +1,8 @@
 """The losses of ``torch.nn.functional`` that no task asks for (given; the facade
 ``nn.functional`` exports them, the loss modules of ``_loss_layers.py`` call
 them): ``smooth_l1_loss``, ``huber_loss``, ``kl_div``, ``margin_ranking_loss``,
-``cosine_embedding_loss``, ``gaussian_nll_loss``; and, for Task 4.6's
+``cosine_embedding_loss``, ``gaussian_nll_loss``, ``triplet_margin_loss`` (with
+``pairwise_distance``); and, for Task 4.6's
 ``losses.py``, ``_as_tensor`` and the weighted form of
 ``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``). Each has
 PyTorch's signature and semantics, built from differentiable tensor operations;
@@ -25,6 +26,8 @@ __all__ = [
     "margin_ranking_loss",
     "cosine_embedding_loss",
     "gaussian_nll_loss",
+    "pairwise_distance",
+    "triplet_margin_loss",
 ]
 
 
@@ -220,3 +223,33 @@ def gaussian_nll_loss(
     if full:
         losses = losses + 0.5 * math.log(2 * math.pi)
     return _reduce(losses, reduction)
+
+
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
+    """``F.pairwise_distance``: $\\lVert x_1 - x_2 + \\epsilon \\rVert_p$ over the
+    last dim (PyTorch adds ``eps`` to the difference, keeping the gradient
+    finite where $x_1 = x_2$)."""
+    return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2.0,
+    eps: float = 1e-6,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """``F.triplet_margin_loss``: $\\ell = \\max(0, d(a, p) - d(a, n) +
+    \\text{margin})$ with $d$ :func:`pairwise_distance`; ``swap`` uses
+    $\\min(d(a, n), d(p, n))$ as the negative's distance."""
+    _check_reduction("triplet_margin_loss", reduction)
+    d_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:  # (the negative's distance to the positive where that is smaller)
+        d_negative = d_negative.minimum(pairwise_distance(positive, negative, p, eps))
+    losses = margin + pairwise_distance(anchor, positive, p, eps) - d_negative
+    return _reduce(losses.relu(), reduction)

@@ -21,7 +21,7 @@ import numpy as np
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.function_forms import stack  # (promotes dtypes, as torch's)
-from module2_tensors.tensor import Tensor
+from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor_api.dtype_device import kept_dtype
 from module2_tensors.tensor_api.reductions import MaxResult
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
@@ -507,15 +507,16 @@ def embedding(
     input: Union[Tensor, np.ndarray], weight: Tensor, padding_idx: Optional[int] = None
 ) -> Tensor:
     """Look up rows of ``weight`` (``(num_embeddings, dim)``) for every index of
-    ``input`` (any shape, whole numbers); output ``(*input.shape, dim)``. Rows at
-    ``padding_idx`` get no gradient (``torch.nn.functional.embedding``)."""
+    ``input`` (any shape; an integer tensor or array, as a float index would be
+    truncated silently: ``RuntimeError``); output ``(*input.shape, dim)``. Rows
+    at ``padding_idx`` get no gradient (``torch.nn.functional.embedding``)."""
     _check_tensor("embedding weight", weight)
     if weight.dims != 2:
         raise ValueError(f"embedding: weight must be 2-D, got shape {weight.shape}")
-    values = input.to_numpy() if isinstance(input, Tensor) else np.asarray(input)
-    rows = values.astype(np.int64).reshape(-1)
-    if not np.array_equal(rows, values.reshape(-1)):
-        raise ValueError("embedding: indices must be whole numbers")
+    input = input if isinstance(input, Tensor) else tensor(np.asarray(input))
+    if input.is_floating_point():
+        raise RuntimeError("embedding: expected Long or Int indices, got floats")
+    rows = input.to_numpy().astype(np.int64).reshape(-1)
     bad = rows[(rows < 0) | (rows >= weight.shape[0])]  # (PyTorch: no negatives)
     if bad.size:
         raise IndexError(
@@ -523,4 +524,4 @@ def embedding(
             "embeddings"
         )
     skip = -1 if padding_idx is None else padding_idx % weight.shape[0]
-    return EmbeddingFun.apply(weight, rows, tuple(values.shape), skip)
+    return EmbeddingFun.apply(weight, rows, input.shape, skip)

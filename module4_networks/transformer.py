@@ -300,7 +300,7 @@ class TransformerLM(Module):
                 nxt = np.argmax(logits + rng.gumbel(size=logits.shape), axis=1)
                 tokens = np.concatenate([tokens, nxt[:, None]], axis=1)
         self.train(was_training)
-        return tensor(tokens.astype(np.float64), backend=backend)
+        return tensor(tokens, backend=backend)
 
 
 class TransformerClassifier(Module):

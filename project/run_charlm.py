@@ -109,7 +109,7 @@ def bits_per_char(
     with no_grad():
         for k in range(0, len(starts), batch):
             chunk = starts[k : k + batch]
-            x = np.stack([ids[s : s + context] for s in chunk]).astype(np.float64)
+            x = np.stack([ids[s : s + context] for s in chunk])
             y = np.stack([ids[s + 1 : s + context + 1] for s in chunk])
             logits = model(tensor(x, backend=backend))
             n = len(chunk) * context
@@ -131,7 +131,7 @@ def sample(
 ) -> str:
     """``prompt`` continued by ``length`` sampled characters."""
     backend = model.head.weight.value.backend
-    start = tensor(vocab.encode(prompt)[None, :].astype(np.float64), backend=backend)
+    start = tensor(vocab.encode(prompt)[None, :], backend=backend)
     out = model.generate(start, length, temperature, np.random.default_rng(seed))
     return vocab.decode(out.to_numpy()[0])
 
@@ -183,7 +183,7 @@ def train(
     recent: List[float] = []
     while budget.running:
         x, y = windows(train_ids, context, batch, rng)
-        logits = model(tensor(x.astype(np.float64), backend=FastBackend))
+        logits = model(tensor(x, backend=FastBackend))
         flat = logits.view(batch * context, len(vocab))
         target = tensor(y.reshape(-1).astype(np.float64), backend=FastBackend)
         loss = F.cross_entropy(flat, target)

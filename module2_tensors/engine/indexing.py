@@ -64,6 +64,10 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     out = []
     for k in key if isinstance(key, tuple) else (key,):
         if isinstance(k, Tensor):
+            if k.is_floating_point():  # (a float index hides a bug, as in PyTorch)
+                raise IndexError(
+                    "tensors used as indices must be long, int, byte or bool tensors"
+                )
             k = k.to_numpy() != 0.0 if k.is_mask else k.to_numpy()
         elif isinstance(k, (list, np.ndarray, bool)):
             k = np.asarray(k)

@@ -85,6 +85,13 @@ def _whole(out: "Tensor") -> "Tensor":
     return FACTORIES["tensor"](v, backend=out.backend, dtype=out.dtype)
 
 
+# PyTorch's error for a - b with a bool operand.
+_BOOL_SUB = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+    "are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+)
+
+
 def _bitwise(np_op: Any, logical: Any) -> Any:
     """An operator (``&``, ``|``, ``^``, ``~``): ``np_op`` on the integers where
     an operand is an integer tensor (PyTorch's bitwise one), else ``logical``."""
@@ -137,12 +144,17 @@ class ArithmeticMixin:
 
     def __sub__(self, b: TensorLike) -> "Tensor":
         # a - b is a + (-b): a number negated in Python (one kernel, exact), a
-        # tensor by Neg (a mask raises, as PyTorch's a - mask does).
+        # tensor by Neg; a bool operand raises, as in PyTorch.
+        b_bool = b is True or b is False or getattr(b, "is_mask", False)
+        if self.is_mask or b_bool:
+            raise RuntimeError(_BOOL_SUB)
         if not isinstance(b, (float, int, CoreMixin, numbers.Real)):
             self._other(b)  # (raises, naming b as written: -b would not)
         return self + -b
 
     def __rsub__(self, b: TensorLike) -> "Tensor":
+        if self.is_mask or type(b) is bool:
+            raise RuntimeError(_BOOL_SUB)
         o = self._other(b)
         return _typed(tf.Add.apply(o, tf.Neg.apply(self)), self, o, b)
 
@@ -208,7 +220,7 @@ class ArithmeticMixin:
         """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
         ``%`` and ``torch.remainder``."""
         o = self._other(b)
-        return _divided(self - (self / o).floor() * o, dtypes.result_type(self, b))
+        return _divided(self + -((self / o).floor() * o), dtypes.result_type(self, b))
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
         return _label(self._other(b) % self, dtypes.result_type(self, b))

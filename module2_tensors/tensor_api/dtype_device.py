@@ -153,6 +153,10 @@ class DtypeDeviceMixin:
         out._dtype = None if d is dtypes.float64 else d
         return out
 
+    def type_as(self, other: "Tensor") -> "Tensor":
+        """This tensor converted to ``other``'s dtype (``torch.Tensor.type_as``)."""
+        return self._as_dtype(other.dtype)
+
     def bool(self) -> "Tensor":
         """A mask: $1$ where non-zero, else $0$ (``x.bool()``, ``kt.bool``)."""
         return self if self.is_mask else self != 0.0

@@ -9,7 +9,7 @@ import numpy as np
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import indexing_functions as ixf
-from ..engine import grad_modes, indexing, versions
+from ..engine import dtypes, grad_modes, indexing, versions
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
 from .inplace import check_writable
@@ -30,6 +30,18 @@ def _in_own_dtype(fn: Any) -> Any:
     return functools.wraps(fn)(lambda t, *a, **k: fn(t, *a, **k)._as_dtype(t.dtype))
 
 
+def _int_indexed(fn: Any, name: str) -> Any:
+    """``fn(t, dim, index)`` refusing a float tensor ``index``, as PyTorch's
+    ``name`` does (a float index would be truncated silently)."""
+
+    def checked(t: "Tensor", dim: int, index: Any) -> "Tensor":
+        if isinstance(index, CoreMixin) and index.is_floating_point():
+            raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        return fn(t, dim, index)
+
+    return functools.wraps(fn)(checked)
+
+
 class IndexingMixin:
     """Reading and writing parts of a tensor by position."""
 
@@ -39,8 +51,8 @@ class IndexingMixin:
     # has this tensor's dtype).
     scatter_add = _in_own_dtype(indexing.scatter_add)
     index_add = _in_own_dtype(indexing.index_add)
-    index_select = keeps_dtype(ixf.index_select)
-    gather = keeps_dtype(ixf.gather)
+    index_select = keeps_dtype(_int_indexed(ixf.index_select, "index_select"))
+    gather = keeps_dtype(_int_indexed(ixf.gather, "gather"))
 
     def nonzero(self, as_tuple: bool = False) -> Any:
         """The indices of the non-zero entries (``int64``)."""
@@ -52,6 +64,30 @@ class IndexingMixin:
         1-D tensor (``torch.masked_select``; differentiable)."""
         shape = np.broadcast_shapes(self.shape, mask.shape)
         return self.expand(*shape)[mask.expand(*shape)]
+
+    def take_along_dim(self, indices: "Tensor", dim: Optional[int] = None):
+        """``torch.take_along_dim``: :meth:`gather` along ``dim`` after this
+        tensor and ``indices`` are broadcast against each other outside ``dim``
+        (of the flattened tensor for ``None``)."""
+        if dim is None:
+            return self.reshape(-1).gather(0, indices.reshape(-1))
+        x, index = self.movedim(dim, -1), indices.movedim(dim, -1)
+        outer = np.broadcast_shapes(x.shape[:-1], index.shape[:-1])
+        x = x.expand(*outer, x.shape[-1]).gather(-1, index.expand(*outer, -1))
+        return x.movedim(-1, dim)
+
+    def index_fill(self, dim: int, index: "Tensor", value: Any) -> "Tensor":
+        """``torch.Tensor.index_fill``: a copy with the slices ``index`` along
+        ``dim`` set to ``value`` (the gradient reaches the other entries)."""
+        x = self.movedim(dim, -1)  # (a mask of the last dim broadcasts)
+        hit = x.new_zeros(x.shape[-1], dtype=dtypes.bool_)
+        hit[index] = True  # (a float index raises, as in PyTorch)
+        return x.masked_fill(hit, value).movedim(-1, dim)
+
+    def index_fill_(self, dim: int, index: "Tensor", value: Any) -> "Tensor":
+        """:meth:`index_fill`, in place; returns ``self``."""
+        fill = lambda a, v: a.index_fill(dim, index, v)  # noqa: E731
+        return self._in_place("index_fill_", fill, value)
 
     def scatter_add_(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
         """:meth:`scatter_add`, in place; returns ``self``."""

@@ -206,4 +206,25 @@ class MovementMixin:
         ``torch.repeat_interleave``."""
         x, d = (self.reshape(-1), 0) if dim is None else (self, dim)
         index = np.repeat(np.arange(x.shape[d]), np.asarray(repeats, dtype=np.int64))
-        return x.index_select(d, x.new_tensor(index))
+        return x.index_select(d, index.tolist())
+
+    @keeps_dtype
+    def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
+        """``torch.Tensor.unfold``: the slices of ``size`` entries along
+        ``dimension``, starting ``step`` apart, in a new last dim (a copy here,
+        not a view; the gradient goes back to the entries each slice holds)."""
+        d = normalize_dim(dimension, self.dims)
+        index = np.arange(0, self.shape[d] - size + 1, step)[:, None] + np.arange(size)
+        x = self.index_select(d, index.reshape(-1).tolist()).unflatten(d, index.shape)
+        return x.movedim(d + 1, -1)
+
+    @keeps_dtype
+    def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None):
+        """``torch.diff``: the ``n``-th forward difference $x_{i+1} - x_i$ along
+        ``dim``, of this tensor joined with ``prepend`` and ``append`` there
+        (of a bool tensor, $x_{i+1} \ne x_i$)."""
+        x = sf.cat([t for t in (prepend, self, append) if t is not None], dim)
+        for _ in range(n):
+            before, after = x.unfold(dim, 2, 1).unbind(-1)
+            x = after != before if self.is_mask else after - before
+        return x

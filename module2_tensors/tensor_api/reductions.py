@@ -355,7 +355,7 @@ class ReductionMixin:
 
     def any(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where some entry over ``dim`` is non-zero, else $0$."""
-        return (1.0 - (self == 0.0).all(dim, keepdim))._as_mask()
+        return ~(self == 0.0).all(dim, keepdim)
 
     var = ixf.var  # (Task 2.6's function of the tensor first, bound as a method)
 

@@ -464,11 +464,11 @@ def test_language_model_is_causal() -> None:
         12, d_model=8, nhead=2, num_layers=2, max_len=8, dropout=0.0, backend=kt_backend
     )
     model.eval()
-    a = np.array([[1, 5, 7, 2, 9, 3]], dtype=float)
+    a = np.array([[1, 5, 7, 2, 9, 3]])
     b = a.copy()
     b[0, 4:] = [0, 11]
-    la = model(t(a)).to_numpy()
-    lb = model(t(b)).to_numpy()
+    la = model(tensor(a, backend=BACKEND)).to_numpy()
+    lb = model(tensor(b, backend=BACKEND)).to_numpy()
     assert la.shape == (1, 6, 12)
     np.testing.assert_array_equal(la[:, :4], lb[:, :4])
     assert np.abs(la[:, 4:] - lb[:, 4:]).max() > 1e-6
@@ -502,10 +502,11 @@ def test_classifier_ignores_padding() -> None:
         10, 2, d_model=8, nhead=2, num_layers=1, max_len=8, dropout=0.0, backend=BACKEND
     )
     model.eval()
-    x = np.array([[3, 4, 5, 0, 0], [3, 4, 5, 7, 8]], dtype=float)
+    x = np.array([[3, 4, 5, 0, 0], [3, 4, 5, 7, 8]])
     y = x.copy()
     y[0, 3:] = [9, 6]  # other padding tokens: no effect on the first row
-    lx, ly = model(t(x), [3, 5]).to_numpy(), model(t(y), [3, 5]).to_numpy()
+    lx = model(tensor(x, backend=BACKEND), [3, 5]).to_numpy()
+    ly = model(tensor(y, backend=BACKEND), [3, 5]).to_numpy()
     np.testing.assert_allclose(lx, ly, rtol=1e-12)
     assert lx.shape == (2, 2)
 
@@ -535,8 +536,8 @@ def test_attention_learns_to_reverse_a_sequence() -> None:
     opt = optim.Adam(model.parameters(), lr=1e-2)
     for _ in range(150):
         x = rng.integers(0, vocab, size=(64, length))
-        logits = model(kt.tensor(x.astype(float), backend=fast))
-        target = kt.tensor(x[:, ::-1].reshape(-1).astype(float), backend=fast)
+        logits = model(kt.tensor(x, backend=fast))
+        target = kt.tensor(x[:, ::-1].reshape(-1), backend=fast)
         loss = F.cross_entropy(logits.view(64 * length, vocab), target)
         opt.zero_grad()
         loss.backward()
@@ -544,7 +545,7 @@ def test_attention_learns_to_reverse_a_sequence() -> None:
     model.eval()
     test = rng.integers(0, vocab, size=(500, length))
     with kt.no_grad():
-        pred = model(kt.tensor(test.astype(float), backend=fast)).to_numpy().argmax(-1)
+        pred = model(kt.tensor(test, backend=fast)).to_numpy().argmax(-1)
     assert (pred == test[:, ::-1]).mean() == 1.0
 
 

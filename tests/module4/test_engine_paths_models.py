@@ -132,8 +132,8 @@ def test_the_character_gpt_takes_the_engine_paths(monkeypatch):
         )
 
     def run(model):
-        logits = model(tensor(x.astype(np.float64), backend=FastBackend))
-        target = tensor(y.astype(np.float64), backend=FastBackend)
+        logits = model(tensor(x, backend=FastBackend))
+        target = tensor(y, backend=FastBackend)
         return F.cross_entropy(logits.view(21, 12), target)
 
     _compare(build, run, monkeypatch, PATHS[1:])

@@ -2,7 +2,10 @@
 ``F.logsigmoid``/``nn.LogSigmoid``, ``F.batch_norm`` (with its running
 statistics), ``F.adaptive_max_pool2d``/``nn.AdaptiveMaxPool2d``,
 ``F.pad`` with negative widths (cropping), ``F.linear`` with a 1-D weight,
-``Module.half()`` and a shared layer's ``state_dict`` entries.
+``Module.half()`` and a shared layer's ``state_dict`` entries; ``diff``,
+``take_along_dim``, ``Tensor.unfold``, ``index_fill``, ``type_as``,
+``F.pairwise_distance``, ``F.triplet_margin_loss``, and the function forms
+``kt.broadcast_to``/``kt.expand`` keeping an integer dtype.
 Values against NumPy written from PyTorch's documented formulas, gradients
 against central differences."""
 
@@ -138,3 +141,150 @@ def test_a_shared_layer_is_in_the_state_dict_under_each_name():
     result = model.load_state_dict(state)
     assert (result.missing_keys, result.unexpected_keys) == ([], [])
     assert len(list(model.parameters())) == 2  # (parameters: each once)
+
+
+# ------------------------------------------- more tensor ops, distances, dtypes
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize(
+    "make", [lambda x: kt.broadcast_to(x, (2, 3)), lambda x: kt.expand(x, 2, 3)]
+)
+def test_the_function_forms_of_broadcasting_keep_an_integer_dtype(make):
+    out = make(kt.tensor([1, 2, 3]))
+    assert out.dtype == kt.int64 and out.tolist() == [[1, 2, 3], [1, 2, 3]]
+    assert make(kt.tensor([True, False, True])).dtype == kt.bool
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("n, dim", [(1, -1), (2, 1), (1, 0)])
+def test_diff_is_numpys_forward_difference(n, dim):
+    x = RNG.normal(size=(3, 4))
+    check_grad(lambda t: t.diff(n, dim), [x], reference=lambda a: np.diff(a, n, dim))
+    ints = np.array([[1, 4, 9, 16], [2, 3, 5, 7]])
+    out = kt.diff(kt.tensor(ints), n, dim)
+    assert out.dtype == kt.int64 and out.tolist() == np.diff(ints, n, dim).tolist()
+
+
+@pytest.mark.task2_6
+def test_diff_joins_prepend_and_append_and_compares_bools():
+    x = kt.tensor([1.0, 3.0, 6.0])
+    out = x.diff(prepend=kt.tensor([0.0]), append=kt.tensor([10.0]))
+    assert out.tolist() == np.diff([0.0, 1.0, 3.0, 6.0, 10.0]).tolist()
+    flags = kt.tensor([True, True, False, True])
+    assert flags.diff().dtype == kt.bool
+    assert flags.diff().tolist() == [False, True, True]  # (NumPy: not_equal)
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("dim", [0, 1, -1, None])
+def test_take_along_dim_is_numpys_take_along_axis(dim):
+    x = RNG.normal(size=(3, 4))
+    index = np.array([[0, 2, 1, 1], [2, 0, 0, 1]]) if dim == 0 else None
+    if dim in (1, -1):
+        index = np.array([[3, 0], [1, 1], [0, 2]])
+    if dim is None:
+        index = np.array([11, 0, 5])
+    ref = lambda a: np.take_along_axis(a, index, dim)  # noqa: E731
+    check_grad(
+        lambda t: kt.take_along_dim(t, t.new_tensor(index, dtype=kt.int64), dim),
+        [x],
+        reference=ref,
+    )
+
+
+@pytest.mark.task2_6
+def test_take_along_dim_broadcasts_outside_dim_and_keeps_the_dtype():
+    x = kt.tensor([[5, 6, 7], [8, 9, 10]])
+    out = x.take_along_dim(kt.tensor([[2, 0]]), 1)  # (one row of indices for both)
+    assert out.dtype == kt.int64 and out.tolist() == [[7, 5], [10, 8]]
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize(
+    "dim, size, step", [(1, 2, 1), (1, 3, 2), (0, 2, 1), (-1, 5, 1)]
+)
+def test_unfold_gives_the_sliding_windows_as_a_last_dim(dim, size, step):
+    x = RNG.normal(size=(3, 5))
+
+    def ref(a):
+        windows = np.lib.stride_tricks.sliding_window_view(a, size, axis=dim)
+        return np.take(windows, range(0, windows.shape[dim], step), axis=dim)
+
+    check_grad(lambda t: t.unfold(dim, size, step), [x], reference=ref)
+    assert kt.tensor([[1, 2, 3]]).unfold(1, 2, 1).dtype == kt.int64
+
+
+@pytest.mark.task2_6
+def test_index_fill_sets_the_chosen_slices_and_passes_the_gradient_elsewhere():
+    x = RNG.normal(size=(2, 4))
+
+    def ref(a):
+        out = a.copy()
+        out[:, [0, 3]] = -1.0
+        return out
+
+    index = kt.tensor([0, -1])
+    check_grad(lambda t: t.index_fill(1, index, -1.0), [x], reference=ref)
+    y = kt.tensor([[1, 2], [3, 4]])
+    assert y.index_fill_(0, kt.tensor([1]), 7) is y and y.tolist() == [[1, 2], [7, 7]]
+    assert y.dtype == kt.int64
+
+
+@pytest.mark.task2_6
+def test_type_as_converts_to_the_other_tensors_dtype():
+    x = kt.tensor([1.7, -2.5])
+    assert x.type_as(kt.tensor([1])).dtype == kt.int64
+    assert x.type_as(kt.tensor([1])).tolist() == [1, -2]  # (toward zero)
+    assert kt.tensor([1, 2]).type_as(x.float()).dtype == kt.float32
+
+
+def _distance_ref(a, b, p=2.0, eps=1e-6):
+    return (np.abs(a - b + eps) ** p).sum(-1) ** (1.0 / p)
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0])
+def test_pairwise_distance_is_the_p_norm_of_the_difference_plus_eps(p):
+    a, b = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    ref = lambda x, y: _distance_ref(x, y, p)  # noqa: E731
+    check_grad(lambda x, y: F.pairwise_distance(x, y, p), [a, b], reference=ref)
+    out = F.pairwise_distance(kt.tensor(a), kt.tensor(b), p, keepdim=True)
+    np.testing.assert_allclose(out.to_numpy(), ref(a, b)[:, None], rtol=1e-12)
+
+
+def _triplet_ref(a, p, n, margin=1.0, swap=False):
+    d_neg = _distance_ref(a, n)
+    if swap:
+        d_neg = np.minimum(d_neg, _distance_ref(p, n))
+    return np.maximum(margin + _distance_ref(a, p) - d_neg, 0.0)
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("swap", [False, True])
+def test_triplet_margin_loss_hinges_on_the_two_distances(swap):
+    a, p, n = (RNG.normal(size=(5, 3)) for _ in range(3))
+    want = _triplet_ref(a, p, n, 0.5, swap)
+    check_grad(
+        lambda *t: F.triplet_margin_loss(*t, margin=0.5, swap=swap, reduction="none"),
+        [a, p, n],
+        reference=lambda *arrays: _triplet_ref(*arrays, 0.5, swap),
+    )
+    out = F.triplet_margin_loss(*map(kt.tensor, (a, p, n)), 0.5, swap=swap)
+    assert out.item() == pytest.approx(want.mean(), rel=1e-12)
+    with pytest.raises(ValueError, match="reduction"):
+        F.triplet_margin_loss(kt.tensor(a), kt.tensor(p), kt.tensor(n), reduction="x")
+
+
+@pytest.mark.task4_6  # (Task 4.6's Embedding)
+def test_embedding_refuses_float_indices_and_looks_up_integer_ones():
+    layer = nn.Embedding(5, 2)
+    table = layer.weight.value.to_numpy()
+    for lookup in (layer, lambda i: F.embedding(i, layer.weight.value)):
+        with pytest.raises(RuntimeError, match="expected Long or Int indices"):
+            lookup(kt.tensor([[1.0, 2.0]]))
+        with pytest.raises(RuntimeError, match="expected Long or Int indices"):
+            lookup(np.array([1.0, 2.0]))
+        out = lookup(kt.tensor([[4, 0, 4]]))
+        np.testing.assert_array_equal(out.to_numpy(), table[[[4, 0, 4]]])
+        assert lookup(np.array([3, 1])).to_numpy().tolist() == table[[3, 1]].tolist()

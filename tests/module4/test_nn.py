@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from module0_fundamentals import Module
-from module2_tensors import manual_seed, no_grad
+from module2_tensors import manual_seed, no_grad, tensor
 from module4_networks import nn
 from tests.messages import assert_names
 from tests.module4.helpers import (
@@ -95,7 +95,7 @@ def _layers_with_parameters():
         (
             "Embedding",
             lambda: nn.Embedding(5, 3, backend=BACKEND),
-            lambda: make(np.array([[1, 4, 0], [2, 1, 3]])),
+            lambda: tensor(np.array([[1, 4, 0], [2, 1, 3]]), backend=BACKEND),
         ),
         (
             "BatchNorm1d",
@@ -184,7 +184,7 @@ def test_embedding_looks_up_rows_and_scatter_adds_gradients():
     layer = nn.Embedding(5, 3, backend=BACKEND)
     table = value(layer.weight)
     index = np.array([[1, 4, 1], [0, 1, 2]])
-    out = layer(make(index * 1.0))
+    out = layer(tensor(index, backend=BACKEND))  # (int64 indices)
     np.testing.assert_array_equal(out.to_numpy(), table[index])
     upstream = np.random.default_rng(6).normal(size=(2, 3, 3))
     (out * make(upstream)).sum().backward()
