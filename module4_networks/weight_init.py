@@ -123,7 +123,7 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     # BEGIN SOLUTION 4.6
     convolutions = {f"conv{t}{d}d" for t in ("", "_transpose") for d in (1, 2, 3)}
     if nonlinearity in {"linear", "sigmoid"} | convolutions:
-        return 1  # (an int, as PyTorch's)
+        return 1.0
     if nonlinearity == "tanh":
         return 5.0 / 3.0
     if nonlinearity == "relu":
