@@ -338,6 +338,10 @@ def arange(
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
     if end is None:
         start, end = 0, start
+    # (0-d tensors as their Python numbers: arange(n) of an int64 n is int64)
+    start, end, step = (
+        v.item() if isinstance(v, Tensor) else v for v in (start, end, step)
+    )
     return _from_array(
         np.arange(start, end, step), backend, requires_grad, device, dtype
     )

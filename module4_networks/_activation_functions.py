@@ -101,7 +101,7 @@ def hardtanh(
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     inside = (input > min_val).logical_and(input < max_val)
-    return where(inside, input, input.detach().clamp(min_val, max_val))
+    return where(inside, input, input.detach().clamp(min_val, max_val).type_as(input))
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:

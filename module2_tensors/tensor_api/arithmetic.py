@@ -223,7 +223,7 @@ class ArithmeticMixin:
         return _divided(self + -((self / o).floor() * o), dtypes.result_type(self, b))
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
-        return _label(self._other(b) % self, dtypes.result_type(self, b))
+        return _divided(self._other(b) % self, dtypes.result_type(self, b))
 
     # PyTorch's method names of the operators.
     mul, multiply, subtract = __mul__, __mul__, sub
@@ -504,8 +504,8 @@ class ArithmeticMixin:
         return kept_dtype(self, elementwise.Piecewise.apply(self, elementwise._sign))
 
     def square(self) -> "Tensor":
-        """$x^2$."""
-        return self * self
+        """$x^2$ (``int64`` for a bool tensor, as PyTorch's ``square``)."""
+        return self * self if not self.is_mask else self * 1
 
     def maximum(self, other: TensorLike) -> "Tensor":
         """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie

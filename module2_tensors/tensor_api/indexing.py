@@ -138,7 +138,7 @@ class IndexingMixin:
         # Overwritten entries add 0 to the value and still get their position's
         # gradient, as PyTorch's backward (``grad.gather(dim, index)``) gives.
         overwritten = 1.0 - self.new_tensor(indexing.last_writers(index, d, self.shape))
-        kept = src - src.detach() * overwritten
+        kept = src + -(src.detach() * overwritten)  # (src may be a bool mask)
         placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, kept)
         return ixf.where(written > 0, placed, self)._as_dtype(self.dtype)
 

@@ -192,11 +192,16 @@ class InPlaceMixin:
                 f"{what}: output with shape {self.shape} doesn't match the "
                 f"broadcast shape {out.shape}"
             )
-        if what in _ARITHMETIC and out.is_floating_point() > self.is_floating_point():
-            raise RuntimeError(  # (i += 0.5 would hold 0.5 labelled int64)
-                f"{what}: result type {out.dtype.name} can't be cast to the "
-                f"desired output type {self.dtype.name}"
-            )
+        if not self.is_floating_point():
+            # (i += 0.5 would hold 0.5 labelled int64, b += 2 a 3 labelled bool)
+            if what in _ARITHMETIC and (
+                out.is_floating_point() or out.is_mask < self.is_mask
+            ):
+                raise RuntimeError(
+                    f"{what}: result type {out.dtype.name} can't be cast to the "
+                    f"desired output type {self.dtype.name}"
+                )
+            out = out._as_dtype(self.dtype)  # (copy_, fill_ truncate as PyTorch's)
         self.backend.id_map(out, out=self)
         versions.bump_version(self)
         if out.history is not None:

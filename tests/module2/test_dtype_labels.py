@@ -263,3 +263,86 @@ def test_a_pickled_or_copied_tensor_keeps_its_dtype(tmp_path):
     assert x[loaded["mask"]].tolist() == [10.0, 30.0]  # selects, as a mask
     # A float32 tensor's numbers are float64's (one stored type): kept exactly.
     np.testing.assert_array_equal(copy.deepcopy(halves).to_numpy(), [0.1, 0.2])
+
+
+@pytest.mark.task2_6
+def test_copy_and_fill_convert_to_the_tensors_dtype():
+    # PyTorch's copy_/fill_ cast the source to the destination's dtype: 1.7
+    # into int64 is 1 (toward zero), 3 into bool is True. Here they wrote the
+    # float64 numbers under the old label (an int64 tensor holding 0.5).
+    counts = kt.tensor([5, 5, 5])
+    counts.copy_(kt.tensor([1.7, -2.5, 3.0]))
+    assert counts.dtype is kt.int64 and counts.tolist() == [1, -2, 3]
+    # (tolist() truncates what it reports; arithmetic shows the stored numbers)
+    assert counts.double().tolist() == [1.0, -2.0, 3.0]
+    assert (counts == 1).tolist() == [True, False, False]
+    mask = kt.tensor([True, True, False])
+    mask.copy_(kt.tensor([0.0, 3.0, -0.5]))
+    assert mask.dtype is kt.bool and mask.tolist() == [False, True, True]
+    assert mask.long().tolist() == [0, 1, 1] and mask.sum().item() == 2
+    assert kt.tensor([10.0, 20.0])[mask[:2]].tolist() == [20.0]  # still selects
+    assert kt.tensor([1, 2]).fill_(2.7).double().tolist() == [2.0, 2.0]
+    assert kt.tensor([False]).fill_(2).long().tolist() == [1]
+    floats = kt.tensor([1.0, 2.0], dtype=kt.float32).copy_(kt.tensor([0.5, 1.5]))
+    assert floats.dtype is kt.float32 and floats.tolist() == [0.5, 1.5]
+
+
+@pytest.mark.task2_6
+def test_in_place_integer_results_into_a_bool_tensor_raise():
+    # b += 2 would hold 3 labelled bool; PyTorch: "result type Long can't be
+    # cast to the desired output type Bool". A bool result stays allowed.
+    for update in (
+        lambda b: b.add_(2),
+        lambda b: b.mul_(kt.tensor([2, 3])),
+        lambda b: b.__iadd__(kt.tensor([1, 1])),
+        lambda b: b.clamp_(0, 2),
+    ):
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output"):
+            update(kt.tensor([True, False]))
+    flags = kt.tensor([True, False])
+    flags.add_(kt.tensor([False, True]))  # bool + bool is logical or
+    assert flags.dtype is kt.bool and flags.tolist() == [True, True]
+
+
+@pytest.mark.task2_6
+def test_a_number_modulo_an_integer_zero_raises():
+    # 2 % x read the number as float64 and so let nan through, labelled int64;
+    # PyTorch raises as for x % 0.
+    for divide in (lambda: 2 % kt.tensor([3, 0]), lambda: True % kt.tensor([0])):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            divide()
+    assert (7 % kt.tensor([2, -3])).tolist() == [1, -2]  # divisor's sign
+    assert (7 % kt.tensor([2, -3])).dtype is kt.int64
+
+
+@pytest.mark.task2_6
+def test_square_of_a_bool_tensor_is_int64():
+    # torch.square(bool) is int64 (a power promotes a bool), not a bool mask.
+    flags = kt.tensor([True, False])
+    for squared in (flags.square(), kt.square(flags)):
+        assert squared.dtype is kt.int64 and squared.tolist() == [1, 0]
+    assert kt.tensor([-3]).square().tolist() == [9]
+    assert kt.tensor([1.5], dtype=kt.float32).square().dtype is kt.float32
+
+
+@pytest.mark.task2_6
+def test_scatter_of_bool_tensors_keeps_bool():
+    # scatter subtracted the bool source and raised (PyTorch scatters it).
+    x = kt.tensor([[True, False, True], [False, False, False]])
+    index = kt.tensor([[0, 1, 0], [1, 0, 1]])
+    src = kt.tensor([[False, True, True], [True, True, True]])
+    out = x.scatter(1, index, src)
+    # row 0 writes src[0][0], then src[0][2] at 0 (last wins) and src[0][1] at 1;
+    # row 1 writes src[1][1] at 0 and src[1][0], src[1][2] at 1.
+    assert out.dtype is kt.bool and out.tolist() == [
+        [True, True, True],
+        [True, True, False],
+    ]
+
+
+@pytest.mark.task2_6
+def test_arange_of_an_integer_tensor_is_int64():
+    n = kt.tensor(3)
+    assert kt.arange(n).dtype is kt.int64 and kt.arange(n).tolist() == [0, 1, 2]
+    assert kt.arange(kt.tensor(0.5), 2).tolist() == [0.5, 1.5]
+    assert kt.arange(kt.tensor(0.5), 2).dtype is kt.float64
