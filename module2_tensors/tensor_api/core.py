@@ -188,6 +188,10 @@ class CoreMixin:
         return np.array(view, dtype=np.float64)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        # (an integer or bool tensor as an array of its dtype, as PyTorch's:
+        # np.asarray(labels), tensor([t0, t1]) of int64 0-d tensors is int64)
+        if dtype is None and not self.is_floating_point():
+            dtype = self.dtype.name
         return np.asarray(self.to_numpy(), dtype)  # (a fresh copy already)
 
     def numpy(self) -> np.ndarray:

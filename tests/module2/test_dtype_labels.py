@@ -346,3 +346,17 @@ def test_arange_of_an_integer_tensor_is_int64():
     assert kt.arange(n).dtype is kt.int64 and kt.arange(n).tolist() == [0, 1, 2]
     assert kt.arange(kt.tensor(0.5), 2).tolist() == [0.5, 1.5]
     assert kt.arange(kt.tensor(0.5), 2).dtype is kt.float64
+
+
+@pytest.mark.task2_6
+def test_numpy_conversion_and_lists_of_tensors_keep_integer_dtypes():
+    # np.asarray(t) gave the float64 storage, so tensor([t0, t1]) of int64 0-d
+    # tensors (labels gathered one by one) reported float64; PyTorch: int64.
+    labels = [kt.tensor(3), kt.tensor(1)]
+    gathered = kt.tensor(labels)
+    assert gathered.dtype is kt.int64 and gathered.tolist() == [3, 1]
+    assert kt.tensor([kt.tensor(True), kt.tensor(False)]).dtype is kt.bool
+    assert np.asarray(kt.tensor([2, 5])).dtype == np.int64
+    assert np.asarray(kt.tensor([True])).dtype == np.bool_
+    assert np.asarray(kt.tensor([0.5])).dtype == np.float64
+    assert np.asarray(kt.tensor([2, 5]), dtype=np.float32).dtype == np.float32
