@@ -273,11 +273,12 @@ def re_exports(path: Path) -> List[str]:
 #: +72 for issue 42 (feat2: diff, take_along_dim, unfold, index_fill, type_as,
 #: pairwise_distance, triplet_margin_loss; float index tensors and bool operands
 #: of - raise as PyTorch's).
-#: +9 for issue 42's dtype labels that lied (a sweep against PyTorch): copy_/fill_
+#: +12 for issue 42's dtype labels that lied (a sweep against PyTorch): copy_/fill_
 #: into int64/bool cast, b += 2 on bool raises, 2 % int zero, square(bool),
-#: np.asarray of int64/bool tensors (tensor([t0, t1]) of int 0-d tensors), ...
+#: np.asarray of int64/bool tensors (tensor([t0, t1]) of int 0-d tensors), norm of
+#: a float32 tensor that requires grad, ...
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_396
+LIBRARY_BUDGET = 14_399
 LIBRARY_GOAL = 13_500
 
 

@@ -203,7 +203,10 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     p = float(p)
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
-    return NormRoot.apply((t.abs() ** p).sum(dim, keepdim=keepdim), p)
+    s = (t.abs() ** p).sum(dim, keepdim=keepdim)
+    out = NormRoot.apply(s, p)
+    out._dtype = s._dtype  # (recorded, a result its forward saved is a new Tensor)
+    return out
 
 
 class NormRoot(Function):

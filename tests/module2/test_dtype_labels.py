@@ -360,3 +360,18 @@ def test_numpy_conversion_and_lists_of_tensors_keep_integer_dtypes():
     assert np.asarray(kt.tensor([True])).dtype == np.bool_
     assert np.asarray(kt.tensor([0.5])).dtype == np.float64
     assert np.asarray(kt.tensor([2, 5]), dtype=np.float32).dtype == np.float32
+
+
+@pytest.mark.task2_6
+def test_norm_of_a_float32_tensor_that_requires_grad_is_float32():
+    # The recorded result of norm's root (a result its forward saves) was a new
+    # Tensor that reported float64; without gradients it was float32 already.
+    x = kt.tensor([3.0, 4.0], dtype=kt.float32, requires_grad=True)
+    for norm in (x.norm(), kt.norm(x), kt.linalg.vector_norm(x), x.norm(p=3)):
+        assert norm.dtype is kt.float32
+    n = x.norm()
+    assert n.item() == 5.0
+    n.backward()  # d|x|/dx = x / |x|
+    assert x.grad.dtype is kt.float32
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.6, 0.8])
+    assert kt.tensor([3.0, 4.0], requires_grad=True).norm().dtype is kt.float64

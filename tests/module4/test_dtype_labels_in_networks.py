@@ -5,6 +5,7 @@ marker of the task whose code it runs."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import module4_networks as kt
@@ -31,3 +32,17 @@ def test_the_hardtanh_layers_of_integers_stay_int64():
     x = kt.tensor([-3, 2, 9])
     assert nn.ReLU6()(x).dtype is kt.int64 and nn.ReLU6()(x).tolist() == [0, 2, 6]
     assert nn.Hardtanh()(x).tolist() == [-1, 1, 1]
+
+
+@pytest.mark.task2_6
+def test_normalize_and_cosine_similarity_of_float32_stay_float32_with_gradients():
+    # Both divide by a norm, whose recorded result reported float64.
+    a = kt.tensor([[3.0, 4.0]], dtype=kt.float32, requires_grad=True)
+    b = kt.tensor([[4.0, 3.0]], dtype=kt.float32)
+    unit = F.normalize(a)
+    assert unit.dtype is kt.float32
+    np.testing.assert_allclose(unit.detach().to_numpy(), [[0.6, 0.8]])
+    similarity = F.cosine_similarity(a, b)
+    assert similarity.dtype is kt.float32
+    np.testing.assert_allclose(similarity.detach().to_numpy(), [24.0 / 25.0])
+    assert F.pairwise_distance(a, b).dtype is kt.float32
