@@ -56,9 +56,11 @@ def _check_reduction(name: str, reduction: str) -> None:
         )
 
 
-def _same_shape(name: str, input: Any, target: Any) -> Tensor:
-    """``target`` as a tensor of ``input``'s shape. (PyTorch only warns; a silent
-    broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
+def _same_shape(name: str, input: Any, target: Any, reduction: str) -> Tensor:
+    """``target`` as a tensor of ``input``'s shape, after :func:`_check_reduction`
+    (the checks of the losses between two tensors of one shape). (PyTorch only
+    warns; a silent broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
+    _check_reduction(name, reduction)
     if not isinstance(input, Tensor):
         raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
     target = _as_tensor(target, input)
@@ -75,8 +77,7 @@ def smooth_l1_loss(
 ) -> Tensor:
     """$\\ell = \\tfrac12 d^2 / \\beta$ where $|d| < \\beta$, else $|d| - \\tfrac12
     \\beta$, for $d = x - y$ (``beta=0`` is the L1 loss)."""
-    _check_reduction("smooth_l1_loss", reduction)
-    target = _same_shape("smooth_l1_loss", input, target)
+    target = _same_shape("smooth_l1_loss", input, target, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = input - target
@@ -92,8 +93,7 @@ def huber_loss(
     """$\\ell = \\tfrac12 d^2$ where $|d| < \\delta$, else $\\delta (|d| -
     \\tfrac12 \\delta)$: ``delta`` times the smooth L1 loss with $\\beta =
     \\delta$."""
-    _check_reduction("huber_loss", reduction)
-    target = _same_shape("huber_loss", input, target)
+    target = _same_shape("huber_loss", input, target, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return smooth_l1_loss(input, target, reduction, delta) * delta

@@ -220,8 +220,7 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     ``input`` and ``target`` must have the same shape (PyTorch only warns; a
     silent broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug).
     """
-    _check_reduction("mse_loss", reduction)
-    target = _same_shape("mse_loss", input, target)
+    target = _same_shape("mse_loss", input, target, reduction)
     # BEGIN SOLUTION 4.6
     diff = input - target
     return _reduce(diff * diff, reduction)
@@ -231,8 +230,7 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
 def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     r"""Mean absolute error: $\ell_i = |x_i - y_i|$ (same shapes, as
     :func:`mse_loss`). (Given.)"""
-    _check_reduction("l1_loss", reduction)
-    target = _same_shape("l1_loss", input, target)
+    target = _same_shape("l1_loss", input, target, reduction)
     return _reduce((input - target).abs(), reduction)
 
 
@@ -287,8 +285,7 @@ def binary_cross_entropy(
     on raw scores. ``weight`` (broadcast to the losses) multiplies each
     $\\ell_i$ before the reduction, as in PyTorch.
     """
-    _check_reduction("binary_cross_entropy", reduction)
-    target = _same_shape("binary_cross_entropy", input, target)
+    target = _same_shape("binary_cross_entropy", input, target, reduction)
     values = input.detach().to_numpy()
     if values.size and (values.min() < 0.0 or values.max() > 1.0):
         raise ValueError(
@@ -316,8 +313,7 @@ def binary_cross_entropy_with_logits(
     write $\max(x, 0)$ as $(x + |x|) / 2$, whose derivative at 0 is $\tfrac12$
     (``relu``'s is 0 there, and $|x|$'s is 0).
     """
-    _check_reduction("binary_cross_entropy_with_logits", reduction)
-    target = _same_shape("binary_cross_entropy_with_logits", input, target)
+    target = _same_shape("binary_cross_entropy_with_logits", input, target, reduction)
     if weight is not None or pos_weight is not None:  # (given: PyTorch's weights)
         return weighted_bce_with_logits(input, target, weight, pos_weight, reduction)
     # BEGIN SOLUTION 4.6: the stable formula (no exp of a large positive number)
