@@ -26,7 +26,7 @@ from module2_tensors.engine.autograd import Function
 
 from ._loss_functions import (
     _as_tensor,
-    _check_reduction,
+    _check_loss,
     _reduce,
     _same_shape,
     weighted_bce_with_logits,
@@ -55,8 +55,6 @@ def _class_targets(
     ``target`` must then be ``(N,)``, ``(N, d1, ...)`` (or ``()``) and hold whole
     numbers in ``[0, C)`` or equal to ``ignore_index``.
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
     values = np.asarray(target, dtype=np.float64)  # (a tensor through __array__)
     if input.dims == 0:
         raise ValueError(f"{name}: input must have a class dimension, got shape ()")
@@ -147,7 +145,7 @@ def nll_loss(
         ValueError: shapes that do not match, or a bad ``reduction``.
         IndexError: a target outside ``[0, C)`` (other than ``ignore_index``).
     """
-    _check_reduction("nll_loss", reduction)
+    _check_loss("nll_loss", reduction, input)
     target = _class_targets("nll_loss", input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)
     losses = -_picked(input, target) * weights
@@ -186,9 +184,7 @@ def cross_entropy(
     Do not apply a softmax first: the loss does it, stably.
     """
     name = "cross_entropy"
-    _check_reduction(name, reduction)
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
+    _check_loss(name, reduction, input)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{name}: label_smoothing must be in [0, 1]")
     logp = _log_probabilities(input)
