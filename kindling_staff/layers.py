@@ -274,7 +274,7 @@ def re_exports(path: Path) -> List[str]:
 #: pairwise_distance, triplet_margin_loss; float index tensors and bool operands
 #: of - raise as PyTorch's).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_361
+LIBRARY_BUDGET = 14_356
 LIBRARY_GOAL = 13_500
 
 
