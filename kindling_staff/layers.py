@@ -276,9 +276,11 @@ def re_exports(path: Path) -> List[str]:
 #: +12 for issue 42's dtype labels that lied (a sweep against PyTorch): copy_/fill_
 #: into int64/bool cast, b += 2 on bool raises, 2 % int zero, square(bool),
 #: np.asarray of int64/bool tensors (tensor([t0, t1]) of int 0-d tensors), norm of
-#: a float32 tensor that requires grad, ...
+#: a float32 tensor that requires grad, ...; -31 by deletion (cut9: the adaptive
+#: pools' one window loop, the losses' one first check, F.relu/sigmoid/tanh as
+#: the methods).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_399
+LIBRARY_BUDGET = 14_368
 LIBRARY_GOAL = 13_500
 
 

@@ -1,5 +1,5 @@
 """Printing a symbolic expression (given complete; no task edits or needs to read
-it): ``Expr.__repr__`` of :mod:`.symbolic` calls :func:`to_string`.
+it): ``Expr.__repr__`` of :mod:`.symbolic` is :func:`to_string`.
 
 A node is told by its class's name (``Const``, ``Var``, ``Add``, ...) and read
 through its fields (``value``, ``name``, ``exponent``, ``children``), so

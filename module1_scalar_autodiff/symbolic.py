@@ -114,8 +114,7 @@ class Expr:
     def cos(self) -> "Expr":
         return Cos(as_expr(self))
 
-    def __repr__(self) -> str:
-        return to_string(self)
+    __repr__ = to_string  # (its limit keeps a swollen tree's text short)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -30,19 +30,8 @@ __all__ = [
 ]
 
 
-def relu(input: Tensor) -> Tensor:
-    """$\\max(x, 0)$."""
-    return input.relu()
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """$1 / (1 + e^{-x})$."""
-    return input.sigmoid()
-
-
-def tanh(input: Tensor) -> Tensor:
-    """$\\tanh x$."""
-    return input.tanh()
+# The tensor methods themselves, as the facade's kt.relu, kt.sigmoid, kt.tanh.
+relu, sigmoid, tanh = Tensor.relu, Tensor.sigmoid, Tensor.tanh
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

@@ -40,27 +40,29 @@ def _as_tensor(value: Any, like: Tensor) -> Tensor:
 def _reduce(losses: Tensor, reduction: str) -> Tensor:
     """Apply ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``) to per-example
     losses."""
-    # (Every caller has checked it, _check_reduction: "mean" or "sum" is the
+    # (Every caller has checked it, _check_loss: "mean" or "sum" is the
     # tensor method of that name.)
     return losses if reduction == "none" else getattr(losses, reduction)()
 
 
-def _check_reduction(name: str, reduction: str) -> None:
-    """Reject a bad ``reduction`` before computing anything (as PyTorch): a
-    loss of the student's file checks it first, so this error never waits on
-    a Task 4.6 stub."""
+def _check_loss(name: str, reduction: str, input: Any) -> None:
+    """The checks every loss makes before computing anything (as PyTorch): a
+    known ``reduction``, then a tensor ``input``. A loss of the student's file
+    makes them first, so these errors never wait on a Task 4.6 stub."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(
             f"{name}: reduction must be one of ('mean', 'sum', 'none'), "
             f"got {reduction!r}"
         )
-
-
-def _same_shape(name: str, input: Any, target: Any) -> Tensor:
-    """``target`` as a tensor of ``input``'s shape. (PyTorch only warns; a silent
-    broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
+
+
+def _same_shape(name: str, input: Any, target: Any, reduction: str) -> Tensor:
+    """``target`` as a tensor of ``input``'s shape, after :func:`_check_loss`
+    (the checks of the losses between two tensors of one shape). (PyTorch only
+    warns; a silent broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
+    _check_loss(name, reduction, input)
     target = _as_tensor(target, input)
     if target.shape != input.shape:
         raise ValueError(
@@ -75,8 +77,7 @@ def smooth_l1_loss(
 ) -> Tensor:
     """$\\ell = \\tfrac12 d^2 / \\beta$ where $|d| < \\beta$, else $|d| - \\tfrac12
     \\beta$, for $d = x - y$ (``beta=0`` is the L1 loss)."""
-    _check_reduction("smooth_l1_loss", reduction)
-    target = _same_shape("smooth_l1_loss", input, target)
+    target = _same_shape("smooth_l1_loss", input, target, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = input - target
@@ -92,8 +93,7 @@ def huber_loss(
     """$\\ell = \\tfrac12 d^2$ where $|d| < \\delta$, else $\\delta (|d| -
     \\tfrac12 \\delta)$: ``delta`` times the smooth L1 loss with $\\beta =
     \\delta$."""
-    _check_reduction("huber_loss", reduction)
-    target = _same_shape("huber_loss", input, target)
+    target = _same_shape("huber_loss", input, target, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return smooth_l1_loss(input, target, reduction, delta) * delta
@@ -110,7 +110,7 @@ def kl_div(
     ``reduction="batchmean"`` divides the sum by the batch size, which is the
     true KL divergence ("mean" divides by every entry, as PyTorch does)."""
     if reduction != "batchmean":
-        _check_reduction("kl_div", reduction)
+        _check_loss("kl_div", reduction, input)
     target = _as_tensor(target, input)
     if log_target:
         losses = target.exp() * (target - input)
@@ -158,7 +158,7 @@ def margin_ranking_loss(
 ) -> Tensor:
     """``F.margin_ranking_loss``: $\\ell = \\max(0, -y (x_1 - x_2) +
     \\text{margin})$, $y = \\pm 1$ saying which input should rank higher."""
-    _check_reduction("margin_ranking_loss", reduction)
+    _check_loss("margin_ranking_loss", reduction, input1)
     target = _as_tensor(target, input1)
     losses = (-target * (input1 - input2) + margin).relu()
     return _reduce(losses, reduction)
@@ -174,7 +174,7 @@ def cosine_embedding_loss(
     """``F.cosine_embedding_loss``: with the cosine $c$ of each pair (over the
     last dim, PyTorch's $10^{-12}$ added to each squared norm), $\\ell = 1 - c$
     where $y = 1$ and $\\max(0, c - \\text{margin})$ where $y = -1$."""
-    _check_reduction("cosine_embedding_loss", reduction)
+    _check_loss("cosine_embedding_loss", reduction, input1)
     target = _as_tensor(target, input1)
     dim = target.dims
     dot = (input1 * input2).sum(dim)
@@ -204,7 +204,7 @@ def gaussian_nll_loss(
         ValueError: a negative variance, a ``var`` of another shape, or an
             unknown reduction.
     """
-    _check_reduction("gaussian_nll_loss", reduction)
+    _check_loss("gaussian_nll_loss", reduction, input)
     target, var = _as_tensor(target, input), _as_tensor(var, input)
     if var.dims == 0:  # a float: one variance for every entry
         var = var * input.detach().new_ones(input.shape)
@@ -247,7 +247,7 @@ def triplet_margin_loss(
     """``F.triplet_margin_loss``: $\\ell = \\max(0, d(a, p) - d(a, n) +
     \\text{margin})$ with $d$ :func:`pairwise_distance`; ``swap`` uses
     $\\min(d(a, n), d(p, n))$ as the negative's distance."""
-    _check_reduction("triplet_margin_loss", reduction)
+    _check_loss("triplet_margin_loss", reduction, anchor)
     d_negative = pairwise_distance(anchor, negative, p, eps)
     if swap:  # (the negative's distance to the positive where that is smaller)
         d_negative = d_negative.minimum(pairwise_distance(positive, negative, p, eps))

@@ -15,7 +15,6 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.function_forms import stack
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
@@ -98,19 +97,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
     (not ``return_indices``): output row $i$ takes input rows $\\lfloor i H / oh
     \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap), as
     ``F.adaptive_avg_pool2d`` averages them."""
-    h, w = input.shape[-2:]
-    sizes = output_size if isinstance(output_size, (tuple, list)) else [output_size] * 2
-    oh, ow = (n if k is None else k for n, k in zip((h, w), sizes))
-
-    def window(n: int, out: int, i: int) -> slice:
-        return slice((i * n) // out, -(-((i + 1) * n) // out))
-
-    cells = [
-        input[..., window(h, oh, i), window(w, ow, j)].amax((-2, -1))
-        for i in range(oh)
-        for j in range(ow)
-    ]
-    return stack(cells, -1).view(*input.shape[:-2], oh, ow)
+    return F._adaptive_pool("adaptive_max_pool2d", input, output_size, "amax")
 
 
 def _sources(

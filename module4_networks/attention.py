@@ -30,8 +30,7 @@ import numpy as np
 
 from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
-from module2_tensors.function_forms import cat
-from module2_tensors.function_forms import where
+from module2_tensors.function_forms import cat, where
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F

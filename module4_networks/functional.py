@@ -19,13 +19,12 @@ from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.engine.autograd import Context
+from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.function_forms import stack  # (promotes dtypes, as torch's)
 from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor_api.dtype_device import kept_dtype
 from module2_tensors.tensor_api.reductions import MaxResult
 from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
-from module2_tensors.engine.autograd import Function
 
 from . import _matmul_blas, _pool_fast, _pool_options
 from ._embedding import EmbeddingFun
@@ -395,11 +394,16 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     square; ``None`` keeps that size), like ``torch.nn.functional.
     adaptive_avg_pool2d``: output row $i$ averages input rows $\\lfloor i H / oh
     \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap)."""
-    _check_tensor("adaptive_avg_pool2d", input)
+    return _adaptive_pool("adaptive_avg_pool2d", input, output_size, "mean")
+
+
+def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: str) -> Tensor:
+    """The adaptive poolings (``adaptive_avg_pool2d``, ``_spatial_functions``'s
+    ``adaptive_max_pool2d``): the tensor method ``reduce`` (``"mean"``,
+    ``"amax"``) over each window of the last two dims."""
+    _check_tensor(name, input)
     if input.dims not in (3, 4):
-        raise ValueError(
-            f"adaptive_avg_pool2d: input must have 3 or 4 dims, got {input.shape}"
-        )
+        raise ValueError(f"{name}: input must have 3 or 4 dims, got {input.shape}")
     h, w = input.shape[-2:]
     sizes = (
         output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
@@ -409,12 +413,12 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     def window(n: int, out: int, i: int) -> slice:
         return slice((i * n) // out, -(-((i + 1) * n) // out))
 
-    means = [
-        input[..., window(h, oh, i), window(w, ow, j)].mean(dim=(-2, -1))
+    cells = [
+        getattr(input[..., window(h, oh, i), window(w, ow, j)], reduce)((-2, -1))
         for i in range(oh)
         for j in range(ow)
     ]
-    return stack(means, dim=-1).view(*input.shape[:-2], oh, ow)
+    return stack(cells, dim=-1).view(*input.shape[:-2], oh, ow)
 
 
 def max_pool2d(

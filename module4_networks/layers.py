@@ -34,8 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
-from module0_fundamentals.module import Module
-from module0_fundamentals.module import Sequential as _Sequential
+from module0_fundamentals.module import Module, Sequential as _Sequential
 from module2_tensors._backend import TensorBackend
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.engine.dtypes import int64
@@ -44,8 +43,7 @@ from module2_tensors.tensor import Tensor, ones, zeros
 from . import functional as F
 from . import weight_init as init
 from ._activation_layers import GELU, ReLU, Sigmoid, Tanh
-from ._conv_checks import IntPair
-from ._conv_checks import sizes as _sizes
+from ._conv_checks import IntPair, sizes as _sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
