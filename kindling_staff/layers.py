@@ -273,8 +273,10 @@ def re_exports(path: Path) -> List[str]:
 #: +72 for issue 42 (feat2: diff, take_along_dim, unfold, index_fill, type_as,
 #: pairwise_distance, triplet_margin_loss; float index tensors and bool operands
 #: of - raise as PyTorch's).
+#: +26 for issue 42's missing features: the optimizers' foreach, capturable,
+#: differentiable and fused switches (torch's group keys), Adam's decoupled decay.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_387
+LIBRARY_BUDGET = 14_413
 LIBRARY_GOAL = 13_500
 
 
