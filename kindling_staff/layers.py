@@ -275,8 +275,9 @@ def re_exports(path: Path) -> List[str]:
 #: of - raise as PyTorch's).
 #: +26 for issue 42's missing features: the optimizers' foreach, capturable,
 #: differentiable and fused switches (torch's group keys), Adam's decoupled decay.
+#: +8: nn.PairwiseDistance and nn.TripletMarginLoss.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_413
+LIBRARY_BUDGET = 14_421
 LIBRARY_GOAL = 13_500
 
 

@@ -4,7 +4,8 @@ statistics), ``F.adaptive_max_pool2d``/``nn.AdaptiveMaxPool2d``,
 ``F.pad`` with negative widths (cropping), ``F.linear`` with a 1-D weight,
 ``Module.half()`` and a shared layer's ``state_dict`` entries; ``diff``,
 ``take_along_dim``, ``Tensor.unfold``, ``index_fill``, ``type_as``,
-``F.pairwise_distance``, ``F.triplet_margin_loss``, and the function forms
+``F.pairwise_distance``/``nn.PairwiseDistance``,
+``F.triplet_margin_loss``/``nn.TripletMarginLoss``, and the function forms
 ``kt.broadcast_to``/``kt.expand`` keeping an integer dtype.
 Values against NumPy written from PyTorch's documented formulas, gradients
 against central differences."""
@@ -274,6 +275,26 @@ def test_triplet_margin_loss_hinges_on_the_two_distances(swap):
     assert out.item() == pytest.approx(want.mean(), rel=1e-12)
     with pytest.raises(ValueError, match="reduction"):
         F.triplet_margin_loss(kt.tensor(a), kt.tensor(p), kt.tensor(n), reduction="x")
+
+
+@pytest.mark.task2_6
+def test_pairwise_distance_and_triplet_margin_loss_layers_take_torchs_settings():
+    a, p, n = (RNG.normal(size=(5, 3)) for _ in range(3))
+    ta, tp, tn = map(kt.tensor, (a, p, n))
+    distance = nn.PairwiseDistance(1.0, 1e-3, True)  # (p, eps, keepdim)
+    np.testing.assert_allclose(
+        distance(ta, tp).to_numpy(), _distance_ref(a, p, 1.0, 1e-3)[:, None]
+    )
+    origin, point = kt.tensor([[0.0, 0.0]]), kt.tensor([[3.0, 4.0]])
+    assert nn.PairwiseDistance()(origin, point).item() == pytest.approx(5.0, abs=1e-5)
+    loss = nn.TripletMarginLoss(0.5, swap=True, reduction="none")
+    np.testing.assert_allclose(
+        loss(ta, tp, tn).to_numpy(), _triplet_ref(a, p, n, 0.5, True), rtol=1e-12
+    )
+    loss.margin, loss.reduction = 2.0, "sum"  # settings are attributes
+    want = _triplet_ref(a, p, n, 2.0, True).sum()
+    assert loss(ta, tp, tn).item() == pytest.approx(want, rel=1e-12)
+    assert repr(nn.TripletMarginLoss()) == "TripletMarginLoss()"
 
 
 @pytest.mark.task4_6  # (Task 4.6's Embedding)
