@@ -276,9 +276,10 @@ def re_exports(path: Path) -> List[str]:
 #: +26 for issue 42's missing features: the optimizers' foreach, capturable,
 #: differentiable and fused switches (torch's group keys), Adam's decoupled decay.
 #: +8: nn.PairwiseDistance and nn.TripletMarginLoss; +5: //, % and ** of two
-#: bools raise as PyTorch's.
+#: bools raise as PyTorch's; +3: float class-index targets of cross_entropy and
+#: nll_loss raise as PyTorch's.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_426
+LIBRARY_BUDGET = 14_429
 LIBRARY_GOAL = 13_500
 
 

@@ -309,3 +309,24 @@ def test_embedding_refuses_float_indices_and_looks_up_integer_ones():
         out = lookup(kt.tensor([[4, 0, 4]]))
         np.testing.assert_array_equal(out.to_numpy(), table[[[4, 0, 4]]])
         assert lookup(np.array([3, 1])).to_numpy().tolist() == table[[3, 1]].tolist()
+
+
+@pytest.mark.task4_6  # (Task 4.6's cross_entropy)
+def test_class_index_targets_must_be_integers_as_pytorchs():
+    logits = RNG.normal(size=(4, 5))
+    x, logp = kt.tensor(logits), F.log_softmax(kt.tensor(logits), dim=1)
+    for loss in (lambda t: F.cross_entropy(x, t), lambda t: F.nll_loss(logp, t)):
+        for target in (
+            kt.tensor([1.0, 0.0, 4.0, 2.0]),
+            kt.tensor([1, 0, 4, 2]).float(),
+        ):
+            with pytest.raises(RuntimeError, match="expected target dtype to be Long"):
+                loss(target)
+        # -mean(log softmax(x)[n, t_n]), worked with NumPy
+        shifted = logits - logits.max(1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+        want = -log_probs[np.arange(4), [1, 0, 4, 2]].mean()
+        assert loss(kt.tensor([1, 0, 4, 2])).item() == pytest.approx(want, rel=1e-12)
+    # A float target of the input's shape holds probabilities: still a float.
+    one_hot = np.eye(5)[[1, 0, 4, 2]]
+    assert F.cross_entropy(x, kt.tensor(one_hot)).item() == pytest.approx(want)
