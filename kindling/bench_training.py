@@ -447,8 +447,8 @@ def gpt_steps(seed: int = 0) -> Callable[[], float]:
 
     def step() -> float:
         x, y = next(windows)
-        logits = model(kt.tensor(x.astype(np.float64), backend=FastBackend))
-        target = kt.tensor(y.reshape(-1).astype(np.float64), backend=FastBackend)
+        logits = model(kt.tensor(x.astype(np.int64), backend=FastBackend))
+        target = kt.tensor(y.reshape(-1).astype(np.int64), backend=FastBackend)
         loss = F.cross_entropy(logits.view(rows, GPT["vocab"]), target)
         optimizer.zero_grad()
         loss.backward()

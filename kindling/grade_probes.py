@@ -1190,7 +1190,7 @@ def _task_4_6(rng: np.random.Generator) -> List[Case]:
 
     cases = []
     logits = rng.normal(size=(4, 5)) * 3.0
-    labels = np.array([0.0, 4.0, 2.0, 2.0])
+    labels = np.array([0, 4, 2, 2])  # (class indices: int64, as PyTorch's)
     probs = rng.uniform(0.05, 0.95, (3, 4))
     targets = (rng.uniform(0, 1, (3, 4)) > 0.5) * 1.0
     y = rng.normal(size=(3, 4))

@@ -278,9 +278,11 @@ def re_exports(path: Path) -> List[str]:
 #: np.asarray of int64/bool tensors (tensor([t0, t1]) of int 0-d tensors), norm of
 #: a float32 tensor that requires grad, ...; -31 by deletion (cut9: the adaptive
 #: pools' one window loop, the losses' one first check, F.relu/sigmoid/tanh as
-#: the methods).
+#: the methods); +42 for issue 42 (feat3: the optimizers' foreach/capturable/
+#: differentiable/fused switches as PyTorch's, nn.PairwiseDistance and
+#: TripletMarginLoss, //, % and ** of bools raise, float class-index targets raise).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_368
+LIBRARY_BUDGET = 14_410
 LIBRARY_GOAL = 13_500
 
 

@@ -34,6 +34,7 @@ class Adamax(Optimizer):
         weight_decay: float = 0.0,
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         super().__init__(params, locals())
 
@@ -62,6 +63,7 @@ class Adadelta(Optimizer):
         weight_decay: float = 0.0,
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
@@ -94,6 +96,7 @@ class Rprop(Optimizer):
         step_sizes: Tuple[float, float] = (1e-6, 50.0),
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
@@ -127,6 +130,7 @@ class ASGD(Optimizer):
         weight_decay: float = 0.0,
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         super().__init__(params, locals())
 

@@ -2,10 +2,11 @@
 ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``BCELoss``,
 ``BCEWithLogitsLoss`` (Task 4.6's ``losses.py``), ``SmoothL1Loss``, ``HuberLoss``,
 ``KLDivLoss``, ``MarginRankingLoss``, ``CosineEmbeddingLoss``,
-``GaussianNLLLoss`` (``_loss_functions.py``), and ``CosineSimilarity``, which
-compares two inputs as they do. Each is its function as a module
-(:class:`FunctionLayer`): the settings given to ``__init__`` are the function's
-own, in its order, kept as attributes and passed to it by name."""
+``GaussianNLLLoss``, ``TripletMarginLoss`` (``_loss_functions.py``), and
+``CosineSimilarity`` and ``PairwiseDistance``, which compare two inputs as they
+do. Each is its function as a module (:class:`FunctionLayer`): the settings
+given to ``__init__`` are the function's own, in its order, kept as attributes
+and passed to it by name."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ __all__ = [
     "CosineEmbeddingLoss",
     "GaussianNLLLoss",
     "CosineSimilarity",
+    "PairwiseDistance",
+    "TripletMarginLoss",
 ]
 
 
@@ -119,3 +122,19 @@ class CosineSimilarity(FunctionLayer):
 
     function = staticmethod(cosine_similarity)
     inputs = 2
+
+
+class PairwiseDistance(FunctionLayer):
+    """``F.pairwise_distance`` as a module: ``nn.PairwiseDistance(p, eps,
+    keepdim)``."""
+
+    function = staticmethod(L.pairwise_distance)
+    inputs = 2
+
+
+class TripletMarginLoss(_Loss):
+    """``F.triplet_margin_loss`` as a module: ``nn.TripletMarginLoss(margin, p,
+    eps, swap, reduction)`` called on ``(anchor, positive, negative)``."""
+
+    function = staticmethod(L.triplet_margin_loss)
+    inputs = 3

@@ -19,6 +19,10 @@ __all__ = ["OptimizerState", "State"]
 #: A parameter's ``state`` (its buffers) or a parameter group, by name.
 State = Dict[str, Any]
 Moments = Tuple[int, Tensor, Tensor]
+#: PyTorch's implementation switches, with its defaults. ``foreach`` changes only
+#: torch's speed (accepted, ignored); the others ask for what Kindling lacks (an
+#: update that records a graph, CUDA graph capture, torch's fused kernels).
+_SWITCHES = dict(foreach=None, capturable=False, differentiable=False, fused=None)
 
 
 def _decayed(g: Tensor, p: Tensor, group: State) -> Tensor:
@@ -85,17 +89,28 @@ class OptimizerState:
     as ``{}``), ``state_dict`` and ``load_state_dict``; ``optim.Optimizer`` adds
     the update step."""
 
+    #: The switches of :data:`_SWITCHES` this optimizer takes (as PyTorch's).
+    _switches: Tuple[str, ...] = ("foreach", "capturable", "differentiable")
+
     def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
         """``defaults``: each hyperparameter's default by name. An optimizer passes
         its ``__init__``'s ``locals()``: its arguments are its hyperparameters
         (``self``, ``params`` and the ``__class__`` that ``super()`` reads are
-        left out)."""
+        left out; its ``**flags`` are PyTorch's switches: :attr:`_switches`).
+
+        Raises:
+            TypeError: a flag that this optimizer does not take, as PyTorch's.
+        """
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
         groups = params if isinstance(params[0], dict) else [{"params": params}]
-        skip = ("self", "params", "__class__")
+        skip = ("self", "params", "__class__", "flags")
+        flags = defaults.get("flags", {})
+        for name in set(flags) - set(self._switches):
+            raise TypeError(f"__init__() got an unexpected keyword argument '{name}'")
         self.defaults = {k: v for k, v in defaults.items() if k not in skip}
+        self.defaults.update({k: flags.get(k, _SWITCHES[k]) for k in self._switches})
         self.param_groups: List[Dict[str, Any]] = []
         # Tensors hash by identity (``__hash__ = object.__hash__``), so a dict
         # keyed by them finds each parameter by identity, as torch's does.
@@ -146,6 +161,9 @@ class OptimizerState:
         for k, beta in enumerate(group.get("betas", ())):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
+        for key in ("capturable", "differentiable", "fused"):
+            if group.get(key):  # (None and False: not asked for)
+                raise NotImplementedError(f"{key}=True: not in Kindling's optimizers")
 
     def _all_params(self) -> List[Tensor]:
         return [p for group in self.param_groups for p in group["params"]]

@@ -52,8 +52,12 @@ def _class_targets(
 
     ``input`` is ``(N, C)`` or ``(N, C, d1, ...)`` (or ``(C,)`` for one example);
     ``target`` must then be ``(N,)``, ``(N, d1, ...)`` (or ``()``) and hold whole
-    numbers in ``[0, C)`` or equal to ``ignore_index``.
+    numbers in ``[0, C)`` or equal to ``ignore_index``; a float tensor of class
+    indices raises, as PyTorch's (often a probability target of the wrong shape).
     """
+    if isinstance(target, Tensor) and target.is_floating_point():
+        got = f"{name}: expected target dtype to be Long or Byte, but got"
+        raise RuntimeError(f"{got} {target.dtype} (class indices: use .long())")
     values = np.asarray(target, dtype=np.float64)  # (a tensor through __array__)
     if input.dims == 0:
         raise ValueError(f"{name}: input must have a class dimension, got shape ()")

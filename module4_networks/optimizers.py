@@ -107,6 +107,8 @@ class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov
     momentum and (L2) weight decay, as ``torch.optim.SGD``."""
 
+    _switches = ("foreach", "differentiable", "fused")
+
     def __init__(
         self,
         params: Iterable[Any],
@@ -116,6 +118,7 @@ class SGD(Optimizer):
         weight_decay: float = 0.0,
         nesterov: bool = False,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         if nesterov and (momentum <= 0.0 or dampening != 0.0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
@@ -158,6 +161,7 @@ class RMSprop(Optimizer):
         centered: bool = False,
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
@@ -196,7 +200,10 @@ class RMSprop(Optimizer):
 class Adam(Optimizer):
     """Adam, as ``torch.optim.Adam``: momentum on the gradient ($m$) and on its
     square ($v$), both bias-corrected. ``weight_decay`` is an L2 term added to the
-    gradient; prefer :class:`AdamW` for decoupled weight decay."""
+    gradient; prefer :class:`AdamW` for decoupled weight decay (or pass
+    ``decoupled_weight_decay=True``, as in PyTorch)."""
+
+    _switches = ("foreach", "capturable", "differentiable", "fused")
 
     def __init__(
         self,
@@ -207,6 +214,9 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
         maximize: bool = False,
         amsgrad: bool = False,
+        *,
+        decoupled_weight_decay: bool = False,
+        **flags: Any,
     ) -> None:
         super().__init__(params, locals())
 
@@ -214,8 +224,9 @@ class Adam(Optimizer):
         r"""$t \leftarrow t + 1$; $m \leftarrow \beta_1 m + (1 - \beta_1) g$;
         $v \leftarrow \beta_2 v + (1 - \beta_2) g^2$;
         $p - \eta\, \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} +
-        \epsilon}$ (with $g \leftarrow g + \lambda p$ first)."""
-        g = _decayed(g, p, group)
+        \epsilon}$ (with $g \leftarrow g + \lambda p$ first, or with
+        ``decoupled_weight_decay`` $p \leftarrow p (1 - \eta \lambda)$ as AdamW's)."""
+        g, p = _decayed(g, p, group), _shrunk(p, group)
         if group.get("amsgrad", False):  # given: v_hat from the largest v so far
             return _amsgrad_step(p, g, state, group)
         return _adam_step(p, g, state, group)
@@ -235,8 +246,10 @@ class AdamW(Adam):
         weight_decay: float = 1e-2,
         maximize: bool = False,
         amsgrad: bool = False,
+        **flags: Any,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, maximize, amsgrad)
+        args = (params, lr, betas, eps, weight_decay, maximize, amsgrad)
+        super().__init__(*args, decoupled_weight_decay=True, **flags)
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$p \leftarrow p (1 - \eta \lambda)$, then the Adam step without decay."""
@@ -270,6 +283,8 @@ class Adagrad(Optimizer):
     $\tilde\eta = \eta / (1 + (t - 1)\, \text{lr\_decay})$ (and $g \leftarrow
     g + \lambda p$ first). (Given.)"""
 
+    _switches = ("foreach", "differentiable", "fused")
+
     def __init__(
         self,
         params: Iterable[Any],
@@ -280,6 +295,7 @@ class Adagrad(Optimizer):
         eps: float = 1e-10,
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         super().__init__(params, locals())
         # As PyTorch: the state is filled when the optimizer is built (a
@@ -318,6 +334,7 @@ class RAdam(Optimizer):
         decoupled_weight_decay: bool = False,
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         super().__init__(params, locals())
 
@@ -356,6 +373,7 @@ class NAdam(Optimizer):
         decoupled_weight_decay: bool = False,
         *,
         maximize: bool = False,
+        **flags: Any,
     ) -> None:
         super().__init__(params, locals())
 

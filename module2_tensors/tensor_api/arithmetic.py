@@ -68,10 +68,12 @@ def _typed(
     )
 
 
-def _divided(out: "Tensor", d: dtypes.dtype) -> "Tensor":
-    """``out`` (of ``//`` or ``%``) reporting ``d``; integers by zero raise, as
-    PyTorch's (the float64 numbers would hold inf or nan labelled int64)."""
-    if d.is_floating_point or d is dtypes.bool_ or np.isfinite(out.to_numpy()).all():
+def _divided(out: "Tensor", d: dtypes.dtype, name: str = "div_floor") -> "Tensor":
+    """``out`` (of ``//``, ``%``, ``div``) reporting ``d``; bools and integers by zero
+    raise, as PyTorch's (float64 numbers would hold inf or nan labelled int64)."""
+    if d is dtypes.bool_:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    if d.is_floating_point or np.isfinite(out.to_numpy()).all():
         return _label(out, d)
     raise RuntimeError("ZeroDivisionError")
 
@@ -79,7 +81,9 @@ def _divided(out: "Tensor", d: dtypes.dtype) -> "Tensor":
 def _whole(out: "Tensor") -> "Tensor":
     """``out`` (a power) toward zero where it is labelled an integer, as
     PyTorch's integer powers: ``2 ** -1`` is 0, ``(-1) ** -3`` is -1, ``0 ** -1`` 0."""
-    if out.is_floating_point() or out.is_mask:
+    if out.is_mask:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if out.is_floating_point():
         return out
     v = np.trunc(np.nan_to_num(out.to_numpy(), posinf=0.0, neginf=0.0))
     return FACTORIES["tensor"](v, backend=out.backend, dtype=out.dtype)
@@ -220,10 +224,11 @@ class ArithmeticMixin:
         """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
         ``%`` and ``torch.remainder``."""
         o = self._other(b)
-        return _divided(self + -((self / o).floor() * o), dtypes.result_type(self, b))
+        out = self + -((self / o).floor() * o)
+        return _divided(out, dtypes.result_type(self, b), "remainder")
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
-        return _divided(self._other(b) % self, dtypes.result_type(self, b))
+        return _divided(self._other(b) % self, dtypes.result_type(self, b), "remainder")
 
     # PyTorch's method names of the operators.
     mul, multiply, subtract = __mul__, __mul__, sub
@@ -238,7 +243,7 @@ class ArithmeticMixin:
         if rounding_mode not in ("floor", "trunc"):
             raise RuntimeError(f"div: unknown rounding_mode {rounding_mode!r}")
         q = getattr(self / other, rounding_mode)()  # (q.floor() or q.trunc())
-        return _divided(q, dtypes.result_type(self, other))
+        return _divided(q, dtypes.result_type(self, other), f"div_{rounding_mode}")
 
     divide = div
 
@@ -379,11 +384,6 @@ class ArithmeticMixin:
         out = self.masked_fill(self.isnan(), nan)
         out = out.masked_fill(out == math.inf, big if posinf is None else posinf)
         return out.masked_fill(out == -math.inf, -big if neginf is None else neginf)
-
-    def count_nonzero(self, dim: Any = None) -> "Tensor":
-        """``torch.count_nonzero``: how many entries are not 0 (``int64``), in
-        all or along ``dim`` (an int or a tuple)."""
-        return (self != 0.0).sum(dim)
 
     def logical_not(self) -> "Tensor":
         """$1$ where zero, else $0$ (``~mask``)."""

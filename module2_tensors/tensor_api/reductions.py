@@ -243,6 +243,11 @@ class ReductionMixin:
         x = self if dtype is None else self.to(dtype)
         return _summed(x, x._reduce(tf.Sum, dim, keepdim, "sum"))
 
+    def count_nonzero(self, dim: Any = None) -> "Tensor":
+        """``torch.count_nonzero``: how many entries are not 0 (``int64``), in
+        all or along ``dim`` (an int or a tuple)."""
+        return (self != 0.0).sum(dim)
+
     def mean(
         self,
         dim: Dims = None,

@@ -1,9 +1,9 @@
 """Errors PyTorch raises where computing on would hide a bug: a float tensor used
 as an index (it would be truncated silently), and ``-`` with a bool operand
-(``1 - mask`` does not invert a mask). Each error is checked with its type
-and PyTorch's message, beside the legitimate form (an int64 index, ``~`` on a
-mask), which still works. A mask ``% 2`` computes, as in PyTorch (``//``,
-``%`` and ``**`` of two bools still compute here, where PyTorch raises)."""
+(``1 - mask`` does not invert a mask), and ``//``, ``%`` and ``**`` of two bools
+(PyTorch has no bool kernel of them). Each error is checked with its type and
+PyTorch's message, beside the legitimate form (an int64 index, ``~`` on a mask),
+which still works. A mask ``% 2`` computes, as in PyTorch."""
 
 from __future__ import annotations
 
@@ -97,6 +97,48 @@ def test_a_mask_with_an_integer_operand_still_computes_remainders():
     out = m % kt.tensor([2, 2, 2])
     assert out.dtype == kt.int64 and out.tolist() == [1, 0, 1]
     assert (m % 2).tolist() == [1, 0, 1] and (m // 2).tolist() == [0, 0, 0]
+
+
+# (operation, PyTorch's kernel name in its error), each with two bool operands.
+BOOL_KERNELS = [
+    (lambda m: m // m, "div_floor_cpu"),
+    (lambda m: m // True, "div_floor_cpu"),
+    (lambda m: False // m, "div_floor_cpu"),
+    (lambda m: m.floor_divide(m), "div_floor_cpu"),
+    (lambda m: m.div(m, rounding_mode="floor"), "div_floor_cpu"),
+    (lambda m: m.div(True, rounding_mode="trunc"), "div_trunc_cpu"),
+    (lambda m: m % m, "remainder_cpu"),
+    (lambda m: m % True, "remainder_cpu"),
+    (lambda m: True % m, "remainder_cpu"),
+    (lambda m: m.remainder(m), "remainder_cpu"),
+    (lambda m: m**m, "pow"),
+    (lambda m: True**m, "pow"),
+    (lambda m: m.pow(m), "pow"),
+]
+
+
+@pytest.mark.parametrize("op, kernel", BOOL_KERNELS)
+def test_floor_division_remainder_and_power_of_two_bools_raise(op, kernel):
+    with pytest.raises(NotImplementedError, match=f'"{kernel}" not implemented'):
+        op(kt.tensor([True, False, True]))
+
+
+def test_a_bool_with_a_number_or_an_integer_tensor_still_computes():
+    m = kt.tensor([True, False, True])
+    assert (m**True).dtype == kt.bool and (m**True).tolist() == [True, False, True]
+    assert (m**2).dtype == kt.int64 and (m**2).tolist() == [1, 0, 1]
+    assert (2**m).tolist() == [2, 1, 2] and (m // 2).dtype == kt.int64
+    p = m ** kt.tensor([2, 1, 0])
+    assert p.dtype == kt.int64 and p.tolist() == [1, 0, 1]
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        kt.tensor([3, 2, 1]) // m  # (2 // False: an integer by zero)
+
+
+def test_a_number_modulo_an_integer_tensor_checks_for_zero():
+    assert (5 % kt.tensor([2, 3])).tolist() == [1, 2]
+    assert (5 % kt.tensor([2, 3])).dtype == kt.int64
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        5 % kt.tensor([2, 0])  # (PyTorch's; it was nan labelled int64)
 
 
 def test_any_of_a_tensor_still_gives_a_mask():

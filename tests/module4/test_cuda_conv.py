@@ -149,7 +149,7 @@ def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
                 p.copy_(tensor(rng.normal(size=p.shape), backend=backend))
         sgd = optim.SGD(list(conv.parameters()) + list(fc.parameters()), lr=0.1)
         x = tensor(rng.normal(size=(2, 1, 4, 4)), backend=backend)
-        y = tensor([0.0, 2.0], backend=backend)
+        y = tensor([0, 2], backend=backend)
         h = F.max_pool2d(conv(x).relu(), 2)
         loss = losses.cross_entropy(fc(h.view(2, 8)), y)
         loss.backward()

@@ -4,7 +4,8 @@ statistics), ``F.adaptive_max_pool2d``/``nn.AdaptiveMaxPool2d``,
 ``F.pad`` with negative widths (cropping), ``F.linear`` with a 1-D weight,
 ``Module.half()`` and a shared layer's ``state_dict`` entries; ``diff``,
 ``take_along_dim``, ``Tensor.unfold``, ``index_fill``, ``type_as``,
-``F.pairwise_distance``, ``F.triplet_margin_loss``, and the function forms
+``F.pairwise_distance``/``nn.PairwiseDistance``,
+``F.triplet_margin_loss``/``nn.TripletMarginLoss``, and the function forms
 ``kt.broadcast_to``/``kt.expand`` keeping an integer dtype.
 Values against NumPy written from PyTorch's documented formulas, gradients
 against central differences."""
@@ -276,6 +277,26 @@ def test_triplet_margin_loss_hinges_on_the_two_distances(swap):
         F.triplet_margin_loss(kt.tensor(a), kt.tensor(p), kt.tensor(n), reduction="x")
 
 
+@pytest.mark.task2_6
+def test_pairwise_distance_and_triplet_margin_loss_layers_take_torchs_settings():
+    a, p, n = (RNG.normal(size=(5, 3)) for _ in range(3))
+    ta, tp, tn = map(kt.tensor, (a, p, n))
+    distance = nn.PairwiseDistance(1.0, 1e-3, True)  # (p, eps, keepdim)
+    np.testing.assert_allclose(
+        distance(ta, tp).to_numpy(), _distance_ref(a, p, 1.0, 1e-3)[:, None]
+    )
+    origin, point = kt.tensor([[0.0, 0.0]]), kt.tensor([[3.0, 4.0]])
+    assert nn.PairwiseDistance()(origin, point).item() == pytest.approx(5.0, abs=1e-5)
+    loss = nn.TripletMarginLoss(0.5, swap=True, reduction="none")
+    np.testing.assert_allclose(
+        loss(ta, tp, tn).to_numpy(), _triplet_ref(a, p, n, 0.5, True), rtol=1e-12
+    )
+    loss.margin, loss.reduction = 2.0, "sum"  # settings are attributes
+    want = _triplet_ref(a, p, n, 2.0, True).sum()
+    assert loss(ta, tp, tn).item() == pytest.approx(want, rel=1e-12)
+    assert repr(nn.TripletMarginLoss()) == "TripletMarginLoss()"
+
+
 @pytest.mark.task4_6  # (Task 4.6's Embedding)
 def test_embedding_refuses_float_indices_and_looks_up_integer_ones():
     layer = nn.Embedding(5, 2)
@@ -288,3 +309,24 @@ def test_embedding_refuses_float_indices_and_looks_up_integer_ones():
         out = lookup(kt.tensor([[4, 0, 4]]))
         np.testing.assert_array_equal(out.to_numpy(), table[[[4, 0, 4]]])
         assert lookup(np.array([3, 1])).to_numpy().tolist() == table[[3, 1]].tolist()
+
+
+@pytest.mark.task4_6  # (Task 4.6's cross_entropy)
+def test_class_index_targets_must_be_integers_as_pytorchs():
+    logits = RNG.normal(size=(4, 5))
+    x, logp = kt.tensor(logits), F.log_softmax(kt.tensor(logits), dim=1)
+    for loss in (lambda t: F.cross_entropy(x, t), lambda t: F.nll_loss(logp, t)):
+        for target in (
+            kt.tensor([1.0, 0.0, 4.0, 2.0]),
+            kt.tensor([1, 0, 4, 2]).float(),
+        ):
+            with pytest.raises(RuntimeError, match="expected target dtype to be Long"):
+                loss(target)
+        # -mean(log softmax(x)[n, t_n]), worked with NumPy
+        shifted = logits - logits.max(1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+        want = -log_probs[np.arange(4), [1, 0, 4, 2]].mean()
+        assert loss(kt.tensor([1, 0, 4, 2])).item() == pytest.approx(want, rel=1e-12)
+    # A float target of the input's shape holds probabilities: still a float.
+    one_hot = np.eye(5)[[1, 0, 4, 2]]
+    assert F.cross_entropy(x, kt.tensor(one_hot)).item() == pytest.approx(want)
