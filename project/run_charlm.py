@@ -114,7 +114,7 @@ def bits_per_char(
             logits = model(tensor(x, backend=backend))
             n = len(chunk) * context
             flat = logits.view(n, logits.shape[-1])
-            target = tensor(y.reshape(-1).astype(np.float64), backend=backend)
+            target = tensor(y.reshape(-1), backend=backend)  # (int64 class indices)
             total += F.cross_entropy(flat, target, reduction="sum").item()
             count += n
     model.train()
@@ -185,7 +185,7 @@ def train(
         x, y = windows(train_ids, context, batch, rng)
         logits = model(tensor(x, backend=FastBackend))
         flat = logits.view(batch * context, len(vocab))
-        target = tensor(y.reshape(-1).astype(np.float64), backend=FastBackend)
+        target = tensor(y.reshape(-1), backend=FastBackend)  # (int64 class indices)
         loss = F.cross_entropy(flat, target)
         opt.zero_grad()
         loss.backward()
