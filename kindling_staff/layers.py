@@ -282,7 +282,7 @@ def re_exports(path: Path) -> List[str]:
 #: differentiable/fused switches as PyTorch's, nn.PairwiseDistance and
 #: TripletMarginLoss, //, % and ** of bools raise, float class-index targets raise).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_410
+LIBRARY_BUDGET = 14_404
 LIBRARY_GOAL = 13_500
 
 

@@ -320,9 +320,9 @@ class PolynomialLR(LRScheduler):
         return (1.0 - min(self.total_iters, t) / self.total_iters) ** self.power
 
 
-class MultiplicativeLR(LRScheduler):
-    """Multiply the rate by ``lr_lambda(t)`` at every step $t \\ge 1$ (one
-    function for all groups, or one per group)."""
+class LambdaLR(LRScheduler):
+    """$\\eta_t = \\eta_0\\, \\lambda(t)$ for a function ``lr_lambda`` (or one per
+    group)."""
 
     def __init__(
         self, optimizer: Any, lr_lambda: Lambdas, last_epoch: int = -1
@@ -336,27 +336,21 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
+        return [
+            base * fn(self.last_epoch)
+            for base, fn in zip(self.base_lrs, self.lr_lambdas)
+        ]
+
+
+class MultiplicativeLR(LambdaLR):
+    """Multiply the rate by ``lr_lambda(t)`` at every step $t \\ge 1$ (one
+    function for all groups, or one per group; set up as :class:`LambdaLR`)."""
+
+    def get_lr(self) -> List[float]:
         if self._is_initial:
             return self._current()
         return [
             lr * fn(self.last_epoch) for lr, fn in zip(self._current(), self.lr_lambdas)
-        ]
-
-
-class LambdaLR(LRScheduler):
-    """$\\eta_t = \\eta_0\\, \\lambda(t)$ for a function ``lr_lambda`` (or one per
-    group)."""
-
-    def __init__(
-        self, optimizer: Any, lr_lambda: Lambdas, last_epoch: int = -1
-    ) -> None:
-        self.lr_lambdas = _per_group("lr_lambda", optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> List[float]:
-        return [
-            base * fn(self.last_epoch)
-            for base, fn in zip(self.base_lrs, self.lr_lambdas)
         ]
 
 

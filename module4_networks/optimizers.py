@@ -253,9 +253,8 @@ class AdamW(Adam):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$p \leftarrow p (1 - \eta \lambda)$, then the Adam step without decay."""
-        if group.get("amsgrad", False):  # given, as in Adam.update
-            decayed = p * (1.0 - group["lr"] * group["weight_decay"])
-            return _amsgrad_step(decayed, g, state, group)
+        if group.get("amsgrad", False):  # given: Adam.update's, decoupled
+            return super().update(p, g, state, group)
         # BEGIN SOLUTION 4.6: decay p directly, then the plain Adam step
         p = p * (1.0 - group["lr"] * group["weight_decay"])
         return _adam_step(p, g, state, group)
