@@ -281,8 +281,10 @@ def re_exports(path: Path) -> List[str]:
 #: the methods); +42 for issue 42 (feat3: the optimizers' foreach/capturable/
 #: differentiable/fused switches as PyTorch's, nn.PairwiseDistance and
 #: TripletMarginLoss, //, % and ** of bools raise, float class-index targets raise).
+#: +36 for issue 42's missing features: inplace= on the activations and dropout,
+#: logsumexp/fmod/smooth_l1_loss of a mask, maximum/minimum take tensors only.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_410
+LIBRARY_BUDGET = 14_446
 LIBRARY_GOAL = 13_500
 
 

@@ -437,3 +437,44 @@ def test_inplace_dropout_scales_or_zeroes_the_input_itself():
     x = kt.tensor(a)
     assert layer(x) is x
     np.testing.assert_array_equal(x.to_numpy(), a)
+
+
+MASK = np.array([[True, False, True], [False, False, True]])
+
+
+@pytest.mark.task2_6
+def test_a_mask_computes_as_its_zeros_and_ones_where_pytorch_does():
+    # (Library code subtracting inside: PyTorch computes these for a mask, though
+    # its `-` of a mask raises.)
+    b, ones = kt.tensor(MASK), MASK.astype(np.float64)
+    want = np.log(np.exp(ones).sum(1))
+    np.testing.assert_allclose(kt.logsumexp(b, 1).to_numpy(), want, rtol=1e-12)
+    assert kt.logsumexp(b, (0, 1)).item() == pytest.approx(np.log(np.exp(ones).sum()))
+    np.testing.assert_array_equal(kt.fmod(b, 1.5).to_numpy(), np.fmod(ones, 1.5))
+    whole = b.fmod(2)
+    assert whole.dtype == kt.int64 and whole.tolist() == [[1, 0, 1], [0, 0, 1]]
+    x = RNG.normal(size=(2, 3)) * 2.0
+    f = kt.tensor(x, dtype=kt.float32)
+    d = np.abs(x - ones)
+    smooth = np.where(d < 1.0, 0.5 * d * d, d - 0.5).mean()
+    for loss in (F.smooth_l1_loss(f, b), F.smooth_l1_loss(b, f), F.huber_loss(f, b)):
+        assert loss.dtype == kt.float32
+        assert loss.item() == pytest.approx(smooth, rel=1e-12)
+    with pytest.raises(RuntimeError, match="Subtraction"):
+        b - f  # (the operator itself still raises, as PyTorch's)
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("number", [3, -2, 1.5, True])
+def test_maximum_and_minimum_take_tensors_only(number):
+    x = kt.tensor([[1.5, -2.5, 3.0]])
+    for name in ("maximum", "minimum"):
+        message = f"{name}\\(\\): argument 'other' .* must be Tensor, not "
+        with pytest.raises(TypeError, match=message + type(number).__name__):
+            getattr(x, name)(number)
+        with pytest.raises(TypeError, match=message):
+            getattr(kt, name)(x, number)
+    # A 0-d tensor of the number is fine, and clamp takes the number.
+    high = np.maximum(x.to_numpy(), number)
+    np.testing.assert_array_equal(x.maximum(kt.tensor(float(number))).to_numpy(), high)
+    np.testing.assert_array_equal(x.clamp(min=number).to_numpy(), high)
