@@ -478,7 +478,7 @@ def dropout(
     """
     _check_tensor("dropout", input)
     _check_probability(p)
-    if inplace:  # (as the in-place methods: Tensor._in_place)
+    if inplace and training:  # (as the in-place methods: Tensor._in_place)
         return input._in_place("dropout_", lambda a, _: dropout(a, p, training), 0.0)
     # BEGIN SOLUTION 4.4: the edge cases, then a Bernoulli mask scaled by 1/(1-p)
     if not training or p == 0.0:

@@ -432,9 +432,9 @@ def test_inplace_dropout_scales_or_zeroes_the_input_itself():
     maps = x.to_numpy().reshape(4, 3, 4)
     scaled = np.isclose(maps, 2.0 * a.reshape(4, 3, 4)).all(-1)
     assert (scaled | (maps == 0.0).all(-1)).all()
-    # In evaluation the input is left as it is.
+    # In evaluation the input is left as it is (a leaf that requires grad too).
     layer.eval()
-    x = kt.tensor(a)
+    x = kt.tensor(a, requires_grad=True)
     assert layer(x) is x
     np.testing.assert_array_equal(x.to_numpy(), a)
 
