@@ -421,6 +421,15 @@ def test_inplace_dropout_scales_or_zeroes_the_input_itself():
     kept = x.to_numpy() != 0.0
     assert 0 < kept.sum() < a.size
     np.testing.assert_allclose(x.to_numpy()[kept], 2.0 * a[kept])
+    # Not in training, the input is left as it is (a leaf that requires grad too).
+    x = kt.tensor(a, requires_grad=True)
+    assert F.dropout(x, 0.5, False, True) is x
+    np.testing.assert_array_equal(x.to_numpy(), a)
+
+
+@pytest.mark.task4_6  # (the layers are Task 0.4's Modules, train/eval)
+def test_inplace_dropout_layers_scale_or_zero_the_input_itself():
+    a = RNG.uniform(1.0, 2.0, size=(4, 3, 2, 2))
     layer = nn.Dropout(0.25, inplace=True)
     x = kt.tensor(a)
     assert layer(x) is x
