@@ -280,9 +280,12 @@ def re_exports(path: Path) -> List[str]:
 #: pools' one window loop, the losses' one first check, F.relu/sigmoid/tanh as
 #: the methods); +42 for issue 42 (feat3: the optimizers' foreach/capturable/
 #: differentiable/fused switches as PyTorch's, nn.PairwiseDistance and
-#: TripletMarginLoss, //, % and ** of bools raise, float class-index targets raise).
+#: TripletMarginLoss, //, % and ** of bools raise, float class-index targets raise);
+#: -6 by deletion (cut10: MultiplicativeLR on LambdaLR, AdamW's AMSGrad as Adam's);
+#: +36 for issue 42's missing features: inplace= on the activations and dropout,
+#: logsumexp/fmod/smooth_l1_loss of a mask, maximum/minimum take tensors only.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_404
+LIBRARY_BUDGET = 14_440
 LIBRARY_GOAL = 13_500
 
 

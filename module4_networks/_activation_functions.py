@@ -9,6 +9,7 @@ gradient at the kinks, built from differentiable tensor operations of Module 2
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from module2_tensors.function_forms import where
 from module2_tensors.tensor import Tensor
@@ -30,8 +31,21 @@ __all__ = [
 ]
 
 
-# The tensor methods themselves, as the facade's kt.relu, kt.sigmoid, kt.tanh.
-relu, sigmoid, tanh = Tensor.relu, Tensor.sigmoid, Tensor.tanh
+# The tensor methods themselves, as the facade's kt.sigmoid, kt.tanh.
+sigmoid, tanh = Tensor.sigmoid, Tensor.tanh
+
+
+def _written(input: Tensor, function: Any, *settings: Any) -> Tensor:
+    """PyTorch's ``inplace=True``: ``function(input, *settings)`` written into
+    ``input`` (returned) by its in-place mechanism (``Tensor._in_place``: the
+    leaf and version-counter errors, the gradient through the change)."""
+    name = function.__name__ + "_"
+    return input._in_place(name, lambda a, _: function(a, *settings), 0.0)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """$\\max(x, 0)$; ``inplace=True``: ``input.relu_()``."""
+    return input.relu_() if inplace else input.relu()
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -46,20 +60,28 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
-def silu(input: Tensor) -> Tensor:
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """$x\\, \\sigma(x)$ (also called swish)."""
+    if inplace:
+        return _written(input, silu)
     return input * input.sigmoid()
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(
+    input: Tensor, negative_slope: float = 0.01, inplace: bool = False
+) -> Tensor:
     """$x$ for $x > 0$, else $\\alpha x$ (``negative_slope``); the gradient at
     exactly 0 is $\\alpha$, as in PyTorch."""
+    if inplace:
+        return _written(input, leaky_relu, negative_slope)
     return where(input > 0.0, input, input * negative_slope)
 
 
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """$x$ for $x > 0$, else $\\alpha (e^x - 1)$; the gradient at exactly 0 is
     $\\alpha$ (the negative branch's), as in PyTorch."""
+    if inplace:
+        return _written(input, elu, alpha)
     positive = input > 0.0
     negative = where(positive, 0.0, input)  # min(x, 0): exp never overflows
     return where(positive, input, negative.expm1() * alpha)
@@ -89,18 +111,22 @@ def hardtanh(
     gradient 1 strictly inside the range, 0 outside and at its ends (PyTorch's)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _written(input, hardtanh, min_val, max_val)
     inside = (input > min_val).logical_and(input < max_val)
     return where(inside, input, input.detach().clamp(min_val, max_val).type_as(input))
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``F.relu6``: $\\min(\\max(x, 0), 6)$, ``hardtanh(x, 0, 6)``."""
-    return hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$ (PyTorch's
     softplus, threshold 20 included)."""
+    if inplace:
+        return _written(input, mish)
     return input * softplus(input).tanh()
 
 

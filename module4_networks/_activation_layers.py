@@ -141,7 +141,7 @@ class ReLU6(Hardtanh):
     """``F.relu6``: $\\min(\\max(x, 0), 6)$."""
 
     def __init__(self, inplace: bool = False) -> None:
-        super().__init__(0.0, 6.0)
+        super().__init__(0.0, 6.0, inplace)
 
 
 class Mish(FunctionLayer):

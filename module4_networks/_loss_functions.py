@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from module2_tensors.engine.dtypes import result_type
 from module2_tensors.function_forms import where
 from module2_tensors.tensor import Tensor, tensor
 
@@ -80,7 +81,8 @@ def smooth_l1_loss(
     target = _same_shape("smooth_l1_loss", input, target, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = input - target
+    dtype = result_type(input, target)  # (a mask operand: its 0s and 1s, as PyTorch)
+    d = input._as_dtype(dtype) - target._as_dtype(dtype)
     losses = size = d.abs()
     if beta > 0.0:  # (beta = 0: the L1 loss)
         losses = where(size < beta, d * d * (0.5 / beta), size - 0.5 * beta)

@@ -132,4 +132,4 @@ class Dropout2d(Dropout):
     """``F.dropout2d(x, p, training=self.training)``: whole channels dropped."""
 
     def forward(self, x: Tensor) -> Tensor:
-        return S.dropout2d(x, self.p, self.training)
+        return S.dropout2d(x, self.p, self.training, self.inplace)

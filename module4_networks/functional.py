@@ -460,7 +460,9 @@ def max_pool2d(
     # END SOLUTION
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     r"""Inverted dropout, as ``torch.nn.functional.dropout``.
 
     In training, each entry is kept with probability $1 - p$ and scaled by
@@ -469,12 +471,15 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     (``training=False``) simply returns the input. ``p = 0`` returns the input;
     ``p = 1`` returns zeros (and a zero gradient). Random numbers come from
     ``rand`` (seed them with ``manual_seed``).
+    ``inplace=True`` writes the result into ``input`` and returns it (given).
 
     Raises:
         ValueError: ``p`` outside $[0, 1]$.
     """
     _check_tensor("dropout", input)
     _check_probability(p)
+    if inplace and training:  # (as the in-place methods: Tensor._in_place)
+        return input._in_place("dropout_", lambda a, _: dropout(a, p, training), 0.0)
     # BEGIN SOLUTION 4.4: the edge cases, then a Bernoulli mask scaled by 1/(1-p)
     if not training or p == 0.0:
         return input

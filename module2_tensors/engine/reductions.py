@@ -185,6 +185,8 @@ def cumulative(t: "Tensor", dim: int, product: bool = False) -> "Tensor":
 def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
     """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
     e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
+    if t.is_mask:  # (of its 0s and 1s, a float: PyTorch's logsumexp of a mask)
+        t = t * 1.0
     m = t.detach().amax(dim, keepdim=True)
     m = m.masked_fill(m.abs() == float("inf"), 0.0)
     out = (t - m).exp().sum(dim, keepdim=keepdim).log()

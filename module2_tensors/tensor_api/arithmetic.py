@@ -17,7 +17,7 @@ from .. import tensor_functions as tf
 from ..engine import dtypes, elementwise
 from ..tensor_data import TensorData
 from .._backend import matmul_shape
-from .core import CoreMixin, FACTORIES, TensorLike
+from .core import CoreMixin, FACTORIES, TensorLike, tensor_operand
 from .dtype_device import floated as _floated, kept_dtype
 
 if TYPE_CHECKING:
@@ -249,8 +249,9 @@ class ArithmeticMixin:
 
     def fmod(self, other: TensorLike) -> "Tensor":
         """``torch.fmod``: $a - b\\,\\mathrm{trunc}(a / b)$, with the sign of the
-        dividend (C's ``fmod``; ``%`` takes the divisor's)."""
-        return self - self.div(other, rounding_mode="trunc") * other
+        dividend (C's ``fmod``; ``%`` takes the divisor's); $a + (-b q)$ (exactly
+        $a - b q$), so a mask $a$ is its 0s and 1s, as in PyTorch."""
+        return self + -(self.div(other, rounding_mode="trunc") * other)
 
     def atan2(self, other: TensorLike) -> "Tensor":
         """``torch.atan2``: the angle in $(-\\pi, \\pi]$ of the point $(x, y)$ =
@@ -510,12 +511,13 @@ class ArithmeticMixin:
     def maximum(self, other: TensorLike) -> "Tensor":
         """$\\max(x, y)$ entry by entry (``torch.maximum``): NaN propagates; a tie
         splits the gradient in halves."""
-        o = self._other(other)
+        o = self._other(tensor_operand("maximum", other))
         return _promoted(elementwise.Maximum.apply(self, o), (self, o))
 
     def minimum(self, other: TensorLike) -> "Tensor":
         """$\\min(x, y) = -\\max(-x, -y)$ entry by entry (``torch.minimum``)."""
         # (A mask is negated as int64: -True labelled bool would be True.)
+        other = tensor_operand("minimum", other)
         a, b = (t.long() if t.is_mask else t for t in (self, self._other(other)))
         return _promoted(-elementwise.Maximum.apply(-a, -b), (self, other))
 

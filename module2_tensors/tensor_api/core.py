@@ -61,6 +61,21 @@ def _python(t: "Tensor", array: np.ndarray) -> Any:
     return array.tolist()
 
 
+def tensor_operand(name: str, other: Any) -> "Tensor":
+    """``other``, which must be a tensor (PyTorch's ``maximum(other)`` and
+    ``minimum(other)``, whose Python-number form is ``clamp``).
+
+    Raises:
+        TypeError: ``other`` is not a tensor, in PyTorch's words.
+    """
+    if not isinstance(other, CoreMixin):
+        what = type(other).__name__
+        raise TypeError(
+            f"{name}(): argument 'other' (position 1) must be Tensor, not {what}"
+        )
+    return other
+
+
 class CoreMixin:
     """The attributes every tensor has (``backend``, ``_tensor``, ``history``, ``grad``,
     ...), its shape and its numbers read back as Python or NumPy values."""

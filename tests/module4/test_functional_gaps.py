@@ -8,7 +8,8 @@ statistics), ``F.adaptive_max_pool2d``/``nn.AdaptiveMaxPool2d``,
 ``F.triplet_margin_loss``/``nn.TripletMarginLoss``, and the function forms
 ``kt.broadcast_to``/``kt.expand`` keeping an integer dtype.
 Values against NumPy written from PyTorch's documented formulas, gradients
-against central differences."""
+against central differences. The in-place forms of the activations and
+dropout (``inplace=True``, PyTorch's) change their input itself."""
 
 from __future__ import annotations
 
@@ -330,3 +331,159 @@ def test_class_index_targets_must_be_integers_as_pytorchs():
     # A float target of the input's shape holds probabilities: still a float.
     one_hot = np.eye(5)[[1, 0, 4, 2]]
     assert F.cross_entropy(x, kt.tensor(one_hot)).item() == pytest.approx(want)
+
+
+def _softplus(a):
+    return np.where(a > 20.0, a, np.logaddexp(0.0, a))
+
+
+# PyTorch's in-place activations, each with its positional settings and the
+# function it computes (the documented formulas, in NumPy).
+IN_PLACE_ACTIVATIONS = [
+    (F.relu, (), lambda a: np.maximum(a, 0.0)),
+    (F.leaky_relu, (0.1,), lambda a: np.where(a > 0, a, 0.1 * a)),
+    (F.elu, (0.7,), lambda a: np.where(a > 0, a, 0.7 * np.expm1(a))),
+    (F.silu, (), lambda a: a / (1.0 + np.exp(-a))),
+    (F.hardtanh, (-0.5, 1.0), lambda a: np.clip(a, -0.5, 1.0)),
+    (F.relu6, (), lambda a: np.clip(a, 0.0, 6.0)),
+    (F.mish, (), lambda a: a * np.tanh(_softplus(a))),
+]
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("function, settings, reference", IN_PLACE_ACTIVATIONS)
+def test_inplace_activations_write_into_the_input_and_differentiate(
+    function, settings, reference
+):
+    a = RNG.normal(size=(3, 4)) * 3.0
+    x = kt.tensor(a)
+    out = function(x, *settings, True)  # (PyTorch's positional inplace)
+    assert out is x
+    np.testing.assert_allclose(x.to_numpy(), reference(a), rtol=1e-12, atol=1e-12)
+    y = kt.tensor(a)
+    np.testing.assert_allclose(function(y, *settings).to_numpy(), reference(a))
+    np.testing.assert_array_equal(y.to_numpy(), a)  # (out of place: unchanged)
+    # On a non-leaf the change is recorded: gradients of the input through it.
+    check_grad(
+        lambda t: function(t * 1.0, *settings, inplace=True), [a], reference=reference
+    )
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize(
+    "layer",
+    [
+        lambda: nn.ReLU(inplace=True),
+        lambda: nn.ReLU(True),
+        lambda: nn.LeakyReLU(0.1, inplace=True),
+        lambda: nn.LeakyReLU(0.1, True),
+        lambda: nn.ELU(inplace=True),
+        lambda: nn.SiLU(inplace=True),
+        lambda: nn.ReLU6(inplace=True),
+        lambda: nn.Hardtanh(-0.5, 0.5, inplace=True),
+        lambda: nn.Mish(inplace=True),
+    ],
+)
+def test_inplace_activation_layers_change_and_return_their_input(layer):
+    a = RNG.normal(size=(2, 5)) * 3.0
+    x = kt.tensor(a)
+    out = layer()(x)
+    assert out is x
+    assert not np.array_equal(x.to_numpy(), a)
+    plain = kt.tensor(a)
+    layer().__class__()(plain)  # (the default, inplace=False, keeps it)
+    np.testing.assert_array_equal(plain.to_numpy(), a)
+
+
+@pytest.mark.task2_6
+def test_inplace_activations_keep_pytorchs_autograd_errors():
+    leaf = kt.tensor([-1.0, 2.0], requires_grad=True)
+    for change in (lambda t: F.relu(t, inplace=True), nn.SiLU(inplace=True)):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            change(leaf)
+    # A value saved for backward (exp saves its input), then changed in place.
+    hidden = leaf * 2.0
+    saved = hidden.exp()
+    F.elu(hidden, inplace=True)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved.sum().backward()
+    # Without gradients, a leaf may be changed.
+    with kt.no_grad():
+        F.leaky_relu(leaf, 0.5, True)
+    assert leaf.tolist() == [-0.5, 2.0]
+
+
+@pytest.mark.task4_4  # (Task 4.4's dropout)
+def test_inplace_dropout_scales_or_zeroes_the_input_itself():
+    a = RNG.uniform(1.0, 2.0, size=(4, 3, 2, 2))
+    x = kt.tensor(a)
+    assert F.dropout(x, 0.5, True, True) is x
+    kept = x.to_numpy() != 0.0
+    assert 0 < kept.sum() < a.size
+    np.testing.assert_allclose(x.to_numpy()[kept], 2.0 * a[kept])
+    # Not in training, the input is left as it is (a leaf that requires grad too).
+    x = kt.tensor(a, requires_grad=True)
+    assert F.dropout(x, 0.5, False, True) is x
+    np.testing.assert_array_equal(x.to_numpy(), a)
+
+
+@pytest.mark.task4_6  # (the layers are Task 0.4's Modules, train/eval)
+def test_inplace_dropout_layers_scale_or_zero_the_input_itself():
+    a = RNG.uniform(1.0, 2.0, size=(4, 3, 2, 2))
+    layer = nn.Dropout(0.25, inplace=True)
+    x = kt.tensor(a)
+    assert layer(x) is x
+    kept = x.to_numpy() != 0.0
+    np.testing.assert_allclose(x.to_numpy()[kept], a[kept] / 0.75)
+    # Whole channels: each (n, c) map is all zeros or all scaled.
+    x = kt.tensor(a)
+    assert nn.Dropout2d(0.5, inplace=True)(x) is x
+    maps = x.to_numpy().reshape(4, 3, 4)
+    scaled = np.isclose(maps, 2.0 * a.reshape(4, 3, 4)).all(-1)
+    assert (scaled | (maps == 0.0).all(-1)).all()
+    # In evaluation the input is left as it is (a leaf that requires grad too).
+    layer.eval()
+    x = kt.tensor(a, requires_grad=True)
+    assert layer(x) is x
+    np.testing.assert_array_equal(x.to_numpy(), a)
+
+
+MASK = np.array([[True, False, True], [False, False, True]])
+
+
+@pytest.mark.task2_6
+def test_a_mask_computes_as_its_zeros_and_ones_where_pytorch_does():
+    # (Library code subtracting inside: PyTorch computes these for a mask, though
+    # its `-` of a mask raises.)
+    b, ones = kt.tensor(MASK), MASK.astype(np.float64)
+    want = np.log(np.exp(ones).sum(1))
+    np.testing.assert_allclose(kt.logsumexp(b, 1).to_numpy(), want, rtol=1e-12)
+    assert kt.logsumexp(b, (0, 1)).item() == pytest.approx(np.log(np.exp(ones).sum()))
+    np.testing.assert_array_equal(kt.fmod(b, 1.5).to_numpy(), np.fmod(ones, 1.5))
+    whole = b.fmod(2)
+    assert whole.dtype == kt.int64 and whole.tolist() == [[1, 0, 1], [0, 0, 1]]
+    x = RNG.normal(size=(2, 3)) * 2.0
+    f = kt.tensor(x, dtype=kt.float32)
+    d = np.abs(x - ones)
+    smooth = np.where(d < 1.0, 0.5 * d * d, d - 0.5).mean()
+    for loss in (F.smooth_l1_loss(f, b), F.smooth_l1_loss(b, f), F.huber_loss(f, b)):
+        assert loss.dtype == kt.float32
+        assert loss.item() == pytest.approx(smooth, rel=1e-12)
+    with pytest.raises(RuntimeError, match="Subtraction"):
+        b - f  # (the operator itself still raises, as PyTorch's)
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("number", [3, -2, 1.5, True])
+def test_maximum_and_minimum_take_tensors_only(number):
+    x = kt.tensor([[1.5, -2.5, 3.0]])
+    for name in ("maximum", "minimum"):
+        message = f"{name}\\(\\): argument 'other' .* must be Tensor, not "
+        with pytest.raises(TypeError, match=message + type(number).__name__):
+            getattr(x, name)(number)
+        with pytest.raises(TypeError, match=message):
+            getattr(kt, name)(x, number)
+    # A 0-d tensor of the number is fine, and clamp takes the number.
+    high = np.maximum(x.to_numpy(), number)
+    np.testing.assert_array_equal(x.maximum(kt.tensor(float(number))).to_numpy(), high)
+    np.testing.assert_array_equal(x.clamp(min=number).to_numpy(), high)
