@@ -70,9 +70,7 @@ def _expm1(x: float) -> float:
 
 
 def _floor(x: float) -> float:
-    if x != x or x == math.inf or x == -math.inf:
-        return x
-    return float(math.floor(x))
+    return float(math.floor(x)) if math.isfinite(x) else x
 
 
 def _round(x: float) -> float:

@@ -116,11 +116,8 @@ def _numpy_function(
         (values,) = ctx.saved_values
         return grad.new_tensor(backward(values, grad.to_numpy()))
 
-    return type(
-        name,
-        (Function,),
-        {"forward": staticmethod(fwd), "backward": staticmethod(bwd)},
-    )
+    methods = {"forward": staticmethod(fwd), "backward": staticmethod(bwd)}
+    return type(name, (Function,), methods)
 
 
 def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
