@@ -157,8 +157,7 @@ class InPlaceMixin:
                 result does not have ``self``'s shape.
         """
         other = self._other(value)
-        strides = self._tensor.strides
-        if any(n > 1 and s == 0 for n, s in zip(self.shape, strides)):
+        if any(n > 1 and s == 0 for n, s in zip(self.shape, self._tensor.strides)):
             raise RuntimeError(
                 f"unsupported operation: more than one element of the written-to "
                 f"tensor refers to a single memory location ({what} on an expanded "
