@@ -457,10 +457,8 @@ class SequentialLR(LRScheduler):
         self.last_epoch += 1
         k = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[k]
-        if k > 0 and self._milestones[k - 1] == self.last_epoch:
-            scheduler.step(0)  # restart it: the closed form at step 0
-        else:
-            scheduler.step()
+        # At its milestone a scheduler restarts: step(0), the closed form at step 0.
+        scheduler.step(0 if k and self._milestones[k - 1] == self.last_epoch else None)
         self._last_lr = scheduler.get_last_lr()
 
 
@@ -520,9 +518,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold, self.threshold_mode = float(threshold), threshold_mode
         self.cooldown, self.eps = int(cooldown), float(eps)
         self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs = 0
-        self.cooldown_counter = 0
-        self.last_epoch = 0
+        self.num_bad_epochs = self.cooldown_counter = self.last_epoch = 0
         self._last_lr = self._current()
 
     def is_better(self, a: float, best: float) -> bool:
@@ -549,8 +545,7 @@ class ReduceLROnPlateau(LRScheduler):
                 new = max(old * self.factor, floor)
                 if old - new > self.eps:
                     group["lr"] = new
-            self.cooldown_counter = self.cooldown
-            self.num_bad_epochs = 0
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = self._current()
 
     @property
