@@ -78,13 +78,11 @@ def download(
             why for each).
     """
     path = Path(path)
-    if isinstance(urls, str):
-        urls = [urls]
     if path.exists() and (md5 is None or md5sum(path) == md5):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     failures: List[str] = []
-    for url in urls:
+    for url in [urls] if isinstance(urls, str) else urls:
         out = tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False)
         tmp = Path(out.name)
         try:
