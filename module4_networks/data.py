@@ -237,8 +237,7 @@ def read_sst2_tsv(path: PathLike) -> Tuple[List[str], np.ndarray]:
 
 
 def load_sst2(
-    data_dir: Optional[PathLike] = None,
-    cache_dir: Optional[PathLike] = None,
+    data_dir: Optional[PathLike] = None, cache_dir: Optional[PathLike] = None
 ) -> Dict[str, Tuple[List[str], np.ndarray]]:
     """The SST-2 splits as ``{name: (sentences, labels)}``.
 

@@ -46,16 +46,7 @@ from . import _fused_optim
 from ._optimizer_state import OptimizerState, State, _amsgrad_step
 from ._optimizer_state import _counted, _decayed, _moments, _shrunk
 
-__all__ = [
-    "Optimizer",
-    "SGD",
-    "RMSprop",
-    "Adam",
-    "AdamW",
-    "Adagrad",
-    "RAdam",
-    "NAdam",
-]
+__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW", "Adagrad", "RAdam", "NAdam"]
 
 
 class Optimizer(OptimizerState):
