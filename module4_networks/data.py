@@ -258,10 +258,9 @@ def load_sst2(
                     ):
                         shutil.copyfileobj(src, dst)
         data_dir = root
-    data_dir = Path(data_dir)
     splits = {}
     for name in ("train", "dev", "test"):
-        path = data_dir / f"{name}.tsv"
+        path = Path(data_dir) / f"{name}.tsv"
         if path.exists():
             splits[name] = read_sst2_tsv(path)
         elif name != "dev":
