@@ -457,8 +457,10 @@ class SequentialLR(LRScheduler):
         self.last_epoch += 1
         k = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[k]
-        # At its milestone a scheduler restarts: step(0), the closed form at step 0.
-        scheduler.step(0 if k and self._milestones[k - 1] == self.last_epoch else None)
+        if k > 0 and self._milestones[k - 1] == self.last_epoch:
+            scheduler.step(0)  # restart it: the closed form at step 0
+        else:
+            scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
 
