@@ -108,8 +108,7 @@ class Rprop(Optimizer):
         agreement = (g * state["prev"]).sign()
         factor = where(agreement > 0.0, plus, where(agreement < 0.0, minus, 1.0))
         state["step_size"] = (state["step_size"] * factor).clamp(*group["step_sizes"])
-        g = where(factor == minus, 0.0, g)
-        state["prev"] = g
+        state["prev"] = g = where(factor == minus, 0.0, g)
         return p - g.sign() * state["step_size"]
 
 

@@ -39,6 +39,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ._optimizer_state import _mapped
 from .engine import agrees
 
 __all__ = ["step", "CHECKED_STEPS", "fuses"]
@@ -164,10 +165,7 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
         versions.bump_version(p)
         return True
     # A checked step: the student's update decides; the fused step runs on copies.
-    mirror = {
-        key: (_owned(p, value) if hasattr(value, "to_numpy") else value)
-        for key, value in state.items()
-    }
+    mirror = _mapped(state, lambda value: _owned(p, value))
     shadow = _owned(p, p.detach())
     if not _buffers_owned(mirror):  # a buffer of another size: never launch
         verdict["ok"] = False

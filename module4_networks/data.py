@@ -78,13 +78,11 @@ def download(
             why for each).
     """
     path = Path(path)
-    if isinstance(urls, str):
-        urls = [urls]
     if path.exists() and (md5 is None or md5sum(path) == md5):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     failures: List[str] = []
-    for url in urls:
+    for url in [urls] if isinstance(urls, str) else urls:
         out = tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False)
         tmp = Path(out.name)
         try:
@@ -239,8 +237,7 @@ def read_sst2_tsv(path: PathLike) -> Tuple[List[str], np.ndarray]:
 
 
 def load_sst2(
-    data_dir: Optional[PathLike] = None,
-    cache_dir: Optional[PathLike] = None,
+    data_dir: Optional[PathLike] = None, cache_dir: Optional[PathLike] = None
 ) -> Dict[str, Tuple[List[str], np.ndarray]]:
     """The SST-2 splits as ``{name: (sentences, labels)}``.
 
@@ -261,10 +258,9 @@ def load_sst2(
                     ):
                         shutil.copyfileobj(src, dst)
         data_dir = root
-    data_dir = Path(data_dir)
     splits = {}
     for name in ("train", "dev", "test"):
-        path = data_dir / f"{name}.tsv"
+        path = Path(data_dir) / f"{name}.tsv"
         if path.exists():
             splits[name] = read_sst2_tsv(path)
         elif name != "dev":

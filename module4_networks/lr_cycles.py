@@ -128,9 +128,8 @@ class OneCycleLR(LRScheduler):
         self.phases.append((self.total_steps - 1, self.phases[-1][2], "min_lr"))
         peaks = _per_group("max_lr", optimizer, max_lr)
         for group, peak in zip(optimizer.param_groups, peaks):
-            group["initial_lr"] = peak / div_factor
-            group["max_lr"] = peak
-            group["min_lr"] = group["initial_lr"] / final_div_factor
+            start = peak / div_factor
+            group.update(initial_lr=start, max_lr=peak, min_lr=start / final_div_factor)
         self.momentum_key = _momentum_key(optimizer) if cycle_momentum else None
         self.base_momentum, self.max_momentum = base_momentum, max_momentum
         super().__init__(optimizer, last_epoch)
@@ -233,10 +232,8 @@ class CyclicLR(LRScheduler):
     def get_lr(self) -> List[float]:
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
-        if x <= self.step_ratio:
-            position = x / self.step_ratio
-        else:
-            position = (x - 1) / (self.step_ratio - 1)
+        ratio = self.step_ratio  # the rising part of a cycle
+        position = x / ratio if x <= ratio else (x - 1) / (ratio - 1)
         scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
         if self.momentum_key is not None:
             for bottom, top, group in zip(

@@ -520,9 +520,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold, self.threshold_mode = float(threshold), threshold_mode
         self.cooldown, self.eps = int(cooldown), float(eps)
         self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs = 0
-        self.cooldown_counter = 0
-        self.last_epoch = 0
+        self.num_bad_epochs = self.cooldown_counter = self.last_epoch = 0
         self._last_lr = self._current()
 
     def is_better(self, a: float, best: float) -> bool:
@@ -549,8 +547,7 @@ class ReduceLROnPlateau(LRScheduler):
                 new = max(old * self.factor, floor)
                 if old - new > self.eps:
                     group["lr"] = new
-            self.cooldown_counter = self.cooldown
-            self.num_bad_epochs = 0
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = self._current()
 
     @property

@@ -46,16 +46,7 @@ from . import _fused_optim
 from ._optimizer_state import OptimizerState, State, _amsgrad_step
 from ._optimizer_state import _counted, _decayed, _moments, _shrunk
 
-__all__ = [
-    "Optimizer",
-    "SGD",
-    "RMSprop",
-    "Adam",
-    "AdamW",
-    "Adagrad",
-    "RAdam",
-    "NAdam",
-]
+__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW", "Adagrad", "RAdam", "NAdam"]
 
 
 class Optimizer(OptimizerState):
@@ -383,8 +374,7 @@ class NAdam(Optimizer):
         t, m, v = _moments(p, g, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
-        product = state.get("mu_product", 1.0) * mu
-        state["mu_product"] = product
+        state["mu_product"] = product = state.get("mu_product", 1.0) * mu
         denom = (v / (1.0 - beta2**t)).sqrt() + group["eps"]
         lr = group["lr"]
         p = p - lr * (1.0 - mu) / (1.0 - product) * g / denom

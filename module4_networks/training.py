@@ -31,10 +31,9 @@ class History:
         return self.column(name)[-1]
 
     def format_last(self) -> str:
-        row = self.rows[-1]
         return "  ".join(
             f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
-            for k, v in row.items()
+            for k, v in self.rows[-1].items()
         )
 
 

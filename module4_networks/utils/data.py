@@ -20,13 +20,7 @@ from module2_tensors.tensor import Tensor, _rng, tensor
 
 from ..training import minibatches
 
-__all__ = [
-    "Dataset",
-    "TensorDataset",
-    "Subset",
-    "random_split",
-    "DataLoader",
-]
+__all__ = ["Dataset", "TensorDataset", "Subset", "random_split", "DataLoader"]
 
 
 class Dataset:
