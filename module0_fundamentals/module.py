@@ -100,12 +100,9 @@ class Module:
     _optional_state: tuple[str, ...] = ()
 
     def __init__(self) -> None:
-        # object.__setattr__ skips our own __setattr__, which needs these dicts.
-        object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_buffers", {})
-        object.__setattr__(self, "_non_persistent", set())
-        object.__setattr__(self, "training", True)
+        # Straight into __dict__: our own __setattr__ needs these dicts.
+        registries = {"_modules": {}, "_parameters": {}, "_buffers": {}}
+        vars(self).update(registries, _non_persistent=set(), training=True)
 
     # -- registration (given) ----------------------------------------------------
 
