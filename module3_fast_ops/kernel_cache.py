@@ -54,9 +54,7 @@ __all__ = ["persist", "cache_root", "KernelCache", "KeyedCache", "KeyedImpl"]
 def cache_root() -> str:
     """The user-wide folder: ``$KINDLING_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/kindling`` (default ``~/.cache/kindling``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".cache"
-    )
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
     return os.environ.get("KINDLING_CACHE_DIR") or os.path.join(base, "kindling")
 
 
