@@ -386,8 +386,8 @@ def conv_backward_fn(
             dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
             d_input = _result(input, input.shape)
             kh, kw = pair_2d(weight.shape[2:], 1)
-            shape = (batch, taps, *pair_2d(grad.shape[2:], 1))  # (B, taps, H', W')
-            dcols = _tensor(dcols, shape)
+            # dcols as (B, taps, H', W')
+            dcols = _tensor(dcols, (batch, taps, *pair_2d(grad.shape[2:], 1)))
             _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
         if needs[1]:
             view = (batch, positions, taps), (taps * positions, 1, positions)
