@@ -325,14 +325,14 @@ class Module:
                 unexpected; always, a shape that differs (naming the key and both
                 shapes).
         """
-        # {key: (module, attribute, is_parameter)}, the keys of state_dict()
+        # {key: (module, attribute, is_parameter, value)}, the keys of state_dict()
         targets = {key: rest for key, *rest in _module_state.entries(self)}
         # Buffers a module lists in ``_optional_state`` may be absent from a
         # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
         # checkpoints lack): they keep their value and are not reported missing.
         optional = {
             key
-            for key, (module, attribute, is_parameter) in targets.items()
+            for key, (module, attribute, is_parameter, _) in targets.items()
             if not is_parameter and attribute in module._optional_state
         }
         missing = [k for k in targets if k not in state_dict and k not in optional]
@@ -342,16 +342,14 @@ class Module:
                 f"Error(s) in loading state_dict for {type(self).__name__}: "
                 f"missing keys {missing}, unexpected keys {unexpected}"
             )
-        for key, (module, attribute, is_parameter) in targets.items():
+        for key, (module, attribute, is_parameter, current) in targets.items():
             if key not in state_dict:
                 continue
-            new = state_dict[key]
+            copied = _copied_into(key, current, state_dict[key])
             if is_parameter:
-                parameter = module._parameters[attribute]
-                parameter.value = _copied_into(key, parameter.value, new)
+                module._parameters[attribute].value = copied
             else:
-                buffers = module._buffers
-                buffers[attribute] = _copied_into(key, buffers[attribute], new)
+                module._buffers[attribute] = copied
         return IncompatibleKeys(missing, unexpected)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
