@@ -297,12 +297,11 @@ class Module:
 
     def named_buffers(self) -> list[tuple[str, Any]]:
         """Every buffer of the tree with its dotted name (as named_parameters)."""
-        found = []
-        for module_name, module in self.named_modules():
-            for attribute, value in module.__dict__.get("_buffers", {}).items():
-                name = f"{module_name}.{attribute}" if module_name else attribute
-                found.append((name, value))
-        return found
+        return [
+            (f"{module_name}.{attribute}" if module_name else attribute, value)
+            for module_name, module in self.named_modules()
+            for attribute, value in module.__dict__.get("_buffers", {}).items()
+        ]
 
     def buffers(self) -> list[Any]:
         """Every buffer of the tree."""
