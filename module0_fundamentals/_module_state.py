@@ -14,17 +14,17 @@ __all__ = ["methods", "entries"]
 
 def entries(
     module: "Module", start: str = ""
-) -> Iterator[Tuple[str, "Module", str, bool]]:
-    """``(dotted name, module, attribute, is_parameter)`` for every parameter and
-    persistent buffer of the tree, in ``state_dict``'s order (``load_state_dict``
-    writes them back). A module reached by two paths (a shared layer) is listed
-    under both names, as PyTorch's ``state_dict`` lists it."""
-    for attribute in module._parameters:
-        yield start + attribute, module, attribute, True
+) -> Iterator[Tuple[str, "Module", str, bool, Any]]:
+    """``(dotted name, module, attribute, is_parameter, value)`` for every
+    parameter and persistent buffer of the tree, in ``state_dict``'s order
+    (``load_state_dict`` writes them back). A module reached by two paths (a shared
+    layer) is listed under both names, as PyTorch's ``state_dict`` lists it."""
+    for attribute, parameter in module._parameters.items():
+        yield start + attribute, module, attribute, True, parameter.value
     skip = module.__dict__.get("_non_persistent", set())
-    for attribute in module.__dict__.get("_buffers", {}):
+    for attribute, value in module.__dict__.get("_buffers", {}).items():
         if attribute not in skip:
-            yield start + attribute, module, attribute, False
+            yield start + attribute, module, attribute, False, value
     for name, child in module.named_children():
         yield from entries(child, f"{start}{name}.")
 
@@ -42,11 +42,7 @@ def state_dict(
     the graph). ``prefix`` starts every key; ``destination`` is filled and
     returned when given."""
     state = OrderedDict() if destination is None else destination
-    for key, module, attribute, is_parameter in entries(self):
-        if is_parameter:
-            value = module._parameters[attribute].value
-        else:
-            value = module._buffers[attribute]
+    for key, *_, value in entries(self):
         detach = not keep_vars and hasattr(value, "detach")
         state[prefix + key] = value.detach() if detach else value
     return state

@@ -100,12 +100,9 @@ class Module:
     _optional_state: tuple[str, ...] = ()
 
     def __init__(self) -> None:
-        # object.__setattr__ skips our own __setattr__, which needs these dicts.
-        object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_buffers", {})
-        object.__setattr__(self, "_non_persistent", set())
-        object.__setattr__(self, "training", True)
+        # Straight into __dict__: our own __setattr__ needs these dicts.
+        registries = {"_modules": {}, "_parameters": {}, "_buffers": {}}
+        vars(self).update(registries, _non_persistent=set(), training=True)
 
     # -- registration (given) ----------------------------------------------------
 
@@ -300,12 +297,11 @@ class Module:
 
     def named_buffers(self) -> list[tuple[str, Any]]:
         """Every buffer of the tree with its dotted name (as named_parameters)."""
-        found = []
-        for module_name, module in self.named_modules():
-            for attribute, value in module.__dict__.get("_buffers", {}).items():
-                name = f"{module_name}.{attribute}" if module_name else attribute
-                found.append((name, value))
-        return found
+        return [
+            (f"{module_name}.{attribute}" if module_name else attribute, value)
+            for module_name, module in self.named_modules()
+            for attribute, value in module.__dict__.get("_buffers", {}).items()
+        ]
 
     def buffers(self) -> list[Any]:
         """Every buffer of the tree."""
@@ -328,14 +324,14 @@ class Module:
                 unexpected; always, a shape that differs (naming the key and both
                 shapes).
         """
-        # {key: (module, attribute, is_parameter)}, the keys of state_dict()
+        # {key: (module, attribute, is_parameter, value)}, the keys of state_dict()
         targets = {key: rest for key, *rest in _module_state.entries(self)}
         # Buffers a module lists in ``_optional_state`` may be absent from a
         # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
         # checkpoints lack): they keep their value and are not reported missing.
         optional = {
             key
-            for key, (module, attribute, is_parameter) in targets.items()
+            for key, (module, attribute, is_parameter, _) in targets.items()
             if not is_parameter and attribute in module._optional_state
         }
         missing = [k for k in targets if k not in state_dict and k not in optional]
@@ -345,16 +341,14 @@ class Module:
                 f"Error(s) in loading state_dict for {type(self).__name__}: "
                 f"missing keys {missing}, unexpected keys {unexpected}"
             )
-        for key, (module, attribute, is_parameter) in targets.items():
+        for key, (module, attribute, is_parameter, current) in targets.items():
             if key not in state_dict:
                 continue
-            new = state_dict[key]
+            copied = _copied_into(key, current, state_dict[key])
             if is_parameter:
-                parameter = module._parameters[attribute]
-                parameter.value = _copied_into(key, parameter.value, new)
+                module._parameters[attribute].value = copied
             else:
-                buffers = module._buffers
-                buffers[attribute] = _copied_into(key, buffers[attribute], new)
+                module._buffers[attribute] = copied
         return IncompatibleKeys(missing, unexpected)
 
     def zero_grad(self, set_to_none: bool = True) -> None:

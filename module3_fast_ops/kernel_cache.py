@@ -54,9 +54,7 @@ __all__ = ["persist", "cache_root", "KernelCache", "KeyedCache", "KeyedImpl"]
 def cache_root() -> str:
     """The user-wide folder: ``$KINDLING_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/kindling`` (default ``~/.cache/kindling``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".cache"
-    )
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
     return os.environ.get("KINDLING_CACHE_DIR") or os.path.join(base, "kindling")
 
 
@@ -77,10 +75,7 @@ def _cache_path(py_file: str) -> Optional[str]:
     candidates = [os.path.join(cache_root(), "kernels", sub)]
     if not os.environ.get("KINDLING_CACHE_DIR"):
         candidates.insert(0, os.path.join(folder, "__pycache__"))
-    for path in candidates:
-        if _writable(path):
-            return path
-    return None
+    return next((path for path in candidates if _writable(path)), None)
 
 
 # ---------------------------------------------------------------------------
@@ -232,10 +227,8 @@ class KernelCache(KeyedCache, FunctionCache):
     def is_cached(self) -> bool:
         """Whether the disk holds compiled code for this exact source (any
         signature)."""
-        if not self._enabled:
-            return False
         try:
-            return bool(self._cache_file._load_index())
+            return self._enabled and bool(self._cache_file._load_index())
         except Exception:  # noqa: BLE001 - a damaged index means "not cached"
             return False
 

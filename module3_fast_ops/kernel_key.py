@@ -126,11 +126,8 @@ class _Describer:
                 self.facts.append(f"{name}=module {value.__name__}")
                 for attribute in attributes:
                     if attribute in vars(value):
-                        self.value(
-                            f"{value.__name__}.{attribute}",
-                            vars(value)[attribute],
-                            attributes,
-                        )
+                        label = f"{value.__name__}.{attribute}"
+                        self.value(label, vars(value)[attribute], attributes)
         elif isinstance(value, (types.BuiltinFunctionType, type)):
             module = getattr(value, "__module__", None)
             if not _is_external(module):

@@ -60,10 +60,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     started = time.perf_counter()
     for job in range(1, jobs):  # each starts its list at another place
         order = list(dict.fromkeys(labels[job::jobs] + labels))
-        command = [sys.executable, "-m", compile_progress._COMMAND]
-        children.append(
-            subprocess.Popen(command + ["--jobs", "1", args.module, *order])
-        )
+        command = [sys.executable, "-m", compile_progress._COMMAND, "--jobs", "1"]
+        children.append(subprocess.Popen(command + [args.module, *order]))
     warm_up(args.module, list(dict.fromkeys(labels[0::jobs] + labels)))
     for child in children:
         child.wait()

@@ -175,13 +175,11 @@ def _kind(linear: Any, activation: Any, layers: Layers) -> Optional[int]:
     where the pair is not fused (no bias, another layer, a subclass, GELU's tanh
     approximation)."""
     linear_class, activations, _ = layers
-    if type(linear) is not linear_class or linear.bias is None:
+    fused = type(linear) is linear_class and linear.bias is not None
+    if not fused or getattr(activation, "approximate", "none") != "none":
         return None
-    if type(activation) not in activations:
-        return None
-    if getattr(activation, "approximate", "none") != "none":
-        return None
-    return activations.index(type(activation))
+    kind = type(activation)
+    return activations.index(kind) if kind in activations else None
 
 
 def _fused(linear: Any, kind: int, x: Tensor) -> Tensor:

@@ -306,18 +306,18 @@ def _launch_over(
 
 
 # ------------------------------------------------------- the tensor Functions
-def _tensor(like: Tensor, storage: Any, shape: Any, strides: Any = None) -> Any:
-    """A tensor of ``like``'s type and backend over ``storage`` (no copy), with
-    ``strides`` (row-major without)."""
+def _tensor(like: Tensor, shape: Any, strides: Any = None) -> Any:
+    """A tensor of ``like``'s type and backend over ``like``'s storage (no copy),
+    of ``shape`` and ``strides`` (row-major without)."""
     shape = tuple(int(n) for n in shape)
     strides = None if strides is None else tuple(int(s) for s in strides)
-    return type(like)(TensorData(storage, shape, strides), like.backend)
+    return type(like)(TensorData(like.tuple()[0], shape, strides), like.backend)
 
 
 def _matrix(weight: Tensor) -> Tensor:
     """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
     w = weight.contiguous()
-    return _tensor(w, w.tuple()[0], (w.shape[0], w.size // w.shape[0]))
+    return _tensor(w, (w.shape[0], w.size // w.shape[0]))
 
 
 def conv_forward_fn(
@@ -339,15 +339,14 @@ def conv_forward_fn(
         batch, taps = input.shape[0], input.shape[1] * kh * kw
         cols = _result(input, (batch, taps, oh, ow))
         _launch_over(_im2col, (cols, input), kh, kw, *strides, *paddings)
-        cols = _tensor(cols, cols.tuple()[0], (batch, taps, oh * ow))
+        cols = _tensor(cols, (batch, taps, oh * ow))
         flat = input.backend.matrix_multiply(_matrix(weight), cols)
-        out = _tensor(flat, flat.tuple()[0], shape)
+        out = _tensor(flat, shape)
         if bias is not None:
-            b, (o,), (step,) = bias.tuple()
+            _, (o,), (step,) = bias.tuple()
             ones = (1,) * (len(shape) - 2)
-            out = out.backend.add_zip(
-                out, _tensor(bias, b, (1, o, *ones), (0, step, *ones))
-            )
+            row = _tensor(bias, (1, o, *ones), (0, step, *ones))
+            out = out.backend.add_zip(out, row)
     else:  # the direct kernel, bias included
         out, cols = input.new_zeros(shape), None
         b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
@@ -379,26 +378,26 @@ def conv_backward_fn(
         g = grad.contiguous()
         batch, o = g.shape[0], g.shape[1]
         positions = g.size // max(batch * o, 1)
-        g = _tensor(g, g.tuple()[0], (batch, o, positions))
+        g = _tensor(g, (batch, o, positions))
         w = _matrix(weight)
         taps = w.shape[1]
         if needs[0]:
-            w_t = _tensor(w, w.tuple()[0], (taps, o), (1, taps))
+            w_t = _tensor(w, (taps, o), (1, taps))
             dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
             d_input = _result(input, input.shape)
             kh, kw = pair_2d(weight.shape[2:], 1)
-            shape = (batch, taps, *pair_2d(grad.shape[2:], 1))  # (B, taps, H', W')
-            dcols = _tensor(dcols, dcols.tuple()[0], shape)
+            # dcols as (B, taps, H', W')
+            dcols = _tensor(dcols, (batch, taps, *pair_2d(grad.shape[2:], 1)))
             _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
         if needs[1]:
             view = (batch, positions, taps), (taps * positions, 1, positions)
-            cols_t = _tensor(cols, cols.tuple()[0], *view)  # cols transposed
+            cols_t = _tensor(cols, *view)  # cols transposed
             per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
             total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
-            d_weight = _tensor(total, total.tuple()[0], weight.shape)
+            d_weight = _tensor(total, weight.shape)
     if has_bias and needs[2]:  # g summed over all but dimension 1
         total = ops.add_reduce(grad, 0)
         for dim in range(2, grad.dims):
             total = ops.add_reduce(total, dim)
-        d_bias = _tensor(total, total.tuple()[0], weight.shape[:1])
+        d_bias = _tensor(total, weight.shape[:1])
     return d_input, d_weight, d_bias
