@@ -62,11 +62,34 @@ class Expr:
     """Base class of expression nodes; ``children`` are the sub-expressions.
 
     Nodes are immutable and compared by identity (``==`` is not overloaded), so a
-    tree may share sub-expressions, and a cycle cannot be built. ``+ - * /`` (a
-    number on either side) and ``log exp sin cos`` are set below the node classes.
+    tree may share sub-expressions, and a cycle cannot be built.
     """
 
     children: Tuple["Expr", ...] = ()
+
+    def __add__(self, b: ExprLike) -> "Expr":
+        return Add(self, as_expr(b))
+
+    def __radd__(self, b: ExprLike) -> "Expr":
+        return Add(as_expr(b), self)
+
+    def __sub__(self, b: ExprLike) -> "Expr":
+        return Sub(self, as_expr(b))
+
+    def __rsub__(self, b: ExprLike) -> "Expr":
+        return Sub(as_expr(b), self)
+
+    def __mul__(self, b: ExprLike) -> "Expr":
+        return Mul(self, as_expr(b))
+
+    def __rmul__(self, b: ExprLike) -> "Expr":
+        return Mul(as_expr(b), self)
+
+    def __truediv__(self, b: ExprLike) -> "Expr":
+        return Div(self, as_expr(b))
+
+    def __rtruediv__(self, b: ExprLike) -> "Expr":
+        return Div(as_expr(b), self)
 
     def __neg__(self) -> "Expr":
         return Neg(self)
@@ -78,6 +101,18 @@ class Expr:
                 f"the exponent must be a constant number, got {type(c).__name__}"
             )
         return Pow(self, float(c))
+
+    def log(self) -> "Expr":
+        return Log(as_expr(self))
+
+    def exp(self) -> "Expr":
+        return Exp(as_expr(self))
+
+    def sin(self) -> "Expr":
+        return Sin(as_expr(self))
+
+    def cos(self) -> "Expr":
+        return Cos(as_expr(self))
 
     __repr__ = to_string  # (its limit keeps a swollen tree's text short)
 
@@ -164,20 +199,6 @@ class Cos(_Unary):
     """$\\cos a$."""
 
 
-# Python's operators build nodes (given): ``a + b`` is ``Add(a, b)``, ``2 * a`` is
-# ``Mul(Const(2.0), a)`` (``__radd__``, ... take a number on the left), and so on
-# for ``- /``; ``a.log()`` is ``Log(a)``, and likewise ``exp sin cos``.
-for _op, _node in (("add", Add), ("sub", Sub), ("mul", Mul), ("truediv", Div)):
-    setattr(Expr, f"__{_op}__", lambda a, b, node=_node: node(a, as_expr(b)))
-    setattr(Expr, f"__r{_op}__", lambda a, b, node=_node: node(as_expr(b), a))
-for _node in (Log, Exp, Sin, Cos):
-    setattr(Expr, _node.__name__.lower(), lambda a, node=_node: node(as_expr(a)))
-
-# The functions of the math module, for expressions (given): ``log(x)`` is
-# ``Expr.log``, which takes a number too (``log(2.0)`` is ``Log(Const(2.0))``).
-log, exp, sin, cos = Expr.log, Expr.exp, Expr.sin, Expr.cos
-
-
 # ---------------------------------------------------------------- Task 1.7
 def diff(expr: ExprLike, name: str) -> Expr:
     """The derivative $\\partial\\, \\text{expr} / \\partial\\, \\text{name}$, as an
@@ -224,6 +245,11 @@ def diff(expr: ExprLike, name: str) -> Expr:
         return Mul(Neg(Sin(expr.a)), diff(expr.a, name))
     raise TypeError(f"diff: unknown expression node {type(expr).__name__}")
     # END SOLUTION
+
+
+# The functions of the math module, for expressions (given): ``log(x)`` is
+# ``Expr.log``, which takes a number too (``log(2.0)`` is ``Log(Const(2.0))``).
+log, exp, sin, cos = Expr.log, Expr.exp, Expr.sin, Expr.cos
 
 
 def evaluate(expr: ExprLike, **values: float) -> float:
