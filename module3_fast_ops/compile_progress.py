@@ -69,7 +69,7 @@ def helper_count() -> int:
     process, so 0; on an idle 8-core laptop 7 helpers compile 7 kernels at once."""
     try:
         busy = max(1.0, os.getloadavg()[0])
-    except OSError:
+    except (OSError, AttributeError):  # (Windows has no load average: no helper)
         return 0
     return max(0, min(MAX_HELPERS, int((os.cpu_count() or 1) - busy)))
 

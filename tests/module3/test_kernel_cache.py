@@ -440,6 +440,15 @@ def test_one_compile_helper_per_idle_core(
     assert compile_progress.helper_count() == helpers
 
 
+def test_no_compile_helper_without_a_load_average(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Windows' os has no getloadavg: no helper, and no error."""
+    monkeypatch.setattr(compile_progress.os, "cpu_count", lambda: 8)
+    monkeypatch.delattr(compile_progress.os, "getloadavg")
+    assert compile_progress.helper_count() == 0
+
+
 def test_the_helpers_share_the_pending_kernels_over_the_idle_cores(
     notice: io.StringIO, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
