@@ -147,6 +147,8 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
     student's code for good. Returns ``False`` (nothing done) where the caller
     must run ``update``."""
     kind = _KINDS.get(type(optimizer))  # exact classes: a subclass may differ
+    if kind == "adam" and group.get("decoupled_weight_decay", False):
+        kind = "adamw"  # (PyTorch's Adam(decoupled_weight_decay=True): AdamW)
     if kind is None or group.get("amsgrad", False) or _flat(p) is None:
         return False  # AMSGrad keeps one more buffer: the plain path computes it
     g = p.grad.detach()

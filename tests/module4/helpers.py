@@ -234,6 +234,8 @@ FUSED_SETTINGS = [
     (optim.Adam, dict(lr=1e-2, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.05)),
     (optim.AdamW, dict(lr=1e-2)),
     (optim.AdamW, dict(lr=3e-3, betas=(0.85, 0.99), weight_decay=0.2)),
+    # Adam with PyTorch's decoupled_weight_decay=True: AdamW's step (its kernel).
+    (optim.Adam, dict(lr=3e-3, weight_decay=0.2, decoupled_weight_decay=True)),
 ]
 
 

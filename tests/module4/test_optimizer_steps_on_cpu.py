@@ -58,7 +58,7 @@ def _equations(cls, group, seed=0, shapes=((3, 4), (5,))):
                     group["betas"],
                     group["eps"],
                     group["weight_decay"],
-                    decoupled=issubclass(cls, optim.AdamW),
+                    decoupled=group.get("decoupled_weight_decay", False),
                 )
             )
     return [[values[t] for values in per_param] for t in range(STEPS)]
