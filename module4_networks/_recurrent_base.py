@@ -186,9 +186,7 @@ class _RNNLayers(Module):
     def _initial_state(
         self, x: Tensor, hx: Optional[Tensor], unbatched: bool, size: int
     ) -> Tensor:
-        name = type(self).__name__
-        directions = 2 if self.bidirectional else 1
-        shape = (self.num_layers * directions, x.shape[1], size)
+        shape = (self.num_layers * (2 if self.bidirectional else 1), x.shape[1], size)
         if hx is None:
             return x.new_zeros(shape)
         if unbatched:
@@ -197,7 +195,8 @@ class _RNNLayers(Module):
             expected = shape[:1] + shape[2:] if unbatched else shape
             got = hx.shape[:1] + hx.shape[2:] if unbatched else hx.shape
             raise ValueError(
-                f"{name}: expected an initial state of shape {expected}, got {got}"
+                f"{type(self).__name__}: expected an initial state of shape "
+                f"{expected}, got {got}"
             )
         return hx
 
@@ -207,10 +206,8 @@ class _RNNLayers(Module):
         """The shared forward: returns the output and the final states, one tensor
         per component of the state (``[h_n]`` or ``[h_n, c_n]``)."""
         unbatched = _unbatched(self, input, 3)
-        if unbatched:
-            x = input.unsqueeze(1)
-        else:
-            x = input.transpose(0, 1) if self.batch_first else input
+        x = input.unsqueeze(1) if unbatched else input
+        x = x.transpose(0, 1) if self.batch_first and not unbatched else x
         if x.shape[0] == 0:  # (as PyTorch; the loop through time would stack nothing)
             raise ValueError(
                 f"{type(self).__name__}: expected a sequence length larger than 0, "

@@ -23,13 +23,7 @@ from module2_tensors.function_forms import where  # noqa: F401 (clamping, Task 4
 from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
 
-from ._loss_functions import (
-    _as_tensor,
-    _check_loss,
-    _reduce,
-    _same_shape,
-    weighted_bce_with_logits,
-)
+from ._loss_functions import _check_loss, _reduce, _same_shape, weighted_bce_with_logits
 
 __all__ = [
     "cross_entropy",
@@ -292,9 +286,7 @@ def binary_cross_entropy(
             "(use binary_cross_entropy_with_logits for raw scores)"
         )
     losses = BinaryCrossEntropy.apply(input, target)
-    if weight is not None:  # (given: PyTorch's weights)
-        losses = losses * _as_tensor(weight, input)
-    return _reduce(losses, reduction)
+    return _reduce(losses, reduction, weight)  # (given: PyTorch's weights)
 
 
 def binary_cross_entropy_with_logits(

@@ -134,8 +134,7 @@ class TransformerEncoderLayer(Module):
         # bias=False drops the LayerNorms' biases too, as in PyTorch.
         self.norm1 = LayerNorm(d_model, layer_norm_eps, bias=bias, backend=backend)
         self.norm2 = LayerNorm(d_model, layer_norm_eps, bias=bias, backend=backend)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
         if not callable(activation) and activation not in ("relu", "gelu"):
             raise ValueError(f"activation should be relu or gelu, not {activation!r}")
         self.activation = {"relu": relu, "gelu": gelu}.get(activation, activation)
@@ -196,8 +195,7 @@ class TransformerEncoder(Module):
     ) -> None:
         super().__init__()
         self.layers = ModuleList([_clone(encoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        self.num_layers, self.norm = num_layers, norm
 
     def forward(
         self,
