@@ -158,15 +158,12 @@ class _RNNLayers(Module):
         rows, out = self.gates * hidden_size, proj_size or hidden_size
         for layer in range(num_layers):
             width = input_size if layer == 0 else out * directions
+            shapes = {"weight_ih": (rows, width), "weight_hh": (rows, out)}
+            shapes.update({"bias_ih": (rows,), "bias_hh": (rows,)} if bias else {})
+            shapes.update({"weight_hr": (proj_size, hidden_size)} if proj_size else {})
             for suffix in self._suffixes(layer):
-                setattr(self, "weight_ih" + suffix, _parameter((rows, width), backend))
-                setattr(self, "weight_hh" + suffix, _parameter((rows, out), backend))
-                if bias:
-                    setattr(self, "bias_ih" + suffix, _parameter((rows,), backend))
-                    setattr(self, "bias_hh" + suffix, _parameter((rows,), backend))
-                if proj_size:
-                    shape = (proj_size, hidden_size)
-                    setattr(self, "weight_hr" + suffix, _parameter(shape, backend))
+                for name, shape in shapes.items():  # (PyTorch's order)
+                    setattr(self, name + suffix, _parameter(shape, backend))
         _fill_uniform(self, hidden_size)
 
     def _suffixes(self, layer: int) -> List[str]:
