@@ -443,9 +443,7 @@ def max_pool2d(
     if return_indices or pair(dilation, "dilation") != (1, 1):
         return _pool_options.max_pool2d(input, *options, _pool_windows, max)
     # Engine: one compiled pass where it agrees with this code (``_pool_fast``).
-    fast = _pool_fast.max_pool2d(
-        max_pool2d, input, kernel_size, stride, padding, ceil_mode
-    )
+    fast = _pool_fast.max_pool2d(max_pool2d, input, *options[:4])  # (not dilation)
     if fast is not None:
         return fast
     if _general(kernel_size, stride, padding, ceil_mode):

@@ -302,9 +302,8 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", zeros(num_features, backend=backend))
             self.register_buffer("running_var", ones(num_features, backend=backend))
             # (a 0-d int64 tensor, as PyTorch's: it is saved and moved with the rest)
-            self.register_buffer(
-                "num_batches_tracked", zeros((), backend=backend, dtype=int64)
-            )
+            count = zeros((), backend=backend, dtype=int64)
+            self.register_buffer("num_batches_tracked", count)
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 

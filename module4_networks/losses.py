@@ -189,13 +189,11 @@ def cross_entropy(
     classes = input.shape[class_dim]
     trailing = (1,) * (input.dims - 1 - class_dim)  # (w broadcasts on the classes)
     w = None if weight is None else weight.detach().view(classes, *trailing)
-    probabilities = isinstance(target, Tensor) and target.shape == input.shape
-    if probabilities:
+    if isinstance(target, Tensor) and target.shape == input.shape:  # probabilities
         if label_smoothing:
             target = target * (1.0 - label_smoothing) + label_smoothing / classes
         weighted = logp * target if w is None else logp * target * w
-        losses = -weighted.sum(dim=class_dim)
-        return _reduce(losses, reduction)
+        return _reduce(-weighted.sum(dim=class_dim), reduction)
     target = _class_targets(name, input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)
     losses = -_picked(logp, target) * weights
