@@ -23,7 +23,12 @@ from module2_tensors.function_forms import where  # noqa: F401 (clamping, Task 4
 from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
 
-from ._loss_functions import _check_loss, _reduce, _same_shape, weighted_bce_with_logits
+from ._loss_functions import (
+    _check_loss,
+    _reduce,
+    _same_shape,
+    weighted_bce_with_logits,
+)
 
 __all__ = [
     "cross_entropy",
