@@ -224,12 +224,11 @@ class _RNNLayers(Module):
                 # Engine: the whole sequence as one Function where that agrees
                 # with self._unroll (``_recurrent_fast``), else self._unroll
                 # (always with a projection, which the LSTM's _step applies).
-                weights = _weights(self, suffix)
                 hr = self._parameters.get("weight_hr" + suffix)
                 # (a plain attribute: assigning a Parameter would register it)
                 object.__setattr__(self, "_projection", _value(hr))
                 out, state = _recurrent_fast.unroll(
-                    self, x, state, weights, direction == 1
+                    self, x, state, _weights(self, suffix), direction == 1
                 )
                 outputs.append(out)
                 for store, s in zip(finals, state if len(start) > 1 else (state,)):
