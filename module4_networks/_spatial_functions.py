@@ -49,9 +49,9 @@ def _pool1d(
     pool: Any, input: Tensor, kernel_size: Any, stride: Any, padding: Any, *rest: Any
 ) -> Tensor:
     """A 1-D pooling as the 2-D one over a height of 1."""
-    k = int(kernel_size if isinstance(kernel_size, int) else kernel_size[0])
-    s = k if stride is None else int(stride if isinstance(stride, int) else stride[0])
-    q = int(padding if isinstance(padding, int) else padding[0])
+    # (Each an int or a 1-tuple.)
+    k, q = (int(np.ravel(size)[0]) for size in (kernel_size, padding))
+    s = k if stride is None else int(np.ravel(stride)[0])
     out = pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest)
     return out.squeeze(-2)
 
