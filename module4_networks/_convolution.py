@@ -64,7 +64,11 @@ def _conv(
     if isinstance(padding, str):
         # "valid": none; "same": the output as large as the input, stride 1 (an
         # odd total puts the extra zero on the right, as PyTorch).
-        x = input
+        if padding not in ("same", "valid"):
+            raise ValueError(
+                f"{name}: padding must be an int, a pair, 'valid' or 'same', got "
+                f"{padding!r}"
+            )
         if padding == "same":
             if any(s != 1 for s in strides):
                 raise ValueError(
@@ -74,13 +78,8 @@ def _conv(
             for k, d in zip(reversed(weight.shape[2:]), reversed(dilations)):
                 total = d * (k - 1)
                 amounts += [total // 2, total - total // 2]  # last dim first, as F.pad
-            x = pad(input, amounts)
-        elif padding != "valid":
-            raise ValueError(
-                f"{name}: padding must be an int, a pair, 'valid' or 'same', got "
-                f"{padding!r}"
-            )
-        return _conv(name, spatial, x, weight, bias, stride, 0, dilation, groups)
+            input = pad(input, amounts)
+        return _conv(name, spatial, input, weight, bias, stride, 0, dilation, groups)
     paddings = sizes(name, "padding", padding, spatial)
     if dilations != (1,) * spatial:
         weight = _dilate(weight, dilations)

@@ -3,7 +3,7 @@
 them): ``smooth_l1_loss``, ``huber_loss``, ``kl_div``, ``margin_ranking_loss``,
 ``cosine_embedding_loss``, ``gaussian_nll_loss``, ``triplet_margin_loss`` (with
 ``pairwise_distance``); and, for Task 4.6's
-``losses.py``, ``_as_tensor`` and the weighted form of
+``losses.py``, its checks and reductions and the weighted form of
 ``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``). Each has
 PyTorch's signature and semantics, built from differentiable tensor operations;
 it imports only Module 2.
@@ -38,18 +38,23 @@ def _as_tensor(value: Any, like: Tensor) -> Tensor:
     return tensor(np.asarray(value, dtype=np.float64), backend=like.backend)
 
 
-def _reduce(losses: Tensor, reduction: str) -> Tensor:
+def _reduce(losses: Tensor, reduction: str, weight: Optional[Any] = None) -> Tensor:
     """Apply ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``) to per-example
-    losses."""
+    losses, first multiplied by ``weight`` (broadcast) when one is given."""
+    if weight is not None:
+        losses = losses * _as_tensor(weight, losses)
     # (Every caller has checked it, _check_loss: "mean" or "sum" is the
     # tensor method of that name.)
     return losses if reduction == "none" else getattr(losses, reduction)()
 
 
-def _check_loss(name: str, reduction: str, input: Any) -> None:
+def _check_loss(
+    name: str, reduction: str, input: Any, target: Any = None
+) -> Optional[Tensor]:
     """The checks every loss makes before computing anything (as PyTorch): a
     known ``reduction``, then a tensor ``input``. A loss of the student's file
-    makes them first, so these errors never wait on a Task 4.6 stub."""
+    makes them first, so these errors never wait on a Task 4.6 stub. Returns
+    ``target`` as a tensor (None without one)."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(
             f"{name}: reduction must be one of ('mean', 'sum', 'none'), "
@@ -57,14 +62,14 @@ def _check_loss(name: str, reduction: str, input: Any) -> None:
         )
     if not isinstance(input, Tensor):
         raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
+    return None if target is None else _as_tensor(target, input)
 
 
 def _same_shape(name: str, input: Any, target: Any, reduction: str) -> Tensor:
     """``target`` as a tensor of ``input``'s shape, after :func:`_check_loss`
     (the checks of the losses between two tensors of one shape). (PyTorch only
     warns; a silent broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
-    _check_loss(name, reduction, input)
-    target = _as_tensor(target, input)
+    target = _check_loss(name, reduction, input, target)
     if target.shape != input.shape:
         raise ValueError(
             f"{name}: input of shape {input.shape} and target of shape "
@@ -146,9 +151,7 @@ def weighted_bce_with_logits(
     softplus_neg = (-magnitude).exp().log1p() + (magnitude - input) * 0.5
     p = 1.0 if pos_weight is None else _as_tensor(pos_weight, input)
     losses = (1.0 - target) * input + ((p - 1.0) * target + 1.0) * softplus_neg
-    if weight is not None:
-        losses = losses * _as_tensor(weight, input)
-    return _reduce(losses, reduction)
+    return _reduce(losses, reduction, weight)
 
 
 def margin_ranking_loss(
@@ -160,8 +163,7 @@ def margin_ranking_loss(
 ) -> Tensor:
     """``F.margin_ranking_loss``: $\\ell = \\max(0, -y (x_1 - x_2) +
     \\text{margin})$, $y = \\pm 1$ saying which input should rank higher."""
-    _check_loss("margin_ranking_loss", reduction, input1)
-    target = _as_tensor(target, input1)
+    target = _check_loss("margin_ranking_loss", reduction, input1, target)
     losses = (-target * (input1 - input2) + margin).relu()
     return _reduce(losses, reduction)
 
@@ -176,8 +178,7 @@ def cosine_embedding_loss(
     """``F.cosine_embedding_loss``: with the cosine $c$ of each pair (over the
     last dim, PyTorch's $10^{-12}$ added to each squared norm), $\\ell = 1 - c$
     where $y = 1$ and $\\max(0, c - \\text{margin})$ where $y = -1$."""
-    _check_loss("cosine_embedding_loss", reduction, input1)
-    target = _as_tensor(target, input1)
+    target = _check_loss("cosine_embedding_loss", reduction, input1, target)
     dim = target.dims
     dot = (input1 * input2).sum(dim)
     norms = ((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)

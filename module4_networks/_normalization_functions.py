@@ -93,8 +93,7 @@ def group_norm(
         )
     group = int(np.prod(input.shape[1:])) // num_groups  # (not -1: n may be 0)
     grouped = _standardized(input.reshape(n, num_groups, group), (2,), eps)
-    per_channel = (1, c) + (1,) * (input.dims - 2)
-    return _affine(grouped.reshape(*input.shape), weight, bias, per_channel)
+    return _affine(grouped.reshape(*input.shape), weight, bias)
 
 
 def instance_norm(
@@ -123,8 +122,7 @@ def instance_norm(
         for stat, moved in zip((running_mean, running_var), stats):
             if stat is not None:
                 stat.copy_(moved.view(n, c).mean(0))
-    per_channel = (1, c) + (1,) * (input.dims - 2)
-    return _affine(out.reshape(*input.shape), weight, bias, per_channel)
+    return _affine(out.reshape(*input.shape), weight, bias)
 
 
 def batch_norm(
@@ -164,10 +162,11 @@ def _standardized(x: Tensor, dims: Tuple[int, ...], eps: float) -> Tensor:
 
 
 def _affine(
-    x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], shape: Tuple
+    x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], shape: Tuple = ()
 ) -> Tensor:
     """$x \\gamma + \\beta$ with ``weight`` and ``bias`` (each optional) viewed
-    as ``shape``."""
+    as ``shape`` (by default one per channel, dim 1, of ``x``)."""
+    shape = shape or (1, x.shape[1]) + (1,) * (x.dims - 2)
     if weight is not None:
         x = x * weight.view(*shape)
     return x if bias is None else x + bias.view(*shape)

@@ -34,9 +34,7 @@ class GroupNorm(Module):
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
-        self.weight, self.bias = (
-            _scale_and_shift(num_channels, backend) if affine else (None, None)
-        )
+        self.weight, self.bias = _scale_and_shift(num_channels, backend, affine)
 
     def forward(self, x: Tensor) -> Tensor:
         w, b = _value(self.weight), _value(self.bias)
@@ -72,15 +70,11 @@ class _InstanceNorm(_BatchNorm):
                 f"expected {dims - 1}D or {dims}D input (got {x.dims}D input)"
             )
         batched = x if x.dims == dims else x.unsqueeze(0)
+        stats = self.running_mean, self.running_var
+        params = _value(self.weight), _value(self.bias)
+        use_batch = self.training or not self.track_running_stats
         out = instance_norm(
-            batched,
-            self.running_mean,
-            self.running_var,
-            _value(self.weight),
-            _value(self.bias),
-            self.training or not self.track_running_stats,
-            self.momentum,
-            self.eps,
+            batched, *stats, *params, use_batch, self.momentum, self.eps
         )
         return out if x.dims == dims else out.squeeze(0)
 

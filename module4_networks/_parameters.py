@@ -37,7 +37,10 @@ def _uniform_fan_in(p: Parameter, fan_in: int) -> None:
 
 
 def _scale_and_shift(
-    shape: Union[int, Tuple[int, ...]], backend: Optional[TensorBackend]
-) -> Tuple[Parameter, Parameter]:
-    """A normalization's learned $\\gamma$ (ones) and $\\beta$ (zeros) of ``shape``."""
+    shape: Union[int, Tuple[int, ...]], backend: Optional[TensorBackend], affine: bool
+) -> Tuple[Optional[Parameter], Optional[Parameter]]:
+    """A normalization's learned $\\gamma$ (ones) and $\\beta$ (zeros) of ``shape``,
+    or ``(None, None)`` without ``affine``."""
+    if not affine:
+        return None, None
     return init.ones_(_parameter(shape, backend)), _parameter(shape, backend)

@@ -158,15 +158,12 @@ class _RNNLayers(Module):
         rows, out = self.gates * hidden_size, proj_size or hidden_size
         for layer in range(num_layers):
             width = input_size if layer == 0 else out * directions
+            shapes = {"weight_ih": (rows, width), "weight_hh": (rows, out)}
+            shapes.update({"bias_ih": (rows,), "bias_hh": (rows,)} if bias else {})
+            shapes.update({"weight_hr": (proj_size, hidden_size)} if proj_size else {})
             for suffix in self._suffixes(layer):
-                setattr(self, "weight_ih" + suffix, _parameter((rows, width), backend))
-                setattr(self, "weight_hh" + suffix, _parameter((rows, out), backend))
-                if bias:
-                    setattr(self, "bias_ih" + suffix, _parameter((rows,), backend))
-                    setattr(self, "bias_hh" + suffix, _parameter((rows,), backend))
-                if proj_size:
-                    shape = (proj_size, hidden_size)
-                    setattr(self, "weight_hr" + suffix, _parameter(shape, backend))
+                for name, shape in shapes.items():  # (PyTorch's order)
+                    setattr(self, name + suffix, _parameter(shape, backend))
         _fill_uniform(self, hidden_size)
 
     def _suffixes(self, layer: int) -> List[str]:
@@ -186,9 +183,7 @@ class _RNNLayers(Module):
     def _initial_state(
         self, x: Tensor, hx: Optional[Tensor], unbatched: bool, size: int
     ) -> Tensor:
-        name = type(self).__name__
-        directions = 2 if self.bidirectional else 1
-        shape = (self.num_layers * directions, x.shape[1], size)
+        shape = (self.num_layers * (2 if self.bidirectional else 1), x.shape[1], size)
         if hx is None:
             return x.new_zeros(shape)
         if unbatched:
@@ -197,7 +192,8 @@ class _RNNLayers(Module):
             expected = shape[:1] + shape[2:] if unbatched else shape
             got = hx.shape[:1] + hx.shape[2:] if unbatched else hx.shape
             raise ValueError(
-                f"{name}: expected an initial state of shape {expected}, got {got}"
+                f"{type(self).__name__}: expected an initial state of shape "
+                f"{expected}, got {got}"
             )
         return hx
 
@@ -207,10 +203,8 @@ class _RNNLayers(Module):
         """The shared forward: returns the output and the final states, one tensor
         per component of the state (``[h_n]`` or ``[h_n, c_n]``)."""
         unbatched = _unbatched(self, input, 3)
-        if unbatched:
-            x = input.unsqueeze(1)
-        else:
-            x = input.transpose(0, 1) if self.batch_first else input
+        x = input.unsqueeze(1) if unbatched else input
+        x = x.transpose(0, 1) if self.batch_first and not unbatched else x
         if x.shape[0] == 0:  # (as PyTorch; the loop through time would stack nothing)
             raise ValueError(
                 f"{type(self).__name__}: expected a sequence length larger than 0, "
@@ -230,12 +224,11 @@ class _RNNLayers(Module):
                 # Engine: the whole sequence as one Function where that agrees
                 # with self._unroll (``_recurrent_fast``), else self._unroll
                 # (always with a projection, which the LSTM's _step applies).
-                weights = _weights(self, suffix)
                 hr = self._parameters.get("weight_hr" + suffix)
                 # (a plain attribute: assigning a Parameter would register it)
                 object.__setattr__(self, "_projection", _value(hr))
                 out, state = _recurrent_fast.unroll(
-                    self, x, state, weights, direction == 1
+                    self, x, state, _weights(self, suffix), direction == 1
                 )
                 outputs.append(out)
                 for store, s in zip(finals, state if len(start) > 1 else (state,)):

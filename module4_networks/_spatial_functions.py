@@ -49,9 +49,9 @@ def _pool1d(
     pool: Any, input: Tensor, kernel_size: Any, stride: Any, padding: Any, *rest: Any
 ) -> Tensor:
     """A 1-D pooling as the 2-D one over a height of 1."""
-    k = int(kernel_size if isinstance(kernel_size, int) else kernel_size[0])
-    s = k if stride is None else int(stride if isinstance(stride, int) else stride[0])
-    q = int(padding if isinstance(padding, int) else padding[0])
+    # (Each an int or a 1-tuple.)
+    k, q = (int(np.ravel(size)[0]) for size in (kernel_size, padding))
+    s = k if stride is None else int(np.ravel(stride)[0])
     out = pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest)
     return out.squeeze(-2)
 
@@ -73,9 +73,8 @@ def max_pool1d(
     """
     if return_indices:
         raise NotImplementedError("max_pool1d: return_indices")
-    dilation = (1, int(dilation))
     return _pool1d(
-        F.max_pool2d, input, kernel_size, stride, padding, dilation, ceil_mode
+        F.max_pool2d, input, kernel_size, stride, padding, (1, int(dilation)), ceil_mode
     )
 
 
@@ -165,10 +164,9 @@ def interpolate(
         scales = np.broadcast_to(scale_factor, spatial).astype(float).tolist()
         sizes = [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)]
     out = input
-    for k in range(spatial):
-        dim = 2 + k
+    for dim, size, scale in zip(range(2, input.dims), sizes, scales):
         first, second, weight = _sources(
-            input.shape[dim], sizes[k], scales[k], mode, bool(align_corners)
+            input.shape[dim], size, scale, mode, bool(align_corners)
         )
         index = (slice(None),) * dim
         a = out[index + (tensor(first, backend=input.backend),)]
@@ -206,8 +204,7 @@ def conv_transpose2d(
     batched = input.dims == 4
     x = input if batched else input.unsqueeze(0)
     s, p = pair(stride, "stride"), pair(padding, "padding")
-    d = pair(dilation, "dilation")
-    op = pair(output_padding, "output_padding")
+    d, op = pair(dilation, "dilation"), pair(output_padding, "output_padding")
     if any(o >= max(a, b) for o, a, b in zip(op, s, d)):
         raise ValueError(
             f"output padding must be smaller than either stride or dilation, got "

@@ -240,16 +240,13 @@ def avg_pool2d(
     ``count_include_pad`` follow PyTorch (given code: :func:`_pool_windows`).
     """
     if _general(kernel_size, stride, padding, ceil_mode):
-        windows, divisor = _pool_windows(
-            "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, 0.0
-        )
-        if not count_include_pad:
+        options = (kernel_size, stride, padding, ceil_mode, 0.0)
+        windows, divisor = _pool_windows("avg_pool2d", input, *options)
+        divisor = input.new_tensor(divisor.astype(np.float64))
+        if not count_include_pad:  # (the windows' counts of entries inside)
             ones = input.new_ones((1, 1) + input.shape[2:])
-            inside, _ = _pool_windows(
-                "avg_pool2d", ones, kernel_size, stride, padding, ceil_mode, 0.0
-            )
-            return windows.sum(dim=4) / inside.sum(dim=4)
-        return windows.sum(dim=4) / input.new_tensor(divisor.astype(np.float64))
+            divisor = _pool_windows("avg_pool2d", ones, *options)[0].sum(dim=4)
+        return windows.sum(dim=4) / divisor
     kh, kw = _pool_args("avg_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.3: tile, then the mean over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
@@ -446,9 +443,7 @@ def max_pool2d(
     if return_indices or pair(dilation, "dilation") != (1, 1):
         return _pool_options.max_pool2d(input, *options, _pool_windows, max)
     # Engine: one compiled pass where it agrees with this code (``_pool_fast``).
-    fast = _pool_fast.max_pool2d(
-        max_pool2d, input, kernel_size, stride, padding, ceil_mode
-    )
+    fast = _pool_fast.max_pool2d(max_pool2d, input, *options[:4])  # (not dilation)
     if fast is not None:
         return fast
     if _general(kernel_size, stride, padding, ceil_mode):

@@ -295,18 +295,15 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight, self.bias = (
-            _scale_and_shift(num_features, backend) if affine else (None, None)
-        )
+        self.weight, self.bias = _scale_and_shift(num_features, backend, affine)
         # Buffers: state that is not trained by the optimizer, but saved. Without
         # track_running_stats there is none (PyTorch's state dict has no keys).
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, backend=backend))
             self.register_buffer("running_var", ones(num_features, backend=backend))
             # (a 0-d int64 tensor, as PyTorch's: it is saved and moved with the rest)
-            self.register_buffer(
-                "num_batches_tracked", zeros((), backend=backend, dtype=int64)
-            )
+            count = zeros((), backend=backend, dtype=int64)
+            self.register_buffer("num_batches_tracked", count)
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
@@ -387,13 +384,9 @@ class LayerNorm(Module):
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight, self.bias = (
-            _scale_and_shift(self.normalized_shape, backend)
-            if elementwise_affine
-            else (None, None)
-        )
+        self.weight, self.bias = _scale_and_shift(shape, backend, elementwise_affine)
         if not bias:
             self.bias = None
 

@@ -24,7 +24,6 @@ from module2_tensors.tensor import Tensor, tensor
 from module2_tensors.tensor import arange  # noqa: F401 (one-hot classes, Task 4.6)
 
 from ._loss_functions import (
-    _as_tensor,
     _check_loss,
     _reduce,
     _same_shape,
@@ -195,13 +194,11 @@ def cross_entropy(
     classes = input.shape[class_dim]
     trailing = (1,) * (input.dims - 1 - class_dim)  # (w broadcasts on the classes)
     w = None if weight is None else weight.detach().view(classes, *trailing)
-    probabilities = isinstance(target, Tensor) and target.shape == input.shape
-    if probabilities:
+    if isinstance(target, Tensor) and target.shape == input.shape:  # probabilities
         if label_smoothing:
             target = target * (1.0 - label_smoothing) + label_smoothing / classes
         weighted = logp * target if w is None else logp * target * w
-        losses = -weighted.sum(dim=class_dim)
-        return _reduce(losses, reduction)
+        return _reduce(-weighted.sum(dim=class_dim), reduction)
     target = _class_targets(name, input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)
     losses = -_picked(logp, target) * weights
@@ -292,9 +289,7 @@ def binary_cross_entropy(
             "(use binary_cross_entropy_with_logits for raw scores)"
         )
     losses = BinaryCrossEntropy.apply(input, target)
-    if weight is not None:  # (given: PyTorch's weights)
-        losses = losses * _as_tensor(weight, input)
-    return _reduce(losses, reduction)
+    return _reduce(losses, reduction, weight)  # (given: PyTorch's weights)
 
 
 def binary_cross_entropy_with_logits(

@@ -134,8 +134,7 @@ class TransformerEncoderLayer(Module):
         # bias=False drops the LayerNorms' biases too, as in PyTorch.
         self.norm1 = LayerNorm(d_model, layer_norm_eps, bias=bias, backend=backend)
         self.norm2 = LayerNorm(d_model, layer_norm_eps, bias=bias, backend=backend)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
         if not callable(activation) and activation not in ("relu", "gelu"):
             raise ValueError(f"activation should be relu or gelu, not {activation!r}")
         self.activation = {"relu": relu, "gelu": gelu}.get(activation, activation)
@@ -196,8 +195,7 @@ class TransformerEncoder(Module):
     ) -> None:
         super().__init__()
         self.layers = ModuleList([_clone(encoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        self.num_layers, self.norm = num_layers, norm
 
     def forward(
         self,
@@ -223,16 +221,11 @@ def pre_norm_encoder(
     """The stack the models below share: ``num_layers`` pre-norm blocks with GELU
     (feed-forward width ``4 * d_model`` by default, batch first), then a final
     LayerNorm (pre-norm blocks leave their output unnormalised)."""
-    block = TransformerEncoderLayer(
-        d_model,
-        nhead,
-        dim_feedforward or 4 * d_model,
-        dropout,
-        activation="gelu",
-        batch_first=True,
-        norm_first=True,
-        backend=backend,
+    width = dim_feedforward or 4 * d_model
+    options = dict(
+        activation="gelu", batch_first=True, norm_first=True, backend=backend
     )
+    block = TransformerEncoderLayer(d_model, nhead, width, dropout, **options)
     return TransformerEncoder(
         block, num_layers, norm=LayerNorm(d_model, backend=backend)
     )

@@ -17,16 +17,11 @@ from module0_fundamentals.module import Module, ModuleList, Parameter
 from .. import init  # torch.nn.init's path: nn.init
 from .. import nn_utils as utils  # torch.nn.utils's path: nn.utils
 from .._activation_layers import *  # noqa: F403
-from .._activation_layers import __all__ as _activation_layers
 from .._loss_layers import *  # noqa: F403
-from .._loss_layers import __all__ as _loss_layers
 from .._normalization_layers import *  # noqa: F403
-from .._normalization_layers import __all__ as _normalization_layers
 from .._spatial_layers import *  # noqa: F403
-from .._spatial_layers import __all__ as _spatial_layers
 from ..attention import MultiheadAttention
 from ..layers import *  # noqa: F403
-from ..layers import __all__ as _layers
 from ..recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from ..transformer import (
     PositionalEncoding,
@@ -35,29 +30,5 @@ from ..transformer import (
 )
 from . import functional  # torch.nn.functional's path: nn.functional
 
-__all__ = [
-    "Module",
-    "Parameter",
-    "ModuleList",
-    "ModuleDict",
-    "ParameterList",
-    "ParameterDict",
-    *_layers,
-    *_activation_layers,
-    *_loss_layers,
-    *_normalization_layers,
-    *_spatial_layers,
-    "RNNCell",
-    "LSTMCell",
-    "GRUCell",
-    "RNN",
-    "LSTM",
-    "GRU",
-    "functional",
-    "utils",
-    "init",
-    "MultiheadAttention",
-    "PositionalEncoding",
-    "TransformerEncoderLayer",
-    "TransformerEncoder",
-]
+# A facade defines nothing: it exports every public name it imports.
+__all__ = [name for name in dir() if not name.startswith("_")]

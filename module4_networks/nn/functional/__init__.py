@@ -11,31 +11,15 @@ functions of ``_activation_functions.py``, ``_loss_functions.py``,
 """
 
 from ..._activation_functions import *  # noqa: F403
-from ..._activation_functions import __all__ as _activations
 from ..._embedding import one_hot
 from ..._loss_functions import *  # noqa: F403
-from ..._loss_functions import __all__ as _loss_functions
 from ..._normalization_functions import *  # noqa: F403
-from ..._normalization_functions import __all__ as _normalizations
 from ..._padding import pad
 from ..._spatial_functions import *  # noqa: F403
-from ..._spatial_functions import __all__ as _spatial_functions
 from ..._unfold import unfold
 from ...attention import scaled_dot_product_attention
 from ...functional import *  # noqa: F403
-from ...functional import __all__ as _functional
 from ...losses import *  # noqa: F403
-from ...losses import __all__ as _losses
 
-__all__ = [
-    *_functional,
-    *_losses,
-    *_activations,
-    *_loss_functions,
-    *_normalizations,
-    *_spatial_functions,
-    "one_hot",
-    "scaled_dot_product_attention",
-    "unfold",
-    "pad",
-]
+# A facade defines nothing: it exports every public name it imports.
+__all__ = [name for name in dir() if not name.startswith("_")]
