@@ -221,11 +221,16 @@ def pre_norm_encoder(
     """The stack the models below share: ``num_layers`` pre-norm blocks with GELU
     (feed-forward width ``4 * d_model`` by default, batch first), then a final
     LayerNorm (pre-norm blocks leave their output unnormalised)."""
-    width = dim_feedforward or 4 * d_model
-    options = dict(
-        activation="gelu", batch_first=True, norm_first=True, backend=backend
+    block = TransformerEncoderLayer(
+        d_model,
+        nhead,
+        dim_feedforward or 4 * d_model,
+        dropout,
+        activation="gelu",
+        batch_first=True,
+        norm_first=True,
+        backend=backend,
     )
-    block = TransformerEncoderLayer(d_model, nhead, width, dropout, **options)
     return TransformerEncoder(
         block, num_layers, norm=LayerNorm(d_model, backend=backend)
     )
