@@ -217,7 +217,13 @@ def test_new_builds_the_tensor_the_constructor_builds():
     # the id apart, which must be fresh and increasing.
     from module2_tensors.tensor_data import TensorData
 
-    for like in [kt.tensor([[1.0, 2.0]]), kt.tensor([3.0], requires_grad=True)]:
+    # (A Parameter's result is the plain Tensor its class gives: the same slots.)
+    parameter = kt.Parameter(kt.tensor([1.0, 2.0]))
+    for like in [
+        kt.tensor([[1.0, 2.0]]),
+        kt.tensor([3.0], requires_grad=True),
+        parameter,
+    ]:
         data = TensorData.full((2, 3), 1.5)
         made = autograd._new(like, data)
         reference = type(like)(data, like.backend)
@@ -228,9 +234,13 @@ def test_new_builds_the_tensor_the_constructor_builds():
         assert (kind, slots, extra) == (ref_kind, ref_slots, ref_extra)
         assert made._tensor is data and not made.requires_grad
         assert made.history is None and made.grad is None
-    # A subclass goes through its class (a Parameter's result is a Tensor).
-    parameter = kt.Parameter(kt.tensor([1.0, 2.0]))
-    assert type(autograd._new(parameter, TensorData.full((2,)))) is kt.Tensor
+
+    # Other subclasses go through their class, and keep it.
+    class Sub(kt.Tensor):
+        pass
+
+    like = Sub(TensorData.full((2,)), parameter.backend)
+    assert type(autograd._new(like, TensorData.full((2,)))) is Sub
 
 
 def test_apply_builds_the_context_and_history_the_constructors_build():
