@@ -51,6 +51,7 @@ class FunctionLayer(Module):
     function: Callable[..., Tensor]  # a staticmethod of the subclass
     inputs: int = 1
     order = ""  # the settings' names in the layer's order, where it differs
+    shown = ""  # the settings repr shows, as PyTorch's (and inplace=True if set)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
@@ -70,6 +71,12 @@ class FunctionLayer(Module):
     def forward(self, *inputs: Any) -> Tensor:
         settings = {name: getattr(self, name) for name in self._settings}
         return self.function(*inputs, **settings)
+
+    def extra_repr(self) -> str:
+        shown = [f"{name}={getattr(self, name)!r}" for name in self.shown.split()]
+        if getattr(self, "inplace", False):
+            shown.append("inplace=True")
+        return ", ".join(shown)
 
 
 class ReLU(FunctionLayer):
@@ -94,6 +101,7 @@ class GELU(FunctionLayer):
     """``F.gelu(x, approximate)``: $x\\, \\Phi(x)$."""
 
     function = staticmethod(A.gelu)
+    shown = "approximate"
 
 
 class SiLU(FunctionLayer):
@@ -106,18 +114,21 @@ class LeakyReLU(FunctionLayer):
     """``F.leaky_relu(x, negative_slope)``."""
 
     function = staticmethod(A.leaky_relu)
+    shown = "negative_slope"
 
 
 class ELU(FunctionLayer):
     """``F.elu(x, alpha)``."""
 
     function = staticmethod(A.elu)
+    shown = "alpha"
 
 
 class Softplus(FunctionLayer):
     """``F.softplus(x, beta, threshold)``."""
 
     function = staticmethod(A.softplus)
+    shown = "beta threshold"
 
 
 class LogSigmoid(FunctionLayer):
@@ -130,6 +141,7 @@ class Hardtanh(FunctionLayer):
     """``F.hardtanh(x, min_val, max_val)``: $x$ clamped to the range."""
 
     function = staticmethod(A.hardtanh)
+    shown = "min_val max_val"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -139,6 +151,8 @@ class Hardtanh(FunctionLayer):
 
 class ReLU6(Hardtanh):
     """``F.relu6``: $\\min(\\max(x, 0), 6)$."""
+
+    shown = ""  # (as PyTorch's: the range is fixed)
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
@@ -165,14 +179,19 @@ class PReLU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return A.prelu(x, self.weight.value)
 
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
 
 class Softmax(FunctionLayer):
     """``F.softmax(x, dim)``."""
 
     function = staticmethod(F.softmax)
+    shown = "dim"
 
 
 class LogSoftmax(FunctionLayer):
     """``F.log_softmax(x, dim)``."""
 
     function = staticmethod(F.log_softmax)
+    shown = "dim"

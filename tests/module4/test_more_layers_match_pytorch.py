@@ -404,3 +404,31 @@ def test_state_dict_keep_vars_keeps_the_parameters_themselves():
     theirs = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3))
     assert list(theirs.state_dict(keep_vars=True)) == list(kept)
     assert theirs.state_dict(keep_vars=True)["0.weight"] is theirs[0].weight
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("ReLU", ()),
+        ("ReLU", (True,)),
+        ("LeakyReLU", ()),
+        ("LeakyReLU", (0.1, True)),
+        ("ELU", (0.5,)),
+        ("GELU", ("tanh",)),
+        ("Softplus", (2, 10)),
+        ("Hardtanh", (-2.0, 2.0, True)),
+        ("ReLU6", (True,)),
+        ("SiLU", (True,)),
+        ("Mish", ()),
+        ("Softmax", (1,)),
+        ("LogSoftmax", (0,)),
+        ("PReLU", (3,)),
+        ("Sigmoid", ()),
+        ("MSELoss", ()),
+    ],
+)
+def test_activation_layers_print_their_settings_as_pytorchs(name, args):
+    # repr shows what PyTorch's shows: the settings that make the layer what it
+    # is, and inplace=True only when set (a loss shows none).
+    torch = import_torch()
+    assert repr(getattr(nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
