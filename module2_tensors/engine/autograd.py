@@ -211,7 +211,10 @@ def apply(cls: type, *args: Any) -> "Tensor":
             history = SavedOutputHistory(cls, ctx, args, parents, seen)
             history.saved_output = (k, version_of(out))
             break
-    return Tensor(out._tensor, out.backend, history)
+    result = Tensor(out._tensor, out.backend, history)
+    if out._dtype is not None or out.is_mask:  # (the forward's label, kept)
+        result._dtype, result.is_mask = out._dtype, out.is_mask
+    return result
 
 
 def _references_of_a_fresh_local() -> int:

@@ -88,6 +88,29 @@ def test_a_result_saved_for_backward_does_not_point_at_its_own_history():
     assert saved is not y and saved.history is None
 
 
+@pytest.mark.task2_3
+def test_a_result_given_a_new_tensor_keeps_the_dtype_its_forward_gave():
+    # A returned input, or a result the forward saved, comes back as a new
+    # Tensor object carrying the history: with the forward result's dtype.
+    class SavesASquare(Function):
+        @staticmethod
+        def forward(ctx, a):
+            out = a * a  # (float32 in, float32 out: Tensor.__mul__'s label)
+            ctx.save_for_backward(a, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, _ = ctx.saved_values
+            return grad * a * 2.0
+
+    x = kt.tensor([1.0, 2.0], dtype=kt.float32, requires_grad=True)
+    assert _Identity.apply(x).dtype == kt.float32
+    y = SavesASquare.apply(x)
+    assert y.dtype == kt.float32 and y.history.last_fn is SavesASquare
+    assert _Identity.apply(kt.tensor([1.0], requires_grad=True)).dtype == kt.float64
+
+
 @pytest.mark.task2_6
 def test_the_autograd_modes_live_in_one_object():
     assert grad_modes.MODES.grad and kt.is_grad_enabled()
