@@ -65,16 +65,22 @@ def _check_loss(
     return None if target is None else _as_tensor(target, input)
 
 
-def _same_shape(name: str, input: Any, target: Any, reduction: str) -> Tensor:
+def _same_shape(
+    name: str, input: Any, target: Any, reduction: str, masks: bool = False
+) -> Tensor:
     """``target`` as a tensor of ``input``'s shape, after :func:`_check_loss`
     (the checks of the losses between two tensors of one shape). (PyTorch only
-    warns; a silent broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)"""
+    warns; a silent broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug.)
+    ``masks``: a bool target becomes its 0s and 1s in ``input``'s type (PyTorch's
+    ``mse_loss`` promotes it; its ``l1_loss`` raises, as ``-`` of a mask does)."""
     target = _check_loss(name, reduction, input, target)
     if target.shape != input.shape:
         raise ValueError(
             f"{name}: input of shape {input.shape} and target of shape "
             f"{target.shape} must have the same shape"
         )
+    if masks and target.is_mask:
+        return target._as_dtype(result_type(input, target))
     return target
 
 

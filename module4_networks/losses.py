@@ -216,7 +216,7 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     ``input`` and ``target`` must have the same shape (PyTorch only warns; a
     silent broadcast of ``(N, 1)`` against ``(N,)`` is a classic bug).
     """
-    target = _same_shape("mse_loss", input, target, reduction)
+    target = _same_shape("mse_loss", input, target, reduction, masks=True)
     # BEGIN SOLUTION 4.6
     diff = input - target
     return _reduce(diff * diff, reduction)

@@ -469,8 +469,13 @@ def test_a_mask_computes_as_its_zeros_and_ones_where_pytorch_does():
     for loss in (F.smooth_l1_loss(f, b), F.smooth_l1_loss(b, f), F.huber_loss(f, b)):
         assert loss.dtype == kt.float32
         assert loss.item() == pytest.approx(smooth, rel=1e-12)
+    mse = F.mse_loss(f, b)
+    assert mse.dtype == kt.float32
+    assert mse.item() == pytest.approx(((x - ones) ** 2).mean(), rel=1e-12)
     with pytest.raises(RuntimeError, match="Subtraction"):
         b - f  # (the operator itself still raises, as PyTorch's)
+    with pytest.raises(RuntimeError, match="Subtraction"):
+        F.l1_loss(f, b)  # (PyTorch's l1_loss subtracts: it raises too)
 
 
 @pytest.mark.task2_6
