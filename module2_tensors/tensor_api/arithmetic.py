@@ -346,8 +346,7 @@ class ArithmeticMixin:
         return tf.EQ.apply(self, self._other(b))._as_mask()
 
     def __ne__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
-        b = self._other(b)
-        return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
+        return (self == b) == 0.0  # (NaN: not equal, so 1)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
     greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
