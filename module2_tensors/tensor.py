@@ -149,8 +149,7 @@ def rebuild_tensor(
     """The inverse of ``Tensor.__reduce__``: the numbers on the loaded backend of
     that name (else the default backend), labelled ``dtype`` (a pickle written
     before tensors kept theirs has none: float64)."""
-    backend = backend_named(backend)
-    return tensor(array, backend=backend, requires_grad=requires_grad, dtype=dtype)
+    return tensor(array, backend_named(backend), requires_grad, dtype=dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -232,9 +231,7 @@ def tensor(
                 f"tensor() needs a number or nested lists of numbers with equal "
                 f"lengths ({error})"
             ) from None
-    if dtype is None:
-        dtype = kind
-    return _from_array(array, backend, requires_grad, device, dtype)
+    return _from_array(array, backend, requires_grad, device, dtype or kind)
 
 
 def _make_shape(shape: Sequence[Any]) -> Tuple[int, ...]:
@@ -257,8 +254,7 @@ def full(
     comes from ``value``, as in PyTorch: a bool gives ``bool``, an int
     ``int64``, a float the default ``float64``; an integer ``dtype`` truncates
     (``full((2,), 2.7, dtype=kt.int64)`` holds 2, 2)."""
-    if dtype is None:
-        dtype = dtypes.of_data(value)  # (as tensor(value) would report it)
+    dtype = dtype or dtypes.of_data(value)  # (as tensor(value) would report it)
     values = np.full(_make_shape((shape,)), float(value))
     return _from_array(values, backend, requires_grad, device, dtype)
 
@@ -272,9 +268,8 @@ def zeros(
 ) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; ``zeros(())`` is
     0-d."""
-    return _from_array(
-        np.zeros(_make_shape(shape)), backend, requires_grad, device, dtype
-    )
+    values = np.zeros(_make_shape(shape))
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def ones(
@@ -285,9 +280,8 @@ def ones(
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """A tensor of ones (shape as for :func:`zeros`)."""
-    return _from_array(
-        np.ones(_make_shape(shape)), backend, requires_grad, device, dtype
-    )
+    values = np.ones(_make_shape(shape))
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def _rng(seed: Optional[int], generator: Optional[np.random.Generator]) -> Any:
@@ -339,12 +333,8 @@ def arange(
     if end is None:
         start, end = 0, start
     # (0-d tensors as their Python numbers: arange(n) of an int64 n is int64)
-    start, end, step = (
-        v.item() if isinstance(v, Tensor) else v for v in (start, end, step)
-    )
-    return _from_array(
-        np.arange(start, end, step), backend, requires_grad, device, dtype
-    )
+    bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    return _from_array(np.arange(*bounds), backend, requires_grad, device, dtype)
 
 
 def zeros_like(
@@ -371,13 +361,7 @@ def full_like(
 ) -> Tensor:
     """``value`` in ``t``'s shape, on ``t``'s backend, with ``t``'s dtype (as
     PyTorch's: not inferred from ``value``) unless ``dtype`` is given."""
-    return full(
-        t.shape,
-        value,
-        backend=t.backend,
-        requires_grad=requires_grad,
-        dtype=dtype or t.dtype,
-    )
+    return full(t.shape, value, t.backend, requires_grad, dtype=dtype or t.dtype)
 
 
 def rand_like(t: Tensor, requires_grad: bool = False) -> Tensor:
@@ -416,9 +400,8 @@ def linspace(
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
-    return _from_array(
-        np.linspace(start, end, steps), backend, requires_grad, device, dtype
-    )
+    values = np.linspace(start, end, steps)
+    return _from_array(values, backend, requires_grad, device, dtype)
 
 
 def randint(
@@ -449,9 +432,8 @@ def randperm(
 ) -> Tensor:
     """A random permutation of ``0 .. n-1`` (as floats): an index for
     shuffling, ``x[randperm(len(x))]``."""
-    return _from_array(
-        _rng(seed, generator).permutation(n), backend, False, device, dtype
-    )
+    values = _rng(seed, generator).permutation(n)
+    return _from_array(values, backend, False, device, dtype)
 
 
 def from_numpy(

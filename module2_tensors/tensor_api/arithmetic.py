@@ -18,7 +18,7 @@ from ..engine import dtypes, elementwise
 from ..tensor_data import TensorData
 from .._backend import matmul_shape
 from .core import CoreMixin, FACTORIES, TensorLike, tensor_operand
-from .dtype_device import floated as _floated, kept_dtype
+from .dtype_device import floated as _floated, kept_dtype, label as _label
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -32,17 +32,6 @@ if TYPE_CHECKING:
 _NUMBERS: Dict[Tuple[Any, float, float], "Tensor"] = {}
 
 _MAX_NUMBERS = 1024
-
-
-def _label(out: "Tensor", d: dtypes.dtype) -> "Tensor":
-    """``out`` (a fresh result) reporting ``d``; a ``bool`` result becomes a mask
-    of its non-zero entries (``mask + mask`` is True where either is, as in
-    PyTorch)."""
-    if d is dtypes.bool_:
-        return out != 0.0
-    out._dtype = None if d is dtypes.float64 else d
-    out.is_mask = False
-    return out
 
 
 def _promoted(out: "Tensor", operands: Sequence[Any]) -> "Tensor":
@@ -357,8 +346,7 @@ class ArithmeticMixin:
         return tf.EQ.apply(self, self._other(b))._as_mask()
 
     def __ne__(self, b: TensorLike) -> "Tensor":  # type: ignore[override]
-        b = self._other(b)
-        return tf.EQ.apply(tf.EQ.apply(self, b), b.new_tensor(0.0))._as_mask()
+        return (self == b) == 0.0  # (NaN: not equal, so 1)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
     greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne

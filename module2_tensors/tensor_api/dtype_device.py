@@ -57,7 +57,18 @@ def floated(source: "Tensor", out: "Tensor") -> "Tensor":
     if source._dtype is None and not source.is_mask:
         return out
     d = source.dtype if source.is_floating_point() else dtypes.get_default_dtype()
+    out._dtype = None if d is dtypes.float64 else d  # (not label's mask reset)
+    return out
+
+
+def label(out: "Tensor", d: dtypes.dtype) -> "Tensor":
+    """``out`` (a fresh result) reporting ``d``; a ``bool`` result becomes a mask
+    of its non-zero entries (``mask + mask`` is True where either is, as in
+    PyTorch)."""
+    if d is dtypes.bool_:
+        return out != 0.0
     out._dtype = None if d is dtypes.float64 else d
+    out.is_mask = False
     return out
 
 
@@ -74,28 +85,22 @@ class DtypeDeviceMixin:
         nothing changes. The numbers are shared between
         backends that compute in the same memory, and copied to or from the GPU
         when one of the two is ``CudaBackend``."""
-        target = kwargs.pop("device", None)
-        wanted = kwargs.pop("dtype", None)
-        for key in ("non_blocking", "copy"):
-            kwargs.pop(key, None)
-        if kwargs:
-            raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
+        target, wanted = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        unknown = sorted(set(kwargs) - {"non_blocking", "copy"})
+        if unknown:
+            raise TypeError(f"to() got unexpected arguments {unknown}")
         for arg in args:
             if isinstance(arg, dtypes.dtype):
                 wanted = arg
             elif target is None and not isinstance(arg, bool):
                 target = arg
+        if isinstance(target, CoreMixin):  # (its backend and dtype)
+            target, wanted = target.backend, wanted or target.dtype
+        elif target is not None and not isinstance(target, TensorBackend):
+            target = backend_for(target)
         out = self
-        if target is not None:
-            if isinstance(target, CoreMixin):
-                backend = target.backend
-                wanted = target.dtype if wanted is None else wanted
-            elif isinstance(target, TensorBackend):
-                backend = target
-            else:
-                backend = backend_for(target)
-            if backend is not self.backend:
-                out = kept_dtype(self, elementwise.ToBackend.apply(self, backend))
+        if target is not None and target is not self.backend:
+            out = kept_dtype(self, elementwise.ToBackend.apply(self, target))
         return out if wanted is None else out._as_dtype(wanted)
 
     @property
@@ -149,9 +154,7 @@ class DtypeDeviceMixin:
             return self != 0.0
         if not d.is_floating_point:  # (tensor() truncates toward zero)
             return FACTORIES["tensor"](self.to_numpy(), backend=self.backend, dtype=d)
-        out = tf.Copy.apply(self)  # a new tensor, as PyTorch's conversions make
-        out._dtype = None if d is dtypes.float64 else d
-        return out
+        return label(tf.Copy.apply(self), d)  # (a new tensor, as PyTorch's)
 
     def type_as(self, other: "Tensor") -> "Tensor":
         """This tensor converted to ``other``'s dtype (``torch.Tensor.type_as``)."""

@@ -101,8 +101,7 @@ class MovementMixin:
     def permute(self, *order: int) -> "Tensor":
         """A view with dimension ``k`` of the result being dimension ``order[k]``
         of this tensor (``permute(1, 0)`` or ``permute((1, 0))``)."""
-        order = sf._shape_args(order)
-        order = tuple(normalize_dim(d, self.dims) for d in order)
+        order = tuple(normalize_dim(d, self.dims) for d in sf._shape_args(order))
         return tf.Permute.apply(self, order)
 
     @keeps_dtype
