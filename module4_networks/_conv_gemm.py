@@ -166,9 +166,9 @@ def bias_grad(g: Strided, spatial: int) -> np.ndarray:
 
 
 def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
-    """The backward of ``ConvFun`` (``apply(input, weight, bias,
-    stride, padding)``) as recorded tensor operations, for ``create_graph=True``
-    (``module2_tensors/engine/higher_order.py``; the package registers it): the
+    """The backward of ``ConvFun`` (``apply(input, weight, bias, stride,
+    padding)``, which registers it) as recorded tensor operations, for
+    ``create_graph=True`` (``module2_tensors/engine/higher_order.py``): the
     im2col product above, written with differentiable steps. ``cols`` picks every
     receptive field of the zero-padded input, shape ``(batch, positions,
     in_channels * K)``; with $G$ as ``(batch, positions, out_channels)``,

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Optional, Tuple, Union
 
 from module2_tensors.engine.autograd import Context, Function
+from module2_tensors.engine.higher_order import register
 from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
@@ -195,3 +196,7 @@ class ConvFun(Function):
         if has_bias and needs[2]:
             d_bias = grad.new_tensor(_conv_gemm.bias_grad(grad.tuple(), spatial))
         return d_input, d_weight, d_bias
+
+
+# backward(create_graph=True) through a convolution: its im2col backward recorded.
+register(ConvFun)(_conv_gemm.recorded_backward)

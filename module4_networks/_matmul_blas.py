@@ -43,12 +43,11 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .engine import agrees, fast_path, host_array, host_float64
+from .engine import agrees, fast_path, host_array, host_float64, signature
 from .engine import probe_gradient, ran_backward
 
-from module2_tensors.engine.autograd import Context
-from module2_tensors.engine.autograd import Function
-from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
+from module2_tensors.engine.autograd import Context, Function
+from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.engine.higher_order import register
 from module2_tensors.tensor import Tensor
 
@@ -135,18 +134,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     usable = host_float64(a) and host_float64(b) and a.backend is b.backend
     if PATH.checking or not usable or a.dims < 2 or b.dims < 2:
         return a @ b
-    # Which operands need a gradient (none without recording: then the check
-    # compares the value alone, as only the forward will be used).
-    grad = is_grad_enabled()
-    needs = (grad and a.requires_grad, grad and b.requires_grad)
-    key = (
-        tuple(a.shape),
-        tuple(int(s) for s in a.tuple()[2]),
-        tuple(b.shape),
-        tuple(int(s) for s in b.tuple()[2]),
-        type(a.backend),
-        needs,
-    )
+    key, needs = signature(a, b)
     if not PATH.verdict(key, lambda: _check(a, b, needs)):
         return a @ b
     return _MatMulBlas.apply(a, b)

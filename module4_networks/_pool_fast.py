@@ -41,9 +41,8 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 from numba import njit
 
-from module2_tensors.engine.autograd import Context
+from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.engine.grad_modes import enable_grad
-from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.higher_order import register
 from module2_tensors.engine.indexing import AdvancedIndex, EmbedInZeros
 from module2_tensors.tensor import Tensor
