@@ -175,9 +175,8 @@ class _LayerFun(Function):
     def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
         reverse, xs, weights, saved = ctx.saved_values
         g = grad.to_numpy()
-        steps = xs.shape[0]
         d_h = np.zeros_like(g[0])  # h_n is a view of the outputs
-        grads = _backward(xs, weights, reverse, saved, g[:steps], d_h, g[steps])
+        grads = _backward(xs, weights, reverse, saved, g[:-1], d_h, g[-1])
         return tuple(None if a is None else grad.new_tensor(a) for a in grads)
 
 
