@@ -70,11 +70,8 @@ def _grads(
     a: np.ndarray, b: np.ndarray, g: np.ndarray, need_a: bool, need_b: bool
 ) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
     """$(G b^\\top, a^\\top G)$, each summed to its operand's shape."""
-    da = db = None
-    if need_a:
-        da = _sum_to(np.matmul(g, np.swapaxes(b, -1, -2)), a.shape)
-    if need_b:
-        db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape)
+    da = _sum_to(np.matmul(g, np.swapaxes(b, -1, -2)), a.shape) if need_a else None
+    db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape) if need_b else None
     return da, db
 
 
