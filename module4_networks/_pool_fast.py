@@ -136,8 +136,7 @@ def _recorded_backward(ctx: Context, grad: Tensor, inputs: Tuple, out: Tensor) -
     at its argmax (flat position ``arg`` in the ``(H, W)`` plane)."""
     arg, in_shape = ctx.saved_values
     windows = np.nonzero(arg >= 0)  # (b, c, i, j) of the windows with a maximum
-    at = arg[windows]
-    target = windows[:2] + (at // in_shape[-1], at % in_shape[-1])
+    target = windows[:2] + divmod(arg[windows], in_shape[-1])
     return EmbedInZeros.apply(AdvancedIndex.apply(grad, windows), in_shape, target)
 
 
