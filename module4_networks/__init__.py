@@ -17,11 +17,7 @@ from typing import Any
 
 from module3_fast_ops import *
 
-from module2_tensors.engine import higher_order as _higher_order
-
 from . import (
-    _conv_gemm,
-    _convolution,
     _fused_optim,
     data,
     fast_conv,
@@ -48,9 +44,6 @@ from .functional import (
     max_pool2d,
     softmax,
 )
-
-# backward(create_graph=True) through a convolution: its im2col backward recorded.
-_higher_order.register(_convolution.ConvFun)(_conv_gemm.recorded_backward)
 
 # On the GPU, fused kernels stand in for these classes' update (once they agree).
 _fused_optim.fuses({optim.SGD: "sgd", optim.Adam: "adam", optim.AdamW: "adamw"})

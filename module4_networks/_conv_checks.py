@@ -25,7 +25,6 @@ __all__ = [
     "sizes",
     "pair_2d",
     "_as_strided",
-    "_check_out",
 ]
 
 Storage = np.ndarray  # flat float64
@@ -139,9 +138,3 @@ def _as_strided(name: str, triple: Strided) -> Strided:
     if storage.ndim != 1:
         raise ValueError(f"{name}: storage must be flat, got shape {storage.shape}")
     return storage, _read_only(shape), _read_only(strides)
-
-
-def _check_out(name: str, out_shape: Index, expected: Sequence[int]) -> None:
-    got = tuple(int(n) for n in out_shape)
-    if got != tuple(expected):
-        raise ValueError(f"{name}: out has shape {got}, expected {tuple(expected)}")

@@ -1,7 +1,7 @@
 """Convolution as im2col + one matrix multiply: the fast path of the conv layers.
 
-Interface: :func:`run` and :func:`bias_grad` (used by the tensor Functions of
-``fast_conv``).
+Interface: :func:`run` (used by the launchers of ``fast_conv``) and
+:func:`recorded_backward` (``ConvFun``'s backward for ``create_graph=True``).
 
 The students' kernels of Tasks 4.1 and 4.2 compute every output as its own dot
 product, which is simple and correct but reads each input number ``K*K*out_channels``
@@ -43,7 +43,7 @@ from module2_tensors.engine.indexing import AdvancedIndex, EmbedInZeros
 from ._conv_checks import Strided, pair_2d
 from .engine import agrees, fast_path, host_array
 
-__all__ = ["run", "bias_grad"]
+__all__ = ["run", "recorded_backward"]
 
 #: Per signature: does the fast path agree with the student's kernel there?
 PATH = fast_path("conv_gemm", "the conv kernels of fast_conv.py (Tasks 4.1, 4.2)")
@@ -156,19 +156,10 @@ def run(
         reference()
 
 
-def bias_grad(g: Strided, spatial: int) -> np.ndarray:
-    """$\\partial L / \\partial \\text{bias}[o] = \\sum_{b, i, j} g[b, o, i, j]$ by
-    NumPy's pairwise sums over a view of ``g``: the worked-example kernel
-    ``fast_conv._bias_backward`` unravels every position with divisions: on the
-    CNN's two gradients (32 x 8 and 32 x 16 x 28 x 28) 1.6 + 2.8 ms a step, this
-    0.05 + 0.09 ms (one thread, best of 20, load average 9)."""
-    return _view(g, spatial).sum(axis=(0, 2, 3))
-
-
 def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
-    """The backward of ``ConvFun`` (``apply(input, weight, bias,
-    stride, padding)``) as recorded tensor operations, for ``create_graph=True``
-    (``module2_tensors/engine/higher_order.py``; the package registers it): the
+    """The backward of ``ConvFun`` (``apply(input, weight, bias, stride,
+    padding)``, which registers it) as recorded tensor operations, for
+    ``create_graph=True`` (``module2_tensors/engine/higher_order.py``): the
     im2col product above, written with differentiable steps. ``cols`` picks every
     receptive field of the zero-padded input, shape ``(batch, positions,
     in_channels * K)``; with $G$ as ``(batch, positions, out_channels)``,

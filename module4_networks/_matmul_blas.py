@@ -43,12 +43,11 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .engine import agrees, fast_path, host_array, host_float64
+from .engine import agrees, fast_path, host_array, host_float64, signature
 from .engine import probe_gradient, ran_backward
 
-from module2_tensors.engine.autograd import Context
-from module2_tensors.engine.autograd import Function
-from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
+from module2_tensors.engine.autograd import Context, Function
+from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.engine.higher_order import register
 from module2_tensors.tensor import Tensor
 
@@ -71,11 +70,8 @@ def _grads(
     a: np.ndarray, b: np.ndarray, g: np.ndarray, need_a: bool, need_b: bool
 ) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
     """$(G b^\\top, a^\\top G)$, each summed to its operand's shape."""
-    da = db = None
-    if need_a:
-        da = _sum_to(np.matmul(g, np.swapaxes(b, -1, -2)), a.shape)
-    if need_b:
-        db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape)
+    da = _sum_to(np.matmul(g, np.swapaxes(b, -1, -2)), a.shape) if need_a else None
+    db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape) if need_b else None
     return da, db
 
 
@@ -120,10 +116,8 @@ def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:
         if any(needs) and not ran_backward(out, out.new_tensor(g)):
             return False
     x, y = host_array(a.tuple()), host_array(b.tuple())
-    if not agrees(np.matmul(x, y), out):
-        return False
-    da, db = _grads(x, y, g, *needs)
-    return (da is None or agrees(da, pa.grad)) and (db is None or agrees(db, pb.grad))
+    got = (np.matmul(x, y), *_grads(x, y, g, *needs))  # (None: not needed)
+    return all(d is None or agrees(d, w) for d, w in zip(got, (out, pa.grad, pb.grad)))
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
@@ -135,18 +129,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     usable = host_float64(a) and host_float64(b) and a.backend is b.backend
     if PATH.checking or not usable or a.dims < 2 or b.dims < 2:
         return a @ b
-    # Which operands need a gradient (none without recording: then the check
-    # compares the value alone, as only the forward will be used).
-    grad = is_grad_enabled()
-    needs = (grad and a.requires_grad, grad and b.requires_grad)
-    key = (
-        tuple(a.shape),
-        tuple(int(s) for s in a.tuple()[2]),
-        tuple(b.shape),
-        tuple(int(s) for s in b.tuple()[2]),
-        type(a.backend),
-        needs,
-    )
+    key, needs = signature(a, b)
     if not PATH.verdict(key, lambda: _check(a, b, needs)):
         return a @ b
     return _MatMulBlas.apply(a, b)

@@ -41,9 +41,8 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 from numba import njit
 
-from module2_tensors.engine.autograd import Context
+from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.engine.grad_modes import enable_grad
-from module2_tensors.engine.autograd import Function
 from module2_tensors.engine.higher_order import register
 from module2_tensors.engine.indexing import AdvancedIndex, EmbedInZeros
 from module2_tensors.tensor import Tensor
@@ -137,8 +136,7 @@ def _recorded_backward(ctx: Context, grad: Tensor, inputs: Tuple, out: Tensor) -
     at its argmax (flat position ``arg`` in the ``(H, W)`` plane)."""
     arg, in_shape = ctx.saved_values
     windows = np.nonzero(arg >= 0)  # (b, c, i, j) of the windows with a maximum
-    at = arg[windows]
-    target = windows[:2] + (at // in_shape[-1], at % in_shape[-1])
+    target = windows[:2] + divmod(arg[windows], in_shape[-1])
     return EmbedInZeros.apply(AdvancedIndex.apply(grad, windows), in_shape, target)
 
 

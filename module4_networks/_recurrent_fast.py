@@ -56,11 +56,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .engine import agrees, fast_path, host_float64, ran_backward
+from .engine import agrees, fast_path, host_float64, ran_backward, signature
 
-from module2_tensors.engine.autograd import Context
-from module2_tensors.engine.autograd import Function
-from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
+from module2_tensors.engine.autograd import Context, Function
+from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.tensor import Tensor
 
 __all__ = ["unroll"]
@@ -176,10 +175,8 @@ class _LayerFun(Function):
     def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
         reverse, xs, weights, saved = ctx.saved_values
         g = grad.to_numpy()
-        steps = xs.shape[0]
         d_h = np.zeros_like(g[0])  # h_n is a view of the outputs
-        grads = _backward(xs, weights, reverse, saved, g[:steps], d_h, g[steps])
-        grads.append(None)  # (reverse)
+        grads = _backward(xs, weights, reverse, saved, g[:-1], d_h, g[-1])
         return tuple(None if a is None else grad.new_tensor(a) for a in grads)
 
 
@@ -242,21 +239,9 @@ def unroll(
         or not all(t is None or host_float64(t) for t in tensors)
     ):
         return layers._unroll(x, state, weights, reverse)
-    # Which inputs need a gradient (none without recording: then the check
-    # compares the forward alone, as only the forward will be used).
-    grad = is_grad_enabled()
-    needs = tuple(grad and t is not None and t.requires_grad for t in tensors)
-    key = (
-        type(layers),
-        tuple(x.shape),
-        tuple(int(s) for s in x.tuple()[2]),
-        tuple(None if t is None else tuple(t.shape) for t in tensors[1:]),
-        bool(reverse),
-        type(x.backend),
-        needs,
-    )
+    key, needs = signature(*tensors)
     check = partial(_check, layers, x, parts, weights, reverse, needs)
-    if not PATH.verdict(key, check):
+    if not PATH.verdict((type(layers), bool(reverse), key), check):
         return layers._unroll(x, state, weights, reverse)
     # The outputs and the final state (h, c), as views of the packed result.
     packed = _LayerFun.apply(x, *parts, *weights, reverse)

@@ -440,13 +440,12 @@ def max_pool2d(
     ``_pool_options.py``), in PyTorch's order of arguments.
     """
     options = (kernel_size, stride, padding, ceil_mode, dilation, return_indices)
-    if return_indices or pair(dilation, "dilation") != (1, 1):
-        return _pool_options.max_pool2d(input, *options, _pool_windows, max)
+    plain = not return_indices and pair(dilation, "dilation") == (1, 1)
     # Engine: one compiled pass where it agrees with this code (``_pool_fast``).
-    fast = _pool_fast.max_pool2d(max_pool2d, input, *options[:4])  # (not dilation)
+    fast = _pool_fast.max_pool2d(max_pool2d, input, *options[:4]) if plain else None
     if fast is not None:
         return fast
-    if _general(kernel_size, stride, padding, ceil_mode):
+    if not plain or _general(kernel_size, stride, padding, ceil_mode):
         return _pool_options.max_pool2d(input, *options, _pool_windows, max)
     kh, kw = _pool_args("max_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.4: tile, then max over the window dimension

@@ -39,11 +39,13 @@ from typing import Any, Callable, Dict, Hashable, Iterator, Tuple
 import numpy as np
 
 from module2_tensors.engine import dtypes
+from module2_tensors.engine.grad_modes import is_grad_enabled
 
 __all__ = [
     "FastPath",
     "FAST_PATHS",
     "fast_path",
+    "signature",
     "probe_gradient",
     "ran_backward",
     "agrees",
@@ -144,6 +146,19 @@ def fast_path(name: str, student: str, cap: int = CAP) -> FastPath:
         raise ValueError(f"a fast path named {name!r} is already registered")
     FAST_PATHS[name] = path = FastPath(name, student, cap)
     return path
+
+
+def signature(*tensors: Any) -> Tuple[Hashable, Tuple[bool, ...]]:
+    """The key of a call on ``tensors`` (``None`` allowed; the backend is the
+    first one's): each one's shape and strides and whether it needs a gradient
+    (none without recording: then a check compares the forward alone, the only
+    part that will be used); and those needs."""
+    grad = is_grad_enabled()
+    needs = tuple(grad and t is not None and t.requires_grad for t in tensors)
+    layouts = tuple(
+        None if t is None else (t.shape, t.tuple()[2].tobytes()) for t in tensors
+    )
+    return (type(tensors[0].backend), needs, layouts), needs
 
 
 def probe_gradient(shape: Tuple[int, ...]) -> np.ndarray:
