@@ -341,9 +341,7 @@ class MultiheadAttention(Module):
         if unbatched:
             query, key, value = (t.unsqueeze(0) for t in (query, key, value))
             if key_padding_mask is not None:
-                key_padding_mask = _as_tensor(key_padding_mask, query).view(
-                    1, key.shape[1]
-                )
+                key_padding_mask = _as_tensor(key_padding_mask, query).unsqueeze(0)
         elif not self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         if query.shape[-1] != self.embed_dim:
