@@ -180,7 +180,6 @@ class NumbaOps(TensorOps):
     int64 shape and strides arrays) directly, and allocate outputs with
     ``TensorData``'s cached layouts."""
 
-    cuda = False
     map_kernel: Callable[..., Any]
     zip_kernel: Callable[..., Any]
     reduce_kernel: Callable[..., Any]
