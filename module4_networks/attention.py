@@ -300,9 +300,8 @@ class MultiheadAttention(Module):
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, backend=backend)
         if bias:  # (in_proj_bias is zeros already, as _parameter makes it)
             init.zeros_(self.out_proj.bias)
-        if add_bias_kv:
-            init.xavier_normal_(self.bias_k)
-            init.xavier_normal_(self.bias_v)
+        for extra in (self.bias_k, self.bias_v) if add_bias_kv else ():
+            init.xavier_normal_(extra)
 
     def _heads(self, x: Tensor, which: int) -> Tensor:
         """Project ``x`` ``(N, T, E)`` with block ``which`` (0 = Q, 1 = K, 2 = V) of
