@@ -91,18 +91,16 @@ class _CellBase(Module):
     def _prepare(self, x: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
         """The input and a state as batches, and whether the input was unbatched."""
         unbatched = _unbatched(self, x, 2)
-        if unbatched:
-            x = x.unsqueeze(0)
+        shape = (*x.shape[:-1], self.hidden_size)  # (N, H), or (H,) unbatched
         if hx is None:
-            hx = x.new_zeros((x.shape[0], self.hidden_size))
-        elif unbatched:
-            hx = hx.unsqueeze(0)
-        if hx.shape != (x.shape[0], self.hidden_size):
+            hx = x.new_zeros(shape)
+        if hx.shape != shape:
             raise ValueError(
-                f"{type(self).__name__}: the state should have shape "
-                f"{(x.shape[0], self.hidden_size)[unbatched:]} for input of shape "
-                f"{x.shape[unbatched:]}, got {hx.shape[unbatched:]}"
+                f"{type(self).__name__}: the state should have shape {shape} for "
+                f"input of shape {x.shape}, got {hx.shape}"
             )
+        if unbatched:
+            x, hx = x.unsqueeze(0), hx.unsqueeze(0)
         return x, hx, unbatched
 
     def extra_repr(self) -> str:
