@@ -231,9 +231,7 @@ def pre_norm_encoder(
         norm_first=True,
         backend=backend,
     )
-    return TransformerEncoder(
-        block, num_layers, norm=LayerNorm(d_model, backend=backend)
-    )
+    return TransformerEncoder(block, num_layers, LayerNorm(d_model, backend=backend))
 
 
 class TransformerLM(Module):
