@@ -359,11 +359,9 @@ class MultiheadAttention(Module):
         )
         scale = 1.0 / math.sqrt(self.head_dim)  # (engine: BLAS products)
         scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) * scale
-        mask, additive = mha_masks(
+        mask, scores = mha_masks(
             attn_mask, key_padding_mask, scores, n, self.num_heads, L, S
         )
-        if additive is not None:
-            scores = scores + additive
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
         out = self.out_proj(heads.view(n, L, self.embed_dim))
