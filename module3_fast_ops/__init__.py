@@ -36,11 +36,9 @@ def _fast_ops_written() -> bool:
 register_backend(FastBackend, _fast_ops_written)
 name_backend("cuda", lambda: importlib.import_module(".cuda_ops", __name__).CudaBackend)
 
-_LAZY = ("CudaOps", "CudaBackend", "cuda_ops")
-
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
+    if name in ("CudaOps", "CudaBackend", "cuda_ops"):
         # import_module, not "from . import": that would call __getattr__ again.
         cuda_ops = importlib.import_module(".cuda_ops", __name__)
         return cuda_ops if name == "cuda_ops" else getattr(cuda_ops, name)

@@ -45,12 +45,11 @@ def given_kernels(
     launched with ``threads`` per block, as :class:`KernelSpec` rows; on a GPU each
     kernel's compiled code is kept on disk under its name (``_cuda_cache.persist``,
     before its first launch: call this where the kernels are defined)."""
-    for name, (kernel, _) in kernels.items():
+    specs = []
+    for name, (kernel, types) in kernels.items():
         persist(kernel, name)
-    return [
-        KernelSpec(name, task, lambda k=k: k, types, threads)
-        for name, (k, types) in kernels.items()
-    ]
+        specs.append(KernelSpec(name, task, lambda k=kernel: k, types, threads))
+    return specs
 
 
 def device_functions() -> List[Tuple[str, Callable[..., float], int]]:

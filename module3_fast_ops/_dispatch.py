@@ -94,13 +94,15 @@ def _expect(
     factory: Callable[..., Any],
     fn: Optional[Callable[..., float]],
     module: str,
-) -> None:
+) -> Callable[[], Tuple[Any, Any]]:
     """Count ``factory(fn)`` among the kernels this run may compile (for the
     compile notice's "n of m", and for the compile helpers that compile them in
-    other processes, importing ``module``); nothing is built now."""
-    compile_progress.expect(
-        kernel_label(factory, fn), lambda: compiled(factory, fn), _WARM[kind], module
-    )
+    other processes, importing ``module``); nothing is built now. Returns what
+    builds it: a function of no arguments that returns the kernel (once per
+    process, :func:`compiled`) and its :func:`entry_point`."""
+    build = functools.partial(compiled, factory, fn)
+    compile_progress.expect(kernel_label(factory, fn), build, _WARM[kind], module)
+    return lambda: (build(), entry_point(build(), kind))
 
 
 def entry_point(kernel: Any, kind: str) -> Any:
@@ -178,7 +180,6 @@ class NumbaOps(TensorOps):
     int64 shape and strides arrays) directly, and allocate outputs with
     ``TensorData``'s cached layouts."""
 
-    cuda = False
     map_kernel: Callable[..., Any]
     zip_kernel: Callable[..., Any]
     reduce_kernel: Callable[..., Any]
@@ -195,8 +196,7 @@ class NumbaOps(TensorOps):
     @classmethod
     def map(cls, fn: Callable[[float], float]) -> MapFn:
         """See ``TensorOps.map``."""
-        factory = cls.map_kernel
-        _expect("map", factory, fn, cls.__module__)
+        build = _expect("map", cls.map_kernel, fn, cls.__module__)
         kernel = direct = None
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
@@ -204,8 +204,7 @@ class NumbaOps(TensorOps):
             if out is None:  # (the kernel writes every entry: no need to zero)
                 out = _new(a, empty_data(TensorData, a._tensor.shape))
             if kernel is None:
-                kernel = compiled(factory, fn)
-                direct = entry_point(kernel, "map")
+                kernel, direct = build()
             o, x = out._tensor, a._tensor
             (direct if o._storage.base is None is x._storage.base else kernel)(
                 o._storage,
@@ -222,8 +221,7 @@ class NumbaOps(TensorOps):
     @classmethod
     def zip(cls, fn: Callable[[float, float], float]) -> ZipFn:
         """See ``TensorOps.zip``."""
-        factory = cls.zip_kernel
-        _expect("zip", factory, fn, cls.__module__)
+        build = _expect("zip", cls.zip_kernel, fn, cls.__module__)
         kernel = direct = None
 
         def apply(a: Any, b: Any) -> Any:
@@ -234,8 +232,7 @@ class NumbaOps(TensorOps):
                 shape = _broadcast(shape, y.shape)
             o = empty_data(TensorData, shape)
             if kernel is None:
-                kernel = compiled(factory, fn)
-                direct = entry_point(kernel, "zip")
+                kernel, direct = build()
             (direct if x._storage.base is None is y._storage.base else kernel)(
                 o._storage,
                 o._kernel_shape,
@@ -256,8 +253,7 @@ class NumbaOps(TensorOps):
         cls, fn: Callable[[float, float], float], start: float = 0.0
     ) -> ReduceFn:
         """See ``TensorOps.reduce``."""
-        factory = cls.reduce_kernel
-        _expect("reduce", factory, fn, cls.__module__)
+        build = _expect("reduce", cls.reduce_kernel, fn, cls.__module__)
         kernel = direct = None
         # A start of +0.0 (a sum's) as np.zeros: 0.15-0.25 us less than filling
         # an empty array, for 10 to 1,000 entries (2-core VM).
@@ -270,8 +266,7 @@ class NumbaOps(TensorOps):
             shape[dim] = 1
             o = full_data(TensorData, tuple(shape), fill)
             if kernel is None:
-                kernel = compiled(factory, fn)
-                direct = entry_point(kernel, "reduce")
+                kernel, direct = build()
             (direct if x._storage.base is None else kernel)(
                 o._storage,
                 o._kernel_shape,
@@ -315,14 +310,13 @@ class NumbaOps(TensorOps):
         compiled in this process nor in the disk cache, its :func:`serial_twin`.
         (Large work makes the parallel one the choice for both.)"""
         large = work >= MIN_PARALLEL_WORK
-        parallel = compiled(cls.matmul_kernel)
+        kernel = parallel = compiled(cls.matmul_kernel)
         cached = getattr(getattr(parallel, "_cache", None), "is_cached", bool)
-        if large or getattr(parallel, "signatures", True) or cached():
-            # Compiled, on disk, or about to be compiled for large work.
-            chosen = (parallel, entry_point(parallel, "matrix_multiply"))
-            cls._matmul[True] = cls._matmul[False] = chosen
-            return chosen
-        label = kernel_label(cls.matmul_kernel) + " (serial)"
-        twin = serial_twin(parallel, label)
-        chosen = cls._matmul[False] = (twin, entry_point(twin, "matrix_multiply"))
+        # Unless compiled, on disk, or about to be compiled for large work:
+        if not (large or getattr(parallel, "signatures", True) or cached()):
+            label = kernel_label(cls.matmul_kernel) + " (serial)"
+            kernel = serial_twin(parallel, label)
+        chosen = cls._matmul[False] = (kernel, entry_point(kernel, "matrix_multiply"))
+        if kernel is parallel:
+            cls._matmul[True] = chosen
         return chosen

@@ -41,13 +41,12 @@ def mha_masks(
     heads: int,
     L: int,
     S: int,
-) -> Tuple[Optional[Tensor], Optional[Tensor]]:
-    """PyTorch's two masks as ``(allowed, additive)``, each ``None`` or
-    broadcasting to the scores ``(N, h, L, S)``: ``allowed`` (1 = may
-    attend, for :func:`attention_weights`) from the boolean masks (1 =
-    ignore), and ``additive`` the sum of the float masks, which PyTorch adds
-    to the scores (``-inf`` at a padded key, as in a float
-    ``key_padding_mask``)."""
+) -> Tuple[Optional[Tensor], Tensor]:
+    """PyTorch's two masks applied to the scores ``(N, h, L, S)``:
+    ``(allowed, scores)``, ``allowed`` (``None``, or 1 = may attend, for
+    :func:`attention_weights`, broadcasting to the scores) from the boolean
+    masks (1 = ignore), and the scores plus the float masks, as PyTorch adds
+    them (``-inf`` at a padded key, as in a float ``key_padding_mask``)."""
     masks = []  # (as given, as a tensor broadcasting to the scores)
     if attn_mask is not None:
         m = _as_tensor(attn_mask, scores)  # (L, S), or (N * h, L, S): per head
@@ -66,7 +65,7 @@ def mha_masks(
             allowed = 1.0 - m if allowed is None else allowed * (1.0 - m)
         else:
             additive = m if additive is None else additive + m
-    return allowed, additive
+    return allowed, scores if additive is None else scores + additive
 
 
 def padded_masks(*masks: Any, extra: int = 0) -> List[Any]:

@@ -91,18 +91,16 @@ class _CellBase(Module):
     def _prepare(self, x: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Tensor, bool]:
         """The input and a state as batches, and whether the input was unbatched."""
         unbatched = _unbatched(self, x, 2)
-        if unbatched:
-            x = x.unsqueeze(0)
+        shape = (*x.shape[:-1], self.hidden_size)  # (N, H), or (H,) unbatched
         if hx is None:
-            hx = x.new_zeros((x.shape[0], self.hidden_size))
-        elif unbatched:
-            hx = hx.unsqueeze(0)
-        if hx.shape != (x.shape[0], self.hidden_size):
+            hx = x.new_zeros(shape)
+        if hx.shape != shape:
             raise ValueError(
-                f"{type(self).__name__}: the state should have shape "
-                f"{(x.shape[0], self.hidden_size)[unbatched:]} for input of shape "
-                f"{x.shape[unbatched:]}, got {hx.shape[unbatched:]}"
+                f"{type(self).__name__}: the state should have shape {shape} for "
+                f"input of shape {x.shape}, got {hx.shape}"
             )
+        if unbatched:
+            x, hx = x.unsqueeze(0), hx.unsqueeze(0)
         return x, hx, unbatched
 
     def extra_repr(self) -> str:
@@ -167,8 +165,7 @@ class _RNNLayers(Module):
         _fill_uniform(self, hidden_size)
 
     def _suffixes(self, layer: int) -> List[str]:
-        both = [f"_l{layer}", f"_l{layer}_reverse"]
-        return both if self.bidirectional else both[:1]
+        return [f"_l{layer}", f"_l{layer}_reverse"][: 2 if self.bidirectional else 1]
 
     # The cell equation of one step, and how to read h off a state. (A subclass
     # defines ``_unroll``, one direction of one layer over a sequence:
@@ -186,16 +183,13 @@ class _RNNLayers(Module):
         shape = (self.num_layers * (2 if self.bidirectional else 1), x.shape[1], size)
         if hx is None:
             return x.new_zeros(shape)
-        if unbatched:
-            hx = hx.unsqueeze(1)
-        if hx.shape != shape:
-            expected = shape[:1] + shape[2:] if unbatched else shape
-            got = hx.shape[:1] + hx.shape[2:] if unbatched else hx.shape
+        expected = shape[:1] + shape[2:] if unbatched else shape  # (x.shape[1] is 1)
+        if hx.shape != expected:
             raise ValueError(
                 f"{type(self).__name__}: expected an initial state of shape "
-                f"{expected}, got {got}"
+                f"{expected}, got {hx.shape}"
             )
-        return hx
+        return hx.unsqueeze(1) if unbatched else hx
 
     def _run(
         self, input: Tensor, hx: Sequence[Optional[Tensor]]
@@ -218,8 +212,7 @@ class _RNNLayers(Module):
         for layer in range(self.num_layers):
             outputs = []
             for direction, suffix in enumerate(self._suffixes(layer)):
-                k = layer * directions + direction
-                start = [s[k] for s in initial]
+                start = [s[layer * directions + direction] for s in initial]
                 state = start[0] if len(start) == 1 else tuple(start)
                 # Engine: the whole sequence as one Function where that agrees
                 # with self._unroll (``_recurrent_fast``), else self._unroll

@@ -300,9 +300,8 @@ class MultiheadAttention(Module):
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, backend=backend)
         if bias:  # (in_proj_bias is zeros already, as _parameter makes it)
             init.zeros_(self.out_proj.bias)
-        if add_bias_kv:
-            init.xavier_normal_(self.bias_k)
-            init.xavier_normal_(self.bias_v)
+        for extra in (self.bias_k, self.bias_v) if add_bias_kv else ():
+            init.xavier_normal_(extra)
 
     def _heads(self, x: Tensor, which: int) -> Tensor:
         """Project ``x`` ``(N, T, E)`` with block ``which`` (0 = Q, 1 = K, 2 = V) of
@@ -341,9 +340,7 @@ class MultiheadAttention(Module):
         if unbatched:
             query, key, value = (t.unsqueeze(0) for t in (query, key, value))
             if key_padding_mask is not None:
-                key_padding_mask = _as_tensor(key_padding_mask, query).view(
-                    1, key.shape[1]
-                )
+                key_padding_mask = _as_tensor(key_padding_mask, query).unsqueeze(0)
         elif not self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         if query.shape[-1] != self.embed_dim:
@@ -362,11 +359,9 @@ class MultiheadAttention(Module):
         )
         scale = 1.0 / math.sqrt(self.head_dim)  # (engine: BLAS products)
         scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) * scale
-        mask, additive = mha_masks(
+        mask, scores = mha_masks(
             attn_mask, key_padding_mask, scores, n, self.num_heads, L, S
         )
-        if additive is not None:
-            scores = scores + additive
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
         out = self.out_proj(heads.view(n, L, self.embed_dim))

@@ -231,9 +231,7 @@ def pre_norm_encoder(
         norm_first=True,
         backend=backend,
     )
-    return TransformerEncoder(
-        block, num_layers, norm=LayerNorm(d_model, backend=backend)
-    )
+    return TransformerEncoder(block, num_layers, LayerNorm(d_model, backend=backend))
 
 
 class TransformerLM(Module):
@@ -288,17 +286,16 @@ class TransformerLM(Module):
         was_training = self.training
         self.eval()
         tokens = idx.to_numpy().astype(np.int64)
-        backend = idx.backend
         with no_grad():
             for _ in range(max_new_tokens):
-                context = tensor(tokens[:, -self.max_len :], backend=backend)
+                context = tensor(tokens[:, -self.max_len :], backend=idx.backend)
                 logits = self(context).to_numpy()[:, -1, :] / max(temperature, 1e-8)
                 # A draw from softmax(logits): the argmax of the logits plus
                 # independent Gumbel noise (the Gumbel-max trick), no exp needed.
                 nxt = np.argmax(logits + rng.gumbel(size=logits.shape), axis=1)
                 tokens = np.concatenate([tokens, nxt[:, None]], axis=1)
         self.train(was_training)
-        return tensor(tokens, backend=backend)
+        return tensor(tokens, backend=idx.backend)
 
 
 class TransformerClassifier(Module):
