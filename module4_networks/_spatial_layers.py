@@ -33,20 +33,31 @@ __all__ = [
 ]
 
 
-class MaxPool2d(FunctionLayer):
+class _Pool(FunctionLayer):
+    """A pooling layer: its ``stride`` is ``kernel_size`` unless given, as
+    PyTorch's layers store it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stride = self.kernel_size if self.stride is None else self.stride
+
+
+class MaxPool2d(_Pool):
     """``F.max_pool2d`` as a layer, its settings in ``nn.MaxPool2d``'s order:
     ``(kernel_size, stride, padding, dilation, return_indices, ceil_mode)`` (the
     function takes ``ceil_mode`` before ``return_indices``)."""
 
     function = staticmethod(F.max_pool2d)
     order = "kernel_size stride padding dilation return_indices ceil_mode"
+    shown = "kernel_size stride padding dilation ceil_mode"
 
 
-class AvgPool2d(FunctionLayer):
+class AvgPool2d(_Pool):
     """``F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
     count_include_pad)``."""
 
     function = staticmethod(F.avg_pool2d)
+    shown = "kernel_size stride padding"
 
 
 class AdaptiveAvgPool2d(FunctionLayer):
@@ -54,6 +65,7 @@ class AdaptiveAvgPool2d(FunctionLayer):
     give an ``output_size`` output whatever the input's size."""
 
     function = staticmethod(F.adaptive_avg_pool2d)
+    shown = "output_size"
 
 
 class AdaptiveMaxPool2d(FunctionLayer):
@@ -61,6 +73,7 @@ class AdaptiveMaxPool2d(FunctionLayer):
     to give an ``output_size`` output whatever the input's size."""
 
     function = staticmethod(S.adaptive_max_pool2d)
+    shown = "output_size"
 
 
 class MaxPool1d(MaxPool2d):

@@ -177,13 +177,15 @@ class _ConvNd(Module):
     def extra_repr(self) -> str:
         text = (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}, padding={self.padding}"
-        )
+            f"stride={self.stride}"
+        )  # (and what differs from the defaults, as PyTorch's)
+        if self.padding not in ((0,), (0, 0)):
+            text += f", padding={self.padding}"
         if self.dilation not in ((1,), (1, 1)):
             text += f", dilation={self.dilation}"
         if self.groups != 1:
             text += f", groups={self.groups}"
-        return text
+        return text + (", bias=False" if self.bias is None else "")
 
 
 class Conv1d(_ConvNd):
@@ -426,7 +428,7 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Identity(Module):
@@ -450,6 +452,9 @@ class Flatten(Module):
     def forward(self, x: Tensor) -> Tensor:
         return x.flatten(self.start_dim, self.end_dim)
 
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
 
 class Unflatten(Module):
     """``nn.Unflatten(dim, unflattened_size)``: dim ``dim`` split into the
@@ -463,3 +468,6 @@ class Unflatten(Module):
         dim = self.dim % x.dims
         shape = (*x.shape[:dim], *self.unflattened_size, *x.shape[dim + 1 :])
         return x.reshape(*shape)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

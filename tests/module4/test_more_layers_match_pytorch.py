@@ -425,10 +425,24 @@ def test_state_dict_keep_vars_keeps_the_parameters_themselves():
         ("PReLU", (3,)),
         ("Sigmoid", ()),
         ("MSELoss", ()),
+        ("Conv2d", (3, 8, 3)),
+        ("Conv2d", (3, 8, 3, 2, 1, 1, 1, False)),
+        ("Conv1d", (3, 8, 3, 1, "same")),
+        ("MaxPool2d", (2,)),
+        ("MaxPool2d", (3, 2, 1)),
+        ("AvgPool2d", (2,)),
+        ("MaxPool1d", (2,)),
+        ("AdaptiveAvgPool2d", ((1, 1),)),
+        ("Dropout", (0.1,)),
+        ("Dropout2d", (0.2, True)),
+        ("Flatten", ()),
+        ("Unflatten", (1, (2, 3))),
     ],
 )
-def test_activation_layers_print_their_settings_as_pytorchs(name, args):
-    # repr shows what PyTorch's shows: the settings that make the layer what it
-    # is, and inplace=True only when set (a loss shows none).
+def test_layers_print_their_settings_as_pytorchs(name, args):
+    # repr shows what PyTorch's shows (print(model) is how a user reads a
+    # network): the settings that make the layer what it is, an activation's
+    # inplace=True only when set, a convolution's padding and bias only where
+    # they differ from the defaults, a pool's stride as its kernel's.
     torch = import_torch()
     assert repr(getattr(nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
