@@ -10,6 +10,7 @@ the marker of the task whose code it runs."""
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -255,3 +256,112 @@ def test_a_resumed_schedule_matches_pytorch(name):
         rtol=1e-12,
         atol=1e-15,
     )
+
+
+JUMPS = {
+    "cosine": lambda s, o: s.CosineAnnealingLR(o, T_max=5, eta_min=0.01),
+    "exponential": lambda s, o: s.ExponentialLR(o, 0.5),
+    "linear": lambda s, o: s.LinearLR(o, 0.2, 1.0, total_iters=4),
+    "polynomial": lambda s, o: s.PolynomialLR(o, total_iters=5, power=2.0),
+    "lambda": lambda s, o: s.LambdaLR(o, lambda t: 1.0 / (t + 1)),
+}
+
+#: The rate after step(), step(), step(epoch=4), step(), from the closed form at
+#: each step (the jump and what follows it).
+JUMPED = {
+    "cosine": [0.01 + 0.045 * (1 + math.cos(math.pi * t / 5)) for t in (1, 2, 4, 5)],
+    "exponential": [0.1 * 0.5**t for t in (1, 2, 4, 5)],
+    "linear": [0.1 * (0.2 + 0.8 * min(t, 4) / 4) for t in (1, 2, 4, 5)],
+    "polynomial": [0.1 * (1 - t / 5) ** 2 for t in (1, 2, 4, 5)],
+    "lambda": [0.1 / (t + 1) for t in (1, 2, 4, 5)],
+}
+
+
+def _jump(lib, make):
+    opt = _opt(lib)
+    sched = make(lib.optim.lr_scheduler, opt)
+    rates = []
+    for epoch in (None, None, 4, None):
+        opt.step()
+        # (PyTorch warns that the epoch argument is deprecated.)
+        with pytest.warns(UserWarning) if epoch and lib is not kt else nullcontext():
+            sched.step(epoch)
+        rates.append(opt.param_groups[0]["lr"])
+    return rates
+
+
+@pytest.mark.task2_1
+@pytest.mark.parametrize("name", sorted(JUMPS))
+def test_step_with_an_epoch_jumps_to_the_closed_form_of_each_schedule(name):
+    # step(epoch) sets the rate the schedule gives at that step from the initial
+    # rate (the closed form; LambdaLR has only that), then step() goes on from it.
+    np.testing.assert_allclose(_jump(kt, JUMPS[name]), JUMPED[name], rtol=1e-12)
+    torch = import_torch()
+    np.testing.assert_allclose(
+        _jump(kt, JUMPS[name]), _jump(torch, JUMPS[name]), rtol=1e-12, atol=1e-15
+    )
+
+
+def _built_resumed(lib, make, rate):
+    """Rates of a scheduler built with ``last_epoch=3`` on a group whose
+    ``initial_lr`` is 0.1 and whose rate is ``rate`` (a resume without a
+    state_dict): at construction, then after three steps."""
+    opt = _opt(lib, rate)
+    opt.param_groups[0]["initial_lr"] = 0.1
+    sched = make(lib.optim.lr_scheduler, opt, 3)
+    rates = [opt.param_groups[0]["lr"]]
+    for _ in range(3):
+        opt.step()
+        sched.step()
+        rates.append(opt.param_groups[0]["lr"])
+    return rates
+
+
+BUILT_RESUMED = {
+    # Keeps the loaded rate at construction, then multiplies it.
+    "exponential": (lambda s, o, t: s.ExponentialLR(o, 0.5, last_epoch=t)),
+    "linear": (lambda s, o, t: s.LinearLR(o, 0.2, 1.0, 8, last_epoch=t)),
+    # Recomputes from the initial rate at construction (its recursive form).
+    "cosine": (lambda s, o, t: s.CosineAnnealingLR(o, T_max=6, last_epoch=t)),
+}
+
+
+@pytest.mark.task2_1
+@pytest.mark.parametrize("name", sorted(BUILT_RESUMED))
+def test_a_schedule_built_with_last_epoch_resumes_as_pytorchs(name):
+    ours = _built_resumed(kt, BUILT_RESUMED[name], 0.0125)
+    if name == "exponential":
+        np.testing.assert_allclose(ours, [0.0125 * 0.5**k for k in range(4)])
+    torch = import_torch()
+    np.testing.assert_allclose(
+        ours, _built_resumed(torch, BUILT_RESUMED[name], 0.0125), rtol=1e-12
+    )
+    with pytest.raises(KeyError, match="initial_lr"):
+        BUILT_RESUMED[name](kt.optim.lr_scheduler, _opt(kt), 3)
+
+
+BAD = {
+    "constant factor > 1": lambda s, lib: s.ConstantLR(_opt(lib), factor=1.5),
+    "linear start 0": lambda s, lib: s.LinearLR(_opt(lib), start_factor=0.0),
+    "linear end > 1": lambda s, lib: s.LinearLR(_opt(lib), end_factor=2.0),
+    "lambda not callable": lambda s, lib: s.LambdaLR(_opt(lib), 3),
+    "sequential of none": lambda s, lib: s.SequentialLR(_opt(lib), [], []),
+    "chained, two optimizers": lambda s, lib: s.ChainedScheduler(
+        [s.StepLR(_opt(lib), 2), s.StepLR(_opt(lib), 2)]
+    ),
+    "plateau mode": lambda s, lib: s.ReduceLROnPlateau(_opt(lib), mode="avg"),
+    "plateau threshold": lambda s, lib: s.ReduceLROnPlateau(
+        _opt(lib), threshold_mode=""
+    ),
+}
+
+
+@pytest.mark.task2_1
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_scheduler_arguments_raise_as_pytorchs(name):
+    with pytest.raises((ValueError, TypeError)) as ours:
+        BAD[name](kt.optim.lr_scheduler, kt)
+    torch = import_torch()
+    with pytest.raises((ValueError, TypeError)) as theirs:
+        BAD[name](torch.optim.lr_scheduler, torch)
+    assert ours.type is theirs.type, (ours.value, theirs.value)
