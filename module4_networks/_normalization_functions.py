@@ -60,8 +60,7 @@ def layer_norm(
     Raises:
         ValueError: ``normalized_shape`` is not the input's trailing shape.
     """
-    shape = normalized_shape
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = tuple(np.ravel(normalized_shape).tolist())  # (an int or a sequence)
     if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
         raise ValueError(
             f"layer_norm: normalized_shape {list(shape)} does not match the "

@@ -170,12 +170,11 @@ def interpolate(
         )
         index = (slice(None),) * dim
         a = out[index + (tensor(first, backend=input.backend),)]
-        if mode == "nearest":
-            out = a
-            continue
-        b = out[index + (tensor(second, backend=input.backend),)]
-        w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
-        out = a + (b - a) * w
+        if mode != "nearest":
+            b = out[index + (tensor(second, backend=input.backend),)]
+            w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
+            a = a + (b - a) * w
+        out = a
     return out
 
 

@@ -215,11 +215,8 @@ def _pool_windows(
     padded = pad(
         input, [pads[1], pads[1] + extra[1], pads[0], pads[0] + extra[0]], value=fill
     )
-    rows = index[0][:, None, :, None]
-    cols = index[1][None, :, None, :]
-    windows = padded[:, :, rows, cols]  # (N, C, out_h, out_w, kh, kw)
-    windows = windows.reshape(*windows.shape[:4], rows.shape[2] * cols.shape[3])
-    return windows, np.outer(counts[0], counts[1])
+    windows = padded[:, :, index[0][:, None, :, None], index[1][None, :, None, :]]
+    return windows.flatten(4), np.outer(counts[0], counts[1])  # (kh, kw) -> kh * kw
 
 
 def avg_pool2d(
@@ -317,8 +314,7 @@ def _reduce_input(
     if input.size == 0 and (dim is None or input.dims == 0 or not input.shape[dim]):
         raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is None or input.dims == 0:  # (a 0-d tensor along its one dim, too)
-        flat = input.contiguous().view(input.size)
-        return flat, 0, (1,) * input.dims if keepdim else ()
+        return input.reshape(-1), 0, (1,) * input.dims if keepdim else ()
     rest = (1,) if keepdim else ()
     return input, dim, input.shape[:dim] + rest + input.shape[dim + 1 :]
 
