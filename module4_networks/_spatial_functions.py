@@ -52,8 +52,7 @@ def _pool1d(
     # (Each an int or a 1-tuple.)
     k, q = (int(np.ravel(size)[0]) for size in (kernel_size, padding))
     s = k if stride is None else int(np.ravel(stride)[0])
-    out = pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest)
-    return out.squeeze(-2)
+    return pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest).squeeze(-2)
 
 
 def max_pool1d(

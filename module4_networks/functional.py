@@ -340,8 +340,7 @@ def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
     """The index of the first maximum along ``dim`` (of the flattened tensor when
     ``dim`` is None), ``int64`` without gradient, like ``torch.argmax``."""
     x, d, shape = _reduce_input("argmax", input, dim, keepdim)
-    _, first, _ = _first_argmax(x.detach(), d)
-    return first.contiguous().view(shape).long()
+    return _first_argmax(x.detach(), d)[1].contiguous().view(shape).long()
 
 
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -398,10 +397,9 @@ def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: str) -> T
     if input.dims not in (3, 4):
         raise ValueError(f"{name}: input must have 3 or 4 dims, got {input.shape}")
     h, w = input.shape[-2:]
-    sizes = (
-        output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
-    )
-    oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
+    if not isinstance(output_size, (tuple, list)):
+        output_size = (output_size,) * 2
+    oh, ow = (n if size is None else size for n, size in zip((h, w), output_size))
 
     def window(n: int, out: int, i: int) -> slice:
         return slice((i * n) // out, -(-((i + 1) * n) // out))
