@@ -150,8 +150,7 @@ def nll_loss(
     _check_loss("nll_loss", reduction, input)
     target = _class_targets("nll_loss", input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)
-    losses = -_picked(input, target) * weights
-    return _weighted_reduce(losses, weights, reduction)
+    return _weighted_reduce(-_picked(input, target) * weights, weights, reduction)
 
 
 def _log_probabilities(input: Tensor) -> Tensor:
