@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.tensor import Tensor, tensor
+from module2_tensors.tensor import Tensor
 
 from . import functional as F
 from ._conv_checks import IntPair, pair
@@ -167,10 +167,9 @@ def interpolate(
         first, second, weight = _sources(
             input.shape[dim], size, scale, mode, bool(align_corners)
         )
-        index = (slice(None),) * dim
-        a = out[index + (tensor(first, backend=input.backend),)]
+        a = out.index_select(dim, first.tolist())
         if mode != "nearest":
-            b = out[index + (tensor(second, backend=input.backend),)]
+            b = out.index_select(dim, second.tolist())
             w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
             a = a + (b - a) * w
         out = a

@@ -188,7 +188,7 @@ def _pool_windows(
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
     pads = pair(padding, "padding")
-    counts, index, extra = [], [], []
+    counts, index, widths = [], [], []
     for n, k, s, p, d in zip(
         input.shape[2:], kernel, steps, pads, pair(dilation, "dilation")
     ):
@@ -211,10 +211,8 @@ def _pool_windows(
         counts.append(np.minimum(starts + k, n + 2 * p) - starts)
         index.append(starts[:, None] + spacing[None, :])
         # ceil_mode's last window may reach past the padding: fill that part too.
-        extra.append(int(np.maximum(starts[-1] + k - (n + 2 * p), 0)))
-    padded = pad(
-        input, [pads[1], pads[1] + extra[1], pads[0], pads[0] + extra[0]], value=fill
-    )
+        widths = [p, p + int(np.maximum(starts[-1] - span, 0))] + widths
+    padded = pad(input, widths, value=fill)  # (widths: the last dim's first, as F.pad)
     windows = padded[:, :, index[0][:, None, :, None], index[1][None, :, None, :]]
     return windows.flatten(4), np.outer(counts[0], counts[1])  # (kh, kw) -> kh * kw
 
