@@ -284,8 +284,8 @@ def binary_cross_entropy(
             "binary_cross_entropy: input must hold probabilities in [0, 1] "
             "(use binary_cross_entropy_with_logits for raw scores)"
         )
-    losses = BinaryCrossEntropy.apply(input, target)
-    return _reduce(losses, reduction, weight)  # (given: PyTorch's weights)
+    # (weight: given, PyTorch's)
+    return _reduce(BinaryCrossEntropy.apply(input, target), reduction, weight)
 
 
 def binary_cross_entropy_with_logits(
