@@ -163,10 +163,8 @@ def interpolate(
         scales = np.broadcast_to(scale_factor, spatial).astype(float).tolist()
         sizes = [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)]
     out = input
-    for dim, size, scale in zip(range(2, input.dims), sizes, scales):
-        first, second, weight = _sources(
-            input.shape[dim], size, scale, mode, bool(align_corners)
-        )
+    for dim, (n, size, scale) in enumerate(zip(input.shape[2:], sizes, scales), 2):
+        first, second, weight = _sources(n, size, scale, mode, bool(align_corners))
         a = out.index_select(dim, first.tolist())
         if mode != "nearest":
             b = out.index_select(dim, second.tolist())
