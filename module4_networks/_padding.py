@@ -54,8 +54,8 @@ def pad(
         fill = 0.0 if value is None else value
         out = sf.pad(input, [max(w, 0) for w in amounts], fill)
         lo, hi = amounts[-2::-2], amounts[::-2]  # (first padded dim first)
-        sizes = out.shape[out.dims - len(lo) :]
-        cut = [slice(max(-b, 0), n - max(-a, 0)) for b, a, n in zip(lo, hi, sizes)]
+        # (a negative after: that many entries off the end)
+        cut = [slice(max(-b, 0), min(a, 0) or None) for b, a in zip(lo, hi)]
         return _labelled(out[(Ellipsis, *cut)], input.dtype)  # (int64, mask: kept)
     if mode not in _SOURCES:
         raise ValueError(
