@@ -104,14 +104,13 @@ def _sources(
     size_in: int, size_out: int, scale: Optional[float], mode: str, corners: bool
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each output position along one dim: the two source positions and the
-    weight of the second (``nearest``: the same position twice, weight 0)."""
+    weight of the second (``nearest`` reads the first only)."""
     out = np.arange(size_out, dtype=np.float64)
     # PyTorch's ratio: the inverse of scale_factor when one is given.
     ratio = 1.0 / scale if scale is not None else size_in / size_out
     if mode == "nearest":
-        first = np.minimum(np.floor(out * ratio), size_in - 1).astype(np.int64)
-        return first, first, np.zeros(size_out)
-    if corners:
+        src = out * ratio
+    elif corners:
         src = out * ((size_in - 1) / (size_out - 1)) if size_out > 1 else out * 0.0
     else:
         src = np.maximum((out + 0.5) * ratio - 0.5, 0.0)
