@@ -210,10 +210,9 @@ def conv_transpose2d(
             f"conv_transpose2d: input has {x.shape[1]} channels but the weight "
             f"expects {c_in} (input shape {input.shape}, weight shape {weight.shape})"
         )
-    x = _dilate(x, s)
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
-    widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
-    x = pad(x, widths)  # (a negative width crops: padding beyond the kernel's reach)
+    # (a negative width crops: padding beyond the kernel's reach)
+    x = pad(_dilate(x, s), (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0]))
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
     out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)
