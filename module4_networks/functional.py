@@ -187,11 +187,9 @@ def _pool_windows(
     _check_image(name, input)
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
-    pads = pair(padding, "padding")
+    pads, dilations = pair(padding, "padding"), pair(dilation, "dilation")
     counts, index, widths = [], [], []
-    for n, k, s, p, d in zip(
-        input.shape[2:], kernel, steps, pads, pair(dilation, "dilation")
-    ):
+    for n, k, s, p, d in zip(input.shape[2:], kernel, steps, pads, dilations):
         k, spacing = d * (k - 1) + 1, np.arange(k) * d  # (the window's extent)
         if k < 1 or s < 1 or p < 0 or 2 * p > k or d < 1:
             raise ValueError(
