@@ -170,8 +170,7 @@ def margin_ranking_loss(
     """``F.margin_ranking_loss``: $\\ell = \\max(0, -y (x_1 - x_2) +
     \\text{margin})$, $y = \\pm 1$ saying which input should rank higher."""
     target = _check_loss("margin_ranking_loss", reduction, input1, target)
-    losses = (-target * (input1 - input2) + margin).relu()
-    return _reduce(losses, reduction)
+    return _reduce((-target * (input1 - input2) + margin).relu(), reduction)
 
 
 def cosine_embedding_loss(
@@ -186,9 +185,8 @@ def cosine_embedding_loss(
     where $y = 1$ and $\\max(0, c - \\text{margin})$ where $y = -1$."""
     target = _check_loss("cosine_embedding_loss", reduction, input1, target)
     dim = target.dims
-    dot = (input1 * input2).sum(dim)
     norms = ((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)
-    cos = dot / norms.sqrt()
+    cos = (input1 * input2).sum(dim) / norms.sqrt()
     similar = where(target == 1.0, 1.0 - cos, 0.0)
     losses = similar + where(target == -1.0, (cos - margin).relu(), 0.0)
     return _reduce(losses, reduction)

@@ -42,6 +42,13 @@ class _Loss(FunctionLayer):
     inputs = 2  # (input, target)
 
 
+class _TripleLoss(_Loss):
+    """A loss of three tensors (``(input1, input2, target)``, ``(input, target,
+    var)``, ``(anchor, positive, negative)``)."""
+
+    inputs = 3
+
+
 class CrossEntropyLoss(_Loss):
     """``F.cross_entropy`` as a module: ``nn.CrossEntropyLoss()(logits, target)``."""
 
@@ -97,24 +104,22 @@ class KLDivLoss(_Loss):
     function = staticmethod(L.kl_div)
 
 
-class MarginRankingLoss(_Loss):
+class MarginRankingLoss(_TripleLoss):
     """``F.margin_ranking_loss`` as a module: ``(input1, input2, target)``."""
 
     function = staticmethod(L.margin_ranking_loss)
-    inputs = 3
 
 
-class CosineEmbeddingLoss(MarginRankingLoss):
+class CosineEmbeddingLoss(_TripleLoss):
     """``F.cosine_embedding_loss`` as a module: ``(input1, input2, target)``."""
 
     function = staticmethod(L.cosine_embedding_loss)
 
 
-class GaussianNLLLoss(_Loss):
+class GaussianNLLLoss(_TripleLoss):
     """``F.gaussian_nll_loss`` as a module: ``(input, target, var)``."""
 
     function = staticmethod(L.gaussian_nll_loss)
-    inputs = 3
 
 
 class CosineSimilarity(FunctionLayer):
@@ -132,9 +137,8 @@ class PairwiseDistance(FunctionLayer):
     inputs = 2
 
 
-class TripletMarginLoss(_Loss):
+class TripletMarginLoss(_TripleLoss):
     """``F.triplet_margin_loss`` as a module: ``nn.TripletMarginLoss(margin, p,
     eps, swap, reduction)`` called on ``(anchor, positive, negative)``."""
 
     function = staticmethod(L.triplet_margin_loss)
-    inputs = 3

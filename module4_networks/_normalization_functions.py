@@ -31,8 +31,7 @@ def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12
 ) -> Tensor:
     """$x / \\max(\\lVert x \\rVert_p, \\epsilon)$ along ``dim``."""
-    norm = input.norm(p, dim, keepdim=True)
-    return input / norm.clamp(min=eps)
+    return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
 
 
 def cosine_similarity(
@@ -60,8 +59,7 @@ def layer_norm(
     Raises:
         ValueError: ``normalized_shape`` is not the input's trailing shape.
     """
-    shape = normalized_shape
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = tuple(np.ravel(normalized_shape).tolist())  # (an int or a sequence)
     if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
         raise ValueError(
             f"layer_norm: normalized_shape {list(shape)} does not match the "
@@ -85,14 +83,13 @@ def group_norm(
     Raises:
         ValueError: ``C`` not divisible by ``num_groups``.
     """
-    n, c = input.shape[0], input.shape[1]
-    if c % num_groups:
+    if input.shape[1] % num_groups:
         raise ValueError(
             f"Expected number of channels in input to be divisible by num_groups, "
             f"but got input of shape {input.shape} and num_groups={num_groups}"
         )
-    group = int(np.prod(input.shape[1:])) // num_groups  # (not -1: n may be 0)
-    grouped = _standardized(input.reshape(n, num_groups, group), (2,), eps)
+    group = int(np.prod(input.shape[1:])) // num_groups  # (not -1: no examples)
+    grouped = _standardized(input.reshape(input.shape[0], num_groups, group), (2,), eps)
     return _affine(grouped.reshape(*input.shape), weight, bias)
 
 

@@ -49,20 +49,19 @@ def pad(
             a negative amount in another mode, or (``reflect``) an amount not
             below the size or (``circular``) above it.
     """
-    if mode == "constant":
-        widths = [int(p) for p in pad]  # (a negative width crops, as PyTorch's)
+    amounts = [int(p) for p in pad]
+    if mode == "constant":  # (a negative amount crops, as PyTorch's)
         fill = 0.0 if value is None else value
-        out = sf.pad(input, [max(w, 0) for w in widths], fill)
-        lo, hi = widths[-2::-2], widths[::-2]  # (first padded dim first)
-        sizes = out.shape[out.dims - len(lo) :]
-        cut = [slice(max(-b, 0), n - max(-a, 0)) for b, a, n in zip(lo, hi, sizes)]
+        out = sf.pad(input, [max(w, 0) for w in amounts], fill)
+        lo, hi = amounts[-2::-2], amounts[::-2]  # (first padded dim first)
+        # (a negative after: that many entries off the end)
+        cut = [slice(max(-b, 0), min(a, 0) or None) for b, a in zip(lo, hi)]
         return _labelled(out[(Ellipsis, *cut)], input.dtype)  # (int64, mask: kept)
     if mode not in _SOURCES:
         raise ValueError(
             f"pad: unknown mode {mode!r} (expected one of constant, "
             f"{', '.join(_SOURCES)})"
         )
-    amounts = [int(p) for p in pad]
     pairs = len(amounts) // 2
     if len(amounts) % 2 or not 1 <= pairs <= 3 or input.dims - pairs not in (1, 2):
         raise ValueError(

@@ -41,7 +41,7 @@ def max_pool2d(
     plane = input.new_tensor(np.arange(h * w, dtype=np.float64).reshape(1, 1, h, w))
     positions, _ = windows_of("max_pool2d", plane, *options, -1.0, dilation)
     chosen = result.indices.to_numpy().astype(np.int64)[..., None]
-    everywhere = np.broadcast_to(positions.to_numpy(), windows.shape)
-    indices = np.take_along_axis(everywhere, chosen, axis=4)[..., 0]
+    # (the one plane of positions broadcast against the batch and channels)
+    indices = np.take_along_axis(positions.to_numpy(), chosen, axis=4)[..., 0]
     # (tensor() keeps an int64 array's dtype, as PyTorch's indices have)
     return result.values, tensor(indices.astype(np.int64), backend=input.backend)

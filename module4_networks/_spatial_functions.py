@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.tensor import Tensor, tensor
+from module2_tensors.tensor import Tensor
 
 from . import functional as F
 from ._conv_checks import IntPair, pair
@@ -52,8 +52,7 @@ def _pool1d(
     # (Each an int or a 1-tuple.)
     k, q = (int(np.ravel(size)[0]) for size in (kernel_size, padding))
     s = k if stride is None else int(np.ravel(stride)[0])
-    out = pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest)
-    return out.squeeze(-2)
+    return pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest).squeeze(-2)
 
 
 def max_pool1d(
@@ -105,14 +104,13 @@ def _sources(
     size_in: int, size_out: int, scale: Optional[float], mode: str, corners: bool
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each output position along one dim: the two source positions and the
-    weight of the second (``nearest``: the same position twice, weight 0)."""
+    weight of the second (``nearest`` reads the first only)."""
     out = np.arange(size_out, dtype=np.float64)
     # PyTorch's ratio: the inverse of scale_factor when one is given.
     ratio = 1.0 / scale if scale is not None else size_in / size_out
     if mode == "nearest":
-        first = np.minimum(np.floor(out * ratio), size_in - 1).astype(np.int64)
-        return first, first, np.zeros(size_out)
-    if corners:
+        src = out * ratio
+    elif corners:
         src = out * ((size_in - 1) / (size_out - 1)) if size_out > 1 else out * 0.0
     else:
         src = np.maximum((out + 0.5) * ratio - 0.5, 0.0)
@@ -164,18 +162,14 @@ def interpolate(
         scales = np.broadcast_to(scale_factor, spatial).astype(float).tolist()
         sizes = [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)]
     out = input
-    for dim, size, scale in zip(range(2, input.dims), sizes, scales):
-        first, second, weight = _sources(
-            input.shape[dim], size, scale, mode, bool(align_corners)
-        )
-        index = (slice(None),) * dim
-        a = out[index + (tensor(first, backend=input.backend),)]
-        if mode == "nearest":
-            out = a
-            continue
-        b = out[index + (tensor(second, backend=input.backend),)]
-        w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
-        out = a + (b - a) * w
+    for dim, (n, size, scale) in enumerate(zip(input.shape[2:], sizes, scales), 2):
+        first, second, weight = _sources(n, size, scale, mode, bool(align_corners))
+        a = out.index_select(dim, first.tolist())
+        if mode != "nearest":
+            b = out.index_select(dim, second.tolist())
+            w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
+            a = a + (b - a) * w
+        out = a
     return out
 
 
@@ -216,10 +210,9 @@ def conv_transpose2d(
             f"conv_transpose2d: input has {x.shape[1]} channels but the weight "
             f"expects {c_in} (input shape {input.shape}, weight shape {weight.shape})"
         )
-    x = _dilate(x, s)
     edges = [d[k] * (size - 1) - p[k] for k, size in enumerate((kh, kw))]
-    widths = (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0])
-    x = pad(x, widths)  # (a negative width crops: padding beyond the kernel's reach)
+    # (a negative width crops: padding beyond the kernel's reach)
+    x = pad(_dilate(x, s), (edges[1], edges[1] + op[1], edges[0], edges[0] + op[0]))
     w = weight.reshape(groups, c_in // groups, c_out_g, kh, kw).transpose(1, 2)
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
     out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)

@@ -53,7 +53,7 @@ def unfold(
     # Position in the padded, flattened image of kernel entry (i, j), window (r, q).
     rows = np.arange(kh)[:, None, None, None] * dh + np.arange(oh)[:, None] * sh
     cols = np.arange(kw)[:, None, None] * dw + np.arange(ow) * sw  # (j, r, q)
-    flat = (rows * w + cols).reshape(-1)  # (i, j, r, q), row-major
     padded = sf.pad(input, (pw, pw, ph, ph)).contiguous().view(n, c, h * w)
-    picked = ixf.index_select(padded, 2, [int(i) for i in flat])
+    # (i, j, r, q), row-major
+    picked = ixf.index_select(padded, 2, (rows * w + cols).reshape(-1).tolist())
     return picked.view(n, c * kh * kw, oh * ow)

@@ -187,11 +187,9 @@ def _pool_windows(
     _check_image(name, input)
     kernel = pair(kernel_size, "kernel_size")
     steps = kernel if stride is None else pair(stride, "stride")
-    pads = pair(padding, "padding")
-    counts, index, extra = [], [], []
-    for n, k, s, p, d in zip(
-        input.shape[2:], kernel, steps, pads, pair(dilation, "dilation")
-    ):
+    pads, dilations = pair(padding, "padding"), pair(dilation, "dilation")
+    counts, index, widths = [], [], []
+    for n, k, s, p, d in zip(input.shape[2:], kernel, steps, pads, dilations):
         k, spacing = d * (k - 1) + 1, np.arange(k) * d  # (the window's extent)
         if k < 1 or s < 1 or p < 0 or 2 * p > k or d < 1:
             raise ValueError(
@@ -211,15 +209,10 @@ def _pool_windows(
         counts.append(np.minimum(starts + k, n + 2 * p) - starts)
         index.append(starts[:, None] + spacing[None, :])
         # ceil_mode's last window may reach past the padding: fill that part too.
-        extra.append(int(np.maximum(starts[-1] + k - (n + 2 * p), 0)))
-    padded = pad(
-        input, [pads[1], pads[1] + extra[1], pads[0], pads[0] + extra[0]], value=fill
-    )
-    rows = index[0][:, None, :, None]
-    cols = index[1][None, :, None, :]
-    windows = padded[:, :, rows, cols]  # (N, C, out_h, out_w, kh, kw)
-    windows = windows.reshape(*windows.shape[:4], rows.shape[2] * cols.shape[3])
-    return windows, np.outer(counts[0], counts[1])
+        widths = [p, p + int(np.maximum(starts[-1] - span, 0))] + widths
+    padded = pad(input, widths, value=fill)  # (widths: the last dim's first, as F.pad)
+    windows = padded[:, :, index[0][:, None, :, None], index[1][None, :, None, :]]
+    return windows.flatten(4), np.outer(counts[0], counts[1])  # (kh, kw) -> kh * kw
 
 
 def avg_pool2d(
@@ -317,8 +310,7 @@ def _reduce_input(
     if input.size == 0 and (dim is None or input.dims == 0 or not input.shape[dim]):
         raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is None or input.dims == 0:  # (a 0-d tensor along its one dim, too)
-        flat = input.contiguous().view(input.size)
-        return flat, 0, (1,) * input.dims if keepdim else ()
+        return input.reshape(-1), 0, (1,) * input.dims if keepdim else ()
     rest = (1,) if keepdim else ()
     return input, dim, input.shape[:dim] + rest + input.shape[dim + 1 :]
 
@@ -344,8 +336,7 @@ def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
     """The index of the first maximum along ``dim`` (of the flattened tensor when
     ``dim`` is None), ``int64`` without gradient, like ``torch.argmax``."""
     x, d, shape = _reduce_input("argmax", input, dim, keepdim)
-    _, first, _ = _first_argmax(x.detach(), d)
-    return first.contiguous().view(shape).long()
+    return _first_argmax(x.detach(), d)[1].contiguous().view(shape).long()
 
 
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -402,10 +393,9 @@ def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: str) -> T
     if input.dims not in (3, 4):
         raise ValueError(f"{name}: input must have 3 or 4 dims, got {input.shape}")
     h, w = input.shape[-2:]
-    sizes = (
-        output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
-    )
-    oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
+    if not isinstance(output_size, (tuple, list)):
+        output_size = (output_size,) * 2
+    oh, ow = (n if size is None else size for n, size in zip((h, w), output_size))
 
     def window(n: int, out: int, i: int) -> slice:
         return slice((i * n) // out, -(-((i + 1) * n) // out))

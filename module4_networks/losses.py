@@ -150,8 +150,7 @@ def nll_loss(
     _check_loss("nll_loss", reduction, input)
     target = _class_targets("nll_loss", input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)
-    losses = -_picked(input, target) * weights
-    return _weighted_reduce(losses, weights, reduction)
+    return _weighted_reduce(-_picked(input, target) * weights, weights, reduction)
 
 
 def _log_probabilities(input: Tensor) -> Tensor:
@@ -185,27 +184,24 @@ def cross_entropy(
 
     Do not apply a softmax first: the loss does it, stably.
     """
-    name = "cross_entropy"
-    _check_loss(name, reduction, input)
+    _check_loss("cross_entropy", reduction, input)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"{name}: label_smoothing must be in [0, 1]")
+        raise ValueError("cross_entropy: label_smoothing must be in [0, 1]")
     logp = _log_probabilities(input)
     class_dim = _class_dim(input)
     classes = input.shape[class_dim]
     trailing = (1,) * (input.dims - 1 - class_dim)  # (w broadcasts on the classes)
-    w = None if weight is None else weight.detach().view(classes, *trailing)
+    w = 1.0 if weight is None else weight.detach().view(classes, *trailing)
     if isinstance(target, Tensor) and target.shape == input.shape:  # probabilities
         if label_smoothing:
             target = target * (1.0 - label_smoothing) + label_smoothing / classes
-        weighted = logp * target if w is None else logp * target * w
-        return _reduce(-weighted.sum(dim=class_dim), reduction)
-    target = _class_targets(name, input, target, ignore_index)
+        return _reduce(-(logp * target * w).sum(dim=class_dim), reduction)
+    target = _class_targets("cross_entropy", input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)
     losses = -_picked(logp, target) * weights
     if label_smoothing:
         kept = (target != float(ignore_index)).float()
-        spread = logp.sum(dim=class_dim) if w is None else (logp * w).sum(class_dim)
-        smooth = -spread * kept * (1.0 / classes)
+        smooth = -(logp * w).sum(class_dim) * kept * (1.0 / classes)
         losses = losses * (1.0 - label_smoothing) + smooth * label_smoothing
     return _weighted_reduce(losses, weights, reduction)
 
@@ -288,8 +284,8 @@ def binary_cross_entropy(
             "binary_cross_entropy: input must hold probabilities in [0, 1] "
             "(use binary_cross_entropy_with_logits for raw scores)"
         )
-    losses = BinaryCrossEntropy.apply(input, target)
-    return _reduce(losses, reduction, weight)  # (given: PyTorch's weights)
+    # (weight: given, PyTorch's)
+    return _reduce(BinaryCrossEntropy.apply(input, target), reduction, weight)
 
 
 def binary_cross_entropy_with_logits(

@@ -64,17 +64,16 @@ def clip_grad_norm_(
             total = float(np.max([np.abs(g.to_numpy()).max(initial=0) for g in grads]))
         else:
             total = sum((g.abs() ** q).sum().item() for g in grads) ** (1.0 / q)
-    if error_if_nonfinite and not math.isfinite(total):
-        raise RuntimeError(
-            f"the total norm of order {norm_type} of the gradients is {total}; "
-            f"pass error_if_nonfinite=False to clip anyway"
-        )
-    # As torch: the gradients times min(scale, 1), so a NaN norm makes every
-    # gradient NaN and an infinite one makes the finite entries 0 (an infinite
-    # entry, inf * 0, NaN): the step that follows shows the problem.
-    scale = max_norm / (total + 1e-6)
-    if scale < 1.0 or math.isnan(scale):
-        with no_grad():
+        if error_if_nonfinite and not math.isfinite(total):
+            raise RuntimeError(
+                f"the total norm of order {norm_type} of the gradients is {total}; "
+                f"pass error_if_nonfinite=False to clip anyway"
+            )
+        # As torch: the gradients times min(scale, 1), so a NaN norm makes every
+        # gradient NaN and an infinite one makes the finite entries 0 (an infinite
+        # entry, inf * 0, NaN): the step that follows shows the problem.
+        scale = max_norm / (total + 1e-6)
+        if scale < 1.0 or math.isnan(scale):
             for g in grads:
                 g.copy_(g * scale)
     return tensor(total, backend=grads[0].backend, dtype=result_type(*grads))
