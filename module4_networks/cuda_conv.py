@@ -301,16 +301,13 @@ def _launch_over(
     if size:
         grid = size if per_block else blocks_for(size, THREADS_PER_BLOCK)
         layout = np.concatenate([v for t in views for v in t[1:]])
-        storages = (t[0] for t in views)
-        launch(kernel, grid, THREADS_PER_BLOCK, *storages, layout, *args)
+        launch(kernel, grid, THREADS_PER_BLOCK, *(t[0] for t in views), layout, *args)
 
 
 # ------------------------------------------------------- the tensor Functions
 def _tensor(like: Tensor, shape: Any, strides: Any = None) -> Any:
     """A tensor of ``like``'s type and backend over ``like``'s storage (no copy),
-    of ``shape`` and ``strides`` (row-major without)."""
-    shape = tuple(int(n) for n in shape)
-    strides = None if strides is None else tuple(int(s) for s in strides)
+    of ``shape`` and ``strides`` (row-major without; NumPy integers are fine)."""
     return type(like)(TensorData(like.tuple()[0], shape, strides), like.backend)
 
 
@@ -396,8 +393,8 @@ def conv_backward_fn(
             total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
             d_weight = _tensor(total, weight.shape)
     if has_bias and needs[2]:  # g summed over all but dimension 1
-        total = ops.add_reduce(grad, 0)
-        for dim in range(2, grad.dims):
+        total = grad
+        for dim in (0, *range(2, grad.dims)):
             total = ops.add_reduce(total, dim)
         d_bias = _tensor(total, weight.shape[:1])
     return d_input, d_weight, d_bias
