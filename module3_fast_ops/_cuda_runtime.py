@@ -347,12 +347,10 @@ class DevicePool:
         """A flat float64 device array of ``size`` entries, uninitialised (a
         reused buffer holds what its last tensor left there)."""
         memory = None
-        if size:
-            with self._lock:
-                buffers = self._free.get(size)
-                if buffers:
-                    memory = buffers.pop()
-                    self.held -= 8 * size
+        with self._lock:  # (no buffer of size 0 is ever pooled)
+            if self._free.get(size):
+                memory = self._free[size].pop()
+                self.held -= 8 * size
         if memory is not None:
             array = _wrap(memory, size)
             self.reused += 1
