@@ -154,10 +154,8 @@ MNIST_FILES: Dict[str, Tuple[Tuple[str, str], Tuple[str, str]]] = {
 
 def _find(directory: Path, name: str) -> Optional[Path]:
     """``name`` or its uncompressed twin (``.gz`` dropped) in ``directory``."""
-    for candidate in (name, name[:-3] if name.endswith(".gz") else name + ".gz"):
-        if (directory / candidate).exists():
-            return directory / candidate
-    return None
+    twin = name[:-3] if name.endswith(".gz") else name + ".gz"
+    return next((directory / n for n in (name, twin) if (directory / n).exists()), None)
 
 
 def mnist_available(data_dir: PathLike, split: str) -> bool:
