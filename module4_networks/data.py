@@ -216,10 +216,9 @@ def read_sst2_tsv(path: PathLike) -> Tuple[List[str], np.ndarray]:
             )
         s_col, l_col = header.index("sentence"), header.index("label")
         for number, line in enumerate(handle, start=2):
-            line = line.rstrip("\n")
-            if not line:
+            fields = line.rstrip("\n").split("\t")
+            if fields == [""]:  # an empty line
                 continue
-            fields = line.split("\t")
             if len(fields) != len(header):
                 raise ValueError(
                     f"{path}:{number}: expected {len(header)} tab-separated fields, "
@@ -250,11 +249,8 @@ def load_sst2(
             archive = download(SST2_URL, root / "SST-2.zip", SST2_MD5)
             with zipfile.ZipFile(archive) as bundle:
                 for inside, outside in (("train", "train"), ("dev", "test")):
-                    with (
-                        bundle.open(f"SST-2/{inside}.tsv") as src,
-                        open(root / f"{outside}.tsv", "wb") as dst,
-                    ):
-                        shutil.copyfileobj(src, dst)
+                    tsv = bundle.read(f"SST-2/{inside}.tsv")  # (a few MB)
+                    (root / f"{outside}.tsv").write_bytes(tsv)
         data_dir = root
     splits = {}
     for name in ("train", "dev", "test"):
