@@ -311,10 +311,12 @@ def _tensor(like: Tensor, shape: Any, strides: Any = None) -> Any:
     return type(like)(TensorData(like.tuple()[0], shape, strides), like.backend)
 
 
-def _matrix(weight: Tensor) -> Tensor:
-    """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
-    w = weight.contiguous()
-    return _tensor(w, (w.shape[0], w.size // w.shape[0]))
+def _matrix(t: Tensor, lead: int = 1) -> Tensor:
+    """``t`` as a row-major ``(*t.shape[:lead], rest)``: the weight ``(O, C, K_h[,
+    K_w])`` as ``(O, C K_h K_w)``, the output gradient (with ``lead=2``) as
+    ``(B, O, H' W')``."""
+    t = t.contiguous()
+    return _tensor(t, (*t.shape[:lead], t.size // max(_size(t.shape[:lead]), 1)))
 
 
 def conv_forward_fn(
@@ -372,10 +374,8 @@ def conv_backward_fn(
         # The "gemm" plan, with G the output gradient as (B, O, H' W'):
         # dcols = W^T G then col2im; dW = sum_b G_b cols_b^T (a batched matmul
         # and a sum over the batch).
-        g = grad.contiguous()
-        batch, o = g.shape[0], g.shape[1]
-        positions = g.size // max(batch * o, 1)
-        g = _tensor(g, (batch, o, positions))
+        g = _matrix(grad, 2)
+        batch, o, positions = g.shape
         w = _matrix(weight)
         taps = w.shape[1]
         if needs[0]:
