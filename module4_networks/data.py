@@ -293,11 +293,8 @@ class Vocabulary:
         """The words of tokenised ``sentences`` seen at least ``min_freq`` times,
         most frequent first (ties alphabetical)."""
         counts = collections.Counter(w for sentence in sentences for w in sentence)
-        ranked = sorted(
-            (w for w, n in counts.items() if n >= min_freq),
-            key=lambda w: (-counts[w], w),
-        )
-        return cls(ranked)
+        kept = [w for w, n in counts.items() if n >= min_freq]
+        return cls(sorted(kept, key=lambda w: (-counts[w], w)))
 
     def __len__(self) -> int:
         return len(self.itos)
