@@ -106,9 +106,8 @@ class KeyedImpl:
         self._lineno = py_func.__code__.co_firstlineno
         self._locator = locator
         modname = os.path.splitext(os.path.basename(locator._py_file))[0]
-        fullname = f"{modname}.{py_func.__qualname__}"
         self._filename_base = self.get_filename_base(  # type: ignore[attr-defined]
-            fullname, sys.abiflags
+            f"{modname}.{py_func.__qualname__}", sys.abiflags
         )
 
 
