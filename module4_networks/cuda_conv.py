@@ -339,8 +339,7 @@ def conv_forward_fn(
         cols = _result(input, (batch, taps, oh, ow))
         _launch_over(_im2col, (cols, input), kh, kw, *strides, *paddings)
         cols = _tensor(cols, (batch, taps, oh * ow))
-        flat = input.backend.matrix_multiply(_matrix(weight), cols)
-        out = _tensor(flat, shape)
+        out = _tensor(input.backend.matrix_multiply(_matrix(weight), cols), shape)
         if bias is not None:
             _, (o,), (step,) = bias.tuple()
             ones = (1,) * (len(shape) - 2)
