@@ -280,10 +280,9 @@ def kernel_in(run: Any) -> Any:
     if not callable(run) or getattr(run, "__closure__", None) is None:
         return run  # the factory returned the kernel itself
     for cell in run.__closure__:
-        value = cell.cell_contents
-        options = getattr(value, "targetoptions", None)
+        options = getattr(cell.cell_contents, "targetoptions", None)
         if options is not None and not options.get("device", False):
-            return value
+            return cell.cell_contents
     raise ValueError(f"{run!r} launches no @cuda.jit kernel that can be found")
 
 
