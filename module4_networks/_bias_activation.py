@@ -197,8 +197,7 @@ def _check(
     params = [linear.weight.value, linear.bias.value]
     saved = [p.grad for p in params]
     try:
-        probe = x.detach().requires_grad_(True)
-        mine = x.detach().requires_grad_(True)
+        probe, mine = (x.detach().requires_grad_(True) for _ in range(2))
         with enable_grad():
             for p in params:
                 p.grad = None
