@@ -280,10 +280,9 @@ def kernel_in(run: Any) -> Any:
     if not callable(run) or getattr(run, "__closure__", None) is None:
         return run  # the factory returned the kernel itself
     for cell in run.__closure__:
-        value = cell.cell_contents
-        options = getattr(value, "targetoptions", None)
+        options = getattr(cell.cell_contents, "targetoptions", None)
         if options is not None and not options.get("device", False):
-            return value
+            return cell.cell_contents
     raise ValueError(f"{run!r} launches no @cuda.jit kernel that can be found")
 
 
@@ -347,12 +346,10 @@ class DevicePool:
         """A flat float64 device array of ``size`` entries, uninitialised (a
         reused buffer holds what its last tensor left there)."""
         memory = None
-        if size:
-            with self._lock:
-                buffers = self._free.get(size)
-                if buffers:
-                    memory = buffers.pop()
-                    self.held -= 8 * size
+        with self._lock:  # (no buffer of size 0 is ever pooled)
+            if self._free.get(size):
+                memory = self._free[size].pop()
+                self.held -= 8 * size
         if memory is not None:
             array = _wrap(memory, size)
             self.reused += 1

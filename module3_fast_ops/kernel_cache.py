@@ -106,9 +106,8 @@ class KeyedImpl:
         self._lineno = py_func.__code__.co_firstlineno
         self._locator = locator
         modname = os.path.splitext(os.path.basename(locator._py_file))[0]
-        fullname = f"{modname}.{py_func.__qualname__}"
         self._filename_base = self.get_filename_base(  # type: ignore[attr-defined]
-            fullname, sys.abiflags
+            f"{modname}.{py_func.__qualname__}", sys.abiflags
         )
 
 
@@ -142,8 +141,8 @@ class _LazyMetadata(dict):
         super().__init__()
         self._source = (py_func, options, sig)
 
-    def _fill(self) -> None:
-        if self._source is None:
+    def _fill(self, key: Any) -> None:
+        if key in self or self._source is None:
             return
         py_func, options, sig = self._source
         self._source = None
@@ -155,13 +154,11 @@ class _LazyMetadata(dict):
             self.setdefault(key, value)
 
     def __getitem__(self, key: Any) -> Any:
-        if key not in self:
-            self._fill()
+        self._fill(key)
         return super().__getitem__(key)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if key not in self:
-            self._fill()
+        self._fill(key)
         return super().get(key, default)
 
 
@@ -215,9 +212,8 @@ class KernelCache(KeyedCache, FunctionCache):
         # Not FunctionCache.__init__: that locates the files by the file's stamp.
         self._locate(py_func, label, key, _Impl, _DataFiles)
         # The options to compile a fresh copy with (njit sets nopython itself).
-        self.options: Dict[str, Any] = {
-            k: v for k, v in (options or {}).items() if k != "nopython"
-        }
+        self.options: Dict[str, Any] = dict(options or {})
+        self.options.pop("nopython", None)
 
     def _index_key(self, sig: Any, codegen: Any) -> Any:
         # Numba's key pickles the closure (dispatchers carry a per-process id, so it

@@ -56,13 +56,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     progress = compile_progress.progress
     labels = list(args.labels) or [label for label, *_ in progress.expected]
     jobs = max(1, min(args.jobs, len(labels)))
-    children = []
+    # Each process starts its list at another place: this one first, then children.
+    orders = [list(dict.fromkeys(labels[job::jobs] + labels)) for job in range(jobs)]
+    command = [sys.executable, "-m", compile_progress._COMMAND, "--jobs", "1"]
     started = time.perf_counter()
-    for job in range(1, jobs):  # each starts its list at another place
-        order = list(dict.fromkeys(labels[job::jobs] + labels))
-        command = [sys.executable, "-m", compile_progress._COMMAND, "--jobs", "1"]
-        children.append(subprocess.Popen(command + [args.module, *order]))
-    warm_up(args.module, list(dict.fromkeys(labels[0::jobs] + labels)))
+    children = [subprocess.Popen(command + [args.module, *o]) for o in orders[1:]]
+    warm_up(args.module, orders[0])
     for child in children:
         child.wait()
     caches = [progress.caches.get(label) for label in labels]

@@ -36,7 +36,7 @@ import numba
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.autograd import Function
-from module2_tensors.engine.grad_modes import enable_grad, is_grad_enabled
+from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.tensor import Tensor
 from module3_fast_ops._cuda_runtime import _result, cuda, launch
 from module3_fast_ops._cuda_specs import given_kernels
@@ -45,7 +45,7 @@ from module3_fast_ops.cuda_positions import blocks_for
 
 from ._matmul_blas import matmul
 from .cuda_conv import block_sum
-from .engine import agrees, fast_path, probe_gradient
+from .engine import agrees, fast_path, probe_gradient, signature
 
 __all__ = ["sequential", "KERNEL_SPECS", "PATH"]
 
@@ -197,8 +197,7 @@ def _check(
     params = [linear.weight.value, linear.bias.value]
     saved = [p.grad for p in params]
     try:
-        probe = x.detach().requires_grad_(True)
-        mine = x.detach().requires_grad_(True)
+        probe, mine = (x.detach().requires_grad_(True) for _ in range(2))
         with enable_grad():
             for p in params:
                 p.grad = None
@@ -253,14 +252,11 @@ def sequential(modules: Sequence[Any], x: Any, layers: Layers) -> Optional[Any]:
         kind = _kind(*pairs[k], layers) if k < len(pairs) else None
         if kind is not None:
             linear, activation = pairs[k]
-            need = is_grad_enabled() and (
-                x.requires_grad or any(p.requires_grad for p in linear.parameters())
-            )
-            _, shape, strides = x.tuple()
-            key = (tuple(shape), tuple(int(s) for s in strides), kind, need)
-            key += (tuple(linear.weight.value.shape), type(x.backend))
+            # (x's, the weight's and the bias's layouts and needs, the backend)
+            key, needs = signature(x, linear.weight.value, linear.bias.value)
+            need = any(needs)
             if PATH.verdict(
-                key, lambda: _check(linear, activation, kind, x, need, layers)
+                (key, kind), lambda: _check(linear, activation, kind, x, need, layers)
             ):
                 x = _fused(linear, kind, x)
                 k += 2

@@ -301,23 +301,22 @@ def _launch_over(
     if size:
         grid = size if per_block else blocks_for(size, THREADS_PER_BLOCK)
         layout = np.concatenate([v for t in views for v in t[1:]])
-        storages = (t[0] for t in views)
-        launch(kernel, grid, THREADS_PER_BLOCK, *storages, layout, *args)
+        launch(kernel, grid, THREADS_PER_BLOCK, *(t[0] for t in views), layout, *args)
 
 
 # ------------------------------------------------------- the tensor Functions
 def _tensor(like: Tensor, shape: Any, strides: Any = None) -> Any:
     """A tensor of ``like``'s type and backend over ``like``'s storage (no copy),
-    of ``shape`` and ``strides`` (row-major without)."""
-    shape = tuple(int(n) for n in shape)
-    strides = None if strides is None else tuple(int(s) for s in strides)
+    of ``shape`` and ``strides`` (row-major without; NumPy integers are fine)."""
     return type(like)(TensorData(like.tuple()[0], shape, strides), like.backend)
 
 
-def _matrix(weight: Tensor) -> Tensor:
-    """The weight ``(O, C, K_h[, K_w])`` as a row-major ``(O, C K_h K_w)``."""
-    w = weight.contiguous()
-    return _tensor(w, (w.shape[0], w.size // w.shape[0]))
+def _matrix(t: Tensor, lead: int = 1) -> Tensor:
+    """``t`` as a row-major ``(*t.shape[:lead], rest)``: the weight ``(O, C, K_h[,
+    K_w])`` as ``(O, C K_h K_w)``, the output gradient (with ``lead=2``) as
+    ``(B, O, H' W')``."""
+    t = t.contiguous()
+    return _tensor(t, (*t.shape[:lead], t.size // max(_size(t.shape[:lead]), 1)))
 
 
 def conv_forward_fn(
@@ -340,8 +339,7 @@ def conv_forward_fn(
         cols = _result(input, (batch, taps, oh, ow))
         _launch_over(_im2col, (cols, input), kh, kw, *strides, *paddings)
         cols = _tensor(cols, (batch, taps, oh * ow))
-        flat = input.backend.matrix_multiply(_matrix(weight), cols)
-        out = _tensor(flat, shape)
+        out = _tensor(input.backend.matrix_multiply(_matrix(weight), cols), shape)
         if bias is not None:
             _, (o,), (step,) = bias.tuple()
             ones = (1,) * (len(shape) - 2)
@@ -375,10 +373,8 @@ def conv_backward_fn(
         # The "gemm" plan, with G the output gradient as (B, O, H' W'):
         # dcols = W^T G then col2im; dW = sum_b G_b cols_b^T (a batched matmul
         # and a sum over the batch).
-        g = grad.contiguous()
-        batch, o = g.shape[0], g.shape[1]
-        positions = g.size // max(batch * o, 1)
-        g = _tensor(g, (batch, o, positions))
+        g = _matrix(grad, 2)
+        batch, o, positions = g.shape
         w = _matrix(weight)
         taps = w.shape[1]
         if needs[0]:
@@ -396,8 +392,8 @@ def conv_backward_fn(
             total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
             d_weight = _tensor(total, weight.shape)
     if has_bias and needs[2]:  # g summed over all but dimension 1
-        total = ops.add_reduce(grad, 0)
-        for dim in range(2, grad.dims):
+        total = grad
+        for dim in (0, *range(2, grad.dims)):
             total = ops.add_reduce(total, dim)
         d_bias = _tensor(total, weight.shape[:1])
     return d_input, d_weight, d_bias

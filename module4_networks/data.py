@@ -154,10 +154,8 @@ MNIST_FILES: Dict[str, Tuple[Tuple[str, str], Tuple[str, str]]] = {
 
 def _find(directory: Path, name: str) -> Optional[Path]:
     """``name`` or its uncompressed twin (``.gz`` dropped) in ``directory``."""
-    for candidate in (name, name[:-3] if name.endswith(".gz") else name + ".gz"):
-        if (directory / candidate).exists():
-            return directory / candidate
-    return None
+    twin = name[:-3] if name.endswith(".gz") else name + ".gz"
+    return next((directory / n for n in (name, twin) if (directory / n).exists()), None)
 
 
 def mnist_available(data_dir: PathLike, split: str) -> bool:
@@ -218,10 +216,9 @@ def read_sst2_tsv(path: PathLike) -> Tuple[List[str], np.ndarray]:
             )
         s_col, l_col = header.index("sentence"), header.index("label")
         for number, line in enumerate(handle, start=2):
-            line = line.rstrip("\n")
-            if not line:
+            fields = line.rstrip("\n").split("\t")
+            if fields == [""]:  # an empty line
                 continue
-            fields = line.split("\t")
             if len(fields) != len(header):
                 raise ValueError(
                     f"{path}:{number}: expected {len(header)} tab-separated fields, "
@@ -252,11 +249,8 @@ def load_sst2(
             archive = download(SST2_URL, root / "SST-2.zip", SST2_MD5)
             with zipfile.ZipFile(archive) as bundle:
                 for inside, outside in (("train", "train"), ("dev", "test")):
-                    with (
-                        bundle.open(f"SST-2/{inside}.tsv") as src,
-                        open(root / f"{outside}.tsv", "wb") as dst,
-                    ):
-                        shutil.copyfileobj(src, dst)
+                    tsv = bundle.read(f"SST-2/{inside}.tsv")  # (a few MB)
+                    (root / f"{outside}.tsv").write_bytes(tsv)
         data_dir = root
     splits = {}
     for name in ("train", "dev", "test"):
@@ -299,11 +293,8 @@ class Vocabulary:
         """The words of tokenised ``sentences`` seen at least ``min_freq`` times,
         most frequent first (ties alphabetical)."""
         counts = collections.Counter(w for sentence in sentences for w in sentence)
-        ranked = sorted(
-            (w for w, n in counts.items() if n >= min_freq),
-            key=lambda w: (-counts[w], w),
-        )
-        return cls(ranked)
+        kept = [w for w, n in counts.items() if n >= min_freq]
+        return cls(sorted(kept, key=lambda w: (-counts[w], w)))
 
     def __len__(self) -> int:
         return len(self.itos)
