@@ -183,8 +183,7 @@ def flip(t: "Tensor", *dims: Any) -> "Tensor":
     out, dims = t, dims[0] if len(dims) == 1 else dims
     for d in dims if isinstance(dims, (tuple, list)) else (dims,):
         d = normalize_dim(d, t.dims)
-        key = (slice(None),) * d + (np.arange(t.shape[d] - 1, -1, -1),)
-        out = AdvancedIndex.apply(out, key)
+        out = AdvancedIndex.apply(out, (slice(None),) * d + (slice(None, None, -1),))
     return out
 
 
