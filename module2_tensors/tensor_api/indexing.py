@@ -129,8 +129,7 @@ class IndexingMixin:
             src = value
         if not isinstance(src, CoreMixin):
             src = self.new_full(index.shape, float(src))
-        else:
-            src = src[tuple(slice(0, n) for n in index.shape)]
+        src = src[tuple(slice(0, n) for n in index.shape)]  # (the part used)
         written = indexing.scatter_add(
             self.new_zeros(self.shape), dim, index, index * 0 + 1
         )
