@@ -74,14 +74,8 @@ def _floor(x: float) -> float:
 
 
 def _round(x: float) -> float:
-    # Round half to even, like torch.round.
-    if x != x or x == math.inf or x == -math.inf:
-        return x
-    low = math.floor(x)
-    rest = x - low
-    if rest > 0.5 or (rest == 0.5 and low % 2 == 1):
-        return float(low + 1.0)
-    return float(low)
+    # Round half to even, like torch.round (and Python's round).
+    return float(round(x)) if math.isfinite(x) else x
 
 
 def _sign(x: float) -> float:
