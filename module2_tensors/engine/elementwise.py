@@ -56,17 +56,13 @@ def _erf(x: float) -> float:
 
 
 def _log1p(x: float) -> float:
-    if x < -1.0:
-        return math.nan
-    if x == -1.0:
-        return -math.inf
+    if x <= -1.0:  # (where math.log1p raises)
+        return -math.inf if x == -1.0 else math.nan
     return math.log1p(x)
 
 
 def _expm1(x: float) -> float:
-    if x > 709.0:
-        return math.inf
-    return math.expm1(x)
+    return math.inf if x > 709.0 else math.expm1(x)  # (math.expm1 overflows)
 
 
 def _floor(x: float) -> float:
@@ -79,11 +75,7 @@ def _round(x: float) -> float:
 
 
 def _sign(x: float) -> float:
-    if x > 0.0:
-        return 1.0
-    if x < 0.0:
-        return -1.0
-    return x  # 0 and nan stay
+    return 1.0 if x > 0.0 else -1.0 if x < 0.0 else x  # 0 and nan stay
 
 
 def _abs(x: float) -> float:
