@@ -136,9 +136,8 @@ def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tens
     """$\\prod$ over ``dim`` (all entries for ``None``), like ``torch.prod``;
     the gradient of each entry is the product of the others (exact at zeros)."""
     if dim is None:
-        return prod(t.contiguous().view(-1), 0, keepdim=False).view(
-            *([1] * t.dims if keepdim else [])
-        )
+        out = prod(t.reshape(-1), 0)
+        return out.view(*[1] * t.dims) if keepdim else out
     d = normalize_dim(dim, max(t.dims, 1))
     if t.dims == 0:
         return t * 1.0
