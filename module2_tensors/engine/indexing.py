@@ -222,10 +222,8 @@ def unbind(t: "Tensor", dim: int = 0) -> Tuple["Tensor", ...]:
 def _triangle(t: "Tensor", diagonal: int, lower: bool) -> "Tensor":
     if t.dims < 2:
         raise ValueError(f"tril/triu need at least 2 dimensions, got {t.shape}")
-    rows, cols = t.shape[-2:]
-    keep = (np.tril if lower else np.triu)(np.ones((rows, cols)), diagonal)
-    mask = t.new_tensor(keep)._as_mask()
-    return t.where(mask, 0.0)
+    keep = (np.tril if lower else np.triu)(np.ones(t.shape[-2:]), diagonal)
+    return t.where(t.new_tensor(keep)._as_mask(), 0.0)
 
 
 def tril(t: "Tensor", diagonal: int = 0) -> "Tensor":
