@@ -189,8 +189,7 @@ class IndexingMixin:
             indexing.set_advanced(self, key, value)
         else:
             target = self._new(ixf.index_view(self._tensor, key))
-            if value.backend is not self.backend:
-                value = value.to(self.backend)
+            value = value.to(self.backend)  # (itself if there already)
             check_writable(value.shape, target.shape)
             self.backend.id_map(value, out=target)
         versions.bump_version(self)
