@@ -194,11 +194,9 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$,
     ``-inf`` the smallest, ``0`` the count of non-zero entries (gradient 0). As
     in PyTorch the gradient at a zero vector is 0."""
-    if p == "fro":
-        p = 2
+    p = 2.0 if p == "fro" else float(p)
     if abs(p) == float("inf"):
         return t.abs().amax(dim, keepdim) if p > 0 else t.abs().amin(dim, keepdim)
-    p = float(p)
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
     s = (t.abs() ** p).sum(dim, keepdim=keepdim)
