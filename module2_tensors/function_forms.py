@@ -186,10 +186,8 @@ class _Einsum(autograd.Function):
             target = "".join(c for c in subs if c in known)
             spec = ",".join([out] + [s for s, _ in others]) + "->" + target
             part = np.einsum(spec, g, *[a for _, a in others])
-            shape = [
-                arrays[k].shape[i] if c in known else 1 for i, c in enumerate(subs)
-            ]
-            full = np.broadcast_to(part.reshape(shape), arrays[k].shape)
+            summed = tuple(i for i, c in enumerate(subs) if c not in known)
+            full = np.broadcast_to(np.expand_dims(part, summed), arrays[k].shape)
             grads.append(tensor(np.array(full), backend=grad.backend))
         return tuple(grads)
 

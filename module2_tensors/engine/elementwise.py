@@ -56,17 +56,13 @@ def _erf(x: float) -> float:
 
 
 def _log1p(x: float) -> float:
-    if x < -1.0:
-        return math.nan
-    if x == -1.0:
-        return -math.inf
+    if x <= -1.0:  # (where math.log1p raises)
+        return -math.inf if x == -1.0 else math.nan
     return math.log1p(x)
 
 
 def _expm1(x: float) -> float:
-    if x > 709.0:
-        return math.inf
-    return math.expm1(x)
+    return math.inf if x > 709.0 else math.expm1(x)  # (math.expm1 overflows)
 
 
 def _floor(x: float) -> float:
@@ -74,22 +70,12 @@ def _floor(x: float) -> float:
 
 
 def _round(x: float) -> float:
-    # Round half to even, like torch.round.
-    if x != x or x == math.inf or x == -math.inf:
-        return x
-    low = math.floor(x)
-    rest = x - low
-    if rest > 0.5 or (rest == 0.5 and low % 2 == 1):
-        return float(low + 1.0)
-    return float(low)
+    # Round half to even, like torch.round (and Python's round).
+    return float(round(x)) if math.isfinite(x) else x
 
 
 def _sign(x: float) -> float:
-    if x > 0.0:
-        return 1.0
-    if x < 0.0:
-        return -1.0
-    return x  # 0 and nan stay
+    return 1.0 if x > 0.0 else -1.0 if x < 0.0 else x  # 0 and nan stay
 
 
 def _abs(x: float) -> float:

@@ -154,13 +154,9 @@ def _once_differentiable(cls: type, h: Any, d_output: "Tensor") -> Tuple:
     Tensor = autograd.tensor_class()
     # (Without sources, NotTwiceDifferentiable records nothing: g as it is.)
     sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
+    mark = NotTwiceDifferentiable.apply
     return tuple(
-        (
-            NotTwiceDifferentiable.apply(g, cls.__name__, *sources)
-            if isinstance(g, Tensor)
-            else g
-        )
-        for g in grads
+        mark(g, cls.__name__, *sources) if isinstance(g, Tensor) else g for g in grads
     )
 
 

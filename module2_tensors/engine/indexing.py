@@ -183,24 +183,19 @@ def flip(t: "Tensor", *dims: Any) -> "Tensor":
     out, dims = t, dims[0] if len(dims) == 1 else dims
     for d in dims if isinstance(dims, (tuple, list)) else (dims,):
         d = normalize_dim(d, t.dims)
-        key = (slice(None),) * d + (np.arange(t.shape[d] - 1, -1, -1),)
-        out = AdvancedIndex.apply(out, key)
+        out = AdvancedIndex.apply(out, (slice(None),) * d + (slice(None, None, -1),))
     return out
 
 
 def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "Tensor":
     """Entries shifted by ``shifts`` along ``dims``, wrapping around (of the
     flattened tensor when ``dims`` is None), like ``torch.roll``."""
-    if dims is None:
-        return roll(t.contiguous().view(-1), shifts, 0).view(*t.shape)
-    shifts = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
-    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-    out = t
-    for shift, d in zip(shifts, dims):
-        d = normalize_dim(d, t.dims)
-        source = np.roll(np.arange(t.shape[d]), shift)
-        out = AdvancedIndex.apply(out, (slice(None),) * d + (source,))
-    return out
+    if dims is not None:
+        dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+        dims = tuple(normalize_dim(d, t.dims) for d in dims)
+    # Where each entry comes from, as a position in the flattened tensor.
+    source = np.roll(np.arange(t.numel()).reshape(t.shape), shifts, dims)
+    return AdvancedIndex.apply(t.reshape(-1), (source,))
 
 
 def movedim(t: "Tensor", source: Any, destination: Any) -> "Tensor":
@@ -227,10 +222,8 @@ def unbind(t: "Tensor", dim: int = 0) -> Tuple["Tensor", ...]:
 def _triangle(t: "Tensor", diagonal: int, lower: bool) -> "Tensor":
     if t.dims < 2:
         raise ValueError(f"tril/triu need at least 2 dimensions, got {t.shape}")
-    rows, cols = t.shape[-2:]
-    keep = (np.tril if lower else np.triu)(np.ones((rows, cols)), diagonal)
-    mask = t.new_tensor(keep)._as_mask()
-    return t.where(mask, 0.0)
+    keep = (np.tril if lower else np.triu)(np.ones(t.shape[-2:]), diagonal)
+    return t.where(t.new_tensor(keep)._as_mask(), 0.0)
 
 
 def tril(t: "Tensor", diagonal: int = 0) -> "Tensor":
@@ -284,8 +277,7 @@ def index_add(
     ``dim`` gets ``alpha * source``'s slice ``k`` added (repeats add up)."""
     d = normalize_dim(dim, t.dims)
     rows = np.asarray(as_indices(index, "index_add"), dtype=np.float64)
-    shape = [1] * source.dims
-    shape[d] = len(rows)
+    shape = [-1 if k == d else 1 for k in range(source.dims)]
     spread = t.new_tensor(rows.reshape(shape)).expand(*source.shape).contiguous()
     return scatter_add(t, d, spread, source * alpha if alpha != 1.0 else source)
 

@@ -136,9 +136,8 @@ def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tens
     """$\\prod$ over ``dim`` (all entries for ``None``), like ``torch.prod``;
     the gradient of each entry is the product of the others (exact at zeros)."""
     if dim is None:
-        return prod(t.contiguous().view(-1), 0, keepdim=False).view(
-            *([1] * t.dims if keepdim else [])
-        )
+        out = prod(t.reshape(-1), 0)
+        return out.view(*[1] * t.dims) if keepdim else out
     d = normalize_dim(dim, max(t.dims, 1))
     if t.dims == 0:
         return t * 1.0
@@ -195,11 +194,9 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     ``None``); ``p="fro"`` is 2, ``p=float("inf")`` the largest $|x_i|$,
     ``-inf`` the smallest, ``0`` the count of non-zero entries (gradient 0). As
     in PyTorch the gradient at a zero vector is 0."""
-    if p == "fro":
-        p = 2
+    p = 2.0 if p == "fro" else float(p)
     if abs(p) == float("inf"):
         return t.abs().amax(dim, keepdim) if p > 0 else t.abs().amin(dim, keepdim)
-    p = float(p)
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
     s = (t.abs() ** p).sum(dim, keepdim=keepdim)

@@ -94,9 +94,8 @@ def padded_layout(
         raise ValueError(f"pad sizes must be non-negative, got {pad}")
     out: List[int] = list(shape)
     inner = [slice(None)] * dims
-    for i in range(len(pad) // 2):
+    for i, (before, after) in enumerate(zip(pad[::2], pad[1::2])):
         d = dims - 1 - i
-        before, after = pad[2 * i], pad[2 * i + 1]
         out[d] += before + after
         inner[d] = slice(before, before + shape[d])
     return tuple(out), tuple(inner)

@@ -129,8 +129,7 @@ class IndexingMixin:
             src = value
         if not isinstance(src, CoreMixin):
             src = self.new_full(index.shape, float(src))
-        else:
-            src = src[tuple(slice(0, n) for n in index.shape)]
+        src = src[tuple(slice(0, n) for n in index.shape)]  # (the part used)
         written = indexing.scatter_add(
             self.new_zeros(self.shape), dim, index, index * 0 + 1
         )
@@ -190,8 +189,7 @@ class IndexingMixin:
             indexing.set_advanced(self, key, value)
         else:
             target = self._new(ixf.index_view(self._tensor, key))
-            if value.backend is not self.backend:
-                value = value.to(self.backend)
+            value = value.to(self.backend)  # (itself if there already)
             check_writable(value.shape, target.shape)
             self.backend.id_map(value, out=target)
         versions.bump_version(self)

@@ -124,19 +124,15 @@ class InPlaceMixin:
     ) -> "Tensor":
         """Fill with samples of $N(\\text{mean}, \\text{std}^2)$, in place (from
         the generator :func:`manual_seed` sets, or ``generator``)."""
-        noise = FACTORIES["randn"](
-            *self.shape, backend=self.backend, generator=generator
-        )
-        return self._in_place("normal_", _Overwrite.apply, noise * std + mean)
+        z = FACTORIES["randn"](self.shape, backend=self.backend, generator=generator)
+        return self._in_place("normal_", _Overwrite.apply, z * std + mean)
 
     def uniform_(
         self, a: float = 0.0, b: float = 1.0, *, generator: Any = None
     ) -> "Tensor":
         """Fill with samples of $U(a, b)$, in place."""
-        noise = FACTORIES["rand"](
-            *self.shape, backend=self.backend, generator=generator
-        )
-        return self._in_place("uniform_", _Overwrite.apply, noise * (b - a) + a)
+        u = FACTORIES["rand"](self.shape, backend=self.backend, generator=generator)
+        return self._in_place("uniform_", _Overwrite.apply, u * (b - a) + a)
 
     def _in_place(
         self,

@@ -322,12 +322,9 @@ class ReductionMixin:
         # The entries at indices: the gradient goes to the first maximum only, as
         # PyTorch's (not shared between ties, as amax's).
         values = AdvancedIndex.apply(x, scatter_positions(indices, d))
-        # d removed, or of size 1 with keepdim ([] for a 0-d tensor)
-        final = [
-            1 if k == d else n for k, n in enumerate(self.shape) if keepdim or k != d
-        ]
-        values = kept_dtype(self, values.view(*final))
-        return MaxResult(values, _as_int64(indices.view(*final)))
+        if not keepdim or self.dims == 0:  # d removed (kept with size 1 if keepdim)
+            values, indices = values.squeeze(d), indices.squeeze(d)
+        return MaxResult(kept_dtype(self, values), _as_int64(indices))
 
     @staticmethod
     def _arg(kind: str, x: "Tensor", d: Optional[int], keep: bool = True) -> "Tensor":
