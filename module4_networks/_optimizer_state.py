@@ -130,10 +130,9 @@ class OptimizerState:
         if not isinstance(group, dict) or "params" not in group:
             raise TypeError("a parameter group is a dict with a 'params' entry")
         params = group["params"]
-        params = [params] if isinstance(params, Tensor) else list(params)
+        params = [params] if isinstance(params, Tensor) else params
         # Keys beyond the defaults (a group's "name") are kept, as in PyTorch.
-        filled = {**self.defaults, **group}
-        filled["params"] = [_tensor_of(p) for p in params]
+        filled = {**self.defaults, **group, "params": [_tensor_of(p) for p in params]}
         ids = {p.unique_id for p in filled["params"]}
         seen = {p.unique_id for p in self._all_params()}
         if ids & seen or len(ids) != len(filled["params"]):
@@ -179,8 +178,7 @@ class OptimizerState:
         }
         groups = []
         for group in self.param_groups:
-            saved = {k: v for k, v in group.items() if k != "params"}
-            groups.append({**saved, "params": [index[id(p)] for p in group["params"]]})
+            groups.append({**group, "params": [index[id(p)] for p in group["params"]]})
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:

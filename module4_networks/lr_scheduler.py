@@ -543,9 +543,8 @@ class ReduceLROnPlateau(LRScheduler):
             self.num_bad_epochs = 0  # bad epochs in cooldown do not count
         if self.num_bad_epochs > self.patience:
             for group, floor in zip(self.optimizer.param_groups, self.min_lrs):
-                old = group["lr"]
-                new = max(old * self.factor, floor)
-                if old - new > self.eps:
+                new = max(group["lr"] * self.factor, floor)
+                if group["lr"] - new > self.eps:
                     group["lr"] = new
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = self._current()

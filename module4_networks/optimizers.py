@@ -76,10 +76,8 @@ class Optimizer(OptimizerState):
                         continue
                     # (An entry only once a step stores something, as torch.)
                     state = self.state.get(p, {})
-                    g = p.grad.detach()
                     maximize = group.get("maximize", False)
-                    if maximize:  # ascend: descend on -g
-                        g = -g
+                    g = -p.grad.detach() if maximize else p.grad.detach()  # (ascend)
                     # On the GPU, SGD, Adam and AdamW run as one kernel launch per
                     # parameter once they agree with update() (see _fused_optim).
                     if maximize or not _fused_optim.step(self, p, state, group):

@@ -168,8 +168,7 @@ def calculate_fan_in_and_fan_out(x: Any) -> Tuple[int, int]:
 def _fan(x: Any, mode: str) -> int:
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
-    fan_in, fan_out = calculate_fan_in_and_fan_out(x)
-    return fan_in if mode == "fan_in" else fan_out
+    return calculate_fan_in_and_fan_out(x)[0 if mode == "fan_in" else 1]
 
 
 def xavier_uniform_(x: Any, gain: float = 1.0, generator: Generator = None) -> Any:
