@@ -44,8 +44,7 @@ class Adamax(Optimizer):
         t = _counted(p, state, exp_avg=0.0, exp_inf=0.0)
         state["exp_avg"] = beta1 * state["exp_avg"] + (1.0 - beta1) * g
         state["exp_inf"] = (beta2 * state["exp_inf"]).maximum(g.abs() + group["eps"])
-        lr = group["lr"] / (1.0 - beta1**t)
-        return p - lr * state["exp_avg"] / state["exp_inf"]
+        return p - group["lr"] / (1.0 - beta1**t) * state["exp_avg"] / state["exp_inf"]
 
 
 class Adadelta(Optimizer):

@@ -103,8 +103,7 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         """The step taken at construction (``_is_initial`` set while it runs)."""
-        self._step_count = 0
-        self._is_initial = True
+        self._step_count, self._is_initial = 0, True
         self.step()
         self._is_initial = False
 
@@ -222,8 +221,7 @@ class MultiStepLR(LRScheduler):
         gamma: float = 0.1,
         last_epoch: int = -1,
     ) -> None:
-        self.milestones = Counter(int(m) for m in milestones)
-        self.gamma = float(gamma)
+        self.milestones, self.gamma = Counter(int(m) for m in milestones), float(gamma)
         super().__init__(optimizer, last_epoch)
 
     def _exponent(self, t: int) -> int:

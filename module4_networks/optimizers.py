@@ -374,6 +374,5 @@ class NAdam(Optimizer):
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
         state["mu_product"] = product = state.get("mu_product", 1.0) * mu
         denom = (v / (1.0 - beta2**t)).sqrt() + group["eps"]
-        lr = group["lr"]
-        p = p - lr * (1.0 - mu) / (1.0 - product) * g / denom
-        return p - lr * mu_next / (1.0 - product * mu_next) * m / denom
+        p = p - group["lr"] * (1.0 - mu) / (1.0 - product) * g / denom
+        return p - group["lr"] * mu_next / (1.0 - product * mu_next) * m / denom
