@@ -177,12 +177,10 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
     agree = _close(p, shadow) and all(
         _close(state.get(k), v) for k, v in mirror.items() if hasattr(v, "to_numpy")
     )
-    if not agree or state.get("step", 0) != mirror.get("step", 0):
-        verdict["ok"] = False
-        return True
-    # Agreed: from now on the buffers are the fused step's own copies.
-    state.update(mirror)
-    verdict["checked"][p.unique_id] = checked + 1
+    verdict["ok"] = agree and state.get("step", 0) == mirror.get("step", 0)
+    if verdict["ok"]:  # agreed: from now on the buffers are the fused step's copies
+        state.update(mirror)
+        verdict["checked"][p.unique_id] = checked + 1
     return True
 
 
