@@ -76,8 +76,8 @@ class Optimizer(OptimizerState):
                         continue
                     # (An entry only once a step stores something, as torch.)
                     state = self.state.get(p, {})
-                    maximize = group.get("maximize", False)
-                    g = -p.grad.detach() if maximize else p.grad.detach()  # (ascend)
+                    maximize = group.get("maximize", False)  # ascend: descend on -g
+                    g = -p.grad.detach() if maximize else p.grad.detach()
                     # On the GPU, SGD, Adam and AdamW run as one kernel launch per
                     # parameter once they agree with update() (see _fused_optim).
                     if maximize or not _fused_optim.step(self, p, state, group):
