@@ -329,12 +329,11 @@ class Module:
         # Buffers a module lists in ``_optional_state`` may be absent from a
         # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
         # checkpoints lack): they keep their value and are not reported missing.
-        optional = {
+        missing = [
             key
-            for key, (module, attribute, is_parameter, _) in targets.items()
-            if not is_parameter and attribute in module._optional_state
-        }
-        missing = [k for k in targets if k not in state_dict and k not in optional]
+            for key, (module, attribute, *_) in targets.items()
+            if key not in state_dict and attribute not in module._optional_state
+        ]
         unexpected = [key for key in state_dict if key not in targets]
         if strict and (missing or unexpected):
             raise RuntimeError(
