@@ -28,13 +28,12 @@ def to(self, *args: Any, **kwargs: Any) -> "Module":
         TypeError: a dtype that is not floating point (PyTorch's message).
     """
     dtype = _dtype_in(args, kwargs)
-    if dtype is None:
-        return self._apply(lambda value: value.to(*args, **kwargs))
-    if not dtype.is_floating_point:
+    if dtype is not None and not dtype.is_floating_point:
         raise TypeError(
             f"nn.Module.to only accepts floating point or complex dtypes, but got "
             f"desired dtype={dtype}"
         )
+    # What a value that is not floating point is given: the arguments but the dtype.
     rest = tuple(a for a in args if a is not dtype)
     rest_kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
 

@@ -32,10 +32,8 @@ class MathCase:
 
 
 def _sigmoid(x: float) -> float:
-    # The stable two-branch form, so the oracle itself never overflows.
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    return math.exp(x) / (1.0 + math.exp(x))
+    # Through tanh, which never overflows: sigma(x) = (1 + tanh(x / 2)) / 2.
+    return 0.5 * (1.0 + math.tanh(0.5 * x))
 
 
 # relu shifted right by 0.5: the two relu cases below, one each side of its kink.

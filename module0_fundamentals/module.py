@@ -329,12 +329,11 @@ class Module:
         # Buffers a module lists in ``_optional_state`` may be absent from a
         # checkpoint (BatchNorm's num_batches_tracked, which older PyTorch
         # checkpoints lack): they keep their value and are not reported missing.
-        optional = {
+        missing = [
             key
-            for key, (module, attribute, is_parameter, _) in targets.items()
-            if not is_parameter and attribute in module._optional_state
-        }
-        missing = [k for k in targets if k not in state_dict and k not in optional]
+            for key, (module, attribute, *_) in targets.items()
+            if key not in state_dict and attribute not in module._optional_state
+        ]
         unexpected = [key for key in state_dict if key not in targets]
         if strict and (missing or unexpected):
             raise RuntimeError(
@@ -344,11 +343,22 @@ class Module:
         for key, (module, attribute, is_parameter, current) in targets.items():
             if key not in state_dict:
                 continue
-            copied = _copied_into(key, current, state_dict[key])
-            if is_parameter:
-                module._parameters[attribute].value = copied
+            new = state_dict[key]
+            if hasattr(current, "copy_") and hasattr(current, "detach"):
+                # A tensor: the numbers written into it in place, through
+                # ``detach()``, which shares the storage.
+                shape = tuple(getattr(new, "shape", ()))
+                if shape != tuple(current.shape):
+                    raise RuntimeError(
+                        f"size mismatch for {key}: copying a param with shape {shape} "
+                        f"from checkpoint, the shape in current model is "
+                        f"{tuple(current.shape)}"
+                    )
+                current.detach().copy_(new)
+            elif is_parameter:
+                module._parameters[attribute].value = new
             else:
-                module._buffers[attribute] = copied
+                module._buffers[attribute] = new
         return IncompatibleKeys(missing, unexpected)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -405,15 +415,12 @@ class Module:
         #     (layer2): Affine()
         #   )
         # The registry is read directly, so printing works before Task 0.4 is done.
-        name = type(self).__name__
-        extra = self.extra_repr()
-        lines = extra.splitlines() if extra else []
-        for child_name, child in self._modules.items():
-            child_text = repr(child).replace("\n", "\n  ")
-            lines.append(f"({child_name}): {child_text}")
+        name, extra = type(self).__name__, self.extra_repr()
         if not self._modules:
             return f"{name}({extra})"
-        body = "\n  ".join(lines)
+        children = [f"({key}): {child!r}" for key, child in self._modules.items()]
+        # Every line of the settings and of the children's text indented once.
+        body = "\n".join([*extra.splitlines(), *children]).replace("\n", "\n  ")
         return f"{name}(\n  {body}\n)"
 
 
@@ -422,21 +429,6 @@ class IncompatibleKeys(NamedTuple):
 
     missing_keys: list
     unexpected_keys: list
-
-
-def _copied_into(key: str, current: Any, new: Any) -> Any:
-    """``new``'s numbers written into ``current`` in place when it is a tensor
-    (through ``detach()``, which shares the storage), else ``new`` itself."""
-    if hasattr(current, "copy_") and hasattr(current, "detach"):
-        shape = tuple(getattr(new, "shape", ()))
-        if shape != tuple(current.shape):
-            raise RuntimeError(
-                f"size mismatch for {key}: copying a param with shape {shape} from "
-                f"checkpoint, the shape in current model is {tuple(current.shape)}"
-            )
-        current.detach().copy_(new)
-        return current
-    return new
 
 
 def _mirror(module: Module, name: str, value: Any) -> None:

@@ -42,24 +42,19 @@ class Variable(Protocol):
     def is_leaf(self) -> bool:
         """True for a variable made by the user (no function produced it); a
         property, as ``Tensor.is_leaf`` in PyTorch."""
-        ...
 
     def is_constant(self) -> bool:
         """True for a variable that takes no derivative at all (no history)."""
-        ...
 
     @property
     def parents(self) -> Iterable["Variable"]:
         """The inputs of the function that produced this variable."""
-        ...
 
     def chain_rule(self, d_output: Any) -> Iterable[Tuple["Variable", Any]]:
         """Pairs ``(input, d_output * d self / d input)``, constants skipped."""
-        ...
 
     def accumulate_derivative(self, d: Any) -> None:
         """Add ``d`` into this variable's stored derivative."""
-        ...
 
 
 def topological_sort(variable: Variable) -> List[Variable]:

@@ -103,8 +103,7 @@ class StepSizeStudy:
         if method not in ("central", "forward"):
             raise ValueError(f"method must be 'central' or 'forward', got {method!r}")
         errors = self.central_errors if method == "central" else self.forward_errors
-        k = min(range(len(errors)), key=errors.__getitem__)
-        return self.steps[k]
+        return self.steps[errors.index(min(errors))]
 
 
 def step_size_study(

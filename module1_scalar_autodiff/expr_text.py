@@ -31,10 +31,8 @@ def to_string(expr: Any, limit: int = 400) -> str:
             emit(node.name if kind == "Var" else f"{node.value:g}")
             return
         # "(a + b)", "-(a)", "(a)^c" or "log(a)": an opening, the children, a closing.
-        if kind in infix or kind == "Pow":
-            emit("(")
-        else:
-            emit("-(" if kind == "Neg" else f"{kind.lower()}(")
+        function = "" if kind in infix or kind == "Pow" else kind.lower()
+        emit("-(" if kind == "Neg" else f"{function}(")
         for k, child in enumerate(node.children):
             emit(infix[kind] if k else "")
             walk(child)

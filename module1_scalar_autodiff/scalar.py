@@ -314,4 +314,4 @@ class Scalar:
 
 
 # Given: ScalarFunction.apply makes Scalars with their histories.
-ScalarFunction.makes(Scalar, ScalarHistory)
+ScalarFunction.made = (Scalar, ScalarHistory)

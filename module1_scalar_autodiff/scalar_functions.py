@@ -53,14 +53,9 @@ class ScalarFunction:
     """Base class of every scalar operation; subclasses define the two static
     methods and are used through :meth:`apply`, never instantiated."""
 
-    #: The classes ``apply`` makes, ``(Scalar, ScalarHistory)``: scalar.py names
-    #: them with :meth:`makes` (it imports this module, which cannot import it).
+    #: The classes ``apply`` makes, ``(Scalar, ScalarHistory)``: scalar.py sets
+    #: them (it imports this module, which cannot import it).
     made: Tuple[type, type]
-
-    @staticmethod
-    def makes(value: type, history: type) -> None:
-        """Register the value and history classes that :meth:`apply` builds."""
-        ScalarFunction.made = (value, history)
 
     @staticmethod
     def forward(ctx: Context, *inputs: float) -> float:
