@@ -462,9 +462,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, x: Tensor) -> Tensor:
-        dim = self.dim % x.dims
-        shape = (*x.shape[:dim], *self.unflattened_size, *x.shape[dim + 1 :])
-        return x.reshape(*shape)
+        return x.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
