@@ -75,10 +75,8 @@ def padded_masks(*masks: Any, extra: int = 0) -> List[Any]:
     ``extra`` is 0."""
     if not extra:
         return list(masks)
-    padded = []
-    for mask in masks:
-        if mask is not None:
-            m = np.asarray(mask.to_numpy() if isinstance(mask, Tensor) else mask)
-            mask = np.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, extra)])
-        padded.append(mask)
-    return padded
+    arrays = [m.to_numpy() if isinstance(m, Tensor) else m for m in masks]
+    return [
+        m if m is None else np.pad(m, [(0, 0)] * (np.ndim(m) - 1) + [(0, extra)])
+        for m in arrays
+    ]

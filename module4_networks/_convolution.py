@@ -75,11 +75,9 @@ def _conv(
                 raise ValueError(
                     f"{name}: padding='same' is not supported for strided convolutions"
                 )
-            amounts: list = []
-            for k, d in zip(reversed(weight.shape[2:]), reversed(dilations)):
-                total = d * (k - 1)
-                amounts += [total // 2, total - total // 2]  # last dim first, as F.pad
-            input = pad(input, amounts)
+            totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilations)][::-1]
+            # (last dim first, as F.pad)
+            input = pad(input, [n for t in totals for n in (t // 2, t - t // 2)])
         return _conv(name, spatial, input, weight, bias, stride, 0, dilation, groups)
     paddings = sizes(name, "padding", padding, spatial)
     if dilations != (1,) * spatial:

@@ -207,7 +207,7 @@ class _RNNLayers(Module):
         # h has proj_size features when the LSTM projects (c keeps hidden_size).
         sizes = [self.proj_size or self.hidden_size, self.hidden_size]
         initial = [self._initial_state(x, h, unbatched, n) for h, n in zip(hx, sizes)]
-        finals: List[List[Tensor]] = [[] for _ in initial]
+        finals: List[Sequence[Tensor]] = []  # (each direction's final state)
         directions = 2 if self.bidirectional else 1
         for layer in range(self.num_layers):
             outputs = []
@@ -224,12 +224,11 @@ class _RNNLayers(Module):
                     self, x, state, _weights(self, suffix), direction == 1
                 )
                 outputs.append(out)
-                for store, s in zip(finals, state if len(start) > 1 else (state,)):
-                    store.append(s)
+                finals.append(state if len(start) > 1 else (state,))
             x = outputs[0] if directions == 1 else cat(outputs, dim=2)
             if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        states = [stack(store, dim=0) for store in finals]
+        states = [stack(list(parts), dim=0) for parts in zip(*finals)]
         if unbatched:
             return x.squeeze(1), [s.squeeze(1) for s in states]
         return (x.transpose(0, 1) if self.batch_first else x), states

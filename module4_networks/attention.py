@@ -366,11 +366,9 @@ class MultiheadAttention(Module):
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
         out = self.out_proj(heads.view(n, L, self.embed_dim))
         if unbatched:
-            out = out.squeeze(0)
+            out, weights = out.squeeze(0), weights.squeeze(0)
         elif not self.batch_first:
             out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
-        if average_attn_weights:
-            weights = weights.mean(1)
-        return out, (weights.squeeze(0) if unbatched else weights)
+        if need_weights and average_attn_weights:
+            weights = weights.mean(-3)  # (over the heads)
+        return out, (weights if need_weights else None)

@@ -179,12 +179,9 @@ class _ConvNd(Module):
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
             f"stride={self.stride}"
         )  # (and what differs from the defaults, as PyTorch's)
-        if self.padding not in ((0,), (0, 0)):
-            text += f", padding={self.padding}"
-        if self.dilation not in ((1,), (1, 1)):
-            text += f", dilation={self.dilation}"
-        if self.groups != 1:
-            text += f", groups={self.groups}"
+        for name, default in (("padding", 0), ("dilation", 1), ("groups", 1)):
+            if getattr(self, name) not in (default, (default,) * self.spatial):
+                text += f", {name}={getattr(self, name)}"
         return text + (", bias=False" if self.bias is None else "")
 
 
@@ -465,9 +462,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, x: Tensor) -> Tensor:
-        dim = self.dim % x.dims
-        shape = (*x.shape[:dim], *self.unflattened_size, *x.shape[dim + 1 :])
-        return x.reshape(*shape)
+        return x.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

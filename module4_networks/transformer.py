@@ -204,10 +204,9 @@ class TransformerEncoder(Module):
         src_key_padding_mask: Optional[Any] = None,
         is_causal: Optional[bool] = None,
     ) -> Tensor:
-        x = src
         for layer in self.layers:
-            x = layer(x, mask, src_key_padding_mask, bool(is_causal))
-        return x if self.norm is None else self.norm(x)
+            src = layer(src, mask, src_key_padding_mask, bool(is_causal))
+        return src if self.norm is None else self.norm(src)
 
 
 def pre_norm_encoder(
@@ -264,11 +263,10 @@ class TransformerLM(Module):
         self.head = Linear(d_model, vocab_size, backend=backend)
 
     def forward(self, idx: Tensor) -> Tensor:
-        length = idx.shape[-1]
         x = self.pos(self.embed(idx))
         # An additive mask (0 where allowed, -inf above the diagonal): one addition
         # before the softmax, where a 0/1 mask costs several passes over the scores.
-        future = where(causal_mask(length, backend=x.backend), 0.0, -math.inf)
+        future = where(causal_mask(idx.shape[-1], backend=x.backend), 0.0, -math.inf)
         return self.head(self.blocks(x, mask=future, is_causal=True))
 
     def generate(
