@@ -70,11 +70,15 @@ class _InstanceNorm(_BatchNorm):
                 f"expected {dims - 1}D or {dims}D input (got {x.dims}D input)"
             )
         batched = x if x.dims == dims else x.unsqueeze(0)
-        stats = self.running_mean, self.running_var
-        params = _value(self.weight), _value(self.bias)
-        use_batch = self.training or not self.track_running_stats
         out = instance_norm(
-            batched, *stats, *params, use_batch, self.momentum, self.eps
+            batched,
+            self.running_mean,
+            self.running_var,
+            _value(self.weight),
+            _value(self.bias),
+            self.training or not self.track_running_stats,
+            self.momentum,
+            self.eps,
         )
         return out if x.dims == dims else out.squeeze(0)
 
