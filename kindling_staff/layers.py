@@ -293,9 +293,12 @@ def re_exports(path: Path) -> List[str]:
 #: Flatten), ``mse_loss`` of a mask, a custom Function's returned or saved result
 #: keeps its dtype, a Parameter's results built as a Tensor's (``p.data``),
 #: Adam(decoupled_weight_decay=True) on AdamW's fused GPU kernel, no compile
-#: helper where ``os`` has no load average (Windows).
+#: helper where ``os`` has no load average (Windows). +14 to undo four cuts that
+#: made a task's tests reach another task's stub (``kindling marks``: Tasks 2.3,
+#: 2.4 and 4.2 reached ``squeeze``, ``index_select`` and ``Module.parameters``)
+#: or packed arguments into tuples only to fit black's lines.
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_090
+LIBRARY_BUDGET = 14_104
 LIBRARY_GOAL = 13_500
 
 

@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.tensor import Tensor
+from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from ._conv_checks import IntPair, pair
@@ -164,9 +164,12 @@ def interpolate(
     out = input
     for dim, (n, size, scale) in enumerate(zip(input.shape[2:], sizes, scales), 2):
         first, second, weight = _sources(n, size, scale, mode, bool(align_corners))
-        a = out.index_select(dim, first.tolist())
+        # (Given indexing, not index_select: Task 2.6's, which these tests of
+        # Task 2.4 must not need.)
+        index = (slice(None),) * dim
+        a = out[index + (tensor(first, backend=input.backend),)]
         if mode != "nearest":
-            b = out.index_select(dim, second.tolist())
+            b = out[index + (tensor(second, backend=input.backend),)]
             w = out.new_tensor(weight.reshape((-1,) + (1,) * (out.dims - 1 - dim)))
             a = a + (b - a) * w
         out = a

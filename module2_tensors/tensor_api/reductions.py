@@ -322,9 +322,13 @@ class ReductionMixin:
         # The entries at indices: the gradient goes to the first maximum only, as
         # PyTorch's (not shared between ties, as amax's).
         values = AdvancedIndex.apply(x, scatter_positions(indices, d))
-        if not keepdim or self.dims == 0:  # d removed (kept with size 1 if keepdim)
-            values, indices = values.squeeze(d), indices.squeeze(d)
-        return MaxResult(kept_dtype(self, values), _as_int64(indices))
+        # d removed, or of size 1 with keepdim ([] for a 0-d tensor); by view,
+        # not squeeze (Task 2.6's: max(dim) serves Tasks 2.3 and 2.4's tests)
+        final = [
+            1 if k == d else n for k, n in enumerate(self.shape) if keepdim or k != d
+        ]
+        values = kept_dtype(self, values.view(*final))
+        return MaxResult(values, _as_int64(indices.view(*final)))
 
     @staticmethod
     def _arg(kind: str, x: "Tensor", d: Optional[int], keep: bool = True) -> "Tensor":

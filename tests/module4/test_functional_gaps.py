@@ -469,13 +469,19 @@ def test_a_mask_computes_as_its_zeros_and_ones_where_pytorch_does():
     for loss in (F.smooth_l1_loss(f, b), F.smooth_l1_loss(b, f), F.huber_loss(f, b)):
         assert loss.dtype == kt.float32
         assert loss.item() == pytest.approx(smooth, rel=1e-12)
-    mse = F.mse_loss(f, b)
+    with pytest.raises(RuntimeError, match="Subtraction"):
+        b - f  # (the operator itself still raises, as PyTorch's)
+
+
+@pytest.mark.task4_6
+def test_mse_loss_of_a_mask_computes_as_pytorchs_and_l1_loss_raises():
+    b, ones = kt.tensor(MASK), MASK.astype(np.float64)
+    x = RNG.normal(size=(2, 3)) * 2.0
+    mse = F.mse_loss(kt.tensor(x, dtype=kt.float32), b)
     assert mse.dtype == kt.float32
     assert mse.item() == pytest.approx(((x - ones) ** 2).mean(), rel=1e-12)
     with pytest.raises(RuntimeError, match="Subtraction"):
-        b - f  # (the operator itself still raises, as PyTorch's)
-    with pytest.raises(RuntimeError, match="Subtraction"):
-        F.l1_loss(f, b)  # (PyTorch's l1_loss subtracts: it raises too)
+        F.l1_loss(kt.tensor(x), b)  # (PyTorch's l1_loss subtracts: it raises too)
 
 
 @pytest.mark.task2_6

@@ -290,7 +290,7 @@ def _jump(lib, make):
     return rates
 
 
-@pytest.mark.task2_1
+@pytest.mark.task2_6  # (the optimizer's step: no_grad)
 @pytest.mark.parametrize("name", sorted(JUMPS))
 def test_step_with_an_epoch_jumps_to_the_closed_form_of_each_schedule(name):
     # step(epoch) sets the rate the schedule gives at that step from the initial
@@ -326,7 +326,7 @@ BUILT_RESUMED = {
 }
 
 
-@pytest.mark.task2_1
+@pytest.mark.task2_6  # (the optimizer's step: no_grad)
 @pytest.mark.parametrize("name", sorted(BUILT_RESUMED))
 def test_a_schedule_built_with_last_epoch_resumes_as_pytorchs(name):
     ours = _built_resumed(kt, BUILT_RESUMED[name], 0.0125)
