@@ -80,6 +80,29 @@ def test_gemm_conv2d_matches_the_numpy_reference_and_the_kernels(case):
         assert_entries(fast, want, f"the im2col {name} (course code)")
 
 
+@task4_2
+@pytest.mark.parametrize("images_per_block", [1, 2, 5])
+def test_blocks_of_images_give_the_values_of_the_whole_batch(
+    monkeypatch, images_per_block
+):
+    """``cols`` is built one block of images at a time, reused from block to
+    block (its zero entries, the padding, are never written), and the weight
+    gradient summed over the blocks: with 1 or 2 images a block out of 5 (a last
+    block shorter than the others) the three results are the NumPy reference's."""
+    case = (5, 2, 3, 6, 5, (3, 2), (2, 1), (1, 1))
+    x, w, g, s, p = _arrays(case)
+    monkeypatch.setattr(_conv_gemm, "BLOCK", 2 * 3 * 2 * 3 * 6 * images_per_block)
+    dx, dw = conv2d_grads_ref(x, w, g, s, p)
+    xs, ws, gs = strided(x, (0, 2, 3, 1)), strided(w), strided(g, (1, 0, 2, 3))
+    for name, shape, first, second, want in (
+        ("forward", g.shape, xs, ws, conv2d_ref(x, w, s, p)),
+        ("backward_input", x.shape, gs, ws, dx),
+        ("backward_weight", w.shape, xs, gs, dw),
+    ):
+        fast = _fast_result(name, 2, shape, first, second, s, p)
+        assert_entries(fast, want, f"the im2col {name} in blocks (course code)")
+
+
 @task4_1
 @pytest.mark.parametrize("stride,padding", [(1, 0), (2, 1), (3, 2)])
 def test_gemm_conv1d_matches_the_numpy_reference_and_the_kernels(stride, padding):
