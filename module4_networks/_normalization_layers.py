@@ -29,12 +29,23 @@ class GroupNorm(Module):
         eps: float = 1e-5,
         affine: bool = True,
         backend: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        self.affine = affine
         self.weight, self.bias = _scale_and_shift(num_channels, backend, affine)
+        if not bias:
+            self.bias = None
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+            f"affine={self.affine}, bias={self.bias is not None}"
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         w, b = _value(self.weight), _value(self.bias)

@@ -50,6 +50,9 @@ def pad(
             below the size or (``circular``) above it.
     """
     amounts = [int(p) for p in pad]
+    sizes = zip(input.shape[::-1], amounts[::2], amounts[1::2])
+    if any(n + before + after < 0 for n, before, after in sizes):  # (as PyTorch)
+        raise RuntimeError(f"pad: {tuple(pad)} crops more than shape {input.shape}")
     if mode == "constant":  # (a negative amount crops, as PyTorch's)
         fill = 0.0 if value is None else value
         out = sf.pad(input, [max(w, 0) for w in amounts], fill)

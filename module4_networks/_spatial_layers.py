@@ -87,6 +87,12 @@ class AvgPool1d(AvgPool2d):
 
     function = staticmethod(S.avg_pool1d)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("kernel_size", "stride", "padding"):  # 1-tuples, as PyTorch's
+            value = getattr(self, name)
+            setattr(self, name, tuple(value) if isinstance(value, tuple) else (value,))
+
 
 class ConvTranspose2d(Module):
     """``F.conv_transpose2d`` as a layer: weight ``(in_channels, out_channels /
@@ -139,6 +145,17 @@ class Upsample(FunctionLayer):
     mode="nearest", align_corners=None)``."""
 
     function = staticmethod(S.interpolate)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        s = self.scale_factor  # floats, as PyTorch keeps them
+        self.scale_factor = (
+            tuple(map(float, s)) if isinstance(s, tuple) else s and float(s)
+        )
+
+    def extra_repr(self) -> str:
+        shown = "size" if self.scale_factor is None else "scale_factor"
+        return f"{shown}={getattr(self, shown)!r}, mode={self.mode!r}"
 
 
 class Dropout2d(Dropout):

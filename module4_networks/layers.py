@@ -351,7 +351,11 @@ class _BatchNorm(Module):
         # END SOLUTION
 
     def extra_repr(self) -> str:
-        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
 
 
 class BatchNorm1d(_BatchNorm):
@@ -409,7 +413,10 @@ class LayerNorm(Module):
         # END SOLUTION
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine="
+            f"{self.elementwise_affine}, bias={self.bias is not None}"
+        )
 
 
 # ------------------------------------------------------ parameter-free layers

@@ -189,10 +189,17 @@ def flip(t: "Tensor", *dims: Any) -> "Tensor":
 
 def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "Tensor":
     """Entries shifted by ``shifts`` along ``dims``, wrapping around (of the
-    flattened tensor when ``dims`` is None), like ``torch.roll``."""
+    flattened tensor when ``dims`` is None), like ``torch.roll``: one shift a
+    dimension (RuntimeError otherwise, as PyTorch's; NumPy would broadcast)."""
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     if dims is not None:
         dims = dims if isinstance(dims, (tuple, list)) else (dims,)
         dims = tuple(normalize_dim(d, t.dims) for d in dims)
+    if len(shifts) != len(dims or (0,)):
+        raise RuntimeError(
+            f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "
+            f"dims: {len(dims or ())}"
+        )
     # Where each entry comes from, as a position in the flattened tensor.
     source = np.roll(np.arange(t.numel()).reshape(t.shape), shifts, dims)
     return AdvancedIndex.apply(t.reshape(-1), (source,))

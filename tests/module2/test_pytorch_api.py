@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import module2_tensors as kt
+from tests.pytorch_reference import import_torch
 
 A = np.array([[0.5, -1.5, 2.0], [0.0, 3.0, -0.25]])
 
@@ -91,3 +92,18 @@ def test_scatter_add_index_add_and_nonzero():
     np.testing.assert_array_equal(
         A[rows_.to_numpy().astype(int), cols_.to_numpy().astype(int)], A[A != 0]
     )
+
+
+@pytest.mark.parametrize(
+    "shifts, dims", [((1, 2), (0,)), ((1,), (0, 1)), ((1, 2), None), (1, (0, 1))]
+)
+def test_roll_needs_one_shift_per_dimension_as_pytorch(shifts, dims):
+    # torch.roll raises where shifts and dims differ in length (NumPy's roll
+    # would broadcast them); one shift with no dims rolls the flattened tensor.
+    torch = import_torch()
+    with pytest.raises(RuntimeError):
+        torch.roll(torch.zeros(2, 3), shifts, dims)
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align"):
+        _t().roll(shifts, dims)
+    assert _t().roll((1,)).tolist() == np.roll(A, 1).tolist()
+    assert _t().roll((1, -1), (0, 1)).tolist() == np.roll(A, (1, -1), (0, 1)).tolist()

@@ -20,6 +20,7 @@ import module4_networks as kt
 from module4_networks import nn
 from module4_networks.nn import functional as F
 from tests.module4.helpers import check_grad
+from tests.pytorch_reference import import_torch
 
 RNG = np.random.default_rng(3)
 
@@ -94,6 +95,19 @@ def test_adaptive_max_pool2d_takes_each_windows_maximum(size):
     layer = nn.AdaptiveMaxPool2d(size)
     want = _adaptive_max_ref(x[0], oh, ow)
     np.testing.assert_allclose(layer(kt.tensor(x[0])).to_numpy(), want)
+
+
+@pytest.mark.parametrize("widths", [(-6, 0), (0, -6), (-3, -3), (1, 1, -4, 0)])
+def test_pad_that_crops_more_than_a_dimension_holds_raises_as_pytorch(widths):
+    # PyTorch raises where a negative width would leave a negative size (a size
+    # of exactly 0 is allowed); NumPy-style slicing would give an empty tensor.
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3, 5))
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.pad(torch.tensor(x), widths)
+    with pytest.raises(RuntimeError, match="crops more than"):
+        F.pad(kt.tensor(x), widths)
+    assert F.pad(kt.tensor(x), (-5, 0)).shape == (2, 3, 0)  # (exactly all: allowed)
 
 
 @pytest.mark.task2_6

@@ -432,6 +432,19 @@ def test_state_dict_keep_vars_keeps_the_parameters_themselves():
         ("MaxPool2d", (3, 2, 1)),
         ("AvgPool2d", (2,)),
         ("MaxPool1d", (2,)),
+        ("AvgPool1d", (3,)),
+        ("AvgPool1d", (3, 2, 1)),
+        ("BatchNorm1d", (3,)),
+        ("BatchNorm2d", (3, 1e-3, 0.2, False, False)),
+        ("InstanceNorm2d", (3,)),
+        ("InstanceNorm1d", (3, 1e-5, 0.1, True, True)),
+        ("LayerNorm", (4,)),
+        ("LayerNorm", ((2, 4), 1e-6, False)),
+        ("GroupNorm", (2, 4)),
+        ("GroupNorm", (2, 4, 1e-3, False)),
+        ("Upsample", (None, 2)),
+        ("Upsample", (None, (2, 3))),
+        ("Upsample", ((4, 4), None, "bilinear")),
         ("AdaptiveAvgPool2d", ((1, 1),)),
         ("Dropout", (0.1,)),
         ("Dropout2d", (0.2, True)),
@@ -446,3 +459,17 @@ def test_layers_print_their_settings_as_pytorchs(name, args):
     # they differ from the defaults, a pool's stride as its kernel's.
     torch = import_torch()
     assert repr(getattr(nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
+
+
+@pytest.mark.parametrize("name", ["GroupNorm", "LayerNorm"])
+def test_norm_layers_without_a_bias_print_and_normalise_as_pytorchs(name):
+    # bias=False: no shift parameter (None, as PyTorch's), the scale kept.
+    torch = import_torch()
+    args = (2, 4) if name == "GroupNorm" else (4,)
+    ours, theirs = getattr(nn, name)(*args, bias=False), getattr(torch.nn, name)(
+        *args, bias=False
+    )
+    assert ours.bias is None and repr(ours) == repr(theirs)
+    x = RNG.normal(size=(3, 4, 4))
+    want = theirs.double()(torch.tensor(x)).detach().numpy()
+    np.testing.assert_allclose(ours(kt.tensor(x)).to_numpy(), want, atol=1e-12)
