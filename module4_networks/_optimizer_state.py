@@ -75,9 +75,8 @@ def _amsgrad_step(p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
     v_t)$ (``state["max_exp_avg_sq"]``), as $\sqrt{u_t / (1 - \beta_2^t)} +
     \epsilon$; the rest is Adam's step."""
     beta1, beta2 = group["betas"]
-    v_max = state.get("max_exp_avg_sq")
     t, m, v = _moments(p, g, state, group)
-    state["max_exp_avg_sq"] = v_max = v if v_max is None else v_max.maximum(v)
+    v_max = state["max_exp_avg_sq"] = state.get("max_exp_avg_sq", v).maximum(v)
     denominator = (v_max / (1.0 - beta2**t)).sqrt() + group["eps"]
     return p - group["lr"] * (m / (1.0 - beta1**t)) / denominator
 
