@@ -154,12 +154,9 @@ class LRScheduler:
         to step ``epoch`` instead (with the closed form where the class has
         one, as in PyTorch)."""
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch  # type: ignore[assignment]
-            values = self._get_closed_form_lr()
+        closed = epoch is not None
+        self.last_epoch = epoch if closed else self.last_epoch + 1  # type: ignore
+        values = self._get_closed_form_lr() if closed else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._current()
@@ -455,10 +452,8 @@ class SequentialLR(LRScheduler):
         self.last_epoch += 1
         k = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[k]
-        if k > 0 and self._milestones[k - 1] == self.last_epoch:
-            scheduler.step(0)  # restart it: the closed form at step 0
-        else:
-            scheduler.step()
+        restart = k > 0 and self._milestones[k - 1] == self.last_epoch
+        scheduler.step(0 if restart else None)  # restart: the closed form at step 0
         self._last_lr = scheduler.get_last_lr()
 
 
