@@ -441,8 +441,7 @@ class SequentialLR(LRScheduler):
         # the one running at step 0 again from the initial rates.
         for group in optimizer.param_groups:
             group["lr"] = group["initial_lr"]
-        for scheduler in self._schedulers:
-            _undo_step(scheduler)
+        _undo_step(self)  # (each of self._schedulers)
         first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
         first._initial_step()
         self._last_lr = first.get_last_lr()
