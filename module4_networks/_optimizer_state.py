@@ -103,7 +103,6 @@ class OptimizerState:
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
         skip = ("self", "params", "__class__", "flags")
         flags = defaults.get("flags", {})
         for name in set(flags) - set(self._switches):
@@ -114,7 +113,8 @@ class OptimizerState:
         # Tensors hash by identity (``__hash__ = object.__hash__``), so a dict
         # keyed by them finds each parameter by identity, as torch's does.
         self.state: DefaultDict[Tensor, Dict[str, Any]] = defaultdict(dict)
-        for group in groups:
+        # A list of groups (dicts), or one group of all the parameters.
+        for group in params if isinstance(params[0], dict) else [{"params": params}]:
             self.add_param_group(group)
 
     def add_param_group(self, group: Dict[str, Any]) -> None:
