@@ -183,9 +183,8 @@ class LRScheduler:
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` saved."""
         state = dict(state_dict)
-        for scheduler, saved in zip(
-            self.__dict__.get("_schedulers", []), state.pop("_schedulers", [])
-        ):
+        inner = state.pop("_schedulers", [])  # (SequentialLR, ChainedScheduler)
+        for scheduler, saved in zip(self.__dict__.get("_schedulers", []), inner):
             scheduler.load_state_dict(saved)
         self.__dict__.update(state)
 
