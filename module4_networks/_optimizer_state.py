@@ -136,7 +136,19 @@ class OptimizerState:
         seen = {p.unique_id for p in self._all_params()}
         if ids & seen or len(ids) != len(filled["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
-        self._check(filled)
+        # Invalid hyperparameters, with PyTorch's messages; the settings that
+        # must not be negative in PyTorch's words for them.
+        words = {"lr": "learning rate", "eps": "epsilon value"}
+        for key in ("lr", "weight_decay", "eps", "momentum"):
+            if filled.get(key, 0.0) < 0.0:
+                what = words.get(key, f"{key} value")
+                raise ValueError(f"Invalid {what}: {filled[key]}")
+        for k, beta in enumerate(filled.get("betas", ())):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
+        for key in ("capturable", "differentiable", "fused"):
+            if filled.get(key):  # (None and False: not asked for)
+                raise NotImplementedError(f"{key}=True: not in Kindling's optimizers")
         self.param_groups.append(filled)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -147,21 +159,6 @@ class OptimizerState:
                 p.grad = None
             else:
                 p.grad.zero_()
-
-    def _check(self, group: Dict[str, Any]) -> None:
-        """Reject invalid hyperparameters with PyTorch's messages."""
-        # The settings that must not be negative, in PyTorch's words for them.
-        words = {"lr": "learning rate", "eps": "epsilon value"}
-        for key in ("lr", "weight_decay", "eps", "momentum"):
-            if group.get(key, 0.0) < 0.0:
-                what = words.get(key, f"{key} value")
-                raise ValueError(f"Invalid {what}: {group[key]}")
-        for k, beta in enumerate(group.get("betas", ())):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
-        for key in ("capturable", "differentiable", "fused"):
-            if group.get(key):  # (None and False: not asked for)
-                raise NotImplementedError(f"{key}=True: not in Kindling's optimizers")
 
     def _all_params(self) -> List[Tensor]:
         return [p for group in self.param_groups for p in group["params"]]
