@@ -75,9 +75,8 @@ def _amsgrad_step(p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
     v_t)$ (``state["max_exp_avg_sq"]``), as $\sqrt{u_t / (1 - \beta_2^t)} +
     \epsilon$; the rest is Adam's step."""
     beta1, beta2 = group["betas"]
-    v_max = state.get("max_exp_avg_sq")
     t, m, v = _moments(p, g, state, group)
-    state["max_exp_avg_sq"] = v_max = v if v_max is None else v_max.maximum(v)
+    v_max = state["max_exp_avg_sq"] = state.get("max_exp_avg_sq", v).maximum(v)
     denominator = (v_max / (1.0 - beta2**t)).sqrt() + group["eps"]
     return p - group["lr"] * (m / (1.0 - beta1**t)) / denominator
 
@@ -104,7 +103,6 @@ class OptimizerState:
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
         skip = ("self", "params", "__class__", "flags")
         flags = defaults.get("flags", {})
         for name in set(flags) - set(self._switches):
@@ -115,7 +113,8 @@ class OptimizerState:
         # Tensors hash by identity (``__hash__ = object.__hash__``), so a dict
         # keyed by them finds each parameter by identity, as torch's does.
         self.state: DefaultDict[Tensor, Dict[str, Any]] = defaultdict(dict)
-        for group in groups:
+        # A list of groups (dicts), or one group of all the parameters.
+        for group in params if isinstance(params[0], dict) else [{"params": params}]:
             self.add_param_group(group)
 
     def add_param_group(self, group: Dict[str, Any]) -> None:
@@ -137,7 +136,19 @@ class OptimizerState:
         seen = {p.unique_id for p in self._all_params()}
         if ids & seen or len(ids) != len(filled["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
-        self._check(filled)
+        # Invalid hyperparameters, with PyTorch's messages; the settings that
+        # must not be negative in PyTorch's words for them.
+        words = {"lr": "learning rate", "eps": "epsilon value"}
+        for key in ("lr", "weight_decay", "eps", "momentum"):
+            if filled.get(key, 0.0) < 0.0:
+                what = words.get(key, f"{key} value")
+                raise ValueError(f"Invalid {what}: {filled[key]}")
+        for k, beta in enumerate(filled.get("betas", ())):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
+        for key in ("capturable", "differentiable", "fused"):
+            if filled.get(key):  # (None and False: not asked for)
+                raise NotImplementedError(f"{key}=True: not in Kindling's optimizers")
         self.param_groups.append(filled)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -148,21 +159,6 @@ class OptimizerState:
                 p.grad = None
             else:
                 p.grad.zero_()
-
-    def _check(self, group: Dict[str, Any]) -> None:
-        """Reject invalid hyperparameters with PyTorch's messages."""
-        # The settings that must not be negative, in PyTorch's words for them.
-        words = {"lr": "learning rate", "eps": "epsilon value"}
-        for key in ("lr", "weight_decay", "eps", "momentum"):
-            if group.get(key, 0.0) < 0.0:
-                what = words.get(key, f"{key} value")
-                raise ValueError(f"Invalid {what}: {group[key]}")
-        for k, beta in enumerate(group.get("betas", ())):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {k}: {beta}")
-        for key in ("capturable", "differentiable", "fused"):
-            if group.get(key):  # (None and False: not asked for)
-                raise NotImplementedError(f"{key}=True: not in Kindling's optimizers")
 
     def _all_params(self) -> List[Tensor]:
         return [p for group in self.param_groups for p in group["params"]]

@@ -225,9 +225,7 @@ class CyclicLR(LRScheduler):
             return self.custom_scale_fn(x)
         if self.mode == "triangular":
             return 1.0
-        if self.mode == "triangular2":
-            return 1 / (2.0 ** (x - 1))
-        return self.gamma**x
+        return 1 / (2.0 ** (x - 1)) if self.mode == "triangular2" else self.gamma**x
 
     def get_lr(self) -> List[float]:
         cycle = math.floor(1 + self.last_epoch / self.total_size)

@@ -154,12 +154,9 @@ class LRScheduler:
         to step ``epoch`` instead (with the closed form where the class has
         one, as in PyTorch)."""
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch  # type: ignore[assignment]
-            values = self._get_closed_form_lr()
+        closed = epoch is not None
+        self.last_epoch = epoch if closed else self.last_epoch + 1  # type: ignore
+        values = self._get_closed_form_lr() if closed else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._current()
@@ -186,9 +183,8 @@ class LRScheduler:
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` saved."""
         state = dict(state_dict)
-        for scheduler, saved in zip(
-            self.__dict__.get("_schedulers", []), state.pop("_schedulers", [])
-        ):
+        inner = state.pop("_schedulers", [])  # (SequentialLR, ChainedScheduler)
+        for scheduler, saved in zip(self.__dict__.get("_schedulers", []), inner):
             scheduler.load_state_dict(saved)
         self.__dict__.update(state)
 
@@ -444,8 +440,7 @@ class SequentialLR(LRScheduler):
         # the one running at step 0 again from the initial rates.
         for group in optimizer.param_groups:
             group["lr"] = group["initial_lr"]
-        for scheduler in self._schedulers:
-            _undo_step(scheduler)
+        _undo_step(self)  # (each of self._schedulers)
         first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
         first._initial_step()
         self._last_lr = first.get_last_lr()
@@ -455,10 +450,8 @@ class SequentialLR(LRScheduler):
         self.last_epoch += 1
         k = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[k]
-        if k > 0 and self._milestones[k - 1] == self.last_epoch:
-            scheduler.step(0)  # restart it: the closed form at step 0
-        else:
-            scheduler.step()
+        restart = k > 0 and self._milestones[k - 1] == self.last_epoch
+        scheduler.step(0 if restart else None)  # restart: the closed form at step 0
         self._last_lr = scheduler.get_last_lr()
 
 
