@@ -154,9 +154,12 @@ class LRScheduler:
         to step ``epoch`` instead (with the closed form where the class has
         one, as in PyTorch)."""
         self._step_count += 1
-        closed = epoch is not None
-        self.last_epoch = epoch if closed else self.last_epoch + 1  # type: ignore
-        values = self._get_closed_form_lr() if closed else self.get_lr()
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch  # type: ignore[assignment]
+            values = self._get_closed_form_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._current()
