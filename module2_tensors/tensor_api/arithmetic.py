@@ -138,8 +138,7 @@ class ArithmeticMixin:
     def __sub__(self, b: TensorLike) -> "Tensor":
         # a - b is a + (-b): a number negated in Python (one kernel, exact), a
         # tensor by Neg; a bool operand raises, as in PyTorch.
-        b_bool = b is True or b is False or getattr(b, "is_mask", False)
-        if self.is_mask or b_bool:
+        if self.is_mask or b is True or b is False or getattr(b, "is_mask", False):
             raise RuntimeError(_BOOL_SUB)
         if not isinstance(b, (float, int, CoreMixin, numbers.Real)):
             self._other(b)  # (raises, naming b as written: -b would not)
