@@ -559,8 +559,7 @@ class ArithmeticMixin:
     ) -> "Tensor":
         """``torch.isclose``: a mask of $|a - b| \\le \\text{atol} + \\text{rtol}
         \\cdot |b|$ (equal infinities are close; NaN only with ``equal_nan``)."""
-        b = self._other(other)
-        close = np.isclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan)
+        close = np.isclose(self.to_numpy(), np.asarray(other), rtol, atol, equal_nan)
         return FACTORIES["tensor"](close, backend=self.backend)  # (bools: a mask)
 
     def allclose(

@@ -130,14 +130,13 @@ class IndexingMixin:
         if not isinstance(src, CoreMixin):
             src = self.new_full(index.shape, float(src))
         src = src[tuple(slice(0, n) for n in index.shape)]  # (the part used)
-        written = indexing.scatter_add(
-            self.new_zeros(self.shape), dim, index, index * 0 + 1
-        )
         d = dim % max(self.dims, 1)
         # Overwritten entries add 0 to the value and still get their position's
         # gradient, as PyTorch's backward (``grad.gather(dim, index)``) gives.
-        overwritten = 1.0 - self.new_tensor(indexing.last_writers(index, d, self.shape))
-        kept = src + -(src.detach() * overwritten)  # (src may be a bool mask)
+        last = self.new_tensor(indexing.last_writers(index, d, self.shape))
+        kept = src + -(src.detach() * (1.0 - last))  # (src may be a bool mask)
+        # (each position written has one last writer)
+        written = indexing.scatter_add(self.new_zeros(self.shape), dim, index, last)
         placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, kept)
         return ixf.where(written > 0, placed, self)._as_dtype(self.dtype)
 

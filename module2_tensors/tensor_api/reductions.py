@@ -137,20 +137,19 @@ class ReductionMixin:
     def _reduce_dims(self, dim: Dims) -> Tuple[int, ...]:
         if dim is None:
             return tuple(range(self.dims))
+        dim = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
         if self.dims == 0:
             # PyTorch lets a 0-d tensor be reduced over dim 0 or -1 (a no-op).
-            for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+            for d in dim:
                 if d not in (0, -1) or isinstance(d, bool):
                     raise IndexError(
                         f"dim={d} is out of range for a 0-d tensor (expected 0 or -1)"
                     )
             return ()
-        if isinstance(dim, (tuple, list)):
-            dims = sorted({normalize_dim(d, self.dims) for d in dim})
-            if len(dims) != len(dim):
-                raise ValueError(f"dim {tuple(dim)} names a dimension twice")
-            return tuple(dims) if dims else tuple(range(self.dims))
-        return (normalize_dim(dim, self.dims),)
+        dims = sorted({normalize_dim(d, self.dims) for d in dim})
+        if len(dims) != len(dim):
+            raise ValueError(f"dim {dim} names a dimension twice")
+        return tuple(dims) if dims else tuple(range(self.dims))
 
     def _reduce(
         self,
