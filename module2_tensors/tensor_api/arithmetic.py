@@ -93,8 +93,7 @@ def _bitwise(np_op: Any, logical: Any) -> Any:
         d = dtypes.result_type(self, *b)
         if d.is_floating_point or d is dtypes.bool_:
             return logical(self, *b)
-        ts = (self, *map(self._other, b))
-        out = np_op(*(t.to_numpy().astype(np.int64) for t in ts))
+        out = np_op(*(np.asarray(t, np.int64) for t in (self, *b)))
         return FACTORIES["tensor"](out, backend=self.backend, dtype=d)
 
     return op

@@ -53,12 +53,8 @@ class Size(int):
 def _python(t: "Tensor", array: np.ndarray) -> Any:
     """``array`` (``t``'s numbers) as Python numbers of ``t``'s dtype (a number
     for a 0-d array): bools, ints or floats, as PyTorch's ``tolist``."""
-    d = t._dtype
-    if t.is_mask or d is dtypes.bool_:
-        return (array != 0.0).tolist()
-    if d is not None and not d.is_floating_point:
-        return array.astype(np.int64).tolist()
-    return array.tolist()
+    d = t.dtype
+    return (array if d.is_floating_point else array.astype(d.name)).tolist()
 
 
 def tensor_operand(name: str, other: Any) -> "Tensor":
