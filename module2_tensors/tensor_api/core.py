@@ -190,13 +190,9 @@ class CoreMixin:
             # In GPU memory (CudaBackend): copy back only the span this view reaches.
             last = sum((n - 1) * s for n, s in zip(data.shape, data.strides))
             storage = storage[: last + 1].copy_to_host() if data.size else np.zeros(0)
-        view = np.lib.stride_tricks.as_strided(
-            storage,
-            shape=data.shape,
-            strides=tuple(8 * step for step in data.strides),
-            writeable=False,
-        )
-        return np.array(view, dtype=np.float64)
+        steps = tuple(8 * step for step in data.strides)  # (in bytes)
+        view = np.lib.stride_tricks.as_strided(storage, data.shape, steps)
+        return np.array(view, dtype=np.float64)  # (a copy: the view is never written)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         # (an integer or bool tensor as an array of its dtype, as PyTorch's:
