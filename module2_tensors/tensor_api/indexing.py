@@ -123,10 +123,9 @@ class IndexingMixin:
         does the same). The gradient reaches this tensor at the positions not
         written, and every entry of ``src`` from the position it writes (an
         overwritten one too, as in PyTorch)."""
+        src = value if src is None else src
         if src is None:
-            if value is None:
-                raise TypeError("scatter() needs src or value")
-            src = value
+            raise TypeError("scatter() needs src or value")
         if not isinstance(src, CoreMixin):
             src = self.new_full(index.shape, float(src))
         src = src[tuple(slice(0, n) for n in index.shape)]  # (the part used)

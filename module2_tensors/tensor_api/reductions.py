@@ -125,9 +125,8 @@ class ReductionMixin:
         values, inverse, counts = np.unique(self.to_numpy(), False, True, True, dim)
         inverse = inverse.reshape(self.shape if dim is None else -1)
         out = [FACTORIES["tensor"](values, backend=self.backend, dtype=self.dtype)]
-        for wanted, part in ((return_inverse, inverse), (return_counts, counts)):
-            if wanted:
-                out.append(FACTORIES["tensor"](part, backend=self.backend))
+        asked = ((return_inverse, inverse), (return_counts, counts))
+        out += [FACTORIES["tensor"](p, backend=self.backend) for w, p in asked if w]
         return out[0] if len(out) == 1 else tuple(out)
 
     # (Functions of the tensor first, bound as methods.)
