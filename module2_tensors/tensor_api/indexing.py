@@ -165,8 +165,7 @@ class IndexingMixin:
         # index lists: x[[[0, 1], [2, 3]]] is x[[0, 1], [2, 3]].
         if type(key) is list and len(key) < 32 and any(_nests(k) for k in key):
             key = tuple(key)
-        out = ixf.getitem(self, key)
-        return out if out is self else kept_dtype(self, out)  # keeps the dtype
+        return kept_dtype(self, ixf.getitem(self, key))  # (self: unchanged)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
         """Write ``value`` (broadcast) into ``self[key]``, in place (through
