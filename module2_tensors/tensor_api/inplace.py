@@ -195,9 +195,8 @@ class InPlaceMixin:
             out = out._as_dtype(self.dtype)  # (copy_, fill_ truncate as PyTorch's)
         self.backend.id_map(out, out=self)
         versions.bump_version(self)
-        if out.history is not None:
-            self.history = out.history
-            self.requires_grad = True
+        if out.history is not None:  # (a float: an integer result has none)
+            self.history, self._requires_grad = out.history, True
         return self
 
     def scatter_(
