@@ -182,13 +182,10 @@ class _Einsum(autograd.Function):
         grads: List[Any] = [None]
         for k, subs in enumerate(inputs):
             others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays)) if j != k]
-            known = set(out).union(*[set(s) for s, _ in others])
-            target = "".join(c for c in subs if c in known)
-            spec = ",".join([out] + [s for s, _ in others]) + "->" + target
-            part = np.einsum(spec, g, *[a for _, a in others])
-            summed = tuple(i for i, c in enumerate(subs) if c not in known)
-            full = np.broadcast_to(np.expand_dims(part, summed), arrays[k].shape)
-            grads.append(tensor(np.array(full), backend=grad.backend))
+            # (times ones of k's shape: the indices only k has are broadcast)
+            spec = ",".join([out, *(s for s, _ in others), subs]) + "->" + subs
+            part = np.einsum(spec, g, *(a for _, a in others), np.ones(arrays[k].shape))
+            grads.append(tensor(part, backend=grad.backend))
         return tuple(grads)
 
 

@@ -93,8 +93,7 @@ def _bitwise(np_op: Any, logical: Any) -> Any:
         d = dtypes.result_type(self, *b)
         if d.is_floating_point or d is dtypes.bool_:
             return logical(self, *b)
-        ts = (self, *map(self._other, b))
-        out = np_op(*(t.to_numpy().astype(np.int64) for t in ts))
+        out = np_op(*(np.asarray(t, np.int64) for t in (self, *b)))
         return FACTORIES["tensor"](out, backend=self.backend, dtype=d)
 
     return op
@@ -138,8 +137,7 @@ class ArithmeticMixin:
     def __sub__(self, b: TensorLike) -> "Tensor":
         # a - b is a + (-b): a number negated in Python (one kernel, exact), a
         # tensor by Neg; a bool operand raises, as in PyTorch.
-        b_bool = b is True or b is False or getattr(b, "is_mask", False)
-        if self.is_mask or b_bool:
+        if self.is_mask or b is True or b is False or getattr(b, "is_mask", False):
             raise RuntimeError(_BOOL_SUB)
         if not isinstance(b, (float, int, CoreMixin, numbers.Real)):
             self._other(b)  # (raises, naming b as written: -b would not)
@@ -560,8 +558,7 @@ class ArithmeticMixin:
     ) -> "Tensor":
         """``torch.isclose``: a mask of $|a - b| \\le \\text{atol} + \\text{rtol}
         \\cdot |b|$ (equal infinities are close; NaN only with ``equal_nan``)."""
-        b = self._other(other)
-        close = np.isclose(self.to_numpy(), b.to_numpy(), rtol, atol, equal_nan)
+        close = np.isclose(self.to_numpy(), np.asarray(other), rtol, atol, equal_nan)
         return FACTORIES["tensor"](close, backend=self.backend)  # (bools: a mask)
 
     def allclose(

@@ -53,12 +53,8 @@ class Size(int):
 def _python(t: "Tensor", array: np.ndarray) -> Any:
     """``array`` (``t``'s numbers) as Python numbers of ``t``'s dtype (a number
     for a 0-d array): bools, ints or floats, as PyTorch's ``tolist``."""
-    d = t._dtype
-    if t.is_mask or d is dtypes.bool_:
-        return (array != 0.0).tolist()
-    if d is not None and not d.is_floating_point:
-        return array.astype(np.int64).tolist()
-    return array.tolist()
+    d = t.dtype
+    return (array if d.is_floating_point else array.astype(d.name)).tolist()
 
 
 def tensor_operand(name: str, other: Any) -> "Tensor":
@@ -194,13 +190,9 @@ class CoreMixin:
             # In GPU memory (CudaBackend): copy back only the span this view reaches.
             last = sum((n - 1) * s for n, s in zip(data.shape, data.strides))
             storage = storage[: last + 1].copy_to_host() if data.size else np.zeros(0)
-        view = np.lib.stride_tricks.as_strided(
-            storage,
-            shape=data.shape,
-            strides=tuple(8 * step for step in data.strides),
-            writeable=False,
-        )
-        return np.array(view, dtype=np.float64)
+        steps = tuple(8 * step for step in data.strides)  # (in bytes)
+        view = np.lib.stride_tricks.as_strided(storage, data.shape, steps)
+        return np.array(view, dtype=np.float64)  # (a copy: the view is never written)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         # (an integer or bool tensor as an array of its dtype, as PyTorch's:

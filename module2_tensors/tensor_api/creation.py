@@ -10,7 +10,7 @@ from .. import tensor_functions as tf
 from ..engine import dtypes
 from ..tensor_data import TensorData, UserShape
 from .core import FACTORIES
-from .dtype_device import keeps_dtype
+from .dtype_device import keeps_dtype, label
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -21,10 +21,7 @@ def _labelled(out: "Tensor", d: Optional[dtypes.dtype]) -> "Tensor":
     only)."""
     if d is None or d is dtypes.float64:
         return out
-    if d.is_floating_point:
-        out._dtype = d
-        return out
-    return out._as_dtype(d)
+    return label(out, d) if d.is_floating_point else out._as_dtype(d)
 
 
 class CreationMixin:

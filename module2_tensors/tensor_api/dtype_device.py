@@ -27,8 +27,7 @@ def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        out = method(self, *args, **kwargs)
-        return out if out is self else kept_dtype(self, out)
+        return kept_dtype(self, method(self, *args, **kwargs))  # (self: unchanged)
 
     return wrapped
 

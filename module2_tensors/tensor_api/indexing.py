@@ -123,21 +123,19 @@ class IndexingMixin:
         does the same). The gradient reaches this tensor at the positions not
         written, and every entry of ``src`` from the position it writes (an
         overwritten one too, as in PyTorch)."""
+        src = value if src is None else src
         if src is None:
-            if value is None:
-                raise TypeError("scatter() needs src or value")
-            src = value
+            raise TypeError("scatter() needs src or value")
         if not isinstance(src, CoreMixin):
             src = self.new_full(index.shape, float(src))
         src = src[tuple(slice(0, n) for n in index.shape)]  # (the part used)
-        written = indexing.scatter_add(
-            self.new_zeros(self.shape), dim, index, index * 0 + 1
-        )
         d = dim % max(self.dims, 1)
         # Overwritten entries add 0 to the value and still get their position's
         # gradient, as PyTorch's backward (``grad.gather(dim, index)``) gives.
-        overwritten = 1.0 - self.new_tensor(indexing.last_writers(index, d, self.shape))
-        kept = src + -(src.detach() * overwritten)  # (src may be a bool mask)
+        last = self.new_tensor(indexing.last_writers(index, d, self.shape))
+        kept = src + -(src.detach() * (1.0 - last))  # (src may be a bool mask)
+        # (each position written has one last writer)
+        written = indexing.scatter_add(self.new_zeros(self.shape), dim, index, last)
         placed = indexing.scatter_add(self.new_zeros(self.shape), dim, index, kept)
         return ixf.where(written > 0, placed, self)._as_dtype(self.dtype)
 
@@ -167,8 +165,7 @@ class IndexingMixin:
         # index lists: x[[[0, 1], [2, 3]]] is x[[0, 1], [2, 3]].
         if type(key) is list and len(key) < 32 and any(_nests(k) for k in key):
             key = tuple(key)
-        out = ixf.getitem(self, key)
-        return out if out is self else kept_dtype(self, out)  # keeps the dtype
+        return kept_dtype(self, ixf.getitem(self, key))  # (self: unchanged)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
         """Write ``value`` (broadcast) into ``self[key]``, in place (through

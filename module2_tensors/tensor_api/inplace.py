@@ -170,12 +170,8 @@ class InPlaceMixin:
                     f"(y = y + 1)"
                 )
             # The old value, as its own node with this tensor's history.
-            old = autograd.tensor_class()(
-                self.backend.id_map(self)._tensor,
-                self.backend,
-                history=self.history,
-                requires_grad=self.requires_grad,
-            )
+            old = self._new(self.backend.id_map(self)._tensor)
+            old.history, old._requires_grad = self.history, self._requires_grad
             out = op(old, old if other is self else other)
         else:
             # (arithmetic with a Python number: the number, for the result dtype)
@@ -199,9 +195,8 @@ class InPlaceMixin:
             out = out._as_dtype(self.dtype)  # (copy_, fill_ truncate as PyTorch's)
         self.backend.id_map(out, out=self)
         versions.bump_version(self)
-        if out.history is not None:
-            self.history = out.history
-            self.requires_grad = True
+        if out.history is not None:  # (a float: an integer result has none)
+            self.history, self._requires_grad = out.history, True
         return self
 
     def scatter_(

@@ -125,9 +125,8 @@ class ReductionMixin:
         values, inverse, counts = np.unique(self.to_numpy(), False, True, True, dim)
         inverse = inverse.reshape(self.shape if dim is None else -1)
         out = [FACTORIES["tensor"](values, backend=self.backend, dtype=self.dtype)]
-        for wanted, part in ((return_inverse, inverse), (return_counts, counts)):
-            if wanted:
-                out.append(FACTORIES["tensor"](part, backend=self.backend))
+        asked = ((return_inverse, inverse), (return_counts, counts))
+        out += [FACTORIES["tensor"](p, backend=self.backend) for w, p in asked if w]
         return out[0] if len(out) == 1 else tuple(out)
 
     # (Functions of the tensor first, bound as methods.)
@@ -137,20 +136,19 @@ class ReductionMixin:
     def _reduce_dims(self, dim: Dims) -> Tuple[int, ...]:
         if dim is None:
             return tuple(range(self.dims))
+        dim = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
         if self.dims == 0:
             # PyTorch lets a 0-d tensor be reduced over dim 0 or -1 (a no-op).
-            for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+            for d in dim:
                 if d not in (0, -1) or isinstance(d, bool):
                     raise IndexError(
                         f"dim={d} is out of range for a 0-d tensor (expected 0 or -1)"
                     )
             return ()
-        if isinstance(dim, (tuple, list)):
-            dims = sorted({normalize_dim(d, self.dims) for d in dim})
-            if len(dims) != len(dim):
-                raise ValueError(f"dim {tuple(dim)} names a dimension twice")
-            return tuple(dims) if dims else tuple(range(self.dims))
-        return (normalize_dim(dim, self.dims),)
+        dims = sorted({normalize_dim(d, self.dims) for d in dim})
+        if len(dims) != len(dim):
+            raise ValueError(f"dim {dim} names a dimension twice")
+        return tuple(dims) if dims else tuple(range(self.dims))
 
     def _reduce(
         self,
@@ -206,14 +204,10 @@ class ReductionMixin:
                 f"along dimension {[d for d in dims if self.shape[d] == 0][0]}"
             )
         kept = tuple(1 if k in dims else n for k, n in enumerate(self.shape))
-        final = (
-            kept if keepdim else tuple(n for k, n in enumerate(kept) if k not in dims)
-        )
-        scale = 1.0
-        if average:
-            count = math.prod(self.shape[d] for d in dims)
-            # The mean of nothing is 0/0 = nan, as in PyTorch.
-            scale = 1.0 / count if count else float("nan")
+        final = tuple(n for k, n in enumerate(kept) if keepdim or k not in dims)
+        count = math.prod(self.shape[d] for d in dims)
+        # A mean scales by 1/count; the mean of nothing is 0/0 = nan, as in PyTorch.
+        scale = (1.0 / count if count else math.nan) if average else 1.0
         order: Optional[Tuple[int, ...]] = None
         layout, steps = self.shape, dims
         if len(dims) == self.dims and self.dims != 1:
@@ -224,9 +218,7 @@ class ReductionMixin:
             # several dims share the gradient evenly (torch.amax's rule).
             rest = [k for k in range(self.dims) if k not in dims]
             order = (*rest, *dims)
-            layout = tuple(self.shape[k] for k in rest) + (
-                math.prod(self.shape[k] for k in dims),
-            )
+            layout = (*(self.shape[k] for k in rest), count)
             steps = (len(rest),)
         return order, layout, steps, final, scale
 
@@ -318,7 +310,8 @@ class ReductionMixin:
             raise IndexError(
                 f"{name}(dim={dim}) of an empty dimension (shape {self.shape})"
             )
-        indices = self._arg("max", x, d)
+        found = np.argmax(x.to_numpy(), axis=d, keepdims=True)
+        indices = FACTORIES["tensor"](found, backend=x.backend)
         # The entries at indices: the gradient goes to the first maximum only, as
         # PyTorch's (not shared between ties, as amax's).
         values = AdvancedIndex.apply(x, scatter_positions(indices, d))
@@ -330,15 +323,6 @@ class ReductionMixin:
         values = kept_dtype(self, values.view(*final))
         return MaxResult(values, _as_int64(indices.view(*final)))
 
-    @staticmethod
-    def _arg(kind: str, x: "Tensor", d: Optional[int], keep: bool = True) -> "Tensor":
-        """The index of the first maximum (minimum) of ``x`` along ``d`` (of the
-        flattened ``x`` for ``None``), kept with size 1 if ``keep``, without
-        gradient (NaN counts as the maximum)."""
-        arg = np.argmax if kind == "max" else np.argmin
-        found = arg(x.to_numpy(), axis=d, keepdims=keep)
-        return FACTORIES["tensor"](found, backend=x.backend)
-
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """The index of the first maximum along ``dim`` (of the flattened tensor
         for ``None``), like ``torch.argmax`` (``int64``, no gradient)."""
@@ -349,10 +333,15 @@ class ReductionMixin:
         return self._argext("min", dim, keepdim)
 
     def _argext(self, kind: str, dim: Optional[int], keepdim: bool) -> "Tensor":
+        """The index of the first maximum (minimum) along ``dim`` (of the
+        flattened tensor for ``None``), ``int64``, without gradient (NaN counts
+        as the maximum)."""
         if self.size == 0:
             raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
         d = None if dim is None else normalize_dim(dim, max(self.dims, 1))
-        return _as_int64(self._arg(kind, self, d if self.dims else None, keepdim))
+        arg = np.argmax if kind == "max" else np.argmin
+        found = arg(self.to_numpy(), axis=d if self.dims else None, keepdims=keepdim)
+        return _as_int64(FACTORIES["tensor"](found, backend=self.backend))
 
     def all(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where every entry over ``dim`` is non-zero, else $0$: a ``bool``
