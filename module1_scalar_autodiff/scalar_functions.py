@@ -71,9 +71,7 @@ class ScalarFunction:
     def _backward(cls, ctx: Context, d_output: float) -> Tuple[float, ...]:
         """``backward`` with its result always a tuple of floats (one per input)."""
         d = cls.backward(ctx, d_output)
-        if isinstance(d, tuple):
-            return tuple(float(x) for x in d)
-        return (float(d),)
+        return tuple(map(float, d if isinstance(d, tuple) else (d,)))
 
     @classmethod
     def apply(cls, *values: ScalarLike) -> "Scalar":

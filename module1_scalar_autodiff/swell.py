@@ -55,9 +55,8 @@ def simplify(expr: ExprLike) -> Expr:
         return isinstance(e, Const) and e.value == value
 
     def simp(node: Expr) -> Expr:
-        key = id(node)
-        if key in memo:
-            return memo[key]
+        if id(node) in memo:
+            return memo[id(node)]
         out: Expr = node
         if isinstance(node, Pow):
             a = simp(node.a)
@@ -94,7 +93,7 @@ def simplify(expr: ExprLike) -> Expr:
                 out = kids[0].a
             else:
                 out = type(node)(*kids)
-        memo[key] = out
+        memo[id(node)] = out
         return out
 
     return simp(as_expr(expr))
@@ -125,17 +124,14 @@ class SwellRow(NamedTuple):
 def recorded_operations(out: Any) -> int:
     """How many function applications the graph of a ``Scalar`` records: the
     number of local steps a backward pass from ``out`` takes."""
-    seen: set = set()
+    seen: Dict[int, Any] = {}
     stack = [out]
-    count = 0
     while stack:
         v = stack.pop()
-        if v.is_constant() or v.unique_id in seen:
-            continue
-        seen.add(v.unique_id)
-        count += 0 if v.is_leaf else 1
-        stack.extend(v.parents)
-    return count
+        if not v.is_constant() and v.unique_id not in seen:
+            seen[v.unique_id] = v
+            stack.extend(v.parents)
+    return sum(not v.is_leaf for v in seen.values())
 
 
 def swell_table(n_max: int) -> List[SwellRow]:
