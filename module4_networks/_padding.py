@@ -54,8 +54,7 @@ def pad(
     if any(n + before + after < 0 for n, before, after in sizes):  # (as PyTorch)
         raise RuntimeError(f"pad: {tuple(pad)} crops more than shape {input.shape}")
     if mode == "constant":  # (a negative amount crops, as PyTorch's)
-        fill = 0.0 if value is None else value
-        out = sf.pad(input, [max(w, 0) for w in amounts], fill)
+        out = sf.pad(input, [max(w, 0) for w in amounts], value or 0.0)
         lo, hi = amounts[-2::-2], amounts[::-2]  # (first padded dim first)
         # (a negative after: that many entries off the end)
         cut = [slice(max(-b, 0), min(a, 0) or None) for b, a in zip(lo, hi)]
