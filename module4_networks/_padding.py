@@ -50,7 +50,7 @@ def pad(
             below the size or (``circular``) above it.
     """
     amounts = [int(p) for p in pad]
-    sizes = zip(input.shape[::-1], amounts[::2], amounts[1::2])
+    sizes = list(zip(input.shape[::-1], amounts[::2], amounts[1::2]))
     if any(n + before + after < 0 for n, before, after in sizes):  # (as PyTorch)
         raise RuntimeError(f"pad: {tuple(pad)} crops more than shape {input.shape}")
     if mode == "constant":  # (a negative amount crops, as PyTorch's)
@@ -72,9 +72,8 @@ def pad(
             f"{tuple(pad)} for shape {input.shape}"
         )
     out = input
-    for k in range(pairs):
-        d, before, after = input.dims - 1 - k, amounts[2 * k], amounts[2 * k + 1]
-        n = input.shape[d]
+    for k, (n, before, after) in enumerate(sizes):  # (the last dim first)
+        d = input.dims - 1 - k
         limit = n - 1 if mode == "reflect" else n if mode == "circular" else None
         if min(before, after) < 0 or (limit is not None and max(before, after) > limit):
             raise ValueError(
