@@ -62,9 +62,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """$x\\, \\sigma(x)$ (also called swish)."""
-    if inplace:
-        return _written(input, silu)
-    return input * input.sigmoid()
+    return _written(input, silu) if inplace else input * input.sigmoid()
 
 
 def leaky_relu(
@@ -125,9 +123,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``F.mish``: $x \\tanh(\\operatorname{softplus}(x))$ (PyTorch's
     softplus, threshold 20 included)."""
-    if inplace:
-        return _written(input, mish)
-    return input * softplus(input).tanh()
+    return _written(input, mish) if inplace else input * softplus(input).tanh()
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

@@ -122,9 +122,8 @@ def kl_div(
     probabilities $y$ (0 where $y = 0$); with ``log_target``, $e^y (y - x)$.
     ``reduction="batchmean"`` divides the sum by the batch size, which is the
     true KL divergence ("mean" divides by every entry, as PyTorch does)."""
-    if reduction != "batchmean":
-        _check_loss("kl_div", reduction, input)
-    target = _as_tensor(target, input)
+    checked = "mean" if reduction == "batchmean" else reduction  # (mean's checks)
+    target = _check_loss("kl_div", checked, input, target)
     if log_target:
         losses = target.exp() * (target - input)
     else:
@@ -213,11 +212,10 @@ def gaussian_nll_loss(
     """
     _check_loss("gaussian_nll_loss", reduction, input)
     target, var = _as_tensor(target, input), _as_tensor(var, input)
-    if var.dims == 0:  # a float: one variance for every entry
-        var = var * input.detach().new_ones(input.shape)
-    elif var.shape == input.shape[:-1]:
+    # (A float, 0-d, is one variance for every entry: it broadcasts.)
+    if var.dims and var.shape == input.shape[:-1]:
         var = var.unsqueeze(-1)
-    elif var.shape != input.shape and (
+    elif var.shape not in (input.shape, ()) and (
         var.dims != input.dims
         or sum(b for a, b in zip(input.shape, var.shape) if a != b) != 1
     ):

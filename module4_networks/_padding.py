@@ -50,12 +50,11 @@ def pad(
             below the size or (``circular``) above it.
     """
     amounts = [int(p) for p in pad]
-    sizes = zip(input.shape[::-1], amounts[::2], amounts[1::2])
+    sizes = list(zip(input.shape[::-1], amounts[::2], amounts[1::2]))
     if any(n + before + after < 0 for n, before, after in sizes):  # (as PyTorch)
         raise RuntimeError(f"pad: {tuple(pad)} crops more than shape {input.shape}")
     if mode == "constant":  # (a negative amount crops, as PyTorch's)
-        fill = 0.0 if value is None else value
-        out = sf.pad(input, [max(w, 0) for w in amounts], fill)
+        out = sf.pad(input, [max(w, 0) for w in amounts], value or 0.0)
         lo, hi = amounts[-2::-2], amounts[::-2]  # (first padded dim first)
         # (a negative after: that many entries off the end)
         cut = [slice(max(-b, 0), min(a, 0) or None) for b, a in zip(lo, hi)]
@@ -73,9 +72,8 @@ def pad(
             f"{tuple(pad)} for shape {input.shape}"
         )
     out = input
-    for k in range(pairs):
-        d, before, after = input.dims - 1 - k, amounts[2 * k], amounts[2 * k + 1]
-        n = input.shape[d]
+    for k, (n, before, after) in enumerate(sizes):  # (the last dim first)
+        d = input.dims - 1 - k
         limit = n - 1 if mode == "reflect" else n if mode == "circular" else None
         if min(before, after) < 0 or (limit is not None and max(before, after) > limit):
             raise ValueError(

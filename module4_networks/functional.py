@@ -305,14 +305,12 @@ def _reduce_input(
 ) -> Tuple[Tensor, int, Tuple[int, ...]]:
     """``(tensor to reduce, dim, shape of the result)``; ``dim=None`` flattens."""
     _check_tensor(name, input)
-    if dim is not None:
-        dim = _dim(dim, input.dims, name)
+    dim = dim if dim is None else _dim(dim, input.dims, name)
     if input.size == 0 and (dim is None or input.dims == 0 or not input.shape[dim]):
         raise ValueError(f"{name}() of an empty tensor of shape {input.shape}")
     if dim is None or input.dims == 0:  # (a 0-d tensor along its one dim, too)
         return input.reshape(-1), 0, (1,) * input.dims if keepdim else ()
-    rest = (1,) if keepdim else ()
-    return input, dim, input.shape[:dim] + rest + input.shape[dim + 1 :]
+    return input, dim, input.shape[:dim] + (1,) * keepdim + input.shape[dim + 1 :]
 
 
 def max(
@@ -393,9 +391,8 @@ def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: str) -> T
     if input.dims not in (3, 4):
         raise ValueError(f"{name}: input must have 3 or 4 dims, got {input.shape}")
     h, w = input.shape[-2:]
-    if not isinstance(output_size, (tuple, list)):
-        output_size = (output_size,) * 2
-    oh, ow = (n if size is None else size for n, size in zip((h, w), output_size))
+    sizes = np.broadcast_to(output_size, 2).tolist()  # (an int: a square)
+    oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
 
     def window(n: int, out: int, i: int) -> slice:
         return slice((i * n) // out, -(-((i + 1) * n) // out))
