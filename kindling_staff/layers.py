@@ -297,8 +297,17 @@ def re_exports(path: Path) -> List[str]:
 #: made a task's tests reach another task's stub (``kindling marks``: Tasks 2.3,
 #: 2.4 and 4.2 reached ``squeeze``, ``index_select`` and ``Module.parameters``)
 #: or packed arguments into tuples only to fit black's lines.
+#: The twenty-fourth: +3 for the convolution's im2col in blocks of images (the
+#: CNN step 2.3-2.4x -> 1.4-1.6x PyTorch's on this VM) and +40 for issue 42's
+#: differences found last session (roll with shifts and dims that do not align
+#: and pad cropping past a dimension raise, AvgPool1d's 1-tuples, Upsample's
+#: float scale, the norm layers' settings in their repr, GroupNorm's bias=);
+#: -67 by deletion in two rounds of helpers (cut5-sched, cut5-tapi, cut6-fn,
+#: cut6-m01: the schedulers' and the optimizers' checks, the reductions' plan,
+#: scatter's last writers, the function forms' einsum gradient, ...; -70, with
+#: LRScheduler.step's two branches put back, +3).
 #: :data:`LIBRARY_GOAL` is where it is headed.
-LIBRARY_BUDGET = 14_104
+LIBRARY_BUDGET = 14_080
 LIBRARY_GOAL = 13_500
 
 
