@@ -150,7 +150,7 @@ class Upsample(FunctionLayer):
         super().__init__(*args, **kwargs)
         s = self.scale_factor  # floats, as PyTorch keeps them
         self.scale_factor = (
-            tuple(map(float, s)) if isinstance(s, tuple) else s and float(s)
+            tuple(map(float, s)) if isinstance(s, tuple) else float(s) if s else None
         )
 
     def extra_repr(self) -> str:

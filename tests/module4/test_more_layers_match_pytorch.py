@@ -444,6 +444,7 @@ def test_state_dict_keep_vars_keeps_the_parameters_themselves():
         ("GroupNorm", (2, 4, 1e-3, False)),
         ("Upsample", (None, 2)),
         ("Upsample", (None, (2, 3))),
+        ("Upsample", (None, 0)),  # a zero scale: None, as PyTorch keeps it
         ("Upsample", ((4, 4), None, "bilinear")),
         ("AdaptiveAvgPool2d", ((1, 1),)),
         ("Dropout", (0.1,)),
