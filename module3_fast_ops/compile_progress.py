@@ -107,8 +107,7 @@ def _start_helper(current: str) -> None:
 def _stop_helpers() -> None:
     # The helper's work so far stays in the cache; the rest is not needed now.
     for helper in progress.helpers:
-        if helper.poll() is None:
-            helper.terminate()
+        helper.terminate()  # (nothing for one that has finished)
 
 
 # ---------------------------------------------------------------------------

@@ -177,15 +177,14 @@ class KeyedCache:
     ) -> None:
         py_file = py_func.__code__.co_filename
         path = _cache_path(py_file) if key is not None else None
-        identity, stamp = key if key is not None else ("none", "none")
+        identity, self._stamp = key or ("none", "none")
         self._name, self._py_func, self.label = repr(py_func), py_func, label
-        self._stamp = stamp
-        self._impl = impl(py_func, _Locator(py_file, path or "", stamp, identity))
+        self._impl = impl(py_func, _Locator(py_file, path or "", self._stamp, identity))
         self._cache_path = path or ""
         self._cache_file = files(
             cache_path=self._cache_path,
             filename_base=self._impl.filename_base,
-            source_stamp=stamp,
+            source_stamp=self._stamp,
         )
         self._enabled = path is not None
 
