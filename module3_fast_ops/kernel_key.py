@@ -102,7 +102,6 @@ class _Describer:
         self.facts: List[str] = []
         self.seen: set = set()  # functions described
         self.visits: set = set()  # (module, names) described
-        self.cachable = True
 
     def value(self, name: str, value: Any, attributes: Sequence[str] = ()) -> None:
         items = value if isinstance(value, tuple) else (value,)
@@ -140,8 +139,8 @@ class _Describer:
                 self.facts.append(f"file {module} {digest}")
         elif _is_external(type(value).__module__):
             self.facts.append(f"{name}={type(value).__qualname__}")
-        else:
-            self.cachable = False  # something of ours we cannot describe
+        else:  # something of ours we cannot describe: kernel_key gives no key
+            raise TypeError(f"{name}: a {type(value).__qualname__} is not described")
 
     def function(self, fn: types.FunctionType) -> None:
         if fn in self.seen:
@@ -187,9 +186,7 @@ def kernel_key(
     describer = _Describer()
     try:
         describer.function(py_func)  # type: ignore[arg-type]
-    except (OSError, TypeError, ValueError):  # a file gone, a value unhashable...
-        return None
-    if not describer.cachable:
+    except (OSError, TypeError, ValueError):  # a file gone, a value undescribed...
         return None
     # The kernel's own name and those of every function it reaches (the scalar
     # function among them): stable across edits, unlike the stamp.
