@@ -283,10 +283,10 @@ class KernelCache(KeyedCache, FunctionCache):
 
     def save_overload(self, sig: Any, data: Any) -> None:
         compile_progress.progress.finished(self.label)
-        if self._enabled:
-            # Disk full, folder removed: the kernel still runs.
-            with contextlib.suppress(OSError):
-                super().save_overload(sig, data)
+        # Disk full, folder removed: the kernel still runs. (Numba's save does
+        # nothing for a cache that is not enabled.)
+        with contextlib.suppress(OSError):
+            super().save_overload(sig, data)
         self.release()
 
 
