@@ -52,11 +52,8 @@ def _is_external(module: Optional[str]) -> bool:
 
 def _code_names(code: types.CodeType) -> List[str]:
     """The global names a code object (and the functions nested in it) reads."""
-    names = list(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names.extend(_code_names(const))
-    return names
+    nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return list(code.co_names) + [name for c in nested for name in _code_names(c)]
 
 
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None), np.generic)
