@@ -148,11 +148,11 @@ class CompileProgress:
         with self.lock:
             self.current = (label, time.perf_counter())
             if self.pending is None:
-                # The kernels known to this run that have no cached code yet.
-                for known, build, _, _ in self.expected:
-                    if known not in self.caches:
-                        with contextlib.suppress(Exception):  # a stub: not counted
-                            build()
+                # The kernels known to this run that have no cached code yet
+                # (building one already built looks it up).
+                for _, build, _, _ in self.expected:
+                    with contextlib.suppress(Exception):  # a stub: not counted
+                        build()
                 self.pending = sum(not c.is_cached() for c in self.caches.values())
                 _start_helper(label)
                 atexit.register(_stop_helpers)
