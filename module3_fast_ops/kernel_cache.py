@@ -191,10 +191,9 @@ class KeyedCache:
     def _load(self, sig: Any, target_context: Any) -> Any:
         """The cache's ``load_overload``, ``None`` for a damaged file (compiled
         afresh)."""
-        try:
+        with contextlib.suppress(Exception):  # (a damaged file: None, below)
             return super().load_overload(sig, target_context)  # type: ignore[misc]
-        except Exception:  # noqa: BLE001
-            return None
+        return None
 
 
 class KernelCache(KeyedCache, FunctionCache):
