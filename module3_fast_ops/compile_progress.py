@@ -67,11 +67,10 @@ def helper_count() -> int:
     counting this process as busy (the load average includes it once it runs), at
     most :data:`MAX_HELPERS`. On a busy machine a helper only competes with this
     process, so 0; on an idle 8-core laptop 7 helpers compile 7 kernels at once."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # (Windows: no getloadavg)
         busy = max(1.0, os.getloadavg()[0])
-    except (OSError, AttributeError):  # (Windows has no load average: no helper)
-        return 0
-    return max(0, min(MAX_HELPERS, int((os.cpu_count() or 1) - busy)))
+        return max(0, min(MAX_HELPERS, int((os.cpu_count() or 1) - busy)))
+    return 0  # (no load average: no helper)
 
 
 def _start_helper(current: str) -> None:

@@ -59,12 +59,11 @@ def cache_root() -> str:
 
 
 def _writable(path: str) -> bool:
-    try:
+    with contextlib.suppress(OSError):
         os.makedirs(path, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
         return True
-    except OSError:
-        return False
+    return False
 
 
 def _cache_path(py_file: str) -> Optional[str]:
