@@ -220,10 +220,9 @@ class KernelCache(KeyedCache, FunctionCache):
     def is_cached(self) -> bool:
         """Whether the disk holds compiled code for this exact source (any
         signature)."""
-        try:
+        with contextlib.suppress(Exception):  # a damaged index means "not cached"
             return self._enabled and bool(self._cache_file._load_index())
-        except Exception:  # noqa: BLE001 - a damaged index means "not cached"
-            return False
+        return False
 
     # -------------------------------------------------- one compiler at a time
     # Several processes may want the same kernel at once (pytest's workers, the
