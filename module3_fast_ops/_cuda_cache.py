@@ -107,10 +107,9 @@ def persist(kernel: Any, label: str) -> Any:
     if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
         return kernel
     key = kernel_key(py_func, kernel.targetoptions)
-    if key is None:
-        return kernel
     # A numba-cuda whose cache classes moved (tests/module3/test_cuda_kernel_cache.py
     # names what): no disk cache.
-    with contextlib.suppress(Exception):
-        kernel._cache = _cache_class()(py_func, label, key)
+    if key is not None:
+        with contextlib.suppress(Exception):
+            kernel._cache = _cache_class()(py_func, label, key)
     return kernel

@@ -126,11 +126,8 @@ def entry_point(kernel: Any, kind: str) -> Any:
     return found[0].entry_point if found else kernel
 
 
-# Shapes met so far are remembered (errors are not).
-@functools.lru_cache(maxsize=SHAPE_PAIRS)
-def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
-    """:func:`shape_broadcast` of ``a`` and ``b``."""
-    return shape_broadcast(a, b)
+#: :func:`shape_broadcast`, the shapes met so far remembered (errors are not).
+_broadcast = functools.lru_cache(maxsize=SHAPE_PAIRS)(shape_broadcast)
 
 
 @functools.lru_cache(maxsize=SHAPE_PAIRS)
@@ -161,11 +158,8 @@ def serial_twin(kernel: Any, label: str) -> Any:
         py_func.__closure__,
     )
     twin.__qualname__ = py_func.__qualname__ + "_serial"
-    options = {
-        k: v
-        for k, v in kernel.targetoptions.items()
-        if k not in ("parallel", "nopython")
-    }
+    options = dict(kernel.targetoptions, parallel=False)
+    options.pop("nopython", None)  # (njit sets it)
     return kernel_cache.persist(njit(**options)(twin), label)
 
 

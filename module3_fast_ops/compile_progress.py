@@ -67,11 +67,10 @@ def helper_count() -> int:
     counting this process as busy (the load average includes it once it runs), at
     most :data:`MAX_HELPERS`. On a busy machine a helper only competes with this
     process, so 0; on an idle 8-core laptop 7 helpers compile 7 kernels at once."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # (Windows: no getloadavg)
         busy = max(1.0, os.getloadavg()[0])
-    except (OSError, AttributeError):  # (Windows has no load average: no helper)
-        return 0
-    return max(0, min(MAX_HELPERS, int((os.cpu_count() or 1) - busy)))
+        return max(0, min(MAX_HELPERS, int((os.cpu_count() or 1) - busy)))
+    return 0  # (no load average: no helper)
 
 
 def _start_helper(current: str) -> None:
@@ -107,8 +106,7 @@ def _start_helper(current: str) -> None:
 def _stop_helpers() -> None:
     # The helper's work so far stays in the cache; the rest is not needed now.
     for helper in progress.helpers:
-        if helper.poll() is None:
-            helper.terminate()
+        helper.terminate()  # (nothing for one that has finished)
 
 
 # ---------------------------------------------------------------------------
@@ -149,11 +147,11 @@ class CompileProgress:
         with self.lock:
             self.current = (label, time.perf_counter())
             if self.pending is None:
-                # The kernels known to this run that have no cached code yet.
-                for known, build, _, _ in self.expected:
-                    if known not in self.caches:
-                        with contextlib.suppress(Exception):  # a stub: not counted
-                            build()
+                # The kernels known to this run that have no cached code yet
+                # (building one already built looks it up).
+                for _, build, _, _ in self.expected:
+                    with contextlib.suppress(Exception):  # a stub: not counted
+                        build()
                 self.pending = sum(not c.is_cached() for c in self.caches.values())
                 _start_helper(label)
                 atexit.register(_stop_helpers)

@@ -59,12 +59,11 @@ def cache_root() -> str:
 
 
 def _writable(path: str) -> bool:
-    try:
+    with contextlib.suppress(OSError):
         os.makedirs(path, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
         return True
-    except OSError:
-        return False
+    return False
 
 
 def _cache_path(py_file: str) -> Optional[str]:
@@ -177,25 +176,23 @@ class KeyedCache:
     ) -> None:
         py_file = py_func.__code__.co_filename
         path = _cache_path(py_file) if key is not None else None
-        identity, stamp = key if key is not None else ("none", "none")
+        identity, self._stamp = key or ("none", "none")
         self._name, self._py_func, self.label = repr(py_func), py_func, label
-        self._stamp = stamp
-        self._impl = impl(py_func, _Locator(py_file, path or "", stamp, identity))
+        self._impl = impl(py_func, _Locator(py_file, path or "", self._stamp, identity))
         self._cache_path = path or ""
         self._cache_file = files(
             cache_path=self._cache_path,
             filename_base=self._impl.filename_base,
-            source_stamp=stamp,
+            source_stamp=self._stamp,
         )
         self._enabled = path is not None
 
     def _load(self, sig: Any, target_context: Any) -> Any:
         """The cache's ``load_overload``, ``None`` for a damaged file (compiled
         afresh)."""
-        try:
+        with contextlib.suppress(Exception):  # (a damaged file: None, below)
             return super().load_overload(sig, target_context)  # type: ignore[misc]
-        except Exception:  # noqa: BLE001
-            return None
+        return None
 
 
 class KernelCache(KeyedCache, FunctionCache):
@@ -223,10 +220,9 @@ class KernelCache(KeyedCache, FunctionCache):
     def is_cached(self) -> bool:
         """Whether the disk holds compiled code for this exact source (any
         signature)."""
-        try:
+        with contextlib.suppress(Exception):  # a damaged index means "not cached"
             return self._enabled and bool(self._cache_file._load_index())
-        except Exception:  # noqa: BLE001 - a damaged index means "not cached"
-            return False
+        return False
 
     # -------------------------------------------------- one compiler at a time
     # Several processes may want the same kernel at once (pytest's workers, the
@@ -284,10 +280,10 @@ class KernelCache(KeyedCache, FunctionCache):
 
     def save_overload(self, sig: Any, data: Any) -> None:
         compile_progress.progress.finished(self.label)
-        if self._enabled:
-            # Disk full, folder removed: the kernel still runs.
-            with contextlib.suppress(OSError):
-                super().save_overload(sig, data)
+        # Disk full, folder removed: the kernel still runs. (Numba's save does
+        # nothing for a cache that is not enabled.)
+        with contextlib.suppress(OSError):
+            super().save_overload(sig, data)
         self.release()
 
 

@@ -28,7 +28,6 @@ kernels) key their disk caches with it.
 """
 
 import hashlib
-import os
 import sys
 import types
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -53,11 +52,8 @@ def _is_external(module: Optional[str]) -> bool:
 
 def _code_names(code: types.CodeType) -> List[str]:
     """The global names a code object (and the functions nested in it) reads."""
-    names = list(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names.extend(_code_names(const))
-    return names
+    nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return list(code.co_names) + [name for c in nested for name in _code_names(c)]
 
 
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None), np.generic)
@@ -103,7 +99,6 @@ class _Describer:
         self.facts: List[str] = []
         self.seen: set = set()  # functions described
         self.visits: set = set()  # (module, names) described
-        self.cachable = True
 
     def value(self, name: str, value: Any, attributes: Sequence[str] = ()) -> None:
         items = value if isinstance(value, tuple) else (value,)
@@ -135,16 +130,14 @@ class _Describer:
                 # file stands for it.
                 self.facts.append(f"{name}={value!r}")
                 source = getattr(sys.modules.get(module or ""), "__file__", None)
-                if source is None or not os.path.isfile(source):
-                    self.cachable = False
-                else:  # (the SHA-256 of its bytes)
-                    with open(source, "rb") as f:
-                        digest = hashlib.sha256(f.read()).hexdigest()
-                    self.facts.append(f"file {module} {digest}")
+                # (None or no file: kernel_key's TypeError or OSError, no key)
+                with open(source, "rb") as f:  # type: ignore[arg-type]
+                    digest = hashlib.sha256(f.read()).hexdigest()
+                self.facts.append(f"file {module} {digest}")
         elif _is_external(type(value).__module__):
             self.facts.append(f"{name}={type(value).__qualname__}")
-        else:
-            self.cachable = False  # something of ours we cannot describe
+        else:  # something of ours we cannot describe: kernel_key gives no key
+            raise TypeError(f"{name}: a {type(value).__qualname__} is not described")
 
     def function(self, fn: types.FunctionType) -> None:
         if fn in self.seen:
@@ -190,9 +183,7 @@ def kernel_key(
     describer = _Describer()
     try:
         describer.function(py_func)  # type: ignore[arg-type]
-    except (OSError, TypeError, ValueError):  # a file gone, a value unhashable...
-        return None
-    if not describer.cachable:
+    except (OSError, TypeError, ValueError):  # a file gone, a value undescribed...
         return None
     # The kernel's own name and those of every function it reaches (the scalar
     # function among them): stable across edits, unlike the stamp.

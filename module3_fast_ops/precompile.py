@@ -28,8 +28,7 @@ def warm_up(module: str, labels: Sequence[str] = ()) -> None:
     The compile helper runs this, and so does ``python -m
     module3_fast_ops.precompile``."""
     importlib.import_module(module)
-    announced = compile_progress.progress.expected
-    wanted = {label: (build, warm) for label, build, warm, _ in announced}
+    wanted = {label: (b, w) for label, b, w, _ in compile_progress.progress.expected}
     for label in labels or list(wanted):
         # Unknown, busy elsewhere, a stub: on to the next one.
         with contextlib.suppress(Exception):

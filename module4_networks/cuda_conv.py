@@ -374,11 +374,9 @@ def conv_backward_fn(
         # dcols = W^T G then col2im; dW = sum_b G_b cols_b^T (a batched matmul
         # and a sum over the batch).
         g = _matrix(grad, 2)
-        batch, o, positions = g.shape
-        w = _matrix(weight)
-        taps = w.shape[1]
+        batch, taps, positions = cols.shape
         if needs[0]:
-            w_t = _tensor(w, (taps, o), (1, taps))
+            w_t = _tensor(_matrix(weight), (taps, weight.shape[0]), (1, taps))
             dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
             d_input = _result(input, input.shape)
             kh, kw = pair_2d(weight.shape[2:], 1)

@@ -153,6 +153,15 @@ def test_numbas_cache_reads_only_attributes_kernel_cache_sets(cache: Any) -> Non
         assert missing == set(), _broken(f"Cache.{name}, which now reads {missing}")
 
 
+def test_a_cache_not_enabled_saves_nothing() -> None:
+    """KernelCache.save_overload passes every save on to Numba's, which must
+    return at once for a cache that is not enabled (a kernel without a key)."""
+    cache = kernel_cache.KernelCache(_plus_one, "contract probe", None)
+    assert not cache._enabled
+    # Past that check, Numba would ask this stand-in result whether it is cachable.
+    caching.Cache.save_overload(cache, None, object())
+
+
 def test_dispatchers_still_consult_the_cache_attribute() -> None:
     kernel = njit(_plus_one)
     for name in ("_cache", "targetoptions", "overloads", "py_func", "compile"):
