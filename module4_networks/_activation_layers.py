@@ -55,8 +55,7 @@ class FunctionLayer(Module):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
-        names = list(inspect.signature(self.function).parameters.values())
-        names = names[self.inputs :]
+        names = [*inspect.signature(self.function).parameters.values()][self.inputs :]
         if self.order:
             names.sort(key=lambda p: self.order.split().index(p.name))
         try:

@@ -179,17 +179,15 @@ class ConvFun(Function):
         needs = ctx.needs_input_grad
         spatial = grad.dims - 2
 
-        def gradient(name: str, like: Tensor, first: Tensor, second: Tensor) -> Tensor:
-            """A gradient of ``like``'s shape from the launcher ``name``."""
+        def filled(name: str, like: Tensor, first: Tensor, second: Tensor) -> Tensor:
+            """A gradient of ``like``'s shape, filled by the launcher ``name``."""
             out = like.new_zeros(like.shape)
             triples = (out.tuple(), first.tuple(), second.tuple())
             _launch(name, spatial, *triples, stride, padding, fast=True)
             return out
 
-        d_input = gradient("backward_input", input, grad, weight) if needs[0] else None
-        d_weight = (
-            gradient("backward_weight", weight, input, grad) if needs[1] else None
-        )
+        d_input = filled("backward_input", input, grad, weight) if needs[0] else None
+        d_weight = filled("backward_weight", weight, input, grad) if needs[1] else None
         d_bias = None
         if has_bias and needs[2]:
             # NumPy's pairwise sums over a view of ``grad``: the worked-example

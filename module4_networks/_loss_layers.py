@@ -36,7 +36,8 @@ __all__ = [
 
 class _Loss(FunctionLayer):
     """A loss function as a module (its settings: the function's after its
-    ``inputs`` tensors, ``reduction`` among them); its ``repr`` shows no
+    ``inputs`` tensors, ``reduction`` among them), or a comparison of two
+    tensors (``CosineSimilarity``, ``PairwiseDistance``); its ``repr`` shows no
     settings, as PyTorch's (``MSELoss()``)."""
 
     inputs = 2  # (input, target)
@@ -122,19 +123,17 @@ class GaussianNLLLoss(_TripleLoss):
     function = staticmethod(L.gaussian_nll_loss)
 
 
-class CosineSimilarity(FunctionLayer):
+class CosineSimilarity(_Loss):
     """``F.cosine_similarity`` as a module: ``nn.CosineSimilarity(dim, eps)``."""
 
     function = staticmethod(cosine_similarity)
-    inputs = 2
 
 
-class PairwiseDistance(FunctionLayer):
+class PairwiseDistance(_Loss):
     """``F.pairwise_distance`` as a module: ``nn.PairwiseDistance(p, eps,
     keepdim)``."""
 
     function = staticmethod(L.pairwise_distance)
-    inputs = 2
 
 
 class TripletMarginLoss(_TripleLoss):

@@ -186,6 +186,4 @@ def max_pool2d(
     key = (tuple(input.shape), window, bool(ceil_mode), type(input.backend))
     args = (kernel_size, stride, padding, 1, ceil_mode)
     out_shape = PATH.verdict(key, lambda: _check(student, input, args, window))
-    if out_shape is False:
-        return None
-    return _MaxPool2dFun.apply(input, out_shape, window)
+    return None if out_shape is False else _MaxPool2dFun.apply(input, out_shape, window)

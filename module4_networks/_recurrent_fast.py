@@ -78,8 +78,7 @@ def _forward(
     """``(outputs (L, N, H), final cell state, saved)``; ``saved`` is what
     :func:`_backward` needs."""
     w_ih, w_hh, b_ih, b_hh = weights
-    steps, batch = x.shape[0], x.shape[1]
-    hidden = w_hh.shape[1]
+    (steps, batch), hidden = x.shape[:2], w_hh.shape[1]
     gi = (x.reshape(steps * batch, -1) @ w_ih.T).reshape(steps, batch, -1)
     for b in (b_ih, b_hh):
         if b is not None:
@@ -115,8 +114,7 @@ def _backward(
     db_hh]`` from the gradients of the outputs ``d_out`` ``(L, N, H)``, of the
     final hidden state ``d_h`` and of the final cell state ``d_c``."""
     w_ih, w_hh, b_ih, b_hh = weights
-    steps, batch = x.shape[0], x.shape[1]
-    hidden = w_hh.shape[1]
+    (steps, batch), hidden = x.shape[:2], w_hh.shape[1]
     act, c_prev, tanh_c = saved["act"], saved["c_prev"], saved["tanh_c"]
     d_a = np.empty((steps, batch, 4 * hidden))  # of the gate pre-activations
     dh, dc = d_h.copy(), d_c.copy()

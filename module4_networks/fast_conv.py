@@ -499,12 +499,9 @@ def _launch(
     def reference() -> None:
         kernel(f"{op}_{name}")(*result, *first, *second, *strides, *paddings)
 
-    if fast:
-        _conv_gemm.run(
-            name, spatial, reference, result, first, second, strides, paddings
-        )
-    else:
-        reference()
+    if not fast:
+        return reference()
+    _conv_gemm.run(name, spatial, reference, result, first, second, strides, paddings)
 
 
 # The launchers the tests and the tensor Functions call, one per kernel:
