@@ -36,8 +36,7 @@ __all__ = [
 
 class _Loss(FunctionLayer):
     """A loss function as a module (its settings: the function's after its
-    ``inputs`` tensors, ``reduction`` among them), or a comparison of two
-    tensors (``CosineSimilarity``, ``PairwiseDistance``); its ``repr`` shows no
+    ``inputs`` tensors, ``reduction`` among them); its ``repr`` shows no
     settings, as PyTorch's (``MSELoss()``)."""
 
     inputs = 2  # (input, target)
@@ -123,17 +122,19 @@ class GaussianNLLLoss(_TripleLoss):
     function = staticmethod(L.gaussian_nll_loss)
 
 
-class CosineSimilarity(_Loss):
+class CosineSimilarity(FunctionLayer):
     """``F.cosine_similarity`` as a module: ``nn.CosineSimilarity(dim, eps)``."""
 
     function = staticmethod(cosine_similarity)
+    inputs = 2
 
 
-class PairwiseDistance(_Loss):
+class PairwiseDistance(FunctionLayer):
     """``F.pairwise_distance`` as a module: ``nn.PairwiseDistance(p, eps,
     keepdim)``."""
 
     function = staticmethod(L.pairwise_distance)
+    inputs = 2
 
 
 class TripletMarginLoss(_TripleLoss):

@@ -36,6 +36,13 @@ def _affine(x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
     return out if bias is None else out + bias
 
 
+def _fill_uniform(module: Module, hidden_size: int) -> None:
+    """PyTorch's initialisation of every recurrent parameter: $U(-k, k)$ with $k =
+    1/\\sqrt{H}$."""
+    for p in module.parameters():
+        _uniform_fan_in(p, hidden_size)  # (the bound of a fan-in of H)
+
+
 def _unbatched(module: Module, x: Tensor, dims: int) -> bool:
     """Check that ``x`` has ``dims`` dims (a batch) or one fewer (one example)
     and ``module.input_size`` features in its last; whether it is unbatched."""
@@ -75,10 +82,7 @@ class _CellBase(Module):
         self.weight_hh = _parameter((rows, hidden_size), backend)
         self.bias_ih = _parameter((rows,), backend) if bias else None
         self.bias_hh = _parameter((rows,), backend) if bias else None
-        # PyTorch's initialisation of every recurrent parameter: U(-k, k), k =
-        # 1/sqrt(H) (the bound of a fan-in of H).
-        for p in self.parameters():
-            _uniform_fan_in(p, hidden_size)
+        _fill_uniform(self, hidden_size)
 
     def _gates(self, x: Tensor, h: Tensor) -> Tuple[Tensor, Tensor]:
         w_ih, w_hh, b_ih, b_hh = _weights(self)
@@ -158,8 +162,7 @@ class _RNNLayers(Module):
             for suffix in self._suffixes(layer):
                 for name, shape in shapes.items():  # (PyTorch's order)
                     setattr(self, name + suffix, _parameter(shape, backend))
-        for p in self.parameters():  # (U(-k, k), k = 1/sqrt(H), as the cells')
-            _uniform_fan_in(p, hidden_size)
+        _fill_uniform(self, hidden_size)
 
     def _suffixes(self, layer: int) -> List[str]:
         return [f"_l{layer}", f"_l{layer}_reverse"][: 2 if self.bidirectional else 1]
