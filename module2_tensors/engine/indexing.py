@@ -16,13 +16,13 @@ Tensors arrive as arguments (whose methods it calls: ``t.where``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 
 import numpy as np
 
 from .autograd import Context, DifferentiableBackward, _new, tensor_class
 from .layout import view_data
-from .shapes import as_indices, normalize_dim
+from .shapes import as_indices, normalize_dim, normalize_dims
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -180,9 +180,8 @@ def matrix_transpose(t: "Tensor") -> "Tensor":
 def flip(t: "Tensor", *dims: Any) -> "Tensor":
     """The entries in reverse order along each of ``dims`` (a copy): a tuple or
     list of dims, or the dims themselves (``x.flip(0, 1)``, as PyTorch's)."""
-    out, dims = t, dims[0] if len(dims) == 1 else dims
-    for d in dims if isinstance(dims, (tuple, list)) else (dims,):
-        d = normalize_dim(d, t.dims)
+    out = t
+    for d in normalize_dims(dims[0] if len(dims) == 1 else dims, t.dims):
         out = AdvancedIndex.apply(out, (slice(None),) * d + (slice(None, None, -1),))
     return out
 
@@ -193,8 +192,7 @@ def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "T
     dimension (RuntimeError otherwise, as PyTorch's; NumPy would broadcast)."""
     shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     if dims is not None:
-        dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-        dims = tuple(normalize_dim(d, t.dims) for d in dims)
+        dims = normalize_dims(dims, t.dims)
     if len(shifts) != len(dims or (0,)):
         raise RuntimeError(
             f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "
@@ -208,12 +206,7 @@ def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "T
 def movedim(t: "Tensor", source: Any, destination: Any) -> "Tensor":
     """Dimension(s) ``source`` moved to ``destination``, the others keeping their
     order (a view, ``permute``)."""
-
-    def listed(dims: Any) -> List[int]:
-        dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-        return [normalize_dim(d, t.dims) for d in dims]
-
-    src, dst = listed(source), listed(destination)
+    src, dst = normalize_dims(source, t.dims), normalize_dims(destination, t.dims)
     order = [d for d in range(t.dims) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
