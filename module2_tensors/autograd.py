@@ -119,12 +119,8 @@ def grad(
             if not x.is_leaf:
                 x.retains_grad = True
         for k, (y, g) in enumerate(zip(outs, seeds)):
-            last = k == len(outs) - 1
-            y.backward(
-                g,
-                retain_graph=retain_graph if last else True,
-                create_graph=create_graph,
-            )
+            keep = retain_graph if k == len(outs) - 1 else True  # (the last frees)
+            y.backward(g, retain_graph=keep, create_graph=create_graph)
         result = tuple(x.grad for x in ins)
     finally:
         for t, g, retains in saved:
