@@ -45,11 +45,7 @@ def exp(x: float) -> float:
 
 def log(x: float) -> float:
     """$\\ln x$; $-\\infty$ at $0$, NaN for $x < 0$ (as PyTorch)."""
-    if x > 0.0:
-        return math.log(x)
-    if x == 0.0:
-        return -math.inf
-    return math.nan
+    return math.log(x) if x > 0.0 else -math.inf if x == 0.0 else math.nan
 
 
 def inv(x: float) -> float:
@@ -76,9 +72,7 @@ def relu(x: float) -> float:
 def maximum(x: float, y: float) -> float:
     """The larger argument, NaN if either is NaN (``torch.maximum``), so a ``max``
     reduction propagates a NaN wherever it is in the row."""
-    if x != x or x > y:
-        return x
-    return y
+    return x if x != x or x > y else y
 
 
 def log_back(x: float, d: float) -> float:
