@@ -37,14 +37,11 @@ _OPERATORS = {
 
 
 def _in_library(filename: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(filename))
     # The library's packages are module0_fundamentals ... module4_networks and
-    # their subpackages (engine/); the tests' folders, tests/module2, are the
-    # user's code.
-    for name in (os.path.basename(folder), os.path.basename(os.path.dirname(folder))):
-        if name.startswith("module") and name[6:7].isdigit() and name[7:8] == "_":
-            return True
-    return False
+    # their subpackages (engine/): the file's folder or the one above it is one.
+    # The tests' folders, tests/module2, are the user's code.
+    dirs = os.path.abspath(filename).split(os.sep)[-3:-1]
+    return any(d[:6] == "module" and d[6:7].isdigit() and d[7:8] == "_" for d in dirs)
 
 
 def user_call() -> Tuple[str, str]:
