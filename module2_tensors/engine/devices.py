@@ -115,9 +115,7 @@ def get_default_backend() -> TensorBackend:
     if not _from_environment:
         name = os.environ.get(BACKEND_VARIABLE, "").strip()
         _from_environment.append(_by_name(name) if name else None)
-    if _from_environment[0] is not None:
-        return _from_environment[0]
-    return _fastest()
+    return _from_environment[0] or _fastest()
 
 
 def _fastest(host: bool = False) -> TensorBackend:
