@@ -165,9 +165,8 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __repr__(self) -> str:
-        if self.index is None:
-            return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{index})"
 
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, str):
