@@ -51,8 +51,7 @@ def user_call() -> Tuple[str, str]:
     frame = sys._getframe(1)
     entry = None
     while frame is not None and _in_library(frame.f_code.co_filename):
-        entry = frame
-        frame = frame.f_back
+        entry, frame = frame, frame.f_back
     name = "?" if entry is None else entry.f_code.co_name
     if name == "__call__" and entry is not None and "self" in entry.f_locals:
         name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
