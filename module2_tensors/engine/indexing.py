@@ -60,10 +60,9 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     """An advanced index as NumPy understands it: a boolean mask (a tensor from
     a comparison or ``bool()``, a list of bools, a bool array) stays boolean,
     any other tensor, list or array must hold whole numbers (integer indices)."""
-    Tensor = tensor_class()
     out = []
     for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, Tensor):
+        if isinstance(k, tensor_class()):
             if k.is_floating_point():  # (a float index hides a bug, as in PyTorch)
                 raise IndexError(
                     "tensors used as indices must be long, int, byte or bool tensors"
