@@ -217,10 +217,9 @@ class PowTensor(Function):
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
         a, b, out = ctx.saved_values
         backend = grad.backend
-        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0).
-        zero = b.new_tensor(0.0)
-        b_nonzero = backend.eq_zip(backend.eq_zip(b, zero), zero)
-        grad_a = backend.select_zip(b_nonzero, grad * b * backend.pow_zip(a, b - 1.0))
+        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0):
+        # select_zip keeps an entry where its condition, b here, is non-zero.
+        grad_a = backend.select_zip(b, grad * b * backend.pow_zip(a, b - 1.0))
         nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
         grad_b = backend.select_zip(nonzero, grad * out * a.log())
         return grad_a, grad_b
