@@ -55,10 +55,8 @@ def _erf(x: float) -> float:
     return math.erf(x)
 
 
-def _log1p(x: float) -> float:
-    if x <= -1.0:  # (where math.log1p raises)
-        return -math.inf if x == -1.0 else math.nan
-    return math.log1p(x)
+def _log1p(x: float) -> float:  # (math.log1p raises at -1 and below)
+    return math.log1p(x) if x > -1.0 else -math.inf if x == -1.0 else math.nan
 
 
 def _expm1(x: float) -> float:
