@@ -56,9 +56,8 @@ def user_call() -> Tuple[str, str]:
     if name == "__call__" and entry is not None and "self" in entry.f_locals:
         name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
     name = _OPERATORS.get(name, name)
-    if frame is None:
-        return name, "?"
-    return name, f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    where = "?" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return name, where
 
 
 def _finite(t: Any) -> bool:
