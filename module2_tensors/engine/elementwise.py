@@ -192,9 +192,8 @@ class Pow(DifferentiableBackward):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         a, p = ctx.saved_values
-        if p == 0.0:  # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
-            return grad.new_zeros(grad.shape)
-        return grad * p * a ** (p - 1.0)
+        # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
+        return grad.new_zeros(grad.shape) if p == 0.0 else grad * p * a ** (p - 1.0)
 
 
 class PowTensor(Function):
