@@ -91,9 +91,7 @@ def inv_back(x: float, d: float) -> float:
     square = x * x
     if square != 0.0:
         return -d / square
-    if d != d or d == 0.0:
-        return math.nan
-    return math.copysign(math.inf, -d)
+    return math.nan if d != d or d == 0.0 else math.copysign(math.inf, -d)
 
 
 def sqrt(x: float) -> float:
