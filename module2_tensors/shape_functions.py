@@ -190,10 +190,8 @@ class Squeeze(Function):
 def squeeze(t: "Tensor", dim: Union[None, int, Sequence[int]] = None) -> "Tensor":
     """Remove dimensions of size 1: all of them (``dim=None``), or those of ``dim``
     (an int or a tuple) that have size 1 (others are left alone, as in PyTorch)."""
-    if dim is None:
-        dims = tuple(k for k, n in enumerate(t.shape) if n == 1)
-    else:
-        dims = tuple(k for k in normalize_dims(dim, t.dims) if t.shape[k] == 1)
+    chosen = range(t.dims) if dim is None else normalize_dims(dim, t.dims)
+    dims = tuple(k for k in chosen if t.shape[k] == 1)
     return Squeeze.apply(t, dims) if dims else t
 
 
