@@ -77,8 +77,7 @@ def register(*classes: type) -> Callable[[Formula], Formula]:
     """Decorator: the formula is the recorded backward of each of ``classes``."""
 
     def add(fn: Formula) -> Formula:
-        for cls in classes:
-            FORMULAS[cls] = fn
+        FORMULAS.update(dict.fromkeys(classes, fn))
         return fn
 
     return add
