@@ -79,8 +79,7 @@ class TensorBackend:
 
     def __init__(self, ops: Type[TensorOps]) -> None:
         self.ops = ops
-        name = ops.__name__
-        self.name = (name[:-3] if name.endswith("Ops") else name).lower()
+        self.name = ops.__name__.removesuffix("Ops").lower()
         self.cuda = bool(getattr(ops, "cuda", False))
 
         self.neg_map = ops.map(operators.neg)

@@ -98,9 +98,8 @@ def grad(
     outs: List[Tensor] = _listed(outputs)
     ins: List[Tensor] = _listed(inputs)
     seeds = [None] * len(outs) if grad_outputs is None else _listed(grad_outputs)
-    for x in ins:
-        if not x.requires_grad:
-            raise RuntimeError("grad: one of the inputs does not require grad")
+    if not all(x.requires_grad for x in ins):
+        raise RuntimeError("grad: one of the inputs does not require grad")
     # Run the ordinary backward pass, with every .grad it would write (of the
     # leaves and retaining tensors behind the outputs, and of the inputs) saved
     # and restored around it, and non-leaf inputs made to retain their gradient
@@ -119,12 +118,8 @@ def grad(
             if not x.is_leaf:
                 x.retains_grad = True
         for k, (y, g) in enumerate(zip(outs, seeds)):
-            last = k == len(outs) - 1
-            y.backward(
-                g,
-                retain_graph=retain_graph if last else True,
-                create_graph=create_graph,
-            )
+            keep = retain_graph if k == len(outs) - 1 else True  # (the last frees)
+            y.backward(g, retain_graph=keep, create_graph=create_graph)
         result = tuple(x.grad for x in ins)
     finally:
         for t, g, retains in saved:

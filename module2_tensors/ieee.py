@@ -45,11 +45,7 @@ def exp(x: float) -> float:
 
 def log(x: float) -> float:
     """$\\ln x$; $-\\infty$ at $0$, NaN for $x < 0$ (as PyTorch)."""
-    if x > 0.0:
-        return math.log(x)
-    if x == 0.0:
-        return -math.inf
-    return math.nan
+    return math.log(x) if x > 0.0 else -math.inf if x == 0.0 else math.nan
 
 
 def inv(x: float) -> float:
@@ -76,9 +72,7 @@ def relu(x: float) -> float:
 def maximum(x: float, y: float) -> float:
     """The larger argument, NaN if either is NaN (``torch.maximum``), so a ``max``
     reduction propagates a NaN wherever it is in the row."""
-    if x != x or x > y:
-        return x
-    return y
+    return x if x != x or x > y else y
 
 
 def log_back(x: float, d: float) -> float:
@@ -97,9 +91,7 @@ def inv_back(x: float, d: float) -> float:
     square = x * x
     if square != 0.0:
         return -d / square
-    if d != d or d == 0.0:
-        return math.nan
-    return math.copysign(math.inf, -d)
+    return math.nan if d != d or d == 0.0 else math.copysign(math.inf, -d)
 
 
 def sqrt(x: float) -> float:

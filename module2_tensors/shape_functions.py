@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, Unio
 import numpy as np
 
 
-from .engine.shapes import check_cat, expanded_shape, padded_layout
+from .engine.shapes import check_cat, expanded_shape, normalize_dims, padded_layout
 from .engine.shapes import normalize_dim as _dim
 from .tensor_data import TensorData, UserShape
 from .engine.autograd import Context, Function, _new
@@ -190,11 +190,8 @@ class Squeeze(Function):
 def squeeze(t: "Tensor", dim: Union[None, int, Sequence[int]] = None) -> "Tensor":
     """Remove dimensions of size 1: all of them (``dim=None``), or those of ``dim``
     (an int or a tuple) that have size 1 (others are left alone, as in PyTorch)."""
-    if dim is None:
-        dims = tuple(k for k, n in enumerate(t.shape) if n == 1)
-    else:
-        chosen = dim if isinstance(dim, (tuple, list)) else (dim,)
-        dims = tuple(k for k in (_dim(d, t.dims) for d in chosen) if t.shape[k] == 1)
+    chosen = range(t.dims) if dim is None else normalize_dims(dim, t.dims)
+    dims = tuple(k for k in chosen if t.shape[k] == 1)
     return Squeeze.apply(t, dims) if dims else t
 
 

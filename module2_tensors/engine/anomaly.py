@@ -37,14 +37,11 @@ _OPERATORS = {
 
 
 def _in_library(filename: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(filename))
     # The library's packages are module0_fundamentals ... module4_networks and
-    # their subpackages (engine/); the tests' folders, tests/module2, are the
-    # user's code.
-    for name in (os.path.basename(folder), os.path.basename(os.path.dirname(folder))):
-        if name.startswith("module") and name[6:7].isdigit() and name[7:8] == "_":
-            return True
-    return False
+    # their subpackages (engine/): the file's folder or the one above it is one.
+    # The tests' folders, tests/module2, are the user's code.
+    dirs = os.path.abspath(filename).split(os.sep)[-3:-1]
+    return any(d[:6] == "module" and d[6:7].isdigit() and d[7:8] == "_" for d in dirs)
 
 
 def user_call() -> Tuple[str, str]:
@@ -54,15 +51,13 @@ def user_call() -> Tuple[str, str]:
     frame = sys._getframe(1)
     entry = None
     while frame is not None and _in_library(frame.f_code.co_filename):
-        entry = frame
-        frame = frame.f_back
+        entry, frame = frame, frame.f_back
     name = "?" if entry is None else entry.f_code.co_name
     if name == "__call__" and entry is not None and "self" in entry.f_locals:
         name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
     name = _OPERATORS.get(name, name)
-    if frame is None:
-        return name, "?"
-    return name, f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    where = "?" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return name, where
 
 
 def _finite(t: Any) -> bool:

@@ -115,9 +115,7 @@ def get_default_backend() -> TensorBackend:
     if not _from_environment:
         name = os.environ.get(BACKEND_VARIABLE, "").strip()
         _from_environment.append(_by_name(name) if name else None)
-    if _from_environment[0] is not None:
-        return _from_environment[0]
-    return _fastest()
+    return _from_environment[0] or _fastest()
 
 
 def _fastest(host: bool = False) -> TensorBackend:
@@ -167,9 +165,8 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __repr__(self) -> str:
-        if self.index is None:
-            return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{index})"
 
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, str):

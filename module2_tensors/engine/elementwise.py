@@ -55,10 +55,8 @@ def _erf(x: float) -> float:
     return math.erf(x)
 
 
-def _log1p(x: float) -> float:
-    if x <= -1.0:  # (where math.log1p raises)
-        return -math.inf if x == -1.0 else math.nan
-    return math.log1p(x)
+def _log1p(x: float) -> float:  # (math.log1p raises at -1 and below)
+    return math.log1p(x) if x > -1.0 else -math.inf if x == -1.0 else math.nan
 
 
 def _expm1(x: float) -> float:
@@ -194,9 +192,8 @@ class Pow(DifferentiableBackward):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         a, p = ctx.saved_values
-        if p == 0.0:  # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
-            return grad.new_zeros(grad.shape)
-        return grad * p * a ** (p - 1.0)
+        # a^0 = 1 everywhere: gradient 0, also at a = 0 (not 0 * inf)
+        return grad.new_zeros(grad.shape) if p == 0.0 else grad * p * a ** (p - 1.0)
 
 
 class PowTensor(Function):
@@ -217,10 +214,9 @@ class PowTensor(Function):
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
         a, b, out = ctx.saved_values
         backend = grad.backend
-        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0).
-        zero = b.new_tensor(0.0)
-        b_nonzero = backend.eq_zip(backend.eq_zip(b, zero), zero)
-        grad_a = backend.select_zip(b_nonzero, grad * b * backend.pow_zip(a, b - 1.0))
+        # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0):
+        # select_zip keeps an entry where its condition, b here, is non-zero.
+        grad_a = backend.select_zip(b, grad * b * backend.pow_zip(a, b - 1.0))
         nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
         grad_b = backend.select_zip(nonzero, grad * out * a.log())
         return grad_a, grad_b

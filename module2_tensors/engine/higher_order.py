@@ -77,8 +77,7 @@ def register(*classes: type) -> Callable[[Formula], Formula]:
     """Decorator: the formula is the recorded backward of each of ``classes``."""
 
     def add(fn: Formula) -> Formula:
-        for cls in classes:
-            FORMULAS[cls] = fn
+        FORMULAS.update(dict.fromkeys(classes, fn))
         return fn
 
     return add
@@ -212,11 +211,6 @@ def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     return (g * b if need_a else None), (g * a if need_b else None)
 
 
-def _permute(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    order = inputs[1]  # undone by the inverse permutation
-    return g.permute(*sorted(range(len(order)), key=order.__getitem__))
-
-
 def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     a, b = inputs
     need_a, need_b = ctx.needs_input_grad or (True, True)
@@ -297,7 +291,7 @@ NAMED: Dict[str, Formula] = {
     "Tanh": lambda ctx, g, inputs, out: g * (1.0 - out * out),
     "Sum": lambda ctx, g, inputs, out: g.expand(*inputs[0].shape).contiguous(),
     "Max": lambda ctx, g, inputs, out: g * _max_weights(ctx),
-    "Permute": _permute,
+    "Permute": lambda ctx, g, inputs, out: g.permute(*np.argsort(inputs[1])),
     "View": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Squeeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Unsqueeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),

@@ -16,13 +16,13 @@ Tensors arrive as arguments (whose methods it calls: ``t.where``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 
 import numpy as np
 
 from .autograd import Context, DifferentiableBackward, _new, tensor_class
 from .layout import view_data
-from .shapes import as_indices, normalize_dim
+from .shapes import as_indices, normalize_dim, normalize_dims
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -60,10 +60,9 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     """An advanced index as NumPy understands it: a boolean mask (a tensor from
     a comparison or ``bool()``, a list of bools, a bool array) stays boolean,
     any other tensor, list or array must hold whole numbers (integer indices)."""
-    Tensor = tensor_class()
     out = []
     for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, Tensor):
+        if isinstance(k, tensor_class()):
             if k.is_floating_point():  # (a float index hides a bug, as in PyTorch)
                 raise IndexError(
                     "tensors used as indices must be long, int, byte or bool tensors"
@@ -180,9 +179,8 @@ def matrix_transpose(t: "Tensor") -> "Tensor":
 def flip(t: "Tensor", *dims: Any) -> "Tensor":
     """The entries in reverse order along each of ``dims`` (a copy): a tuple or
     list of dims, or the dims themselves (``x.flip(0, 1)``, as PyTorch's)."""
-    out, dims = t, dims[0] if len(dims) == 1 else dims
-    for d in dims if isinstance(dims, (tuple, list)) else (dims,):
-        d = normalize_dim(d, t.dims)
+    out = t
+    for d in normalize_dims(dims[0] if len(dims) == 1 else dims, t.dims):
         out = AdvancedIndex.apply(out, (slice(None),) * d + (slice(None, None, -1),))
     return out
 
@@ -192,9 +190,7 @@ def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "T
     flattened tensor when ``dims`` is None), like ``torch.roll``: one shift a
     dimension (RuntimeError otherwise, as PyTorch's; NumPy would broadcast)."""
     shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
-    if dims is not None:
-        dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-        dims = tuple(normalize_dim(d, t.dims) for d in dims)
+    dims = None if dims is None else normalize_dims(dims, t.dims)
     if len(shifts) != len(dims or (0,)):
         raise RuntimeError(
             f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "
@@ -208,12 +204,7 @@ def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "T
 def movedim(t: "Tensor", source: Any, destination: Any) -> "Tensor":
     """Dimension(s) ``source`` moved to ``destination``, the others keeping their
     order (a view, ``permute``)."""
-
-    def listed(dims: Any) -> List[int]:
-        dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-        return [normalize_dim(d, t.dims) for d in dims]
-
-    src, dst = listed(source), listed(destination)
+    src, dst = normalize_dims(source, t.dims), normalize_dims(destination, t.dims)
     order = [d for d in range(t.dims) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)

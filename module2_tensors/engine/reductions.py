@@ -135,12 +135,10 @@ def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
 def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
     """$\\prod$ over ``dim`` (all entries for ``None``), like ``torch.prod``;
     the gradient of each entry is the product of the others (exact at zeros)."""
-    if dim is None:
+    d = None if dim is None else normalize_dim(dim, max(t.dims, 1))
+    if d is None or t.dims == 0:  # the product of every entry
         out = prod(t.reshape(-1), 0)
         return out.view(*[1] * t.dims) if keepdim else out
-    d = normalize_dim(dim, max(t.dims, 1))
-    if t.dims == 0:
-        return t * 1.0
     fn = _numpy_function(
         "Prod",
         lambda a: np.prod(a, axis=d, keepdims=True),

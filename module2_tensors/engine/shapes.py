@@ -8,7 +8,8 @@ the sizes (the course's error rules), live here. They are pure functions of
 shapes and indices: this module imports nothing from the package but NumPy.
 
 Interface: :func:`expanded_shape`, :func:`check_cat`, :func:`padded_layout`,
-:func:`check_gather`, :func:`as_indices`, :func:`normalize_dim`.
+:func:`check_gather`, :func:`as_indices`, :func:`normalize_dim`,
+:func:`normalize_dims`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "check_gather",
     "as_indices",
     "normalize_dim",
+    "normalize_dims",
 ]
 
 
@@ -152,3 +154,10 @@ def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
             f"(expected a dim in [{-dims}, {dims - 1}])"
         )
     return int(dim) + dims if dim < 0 else int(dim)
+
+
+def normalize_dims(dims: Any, count: int) -> Tuple[int, ...]:
+    """One dim or a tuple or list of them (``flip``, ``roll``, ``movedim``,
+    ``squeeze``), each made non-negative by :func:`normalize_dim`."""
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    return tuple(normalize_dim(d, count) for d in dims)

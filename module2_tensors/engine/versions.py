@@ -59,11 +59,8 @@ def check_versions(h: History, op_name: str) -> None:
         RuntimeError: "modified by an inplace operation", naming the function,
             the tensor's shape and both versions.
     """
-    tensors = h.parents
-    needed = [
-        (x, seen, "input", "")
-        for x, seen in zip(tensors, h.versions or [0] * len(tensors))
-    ]
+    seen_then = h.versions or [0] * len(h.parents)
+    needed = [(x, seen, "input", "") for x, seen in zip(h.parents, seen_then)]
     if h.saved_output is not None and not h.ctx.freed:
         k, seen = h.saved_output
         note = " (saved for its backward)"
