@@ -40,7 +40,7 @@ class Adamax(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         beta1, beta2 = group["betas"]
-        g = _decayed(g, p, group)
+        g, p = _decayed(g, p, group)
         t = _counted(p, state, exp_avg=0.0, exp_inf=0.0)
         state["exp_avg"] = beta1 * state["exp_avg"] + (1.0 - beta1) * g
         state["exp_inf"] = (beta2 * state["exp_inf"]).maximum(g.abs() + group["eps"])
@@ -70,7 +70,7 @@ class Adadelta(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         rho, eps = group["rho"], group["eps"]
-        g = _decayed(g, p, group)
+        g, p = _decayed(g, p, group)
         _counted(p, state, square_avg=0.0, acc_delta=0.0)
         state["square_avg"] = rho * state["square_avg"] + (1.0 - rho) * g * g
         delta = (state["acc_delta"] + eps).sqrt() / (state["square_avg"] + eps).sqrt()
@@ -134,7 +134,7 @@ class ASGD(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         lr, lambd = group["lr"], group["lambd"]
-        g = _decayed(g, p, group)
+        g, p = _decayed(g, p, group)
         t = _counted(p, state, ax=0.0)
         eta, mu = state.get("eta", lr), state.get("mu", 1.0)
         p = p * (1.0 - lambd * eta) - eta * g

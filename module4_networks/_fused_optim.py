@@ -39,7 +39,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from ._optimizer_state import _mapped
+from ._optimizer_state import State, _mapped
 from .engine import agrees
 
 __all__ = ["step", "CHECKED_STEPS", "fuses"]
@@ -137,8 +137,8 @@ def _buffers_owned(state: Dict[str, Any]) -> bool:
     return all(_flat(v) is not None for v in state.values() if hasattr(v, "to_numpy"))
 
 
-def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -> bool:
-    """Update parameter ``p`` (whose ``.grad`` is set) by one fused kernel launch,
+def step(optimizer: Any, p: Any, g: Any, state: State, group: State) -> bool:
+    """Update parameter ``p`` by its gradient ``g`` in one fused kernel launch,
     when ``optimizer`` is a plain ``SGD``, ``Adam`` or ``AdamW`` and ``p`` and its
     gradient live in GPU memory. The first :data:`CHECKED_STEPS` steps of each
     parameter run the student's ``update``, with the fused step on copies beside
@@ -151,7 +151,6 @@ def step(optimizer: Any, p: Any, state: Dict[str, Any], group: Dict[str, Any]) -
         kind = "adamw"  # (PyTorch's Adam(decoupled_weight_decay=True): AdamW)
     if kind is None or group.get("amsgrad", False) or _flat(p) is None:
         return False  # AMSGrad keeps one more buffer: the plain path computes it
-    g = p.grad.detach()
     if g.shape != p.shape or not hasattr(g._tensor._storage, "copy_to_host"):
         return False  # a gradient in host memory: the formulas handle it
     verdict = _VERDICTS.setdefault(optimizer, {"ok": True, "checked": {}})

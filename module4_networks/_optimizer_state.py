@@ -1,8 +1,8 @@
 """The bookkeeping of ``optim.Optimizer`` (private: students never edit or need
 to read this file): parameter groups and their checks, saving and restoring an
 optimizer's state in PyTorch's ``state_dict`` layout, and the pieces of update
-rules that the given optimizers share (L2 weight decay, a step count with buffers
-filled at the first step, Adam's moments, AMSGrad's step).
+rules that the given optimizers share (weight decay, L2 or decoupled; a step count
+with buffers filled at the first step; Adam's moments; AMSGrad's step).
 """
 
 from __future__ import annotations
@@ -25,21 +25,15 @@ Moments = Tuple[int, Tensor, Tensor]
 _SWITCHES = dict(foreach=None, capturable=False, differentiable=False, fused=None)
 
 
-def _decayed(g: Tensor, p: Tensor, group: State) -> Tensor:
-    """$g + \\lambda p$ (L2 weight decay), or $g$ when $\\lambda = 0$ or the
-    decay is decoupled (RAdam's and NAdam's option: :func:`_shrunk` applies it)."""
+def _decayed(g: Tensor, p: Tensor, group: State) -> Tuple[Tensor, Tensor]:
+    """The gradient and the parameter after weight decay $\\lambda$: $g +
+    \\lambda p$ (L2; $g$ itself when $\\lambda = 0$) and $p$, or under
+    ``decoupled_weight_decay`` (Adam's, RAdam's and NAdam's option: AdamW's) $g$
+    and $p (1 - \\eta \\lambda)$, the parameter decayed before the step."""
     decay = group.get("weight_decay", 0.0)
-    if decay == 0.0 or group.get("decoupled_weight_decay", False):
-        return g
-    return g + decay * p
-
-
-def _shrunk(p: Tensor, group: State) -> Tensor:
-    """$p (1 - \\eta \\lambda)$ under ``decoupled_weight_decay`` (AdamW's decay,
-    applied to the parameter before the step), else $p$."""
     if group.get("decoupled_weight_decay", False):
-        return p * (1.0 - group["lr"] * group["weight_decay"])
-    return p
+        return g, p * (1.0 - group["lr"] * decay)
+    return (g if decay == 0.0 else g + decay * p), p
 
 
 def _counted(p: Tensor, state: State, **fills: float) -> int:

@@ -369,8 +369,6 @@ class CosineAnnealingLR(LRScheduler):
         t, period, low = self.last_epoch, self.T_max, self.eta_min
         if self._is_initial:
             return self._current()
-        if self._step_count == 1 and t > 0:  # the first step after a resume
-            return self._get_closed_form_lr()
         if (t - 1 - period) % (2 * period) == 0:  # leaving eta_min (ratio 0/0)
             rise = (1.0 - math.cos(math.pi / period)) / 2.0
             return [

@@ -44,7 +44,7 @@ from module2_tensors.tensor import Tensor
 
 from . import _fused_optim
 from ._optimizer_state import OptimizerState, State, _amsgrad_step
-from ._optimizer_state import _counted, _decayed, _moments, _shrunk
+from ._optimizer_state import _counted, _decayed, _moments
 
 __all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "AdamW", "Adagrad", "RAdam", "NAdam"]
 
@@ -80,7 +80,7 @@ class Optimizer(OptimizerState):
                     g = -p.grad.detach() if maximize else p.grad.detach()
                     # On the GPU, SGD, Adam and AdamW run as one kernel launch per
                     # parameter once they agree with update() (see _fused_optim).
-                    if maximize or not _fused_optim.step(self, p, state, group):
+                    if maximize or not _fused_optim.step(self, p, g, state, group):
                         p.copy_(self.update(p.detach(), g, state, group))
                     if state:
                         self.state[p] = state
@@ -215,7 +215,7 @@ class Adam(Optimizer):
         $p - \eta\, \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} +
         \epsilon}$ (with $g \leftarrow g + \lambda p$ first, or with
         ``decoupled_weight_decay`` $p \leftarrow p (1 - \eta \lambda)$ as AdamW's)."""
-        g, p = _decayed(g, p, group), _shrunk(p, group)
+        g, p = _decayed(g, p, group)
         if group.get("amsgrad", False):  # given: v_hat from the largest v so far
             return _amsgrad_step(p, g, state, group)
         return _adam_step(p, g, state, group)
@@ -294,7 +294,7 @@ class Adagrad(Optimizer):
                 self.state[p].update(step=0, sum=full)
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
-        g = _decayed(g, p, group)
+        g, p = _decayed(g, p, group)
         t = _counted(p, state, sum=group["initial_accumulator_value"])
         state["sum"] = state["sum"] + g * g
         lr = group["lr"] / (1.0 + (t - 1) * group["lr_decay"])
@@ -328,8 +328,8 @@ class RAdam(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
-        t, m, v = _moments(p, _decayed(g, p, group), state, group)
-        p = _shrunk(p, group)
+        g, p = _decayed(g, p, group)
+        t, m, v = _moments(p, g, state, group)
         m_hat = m / (1.0 - beta1**t)
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         rho_t = rho_inf - 2.0 * t * beta2**t / (1.0 - beta2**t)
@@ -368,7 +368,7 @@ class NAdam(Optimizer):
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
         psi = group["momentum_decay"]
-        g, p = _decayed(g, p, group), _shrunk(p, group)
+        g, p = _decayed(g, p, group)
         t, m, v = _moments(p, g, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
