@@ -53,7 +53,8 @@ _VERDICTS: "weakref.WeakKeyDictionary[Any, Dict[str, Any]]" = (
 )
 
 #: The optimizer classes the fused kernels serve, by kind ("sgd", "adam",
-#: "adamw"): registered by the package with :func:`fuses` (this module does not
+#: "adamw": the Adam kernel, its decay as the group's ``decoupled_weight_decay``
+#: says): registered by the package with :func:`fuses` (this module does not
 #: import ``optim``, which imports it).
 _KINDS: Dict[type, str] = {}
 
@@ -122,9 +123,11 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
     for name in ("exp_avg", "exp_avg_sq"):
         if name not in state:
             state[name] = _owned(p, None)
-    decay = 1.0 - lr * wd if kind == "adamw" else 1.0
+    # AdamW's decay (Adam's with PyTorch's decoupled_weight_decay=True), or L2.
+    decoupled = group.get("decoupled_weight_decay", False)
+    decay = 1.0 - lr * wd if decoupled else 1.0
     moments = (_flat(state["exp_avg"]), _flat(state["exp_avg_sq"]))
-    rates = (lr, beta1, beta2, float(group["eps"]), wd if kind == "adam" else 0.0)
+    rates = (lr, beta1, beta2, float(group["eps"]), 0.0 if decoupled else wd)
     corrections = (decay, 1.0 / (1.0 - beta1**t), 1.0 / (1.0 - beta2**t))
     args = (storage, g_storage, *moments, *layout, *rates, *corrections)
     launch(kernels.adam, blocks, threads, *args)
@@ -147,8 +150,6 @@ def step(optimizer: Any, p: Any, g: Any, state: State, group: State) -> bool:
     student's code for good. Returns ``False`` (nothing done) where the caller
     must run ``update``."""
     kind = _KINDS.get(type(optimizer))  # exact classes: a subclass may differ
-    if kind == "adam" and group.get("decoupled_weight_decay", False):
-        kind = "adamw"  # (PyTorch's Adam(decoupled_weight_decay=True): AdamW)
     if kind is None or group.get("amsgrad", False) or _flat(p) is None:
         return False  # AMSGrad keeps one more buffer: the plain path computes it
     if g.shape != p.shape or not hasattr(g._tensor._storage, "copy_to_host"):
