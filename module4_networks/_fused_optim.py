@@ -68,12 +68,11 @@ def _flat(t: Any) -> Optional[Any]:
     """The device storage of ``t`` when ``t`` is a dense view of all of it (every
     storage entry is one entry of ``t``, in any order: writing through ``t``'s
     strides reaches each entry once), else ``None``."""
-    data = t._tensor
-    storage = data._storage
+    storage = t._tensor._storage
     if not hasattr(storage, "copy_to_host") or storage.size != t.size:
         return None
     size = 1
-    for stride, n in sorted(zip(data.strides, data.shape)):
+    for stride, n in sorted(zip(t._tensor.strides, t.shape)):
         if n != 1 and stride != size:
             return None
         size *= n
