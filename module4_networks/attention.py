@@ -283,17 +283,15 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         widths = (embed_dim, self.kdim, self.vdim)
         self._qkv_same_embed_dim = widths == (embed_dim,) * 3
-        # One stacked projection, or (given) three when kdim or vdim differ.
-        projections = (
-            [("in_proj_weight", (3 * embed_dim, embed_dim))]
-            if self._qkv_same_embed_dim
-            else [(f"{x}_proj_weight", (embed_dim, d)) for x, d in zip("qkv", widths)]
-        )
-        for name in ("in", "q", "k", "v"):
-            setattr(self, f"{name}_proj_weight", None)  # (PyTorch's: unused read None)
-        # PyTorch's initialisation: Xavier on the stacked projections, zero biases.
-        for name, shape in projections:
-            setattr(self, name, init.xavier_uniform_(_parameter(shape, backend)))
+        # One stacked projection, or (given) three when kdim or vdim differ; the
+        # unused ones read None, as PyTorch's. PyTorch's initialisation: Xavier on
+        # the projections, zero biases.
+        shapes = {"in": (3 * embed_dim, embed_dim)}
+        shapes.update((x, (embed_dim, d)) for x, d in zip("qkv", widths))
+        for name, shape in shapes.items():
+            used = (name == "in") == self._qkv_same_embed_dim
+            weight = init.xavier_uniform_(_parameter(shape, backend)) if used else None
+            setattr(self, f"{name}_proj_weight", weight)
         self.in_proj_bias = _parameter((3 * embed_dim,), backend) if bias else None
         self.bias_k = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.bias_v = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
