@@ -75,8 +75,7 @@ def padded_masks(*masks: Any, extra: int = 0) -> List[Any]:
     ``extra`` is 0."""
     if not extra:
         return list(masks)
-    arrays = [m.to_numpy() if isinstance(m, Tensor) else m for m in masks]
-    return [
+    return [  # (a tensor padded as its NumPy copy, np.pad reading it)
         m if m is None else np.pad(m, [(0, 0)] * (np.ndim(m) - 1) + [(0, extra)])
-        for m in arrays
+        for m in masks
     ]
