@@ -26,11 +26,9 @@ def _is_boolean(mask: Any) -> bool:
     """Whether ``mask`` says which entries take part (a comparison's result, a NumPy
     bool array, or a tensor of 0s and 1s) rather than numbers to add to the scores.
     Masks made by arithmetic (``1.0 - mask``) lose the comparison's mark, so a
-    float tensor of 0s and 1s only is read as boolean too."""
-    if getattr(mask, "is_mask", False) or getattr(mask, "dtype", None) == np.bool_:
-        return True
-    values = np.unique(mask.to_numpy() if isinstance(mask, Tensor) else mask)
-    return bool(np.all(np.isin(values, (0.0, 1.0))))
+    float tensor of 0s and 1s only is read as boolean too (as are the others:
+    their entries are 0s and 1s, or False and True)."""
+    return bool(np.all(np.isin(np.unique(mask), (0.0, 1.0))))
 
 
 def mha_masks(
