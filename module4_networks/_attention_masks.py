@@ -32,19 +32,14 @@ def _is_boolean(mask: Any) -> bool:
 
 
 def mha_masks(
-    attn_mask: Optional[Any],
-    key_padding_mask: Optional[Any],
-    scores: Tensor,
-    n: int,
-    heads: int,
-    L: int,
-    S: int,
+    attn_mask: Optional[Any], key_padding_mask: Optional[Any], scores: Tensor
 ) -> Tuple[Optional[Tensor], Tensor]:
     """PyTorch's two masks applied to the scores ``(N, h, L, S)``:
     ``(allowed, scores)``, ``allowed`` (``None``, or 1 = may attend, for
     :func:`attention_weights`, broadcasting to the scores) from the boolean
     masks (1 = ignore), and the scores plus the float masks, as PyTorch adds
     them (``-inf`` at a padded key, as in a float ``key_padding_mask``)."""
+    n, heads, L, S = scores.shape
     masks = []  # (as given, as a tensor broadcasting to the scores)
     if attn_mask is not None:
         m = _as_tensor(attn_mask, scores)  # (L, S), or (N * h, L, S): per head

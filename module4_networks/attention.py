@@ -351,15 +351,12 @@ class MultiheadAttention(Module):
         if self.add_zero_attn:  # (given: one more key and value, all zeros)
             zeros = k.new_zeros((n, self.num_heads, 1, self.head_dim))
             k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
-        S = k.shape[2]
         attn_mask, key_padding_mask = padded_masks(
-            attn_mask, key_padding_mask, extra=S - key.shape[1]
+            attn_mask, key_padding_mask, extra=k.shape[2] - key.shape[1]
         )
         scale = 1.0 / math.sqrt(self.head_dim)  # (engine: BLAS products)
         scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) * scale
-        mask, scores = mha_masks(
-            attn_mask, key_padding_mask, scores, n, self.num_heads, L, S
-        )
+        mask, scores = mha_masks(attn_mask, key_padding_mask, scores)
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
         out = self.out_proj(heads.view(n, L, self.embed_dim))
