@@ -87,9 +87,8 @@ class _MatMulBlas(Function):
     def backward(
         ctx: Context, grad: Tensor
     ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
-        x, y = ctx.saved_values
-        need_a, need_b = ctx.needs_input_grad or (True, True)
-        grads = _grads(x, y, host_array(grad.tuple()), need_a, need_b)
+        needs = ctx.needs_input_grad or (True, True)
+        grads = _grads(*ctx.saved_values, host_array(grad.tuple()), *needs)
         return tuple(None if d is None else grad.new_tensor(d) for d in grads)
 
 
