@@ -315,8 +315,8 @@ class MultiheadAttention(Module):
         if which and self.bias_k is not None:  # (given: add_bias_kv)
             extra = (self.bias_k, self.bias_v)[which - 1].value
             out = cat([out, extra.expand(x.shape[0], 1, E)], dim=1)
-        n, t = out.shape[0], out.shape[1]
-        return out.view(n, t, self.num_heads, self.head_dim).permute(0, 2, 1, 3)
+        # (N, T, h, d): the last size, -1, is head_dim
+        return out.view(*out.shape[:2], self.num_heads, -1).permute(0, 2, 1, 3)
 
     def forward(
         self,
