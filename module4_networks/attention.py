@@ -346,10 +346,9 @@ class MultiheadAttention(Module):
                 f"MultiheadAttention: expected inputs with {self.embed_dim} features, "
                 f"got query of shape {query.shape}"
             )
-        n, L = query.shape[0], query.shape[1]
         q, k, v = self._heads(query, 0), self._heads(key, 1), self._heads(value, 2)
         if self.add_zero_attn:  # (given: one more key and value, all zeros)
-            zeros = k.new_zeros((n, self.num_heads, 1, self.head_dim))
+            zeros = k.new_zeros((*k.shape[:2], 1, self.head_dim))
             k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
         attn_mask, key_padding_mask = padded_masks(
             attn_mask, key_padding_mask, extra=k.shape[2] - key.shape[1]
@@ -359,7 +358,7 @@ class MultiheadAttention(Module):
         mask, scores = mha_masks(attn_mask, key_padding_mask, scores)
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
-        out = self.out_proj(heads.view(n, L, self.embed_dim))
+        out = self.out_proj(heads.view(*query.shape[:2], self.embed_dim))
         if unbatched:
             out, weights = out.squeeze(0), weights.squeeze(0)
         elif not self.batch_first:
