@@ -26,27 +26,20 @@ def _is_boolean(mask: Any) -> bool:
     """Whether ``mask`` says which entries take part (a comparison's result, a NumPy
     bool array, or a tensor of 0s and 1s) rather than numbers to add to the scores.
     Masks made by arithmetic (``1.0 - mask``) lose the comparison's mark, so a
-    float tensor of 0s and 1s only is read as boolean too."""
-    if getattr(mask, "is_mask", False) or getattr(mask, "dtype", None) == np.bool_:
-        return True
-    values = np.unique(mask.to_numpy() if isinstance(mask, Tensor) else mask)
-    return bool(np.all(np.isin(values, (0.0, 1.0))))
+    float tensor of 0s and 1s only is read as boolean too (as are the others:
+    their entries are 0s and 1s, or False and True)."""
+    return bool(np.all(np.isin(np.unique(mask), (0.0, 1.0))))
 
 
 def mha_masks(
-    attn_mask: Optional[Any],
-    key_padding_mask: Optional[Any],
-    scores: Tensor,
-    n: int,
-    heads: int,
-    L: int,
-    S: int,
+    attn_mask: Optional[Any], key_padding_mask: Optional[Any], scores: Tensor
 ) -> Tuple[Optional[Tensor], Tensor]:
     """PyTorch's two masks applied to the scores ``(N, h, L, S)``:
     ``(allowed, scores)``, ``allowed`` (``None``, or 1 = may attend, for
     :func:`attention_weights`, broadcasting to the scores) from the boolean
     masks (1 = ignore), and the scores plus the float masks, as PyTorch adds
     them (``-inf`` at a padded key, as in a float ``key_padding_mask``)."""
+    n, heads, L, S = scores.shape
     masks = []  # (as given, as a tensor broadcasting to the scores)
     if attn_mask is not None:
         m = _as_tensor(attn_mask, scores)  # (L, S), or (N * h, L, S): per head
@@ -75,8 +68,7 @@ def padded_masks(*masks: Any, extra: int = 0) -> List[Any]:
     ``extra`` is 0."""
     if not extra:
         return list(masks)
-    arrays = [m.to_numpy() if isinstance(m, Tensor) else m for m in masks]
-    return [
+    return [  # (a tensor padded as its NumPy copy, np.pad reading it)
         m if m is None else np.pad(m, [(0, 0)] * (np.ndim(m) - 1) + [(0, extra)])
-        for m in arrays
+        for m in masks
     ]

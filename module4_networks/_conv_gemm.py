@@ -202,11 +202,9 @@ def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
     cols = AdvancedIndex.apply(EmbedInZeros.apply(x, padded, inner), key)
     g = grad.reshape(n, cout, -1).permute(0, 2, 1)  # (batch, positions, cout)
     wm = w.reshape(cout, -1)
-    grad_x = grad_w = grad_b = None
+    grad_x = None
     if need_x:
         grad_x = AdvancedIndex.apply(EmbedInZeros.apply(g @ wm, padded, key), inner)
-    if need_w:
-        grad_w = (g.mT @ cols).sum(0).reshape(w.shape)
-    if need_b and b is not None:
-        grad_b = grad.sum((0,) + tuple(range(2, grad.dims)))
+    grad_w = (g.mT @ cols).sum(0).reshape(w.shape) if need_w else None
+    grad_b = grad.sum((0, *range(2, grad.dims))) if need_b and b is not None else None
     return grad_x, grad_w, grad_b

@@ -59,9 +59,8 @@ PATH = fast_path("matmul", "a @ b (Module 2's MatMul on the Task 3.2 kernel)")
 
 def _sum_to(x: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
     """Sum ``x`` over the dimensions it was broadcast along to reach ``shape``."""
-    extra = x.ndim - len(shape)
-    if extra:
-        x = x.sum(axis=tuple(range(extra)))
+    extra = tuple(range(x.ndim - len(shape)))
+    x = x.sum(axis=extra) if extra else x
     ones = tuple(k for k, n in enumerate(shape) if n == 1 and x.shape[k] != 1)
     return x.sum(axis=ones, keepdims=True) if ones else x
 
@@ -88,9 +87,8 @@ class _MatMulBlas(Function):
     def backward(
         ctx: Context, grad: Tensor
     ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
-        x, y = ctx.saved_values
-        need_a, need_b = ctx.needs_input_grad or (True, True)
-        grads = _grads(x, y, host_array(grad.tuple()), need_a, need_b)
+        needs = ctx.needs_input_grad or (True, True)
+        grads = _grads(*ctx.saved_values, host_array(grad.tuple()), *needs)
         return tuple(None if d is None else grad.new_tensor(d) for d in grads)
 
 

@@ -283,17 +283,15 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         widths = (embed_dim, self.kdim, self.vdim)
         self._qkv_same_embed_dim = widths == (embed_dim,) * 3
-        # One stacked projection, or (given) three when kdim or vdim differ.
-        projections = (
-            [("in_proj_weight", (3 * embed_dim, embed_dim))]
-            if self._qkv_same_embed_dim
-            else [(f"{x}_proj_weight", (embed_dim, d)) for x, d in zip("qkv", widths)]
-        )
-        for name in ("in", "q", "k", "v"):
-            setattr(self, f"{name}_proj_weight", None)  # (PyTorch's: unused read None)
-        # PyTorch's initialisation: Xavier on the stacked projections, zero biases.
-        for name, shape in projections:
-            setattr(self, name, init.xavier_uniform_(_parameter(shape, backend)))
+        # One stacked projection, or (given) three when kdim or vdim differ; the
+        # unused ones read None, as PyTorch's. PyTorch's initialisation: Xavier on
+        # the projections, zero biases.
+        shapes = {"in": (3 * embed_dim, embed_dim)}
+        shapes.update((x, (embed_dim, d)) for x, d in zip("qkv", widths))
+        for name, shape in shapes.items():
+            used = (name == "in") == self._qkv_same_embed_dim
+            weight = init.xavier_uniform_(_parameter(shape, backend)) if used else None
+            setattr(self, f"{name}_proj_weight", weight)
         self.in_proj_bias = _parameter((3 * embed_dim,), backend) if bias else None
         self.bias_k = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.bias_v = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
@@ -317,8 +315,8 @@ class MultiheadAttention(Module):
         if which and self.bias_k is not None:  # (given: add_bias_kv)
             extra = (self.bias_k, self.bias_v)[which - 1].value
             out = cat([out, extra.expand(x.shape[0], 1, E)], dim=1)
-        n, t = out.shape[0], out.shape[1]
-        return out.view(n, t, self.num_heads, self.head_dim).permute(0, 2, 1, 3)
+        # (N, T, h, d): the last size, -1, is head_dim
+        return out.view(*out.shape[:2], self.num_heads, -1).permute(0, 2, 1, 3)
 
     def forward(
         self,
@@ -348,23 +346,19 @@ class MultiheadAttention(Module):
                 f"MultiheadAttention: expected inputs with {self.embed_dim} features, "
                 f"got query of shape {query.shape}"
             )
-        n, L = query.shape[0], query.shape[1]
         q, k, v = self._heads(query, 0), self._heads(key, 1), self._heads(value, 2)
         if self.add_zero_attn:  # (given: one more key and value, all zeros)
-            zeros = k.new_zeros((n, self.num_heads, 1, self.head_dim))
+            zeros = k.new_zeros((*k.shape[:2], 1, self.head_dim))
             k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
-        S = k.shape[2]
         attn_mask, key_padding_mask = padded_masks(
-            attn_mask, key_padding_mask, extra=S - key.shape[1]
+            attn_mask, key_padding_mask, extra=k.shape[2] - key.shape[1]
         )
         scale = 1.0 / math.sqrt(self.head_dim)  # (engine: BLAS products)
         scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) * scale
-        mask, scores = mha_masks(
-            attn_mask, key_padding_mask, scores, n, self.num_heads, L, S
-        )
+        mask, scores = mha_masks(attn_mask, key_padding_mask, scores)
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
-        out = self.out_proj(heads.view(n, L, self.embed_dim))
+        out = self.out_proj(heads.view(*query.shape[:2], self.embed_dim))
         if unbatched:
             out, weights = out.squeeze(0), weights.squeeze(0)
         elif not self.batch_first:

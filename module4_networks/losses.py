@@ -193,8 +193,7 @@ def cross_entropy(
     trailing = (1,) * (input.dims - 1 - class_dim)  # (w broadcasts on the classes)
     w = 1.0 if weight is None else weight.detach().view(classes, *trailing)
     if isinstance(target, Tensor) and target.shape == input.shape:  # probabilities
-        if label_smoothing:
-            target = target * (1.0 - label_smoothing) + label_smoothing / classes
+        target = target * (1.0 - label_smoothing) + label_smoothing / classes
         return _reduce(-(logp * target * w).sum(dim=class_dim), reduction)
     target = _class_targets("cross_entropy", input, target, ignore_index)
     weights = _example_weights(input, target, weight, ignore_index)

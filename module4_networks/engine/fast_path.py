@@ -68,7 +68,6 @@ class FastPath:
 
     def __init__(self, name: str, student: str, cap: int = CAP) -> None:
         self.name, self.student, self.cap = name, student, cap
-        self._verdicts: Dict[Hashable, Any] = {}
         self.reset()  # (no verdicts, counts 0, not checking)
 
     # ------------------------------------------------------------ deciding
@@ -122,7 +121,7 @@ class FastPath:
 
     def reset(self) -> None:
         """Forget every verdict and count (a student's code was edited, a test)."""
-        self._verdicts.clear()
+        self._verdicts: Dict[Hashable, Any] = {}
         self.served = self.declined = 0
         self.checking = False
 
