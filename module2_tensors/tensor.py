@@ -285,9 +285,7 @@ def ones(
 
 
 def _rng(seed: Optional[int], generator: Optional[np.random.Generator]) -> Any:
-    if generator is not None:
-        return generator
-    return _generator if seed is None else np.random.default_rng(seed)
+    return generator or (_generator if seed is None else np.random.default_rng(seed))
 
 
 def rand(
