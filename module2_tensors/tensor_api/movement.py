@@ -74,9 +74,8 @@ class MovementMixin:
 
     def contiguous(self) -> "Tensor":
         """This tensor if it is contiguous, else a contiguous copy."""
-        if self.is_contiguous():
-            return self
-        return kept_dtype(self, tf.Copy.apply(self))  # (a mask's copy still selects)
+        # (a kept_dtype copy: a mask's copy still selects)
+        return self if self.is_contiguous() else kept_dtype(self, tf.Copy.apply(self))
 
     @keeps_dtype
     def permute(self, *order: int) -> "Tensor":
