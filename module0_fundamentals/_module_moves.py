@@ -27,7 +27,12 @@ def to(self, *args: Any, **kwargs: Any) -> "Module":
     Raises:
         TypeError: a dtype that is not floating point (PyTorch's message).
     """
-    dtype = _dtype_in(args, kwargs)
+    # The dtype among the arguments: an object whose ``is_floating_point`` is a
+    # flag, as ``kt.float32``'s (a tensor's is a method).
+    dtype = None
+    for arg in (*args, kwargs.get("dtype")):
+        if dtype is None and isinstance(getattr(arg, "is_floating_point", None), bool):
+            dtype = arg
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError(
             f"nn.Module.to only accepts floating point or complex dtypes, but got "
@@ -43,15 +48,6 @@ def to(self, *args: Any, **kwargs: Any) -> "Module":
         return value.to(*rest, **rest_kwargs) if rest or rest_kwargs else value
 
     return self._apply(convert)
-
-
-def _dtype_in(args: Any, kwargs: Any) -> Any:
-    """The dtype among ``to``'s arguments (an object whose ``is_floating_point``
-    is a flag, as ``kt.float32``'s; a tensor's is a method), or ``None``."""
-    for arg in (*args, kwargs.get("dtype")):
-        if isinstance(getattr(arg, "is_floating_point", None), bool):
-            return arg
-    return None
 
 
 def cpu(self) -> "Module":

@@ -125,15 +125,13 @@ class Module:
             modules.pop(name, None)
             registries[name] = None
             return
-        if isinstance(value, Parameter):
-            if value.name is None:
+        if isinstance(value, (Parameter, Module)):
+            # Into its own registry (kept in place if there), out of the other.
+            is_parameter = isinstance(value, Parameter)
+            if is_parameter and value.name is None:
                 value.name = name
-            modules.pop(name, None)
-            parameters[name] = value
-            _mirror(self, name, value)
-        elif isinstance(value, Module):
-            parameters.pop(name, None)
-            modules[name] = value
+            (modules if is_parameter else parameters).pop(name, None)
+            (parameters if is_parameter else modules)[name] = value
             _mirror(self, name, value)
         elif name in parameters:
             # A common slip: `self.w = 0.3` meant to change the weight, but it would

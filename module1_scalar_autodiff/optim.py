@@ -26,9 +26,7 @@ __all__ = ["Optimizer", "SGD"]
 def _derivative(value: Any) -> Optional[Any]:
     """The derivative stored on a parameter's value: ``.derivative`` for a Scalar,
     ``.grad`` (PyTorch's name) for a value that has one; ``None`` if absent."""
-    if isinstance(value, Scalar):
-        return value.derivative
-    return getattr(value, "grad", None)
+    return getattr(value, "derivative" if isinstance(value, Scalar) else "grad", None)
 
 
 class Optimizer:

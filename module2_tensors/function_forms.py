@@ -135,33 +135,6 @@ __all__ += ["var_mean", "std_mean", "vstack", "hstack", "dot", "mv", "outer", "g
 __all__ += ["trace", "broadcast_tensors", "as_tensor", "bernoulli", "multinomial"]
 
 
-def _einsum_parts(equation: str, count: int) -> Tuple[List[str], str]:
-    """``"ij,jk->ik"`` as ``(["ij", "jk"], "ik")``; without ``->`` the output
-    is the letters used once, in alphabetical order (NumPy's and PyTorch's rule).
-
-    Raises:
-        ValueError: a wrong number of operands, ``...``, or a letter repeated
-            inside one operand (a diagonal), which this library does not take.
-    """
-    equation = equation.replace(" ", "")
-    if "." in equation:
-        raise ValueError("einsum: '...' (ellipsis) is not supported here")
-    left, arrow, out = equation.partition("->")
-    inputs = left.split(",")
-    if len(inputs) != count:
-        raise ValueError(
-            f"einsum(): the equation names {len(inputs)} operands but {count} "
-            f"were given"
-        )
-    for subs in inputs:
-        if len(set(subs)) != len(subs):
-            raise ValueError(f"einsum: a repeated index in one operand ({subs!r})")
-    if not arrow:
-        letters = "".join(inputs)
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    return inputs, out
-
-
 class _Einsum(autograd.Function):
     """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
     $G$ with the other operands onto $k$'s indices, broadcast along the indices
@@ -169,7 +142,24 @@ class _Einsum(autograd.Function):
 
     @staticmethod
     def forward(ctx: Context, equation: str, *operands: Tensor) -> Tensor:
-        inputs, out = _einsum_parts(equation, len(operands))
+        # "ij,jk->ik" as ["ij", "jk"] and "ik"; without "->" the output is the
+        # letters used once, in alphabetical order (NumPy's and PyTorch's rule).
+        equation = equation.replace(" ", "")
+        if "." in equation:
+            raise ValueError("einsum: '...' (ellipsis) is not supported here")
+        left, arrow, out = equation.partition("->")
+        inputs = left.split(",")
+        if len(inputs) != len(operands):
+            raise ValueError(
+                f"einsum(): the equation names {len(inputs)} operands but "
+                f"{len(operands)} were given"
+            )
+        for subs in inputs:
+            if len(set(subs)) != len(subs):
+                raise ValueError(f"einsum: a repeated index in one operand ({subs!r})")
+        if not arrow:
+            letters = "".join(inputs)
+            out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
         arrays = [t.to_numpy() for t in operands]
         ctx.save_for_backward(inputs, out, arrays)
         result = np.einsum(f"{','.join(inputs)}->{out}", *arrays)
@@ -196,7 +186,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     one list. Differentiable; computed on the host.
 
     Raises:
-        ValueError: see :func:`_einsum_parts`.
+        ValueError: a wrong number of operands, ``...``, or a letter repeated
+            inside one operand (a diagonal), which this library does not take.
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])

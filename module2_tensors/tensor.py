@@ -188,8 +188,7 @@ def _from_array(
     elif not dtype.is_floating_point:
         array = np.trunc(array)  # (toward zero, as Tensor.long())
     # (A fresh flat array of exactly the shape's size: a remembered layout fits.)
-    data = TensorData.contiguous(array.reshape(-1), array.shape)
-    out = Tensor(data, backend)
+    out = Tensor(TensorData.contiguous(array.reshape(-1), array.shape), backend)
     if dtype is not dtypes.float64:  # (the class default: no instance entry)
         out._dtype = dtype
     if requires_grad:  # (the setter: floating-point dtypes only, as PyTorch)
@@ -285,9 +284,7 @@ def ones(
 
 
 def _rng(seed: Optional[int], generator: Optional[np.random.Generator]) -> Any:
-    if generator is not None:
-        return generator
-    return _generator if seed is None else np.random.default_rng(seed)
+    return generator or (_generator if seed is None else np.random.default_rng(seed))
 
 
 def rand(

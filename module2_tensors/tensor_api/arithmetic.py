@@ -534,9 +534,7 @@ class ArithmeticMixin:
         result has this tensor's dtype, as PyTorch's (``value`` is cast: an
         integer tensor's fill is truncated)."""
         out = ixf.where(mask, value, self)
-        if self._dtype is None and not self.is_mask:
-            return out
-        return out.to(self.dtype)
+        return out if self._dtype is None and not self.is_mask else out.to(self.dtype)
 
     def where(self, condition: "Tensor", other: TensorLike) -> "Tensor":
         """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,

@@ -189,6 +189,4 @@ class DtypeDeviceMixin:
     def type(self, dtype: Optional[dtypes.dtype] = None) -> Any:
         """``t.type(kt.float32)`` converts (as :meth:`to`); ``t.type()`` is the
         dtype's name."""
-        if dtype is None:
-            return f"kindling.{self.dtype.name}"
-        return self._as_dtype(dtype)
+        return f"kindling.{self.dtype.name}" if dtype is None else self._as_dtype(dtype)

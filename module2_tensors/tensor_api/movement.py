@@ -20,25 +20,6 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
-def _view_strides(
-    shape: Tuple[int, ...], strides: Tuple[int, ...], new_shape: Tuple[int, ...]
-) -> Optional[Tuple[int, ...]]:
-    """Strides that show a non-contiguous tensor (never 0-d) as ``new_shape``
-    without copying, or ``None`` when no such strides exist (PyTorch's rule for
-    ``view``): each run of dimensions that is contiguous *within itself* may be
-    split or merged freely; dimensions of size 1 are free; an empty tensor can
-    always be viewed. PyTorch's rule is NumPy's for reshaping an array in place,
-    so NumPy answers, asked of a strided view over a one-entry buffer (only its
-    strides are read)."""
-    steps = tuple(8 * step for step in strides)  # (in bytes)
-    view = np.lib.stride_tricks.as_strided(np.empty(1), shape, steps)
-    try:
-        view.shape = new_shape  # (NumPy refuses where it would have to copy)
-    except AttributeError:
-        return None
-    return tuple(step // 8 for step in view.strides)
-
-
 class MovementMixin:
     """Shape changes, as views where the strides allow (PyTorch's rules)."""
 
@@ -93,9 +74,8 @@ class MovementMixin:
 
     def contiguous(self) -> "Tensor":
         """This tensor if it is contiguous, else a contiguous copy."""
-        if self.is_contiguous():
-            return self
-        return kept_dtype(self, tf.Copy.apply(self))  # (a mask's copy still selects)
+        # (a kept_dtype copy: a mask's copy still selects)
+        return self if self.is_contiguous() else kept_dtype(self, tf.Copy.apply(self))
 
     @keeps_dtype
     def permute(self, *order: int) -> "Tensor":
@@ -120,15 +100,23 @@ class MovementMixin:
         """
         shape = self._infer_shape(sf._shape_args(shape))
         if not self.is_contiguous():
-            strides = _view_strides(self.shape, self._tensor.strides, shape)
-            if strides is not None:
-                return indexing.StridedView.apply(self, shape, strides)
-            raise ValueError(
-                f"view size is not compatible with input tensor's size and stride: "
-                f"a tensor of shape {self.shape} with strides "
-                f"{self._tensor.strides} cannot be viewed as {shape} without a "
-                f"copy; use .reshape(...) or .contiguous().view(...)"
-            )
+            # PyTorch's rule (each run of dimensions contiguous within itself may
+            # be split or merged; sizes 1 are free; an empty tensor always fits)
+            # is NumPy's for reshaping in place: asked of a strided view over a
+            # one-entry buffer (only its strides are read), in bytes.
+            steps = tuple(8 * step for step in self._tensor.strides)
+            view = np.lib.stride_tricks.as_strided(np.empty(1), self.shape, steps)
+            try:
+                view.shape = shape  # (NumPy refuses where it would have to copy)
+            except AttributeError:
+                raise ValueError(
+                    f"view size is not compatible with input tensor's size and "
+                    f"stride: a tensor of shape {self.shape} with strides "
+                    f"{self._tensor.strides} cannot be viewed as {shape} without a "
+                    f"copy; use .reshape(...) or .contiguous().view(...)"
+                ) from None
+            strides = tuple(step // 8 for step in view.strides)
+            return indexing.StridedView.apply(self, shape, strides)
         if shape == self.shape:
             return self
         return tf.View.apply(self, shape)
