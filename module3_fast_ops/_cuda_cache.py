@@ -89,12 +89,6 @@ def _cache_class() -> Any:
                 _announce(self.label)
             return kernel
 
-        def save_overload(self, sig: Any, data: Any) -> None:
-            # Disk full, a kernel numba-cuda cannot serialise: it still runs,
-            # compiled in memory.
-            with contextlib.suppress(Exception):
-                super().save_overload(sig, data)
-
     return _CudaKernelCache
 
 

@@ -194,6 +194,13 @@ class KeyedCache:
             return super().load_overload(sig, target_context)  # type: ignore[misc]
         return None
 
+    def save_overload(self, sig: Any, data: Any) -> None:
+        # Disk full, folder removed, a kernel numba-cuda cannot serialise: the
+        # kernel still runs, compiled in memory. (Numba's save does nothing for a
+        # cache that is not enabled.)
+        with contextlib.suppress(Exception):
+            super().save_overload(sig, data)  # type: ignore[misc]
+
 
 class KernelCache(KeyedCache, FunctionCache):
     """A Numba function cache keyed by :func:`kernel_key` (see the module
@@ -280,10 +287,7 @@ class KernelCache(KeyedCache, FunctionCache):
 
     def save_overload(self, sig: Any, data: Any) -> None:
         compile_progress.progress.finished(self.label)
-        # Disk full, folder removed: the kernel still runs. (Numba's save does
-        # nothing for a cache that is not enabled.)
-        with contextlib.suppress(OSError):
-            super().save_overload(sig, data)
+        super().save_overload(sig, data)
         self.release()
 
 
