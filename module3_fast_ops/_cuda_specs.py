@@ -20,6 +20,9 @@ from ._cuda_runtime import compiled, kernel_in
 
 __all__ = ["KernelSpec", "device_functions", "given_kernels", "kernel_specs"]
 
+#: The Numba types of kernel arguments: float64 and int64 arrays, an int, a bool.
+f64, i64, count, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
+
 
 @dataclass(frozen=True)
 class KernelSpec:
@@ -99,8 +102,6 @@ def kernel_specs(kernels: Any) -> List[KernelSpec]:
     # The matmul's block: one thread per WORK_ROWS x WORK_COLS group of its tile.
     matmul_threads = (k.TILE_ROWS // k.WORK_ROWS) * (k.TILE_COLS // k.WORK_COLS)
 
-    f64, i64 = numba.float64[::1], numba.int64[::1]
-    flag, count = numba.boolean, numba.int64
     # out, size, same, the packed layout (one int64 array for every shape and
     # stride), then the inputs' storages
     elementwise = (f64, count, flag, i64)

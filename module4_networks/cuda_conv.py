@@ -51,7 +51,7 @@ from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_data import TensorData
 from module3_fast_ops._cuda_runtime import _result, _size, cuda, launch
-from module3_fast_ops._cuda_specs import given_kernels
+from module3_fast_ops._cuda_specs import count, f64, flag, given_kernels, i64
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
@@ -262,17 +262,16 @@ def _col2im(dx, dcols, layout, kh, kw, sh, sw, ph, pw):
     dx[flat] = acc
 
 
-_f64, _i64, _n, _flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
-_pairs = (_n, _n, _n, _n)  # strides and paddings
+_pairs = (count, count, count, count)  # strides and paddings
 #: The five kernels with their argument types and block size, for ``kindling
 #: kernels`` and the resource test (on a GPU, each is compiled once and kept on
 #: disk for the next processes).
 _KERNELS = {
-    "conv_forward": (_forward, (_f64, _f64, _f64, _i64, _f64, _n, _flag, *_pairs)),
-    "conv_back_input": (_backward_input, (_f64, _f64, _f64, _i64, *_pairs)),
-    "conv_back_weight": (_backward_weight, (_f64, _f64, _f64, _i64, *_pairs)),
-    "conv_im2col": (_im2col, (_f64, _f64, _i64, _n, _n, *_pairs)),
-    "conv_col2im": (_col2im, (_f64, _f64, _i64, _n, _n, *_pairs)),
+    "conv_forward": (_forward, (f64, f64, f64, i64, f64, count, flag, *_pairs)),
+    "conv_back_input": (_backward_input, (f64, f64, f64, i64, *_pairs)),
+    "conv_back_weight": (_backward_weight, (f64, f64, f64, i64, *_pairs)),
+    "conv_im2col": (_im2col, (f64, f64, i64, count, count, *_pairs)),
+    "conv_col2im": (_col2im, (f64, f64, i64, count, count, *_pairs)),
 }
 KERNEL_SPECS = given_kernels("conv", THREADS_PER_BLOCK, _KERNELS)
 
