@@ -33,21 +33,6 @@ from .kernel_key import kernel_key
 __all__ = ["persist"]
 
 
-_announced = False
-
-
-def _announce(label: str) -> None:
-    """One line on stderr at the first CUDA compilation of a process (through
-    the compile notice's writer: ``KINDLING_QUIET=1`` silences it)."""
-    global _announced
-    if not _announced:
-        _announced = True
-        compile_progress.progress._write(
-            f"kindling: compiling CUDA kernels, {label} first (first run only; "
-            "later runs load them from the cache)\n"
-        )
-
-
 @functools.lru_cache(maxsize=None)
 def _cache_class() -> Any:
     """The cache class, defined on numba-cuda's classes at first use."""
@@ -60,6 +45,9 @@ def _cache_class() -> Any:
 
     class _CudaKernelCache(kernel_cache.KeyedCache, CUDACache):  # type: ignore[misc]
         """numba-cuda's kernel cache, keyed by ``kernel_key.kernel_key``."""
+
+        #: Whether this process has said that it compiles CUDA kernels.
+        announced = False
 
         def __init__(
             self, py_func: Callable[..., Any], label: str, key: Tuple[str, str]
@@ -85,8 +73,14 @@ def _cache_class() -> Any:
 
         def load_overload(self, sig: Any, target_context: Any) -> Any:
             kernel = self._load(sig, target_context)
-            if kernel is None:
-                _announce(self.label)
+            if kernel is None and not _CudaKernelCache.announced:
+                # One line on stderr at the first CUDA compilation of a process
+                # (the compile notice's writer: KINDLING_QUIET=1 silences it).
+                _CudaKernelCache.announced = True
+                compile_progress.progress._write(
+                    f"kindling: compiling CUDA kernels, {self.label} first "
+                    "(first run only; later runs load them from the cache)\n"
+                )
             return kernel
 
     return _CudaKernelCache
