@@ -188,9 +188,7 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
     s = (t.abs() ** p).sum(dim, keepdim=keepdim)
-    out = NormRoot.apply(s, p)
-    out._dtype = s._dtype  # (recorded, a result its forward saved is a new Tensor)
-    return out
+    return NormRoot.apply(s, p)
 
 
 class NormRoot(Function):
