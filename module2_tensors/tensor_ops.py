@@ -299,6 +299,11 @@ class TensorOps:
         raise NotImplementedError
 
 
+#: A kernel run with NumPy's warnings off (``np.errstate`` as a decorator): see
+#: :class:`SimpleOps`.
+_quiet = np.errstate(all="ignore")
+
+
 class SimpleOps(TensorOps):
     """The reference backend: the pure-Python kernels above. Slow (every entry is a
     few Python function calls) but easy to read and to debug.
@@ -311,13 +316,12 @@ class SimpleOps(TensorOps):
     @staticmethod
     def map(fn: Callable[[float], float]) -> MapFn:
         """See :class:`TensorOps`."""
-        kernel = tensor_map(fn)
+        kernel = _quiet(tensor_map(fn))
 
         def apply(a: "Tensor", out: Optional["Tensor"] = None) -> "Tensor":
             if out is None:
                 out = a.new_zeros(a.shape)
-            with np.errstate(all="ignore"):
-                kernel(*out.tuple(), *a.tuple())
+            kernel(*out.tuple(), *a.tuple())
             return out
 
         return apply
@@ -325,13 +329,12 @@ class SimpleOps(TensorOps):
     @staticmethod
     def zip(fn: Callable[[float, float], float]) -> ZipFn:
         """See :class:`TensorOps`."""
-        kernel = tensor_zip(fn)
+        kernel = _quiet(tensor_zip(fn))
 
         def apply(a: "Tensor", b: "Tensor") -> "Tensor":
             shape = a.shape if a.shape == b.shape else shape_broadcast(a.shape, b.shape)
             out = a.new_zeros(shape)
-            with np.errstate(all="ignore"):
-                kernel(*out.tuple(), *a.tuple(), *b.tuple())
+            kernel(*out.tuple(), *a.tuple(), *b.tuple())
             return out
 
         return apply
@@ -339,12 +342,11 @@ class SimpleOps(TensorOps):
     @staticmethod
     def reduce(fn: Callable[[float, float], float], start: float = 0.0) -> ReduceFn:
         """See :class:`TensorOps`."""
-        kernel = tensor_reduce(fn)
+        kernel = _quiet(tensor_reduce(fn))
 
         def apply(a: "Tensor", dim: int) -> "Tensor":
             out = a.new_full(a.shape[:dim] + (1,) + a.shape[dim + 1 :], start)
-            with np.errstate(all="ignore"):
-                kernel(*out.tuple(), *a.tuple(), dim)
+            kernel(*out.tuple(), *a.tuple(), dim)
             return out
 
         return apply
@@ -353,8 +355,7 @@ class SimpleOps(TensorOps):
     def matrix_multiply(a: "Tensor", b: "Tensor") -> "Tensor":
         """See :class:`TensorOps`."""
         out = a.new_zeros(matmul_shape(a.shape, b.shape))
-        with np.errstate(all="ignore"):
-            tensor_matrix_multiply(*out.tuple(), *a.tuple(), *b.tuple())
+        _quiet(tensor_matrix_multiply)(*out.tuple(), *a.tuple(), *b.tuple())
         return out
 
 

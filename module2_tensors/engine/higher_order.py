@@ -222,7 +222,7 @@ def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     # over the layout, a Max (always one step: Tensor._reduction_plan) weights
     # it by its maxima.
     a, fn, layout = inputs[:3]
-    _, _, steps, kept, scale = ctx.saved_values
+    _, _, steps, kept, scale = ctx.saved_values[:5]
     g = (g * scale if scale != 1.0 else g).reshape(kept)
     if fn is CLASSES["Max"]:
         return (g * _max_weights(steps[0])).reshape(a.shape)

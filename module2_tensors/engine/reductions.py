@@ -17,9 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from . import autograd
 from .autograd import Context, Function, _new
-from .grad_modes import MODES
 from .shapes import normalize_dim
 
 if TYPE_CHECKING:
@@ -74,28 +72,20 @@ class Reduction(Function):
         out = _reshaped(out, shape)
         if scale != 1.0:
             out = out.backend.mul_zip(out, out._other(scale))
-        ctx.save_for_backward(a.shape, fn, steps, kept, scale)
+        # The steps' saved values too: a tensor among them (Max's) makes
+        # chain_rule free them after the pass, as a recorded Max's would be.
+        saved = [v for step in steps for v in step.saved_values]
+        ctx.save_for_backward(a.shape, fn, steps, kept, scale, *saved)
         return out
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        shape, fn, steps, kept, scale = ctx.saved_values
+        shape, fn, steps, kept, scale = ctx.saved_values[:5]
         if scale != 1.0:
             grad = grad.backend.mul_zip(grad, grad._other(scale))
         grad = _reshaped(grad, kept)
         for step in reversed(steps):
             grad = fn._backward(step, grad, 2)[0]
-        if not MODES.retain_graph and any(
-            isinstance(v, autograd.tensor_class())
-            for step in steps
-            for v in step.saved_values
-        ):
-            # The steps' saved tensors (Max's) are freed, as a recorded Max's
-            # would be; a second backward then fails in chain_rule with the
-            # usual message instead of in fn.backward.
-            for step in steps:
-                step.saved_values = ()
-            ctx.freed = True
         return _reshaped(grad, shape)
 
 
@@ -198,9 +188,7 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
     s = (t.abs() ** p).sum(dim, keepdim=keepdim)
-    out = NormRoot.apply(s, p)
-    out._dtype = s._dtype  # (recorded, a result its forward saved is a new Tensor)
-    return out
+    return NormRoot.apply(s, p)
 
 
 class NormRoot(Function):
