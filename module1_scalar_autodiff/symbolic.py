@@ -65,7 +65,11 @@ class Expr:
     tree may share sub-expressions, and a cycle cannot be built.
     """
 
-    children: Tuple["Expr", ...] = ()
+    @property
+    def children(self) -> Tuple["Expr", ...]:
+        """The node's fields that are expressions, in order (``(a, b)``, ``(a,)``
+        or ``()``; a power's exponent is a number, not a child)."""
+        return tuple(v for v in vars(self).values() if isinstance(v, Expr))
 
     def __add__(self, b: ExprLike) -> "Expr":
         return Add(self, as_expr(b))
@@ -142,18 +146,10 @@ class _Binary(Expr):
     a: Expr
     b: Expr
 
-    @property
-    def children(self) -> Tuple[Expr, ...]:
-        return (self.a, self.b)
-
 
 @dataclass(frozen=True, eq=False, repr=False)
 class _Unary(Expr):
     a: Expr
-
-    @property
-    def children(self) -> Tuple[Expr, ...]:
-        return (self.a,)
 
 
 class Add(_Binary):
