@@ -42,16 +42,17 @@ class Graph:
             )
 
 
-def _check_n(n: int) -> None:
+def _rng(n: int, seed: int) -> random.Random:
+    """The generator's own random numbers, once ``n`` is checked."""
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"the number of points must be an int >= 0, got {n!r}")
+    return random.Random(seed)
 
 
 def _labelled(n: int, seed: int, label: Callable[[float, float], int]) -> Graph:
     """Points drawn uniformly from the unit square, each labelled by the rule
     ``label(x1, x2)``."""
-    _check_n(n)
-    rng = random.Random(seed)
+    rng = _rng(n, seed)
     X = [(rng.random(), rng.random()) for _ in range(n)]
     return Graph(n, X, [label(x1, x2) for x1, x2 in X])
 
@@ -61,8 +62,7 @@ def _along_curves(n: int, seed: int, point: Callable[[float, int], Point]) -> Gr
     the curve ``point(t, label)``, and a little uniform jitter (at most 0.02 in each
     coordinate, which keeps points that start at least 0.02 from the edge inside the
     unit square)."""
-    _check_n(n)
-    rng = random.Random(seed)
+    rng = _rng(n, seed)
     y = [i % 2 for i in range(n)]
     X: list[Point] = []
     for label in y:
