@@ -17,26 +17,22 @@ def to_string(expr: Any, limit: int = 400) -> str:
     """Infix text, fully parenthesised; cut at ``limit`` characters."""
     infix = {"Add": " + ", "Sub": " - ", "Mul": " * ", "Div": " / "}
     parts: List[str] = []
-    budget = [limit]
-
-    def emit(s: str) -> None:
-        parts.append(s)
-        budget[0] -= len(s)
 
     def walk(node: Any) -> None:
-        if budget[0] <= 0:  # a swollen tree: stop early, the text is cut anyway
+        # A swollen tree: stop early, the text is cut anyway.
+        if sum(map(len, parts)) >= limit:
             return
         kind = type(node).__name__
         if kind in ("Const", "Var"):
-            emit(node.name if kind == "Var" else f"{node.value:g}")
+            parts.append(node.name if kind == "Var" else f"{node.value:g}")
             return
         # "(a + b)", "-(a)", "(a)^c" or "log(a)": an opening, the children, a closing.
         function = "" if kind in infix or kind == "Pow" else kind.lower()
-        emit("-(" if kind == "Neg" else f"{function}(")
+        parts.append("-(" if kind == "Neg" else f"{function}(")
         for k, child in enumerate(node.children):
-            emit(infix[kind] if k else "")
+            parts.append(infix[kind] if k else "")
             walk(child)
-        emit(f")^{node.exponent:g}" if kind == "Pow" else ")")
+        parts.append(f")^{node.exponent:g}" if kind == "Pow" else ")")
 
     walk(expr)
     text = "".join(parts)
