@@ -11,6 +11,7 @@ classes and ``diff`` it uses) and ``scalar``; neither imports it.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Dict, List, NamedTuple
 
 from .scalar import Scalar
@@ -58,23 +59,23 @@ def simplify(expr: ExprLike) -> Expr:
         if id(node) in memo:
             return memo[id(node)]
         out: Expr = node
+        # Each node is rebuilt on its simplified children unless a rule applies.
         if isinstance(node, Pow):
             a = simp(node.a)
+            out = Pow(a, node.exponent)
             if node.exponent == 1.0:
                 out = a
             elif node.exponent == 0.0:
                 out = Const(1.0)
             elif isinstance(a, Const):
                 out = Const(a.value**node.exponent)
-            else:
-                out = Pow(a, node.exponent)
         elif node.children:
             kids = [simp(c) for c in node.children]
+            out = type(node)(*kids)
             if all(isinstance(k, Const) for k in kids):
-                try:
+                # (log(-1) and the like are left as they are)
+                with contextlib.suppress(ValueError, OverflowError):
                     out = Const(_FUNCTIONS[type(node)](*(k.value for k in kids)))
-                except (ValueError, OverflowError):  # leave log(-1) etc. as is
-                    out = type(node)(*kids)
             elif isinstance(node, Add) and is_const(kids[0], 0.0):
                 out = kids[1]
             elif isinstance(node, (Add, Sub)) and is_const(kids[1], 0.0):
@@ -91,8 +92,6 @@ def simplify(expr: ExprLike) -> Expr:
                 out = kids[0]
             elif isinstance(node, Neg) and isinstance(kids[0], Neg):
                 out = kids[0].a
-            else:
-                out = type(node)(*kids)
         memo[id(node)] = out
         return out
 
