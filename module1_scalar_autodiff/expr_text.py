@@ -17,22 +17,26 @@ def to_string(expr: Any, limit: int = 400) -> str:
     """Infix text, fully parenthesised; cut at ``limit`` characters."""
     infix = {"Add": " + ", "Sub": " - ", "Mul": " * ", "Div": " / "}
     parts: List[str] = []
+    budget = [limit]
+
+    def emit(s: str) -> None:
+        parts.append(s)
+        budget[0] -= len(s)
 
     def walk(node: Any) -> None:
-        # A swollen tree: stop early, the text is cut anyway.
-        if sum(map(len, parts)) >= limit:
+        if budget[0] <= 0:  # a swollen tree: stop early, the text is cut anyway
             return
         kind = type(node).__name__
         if kind in ("Const", "Var"):
-            parts.append(node.name if kind == "Var" else f"{node.value:g}")
+            emit(node.name if kind == "Var" else f"{node.value:g}")
             return
         # "(a + b)", "-(a)", "(a)^c" or "log(a)": an opening, the children, a closing.
         function = "" if kind in infix or kind == "Pow" else kind.lower()
-        parts.append("-(" if kind == "Neg" else f"{function}(")
+        emit("-(" if kind == "Neg" else f"{function}(")
         for k, child in enumerate(node.children):
-            parts.append(infix[kind] if k else "")
+            emit(infix[kind] if k else "")
             walk(child)
-        parts.append(f")^{node.exponent:g}" if kind == "Pow" else ")")
+        emit(f")^{node.exponent:g}" if kind == "Pow" else ")")
 
     walk(expr)
     text = "".join(parts)
