@@ -34,110 +34,109 @@ __all__ = [
 ]
 
 
-class _Loss(FunctionLayer):
-    """A loss function as a module (its settings: the function's after its
-    ``inputs`` tensors, ``reduction`` among them); its ``repr`` shows no
-    settings, as PyTorch's (``MSELoss()``)."""
+class _TwoInputs(FunctionLayer):
+    """A function of two tensors as a module: a loss of ``(input, target)`` (its
+    settings: the function's after its ``inputs`` tensors, ``reduction`` among
+    them), or the two inputs ``CosineSimilarity`` and ``PairwiseDistance``
+    compare; its ``repr`` shows no settings, as PyTorch's (``MSELoss()``)."""
 
-    inputs = 2  # (input, target)
+    inputs = 2
 
 
-class _TripleLoss(_Loss):
+class _ThreeInputs(_TwoInputs):
     """A loss of three tensors (``(input1, input2, target)``, ``(input, target,
     var)``, ``(anchor, positive, negative)``)."""
 
     inputs = 3
 
 
-class CrossEntropyLoss(_Loss):
+class CrossEntropyLoss(_TwoInputs):
     """``F.cross_entropy`` as a module: ``nn.CrossEntropyLoss()(logits, target)``."""
 
     function = staticmethod(losses.cross_entropy)
 
 
-class NLLLoss(_Loss):
+class NLLLoss(_TwoInputs):
     """``F.nll_loss`` as a module."""
 
     function = staticmethod(losses.nll_loss)
 
 
-class MSELoss(_Loss):
+class MSELoss(_TwoInputs):
     """``F.mse_loss`` as a module."""
 
     function = staticmethod(losses.mse_loss)
 
 
-class L1Loss(_Loss):
+class L1Loss(_TwoInputs):
     """``F.l1_loss`` as a module."""
 
     function = staticmethod(losses.l1_loss)
 
 
-class BCELoss(_Loss):
+class BCELoss(_TwoInputs):
     """``F.binary_cross_entropy`` as a module (``weight`` as in PyTorch)."""
 
     function = staticmethod(losses.binary_cross_entropy)
 
 
-class BCEWithLogitsLoss(_Loss):
+class BCEWithLogitsLoss(_TwoInputs):
     """``F.binary_cross_entropy_with_logits`` as a module (``weight``,
     ``pos_weight`` as in PyTorch)."""
 
     function = staticmethod(losses.binary_cross_entropy_with_logits)
 
 
-class SmoothL1Loss(_Loss):
+class SmoothL1Loss(_TwoInputs):
     """``F.smooth_l1_loss`` as a module: ``nn.SmoothL1Loss(reduction, beta)``."""
 
     function = staticmethod(L.smooth_l1_loss)
 
 
-class HuberLoss(_Loss):
+class HuberLoss(_TwoInputs):
     """``F.huber_loss`` as a module: ``nn.HuberLoss(reduction, delta)``."""
 
     function = staticmethod(L.huber_loss)
 
 
-class KLDivLoss(_Loss):
+class KLDivLoss(_TwoInputs):
     """``F.kl_div`` as a module: ``nn.KLDivLoss(reduction, log_target)``."""
 
     function = staticmethod(L.kl_div)
 
 
-class MarginRankingLoss(_TripleLoss):
+class MarginRankingLoss(_ThreeInputs):
     """``F.margin_ranking_loss`` as a module: ``(input1, input2, target)``."""
 
     function = staticmethod(L.margin_ranking_loss)
 
 
-class CosineEmbeddingLoss(_TripleLoss):
+class CosineEmbeddingLoss(_ThreeInputs):
     """``F.cosine_embedding_loss`` as a module: ``(input1, input2, target)``."""
 
     function = staticmethod(L.cosine_embedding_loss)
 
 
-class GaussianNLLLoss(_TripleLoss):
+class GaussianNLLLoss(_ThreeInputs):
     """``F.gaussian_nll_loss`` as a module: ``(input, target, var)``."""
 
     function = staticmethod(L.gaussian_nll_loss)
 
 
-class CosineSimilarity(FunctionLayer):
+class CosineSimilarity(_TwoInputs):
     """``F.cosine_similarity`` as a module: ``nn.CosineSimilarity(dim, eps)``."""
 
     function = staticmethod(cosine_similarity)
-    inputs = 2
 
 
-class PairwiseDistance(FunctionLayer):
+class PairwiseDistance(_TwoInputs):
     """``F.pairwise_distance`` as a module: ``nn.PairwiseDistance(p, eps,
     keepdim)``."""
 
     function = staticmethod(L.pairwise_distance)
-    inputs = 2
 
 
-class TripletMarginLoss(_TripleLoss):
+class TripletMarginLoss(_ThreeInputs):
     """``F.triplet_margin_loss`` as a module: ``nn.TripletMarginLoss(margin, p,
     eps, swap, reduction)`` called on ``(anchor, positive, negative)``."""
 

@@ -161,11 +161,9 @@ class _LayerFun(Function):
         b_hh: Optional[Tensor],
         reverse: bool,
     ) -> Tensor:
-        xs = x.to_numpy()
-        weights = tuple(_array(t) for t in (w_ih, w_hh, b_ih, b_hh))
-        out, c_n, saved = _forward(
-            xs, h0.to_numpy(), c0.to_numpy(), weights, reverse  # type: ignore
-        )
+        xs, h, c, *w = (_array(t) for t in (x, h0, c0, w_ih, w_hh, b_ih, b_hh))
+        weights = tuple(w)
+        out, c_n, saved = _forward(xs, h, c, weights, reverse)  # type: ignore
         ctx.save_for_backward(reverse, xs, weights, saved)
         return x.new_tensor(np.concatenate([out, c_n[None]], axis=0))
 
