@@ -78,6 +78,34 @@ def test_zip_general_path_over_slices_that_start_mid_row(a_layout):
     )
 
 
+def _difference(x: float, y: float) -> float:
+    return x - 0.5 * y  # (not symmetric: a swapped pair shows)
+
+
+@pytest.mark.parametrize("column", ["a", "b"])
+def test_zip_general_path_counts_its_rows_over_every_dimension(column):
+    """out ``(N, 3, 20)`` from a full tensor and a column ``(N, 1, 1)`` (step 0
+    along the run: one number a run), the column first or second. Each run starts
+    where the last one ended: the index counts on by one row, carrying into the
+    middle dimension and out of it (where the column, broadcast there too, moves on
+    to its next number); the slices start mid-row."""
+    shape = (2 * kernel_indexing.MIN_PARALLEL_WORK // 60 + 1, 3, 20)
+    size = int(np.prod(shape))
+    workers = kernel_indexing.workers_for(size)
+    assert any(w * size // workers % 20 for w in range(1, workers))
+    rng = np.random.default_rng(12)
+    full, col = rng.normal(size=shape), rng.normal(size=(shape[0], 1, 1))
+    x, y = (col, full) if column == "a" else (full, col)
+    out = Strided.empty(shape, fill=np.nan)
+    kernel = compiled(fast_ops.tensor_zip, _difference)
+    got = run_zip(kernel, out, Strided.of(x), Strided.of(y))
+    wrong = np.argwhere(got != x - 0.5 * y)
+    assert wrong.size == 0, (
+        f"zip ({column} a column): {len(wrong)} entries wrong, the first at "
+        f"{tuple(int(k) for k in wrong[0])}"
+    )
+
+
 @pytest.mark.parametrize("number", ["a", "b"])
 def test_zip_with_one_number_over_slices_writes_inside_out_only(number):
     """One input a single number (``x * 2.0``): its slices read the number once and
