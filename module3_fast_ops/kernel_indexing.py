@@ -94,3 +94,20 @@ def last_step(shape: Shape, strides: Strides) -> int:
     if d == 0 or shape[d - 1] == 1:
         return 0
     return strides[d - 1]
+
+
+@njit
+def next_row(index: np.ndarray, shape: Shape) -> None:
+    """Count ``index`` on to the first entry of the next row of ``shape`` (rows
+    along the last dimension, in row-major order): the last index back to 0, one
+    more in the dimension before it, carried leftwards past each dimension's end.
+    A kernel's runs start where the last one ended, so this replaces
+    :func:`to_index` after the first run, without its divisions (one a
+    dimension, about 30 ns a run of a 4-d zip)."""
+    k = len(shape) - 1
+    while k > 0:
+        index[k] = 0
+        k -= 1
+        index[k] += 1
+        if index[k] < shape[k]:
+            return

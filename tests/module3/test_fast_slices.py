@@ -172,3 +172,16 @@ def test_the_slices_of_large_work_run_on_several_threads(every_thread):
     for a in (x, np.random.default_rng(12).normal(size=(2, 20000))):
         got = run_reduce(reduce, Strided.of(a), 1, -1.0)
         assert len(np.unique(got)) > 1, f"reduce {a.shape}: one thread did it all"
+
+
+def test_next_row_visits_every_row_start_in_order():
+    # The given helper the general paths count their runs with: from anywhere in
+    # a row to the next row's first entry, carrying past each dimension's end
+    # (a size-1 dimension included), as to_index of the next row's ordinal.
+    shape = np.array([2, 1, 3, 4], np.int64)
+    index = np.array([0, 0, 0, 2], np.int64)  # mid-row
+    expected = np.empty(4, np.int64)
+    for ordinal in range(4, 24, 4):
+        kernel_indexing.next_row(index, shape)
+        kernel_indexing.to_index(ordinal, shape, expected)
+        assert index.tolist() == expected.tolist(), ordinal
