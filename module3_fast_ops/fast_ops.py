@@ -100,7 +100,8 @@ def tensor_map(fn: Callable[[float], float]) -> MapKernel:
         out_step = last_step(out_shape, out_strides)
         in_step = last_step(in_shape, in_strides)
         ordinal = lo
-        to_index(lo, out_shape, out_index)
+        if lo < hi:  # (an empty tensor has no index)
+            to_index(lo, out_shape, out_index)
         while ordinal < hi:
             # Index arithmetic once per run along the last dimension, then
             # constant steps; the next run starts the next row.
@@ -202,7 +203,8 @@ def tensor_zip(fn: Callable[[float, float], float]) -> ZipKernel:
         # the runs are then read as views, which become vector instructions.
         contiguous = out_step == 1 and a_step == 1 and b_step == 1
         ordinal = lo
-        to_index(lo, out_shape, out_index)
+        if lo < hi:  # (an empty tensor has no index)
+            to_index(lo, out_shape, out_index)
         while ordinal < hi:
             broadcast_index(out_index, out_shape, a_shape, a_index)
             broadcast_index(out_index, out_shape, b_shape, b_index)

@@ -185,3 +185,19 @@ def test_next_row_visits_every_row_start_in_order():
         kernel_indexing.next_row(index, shape)
         kernel_indexing.to_index(ordinal, shape, expected)
         assert index.tolist() == expected.tolist(), ordinal
+
+
+def test_general_paths_of_an_empty_output_run_no_index():
+    # A batch of zero (out (0, 3, 4)) with an input laid out unlike out: no entry
+    # to write, and no index to compute (to_index of a shape with a 0 in it
+    # divides by it).
+    out_shape = (0, 3, 4)
+    column = Strided.of(np.ones((3, 1)))
+    got = run_map(
+        compiled(fast_ops.tensor_map, operators.neg), Strided.empty(out_shape), column
+    )
+    assert got.shape == out_shape
+    kernel = compiled(fast_ops.tensor_zip, operators.add)
+    empty = Strided.of(np.zeros(out_shape))
+    got = run_zip(kernel, Strided.empty(out_shape), empty, column)
+    assert got.shape == out_shape
