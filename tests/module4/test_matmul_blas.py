@@ -34,6 +34,9 @@ CASES = [
     ((1, 4, 3), None, (3, 3, 5), None),  # a broadcast batch dimension
     ((2, 3, 4, 3), (0, 2, 1, 3), (2, 1, 3, 4), (3, 1, 0, 2)),
     ((4, 3), None, (2, 3, 5), None),  # a matrix times a batch
+    # a permuted batch times a matrix (one gemm of its rows, copied), one column
+    ((2, 3, 4, 3), (0, 2, 1, 3), (3, 1), None),
+    ((2, 4, 1), None, (1, 5), (1, 0)),  # an outer product per row
 ]
 
 
