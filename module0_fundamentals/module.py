@@ -118,13 +118,11 @@ class Module:
         if name in buffers and not isinstance(value, (Parameter, Module)):
             buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
             return
-        if value is None and (name in parameters or name in modules):
+        if value is None:
             # ``m.bias = None`` (PyTorch allows it): no parameter or submodule
-            # any more, and the attribute reads None.
+            # any more, and the attribute reads None (set below, as any other).
             parameters.pop(name, None)
             modules.pop(name, None)
-            registries[name] = None
-            return
         if isinstance(value, (Parameter, Module)):
             # Into its own registry (kept in place if there), out of the other.
             is_parameter = isinstance(value, Parameter)
@@ -161,8 +159,7 @@ class Module:
         )
 
     def __delattr__(self, name: str) -> None:
-        for registry in ("_parameters", "_modules", "_buffers"):
-            entries = self.__dict__.get(registry, {})
+        for entries in (self._parameters, self._modules, self._buffers):
             if name in entries:
                 del entries[name]
                 self.__dict__.pop(name, None)  # (the mirror, see _mirror)
