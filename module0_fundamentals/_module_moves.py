@@ -82,10 +82,9 @@ def _apply(self, fn: Callable[[Any], Any]) -> "Module":
         for parameter in module._parameters.values():
             if hasattr(parameter.value, "to"):
                 parameter.update(fn(parameter.value))
-        buffers = module.__dict__.get("_buffers", {})
-        for name, value in buffers.items():
+        for name, value in module._buffers.items():
             if hasattr(value, "to"):
-                buffers[name] = fn(value)
+                module._buffers[name] = fn(value)
     return self
 
 

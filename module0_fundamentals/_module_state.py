@@ -21,9 +21,8 @@ def entries(
     layer) is listed under both names, as PyTorch's ``state_dict`` lists it."""
     for attribute, parameter in module._parameters.items():
         yield start + attribute, module, attribute, True, parameter.value
-    skip = module.__dict__.get("_non_persistent", set())
-    for attribute, value in module.__dict__.get("_buffers", {}).items():
-        if attribute not in skip:
+    for attribute, value in module._buffers.items():
+        if attribute not in module._non_persistent:
             yield start + attribute, module, attribute, False, value
     for name, child in module.named_children():
         yield from entries(child, f"{start}{name}.")

@@ -8,29 +8,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
 
-from .module import Module, Parameter, _ModuleSequence
+from .module import Module, Parameter, _Container, _ModuleSequence
 
 __all__ = ["ModuleDict", "ParameterList", "ParameterDict"]
 
 
-class _Registry(Module):
+class _Registry(_Container):
     """What a dict of named entries shares, over the registry ``_registry``:
     ``d[key]``, ``del d[key]``, ``len``, ``in``, iteration over the keys,
     ``keys()``, ``values()`` and ``items()`` (insertion order)."""
-
-    _registry = "_modules"
-
-    def _entries(self) -> dict:
-        return self.__dict__[self._registry]
 
     def __getitem__(self, key: str) -> Any:
         return self._entries()[key]
 
     def __delitem__(self, key: str) -> None:
         delattr(self, key)
-
-    def __len__(self) -> int:
-        return len(self._entries())
 
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._entries()))

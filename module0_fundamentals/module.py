@@ -118,13 +118,11 @@ class Module:
         if name in buffers and not isinstance(value, (Parameter, Module)):
             buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
             return
-        if value is None and (name in parameters or name in modules):
+        if value is None:
             # ``m.bias = None`` (PyTorch allows it): no parameter or submodule
-            # any more, and the attribute reads None.
+            # any more, and the attribute reads None (set below, as any other).
             parameters.pop(name, None)
             modules.pop(name, None)
-            registries[name] = None
-            return
         if isinstance(value, (Parameter, Module)):
             # Into its own registry (kept in place if there), out of the other.
             is_parameter = isinstance(value, Parameter)
@@ -161,8 +159,7 @@ class Module:
         )
 
     def __delattr__(self, name: str) -> None:
-        for registry in ("_parameters", "_modules", "_buffers"):
-            entries = self.__dict__.get(registry, {})
+        for entries in (self._parameters, self._modules, self._buffers):
             if name in entries:
                 del entries[name]
                 self.__dict__.pop(name, None)  # (the mirror, see _mirror)
@@ -447,25 +444,31 @@ def _mirror(module: Module, name: str, value: Any) -> None:
         module.__dict__[name] = value
 
 
-class _ModuleSequence(Module):
-    """What ``Sequential``, ``ModuleList`` and ``ParameterList`` share over
-    their entries (the registry ``_registry``, named ``"0"``, ``"1"``, ...):
-    ``len``, iteration, ``seq[i]`` (negative counts from the end) and
-    ``seq[a:b]`` (a container of the same kind)."""
+class _Container(Module):
+    """A container module (a list or a dict of modules or parameters): its entries
+    are the registry ``_registry`` (``_modules`` or ``_parameters``), which ``len``
+    counts."""
 
     _registry = "_modules"
 
-    def _entries(self) -> list:
-        return list(self.__dict__[self._registry].values())
+    def _entries(self) -> dict:
+        return self.__dict__[self._registry]
 
     def __len__(self) -> int:
         return len(self._entries())
 
+
+class _ModuleSequence(_Container):
+    """What ``Sequential``, ``ModuleList`` and ``ParameterList`` share over
+    their entries (named ``"0"``, ``"1"``, ...): ``len``, iteration, ``seq[i]``
+    (negative counts from the end) and ``seq[a:b]`` (a container of the same
+    kind)."""
+
     def __iter__(self) -> Iterator[Any]:
-        return iter(self._entries())
+        return iter(list(self._entries().values()))
 
     def __getitem__(self, index: int | slice) -> Any:
-        children = self._entries()
+        children = list(self._entries().values())
         if isinstance(index, slice):
             part = type(self)()
             for entry in children[index]:

@@ -60,22 +60,18 @@ def simplify(expr: ExprLike) -> Expr:
             return memo[id(node)]
         out: Expr = node
         # Each node is rebuilt on its simplified children unless a rule applies.
-        if isinstance(node, Pow):
-            a = simp(node.a)
-            out = Pow(a, node.exponent)
-            if node.exponent == 1.0:
-                out = a
-            elif node.exponent == 0.0:
-                out = Const(1.0)
-            elif isinstance(a, Const):
-                out = Const(a.value**node.exponent)
-        elif node.children:
+        if node.children:
             kids = [simp(c) for c in node.children]
-            out = type(node)(*kids)
+            # (a power's exponent is no child: it comes after its one child)
+            extra = (node.exponent,) if isinstance(node, Pow) else ()
+            out = type(node)(*kids, *extra)
             if all(isinstance(k, Const) for k in kids):
+                fold = _FUNCTIONS[type(node)]
                 # (log(-1) and the like are left as they are)
                 with contextlib.suppress(ValueError, OverflowError):
-                    out = Const(_FUNCTIONS[type(node)](*(k.value for k in kids)))
+                    out = Const(fold(*(k.value for k in kids), *extra))
+            elif isinstance(node, Pow) and node.exponent in (0.0, 1.0):
+                out = kids[0] if node.exponent == 1.0 else Const(1.0)
             elif isinstance(node, Add) and is_const(kids[0], 0.0):
                 out = kids[1]
             elif isinstance(node, (Add, Sub)) and is_const(kids[1], 0.0):

@@ -284,8 +284,10 @@ def evaluate(expr: ExprLike, **values: float) -> float:
     # END SOLUTION
 
 
-# The float function of each node type (Pow is special: its exponent is not a child).
+# The float function of each node type (Pow's takes the exponent after its child's
+# value: its exponent is not a child).
 _FUNCTIONS: Dict[type, Callable[..., float]] = {
+    Pow: pow,
     Add: operators.add,
     Sub: lambda a, b: operators.add(a, operators.neg(b)),
     Mul: operators.mul,
