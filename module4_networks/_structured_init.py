@@ -76,7 +76,6 @@ def dirac_(x: Any, groups: int = 1) -> Any:
     per_group = t.shape[0] // groups
     values = np.zeros(t.shape)
     centre = tuple(k // 2 for k in t.shape[2:])
-    for g in range(groups):
-        for d in range(min(per_group, t.shape[1])):
-            values[(g * per_group + d, d, *centre)] = 1.0
+    for d in range(min(per_group, t.shape[1])):  # (output d of every group)
+        values[(slice(d, None, per_group), d, *centre)] = 1.0
     return _fill(x, values)
