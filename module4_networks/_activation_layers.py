@@ -55,11 +55,10 @@ class FunctionLayer(Module):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
-        names = [*inspect.signature(self.function).parameters.values()][self.inputs :]
-        if self.order:
-            names.sort(key=lambda p: self.order.split().index(p.name))
+        params = inspect.signature(self.function).parameters
+        names = self.order.split() or [*params][self.inputs :]
         try:
-            bound = inspect.Signature(names).bind(*args, **kwargs)
+            bound = inspect.Signature([params[n] for n in names]).bind(*args, **kwargs)
         except TypeError as error:  # name the layer, not the signature's bind
             raise TypeError(f"{type(self).__name__}: {error}") from None
         bound.apply_defaults()

@@ -117,9 +117,8 @@ class ConvTranspose2d(Module):
             raise ValueError("in_channels and out_channels must be divisible by groups")
         kh, kw = pair(kernel_size, "kernel_size")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride, self.padding = (kh, kw), stride, padding
-        self.output_padding, self.groups = output_padding, groups
-        self.dilation = dilation
+        self.kernel_size, self.stride, self.dilation = (kh, kw), stride, dilation
+        self.padding, self.output_padding, self.groups = padding, output_padding, groups
         fan_in = (out_channels // groups) * kh * kw
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
         self.bias = _parameter((out_channels,), backend) if bias else None

@@ -30,13 +30,11 @@ def trunc_normal_(
     (``a`` and ``b`` are absolute bounds, as PyTorch's): draws outside are
     drawn again until every entry falls inside."""
     t = _tensor_of(x)
-    values = np.empty(t.shape)
-    todo = np.ones(t.shape, dtype=bool)
-    while todo.any():
+    out = np.full(t.shape, np.nan)  # (nan: no draw in [a, b] there yet)
+    while np.isnan(out).any():
         draws = randn(*t.shape, generator=generator).to_numpy() * std + mean
-        values[todo] = draws[todo]
-        todo &= (values < a) | (values > b)
-    return _fill(x, values)
+        out = np.where(np.isnan(out) & (draws >= a) & (draws <= b), draws, out)
+    return _fill(x, out)
 
 
 def orthogonal_(x: Any, gain: float = 1.0, generator: Generator = None) -> Any:
@@ -78,7 +76,6 @@ def dirac_(x: Any, groups: int = 1) -> Any:
     per_group = t.shape[0] // groups
     values = np.zeros(t.shape)
     centre = tuple(k // 2 for k in t.shape[2:])
-    for g in range(groups):
-        for d in range(min(per_group, t.shape[1])):
-            values[(g * per_group + d, d, *centre)] = 1.0
+    for d in range(min(per_group, t.shape[1])):  # (output d of every group)
+        values[(slice(d, None, per_group), d, *centre)] = 1.0
     return _fill(x, values)

@@ -8,8 +8,8 @@ Kaiming families) and the given ones of ``_structured_init.py`` (``trunc_normal_
 ``orthogonal_``, ``eye_``, ``dirac_``).
 """
 
-from .. import _structured_init, weight_init
 from .._structured_init import *  # noqa: F403
 from ..weight_init import *  # noqa: F403
 
-__all__ = [*weight_init.__all__, *_structured_init.__all__]
+# A facade defines nothing: it exports every public name it imports.
+__all__ = [name for name in dir() if not name.startswith("_")]
