@@ -193,9 +193,9 @@ class _RNNLayers(Module):
 
     def _run(
         self, input: Tensor, hx: Sequence[Optional[Tensor]]
-    ) -> Tuple[Tensor, List[Tensor]]:
+    ) -> Tuple[Tensor, Tuple[Tensor, ...]]:
         """The shared forward: returns the output and the final states, one tensor
-        per component of the state (``[h_n]`` or ``[h_n, c_n]``)."""
+        per component of the state (``(h_n,)`` or ``(h_n, c_n)``)."""
         unbatched = _unbatched(self, input, 3)
         x = input.unsqueeze(1) if unbatched else input
         x = x.transpose(0, 1) if self.batch_first and not unbatched else x
@@ -228,9 +228,9 @@ class _RNNLayers(Module):
             x = outputs[0] if directions == 1 else cat(outputs, dim=2)
             if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        states = [stack(list(parts), dim=0) for parts in zip(*finals)]
+        states = tuple(stack(list(parts), dim=0) for parts in zip(*finals))
         if unbatched:
-            return x.squeeze(1), [s.squeeze(1) for s in states]
+            return x.squeeze(1), tuple(s.squeeze(1) for s in states)
         return (x.transpose(0, 1) if self.batch_first else x), states
 
     def forward(
