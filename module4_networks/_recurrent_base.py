@@ -167,12 +167,9 @@ class _RNNLayers(Module):
     def _suffixes(self, layer: int) -> List[str]:
         return [f"_l{layer}", f"_l{layer}_reverse"][: 2 if self.bidirectional else 1]
 
-    # The cell equation of one step, and how to read h off a state. (A subclass
-    # defines ``_unroll``, one direction of one layer over a sequence:
-    # ``recurrent._RNNBase``.)
-    def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
-        raise NotImplementedError
-
+    # How to read h off a state. (A subclass defines ``_unroll``, one direction
+    # of one layer over a sequence, ``recurrent._RNNBase``, and each layer its
+    # ``_step``, the cell equation of one step.)
     @staticmethod
     def _hidden(state: State) -> Tensor:
         return state
