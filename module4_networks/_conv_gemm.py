@@ -201,10 +201,8 @@ def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
     )
     cols = AdvancedIndex.apply(EmbedInZeros.apply(x, padded, inner), key)
     g = grad.reshape(n, cout, -1).permute(0, 2, 1)  # (batch, positions, cout)
-    wm = w.reshape(cout, -1)
-    grad_x = None
-    if need_x:
-        grad_x = AdvancedIndex.apply(EmbedInZeros.apply(g @ wm, padded, key), inner)
+    dcols = EmbedInZeros.apply(g @ w.reshape(cout, -1), padded, key) if need_x else None
+    grad_x = None if dcols is None else AdvancedIndex.apply(dcols, inner)
     grad_w = (g.mT @ cols).sum(0).reshape(w.shape) if need_w else None
     grad_b = grad.sum((0, *range(2, grad.dims))) if need_b and b is not None else None
     return grad_x, grad_w, grad_b

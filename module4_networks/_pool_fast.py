@@ -140,29 +140,6 @@ def _recorded_backward(ctx: Context, grad: Tensor, inputs: Tuple, out: Tensor) -
     return EmbedInZeros.apply(AdvancedIndex.apply(grad, windows), in_shape, target)
 
 
-def _check(
-    student: Callable[..., Tensor],
-    input: Tensor,
-    args: Tuple[Any, ...],
-    window: Window,
-) -> Any:
-    """Run the students' ``max_pool2d`` (forward and backward, on a detached
-    copy) and this path; the output shape when they agree, else ``False``."""
-    probe = input.detach().requires_grad_()
-    # Recording on: the first call may come inside ``no_grad()``.
-    with enable_grad():
-        reference = student(probe, *args)
-        g = probe_gradient(reference.shape)
-        reference.backward(reference.new_tensor(g))
-    out, arg = _forward(_view(input.tuple(), 2), *reference.shape[2:], *window)
-    grad = _backward(g, arg, *input.shape[2:])
-    # The maxima are copies (exact); gradients of overlapping windows are sums,
-    # possibly in another order (no gradient reaching the input reads as zeros).
-    same = np.array_equal(out, reference.to_numpy(), equal_nan=True)
-    same = same and agrees(grad, probe.grad)
-    return tuple(reference.shape) if same else False
-
-
 def max_pool2d(
     student: Callable[..., Tensor],
     input: Tensor,
@@ -184,6 +161,22 @@ def max_pool2d(
     sh, sw = (kh, kw) if stride is None else pair(stride, "stride")
     window = (kh, kw, sh, sw, *pair(padding, "padding"))
     key = (tuple(input.shape), window, bool(ceil_mode), type(input.backend))
-    args = (kernel_size, stride, padding, 1, ceil_mode)
-    out_shape = PATH.verdict(key, lambda: _check(student, input, args, window))
+
+    def check() -> Any:
+        """Run the students' ``max_pool2d`` (forward and backward, on a detached
+        copy) and this path; the output shape when they agree, else ``False``."""
+        probe = input.detach().requires_grad_()
+        # Recording on: the first call may come inside ``no_grad()``.
+        with enable_grad():
+            reference = student(probe, kernel_size, stride, padding, 1, ceil_mode)
+            g = probe_gradient(reference.shape)
+            reference.backward(reference.new_tensor(g))
+        out, arg = _forward(_view(input.tuple(), 2), *reference.shape[2:], *window)
+        grad = _backward(g, arg, *input.shape[2:])
+        # The maxima are copies (exact); gradients of overlapping windows are sums,
+        # possibly in another order (no gradient reaching the input reads as zeros).
+        same = np.array_equal(out, reference.to_numpy(), equal_nan=True)
+        return tuple(reference.shape) if same and agrees(grad, probe.grad) else False
+
+    out_shape = PATH.verdict(key, check)
     return None if out_shape is False else _MaxPool2dFun.apply(input, out_shape, window)

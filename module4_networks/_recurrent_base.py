@@ -167,12 +167,9 @@ class _RNNLayers(Module):
     def _suffixes(self, layer: int) -> List[str]:
         return [f"_l{layer}", f"_l{layer}_reverse"][: 2 if self.bidirectional else 1]
 
-    # The cell equation of one step, and how to read h off a state. (A subclass
-    # defines ``_unroll``, one direction of one layer over a sequence:
-    # ``recurrent._RNNBase``.)
-    def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
-        raise NotImplementedError
-
+    # How to read h off a state. (A subclass defines ``_unroll``, one direction
+    # of one layer over a sequence, ``recurrent._RNNBase``, and each layer its
+    # ``_step``, the cell equation of one step.)
     @staticmethod
     def _hidden(state: State) -> Tensor:
         return state
@@ -193,9 +190,9 @@ class _RNNLayers(Module):
 
     def _run(
         self, input: Tensor, hx: Sequence[Optional[Tensor]]
-    ) -> Tuple[Tensor, List[Tensor]]:
+    ) -> Tuple[Tensor, Tuple[Tensor, ...]]:
         """The shared forward: returns the output and the final states, one tensor
-        per component of the state (``[h_n]`` or ``[h_n, c_n]``)."""
+        per component of the state (``(h_n,)`` or ``(h_n, c_n)``)."""
         unbatched = _unbatched(self, input, 3)
         x = input.unsqueeze(1) if unbatched else input
         x = x.transpose(0, 1) if self.batch_first and not unbatched else x
@@ -228,9 +225,9 @@ class _RNNLayers(Module):
             x = outputs[0] if directions == 1 else cat(outputs, dim=2)
             if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        states = [stack(list(parts), dim=0) for parts in zip(*finals)]
+        states = tuple(stack(list(parts), dim=0) for parts in zip(*finals))
         if unbatched:
-            return x.squeeze(1), [s.squeeze(1) for s in states]
+            return x.squeeze(1), tuple(s.squeeze(1) for s in states)
         return (x.transpose(0, 1) if self.batch_first else x), states
 
     def forward(

@@ -51,8 +51,7 @@ before, ``module3_fast_ops/BENCHMARKS.md``, issue 29, part 3).
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -134,9 +133,8 @@ def _backward(
     dx = (flat @ w_ih).reshape(x.shape)
     dw_ih = flat.T @ x.reshape(steps * batch, -1)
     dw_hh = flat.T @ saved["h_prev"].reshape(steps * batch, hidden)
-    db_ih = flat.sum(axis=0) if b_ih is not None else None
-    db_hh = flat.sum(axis=0) if b_hh is not None else None
-    return [dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh]
+    db = [None if b is None else flat.sum(axis=0) for b in (b_ih, b_hh)]
+    return [dx, dh, dc, dw_ih, dw_hh, *db]
 
 
 # ----------------------------------------------------------------------- the Function
@@ -177,46 +175,6 @@ class _LayerFun(Function):
 
 
 # --------------------------------------------------------------------------- the hook
-def _check(
-    layers: Any,
-    x: Tensor,
-    state: Sequence[Tensor],
-    weights: Weights,
-    reverse: bool,
-    needs: Sequence[bool],
-) -> bool:
-    """Run the students' ``_unroll`` forward and backward on detached copies
-    (needing gradients where the inputs do: a backward may branch on
-    ``needs_input_grad``), and this path on the same numbers; whether outputs,
-    final state and every gradient agree."""
-    probes = [
-        None if t is None else t.detach().requires_grad_(need)
-        for t, need in zip((x, *state, *weights), needs)
-    ]
-    # A generator of its own: the check must not move the seeded stream.
-    rng = np.random.default_rng(0)
-    with enable_grad():  # (inside no_grad() nothing needs a gradient)
-        out, final = layers._unroll(
-            probes[0], tuple(probes[1:3]), tuple(probes[3:]), reverse
-        )
-        outs = [out, *final] if isinstance(final, tuple) else [out, final]
-        if len(outs) != 3 or not all(isinstance(o, Tensor) for o in outs):
-            return False
-        g_outs = [rng.standard_normal(o.shape) for o in outs]  # out, h_n, c_n
-        loss = sum((o * o.new_tensor(g)).sum() for o, g in zip(outs, g_outs))
-        if any(needs) and not ran_backward(loss, None):
-            return False
-    xs, h0, c0, *w = (_array(t) for t in (x, *state, *weights))
-    fast_out, c_n, saved = _forward(xs, h0, c0, tuple(w), reverse)  # type: ignore
-    got = [fast_out, fast_out[0 if reverse else xs.shape[0] - 1], c_n]
-    grads = _backward(xs, tuple(w), reverse, saved, *g_outs)  # type: ignore
-    return all(agrees(a, o) for a, o in zip(got, outs)) and all(
-        agrees(g, p.grad)  # (no gradient: zeros)
-        for p, g, need in zip(probes, grads, needs)
-        if p is not None and need
-    )
-
-
 def unroll(
     layers: Any, x: Tensor, state: Any, weights: Weights, reverse: bool
 ) -> Tuple[Tensor, Any]:
@@ -236,7 +194,39 @@ def unroll(
     ):
         return layers._unroll(x, state, weights, reverse)
     key, needs = signature(*tensors)
-    check = partial(_check, layers, x, parts, weights, reverse, needs)
+
+    def check() -> bool:
+        """Run the students' ``_unroll`` forward and backward on detached copies
+        (needing gradients where the inputs do: a backward may branch on
+        ``needs_input_grad``), and this path on the same numbers; whether
+        outputs, final state and every gradient agree."""
+        probes = [
+            None if t is None else t.detach().requires_grad_(need)
+            for t, need in zip(tensors, needs)
+        ]
+        # A generator of its own: the check must not move the seeded stream.
+        rng = np.random.default_rng(0)
+        with enable_grad():  # (inside no_grad() nothing needs a gradient)
+            out, final = layers._unroll(
+                probes[0], tuple(probes[1:3]), tuple(probes[3:]), reverse
+            )
+            outs = [out, *final] if isinstance(final, tuple) else [out, final]
+            if len(outs) != 3 or not all(isinstance(o, Tensor) for o in outs):
+                return False
+            g_outs = [rng.standard_normal(o.shape) for o in outs]  # out, h_n, c_n
+            loss = sum((o * o.new_tensor(g)).sum() for o, g in zip(outs, g_outs))
+            if any(needs) and not ran_backward(loss, None):
+                return False
+        xs, h0, c0, *w = (_array(t) for t in tensors)
+        fast_out, c_n, saved = _forward(xs, h0, c0, tuple(w), reverse)  # type: ignore
+        got = [fast_out, fast_out[0 if reverse else xs.shape[0] - 1], c_n]
+        grads = _backward(xs, tuple(w), reverse, saved, *g_outs)  # type: ignore
+        return all(agrees(a, o) for a, o in zip(got, outs)) and all(
+            agrees(g, p.grad)  # (no gradient: zeros)
+            for p, g, need in zip(probes, grads, needs)
+            if p is not None and need
+        )
+
     if not PATH.verdict((type(layers), bool(reverse), key), check):
         return layers._unroll(x, state, weights, reverse)
     # The outputs and the final state (h, c), as views of the packed result.

@@ -288,8 +288,7 @@ class LSTM(_RNNBase):
     def forward(
         self, input: Tensor, hx: Optional[Tuple[Tensor, Tensor]] = None
     ) -> Tuple[Tensor, Tuple[Tensor, Tensor]]:
-        output, (h_n, c_n) = self._run(input, [None, None] if hx is None else list(hx))
-        return output, (h_n, c_n)
+        return self._run(input, [None, None] if hx is None else list(hx))
 
 
 class GRU(_RNNBase):
