@@ -210,11 +210,10 @@ class CyclicLR(LRScheduler):
         if cycle_momentum:
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
+            if last_epoch == -1:  # (the first step sets each momentum to its max)
                 for top, bottom, group in zip(
                     self.max_momentums, self.base_momentums, optimizer.param_groups
                 ):
-                    _set_momentum(group, self.momentum_key, top)
                     group["max_momentum"], group["base_momentum"] = top, bottom
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
