@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, Tuple
 from module2_tensors.indexing_functions import where
 from module2_tensors.tensor import Tensor
 
-from ._optimizer_state import State, _counted, _decayed
+from ._optimizer_state import State, _counted
 from .optimizers import Optimizer
 
 __all__ = ["Adamax", "Adadelta", "Rprop", "ASGD"]
@@ -40,8 +40,7 @@ class Adamax(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         beta1, beta2 = group["betas"]
-        g, p = _decayed(g, p, group)
-        t = _counted(p, state, exp_avg=0.0, exp_inf=0.0)
+        g, p, t = _counted(p, g, state, group, exp_avg=0.0, exp_inf=0.0)
         state["exp_avg"] = beta1 * state["exp_avg"] + (1.0 - beta1) * g
         state["exp_inf"] = (beta2 * state["exp_inf"]).maximum(g.abs() + group["eps"])
         return p - group["lr"] / (1.0 - beta1**t) * state["exp_avg"] / state["exp_inf"]
@@ -70,8 +69,7 @@ class Adadelta(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         rho, eps = group["rho"], group["eps"]
-        g, p = _decayed(g, p, group)
-        _counted(p, state, square_avg=0.0, acc_delta=0.0)
+        g, p, _ = _counted(p, g, state, group, square_avg=0.0, acc_delta=0.0)
         state["square_avg"] = rho * state["square_avg"] + (1.0 - rho) * g * g
         delta = (state["acc_delta"] + eps).sqrt() / (state["square_avg"] + eps).sqrt()
         delta = delta * g
@@ -103,7 +101,7 @@ class Rprop(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         minus, plus = group["etas"]
-        _counted(p, state, prev=0.0, step_size=group["lr"])
+        _counted(p, g, state, group, prev=0.0, step_size=group["lr"])
         agreement = (g * state["prev"]).sign()
         factor = where(agreement > 0.0, plus, where(agreement < 0.0, minus, 1.0))
         state["step_size"] = (state["step_size"] * factor).clamp(*group["step_sizes"])
@@ -134,8 +132,7 @@ class ASGD(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         lr, lambd = group["lr"], group["lambd"]
-        g, p = _decayed(g, p, group)
-        t = _counted(p, state, ax=0.0)
+        g, p, t = _counted(p, g, state, group, ax=0.0)
         eta, mu = state.get("eta", lr), state.get("mu", 1.0)
         p = p * (1.0 - lambd * eta) - eta * g
         state["ax"] = p if mu == 1.0 else state["ax"] + mu * (p - state["ax"])

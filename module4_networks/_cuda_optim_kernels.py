@@ -40,8 +40,7 @@ def sgd(p, g, buf, packed, same, size, lr, wd, momentum, dampening, nesterov, fi
         if wd != 0.0:
             gi = gi + wd * p[p_at]
         if momentum != 0.0:
-            b = gi if first else momentum * buf[i] + (1.0 - dampening) * gi
-            buf[i] = b
+            buf[i] = b = gi if first else momentum * buf[i] + (1.0 - dampening) * gi
             gi = gi + momentum * b if nesterov else b
         p[p_at] = p[p_at] - lr * gi
 
@@ -63,10 +62,8 @@ def adam(p, g, m, v, packed, same, size, lr, beta1, beta2, eps, wd, decay, inv1,
             gi = gi + wd * pi
         if decay != 1.0:
             pi = pi * decay
-        mi = beta1 * m[i] + (1.0 - beta1) * gi
-        vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
-        m[i] = mi
-        v[i] = vi
+        m[i] = mi = beta1 * m[i] + (1.0 - beta1) * gi
+        v[i] = vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
         denom = math.sqrt(vi * inv2) + eps
         p[p_at] = pi - lr * (mi * inv1) * (1.0 / denom)
 

@@ -18,7 +18,8 @@ __all__ = ["OptimizerState", "State"]
 
 #: A parameter's ``state`` (its buffers) or a parameter group, by name.
 State = Dict[str, Any]
-Moments = Tuple[int, Tensor, Tensor]
+Step = Tuple[Tensor, Tensor, int]
+Moments = Tuple[Tensor, Tensor, int, Tensor, Tensor]
 #: PyTorch's implementation switches, with its defaults. ``foreach`` changes only
 #: torch's speed (accepted, ignored); the others ask for what Kindling lacks (an
 #: update that records a graph, CUDA graph capture, torch's fused kernels).
@@ -36,26 +37,29 @@ def _decayed(g: Tensor, p: Tensor, group: State) -> Tuple[Tensor, Tensor]:
     return (g if decay == 0.0 else g + decay * p), p
 
 
-def _counted(p: Tensor, state: State, **fills: float) -> int:
-    """Advance ``state["step"]``, first filling each named buffer that is not
-    there with ``p``'s shape and the given value; the new step."""
+def _counted(p: Tensor, g: Tensor, state: State, group: State, **fills: float) -> Step:
+    """The start of a given optimizer's step: the gradient and the parameter
+    after weight decay (:func:`_decayed`), and ``state["step"]`` advanced, each
+    named buffer that is not there first filled with ``p``'s shape and the given
+    value; ``(g, p, step)``."""
     for name, value in fills.items():
         if name not in state:
             state[name] = p.new_full(p.shape, value)
     state["step"] = state.get("step", 0) + 1
-    return state["step"]
+    g, p = _decayed(g, p, group)
+    return g, p, state["step"]
 
 
 def _moments(p: Tensor, g: Tensor, state: State, group: State) -> Moments:
-    r"""Adam's step count and moments, advanced by ``g`` and kept in ``state``:
-    $t + 1$, $m = \beta_1 m + (1 - \beta_1) g$ and $v = \beta_2 v + (1 - \beta_2)
-    g^2$ (for the given variants: AMSGrad, RAdam and NAdam)."""
+    r"""Adam's step count and moments, after weight decay (:func:`_counted`),
+    advanced by ``g`` and kept in ``state``: $t + 1$, $m = \beta_1 m + (1 -
+    \beta_1) g$ and $v = \beta_2 v + (1 - \beta_2) g^2$ (for the given variants:
+    AMSGrad, RAdam and NAdam); ``(g, p, t, m, v)``."""
     beta1, beta2 = group["betas"]
-    t = state.get("step", 0) + 1
-    m = beta1 * state.get("exp_avg", p * 0.0) + (1.0 - beta1) * g
-    v = beta2 * state.get("exp_avg_sq", p * 0.0) + (1.0 - beta2) * g * g
-    state.update(step=t, exp_avg=m, exp_avg_sq=v)
-    return t, m, v
+    g, p, t = _counted(p, g, state, group, exp_avg=0.0, exp_avg_sq=0.0)
+    m = state["exp_avg"] = beta1 * state["exp_avg"] + (1.0 - beta1) * g
+    v = state["exp_avg_sq"] = beta2 * state["exp_avg_sq"] + (1.0 - beta2) * g * g
+    return g, p, t, m, v
 
 
 def _mapped(buffers: State, fn: Callable[[Tensor], Tensor]) -> State:
@@ -67,9 +71,9 @@ def _amsgrad_step(p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
     r"""Adam's step with AMSGrad (Reddi et al., 2018; PyTorch's ``amsgrad=True``):
     the denominator uses the largest second moment so far, $u_t = \max(u_{t-1},
     v_t)$ (``state["max_exp_avg_sq"]``), as $\sqrt{u_t / (1 - \beta_2^t)} +
-    \epsilon$; the rest is Adam's step."""
+    \epsilon$; the rest is Adam's step (its weight decay: :func:`_moments`)."""
     beta1, beta2 = group["betas"]
-    t, m, v = _moments(p, g, state, group)
+    _, p, t, m, v = _moments(p, g, state, group)
     v_max = state["max_exp_avg_sq"] = state.get("max_exp_avg_sq", v).maximum(v)
     denominator = (v_max / (1.0 - beta2**t)).sqrt() + group["eps"]
     return p - group["lr"] * (m / (1.0 - beta1**t)) / denominator

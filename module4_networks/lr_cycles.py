@@ -134,9 +134,10 @@ class OneCycleLR(LRScheduler):
         self.base_momentum, self.max_momentum = base_momentum, max_momentum
         super().__init__(optimizer, last_epoch)
 
-    def _at(self, step: int, start: float, peak: float, end: float) -> float:
-        """The value at ``step`` of a curve start -> peak (phase 1) -> end."""
-        values = {"initial_lr": start, "max_lr": peak, "min_lr": end}
+    def _at(self, step: int, values: Dict[str, Any]) -> float:
+        """The value at ``step`` of the curve ``values["initial_lr"]`` ->
+        ``values["max_lr"]`` (phase 1) -> ``values["min_lr"]`` (a group's rates,
+        or the momentum's)."""
         # The phase running: the first that ends at or after step, else the last.
         k = sum(step > last for last, _, _ in self.phases[:-1])
         begin = self.phases[k - 1][0] if k else 0.0
@@ -157,12 +158,10 @@ class OneCycleLR(LRScheduler):
         if self.momentum_key is not None:
             # High momentum while the rate is low, and the other way round.
             top, bottom = self.max_momentum, self.base_momentum
-            momentum = self._at(step, top, bottom, top)
+            momentum = self._at(step, dict(initial_lr=top, max_lr=bottom, min_lr=top))
             for group in groups:
                 _set_momentum(group, self.momentum_key, momentum)
-        return [
-            self._at(step, g["initial_lr"], g["max_lr"], g["min_lr"]) for g in groups
-        ]
+        return [self._at(step, group) for group in groups]
 
 
 class CyclicLR(LRScheduler):
@@ -210,11 +209,10 @@ class CyclicLR(LRScheduler):
         if cycle_momentum:
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
+            if last_epoch == -1:  # (the first step sets each momentum to its max)
                 for top, bottom, group in zip(
                     self.max_momentums, self.base_momentums, optimizer.param_groups
                 ):
-                    _set_momentum(group, self.momentum_key, top)
                     group["max_momentum"], group["base_momentum"] = top, bottom
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs

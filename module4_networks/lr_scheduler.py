@@ -442,18 +442,17 @@ class SequentialLR(LRScheduler):
         for group in optimizer.param_groups:
             group["lr"] = group["initial_lr"]
         _undo_step(self)  # (each of self._schedulers)
-        first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
-        first._initial_step()
-        self._last_lr = first.get_last_lr()
+        self._schedulers[bisect.bisect_right(self._milestones, 0)]._initial_step()
+        self._last_lr = self._current()
 
     def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]
         """Advance one step of the schedule now running."""
         self.last_epoch += 1
         k = bisect.bisect_right(self._milestones, self.last_epoch)
-        scheduler = self._schedulers[k]
         restart = k > 0 and self._milestones[k - 1] == self.last_epoch
-        scheduler.step(0 if restart else None)  # restart: the closed form at step 0
-        self._last_lr = scheduler.get_last_lr()
+        # A restart: the closed form at step 0.
+        self._schedulers[k].step(0 if restart else None)
+        self._last_lr = self._current()
 
 
 class ChainedScheduler(LRScheduler):

@@ -215,9 +215,9 @@ class Adam(Optimizer):
         $p - \eta\, \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} +
         \epsilon}$ (with $g \leftarrow g + \lambda p$ first, or with
         ``decoupled_weight_decay`` $p \leftarrow p (1 - \eta \lambda)$ as AdamW's)."""
-        g, p = _decayed(g, p, group)
         if group.get("amsgrad", False):  # given: v_hat from the largest v so far
             return _amsgrad_step(p, g, state, group)
+        g, p = _decayed(g, p, group)
         return _adam_step(p, g, state, group)
 
 
@@ -294,8 +294,7 @@ class Adagrad(Optimizer):
                 self.state[p].update(step=0, sum=full)
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
-        g, p = _decayed(g, p, group)
-        t = _counted(p, state, sum=group["initial_accumulator_value"])
+        g, p, t = _counted(p, g, state, group, sum=group["initial_accumulator_value"])
         state["sum"] = state["sum"] + g * g
         lr = group["lr"] / (1.0 + (t - 1) * group["lr_decay"])
         return p - lr * g / (state["sum"].sqrt() + group["eps"])
@@ -328,8 +327,7 @@ class RAdam(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
-        g, p = _decayed(g, p, group)
-        t, m, v = _moments(p, g, state, group)
+        _, p, t, m, v = _moments(p, g, state, group)
         m_hat = m / (1.0 - beta1**t)
         rho_inf = 2.0 / (1.0 - beta2) - 1.0
         rho_t = rho_inf - 2.0 * t * beta2**t / (1.0 - beta2**t)
@@ -368,8 +366,7 @@ class NAdam(Optimizer):
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         beta1, beta2 = group["betas"]
         psi = group["momentum_decay"]
-        g, p = _decayed(g, p, group)
-        t, m, v = _moments(p, g, state, group)
+        g, p, t, m, v = _moments(p, g, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
         state["mu_product"] = product = state.get("mu_product", 1.0) * mu
