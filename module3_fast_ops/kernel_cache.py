@@ -137,7 +137,6 @@ class _LazyMetadata(dict):
     metadata: diagnostics keep working, and only those who ask pay for them."""
 
     def __init__(self, py_func: Callable[..., Any], options: Dict[str, Any], sig: Any):
-        super().__init__()
         self._source = (py_func, options, sig)
 
     def _fill(self, key: Any) -> None:
