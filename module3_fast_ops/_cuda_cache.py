@@ -91,13 +91,12 @@ def persist(kernel: Any, label: str) -> Any:
     compiled into it, under the name ``label`` (shown when it compiles), and
     return it. A simulated kernel, one already compiled, or one whose code cannot
     be described for a key is returned unchanged (compiled in memory as before)."""
-    py_func = getattr(kernel, "py_func", None)
-    if py_func is None or not hasattr(kernel, "_cache") or kernel.overloads:
+    if not hasattr(kernel, "_cache") or kernel.overloads:
         return kernel
-    key = kernel_key(py_func, kernel.targetoptions)
+    key = kernel_key(kernel.py_func, kernel.targetoptions)
     # A numba-cuda whose cache classes moved (tests/module3/test_cuda_kernel_cache.py
     # names what): no disk cache.
     if key is not None:
         with contextlib.suppress(Exception):
-            kernel._cache = _cache_class()(py_func, label, key)
+            kernel._cache = _cache_class()(kernel.py_func, label, key)
     return kernel

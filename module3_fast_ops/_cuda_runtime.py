@@ -133,8 +133,7 @@ def _packed(described: Tuple[bytes, ...]) -> Any:
     d = len(shape)
     rows = [[d], shape, strides]
     for shape_k, strides_k in zip(rest[::2], rest[1::2]):
-        rows.append(np.zeros(d, dtype=np.int64))
-        rows[-1][d - len(shape_k) :] = np.where(shape_k == 1, 0, strides_k)
+        rows.append(np.pad(np.where(shape_k == 1, 0, strides_k), (d - len(shape_k), 0)))
     return cuda.to_device(np.concatenate([np.asarray(r, np.int64) for r in rows]))
 
 
@@ -246,8 +245,7 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
     # another at every syncthreads(): hand the GIL over at once (1 us) instead of
     # after Python's default 5 ms, or a reduce block takes 0.1 s.
     previous = sys.getswitchinterval()
-    if SIMULATOR:
-        sys.setswitchinterval(1e-6)
+    sys.setswitchinterval(1e-6 if SIMULATOR else previous)
     try:
         kernel[grid, block](*device)
     finally:

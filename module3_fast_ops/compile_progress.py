@@ -100,13 +100,9 @@ def _start_helper(current: str) -> None:
             )
         except OSError:
             return
-        progress.helpers.append(helper)
-
-
-def _stop_helpers() -> None:
-    # The helper's work so far stays in the cache; the rest is not needed now.
-    for helper in progress.helpers:
-        helper.terminate()  # (nothing for one that has finished)
+        # Stopped at exit (nothing for one that has finished): its work so far
+        # stays in the cache, the rest is not needed now.
+        atexit.register(helper.terminate)
 
 
 # ---------------------------------------------------------------------------
@@ -132,7 +128,6 @@ class CompileProgress:
         self.seconds = 0.0
         self.current: Optional[Tuple[str, float]] = None
         self.stream: Any = None  # None: sys.stderr at the time of writing
-        self.helpers: List[Any] = []
         self.lock = threading.Lock()
 
     def _write(self, text: str) -> None:
@@ -154,7 +149,6 @@ class CompileProgress:
                         build()
                 self.pending = sum(not c.is_cached() for c in self.caches.values())
                 _start_helper(label)
-                atexit.register(_stop_helpers)
                 atexit.register(self.summary)
                 self._write(
                     "kindling: compiling kernels (first run only; later runs load "

@@ -137,7 +137,6 @@ class _LazyMetadata(dict):
     metadata: diagnostics keep working, and only those who ask pay for them."""
 
     def __init__(self, py_func: Callable[..., Any], options: Dict[str, Any], sig: Any):
-        super().__init__()
         self._source = (py_func, options, sig)
 
     def _fill(self, key: Any) -> None:
@@ -180,11 +179,7 @@ class KeyedCache:
         self._name, self._py_func, self.label = repr(py_func), py_func, label
         self._impl = impl(py_func, _Locator(py_file, path or "", self._stamp, identity))
         self._cache_path = path or ""
-        self._cache_file = files(
-            cache_path=self._cache_path,
-            filename_base=self._impl.filename_base,
-            source_stamp=self._stamp,
-        )
+        self._cache_file = files(path or "", self._impl.filename_base, self._stamp)
         self._enabled = path is not None
 
     def _load(self, sig: Any, target_context: Any) -> Any:

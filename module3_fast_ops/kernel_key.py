@@ -128,12 +128,11 @@ class _Describer:
             if not _is_external(module):
                 # A class of ours: its methods are not followed, so its whole
                 # file stands for it.
-                self.facts.append(f"{name}={value!r}")
                 source = getattr(sys.modules.get(module or ""), "__file__", None)
                 # (None or no file: kernel_key's TypeError or OSError, no key)
                 with open(source, "rb") as f:  # type: ignore[arg-type]
                     digest = hashlib.sha256(f.read()).hexdigest()
-                self.facts.append(f"file {module} {digest}")
+                self.facts += [f"{name}={value!r}", f"file {module} {digest}"]
         elif _is_external(type(value).__module__):
             self.facts.append(f"{name}={type(value).__qualname__}")
         else:  # something of ours we cannot describe: kernel_key gives no key

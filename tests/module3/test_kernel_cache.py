@@ -469,6 +469,9 @@ def test_the_helpers_share_the_pending_kernels_over_the_idle_cores(
         def poll(self) -> int:
             return 0
 
+        def terminate(self) -> None:
+            """(called at exit)"""
+
     monkeypatch.setattr(compile_progress.subprocess, "Popen", Recorded)
     for scale in (5, 6, 8):
         kernel = kernel_cache.persist(_tiny_kernel(scale), f"times{scale}")
