@@ -83,9 +83,8 @@ def _class_targets(
         )
     w = np.ones(classes) if weight is None else weight.detach().to_numpy()
     per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
-    dtype = input.dtype if input.is_floating_point() else None  # (float32 stays)
-    weights = tensor(per_example, backend=input.backend, dtype=dtype)
-    return tensor(values, backend=input.backend), weights
+    # (the weights in input's float dtype, new_tensor's: float32 stays)
+    return tensor(values, backend=input.backend), input.new_tensor(per_example)
 
 
 def _picked(input: Tensor, target: Tensor) -> Tensor:
