@@ -55,9 +55,8 @@ def pad(
         raise RuntimeError(f"pad: {tuple(pad)} crops more than shape {input.shape}")
     if mode == "constant":  # (a negative amount crops, as PyTorch's)
         out = sf.pad(input, [max(w, 0) for w in amounts], value or 0.0)
-        lo, hi = amounts[-2::-2], amounts[::-2]  # (first padded dim first)
-        # (a negative after: that many entries off the end)
-        cut = [slice(max(-b, 0), min(a, 0) or None) for b, a in zip(lo, hi)]
+        # (first padded dim first; a negative after: that many entries off the end)
+        cut = [slice(max(-b, 0), min(a, 0) or None) for _, b, a in sizes[::-1]]
         return _labelled(out[(Ellipsis, *cut)], input.dtype)  # (int64, mask: kept)
     if mode not in _SOURCES:
         raise ValueError(

@@ -143,8 +143,7 @@ def interpolate(
     wanted = {"nearest": None, "linear": 1, "bilinear": 2}
     if mode not in wanted:
         raise ValueError(
-            f"interpolate: mode {mode!r} is not supported here (nearest, linear, "
-            f"bilinear)"
+            f"interpolate: mode {mode!r} is not supported here ({', '.join(wanted)})"
         )
     if wanted[mode] not in (None, spatial) or spatial not in (1, 2):
         raise ValueError(

@@ -38,11 +38,9 @@ def unfold(
     """
     if input.dims not in (3, 4):
         raise ValueError(f"unfold expects a 3-D or 4-D input, got shape {input.shape}")
-    if input.dims == 3:
-        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride)[0]
     (kh, kw), (dh, dw) = pair(kernel_size, "kernel_size"), pair(dilation, "dilation")
     (ph, pw), (sh, sw) = pair(padding, "padding"), pair(stride, "stride")
-    n, c, h, w = input.shape
+    *batch, c, h, w = input.shape  # (batch: [N], or [] for a 3-D input)
     h, w = h + 2 * ph, w + 2 * pw
     oh, ow = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
     if min(kh, kw, dh, dw, sh, sw) < 1 or min(ph, pw) < 0 or min(oh, ow) < 1:
@@ -53,7 +51,7 @@ def unfold(
     # Position in the padded, flattened image of kernel entry (i, j), window (r, q).
     rows = np.arange(kh)[:, None, None, None] * dh + np.arange(oh)[:, None] * sh
     cols = np.arange(kw)[:, None, None] * dw + np.arange(ow) * sw  # (j, r, q)
-    padded = sf.pad(input, (pw, pw, ph, ph)).contiguous().view(n, c, h * w)
+    padded = sf.pad(input, (pw, pw, ph, ph)).contiguous().view(*batch, c, h * w)
     # (i, j, r, q), row-major
-    picked = ixf.index_select(padded, 2, (rows * w + cols).reshape(-1).tolist())
-    return picked.view(n, c * kh * kw, oh * ow)
+    picked = ixf.index_select(padded, -1, (rows * w + cols).reshape(-1).tolist())
+    return picked.view(*batch, c * kh * kw, oh * ow)

@@ -45,9 +45,11 @@ def _class_dim(input: Tensor) -> int:
 
 
 def _class_targets(
-    name: str, input: Tensor, target: Any, ignore_index: int = -100
-) -> Tensor:
-    """``target`` as a tensor on ``input``'s backend, checked against ``input``.
+    name: str, input: Tensor, target: Any, weight: Optional[Tensor], ignore_index: int
+) -> Tuple[Tensor, Tensor]:
+    """``(target, weights)``: ``target`` as a tensor on ``input``'s backend, checked
+    against ``input``, and $w_{\\text{target}[n]}$ per example (1 without
+    ``weight``), 0 where ignored.
 
     ``input`` is ``(N, C)`` or ``(N, C, d1, ...)`` (or ``(C,)`` for one example);
     ``target`` must then be ``(N,)``, ``(N, d1, ...)`` (or ``()``) and hold whole
@@ -68,14 +70,21 @@ def _class_targets(
             f"class probabilities of shape {input.shape})"
         )
     classes = input.shape[_class_dim(input)]
-    bad = (values != np.round(values)) | (values < 0) | (values >= classes)
-    bad &= values != ignore_index
+    kept = values != ignore_index
+    bad = ((values != np.round(values)) | (values < 0) | (values >= classes)) & kept
     if bad.any():
         raise IndexError(
             f"{name}: target {values[bad].flat[0]:g} is out of bounds for "
             f"{classes} classes"
         )
-    return tensor(values, backend=input.backend)
+    if weight is not None and weight.shape != (classes,):
+        raise ValueError(
+            f"weight must have shape ({classes},) (one per class), got {weight.shape}"
+        )
+    w = np.ones(classes) if weight is None else weight.detach().to_numpy()
+    per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
+    # (the weights in input's float dtype, new_tensor's: float32 stays)
+    return tensor(values, backend=input.backend), input.new_tensor(per_example)
 
 
 def _picked(input: Tensor, target: Tensor) -> Tensor:
@@ -96,24 +105,6 @@ def _picked(input: Tensor, target: Tensor) -> Tensor:
     one_hot = target.unsqueeze(class_dim) == classes
     return where(one_hot, input, 0.0).sum(dim=class_dim)
     # END SOLUTION
-
-
-def _example_weights(
-    input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int
-) -> Tensor:
-    """$w_{\\text{target}[n]}$ per example (1 without ``weight``), 0 where
-    ignored."""
-    values = target.to_numpy()
-    kept = values != ignore_index
-    classes = input.shape[_class_dim(input)]
-    if weight is not None and weight.shape != (classes,):
-        raise ValueError(
-            f"weight must have shape ({classes},) (one per class), got {weight.shape}"
-        )
-    w = np.ones(classes) if weight is None else weight.detach().to_numpy()
-    per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
-    dtype = input.dtype if input.is_floating_point() else None  # (float32 stays)
-    return tensor(per_example, backend=input.backend, dtype=dtype)
 
 
 def _weighted_reduce(losses: Tensor, weights: Tensor, reduction: str) -> Tensor:
@@ -148,8 +139,7 @@ def nll_loss(
         IndexError: a target outside ``[0, C)`` (other than ``ignore_index``).
     """
     _check_loss("nll_loss", reduction, input)
-    target = _class_targets("nll_loss", input, target, ignore_index)
-    weights = _example_weights(input, target, weight, ignore_index)
+    target, weights = _class_targets("nll_loss", input, target, weight, ignore_index)
     return _weighted_reduce(-_picked(input, target) * weights, weights, reduction)
 
 
@@ -195,8 +185,9 @@ def cross_entropy(
     if isinstance(target, Tensor) and target.shape == input.shape:  # probabilities
         target = target * (1.0 - label_smoothing) + label_smoothing / classes
         return _reduce(-(logp * target * w).sum(dim=class_dim), reduction)
-    target = _class_targets("cross_entropy", input, target, ignore_index)
-    weights = _example_weights(input, target, weight, ignore_index)
+    target, weights = _class_targets(
+        "cross_entropy", input, target, weight, ignore_index
+    )
     losses = -_picked(logp, target) * weights
     if label_smoothing:
         kept = (target != float(ignore_index)).float()
