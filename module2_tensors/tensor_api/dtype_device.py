@@ -132,10 +132,7 @@ class DtypeDeviceMixin:
         converted with (``kt.float64`` by default; arithmetic gives PyTorch's
         promoted dtype, ``kt.result_type``).
         The numbers are stored as float64 in every case."""
-        d = self._dtype
-        if d is None:
-            return dtypes.bool_ if self.is_mask else dtypes.float64
-        return d
+        return self._dtype or (dtypes.bool_ if self.is_mask else dtypes.float64)
 
     def is_floating_point(self) -> bool:
         """Whether :attr:`dtype` is a floating-point type."""
