@@ -50,7 +50,7 @@ def kept_dtype(source: "Tensor", out: "Tensor") -> "Tensor":
 
 
 def floated(source: "Tensor", out: "Tensor") -> "Tensor":
-    """``out`` (an elementwise function of ``source``: ``exp``, ``sqrt`` ...)
+    """``out`` (an elementwise function of ``source``: ``exp``, ``sqrt`` ...; a mean)
     reporting PyTorch's dtype: ``source``'s if a float, else the default float
     (the functions whose values stay whole use :func:`kept_dtype` instead)."""
     if source._dtype is None and not source.is_mask:

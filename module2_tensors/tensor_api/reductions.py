@@ -29,7 +29,7 @@ from ..engine.indexing import AdvancedIndex, scatter_positions
 from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
-from .dtype_device import kept_dtype
+from .dtype_device import floated, kept_dtype
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -246,12 +246,10 @@ class ReductionMixin:
         dtype: Optional[dtypes.dtype] = None,
     ) -> "Tensor":
         """The average over ``dim`` (see :meth:`sum`), in ``dtype`` if given
-        (converted first); a float dtype's result reports it."""
+        (converted first); a float dtype's result reports it, an integer's or
+        a mask's the default float, as an elementwise function's."""
         x = self if dtype is None else self.to(dtype)
-        out = x._reduce(tf.Sum, dim, keepdim, "mean", average=True)
-        if x._dtype is not None and x._dtype.is_floating_point:
-            out._dtype = x._dtype
-        return out
+        return floated(x, x._reduce(tf.Sum, dim, keepdim, "mean", average=True))
 
     def amax(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """The largest entry over ``dim`` (an int, a tuple, or ``None`` for all),
