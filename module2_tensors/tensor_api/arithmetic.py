@@ -146,8 +146,7 @@ class ArithmeticMixin:
     def __rsub__(self, b: TensorLike) -> "Tensor":
         if self.is_mask or type(b) is bool:
             raise RuntimeError(_BOOL_SUB)
-        o = self._other(b)
-        return _typed(tf.Add.apply(o, tf.Neg.apply(self)), self, o, b)
+        return -self + b  # (as a - b is a + (-b))
 
     def add(self, other: TensorLike, alpha: TensorLike = 1) -> "Tensor":
         """``torch.add``: $\\mathrm{self} + \\alpha \\cdot \\mathrm{other}$."""

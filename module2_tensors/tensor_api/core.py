@@ -121,8 +121,7 @@ class CoreMixin:
                 f"Tensor(...) takes a TensorData; use tensor({data!r}) to make a "
                 f"tensor from numbers"
             )
-        if backend is None:
-            backend = get_default_backend()
+        backend = backend or get_default_backend()
         if backend.cuda and not hasattr(data._storage, "copy_to_host"):
             data = elementwise._in_memory_of(backend, data)  # (into GPU memory)
         self.backend: TensorBackend = backend

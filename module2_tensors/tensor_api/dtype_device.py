@@ -50,7 +50,7 @@ def kept_dtype(source: "Tensor", out: "Tensor") -> "Tensor":
 
 
 def floated(source: "Tensor", out: "Tensor") -> "Tensor":
-    """``out`` (an elementwise function of ``source``: ``exp``, ``sqrt`` ...)
+    """``out`` (an elementwise function of ``source``: ``exp``, ``sqrt`` ...; a mean)
     reporting PyTorch's dtype: ``source``'s if a float, else the default float
     (the functions whose values stay whole use :func:`kept_dtype` instead)."""
     if source._dtype is None and not source.is_mask:
@@ -132,10 +132,7 @@ class DtypeDeviceMixin:
         converted with (``kt.float64`` by default; arithmetic gives PyTorch's
         promoted dtype, ``kt.result_type``).
         The numbers are stored as float64 in every case."""
-        d = self._dtype
-        if d is None:
-            return dtypes.bool_ if self.is_mask else dtypes.float64
-        return d
+        return self._dtype or (dtypes.bool_ if self.is_mask else dtypes.float64)
 
     def is_floating_point(self) -> bool:
         """Whether :attr:`dtype` is a floating-point type."""

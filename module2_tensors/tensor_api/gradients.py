@@ -65,9 +65,7 @@ class GradientMixin:
         # with the very storage w already has.
         if not isinstance(value, CoreMixin):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
-        if value.backend is not self.backend:
-            value = value.to(self.backend).detach()
-        self._tensor = value._tensor
+        self._tensor = value.to(self.backend)._tensor  # (itself if there already)
 
     # How many in-place operations changed this tensor's storage (shared by its
     # views), PyTorch's ``t._version``.

@@ -180,13 +180,12 @@ class IndexingMixin:
                 "or of a value that does) is not supported; build the result "
                 "with where(mask, value, x) instead"
             )
-        if not self.is_floating_point():  # (cast as PyTorch's: 2.7 -> 2, 2 -> True)
-            value = value.to(self.dtype)
+        # (itself if there already; cast as PyTorch's: 2.7 -> 2, 2 -> True)
+        value = value.to(self.backend, self.dtype)
         if indexing.is_advanced_key(key):
             indexing.set_advanced(self, key, value)
         else:
             target = self._new(ixf.index_view(self._tensor, key))
-            value = value.to(self.backend)  # (itself if there already)
             check_writable(value.shape, target.shape)
             self.backend.id_map(value, out=target)
         versions.bump_version(self)

@@ -69,8 +69,7 @@ class MovementMixin:
     def is_contiguous(self) -> bool:
         """Whether the entries lie in storage in row-major order, without gaps
         (known without a check for a fresh output: ``TensorData.row_major``)."""
-        data = self._tensor
-        return data.row_major or data.is_contiguous()
+        return self._tensor.row_major or self._tensor.is_contiguous()
 
     def contiguous(self) -> "Tensor":
         """This tensor if it is contiguous, else a contiguous copy."""
@@ -117,9 +116,7 @@ class MovementMixin:
                 ) from None
             strides = tuple(step // 8 for step in view.strides)
             return indexing.StridedView.apply(self, shape, strides)
-        if shape == self.shape:
-            return self
-        return tf.View.apply(self, shape)
+        return self if shape == self.shape else tf.View.apply(self, shape)
 
     def _infer_shape(self, shape: Tuple[Any, ...]) -> Tuple[int, ...]:
         """Check a target shape for view/reshape and fill in a ``-1``."""

@@ -29,7 +29,7 @@ from ..engine.indexing import AdvancedIndex, scatter_positions
 from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
-from .dtype_device import kept_dtype
+from .dtype_device import floated, kept_dtype
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 #: The ``dim`` of a reduction: one dimension, several, or ``None`` for all.
 Dims = Union[None, int, Sequence[int]]
 
-#: (shape, dim, keepdim, function, empty_ok, average) -> the plan of a reduction
+#: (shape, dim, keepdim, function, average) -> the plan of a reduction
 #: (``Tensor._reduction_plan``), for an int or None dim.
 _REDUCTIONS: Dict[Tuple[Any, ...], Tuple[Any, ...]] = {}
 
@@ -156,7 +156,6 @@ class ReductionMixin:
         dim: Dims,
         keepdim: bool,
         name: str,
-        empty_ok: bool = True,
         average: bool = False,
     ) -> "Tensor":
         """``fn`` (``Sum``, ``Max``, ``All``) over ``dim``, as one
@@ -166,13 +165,12 @@ class ReductionMixin:
         # int or None dim (a loss's mean is planned once, not every step).
         # (Measured as for arithmetic._NUMBERS: ``y.mean()`` on (10, 2) 14.9 ->
         # 10.1 us, the Task 3.5 epoch -2.5% (1.414 -> 1.378 ms); A/A 0.5%.)
-        key = None
-        if dim is None or type(dim) is int:
-            key = (self._tensor.shape, dim, keepdim, fn, empty_ok, average)
-        plan = _REDUCTIONS.get(key) if key is not None else None
+        key = (self._tensor.shape, dim, keepdim, fn, average)
+        remembered = dim is None or type(dim) is int  # (a list dim: no hash)
+        plan = _REDUCTIONS.get(key) if remembered else None
         if plan is None:
-            plan = self._reduction_plan(fn, dim, keepdim, name, empty_ok, average)
-            if key is not None and len(_REDUCTIONS) < _MAX_REDUCTIONS:
+            plan = self._reduction_plan(fn, dim, keepdim, name, average)
+            if remembered and len(_REDUCTIONS) < _MAX_REDUCTIONS:
                 _REDUCTIONS[key] = plan
         order, layout, steps, final, scale = plan
         source = self
@@ -189,7 +187,6 @@ class ReductionMixin:
         dim: Dims,
         keepdim: bool,
         name: str,
-        empty_ok: bool,
         average: bool,
     ) -> Tuple[Any, ...]:
         """How :meth:`_reduce` reduces this shape: ``(order, layout, steps, final,
@@ -198,7 +195,8 @@ class ReductionMixin:
         :class:`~module2_tensors.engine.reductions.Reduction` takes ``layout``,
         ``steps``, ``final`` (the result's shape) and ``scale``."""
         dims = self._reduce_dims(dim)
-        if not empty_ok and any(self.shape[d] == 0 for d in dims):
+        # (a sum of nothing is 0, all() of nothing 1; a max of nothing has none)
+        if fn is tf.Max and any(self.shape[d] == 0 for d in dims):
             raise ValueError(
                 f"{name}() of an empty selection: shape {self.shape} has no entries "
                 f"along dimension {[d for d in dims if self.shape[d] == 0][0]}"
@@ -248,17 +246,15 @@ class ReductionMixin:
         dtype: Optional[dtypes.dtype] = None,
     ) -> "Tensor":
         """The average over ``dim`` (see :meth:`sum`), in ``dtype`` if given
-        (converted first); a float dtype's result reports it."""
+        (converted first); a float dtype's result reports it, an integer's or
+        a mask's the default float, as an elementwise function's."""
         x = self if dtype is None else self.to(dtype)
-        out = x._reduce(tf.Sum, dim, keepdim, "mean", average=True)
-        if x._dtype is not None and x._dtype.is_floating_point:
-            out._dtype = x._dtype
-        return out
+        return floated(x, x._reduce(tf.Sum, dim, keepdim, "mean", average=True))
 
     def amax(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """The largest entry over ``dim`` (an int, a tuple, or ``None`` for all),
         values only, like ``torch.amax``: tied maxima share the gradient evenly."""
-        return kept_dtype(self, self._reduce(tf.Max, dim, keepdim, "amax", False))
+        return kept_dtype(self, self._reduce(tf.Max, dim, keepdim, "amax"))
 
     def amin(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """The smallest entry over ``dim``, like ``torch.amin``: $-\\max(-x)$."""
@@ -282,7 +278,7 @@ class ReductionMixin:
         if isinstance(dim, CoreMixin):
             return self.maximum(dim)
         if dim is None:
-            return kept_dtype(self, self._reduce(tf.Max, None, keepdim, "max", False))
+            return kept_dtype(self, self._reduce(tf.Max, None, keepdim, "max"))
         return self._max_along("max", dim, keepdim)
 
     def min(
