@@ -504,9 +504,7 @@ class Parameter(Tensor, _module.Parameter):
             return
         if not isinstance(value, Tensor):
             value = tensor(value, backend=self.backend)
-        derived = value.history is not None and any(
-            parent is self for parent in value.history.parents
-        )
+        derived = any(parent is self for parent in value.parents)
         # (A plain attribute, as Module 0's: read on every forward and step.)
         self.value = value if value.requires_grad and not derived else self
         if not derived:
