@@ -56,8 +56,7 @@ def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
 def run_hooks(hooks: List[Callable[["Tensor"], Any]], grad: "Tensor") -> "Tensor":
     """``grad`` passed through ``hooks`` in order (a hook's tensor replaces it)."""
     for hook in list(hooks):
-        replaced = hook(grad)
-        if replaced is not None:
+        if (replaced := hook(grad)) is not None:
             grad = replaced
     return grad
 
