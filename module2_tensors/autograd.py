@@ -130,11 +130,10 @@ def grad(
                 f"grad: an input of shape {x.shape} was not used to compute the "
                 f"outputs (pass allow_unused=True)"
             )
-    if materialize_grads:
-        result = tuple(
-            x.new_zeros(x.shape) if g is None else g for x, g in zip(ins, result)
-        )
-    return result
+    return tuple(
+        x.new_zeros(x.shape) if g is None and materialize_grads else g
+        for x, g in zip(ins, result)
+    )
 
 
 def _listed(x: Any) -> List[Any]:

@@ -473,10 +473,8 @@ class Parameter(Tensor, _module.Parameter):
     ) -> None:
         if isinstance(requires_grad, str):  # Module 0's Parameter(value, name)
             requires_grad, name = True, requires_grad
-        if data is None:
-            data = zeros((0,))
-        elif not isinstance(data, Tensor):
-            data = tensor(data)
+        if not isinstance(data, Tensor):  # (None: an empty parameter)
+            data = tensor([] if data is None else data)
         Tensor.__init__(self, data._tensor, data.backend)
         self._dtype = data._dtype
         self.requires_grad = bool(requires_grad)  # (the setter: floats only)
@@ -506,9 +504,7 @@ class Parameter(Tensor, _module.Parameter):
             return
         if not isinstance(value, Tensor):
             value = tensor(value, backend=self.backend)
-        derived = value.history is not None and any(
-            parent is self for parent in value.history.parents
-        )
+        derived = any(parent is self for parent in value.parents)
         # (A plain attribute, as Module 0's: read on every forward and step.)
         self.value = value if value.requires_grad and not derived else self
         if not derived:

@@ -6,7 +6,6 @@ tensor's function), so tensors without hooks pay nothing on the backward pass.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any, Callable, List
 
 from .autograd import accumulate_derivative
@@ -38,7 +37,9 @@ def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
     if hooks is None:
         hooks = t.__dict__["_hooks"] = []
         if t.history is None:
-            t.accumulate_derivative = functools.partial(_hooked_leaf, t, hooks)
+            t.accumulate_derivative = lambda d: accumulate_derivative(
+                t, run_hooks(hooks, d)
+            )
         else:
             fn = t.history.last_fn
 
@@ -55,15 +56,9 @@ def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
 def run_hooks(hooks: List[Callable[["Tensor"], Any]], grad: "Tensor") -> "Tensor":
     """``grad`` passed through ``hooks`` in order (a hook's tensor replaces it)."""
     for hook in list(hooks):
-        replaced = hook(grad)
-        if replaced is not None:
+        if (replaced := hook(grad)) is not None:
             grad = replaced
     return grad
-
-
-def _hooked_leaf(leaf: "Tensor", hooks: List[Any], d: "Tensor") -> None:
-    """A leaf's ``accumulate_derivative`` with its hooks run first."""
-    accumulate_derivative(leaf, run_hooks(hooks, d))
 
 
 class HookHandle:

@@ -133,14 +133,12 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
             "assignment through integer or boolean indices needs a CPU backend; "
             "move the tensor with .to(...) first"
         )
-    # The storage position of every entry (its index dotted with the strides),
-    # then those the key selects.
-    strides = np.array(t._tensor.strides, dtype=np.int64)
-    positions = np.tensordot(strides, np.indices(t.shape, dtype=np.int64), axes=1)
-    selected = positions[_numpy_key(key)]
-    # (A value that does not broadcast to the selection: NumPy's ValueError
-    # names both shapes.)
-    storage[selected] = np.broadcast_to(value.to_numpy(), selected.shape)
+    # The tensor as a NumPy view of its storage (strides in bytes), written
+    # through. (A value that does not broadcast to the selection: NumPy's
+    # ValueError names both shapes.)
+    steps = tuple(8 * step for step in t._tensor.strides)
+    view = np.lib.stride_tricks.as_strided(storage, t.shape, steps)
+    view[_numpy_key(key)] = value.to_numpy()
 
 
 class StridedView(DifferentiableBackward):

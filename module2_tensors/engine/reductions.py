@@ -129,12 +129,11 @@ def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tens
     if d is None or t.dims == 0:  # the product of every entry
         out = prod(t.reshape(-1), 0)
         return out.view(*[1] * t.dims) if keepdim else out
-    fn = _numpy_function(
+    out = _numpy_function(
         "Prod",
         lambda a: np.prod(a, axis=d, keepdims=True),
         lambda a, g: g * _products_of_the_others(a, d),
-    )
-    out = fn.apply(t)
+    ).apply(t)
     return out if keepdim else out.squeeze(d)
 
 
@@ -187,8 +186,7 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
         return t.abs().amax(dim, keepdim) if p > 0 else t.abs().amin(dim, keepdim)
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
-    s = (t.abs() ** p).sum(dim, keepdim=keepdim)
-    return NormRoot.apply(s, p)
+    return NormRoot.apply((t.abs() ** p).sum(dim, keepdim=keepdim), p)
 
 
 class NormRoot(Function):

@@ -66,10 +66,9 @@ def check_cat(shapes: Sequence[Tuple[int, ...]], dim: int) -> None:
     first outside dimension ``dim``."""
     first = shapes[0]
     for shape in shapes[1:]:
-        same = len(shape) == len(first) and all(
-            n == m for k, (n, m) in enumerate(zip(shape, first)) if k != dim
-        )
-        if not same:
+        if len(shape) != len(first) or any(
+            n != m for k, (n, m) in enumerate(zip(shape, first)) if k != dim
+        ):
             raise ValueError(
                 f"cat(dim={dim}): shapes {first} and {shape} differ outside "
                 f"dimension {dim}"
@@ -107,10 +106,9 @@ def check_gather(shape: Tuple[int, ...], dim: int, index: Any) -> None:
     """Raise unless ``index`` (a tensor) fits ``gather(dim)`` of a tensor of
     ``shape``: same number of dimensions, no larger sizes outside ``dim``
     (``ValueError``), whole numbers in ``[0, shape[dim])`` (``IndexError``)."""
-    fits = index.dims == len(shape) and all(
-        index.shape[k] <= shape[k] for k in range(len(shape)) if k != dim
-    )
-    if not fits:
+    if index.dims != len(shape) or any(
+        index.shape[k] > shape[k] for k in range(len(shape)) if k != dim
+    ):
         raise ValueError(
             f"gather(dim={dim}): an index of shape {index.shape} does not fit a "
             f"tensor of shape {shape}"

@@ -34,8 +34,7 @@ def storage_root(t: "Tensor") -> Any:
 def version_of(t: "Tensor") -> int:
     """How many in-place operations have changed ``t``'s storage (PyTorch's
     ``t._version``; views of one storage share the count)."""
-    entry = versions.get(id(storage_root(t)))
-    return 0 if entry is None else entry[0]
+    return versions.get(id(storage_root(t)), (0,))[0]
 
 
 def bump_version(t: "Tensor") -> None:
