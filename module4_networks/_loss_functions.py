@@ -130,9 +130,8 @@ def kl_div(
         positive = target > 0.0
         safe = where(positive, target, 1.0)  # log(1) = 0 where y = 0
         losses = where(positive, target * (safe.log() - input), 0.0)
-    if reduction == "batchmean":
-        batch = input.shape[0] if input.dims > 0 else 1
-        return losses.sum() * (1.0 / batch)
+    if reduction == "batchmean":  # (the sum over the batch size, as PyTorch's)
+        return losses.sum() / (input.shape[0] if input.dims > 0 else 1)
     return _reduce(losses, reduction)
 
 
@@ -224,9 +223,8 @@ def gaussian_nll_loss(
         raise ValueError("var has negative entry/entries")
     var = var + (var.detach().clamp(min=eps) - var.detach())
     difference = input - target
-    losses = 0.5 * (var.log() + difference * difference / var)
-    if full:
-        losses = losses + 0.5 * math.log(2 * math.pi)
+    constant = math.log(2 * math.pi) if full else 0.0
+    losses = 0.5 * (var.log() + difference * difference / var + constant)
     return _reduce(losses, reduction)
 
 
