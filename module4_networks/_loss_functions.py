@@ -55,11 +55,9 @@ def _check_loss(
     known ``reduction``, then a tensor ``input``. A loss of the student's file
     makes them first, so these errors never wait on a Task 4.6 stub. Returns
     ``target`` as a tensor (None without one)."""
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(
-            f"{name}: reduction must be one of ('mean', 'sum', 'none'), "
-            f"got {reduction!r}"
-        )
+    known = ("mean", "sum", "none")
+    if reduction not in known:
+        raise ValueError(f"{name}: reduction must be one of {known}, got {reduction!r}")
     if not isinstance(input, Tensor):
         raise TypeError(f"{name} needs a Tensor input, got {type(input).__name__}")
     return None if target is None else _as_tensor(target, input)
