@@ -105,14 +105,13 @@ def conv_output_shape(
             f"{name}: empty input or weight (input shape {input_shape}, weight "
             f"shape {weight_shape})"
         )
-    out = []
-    for n, k, s, p in zip(input_shape[2:], weight_shape[2:], stride, padding):
-        if k > n + 2 * p:
-            raise ValueError(
-                f"{name}: kernel {weight_shape[2:]} is larger than the padded input "
-                f"(input shape {input_shape}, padding {tuple(padding)})"
-            )
-        out.append((n + 2 * p - k) // s + 1)
+    dims = zip(input_shape[2:], weight_shape[2:], stride, padding)
+    out = [(n + 2 * p - k) // s + 1 for n, k, s, p in dims]
+    if min(out) < 1:  # (a kernel larger than the padded input)
+        raise ValueError(
+            f"{name}: kernel {weight_shape[2:]} is larger than the padded input "
+            f"(input shape {input_shape}, padding {tuple(padding)})"
+        )
     return (input_shape[0], weight_shape[0], *out)
 
 
