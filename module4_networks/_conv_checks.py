@@ -35,9 +35,7 @@ IntPair = Union[int, Tuple[int, int], Sequence[int]]
 
 def pair(value: IntPair, name: str) -> Tuple[int, int]:
     """``3 -> (3, 3)``; ``(2, 3) -> (2, 3)``: PyTorch's rule for 2-D sizes."""
-    if isinstance(value, (int, np.integer)):
-        return int(value), int(value)
-    values = tuple(value)
+    values = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
     if len(values) != 2 or not all(isinstance(v, (int, np.integer)) for v in values):
         raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
     return int(values[0]), int(values[1])
@@ -105,14 +103,13 @@ def conv_output_shape(
             f"{name}: empty input or weight (input shape {input_shape}, weight "
             f"shape {weight_shape})"
         )
-    out = []
-    for n, k, s, p in zip(input_shape[2:], weight_shape[2:], stride, padding):
-        if k > n + 2 * p:
-            raise ValueError(
-                f"{name}: kernel {weight_shape[2:]} is larger than the padded input "
-                f"(input shape {input_shape}, padding {tuple(padding)})"
-            )
-        out.append((n + 2 * p - k) // s + 1)
+    dims = zip(input_shape[2:], weight_shape[2:], stride, padding)
+    out = [(n + 2 * p - k) // s + 1 for n, k, s, p in dims]
+    if min(out) < 1:  # (a kernel larger than the padded input)
+        raise ValueError(
+            f"{name}: kernel {weight_shape[2:]} is larger than the padded input "
+            f"(input shape {input_shape}, padding {tuple(padding)})"
+        )
     return (input_shape[0], weight_shape[0], *out)
 
 

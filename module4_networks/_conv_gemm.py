@@ -190,9 +190,7 @@ def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
     need_x, need_w, need_b = ctx.needs_input_grad[:3] or (True, True, True)
     spatial = x.dims - 2
     n, cout = x.shape[0], w.shape[0]
-    inner = (slice(None),) * 2 + tuple(
-        slice(p, p + s) for p, s in zip(padding, x.shape[2:])
-    )
+    inner = (..., *(slice(p, p + s) for p, s in zip(padding, x.shape[2:])))
     padded = x.shape[:2] + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding))
     taps = np.indices(w.shape[1:]).reshape(1 + spatial, 1, 1, -1)  # (c, *k)
     at = np.indices(out.shape[2:]).reshape(spatial, 1, -1, 1)  # output positions

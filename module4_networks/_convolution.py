@@ -92,13 +92,9 @@ def _conv(
                 f"{name}: in_channels ({c_in}) and out_channels ({c_out}) must both "
                 f"be divisible by groups ({groups})"
             )
-        xs, ws = input.chunk(groups, channel), weight.chunk(groups, 0)
         bs = [None] * groups if bias is None else list(bias.chunk(groups, 0))
-        outs = [
-            _conv(name, spatial, x, w, b, strides, paddings)
-            for x, w, b in zip(xs, ws, bs)
-        ]
-        return cat(outs, channel)
+        parts = zip(input.chunk(groups, channel), weight.chunk(groups, 0), bs)
+        return cat([_conv(name, spatial, *p, stride, padding) for p in parts], channel)
     if bias is not None:
         _check_tensor(f"{name} bias", bias)
         if bias.shape != (weight.shape[0],):

@@ -71,8 +71,7 @@ def pad(
             f"{tuple(pad)} for shape {input.shape}"
         )
     out = input
-    for k, (n, before, after) in enumerate(sizes):  # (the last dim first)
-        d = input.dims - 1 - k
+    for d, (n, before, after) in zip(range(input.dims - 1, -1, -1), sizes):
         limit = n - 1 if mode == "reflect" else n if mode == "circular" else None
         if min(before, after) < 0 or (limit is not None and max(before, after) > limit):
             raise ValueError(

@@ -119,12 +119,11 @@ class ConvTranspose2d(Module):
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.dilation = (kh, kw), stride, dilation
         self.padding, self.output_padding, self.groups = padding, output_padding, groups
-        fan_in = (out_channels // groups) * kh * kw
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
         self.bias = _parameter((out_channels,), backend) if bias else None
         # (not through self.parameters(): Task 0.4's, which 4.2 needs not)
         for p in (self.weight, self.bias) if bias else (self.weight,):
-            _uniform_fan_in(p, fan_in)
+            _uniform_fan_in(p, (out_channels // groups) * kh * kw)  # (fan_in)
 
     def forward(self, x: Tensor) -> Tensor:
         return S.conv_transpose2d(
