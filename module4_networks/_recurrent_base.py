@@ -92,8 +92,7 @@ class _CellBase(Module):
         """The input and a state as batches, and whether the input was unbatched."""
         unbatched = _unbatched(self, x, 2)
         shape = (*x.shape[:-1], self.hidden_size)  # (N, H), or (H,) unbatched
-        if hx is None:
-            hx = x.new_zeros(shape)
+        hx = x.new_zeros(shape) if hx is None else hx
         if hx.shape != shape:
             raise ValueError(
                 f"{type(self).__name__}: the state should have shape {shape} for "
