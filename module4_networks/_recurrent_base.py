@@ -92,8 +92,7 @@ class _CellBase(Module):
         """The input and a state as batches, and whether the input was unbatched."""
         unbatched = _unbatched(self, x, 2)
         shape = (*x.shape[:-1], self.hidden_size)  # (N, H), or (H,) unbatched
-        if hx is None:
-            hx = x.new_zeros(shape)
+        hx = x.new_zeros(shape) if hx is None else hx
         if hx.shape != shape:
             raise ValueError(
                 f"{type(self).__name__}: the state should have shape {shape} for "
@@ -204,12 +203,14 @@ class _RNNLayers(Module):
         # h has proj_size features when the LSTM projects (c keeps hidden_size).
         sizes = [self.proj_size or self.hidden_size, self.hidden_size]
         initial = [self._initial_state(x, h, unbatched, n) for h, n in zip(hx, sizes)]
-        finals: List[Sequence[Tensor]] = []  # (each direction's final state)
-        directions = 2 if self.bidirectional else 1
+        # Each layer's and direction's final state, in the order of the initial
+        # states' first dim (layer by layer, forward then reverse): the state a
+        # direction starts from is at index len(finals).
+        finals: List[Sequence[Tensor]] = []
         for layer in range(self.num_layers):
             outputs = []
             for direction, suffix in enumerate(self._suffixes(layer)):
-                start = [s[layer * directions + direction] for s in initial]
+                start = [s[len(finals)] for s in initial]
                 state = start[0] if len(start) == 1 else tuple(start)
                 # Engine: the whole sequence as one Function where that agrees
                 # with self._unroll (``_recurrent_fast``), else self._unroll
@@ -222,7 +223,7 @@ class _RNNLayers(Module):
                 )
                 outputs.append(out)
                 finals.append(state if len(start) > 1 else (state,))
-            x = outputs[0] if directions == 1 else cat(outputs, dim=2)
+            x = outputs[0] if len(outputs) == 1 else cat(outputs, dim=2)
             if self.dropout > 0.0 and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         states = tuple(stack(list(parts), dim=0) for parts in zip(*finals))

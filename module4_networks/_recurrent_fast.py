@@ -159,8 +159,7 @@ class _LayerFun(Function):
         b_hh: Optional[Tensor],
         reverse: bool,
     ) -> Tensor:
-        xs, h, c, *w = (_array(t) for t in (x, h0, c0, w_ih, w_hh, b_ih, b_hh))
-        weights = tuple(w)
+        xs, h, c, *weights = (_array(t) for t in (x, h0, c0, w_ih, w_hh, b_ih, b_hh))
         out, c_n, saved = _forward(xs, h, c, weights, reverse)  # type: ignore
         ctx.save_for_backward(reverse, xs, weights, saved)
         return x.new_tensor(np.concatenate([out, c_n[None]], axis=0))

@@ -353,8 +353,8 @@ class MultiheadAttention(Module):
         attn_mask, key_padding_mask = padded_masks(
             attn_mask, key_padding_mask, extra=k.shape[2] - key.shape[1]
         )
-        scale = 1.0 / math.sqrt(self.head_dim)  # (engine: BLAS products)
-        scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) * scale
+        # (engine: BLAS products)
+        scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.head_dim)
         mask, scores = mha_masks(attn_mask, key_padding_mask, scores)
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()

@@ -83,10 +83,8 @@ class FastPath:
                 verdict = check()
             if len(self._verdicts) < self.cap:
                 self._verdicts[key] = verdict
-        if verdict is False or verdict is None:
-            self.declined += 1
-        else:
-            self.served += 1
+        self.served += bool(verdict)
+        self.declined += not verdict
         return verdict
 
     @contextlib.contextmanager
@@ -112,7 +110,7 @@ class FastPath:
     @property
     def agreed(self) -> int:
         """Signatures on which the path agreed with the student's code."""
-        return sum(1 for v in self._verdicts.values() if v not in (False, None))
+        return sum(1 for v in self._verdicts.values() if v)
 
     @property
     def differed(self) -> int:
