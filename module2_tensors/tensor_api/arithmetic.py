@@ -284,11 +284,9 @@ class ArithmeticMixin:
                 f"sizes must agree and batch dimensions must broadcast"
             ) from None
         out = tf.MatMul.apply(a, c)
-        if left == 1 or right == 1:
-            keep = shape[:-2]
-            keep += () if left == 1 else shape[-2:-1]
-            keep += () if right == 1 else shape[-1:]
-            out = out.view(keep)
+        if left == 1 or right == 1:  # (without the dimension of a vector operand)
+            matrix = [n for n, k in zip(shape[-2:], (left, right)) if k != 1]
+            out = out.view(*shape[:-2], *matrix)
         return _typed(out, self, b, b)
 
     matmul = __matmul__
