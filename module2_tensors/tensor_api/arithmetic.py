@@ -515,13 +515,10 @@ class ArithmeticMixin:
         # min(max(x, low), high): a bound that is a tensor gets the gradient
         # where it is the result (x where low <= x <= high; high where low >
         # high), as in PyTorch.
-        out = self
-        if min is not None:
-            out = ixf.where(out < min, min, out)
-        if max is not None:
-            out = ixf.where(out > max, max, out)
-        bounds = [b for b in (min, max) if b is not None]
-        return _promoted(out, [self, *bounds])  # (PyTorch's)
+        low = self if min is None else ixf.where(self < min, min, self)
+        out = low if max is None else ixf.where(low > max, max, low)
+        # (PyTorch's promoted dtype of the tensor and the bounds given)
+        return _promoted(out, [b for b in (self, min, max) if b is not None])
 
     clip = clamp
 
