@@ -284,11 +284,9 @@ class ArithmeticMixin:
                 f"sizes must agree and batch dimensions must broadcast"
             ) from None
         out = tf.MatMul.apply(a, c)
-        if left == 1 or right == 1:
-            keep = shape[:-2]
-            keep += () if left == 1 else shape[-2:-1]
-            keep += () if right == 1 else shape[-1:]
-            out = out.view(keep)
+        if left == 1 or right == 1:  # (without the dimension of a vector operand)
+            matrix = [n for n, k in zip(shape[-2:], (left, right)) if k != 1]
+            out = out.view(*shape[:-2], *matrix)
         return _typed(out, self, b, b)
 
     matmul = __matmul__
@@ -517,13 +515,10 @@ class ArithmeticMixin:
         # min(max(x, low), high): a bound that is a tensor gets the gradient
         # where it is the result (x where low <= x <= high; high where low >
         # high), as in PyTorch.
-        out = self
-        if min is not None:
-            out = ixf.where(out < min, min, out)
-        if max is not None:
-            out = ixf.where(out > max, max, out)
-        bounds = [b for b in (min, max) if b is not None]
-        return _promoted(out, [self, *bounds])  # (PyTorch's)
+        low = self if min is None else ixf.where(self < min, min, self)
+        out = low if max is None else ixf.where(low > max, max, low)
+        # (PyTorch's promoted dtype of the tensor and the bounds given)
+        return _promoted(out, [b for b in (self, min, max) if b is not None])
 
     clip = clamp
 
