@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 __all__ = ["METHODS"]
 
 
+def _is_dtype(arg: Any) -> bool:
+    """Whether ``arg`` is a dtype: its ``is_floating_point`` is a flag, as
+    ``kt.float32``'s (a tensor's is a method)."""
+    return isinstance(getattr(arg, "is_floating_point", None), bool)
+
+
 def to(self, *args: Any, **kwargs: Any) -> "Module":
     """Move or convert every parameter and buffer that has a ``.to`` method,
     as ``model.to(device)`` / ``model.to(dtype)`` in PyTorch; returns self.
@@ -27,12 +33,7 @@ def to(self, *args: Any, **kwargs: Any) -> "Module":
     Raises:
         TypeError: a dtype that is not floating point (PyTorch's message).
     """
-    # The dtype among the arguments: an object whose ``is_floating_point`` is a
-    # flag, as ``kt.float32``'s (a tensor's is a method).
-    dtype = None
-    for arg in (*args, kwargs.get("dtype")):
-        if dtype is None and isinstance(getattr(arg, "is_floating_point", None), bool):
-            dtype = arg
+    dtype = next(filter(_is_dtype, (*args, kwargs.get("dtype"))), None)
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError(
             f"nn.Module.to only accepts floating point or complex dtypes, but got "

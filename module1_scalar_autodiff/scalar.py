@@ -159,14 +159,13 @@ class Scalar:
         Raises:
             RuntimeError: switching off a computed value; use :meth:`detach`.
         """
-        if self._history is not None and self._history.last_fn is not None:
-            if requires_grad:
-                return self  # a computed value already takes derivatives
+        if self.is_constant() or self.is_leaf:  # a value made by the user
+            self._history = ScalarHistory() if requires_grad else None
+        elif not requires_grad:  # (a computed value already takes derivatives)
             raise RuntimeError(
                 "requires_grad_(False) on a computed Scalar; use .detach() for a "
                 "constant copy"
             )
-        self._history = ScalarHistory() if requires_grad else None
         return self
 
     def detach(self) -> "Scalar":

@@ -59,11 +59,9 @@ def clip_grad_norm_(
     if not grads:
         return tensor(0.0)
     with no_grad():
-        if math.isinf(q):
-            # (NumPy's max, which a NaN wins, as torch's does)
-            total = float(np.max([np.abs(g.to_numpy()).max(initial=0) for g in grads]))
-        else:
-            total = sum((g.abs() ** q).sum().item() for g in grads) ** (1.0 / q)
+        # The norm of every entry together (NumPy's, which a NaN wins, as torch's)
+        entries = np.concatenate([g.to_numpy().ravel() for g in grads])
+        total = float(np.linalg.norm(entries, q)) if entries.size else 0.0
         if error_if_nonfinite and not math.isfinite(total):
             raise RuntimeError(
                 f"the total norm of order {norm_type} of the gradients is {total}; "
