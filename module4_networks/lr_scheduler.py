@@ -375,9 +375,7 @@ class CosineAnnealingLR(LRScheduler):
                 lr + (base - low) * rise
                 for lr, base in zip(self._current(), self.base_lrs)
             ]
-        ratio = (1.0 + math.cos(math.pi * t / period)) / (
-            1.0 + math.cos(math.pi * (t - 1) / period)
-        )
+        ratio = _cosine(0.0, 1.0, t / period) / _cosine(0.0, 1.0, (t - 1) / period)
         return [low + (lr - low) * ratio for lr in self._current()]
 
     def _get_closed_form_lr(self) -> List[float]:
