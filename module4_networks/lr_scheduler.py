@@ -447,9 +447,8 @@ class SequentialLR(LRScheduler):
         """Advance one step of the schedule now running."""
         self.last_epoch += 1
         k = bisect.bisect_right(self._milestones, self.last_epoch)
-        restart = k > 0 and self._milestones[k - 1] == self.last_epoch
-        # A restart: the closed form at step 0.
-        self._schedulers[k].step(0 if restart else None)
+        # A restart (at a milestone): the closed form at step 0.
+        self._schedulers[k].step(0 if self.last_epoch in self._milestones else None)
         self._last_lr = self._current()
 
 
