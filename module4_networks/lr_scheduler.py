@@ -333,10 +333,11 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
-        return [
-            base * fn(self.last_epoch)
-            for base, fn in zip(self.base_lrs, self.lr_lambdas)
-        ]
+        return self._scaled(self.base_lrs)
+
+    def _scaled(self, rates: List[float]) -> List[float]:
+        """Each group's rate in ``rates`` times its function of ``last_epoch``."""
+        return [rate * fn(self.last_epoch) for rate, fn in zip(rates, self.lr_lambdas)]
 
 
 class MultiplicativeLR(LambdaLR):
@@ -346,9 +347,7 @@ class MultiplicativeLR(LambdaLR):
     def get_lr(self) -> List[float]:
         if self._is_initial:
             return self._current()
-        return [
-            lr * fn(self.last_epoch) for lr, fn in zip(self._current(), self.lr_lambdas)
-        ]
+        return self._scaled(self._current())
 
 
 class CosineAnnealingLR(LRScheduler):
