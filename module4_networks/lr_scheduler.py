@@ -333,10 +333,11 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
-        return [
-            base * fn(self.last_epoch)
-            for base, fn in zip(self.base_lrs, self.lr_lambdas)
-        ]
+        return self._scaled(self.base_lrs)
+
+    def _scaled(self, rates: List[float]) -> List[float]:
+        """Each group's rate in ``rates`` times its function of ``last_epoch``."""
+        return [rate * fn(self.last_epoch) for rate, fn in zip(rates, self.lr_lambdas)]
 
 
 class MultiplicativeLR(LambdaLR):
@@ -346,9 +347,7 @@ class MultiplicativeLR(LambdaLR):
     def get_lr(self) -> List[float]:
         if self._is_initial:
             return self._current()
-        return [
-            lr * fn(self.last_epoch) for lr, fn in zip(self._current(), self.lr_lambdas)
-        ]
+        return self._scaled(self._current())
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -375,9 +374,7 @@ class CosineAnnealingLR(LRScheduler):
                 lr + (base - low) * rise
                 for lr, base in zip(self._current(), self.base_lrs)
             ]
-        ratio = (1.0 + math.cos(math.pi * t / period)) / (
-            1.0 + math.cos(math.pi * (t - 1) / period)
-        )
+        ratio = _cosine(0.0, 1.0, t / period) / _cosine(0.0, 1.0, (t - 1) / period)
         return [low + (lr - low) * ratio for lr in self._current()]
 
     def _get_closed_form_lr(self) -> List[float]:
@@ -449,9 +446,8 @@ class SequentialLR(LRScheduler):
         """Advance one step of the schedule now running."""
         self.last_epoch += 1
         k = bisect.bisect_right(self._milestones, self.last_epoch)
-        restart = k > 0 and self._milestones[k - 1] == self.last_epoch
-        # A restart: the closed form at step 0.
-        self._schedulers[k].step(0 if restart else None)
+        # A restart (at a milestone): the closed form at step 0.
+        self._schedulers[k].step(0 if self.last_epoch in self._milestones else None)
         self._last_lr = self._current()
 
 

@@ -367,8 +367,7 @@ class NAdam(Optimizer):
         beta1, beta2 = group["betas"]
         psi = group["momentum_decay"]
         g, p, t, m, v = _moments(p, g, state, group)
-        mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
-        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
+        mu, mu_next = (beta1 * (1.0 - 0.5 * 0.96 ** (s * psi)) for s in (t, t + 1))
         state["mu_product"] = product = state.get("mu_product", 1.0) * mu
         denom = (v / (1.0 - beta2**t)).sqrt() + group["eps"]
         p = p - group["lr"] * (1.0 - mu) / (1.0 - product) * g / denom
