@@ -61,8 +61,8 @@ class TensorBackend:
     The scalar functions are Module 0's operators, except where those raise and
     IEEE arithmetic does not (the numeric policy of ``ieee.py``): ``exp``,
     ``log``, ``inv``, ``relu`` (NaN stays NaN), ``log_back``, ``inv_back`` and
-    ``power`` come from ``ieee.py``, and ``max_reduce``
-    folds with :func:`maximum`, which propagates NaN.
+    ``power`` come from ``ieee.py``, and ``maximum_zip`` and ``max_reduce``
+    use :func:`maximum`, which propagates NaN.
 
     Attributes:
         ops: the ops class.
@@ -72,7 +72,8 @@ class TensorBackend:
         neg_map, sigmoid_map, relu_map, log_map, exp_map, id_map, inv_map,
         tanh_map: ``(a, out=None) -> Tensor``.
         add_zip, mul_zip, lt_zip, eq_zip, is_close_zip, relu_back_zip,
-        log_back_zip, inv_back_zip, pow_zip, select_zip: ``(a, b) -> Tensor``.
+        log_back_zip, inv_back_zip, pow_zip, select_zip,
+        maximum_zip: ``(a, b) -> Tensor``.
         add_reduce, mul_reduce, max_reduce: ``(a, dim) -> Tensor``.
         matrix_multiply: ``(a, b) -> Tensor``.
     """
@@ -101,6 +102,7 @@ class TensorBackend:
         self.inv_back_zip = ops.zip(inv_back)
         self.pow_zip = ops.zip(power)
         self.select_zip = ops.zip(select)
+        self.maximum_zip = ops.zip(maximum)
 
         self.add_reduce = ops.reduce(operators.add, 0.0)
         self.mul_reduce = ops.reduce(operators.mul, 1.0)

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, List, Optional, Set, 
 
 from module1_scalar_autodiff.context import Context as ScalarContext
 
-from . import dtypes
 from .anomaly import check_backward, check_forward, user_call
 from .grad_modes import MODES
 from .versions import check_versions, version_of, versions
@@ -529,7 +528,7 @@ def backward(
         if isinstance(grad, numbers.Real):
             # A fresh tensor, never the shared one of _other(): the gradient
             # may end up as a leaf's .grad, which the user may change in place.
-            grad = t.new_tensor(float(grad), dtype=dtypes.get_default_dtype())
+            grad = t.new_tensor(float(grad))
         elif not isinstance(grad, _Tensor):
             grad = t._other(grad)  # (raises: not a number or a tensor)
         if grad._tensor.shape != t._tensor.shape:

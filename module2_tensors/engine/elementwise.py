@@ -165,13 +165,11 @@ class Piecewise(Function):
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", fn: Callable[[float], float]) -> "Tensor":
-        ctx.save_for_backward(a.shape)
         return unary_map(a.backend, fn)(a)
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        (shape,) = ctx.saved_values
-        return grad.new_zeros(shape)
+        return grad.new_zeros(grad.shape)  # (grad has the shape of a)
 
 
 class Sqrt(Unary):
@@ -235,10 +233,7 @@ class Maximum(DifferentiableBackward):
         tie = backend.eq_zip(a, b)
         weight_a = backend.add_zip(take_a, backend.mul_zip(tie, half))
         ctx.save_for_backward(weight_a)
-        take_b = backend.eq_zip(take_a, zero)
-        return backend.add_zip(
-            backend.select_zip(take_a, a), backend.select_zip(take_b, b)
-        )
+        return backend.maximum_zip(a, b)  # (ieee.maximum: NaN in either gives NaN)
 
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
@@ -287,8 +282,6 @@ def _in_memory_of(backend: "TensorBackend", data: TensorData) -> TensorData:
     to_device = getattr(backend.ops, "to_device", None)
     if to_device is not None:
         moved = to_device(storage)
-    elif hasattr(storage, "copy_to_host"):
-        moved = storage.copy_to_host()
-    else:
-        return data
+    else:  # (a GPU storage is copied back; a host one stays)
+        moved = storage.copy_to_host() if hasattr(storage, "copy_to_host") else storage
     return data if moved is storage else type(data)(moved, data.shape, data.strides)

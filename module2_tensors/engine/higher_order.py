@@ -116,12 +116,11 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     """The gradients of ``t``'s function for ``create_graph``, one per input,
     computed as a graph (``run_backward`` switched recording on): its formula,
     or the ``backward`` of a :class:`DifferentiableBackward`, else its
-    ``backward`` made once differentiable. ``chain_rule`` does the
-    rest (checks, freeing, :func:`unbroadcast`)."""
+    ``backward`` made once differentiable; ``t``'s hooks first run on
+    ``d_output`` (this pass calls no hooked ``_backward``). ``chain_rule`` does
+    the rest (checks, freeing, :func:`unbroadcast`)."""
     h = t.history
-    hooks = t.__dict__.get("_hooks")
-    if hooks:
-        d_output = run_hooks(hooks, d_output)
+    d_output = run_hooks(t.__dict__.get("_hooks", []), d_output)
     fn = formula_of(h.last_fn)
     if fn is None and issubclass(h.last_fn, DifferentiableBackward):
         return autograd.backward_tuple(h.last_fn, h.ctx, d_output, len(h.inputs))

@@ -114,11 +114,7 @@ def check_gather(shape: Tuple[int, ...], dim: int, index: Any) -> None:
             f"tensor of shape {shape}"
         )
     values = index.to_numpy()
-    if values.size and not (
-        np.all(values == np.round(values))
-        and values.min() >= 0
-        and values.max() < shape[dim]
-    ):
+    if not np.all((values == np.round(values)) & (values >= 0) & (values < shape[dim])):
         raise IndexError(
             f"gather: indices must be whole numbers in [0, {shape[dim]}), got "
             f"{values.min()} .. {values.max()}"
