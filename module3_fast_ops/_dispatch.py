@@ -147,9 +147,7 @@ def serial_twin(kernel: Any, label: str) -> Any:
     ``workers_for`` is 1). The parallel matmul takes several seconds more to
     compile than this twin, so a run that only ever multiplies small matrices (the
     Task 3.5 training) compiles the twin alone."""
-    py_func = getattr(kernel, "py_func", None)
-    if py_func is None:
-        return kernel
+    py_func = kernel.py_func
     twin = types.FunctionType(
         py_func.__code__,
         py_func.__globals__,
