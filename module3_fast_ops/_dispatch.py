@@ -30,8 +30,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from numba import int64, njit, typeof
 
-from module2_tensors._backend import SHAPE_PAIRS
-from module2_tensors._backend import matmul_shape
+from module2_tensors._backend import SHAPE_PAIRS, matmul_shape
 from module2_tensors.engine.autograd import _new
 from module2_tensors.engine.layout import empty_data, full_data
 from module2_tensors.tensor_data import TensorData, shape_broadcast
