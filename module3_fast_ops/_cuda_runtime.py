@@ -27,7 +27,6 @@ from collections import Counter
 from contextlib import contextmanager, suppress
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-import numba
 import numba.core.config
 import numpy as np
 

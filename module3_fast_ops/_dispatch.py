@@ -30,8 +30,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from numba import int64, njit, typeof
 
-from module2_tensors._backend import SHAPE_PAIRS
-from module2_tensors._backend import matmul_shape
+from module2_tensors._backend import SHAPE_PAIRS, matmul_shape
 from module2_tensors.engine.autograd import _new
 from module2_tensors.engine.layout import empty_data, full_data
 from module2_tensors.tensor_data import TensorData, shape_broadcast
@@ -147,9 +146,7 @@ def serial_twin(kernel: Any, label: str) -> Any:
     ``workers_for`` is 1). The parallel matmul takes several seconds more to
     compile than this twin, so a run that only ever multiplies small matrices (the
     Task 3.5 training) compiles the twin alone."""
-    py_func = getattr(kernel, "py_func", None)
-    if py_func is None:
-        return kernel
+    py_func = kernel.py_func
     twin = types.FunctionType(
         py_func.__code__,
         py_func.__globals__,

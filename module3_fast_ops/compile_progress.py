@@ -126,7 +126,7 @@ class CompileProgress:
         self.loaded_count = 0
         self.pending: Optional[int] = None
         self.seconds = 0.0
-        self.current: Optional[Tuple[str, float]] = None
+        self.started_at = 0.0  # when the compilation under way started
         self.stream: Any = None  # None: sys.stderr at the time of writing
         self.lock = threading.Lock()
 
@@ -140,7 +140,7 @@ class CompileProgress:
 
     def started(self, label: str) -> None:
         with self.lock:
-            self.current = (label, time.perf_counter())
+            self.started_at = time.perf_counter()
             if self.pending is None:
                 # The kernels known to this run that have no cached code yet
                 # (building one already built looks it up).
@@ -159,9 +159,8 @@ class CompileProgress:
 
     def finished(self, label: str) -> None:
         with self.lock:
-            if self.current is not None:
-                self.seconds += time.perf_counter() - self.current[1]
-            self.current = None
+            # (A save follows the miss that started the compilation.)
+            self.seconds += time.perf_counter() - self.started_at
             self.compiled.append(label)
 
     def summary(self) -> None:

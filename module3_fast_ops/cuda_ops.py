@@ -46,12 +46,10 @@ from ._cuda_runtime import cuda, launch
 # shapes and strides of a launch into one int64 device array (cached by content):
 # [d, out_shape, out_strides, strides of each input as out sees them (0 where it
 # broadcasts)], read by two_positions and three_positions.
-from ._cuda_runtime import layout  # noqa: F401 (for Task 3.3)
-
-# Given, in _cuda_runtime.py: aligned(out, out_shape, out_strides, *inputs) is
-# True when out and every (storage, shape, strides) input share one gap-free
-# layout, so storage position i of one is position i of the others.
-from ._cuda_runtime import aligned  # noqa: F401 (for Task 3.3)
+# Given there too: aligned(out, out_shape, out_strides, *inputs) is True when out
+# and every (storage, shape, strides) input share one gap-free layout, so storage
+# position i of one is position i of the others.
+from ._cuda_runtime import aligned, layout  # noqa: F401 (for Task 3.3)
 
 # Given, in cuda_positions.py (device functions: call them inside a kernel):
 # two_positions(ordinal, packed) -> (position in out, position in the input) of

@@ -40,7 +40,6 @@ from numba.core.caching import (
 )
 
 from . import compile_progress
-from .compile_progress import KernelBusy, helper_mode
 from .kernel_key import kernel_key
 
 __all__ = ["persist", "cache_root", "KernelCache", "KeyedCache", "KeyedImpl"]
@@ -267,8 +266,8 @@ class KernelCache(KeyedCache, FunctionCache):
         data = self._load(sig, target_context)  # None when not enabled
         give_up = time.monotonic() + LOCK_PATIENCE
         while self._enabled and data is None and not self._try_lock():
-            if helper_mode():
-                raise KernelBusy(self.label)  # the helper skips it
+            if compile_progress.helper_mode():
+                raise compile_progress.KernelBusy(self.label)  # the helper skips it
             if time.monotonic() > give_up:
                 break  # its compiler seems stuck: compile here too
             # Another process compiles this kernel: wait, then load its work.

@@ -36,9 +36,9 @@ import numpy as np
 
 __all__ = ["kernel_key"]
 
-#: Top-level packages whose code is not the course's: not hashed, not followed.
+#: Top-level packages whose code is not the course's: not hashed, not followed
+#: (the standard library's names include ``builtins``).
 _EXTERNAL = frozenset(sys.stdlib_module_names) | {
-    "builtins",
     "numba",
     "numpy",
     "llvmlite",
