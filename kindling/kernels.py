@@ -1,10 +1,9 @@
 """``kindling kernels``: what each CUDA kernel costs a real GPU, measured without one.
 
 For every kernel of ``module3_fast_ops.cuda_ops`` (and ``module4_networks.cuda_conv``,
-``module4_networks._cuda_optim_kernels``, ``module4_networks._bias_activation``:
-``--task conv``, ``optim``, ``fused``) Numba compiles the kernel to PTX for a
-compute capability (``cuda.compile_ptx``, with the simulator off; no GPU is needed),
-and NVIDIA's assembler ``ptxas -v`` (from the
+``module4_networks._cuda_optim_kernels``: ``--task conv``, ``optim``) Numba
+compiles the kernel to PTX for a compute capability (``cuda.compile_ptx``, with the
+simulator off; no GPU is needed), and NVIDIA's assembler ``ptxas -v`` (from the
 ``nvidia-cuda-nvcc-cu12`` wheel) reports what one thread of the machine code uses:
 
 - **registers** per thread: a streaming multiprocessor (SM) has 65,536, shared by
@@ -22,8 +21,8 @@ and NVIDIA's assembler ``ptxas -v`` (from the
 From these and the block size a kernel is launched with follows its *occupancy*: how
 many blocks fit on one SM at once, and the fraction of the SM's warp slots they fill.
 The resource tests (``tests/module3/test_cuda_resources.py``,
-``tests/module4/test_cuda_conv.py``, ``test_fused_optim_cuda.py``,
-``test_bias_activation_cuda.py``) assert that every kernel fits.
+``tests/module4/test_cuda_conv.py``, ``test_fused_optim_cuda.py``) assert that
+every kernel fits.
 
 The measurement runs in a child process (``python -m kindling.kernels --json``)
 because Numba decides once per process whether CUDA code is simulated.
@@ -243,7 +242,7 @@ def _kernel_specs() -> List[Any]:
         specs_of = importlib.import_module("module3_fast_ops._cuda_specs")
         cuda_ops = importlib.import_module("module3_fast_ops.cuda_ops")
         specs += specs_of.kernel_specs(cuda_ops)  # the kernels, as an argument
-    for given in ("cuda_conv", "_bias_activation", "_cuda_optim_kernels"):
+    for given in ("cuda_conv", "_cuda_optim_kernels"):
         if importlib.util.find_spec(f"module4_networks.{given}") is not None:
             module = importlib.import_module(f"module4_networks.{given}")
             specs += module.KERNEL_SPECS  # Module 4's given kernels

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
-from module0_fundamentals.module import Module, Sequential as _Sequential
+from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.engine.dtypes import int64
@@ -42,12 +42,10 @@ from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F
 from . import weight_init as init
-from ._activation_layers import GELU, ReLU, Sigmoid, Tanh
 from ._conv_checks import IntPair, sizes as _sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
-    "Sequential",
     "Linear",
     "Conv1d",
     "Conv2d",
@@ -60,24 +58,6 @@ __all__ = [
     "Flatten",
     "Unflatten",
 ]
-
-
-class Sequential(_Sequential):
-    """Module 0's ``Sequential``: ``Sequential(a, b, c)(x) == c(b(a(x)))``. On a
-    CUDA backend a ``Linear`` followed by ``ReLU``, ``Tanh``, ``Sigmoid`` or
-    ``GELU`` adds its bias and applies the activation in one kernel each way
-    (``_bias_activation``, checked against these layers first): two launches
-    fewer per pair and training step."""
-
-    def forward(self, x: Any) -> Any:
-        if getattr(getattr(x, "backend", None), "cuda", False):
-            from ._bias_activation import sequential  # (loads numba.cuda)
-
-            layers = (Linear, (ReLU, Tanh, Sigmoid, GELU), _Sequential)
-            fused = sequential(list(self._modules.values()), x, layers)
-            if fused is not None:  # a Linear-activation pair, checked: fused
-                return fused
-        return super().forward(x)
 
 
 class Linear(Module):

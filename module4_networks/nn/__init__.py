@@ -12,7 +12,7 @@ in the library imports it back.
 """
 
 from module0_fundamentals.containers import ModuleDict, ParameterDict, ParameterList
-from module0_fundamentals.module import Module, ModuleList, Parameter
+from module0_fundamentals.module import Module, ModuleList, Parameter, Sequential
 
 from .. import init  # torch.nn.init's path: nn.init
 from .. import nn_utils as utils  # torch.nn.utils's path: nn.utils

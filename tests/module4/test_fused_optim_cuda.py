@@ -185,11 +185,11 @@ def test_an_adam_step_of_four_parameters_is_four_launches():
 @pytest.mark.task4_7
 def test_an_sgd_training_batch_of_a_two_layer_mlp_is_at_most_25_launches():
     """Forward, loss, backward and step; issue 40: 49 launches before, 25 with the
-    fused steps, 23 with the Linear's bias and ReLU fused (``_bias_activation``)."""
+    fused steps (the fused bias and ReLU, 23, was deleted: no measured GPU gain)."""
     kwargs = dict(lr=0.1, momentum=0.9)
     params, batch, update = _mlp_batches(optim.SGD, kwargs, CudaBackend, 4)
     assert dict(update) == {"sgd": 4}
-    assert sum(batch.values()) <= 23, dict(batch)
+    assert sum(batch.values()) <= 25, dict(batch)
     reference, _, _ = _mlp_batches(reference_class(optim.SGD), kwargs, FastBackend, 4)
     for a, b in zip(params, reference):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
