@@ -530,7 +530,6 @@ GPU_MEASURES: Dict[str, tuple] = {
     "gpu_train": (50, "Task 3.5 epoch (split, 50 points, hidden 100, batch 10)"),
     "gpu_step_cnn": (32, "MNIST CNN training step (batch 32, Adam)"),
     "gpu_conv": (32, "conv2d forward and backward, (n, 8, 14, 14) by (16, 8, 3, 3)"),
-    "gpu_conv_gemm": (32, "the same, CUDA on im2col + matmul (`cuda_conv.PLAN`)"),
 }
 #: "What this machine has" (the default of :func:`time_gpu`'s ``torch``).
 _THIS_MACHINE: Any = object()
@@ -562,8 +561,8 @@ def _gpu_step(op: str, impl: str, n: int, torch: Any) -> Callable[[], Any]:
     to finish (a launch returns before its kernel ends)."""
     import numpy as np
 
-    if op in ("gpu_conv", "gpu_conv_gemm"):
-        return _gpu_conv(op == "gpu_conv_gemm", impl, n, torch)
+    if op == "gpu_conv":
+        return _gpu_conv(impl, n, torch)
     if op == "gpu_step_cnn":
         from kindling import bench_training as bt
 
@@ -610,10 +609,9 @@ def _gpu_step(op: str, impl: str, n: int, torch: Any) -> Callable[[], Any]:
     return synced
 
 
-def _gpu_conv(gemm: bool, impl: str, n: int, torch: Any) -> Callable[[], Any]:
+def _gpu_conv(impl: str, n: int, torch: Any) -> Callable[[], Any]:
     """Task 4.5's second convolution (padding 1) forward and backward on a batch
-    of ``n``; the CUDA backend on the plan the row names (``cuda_conv.PLAN``:
-    which of the two is faster decides its default)."""
+    of ``n``."""
     import numpy as np
 
     rng = np.random.default_rng(n)
@@ -632,16 +630,14 @@ def _gpu_conv(gemm: bool, impl: str, n: int, torch: Any) -> Callable[[], Any]:
 
         return on_torch
     import module2_tensors as kt
-    from module4_networks import cuda_conv
     from module4_networks import functional as F
 
     backend = _backend(impl)
     tensors = [kt.tensor(a).to(backend).requires_grad_(True) for a in arrays]
 
     def on_course() -> Any:
-        with cuda_conv.plan("gemm" if gemm else "direct"):
-            out = F.conv2d(*tensors, padding=1)
-            out.sum().backward()
+        out = F.conv2d(*tensors, padding=1)
+        out.sum().backward()
         if impl == "cuda":
             from numba import cuda
 

@@ -14,24 +14,13 @@ those of Task 3.3:
   stride over ``(b, u, v)``, then combine their partial sums in a tree in shared
   memory.
 - **bias gradient**: the output gradient summed over all but its channels, by
-  the backend's own reduce (Task 3.3), on either plan.
+  the backend's own reduce (Task 3.3).
 
 ``conv1d`` runs the ``conv2d`` kernels on a view with a height of 1 (stride 0 along
 it), so there are three kernels in all. Every kernel reads raw strided storage
 (``(storage, shape, strides)``, like Module 3's), so transposed or sliced inputs need
 no copy; the 4-D shapes and strides of all its tensors come in ONE int64 array
 (``layout``: ``[shape, strides]`` of each tensor in turn, 8 entries per tensor).
-
-**Two plans**, one switch (:data:`PLAN`): ``"direct"`` (the default) runs the
-three kernels above; ``"gemm"`` runs the CPU's plan (``_conv_gemm``): *im2col*
-copies every receptive field into a column of ``cols`` ``(B, C K_h K_w, H' W')``
-(a thread per entry), and the course's matmul (Task 3.4's kernel) does the rest:
-out $= W \\cdot \\mathrm{cols}$ as ``(O, C K_h K_w) @ (B, C K_h K_w, H' W')``,
-$dW = \\sum_b G_b\\, \\mathrm{cols}_b^\\top$, $d\\mathrm{cols} = W^\\top G$, and
-*col2im* gathers $d\\mathrm{cols}$ back onto the input (a thread per input entry,
-so no two threads add into one place). Which is faster is a GPU measurement
-(``kindling bench``, row ``gpu_conv``, one column per plan); until one is made
-the default stays ``"direct"`` (docs/DESIGN.md).
 
 Why given code and not a task: what a student would write is the loop nest of
 Tasks 4.1/4.2 inside the thread and block patterns of Task 3.3; a third copy of the
@@ -41,8 +30,7 @@ same exercise would cost grading time and teach nothing new. Students read this 
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import numba
 import numpy as np
@@ -50,39 +38,14 @@ import numpy as np
 from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_data import TensorData
-from module3_fast_ops._cuda_runtime import _result, _size, cuda, launch
+from module3_fast_ops._cuda_runtime import _size, cuda, launch
 from module3_fast_ops._cuda_specs import count, f64, flag, given_kernels, i64
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import blocks_for
 
 from ._conv_checks import Strided, pair_2d
 
-__all__ = [
-    "PLAN",
-    "plan",
-    "conv_forward_fn",
-    "conv_backward_fn",
-    "KERNEL_SPECS",
-    "block_sum",
-]
-
-#: How a convolution on ``CudaBackend`` runs: ``"direct"`` (a thread per output
-#: entry, a block per weight entry) or ``"gemm"`` (im2col and Task 3.4's matmul).
-PLAN: str = "direct"
-PLANS = ("direct", "gemm")
-
-
-@contextlib.contextmanager
-def plan(name: str) -> Iterator[None]:
-    """Run the convolutions inside the block on plan ``name`` (see :data:`PLAN`)."""
-    global PLAN
-    if name not in PLANS:
-        raise ValueError(f"a convolution plan is one of {PLANS}, got {name!r}")
-    before, PLAN = PLAN, name
-    try:
-        yield
-    finally:
-        PLAN = before
+__all__ = ["conv_forward_fn", "conv_backward_fn", "KERNEL_SPECS", "block_sum"]
 
 
 # ---------------------------------------------------------------- the kernels
@@ -214,64 +177,14 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
         dw[at4(dw_strides, o, c, ki, kj)] = total
 
 
-@cuda.jit
-def _im2col(cols, x, layout, kh, kw, sh, sw, ph, pw):
-    cols_shape = layout[0:4]
-    x_shape, x_strides = layout[8:12], layout[12:16]
-    # cols[b, (c kh + ki) kw + kj, i, j] = x[b, c, i sh + ki - ph, j sw + kj - pw]
-    # (0 outside x); cols is row-major (B, C kh kw, oh, ow), a thread per entry.
-    flat = cuda.grid(1)
-    if flat >= cols_shape[0] * cols_shape[1] * cols_shape[2] * cols_shape[3]:
-        return
-    b, r, i, j = index4(flat, cols_shape)
-    c, ki, kj = r // (kh * kw), (r // kw) % kh, r % kw
-    y = i * sh + ki - ph
-    xx = j * sw + kj - pw
-    value = 0.0
-    if 0 <= y < x_shape[2] and 0 <= xx < x_shape[3]:
-        value = x[at4(x_strides, b, c, y, xx)]
-    cols[flat] = value
-
-
-@cuda.jit
-def _col2im(dx, dcols, layout, kh, kw, sh, sw, ph, pw):
-    dx_shape = layout[0:4]
-    oh, ow = layout[10], layout[11]
-    # dx[b, c, y, x] = sum of dcols[b, (c kh + ki) kw + kj, u, v] over the taps
-    # with y = u sh + ki - ph, x = v sw + kj - pw: a thread per entry of the
-    # row-major dx gathers its own sum (no two threads write one place); dcols is
-    # row-major (B, C kh kw, oh, ow).
-    flat = cuda.grid(1)
-    channels, height, width = dx_shape[1], dx_shape[2], dx_shape[3]
-    if flat >= dx_shape[0] * channels * height * width:
-        return
-    b, c, y, xx = index4(flat, dx_shape)
-    positions = oh * ow
-    base = (b * channels + c) * kh * kw
-    acc = 0.0
-    for ki in range(kh):
-        rows = y + ph - ki
-        if rows < 0 or rows % sh != 0 or rows // sh >= oh:
-            continue
-        for kj in range(kw):
-            cols = xx + pw - kj
-            if cols < 0 or cols % sw != 0 or cols // sw >= ow:
-                continue
-            r = base + ki * kw + kj
-            acc += dcols[r * positions + (rows // sh) * ow + cols // sw]
-    dx[flat] = acc
-
-
 _pairs = (count, count, count, count)  # strides and paddings
-#: The five kernels with their argument types and block size, for ``kindling
+#: The three kernels with their argument types and block size, for ``kindling
 #: kernels`` and the resource test (on a GPU, each is compiled once and kept on
 #: disk for the next processes).
 _KERNELS = {
     "conv_forward": (_forward, (f64, f64, f64, i64, f64, count, flag, *_pairs)),
     "conv_back_input": (_backward_input, (f64, f64, f64, i64, *_pairs)),
     "conv_back_weight": (_backward_weight, (f64, f64, f64, i64, *_pairs)),
-    "conv_im2col": (_im2col, (f64, f64, i64, count, count, *_pairs)),
-    "conv_col2im": (_col2im, (f64, f64, i64, count, count, *_pairs)),
 }
 KERNEL_SPECS = given_kernels("conv", THREADS_PER_BLOCK, _KERNELS)
 
@@ -304,20 +217,6 @@ def _launch_over(
 
 
 # ------------------------------------------------------- the tensor Functions
-def _tensor(like: Tensor, shape: Any, strides: Any = None) -> Any:
-    """A tensor of ``like``'s type and backend over ``like``'s storage (no copy),
-    of ``shape`` and ``strides`` (row-major without; NumPy integers are fine)."""
-    return type(like)(TensorData(like.tuple()[0], shape, strides), like.backend)
-
-
-def _matrix(t: Tensor, lead: int = 1) -> Tensor:
-    """``t`` as a row-major ``(*t.shape[:lead], rest)``: the weight ``(O, C, K_h[,
-    K_w])`` as ``(O, C K_h K_w)``, the output gradient (with ``lead=2``) as
-    ``(B, O, H' W')``."""
-    t = t.contiguous()
-    return _tensor(t, (*t.shape[:lead], t.size // max(_size(t.shape[:lead]), 1)))
-
-
 def conv_forward_fn(
     ctx: Context,
     shape: Tuple[int, ...],
@@ -330,67 +229,32 @@ def conv_forward_fn(
     """``ConvFun``'s forward on ``CudaBackend``, into a new
     ``out`` of ``shape`` (checked by the caller)."""
     strides, paddings = pair_2d(stride, 1), pair_2d(padding, 0)
-    if PLAN == "gemm":
-        # im2col, then W @ cols (Task 3.4's matmul), whose (B, O, H' W') result
-        # is out's row-major storage; then the bias (O,) as (1, O, 1[, 1]).
-        (kh, kw), (oh, ow) = pair_2d(weight.shape[2:], 1), pair_2d(shape[2:], 1)
-        batch, taps = input.shape[0], input.shape[1] * kh * kw
-        cols = _result(input, (batch, taps, oh, ow))
-        _launch_over(_im2col, (cols, input), kh, kw, *strides, *paddings)
-        cols = _tensor(cols, (batch, taps, oh * ow))
-        out = _tensor(input.backend.matrix_multiply(_matrix(weight), cols), shape)
-        if bias is not None:
-            _, (o,), (step,) = bias.tuple()
-            ones = (1,) * (len(shape) - 2)
-            row = _tensor(bias, (1, o, *ones), (0, step, *ones))
-            out = out.backend.add_zip(out, row)
-    else:  # the direct kernel, bias included
-        out, cols = input.new_zeros(shape), None
-        b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
-        more = (int(b_strides[0]), bias is not None, *strides, *paddings)
-        _launch_over(_forward, (out, input, weight), b, *more)
-    ctx.save_for_backward(input, weight, bias is not None, strides, paddings, cols)
+    out = input.new_zeros(shape)  # the bias in the kernel
+    b, _, b_strides = (np.zeros(1), 0, (0,)) if bias is None else bias.tuple()
+    more = (int(b_strides[0]), bias is not None, *strides, *paddings)
+    _launch_over(_forward, (out, input, weight), b, *more)
+    ctx.save_for_backward(input, weight, bias is not None, strides, paddings)
     return out
 
 
 def conv_backward_fn(
     ctx: Context, grad: Tensor
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
-    input, weight, has_bias, strides, paddings, cols = ctx.saved_values
+    input, weight, has_bias, strides, paddings = ctx.saved_values
     needs = ctx.needs_input_grad
     d_input = d_weight = d_bias = None
     ops = grad.backend
-    if cols is None:  # the forward ran on the "direct" plan
-        if needs[0]:
-            d_input = input.new_zeros(input.shape)
-            _launch_over(_backward_input, (d_input, grad, weight), *strides, *paddings)
-        if needs[1]:
-            d_weight = weight.new_zeros(weight.shape)
-            tensors = (d_weight, input, grad)
-            _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
-    else:
-        # The "gemm" plan, with G the output gradient as (B, O, H' W'):
-        # dcols = W^T G then col2im; dW = sum_b G_b cols_b^T (a batched matmul
-        # and a sum over the batch).
-        g = _matrix(grad, 2)
-        batch, taps, positions = cols.shape
-        if needs[0]:
-            w_t = _tensor(_matrix(weight), (taps, weight.shape[0]), (1, taps))
-            dcols = ops.matrix_multiply(w_t, g)  # (B, taps, H' W'), row-major
-            d_input = _result(input, input.shape)
-            kh, kw = pair_2d(weight.shape[2:], 1)
-            # dcols as (B, taps, H', W')
-            dcols = _tensor(dcols, (batch, taps, *pair_2d(grad.shape[2:], 1)))
-            _launch_over(_col2im, (d_input, dcols), kh, kw, *strides, *paddings)
-        if needs[1]:
-            view = (batch, positions, taps), (taps * positions, 1, positions)
-            cols_t = _tensor(cols, *view)  # cols transposed
-            per_batch = ops.matrix_multiply(g, cols_t)  # (B, O, taps)
-            total = ops.add_reduce(per_batch, 0) if batch > 1 else per_batch
-            d_weight = _tensor(total, weight.shape)
-    if has_bias and needs[2]:  # g summed over all but dimension 1
+    if needs[0]:
+        d_input = input.new_zeros(input.shape)
+        _launch_over(_backward_input, (d_input, grad, weight), *strides, *paddings)
+    if needs[1]:
+        d_weight = weight.new_zeros(weight.shape)
+        tensors = (d_weight, input, grad)
+        _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
+    if has_bias and needs[2]:  # g summed over all but dimension 1, as (O,)
         total = grad
         for dim in (0, *range(2, grad.dims)):
             total = ops.add_reduce(total, dim)
-        d_bias = _tensor(total, weight.shape[:1])
+        storage = TensorData(total.tuple()[0], weight.shape[:1])
+        d_bias = type(total)(storage, total.backend)
     return d_input, d_weight, d_bias

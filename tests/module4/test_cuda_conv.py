@@ -123,7 +123,6 @@ def test_cuda_conv_kernels_fit_resources(sm):
     rows = [row for row in measured_resources("conv") if tuple(row["cc"]) == SMS[sm]]
     assert sorted(row["name"] for row in rows) == sorted(
         ["conv_forward", "conv_back_input", "conv_back_weight"]
-        + ["conv_im2col", "conv_col2im"]  # the "gemm" plan's
     )
     for row in rows:
         assert kernels.problems(row) == [], row["name"]
@@ -165,11 +164,10 @@ def test_a_conv_network_takes_the_same_step_on_cuda_and_fast():
 
 
 @pytest.mark.task3_4
-@pytest.mark.parametrize("plan", cuda_conv.PLANS)
-def test_each_conv_kernel_gets_its_shapes_and_strides_in_one_array(plan, monkeypatch):
+def test_each_conv_kernel_gets_its_shapes_and_strides_in_one_array(monkeypatch):
     """Issue 40: an array argument is 7 kernel parameters and Python work per
     launch on a GPU; the conv kernels took two (shape, strides) per tensor, up to
-    six. Now at most one integer array per launch, on both plans."""
+    six. Now at most one integer array per launch."""
     from module3_fast_ops._cuda_runtime import on_device
 
     seen = []
@@ -186,11 +184,10 @@ def test_each_conv_kernel_gets_its_shapes_and_strides_in_one_array(plan, monkeyp
         cuda(rng.normal(size=(3, 2, 2, 2)), True),
         cuda(np.zeros(3), True),
     )
-    with cuda_conv.plan(plan):
-        F.conv2d(x, w, b, padding=1).sum().backward()
-    # direct: forward and two backward kernels; gemm: im2col and col2im (its
-    # matmuls, and the bias gradient's reduce, launch in cuda_ops)
-    assert len(seen) >= (3 if plan == "direct" else 2)
+    F.conv2d(x, w, b, padding=1).sum().backward()
+    # forward and two backward kernels (the bias gradient's reduce launches in
+    # cuda_ops)
+    assert len(seen) >= 3
     for name, arguments in seen:
         integer = [
             v
