@@ -45,7 +45,7 @@ from module3_fast_ops.cuda_positions import blocks_for
 
 from ._conv_checks import Strided, pair_2d
 
-__all__ = ["conv_forward_fn", "conv_backward_fn", "KERNEL_SPECS", "block_sum"]
+__all__ = ["conv_forward_fn", "conv_backward_fn", "KERNEL_SPECS"]
 
 
 # ---------------------------------------------------------------- the kernels
