@@ -4,13 +4,17 @@
 ``silu``, ``leaky_relu``, ``elu``, ``softplus``, ``logsigmoid``, ``hardtanh``,
 ``relu6``, ``mish`` and ``prelu``, each with PyTorch's signature, semantics and
 gradient at the kinks, built from differentiable tensor operations of Module 2
-(which is all this file imports)."""
+(which is all this file imports); exact ``gelu`` is one elementwise map each way
+(:class:`_Gelu`)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from module2_tensors.engine.autograd import Context
+from module2_tensors.engine.elementwise import Unary, unary_map
+from module2_tensors.engine.higher_order import register
 from module2_tensors.function_forms import where
 from module2_tensors.tensor import Tensor
 
@@ -48,12 +52,41 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.relu_() if inplace else input.relu()
 
 
+_RSQRT2, _RSQRT2PI = 1.0 / math.sqrt(2.0), 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _gelu(x: float) -> float:
+    return x * 0.5 * (math.erf(x * _RSQRT2) + 1.0)
+
+
+def _gelu_slope(x: float) -> float:
+    return 0.5 * (math.erf(x * _RSQRT2) + 1.0) + x * math.exp(-0.5 * x * x) * _RSQRT2PI
+
+
+class _Gelu(Unary):
+    """Exact GELU $x \\Phi(x)$ as one map, its derivative $\\Phi(x) + x
+    \\varphi(x)$ as another. Written with tensor operations it took about 16
+    passes over the entries forward and back (five operations, their backwards,
+    three gradients into ``x`` added): on ``(128, 20, 192)``, the SST-2
+    Transformer's, forward and backward 45 -> 29 ms (FastOps, one thread)."""
+
+    fn, derivative = _gelu, lambda a: unary_map(a.backend, _gelu_slope)(a)
+
+
+@register(_Gelu)
+def _gelu_recorded(ctx: Context, grad: Tensor, inputs: tuple, out: Tensor) -> Tensor:
+    """The backward for ``create_graph``: the derivative as tensor operations."""
+    (a,) = inputs
+    phi = (a * a * -0.5).exp() * _RSQRT2PI
+    return grad * (((a * _RSQRT2).erf() + 1.0) * 0.5 + a * phi)
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """$x\\, \\Phi(x) = \\tfrac{x}{2} (1 + \\mathrm{erf}(x / \\sqrt 2))$, like
     ``torch.nn.functional.gelu``; ``approximate="tanh"``: $\\tfrac{x}{2} (1 +
     \\tanh(\\sqrt{2/\\pi} (x + 0.044715 x^3)))$."""
     if approximate == "none":
-        return input * 0.5 * ((input * (1.0 / math.sqrt(2.0))).erf() + 1.0)
+        return _Gelu.apply(input)
     if approximate == "tanh":
         inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
         return input * 0.5 * (inner.tanh() + 1.0)

@@ -7,12 +7,13 @@ when differentiated twice. Layers (convolutions included) and losses are Task
 4.6's (which builds on the kernels of 4.2 and 4.4); ``F.max_pool2d`` is Task
 4.4's."""
 
-from typing import List
+from typing import List, Tuple
 
 import numpy as np
 import pytest
 
 import module4_networks as kt
+from module3_fast_ops import FastBackend
 from module4_networks import nn
 from tests.pytorch_reference import import_torch
 
@@ -91,6 +92,39 @@ def test_max_pooling_hessian_vector_product_matches_central_differences() -> Non
     h = 1e-6
     numeric = (gradient(x0 + h * v0) - gradient(x0 - h * v0)) / (2 * h)
     np.testing.assert_allclose(hv.to_numpy(), numeric, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.task4_6
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("fast", [False, True], ids=["simple", "fast"])
+def test_gelu_hessian_vector_product_matches_central_differences_and_pytorch(
+    approximate: str, fast: bool
+) -> None:
+    """Exact GELU is one map each way (its recorded backward a formula of its
+    own); the tanh form is composed of tensor operations."""
+    backend = FastBackend if fast else None
+    rng = np.random.default_rng(9)
+    x0, v0 = rng.normal(size=(3, 4)) * 2.0, rng.normal(size=(3, 4))
+
+    def gradient(values: np.ndarray, create_graph: bool = False) -> Tuple:
+        x = kt.tensor(values, backend=backend, requires_grad=True)
+        out = (F.gelu(x, approximate=approximate) ** 2).sum()
+        return x, kt.autograd.grad(out, x, create_graph=create_graph)[0]
+
+    x, g = gradient(x0, create_graph=True)
+    (hv,) = kt.autograd.grad(g, x, grad_outputs=kt.tensor(v0, backend=backend))
+    h = 1e-6
+    numeric = gradient(x0 + h * v0)[1].to_numpy() - gradient(x0 - h * v0)[1].to_numpy()
+    np.testing.assert_allclose(hv.to_numpy(), numeric / (2 * h), rtol=1e-5, atol=1e-7)
+    torch = import_torch()
+    tx = torch.tensor(x0, requires_grad=True)
+    out = (torch.nn.functional.gelu(tx, approximate=approximate) ** 2).sum()
+    (tg,) = torch.autograd.grad(out, tx, create_graph=True)
+    (thv,) = torch.autograd.grad(tg, tx, grad_outputs=torch.tensor(v0))
+    np.testing.assert_allclose(
+        g.to_numpy(), tg.detach().numpy(), rtol=1e-10, atol=1e-15
+    )
+    np.testing.assert_allclose(hv.to_numpy(), thv.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def conv_model(spatial: int) -> nn.Module:
