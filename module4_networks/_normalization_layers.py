@@ -38,8 +38,7 @@ class GroupNorm(Module):
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
         self.affine = affine
         self.weight, self.bias = _scale_and_shift(num_channels, backend, affine)
-        if not bias:
-            self.bias = None
+        self.bias = self.bias if bias else None
 
     def extra_repr(self) -> str:
         return (
