@@ -370,8 +370,7 @@ class LayerNorm(Module):
         self.normalized_shape = shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self.weight, self.bias = _scale_and_shift(shape, backend, elementwise_affine)
-        if not bias:
-            self.bias = None
+        self.bias = self.bias if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         k = len(self.normalized_shape)
