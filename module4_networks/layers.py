@@ -34,6 +34,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
@@ -365,9 +367,8 @@ class LayerNorm(Module):
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = shape = tuple(normalized_shape)
+        # (an int or a sequence, as F.layer_norm reads it)
+        self.normalized_shape = shape = tuple(np.ravel(normalized_shape).tolist())
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self.weight, self.bias = _scale_and_shift(shape, backend, elementwise_affine)
         self.bias = self.bias if bias else None
