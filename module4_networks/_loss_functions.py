@@ -41,8 +41,7 @@ def _as_tensor(value: Any, like: Tensor) -> Tensor:
 def _reduce(losses: Tensor, reduction: str, weight: Optional[Any] = None) -> Tensor:
     """Apply ``reduction`` (``"mean"``, ``"sum"`` or ``"none"``) to per-example
     losses, first multiplied by ``weight`` (broadcast) when one is given."""
-    if weight is not None:
-        losses = losses * _as_tensor(weight, losses)
+    losses = losses if weight is None else losses * _as_tensor(weight, losses)
     # (Every caller has checked it, _check_loss: "mean" or "sum" is the
     # tensor method of that name.)
     return losses if reduction == "none" else getattr(losses, reduction)()
