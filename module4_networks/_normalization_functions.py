@@ -164,6 +164,5 @@ def _affine(
     """$x \\gamma + \\beta$ with ``weight`` and ``bias`` (each optional) viewed
     as ``shape`` (by default one per channel, dim 1, of ``x``)."""
     shape = shape or (1, x.shape[1]) + (1,) * (x.dims - 2)
-    if weight is not None:
-        x = x * weight.view(*shape)
+    x = x if weight is None else x * weight.view(*shape)
     return x if bias is None else x + bias.view(*shape)
