@@ -70,9 +70,8 @@ class Adadelta(Optimizer):
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         rho, eps = group["rho"], group["eps"]
         g, p, _ = _counted(p, g, state, group, square_avg=0.0, acc_delta=0.0)
-        state["square_avg"] = rho * state["square_avg"] + (1.0 - rho) * g * g
-        delta = (state["acc_delta"] + eps).sqrt() / (state["square_avg"] + eps).sqrt()
-        delta = delta * g
+        v = state["square_avg"] = rho * state["square_avg"] + (1.0 - rho) * g * g
+        delta = (state["acc_delta"] + eps).sqrt() / (v + eps).sqrt() * g
         state["acc_delta"] = rho * state["acc_delta"] + (1.0 - rho) * delta * delta
         return p - group["lr"] * delta
 

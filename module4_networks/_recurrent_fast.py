@@ -95,8 +95,7 @@ def _forward(
         i, f, g, o = np.split(s, 4, axis=1)
         c = f * c + i * g
         tanh_c[t] = np.tanh(c)
-        h = o * tanh_c[t]
-        out[t] = h
+        out[t] = h = o * tanh_c[t]
     return out, c, dict(h_prev=h_prev, act=act, c_prev=c_prev, tanh_c=tanh_c)
 
 

@@ -243,7 +243,6 @@ def conv_backward_fn(
     input, weight, has_bias, strides, paddings = ctx.saved_values
     needs = ctx.needs_input_grad
     d_input = d_weight = d_bias = None
-    ops = grad.backend
     if needs[0]:
         d_input = input.new_zeros(input.shape)
         _launch_over(_backward_input, (d_input, grad, weight), *strides, *paddings)
@@ -254,7 +253,7 @@ def conv_backward_fn(
     if has_bias and needs[2]:  # g summed over all but dimension 1, as (O,)
         total = grad
         for dim in (0, *range(2, grad.dims)):
-            total = ops.add_reduce(total, dim)
+            total = grad.backend.add_reduce(total, dim)
         storage = TensorData(total.tuple()[0], weight.shape[:1])
         d_bias = type(total)(storage, total.backend)
     return d_input, d_weight, d_bias

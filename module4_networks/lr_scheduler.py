@@ -345,9 +345,7 @@ class MultiplicativeLR(LambdaLR):
     function for all groups, or one per group; set up as :class:`LambdaLR`)."""
 
     def get_lr(self) -> List[float]:
-        if self._is_initial:
-            return self._current()
-        return self._scaled(self._current())
+        return self._current() if self._is_initial else self._scaled(self._current())
 
 
 class CosineAnnealingLR(LRScheduler):
