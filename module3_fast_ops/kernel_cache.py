@@ -281,8 +281,7 @@ class KernelCache(KeyedCache, FunctionCache):
 
     def save_overload(self, sig: Any, data: Any) -> None:
         compile_progress.progress.finished(self.label)
-        super().save_overload(sig, data)
-        self.release()
+        super().save_overload(sig, data)  # (persist's compile then releases the lock)
 
 
 #: Seconds a process waits for another one's compilation of a kernel before it
