@@ -147,9 +147,8 @@ class Scalar:
         # END SOLUTION
 
     def accumulate_derivative(self, d: float) -> None:
-        """Add ``d`` into ``.derivative`` (leaves and ``retain_grad`` values)."""
-        if self.is_constant():
-            raise RuntimeError("a constant Scalar cannot take a derivative")
+        """Add ``d`` into ``.derivative`` (leaves and ``retain_grad`` values; the
+        engine never hands one to a constant, which it leaves out of the graph)."""
         self.derivative = d if self.derivative is None else self.derivative + d
 
     def requires_grad_(self, requires_grad: bool = True) -> "Scalar":

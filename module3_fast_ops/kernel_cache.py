@@ -281,8 +281,7 @@ class KernelCache(KeyedCache, FunctionCache):
 
     def save_overload(self, sig: Any, data: Any) -> None:
         compile_progress.progress.finished(self.label)
-        super().save_overload(sig, data)
-        self.release()
+        super().save_overload(sig, data)  # (persist's compile then releases the lock)
 
 
 #: Seconds a process waits for another one's compilation of a kernel before it
@@ -290,7 +289,7 @@ class KernelCache(KeyedCache, FunctionCache):
 LOCK_PATIENCE = 120.0
 
 
-def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
+def _rename_closures(kernel: Any, tag: str, seen: set) -> None:
     """Give the kernel, and the compiled functions defined inside its factory,
     names unique to this kernel.
 
@@ -299,8 +298,7 @@ def _rename_closures(kernel: Any, tag: str, seen: Optional[set] = None) -> None:
     contain a ``tensor_map.<locals>.map_slice``: compiled in two processes, both can
     get the same symbol name, and once both are loaded from the cache into one
     process the machine code of one would call the other's. A tag from the
-    kernel's identity keeps the names apart."""
-    seen = set() if seen is None else seen
+    kernel's identity keeps the names apart. ``seen``: the functions visited."""
     py_func = getattr(kernel, "py_func", None)
     if not isinstance(py_func, types.FunctionType) or py_func in seen:
         return
@@ -326,7 +324,7 @@ def persist(kernel: Any, label: str) -> Any:
         return kernel
     key = kernel_key(py_func, kernel.targetoptions)
     if key is not None:
-        _rename_closures(kernel, key[0])
+        _rename_closures(kernel, key[0], set())
     kernel._cache = cache = KernelCache(py_func, label, key, kernel.targetoptions)
     compile_signature = kernel.compile
 
