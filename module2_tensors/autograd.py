@@ -85,8 +85,7 @@ def grad(
             ``allow_unused`` is false; the graph was freed by an earlier pass
             (no ``retain_graph``).
     """
-    if allow_unused is None:
-        allow_unused = materialize_grads
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
     if materialize_grads and not allow_unused:
         raise ValueError(
             "grad: materialize_grads=True needs allow_unused=True (or left unset)"

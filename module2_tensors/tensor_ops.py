@@ -319,8 +319,7 @@ class SimpleOps(TensorOps):
         kernel = _quiet(tensor_map(fn))
 
         def apply(a: "Tensor", out: Optional["Tensor"] = None) -> "Tensor":
-            if out is None:
-                out = a.new_zeros(a.shape)
+            out = a.new_zeros(a.shape) if out is None else out
             kernel(*out.tuple(), *a.tuple())
             return out
 

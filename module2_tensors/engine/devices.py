@@ -87,8 +87,7 @@ def set_default_backend(backend: Union[None, str, TensorBackend]) -> None:
     ``TensorBackend`` or its name (``"simple"``, ``"fast"``, ``"cuda"``).
     ``None`` goes back to the choice of :func:`get_default_backend`."""
     global _default_backend
-    if isinstance(backend, str):
-        backend = _by_name(backend)
+    backend = _by_name(backend) if isinstance(backend, str) else backend
     # TensorBackend is the class of the first backend registered (SimpleBackend):
     # this module does not import it.
     backend_class = type(_candidates[0][0]) if _candidates else object

@@ -177,10 +177,9 @@ def matrix_transpose(t: "Tensor") -> "Tensor":
 def flip(t: "Tensor", *dims: Any) -> "Tensor":
     """The entries in reverse order along each of ``dims`` (a copy): a tuple or
     list of dims, or the dims themselves (``x.flip(0, 1)``, as PyTorch's)."""
-    out = t
-    for d in normalize_dims(dims[0] if len(dims) == 1 else dims, t.dims):
-        out = AdvancedIndex.apply(out, (slice(None),) * d + (slice(None, None, -1),))
-    return out
+    ds = normalize_dims(dims[0] if len(dims) == 1 else dims, t.dims)
+    key = tuple(slice(None, None, -1 if d in ds else 1) for d in range(t.dims))
+    return AdvancedIndex.apply(t, key)
 
 
 def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "Tensor":

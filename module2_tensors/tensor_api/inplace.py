@@ -233,8 +233,7 @@ class InPlaceMixin:
     def copy_(self, src: TensorLike) -> "Tensor":
         """Copy ``src`` (broadcast, moved to this backend) into this tensor, in
         place; returns ``self``. Differentiable with respect to ``src``."""
-        if isinstance(src, CoreMixin) and src.backend is not self.backend:
-            src = src.to(self.backend)
+        src = src.to(self.backend) if isinstance(src, CoreMixin) else src
         return self._in_place("copy_", _Overwrite.apply, src)
 
     def fill_(self, value: float) -> "Tensor":

@@ -12,7 +12,7 @@ from .. import indexing_functions as ixf
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
 from ..engine import indexing
-from ..engine.shapes import normalize_dim
+from ..engine.shapes import normalize_dim, normalize_dims
 from ..tensor_data import _as_shape
 from .dtype_device import kept_dtype, keeps_dtype, keeps_dtypes
 
@@ -80,8 +80,7 @@ class MovementMixin:
     def permute(self, *order: int) -> "Tensor":
         """A view with dimension ``k`` of the result being dimension ``order[k]``
         of this tensor (``permute(1, 0)`` or ``permute((1, 0))``)."""
-        order = tuple(normalize_dim(d, self.dims) for d in sf._shape_args(order))
-        return tf.Permute.apply(self, order)
+        return tf.Permute.apply(self, normalize_dims(sf._shape_args(order), self.dims))
 
     @keeps_dtype
     def view(self, *shape: int) -> "Tensor":
