@@ -18,7 +18,7 @@ def test_the_library_stays_within_its_line_budget():
         f"{LIBRARY_BUDGET:,}: delete as many lines as the change adds "
         "(kindling layers prints the figures)"
     )
-    assert LIBRARY_GOAL <= LIBRARY_BUDGET
+    assert LIBRARY_BUDGET <= LIBRARY_GOAL  # (issue 38's ceiling)
 
 
 def test_moving_code_between_library_files_does_not_change_the_count(tmp_path):
