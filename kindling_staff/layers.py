@@ -318,12 +318,14 @@ def re_exports(path: Path) -> List[str]:
 #: bias + activation of nn.Sequential, 175; the convolution's im2col plan on the
 #: GPU, 94); -203 by deletion in three rounds of helpers (the optimizers' one
 #: prologue, the kernel caches' index file, Maximum as one zip, single-use
-#: helpers and checks made twice across Modules 0-4, ...), +1 for a cut undone
-#: (the CUDA launch's switch interval); +13 for Module 4's BLAS products of a
-#: batch's rows as one gemm (the GPT step 3%) and +15 for exact GELU as one map
-#: each way (the Transformer step 4-9%): 13,483, under issue 38's 13,500.
+#: helpers and checks made twice across Modules 0-4, ...), +2 for two cuts
+#: undone (the CUDA launch's switch interval; an import joined to 83 characters,
+#: past black's 88 with the edition's ``# noqa``); +13 for Module 4's BLAS
+#: products of a batch's rows as one gemm (the GPT step 3%) and +15 for exact
+#: GELU as one map each way (the Transformer step 4-9%): 13,484, under issue
+#: 38's 13,500.
 #: :data:`LIBRARY_GOAL` is issue 38's ceiling: the budget never goes above it.
-LIBRARY_BUDGET = 13_483
+LIBRARY_BUDGET = 13_484
 LIBRARY_GOAL = 13_500
 
 
