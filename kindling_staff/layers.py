@@ -316,11 +316,11 @@ def re_exports(path: Path) -> List[str]:
 #: 2.3-3.5x faster, the Transformer step 12%).
 #: The twenty-sixth: -269 for two CUDA paths without a measured gain (the fused
 #: bias + activation of nn.Sequential, 175; the convolution's im2col plan on the
-#: GPU, 94); -203 by deletion in three rounds of helpers (the optimizers' one
+#: GPU, 94); -196 by deletion in three rounds of helpers (the optimizers' one
 #: prologue, the kernel caches' index file, Maximum as one zip, single-use
 #: helpers and checks made twice across Modules 0-4, ...), +2 for two cuts
 #: undone (the CUDA launch's switch interval; an import joined to 83 characters,
-#: past black's 88 with the edition's ``# noqa``); +13 for Module 4's BLAS
+#: past black's 88 with the edition's ``# noqa``); +6 for Module 4's BLAS
 #: products of a batch's rows as one gemm (the GPT step 3%) and +15 for exact
 #: GELU as one map each way (the Transformer step 4-9%): 13,484, under issue
 #: 38's 13,500.
