@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 import numpy as np
 
 from .autograd import Context, DifferentiableBackward, _new, tensor_class
-from .layout import view_data
+from .layout import host_view, view_data
 from .shapes import as_indices, normalize_dim, normalize_dims
 
 if TYPE_CHECKING:
@@ -133,12 +133,9 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
             "assignment through integer or boolean indices needs a CPU backend; "
             "move the tensor with .to(...) first"
         )
-    # The tensor as a NumPy view of its storage (strides in bytes), written
-    # through. (A value that does not broadcast to the selection: NumPy's
-    # ValueError names both shapes.)
-    steps = tuple(8 * step for step in t._tensor.strides)
-    view = np.lib.stride_tricks.as_strided(storage, t.shape, steps)
-    view[_numpy_key(key)] = value.to_numpy()
+    # Written through a NumPy view of the storage. (A value that does not
+    # broadcast to the selection: NumPy's ValueError names both shapes.)
+    host_view(storage, t.shape, t._tensor.strides)[_numpy_key(key)] = value.to_numpy()
 
 
 class StridedView(DifferentiableBackward):

@@ -30,7 +30,7 @@ the arrays are read-only; tests/module2/test_layout.py checks both.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..tensor_data import Storage, TensorData
 
 __all__ = ["Layout", "LAYOUTS", "ROW_MAJOR", "MAX_LAYOUTS", "new_layout", "laid_out"]
-__all__ += ["empty_data", "full_data", "contiguous_data", "view_data"]
+__all__ += ["empty_data", "full_data", "contiguous_data", "view_data", "host_view"]
 
 
 class Layout(NamedTuple):
@@ -209,3 +209,11 @@ def view_data(
     if layout is None or (layout.size > 0 and len(storage) <= layout.last):
         return cls(storage, shape, strides)  # checks (and reports) everything
     return laid_out(cls, storage, layout, strides is None)
+
+
+def host_view(storage: np.ndarray, shape: Any, strides: Any) -> np.ndarray:
+    """A NumPy view (no copy) of host ``storage`` read with ``shape`` and
+    ``strides`` (in entries): what ``to_numpy`` copies, advanced assignment
+    writes through and Module 4's NumPy paths compute on."""
+    steps = tuple(int(s) * storage.itemsize for s in strides)
+    return np.lib.stride_tricks.as_strided(storage, tuple(int(n) for n in shape), steps)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..engine import autograd, dtypes, elementwise
 from ..engine.devices import get_default_backend
+from ..engine.layout import host_view
 from ..engine.shapes import normalize_dim
 from ..tensor_data import TensorData
 from ..tensor_ops import SimpleBackend
@@ -189,8 +190,7 @@ class CoreMixin:
             # In GPU memory (CudaBackend): copy back only the span this view reaches.
             last = sum((n - 1) * s for n, s in zip(data.shape, data.strides))
             storage = storage[: last + 1].copy_to_host() if data.size else np.zeros(0)
-        steps = tuple(8 * step for step in data.strides)  # (in bytes)
-        view = np.lib.stride_tricks.as_strided(storage, data.shape, steps)
+        view = host_view(storage, data.shape, data.strides)
         return np.array(view, dtype=np.float64)  # (a copy: the view is never written)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:

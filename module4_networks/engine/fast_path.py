@@ -40,6 +40,7 @@ import numpy as np
 
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.grad_modes import is_grad_enabled
+from module2_tensors.engine.layout import host_view
 
 __all__ = [
     "FastPath",
@@ -202,6 +203,4 @@ def host_float64(t: Any) -> bool:
 def host_array(triple: Tuple[np.ndarray, Any, Any]) -> np.ndarray:
     """A NumPy view of a strided triple ``(storage, shape, strides)`` (strides in
     elements, offsets as storage slices; no copy)."""
-    storage, shape, strides = triple
-    steps = tuple(int(s) * storage.itemsize for s in strides)
-    return np.lib.stride_tricks.as_strided(storage, tuple(int(n) for n in shape), steps)
+    return host_view(*triple)
