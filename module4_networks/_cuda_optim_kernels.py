@@ -48,20 +48,19 @@ def sgd(p, g, buf, packed, same, size, lr, wd, momentum, dampening, nesterov, fi
 @cuda.jit
 def adam(p, g, m, v, packed, same, size, lr, beta1, beta2, eps, wd, decay, inv1, inv2):
     """Entry ``i`` (row-major) of Adam/AdamW in place. ``wd``: Adam's L2 term
-    (``g += wd p``); ``decay``: AdamW's factor ``1 - lr wd`` (1.0 for Adam,
-    skipped); ``inv1 = 1 / (1 - beta1^t)``, ``inv2 = 1 / (1 - beta2^t)``; then
+    (``g += wd p``); ``decay``: AdamW's factor ``1 - lr wd`` on ``p`` (1.0 for
+    Adam, which leaves ``p`` exact: the two are never both in use);
+    ``inv1 = 1 / (1 - beta1^t)``, ``inv2 = 1 / (1 - beta2^t)``; then
     ``m = beta1 m + (1 - beta1) g``, ``v = beta2 v + (1 - beta2) g^2``, ``p -= lr
     (m inv1) / (sqrt(v inv2) + eps)``. ``m`` and ``v`` are row-major; ``p`` and
     ``g`` as in :func:`sgd`."""
     i = cuda.grid(1)
     if i < size:
         p_at, g_at = (i, i) if same else two_positions(i, packed)
-        pi = p[p_at]
+        pi = p[p_at] * decay
         gi = g[g_at]
         if wd != 0.0:
             gi = gi + wd * pi
-        if decay != 1.0:
-            pi = pi * decay
         m[i] = mi = beta1 * m[i] + (1.0 - beta1) * gi
         v[i] = vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
         denom = math.sqrt(vi * inv2) + eps

@@ -70,11 +70,11 @@ def _cosine(low: float, high: float, pct: float) -> float:
 
 
 class LRScheduler:
-    """Base class: keeps ``base_lrs`` (each group's ``initial_lr``),
-    ``last_epoch`` and ``_step_count``; :meth:`step` advances the count and
-    writes :meth:`get_lr` into the optimizer. A chainable schedule says only
-    the factor $f(t)$ on the initial rates at step $t$ (:meth:`_closed_factor`,
-    which ``step(epoch)`` uses as it is); each step multiplies the current rates
+    """Base class: keeps ``base_lrs`` (each group's ``initial_lr``) and
+    ``last_epoch``; :meth:`step` advances it and writes :meth:`get_lr` into
+    the optimizer. A chainable schedule says only the factor $f(t)$ on the
+    initial rates at step $t$ (:meth:`_closed_factor`, which ``step(epoch)``
+    uses as it is); each step multiplies the current rates
     by $f(t) / f(t - 1)$ (:meth:`_factor`). Constructing one takes the first
     step (``last_epoch = 0``, factor $f(0)$: ``LinearLR`` and ``ConstantLR``
     apply their starting factor, the others leave the rate as it is) with
@@ -103,7 +103,7 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         """The step taken at construction (``_is_initial`` set while it runs)."""
-        self._step_count, self._is_initial = 0, True
+        self._is_initial = True
         self.step()
         self._is_initial = False
 
@@ -145,15 +145,12 @@ class LRScheduler:
 
     def _get_closed_form_lr(self) -> List[float]:
         factor = self._closed_factor(self.last_epoch)
-        if factor is None:
-            return self.get_lr()
-        return [base * factor for base in self.base_lrs]
+        return self.get_lr() if factor is None else [b * factor for b in self.base_lrs]
 
     def step(self, epoch: Optional[float] = None) -> None:
         """Advance one step and set every group's ``lr``; ``step(epoch)`` jumps
         to step ``epoch`` instead (with the closed form where the class has
         one, as in PyTorch)."""
-        self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
@@ -364,16 +361,14 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self) -> List[float]:
         t, period, low = self.last_epoch, self.T_max, self.eta_min
+        now = self._current()
         if self._is_initial:
-            return self._current()
+            return now
         if (t - 1 - period) % (2 * period) == 0:  # leaving eta_min (ratio 0/0)
             rise = (1.0 - math.cos(math.pi / period)) / 2.0
-            return [
-                lr + (base - low) * rise
-                for lr, base in zip(self._current(), self.base_lrs)
-            ]
+            return [lr + (base - low) * rise for lr, base in zip(now, self.base_lrs)]
         ratio = _cosine(0.0, 1.0, t / period) / _cosine(0.0, 1.0, (t - 1) / period)
-        return [low + (lr - low) * ratio for lr in self._current()]
+        return [low + (lr - low) * ratio for lr in now]
 
     def _get_closed_form_lr(self) -> List[float]:
         pct = self.last_epoch / self.T_max
