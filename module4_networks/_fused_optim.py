@@ -34,8 +34,8 @@ over for that optimizer. A stub still raises, and a bug still shows in training.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Dict, Optional
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -48,9 +48,7 @@ __all__ = ["step", "CHECKED_STEPS", "fuses"]
 CHECKED_STEPS = 2
 
 #: optimizer -> {"ok": bool, "checked": {parameter id: steps checked}}
-_VERDICTS: "weakref.WeakKeyDictionary[Any, Dict[str, Any]]" = (
-    weakref.WeakKeyDictionary()
-)
+_VERDICTS: "WeakKeyDictionary[Any, Dict[str, Any]]" = WeakKeyDictionary()
 
 #: The optimizer classes the fused kernels serve, by kind ("sgd", "adam",
 #: "adamw": the Adam kernel, its decay as the group's ``decoupled_weight_decay``

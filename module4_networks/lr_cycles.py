@@ -231,13 +231,13 @@ class CyclicLR(LRScheduler):
         ratio = self.step_ratio  # the rising part of a cycle
         position = x / ratio if x <= ratio else (x - 1) / (ratio - 1)
         scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
-        if self.momentum_key is not None:
-            for bottom, top, group in zip(
-                self.base_momentums, self.max_momentums, self.optimizer.param_groups
-            ):
-                momentum = top - (top - bottom) * position * scale
+
+        def between(starts: List[float], ends: List[float]) -> List[float]:
+            """Each start moved towards its end by the cycle's scaled position."""
+            return [a + (b - a) * position * scale for a, b in zip(starts, ends)]
+
+        if self.momentum_key is not None:  # (from its max at the lowest rate)
+            momenta = between(self.max_momentums, self.base_momentums)
+            for group, momentum in zip(self.optimizer.param_groups, momenta):
                 _set_momentum(group, self.momentum_key, momentum)
-        return [
-            base + (peak - base) * position * scale
-            for base, peak in zip(self.base_lrs, self.max_lrs)
-        ]
+        return between(self.base_lrs, self.max_lrs)
