@@ -210,10 +210,9 @@ class CyclicLR(LRScheduler):
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:  # (the first step sets each momentum to its max)
-                for top, bottom, group in zip(
-                    self.max_momentums, self.base_momentums, optimizer.param_groups
-                ):
-                    group["max_momentum"], group["base_momentum"] = top, bottom
+                for k, group in enumerate(optimizer.param_groups):
+                    group["max_momentum"] = self.max_momentums[k]
+                    group["base_momentum"] = self.base_momentums[k]
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 

@@ -166,15 +166,15 @@ class LRScheduler:
         return list(self._last_lr)
 
     def state_dict(self) -> Dict[str, Any]:
-        """Everything but the optimizer and functions (which do not save); the
-        state of each scheduler held inside (``SequentialLR``,
+        """Everything but the optimizer and functions (``LambdaLR``'s
+        ``lr_lambdas``, a ``CyclicLR``'s own ``scale_fn``: they do not save);
+        the state of each scheduler held inside (``SequentialLR``,
         ``ChainedScheduler``)."""
         state = {
             key: value
             for key, value in self.__dict__.items()
-            if key not in ("optimizer", "_schedulers")
+            if key not in ("optimizer", "_schedulers", "lr_lambdas")
             and not callable(value)
-            and not (isinstance(value, list) and value and callable(value[0]))
         }
         if "_schedulers" in self.__dict__:
             state["_schedulers"] = [s.state_dict() for s in self._schedulers]
