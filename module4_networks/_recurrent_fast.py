@@ -72,10 +72,10 @@ Arrays = Tuple[np.ndarray, np.ndarray, Optional[np.ndarray], Optional[np.ndarray
 
 # ------------------------------------------------------------- NumPy forward/backward
 def _forward(
-    x: np.ndarray, h0: np.ndarray, c0: np.ndarray, weights: Arrays, reverse: bool
+    x: np.ndarray, h: np.ndarray, c: np.ndarray, weights: Arrays, reverse: bool
 ) -> Tuple[np.ndarray, np.ndarray, Dict[str, np.ndarray]]:
-    """``(outputs (L, N, H), final cell state, saved)``; ``saved`` is what
-    :func:`_backward` needs."""
+    """``(outputs (L, N, H), final cell state, saved)`` from the initial states
+    ``h`` and ``c``; ``saved`` is what :func:`_backward` needs."""
     w_ih, w_hh, b_ih, b_hh = weights
     (steps, batch), hidden = x.shape[:2], w_hh.shape[1]
     gi = (x.reshape(steps * batch, -1) @ w_ih.T).reshape(steps, batch, -1)
@@ -83,7 +83,6 @@ def _forward(
     out = np.empty((steps, batch, hidden))
     h_prev, c_prev, tanh_c = (np.empty_like(out) for _ in range(3))
     act = np.empty_like(gi)  # i, f, g, o after their nonlinearities
-    h, c = h0, c0
     for t in range(steps - 1, -1, -1) if reverse else range(steps):
         h_prev[t], c_prev[t] = h, c
         a = gi[t] + h @ w_hh.T
