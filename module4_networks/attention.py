@@ -222,8 +222,7 @@ class MultiplicativeAttention(Module):
         self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Any] = None
     ) -> Tuple[Tensor, Tensor]:
         scores = (query @ self.weight.value) @ key.transpose(-2, -1)
-        if self.scaled:
-            scores = scores * (1.0 / math.sqrt(key.shape[-1]))
+        scores = scores * (1.0 / math.sqrt(key.shape[-1])) if self.scaled else scores
         weights = attention_weights(scores, mask)
         return weights @ value, weights
 
