@@ -112,8 +112,7 @@ def read_idx(path: PathLike) -> np.ndarray:
     ``(n,)`` for labels.
     """
     raw = Path(path).read_bytes()
-    if raw[:2] == b"\x1f\x8b":  # the gzip magic number
-        raw = gzip.decompress(raw)
+    raw = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw  # (gzip's magic)
     if len(raw) < 4 or raw[:3] != b"\x00\x00\x08":
         raise ValueError(
             f"{path}: not an IDX file of unsigned bytes (magic number {raw[:4]!r})"
