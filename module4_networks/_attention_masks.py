@@ -6,14 +6,14 @@ take part) or additive floats (added to the scores), and for
 ``key_padding_mask``). ``attention.py`` keeps the attention a student writes;
 reading those forms lives here.
 
-Interface: :func:`_is_boolean`, :func:`mha_masks` and :func:`padded_masks`
-(a mask that is not a tensor becomes one by ``_loss_functions._as_tensor``). This
-module does not import ``attention``.
+Interface: :func:`_is_boolean` and :func:`mha_masks` (a mask that is not a
+tensor becomes one by ``_loss_functions._as_tensor``). This module does not
+import ``attention``.
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -32,20 +32,29 @@ def _is_boolean(mask: Any) -> bool:
 
 
 def mha_masks(
-    attn_mask: Optional[Any], key_padding_mask: Optional[Any], scores: Tensor
+    attn_mask: Optional[Any], key_padding_mask: Optional[Any], scores: Tensor, keys: int
 ) -> Tuple[Optional[Tensor], Tensor]:
     """PyTorch's two masks applied to the scores ``(N, h, L, S)``:
     ``(allowed, scores)``, ``allowed`` (``None``, or 1 = may attend, for
     :func:`attention_weights`, broadcasting to the scores) from the boolean
     masks (1 = ignore), and the scores plus the float masks, as PyTorch adds
-    them (``-inf`` at a padded key, as in a float ``key_padding_mask``)."""
+    them (``-inf`` at a padded key, as in a float ``key_padding_mask``). The
+    masks cover the first ``keys`` keys; the ``S - keys`` more that
+    ``add_bias_kv`` and ``add_zero_attn`` append take part, as PyTorch pads the
+    masks for them (columns of 0: not ignored, nothing added)."""
     n, heads, L, S = scores.shape
+
+    def read(mask: Any) -> Tensor:
+        if S > keys:  # (a tensor padded as its NumPy copy, np.pad reading it)
+            mask = np.pad(mask, [(0, 0)] * (np.ndim(mask) - 1) + [(0, S - keys)])
+        return _as_tensor(mask, scores)
+
     masks = []  # (as given, as a tensor broadcasting to the scores)
     if attn_mask is not None:
-        m = _as_tensor(attn_mask, scores)  # (L, S), or (N * h, L, S): per head
+        m = read(attn_mask)  # (L, S), or (N * h, L, S): per head
         masks.append((attn_mask, m.view(n, heads, L, S) if m.dims == 3 else m))
     if key_padding_mask is not None:
-        kp = _as_tensor(key_padding_mask, scores)
+        kp = read(key_padding_mask)
         if kp.shape != (n, S):
             raise ValueError(
                 f"MultiheadAttention: key_padding_mask should have shape {(n, S)}, "
@@ -59,16 +68,3 @@ def mha_masks(
         else:
             additive = m if additive is None else additive + m
     return allowed, scores if additive is None else scores + additive
-
-
-def padded_masks(*masks: Any, extra: int = 0) -> List[Any]:
-    """Each mask (or ``None``) with ``extra`` more keys that take part: columns
-    of 0 (not ignored, nothing added) appended to its last dim, as PyTorch pads
-    for ``add_bias_kv`` and ``add_zero_attn``; the masks as given when
-    ``extra`` is 0."""
-    if not extra:
-        return list(masks)
-    return [  # (a tensor padded as its NumPy copy, np.pad reading it)
-        m if m is None else np.pad(m, [(0, 0)] * (np.ndim(m) - 1) + [(0, extra)])
-        for m in masks
-    ]

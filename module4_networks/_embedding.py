@@ -35,10 +35,9 @@ class EmbeddingFun(Function):
         shape: Tuple[int, ...],
         skip: int,
     ) -> Tensor:
-        dim = weight.shape[1]
-        out = _on_host(weight).reshape(-1, dim)[rows]
         ctx.save_for_backward(weight.shape, rows, skip)
-        return weight.new_tensor(out.reshape(*shape, dim))
+        table = _on_host(weight).reshape(weight.shape)
+        return weight.new_tensor(table[rows.reshape(shape)])  # (*shape, dim)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:

@@ -72,20 +72,17 @@ Arrays = Tuple[np.ndarray, np.ndarray, Optional[np.ndarray], Optional[np.ndarray
 
 # ------------------------------------------------------------- NumPy forward/backward
 def _forward(
-    x: np.ndarray, h0: np.ndarray, c0: np.ndarray, weights: Arrays, reverse: bool
+    x: np.ndarray, h: np.ndarray, c: np.ndarray, weights: Arrays, reverse: bool
 ) -> Tuple[np.ndarray, np.ndarray, Dict[str, np.ndarray]]:
-    """``(outputs (L, N, H), final cell state, saved)``; ``saved`` is what
-    :func:`_backward` needs."""
+    """``(outputs (L, N, H), final cell state, saved)`` from the initial states
+    ``h`` and ``c``; ``saved`` is what :func:`_backward` needs."""
     w_ih, w_hh, b_ih, b_hh = weights
     (steps, batch), hidden = x.shape[:2], w_hh.shape[1]
     gi = (x.reshape(steps * batch, -1) @ w_ih.T).reshape(steps, batch, -1)
-    for b in (b_ih, b_hh):
-        if b is not None:
-            gi += b
+    gi += sum(b for b in (b_ih, b_hh) if b is not None)
     out = np.empty((steps, batch, hidden))
     h_prev, c_prev, tanh_c = (np.empty_like(out) for _ in range(3))
     act = np.empty_like(gi)  # i, f, g, o after their nonlinearities
-    h, c = h0, c0
     for t in range(steps - 1, -1, -1) if reverse else range(steps):
         h_prev[t], c_prev[t] = h, c
         a = gi[t] + h @ w_hh.T
@@ -219,11 +216,9 @@ def unroll(
         fast_out, c_n, saved = _forward(xs, h0, c0, tuple(w), reverse)  # type: ignore
         got = [fast_out, fast_out[0 if reverse else xs.shape[0] - 1], c_n]
         grads = _backward(xs, tuple(w), reverse, saved, *g_outs)  # type: ignore
-        return all(agrees(a, o) for a, o in zip(got, outs)) and all(
-            agrees(g, p.grad)  # (no gradient: zeros)
-            for p, g, need in zip(probes, grads, needs)
-            if p is not None and need
-        )
+        # (an input needs a gradient only where it is there; no gradient: zeros)
+        wanted = [(g, p.grad) for p, g, need in zip(probes, grads, needs) if need]
+        return all(agrees(a, b) for a, b in [*zip(got, outs), *wanted])
 
     if not PATH.verdict((type(layers), bool(reverse), key), check):
         return layers._unroll(x, state, weights, reverse)

@@ -35,7 +35,7 @@ from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from . import _matmul_blas, weight_init as init
-from ._attention_masks import _is_boolean, mha_masks, padded_masks
+from ._attention_masks import _is_boolean, mha_masks
 from ._loss_functions import _as_tensor
 from ._parameters import _parameter
 from .layers import Linear
@@ -222,8 +222,7 @@ class MultiplicativeAttention(Module):
         self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Any] = None
     ) -> Tuple[Tensor, Tensor]:
         scores = (query @ self.weight.value) @ key.transpose(-2, -1)
-        if self.scaled:
-            scores = scores * (1.0 / math.sqrt(key.shape[-1]))
+        scores = scores * (1.0 / math.sqrt(key.shape[-1])) if self.scaled else scores
         weights = attention_weights(scores, mask)
         return weights @ value, weights
 
@@ -350,12 +349,9 @@ class MultiheadAttention(Module):
         if self.add_zero_attn:  # (given: one more key and value, all zeros)
             zeros = k.new_zeros((*k.shape[:2], 1, self.head_dim))
             k, v = cat([k, zeros], dim=2), cat([v, zeros], dim=2)
-        attn_mask, key_padding_mask = padded_masks(
-            attn_mask, key_padding_mask, extra=k.shape[2] - key.shape[1]
-        )
         # (engine: BLAS products)
         scores = _matmul_blas.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.head_dim)
-        mask, scores = mha_masks(attn_mask, key_padding_mask, scores)
+        mask, scores = mha_masks(attn_mask, key_padding_mask, scores, key.shape[1])
         weights = attention_weights(scores, mask, self.dropout, self.training)
         heads = _matmul_blas.matmul(weights, v).permute(0, 2, 1, 3).contiguous()
         out = self.out_proj(heads.view(*query.shape[:2], self.embed_dim))

@@ -55,8 +55,7 @@ PathLike = Union[str, Path]
 # ------------------------------------------------------------------ download
 def default_cache_dir() -> Path:
     """``$KINDLING_DATA`` if set, else ``~/.cache/kindling``."""
-    env = os.environ.get("KINDLING_DATA")
-    return Path(env) if env else Path.home() / ".cache" / "kindling"
+    return Path(os.environ.get("KINDLING_DATA") or Path.home() / ".cache" / "kindling")
 
 
 def md5sum(path: PathLike) -> str:
@@ -90,11 +89,9 @@ def download(
             with out, urllib.request.urlopen(url, timeout=60) as response:
                 shutil.copyfileobj(response, out)
             got = md5sum(tmp)
-            if md5 is not None and got != md5:
-                failures.append(f"{url}: checksum {got}, expected {md5}")
-                continue
-            tmp.replace(path)
-            return path
+            if md5 is None or got == md5:
+                return tmp.replace(path)
+            failures.append(f"{url}: checksum {got}, expected {md5}")
         except OSError as error:  # URLError is an OSError
             failures.append(f"{url}: {error}")
         finally:
@@ -115,8 +112,7 @@ def read_idx(path: PathLike) -> np.ndarray:
     ``(n,)`` for labels.
     """
     raw = Path(path).read_bytes()
-    if raw[:2] == b"\x1f\x8b":  # the gzip magic number
-        raw = gzip.decompress(raw)
+    raw = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw  # (gzip's magic)
     if len(raw) < 4 or raw[:3] != b"\x00\x00\x08":
         raise ValueError(
             f"{path}: not an IDX file of unsigned bytes (magic number {raw[:4]!r})"

@@ -55,13 +55,12 @@ def clip_grad_norm_(
         RuntimeError: the total norm is nan or inf and ``error_if_nonfinite``.
     """
     grads = _gradients(parameters)
-    q = float(norm_type)
     if not grads:
         return tensor(0.0)
     with no_grad():
         # The norm of every entry together (NumPy's, which a NaN wins, as torch's)
         entries = np.concatenate([g.to_numpy().ravel() for g in grads])
-        total = float(np.linalg.norm(entries, q)) if entries.size else 0.0
+        total = float(np.linalg.norm(entries, float(norm_type)) if entries.size else 0)
         if error_if_nonfinite and not math.isfinite(total):
             raise RuntimeError(
                 f"the total norm of order {norm_type} of the gradients is {total}; "

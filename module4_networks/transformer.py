@@ -325,9 +325,9 @@ class TransformerClassifier(Module):
         self.out = Linear(d_model, num_classes, backend=backend)
 
     def forward(self, idx: Tensor, lengths: Any) -> Tensor:
-        n, length = idx.shape
         x = self.pos(self.embed(idx))
-        real = padding_mask(lengths, length, backend=x.backend)  # (N, L), 1 = token
+        # (N, L): 1 at a token, 0 at padding
+        real = padding_mask(lengths, idx.shape[1], backend=x.backend)
         x = self.encoder(x, src_key_padding_mask=1.0 - real)
-        pooled = (x * real.view(n, length, 1)).sum(1) / real.sum(1, keepdim=True)
+        pooled = (x * real.unsqueeze(-1)).sum(1) / real.sum(1, keepdim=True)
         return self.out(self.dropout(pooled))
