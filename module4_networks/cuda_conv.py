@@ -37,7 +37,6 @@ import numpy as np
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_data import TensorData
 from module3_fast_ops._cuda_runtime import _size, cuda, launch
 from module3_fast_ops._cuda_specs import count, f64, flag, given_kernels, i64
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
@@ -251,9 +250,5 @@ def conv_backward_fn(
         tensors = (d_weight, input, grad)
         _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
     if has_bias and needs[2]:  # g summed over all but dimension 1, as (O,)
-        total = grad
-        for dim in (0, *range(2, grad.dims)):
-            total = grad.backend.add_reduce(total, dim)
-        storage = TensorData(total.tuple()[0], weight.shape[:1])
-        d_bias = type(total)(storage, total.backend)
+        d_bias = grad.sum((0, *range(2, grad.dims)))
     return d_input, d_weight, d_bias
