@@ -52,9 +52,6 @@ def simplify(expr: ExprLike) -> Expr:
     """
     memo: Dict[int, Expr] = {}
 
-    def is_const(e: Expr, value: float) -> bool:
-        return isinstance(e, Const) and e.value == value
-
     def simp(node: Expr) -> Expr:
         if id(node) in memo:
             return memo[id(node)]
@@ -65,26 +62,28 @@ def simplify(expr: ExprLike) -> Expr:
             # (a power's exponent is no child: it comes after its one child)
             extra = (node.exponent,) if isinstance(node, Pow) else ()
             out = type(node)(*kids, *extra)
-            if all(isinstance(k, Const) for k in kids):
+            # The children's values where they are constants (None where not).
+            values = [k.value if isinstance(k, Const) else None for k in kids]
+            if None not in values:
                 fold = _FUNCTIONS[type(node)]
                 # (log(-1) and the like are left as they are)
                 with contextlib.suppress(ValueError, OverflowError):
-                    out = Const(fold(*(k.value for k in kids), *extra))
+                    out = Const(fold(*values, *extra))
             elif isinstance(node, Pow) and node.exponent in (0.0, 1.0):
                 out = kids[0] if node.exponent == 1.0 else Const(1.0)
-            elif isinstance(node, Add) and is_const(kids[0], 0.0):
+            elif isinstance(node, Add) and values[0] == 0.0:
                 out = kids[1]
-            elif isinstance(node, (Add, Sub)) and is_const(kids[1], 0.0):
+            elif isinstance(node, (Add, Sub)) and values[1] == 0.0:
                 out = kids[0]
-            elif isinstance(node, Sub) and is_const(kids[0], 0.0):
+            elif isinstance(node, Sub) and values[0] == 0.0:
                 out = Neg(kids[1])
-            elif isinstance(node, (Mul, Div)) and is_const(kids[0], 0.0):
+            elif isinstance(node, (Mul, Div)) and values[0] == 0.0:
                 out = Const(0.0)
-            elif isinstance(node, Mul) and is_const(kids[1], 0.0):
+            elif isinstance(node, Mul) and values[1] == 0.0:
                 out = Const(0.0)
-            elif isinstance(node, Mul) and is_const(kids[0], 1.0):
+            elif isinstance(node, Mul) and values[0] == 1.0:
                 out = kids[1]
-            elif isinstance(node, (Mul, Div)) and is_const(kids[1], 1.0):
+            elif isinstance(node, (Mul, Div)) and values[1] == 1.0:
                 out = kids[0]
             elif isinstance(node, Neg) and isinstance(kids[0], Neg):
                 out = kids[0].a

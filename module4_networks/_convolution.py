@@ -160,8 +160,7 @@ class ConvFun(Function):
         triples = (out.tuple(), input.tuple(), weight.tuple())
         _launch("forward", spatial, *triples, stride, padding, fast=True)
         if bias is not None:  # ``out`` is fresh and contiguous: add it in place
-            storage = out._tensor._storage.reshape(shape)
-            storage += bias.to_numpy().reshape((-1,) + (1,) * spatial)
+            _view(out.tuple(), spatial)[...] += bias.to_numpy().reshape(-1, 1, 1)
         ctx.save_for_backward(input, weight, bias is not None, stride, padding)
         return out
 

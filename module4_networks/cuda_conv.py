@@ -37,7 +37,6 @@ import numpy as np
 
 from module2_tensors.engine.autograd import Context
 from module2_tensors.tensor import Tensor
-from module2_tensors.tensor_data import TensorData
 from module3_fast_ops._cuda_runtime import _size, cuda, launch
 from module3_fast_ops._cuda_specs import count, f64, flag, given_kernels, i64
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
@@ -242,7 +241,7 @@ def conv_backward_fn(
 ) -> Tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
     input, weight, has_bias, strides, paddings = ctx.saved_values
     needs = ctx.needs_input_grad
-    d_input = d_weight = d_bias = None
+    d_input = d_weight = None
     if needs[0]:
         d_input = input.new_zeros(input.shape)
         _launch_over(_backward_input, (d_input, grad, weight), *strides, *paddings)
@@ -250,10 +249,6 @@ def conv_backward_fn(
         d_weight = weight.new_zeros(weight.shape)
         tensors = (d_weight, input, grad)
         _launch_over(_backward_weight, tensors, *strides, *paddings, per_block=True)
-    if has_bias and needs[2]:  # g summed over all but dimension 1, as (O,)
-        total = grad
-        for dim in (0, *range(2, grad.dims)):
-            total = grad.backend.add_reduce(total, dim)
-        storage = TensorData(total.tuple()[0], weight.shape[:1])
-        d_bias = type(total)(storage, total.backend)
+    # The bias gradient: g summed over all but dimension 1, as (O,).
+    d_bias = grad.sum((0, *range(2, grad.dims))) if has_bias and needs[2] else None
     return d_input, d_weight, d_bias
