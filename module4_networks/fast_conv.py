@@ -480,11 +480,14 @@ def _launch(
     op = f"conv{spatial}d"
     strides = sizes(op, "stride", stride, spatial)
     paddings = sizes(op, "padding", padding, spatial)
-    r, a, b = (_as_strided(op, t) for t in (result, first, second))
-    # Which triple holds the input, the weight and the output of the forward conv
-    # (backward_input: r, b, a), as _conv_gemm._fast reads them.
-    roles = {"forward": (a, b, r), "backward_weight": (a, r, b)}.get(name, (r, b, a))
-    x_shape, w_shape, out_shape = (t[1] for t in roles)
+    result, first, second = (_as_strided(op, t) for t in (result, first, second))
+    # Which triple holds the input, the weight and the output of the forward conv.
+    roles = {
+        "forward": (first, second, result),
+        "backward_input": (result, second, first),
+        "backward_weight": (first, result, second),
+    }[name]
+    x_shape, w_shape, out_shape = (r[1] for r in roles)
     expected = conv_output_shape(op, x_shape, w_shape, strides, paddings)
     got = tuple(int(n) for n in out_shape)
     if got != expected:
@@ -494,11 +497,11 @@ def _launch(
         _check_storage(f"{op} {label}", *triple)
 
     def reference() -> None:
-        kernel(f"{op}_{name}")(*r, *a, *b, *strides, *paddings)
+        kernel(f"{op}_{name}")(*result, *first, *second, *strides, *paddings)
 
     if not fast:
         return reference()
-    _conv_gemm.run(name, spatial, reference, r, a, b, strides, paddings)
+    _conv_gemm.run(name, spatial, reference, result, first, second, strides, paddings)
 
 
 # The launchers the tests and the tensor Functions call, one per kernel:
