@@ -10,8 +10,7 @@ size they are launched with; Module 4's given kernels list theirs through
 :func:`given_kernels`) and :func:`device_functions`.
 """
 
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Tuple
 
 import numba
 
@@ -24,8 +23,7 @@ __all__ = ["KernelSpec", "device_functions", "given_kernels", "kernel_specs"]
 f64, i64, count, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
 
 
-@dataclass(frozen=True)
-class KernelSpec:
+class KernelSpec(NamedTuple):
     """One CUDA kernel as it is launched, for the resource check
     (``tests/module3/test_cuda_resources.py``) and ``kindling kernels``.
 

@@ -131,12 +131,9 @@ class CompileProgress:
         self.lock = threading.Lock()
 
     def _write(self, text: str) -> None:
-        if os.environ.get("KINDLING_QUIET", "") not in ("", "0"):
-            return
-        stream = self.stream or sys.stderr
-        with contextlib.suppress(OSError, ValueError):
-            stream.write(text)
-            stream.flush()
+        if os.environ.get("KINDLING_QUIET", "") in ("", "0"):
+            with contextlib.suppress(OSError, ValueError):
+                print(text, end="", file=self.stream or sys.stderr, flush=True)
 
     def started(self, label: str) -> None:
         with self.lock:

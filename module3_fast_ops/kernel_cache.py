@@ -303,8 +303,7 @@ def _rename_closures(kernel: Any, tag: str, seen: set) -> None:
     if not isinstance(py_func, types.FunctionType) or py_func in seen:
         return
     seen.add(py_func)
-    tagged = getattr(py_func, "_kindling_tag", None)
-    if "<locals>" in py_func.__qualname__ and not tagged:
+    if "<locals>" in py_func.__qualname__ and not hasattr(py_func, "_kindling_tag"):
         py_func.__qualname__ = f"{py_func.__qualname__}_k{tag}"
         py_func._kindling_tag = tag  # type: ignore[attr-defined]
     for cell in py_func.__closure__ or ():

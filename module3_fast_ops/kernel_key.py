@@ -27,6 +27,7 @@ file. ``kernel_cache.persist`` (CPU kernels) and ``_cuda_cache.persist`` (CUDA
 kernels) key their disk caches with it.
 """
 
+import contextlib
 import hashlib
 import sys
 import types
@@ -152,11 +153,8 @@ class _Describer:
             if global_name in fn.__globals__:
                 self.value(global_name, fn.__globals__[global_name], names)
         for free, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-            try:
-                contents = cell.cell_contents
-            except ValueError:  # an empty cell (a name assigned later)
-                continue
-            self.value(free, contents, names)
+            with contextlib.suppress(ValueError):  # an empty cell (assigned later)
+                self.value(free, cell.cell_contents, names)
         for default in fn.__defaults__ or ():
             self.value("default", default)
         for key, default in sorted((fn.__kwdefaults__ or {}).items()):
