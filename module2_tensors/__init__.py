@@ -78,6 +78,18 @@ logical_xor, isnan, isinf, isfinite = _T.logical_xor, _T.isnan, _T.isinf, _T.isf
 nan_to_num, count_nonzero, lerp = _T.nan_to_num, _T.count_nonzero, _T.lerp
 ceil, floor, trunc, frac, round = _T.ceil, _T.floor, _T.trunc, _T.frac, _T.round
 sign, square, relu = _T.sign, _T.square, _T.relu
+all, any, clone, sin, cos, std = _T.all, _T.any, _T.clone, _T.sin, _T.cos, _T.std
+pow, numel, log1p, expm1, not_equal = _T.pow, _T.numel, _T.log1p, _T.expm1, _T.ne
+rsqrt, erf, masked_fill, scatter = _T.rsqrt, _T.erf, _T.masked_fill, _T.scatter
+greater, greater_equal, less, less_equal, t = _T.gt, _T.ge, _T.lt, _T.le, _T.t
+is_floating_point, absolute, arctan2 = _T.is_floating_point, _T.abs, _T.atan2
+swapaxes, swapdims, sgn, tan, asin = _T.transpose, _T.transpose, _T.sgn, _T.tan, _T.asin
+moveaxis, clamp_min, clamp_max, exp2 = _T.movedim, _T.clamp_min, _T.clamp_max, _T.exp2
+reciprocal, deg2rad, rad2deg, arcsin = _T.reciprocal, _T.deg2rad, _T.rad2deg, _T.asin
+acos, atan, sinh, cosh, asinh = _T.acos, _T.atan, _T.sinh, _T.cosh, _T.asinh
+acosh, atanh, log2, log10, erfc = _T.acosh, _T.atanh, _T.log2, _T.log10, _T.erfc
+logit, sinc, arccos, arctan, arcsinh = _T.logit, _T.sinc, _T.acos, _T.atan, _T.asinh
+arccosh, arctanh = _T.acosh, _T.atanh
 
 
 def __getattr__(name: str) -> object:

@@ -131,8 +131,14 @@ def multinomial(p: Tensor, num_samples: int, replacement: bool = False) -> Tenso
     return tensor(np.reshape(drawn, (*p.shape[:-1], num_samples)), backend=p.backend)
 
 
+def is_tensor(obj: Any) -> bool:
+    """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
+    return isinstance(obj, Tensor)
+
+
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "dot", "mv", "outer", "ger"]
 __all__ += ["trace", "broadcast_tensors", "as_tensor", "bernoulli", "multinomial"]
+__all__ += ["is_tensor"]
 
 
 class _Einsum(autograd.Function):

@@ -47,6 +47,7 @@ from .tensor_api.arithmetic import ArithmeticMixin
 from .tensor_api.core import FACTORIES, CoreMixin
 from .tensor_api.creation import CreationMixin
 from .tensor_api.dtype_device import DtypeDeviceMixin
+from .tensor_api.elementary import ElementaryMixin
 from .tensor_api.gradients import GradientMixin
 from .tensor_api.indexing import IndexingMixin
 from .tensor_api.inplace import InPlaceMixin
@@ -89,6 +90,7 @@ class Tensor(
     CreationMixin,
     DtypeDeviceMixin,
     ArithmeticMixin,
+    ElementaryMixin,
     ReductionMixin,
     MovementMixin,
     IndexingMixin,

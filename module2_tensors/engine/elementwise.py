@@ -47,6 +47,7 @@ __all__ = [
     "PowTensor",
     "Maximum",
     "Atan2",
+    "HostMap",
     "ToBackend",
 ]
 
@@ -257,6 +258,24 @@ class Atan2(DifferentiableBackward):
         y, x = ctx.saved_values
         r2 = x * x + y * y
         return grad * x / r2, -grad * y / r2
+
+
+class HostMap(DifferentiableBackward):
+    """$f(a)$ entry by entry computed by NumPy's ``fn`` on the host (``np.log10``,
+    ``np.arcsinh``: correctly rounded where a composition would not be, IEEE at
+    the domain's edges, no warnings); backward: $G\\, f'(a)$ of the tensor
+    function ``derivative``. (Given.)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", fn: Any, derivative: Any) -> "Tensor":
+        ctx.save_for_backward(a, derivative)
+        with np.errstate(all="ignore"):
+            return a.new_tensor(fn(a.to_numpy()))
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
+        a, derivative = ctx.saved_values
+        return grad * derivative(a)
 
 
 class ToBackend(DifferentiableBackward):

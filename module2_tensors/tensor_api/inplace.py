@@ -217,14 +217,17 @@ class InPlaceMixin:
 
     # In-place forms of the methods: x.add_(y, alpha=2) writes x.add(y, alpha=2)
     # into x (by _in_place, y the recorded input), x.exp_() writes x.exp(), ...
-    add_, sub_, mul_, div_, pow_, relu_ = map(
-        _in_place_form, "add sub mul div pow relu".split()
+    add_, sub_, mul_, div_, pow_, relu_, sin_, cos_, tan_, erf_, log1p_, expm1_ = map(
+        _in_place_form, "add sub mul div pow relu sin cos tan erf log1p expm1".split()
     )
-    exp_, log_, sqrt_, abs_, neg_, sigmoid_, tanh_ = map(
-        _in_place_form, "exp log sqrt abs neg sigmoid tanh".split()
+    exp_, log_, sqrt_, abs_, neg_, sigmoid_, tanh_, rsqrt_, asin_, acos_, atan_ = map(
+        _in_place_form, "exp log sqrt abs neg sigmoid tanh rsqrt asin acos atan".split()
     )
-    floor_, ceil_, round_, trunc_, frac_, sign_ = map(
-        _in_place_form, "floor ceil round trunc frac sign".split()
+    floor_, ceil_, round_, trunc_, frac_, sign_, sinh_, cosh_, log2_, sgn_ = map(
+        _in_place_form, "floor ceil round trunc frac sign sinh cosh log2 sgn".split()
+    )
+    asinh_, acosh_, atanh_, log10_, exp2_, reciprocal_, erfc_, logit_ = map(
+        _in_place_form, "asinh acosh atanh log10 exp2 reciprocal erfc logit".split()
     )
 
     # a += b is a.add_(b), ...

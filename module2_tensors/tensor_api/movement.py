@@ -41,7 +41,7 @@ class MovementMixin:
     # tensor first; keeps_dtype gives the result this tensor's dtype.
     flip = keeps_dtype(indexing.flip)
     roll = keeps_dtype(indexing.roll)
-    movedim = indexing.movedim
+    movedim = moveaxis = indexing.movedim  # (moveaxis: PyTorch's other name)
     unbind = indexing.unbind
     tril = keeps_dtype(indexing.tril)
     triu = keeps_dtype(indexing.triu)
@@ -147,7 +147,7 @@ class MovementMixin:
 
     # The shape functions of Task 2.6 (and narrow), bound as methods (as flip).
     reshape = keeps_dtype(sf.reshape)  # (a copy first when not contiguous)
-    transpose = keeps_dtype(sf.transpose)
+    transpose = swapaxes = swapdims = keeps_dtype(sf.transpose)
     squeeze = keeps_dtype(sf.squeeze)
     unsqueeze = keeps_dtype(sf.unsqueeze)
     flatten = keeps_dtype(sf.flatten)

@@ -1,0 +1,126 @@
+"""PyTorch's other elementwise functions (``tan``, ``asinh``, ``log10``,
+``logit``, ...) and other names of the methods (``absolute``, ``swapaxes``),
+composed of the methods of the other mixins where that is exact (autograd then
+follows), else computed by NumPy (``engine/elementwise.HostMap``)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+from ..engine.elementwise import HostMap
+from .arithmetic import ArithmeticMixin as _A
+from .dtype_device import floated
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+_erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
+
+
+class ElementaryMixin:
+    """Elementary functions and PyTorch's aliases of the other mixins' methods."""
+
+    __slots__ = ()
+
+    absolute, arctan2, sgn = _A.abs, _A.atan2, _A.sign
+
+    def clamp_min(self, min: Any) -> "Tensor":
+        """``torch.clamp_min``: ``clamp(min=min)``."""
+        return self.clamp(min)
+
+    def clamp_max(self, max: Any) -> "Tensor":
+        """``torch.clamp_max``: ``clamp(max=max)``."""
+        return self.clamp(None, max)
+
+    def tan(self) -> "Tensor":
+        """$\\tan x = \\sin x / \\cos x$."""
+        return self.sin() / self.cos()
+
+    def asin(self) -> "Tensor":
+        """$\\arcsin x = \\mathrm{atan2}(x, \\sqrt{(1 - x)(1 + x)})$ (NaN for
+        $|x| > 1$; the product is exact near $\\pm 1$, where $1 - x^2$ is not)."""
+        return self.atan2(((1.0 - self) * (1.0 + self)).sqrt())
+
+    def acos(self) -> "Tensor":
+        """$\\arccos x = \\mathrm{atan2}(\\sqrt{(1 - x)(1 + x)}, x)$."""
+        return ((1.0 - self) * (1.0 + self)).sqrt().atan2(self)
+
+    def atan(self) -> "Tensor":
+        """$\\arctan x = \\mathrm{atan2}(x, 1)$."""
+        return self.atan2(1.0)
+
+    def atanh(self) -> "Tensor":
+        """$\\mathrm{artanh}\\, x = \\frac12 \\ln(1 + \\frac{2x}{1 - x})$ by
+        ``log1p`` (accurate for small $x$; $\\pm\\infty$ at $\\pm 1$)."""
+        return (2.0 * self / (1.0 - self)).log1p() * 0.5
+
+    def _host(self, fn: Any, derivative: Any) -> "Tensor":
+        """$f(x)$ by NumPy's ``fn``, $f'$ the tensor function ``derivative``."""
+        return floated(self, HostMap.apply(self, fn, derivative))
+
+    def sinh(self) -> "Tensor":
+        """$\\sinh x$ (NumPy's: accurate for small $x$, as $\\mathrm{expm1}$, and
+        finite up to $x \\approx 710.47$, where $e^x$ is not); $f' = \\cosh$."""
+        return self._host(np.sinh, lambda a: a.cosh())
+
+    def cosh(self) -> "Tensor":
+        """$\\cosh x$ (NumPy's); $f'(x) = \\sinh x$."""
+        return self._host(np.cosh, lambda a: a.sinh())
+
+    def asinh(self) -> "Tensor":
+        """$\\mathrm{arsinh}\\, x$ (NumPy's); $f'(x) = 1 / \\sqrt{x^2 + 1}$."""
+        return self._host(np.arcsinh, lambda a: (a * a + 1.0).rsqrt())
+
+    def acosh(self) -> "Tensor":
+        """$\\mathrm{arcosh}\\, x$ (NumPy's; NaN for $x < 1$);
+        $f'(x) = 1 / \\sqrt{(x - 1)(x + 1)}$."""
+        return self._host(np.arccosh, lambda a: ((a - 1.0) * (a + 1.0)).rsqrt())
+
+    def log2(self) -> "Tensor":
+        """$\\log_2 x$ (NumPy's: exact at powers of 2); $f'(x) = 1 / (x \\ln 2)$."""
+        return self._host(np.log2, lambda a: 1.0 / (a * math.log(2.0)))
+
+    def log10(self) -> "Tensor":
+        """$\\log_{10} x$ (NumPy's: ``log10(1000.) == 3.0``, as PyTorch's, which
+        $\\ln x / \\ln 10$ is not); $f'(x) = 1 / (x \\ln 10)$."""
+        return self._host(np.log10, lambda a: 1.0 / (a * math.log(10.0)))
+
+    def erfc(self) -> "Tensor":
+        """$1 - \\mathrm{erf}(x)$ (``math.erfc``: accurate where it is small);
+        $f'(x) = -\\frac{2}{\\sqrt\\pi} e^{-x^2}$."""
+        return self._host(_erfc, lambda a: (-a * a).exp() * (-2.0 / math.sqrt(math.pi)))
+
+    def exp2(self) -> "Tensor":
+        """$2^x$."""
+        return 2.0**self
+
+    def reciprocal(self) -> "Tensor":
+        """$1 / x$."""
+        return 1.0 / self
+
+    def logit(self, eps: Optional[float] = None) -> "Tensor":
+        """$\\ln(z / (1 - z)) = \\ln z - \\ln(1 - z)$ (gradient $\\infty$ at 0 and 1,
+        as PyTorch's), $z$ the input clamped to $[\\epsilon, 1 - \\epsilon]$ when
+        ``eps`` is given (``torch.logit``)."""
+        z = self if eps is None else self.clamp(eps, 1.0 - eps)
+        return z.log() - (-z).log1p()
+
+    def sinc(self) -> "Tensor":
+        """$\\sin(\\pi x) / (\\pi x)$; 1, with gradient 0, for $|x| < 10^{-9}$ (where
+        it rounds to 1: the quotient's gradient would be NaN or infinite)."""
+        safe = self.masked_fill(self.abs() < 1e-9, 1.0) * math.pi
+        return (safe.sin() / safe).masked_fill(self.abs() < 1e-9, 1.0)
+
+    def deg2rad(self) -> "Tensor":
+        """$x \\pi / 180$."""
+        return self * (math.pi / 180.0)
+
+    def rad2deg(self) -> "Tensor":
+        """$180 x / \\pi$."""
+        return self * (180.0 / math.pi)
+
+    arcsin, arccos, arctan = asin, acos, atan
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
