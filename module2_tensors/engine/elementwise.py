@@ -74,7 +74,8 @@ def _round(x: float) -> float:
 
 
 def _sign(x: float) -> float:
-    return 1.0 if x > 0.0 else -1.0 if x < 0.0 else x  # 0 and nan stay
+    # 0, -0 and NaN give 0, as torch.sign (and so |x|'s gradient at NaN is 0)
+    return 1.0 if x > 0.0 else -1.0 if x < 0.0 else 0.0
 
 
 def _abs(x: float) -> float:

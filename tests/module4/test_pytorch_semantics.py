@@ -76,6 +76,12 @@ def test_elementwise_extras_match_numpy():
     np.testing.assert_array_equal(t.round().to_numpy(), np.round(x))  # half to even
     np.testing.assert_array_equal(t.floor().to_numpy(), np.floor(x))
     np.testing.assert_array_equal(t.sign().to_numpy(), np.sign(x))
+    # torch.sign: 0 (not NaN, not -0) at NaN and -0, so |x|'s gradient there is 0
+    edges = _t([math.nan, -0.0], requires_grad=True)
+    assert edges.sign().tolist() == [0.0, 0.0]
+    assert not np.signbit(edges.sign().to_numpy()).any()
+    edges.abs().sum().backward()
+    assert edges.grad.tolist() == [0.0, 0.0]
     np.testing.assert_allclose(_t([1e-10]).log1p().item(), np.log1p(1e-10), rtol=1e-15)
     np.testing.assert_allclose(_t([1e-10]).expm1().item(), np.expm1(1e-10), rtol=1e-15)
     np.testing.assert_allclose(_t([4.0]).rsqrt().item(), 0.5)
