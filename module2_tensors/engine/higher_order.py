@@ -118,7 +118,8 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     or the ``backward`` of a :class:`DifferentiableBackward`, else its
     ``backward`` made once differentiable; ``t``'s hooks first run on
     ``d_output`` (this pass calls no hooked ``_backward``). ``chain_rule`` does
-    the rest (checks, freeing, :func:`unbroadcast`)."""
+    the rest (checks, freeing, :func:`unbroadcast`; a formula's tuple may be
+    shorter than the inputs: ``None`` for the rest)."""
     h = t.history
     d_output = run_hooks(t.__dict__.get("_hooks", []), d_output)
     fn = formula_of(h.last_fn)
@@ -127,8 +128,7 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     if fn is None:
         return _once_differentiable(h.last_fn, h, d_output)
     grads = fn(h.ctx, d_output, h.inputs, t)
-    grads = grads if isinstance(grads, tuple) else (grads,)
-    return grads + (None,) * (len(h.inputs) - len(grads))
+    return grads if isinstance(grads, tuple) else (grads,)
 
 
 def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
