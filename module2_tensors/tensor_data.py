@@ -272,12 +272,11 @@ class TensorData:
         shape: UserShape,
         strides: Optional[UserStrides] = None,
     ) -> None:
-        if type(storage) is np.ndarray and storage.dtype is _FLOAT64:
-            data = storage
-        elif hasattr(storage, "copy_to_host") and storage.dtype == np.float64:
-            data = storage  # GPU memory (CudaBackend, Module 3): kept, never copied
-        else:
-            data = np.asarray(storage, dtype=np.float64)
+        data = storage  # a flat float64 NumPy array is used as is
+        if type(data) is not np.ndarray or data.dtype is not _FLOAT64:
+            # (So is GPU memory, CudaBackend's in Module 3: kept, never copied.)
+            if not (hasattr(data, "copy_to_host") and data.dtype == np.float64):
+                data = np.asarray(storage, dtype=np.float64)
         if data.ndim != 1:
             raise ValueError(
                 f"storage must be a flat (1-D) array, got shape {data.shape}"
