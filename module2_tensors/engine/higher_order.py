@@ -97,11 +97,11 @@ def formula_of(cls: type) -> Optional[Formula]:
 def unbroadcast(grad: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
     """``grad`` summed back to ``shape`` (as Task 2.4's ``unbroadcast``), with
     differentiable operations: ``sum(dims, keepdim=True)`` and a view.
+    ``shape`` is a tuple (``chain_rule`` passes the input's ``shape``).
 
     Raises:
         ValueError: ``grad`` does not broadcast from ``shape``.
     """
-    shape = tuple(shape)
     extra = grad.dims - len(shape)
     if extra < 0 or any(n not in (1, m) for n, m in zip(shape, grad.shape[extra:])):
         raise ValueError(
