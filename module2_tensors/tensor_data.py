@@ -282,7 +282,6 @@ class TensorData:
                 f"storage must be a flat (1-D) array, got shape {data.shape}"
             )
         shape = _as_shape(shape)
-        row_major = strides is None
         strides = None if strides is None else _as_shape(strides)
         # Layouts of one shape and strides recur every step (a transpose, a reduced
         # dim): each is checked once, and only the storage's size again.
@@ -295,11 +294,11 @@ class TensorData:
                 f"with strides {layout.strides}, which reaches position {layout.last}"
             )
         # Sets ``_storage``, ``shape``, ``strides``, ``size``, ``dims``,
-        # ``row_major``, and ``_shape`` and ``_strides``: the shape and strides as
-        # read-only int64 arrays, shared by every tensor of this layout (what
-        # kernels receive); ``_kernel_*``: writable twins that only FastOps'
-        # compiled kernels get (see module2_tensors/engine/layout.py).
-        laid_out(self, data, layout, row_major)
+        # ``row_major`` (no strides given), and ``_shape`` and ``_strides``: the
+        # shape and strides as read-only int64 arrays, shared by every tensor of
+        # this layout (what kernels receive); ``_kernel_*``: writable twins that
+        # only FastOps' compiled kernels get (see module2_tensors/engine/layout.py).
+        laid_out(self, data, layout, strides is None)
 
     # -------------------------------------------------------------- Task 2.1
     def is_contiguous(self) -> bool:
