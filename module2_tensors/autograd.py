@@ -101,15 +101,12 @@ def grad(
         raise RuntimeError("grad: one of the inputs does not require grad")
     # Run the ordinary backward pass, with every .grad it would write (of the
     # leaves and retaining tensors behind the outputs, and of the inputs) saved
-    # and restored around it, and non-leaf inputs made to retain their gradient
-    # meanwhile.
-    behind = {
-        node.unique_id: node
-        for y in outs
-        for node in topological_sort(y)
-        if node.is_leaf or node.retains_grad
-    }
-    saved = [(t, t.grad, t.retains_grad) for t in ins + list(behind.values())]
+    # and restored around it (a tensor listed twice is saved twice, with the same
+    # values), and non-leaf inputs made to retain their gradient meanwhile.
+    behind = [
+        n for y in outs for n in topological_sort(y) if n.is_leaf or n.retains_grad
+    ]
+    saved = [(t, t.grad, t.retains_grad) for t in ins + behind]
     try:
         for t, _, _ in saved:
             t.grad = None

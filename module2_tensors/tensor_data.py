@@ -28,7 +28,7 @@ import numpy.typing as npt
 # Given: checked layouts shared between tensors, and the constructors that reuse
 # them (engine/layout.py).
 from .engine.layout import LAYOUTS, contiguous_data, empty_data, full_data
-from .engine.layout import new_layout, view_data
+from .engine.layout import laid_out, new_layout, view_data
 
 __all__ = [
     "Storage",
@@ -256,6 +256,15 @@ class TensorData:
         "row_major",
         "__dict__",
     )
+    _storage: Storage
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    size: int
+    dims: int
+    #: True when the layout is row-major by construction (no strides given, or
+    #: made by :meth:`contiguous` / :meth:`full`), so library code need not ask
+    #: :meth:`is_contiguous`; False means "not known", not "not contiguous".
+    row_major: bool
 
     def __init__(
         self,
@@ -263,53 +272,33 @@ class TensorData:
         shape: UserShape,
         strides: Optional[UserStrides] = None,
     ) -> None:
-        if type(storage) is np.ndarray and storage.dtype is _FLOAT64:
-            data = storage
-        elif hasattr(storage, "copy_to_host") and storage.dtype == np.float64:
-            data = storage  # GPU memory (CudaBackend, Module 3): kept, never copied
-        else:
-            data = np.asarray(storage, dtype=np.float64)
+        data = storage  # a flat float64 NumPy array is used as is
+        if type(data) is not np.ndarray or data.dtype is not _FLOAT64:
+            # (So is GPU memory, CudaBackend's in Module 3: kept, never copied.)
+            if not (hasattr(data, "copy_to_host") and data.dtype == np.float64):
+                data = np.asarray(storage, dtype=np.float64)
         if data.ndim != 1:
             raise ValueError(
                 f"storage must be a flat (1-D) array, got shape {data.shape}"
             )
         shape = _as_shape(shape)
-        row_major = strides is None
         strides = None if strides is None else _as_shape(strides)
         # Layouts of one shape and strides recur every step (a transpose, a reduced
         # dim): each is checked once, and only the storage's size again.
         layout = LAYOUTS.get((shape, strides)) or new_layout(
             shape, strides, strides_from_shape
         )
-        # ``_shape`` and ``_strides``: the shape and strides as read-only int64
-        # arrays, shared by every tensor of this layout (what kernels receive);
-        # ``_kernel_*``: writable twins that only FastOps' compiled kernels get
-        # (see module2_tensors/engine/layout.py).
-        (
-            _,
-            strides,
-            self._shape,
-            self._strides,
-            self._kernel_shape,
-            self._kernel_strides,
-            size,
-            dims,
-            last,
-        ) = layout
-        if size > 0 and len(data) <= last:
+        if layout.size > 0 and len(data) <= layout.last:
             raise ValueError(
                 f"a storage of {len(data)} entries is too small for shape {shape} "
-                f"with strides {strides}, which reaches position {last}"
+                f"with strides {layout.strides}, which reaches position {layout.last}"
             )
-        self._storage: Storage = data
-        self.shape: Tuple[int, ...] = shape
-        self.strides: Tuple[int, ...] = strides
-        self.size: int = size
-        self.dims: int = dims
-        #: True when the layout is row-major by construction (no strides given, or
-        #: made by :meth:`contiguous` / :meth:`full`), so library code need not ask
-        #: :meth:`is_contiguous`; False means "not known", not "not contiguous".
-        self.row_major: bool = row_major
+        # Sets ``_storage``, ``shape``, ``strides``, ``size``, ``dims``,
+        # ``row_major`` (no strides given), and ``_shape`` and ``_strides``: the
+        # shape and strides as read-only int64 arrays, shared by every tensor of
+        # this layout (what kernels receive); ``_kernel_*``: writable twins that
+        # only FastOps' compiled kernels get (see module2_tensors/engine/layout.py).
+        laid_out(self, data, layout, strides is None)
 
     # -------------------------------------------------------------- Task 2.1
     def is_contiguous(self) -> bool:

@@ -524,22 +524,21 @@ def backward(
                 f"(a scalar loss), got shape {t.shape}; pass grad=..."
             )
         grad = t.new_ones(t.shape)
-    else:
-        if isinstance(grad, numbers.Real):
-            # A fresh tensor, never the shared one of _other(): the gradient
-            # may end up as a leaf's .grad, which the user may change in place.
-            grad = t.new_tensor(float(grad))
-        elif not isinstance(grad, _Tensor):
-            grad = t._other(grad)  # (raises: not a number or a tensor)
-        if grad._tensor.shape != t._tensor.shape:
-            raise ValueError(
-                f"backward(grad): grad has shape {grad.shape} but the tensor has "
-                f"shape {t.shape}"
-            )
-        if not (create_graph and grad._requires_grad):
-            grad = _new(t, grad._tensor)  # no history
-        # (With create_graph, a seed that requires grad stays in the graph:
-        # the gradients then depend on it, as in PyTorch.)
+    elif isinstance(grad, numbers.Real):
+        # A fresh tensor, never the shared one of _other(): the gradient may
+        # end up as a leaf's .grad, which the user may change in place.
+        grad = t.new_tensor(float(grad))
+    elif not isinstance(grad, _Tensor):
+        grad = t._other(grad)  # (raises: not a number or a tensor)
+    if grad._tensor.shape != t._tensor.shape:
+        raise ValueError(
+            f"backward(grad): grad has shape {grad.shape} but the tensor has "
+            f"shape {t.shape}"
+        )
+    if not (create_graph and grad._requires_grad):
+        grad = _new(t, grad._tensor)  # no history
+    # (With create_graph, a seed that requires grad stays in the graph: the
+    # gradients then depend on it, as in PyTorch.)
     previous, anomaly, create = MODES.grad, MODES.anomaly, bool(create_graph)
     MODES.grad = MODES.create_graph = create
     MODES.retain_graph = bool(create if retain_graph is None else retain_graph)

@@ -10,7 +10,7 @@ report the dtype PyTorch's type promotion gives (:func:`result_type`).
 from __future__ import annotations
 
 import numbers
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -85,18 +85,18 @@ def result_type(*operands: Any) -> dtype:
     wins. A category reached only by Python numbers gives ``int64``, or the
     default dtype for a float: ``int64 tensor + 2.5`` is float, ``float32
     tensor + 2.5`` stays float32, ``int32 tensor + int64 0-d`` stays int32."""
-    best, rank = None, (-1, -1)
-    for x in operands:
+
+    def rank(x: Any) -> Tuple[Tuple[int, int, int], dtype]:
         if hasattr(x, "dtype") and hasattr(x, "dims"):  # a tensor
             d, priority = x.dtype, 2 if x.dims else 1
         else:
             d = bool_ if isinstance(x, bool) else int64
             d = d if isinstance(x, numbers.Integral) else _DEFAULT[0]
             priority = 0
-        key = (2 if d.is_floating_point else int(d is not bool_), priority)
-        if key > rank or (key == rank and d.itemsize > best.itemsize):
-            best, rank = d, key
-    return best
+        category = 2 if d.is_floating_point else int(d is not bool_)
+        return (category, priority, d.itemsize), d
+
+    return max(rank(x) for x in operands)[1]
 
 
 #: The dtype kinds ``np.issubdtype(kind, np.integer)`` accepts (signed, unsigned,

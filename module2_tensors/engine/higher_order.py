@@ -97,11 +97,11 @@ def formula_of(cls: type) -> Optional[Formula]:
 def unbroadcast(grad: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
     """``grad`` summed back to ``shape`` (as Task 2.4's ``unbroadcast``), with
     differentiable operations: ``sum(dims, keepdim=True)`` and a view.
+    ``shape`` is a tuple (``chain_rule`` passes the input's ``shape``).
 
     Raises:
         ValueError: ``grad`` does not broadcast from ``shape``.
     """
-    shape = tuple(shape)
     extra = grad.dims - len(shape)
     if extra < 0 or any(n not in (1, m) for n, m in zip(shape, grad.shape[extra:])):
         raise ValueError(
@@ -118,7 +118,8 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     or the ``backward`` of a :class:`DifferentiableBackward`, else its
     ``backward`` made once differentiable; ``t``'s hooks first run on
     ``d_output`` (this pass calls no hooked ``_backward``). ``chain_rule`` does
-    the rest (checks, freeing, :func:`unbroadcast`)."""
+    the rest (checks, freeing, :func:`unbroadcast`; a formula's tuple may be
+    shorter than the inputs: ``None`` for the rest)."""
     h = t.history
     d_output = run_hooks(t.__dict__.get("_hooks", []), d_output)
     fn = formula_of(h.last_fn)
@@ -127,8 +128,7 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     if fn is None:
         return _once_differentiable(h.last_fn, h, d_output)
     grads = fn(h.ctx, d_output, h.inputs, t)
-    grads = grads if isinstance(grads, tuple) else (grads,)
-    return grads + (None,) * (len(h.inputs) - len(grads))
+    return grads if isinstance(grads, tuple) else (grads,)
 
 
 def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
