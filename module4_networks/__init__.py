@@ -59,6 +59,4 @@ def __getattr__(name: str) -> Any:
     try:
         return getattr(module3_fast_ops, name)
     except AttributeError:
-        raise AttributeError(
-            f"module 'module4_networks' has no attribute {name!r}"
-        ) from None
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
