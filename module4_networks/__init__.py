@@ -52,13 +52,9 @@ _fused_optim.fuses({optim.SGD: "sgd", optim.Adam: "adam", optim.AdamW: "adamw"})
 def __getattr__(name: str) -> Any:
     # Module 3 imports its CUDA backend on first use; forward those names to it.
     import module3_fast_ops
-    from module2_tensors.engine import dtypes
+    from module2_tensors.engine.dtypes import NAMES
 
-    if name in dtypes.NAMES:  # kt.bool, kt.float, kt.long (see module2_tensors)
-        return dtypes.NAMES[name]
-    try:
-        return getattr(module3_fast_ops, name)
+    try:  # (NAMES: kt.bool, kt.float, kt.long, as module2_tensors's)
+        return NAMES[name] if name in NAMES else getattr(module3_fast_ops, name)
     except AttributeError:
-        raise AttributeError(
-            f"module 'module4_networks' has no attribute {name!r}"
-        ) from None
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -57,8 +57,7 @@ def sizes(name: str, label: str, value: object, spatial: int) -> Tuple[int, ...]
 def pair_2d(values: Sequence[int], fill: int) -> Tuple[int, int]:
     """conv2d's ``(height, width)`` of a stride, padding or spatial shape: conv1d's
     ``(length,)`` is ``(fill, length)`` (a height of 1)."""
-    height, width = (fill, *values)[-2:]
-    return int(height), int(width)
+    return tuple(int(n) for n in (fill, *values)[-2:])
 
 
 def conv_output_shape(

@@ -10,10 +10,9 @@ of ``lr_scheduler.py`` and ``lr_cycles.py``. Nothing in the library imports it
 back.
 """
 
-from .. import _adamax_adadelta_rprop_asgd, optimizers
-from . import lr_scheduler
+from . import lr_scheduler  # torch.optim.lr_scheduler's path: optim.lr_scheduler
 from .._adamax_adadelta_rprop_asgd import *  # noqa: F403
 from ..optimizers import *  # noqa: F403
 
-# lr_scheduler: torch.optim.lr_scheduler's path, optim.lr_scheduler.
-__all__ = [*optimizers.__all__, *_adamax_adadelta_rprop_asgd.__all__, "lr_scheduler"]
+# A facade defines nothing: it exports every public name it imports.
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -7,8 +7,8 @@ indexed by epoch, their compositions and ``ReduceLROnPlateau``
 ``CosineAnnealingWarmRestarts``, ``OneCycleLR``, ``CyclicLR``).
 """
 
-from ... import lr_cycles, lr_scheduler
 from ...lr_cycles import *  # noqa: F403
 from ...lr_scheduler import *  # noqa: F403
 
-__all__ = [*lr_scheduler.__all__, *lr_cycles.__all__]
+# A facade defines nothing: it exports every public name it imports.
+__all__ = [name for name in dir() if not name.startswith("_")]
