@@ -169,8 +169,7 @@ class OptimizerState:
         }
         groups = []
         for group in self.param_groups:
-            saved = {k: v for k, v in group.items() if k != "params"}
-            groups.append({**saved, "params": [index[id(p)] for p in group["params"]]})
+            groups.append({**group, "params": [index[id(p)] for p in group["params"]]})
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:

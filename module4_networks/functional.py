@@ -21,10 +21,9 @@ import numpy as np
 
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.function_forms import stack  # (promotes dtypes, as torch's)
-from module2_tensors.tensor import Tensor, tensor
+from module2_tensors.tensor import Tensor, rand, tensor  # noqa: F401 (rand: Task 4.4)
 from module2_tensors.tensor_api.dtype_device import kept_dtype
 from module2_tensors.tensor_api.reductions import MaxResult
-from module2_tensors.tensor import rand  # noqa: F401 (dropout's mask, Task 4.4)
 
 from . import _matmul_blas, _pool_fast, _pool_options
 from ._embedding import EmbeddingFun
@@ -393,15 +392,11 @@ def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: str) -> T
     h, w = input.shape[-2:]
     sizes = np.broadcast_to(output_size, 2).tolist()  # (an int: a square)
     oh, ow = (n if size is None else size for n, size in zip((h, w), sizes))
-
-    def window(n: int, out: int, i: int) -> slice:
-        return slice((i * n) // out, -(-((i + 1) * n) // out))
-
-    cells = [
-        getattr(input[..., window(h, oh, i), window(w, ow, j)], reduce)((-2, -1))
-        for i in range(oh)
-        for j in range(ow)
-    ]
+    rows, cols = (  # (the windows along each dim: slices that may overlap)
+        [slice((i * n) // out, -(-((i + 1) * n) // out)) for i in range(out)]
+        for n, out in ((h, oh), (w, ow))
+    )
+    cells = [getattr(input[..., r, c], reduce)((-2, -1)) for r in rows for c in cols]
     return stack(cells, dim=-1).view(*input.shape[:-2], oh, ow)
 
 

@@ -65,10 +65,8 @@ class Optimizer(OptimizerState):
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
         """Update every parameter that has a gradient. ``closure`` (optional)
         recomputes the loss with gradients; its result is returned."""
-        loss = None
-        if closure is not None:  # (it zeroes the gradients and calls backward)
-            with enable_grad():
-                loss = closure()
+        with enable_grad():  # (closure: it zeroes the gradients, calls backward)
+            loss = None if closure is None else closure()
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
