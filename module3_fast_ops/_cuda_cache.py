@@ -53,8 +53,7 @@ def _cache_class() -> Any:
             self, py_func: Callable[..., Any], label: str, key: Tuple[str, str]
         ) -> None:
             # Not CUDACache.__init__ (it would locate by file stamp).
-            self._launch_config_key = None
-            self._launch_config_sensitive_flag = None
+            self._launch_config_key = self._launch_config_sensitive_flag = None
             self._locate(py_func, label, key, _Impl, IndexDataCacheFile)
             self._launch_config_marker_path = os.path.join(
                 self._cache_path, f"{self._impl.filename_base}.lcs"

@@ -335,8 +335,7 @@ class DevicePool:
     def __init__(self, limit: int = 1 << 30) -> None:
         self.limit = limit
         self.held = 0  # bytes of free buffers in the pool
-        self.reused = 0
-        self.allocated = 0
+        self.reused = self.allocated = 0
         self._free: Dict[int, List[Any]] = {}
         self._lock = threading.Lock()
 

@@ -150,9 +150,8 @@ def serial_twin(kernel: Any, label: str) -> Any:
     twin = types.FunctionType(
         py_func.__code__,
         py_func.__globals__,
-        py_func.__name__,
-        py_func.__defaults__,
-        py_func.__closure__,
+        argdefs=py_func.__defaults__,
+        closure=py_func.__closure__,
     )
     twin.__qualname__ = py_func.__qualname__ + "_serial"
     options = dict(kernel.targetoptions, parallel=False)

@@ -24,8 +24,7 @@ def two_positions(ordinal, packed):  # type: ignore
     from the last dimension, and each digit (an index) moves both positions by its
     stride. A broadcast input has stride 0 there, so it reads index 0."""
     d = packed[0]
-    out_position = 0
-    in_position = 0
+    out_position = in_position = 0
     for k in range(d, 0, -1):  # packed[k] is the size of dimension k - 1
         index = ordinal % packed[k]
         ordinal //= packed[k]
@@ -40,9 +39,7 @@ def three_positions(ordinal, packed):  # type: ignore
     from a ``layout`` of ``out`` and two inputs: as :func:`two_positions`, one
     decomposition of ``ordinal`` shared by the three tensors."""
     d = packed[0]
-    out_position = 0
-    a_position = 0
-    b_position = 0
+    out_position = a_position = b_position = 0
     for k in range(d, 0, -1):
         index = ordinal % packed[k]
         ordinal //= packed[k]

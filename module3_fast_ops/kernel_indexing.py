@@ -91,9 +91,7 @@ def last_step(shape: Shape, strides: Strides) -> int:
     0 when there is no such dimension or it has size 1 (a broadcast input reads the
     same entry all along the last dimension of the output)."""
     d = len(shape)
-    if d == 0 or shape[d - 1] == 1:
-        return 0
-    return strides[d - 1]
+    return 0 if d == 0 or shape[d - 1] == 1 else strides[d - 1]
 
 
 @njit
