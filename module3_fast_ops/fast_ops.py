@@ -32,7 +32,8 @@ from ._dispatch import NumbaOps
 from .fast_matmul import tensor_matrix_multiply
 from .kernel_indexing import MapKernel, ReduceKernel, ZipKernel
 from .kernel_indexing import broadcast_index, equal_arrays, index_to_position
-from .kernel_indexing import kernel_size, last_step, next_row, to_index, workers_for
+from .kernel_indexing import kernel_size, last_step, next_row, to_index
+from .kernel_indexing import workers_for
 
 __all__ = ["tensor_map", "tensor_zip", "tensor_reduce", "FastOps", "FastBackend"]
 
