@@ -107,14 +107,12 @@ class Module:
     # -- registration (given) ----------------------------------------------------
 
     def __setattr__(self, name: str, value: Any) -> None:
-        registries = self.__dict__
-        if "_modules" not in registries:
+        if "_modules" not in self.__dict__:
             raise RuntimeError(
                 f"{type(self).__name__}: call super().__init__() in __init__ before "
                 f"assigning attribute {name!r}"
             )
-        modules, parameters = registries["_modules"], registries["_parameters"]
-        buffers = registries.get("_buffers", {})
+        modules, parameters, buffers = self._modules, self._parameters, self._buffers
         if name in buffers and not isinstance(value, (Parameter, Module)):
             buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
             return
@@ -151,9 +149,8 @@ class Module:
         # Only called when normal lookup fails (the registered parameters and
         # submodules are mirrored in __dict__, see _mirror): look in the registries.
         for registry in ("_parameters", "_modules", "_buffers"):
-            entries = self.__dict__.get(registry, {})
-            if name in entries:
-                return entries[name]
+            if name in self.__dict__.get(registry, {}):
+                return self.__dict__[registry][name]
         raise AttributeError(
             f"{type(self).__name__!r} object has no attribute {name!r}"
         )
