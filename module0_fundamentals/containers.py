@@ -70,9 +70,8 @@ class ParameterDict(_Registry):
         self.update(parameters or {})
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self.register_parameter(
-            key, value if isinstance(value, Parameter) else Parameter(value)
-        )
+        parameter = value if isinstance(value, Parameter) else Parameter(value)
+        self.register_parameter(key, parameter)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._parameters.get(key, default)
