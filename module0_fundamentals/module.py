@@ -348,7 +348,7 @@ class Module:
                     )
                 current.detach().copy_(new)
             elif is_parameter:
-                module._parameters[attribute].value = new
+                module._parameters[attribute].update(new)  # (a Scalar: a leaf)
             else:
                 module._buffers[attribute] = new
         return IncompatibleKeys(missing, unexpected)
