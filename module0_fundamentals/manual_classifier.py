@@ -38,10 +38,8 @@ class ManualClassifier:
 
     def accuracy(self, graph: Graph) -> float:
         """The fraction of the points of ``graph`` predicted right (1.0 if empty)."""
-        correct = sum(
-            self.predict(x1, x2) == label for (x1, x2), label in zip(graph.X, graph.y)
-        )
-        return correct / graph.n if graph.n else 1.0
+        right = [self.predict(*point) == y for point, y in zip(graph.X, graph.y)]
+        return sum(right) / graph.n if graph.n else 1.0
 
 
 def hand_tuned_weights() -> dict[str, tuple[float, float, float]]:
