@@ -23,10 +23,8 @@ class ManualClassifier:
 
     def score(self, x1: float, x2: float) -> float:
         """The signed score $s = w_1 x_1 + w_2 x_2 + b$ (positive means class 1)."""
-        return operators.add(
-            operators.add(operators.mul(self.w1, x1), operators.mul(self.w2, x2)),
-            self.b,
-        )
+        wx = operators.add(operators.mul(self.w1, x1), operators.mul(self.w2, x2))
+        return operators.add(wx, self.b)
 
     def probability(self, x1: float, x2: float) -> float:
         r"""The score as a probability of class 1: $\sigma(s)$."""
