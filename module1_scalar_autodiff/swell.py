@@ -68,10 +68,9 @@ def simplify(expr: ExprLike) -> Expr:
             if isinstance(node, (Add, Mul)) and values[0] is not None:
                 kids, values = kids[::-1], values[::-1]
             if None not in values:
-                fold = _FUNCTIONS[type(node)]
                 # (log(-1), 0^-1 and the like are left as they are)
                 with contextlib.suppress(ValueError, ArithmeticError):
-                    out = Const(fold(*values, *extra))
+                    out = Const(_FUNCTIONS[type(node)](*values, *extra))
             elif isinstance(node, Pow) and node.exponent in (0.0, 1.0):
                 out = kids[0] if node.exponent == 1.0 else Const(1.0)
             elif isinstance(node, (Add, Sub)) and values[1] == 0.0:
