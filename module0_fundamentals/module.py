@@ -113,9 +113,6 @@ class Module:
                 f"assigning attribute {name!r}"
             )
         modules, parameters, buffers = self._modules, self._parameters, self._buffers
-        if name in buffers and not isinstance(value, (Parameter, Module)):
-            buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
-            return
         if value is None:
             # ``m.bias = None`` (PyTorch allows it): no parameter or submodule
             # any more, and the attribute reads None (set below, as any other).
@@ -129,6 +126,8 @@ class Module:
             (modules if is_parameter else parameters).pop(name, None)
             (parameters if is_parameter else modules)[name] = value
             _mirror(self, name, value)
+        elif name in buffers:
+            buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
         elif name in parameters:
             # A common slip: `self.w = 0.3` meant to change the weight, but it would
             # silently take the parameter out of training.
