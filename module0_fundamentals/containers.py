@@ -16,7 +16,7 @@ __all__ = ["ModuleDict", "ParameterList", "ParameterDict"]
 class _Registry(_Container):
     """What a dict of named entries shares, over the registry ``_registry``:
     ``d[key]``, ``del d[key]``, ``len``, ``in``, iteration over the keys,
-    ``keys()``, ``values()`` and ``items()`` (insertion order)."""
+    ``keys()``, ``values()``, ``items()`` (insertion order) and ``update``."""
 
     def __getitem__(self, key: str) -> Any:
         return self._entries()[key]
@@ -36,17 +36,22 @@ class _Registry(_Container):
     def items(self) -> list[tuple[str, Any]]:
         return list(self._entries().items())
 
+    def update(self, entries: Any) -> None:
+        """Set every ``key, value`` of a mapping or of an iterable of pairs."""
+        pairs = entries.items() if hasattr(entries, "items") else entries
+        for key, value in pairs:
+            self[key] = value
+
 
 class ModuleDict(_Registry):
     """A dict of modules whose parameters the tree sees: ``ModuleDict({"enc":
     a, "dec": b})``; ``md["enc"]``, ``md["x"] = m``, ``len``, ``in``,
-    ``keys()``, ``values()``, ``items()`` and iteration over the keys work as for a
-    dict (insertion order)."""
+    ``keys()``, ``values()``, ``items()``, ``update`` and iteration over the keys
+    work as for a dict (insertion order)."""
 
     def __init__(self, modules: Optional[Mapping[str, Module]] = None) -> None:
         super().__init__()
-        for name, module in (modules or {}).items():
-            self[name] = module
+        self.update(modules or {})
 
     def __setitem__(self, name: str, module: Module) -> None:
         self.add_module(name, module)
@@ -65,14 +70,8 @@ class ParameterDict(_Registry):
         self.update(parameters or {})
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self.register_parameter(
-            key, value if isinstance(value, Parameter) else Parameter(value)
-        )
-
-    def update(self, parameters: Any) -> None:
-        pairs = parameters.items() if hasattr(parameters, "items") else parameters
-        for key, value in pairs:
-            self[key] = value
+        parameter = value if isinstance(value, Parameter) else Parameter(value)
+        self.register_parameter(key, parameter)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._parameters.get(key, default)

@@ -23,10 +23,8 @@ class ManualClassifier:
 
     def score(self, x1: float, x2: float) -> float:
         """The signed score $s = w_1 x_1 + w_2 x_2 + b$ (positive means class 1)."""
-        return operators.add(
-            operators.add(operators.mul(self.w1, x1), operators.mul(self.w2, x2)),
-            self.b,
-        )
+        wx = operators.add(operators.mul(self.w1, x1), operators.mul(self.w2, x2))
+        return operators.add(wx, self.b)
 
     def probability(self, x1: float, x2: float) -> float:
         r"""The score as a probability of class 1: $\sigma(s)$."""
@@ -38,10 +36,8 @@ class ManualClassifier:
 
     def accuracy(self, graph: Graph) -> float:
         """The fraction of the points of ``graph`` predicted right (1.0 if empty)."""
-        correct = sum(
-            self.predict(x1, x2) == label for (x1, x2), label in zip(graph.X, graph.y)
-        )
-        return correct / graph.n if graph.n else 1.0
+        right = [self.predict(*point) == y for point, y in zip(graph.X, graph.y)]
+        return sum(right) / graph.n if graph.n else 1.0
 
 
 def hand_tuned_weights() -> dict[str, tuple[float, float, float]]:

@@ -107,17 +107,12 @@ class Module:
     # -- registration (given) ----------------------------------------------------
 
     def __setattr__(self, name: str, value: Any) -> None:
-        registries = self.__dict__
-        if "_modules" not in registries:
+        if "_modules" not in self.__dict__:
             raise RuntimeError(
                 f"{type(self).__name__}: call super().__init__() in __init__ before "
                 f"assigning attribute {name!r}"
             )
-        modules, parameters = registries["_modules"], registries["_parameters"]
-        buffers = registries.get("_buffers", {})
-        if name in buffers and not isinstance(value, (Parameter, Module)):
-            buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
-            return
+        modules, parameters, buffers = self._modules, self._parameters, self._buffers
         if value is None:
             # ``m.bias = None`` (PyTorch allows it): no parameter or submodule
             # any more, and the attribute reads None (set below, as any other).
@@ -131,6 +126,8 @@ class Module:
             (modules if is_parameter else parameters).pop(name, None)
             (parameters if is_parameter else modules)[name] = value
             _mirror(self, name, value)
+        elif name in buffers:
+            buffers[name] = value  # a buffer stays a buffer (self.running_mean = ...)
         elif name in parameters:
             # A common slip: `self.w = 0.3` meant to change the weight, but it would
             # silently take the parameter out of training.
@@ -151,9 +148,8 @@ class Module:
         # Only called when normal lookup fails (the registered parameters and
         # submodules are mirrored in __dict__, see _mirror): look in the registries.
         for registry in ("_parameters", "_modules", "_buffers"):
-            entries = self.__dict__.get(registry, {})
-            if name in entries:
-                return entries[name]
+            if name in self.__dict__.get(registry, {}):
+                return self.__dict__[registry][name]
         raise AttributeError(
             f"{type(self).__name__!r} object has no attribute {name!r}"
         )
@@ -351,7 +347,7 @@ class Module:
                     )
                 current.detach().copy_(new)
             elif is_parameter:
-                module._parameters[attribute].value = new
+                module._parameters[attribute].update(new)  # (a Scalar: a leaf)
             else:
                 module._buffers[attribute] = new
         return IncompatibleKeys(missing, unexpected)
@@ -359,8 +355,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradient of every parameter of the tree (``.grad = None``;
         ``set_to_none=False`` fills it with zeros instead)."""
-        for parameter in self.parameters():
-            value = parameter.value
+        for value in (parameter.value for parameter in self.parameters()):
             if hasattr(value, "grad"):
                 grad = value.grad
                 value.grad = None if set_to_none or grad is None else grad * 0.0

@@ -64,25 +64,23 @@ def simplify(expr: ExprLike) -> Expr:
             out = type(node)(*kids, *extra)
             # The children's values where they are constants (None where not).
             values = [k.value if isinstance(k, Const) else None for k in kids]
+            # 0 + x, 0 * x and 1 * x read as x + 0, x * 0 and x * 1 by the rules
+            if isinstance(node, (Add, Mul)) and values[0] is not None:
+                kids, values = kids[::-1], values[::-1]
             if None not in values:
-                fold = _FUNCTIONS[type(node)]
-                # (log(-1) and the like are left as they are)
-                with contextlib.suppress(ValueError, OverflowError):
-                    out = Const(fold(*values, *extra))
+                # (log(-1), 0^-1 and the like are left as they are)
+                with contextlib.suppress(ValueError, ArithmeticError):
+                    out = Const(_FUNCTIONS[type(node)](*values, *extra))
             elif isinstance(node, Pow) and node.exponent in (0.0, 1.0):
                 out = kids[0] if node.exponent == 1.0 else Const(1.0)
-            elif isinstance(node, Add) and values[0] == 0.0:
-                out = kids[1]
             elif isinstance(node, (Add, Sub)) and values[1] == 0.0:
                 out = kids[0]
             elif isinstance(node, Sub) and values[0] == 0.0:
                 out = Neg(kids[1])
-            elif isinstance(node, (Mul, Div)) and values[0] == 0.0:
-                out = Const(0.0)
             elif isinstance(node, Mul) and values[1] == 0.0:
                 out = Const(0.0)
-            elif isinstance(node, Mul) and values[0] == 1.0:
-                out = kids[1]
+            elif isinstance(node, Div) and values[0] == 0.0:
+                out = Const(0.0)
             elif isinstance(node, (Mul, Div)) and values[1] == 1.0:
                 out = kids[0]
             elif isinstance(node, Neg) and isinstance(kids[0], Neg):

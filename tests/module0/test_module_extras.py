@@ -94,6 +94,9 @@ def test_module_dict_and_parameter_list():
     assert list(heads) == ["a", "b"] and len(heads) == 2 and "b" in heads
     assert heads["b"](1.0) == 5.0
     assert [name for name, _ in heads.named_parameters()] == ["a.weight", "b.weight"]
+    heads.update([("c", Scaler(1.0))])  # pairs or a mapping, as torch's update
+    heads.update({"a": Scaler(3.0)})
+    assert list(heads) == ["a", "b", "c"] and heads["a"](1.0) == 3.0
     weights = ParameterList([1.0, Parameter(2.0)])
     weights.append(3.0)
     assert [p.value for p in weights] == [1.0, 2.0, 3.0] and weights[-1].value == 3.0

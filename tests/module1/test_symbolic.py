@@ -196,6 +196,17 @@ def test_simplify_keeps_the_value(case) -> None:
     )
 
 
+def test_simplify_rules_on_either_side() -> None:
+    x = Var("x")
+    assert to_string(swell.simplify(0.0 + x * 1.0 + 0.0 * x)) == "x"
+    assert to_string(swell.simplify((1.0 * x - 0.0) / 1.0 + (0.0 - x))) == "(x + -(x))"
+    assert to_string(swell.simplify(0.0 / x * (x * 0.0))) == "0"
+    # A fold that cannot be done (0^-1, log(-1)) leaves the node as it is.
+    assert to_string(swell.simplify(Const(0.0) ** -1 + S.log(-1.0))) == (
+        "((0)^-1 + log(-1))"
+    )
+
+
 def test_bad_input() -> None:
     x = Var("x")
     with pytest.raises(ValueError, match="'y'"):

@@ -71,6 +71,16 @@ def test_sgd_minimises_a_quadratic() -> None:
     assert model.a.value.data == pytest.approx(1.0, abs=1e-6)
 
 
+def test_loaded_scalar_parameters_still_train() -> None:
+    trained = Quadratic()
+    trained.a.update(Scalar(2.0))
+    model = Quadratic()
+    model.load_state_dict(trained.state_dict())  # (the values come detached)
+    assert model.a.value.data == 2.0 and model.a.value.is_leaf
+    model().backward()
+    assert model.a.value.derivative == pytest.approx(2.0)
+
+
 def test_sgd_bad_input() -> None:
     with pytest.raises(ValueError, match="learning rate"):
         SGD(Quadratic().parameters(), lr=0.0)
