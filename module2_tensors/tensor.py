@@ -526,8 +526,7 @@ class Parameter(Tensor, _module.Parameter):
 
 
 def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Parameter:
-    rebuild, args = reduced
-    value = rebuild(*args)
+    value = rebuild_tensor(*reduced[1])  # (reduced: rebuild_tensor and its args)
     return Parameter(value, value.requires_grad, name)
 
 

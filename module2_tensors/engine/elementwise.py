@@ -229,11 +229,10 @@ class Maximum(DifferentiableBackward):
     @staticmethod
     def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
         backend = a.backend
-        zero, half = a.new_tensor(0.0), a.new_tensor(0.5)
-        a_is_nan = backend.eq_zip(backend.eq_zip(a, a), zero)
+        a_is_nan = backend.eq_zip(backend.eq_zip(a, a), a.new_tensor(0.0))
         take_a = backend.add_zip(backend.lt_zip(b, a), a_is_nan)  # never both
         tie = backend.eq_zip(a, b)
-        weight_a = backend.add_zip(take_a, backend.mul_zip(tie, half))
+        weight_a = backend.add_zip(take_a, backend.mul_zip(tie, a.new_tensor(0.5)))
         ctx.save_for_backward(weight_a)
         return backend.maximum_zip(a, b)  # (ieee.maximum: NaN in either gives NaN)
 

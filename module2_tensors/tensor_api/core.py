@@ -24,9 +24,6 @@ if TYPE_CHECKING:
 
 TensorLike = Union[float, int, "Tensor"]
 
-# Process-wide ids, never reused (unlike id()), for the engine's dictionaries.
-_next_id = autograd.next_id
-
 #: The factories of ``tensor.py`` that methods call (``tensor``, ``rand``,
 #: ``randn``), registered there: a mixin cannot import ``tensor.py``, which
 #: imports the mixins.
@@ -54,8 +51,7 @@ class Size(int):
 def _python(t: "Tensor", array: np.ndarray) -> Any:
     """``array`` (``t``'s numbers) as Python numbers of ``t``'s dtype (a number
     for a 0-d array): bools, ints or floats, as PyTorch's ``tolist``."""
-    d = t.dtype
-    return (array if d.is_floating_point else array.astype(d.name)).tolist()
+    return (array if t.is_floating_point() else array.astype(t.dtype.name)).tolist()
 
 
 def tensor_operand(name: str, other: Any) -> "Tensor":
@@ -135,7 +131,8 @@ class CoreMixin:
         self._requires_grad = history is not None or (
             requires_grad is not False and bool(requires_grad)
         )
-        self.unique_id: int = _next_id()
+        # (Process-wide ids, never reused unlike id(), for the engine's dictionaries.)
+        self.unique_id: int = autograd.next_id()
 
     @property
     def shape(self) -> Tuple[int, ...]:

@@ -146,9 +146,7 @@ class DtypeDeviceMixin:
             raise TypeError(f"expected a dtype such as kt.float32, got {d!r}")
         if self.dtype is d:
             return self
-        if d is dtypes.bool_:
-            return self != 0.0
-        if not d.is_floating_point:  # (tensor() truncates toward zero)
+        if not d.is_floating_point:  # (tensor() truncates toward zero; bool: a mask)
             return FACTORIES["tensor"](self.to_numpy(), backend=self.backend, dtype=d)
         return label(tf.Copy.apply(self), d)  # (a new tensor, as PyTorch's)
 

@@ -111,14 +111,6 @@ class InPlaceMixin:
             "masked_fill_", lambda a, v: a.masked_fill(mask, v), value
         )
 
-    def clamp_(
-        self, min: Optional[TensorLike] = None, max: Optional[TensorLike] = None
-    ) -> "Tensor":
-        """:meth:`clamp`, in place; returns ``self``."""
-        return self._in_place("clamp_", lambda a, _: a.clamp(min, max), 0.0)
-
-    clip_ = clamp_
-
     def normal_(
         self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
     ) -> "Tensor":
@@ -229,6 +221,8 @@ class InPlaceMixin:
     asinh_, acosh_, atanh_, log10_, exp2_, reciprocal_, erfc_, logit_ = map(
         _in_place_form, "asinh acosh atanh log10 exp2 reciprocal erfc logit".split()
     )
+
+    clamp_ = clip_ = _in_place_form("clamp")  # (min, the first bound, as other)
 
     # a += b is a.add_(b), ...
     __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_

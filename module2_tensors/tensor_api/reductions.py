@@ -313,9 +313,7 @@ class ReductionMixin:
         values = AdvancedIndex.apply(x, scatter_positions(indices, d))
         # d removed, or of size 1 with keepdim ([] for a 0-d tensor); by view,
         # not squeeze (Task 2.6's: max(dim) serves Tasks 2.3 and 2.4's tests)
-        final = [
-            1 if k == d else n for k, n in enumerate(self.shape) if keepdim or k != d
-        ]
+        final = found.shape if keepdim and self.dims else np.delete(found.shape, d)
         values = kept_dtype(self, values.view(*final))
         return MaxResult(values, _as_int64(indices.view(*final)))
 
