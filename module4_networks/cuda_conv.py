@@ -96,8 +96,7 @@ def _forward(out, x, w, layout, bias, bias_stride, has_bias, sh, sw, ph, pw):
     in_channels, height, width = x_shape[1], x_shape[2], x_shape[3]
     kernel_height, kernel_width = w_shape[2], w_shape[3]
     b, o, i, j = index4(flat, out_shape)
-    top = i * sh - ph
-    left = j * sw - pw
+    top, left = i * sh - ph, j * sw - pw  # the window's corner in the input
     # Only the taps inside the input: the padding adds zeros.
     ki_lo, ki_hi = max(0, -top), min(kernel_height, height - top)
     kj_lo, kj_hi = max(0, -left), min(kernel_width, width - left)
@@ -151,18 +150,15 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
     dw_shape, dw_strides = layout[0:4], layout[4:8]
     x_shape, x_strides = layout[8:12], layout[12:16]
     g_shape, g_strides = layout[16:20], layout[20:24]
-    # Block e computes dw[o, c, ki, kj] = sum_b,u,v x[b, c, u sh + ki - ph,
-    # v sw + kj - pw] g[b, o, u, v]: its threads stride over (b, u, v).
+    # Block e computes dw's entry e, dw[o, c, ki, kj] = sum_b,u,v x[b, c, u sh + ki
+    # - ph, v sw + kj - pw] g[b, o, u, v]: its threads stride over (b, u, v).
     partial = cuda.shared.array(THREADS_PER_BLOCK, numba.float64)
-    e = cuda.blockIdx.x
     t = cuda.threadIdx.x
-    o, c, ki, kj = index4(e, dw_shape)
+    o, c, ki, kj = index4(cuda.blockIdx.x, dw_shape)
     height, width = x_shape[2], x_shape[3]
     out_height, out_width = g_shape[2], g_shape[3]
     acc = 0.0
-    n = g_shape[0] * out_height * out_width
-    k = t
-    while k < n:
+    for k in range(t, g_shape[0] * out_height * out_width, cuda.blockDim.x):
         v = k % out_width
         u = (k // out_width) % out_height
         b = k // (out_width * out_height)
@@ -170,7 +166,6 @@ def _backward_weight(dw, x, g, layout, sh, sw, ph, pw):
         xx = v * sw + kj - pw
         if 0 <= y < height and 0 <= xx < width:
             acc += x[at4(x_strides, b, c, y, xx)] * g[at4(g_strides, b, o, u, v)]
-        k += cuda.blockDim.x
     total = block_sum(partial, acc)
     if t == 0:
         dw[at4(dw_strides, o, c, ki, kj)] = total

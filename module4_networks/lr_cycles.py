@@ -193,9 +193,6 @@ class CyclicLR(LRScheduler):
         last_epoch: int = -1,
     ) -> None:
         base_lrs = _per_group("base_lr", optimizer, base_lr)
-        if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
         self.max_lrs = _per_group("max_lr", optimizer, max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -209,8 +206,10 @@ class CyclicLR(LRScheduler):
         if cycle_momentum:
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:  # (the first step sets each momentum to its max)
-                for k, group in enumerate(optimizer.param_groups):
+        if last_epoch == -1:  # a fresh schedule: each group starts at its base_lr
+            for k, group in enumerate(optimizer.param_groups):
+                group["lr"] = base_lrs[k]
+                if cycle_momentum:  # (the first step sets each momentum to its max)
                     group["max_momentum"] = self.max_momentums[k]
                     group["base_momentum"] = self.base_momentums[k]
         super().__init__(optimizer, last_epoch)
