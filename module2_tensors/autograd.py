@@ -111,8 +111,7 @@ def grad(
         for t, _, _ in saved:
             t.grad = None
         for x in ins:
-            if not x.is_leaf:
-                x.retains_grad = True
+            x.retains_grad = not x.is_leaf
         for k, (y, g) in enumerate(zip(outs, seeds)):
             keep = retain_graph if k == len(outs) - 1 else True  # (the last frees)
             y.backward(g, retain_graph=keep, create_graph=create_graph)

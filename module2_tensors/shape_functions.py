@@ -506,5 +506,4 @@ def repeat(t: "Tensor", *sizes: int) -> "Tensor":
 
 def tile(t: "Tensor", dims: Sequence[int]) -> "Tensor":
     """``torch.tile``: like :func:`repeat`, with missing leading sizes taken as 1."""
-    dims = tuple(dims)
-    return repeat(t, *((1,) * (t.dims - len(dims)) + dims))
+    return repeat(t, *(1,) * (t.dims - len(dims)), *dims)
