@@ -198,9 +198,8 @@ class Embedding(Module):
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
-        if padding_idx is not None and not (
-            -num_embeddings <= padding_idx < num_embeddings
-        ):
+        valid = range(-num_embeddings, num_embeddings)
+        if padding_idx is not None and padding_idx not in valid:
             raise ValueError(
                 f"padding_idx {padding_idx} must be within num_embeddings "
                 f"{num_embeddings}"
