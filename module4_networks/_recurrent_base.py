@@ -58,8 +58,7 @@ def _unbatched(module: Module, x: Tensor, dims: int) -> bool:
 def _weights(module: Module, suffix: str = "") -> _recurrent_fast.Weights:
     """The values of ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (each
     name with ``suffix``; absent biases None)."""
-    values = [_value(module._parameters.get(name + suffix)) for name in _NAMES]
-    return tuple(values)  # type: ignore
+    return tuple(_value(module._parameters.get(n + suffix)) for n in _NAMES)
 
 
 class _CellBase(Module):
@@ -151,10 +150,9 @@ class _RNNLayers(Module):
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional = float(dropout), bidirectional
         self.proj_size = proj_size
-        directions = 2 if bidirectional else 1
         rows, out = self.gates * hidden_size, proj_size or hidden_size
         for layer in range(num_layers):
-            width = input_size if layer == 0 else out * directions
+            width = input_size if layer == 0 else out * (2 if bidirectional else 1)
             shapes = {"weight_ih": (rows, width), "weight_hh": (rows, out)}
             shapes.update({"bias_ih": (rows,), "bias_hh": (rows,)} if bias else {})
             shapes.update({"weight_hr": (proj_size, hidden_size)} if proj_size else {})
