@@ -21,8 +21,7 @@ from module2_tensors._backend import TensorBackend
 from module2_tensors.function_forms import cat, stack
 from module2_tensors.tensor import Tensor
 
-from . import _recurrent_fast
-from . import functional as F
+from . import _recurrent_fast, functional as F
 from ._parameters import _parameter, _uniform_fan_in, _value
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.

@@ -42,8 +42,7 @@ from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
-from . import functional as F
-from . import weight_init as init
+from . import functional as F, weight_init as init
 from ._conv_checks import IntPair, sizes as _sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
