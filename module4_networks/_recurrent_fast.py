@@ -199,12 +199,11 @@ def unroll(
             None if t is None else t.detach().requires_grad_(need)
             for t, need in zip(tensors, needs)
         ]
+        px, ph, pc, *pw = probes  # (x, h0, c0 and the weights)
         # A generator of its own: the check must not move the seeded stream.
         rng = np.random.default_rng(0)
         with enable_grad():  # (inside no_grad() nothing needs a gradient)
-            out, final = layers._unroll(
-                probes[0], tuple(probes[1:3]), tuple(probes[3:]), reverse
-            )
+            out, final = layers._unroll(px, (ph, pc), tuple(pw), reverse)
             outs = [out, *final] if isinstance(final, tuple) else [out, final]
             if len(outs) != 3 or not all(isinstance(o, Tensor) for o in outs):
                 return False
