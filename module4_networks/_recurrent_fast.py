@@ -178,8 +178,7 @@ def unroll(
     docstring); the students' ``_unroll`` itself everywhere else (not an LSTM,
     an LSTM with a projection (``proj_size``), a CUDA or float32 tensor, an
     empty sequence, a signature where they differed)."""
-    parts = list(state) if isinstance(state, tuple) else [state]
-    tensors = [x, *parts, *weights]
+    tensors = [x, *(state if isinstance(state, tuple) else [state]), *weights]
     if (
         getattr(type(layers), "gates", 1) != 4
         or getattr(layers, "_projection", None) is not None
@@ -222,6 +221,6 @@ def unroll(
     if not PATH.verdict((type(layers), bool(reverse), key), check):
         return layers._unroll(x, state, weights, reverse)
     # The outputs and the final state (h, c), as views of the packed result.
-    packed = _LayerFun.apply(x, *parts, *weights, reverse)
+    packed = _LayerFun.apply(*tensors, reverse)
     out = packed[: x.shape[0]]
     return out, (out[0] if reverse else out[-1], packed[-1])
