@@ -96,9 +96,7 @@ class _CellBase(Module):
                 f"{type(self).__name__}: the state should have shape {shape} for "
                 f"input of shape {x.shape}, got {hx.shape}"
             )
-        if unbatched:
-            x, hx = x.unsqueeze(0), hx.unsqueeze(0)
-        return x, hx, unbatched
+        return (x.unsqueeze(0), hx.unsqueeze(0), True) if unbatched else (x, hx, False)
 
     def extra_repr(self) -> str:
         return f"{self.input_size}, {self.hidden_size}, bias={self.bias}"
