@@ -13,6 +13,7 @@ import ``attention``.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Tuple
 
 import numpy as np
@@ -44,27 +45,24 @@ def mha_masks(
     masks for them (columns of 0: not ignored, nothing added)."""
     n, heads, L, S = scores.shape
 
-    def read(mask: Any) -> Tensor:
+    def read(mask: Any) -> Tuple[bool, Tensor]:
         if S > keys:  # (a tensor padded as its NumPy copy, np.pad reading it)
             mask = np.pad(mask, [(0, 0)] * (np.ndim(mask) - 1) + [(0, S - keys)])
-        return _as_tensor(mask, scores)
+        return _is_boolean(mask), _as_tensor(mask, scores)
 
-    masks = []  # (as given, as a tensor broadcasting to the scores)
+    masks = []  # (whether boolean, as a tensor broadcasting to the scores)
     if attn_mask is not None:
-        m = read(attn_mask)  # (L, S), or (N * h, L, S): per head
-        masks.append((attn_mask, m.view(n, heads, L, S) if m.dims == 3 else m))
+        boolean, m = read(attn_mask)  # (L, S), or (N * h, L, S): per head
+        masks.append((boolean, m.view(n, heads, L, S) if m.dims == 3 else m))
     if key_padding_mask is not None:
-        kp = read(key_padding_mask)
+        boolean, kp = read(key_padding_mask)
         if kp.shape != (n, S):
             raise ValueError(
                 f"MultiheadAttention: key_padding_mask should have shape {(n, S)}, "
                 f"got {kp.shape}"
             )
-        masks.append((key_padding_mask, kp.view(n, 1, 1, S)))
-    allowed = additive = None
-    for given, m in masks:
-        if _is_boolean(given):
-            allowed = 1.0 - m if allowed is None else allowed * (1.0 - m)
-        else:
-            additive = m if additive is None else additive + m
-    return allowed, scores if additive is None else scores + additive
+        masks.append((boolean, kp.view(n, 1, 1, S)))
+    kept = [1.0 - m for boolean, m in masks if boolean]
+    added = [m for boolean, m in masks if not boolean]
+    allowed = math.prod(kept[1:], start=kept[0]) if kept else None
+    return allowed, sum(added, scores)

@@ -44,9 +44,10 @@ import numpy as np
 from numba import njit
 
 from module2_tensors.engine.indexing import AdvancedIndex, EmbedInZeros
+from module2_tensors.engine.layout import host_view
 
 from ._conv_checks import Strided, pair_2d
-from .engine import agrees, fast_path, host_array
+from .engine import agrees, fast_path
 
 __all__ = ["run", "recorded_backward"]
 
@@ -57,7 +58,7 @@ PATH = fast_path("conv_gemm", "the conv kernels of fast_conv.py (Tasks 4.1, 4.2)
 def _view(triple: Strided, spatial: int) -> np.ndarray:
     """A 4-D NumPy view ``(batch, channels, height, width)`` of a strided triple
     (1-D: height 1). No copy."""
-    view = host_array(triple)
+    view = host_view(*triple)
     return view[:, :, None] if spatial == 1 else view
 
 

@@ -43,12 +43,13 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from .engine import agrees, fast_path, host_array, host_float64, signature
+from .engine import agrees, fast_path, host_float64, signature
 from .engine import probe_gradient, ran_backward
 
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.engine.grad_modes import enable_grad
 from module2_tensors.engine.higher_order import register
+from module2_tensors.engine.layout import host_view
 from module2_tensors.tensor import Tensor
 
 __all__ = ["matmul"]
@@ -92,7 +93,7 @@ class _MatMulBlas(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        x, y = host_array(a.tuple()), host_array(b.tuple())
+        x, y = host_view(*a.tuple()), host_view(*b.tuple())
         ctx.save_for_backward(x, y)
         return a.new_tensor(_product(x, y))
 
@@ -101,7 +102,7 @@ class _MatMulBlas(Function):
         ctx: Context, grad: Tensor
     ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
         needs = ctx.needs_input_grad or (True, True)
-        grads = _grads(*ctx.saved_values, host_array(grad.tuple()), *needs)
+        grads = _grads(*ctx.saved_values, host_view(*grad.tuple()), *needs)
         return tuple(None if d is None else grad.new_tensor(d) for d in grads)
 
 
@@ -126,7 +127,7 @@ def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:
         g = probe_gradient(out.shape)
         if any(needs) and not ran_backward(out, out.new_tensor(g)):
             return False
-    x, y = host_array(a.tuple()), host_array(b.tuple())
+    x, y = host_view(*a.tuple()), host_view(*b.tuple())
     got = (_product(x, y), *_grads(x, y, g, *needs))  # (None: not needed)
     return all(d is None or agrees(d, w) for d, w in zip(got, (out, pa.grad, pb.grad)))
 

@@ -21,8 +21,7 @@ from module2_tensors._backend import TensorBackend
 from module2_tensors.function_forms import cat, stack
 from module2_tensors.tensor import Tensor
 
-from . import _recurrent_fast
-from . import functional as F
+from . import _recurrent_fast, functional as F
 from ._parameters import _parameter, _uniform_fan_in, _value
 
 #: A cell's state: ``h`` for the RNN and the GRU, ``(h, c)`` for the LSTM.
@@ -58,8 +57,7 @@ def _unbatched(module: Module, x: Tensor, dims: int) -> bool:
 def _weights(module: Module, suffix: str = "") -> _recurrent_fast.Weights:
     """The values of ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` (each
     name with ``suffix``; absent biases None)."""
-    values = [_value(module._parameters.get(name + suffix)) for name in _NAMES]
-    return tuple(values)  # type: ignore
+    return tuple(_value(module._parameters.get(n + suffix)) for n in _NAMES)
 
 
 class _CellBase(Module):
@@ -98,9 +96,7 @@ class _CellBase(Module):
                 f"{type(self).__name__}: the state should have shape {shape} for "
                 f"input of shape {x.shape}, got {hx.shape}"
             )
-        if unbatched:
-            x, hx = x.unsqueeze(0), hx.unsqueeze(0)
-        return x, hx, unbatched
+        return (x.unsqueeze(0), hx.unsqueeze(0), True) if unbatched else (x, hx, False)
 
     def extra_repr(self) -> str:
         return f"{self.input_size}, {self.hidden_size}, bias={self.bias}"
@@ -151,10 +147,9 @@ class _RNNLayers(Module):
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional = float(dropout), bidirectional
         self.proj_size = proj_size
-        directions = 2 if bidirectional else 1
         rows, out = self.gates * hidden_size, proj_size or hidden_size
         for layer in range(num_layers):
-            width = input_size if layer == 0 else out * directions
+            width = input_size if layer == 0 else out * (2 if bidirectional else 1)
             shapes = {"weight_ih": (rows, width), "weight_hh": (rows, out)}
             shapes.update({"bias_ih": (rows,), "bias_hh": (rows,)} if bias else {})
             shapes.update({"weight_hr": (proj_size, hidden_size)} if proj_size else {})

@@ -178,8 +178,7 @@ def unroll(
     docstring); the students' ``_unroll`` itself everywhere else (not an LSTM,
     an LSTM with a projection (``proj_size``), a CUDA or float32 tensor, an
     empty sequence, a signature where they differed)."""
-    parts = list(state) if isinstance(state, tuple) else [state]
-    tensors = [x, *parts, *weights]
+    tensors = [x, *(state if isinstance(state, tuple) else [state]), *weights]
     if (
         getattr(type(layers), "gates", 1) != 4
         or getattr(layers, "_projection", None) is not None
@@ -199,12 +198,11 @@ def unroll(
             None if t is None else t.detach().requires_grad_(need)
             for t, need in zip(tensors, needs)
         ]
+        px, ph, pc, *pw = probes  # (x, h0, c0 and the weights)
         # A generator of its own: the check must not move the seeded stream.
         rng = np.random.default_rng(0)
         with enable_grad():  # (inside no_grad() nothing needs a gradient)
-            out, final = layers._unroll(
-                probes[0], tuple(probes[1:3]), tuple(probes[3:]), reverse
-            )
+            out, final = layers._unroll(px, (ph, pc), tuple(pw), reverse)
             outs = [out, *final] if isinstance(final, tuple) else [out, final]
             if len(outs) != 3 or not all(isinstance(o, Tensor) for o in outs):
                 return False
@@ -223,6 +221,6 @@ def unroll(
     if not PATH.verdict((type(layers), bool(reverse), key), check):
         return layers._unroll(x, state, weights, reverse)
     # The outputs and the final state (h, c), as views of the packed result.
-    packed = _LayerFun.apply(x, *parts, *weights, reverse)
+    packed = _LayerFun.apply(*tensors, reverse)
     out = packed[: x.shape[0]]
     return out, (out[0] if reverse else out[-1], packed[-1])

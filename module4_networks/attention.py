@@ -33,8 +33,7 @@ from module2_tensors._backend import TensorBackend
 from module2_tensors.function_forms import cat, where
 from module2_tensors.tensor import Tensor, tensor
 
-from . import functional as F
-from . import _matmul_blas, weight_init as init
+from . import _matmul_blas, functional as F, weight_init as init
 from ._attention_masks import _is_boolean, mha_masks
 from ._loss_functions import _as_tensor
 from ._parameters import _parameter

@@ -42,8 +42,7 @@ from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
-from . import functional as F
-from . import weight_init as init
+from . import functional as F, weight_init as init
 from ._conv_checks import IntPair, sizes as _sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
@@ -198,9 +197,8 @@ class Embedding(Module):
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
-        if padding_idx is not None and not (
-            -num_embeddings <= padding_idx < num_embeddings
-        ):
+        valid = range(-num_embeddings, num_embeddings)
+        if padding_idx is not None and padding_idx not in valid:
             raise ValueError(
                 f"padding_idx {padding_idx} must be within num_embeddings "
                 f"{num_embeddings}"

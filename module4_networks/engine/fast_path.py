@@ -40,7 +40,6 @@ import numpy as np
 
 from module2_tensors.engine import dtypes
 from module2_tensors.engine.grad_modes import is_grad_enabled
-from module2_tensors.engine.layout import host_view
 
 __all__ = [
     "FastPath",
@@ -52,7 +51,6 @@ __all__ = [
     "agrees",
     "RTOL",
     "host_float64",
-    "host_array",
 ]
 
 #: Signatures a path remembers at the most (each verdict is a few bytes).
@@ -198,9 +196,3 @@ def host_float64(t: Any) -> bool:
         and not getattr(t.backend, "cuda", False)
         and type(t.tuple()[0]) is np.ndarray
     )
-
-
-def host_array(triple: Tuple[np.ndarray, Any, Any]) -> np.ndarray:
-    """A NumPy view of a strided triple ``(storage, shape, strides)`` (strides in
-    elements, offsets as storage slices; no copy)."""
-    return host_view(*triple)
