@@ -153,12 +153,10 @@ class device:
                 f"Expected one of cpu, cuda device type at start of device "
                 f"string: {spec}"
             )
-        if number:
-            if not number.isdigit():
-                raise RuntimeError(f"Invalid device string: {spec!r}")
-            index = int(number)
+        if number and not number.isdigit():
+            raise RuntimeError(f"Invalid device string: {spec!r}")
         self.type: str = kind
-        self.index: Optional[int] = index
+        self.index: Optional[int] = int(number) if number else index
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
