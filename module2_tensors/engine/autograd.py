@@ -508,10 +508,9 @@ def backward(
             without ``retain_graph=True``; or a value a function used was
             changed in place since.
     """
-    if gradient is not None:
-        if grad is not None:
-            raise TypeError("backward() got both grad and gradient")
-        grad = gradient
+    if grad is not None and gradient is not None:
+        raise TypeError("backward() got both grad and gradient")
+    grad = gradient if grad is None else grad
     if not t._requires_grad:
         raise RuntimeError(
             "backward() on a tensor that does not require grad (no input had "

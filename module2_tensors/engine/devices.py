@@ -109,12 +109,10 @@ def get_default_backend() -> TensorBackend:
        with no error; the check (do the kernel factories raise
        ``NotImplementedError``?) runs once per process.
     """
-    if _default_backend is not None:
-        return _default_backend
-    if not _from_environment:
+    if _default_backend is None and not _from_environment:
         name = os.environ.get(BACKEND_VARIABLE, "").strip()
         _from_environment.append(_by_name(name) if name else None)
-    return _from_environment[0] or _fastest()
+    return _default_backend or _from_environment[0] or _fastest()
 
 
 def _fastest(host: bool = False) -> TensorBackend:
@@ -153,12 +151,10 @@ class device:
                 f"Expected one of cpu, cuda device type at start of device "
                 f"string: {spec}"
             )
-        if number:
-            if not number.isdigit():
-                raise RuntimeError(f"Invalid device string: {spec!r}")
-            index = int(number)
+        if number and not number.isdigit():
+            raise RuntimeError(f"Invalid device string: {spec!r}")
         self.type: str = kind
-        self.index: Optional[int] = index
+        self.index: Optional[int] = int(number) if number else index
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"

@@ -50,8 +50,7 @@ class set_grad_enabled:
     """
 
     def __init__(self, mode: bool) -> None:
-        self.mode = bool(mode)
-        self._previous = MODES.grad
+        self.mode, self._previous = bool(mode), MODES.grad
         MODES.grad = self.mode
 
     def __enter__(self) -> "set_grad_enabled":

@@ -246,8 +246,7 @@ def last_writers(index: "Tensor", dim: int, shape: Tuple[int, ...]) -> np.ndarra
     ``index``'s shape, 1 where entry ``p`` is the last (in row-major order) to
     write its position. PyTorch leaves repeated positions unspecified; its CPU
     kernel keeps the last write, and so does :meth:`Tensor.scatter` with this."""
-    positions = scatter_positions(index, dim)
-    flat = np.ravel_multi_index(positions, shape).ravel()
+    flat = np.ravel_multi_index(scatter_positions(index, dim), shape).ravel()
     order = np.arange(flat.size)
     owner = np.full(int(np.prod(shape)), -1)
     np.maximum.at(owner, flat, order)

@@ -95,8 +95,8 @@ def padded_layout(
         raise ValueError(f"pad sizes must be non-negative, got {pad}")
     out: List[int] = list(shape)
     inner = [slice(None)] * dims
-    for i, (before, after) in enumerate(zip(pad[::2], pad[1::2])):
-        d = dims - 1 - i
+    # The pairs pad the last dimension first, then the one before it...
+    for d, before, after in zip(range(dims - 1, -1, -1), pad[::2], pad[1::2]):
         out[d] += before + after
         inner[d] = slice(before, before + shape[d])
     return tuple(out), tuple(inner)

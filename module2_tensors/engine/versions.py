@@ -8,7 +8,7 @@ storage (:func:`bump_version`); ``Function.apply`` records each input's version
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -21,7 +21,7 @@ __all__ = ["versions", "storage_root", "version_of", "bump_version", "check_vers
 #: tensor and all its views share it. Only storages ever changed in place get an
 #: entry; it is dropped when the array dies. While it is empty, every version is 0
 #: and :func:`apply` records none.
-versions: Dict[int, List[int]] = {}
+versions: Dict[int, int] = {}
 
 
 def storage_root(t: "Tensor") -> Any:
@@ -34,18 +34,16 @@ def storage_root(t: "Tensor") -> Any:
 def version_of(t: "Tensor") -> int:
     """How many in-place operations have changed ``t``'s storage (PyTorch's
     ``t._version``; views of one storage share the count)."""
-    return versions.get(id(storage_root(t)), (0,))[0]
+    return versions.get(id(storage_root(t)), 0)
 
 
 def bump_version(t: "Tensor") -> None:
     """Record one in-place change of ``t``'s storage."""
     root = storage_root(t)
     key = id(root)
-    entry = versions.get(key)
-    if entry is None:
-        entry = versions[key] = [0]
+    if key not in versions:
         weakref.finalize(root, versions.pop, key, None)  # (NumPy, Numba CUDA)
-    entry[0] += 1
+    versions[key] = versions.get(key, 0) + 1
 
 
 def check_versions(h: History, op_name: str) -> None:
