@@ -2,7 +2,9 @@
 ``nn.functional`` exports them and the activation layers of
 ``_activation_layers.py`` call them): ``relu``, ``sigmoid``, ``tanh``, ``gelu``,
 ``silu``, ``leaky_relu``, ``elu``, ``softplus``, ``logsigmoid``, ``hardtanh``,
-``relu6``, ``mish`` and ``prelu``, each with PyTorch's signature, semantics and
+``relu6``, ``mish``, ``prelu``, ``selu``, ``celu``, ``softsign``, ``softmin``,
+``hardsigmoid``, ``hardswish``, ``hardshrink``, ``softshrink``, ``tanhshrink``,
+``threshold``, ``glu`` and ``rrelu``, each with PyTorch's signature, semantics and
 gradient at the kinks, built from differentiable tensor operations of Module 2
 (which is all this file imports); exact ``gelu`` is one elementwise map each way
 (:class:`_Gelu`)."""
@@ -16,7 +18,7 @@ from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.elementwise import Unary, unary_map
 from module2_tensors.engine.higher_order import register
 from module2_tensors.function_forms import where
-from module2_tensors.tensor import Tensor
+from module2_tensors.tensor import Tensor, rand
 
 __all__ = [
     "relu",
@@ -33,6 +35,8 @@ __all__ = [
     "mish",
     "prelu",
 ]
+__all__ += ["selu", "celu", "softsign", "softmin", "hardsigmoid", "hardswish"]
+__all__ += ["hardshrink", "softshrink", "tanhshrink", "threshold", "glu", "rrelu"]
 
 
 # The tensor methods themselves, as the facade's kt.sigmoid, kt.tanh.
@@ -167,3 +171,96 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if weight.size != 1:  # (``size`` is the number of elements here)
         shape[1 if input.dims >= 2 else 0] = weight.size
     return where(input > 0.0, input, weight.view(*shape) * input)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``F.selu``: $\\lambda \\operatorname{elu}(x, \\alpha)$, $\\alpha \\approx
+    1.6733$, $\\lambda \\approx 1.0507$ (PyTorch's); gradient at 0: $\\lambda \\alpha$.
+    """
+    return _written(input, selu) if inplace else elu(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``F.celu``: $x$ for $x > 0$, else $\\alpha (e^{x / \\alpha} - 1)$; gradient 1
+    at 0."""
+    if inplace:
+        return _written(input, celu, alpha)
+    return where(input > 0.0, input, elu(input / alpha) * alpha)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``F.softsign``: $x / (1 + |x|)$."""
+    return input / (input.abs() + 1.0)
+
+
+def softmin(input: Tensor, dim: Any = None, _stacklevel=3, dtype: Any = None) -> Tensor:
+    """``F.softmin``: $\\operatorname{softmax}(-x)$ along ``dim``."""
+    return (-input).softmax(dim, dtype)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``F.hardsigmoid``: $\\operatorname{relu6}(x + 3) / 6$; gradient $1/6$
+    strictly inside $(-3, 3)$, 0 elsewhere (PyTorch's)."""
+    return _written(input, hardsigmoid) if inplace else relu6(input + 3.0) / 6.0
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``F.hardswish``: $x \\operatorname{relu6}(x + 3) / 6$; gradient 0 at $-3$, 1
+    at $3$ (``relu6``'s ends excluded), as PyTorch's."""
+    if inplace:
+        return _written(input, hardswish)
+    return input * relu6(input + 3.0) / 6.0
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``F.hardshrink``: 0 where $|x| \\le \\lambda$, else $x$ (NaN stays)."""
+    return where(input.abs() <= lambd, 0.0, input)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``F.softshrink``: $x - \\operatorname{clamp}(x, -\\lambda, \\lambda)$
+    (gradient 0 on $[-\\lambda, \\lambda]$, its ends included)."""
+    return input - input.clamp(-lambd, lambd)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``F.tanhshrink``: $x - \\tanh x$."""
+    return input - input.tanh()
+
+
+def threshold(
+    input: Tensor, threshold: float, value: float, inplace: bool = False
+) -> Tensor:
+    """``F.threshold``: ``value`` where $x \\le$ ``threshold``, else $x$ (NaN
+    stays)."""
+    if inplace:
+        return _written(input, _threshold, threshold, value)
+    return where(input <= threshold, value, input)
+
+
+_threshold = threshold  # (for inplace=True: the parameter hides the name)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """``F.glu``: $a \\sigma(b)$ for the halves $a, b$ of ``input`` along ``dim``."""
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"glu: halving dimension {dim} must be even")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def rrelu(
+    input: Tensor, lower=1 / 8, upper=1 / 3, training=False, inplace=False
+) -> Tensor:
+    """``F.rrelu``: ``leaky_relu`` with a slope drawn from $U(\\text{lower},
+    \\text{upper})$ for each entry in training, $(\\text{lower} + \\text{upper})
+    / 2$ in eval."""
+    if inplace:
+        return _written(input, rrelu, lower, upper, training)
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2.0)
+    slope = rand(*input.shape, backend=input.backend, dtype=input.dtype)
+    return where(input > 0.0, input, input * (slope * (upper - lower) + lower))

@@ -1,7 +1,9 @@
 """The activation layers of ``nn`` (given; the facade ``nn`` exports them):
 ``ReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``SiLU``, ``LeakyReLU``, ``ELU``,
 ``Softplus``, ``LogSigmoid``, ``Hardtanh``, ``ReLU6``, ``Mish``, ``PReLU``,
-``Softmax`` and ``LogSoftmax``. Each calls its function form
+``Softmax``, ``LogSoftmax``, ``SELU``, ``CELU``, ``Softsign``, ``Softmin``,
+``Hardsigmoid``, ``Hardswish``, ``Hardshrink``, ``Softshrink``, ``Tanhshrink``,
+``Threshold``, ``GLU``, ``Softmax2d`` and ``RReLU``. Each calls its function form
 (``_activation_functions.py``, ``functional.py``'s ``softmax`` and
 ``log_softmax``) through :class:`FunctionLayer`, which the loss modules of
 ``_loss_layers.py`` share."""
@@ -36,6 +38,9 @@ __all__ = [
     "Softmax",
     "LogSoftmax",
 ]
+__all__ += ["SELU", "CELU", "GLU", "RReLU", "Softsign", "Softmin", "Hardsigmoid"]
+__all__ += ["Hardswish", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold"]
+__all__ += ["Softmax2d"]
 
 
 class FunctionLayer(Module):
@@ -193,3 +198,106 @@ class LogSoftmax(FunctionLayer):
 
     function = staticmethod(F.log_softmax)
     shown = "dim"
+
+
+class SELU(FunctionLayer):
+    """``F.selu``."""
+
+    function = staticmethod(A.selu)
+
+
+class CELU(FunctionLayer):
+    """``F.celu(x, alpha)``."""
+
+    function = staticmethod(A.celu)
+    shown = "alpha"
+
+
+class Softsign(FunctionLayer):
+    """``F.softsign``: $x / (1 + |x|)$."""
+
+    function = staticmethod(A.softsign)
+
+
+class Softmin(FunctionLayer):
+    """``F.softmin(x, dim)``."""
+
+    function = staticmethod(A.softmin)
+    order = shown = "dim"
+
+
+class _InplaceUnshown(FunctionLayer):
+    """A layer whose repr shows nothing, ``inplace=True`` neither (PyTorch's)."""
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class Hardsigmoid(_InplaceUnshown):
+    """``F.hardsigmoid``: $\\operatorname{relu6}(x + 3) / 6$."""
+
+    function = staticmethod(A.hardsigmoid)
+
+
+class Hardswish(_InplaceUnshown):
+    """``F.hardswish``: $x \\operatorname{relu6}(x + 3) / 6$."""
+
+    function = staticmethod(A.hardswish)
+
+
+class _Shrink(FunctionLayer):
+    """A shrinkage layer: its repr is ``lambd`` alone, as PyTorch's."""
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Hardshrink(_Shrink):
+    """``F.hardshrink(x, lambd)``."""
+
+    function = staticmethod(A.hardshrink)
+
+
+class Softshrink(_Shrink):
+    """``F.softshrink(x, lambd)``."""
+
+    function = staticmethod(A.softshrink)
+
+
+class Tanhshrink(FunctionLayer):
+    """``F.tanhshrink``: $x - \\tanh x$."""
+
+    function = staticmethod(A.tanhshrink)
+
+
+class Threshold(FunctionLayer):
+    """``F.threshold(x, threshold, value)``."""
+
+    function = staticmethod(A.threshold)
+    shown = "threshold value"
+
+
+class GLU(FunctionLayer):
+    """``F.glu(x, dim)``."""
+
+    function = staticmethod(A.glu)
+    shown = "dim"
+
+
+class Softmax2d(Module):
+    """``F.softmax`` over the channels (dim $-3$) of ``(N, C, H, W)`` or ``(C, H,
+    W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.softmax(-3)
+
+
+class RReLU(FunctionLayer):
+    """``F.rrelu(x, lower, upper, training)``: the random slope in training."""
+
+    function = staticmethod(A.rrelu)
+    order = "lower upper inplace"
+    shown = "lower upper"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.rrelu(input, self.lower, self.upper, self.training, self.inplace)
