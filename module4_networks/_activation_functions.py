@@ -18,7 +18,7 @@ from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.elementwise import Unary, unary_map
 from module2_tensors.engine.higher_order import register
 from module2_tensors.function_forms import where
-from module2_tensors.tensor import Tensor, rand
+from module2_tensors.tensor import Tensor
 
 __all__ = [
     "relu",
@@ -210,9 +210,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``F.hardswish``: $x \\operatorname{relu6}(x + 3) / 6$; gradient 0 at $-3$, 1
     at $3$ (``relu6``'s ends excluded), as PyTorch's."""
-    if inplace:
-        return _written(input, hardswish)
-    return input * relu6(input + 3.0) / 6.0
+    return _written(input, hardswish) if inplace else input * relu6(input + 3.0) / 6.0
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -235,13 +233,9 @@ def threshold(
     input: Tensor, threshold: float, value: float, inplace: bool = False
 ) -> Tensor:
     """``F.threshold``: ``value`` where $x \\le$ ``threshold``, else $x$ (NaN
-    stays)."""
-    if inplace:
-        return _written(input, _threshold, threshold, value)
-    return where(input <= threshold, value, input)
-
-
-_threshold = threshold  # (for inplace=True: the parameter hides the name)
+    stays; the input's dtype, as PyTorch's)."""
+    fill = input.masked_fill_ if inplace else input.masked_fill
+    return fill(input <= threshold, value)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -262,5 +256,4 @@ def rrelu(
         return _written(input, rrelu, lower, upper, training)
     if not training:
         return leaky_relu(input, (lower + upper) / 2.0)
-    slope = rand(*input.shape, backend=input.backend, dtype=input.dtype)
-    return where(input > 0.0, input, input * (slope * (upper - lower) + lower))
+    return leaky_relu(input, input.new_ones(input.shape).uniform_(lower, upper))
