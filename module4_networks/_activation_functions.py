@@ -4,7 +4,7 @@
 ``silu``, ``leaky_relu``, ``elu``, ``softplus``, ``logsigmoid``, ``hardtanh``,
 ``relu6``, ``mish``, ``prelu``, ``selu``, ``celu``, ``softsign``, ``softmin``,
 ``hardsigmoid``, ``hardswish``, ``hardshrink``, ``softshrink``, ``tanhshrink``,
-``threshold``, ``glu`` and ``rrelu``, each with PyTorch's signature, semantics and
+``threshold`` and ``glu``, each with PyTorch's signature, semantics and
 gradient at the kinks, built from differentiable tensor operations of Module 2
 (which is all this file imports); exact ``gelu`` is one elementwise map each way
 (:class:`_Gelu`)."""
@@ -36,7 +36,7 @@ __all__ = [
     "prelu",
 ]
 __all__ += ["selu", "celu", "softsign", "softmin", "hardsigmoid", "hardswish"]
-__all__ += ["hardshrink", "softshrink", "tanhshrink", "threshold", "glu", "rrelu"]
+__all__ += ["hardshrink", "softshrink", "tanhshrink", "threshold", "glu"]
 
 
 # The tensor methods themselves, as the facade's kt.sigmoid, kt.tanh.
@@ -244,16 +244,3 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise RuntimeError(f"glu: halving dimension {dim} must be even")
     a, b = input.chunk(2, dim)
     return a * b.sigmoid()
-
-
-def rrelu(
-    input: Tensor, lower=1 / 8, upper=1 / 3, training=False, inplace=False
-) -> Tensor:
-    """``F.rrelu``: ``leaky_relu`` with a slope drawn from $U(\\text{lower},
-    \\text{upper})$ for each entry in training, $(\\text{lower} + \\text{upper})
-    / 2$ in eval."""
-    if inplace:
-        return _written(input, rrelu, lower, upper, training)
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2.0)
-    return leaky_relu(input, input.new_ones(input.shape).uniform_(lower, upper))

@@ -3,7 +3,7 @@
 ``Softplus``, ``LogSigmoid``, ``Hardtanh``, ``ReLU6``, ``Mish``, ``PReLU``,
 ``Softmax``, ``LogSoftmax``, ``SELU``, ``CELU``, ``Softsign``, ``Softmin``,
 ``Hardsigmoid``, ``Hardswish``, ``Hardshrink``, ``Softshrink``, ``Tanhshrink``,
-``Threshold``, ``GLU``, ``Softmax2d`` and ``RReLU``. Each calls its function form
+``Threshold``, ``GLU`` and ``Softmax2d``. Each calls its function form
 (``_activation_functions.py``, ``functional.py``'s ``softmax`` and
 ``log_softmax``) through :class:`FunctionLayer`, which the loss modules of
 ``_loss_layers.py`` share."""
@@ -38,7 +38,7 @@ __all__ = [
     "Softmax",
     "LogSoftmax",
 ]
-__all__ += ["SELU", "CELU", "GLU", "RReLU", "Softsign", "Softmin", "Hardsigmoid"]
+__all__ += ["SELU", "CELU", "GLU", "Softsign", "Softmin", "Hardsigmoid"]
 __all__ += ["Hardswish", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold"]
 __all__ += ["Softmax2d"]
 
@@ -290,14 +290,3 @@ class Softmax2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return input.softmax(-3)
-
-
-class RReLU(FunctionLayer):
-    """``F.rrelu(x, lower, upper, training)``: the random slope in training."""
-
-    function = staticmethod(A.rrelu)
-    order = "lower upper inplace"
-    shown = "lower upper"
-
-    def forward(self, input: Tensor) -> Tensor:
-        return A.rrelu(input, self.lower, self.upper, self.training, self.inplace)

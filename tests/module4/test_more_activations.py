@@ -1,6 +1,6 @@
 """The activations ``selu``, ``celu``, ``softsign``, ``softmin``, ``hardsigmoid``,
-``hardswish``, ``hardshrink``, ``softshrink``, ``tanhshrink``, ``threshold``,
-``glu`` and ``rrelu`` (given, ``_activation_functions.py``) and their layers
+``hardswish``, ``hardshrink``, ``softshrink``, ``tanhshrink``, ``threshold`` and
+``glu`` (given, ``_activation_functions.py``) and their layers
 (``_activation_layers.py``, with ``Softmax2d``): values and gradients as
 ``torch``'s, at the kinks too, gradients against central differences of NumPy
 references (PyTorch's documented formulas), and the layers' reprs as PyTorch's."""
@@ -96,11 +96,6 @@ ACTIVATIONS = {
         lambda T, x: T.nn.functional.glu(x, 1),
         lambda x: np.split(x, 2, 1)[0] * _sigmoid(np.split(x, 2, 1)[1]),
     ),
-    "rrelu_eval": (
-        lambda x: F.rrelu(x, 0.1, 0.3),
-        lambda T, x: T.nn.functional.rrelu(x, 0.1, 0.3),
-        lambda x: np.where(x > 0, x, 0.2 * x),
-    ),
 }
 
 
@@ -147,7 +142,7 @@ def test_nan_stays_nan_as_in_pytorch(name):
 @pytest.mark.parametrize(
     "name, args",
     [("selu", ()), ("celu", (0.5,)), ("hardsigmoid", ()), ("hardswish", ())]
-    + [("threshold", (0.1, 7.0)), ("rrelu", (0.1, 0.3))],
+    + [("threshold", (0.1, 7.0))],
 )
 def test_inplace_writes_into_the_input_and_keeps_the_gradient(name, args):
     torch = import_torch()
@@ -168,30 +163,6 @@ def test_inplace_writes_into_the_input_and_keeps_the_gradient(name, args):
 def test_glu_needs_an_even_dimension():
     with pytest.raises(RuntimeError, match="even"):
         F.glu(kt.tensor(np.ones((2, 3))))
-
-
-@task2_6
-def test_rrelu_draws_one_slope_per_entry_in_training():
-    # training: out = a x for x <= 0 with a ~ U(lower, upper) per entry, and the
-    # gradient is that slope; eval (as the layer's): the mean slope.
-    x = kt.tensor(-np.abs(RNG.normal(size=(200, 50))) - 0.1, requires_grad=True)
-    out = F.rrelu(x, 0.1, 0.3, training=True)
-    slopes = out.to_numpy() / x.to_numpy()
-    assert slopes.min() >= 0.1 and slopes.max() <= 0.3
-    assert (
-        abs(slopes.mean() - 0.2) < 0.005 and abs(slopes.std() - 0.2 / 12**0.5) < 0.005
-    )
-    out.sum().backward()
-    np.testing.assert_allclose(x.grad.to_numpy(), slopes, rtol=1e-12)
-    positive = kt.tensor(np.abs(X))
-    np.testing.assert_array_equal(
-        F.rrelu(positive, training=True).to_numpy(), np.abs(X)
-    )
-    layer = nn.RReLU(0.1, 0.3)
-    layer.eval()
-    np.testing.assert_allclose(layer(x).to_numpy(), 0.2 * x.to_numpy(), rtol=1e-12)
-    layer.train()
-    assert np.std(layer(x).to_numpy() / x.to_numpy()) > 0.05
 
 
 @task2_6
@@ -246,8 +217,6 @@ def test_softmax2d_matches_pytorch():
         ("GLU", (), {}),
         ("GLU", (1,), {}),
         ("Softmax2d", (), {}),
-        ("RReLU", (), {}),
-        ("RReLU", (0.1, 0.3, True), {}),
     ],
 )
 def test_layers_print_as_pytorchs(name, args, kwargs):
