@@ -223,6 +223,16 @@ class InPlaceMixin:
     )
 
     clamp_ = clip_ = _in_place_form("clamp")  # (min, the first bound, as other)
+    sinc_, deg2rad_, rad2deg_, square_, lerp_, atan2_ = map(
+        _in_place_form, "sinc deg2rad rad2deg square lerp atan2".split()
+    )
+    fmod_, remainder_, floor_divide_, clamp_min_, clamp_max_ = map(
+        _in_place_form, "fmod remainder floor_divide clamp_min clamp_max".split()
+    )
+    # PyTorch's other names of some of them
+    arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
+    absolute_, negative_, multiply_, subtract_ = abs_, neg_, mul_, sub_
+    divide_ = true_divide_ = div_
 
     # a += b is a.add_(b), ...
     __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
@@ -253,6 +263,7 @@ class InPlaceMixin:
     # x.squeeze_(0) makes x x.squeeze(0): a view, a new shape.
     squeeze_, unsqueeze_ = map(_reshaping_form, ("squeeze", "unsqueeze"))
     t_, transpose_ = map(_reshaping_form, ("t", "transpose"))
+    swapaxes_ = swapdims_ = transpose_
 
     def detach_(self) -> "Tensor":
         """:meth:`detach`, in place: this tensor becomes a leaf that does not
