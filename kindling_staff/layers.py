@@ -324,8 +324,17 @@ def re_exports(path: Path) -> List[str]:
 #: products of a batch's rows as one gemm (the GPT step 3%) and +15 for exact
 #: GELU as one map each way (the Transformer step 4-9%): 13,484, under issue
 #: 38's 13,500.
+#: The twenty-seventh: -163 by deletion in three rounds of fourteen helpers (the
+#: engine's TensorData through layout.laid_out, mha_masks padding its masks, the
+#: optimizers' and schedulers' small repeats, Module's registries read in place,
+#: ...), +5 for two cuts undone (a three-way choice as a dict with a default; an
+#: import joined past black's 88 with the edition's noqa), paying for issue 42's
+#: missing features: +90 for PyTorch's function forms of the methods and the
+#: elementary functions (tan, asin, sinh, log10, erfc, logit, ...) with their
+#: in-place forms, +10 for more in-place forms and names, +71 for twelve
+#: activations and their layers (selu, hardswish, glu, softmin, ...).
 #: :data:`LIBRARY_GOAL` is issue 38's ceiling: the budget never goes above it.
-LIBRARY_BUDGET = 13_484
+LIBRARY_BUDGET = 13_497
 LIBRARY_GOAL = 13_500
 
 
