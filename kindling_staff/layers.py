@@ -333,8 +333,10 @@ def re_exports(path: Path) -> List[str]:
 #: elementary functions (tan, asin, sinh, log10, erfc, logit, ...) with their
 #: in-place forms, +10 for more in-place forms and names, +71 for twelve
 #: activations and their layers (selu, hardswish, glu, softmin, ...).
+#: +3 at the end of its review: Module.zero_grad's loop over the parameters as
+#: it was (not over a generator of their values), softmin's _stacklevel typed.
 #: :data:`LIBRARY_GOAL` is issue 38's ceiling: the budget never goes above it.
-LIBRARY_BUDGET = 13_497
+LIBRARY_BUDGET = 13_500
 LIBRARY_GOAL = 13_500
 
 

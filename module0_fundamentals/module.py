@@ -355,7 +355,8 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradient of every parameter of the tree (``.grad = None``;
         ``set_to_none=False`` fills it with zeros instead)."""
-        for value in (parameter.value for parameter in self.parameters()):
+        for parameter in self.parameters():
+            value = parameter.value
             if hasattr(value, "grad"):
                 grad = value.grad
                 value.grad = None if set_to_none or grad is None else grad * 0.0

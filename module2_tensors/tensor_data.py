@@ -272,9 +272,10 @@ class TensorData:
         shape: UserShape,
         strides: Optional[UserStrides] = None,
     ) -> None:
-        data = storage  # a flat float64 NumPy array is used as is
-        if type(data) is not np.ndarray or data.dtype is not _FLOAT64:
-            # (So is GPU memory, CudaBackend's in Module 3: kept, never copied.)
+        data = storage
+        # A flat float64 NumPy array, or GPU memory (CudaBackend's, Module 3), is
+        # used as it is, never copied; anything else becomes a float64 array.
+        if not (type(data) is np.ndarray and data.dtype is _FLOAT64):
             if not (hasattr(data, "copy_to_host") and data.dtype == np.float64):
                 data = np.asarray(storage, dtype=np.float64)
         if data.ndim != 1:

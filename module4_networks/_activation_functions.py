@@ -196,7 +196,9 @@ def softsign(input: Tensor) -> Tensor:
     return input / (input.abs() + 1.0)
 
 
-def softmin(input: Tensor, dim: Any = None, _stacklevel=3, dtype: Any = None) -> Tensor:
+def softmin(
+    input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
     """``F.softmin``: $\\operatorname{softmax}(-x)$ along ``dim``."""
     return (-input).softmax(dim, dtype)
 
