@@ -244,8 +244,7 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
     # another at every syncthreads(): hand the GIL over at once (1 us) instead of
     # after Python's default 5 ms, or a reduce block takes 0.1 s.
     previous = sys.getswitchinterval()
-    if SIMULATOR:
-        sys.setswitchinterval(1e-6)
+    sys.setswitchinterval(1e-6 if SIMULATOR else previous)
     try:
         kernel[grid, block](*device)
     finally:

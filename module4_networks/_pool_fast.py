@@ -72,20 +72,16 @@ def _forward(x, oh, ow, kh, kw, sh, sw, ph, pw):  # type: ignore[no-untyped-def]
         for c in range(channels):
             for i in range(oh):
                 for j in range(ow):
-                    best = -np.inf
-                    where = -1
-                    found = False
+                    best, where, found = -np.inf, -1, False
                     nan = False
                     for u in range(kh):
                         y = i * sh + u - ph
                         for v in range(kw):
                             xx = j * sw + v - pw
                             if 0 <= y < height and 0 <= xx < width:
-                                val = x[b, c, y, xx]
-                                pos = y * width + xx
+                                val, pos = x[b, c, y, xx], y * width + xx
                             else:
-                                val = -np.inf
-                                pos = -1
+                                val, pos = -np.inf, -1
                             if val != val:
                                 nan = True
                             elif not found or val > best:
