@@ -98,9 +98,7 @@ class _MatMulBlas(Function):
         return a.new_tensor(_product(x, y))
 
     @staticmethod
-    def backward(
-        ctx: Context, grad: Tensor
-    ) -> Tuple[Optional[Tensor], Optional[Tensor]]:
+    def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
         needs = ctx.needs_input_grad or (True, True)
         grads = _grads(*ctx.saved_values, host_view(*grad.tuple()), *needs)
         return tuple(None if d is None else grad.new_tensor(d) for d in grads)
