@@ -12,17 +12,6 @@ from module0_fundamentals.manual_classifier import ManualClassifier, hand_tuned_
 from module0_fundamentals.containers import *
 from module0_fundamentals.module import Module, ModuleList, Parameter, Sequential
 
-__all__ = [
-    "catalog",
-    "operators",
-    "datasets",
-    "DATASETS",
-    "Graph",
-    "ManualClassifier",
-    "hand_tuned_weights",
-    "Module",
-    "ModuleList",
-    "Parameter",
-    "Sequential",
-    *containers.__all__,  # ModuleDict, ParameterList, ParameterDict
-]
+# A facade defines nothing: it exports every public name it imports (and the
+# submodules it loads, ``kt.operators``, ``kt.catalog``, ...).
+__all__ = [name for name in dir() if not name.startswith("_")]
