@@ -37,9 +37,11 @@ def _momentum_key(optimizer: Any) -> str:
     )
 
 
-def _set_momentum(group: Dict[str, Any], key: str, momentum: float) -> None:
-    """Set Adam's beta1 or SGD's momentum (``key``: see :func:`_momentum_key`)."""
-    group[key] = (momentum, *group["betas"][1:]) if key == "betas" else momentum
+def _set_momenta(groups: List[Dict[str, Any]], key: str, momenta: List[float]) -> None:
+    """Set each group's Adam beta1 or SGD momentum (``key``: see
+    :func:`_momentum_key`) to its entry of ``momenta``."""
+    for group, momentum in zip(groups, momenta):
+        group[key] = (momentum, *group["betas"][1:]) if key == "betas" else momentum
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -159,8 +161,7 @@ class OneCycleLR(LRScheduler):
             # High momentum while the rate is low, and the other way round.
             top, bottom = self.max_momentum, self.base_momentum
             momentum = self._at(step, dict(initial_lr=top, max_lr=bottom, min_lr=top))
-            for group in groups:
-                _set_momentum(group, self.momentum_key, momentum)
+            _set_momenta(groups, self.momentum_key, [momentum] * len(groups))
         return [self._at(step, group) for group in groups]
 
 
@@ -236,6 +237,5 @@ class CyclicLR(LRScheduler):
 
         if self.momentum_key is not None:  # (from its max at the lowest rate)
             momenta = between(self.max_momentums, self.base_momentums)
-            for group, momentum in zip(self.optimizer.param_groups, momenta):
-                _set_momentum(group, self.momentum_key, momentum)
+            _set_momenta(self.optimizer.param_groups, self.momentum_key, momenta)
         return between(self.base_lrs, self.max_lrs)
