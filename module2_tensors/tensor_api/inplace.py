@@ -72,6 +72,21 @@ def _in_place_form(name: str) -> Callable[..., "Tensor"]:
     return in_place
 
 
+def _options_form(name: str) -> Callable[..., "Tensor"]:
+    """The in-place form ``name_`` of the method ``name`` whose arguments are
+    options, not tensors (``x.cumsum_(0)``, ``x.tril_(-1)``): its result written
+    into ``self`` by :meth:`InPlaceMixin._in_place`."""
+
+    def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
+        """The method without its trailing underscore (``x.tril_(-1)``:
+        ``x.tril(-1)``), its result written into this tensor; returns it."""
+        return self._in_place(
+            name + "_", lambda a, _: getattr(a, name)(*args, **kwargs), 0.0
+        )
+
+    return in_place
+
+
 def _reshaping_form(name: str) -> Callable[..., "Tensor"]:
     """The in-place form ``name_`` of the view method ``name`` (``squeeze_``):
     ``self`` takes the view's shape (the same storage); in the graph it becomes
@@ -165,6 +180,10 @@ class InPlaceMixin:
             old = self._new(self.backend.id_map(self)._tensor)
             old.history, old._requires_grad = self.history, self._requires_grad
             out = op(old, old if other is self else other)
+            # x.eq_(0): zeros go back to x's history. (PyTorch records no
+            # logical_*_ at all: x keeps its history, and so it does here.)
+            if out.history is None and not what.startswith("logical"):
+                out = _Overwrite.apply(old, out)
         else:
             # (arithmetic with a Python number: the number, for the result dtype)
             plain = what in _ARITHMETIC and not isinstance(value, CoreMixin)
@@ -229,10 +248,19 @@ class InPlaceMixin:
     fmod_, remainder_, floor_divide_, clamp_min_, clamp_max_ = map(
         _in_place_form, "fmod remainder floor_divide clamp_min clamp_max".split()
     )
+    eq_, ne_, lt_, le_, gt_, ge_ = map(_in_place_form, "eq ne lt le gt ge".split())
+    logical_and_, logical_or_, logical_xor_, logical_not_ = map(
+        _in_place_form, "logical_and logical_or logical_xor logical_not".split()
+    )
+    # (their arguments are not tensors: the dimension, the diagonal, the numbers)
+    cumsum_, cumprod_, tril_, triu_, nan_to_num_ = map(
+        _options_form, "cumsum cumprod tril triu nan_to_num".split()
+    )
     # PyTorch's other names of some of them
     arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
     absolute_, negative_, multiply_, subtract_ = abs_, neg_, mul_, sub_
     divide_ = true_divide_ = div_
+    greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
 
     # a += b is a.add_(b), ...
     __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_

@@ -1,11 +1,12 @@
-"""More in-place forms of the methods (``sinc_``, ``deg2rad_``, ``square_``,
-``lerp_``, ``atan2_``, ``fmod_``, ``remainder_``, ``floor_divide_``,
-``clamp_min_``, ``clamp_max_``) and PyTorch's other names of in-place forms
-(``arcsin_``, ``absolute_``, ``multiply_``, ``divide_``, ``swapaxes_``, ...):
-each writes what its method computes into the tensor, as ``torch``'s does, and
-inside a graph sends the method's gradient back (checked against ``torch`` and
-against central differences of the out-of-place method). Given code (the
-``Tensor`` mixins) built on Task 2.6's ``where``: Task 2.6's marker."""
+"""More in-place forms of the methods (``sinc_``, ``deg2rad_``, ``square_``, ``lerp_``,
+``atan2_``, ``fmod_``, ``remainder_``, ``floor_divide_``, ``clamp_min_``,
+``clamp_max_``, ``cumsum_``, ``tril_``, ``nan_to_num_``, the comparisons ``eq_``,
+``lt_``, ... and ``logical_and_``, ...) and PyTorch's other names of in-place forms
+(``arcsin_``, ``absolute_``, ``multiply_``, ``divide_``, ``swapaxes_``, ...): each
+writes what its method computes into the tensor, as ``torch``'s does, and inside a
+graph sends the method's gradient back (checked against ``torch`` and against
+central differences of the out-of-place method). Given code (the ``Tensor`` mixins)
+built on Task 2.6's ``where``: Task 2.6's marker."""
 
 from __future__ import annotations
 
@@ -43,6 +44,11 @@ FORMS = {
     "subtract_": ("Y",),
     "divide_": ("Y",),
     "true_divide_": ("Y",),
+    "cumsum_": (1,),
+    "cumprod_": (0,),
+    "tril_": (),
+    "triu_": (1,),
+    "nan_to_num_": (),
 }
 
 
@@ -101,3 +107,45 @@ def test_swapaxes_and_swapdims_in_place_transpose_the_tensor():
         assert getattr(x, name)(0, 1) is x
         assert x.shape == (3, 2)
         np.testing.assert_array_equal(x.to_numpy(), X.T)
+
+
+COMPARISONS = (
+    "eq_ ne_ lt_ le_ gt_ ge_ greater_ greater_equal_ less_ less_equal_ not_equal_"
+)
+LOGICAL = "logical_and_ logical_or_ logical_xor_ logical_not_"
+
+
+@pytest.mark.parametrize("name", (COMPARISONS + " " + LOGICAL).split())
+@pytest.mark.parametrize("dtype", ["float64", "int64", "bool"])
+def test_comparisons_in_place_write_zeros_and_ones_in_the_tensors_dtype(name, dtype):
+    torch = import_torch()
+    a, b = np.array([[0, 2, 3], [1, 0, 5]]), np.array([[0, 1, 3], [2, 0, 4]])
+    args = () if name == "logical_not_" else ("B",)
+    out = {}
+    for lib in (kt, torch):
+        x = lib.tensor(a).to(getattr(lib, dtype))
+        other = [lib.tensor(b).to(getattr(lib, dtype)) for _ in args]
+        assert getattr(x, name)(*other) is x
+        out[lib] = x
+    assert out[kt].dtype.name == str(out[torch].dtype).split(".")[1]
+    assert out[kt].tolist() == out[torch].tolist()
+
+
+@pytest.mark.parametrize("name", ["eq_", "lt_", "logical_not_", "logical_xor_"])
+def test_in_a_graph_a_comparison_in_place_sends_no_gradient_through_it(name):
+    """y = x * 2; y.eq_(4) is 0/1 in y's place: what made y gets zeros from it,
+    so d/dx sum(x * y) is y's new values alone (torch's EqBackward). PyTorch
+    records no logical_*_: y keeps its history, 2 x goes back as well."""
+    torch = import_torch()
+    grads = []
+    for lib in (kt, torch):
+        x = lib.tensor(X, requires_grad=True)
+        y = x * 2
+        getattr(y, name)(*(() if name == "logical_not_" else (lib.tensor(Y),)))
+        (y * x).sum().backward()
+        through = 2 * X if name.startswith("logical") else 0
+        np.testing.assert_allclose(
+            x.grad.tolist(), np.add(y.detach().tolist(), through)
+        )
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
