@@ -12,7 +12,7 @@ from .. import indexing_functions as ixf
 from ..engine import dtypes, grad_modes, indexing, versions
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
-from .inplace import _leaf_error, check_writable
+from .inplace import check_not_leaf, check_writable
 from .reductions import ValuesIndices, _as_int64, _found
 
 if TYPE_CHECKING:
@@ -171,8 +171,7 @@ class IndexingMixin:
         and boolean masks (see :func:`indexing_functions.getitem`)."""
         value = self._other(value)
         if grad_modes.is_grad_enabled() and (self.requires_grad or value.requires_grad):
-            if self.requires_grad and self.is_leaf:
-                raise _leaf_error("item assignment")
+            check_not_leaf(self, "item assignment")
             raise RuntimeError(
                 "item assignment with autograd (into a tensor that requires grad, "
                 "or of a value that does) is not supported; build the result "
