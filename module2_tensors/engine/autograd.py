@@ -409,7 +409,8 @@ def chain_rule(t: "Tensor", d_output: "Tensor") -> List[Tuple["Tensor", "Tensor"
     if not MODES.retain_graph:
         for v in ctx.saved_values:
             if isinstance(v, Tensor):
-                ctx.saved_values, ctx.freed = (), True
+                ctx.saved_values = ()
+                ctx.freed = True
                 break
     pairs = []
     for k, (x, g) in enumerate(zip(inputs, grads)):
