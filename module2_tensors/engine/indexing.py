@@ -62,14 +62,13 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     any other tensor, list or array must hold whole numbers (integer indices)."""
     out = []
     for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, tensor_class()):
-            if k.is_floating_point():  # (a float index hides a bug, as in PyTorch)
-                raise IndexError(
-                    "tensors used as indices must be long, int, byte or bool tensors"
-                )
-            k = k.to_numpy() != 0.0 if k.is_mask else k.to_numpy()
-        elif isinstance(k, (list, np.ndarray, bool)):
-            k = np.asarray(k)
+        # (a float tensor index hides a bug, as in PyTorch)
+        if isinstance(k, tensor_class()) and k.is_floating_point():
+            raise IndexError(
+                "tensors used as indices must be long, int, byte or bool tensors"
+            )
+        if isinstance(k, (tensor_class(), list, np.ndarray, bool)):
+            k = np.asarray(k)  # (a tensor: its __array__, of its dtype: a mask bool)
         if isinstance(k, np.ndarray) and k.dtype != np.bool_:
             values = k.astype(np.float64)
             if not np.all(values == np.round(values)):

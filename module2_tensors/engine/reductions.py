@@ -113,13 +113,11 @@ def _numpy_function(
 def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
     """For each entry, the product of the other entries along ``axis`` (exact
     with zeros: a product of the entries before times those after)."""
-    ones = np.ones_like(np.take(a, [0], axis=axis))
 
     def before(x: np.ndarray) -> np.ndarray:  # the product of the entries before
-        shifted = np.concatenate([ones, np.delete(x, -1, axis=axis)], axis=axis)
-        return np.cumprod(shifted, axis=axis)
+        return np.cumprod(np.insert(np.delete(x, -1, axis), 0, 1.0, axis), axis)
 
-    return before(a) * np.flip(before(np.flip(a, axis=axis)), axis=axis)
+    return before(a) * np.flip(before(np.flip(a, axis)), axis)
 
 
 def prod(t: "Tensor", dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":

@@ -250,9 +250,8 @@ class CoreMixin:
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self) -> str:
-        array = self.to_numpy()
-        if not self.is_floating_point():  # (as PyTorch: int64 prints 3, a mask True)
-            array = array.astype(bool if self.is_mask else np.int64)
+        # (its dtype's numbers, as PyTorch's: int64 prints 3, a mask True)
+        array = np.asarray(self)
         whole = array.size > 0 and bool(np.all(np.isfinite(array) & (array % 1 == 0)))
         text = np.array2string(
             array,

@@ -50,8 +50,7 @@ class CreationMixin:
     def new_zeros(self, *shape: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """A new tensor of zeros on this tensor's backend: ``new_zeros(2, 3)`` or
         ``new_zeros((2, 3))``, as PyTorch's (dtype as :meth:`new_full`)."""
-        out = self._new(TensorData.full(sf._shape_args(shape)))
-        return _labelled(out, self._new_dtype(dtype))
+        return self.new_full(sf._shape_args(shape), 0.0, dtype=dtype)
 
     def new_ones(self, *shape: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """A new tensor of ones on this tensor's backend (shape and dtype as

@@ -12,8 +12,8 @@ from .. import indexing_functions as ixf
 from ..engine import dtypes, grad_modes, indexing, versions
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
-from .inplace import _leaf_error, check_writable
-from .reductions import ValuesIndices, _as_int64
+from .inplace import check_not_leaf, check_writable
+from .reductions import ValuesIndices, _as_int64, _found
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -149,16 +149,14 @@ class IndexingMixin:
     ) -> ValuesIndices:
         """``(values, indices)`` sorted along ``dim`` (stable, whatever ``stable``
         says; NaN is the largest), as a named tuple."""
-        values, indices = ixf.sort(self, dim, descending)
-        return ValuesIndices(kept_dtype(self, values), _as_int64(indices))
+        return _found(self, *ixf.sort(self, dim, descending))
 
     def topk(
         self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     ) -> ValuesIndices:
         """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``,
         as a named tuple."""
-        values, indices = ixf.topk(self, k, dim, largest, sorted)
-        return ValuesIndices(kept_dtype(self, values), _as_int64(indices))
+        return _found(self, *ixf.topk(self, k, dim, largest, sorted))
 
     def __getitem__(self, key: Any) -> "Tensor":
         # PyTorch reads a list holding lists (slices, None, ...) as a tuple of
@@ -173,8 +171,7 @@ class IndexingMixin:
         and boolean masks (see :func:`indexing_functions.getitem`)."""
         value = self._other(value)
         if grad_modes.is_grad_enabled() and (self.requires_grad or value.requires_grad):
-            if self.requires_grad and self.is_leaf:
-                raise _leaf_error("item assignment")
+            check_not_leaf(self, "item assignment")
             raise RuntimeError(
                 "item assignment with autograd (into a tensor that requires grad, "
                 "or of a value that does) is not supported; build the result "

@@ -95,8 +95,7 @@ def _reshaping_form(name: str) -> Callable[..., "Tensor"]:
     def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
         """The view method without the trailing underscore (``x.squeeze_(0)``:
         ``x.squeeze(0)``), made this tensor's shape in place; returns it."""
-        if grad_modes.is_grad_enabled() and self.requires_grad and self.is_leaf:
-            raise _leaf_error(name + "_")
+        check_not_leaf(self, name + "_")
         old = self._new(self._tensor)
         old.history, old._requires_grad = self.history, self._requires_grad
         out = getattr(old, name)(*args, **kwargs)
@@ -106,12 +105,15 @@ def _reshaping_form(name: str) -> Callable[..., "Tensor"]:
     return in_place
 
 
-def _leaf_error(what: str) -> RuntimeError:
-    """PyTorch's error for changing a leaf that requires grad in place."""
-    return RuntimeError(
-        f"a leaf Variable that requires grad is being used in an in-place operation "
-        f"({what}); do it inside `with no_grad():` or use the out-of-place form"
-    )
+def check_not_leaf(t: "Tensor", what: str) -> None:
+    """Raise PyTorch's error where ``what`` would change ``t`` in place while it
+    is a leaf that requires grad (with gradient recording on)."""
+    if grad_modes.is_grad_enabled() and t.requires_grad and t.is_leaf:
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place "
+            f"operation ({what}); do it inside `with no_grad():` or use the "
+            f"out-of-place form"
+        )
 
 
 class InPlaceMixin:
@@ -167,8 +169,7 @@ class InPlaceMixin:
                 f"tensor of shape {self.shape}); clone() it first"
             )
         if grad_modes.is_grad_enabled() and (self.requires_grad or other.requires_grad):
-            if self.requires_grad and self.is_leaf:
-                raise _leaf_error(what)
+            check_not_leaf(self, what)
             root = versions.storage_root(self)
             if any(versions.storage_root(p) is root for p in self.parents):
                 raise RuntimeError(

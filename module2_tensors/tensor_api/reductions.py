@@ -72,6 +72,12 @@ class ValuesIndices(NamedTuple):
 MaxResult = SortResult = TopKResult = ValuesIndices
 
 
+def _found(t: "Tensor", values: "Tensor", indices: "Tensor") -> ValuesIndices:
+    """``(values, indices)`` of entries of ``t``: the values in ``t``'s dtype,
+    the indices ``int64``."""
+    return ValuesIndices(kept_dtype(t, values), _as_int64(indices))
+
+
 class ReductionMixin:
     """Reductions along dimensions, PyTorch's arguments and results."""
 
@@ -314,8 +320,7 @@ class ReductionMixin:
         # d removed, or of size 1 with keepdim ([] for a 0-d tensor); by view,
         # not squeeze (Task 2.6's: max(dim) serves Tasks 2.3 and 2.4's tests)
         final = found.shape if keepdim and self.dims else np.delete(found.shape, d)
-        values = kept_dtype(self, values.view(*final))
-        return MaxResult(values, _as_int64(indices.view(*final)))
+        return _found(self, values.view(*final), indices.view(*final))
 
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """The index of the first maximum along ``dim`` (of the flattened tensor
