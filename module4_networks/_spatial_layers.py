@@ -16,7 +16,7 @@ from module2_tensors.tensor import Tensor
 from . import _spatial_functions as S
 from . import functional as F
 from ._activation_layers import FunctionLayer
-from ._conv_checks import pair
+from ._conv_checks import _check_groups, pair
 from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
 
@@ -113,8 +113,7 @@ class ConvTranspose2d(Module):
         backend: Any = None,
     ) -> None:
         super().__init__()
-        if in_channels % groups or out_channels % groups:
-            raise ValueError("in_channels and out_channels must be divisible by groups")
+        _check_groups("ConvTranspose2d", in_channels, out_channels, groups)
         kh, kw = pair(kernel_size, "kernel_size")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.dilation = (kh, kw), stride, dilation

@@ -43,7 +43,7 @@ from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F, weight_init as init
-from ._conv_checks import IntPair, sizes as _sizes
+from ._conv_checks import IntPair, _check_groups, sizes as _sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
@@ -119,11 +119,7 @@ class _ConvNd(Module):
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError(
-                f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
-                f"both be divisible by groups ({groups})"
-            )
+        _check_groups(type(self).__name__, in_channels, out_channels, groups)
 
         def sizes(value: Any, label: str) -> Any:
             if isinstance(value, str):  # padding="same" or "valid"
