@@ -16,7 +16,7 @@ from module2_tensors.tensor import Tensor
 from . import _spatial_functions as S
 from . import functional as F
 from ._activation_layers import FunctionLayer
-from ._conv_checks import _check_groups, pair
+from ._conv_checks import _check_groups, pair, sizes
 from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
 
@@ -90,8 +90,7 @@ class AvgPool1d(AvgPool2d):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in ("kernel_size", "stride", "padding"):  # 1-tuples, as PyTorch's
-            value = getattr(self, name)
-            setattr(self, name, tuple(value) if isinstance(value, tuple) else (value,))
+            setattr(self, name, sizes("AvgPool1d", name, getattr(self, name), 1))
 
 
 class ConvTranspose2d(Module):
