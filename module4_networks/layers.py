@@ -43,6 +43,7 @@ from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F, weight_init as init
+from ._activation_layers import FunctionLayer
 from ._conv_checks import IntPair, _check_groups, sizes as _sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
@@ -420,18 +421,15 @@ class Identity(Module):
         return x
 
 
-class Flatten(Module):
-    """Merge dims ``start_dim .. end_dim`` (by default all but the batch dim)."""
+class Flatten(FunctionLayer):
+    """``x.flatten(start_dim, end_dim)``: merge dims ``start_dim .. end_dim`` (by
+    default all but the batch dim)."""
+
+    function = staticmethod(Tensor.flatten)
+    shown = "start_dim end_dim"
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+        super().__init__(start_dim, end_dim)  # (the batch dim kept, as PyTorch's)
 
 
 class Unflatten(Module):
