@@ -24,6 +24,7 @@ __all__ = [
     "_check_storage",
     "sizes",
     "pair_2d",
+    "_check_groups",
     "_as_strided",
 ]
 
@@ -52,6 +53,16 @@ def sizes(name: str, label: str, value: object, spatial: int) -> Tuple[int, ...]
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise TypeError(f"{name}: {label} must be an int, got {value!r}")
     return (int(value),)
+
+
+def _check_groups(name: str, c_in: int, c_out: int, groups: int) -> None:
+    """A convolution's ``groups`` (its function's or its layer's): at least 1,
+    and dividing both channel counts."""
+    if groups < 1 or c_in % groups or c_out % groups:
+        raise ValueError(
+            f"{name}: in_channels ({c_in}) and out_channels ({c_out}) must both "
+            f"be divisible by groups ({groups})"
+        )
 
 
 def pair_2d(values: Sequence[int], fill: int) -> Tuple[int, int]:

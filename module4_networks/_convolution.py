@@ -23,7 +23,7 @@ from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
 from ._conv_gemm import _view, recorded_backward
-from ._conv_checks import IntPair, conv_output_shape, sizes
+from ._conv_checks import IntPair, _check_groups, conv_output_shape, sizes
 from .fast_conv import _launch
 
 __all__ = ["_check_tensor", "_dim", "_conv", "_dilate", "ConvFun"]
@@ -86,12 +86,7 @@ def _conv(
         # groups independent convolutions, each of C_in / groups input channels to
         # C_out / groups outputs, concatenated along the channels.
         channel = 1 if input.dims == spatial + 2 else 0
-        c_in, c_out = input.shape[channel], weight.shape[0]
-        if groups < 1 or c_in % groups or c_out % groups:
-            raise ValueError(
-                f"{name}: in_channels ({c_in}) and out_channels ({c_out}) must both "
-                f"be divisible by groups ({groups})"
-            )
+        _check_groups(name, input.shape[channel], weight.shape[0], groups)
         bs = [None] * groups if bias is None else list(bias.chunk(groups, 0))
         parts = zip(input.chunk(groups, channel), weight.chunk(groups, 0), bs)
         return cat([_conv(name, spatial, *p, stride, padding) for p in parts], channel)

@@ -79,9 +79,8 @@ class _InstanceNorm(_BatchNorm):
             raise ValueError(
                 f"expected {dims - 1}D or {dims}D input (got {x.dims}D input)"
             )
-        batched = x if x.dims == dims else x.unsqueeze(0)
         out = instance_norm(
-            batched,
+            x if x.dims == dims else x.unsqueeze(0),  # (a batch of one, unbatched)
             self.running_mean,
             self.running_var,
             _value(self.weight),

@@ -98,6 +98,13 @@ class _CellBase(Module):
             )
         return (x.unsqueeze(0), hx.unsqueeze(0), True) if unbatched else (x, hx, False)
 
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
+        """``h'`` of the RNN and GRU cells, ``self._step(gi, gh, h)`` (the
+        LSTM cell, whose state is a pair, has its own)."""
+        x, h, unbatched = self._prepare(input, hx)
+        out = self._step(*self._gates(x, h), h)
+        return out.squeeze(0) if unbatched else out
+
     def extra_repr(self) -> str:
         return f"{self.input_size}, {self.hidden_size}, bias={self.bias}"
 

@@ -115,8 +115,7 @@ def _sources(
     else:
         src = np.maximum((out + 0.5) * ratio - 0.5, 0.0)
     first = np.minimum(np.floor(src), size_in - 1).astype(np.int64)
-    second = np.minimum(first + 1, size_in - 1)
-    return first, second, src - first
+    return first, np.minimum(first + 1, size_in - 1), src - first
 
 
 def interpolate(

@@ -16,7 +16,7 @@ from module2_tensors.tensor import Tensor
 from . import _spatial_functions as S
 from . import functional as F
 from ._activation_layers import FunctionLayer
-from ._conv_checks import pair
+from ._conv_checks import _check_groups, pair, sizes
 from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
 
@@ -90,8 +90,7 @@ class AvgPool1d(AvgPool2d):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in ("kernel_size", "stride", "padding"):  # 1-tuples, as PyTorch's
-            value = getattr(self, name)
-            setattr(self, name, tuple(value) if isinstance(value, tuple) else (value,))
+            setattr(self, name, sizes("AvgPool1d", name, getattr(self, name), 1))
 
 
 class ConvTranspose2d(Module):
@@ -113,8 +112,7 @@ class ConvTranspose2d(Module):
         backend: Any = None,
     ) -> None:
         super().__init__()
-        if in_channels % groups or out_channels % groups:
-            raise ValueError("in_channels and out_channels must be divisible by groups")
+        _check_groups("ConvTranspose2d", in_channels, out_channels, groups)
         kh, kw = pair(kernel_size, "kernel_size")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.dilation = (kh, kw), stride, dilation

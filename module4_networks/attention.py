@@ -164,7 +164,20 @@ def scaled_dot_product_attention(
 
 
 # -------------------------------------------------------- additive and multiplicative
-class AdditiveAttention(Module):
+class _ScoredAttention(Module):
+    """What the additive and multiplicative attentions share: ``forward(query,
+    key, value, mask=None) -> (context, weights)``, the weights
+    :func:`attention_weights` of the subclass's ``_scores(query, key)`` ``(N, L,
+    S)``."""
+
+    def forward(
+        self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Any] = None
+    ) -> Tuple[Tensor, Tensor]:
+        weights = attention_weights(self._scores(query, key), mask)
+        return weights @ value, weights
+
+
+class AdditiveAttention(_ScoredAttention):
     """Bahdanau's additive attention: the score of query $q$ and key $k$ is
 
     $$e(q, k) = w^\\top \\tanh(W_q q + W_k k),$$
@@ -189,18 +202,14 @@ class AdditiveAttention(Module):
         self.key_proj = Linear(key_dim, hidden_dim, bias=False, backend=backend)
         self.score = Linear(hidden_dim, 1, bias=False, backend=backend)
 
-    def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Any] = None
-    ) -> Tuple[Tensor, Tensor]:
+    def _scores(self, query: Tensor, key: Tensor) -> Tensor:
         # (N, L, 1, H) + (N, 1, S, H) -> (N, L, S, H) -> scores (N, L, S)
         q = self.query_proj(query).unsqueeze(2)
         k = self.key_proj(key).unsqueeze(1)
-        scores = self.score((q + k).tanh()).squeeze(-1)
-        weights = attention_weights(scores, mask)
-        return weights @ value, weights
+        return self.score((q + k).tanh()).squeeze(-1)
 
 
-class MultiplicativeAttention(Module):
+class MultiplicativeAttention(_ScoredAttention):
     """Luong's multiplicative ("general") attention: $e(q, k) = q^\\top W k$ with
     ``weight`` $W$ of shape ``(E_q, E_k)``; ``scaled=True`` divides by
     $\\sqrt{E_k}$. ``forward(query, key, value, mask=None) -> (context, weights)``,
@@ -217,13 +226,9 @@ class MultiplicativeAttention(Module):
         self.scaled = scaled
         self.weight = init.xavier_uniform_(_parameter((query_dim, key_dim), backend))
 
-    def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Any] = None
-    ) -> Tuple[Tensor, Tensor]:
+    def _scores(self, query: Tensor, key: Tensor) -> Tensor:
         scores = (query @ self.weight.value) @ key.transpose(-2, -1)
-        scores = scores * (1.0 / math.sqrt(key.shape[-1])) if self.scaled else scores
-        weights = attention_weights(scores, mask)
-        return weights @ value, weights
+        return scores * (1.0 / math.sqrt(key.shape[-1])) if self.scaled else scores
 
 
 # ------------------------------------------------------------------ multi-head

@@ -43,7 +43,8 @@ from module2_tensors.engine.dtypes import int64
 from module2_tensors.tensor import Tensor, ones, zeros
 
 from . import functional as F, weight_init as init
-from ._conv_checks import IntPair, sizes as _sizes
+from ._activation_layers import FunctionLayer
+from ._conv_checks import IntPair, _check_groups, sizes as _sizes
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
 
 __all__ = [
@@ -119,11 +120,7 @@ class _ConvNd(Module):
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError(
-                f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
-                f"both be divisible by groups ({groups})"
-            )
+        _check_groups(type(self).__name__, in_channels, out_channels, groups)
 
         def sizes(value: Any, label: str) -> Any:
             if isinstance(value, str):  # padding="same" or "valid"
@@ -424,18 +421,15 @@ class Identity(Module):
         return x
 
 
-class Flatten(Module):
-    """Merge dims ``start_dim .. end_dim`` (by default all but the batch dim)."""
+class Flatten(FunctionLayer):
+    """``x.flatten(start_dim, end_dim)``: merge dims ``start_dim .. end_dim`` (by
+    default all but the batch dim)."""
+
+    function = staticmethod(Tensor.flatten)
+    shown = "start_dim end_dim"
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+        super().__init__(start_dim, end_dim)  # (the batch dim kept, as PyTorch's)
 
 
 class Unflatten(Module):

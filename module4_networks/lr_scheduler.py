@@ -69,6 +69,12 @@ def _cosine(low: float, high: float, pct: float) -> float:
     return low + (high - low) * (1.0 + math.cos(math.pi * pct)) / 2.0
 
 
+def _check_factor(tag: str, factor: float) -> None:
+    """PyTorch's check of ``ConstantLR``'s and ``LinearLR``'s factors."""
+    if factor > 1.0 or factor < 0:
+        raise ValueError(f"{tag} multiplicative factor expected to be between 0 and 1.")
+
+
 class LRScheduler:
     """Base class: keeps ``base_lrs`` (each group's ``initial_lr``) and
     ``last_epoch``; :meth:`step` advances it and writes :meth:`get_lr` into
@@ -235,10 +241,7 @@ class ConstantLR(LRScheduler):
         total_iters: int = 5,
         last_epoch: int = -1,
     ) -> None:
-        if factor > 1.0 or factor < 0:
-            raise ValueError(
-                "Constant multiplicative factor expected to be between 0 and 1."
-            )
+        _check_factor("Constant", factor)
         self.factor, self.total_iters = float(factor), int(total_iters)
         super().__init__(optimizer, last_epoch)
 
@@ -281,10 +284,7 @@ class LinearLR(LRScheduler):
                 "Starting multiplicative factor expected to be greater than 0 and "
                 "less or equal to 1."
             )
-        if not 0.0 <= end_factor <= 1.0:
-            raise ValueError(
-                "Ending multiplicative factor expected to be between 0 and 1."
-            )
+        _check_factor("Ending", end_factor)
         self.start_factor, self.end_factor = float(start_factor), float(end_factor)
         self.total_iters = int(total_iters)
         super().__init__(optimizer, last_epoch)

@@ -156,10 +156,8 @@ class RNNCell(_CellBase):
         super().__init__(input_size, hidden_size, bias, backend)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
-        x, h, unbatched = self._prepare(input, hx)
-        out = rnn_step(*self._gates(x, h), self.nonlinearity)
-        return out.squeeze(0) if unbatched else out
+    def _step(self, gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+        return rnn_step(gi, gh, self.nonlinearity)
 
 
 class LSTMCell(_CellBase):
@@ -182,11 +180,7 @@ class GRUCell(_CellBase):
     """The GRU cell (see :func:`gru_step`). ``forward(input, hx=None) -> h'``."""
 
     gates = 3
-
-    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
-        x, h, unbatched = self._prepare(input, hx)
-        out = gru_step(*self._gates(x, h), h)
-        return out.squeeze(0) if unbatched else out
+    _step = staticmethod(gru_step)
 
 
 # ----------------------------------------------------------------------------- layers
