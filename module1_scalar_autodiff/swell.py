@@ -12,6 +12,7 @@ classes and ``diff`` it uses) and ``scalar``; neither imports it.
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Dict, List, NamedTuple
 
 from .scalar import Scalar
@@ -33,12 +34,10 @@ def size(expr: ExprLike) -> int:
     """The number of nodes of ``expr`` written out as a tree: a sub-expression
     used $k$ times counts $k$ times. (Computed with memoization, so it is fast
     even when the count is astronomically large.)"""
-    memo: Dict[int, int] = {}
 
+    @functools.cache  # (nodes hash by identity: a shared node is counted once)
     def count(node: Expr) -> int:
-        if id(node) not in memo:
-            memo[id(node)] = 1 + sum(count(c) for c in node.children)
-        return memo[id(node)]
+        return 1 + sum(map(count, node.children))
 
     return count(as_expr(expr))
 
@@ -50,42 +49,39 @@ def simplify(expr: ExprLike) -> Expr:
     It shrinks results by a constant factor but cannot stop exponential swell:
     the repeated subtrees are different expressions, not zeros or ones.
     """
-    memo: Dict[int, Expr] = {}
 
+    @functools.cache  # (each shared node once)
     def simp(node: Expr) -> Expr:
-        if id(node) in memo:
-            return memo[id(node)]
-        out: Expr = node
+        if not node.children:
+            return node
         # Each node is rebuilt on its simplified children unless a rule applies.
-        if node.children:
-            kids = [simp(c) for c in node.children]
-            # (a power's exponent is no child: it comes after its one child)
-            extra = (node.exponent,) if isinstance(node, Pow) else ()
-            out = type(node)(*kids, *extra)
-            # The children's values where they are constants (None where not).
-            values = [k.value if isinstance(k, Const) else None for k in kids]
-            # 0 + x, 0 * x and 1 * x read as x + 0, x * 0 and x * 1 by the rules
-            if isinstance(node, (Add, Mul)) and values[0] is not None:
-                kids, values = kids[::-1], values[::-1]
-            if None not in values:
-                # (log(-1), 0^-1 and the like are left as they are)
-                with contextlib.suppress(ValueError, ArithmeticError):
-                    out = Const(_FUNCTIONS[type(node)](*values, *extra))
-            elif isinstance(node, Pow) and node.exponent in (0.0, 1.0):
-                out = kids[0] if node.exponent == 1.0 else Const(1.0)
-            elif isinstance(node, (Add, Sub)) and values[1] == 0.0:
-                out = kids[0]
-            elif isinstance(node, Sub) and values[0] == 0.0:
-                out = Neg(kids[1])
-            elif isinstance(node, Mul) and values[1] == 0.0:
-                out = Const(0.0)
-            elif isinstance(node, Div) and values[0] == 0.0:
-                out = Const(0.0)
-            elif isinstance(node, (Mul, Div)) and values[1] == 1.0:
-                out = kids[0]
-            elif isinstance(node, Neg) and isinstance(kids[0], Neg):
-                out = kids[0].a
-        memo[id(node)] = out
+        kids = list(map(simp, node.children))
+        # (a power's exponent is no child: it comes after its one child)
+        extra = (node.exponent,) if isinstance(node, Pow) else ()
+        out = type(node)(*kids, *extra)
+        # The children's values where they are constants (None where not).
+        values = [k.value if isinstance(k, Const) else None for k in kids]
+        # 0 + x, 0 * x and 1 * x read as x + 0, x * 0 and x * 1 by the rules
+        if isinstance(node, (Add, Mul)) and values[0] is not None:
+            kids, values = kids[::-1], values[::-1]
+        if None not in values:
+            # (log(-1), 0^-1 and the like are left as they are)
+            with contextlib.suppress(ValueError, ArithmeticError):
+                out = Const(_FUNCTIONS[type(node)](*values, *extra))
+        elif isinstance(node, Pow) and node.exponent in (0.0, 1.0):
+            out = kids[0] if node.exponent == 1.0 else Const(1.0)
+        elif isinstance(node, (Add, Sub)) and values[1] == 0.0:
+            out = kids[0]
+        elif isinstance(node, Sub) and values[0] == 0.0:
+            out = Neg(kids[1])
+        elif isinstance(node, Mul) and values[1] == 0.0:
+            out = Const(0.0)
+        elif isinstance(node, Div) and values[0] == 0.0:
+            out = Const(0.0)
+        elif isinstance(node, (Mul, Div)) and values[1] == 1.0:
+            out = kids[0]
+        elif isinstance(node, Neg) and isinstance(kids[0], Neg):
+            out = kids[0].a
         return out
 
     return simp(as_expr(expr))
