@@ -8,7 +8,7 @@ this module imports nothing from ``symbolic``, which imports it.
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Iterator
 
 __all__ = ["to_string"]
 
@@ -16,28 +16,25 @@ __all__ = ["to_string"]
 def to_string(expr: Any, limit: int = 400) -> str:
     """Infix text, fully parenthesised; cut at ``limit`` characters."""
     infix = {"Add": " + ", "Sub": " - ", "Mul": " * ", "Div": " / "}
-    parts: List[str] = []
-    budget = [limit]
 
-    def emit(s: str) -> None:
-        parts.append(s)
-        budget[0] -= len(s)
-
-    def walk(node: Any) -> None:
-        if budget[0] <= 0:  # a swollen tree: stop early, the text is cut anyway
-            return
+    def walk(node: Any) -> Iterator[str]:
+        """The text's pieces, in order, as they are asked for (a swollen tree's
+        walk stops where the text is cut)."""
         kind = type(node).__name__
         if kind in ("Const", "Var"):
-            emit(node.name if kind == "Var" else f"{node.value:g}")
+            yield node.name if kind == "Var" else f"{node.value:g}"
             return
         # "(a + b)", "-(a)", "(a)^c" or "log(a)": an opening, the children, a closing.
         function = "" if kind in infix or kind == "Pow" else kind.lower()
-        emit("-(" if kind == "Neg" else f"{function}(")
+        yield "-(" if kind == "Neg" else f"{function}("
         for k, child in enumerate(node.children):
-            emit(infix[kind] if k else "")
-            walk(child)
-        emit(f")^{node.exponent:g}" if kind == "Pow" else ")")
+            yield infix[kind] if k else ""
+            yield from walk(child)
+        yield f")^{node.exponent:g}" if kind == "Pow" else ")"
 
-    walk(expr)
-    text = "".join(parts)
-    return text if len(text) <= limit else text[:limit] + "..."
+    text = ""
+    for piece in walk(expr):
+        text += piece
+        if len(text) > limit:
+            return text[:limit] + "..."
+    return text
