@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 import types
+import zlib
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from numba.core.caching import (
@@ -118,9 +119,7 @@ class _DataFiles(IndexDataCacheFile):
         # One data file per (signature, target) rather than numbered files: two
         # processes compiling different signatures at once cannot swap data files.
         overloads = self._load_index()
-        name = self._data_name_pattern.format(
-            number=int(hashlib.sha1(repr(key[:2]).encode()).hexdigest()[:8], 16)
-        )
+        name = self._data_name_pattern.format(number=zlib.crc32(repr(key[:2]).encode()))
         if overloads.get(key) != name:
             overloads[key] = name
             self._save_index(overloads)
