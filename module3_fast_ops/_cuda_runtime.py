@@ -226,14 +226,11 @@ def launch(kernel: Any, grid: Any, block: Any, out: Storage, *args: Any) -> None
     check_launch(grid, block)
     launches.record(kernel)
     try:
-        device = [
-            (
-                x
-                if not isinstance(x, np.ndarray)
-                else device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
-            )
-            for x in (out, *args)
-        ]
+        device = []
+        for x in (out, *args):
+            if isinstance(x, np.ndarray):
+                x = device_constant(x) if x.dtype.kind in "iu" else cuda.to_device(x)
+            device.append(x)
     except _NO_GPU as error:
         raise RuntimeError(
             "CudaBackend needs an NVIDIA GPU, or Numba's CUDA simulator: set "
