@@ -257,8 +257,7 @@ class RNN(_RNNBase):
         super().__init__(input_size, hidden_size, num_layers, *args, **kwargs)
         self.nonlinearity = nonlinearity
 
-    def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
-        return rnn_step(gi, gh, self.nonlinearity)
+    _step = RNNCell._step  # (rnn_step of the gates, self.nonlinearity)
 
 
 class LSTM(_RNNBase):
@@ -292,6 +291,4 @@ class GRU(_RNNBase):
     """
 
     gates = 3
-
-    def _step(self, gi: Tensor, gh: Tensor, state: State) -> State:
-        return gru_step(gi, gh, state)
+    _step = staticmethod(gru_step)
