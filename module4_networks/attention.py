@@ -296,13 +296,12 @@ class MultiheadAttention(Module):
             weight = init.xavier_uniform_(_parameter(shape, backend)) if used else None
             setattr(self, f"{name}_proj_weight", weight)
         self.in_proj_bias = _parameter((3 * embed_dim,), backend) if bias else None
-        self.bias_k = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
-        self.bias_v = _parameter((1, 1, embed_dim), backend) if add_bias_kv else None
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, backend=backend)
         if bias:  # (in_proj_bias is zeros already, as _parameter makes it)
             init.zeros_(self.out_proj.bias)
-        for extra in (self.bias_k, self.bias_v) if add_bias_kv else ():
-            init.xavier_normal_(extra)
+        for name in ("bias_k", "bias_v"):  # (add_bias_kv: Xavier normal, as PyTorch)
+            extra = _parameter((1, 1, embed_dim), backend)
+            setattr(self, name, init.xavier_normal_(extra) if add_bias_kv else None)
 
     def _heads(self, x: Tensor, which: int) -> Tensor:
         """Project ``x`` ``(N, T, E)`` with block ``which`` (0 = Q, 1 = K, 2 = V) of
