@@ -486,6 +486,24 @@ def source_copy(tmp_path_factory) -> Path:
     return tree
 
 
+@pytest.fixture(scope="module")
+def reference_at_11(tmp_path_factory):
+    """The reference's probe values of a task at seed 11, one sandboxed run per
+    task, shared by the planted bugs of that task (two for 1.5, 3.5 and 4.5 each:
+    three probe runs fewer). At one seed the reference agrees with itself on every
+    value (``test_every_probed_task_tells_the_reference_from_its_stubs``), so a
+    second run of it would be compared with the same numbers."""
+    scratch = tmp_path_factory.mktemp("reference-at-11")
+    runs = {}
+
+    def values(task_id: str) -> Values:
+        if task_id not in runs:
+            runs[task_id] = probe_values(ROOT, task_id, 11, scratch / task_id)
+        return runs[task_id]
+
+    return values
+
+
 # Each: the file, code appended to it (a plausible wrong solution, as a student
 # might write it, replacing the reference's), and the cases it must get wrong: the
 # ones that take a step with it, and no other.
@@ -633,7 +651,7 @@ SentimentCNN.forward = _forward
     ],
 )
 def test_a_wrong_training_step_is_wrong_exactly_in_the_cases_that_take_it(
-    source_copy, tmp_path, task_id, relative, bug, wrong
+    source_copy, reference_at_11, tmp_path, task_id, relative, bug, wrong
 ):
     """The reference's trajectory at one seed against a plausible wrong solution's:
     the cases whose numbers the wrong code changes differ, the others still
@@ -646,7 +664,7 @@ def test_a_wrong_training_step_is_wrong_exactly_in_the_cases_that_take_it(
         planted = probe_values(source_copy, task_id, 11, tmp_path / "bug")
     finally:
         path.write_text(original)
-    right = probe_values(ROOT, task_id, 11, tmp_path / "reference")
+    right = reference_at_11(task_id)
     assert planted.problem is None and planted.ended
     verdict = compare(right, planted)
     assert sorted(verdict.wrong) == wrong
