@@ -687,12 +687,29 @@ def test_the_reference_earns_full_values_on_the_scalar_and_tensor_training(
         assert values["checked"] >= 4 and values["matched"] == values["checked"]
 
 
+@pytest.fixture(scope="module")
+def trusted_training_kernels() -> Path:
+    """The instructor source as a trusted kernel cache (``kindling grade
+    --kernel-cache``, docs/GRADING.md), holding the Numba kernels of Task 3.5's
+    training on the fast backend: the 13 that tests/module3/test_fast_training.py
+    compiles too. This process, trusted, compiles them from the source's own code
+    where that file has not run yet (which then loads them), or loads them. The
+    graded submission's library files are the reference's: without this, its Task
+    3.5 sandbox compiled them afresh, about 60 s of the test's 75."""
+    from project.run_fast_tensor import train
+
+    train("xor", backend="fast", epochs=1, pts=12, batch=4, hidden=3, seed=1)
+    return ROOT
+
+
 @needs_sandbox
-def test_forged_pass_reports_earn_nothing_on_the_training_tasks(edition, tmp_path):
+def test_forged_pass_reports_earn_nothing_on_the_training_tasks(
+    edition, trusted_training_kernels, tmp_path
+):
     """Every library file solved, the four training tasks' files left as stubs,
     and every pytest report forged to "passed": the tests' session
     says all passed; the trajectories say the training code is a stub."""
-    from kindling.grade import read_registry
+    from kindling.grade import Grader, read_registry
 
     registry = read_registry(ROOT)
     stubbed = {f for t in TRAINING_TASKS for f in registry[t].files}
@@ -704,7 +721,8 @@ def test_forged_pass_reports_earn_nothing_on_the_training_tasks(edition, tmp_pat
     }
     solved[OPERATORS] = reference(OPERATORS) + FORGE_REPORTS
     student = submission(edition, tmp_path, solved)
-    report = grade(student, source=ROOT, tasks=",".join(TRAINING_TASKS))
+    tasks = ",".join(TRAINING_TASKS)
+    report = Grader(student, ROOT, tasks, kernel_cache=trusted_training_kernels).run()
     assert [t.id for t in report.tasks] == list(TRAINING_TASKS)
     for task in report.tasks:
         assert task.passed == task.total > 0, task  # the forged session
