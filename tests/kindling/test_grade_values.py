@@ -486,6 +486,24 @@ def source_copy(tmp_path_factory) -> Path:
     return tree
 
 
+@pytest.fixture(scope="module")
+def reference_at_11(tmp_path_factory):
+    """The reference's probe values of a task at seed 11, one sandboxed run per
+    task, shared by the planted bugs of that task (two for 1.5, 3.5 and 4.5 each:
+    three probe runs fewer). At one seed the reference agrees with itself on every
+    value (``test_every_probed_task_tells_the_reference_from_its_stubs``), so a
+    second run of it would be compared with the same numbers."""
+    scratch = tmp_path_factory.mktemp("reference-at-11")
+    runs = {}
+
+    def values(task_id: str) -> Values:
+        if task_id not in runs:
+            runs[task_id] = probe_values(ROOT, task_id, 11, scratch / task_id)
+        return runs[task_id]
+
+    return values
+
+
 # Each: the file, code appended to it (a plausible wrong solution, as a student
 # might write it, replacing the reference's), and the cases it must get wrong: the
 # ones that take a step with it, and no other.
@@ -633,7 +651,7 @@ SentimentCNN.forward = _forward
     ],
 )
 def test_a_wrong_training_step_is_wrong_exactly_in_the_cases_that_take_it(
-    source_copy, tmp_path, task_id, relative, bug, wrong
+    source_copy, reference_at_11, tmp_path, task_id, relative, bug, wrong
 ):
     """The reference's trajectory at one seed against a plausible wrong solution's:
     the cases whose numbers the wrong code changes differ, the others still
@@ -646,7 +664,7 @@ def test_a_wrong_training_step_is_wrong_exactly_in_the_cases_that_take_it(
         planted = probe_values(source_copy, task_id, 11, tmp_path / "bug")
     finally:
         path.write_text(original)
-    right = probe_values(ROOT, task_id, 11, tmp_path / "reference")
+    right = reference_at_11(task_id)
     assert planted.problem is None and planted.ended
     verdict = compare(right, planted)
     assert sorted(verdict.wrong) == wrong
@@ -669,12 +687,29 @@ def test_the_reference_earns_full_values_on_the_scalar_and_tensor_training(
         assert values["checked"] >= 4 and values["matched"] == values["checked"]
 
 
+@pytest.fixture(scope="module")
+def trusted_training_kernels() -> Path:
+    """The instructor source as a trusted kernel cache (``kindling grade
+    --kernel-cache``, docs/GRADING.md), holding the Numba kernels of Task 3.5's
+    training on the fast backend: the 13 that tests/module3/test_fast_training.py
+    compiles too. This process, trusted, compiles them from the source's own code
+    where that file has not run yet (which then loads them), or loads them. The
+    graded submission's library files are the reference's: without this, its Task
+    3.5 sandbox compiled them afresh, about 60 s of the test's 75."""
+    from project.run_fast_tensor import train
+
+    train("xor", backend="fast", epochs=1, pts=12, batch=4, hidden=3, seed=1)
+    return ROOT
+
+
 @needs_sandbox
-def test_forged_pass_reports_earn_nothing_on_the_training_tasks(edition, tmp_path):
+def test_forged_pass_reports_earn_nothing_on_the_training_tasks(
+    edition, trusted_training_kernels, tmp_path
+):
     """Every library file solved, the four training tasks' files left as stubs,
     and every pytest report forged to "passed": the tests' session
     says all passed; the trajectories say the training code is a stub."""
-    from kindling.grade import read_registry
+    from kindling.grade import Grader, read_registry
 
     registry = read_registry(ROOT)
     stubbed = {f for t in TRAINING_TASKS for f in registry[t].files}
@@ -686,7 +721,8 @@ def test_forged_pass_reports_earn_nothing_on_the_training_tasks(edition, tmp_pat
     }
     solved[OPERATORS] = reference(OPERATORS) + FORGE_REPORTS
     student = submission(edition, tmp_path, solved)
-    report = grade(student, source=ROOT, tasks=",".join(TRAINING_TASKS))
+    tasks = ",".join(TRAINING_TASKS)
+    report = Grader(student, ROOT, tasks, kernel_cache=trusted_training_kernels).run()
     assert [t.id for t in report.tasks] == list(TRAINING_TASKS)
     for task in report.tasks:
         assert task.passed == task.total > 0, task  # the forged session

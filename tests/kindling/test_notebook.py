@@ -3,7 +3,12 @@
 CI has no GPU, so the notebook's cells take their simulator path and must say so; on
 Colab the same cells run the CUDA tasks on a T4. Executed with nbclient in a real
 Jupyter kernel (the instructor extra installs both), in the instructor source, where
-the reference solutions make Tasks 3.3 and 3.4 pass.
+the reference solutions make Tasks 3.3 and 3.4 pass. Quick (KINDLING_NOTEBOOK_QUICK),
+the notebook's test cell runs one file of those tasks' tests and its kernel table
+shows Task 3.4's kernels for sm_75 only: CI's own test run (``pytest -n 2`` in
+``.ci/run``) runs every one of those tests on the same code in the same simulator,
+and compiles every kernel for sm_75, sm_80 and sm_90 (tests/module3/
+test_cuda_resources.py); doing it all again here cost 60 s of the test's 95.
 """
 
 from __future__ import annotations
