@@ -195,6 +195,5 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         ValueError: a wrong number of operands, ``...``, or a letter repeated
             inside one operand (a diagonal), which this library does not take.
     """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    return _Einsum.apply(equation, *operands)
+    # (one list or the operands themselves, read as a shape's sizes are)
+    return _Einsum.apply(equation, *sf._shape_args(operands))

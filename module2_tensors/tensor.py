@@ -329,9 +329,8 @@ def arange(
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """``start, start + step, ...`` below ``end`` (``arange(n)`` is ``0 .. n-1``)."""
-    if end is None:
-        start, end = 0, start
-    # (0-d tensors as their Python numbers: arange(n) of an int64 n is int64)
+    # (NumPy's arange(n, None, step) counts from 0; 0-d tensors as their Python
+    # numbers: arange(n) of an int64 n is int64)
     bounds = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     return _from_array(np.arange(*bounds), backend, requires_grad, device, dtype)
 
@@ -415,8 +414,7 @@ def randint(
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
     as floats."""
-    if high is None:
-        low, high = 0, low
+    # (NumPy's integers(high, None) draws from [0, high), as randint(high, size))
     values = _rng(seed, generator).integers(low, high, size=_make_shape((size,)))
     return _from_array(values, backend, False, device, dtype)  # (int64, as PyTorch)
 

@@ -206,15 +206,13 @@ def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
 def _as_shape(shape: UserShape, what: str = "shape") -> Tuple[int, ...]:
     """Check a user shape (a sequence of integers) and return it as a tuple of
     Python ints."""
-    out = []
     for size in shape:
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
             raise TypeError(
                 f"a {what} holds integers, got {type(size).__name__} {size!r} "
                 f"in {tuple(shape)}"
             )
-        out.append(int(size))
-    return tuple(out)
+    return tuple(map(int, shape))
 
 
 _FLOAT64 = np.dtype(np.float64)  # (``is`` this is the quickest test of a dtype)

@@ -201,16 +201,16 @@ def _max_weights(ctx: Context) -> "Tensor":
 # ---------------------------------------------------------------------------
 
 
-def _mul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, b = inputs
-    need_a, need_b = ctx.needs_input_grad or (True, True)
-    return (g * b if need_a else None), (g * a if need_b else None)
+def _product(grad_a: Callable[..., Any], grad_b: Callable[..., Any]) -> Formula:
+    """The formula of a product ``a * b`` or ``a @ b``: ``grad_a(g, b)`` and
+    ``grad_b(g, a)``, each only where that input needs a gradient."""
 
+    def formula(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+        a, b = inputs
+        need_a, need_b = ctx.needs_input_grad or (True, True)
+        return (grad_a(g, b) if need_a else None), (grad_b(g, a) if need_b else None)
 
-def _matmul(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, b = inputs
-    need_a, need_b = ctx.needs_input_grad or (True, True)
-    return (g @ b.mT if need_a else None), (a.mT @ g if need_b else None)
+    return formula
 
 
 def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
@@ -279,7 +279,7 @@ NAMED: Dict[str, Formula] = {
     "Neg": lambda ctx, g, inputs, out: -g,
     "Inv": lambda ctx, g, inputs, out: -(g * out * out),  # -G / a^2
     "Add": lambda ctx, g, inputs, out: (g, g),
-    "Mul": _mul,
+    "Mul": _product(lambda g, b: g * b, lambda g, a: g * a),
     "Sigmoid": lambda ctx, g, inputs, out: g * out * (1.0 - out),
     "ReLU": lambda ctx, g, inputs, out: g * (inputs[0] > 0.0),  # (a mask)
     "Log": lambda ctx, g, inputs, out: g / inputs[0],
@@ -293,7 +293,7 @@ NAMED: Dict[str, Formula] = {
     "Unsqueeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Copy": lambda ctx, g, inputs, out: g,
     "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
-    "MatMul": _matmul,
+    "MatMul": _product(lambda g, b: g @ b.mT, lambda g, a: a.mT @ g),
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
     "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign(),  # 0 at 0

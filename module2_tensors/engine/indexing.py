@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 import numpy as np
 
 from .autograd import Context, DifferentiableBackward, _new, tensor_class
+from .dtypes import int64
 from .layout import host_view, view_data
 from .shapes import as_indices, normalize_dim, normalize_dims
 
@@ -274,8 +275,8 @@ def index_add(
 
 def nonzero(t: "Tensor", as_tuple: bool = False) -> Any:
     """The indices of the non-zero entries, one row per entry ``(n, dims)``
-    (floats, no gradient), or with ``as_tuple`` one 1-D tensor per dim."""
-    found = np.argwhere(t.to_numpy() != 0.0).astype(np.float64)
+    (``int64``, no gradient), or with ``as_tuple`` one 1-D tensor per dim."""
+    found = np.argwhere(t.to_numpy() != 0.0)
     if as_tuple:
-        return tuple(t.new_tensor(found[:, k]) for k in range(t.dims))
-    return t.new_tensor(found.reshape(-1, t.dims))
+        return tuple(t.new_tensor(found[:, k], int64) for k in range(t.dims))
+    return t.new_tensor(found.reshape(-1, t.dims), int64)

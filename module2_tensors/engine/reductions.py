@@ -63,11 +63,9 @@ class Reduction(Function):
         scale: float,
     ) -> "Tensor":
         out = _reshaped(a, layout)
-        steps = []
-        for d in dims:
-            step = Context(ctx.needs_input_grad[:1])
+        steps = [Context(ctx.needs_input_grad[:1]) for _ in dims]
+        for step, d in zip(steps, dims):
             out = fn.forward(step, out, d)
-            steps.append(step)
         kept = out.shape
         out = _reshaped(out, shape)
         if scale != 1.0:

@@ -48,12 +48,6 @@ class Size(int):
         return self._shape[normalize_dim(dim, len(self._shape))]
 
 
-def _python(t: "Tensor", array: np.ndarray) -> Any:
-    """``array`` (``t``'s numbers) as Python numbers of ``t``'s dtype (a number
-    for a 0-d array): bools, ints or floats, as PyTorch's ``tolist``."""
-    return (array if t.is_floating_point() else array.astype(t.dtype.name)).tolist()
-
-
 def tensor_operand(name: str, other: Any) -> "Tensor":
     """``other``, which must be a tensor (PyTorch's ``maximum(other)`` and
     ``minimum(other)``, whose Python-number form is ``clamp``).
@@ -170,7 +164,7 @@ class CoreMixin:
                 f"item() needs a tensor with exactly one element, got shape "
                 f"{self.shape}"
             )
-        return _python(self, self.to_numpy().reshape(()))
+        return np.asarray(self).reshape(()).tolist()  # (__array__: of its dtype)
 
     def to_numpy(self) -> np.ndarray:
         """A NumPy copy of the numbers, with this tensor's shape."""
@@ -212,7 +206,7 @@ class CoreMixin:
     def tolist(self) -> Any:
         """Nested lists of Python numbers of the tensor's dtype (floats, ints
         or bools, as :meth:`item`; a number for a 0-d tensor)."""
-        return _python(self, self.to_numpy())
+        return np.asarray(self).tolist()  # (__array__: an array of its dtype)
 
     def __float__(self) -> float:
         return float(self.item())

@@ -13,7 +13,7 @@ from ..engine import dtypes, grad_modes, indexing, versions
 from .core import CoreMixin, TensorLike
 from .dtype_device import kept_dtype, keeps_dtype
 from .inplace import check_not_leaf, check_writable
-from .reductions import ValuesIndices, _as_int64, _found
+from .reductions import ValuesIndices, _found
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -53,11 +53,7 @@ class IndexingMixin:
     index_add = _in_own_dtype(indexing.index_add)
     index_select = keeps_dtype(_int_indexed(ixf.index_select, "index_select"))
     gather = keeps_dtype(_int_indexed(ixf.gather, "gather"))
-
-    def nonzero(self, as_tuple: bool = False) -> Any:
-        """The indices of the non-zero entries (``int64``)."""
-        out = indexing.nonzero(self, as_tuple)
-        return tuple(map(_as_int64, out)) if as_tuple else _as_int64(out)
+    nonzero = indexing.nonzero  # (int64 indices)
 
     def masked_select(self, mask: "Tensor") -> "Tensor":
         """The entries where ``mask`` (broadcast with this tensor) is true, as a

@@ -44,13 +44,6 @@ _REDUCTIONS: Dict[Tuple[Any, ...], Tuple[Any, ...]] = {}
 _MAX_REDUCTIONS = 4096
 
 
-def _as_int64(indices: "Tensor") -> "Tensor":
-    """Positions (integral floats in storage) labelled ``int64``, as PyTorch's
-    index results are: ``.item()`` gives an int, and they index."""
-    indices._dtype = dtypes.int64
-    return indices
-
-
 def _summed(x: "Tensor", out: "Tensor") -> "Tensor":
     """``out``, a sum of ``x``'s entries, reporting PyTorch's dtype: ``x``'s for
     a float, ``int64`` for integers and bools."""
@@ -74,8 +67,10 @@ MaxResult = SortResult = TopKResult = ValuesIndices
 
 def _found(t: "Tensor", values: "Tensor", indices: "Tensor") -> ValuesIndices:
     """``(values, indices)`` of entries of ``t``: the values in ``t``'s dtype,
-    the indices ``int64``."""
-    return ValuesIndices(kept_dtype(t, values), _as_int64(indices))
+    the indices (integral floats in storage) labelled ``int64``, as PyTorch's
+    index results are: ``.item()`` gives an int, and they index."""
+    indices._dtype = dtypes.int64
+    return ValuesIndices(kept_dtype(t, values), indices)
 
 
 class ReductionMixin:
@@ -340,7 +335,7 @@ class ReductionMixin:
         d = None if dim is None else normalize_dim(dim, max(self.dims, 1))
         arg = np.argmax if kind == "max" else np.argmin
         found = arg(self.to_numpy(), axis=d if self.dims else None, keepdims=keepdim)
-        return _as_int64(FACTORIES["tensor"](found, backend=self.backend))
+        return FACTORIES["tensor"](found, backend=self.backend, dtype=dtypes.int64)
 
     def all(self, dim: Dims = None, keepdim: bool = False) -> "Tensor":
         """$1$ where every entry over ``dim`` is non-zero, else $0$: a ``bool``
