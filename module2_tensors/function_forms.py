@@ -15,7 +15,7 @@ from .engine.autograd import Context
 from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
-from .tensor import Tensor, _rng, eye, rand_like, tensor
+from .tensor import Tensor, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -80,29 +80,6 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
     return cat(tensors, 0 if tensors[0].dims == 1 else 1)
 
 
-def dot(x: Tensor, y: Tensor) -> Tensor:
-    """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors (``einsum``'s gradient)."""
-    return _promoted(einsum("i,i->", x, y), (x, y))
-
-
-def mv(a: Tensor, x: Tensor) -> Tensor:
-    """``torch.mv``: a matrix times a 1-D vector."""
-    return _promoted(einsum("ij,j->i", a, x), (a, x))
-
-
-def outer(x: Tensor, y: Tensor) -> Tensor:
-    """``torch.outer`` (``ger``): $x_i y_j$ of two 1-D tensors."""
-    return _promoted(einsum("i,j->ij", x, y), (x, y))
-
-
-def trace(a: Tensor) -> Tensor:
-    """``torch.trace``: the sum of a matrix's diagonal."""
-    return _promoted(einsum("ij,ij->", a, eye(*a.shape, backend=a.backend)), (a,))
-
-
-ger = outer
-
-
 def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     shape = np.broadcast_shapes(*(t.shape for t in tensors))
@@ -117,18 +94,19 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-def bernoulli(p: Tensor) -> Tensor:
-    """1 with probability ``p`` (entrywise), else 0, in ``p``'s dtype (no
-    gradient), as ``torch.bernoulli``; seeded by ``manual_seed``."""
-    return (rand_like(p) < p.detach())._as_dtype(p.dtype)
-
-
-def multinomial(p: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
-    """``num_samples`` indices drawn from the weights ``p`` (1-D, or one row of
-    weights per draw), without ``replacement`` unless asked (``int64``)."""
-    rng, rows = _rng(None, None), p.to_numpy().reshape(-1, p.shape[-1])
-    drawn = [rng.choice(len(r), num_samples, replacement, r / r.sum()) for r in rows]
-    return tensor(np.reshape(drawn, (*p.shape[:-1], num_samples)), backend=p.backend)
+def normal(
+    mean: Any = 0.0,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Any = None,
+    **kw: Any,
+) -> Tensor:
+    """``torch.normal``: samples of $N(\\text{mean}, \\text{std}^2)$, entrywise for
+    tensors (broadcast), of shape ``size`` for numbers (no gradient: PyTorch's is 0)."""
+    mean, std = as_tensor(mean).detach(), as_tensor(std).detach()
+    shape = np.broadcast_shapes(mean.shape, std.shape) if size is None else size
+    return randn(shape, generator=generator, **kw) * std + mean
 
 
 def is_tensor(obj: Any) -> bool:
@@ -136,9 +114,8 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-__all__ += ["var_mean", "std_mean", "vstack", "hstack", "dot", "mv", "outer", "ger"]
-__all__ += ["trace", "broadcast_tensors", "as_tensor", "bernoulli", "multinomial"]
-__all__ += ["is_tensor"]
+__all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
+__all__ += ["as_tensor", "normal", "is_tensor"]
 
 
 class _Einsum(autograd.Function):

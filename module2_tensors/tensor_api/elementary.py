@@ -12,12 +12,26 @@ import numpy as np
 
 from ..engine.elementwise import HostMap
 from .arithmetic import ArithmeticMixin as _A
+from .core import FACTORIES
 from .dtype_device import floated
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
 _erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
+
+
+def _written(name: str) -> Any:
+    """The in-place form of the method ``name`` whose arguments are not tensors
+    (``cumsum_(dim)``: ``cumsum(dim)`` written into this tensor)."""
+
+    def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
+        """The method without the trailing underscore, written into this tensor."""
+        return self._in_place(
+            name + "_", lambda a, _: getattr(a, name)(*args, **kwargs), 0.0
+        )
+
+    return in_place
 
 
 class ElementaryMixin:
@@ -124,3 +138,62 @@ class ElementaryMixin:
 
     arcsin, arccos, arctan = asin, acos, atan
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    # Products, random draws and in-place forms, composed of the other methods.
+    def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
+        """``torch.addcmul``: $x + v\\, t_1 t_2$."""
+        return self + value * tensor1 * tensor2
+
+    def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
+        """``torch.addcdiv``: $x + v\\, t_1 / t_2$."""
+        return self + value * (tensor1 / tensor2)
+
+    def dot(self, other: "Tensor") -> "Tensor":
+        """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
+        if self.dims != 1 or other.dims != 1:
+            raise ValueError(f"1D tensors expected, got {self.shape}, {other.shape}")
+        return self @ other
+
+    def mv(self, vec: "Tensor") -> "Tensor":
+        """``torch.mv``: a matrix times a 1-D vector."""
+        return self.mm(vec.unsqueeze(1)).squeeze(1)
+
+    def outer(self, vec2: "Tensor") -> "Tensor":
+        """``torch.outer`` (``ger``): $x_i y_j$ of two 1-D tensors."""
+        return self.unsqueeze(1) * vec2.unsqueeze(0)
+
+    def trace(self) -> "Tensor":
+        """``torch.trace``: the sum of a matrix's diagonal."""
+        return self.diagonal().sum()
+
+    def multinomial(
+        self, num_samples: int, replacement: bool = False, *, generator: Any = None
+    ) -> "Tensor":
+        """``num_samples`` indices drawn from the weights (1-D, or one row of weights
+        per draw), without ``replacement`` unless asked (``int64``, no gradient)."""
+        w = self.to_numpy().reshape(-1, self.shape[-1])
+        n = num_samples if replacement else w.shape[1]
+        u = FACTORIES["rand"](len(w), n, generator=generator).to_numpy()
+        if replacement:  # (the inverse of the cumulative weights)
+            cdf = w.cumsum(1)
+            drawn = [np.searchsorted(c, r * c[-1], "right") for c, r in zip(cdf, u)]
+        else:  # (the largest keys u^(1/w): Efraimidis and Spirakis's draw)
+            with np.errstate(divide="ignore"):  # (weight 0: key 0, drawn last)
+                drawn = np.argsort(-(u ** (1.0 / w)), 1, kind="stable")[:, :num_samples]
+        out = np.reshape(drawn, (*self.shape[:-1], num_samples))
+        return FACTORIES["tensor"](out.astype(np.int64), backend=self.backend)
+
+    def bernoulli(self, p: Any = None, *, generator: Any = None) -> "Tensor":
+        """1 with probability ``p`` (by default this tensor's entries), else 0, in this
+        tensor's dtype (no gradient), as ``torch.bernoulli``."""
+        p = self.detach() if p is None else p
+        u = FACTORIES["rand"](self.shape, backend=self.backend, generator=generator)
+        return (u < p)._as_dtype(self.dtype)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> "Tensor":
+        """Fill with samples of :meth:`bernoulli` of probability ``p``, in place."""
+        return self.copy_(self.bernoulli(p, generator=generator))
+
+    cumsum_, cumprod_, tril_, triu_, nan_to_num_ = map(
+        _written, "cumsum cumprod tril triu nan_to_num".split()
+    )

@@ -1,0 +1,188 @@
+"""PyTorch's ``addcmul``/``addcdiv`` (function forms), the methods ``dot``, ``mv``,
+``outer``, ``trace``, ``multinomial``, ``bernoulli``/``bernoulli_``, the in-place
+``cumsum_``, ``cumprod_``, ``tril_``, ``triu_``, ``nan_to_num_`` and
+``torch.normal``: values and dtypes against PyTorch itself, gradients against
+PyTorch's and central differences (float64 on both sides)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import module2_tensors as kt
+from tests.pytorch_reference import import_torch
+
+pytestmark = pytest.mark.task2_6
+
+RNG = np.random.default_rng(7)
+A, B, C = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4)), RNG.uniform(1, 2, (3, 4))
+
+
+def _both(fn_kt, fn_torch, *arrays):
+    """Values and gradients of ``fn`` on ``arrays`` (float64), ours and PyTorch's."""
+    torch = import_torch()
+    ours = [kt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    got, expected = fn_kt(*ours), fn_torch(*theirs)
+    np.testing.assert_allclose(got.to_numpy(), expected.detach().numpy(), rtol=1e-14)
+    w = RNG.normal(size=expected.shape)
+    (got * kt.tensor(w)).sum().backward()
+    (expected * torch.tensor(w)).sum().backward()
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o.grad.to_numpy(), t.grad.numpy(), rtol=1e-13)
+    kt.grad_check(fn_kt, *[kt.tensor(a, requires_grad=True) for a in arrays])
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_function_and_method_forms(name):
+    torch = import_torch()
+    _both(
+        lambda x, y, z: getattr(kt, name)(x, y, z, value=0.5),
+        lambda x, y, z: getattr(torch, name)(x, y, z, value=0.5),
+        A,
+        B,
+        C,
+    )
+    _both(
+        lambda x, y, z: getattr(x, name)(y, z),
+        lambda x, y, z: getattr(x, name)(y, z),
+        A,
+        B,
+        C,
+    )
+    i = [torch.tensor([[1, 2], [3, 4]], dtype=torch.int32)] * 3
+    expected = torch.addcmul(*i, value=2)
+    got = kt.addcmul(*[kt.tensor(i[0].numpy(), dtype=kt.int32)] * 3, value=2)
+    assert got.tolist() == expected.tolist() and got.dtype.name == "int32"
+
+
+def test_dot_mv_outer_trace_as_pytorch():
+    torch = import_torch()
+    x, y, m = A[0], B[0], A[:, :3]
+    _both(lambda a, b: a.dot(b), torch.dot, x, y)
+    _both(kt.dot, torch.dot, x, y)
+    _both(lambda a, b: a.mv(b), torch.mv, A, x)
+    _both(kt.mv, torch.mv, A, x)
+    _both(lambda a, b: a.outer(b), torch.outer, x, y[:3])
+    _both(kt.ger, torch.outer, x, y[:3])
+    _both(lambda a: a.trace(), torch.trace, m)
+    _both(kt.trace, torch.trace, A)
+    with pytest.raises(ValueError):  # (as mm's: PyTorch's is a RuntimeError)
+        kt.tensor(A).dot(kt.tensor(B))
+    i = np.array([[1, 2, 3], [4, 5, 6]])
+    for name in ["dot", "outer"]:
+        expected = getattr(torch.tensor(i[0]), name)(torch.tensor(i[1]))
+        got = getattr(kt.tensor(i[0]), name)(kt.tensor(i[1]))
+        assert got.tolist() == expected.tolist() and got.dtype.name == "int64"
+    for d in [torch.int32, torch.int64]:
+        expected = torch.tensor(i, dtype=d).trace()
+        got = kt.tensor(i, dtype=getattr(kt, str(d)[6:])).trace()
+        assert got.tolist() == expected.tolist()
+        assert got.dtype.name == str(expected.dtype)[6:]
+    got = kt.tensor(i).mv(kt.tensor([1, 1, 1]))
+    assert got.tolist() == [6, 15] and got.dtype.name == "int64"
+
+
+def test_multinomial_draws_int64_indices_in_proportion():
+    w = kt.tensor([[0.0, 1.0, 3.0], [2.0, 0.0, 2.0]])
+    kt.manual_seed(0)
+    drawn = w.multinomial(4000, replacement=True)
+    assert drawn.dtype.name == "int64" and drawn.shape == (2, 4000)
+    counts = [np.bincount(r, minlength=3) / 4000 for r in drawn.to_numpy().astype(int)]
+    np.testing.assert_allclose(counts, [[0, 0.25, 0.75], [0.5, 0, 0.5]], atol=0.03)
+    for _ in range(20):
+        row = kt.multinomial(w, 2).tolist()
+        assert sorted(row[0]) == [1, 2] and sorted(row[1]) == [0, 2]
+    firsts = [kt.tensor([1.0, 3.0]).multinomial(1).item() for _ in range(2000)]
+    assert abs(np.mean(firsts) - 0.75) < 0.03
+    assert kt.tensor([1.0, 2.0, 3.0]).multinomial(3).shape == (3,)
+    g = np.random.default_rng(1)
+    a = kt.tensor([1.0, 1.0]).multinomial(5, True, generator=np.random.default_rng(1))
+    assert (
+        a.tolist() == kt.tensor([1.0, 1.0]).multinomial(5, True, generator=g).tolist()
+    )
+
+
+def test_bernoulli_forms():
+    torch = import_torch()
+    kt.manual_seed(0)
+    p = kt.tensor([0.0, 1.0, 0.25] * 2000, requires_grad=True)
+    drawn = p.bernoulli()
+    assert drawn.dtype.name == "float64" and not drawn.requires_grad
+    assert drawn[0::3].sum().item() == 0 and drawn[1::3].sum().item() == 2000
+    assert abs(drawn[2::3].mean().item() - 0.25) < 0.03
+    assert set(kt.bernoulli(p).tolist()) <= {0.0, 1.0}
+    assert abs(kt.bernoulli(kt.zeros(4000), 0.5).mean().item() - 0.5) < 0.03
+    x = kt.zeros(4000, dtype=kt.float32)
+    assert x.bernoulli_(0.75) is x and abs(x.mean().item() - 0.75) < 0.03
+    assert x.dtype.name == "float32" and set(x.tolist()) <= {0.0, 1.0}
+    t = torch.zeros(3).bernoulli_(torch.tensor([0.0, 1.0, 1.0]))
+    assert kt.zeros(3).bernoulli_(kt.tensor([0.0, 1.0, 1.0])).tolist() == t.tolist()
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [("cumsum", (1,)), ("cumprod", (0,)), ("tril", ()), ("triu", (1,))],
+)
+def test_in_place_forms_of_cumsum_cumprod_tril_triu(name, args):
+    torch = import_torch()
+    x, t = kt.tensor(A), torch.tensor(A)
+    assert getattr(x, name + "_")(*args) is x
+    getattr(t, name + "_")(*args)
+    np.testing.assert_allclose(x.to_numpy(), t.numpy(), rtol=1e-15)
+    i, ti = kt.tensor([[1, 2], [3, 4]]), torch.tensor([[1, 2], [3, 4]])
+    getattr(i, name + "_")(*args)
+    assert i.tolist() == getattr(ti, name + "_")(*args).tolist()
+    assert i.dtype.name == "int64"
+
+    def f(a):
+        b = a * 1.0
+        return getattr(b, name + "_")(*args)
+
+    ours, theirs = kt.tensor(A, requires_grad=True), torch.tensor(A, requires_grad=True)
+    (f(ours) * kt.tensor(B)).sum().backward()
+    (f(theirs) * torch.tensor(B)).sum().backward()
+    np.testing.assert_allclose(ours.grad.to_numpy(), theirs.grad.numpy(), rtol=1e-13)
+    kt.grad_check(f, kt.tensor(A, requires_grad=True))
+    with pytest.raises(RuntimeError):
+        getattr(kt.tensor(A, requires_grad=True), name + "_")(*args)
+
+
+def test_nan_to_num_in_place():
+    torch = import_torch()
+    v = [1.0, math.nan, math.inf, -math.inf]
+    for kwargs in [{}, {"nan": 2.0, "posinf": 9.0}, {"neginf": -3.0}]:
+        x, t = kt.tensor(v), torch.tensor(v, dtype=torch.float64)
+        assert x.nan_to_num_(**kwargs) is x
+        assert x.tolist() == t.nan_to_num_(**kwargs).tolist()
+    ours = kt.tensor([1.0, 2.0], requires_grad=True)
+    (ours * 2.0).nan_to_num_().sum().backward()
+    assert ours.grad.tolist() == [2.0, 2.0]
+
+
+def test_normal_overloads():
+    torch = import_torch()
+    kt.manual_seed(0)
+    assert kt.normal(2.0, 3.0, (2, 3)).shape == torch.normal(2.0, 3.0, (2, 3)).shape
+    big = kt.normal(2.0, 3.0, size=(20000,))
+    assert abs(big.mean().item() - 2) < 0.1 and abs(big.std().item() - 3) < 0.1
+    mean = kt.tensor([0.0, 100.0, -100.0] * 3000)
+    std = kt.tensor([1.0, 0.0, 2.0] * 3000)
+    for drawn in [kt.normal(mean, std), kt.normal(mean, 1.0), kt.normal(0.0, std)]:
+        assert drawn.shape == (9000,) and drawn.dtype.name == "float64"
+    drawn = kt.normal(mean, std).to_numpy().reshape(-1, 3)
+    np.testing.assert_allclose(drawn.mean(0), [0, 100, -100], atol=0.1)
+    np.testing.assert_allclose(drawn.std(0), [1, 0, 2], atol=0.1)
+    m = kt.tensor([[0.0], [1.0]])
+    assert (
+        kt.normal(m, kt.ones(3)).shape
+        == torch.normal(torch.zeros(2, 1), torch.ones(3)).shape
+    )
+    assert kt.normal(0.0, 1.0, (2,), dtype=kt.float32).dtype.name == "float32"
+    assert not kt.normal(kt.zeros(2, requires_grad=True)).requires_grad
+    g = np.random.default_rng(3)
+    assert kt.normal(0.0, 1.0, (3,), generator=g).tolist() == (
+        kt.normal(0.0, 1.0, (3,), generator=np.random.default_rng(3)).tolist()
+    )
