@@ -91,7 +91,9 @@ acosh, atanh, log2, log10, erfc = _T.acosh, _T.atanh, _T.log2, _T.log10, _T.erfc
 logit, sinc, arccos, arctan, arcsinh = _T.logit, _T.sinc, _T.acos, _T.atan, _T.asinh
 arccosh, arctanh, addcmul, addcdiv = _T.acosh, _T.atanh, _T.addcmul, _T.addcdiv
 dot, mv, outer, ger, trace = _T.dot, _T.mv, _T.outer, _T.outer, _T.trace
-bernoulli, multinomial = _T.bernoulli, _T.multinomial
+bernoulli, multinomial, ravel, rot90 = _T.bernoulli, _T.multinomial, _T.ravel, _T.rot90
+logaddexp, logaddexp2, nansum = _T.logaddexp, _T.logaddexp2, _T.nansum
+nanmean, cross = _T.nanmean, _T.cross
 
 
 def __getattr__(name: str) -> object:

@@ -6,6 +6,7 @@ the package's aliases, in ``__init__.py``.
 
 from __future__ import annotations
 
+from string import ascii_letters
 from typing import Any, List, Sequence, Tuple
 
 import numpy as np
@@ -109,13 +110,70 @@ def normal(
     return randn(shape, generator=generator, **kw) * std + mean
 
 
+def meshgrid(*tensors: Any, indexing: str = "ij") -> Tuple[Tensor, ...]:
+    """``torch.meshgrid``: grid $k$ holds ``tensors[k]`` (1-D) along dim $k$,
+    expanded to all their lengths; ``indexing="xy"`` swaps the first two dims."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = [int(t.numel()) for t in tensors]
+    axes = [[-1 if j == k else 1 for j in range(len(shape))] for k in range(len(shape))]
+    grids = [t.reshape(*a).expand(*shape) for t, a in zip(tensors, axes)]
+    if indexing == "xy" and len(grids) > 1:
+        grids = [g.transpose(0, 1) for g in grids]
+    return tuple(grids)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """``torch.tensordot``: products summed over the last ``dims`` dims of ``a``
+    and the first ``dims`` of ``b``, or over the dims ``dims = (dims_a, dims_b)``."""
+    if isinstance(dims, int):
+        dims = (range(a.dims - dims, a.dims), range(dims))
+    sa, sb = list(ascii_letters[: a.dims]), list(ascii_letters[26 : 26 + b.dims])
+    for i, j in zip(*dims):
+        sb[j] = sa[i]
+    out = "".join(c for c in sa + sb if (sa + sb).count(c) == 1)
+    equation = f"{''.join(sa)},{''.join(sb)}->{out}"
+    return _promoted(einsum(equation, a, b), (a, b))
+
+
+def _at_least(fn: Any, tensors: Any) -> Any:
+    """The tensors reshaped as NumPy's ``fn`` (``np.atleast_2d``) reshapes arrays:
+    one tensor for one, else a tuple."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(_at_least(fn, (t,)) for t in tensors[0])
+    out = tuple(t.reshape(*fn(np.broadcast_to(0.0, t.shape)).shape) for t in tensors)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """``torch.atleast_1d``: a 0-d tensor as shape ``(1,)``."""
+    return _at_least(np.atleast_1d, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """``torch.atleast_2d``: 0-d as ``(1, 1)``, 1-D ``(n,)`` as ``(1, n)``."""
+    return _at_least(np.atleast_2d, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """``torch.atleast_3d``: ``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as ``(m, n, 1)``."""
+    return _at_least(np.atleast_3d, tensors)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> Tensor:
+    """``torch.cdist``: the ``p``-norm distances $\\|x_{1,i} - x_{2,j}\\|_p$ of the
+    rows of ``x1`` and ``x2`` (batched; gradient 0 at distance 0, as PyTorch's)."""
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
+
+
 def is_tensor(obj: Any) -> bool:
     """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
     return isinstance(obj, Tensor)
 
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
-__all__ += ["as_tensor", "normal", "is_tensor"]
+__all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
+__all__ += ["atleast_1d", "atleast_2d", "atleast_3d"]
 
 
 class _Einsum(autograd.Function):

@@ -6,7 +6,7 @@ follows), else computed by NumPy (``engine/elementwise.HostMap``)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
@@ -197,3 +197,41 @@ class ElementaryMixin:
     cumsum_, cumprod_, tril_, triu_, nan_to_num_ = map(
         _written, "cumsum cumprod tril triu nan_to_num".split()
     )
+
+    def ravel(self) -> "Tensor":
+        """``torch.ravel``: the entries as one 1-D tensor."""
+        return self.reshape(-1)
+
+    def logaddexp(self, other: "Tensor") -> "Tensor":
+        """$\\log(e^x + e^y) = \\max(x, y) + \\log(1 + e^{-|x - y|})$ (stable; equal
+        infinities give themselves, as PyTorch's)."""
+        gap = (self - other).abs().nan_to_num(0.0)
+        return self.maximum(other) + (-gap).exp().log1p()
+
+    def logaddexp2(self, other: "Tensor") -> "Tensor":
+        """$\\log_2(2^x + 2^y)$, by :meth:`logaddexp` in units of $\\ln 2$."""
+        return (self * math.log(2.0)).logaddexp(other * math.log(2.0)) / math.log(2.0)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None) -> "Tensor":
+        """:meth:`sum` with NaN counted as 0 (``torch.nansum``; gradient 0 there)."""
+        return self.masked_fill(self.isnan(), 0).sum(dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None) -> "Tensor":
+        """:meth:`mean` of the entries that are not NaN (``torch.nanmean``)."""
+        count = self.isnan().logical_not().sum(dim, keepdim)
+        return self.nansum(dim, keepdim, dtype=dtype) / count
+
+    def rot90(self, k: int = 1, dims: Sequence[int] = (0, 1)) -> "Tensor":
+        """``torch.rot90``: ``k`` quarter turns, from dim ``dims[0]`` toward ``dims[1]``
+        (each a flip of ``dims[1]`` and a transpose, as NumPy's)."""
+        out = self.clone()
+        for _ in range(k % 4):
+            out = out.flip(dims[1]).transpose(*dims)
+        return out
+
+    def cross(self, other: "Tensor", dim: Optional[int] = None) -> "Tensor":
+        """``torch.cross``: the cross product along ``dim`` (by default the first
+        of size 3): $(a \\times b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}$."""
+        dim = list(self.shape).index(3) if dim is None else dim
+        ab = self.roll(-1, dim) * other.roll(-2, dim)
+        return ab - self.roll(-2, dim) * other.roll(-1, dim)

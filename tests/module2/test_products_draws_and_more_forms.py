@@ -26,7 +26,7 @@ def _both(fn_kt, fn_torch, *arrays):
     ours = [kt.tensor(a, requires_grad=True) for a in arrays]
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
     got, expected = fn_kt(*ours), fn_torch(*theirs)
-    np.testing.assert_allclose(got.to_numpy(), expected.detach().numpy(), rtol=1e-14)
+    np.testing.assert_allclose(got.to_numpy(), expected.detach().numpy(), rtol=1e-13)
     w = RNG.normal(size=expected.shape)
     (got * kt.tensor(w)).sum().backward()
     (expected * torch.tensor(w)).sum().backward()
@@ -185,4 +185,159 @@ def test_normal_overloads():
     g = np.random.default_rng(3)
     assert kt.normal(0.0, 1.0, (3,), generator=g).tolist() == (
         kt.normal(0.0, 1.0, (3,), generator=np.random.default_rng(3)).tolist()
+    )
+
+
+@pytest.mark.filterwarnings("ignore:Using torch.cross without")
+def test_ravel_rot90_cross_as_pytorch():
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3, 4))
+    for name, args in [
+        ("ravel", ()),
+        ("rot90", ()),
+        ("rot90", (2,)),
+        ("rot90", (-1, (2, 0))),
+        ("rot90", (3, [1, 2])),
+    ]:
+        _both(
+            lambda a: getattr(kt, name)(a, *args),
+            lambda a: getattr(torch, name)(a, *args),
+            x,
+        )
+        _both(lambda a: getattr(a, name)(*args), lambda a: getattr(a, name)(*args), x)
+    assert kt.tensor(2.0).ravel().shape == (1,)
+    assert kt.tensor([[1, 2]]).rot90().dtype.name == "int64"
+    a, b = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    _both(kt.cross, torch.cross, a, b)
+    _both(lambda u, v: u.cross(v, dim=0), lambda u, v: u.cross(v, dim=0), a[:3], b[:3])
+    _both(lambda u, v: kt.cross(u, v, -1), lambda u, v: torch.cross(u, v, -1), a, b)
+    got = kt.cross(kt.tensor([[1, 0, 0]]), kt.tensor([[0, 1, 0]]))
+    assert got.tolist() == [[0, 0, 1]] and got.dtype.name == "int64"
+
+
+def test_logaddexp_and_logaddexp2_as_pytorch():
+    torch = import_torch()
+    v = [0.0, 1.0, -1000.0, 1000.0, math.inf, -math.inf, math.inf, -math.inf, math.nan]
+    w = [0.0, -3.0, -1000.5, 1.0, math.inf, -math.inf, 2.0, 5.0, 1.0]
+    for name in ["logaddexp", "logaddexp2"]:
+        got = getattr(kt, name)(kt.tensor(v), kt.tensor(w)).to_numpy()
+        v_, w_ = torch.tensor(v, dtype=torch.float64), torch.tensor(
+            w, dtype=torch.float64
+        )
+        expected = getattr(torch, name)(v_, w_).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-15)
+        _both(lambda a, b: getattr(a, name)(b), getattr(torch, name), A, B)
+        _both(getattr(kt, name), getattr(torch, name), A[0], A[0])  # (ties)
+
+
+def test_nansum_nanmean_as_pytorch():
+    torch = import_torch()
+    x = A.copy()
+    x[0, 1] = x[2, 3] = x[1, 0] = math.nan
+    x[:, 2] = math.nan
+    for name in ["nansum", "nanmean"]:
+        for args in [(), (0,), (1, True), ((0, 1),)]:
+            _both(
+                lambda a: getattr(kt, name)(a, *args),
+                lambda a: getattr(torch, name)(a, *args),
+                np.nan_to_num(x, nan=1.0),
+            )
+            ours, theirs = kt.tensor(x, requires_grad=True), torch.tensor(
+                x, requires_grad=True
+            )
+            got, expected = getattr(ours, name)(*args), getattr(theirs, name)(*args)
+            np.testing.assert_allclose(
+                got.to_numpy(), expected.detach().numpy(), rtol=1e-14
+            )
+            got.sum().backward()
+            expected.sum().backward()
+            # (PyTorch's nanmean sends NaN, 0 * inf, back to a slice of NaNs,
+            # whose mean is NaN; here those entries get 0, as nansum's do)
+            keep = ~np.isnan(theirs.grad.numpy())
+            assert keep.sum() >= 9 and np.all(ours.grad.to_numpy()[~keep] == 0)
+            np.testing.assert_allclose(
+                ours.grad.to_numpy()[keep], theirs.grad.numpy()[keep], rtol=1e-14
+            )
+    i = kt.tensor([[1, 2], [3, 4]], dtype=kt.int32)
+    assert i.nansum().item() == 10 and i.nansum(0).dtype.name == "int64"
+    f = kt.tensor([1.0, 2.0], dtype=kt.float32)
+    assert kt.nansum(f, dtype=kt.float64).dtype.name == "float64"
+    assert kt.nanmean(f).dtype.name == "float32"
+
+
+def test_meshgrid_tensordot_atleast_cdist_as_pytorch():
+    torch = import_torch()
+    x, y, z = A[0], B[0, :3], C[0, :2]
+    for indexing in ["ij", "xy"]:
+        for args in [(x,), (x, y), (x, y, z)]:
+            got = kt.meshgrid(*[kt.tensor(a) for a in args], indexing=indexing)
+            expected = torch.meshgrid(
+                *[torch.tensor(a) for a in args], indexing=indexing
+            )
+            assert len(got) == len(expected)
+            for g, e in zip(got, expected):
+                assert g.shape == tuple(e.shape) and g.tolist() == e.tolist()
+            got = kt.meshgrid([kt.tensor(a) for a in args], indexing=indexing)
+            assert [g.shape for g in got] == [tuple(e.shape) for e in expected]
+    _both(
+        lambda a, b: kt.meshgrid(a, b)[1] * kt.meshgrid(a, b)[0],
+        lambda a, b: torch.meshgrid(a, b, indexing="ij")[1]
+        * torch.meshgrid(a, b, indexing="ij")[0],
+        x,
+        y,
+    )
+    p, q = RNG.normal(size=(2, 3, 4)), RNG.normal(size=(4, 3, 5))
+    for dims in [0, 1, 2, ([1, 2], [1, 0]), ([0], [1]), ([-1], [0])]:
+        if dims == 2:
+            q2 = RNG.normal(size=(3, 4, 5))
+            _both(
+                lambda a, b: kt.tensordot(a, b, dims),
+                lambda a, b: torch.tensordot(a, b, dims),
+                p,
+                q2,
+            )
+            continue
+        b = q if dims != 0 else q[:, :, 0]
+        if dims == ([0], [1]):
+            b = RNG.normal(size=(5, 2))
+        _both(
+            lambda a, c: kt.tensordot(a, c, dims),
+            lambda a, c: torch.tensordot(a, c, dims),
+            p,
+            b,
+        )
+    got = kt.tensordot(kt.tensor([[1, 2]]), kt.tensor([[3], [4]]), 1)
+    assert got.tolist() == [[11]] and got.dtype.name == "int64"
+    for n in "123":
+        ours, theirs = getattr(kt, f"atleast_{n}d"), getattr(torch, f"atleast_{n}d")
+        for shape in [(), (3,), (2, 3), (2, 3, 4)]:
+            a = RNG.normal(size=shape)
+            assert ours(kt.tensor(a)).shape == tuple(theirs(torch.tensor(a)).shape)
+            assert ours(kt.tensor(a)).tolist() == theirs(torch.tensor(a)).tolist()
+        pair = ours(kt.tensor(1.0), kt.tensor([1, 2]))
+        assert [t.shape for t in pair] == [
+            tuple(t.shape) for t in theirs(torch.tensor(1.0), torch.tensor([1, 2]))
+        ]
+        assert (
+            isinstance(ours([kt.tensor(1.0)]), tuple) and pair[1].dtype.name == "int64"
+        )
+    _both(lambda a: kt.atleast_3d(a) * 2.0, lambda a: torch.atleast_3d(a) * 2.0, A)
+    u, v = RNG.normal(size=(2, 5, 3)), RNG.normal(size=(2, 4, 3))
+    v[0, 1] = u[0, 2]  # (a zero distance: gradient 0, as PyTorch's)
+    for p in [1.0, 3.0]:
+        _both(lambda a, b: kt.cdist(a, b, p), lambda a, b: torch.cdist(a, b, p), u, v)
+    ours, theirs = kt.tensor(u, requires_grad=True), torch.tensor(u, requires_grad=True)
+    w = RNG.normal(size=(2, 5, 4))
+    (kt.cdist(ours, kt.tensor(v)) * kt.tensor(w)).sum().backward()
+    (torch.cdist(theirs, torch.tensor(v)) * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(ours.grad.to_numpy(), theirs.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        kt.cdist(kt.tensor(u), kt.tensor(v)).to_numpy(),
+        torch.cdist(torch.tensor(u), torch.tensor(v)).numpy(),
+        rtol=1e-13,
+    )
+    kt.grad_check(
+        kt.cdist,
+        kt.tensor(u, requires_grad=True),
+        kt.tensor(u[:, :2] + 1.0, requires_grad=True),
     )
