@@ -93,7 +93,8 @@ arccosh, arctanh, addcmul, addcdiv = _T.acosh, _T.atanh, _T.addcmul, _T.addcdiv
 dot, mv, outer, ger, trace = _T.dot, _T.mv, _T.outer, _T.outer, _T.trace
 bernoulli, multinomial, ravel, rot90 = _T.bernoulli, _T.multinomial, _T.ravel, _T.rot90
 logaddexp, logaddexp2, nansum = _T.logaddexp, _T.logaddexp2, _T.nansum
-nanmean, cross = _T.nanmean, _T.cross
+nanmean, cross, argwhere = _T.nanmean, _T.cross, _T.argwhere
+signbit, isposinf, isneginf, isreal = _T.signbit, _T.isposinf, _T.isneginf, _T.isreal
 
 
 def __getattr__(name: str) -> object:

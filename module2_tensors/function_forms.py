@@ -16,17 +16,11 @@ from .engine.autograd import Context
 from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
+from .engine.dtypes import int32
 from .tensor import Tensor, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
-__all__ = [
-    "cat",
-    "stack",
-    "where",
-    "concat",
-    "concatenate",
-    "einsum",
-]
+__all__ = ["cat", "stack", "where", "concat", "concatenate", "einsum", "isin"]
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -166,6 +160,33 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> T
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None):
+    """``torch.searchsorted``: where each value would go in (each row of)
+    ``sorted_sequence`` to keep it sorted, after equal entries for ``right`` or
+    ``side="right"`` (``int64``; ``int32`` for ``out_int32``)."""
+    side = side or ("right" if right else "left")
+    rows, v = sorted_sequence.to_numpy(), as_tensor(values).to_numpy()
+    rows = rows.reshape(-1, rows.shape[-1])
+    found = [
+        np.searchsorted(r, w, side) for r, w in zip(rows, v.reshape(len(rows), -1))
+    ]
+    out = tensor(np.reshape(found, v.shape), backend=sorted_sequence.backend)
+    return out._as_dtype(int32) if out_int32 else out
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:
+    """``torch.bucketize``: the index $i$ of the bucket
+    $b_{i-1} < x \\le b_i$ of each entry (``right``: $b_{i-1} \\le x < b_i$)."""
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tensor:
+    """``torch.isin``: whether each of ``elements`` is one of ``test_elements``
+    (``bool``; whether it is not, for ``invert``)."""
+    elements, tests = as_tensor(elements), as_tensor(test_elements).to_numpy()
+    return tensor(np.isin(elements.to_numpy(), tests, invert=invert))
+
+
 def is_tensor(obj: Any) -> bool:
     """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
     return isinstance(obj, Tensor)
@@ -173,7 +194,7 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
-__all__ += ["atleast_1d", "atleast_2d", "atleast_3d"]
+__all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "searchsorted", "bucketize"]
 
 
 class _Einsum(autograd.Function):

@@ -235,3 +235,23 @@ class ElementaryMixin:
         dim = list(self.shape).index(3) if dim is None else dim
         ab = self.roll(-1, dim) * other.roll(-2, dim)
         return ab - self.roll(-2, dim) * other.roll(-1, dim)
+
+    def signbit(self) -> "Tensor":
+        """``torch.signbit``: whether the sign bit is set ($x < 0$, and $-0.0$)."""
+        return FACTORIES["tensor"](np.signbit(self.to_numpy()), backend=self.backend)
+
+    def isposinf(self) -> "Tensor":
+        """``torch.isposinf``: whether $x = +\\infty$ (``bool``)."""
+        return self == math.inf
+
+    def isneginf(self) -> "Tensor":
+        """``torch.isneginf``: whether $x = -\\infty$ (``bool``)."""
+        return self == -math.inf
+
+    def isreal(self) -> "Tensor":
+        """``torch.isreal``: ``True`` everywhere (no complex dtypes here)."""
+        return self.isnan().logical_or(~self.isnan())
+
+    def argwhere(self) -> "Tensor":
+        """``torch.argwhere``: the indices of the non-zero entries, one row each."""
+        return self.nonzero()

@@ -341,3 +341,51 @@ def test_meshgrid_tensordot_atleast_cdist_as_pytorch():
         kt.tensor(u, requires_grad=True),
         kt.tensor(u[:, :2] + 1.0, requires_grad=True),
     )
+
+
+def test_searchsorted_and_bucketize_as_pytorch():
+    torch = import_torch()
+    seq = np.array([1.0, 2.0, 2.0, 3.0, 5.0])
+    rows = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 4.0]])
+    values = np.array([[0.0, 2.0, 5.0, 6.0], [2.0, 4.0, 1.0, 2.5]])
+    cases = [(seq, values), (rows, values), (seq, 2.0), (seq, values[0])]
+    for (s, v), kwargs in zip(
+        cases * 4,
+        [{}] * 4
+        + [{"right": True}] * 4
+        + [{"side": "right"}] * 4
+        + [{"out_int32": True}] * 4,
+    ):
+        tv = torch.tensor(v) if isinstance(v, np.ndarray) else v
+        kv = kt.tensor(v) if isinstance(v, np.ndarray) else v
+        expected = torch.searchsorted(torch.tensor(s), tv, **kwargs)
+        got = kt.searchsorted(kt.tensor(s), kv, **kwargs)
+        assert got.tolist() == expected.tolist() and got.shape == tuple(expected.shape)
+        assert got.dtype.name == str(expected.dtype)[6:]
+    for right in [False, True]:
+        expected = torch.bucketize(torch.tensor(values), torch.tensor(seq), right=right)
+        got = kt.bucketize(kt.tensor(values), kt.tensor(seq), right=right)
+        assert got.tolist() == expected.tolist() and got.dtype.name == "int64"
+    got = kt.bucketize(kt.tensor([1, 5]), kt.tensor([2, 4]), out_int32=True)
+    assert got.tolist() == [0, 2] and got.dtype.name == "int32"
+
+
+def test_isin_signbit_isposinf_isneginf_isreal_argwhere_as_pytorch():
+    torch = import_torch()
+    a, b = np.array([[1, 2, 3], [4, 2, 0]]), np.array([2, 0, 7])
+    for kwargs in [{}, {"invert": True}, {"assume_unique": True}]:
+        expected = torch.isin(torch.tensor(a), torch.tensor(b), **kwargs)
+        got = kt.isin(kt.tensor(a), kt.tensor(b), **kwargs)
+        assert got.tolist() == expected.tolist() and got.dtype.name == "bool"
+    assert kt.isin(kt.tensor([1.0, 2.0]), 2.0).tolist() == [False, True]
+    assert (
+        kt.isin(2, kt.tensor([1, 2])).tolist()
+        == torch.isin(2, torch.tensor([1, 2])).tolist()
+    )
+    x = [0.0, -0.0, 1.0, -2.0, math.inf, -math.inf, math.nan, -math.nan]
+    for name in ["signbit", "isposinf", "isneginf", "isreal", "argwhere"]:
+        for v in [x, [[3, 0, -1], [0, 2, 0]], [True, False]]:
+            expected = getattr(torch, name)(torch.tensor(v))
+            for got in [getattr(kt, name)(kt.tensor(v)), getattr(kt.tensor(v), name)()]:
+                assert got.tolist() == expected.tolist(), (name, v)
+                assert got.dtype.name == str(expected.dtype)[6:], (name, v)
