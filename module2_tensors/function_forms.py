@@ -187,6 +187,18 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tenso
     return tensor(np.isin(elements.to_numpy(), tests, invert=invert))
 
 
+def tril_indices(row, col, offset=0, *, dtype=None, device=None) -> Tensor:
+    """``torch.tril_indices``: the (row, column) indices of the entries on and
+    below diagonal ``offset`` of a ``row`` x ``col`` matrix, a ``(2, n)`` tensor
+    (``int64``), in row-major order."""
+    return tensor(np.tril_indices(row, offset, col), dtype=dtype, device=device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None) -> Tensor:
+    """``torch.triu_indices``: those on and above diagonal ``offset``."""
+    return tensor(np.triu_indices(row, offset, col), dtype=dtype, device=device)
+
+
 def is_tensor(obj: Any) -> bool:
     """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
     return isinstance(obj, Tensor)
@@ -195,6 +207,7 @@ def is_tensor(obj: Any) -> bool:
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
 __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "searchsorted", "bucketize"]
+__all__ += ["tril_indices", "triu_indices"]
 
 
 class _Einsum(autograd.Function):

@@ -21,15 +21,13 @@ if TYPE_CHECKING:
 _erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
 
 
-def _written(name: str) -> Any:
-    """The in-place form of the method ``name`` whose arguments are not tensors
+def _written(op: str) -> Any:
+    """The in-place form of the method ``op`` whose arguments are not tensors
     (``cumsum_(dim)``: ``cumsum(dim)`` written into this tensor)."""
 
-    def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
+    def in_place(self: "Tensor", *args: Any, **kw: Any) -> "Tensor":
         """The method without the trailing underscore, written into this tensor."""
-        return self._in_place(
-            name + "_", lambda a, _: getattr(a, name)(*args, **kwargs), 0.0
-        )
+        return self._in_place(op + "_", lambda a, _: getattr(a, op)(*args, **kw), 0.0)
 
     return in_place
 

@@ -389,3 +389,16 @@ def test_isin_signbit_isposinf_isneginf_isreal_argwhere_as_pytorch():
             for got in [getattr(kt, name)(kt.tensor(v)), getattr(kt.tensor(v), name)()]:
                 assert got.tolist() == expected.tolist(), (name, v)
                 assert got.dtype.name == str(expected.dtype)[6:], (name, v)
+
+
+def test_tril_indices_and_triu_indices_as_pytorch():
+    torch = import_torch()
+    for name in ["tril_indices", "triu_indices"]:
+        for args in [(3, 3), (3, 5), (5, 3, 1), (4, 4, -2), (0, 0), (2, 3, 9)]:
+            expected = getattr(torch, name)(*args)
+            got = getattr(kt, name)(*args)
+            assert got.tolist() == expected.tolist() and got.shape == tuple(
+                expected.shape
+            )
+            assert got.dtype.name == "int64"
+        assert getattr(kt, name)(3, 3, dtype=kt.int32).dtype.name == "int32"
