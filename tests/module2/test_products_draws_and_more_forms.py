@@ -402,3 +402,11 @@ def test_tril_indices_and_triu_indices_as_pytorch():
             )
             assert got.dtype.name == "int64"
         assert getattr(kt, name)(3, 3, dtype=kt.int32).dtype.name == "int32"
+
+
+def test_nelement_and_ndimension_as_pytorch():
+    torch = import_torch()
+    for shape in [(), (3,), (2, 0, 4)]:
+        ours, theirs = kt.zeros(shape), torch.zeros(shape)
+        assert ours.nelement() == theirs.nelement() == ours.numel()
+        assert ours.ndimension() == theirs.ndimension() == ours.dim()
