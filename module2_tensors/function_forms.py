@@ -20,7 +20,14 @@ from .engine.dtypes import int32
 from .tensor import Tensor, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
-__all__ = ["cat", "stack", "where", "concat", "concatenate", "einsum", "isin"]
+__all__ = [
+    "cat",
+    "stack",
+    "where",
+    "concat",
+    "concatenate",
+    "einsum",
+]
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -207,7 +214,7 @@ def is_tensor(obj: Any) -> bool:
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
 __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "searchsorted", "bucketize"]
-__all__ += ["tril_indices", "triu_indices"]
+__all__ += ["tril_indices", "triu_indices", "isin"]
 
 
 class _Einsum(autograd.Function):

@@ -21,17 +21,6 @@ if TYPE_CHECKING:
 _erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
 
 
-def _written(op: str) -> Any:
-    """The in-place form of the method ``op`` whose arguments are not tensors
-    (``cumsum_(dim)``: ``cumsum(dim)`` written into this tensor)."""
-
-    def in_place(self: "Tensor", *args: Any, **kw: Any) -> "Tensor":
-        """The method without the trailing underscore, written into this tensor."""
-        return self._in_place(op + "_", lambda a, _: getattr(a, op)(*args, **kw), 0.0)
-
-    return in_place
-
-
 class ElementaryMixin:
     """Elementary functions and PyTorch's aliases of the other mixins' methods."""
 
@@ -192,10 +181,6 @@ class ElementaryMixin:
     def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> "Tensor":
         """Fill with samples of :meth:`bernoulli` of probability ``p``, in place."""
         return self.copy_(self.bernoulli(p, generator=generator))
-
-    cumsum_, cumprod_, tril_, triu_, nan_to_num_ = map(
-        _written, "cumsum cumprod tril triu nan_to_num".split()
-    )
 
     def ravel(self) -> "Tensor":
         """``torch.ravel``: the entries as one 1-D tensor."""
