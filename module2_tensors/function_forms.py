@@ -167,7 +167,14 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> T
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
-def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None):
+def searchsorted(
+    sorted_sequence: Tensor,
+    values: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: Any = None,
+) -> Tensor:
     """``torch.searchsorted``: where each value would go in (each row of)
     ``sorted_sequence`` to keep it sorted, after equal entries for ``right`` or
     ``side="right"`` (``int64``; ``int32`` for ``out_int32``)."""
@@ -181,27 +188,39 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     return out._as_dtype(int32) if out_int32 else out
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:
+def bucketize(
+    input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+) -> Tensor:
     """``torch.bucketize``: the index $i$ of the bucket
     $b_{i-1} < x \\le b_i$ of each entry (``right``: $b_{i-1} \\le x < b_i$)."""
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tensor:
+def isin(
+    elements: Any,
+    test_elements: Any,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+) -> Tensor:
     """``torch.isin``: whether each of ``elements`` is one of ``test_elements``
     (``bool``; whether it is not, for ``invert``)."""
     elements, tests = as_tensor(elements), as_tensor(test_elements).to_numpy()
     return tensor(np.isin(elements.to_numpy(), tests, invert=invert))
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None) -> Tensor:
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
     """``torch.tril_indices``: the (row, column) indices of the entries on and
     below diagonal ``offset`` of a ``row`` x ``col`` matrix, a ``(2, n)`` tensor
     (``int64``), in row-major order."""
     return tensor(np.tril_indices(row, offset, col), dtype=dtype, device=device)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None) -> Tensor:
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
     """``torch.triu_indices``: those on and above diagonal ``offset``."""
     return tensor(np.triu_indices(row, offset, col), dtype=dtype, device=device)
 

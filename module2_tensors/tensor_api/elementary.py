@@ -196,11 +196,15 @@ class ElementaryMixin:
         """$\\log_2(2^x + 2^y)$, by :meth:`logaddexp` in units of $\\ln 2$."""
         return (self * math.log(2.0)).logaddexp(other * math.log(2.0)) / math.log(2.0)
 
-    def nansum(self, dim=None, keepdim=False, *, dtype=None) -> "Tensor":
+    def nansum(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> "Tensor":
         """:meth:`sum` with NaN counted as 0 (``torch.nansum``; gradient 0 there)."""
         return self.masked_fill(self.isnan(), 0).sum(dim, keepdim, dtype=dtype)
 
-    def nanmean(self, dim=None, keepdim=False, *, dtype=None) -> "Tensor":
+    def nanmean(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> "Tensor":
         """:meth:`mean` of the entries that are not NaN (``torch.nanmean``)."""
         count = self.isnan().logical_not().sum(dim, keepdim)
         return self.nansum(dim, keepdim, dtype=dtype) / count
