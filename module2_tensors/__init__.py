@@ -89,12 +89,9 @@ reciprocal, deg2rad, rad2deg, arcsin = _T.reciprocal, _T.deg2rad, _T.rad2deg, _T
 acos, atan, sinh, cosh, asinh = _T.acos, _T.atan, _T.sinh, _T.cosh, _T.asinh
 acosh, atanh, log2, log10, erfc = _T.acosh, _T.atanh, _T.log2, _T.log10, _T.erfc
 logit, sinc, arccos, arctan, arcsinh = _T.logit, _T.sinc, _T.acos, _T.atan, _T.asinh
-arccosh, arctanh, addcmul, addcdiv = _T.acosh, _T.atanh, _T.addcmul, _T.addcdiv
-dot, mv, outer, ger, trace = _T.dot, _T.mv, _T.outer, _T.outer, _T.trace
-bernoulli, multinomial, ravel, rot90 = _T.bernoulli, _T.multinomial, _T.ravel, _T.rot90
-logaddexp, logaddexp2, nansum = _T.logaddexp, _T.logaddexp2, _T.nansum
-nanmean, cross, argwhere = _T.nanmean, _T.cross, _T.argwhere
-signbit, isposinf, isneginf, isreal = _T.signbit, _T.isposinf, _T.isneginf, _T.isreal
+arccosh, arctanh, dot, mv, outer = _T.acosh, _T.atanh, _T.dot, _T.mv, _T.outer
+ger, trace, ravel, logaddexp = _T.outer, _T.trace, _T.ravel, _T.logaddexp
+nansum, nanmean, argwhere = _T.nansum, _T.nanmean, _T.argwhere
 
 
 def __getattr__(name: str) -> object:

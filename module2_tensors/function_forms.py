@@ -17,7 +17,7 @@ from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
 from .engine.dtypes import int32
-from .tensor import Tensor, randn, tensor
+from .tensor import Tensor, _rng, rand_like, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -137,30 +137,6 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     return _promoted(einsum(equation, a, b), (a, b))
 
 
-def _at_least(fn: Any, tensors: Any) -> Any:
-    """The tensors reshaped as NumPy's ``fn`` (``np.atleast_2d``) reshapes arrays:
-    one tensor for one, else a tuple."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(_at_least(fn, (t,)) for t in tensors[0])
-    out = tuple(t.reshape(*fn(np.broadcast_to(0.0, t.shape)).shape) for t in tensors)
-    return out[0] if len(out) == 1 else out
-
-
-def atleast_1d(*tensors: Any) -> Any:
-    """``torch.atleast_1d``: a 0-d tensor as shape ``(1,)``."""
-    return _at_least(np.atleast_1d, tensors)
-
-
-def atleast_2d(*tensors: Any) -> Any:
-    """``torch.atleast_2d``: 0-d as ``(1, 1)``, 1-D ``(n,)`` as ``(1, n)``."""
-    return _at_least(np.atleast_2d, tensors)
-
-
-def atleast_3d(*tensors: Any) -> Any:
-    """``torch.atleast_3d``: ``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as ``(m, n, 1)``."""
-    return _at_least(np.atleast_3d, tensors)
-
-
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> Tensor:
     """``torch.cdist``: the ``p``-norm distances $\\|x_{1,i} - x_{2,j}\\|_p$ of the
     rows of ``x1`` and ``x2`` (batched; gradient 0 at distance 0, as PyTorch's)."""
@@ -225,6 +201,20 @@ def triu_indices(
     return tensor(np.triu_indices(row, offset, col), dtype=dtype, device=device)
 
 
+def bernoulli(p: Tensor) -> Tensor:
+    """1 with probability ``p`` (entrywise), else 0, in ``p``'s dtype (no
+    gradient), as ``torch.bernoulli``; seeded by ``manual_seed``."""
+    return (rand_like(p) < p.detach())._as_dtype(p.dtype)
+
+
+def multinomial(p: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
+    """``num_samples`` indices drawn from the weights ``p`` (1-D, or one row of
+    weights per draw), without ``replacement`` unless asked (``int64``)."""
+    rng, rows = _rng(None, None), p.to_numpy().reshape(-1, p.shape[-1])
+    drawn = [rng.choice(len(r), num_samples, replacement, r / r.sum()) for r in rows]
+    return tensor(np.reshape(drawn, (*p.shape[:-1], num_samples)), backend=p.backend)
+
+
 def is_tensor(obj: Any) -> bool:
     """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
     return isinstance(obj, Tensor)
@@ -232,7 +222,7 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
-__all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "searchsorted", "bucketize"]
+__all__ += ["searchsorted", "bucketize", "bernoulli", "multinomial"]
 __all__ += ["tril_indices", "triu_indices", "isin"]
 
 

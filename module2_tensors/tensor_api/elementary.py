@@ -6,13 +6,13 @@ follows), else computed by NumPy (``engine/elementwise.HostMap``)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
 from ..engine.elementwise import HostMap
 from .arithmetic import ArithmeticMixin as _A
-from .core import FACTORIES, CoreMixin as _C
+from .core import CoreMixin as _C
 from .dtype_device import floated
 
 if TYPE_CHECKING:
@@ -127,14 +127,7 @@ class ElementaryMixin:
     arcsin, arccos, arctan = asin, acos, atan
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
-    # Products, random draws and in-place forms, composed of the other methods.
-    def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
-        """``torch.addcmul``: $x + v\\, t_1 t_2$."""
-        return self + value * tensor1 * tensor2
-
-    def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
-        """``torch.addcdiv``: $x + v\\, t_1 / t_2$."""
-        return self + value * (tensor1 / tensor2)
+    # Products, NaN-skipping sums and the like, composed of the other methods.
 
     def dot(self, other: "Tensor") -> "Tensor":
         """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
@@ -154,34 +147,6 @@ class ElementaryMixin:
         """``torch.trace``: the sum of a matrix's diagonal."""
         return self.diagonal().sum()
 
-    def multinomial(
-        self, num_samples: int, replacement: bool = False, *, generator: Any = None
-    ) -> "Tensor":
-        """``num_samples`` indices drawn from the weights (1-D, or one row of weights
-        per draw), without ``replacement`` unless asked (``int64``, no gradient)."""
-        w = self.to_numpy().reshape(-1, self.shape[-1])
-        n = num_samples if replacement else w.shape[1]
-        u = FACTORIES["rand"](len(w), n, generator=generator).to_numpy()
-        if replacement:  # (the inverse of the cumulative weights)
-            cdf = w.cumsum(1)
-            drawn = [np.searchsorted(c, r * c[-1], "right") for c, r in zip(cdf, u)]
-        else:  # (the largest keys u^(1/w): Efraimidis and Spirakis's draw)
-            with np.errstate(divide="ignore"):  # (weight 0: key 0, drawn last)
-                drawn = np.argsort(-(u ** (1.0 / w)), 1, kind="stable")[:, :num_samples]
-        out = np.reshape(drawn, (*self.shape[:-1], num_samples))
-        return FACTORIES["tensor"](out.astype(np.int64), backend=self.backend)
-
-    def bernoulli(self, p: Any = None, *, generator: Any = None) -> "Tensor":
-        """1 with probability ``p`` (by default this tensor's entries), else 0, in this
-        tensor's dtype (no gradient), as ``torch.bernoulli``."""
-        p = self.detach() if p is None else p
-        u = FACTORIES["rand"](self.shape, backend=self.backend, generator=generator)
-        return (u < p)._as_dtype(self.dtype)
-
-    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> "Tensor":
-        """Fill with samples of :meth:`bernoulli` of probability ``p``, in place."""
-        return self.copy_(self.bernoulli(p, generator=generator))
-
     def ravel(self) -> "Tensor":
         """``torch.ravel``: the entries as one 1-D tensor."""
         return self.reshape(-1)
@@ -191,10 +156,6 @@ class ElementaryMixin:
         infinities give themselves, as PyTorch's)."""
         gap = (self - other).abs().nan_to_num(0.0)
         return self.maximum(other) + (-gap).exp().log1p()
-
-    def logaddexp2(self, other: "Tensor") -> "Tensor":
-        """$\\log_2(2^x + 2^y)$, by :meth:`logaddexp` in units of $\\ln 2$."""
-        return (self * math.log(2.0)).logaddexp(other * math.log(2.0)) / math.log(2.0)
 
     def nansum(
         self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
@@ -208,37 +169,6 @@ class ElementaryMixin:
         """:meth:`mean` of the entries that are not NaN (``torch.nanmean``)."""
         count = self.isnan().logical_not().sum(dim, keepdim)
         return self.nansum(dim, keepdim, dtype=dtype) / count
-
-    def rot90(self, k: int = 1, dims: Sequence[int] = (0, 1)) -> "Tensor":
-        """``torch.rot90``: ``k`` quarter turns, from dim ``dims[0]`` toward ``dims[1]``
-        (each a flip of ``dims[1]`` and a transpose, as NumPy's)."""
-        out = self.clone()
-        for _ in range(k % 4):
-            out = out.flip(dims[1]).transpose(*dims)
-        return out
-
-    def cross(self, other: "Tensor", dim: Optional[int] = None) -> "Tensor":
-        """``torch.cross``: the cross product along ``dim`` (by default the first
-        of size 3): $(a \\times b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}$."""
-        dim = list(self.shape).index(3) if dim is None else dim
-        ab = self.roll(-1, dim) * other.roll(-2, dim)
-        return ab - self.roll(-2, dim) * other.roll(-1, dim)
-
-    def signbit(self) -> "Tensor":
-        """``torch.signbit``: whether the sign bit is set ($x < 0$, and $-0.0$)."""
-        return FACTORIES["tensor"](np.signbit(self.to_numpy()), backend=self.backend)
-
-    def isposinf(self) -> "Tensor":
-        """``torch.isposinf``: whether $x = +\\infty$ (``bool``)."""
-        return self == math.inf
-
-    def isneginf(self) -> "Tensor":
-        """``torch.isneginf``: whether $x = -\\infty$ (``bool``)."""
-        return self == -math.inf
-
-    def isreal(self) -> "Tensor":
-        """``torch.isreal``: ``True`` everywhere (no complex dtypes here)."""
-        return self.isnan().logical_or(~self.isnan())
 
     def argwhere(self) -> "Tensor":
         """``torch.argwhere``: the indices of the non-zero entries, one row each."""
