@@ -132,7 +132,7 @@ class ElementaryMixin:
     def dot(self, other: "Tensor") -> "Tensor":
         """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
         if self.dims != 1 or other.dims != 1:
-            raise ValueError(f"1D tensors expected, got {self.shape}, {other.shape}")
+            raise RuntimeError(f"1D tensors expected, got {self.shape}, {other.shape}")
         return self @ other
 
     def mv(self, vec: "Tensor") -> "Tensor":

@@ -47,7 +47,7 @@ def test_dot_mv_outer_trace_as_pytorch():
     _both(kt.ger, torch.outer, x, y[:3])
     _both(lambda a: a.trace(), torch.trace, m)
     _both(kt.trace, torch.trace, A)
-    with pytest.raises(ValueError):  # (as mm's: PyTorch's is a RuntimeError)
+    with pytest.raises(RuntimeError, match="1D tensors expected"):  # (PyTorch's)
         kt.tensor(A).dot(kt.tensor(B))
     i = np.array([[1, 2, 3], [4, 5, 6]])
     for name in ["dot", "outer"]:
