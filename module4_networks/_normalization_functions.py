@@ -3,13 +3,12 @@ the facade ``nn.functional`` exports them, the layers of
 ``_normalization_layers.py`` call them): ``normalize`` and ``cosine_similarity``
 (vectors scaled to unit norm), ``layer_norm``, ``group_norm``,
 ``instance_norm`` and ``batch_norm`` (activations scaled to zero mean and unit
-variance), ``rms_norm`` (scaled to unit root mean square), with PyTorch's
-signatures and semantics, from differentiable tensor operations of Module 2
-(which is all this file imports)."""
+variance), with PyTorch's signatures and semantics, from differentiable tensor
+operations of Module 2 (which is all this file imports)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -22,7 +21,6 @@ __all__ = [
     "normalize",
     "cosine_similarity",
     "layer_norm",
-    "rms_norm",
     "group_norm",
     "instance_norm",
     "batch_norm",
@@ -61,26 +59,14 @@ def layer_norm(
     Raises:
         ValueError: ``normalized_shape`` is not the input's trailing shape.
     """
-    shape, dims = _trailing(input, normalized_shape, "layer_norm")
+    shape = tuple(np.ravel(normalized_shape).tolist())  # (an int or a sequence)
+    if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
+        raise ValueError(
+            f"layer_norm: normalized_shape {list(shape)} does not match the "
+            f"trailing dims of an input of shape {input.shape}"
+        )
+    dims = tuple(range(input.dims - len(shape), input.dims))
     return _affine(_standardized(input, dims, eps), weight, bias, shape)
-
-
-def rms_norm(
-    input: Tensor,
-    normalized_shape: Any,
-    weight: Optional[Tensor] = None,
-    eps: Any = None,
-) -> Tensor:
-    """$x / \\sqrt{\\mathrm{mean}(x^2) + \\epsilon}\\, \\gamma$ over the last
-    ``len(normalized_shape)`` dims; ``eps=None`` is the dtype's machine epsilon.
-
-    Raises:
-        ValueError: ``normalized_shape`` is not the input's trailing shape.
-    """
-    shape, dims = _trailing(input, normalized_shape, "rms_norm")
-    eps = float(np.finfo(input.dtype.name).eps) if eps is None else eps
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return _affine(out, weight, None, shape)
 
 
 def group_norm(
@@ -162,18 +148,6 @@ def batch_norm(
             running_mean.copy_(running_mean * (1 - m) + flat.mean(dims) * m)
             running_var.copy_(running_var * (1 - m) + flat.var(dims, unbiased=True) * m)
     return _affine(_standardized(input, dims, eps), weight, bias, per_channel)
-
-
-def _trailing(input: Tensor, normalized_shape: Any, name: str) -> Tuple[tuple, tuple]:
-    """``normalized_shape`` as a tuple (from an int or a sequence) and the dims
-    of ``input`` it names, its last ones (else a ValueError)."""
-    shape = tuple(np.ravel(normalized_shape).tolist())
-    if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
-        raise ValueError(
-            f"{name}: normalized_shape {list(shape)} does not match the "
-            f"trailing dims of an input of shape {input.shape}"
-        )
-    return shape, tuple(range(input.dims - len(shape), input.dims))
 
 
 def _standardized(x: Tensor, dims: Tuple[int, ...], eps: float) -> Tensor:

@@ -1,23 +1,21 @@
 """The normalization layers of ``nn`` that no task asks for (given; the facade
-``nn`` exports them): ``GroupNorm``, ``InstanceNorm1d``, ``InstanceNorm2d`` and
-``RMSNorm``, with learned $\\gamma, \\beta$ and PyTorch's running statistics, over the
+``nn`` exports them): ``GroupNorm``, ``InstanceNorm1d`` and ``InstanceNorm2d``,
+with learned $\\gamma, \\beta$ and PyTorch's running statistics, over the
 functions of ``_normalization_functions.py``. (``BatchNorm`` and ``LayerNorm``
 are Task 4.6's, in ``layers.py``.)"""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
-
-import numpy as np
+from typing import Any
 
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
 
-from ._normalization_functions import group_norm, instance_norm, rms_norm
+from ._normalization_functions import group_norm, instance_norm
 from ._parameters import _scale_and_shift, _value
 from .layers import _BatchNorm
 
-__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm"]
+__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
 
 
 class GroupNorm(Module):
@@ -102,27 +100,3 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of ``(N, C, H, W)`` (or ``(C, H, W)``)."""
 
     _spatial = 2
-
-
-class RMSNorm(Module):
-    """``F.rms_norm`` over the trailing ``normalized_shape`` dims, with a learned
-    $\\gamma$ (ones) when ``elementwise_affine``."""
-
-    def __init__(
-        self,
-        normalized_shape: Union[int, Sequence[int]],
-        eps: Optional[float] = None,
-        elementwise_affine: bool = True,
-        backend: Any = None,
-    ) -> None:
-        super().__init__()
-        self.normalized_shape = shape = tuple(np.ravel(normalized_shape).tolist())
-        self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = _scale_and_shift(shape, backend, elementwise_affine)[0]
-
-    def extra_repr(self) -> str:
-        affine = self.elementwise_affine
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={affine}"
-
-    def forward(self, x: Tensor) -> Tensor:
-        return rms_norm(x, self.normalized_shape, _value(self.weight), self.eps)
