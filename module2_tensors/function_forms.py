@@ -16,7 +16,6 @@ from .engine.autograd import Context
 from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
-from .engine.dtypes import int32
 from .tensor import Tensor, _rng, rand_like, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
@@ -143,48 +142,6 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> T
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
-def searchsorted(
-    sorted_sequence: Tensor,
-    values: Any,
-    *,
-    out_int32: bool = False,
-    right: bool = False,
-    side: Any = None,
-) -> Tensor:
-    """``torch.searchsorted``: where each value would go in (each row of)
-    ``sorted_sequence`` to keep it sorted, after equal entries for ``right`` or
-    ``side="right"`` (``int64``; ``int32`` for ``out_int32``)."""
-    side = side or ("right" if right else "left")
-    rows, v = sorted_sequence.to_numpy(), as_tensor(values).to_numpy()
-    rows = rows.reshape(-1, rows.shape[-1])
-    found = [
-        np.searchsorted(r, w, side) for r, w in zip(rows, v.reshape(len(rows), -1))
-    ]
-    out = tensor(np.reshape(found, v.shape), backend=sorted_sequence.backend)
-    return out._as_dtype(int32) if out_int32 else out
-
-
-def bucketize(
-    input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
-) -> Tensor:
-    """``torch.bucketize``: the index $i$ of the bucket
-    $b_{i-1} < x \\le b_i$ of each entry (``right``: $b_{i-1} \\le x < b_i$)."""
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
-
-
-def isin(
-    elements: Any,
-    test_elements: Any,
-    *,
-    assume_unique: bool = False,
-    invert: bool = False,
-) -> Tensor:
-    """``torch.isin``: whether each of ``elements`` is one of ``test_elements``
-    (``bool``; whether it is not, for ``invert``)."""
-    elements, tests = as_tensor(elements), as_tensor(test_elements).to_numpy()
-    return tensor(np.isin(elements.to_numpy(), tests, invert=invert))
-
-
 def tril_indices(
     row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
 ) -> Tensor:
@@ -222,8 +179,8 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
-__all__ += ["searchsorted", "bucketize", "bernoulli", "multinomial"]
-__all__ += ["tril_indices", "triu_indices", "isin"]
+__all__ += ["bernoulli", "multinomial"]
+__all__ += ["tril_indices", "triu_indices"]
 
 
 class _Einsum(autograd.Function):

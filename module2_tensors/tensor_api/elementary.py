@@ -12,7 +12,6 @@ import numpy as np
 
 from ..engine.elementwise import HostMap
 from .arithmetic import ArithmeticMixin as _A
-from .core import CoreMixin as _C
 from .dtype_device import floated
 
 if TYPE_CHECKING:
@@ -27,7 +26,6 @@ class ElementaryMixin:
     __slots__ = ()
 
     absolute, arctan2, sgn = _A.abs, _A.atan2, _A.sign
-    nelement, ndimension = _C.numel, _C.dim
 
     def clamp_min(self, min: Any) -> "Tensor":
         """``torch.clamp_min``: ``clamp(min=min)``."""
