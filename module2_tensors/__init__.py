@@ -89,7 +89,9 @@ reciprocal, deg2rad, rad2deg, arcsin = _T.reciprocal, _T.deg2rad, _T.rad2deg, _T
 acos, atan, sinh, cosh, asinh = _T.acos, _T.atan, _T.sinh, _T.cosh, _T.asinh
 acosh, atanh, log2, log10, erfc = _T.acosh, _T.atanh, _T.log2, _T.log10, _T.erfc
 logit, sinc, arccos, arctan, arcsinh = _T.logit, _T.sinc, _T.acos, _T.atan, _T.asinh
-arccosh, arctanh = _T.acosh, _T.atanh
+arccosh, arctanh, dot, mv, outer = _T.acosh, _T.atanh, _T.dot, _T.mv, _T.outer
+ger, trace, ravel, logaddexp = _T.outer, _T.trace, _T.ravel, _T.logaddexp
+nansum, nanmean, argwhere = _T.nansum, _T.nanmean, _T.argwhere
 
 
 def __getattr__(name: str) -> object:

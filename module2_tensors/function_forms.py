@@ -6,6 +6,7 @@ the package's aliases, in ``__init__.py``.
 
 from __future__ import annotations
 
+from string import ascii_letters
 from typing import Any, List, Sequence, Tuple
 
 import numpy as np
@@ -15,7 +16,7 @@ from .engine.autograd import Context
 from . import indexing_functions as ixf
 from . import shape_functions as sf
 from .engine import autograd
-from .tensor import Tensor, _rng, eye, rand_like, tensor
+from .tensor import Tensor, _rng, rand_like, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -80,29 +81,6 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
     return cat(tensors, 0 if tensors[0].dims == 1 else 1)
 
 
-def dot(x: Tensor, y: Tensor) -> Tensor:
-    """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors (``einsum``'s gradient)."""
-    return _promoted(einsum("i,i->", x, y), (x, y))
-
-
-def mv(a: Tensor, x: Tensor) -> Tensor:
-    """``torch.mv``: a matrix times a 1-D vector."""
-    return _promoted(einsum("ij,j->i", a, x), (a, x))
-
-
-def outer(x: Tensor, y: Tensor) -> Tensor:
-    """``torch.outer`` (``ger``): $x_i y_j$ of two 1-D tensors."""
-    return _promoted(einsum("i,j->ij", x, y), (x, y))
-
-
-def trace(a: Tensor) -> Tensor:
-    """``torch.trace``: the sum of a matrix's diagonal."""
-    return _promoted(einsum("ij,ij->", a, eye(*a.shape, backend=a.backend)), (a,))
-
-
-ger = outer
-
-
 def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     shape = np.broadcast_shapes(*(t.shape for t in tensors))
@@ -115,6 +93,69 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device)  # (itself if neither changes)
     return tensor(data, dtype=dtype, device=device)
+
+
+def normal(
+    mean: Any = 0.0,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Any = None,
+    **kw: Any,
+) -> Tensor:
+    """``torch.normal``: samples of $N(\\text{mean}, \\text{std}^2)$, entrywise for
+    tensors (broadcast), of shape ``size`` for numbers (no gradient: PyTorch's is 0)."""
+    mean, std = as_tensor(mean).detach(), as_tensor(std).detach()
+    shape = np.broadcast_shapes(mean.shape, std.shape) if size is None else size
+    return randn(shape, generator=generator, **kw) * std + mean
+
+
+def meshgrid(*tensors: Any, indexing: str = "ij") -> Tuple[Tensor, ...]:
+    """``torch.meshgrid``: grid $k$ holds ``tensors[k]`` (1-D) along dim $k$,
+    expanded to all their lengths; ``indexing="xy"`` swaps the first two dims."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = [int(t.numel()) for t in tensors]
+    axes = [[-1 if j == k else 1 for j in range(len(shape))] for k in range(len(shape))]
+    grids = [t.reshape(*a).expand(*shape) for t, a in zip(tensors, axes)]
+    if indexing == "xy" and len(grids) > 1:
+        grids = [g.transpose(0, 1) for g in grids]
+    return tuple(grids)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """``torch.tensordot``: products summed over the last ``dims`` dims of ``a``
+    and the first ``dims`` of ``b``, or over the dims ``dims = (dims_a, dims_b)``."""
+    if isinstance(dims, int):
+        dims = (range(a.dims - dims, a.dims), range(dims))
+    sa, sb = list(ascii_letters[: a.dims]), list(ascii_letters[26 : 26 + b.dims])
+    for i, j in zip(*dims):
+        sb[j] = sa[i]
+    out = "".join(c for c in sa + sb if (sa + sb).count(c) == 1)
+    equation = f"{''.join(sa)},{''.join(sb)}->{out}"
+    return _promoted(einsum(equation, a, b), (a, b))
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> Tensor:
+    """``torch.cdist``: the ``p``-norm distances $\\|x_{1,i} - x_{2,j}\\|_p$ of the
+    rows of ``x1`` and ``x2`` (batched; gradient 0 at distance 0, as PyTorch's)."""
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
+
+
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
+    """``torch.tril_indices``: the (row, column) indices of the entries on and
+    below diagonal ``offset`` of a ``row`` x ``col`` matrix, a ``(2, n)`` tensor
+    (``int64``), in row-major order."""
+    return tensor(np.tril_indices(row, offset, col), dtype=dtype, device=device)
+
+
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
+    """``torch.triu_indices``: those on and above diagonal ``offset``."""
+    return tensor(np.triu_indices(row, offset, col), dtype=dtype, device=device)
 
 
 def bernoulli(p: Tensor) -> Tensor:
@@ -136,9 +177,10 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-__all__ += ["var_mean", "std_mean", "vstack", "hstack", "dot", "mv", "outer", "ger"]
-__all__ += ["trace", "broadcast_tensors", "as_tensor", "bernoulli", "multinomial"]
-__all__ += ["is_tensor"]
+__all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
+__all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
+__all__ += ["bernoulli", "multinomial"]
+__all__ += ["tril_indices", "triu_indices"]
 
 
 class _Einsum(autograd.Function):

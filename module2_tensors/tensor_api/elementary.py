@@ -124,3 +124,50 @@ class ElementaryMixin:
 
     arcsin, arccos, arctan = asin, acos, atan
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    # Products, NaN-skipping sums and the like, composed of the other methods.
+
+    def dot(self, other: "Tensor") -> "Tensor":
+        """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
+        if self.dims != 1 or other.dims != 1:
+            raise RuntimeError(f"1D tensors expected, got {self.shape}, {other.shape}")
+        return self @ other
+
+    def mv(self, vec: "Tensor") -> "Tensor":
+        """``torch.mv``: a matrix times a 1-D vector."""
+        return self.mm(vec.unsqueeze(1)).squeeze(1)
+
+    def outer(self, vec2: "Tensor") -> "Tensor":
+        """``torch.outer`` (``ger``): $x_i y_j$ of two 1-D tensors."""
+        return self.unsqueeze(1) * vec2.unsqueeze(0)
+
+    def trace(self) -> "Tensor":
+        """``torch.trace``: the sum of a matrix's diagonal."""
+        return self.diagonal().sum()
+
+    def ravel(self) -> "Tensor":
+        """``torch.ravel``: the entries as one 1-D tensor."""
+        return self.reshape(-1)
+
+    def logaddexp(self, other: "Tensor") -> "Tensor":
+        """$\\log(e^x + e^y) = \\max(x, y) + \\log(1 + e^{-|x - y|})$ (stable; equal
+        infinities give themselves, as PyTorch's)."""
+        gap = (self - other).abs().nan_to_num(0.0)
+        return self.maximum(other) + (-gap).exp().log1p()
+
+    def nansum(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> "Tensor":
+        """:meth:`sum` with NaN counted as 0 (``torch.nansum``; gradient 0 there)."""
+        return self.masked_fill(self.isnan(), 0).sum(dim, keepdim, dtype=dtype)
+
+    def nanmean(
+        self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> "Tensor":
+        """:meth:`mean` of the entries that are not NaN (``torch.nanmean``)."""
+        count = self.isnan().logical_not().sum(dim, keepdim)
+        return self.nansum(dim, keepdim, dtype=dtype) / count
+
+    def argwhere(self) -> "Tensor":
+        """``torch.argwhere``: the indices of the non-zero entries, one row each."""
+        return self.nonzero()
