@@ -1,0 +1,115 @@
+"""``nn.MultiheadAttention`` on unbatched input: a query of shape ``(L, E)``,
+keys and values of shape ``(S, E)`` and a ``key_padding_mask`` of shape
+``(S,)`` (boolean, and additive floats), against ``torch`` itself with the
+same weights: the outputs, the attention weights (averaged over the heads and
+per head) and the gradients of the inputs and of every parameter. Skips, with
+the install command, where PyTorch is absent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import module4_networks as kt
+from module4_networks import nn
+from tests.pytorch_reference import import_torch
+
+pytestmark = pytest.mark.task4_8
+E, HEADS, L, S = 4, 2, 3, 5
+
+
+def _pair(torch, **options):
+    """Kindling's layer and torch's (float64) with Kindling's weights copied."""
+    ours = nn.MultiheadAttention(E, HEADS, **options)
+    theirs = torch.nn.MultiheadAttention(E, HEADS, **options).double()
+    for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        with torch.no_grad():
+            q.copy_(torch.tensor(p.to_numpy()))
+    return ours, theirs
+
+
+def _padding(lib, kind):
+    """The mask ignoring the last two keys, as ``lib`` takes it: a NumPy bool
+    array, a bool tensor, or the additive float form (``-inf`` at padding)."""
+    padding = np.zeros(S, dtype=bool)
+    padding[-2:] = True
+    if kind == "numpy_bool":
+        return padding
+    if kind == "bool_tensor":
+        return lib.tensor(padding)
+    return lib.tensor(np.where(padding, -np.inf, 0.0))
+
+
+BOOL_TENSOR_BUG = pytest.mark.xfail(
+    strict=True,
+    raises=RuntimeError,
+    reason="a bool-dtype key_padding_mask tensor is turned into 1.0 - mask, which "
+    "Kindling's bool tensors refuse (RuntimeError: Subtraction ... with a bool "
+    "tensor is not supported); torch takes bool mask tensors",
+)
+KINDS = ["numpy_bool", pytest.param("bool_tensor", marks=BOOL_TENSOR_BUG), "float"]
+
+
+@pytest.mark.parametrize("average", [True, False])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_unbatched_input_with_a_key_padding_mask_matches_pytorch(
+    batch_first, kind, average
+):
+    torch = import_torch()
+    ours, theirs = _pair(torch, batch_first=batch_first)
+    rng = np.random.default_rng(0)
+    arrays = [rng.normal(size=(L, E)), rng.normal(size=(S, E)), rng.normal(size=(S, E))]
+    ks = [kt.tensor(a, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, weights = ours(
+        *ks, key_padding_mask=_padding(kt, kind), average_attn_weights=average
+    )
+    t_out, t_weights = theirs(
+        *ts,
+        key_padding_mask=torch.as_tensor(_padding(torch, kind)),
+        average_attn_weights=average,
+    )
+    assert out.shape == tuple(t_out.shape) == (L, E)
+    assert weights.shape == tuple(t_weights.shape)
+    np.testing.assert_allclose(out.to_numpy(), t_out.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(
+        weights.to_numpy(), t_weights.detach().numpy(), atol=1e-12
+    )
+    np.testing.assert_array_equal(weights.to_numpy()[..., -2:], 0.0)  # padded keys
+    grad = rng.normal(size=out.shape)
+    (out * kt.tensor(grad)).sum().backward()
+    (t_out * torch.tensor(grad)).sum().backward()
+    for k, t in zip(ks, ts):
+        np.testing.assert_allclose(k.grad.to_numpy(), t.grad.numpy(), atol=1e-10)
+    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        np.testing.assert_allclose(
+            p.grad.to_numpy(), q.grad.numpy(), atol=1e-10, err_msg=name
+        )
+
+
+def test_unbatched_query_gradient_matches_central_differences():
+    torch = import_torch()
+    ours, _ = _pair(torch)
+    rng = np.random.default_rng(1)
+    query, key = rng.normal(size=(L, E)), rng.normal(size=(S, E))
+    padding = _padding(kt, "numpy_bool")
+    weights = rng.normal(size=(L, E))
+
+    def loss(q):
+        out, _ = ours(
+            kt.tensor(q), kt.tensor(key), kt.tensor(key), key_padding_mask=padding
+        )
+        return float((out.to_numpy() * weights).sum())
+
+    q = kt.tensor(query, requires_grad=True)
+    out, _ = ours(q, kt.tensor(key), kt.tensor(key), key_padding_mask=padding)
+    (out * kt.tensor(weights)).sum().backward()
+    numeric = np.zeros_like(query)
+    h = 1e-6
+    for index in np.ndindex(query.shape):
+        up, down = query.copy(), query.copy()
+        up[index] += h
+        down[index] -= h
+        numeric[index] = (loss(up) - loss(down)) / (2 * h)
+    np.testing.assert_allclose(q.grad.to_numpy(), numeric, rtol=1e-5, atol=1e-7)
