@@ -30,7 +30,11 @@ EMBEDDING_PADDING = pytest.mark.xfail(
 CASES = [
     pytest.param("Linear", (3, 4), {}, marks=pytest.mark.task4_6, id="linear"),
     pytest.param(
-        "Linear", (3, 4), dict(bias=False), marks=pytest.mark.task4_6, id="linear_no_bias"
+        "Linear",
+        (3, 4),
+        dict(bias=False),
+        marks=pytest.mark.task4_6,
+        id="linear_no_bias",
     ),
     pytest.param("Embedding", (5, 3), {}, marks=pytest.mark.task4_6, id="embedding"),
     pytest.param(
