@@ -62,7 +62,7 @@ def mha_masks(
                 f"got {kp.shape}"
             )
         masks.append((boolean, kp.view(n, 1, 1, S)))
-    kept = [1.0 - m for boolean, m in masks if boolean]
+    kept = [(m == 0) * 1.0 for boolean, m in masks if boolean]  # (bool ones too)
     added = [m for boolean, m in masks if not boolean]
     allowed = math.prod(kept[1:], start=kept[0]) if kept else None
     return allowed, sum(added, scores)
