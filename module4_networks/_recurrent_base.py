@@ -106,7 +106,8 @@ class _CellBase(Module):
         return out.squeeze(0) if unbatched else out
 
     def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}, bias={self.bias}"
+        bias = "" if self.bias else ", bias=False"  # (what differs, as PyTorch's)
+        return f"{self.input_size}, {self.hidden_size}{bias}"
 
 
 # ----------------------------------------------------------------------------- layers

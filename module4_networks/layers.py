@@ -232,7 +232,8 @@ class Embedding(Module):
         # END SOLUTION
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        pad = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
 
 
 # --------------------------------------------------------------- normalisation

@@ -159,6 +159,10 @@ class RNNCell(_CellBase):
     def _step(self, gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
         return rnn_step(gi, gh, self.nonlinearity)
 
+    def extra_repr(self) -> str:
+        relu = ", nonlinearity=relu" if self.nonlinearity == "relu" else ""
+        return super().extra_repr() + relu
+
 
 class LSTMCell(_CellBase):
     """The LSTM cell (see :func:`lstm_step`). ``forward(input, hx=None) -> (h', c')``
