@@ -39,8 +39,19 @@ __all__ = [
 ]
 
 
-def _class_dim(input: Tensor) -> int:
+def _class_dim(input: Tensor, name: str = "loss") -> int:
+    """The dim of ``input`` that holds the classes (1, or 0 for one example)."""
+    if input.dims == 0:
+        raise ValueError(f"{name}: input must have a class dimension, got shape ()")
     return 1 if input.dims > 1 else 0
+
+
+def _class_weight(weight: Optional[Tensor], classes: int) -> None:
+    """Raise unless ``weight`` is ``None`` or holds one number per class."""
+    if weight is not None and weight.shape != (classes,):
+        raise ValueError(
+            f"weight must have shape ({classes},) (one per class), got {weight.shape}"
+        )
 
 
 def _class_targets(
@@ -59,8 +70,7 @@ def _class_targets(
         got = f"{name}: expected target dtype to be Long or Byte, but got"
         raise RuntimeError(f"{got} {target.dtype} (class indices: use .long())")
     values = np.asarray(target, dtype=np.float64)  # (a tensor through __array__)
-    if input.dims == 0:
-        raise ValueError(f"{name}: input must have a class dimension, got shape ()")
+    classes = input.shape[_class_dim(input, name)]
     expected = (input.shape[0],) + input.shape[2:] if input.dims > 1 else ()
     if values.shape != expected:
         raise ValueError(
@@ -68,7 +78,6 @@ def _class_targets(
             f"{input.shape} (expected class indices of shape {expected}, or "
             f"class probabilities of shape {input.shape})"
         )
-    classes = input.shape[_class_dim(input)]
     kept = values != ignore_index
     bad = ((values != np.round(values)) | (values < 0) | (values >= classes)) & kept
     if bad.any():
@@ -76,10 +85,7 @@ def _class_targets(
             f"{name}: target {values[bad].flat[0]:g} is out of bounds for "
             f"{classes} classes"
         )
-    if weight is not None and weight.shape != (classes,):
-        raise ValueError(
-            f"weight must have shape ({classes},) (one per class), got {weight.shape}"
-        )
+    _class_weight(weight, classes)
     w = np.ones(classes) if weight is None else weight.detach().to_numpy()
     per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
     # (the weights in input's float dtype, new_tensor's: float32 stays)
@@ -176,9 +182,10 @@ def cross_entropy(
     _check_loss("cross_entropy", reduction, input)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError("cross_entropy: label_smoothing must be in [0, 1]")
+    class_dim = _class_dim(input, "cross_entropy")
     logp = _log_probabilities(input)
-    class_dim = _class_dim(input)
     classes = input.shape[class_dim]
+    _class_weight(weight, classes)
     trailing = (1,) * (input.dims - 1 - class_dim)  # (w broadcasts on the classes)
     w = 1.0 if weight is None else weight.detach().view(classes, *trailing)
     if isinstance(target, Tensor) and target.shape == input.shape:  # probabilities
