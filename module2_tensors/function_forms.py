@@ -142,22 +142,6 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> T
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
-def tril_indices(
-    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
-) -> Tensor:
-    """``torch.tril_indices``: the (row, column) indices of the entries on and
-    below diagonal ``offset`` of a ``row`` x ``col`` matrix, a ``(2, n)`` tensor
-    (``int64``), in row-major order."""
-    return tensor(np.tril_indices(row, offset, col), dtype=dtype, device=device)
-
-
-def triu_indices(
-    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
-) -> Tensor:
-    """``torch.triu_indices``: those on and above diagonal ``offset``."""
-    return tensor(np.triu_indices(row, offset, col), dtype=dtype, device=device)
-
-
 def bernoulli(p: Tensor) -> Tensor:
     """1 with probability ``p`` (entrywise), else 0, in ``p``'s dtype (no
     gradient), as ``torch.bernoulli``; seeded by ``manual_seed``."""
@@ -180,7 +164,6 @@ def is_tensor(obj: Any) -> bool:
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
 __all__ += ["bernoulli", "multinomial"]
-__all__ += ["tril_indices", "triu_indices"]
 
 
 class _Einsum(autograd.Function):

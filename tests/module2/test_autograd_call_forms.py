@@ -158,13 +158,6 @@ def test_unary_plus_matches_pytorch_with_its_gradient():
     check_gradients(lambda a: (+a) * a, Case(X, (0, 1)))
 
 
-STACK_CHUNK_TYPES = pytest.mark.xfail(
-    strict=True,
-    reason="torch raises RuntimeError ('stack expects a non-empty TensorList'; "
-    "'chunk expects `chunks` to be greater than 0, got: 0'), Kindling ValueError",
-)
-
-
 @pytest.mark.task2_6
 def test_stack_of_no_tensors_raises_naming_the_problem():
     with pytest.raises((ValueError, RuntimeError), match="at least one tensor"):
@@ -179,8 +172,9 @@ def test_chunk_into_zero_pieces_raises_naming_the_problem():
 
 @pytest.mark.task2_6
 @pytest.mark.parametrize("call", ["stack", "chunk"])
-@STACK_CHUNK_TYPES
-def test_stack_and_chunk_errors_are_pytorchs_type(call):
+def test_stack_and_chunk_errors_are_a_value_error_where_pytorchs_are_runtime(call):
+    """The Module 4 guide, section 14: a bad argument's value is a ValueError
+    here where PyTorch's C++ checks raise RuntimeError."""
     torch = import_torch()
 
     def run(lib):
@@ -191,5 +185,5 @@ def test_stack_and_chunk_errors_are_pytorchs_type(call):
     with pytest.raises(Exception) as theirs:
         run(torch)
     assert isinstance(theirs.value, RuntimeError)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError):
         run(kt)

@@ -1,8 +1,7 @@
 """PyTorch's ``dot``, ``mv``, ``outer``, ``trace`` as methods, ``torch.normal``,
 ``ravel``, ``logaddexp``, ``nansum``/``nanmean``, ``meshgrid``, ``tensordot``,
-``cdist``, ``argwhere`` and ``tril_indices``/``triu_indices``: values and dtypes
-against PyTorch itself, gradients against PyTorch's and central differences (float64
-on both sides)."""
+``cdist`` and ``argwhere``: values and dtypes against PyTorch itself, gradients
+against PyTorch's and central differences (float64 on both sides)."""
 
 from __future__ import annotations
 
@@ -219,16 +218,3 @@ def test_argwhere_as_pytorch():
         for got in [kt.argwhere(kt.tensor(v)), kt.tensor(v).argwhere()]:
             assert got.tolist() == expected.tolist(), v
             assert got.dtype.name == str(expected.dtype)[6:], v
-
-
-def test_tril_indices_and_triu_indices_as_pytorch():
-    torch = import_torch()
-    for name in ["tril_indices", "triu_indices"]:
-        for args in [(3, 3), (3, 5), (5, 3, 1), (4, 4, -2), (0, 0), (2, 3, 9)]:
-            expected = getattr(torch, name)(*args)
-            got = getattr(kt, name)(*args)
-            assert got.tolist() == expected.tolist() and got.shape == tuple(
-                expected.shape
-            )
-            assert got.dtype.name == "int64"
-        assert getattr(kt, name)(3, 3, dtype=kt.int32).dtype.name == "int32"

@@ -1,9 +1,10 @@
-"""``nn.MultiheadAttention`` on unbatched input: a query of shape ``(L, E)``,
-keys and values of shape ``(S, E)`` and a ``key_padding_mask`` of shape
-``(S,)`` (boolean, and additive floats), against ``torch`` itself with the
-same weights: the outputs, the attention weights (averaged over the heads and
-per head) and the gradients of the inputs and of every parameter. Skips, with
-the install command, where PyTorch is absent."""
+"""``nn.MultiheadAttention``'s padding masks against ``torch`` itself with the same
+weights: on unbatched input (a query of shape ``(L, E)``, keys and values of shape
+``(S, E)``, a ``key_padding_mask`` of shape ``(S,)``: a NumPy bool array, a bool
+tensor or additive floats) the outputs, the attention weights (averaged over the
+heads and per head) and the gradients of the inputs and of every parameter; on a
+batch, bool tensors made by comparisons (``tokens == pad``, a causal
+``triu(...).bool()``). Skips, with the install command, where PyTorch is absent."""
 
 from __future__ import annotations
 
@@ -40,14 +41,7 @@ def _padding(lib, kind):
     return lib.tensor(np.where(padding, -np.inf, 0.0))
 
 
-BOOL_TENSOR_BUG = pytest.mark.xfail(
-    strict=True,
-    raises=RuntimeError,
-    reason="a bool-dtype key_padding_mask tensor is turned into 1.0 - mask, which "
-    "Kindling's bool tensors refuse (RuntimeError: Subtraction ... with a bool "
-    "tensor is not supported); torch takes bool mask tensors",
-)
-KINDS = ["numpy_bool", pytest.param("bool_tensor", marks=BOOL_TENSOR_BUG), "float"]
+KINDS = ["numpy_bool", "bool_tensor", "float"]
 
 
 @pytest.mark.parametrize("average", [True, False])
@@ -113,3 +107,27 @@ def test_unbatched_query_gradient_matches_central_differences():
         down[index] -= h
         numeric[index] = (loss(up) - loss(down)) / (2 * h)
     np.testing.assert_allclose(q.grad.to_numpy(), numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_batched_masks_made_by_comparisons_match_pytorch():
+    """PyTorch's idioms: ``key_padding_mask = tokens == pad`` and a causal
+    ``attn_mask`` of ``triu(ones, 1).bool()``, both bool tensors, batch first."""
+    torch = import_torch()
+    ours, theirs = _pair(torch, batch_first=True)
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, S, E))
+    tokens = np.array([[3, 1, 4, 0, 0], [2, 7, 1, 8, 0]])
+    out, weights = ours(
+        *[kt.tensor(x)] * 3,
+        key_padding_mask=kt.tensor(tokens) == 0,
+        attn_mask=kt.ones(S, S).triu(1).bool(),
+    )
+    t_out, t_weights = theirs(
+        *[torch.tensor(x)] * 3,
+        key_padding_mask=torch.tensor(tokens) == 0,
+        attn_mask=torch.ones(S, S).triu(1).bool(),
+    )
+    np.testing.assert_allclose(out.to_numpy(), t_out.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(
+        weights.to_numpy(), t_weights.detach().numpy(), atol=1e-12
+    )

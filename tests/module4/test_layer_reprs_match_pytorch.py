@@ -11,22 +11,6 @@ import pytest
 from module4_networks import nn
 from tests.pytorch_reference import import_torch
 
-CELL_BIAS = pytest.mark.xfail(
-    strict=True,
-    reason="Kindling's recurrent cells always print bias=True; torch prints bias "
-    "only when it is False (RNNCell(3, 4) vs Kindling's RNNCell(3, 4, bias=True))",
-)
-RNN_NONLINEARITY = pytest.mark.xfail(
-    strict=True,
-    reason="Kindling's RNNCell does not print nonlinearity; torch prints "
-    "nonlinearity=relu when it is not tanh",
-)
-EMBEDDING_PADDING = pytest.mark.xfail(
-    strict=True,
-    reason="Kindling's Embedding does not print padding_idx; torch prints "
-    "Embedding(5, 3, padding_idx=1)",
-)
-
 CASES = [
     pytest.param("Linear", (3, 4), {}, marks=pytest.mark.task4_6, id="linear"),
     pytest.param(
@@ -41,12 +25,10 @@ CASES = [
         "Embedding",
         (5, 3),
         dict(padding_idx=1),
-        marks=[pytest.mark.task4_6, EMBEDDING_PADDING],
+        marks=pytest.mark.task4_6,
         id="embedding_padding_idx",
     ),
-    pytest.param(
-        "RNNCell", (3, 4), {}, marks=[pytest.mark.task4_7, CELL_BIAS], id="rnn_cell"
-    ),
+    pytest.param("RNNCell", (3, 4), {}, marks=pytest.mark.task4_7, id="rnn_cell"),
     pytest.param(
         "RNNCell",
         (3, 4),
@@ -58,12 +40,10 @@ CASES = [
         "RNNCell",
         (3, 4),
         dict(bias=False, nonlinearity="relu"),
-        marks=[pytest.mark.task4_7, RNN_NONLINEARITY],
+        marks=pytest.mark.task4_7,
         id="rnn_cell_relu",
     ),
-    pytest.param(
-        "GRUCell", (3, 4), {}, marks=[pytest.mark.task4_7, CELL_BIAS], id="gru_cell"
-    ),
+    pytest.param("GRUCell", (3, 4), {}, marks=pytest.mark.task4_7, id="gru_cell"),
     pytest.param(
         "GRUCell",
         (3, 4),
@@ -71,9 +51,7 @@ CASES = [
         marks=pytest.mark.task4_7,
         id="gru_cell_no_bias",
     ),
-    pytest.param(
-        "LSTMCell", (3, 4), {}, marks=[pytest.mark.task4_7, CELL_BIAS], id="lstm_cell"
-    ),
+    pytest.param("LSTMCell", (3, 4), {}, marks=pytest.mark.task4_7, id="lstm_cell"),
     pytest.param(
         "LSTMCell",
         (3, 4),
