@@ -160,13 +160,13 @@ def test_unary_plus_matches_pytorch_with_its_gradient():
 
 @pytest.mark.task2_6
 def test_stack_of_no_tensors_raises_naming_the_problem():
-    with pytest.raises((ValueError, RuntimeError), match="at least one tensor"):
+    with pytest.raises(ValueError, match="at least one tensor"):
         kt.stack([])
 
 
 @pytest.mark.task2_6
 def test_chunk_into_zero_pieces_raises_naming_the_problem():
-    with pytest.raises((ValueError, RuntimeError), match="chunks must be positive"):
+    with pytest.raises(ValueError, match="chunks must be positive"):
         kt.tensor(X).chunk(0)
 
 

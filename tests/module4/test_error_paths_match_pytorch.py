@@ -10,6 +10,8 @@ install command, where PyTorch is absent."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -226,14 +228,27 @@ def _torch_error(torch, name):
     return _raised(lambda: call(torch, torch.nn.functional, torch.tensor))
 
 
+def _our_error(name):
+    """The exception Kindling raises in case ``name``. A stub's
+    ``NotImplementedError`` (a ``RuntimeError``: a task not done yet) is raised,
+    not compared, so that a grade reads that task as to do, not as failing."""
+    try:
+        CASES[name][1](kt, F, kt.tensor)
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        return error
+    return None
+
+
 @pytest.mark.parametrize("name", _cases())
 def test_kindling_raises_with_a_message_naming_the_problem(name):
     torch = import_torch()
-    _, call, message = CASES[name]
     theirs = _torch_error(torch, name)
     allowed = BUILTIN if theirs is None else BUILTIN + (type(theirs),)
-    with pytest.raises(allowed, match=message):
-        call(kt, F, kt.tensor)
+    ours = _our_error(name)
+    assert isinstance(ours, allowed), f"Kindling: {ours!r}"
+    assert re.search(CASES[name][2], str(ours)), f"Kindling: {ours!r}"
 
 
 @pytest.mark.parametrize("name", _cases(same_type=True))
@@ -241,7 +256,7 @@ def test_kindling_raises_the_exception_type_pytorch_does(name):
     torch = import_torch()
     theirs = _torch_error(torch, name)
     assert isinstance(theirs, BUILTIN), f"torch: {theirs!r}"
-    ours = _raised(lambda: CASES[name][1](kt, F, kt.tensor))
+    ours = _our_error(name)
     # (the Module 4 guide, section 14: a bad argument's value is a ValueError here
     # where PyTorch's C++ checks raise RuntimeError)
     expected = ValueError if name in RUNTIME_NOT_VALUE else type(theirs)
