@@ -53,11 +53,17 @@ class _Overwrite(autograd.Function):
 _ARITHMETIC = {"add_", "sub_", "mul_", "div_", "clamp_"}
 
 
-def _in_place_form(name: str) -> Callable[..., "Tensor"]:
+def _in_place_form(
+    name: str, *, options: bool = False, recorded: bool = True
+) -> Callable[..., "Tensor"]:
     """The in-place form ``name_`` of the method ``name`` (``exp_`` of ``exp``,
     ``add_(other, alpha)`` of ``add``): its result written into ``self`` by
     :meth:`InPlaceMixin._in_place`, with the first argument (``other``), if
-    any, as the recorded operation's second input (its gradient flows)."""
+    any, as the recorded operation's second input (its gradient flows).
+
+    ``options``: the arguments are options, not tensors (``x.cumsum_(0)``,
+    ``x.tril_(-1)``): all of them go to the method as they are. ``recorded``:
+    see :meth:`InPlaceMixin._in_place` (PyTorch records no ``logical_*_``)."""
     _ARITHMETIC.add(name + "_")
 
     def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
@@ -65,24 +71,11 @@ def _in_place_form(name: str) -> Callable[..., "Tensor"]:
         with these arguments, its result written into this tensor; returns it."""
 
         def op(a: "Tensor", v: Any) -> "Tensor":  # (v: args[0], made a tensor)
-            return getattr(a, name)(*(v, *args[1:])[: len(args)], **kwargs)
+            given = args if options else (v, *args[1:])[: len(args)]
+            return getattr(a, name)(*given, **kwargs)
 
-        return self._in_place(name + "_", op, args[0] if args else 0.0)
-
-    return in_place
-
-
-def _options_form(name: str) -> Callable[..., "Tensor"]:
-    """The in-place form ``name_`` of the method ``name`` whose arguments are
-    options, not tensors (``x.cumsum_(0)``, ``x.tril_(-1)``): its result written
-    into ``self`` by :meth:`InPlaceMixin._in_place`."""
-
-    def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
-        """The method without its trailing underscore (``x.tril_(-1)``:
-        ``x.tril(-1)``), its result written into this tensor; returns it."""
-        return self._in_place(
-            name + "_", lambda a, _: getattr(a, name)(*args, **kwargs), 0.0
-        )
+        value = args[0] if args and not options else 0.0
+        return self._in_place(name + "_", op, value, recorded=recorded)
 
     return in_place
 
@@ -148,13 +141,17 @@ class InPlaceMixin:
         what: str,
         op: Callable[["Tensor", "Tensor"], "Tensor"],
         value: TensorLike,
+        recorded: bool = True,
     ) -> "Tensor":
         """Compute ``op(self, value)`` and write it into this tensor's storage
         (so every view of it sees the change); returns ``self``.
 
         With autograd (gradient recording on and ``self`` or ``value`` requiring
         grad) this tensor becomes the result of ``op`` in the graph, as in
-        PyTorch; its old value is kept, copied, for that ``op``'s backward.
+        PyTorch; its old value is kept, copied, for that ``op``'s backward. A
+        result without history (a comparison's) is then recorded as overwriting
+        it, so zeros go back (PyTorch's ``EqBackward``); with ``recorded=False``
+        this tensor keeps its old history instead.
 
         Raises:
             RuntimeError: (PyTorch's rules) ``self`` is a leaf that requires grad;
@@ -181,9 +178,9 @@ class InPlaceMixin:
             old = self._new(self.backend.id_map(self)._tensor)
             old.history, old._requires_grad = self.history, self._requires_grad
             out = op(old, old if other is self else other)
-            # x.eq_(0): zeros go back to x's history. (PyTorch records no
-            # logical_*_ at all: x keeps its history, and so it does here.)
-            if out.history is None and not what.startswith("logical"):
+            # x.eq_(0): zeros go back to x's history; unless not ``recorded``
+            # (PyTorch records no logical_*_ at all: x keeps its history).
+            if out.history is None and recorded:
                 out = _Overwrite.apply(old, out)
         else:
             # (arithmetic with a Python number: the number, for the result dtype)
@@ -250,12 +247,14 @@ class InPlaceMixin:
         _in_place_form, "fmod remainder floor_divide clamp_min clamp_max".split()
     )
     eq_, ne_, lt_, le_, gt_, ge_ = map(_in_place_form, "eq ne lt le gt ge".split())
-    logical_and_, logical_or_, logical_xor_, logical_not_ = map(
-        _in_place_form, "logical_and logical_or logical_xor logical_not".split()
+    logical_and_, logical_or_, logical_xor_, logical_not_ = (
+        _in_place_form(n, recorded=False)
+        for n in "logical_and logical_or logical_xor logical_not".split()
     )
     # (their arguments are not tensors: the dimension, the diagonal, the numbers)
-    cumsum_, cumprod_, tril_, triu_, nan_to_num_ = map(
-        _options_form, "cumsum cumprod tril triu nan_to_num".split()
+    cumsum_, cumprod_, tril_, triu_, nan_to_num_ = (
+        _in_place_form(n, options=True)
+        for n in "cumsum cumprod tril triu nan_to_num".split()
     )
     # PyTorch's other names of some of them
     arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
