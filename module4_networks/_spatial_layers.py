@@ -1,10 +1,10 @@
 """Layers over the spatial dims of a feature map ``(N, C, *spatial)`` (given;
 the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
 ``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions;
-``AdaptiveMaxPool2d``, ``MaxPool1d``,
-``AvgPool1d``), resizing (``Upsample``, ``ConvTranspose2d``) and ``Dropout2d``
-(whole channels), over the functions of ``functional.py`` and
-``_spatial_functions.py``."""
+``AdaptiveMaxPool2d``, ``MaxPool1d``, ``AvgPool1d``), resizing (``Upsample``,
+``ConvTranspose2d``), ``Dropout2d`` (whole channels) and padding (``ZeroPad1d``
+... ``CircularPad3d``, over ``F.pad``), over the functions of ``functional.py``,
+``_spatial_functions.py`` and ``_padding.py``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from . import _spatial_functions as S
 from . import functional as F
 from ._activation_layers import FunctionLayer
 from ._conv_checks import _check_groups, pair, sizes
+from ._padding import pad
 from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
 
@@ -31,6 +32,10 @@ __all__ = [
     "ConvTranspose2d",
     "Dropout2d",
 ]
+__all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d"]
+__all__ += ["ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
+__all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]
+__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d"]
 
 
 class _Pool(FunctionLayer):
@@ -159,3 +164,118 @@ class Dropout2d(Dropout):
 
     def forward(self, x: Tensor) -> Tensor:
         return S.dropout2d(x, self.p, self.training, self.inplace)
+
+
+class _Pad(Module):
+    """``F.pad(x, padding, mode, value)`` of the last ``dims`` dimensions:
+    ``padding`` an int (every side) or the ``2 * dims`` amounts, last dim first."""
+
+    mode, dims, value = "constant", 1, 0.0
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__()
+        whole = isinstance(padding, int)
+        self.padding = (padding,) * (2 * self.dims) if whole else tuple(padding)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return pad(input, self.padding, self.mode, self.value)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class _ConstantPad(_Pad):
+    """Padding with ``value`` (required, as PyTorch's)."""
+
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding)
+        self.value = value
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ZeroPad1d(_Pad):
+    """Zeros on both ends of the last dimension."""
+
+
+class ZeroPad2d(_Pad):
+    """Zeros around the last 2 dimensions."""
+
+    dims = 2
+
+
+class ZeroPad3d(_Pad):
+    """Zeros around the last 3 dimensions."""
+
+    dims = 3
+
+
+class ConstantPad1d(_ConstantPad):
+    """``value`` on both ends of the last dimension."""
+
+
+class ConstantPad2d(_ConstantPad):
+    """``value`` around the last 2 dimensions."""
+
+    dims = 2
+
+
+class ConstantPad3d(_ConstantPad):
+    """``value`` around the last 3 dimensions."""
+
+    dims = 3
+
+
+class ReflectionPad1d(_Pad):
+    """The last dimension mirrored at its ends (the edge not repeated)."""
+
+    mode = "reflect"
+
+
+class ReflectionPad2d(_Pad):
+    """The last 2 dimensions mirrored at their ends."""
+
+    mode, dims = "reflect", 2
+
+
+class ReflectionPad3d(_Pad):
+    """The last 3 dimensions mirrored at their ends."""
+
+    mode, dims = "reflect", 3
+
+
+class ReplicationPad1d(_Pad):
+    """The last dimension's edge entries repeated."""
+
+    mode = "replicate"
+
+
+class ReplicationPad2d(_Pad):
+    """The last 2 dimensions' edge entries repeated."""
+
+    mode, dims = "replicate", 2
+
+
+class ReplicationPad3d(_Pad):
+    """The last 3 dimensions' edge entries repeated."""
+
+    mode, dims = "replicate", 3
+
+
+class CircularPad1d(_Pad):
+    """The last dimension wrapped around."""
+
+    mode = "circular"
+
+
+class CircularPad2d(_Pad):
+    """The last 2 dimensions wrapped around."""
+
+    mode, dims = "circular", 2
+
+
+class CircularPad3d(_Pad):
+    """The last 3 dimensions wrapped around."""
+
+    mode, dims = "circular", 3
