@@ -168,9 +168,13 @@ class Dropout2d(Dropout):
 
 class _Pad(Module):
     """``F.pad(x, padding, mode, value)`` of the last ``dims`` dimensions:
-    ``padding`` an int (every side) or the ``2 * dims`` amounts, last dim first."""
+    ``padding`` an int (every side) or the ``2 * dims`` amounts, last dim first.
+    A subclass names its ``mode`` and ``dims`` in its bases' keywords."""
 
-    mode, dims, value = "constant", 1, 0.0
+    value = 0.0
+
+    def __init_subclass__(cls, mode: str = "constant", dims: int = 1) -> None:
+        cls.mode, cls.dims = mode, dims
 
     def __init__(self, padding: Any) -> None:
         super().__init__()
@@ -199,83 +203,57 @@ class ZeroPad1d(_Pad):
     """Zeros on both ends of the last dimension."""
 
 
-class ZeroPad2d(_Pad):
+class ZeroPad2d(_Pad, dims=2):
     """Zeros around the last 2 dimensions."""
 
-    dims = 2
 
-
-class ZeroPad3d(_Pad):
+class ZeroPad3d(_Pad, dims=3):
     """Zeros around the last 3 dimensions."""
-
-    dims = 3
 
 
 class ConstantPad1d(_ConstantPad):
     """``value`` on both ends of the last dimension."""
 
 
-class ConstantPad2d(_ConstantPad):
+class ConstantPad2d(_ConstantPad, dims=2):
     """``value`` around the last 2 dimensions."""
 
-    dims = 2
 
-
-class ConstantPad3d(_ConstantPad):
+class ConstantPad3d(_ConstantPad, dims=3):
     """``value`` around the last 3 dimensions."""
 
-    dims = 3
 
-
-class ReflectionPad1d(_Pad):
+class ReflectionPad1d(_Pad, mode="reflect"):
     """The last dimension mirrored at its ends (the edge not repeated)."""
 
-    mode = "reflect"
 
-
-class ReflectionPad2d(_Pad):
+class ReflectionPad2d(_Pad, mode="reflect", dims=2):
     """The last 2 dimensions mirrored at their ends."""
 
-    mode, dims = "reflect", 2
 
-
-class ReflectionPad3d(_Pad):
+class ReflectionPad3d(_Pad, mode="reflect", dims=3):
     """The last 3 dimensions mirrored at their ends."""
 
-    mode, dims = "reflect", 3
 
-
-class ReplicationPad1d(_Pad):
+class ReplicationPad1d(_Pad, mode="replicate"):
     """The last dimension's edge entries repeated."""
 
-    mode = "replicate"
 
-
-class ReplicationPad2d(_Pad):
+class ReplicationPad2d(_Pad, mode="replicate", dims=2):
     """The last 2 dimensions' edge entries repeated."""
 
-    mode, dims = "replicate", 2
 
-
-class ReplicationPad3d(_Pad):
+class ReplicationPad3d(_Pad, mode="replicate", dims=3):
     """The last 3 dimensions' edge entries repeated."""
 
-    mode, dims = "replicate", 3
 
-
-class CircularPad1d(_Pad):
+class CircularPad1d(_Pad, mode="circular"):
     """The last dimension wrapped around."""
 
-    mode = "circular"
 
-
-class CircularPad2d(_Pad):
+class CircularPad2d(_Pad, mode="circular", dims=2):
     """The last 2 dimensions wrapped around."""
 
-    mode, dims = "circular", 2
 
-
-class CircularPad3d(_Pad):
+class CircularPad3d(_Pad, mode="circular", dims=3):
     """The last 3 dimensions wrapped around."""
-
-    mode, dims = "circular", 3
