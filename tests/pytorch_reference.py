@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import Any
 
+import numpy as np
 import pytest
 
 #: Set by the instructors' CI: a PyTorch comparison that cannot run fails.
@@ -41,3 +43,25 @@ def import_torch() -> ModuleType:
             f"the course never needs it); to run this comparison: {INSTALL}"
         )
     return torch
+
+
+def copy_parameters(ours: Any, theirs: Any) -> None:
+    """Give ``torch`` module ``theirs`` the parameters of Kindling's ``ours``,
+    after checking that both have the same parameter names and shapes, in the
+    same order (PyTorch's layout)."""
+    torch = import_torch()
+    mine, torchs = list(ours.named_parameters()), list(theirs.named_parameters())
+    assert [n for n, _ in mine] == [n for n, _ in torchs]
+    with torch.no_grad():
+        for (name, p), (_, q) in zip(mine, torchs):
+            assert p.shape == tuple(q.shape), name
+            q.copy_(torch.tensor(p.to_numpy()))
+
+
+def assert_parameter_grads_match(ours: Any, theirs: Any, atol: float = 1e-10) -> None:
+    """Every parameter's ``.grad`` in Kindling's ``ours`` equals the one in
+    ``torch`` module ``theirs`` (after both ran the same backward pass)."""
+    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        np.testing.assert_allclose(
+            p.grad.to_numpy(), q.grad.numpy(), atol=atol, err_msg=name
+        )

@@ -12,7 +12,11 @@ import pytest
 
 import module4_networks as kt
 from module4_networks import nn
-from tests.pytorch_reference import import_torch
+from tests.pytorch_reference import (
+    assert_parameter_grads_match,
+    copy_parameters,
+    import_torch,
+)
 
 pytestmark = pytest.mark.task4_8
 E, HEADS, N, L, S = 4, 2, 2, 3, 5
@@ -51,12 +55,7 @@ def test_matches_pytorch(name, masks, batch_first):
     options = dict(CASES[name], batch_first=batch_first)
     ours = nn.MultiheadAttention(E, HEADS, **options)
     theirs = torch.nn.MultiheadAttention(E, HEADS, **options).double()
-    assert [n for n, _ in ours.named_parameters()] == [
-        n for n, _ in theirs.named_parameters()
-    ]
-    for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        with torch.no_grad():
-            q.copy_(torch.tensor(p.to_numpy()))
+    copy_parameters(ours, theirs)
     rng = np.random.default_rng(0)
     kdim, vdim = options.get("kdim", E), options.get("vdim", E)
     arrays = [rng.normal(size=(L, N, E)), rng.normal(size=(S, N, kdim))]
@@ -88,7 +87,4 @@ def test_matches_pytorch(name, masks, batch_first):
     (t_out * torch.tensor(grad)).sum().backward()
     for k, t in zip(ks, ts):
         np.testing.assert_allclose(k.grad.to_numpy(), t.grad.numpy(), atol=1e-10)
-    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(
-            p.grad.to_numpy(), q.grad.numpy(), atol=1e-10, err_msg=name
-        )
+    assert_parameter_grads_match(ours, theirs)

@@ -13,7 +13,11 @@ import pytest
 
 import module4_networks as kt
 from module4_networks import nn
-from tests.pytorch_reference import import_torch
+from tests.pytorch_reference import (
+    assert_parameter_grads_match,
+    copy_parameters,
+    import_torch,
+)
 
 pytestmark = pytest.mark.task4_8
 E, HEADS, L, S = 4, 2, 3, 5
@@ -23,9 +27,7 @@ def _pair(torch, **options):
     """Kindling's layer and torch's (float64) with Kindling's weights copied."""
     ours = nn.MultiheadAttention(E, HEADS, **options)
     theirs = torch.nn.MultiheadAttention(E, HEADS, **options).double()
-    for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        with torch.no_grad():
-            q.copy_(torch.tensor(p.to_numpy()))
+    copy_parameters(ours, theirs)
     return ours, theirs
 
 
@@ -76,10 +78,7 @@ def test_unbatched_input_with_a_key_padding_mask_matches_pytorch(
     (t_out * torch.tensor(grad)).sum().backward()
     for k, t in zip(ks, ts):
         np.testing.assert_allclose(k.grad.to_numpy(), t.grad.numpy(), atol=1e-10)
-    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(
-            p.grad.to_numpy(), q.grad.numpy(), atol=1e-10, err_msg=name
-        )
+    assert_parameter_grads_match(ours, theirs)
 
 
 def test_unbatched_query_gradient_matches_central_differences():

@@ -15,7 +15,7 @@ import pytest
 import module4_networks as kt
 from module3_fast_ops import FastBackend
 from module4_networks import nn
-from tests.pytorch_reference import import_torch
+from tests.pytorch_reference import copy_parameters, import_torch
 
 F = nn.functional
 
@@ -63,9 +63,7 @@ def test_gradient_penalty_of_a_linear_network_matches_pytorch() -> None:
     reference = torch.nn.Sequential(
         torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2)
     ).double()
-    with torch.no_grad():
-        for p, q in zip(model.parameters(), reference.parameters()):
-            q.copy_(torch.tensor(p.to_numpy()))
+    copy_parameters(model, reference)
     penalty(model, create_graph=True).backward()
     x = torch.tensor(INPUTS, requires_grad=True)
     loss = torch.nn.functional.cross_entropy(reference(x), torch.tensor(LABELS))
@@ -174,9 +172,7 @@ def test_convolution_second_derivatives_match_pytorch() -> None:
         torch.nn.Tanh(),
         torch.nn.Conv2d(3, 2, 2, padding=1),
     ).double()
-    with torch.no_grad():
-        for p, q in zip(model.parameters(), reference.parameters()):
-            q.copy_(torch.tensor(p.to_numpy()))
+    copy_parameters(model, reference)
     rng = np.random.default_rng(10)
     x0, v0 = rng.normal(size=(2, 2, 5, 5)), rng.normal(size=(2, 2, 5, 5))
     x = kt.tensor(x0, requires_grad=True)

@@ -11,54 +11,29 @@ import pytest
 from module4_networks import nn
 from tests.pytorch_reference import import_torch
 
-CASES = [
-    pytest.param("Linear", (3, 4), {}, marks=pytest.mark.task4_6, id="linear"),
-    pytest.param(
-        "Linear",
-        (3, 4),
-        dict(bias=False),
-        marks=pytest.mark.task4_6,
-        id="linear_no_bias",
-    ),
-    pytest.param("Embedding", (5, 3), {}, marks=pytest.mark.task4_6, id="embedding"),
-    pytest.param(
-        "Embedding",
-        (5, 3),
-        dict(padding_idx=1),
-        marks=pytest.mark.task4_6,
-        id="embedding_padding_idx",
-    ),
-    pytest.param("RNNCell", (3, 4), {}, marks=pytest.mark.task4_7, id="rnn_cell"),
-    pytest.param(
-        "RNNCell",
-        (3, 4),
-        dict(bias=False),
-        marks=pytest.mark.task4_7,
-        id="rnn_cell_no_bias",
-    ),
-    pytest.param(
+#: (id, layer, positional arguments, options, the task whose layer it is)
+TABLE = [
+    ("linear", "Linear", (3, 4), {}, "task4_6"),
+    ("linear_no_bias", "Linear", (3, 4), dict(bias=False), "task4_6"),
+    ("embedding", "Embedding", (5, 3), {}, "task4_6"),
+    ("embedding_padding_idx", "Embedding", (5, 3), dict(padding_idx=1), "task4_6"),
+    ("rnn_cell", "RNNCell", (3, 4), {}, "task4_7"),
+    ("rnn_cell_no_bias", "RNNCell", (3, 4), dict(bias=False), "task4_7"),
+    (
+        "rnn_cell_relu",
         "RNNCell",
         (3, 4),
         dict(bias=False, nonlinearity="relu"),
-        marks=pytest.mark.task4_7,
-        id="rnn_cell_relu",
+        "task4_7",
     ),
-    pytest.param("GRUCell", (3, 4), {}, marks=pytest.mark.task4_7, id="gru_cell"),
-    pytest.param(
-        "GRUCell",
-        (3, 4),
-        dict(bias=False),
-        marks=pytest.mark.task4_7,
-        id="gru_cell_no_bias",
-    ),
-    pytest.param("LSTMCell", (3, 4), {}, marks=pytest.mark.task4_7, id="lstm_cell"),
-    pytest.param(
-        "LSTMCell",
-        (3, 4),
-        dict(bias=False),
-        marks=pytest.mark.task4_7,
-        id="lstm_cell_no_bias",
-    ),
+    ("gru_cell", "GRUCell", (3, 4), {}, "task4_7"),
+    ("gru_cell_no_bias", "GRUCell", (3, 4), dict(bias=False), "task4_7"),
+    ("lstm_cell", "LSTMCell", (3, 4), {}, "task4_7"),
+    ("lstm_cell_no_bias", "LSTMCell", (3, 4), dict(bias=False), "task4_7"),
+]
+CASES = [
+    pytest.param(name, args, options, marks=getattr(pytest.mark, task), id=case)
+    for case, name, args, options, task in TABLE
 ]
 
 

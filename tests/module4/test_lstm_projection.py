@@ -12,7 +12,11 @@ import pytest
 
 import module4_networks as kt
 from module4_networks import nn
-from tests.pytorch_reference import import_torch
+from tests.pytorch_reference import (
+    assert_parameter_grads_match,
+    copy_parameters,
+    import_torch,
+)
 
 pytestmark = pytest.mark.task4_7
 
@@ -38,13 +42,7 @@ def test_projected_lstm_matches_pytorch(bidirectional, batch_first, with_state):
         num_layers=2, proj_size=2, bidirectional=bidirectional, batch_first=batch_first
     )
     ours, theirs = nn.LSTM(3, 5, **options), torch.nn.LSTM(3, 5, **options).double()
-    assert [n for n, _ in ours.named_parameters()] == [
-        n for n, _ in theirs.named_parameters()
-    ]
-    for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        assert p.shape == tuple(q.shape)
-        with torch.no_grad():
-            q.copy_(torch.tensor(p.to_numpy()))
+    copy_parameters(ours, theirs)
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 4, 3) if batch_first else (4, 2, 3))
     d = 2 if bidirectional else 1
@@ -66,7 +64,4 @@ def test_projected_lstm_matches_pytorch(bidirectional, batch_first, with_state):
     t_total.backward()
     for k, t in zip(ks, ts) if with_state else [(ks[0], ts[0])]:
         np.testing.assert_allclose(k.grad.to_numpy(), t.grad.numpy(), atol=1e-10)
-    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(
-            p.grad.to_numpy(), q.grad.numpy(), atol=1e-10, err_msg=name
-        )
+    assert_parameter_grads_match(ours, theirs)
