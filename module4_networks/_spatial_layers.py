@@ -35,12 +35,12 @@ __all__ = [
     "ConvTranspose2d",
     "Dropout2d",
 ]
+__all__ += ["Dropout1d", "AlphaDropout", "PixelShuffle", "PixelUnshuffle", "Unfold"]
+__all__ += ["UpsamplingNearest2d", "UpsamplingBilinear2d"]
 __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d"]
 __all__ += ["ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
-__all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Dropout1d"]
-__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d", "AlphaDropout"]
-__all__ += ["PixelShuffle", "PixelUnshuffle", "UpsamplingNearest2d", "Unfold"]
-__all__ += ["UpsamplingBilinear2d"]
+__all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]
+__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d"]
 
 
 class _Pool(FunctionLayer):
