@@ -32,8 +32,7 @@ def _momentum_key(optimizer: Any) -> str:
         if key in optimizer.defaults:
             return key
     raise ValueError(
-        "optimizer must support momentum or beta1 with `cycle_momentum` option "
-        "enabled"
+        "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
     )
 
 
@@ -113,8 +112,7 @@ class OneCycleLR(LRScheduler):
         if total_steps is None:
             if epochs is None or steps_per_epoch is None:
                 raise ValueError(
-                    "You must define either total_steps OR (epochs AND "
-                    "steps_per_epoch)"
+                    "You must define either total_steps OR (epochs AND steps_per_epoch)"
                 )
             total_steps = epochs * steps_per_epoch
         if anneal_strategy not in ("cos", "linear"):
