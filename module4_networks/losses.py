@@ -180,8 +180,11 @@ def cross_entropy(
     Do not apply a softmax first: the loss does it, stably.
     """
     _check_loss("cross_entropy", reduction, input)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError("cross_entropy: label_smoothing must be in [0, 1]")
+    if label_smoothing > 1.0:
+        raise ValueError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
+    label_smoothing = max(label_smoothing, 0.0)  # (PyTorch ignores a negative one)
     class_dim = _class_dim(input, "cross_entropy")
     logp = _log_probabilities(input)
     classes = input.shape[class_dim]

@@ -68,13 +68,6 @@ CASES = {
         ),
         "label_smoothing",
     ),
-    "label_smoothing_below_zero": (
-        "task4_6",
-        lambda lib, F, t: F.cross_entropy(
-            t(X), t(np.array([0, 2])), label_smoothing=-0.1
-        ),
-        "label_smoothing",
-    ),
     "conv2d_dilation_zero": (
         "task4_2",
         lambda lib, F, t: F.conv2d(t(IMAGE), t(KERNEL), dilation=0),
@@ -195,12 +188,11 @@ RUNTIME_NOT_VALUE = {
 
 
 #: Where PyTorch raises none of the three (so no type to compare): an
-#: AssertionError, or nothing (torch takes label_smoothing=-0.1 and computes).
+#: AssertionError.
 TORCH_RAISES_OTHER = {
     "multihead_attention_wrong_embedding_size",
     "embedding_padding_idx_too_large",
     "embedding_padding_idx_too_negative",
-    "label_smoothing_below_zero",
 }
 
 
@@ -276,10 +268,30 @@ def test_torch_raises_none_of_the_three_in_the_cases_left_uncompared(name):
 
 
 @pytest.mark.task4_6
-def test_torch_takes_a_negative_label_smoothing_that_kindling_refuses():
-    """Recorded, not required: torch 2.x checks only label_smoothing <= 1 and
-    computes with -0.1; Kindling refuses anything outside [0, 1]."""
+@pytest.mark.parametrize("targets", ["indices", "probabilities"])
+def test_a_negative_label_smoothing_is_ignored_as_pytorch_does(targets):
+    """torch checks only label_smoothing <= 1 and smooths only with a positive
+    one: -0.1 gives the unsmoothed loss, and so does Kindling."""
     torch = import_torch()
-    assert _torch_error(torch, "label_smoothing_below_zero") is None
-    with pytest.raises(ValueError, match=r"label_smoothing must be in \[0, 1\]"):
-        CASES["label_smoothing_below_zero"][1](kt, F, kt.tensor)
+    rng = np.random.default_rng(4)
+    logits, weight = rng.normal(size=(4, 3)), np.array([0.5, 1.0, 2.0])
+    if targets == "indices":
+        target = np.array([0, 2, 1, 0])
+    else:
+        target = rng.dirichlet(np.ones(3), size=4)
+    for smoothing in (-0.1, -0.5):
+        ours = F.cross_entropy(
+            kt.tensor(logits),
+            kt.tensor(target),
+            weight=kt.tensor(weight),
+            label_smoothing=smoothing,
+        )
+        theirs = torch.nn.functional.cross_entropy(
+            torch.tensor(logits),
+            torch.tensor(target),
+            weight=torch.tensor(weight),
+            label_smoothing=smoothing,
+        )
+        plain = F.cross_entropy(kt.tensor(logits), kt.tensor(target), kt.tensor(weight))
+        assert ours.item() == pytest.approx(float(theirs), rel=1e-12)
+        assert ours.item() == pytest.approx(plain.item(), rel=1e-12)
