@@ -338,15 +338,13 @@ class DevicePool:
     def take(self, size: int) -> Any:
         """A flat float64 device array of ``size`` entries, uninitialised (a
         reused buffer holds what its last tensor left there)."""
-        memory = None
+        array = None
         with self._lock:  # (no buffer of size 0 is ever pooled)
             if self._free.get(size):
-                memory = self._free[size].pop()
+                array = _wrap(self._free[size].pop(), size)
                 self.held -= 8 * size
-        if memory is not None:
-            array = _wrap(memory, size)
-            self.reused += 1
-        else:
+                self.reused += 1
+        if array is None:
             try:
                 array = cuda.device_array(size, dtype=np.float64)
             except Exception:  # out of memory (CudaAPIError): free the pool, once
