@@ -436,8 +436,7 @@ class CudaKernelOps(TensorOps):
         """See ``TensorOps.map``."""
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
-            if out is None:
-                out = _result(a, a.shape)
+            out = _result(a, a.shape) if out is None else out
             compiled(cls.map_kernel, fn)(*out.tuple(), *a.tuple())
             return out
 
