@@ -338,13 +338,15 @@ class DevicePool:
     def take(self, size: int) -> Any:
         """A flat float64 device array of ``size`` entries, uninitialised (a
         reused buffer holds what its last tensor left there)."""
-        array = None
+        memory = None
         with self._lock:  # (no buffer of size 0 is ever pooled)
             if self._free.get(size):
-                array = _wrap(self._free[size].pop(), size)
+                memory = self._free[size].pop()
                 self.held -= 8 * size
-                self.reused += 1
-        if array is None:
+        if memory is not None:
+            array = _wrap(memory, size)
+            self.reused += 1
+        else:
             try:
                 array = cuda.device_array(size, dtype=np.float64)
             except Exception:  # out of memory (CudaAPIError): free the pool, once
