@@ -304,7 +304,8 @@ class NumbaOps(TensorOps):
         cached = getattr(getattr(parallel, "_cache", None), "is_cached", bool)
         # Unless compiled, on disk, or about to be compiled for large work:
         if not (large or getattr(parallel, "signatures", True) or cached()):
-            kernel = serial_twin(parallel, kernel_label(cls.matmul_kernel) + " (serial)")
+            label = kernel_label(cls.matmul_kernel) + " (serial)"
+            kernel = serial_twin(parallel, label)
         chosen = cls._matmul[False] = (kernel, entry_point(kernel, "matrix_multiply"))
         if kernel is parallel:
             cls._matmul[True] = chosen
