@@ -357,9 +357,8 @@ class Module:
         ``set_to_none=False`` fills it with zeros instead)."""
         for parameter in self.parameters():
             value = parameter.value
-            if hasattr(value, "grad"):
-                grad = value.grad
-                value.grad = None if set_to_none or grad is None else grad * 0.0
+            if hasattr(value, "grad") and value.grad is not None:
+                value.grad = None if set_to_none else value.grad * 0.0
             elif hasattr(value, "derivative"):
                 value.derivative = None
 

@@ -355,9 +355,8 @@ class DevicePool:
                 self.clear()
                 array = cuda.device_array(size, dtype=np.float64)
             self.allocated += 1
-        if size:
-            done = weakref.finalize(array, self._give, size, _memory_of(array))
-            done.atexit = False  # nothing to recycle when the process ends
+        if size:  # (a finalizer that does not run at exit: nothing to recycle then)
+            weakref.finalize(array, self._give, size, _memory_of(array)).atexit = False
         return array
 
     def _give(self, size: int, memory: Any) -> None:
@@ -438,8 +437,7 @@ class CudaKernelOps(TensorOps):
         """See ``TensorOps.map``."""
 
         def apply(a: Any, out: Optional[Any] = None) -> Any:
-            if out is None:
-                out = _result(a, a.shape)
+            out = _result(a, a.shape) if out is None else out
             compiled(cls.map_kernel, fn)(*out.tuple(), *a.tuple())
             return out
 

@@ -534,10 +534,9 @@ def backward(
             f"backward(grad): grad has shape {grad.shape} but the tensor has "
             f"shape {t.shape}"
         )
-    if not (create_graph and grad._requires_grad):
-        grad = _new(t, grad._tensor)  # no history
-    # (With create_graph, a seed that requires grad stays in the graph: the
-    # gradients then depend on it, as in PyTorch.)
+    # The seed without history. (With create_graph, a seed that requires grad
+    # stays in the graph: the gradients then depend on it, as in PyTorch.)
+    grad = grad if create_graph and grad._requires_grad else _new(t, grad._tensor)
     previous, anomaly, create = MODES.grad, MODES.anomaly, bool(create_graph)
     MODES.grad = MODES.create_graph = create
     MODES.retain_graph = bool(create if retain_graph is None else retain_graph)

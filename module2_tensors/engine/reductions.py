@@ -68,8 +68,7 @@ class Reduction(Function):
             out = fn.forward(step, out, d)
         kept = out.shape
         out = _reshaped(out, shape)
-        if scale != 1.0:
-            out = out.backend.mul_zip(out, out._other(scale))
+        out = out.backend.mul_zip(out, out._other(scale)) if scale != 1.0 else out
         # The steps' saved values too: a tensor among them (Max's) makes
         # chain_rule free them after the pass, as a recorded Max's would be.
         saved = [v for step in steps for v in step.saved_values]
@@ -79,8 +78,7 @@ class Reduction(Function):
     @staticmethod
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         shape, fn, steps, kept, scale = ctx.saved_values[:5]
-        if scale != 1.0:
-            grad = grad.backend.mul_zip(grad, grad._other(scale))
+        grad = grad.backend.mul_zip(grad, grad._other(scale)) if scale != 1.0 else grad
         grad = _reshaped(grad, kept)
         for step in reversed(steps):
             grad = fn._backward(step, grad, 2)[0]
@@ -164,8 +162,8 @@ def cumulative(t: "Tensor", dim: int, product: bool = False) -> "Tensor":
 def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
     """$\\log \\sum_i e^{x_i}$ over ``dim``, computed stably as $m + \\log \\sum_i
     e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
-    if t.is_mask:  # (of its 0s and 1s, a float: PyTorch's logsumexp of a mask)
-        t = t * 1.0
+    # (a mask: of its 0s and 1s, a float: PyTorch's logsumexp of a mask)
+    t = t * 1.0 if t.is_mask else t
     m = t.detach().amax(dim, keepdim=True)
     m = m.masked_fill(m.abs() == float("inf"), 0.0)
     out = (t - m).exp().sum(dim, keepdim=keepdim).log()

@@ -64,13 +64,12 @@ def expanded_shape(shape: Tuple[int, ...], sizes: Tuple[int, ...]) -> Tuple[int,
 def check_cat(shapes: Sequence[Tuple[int, ...]], dim: int) -> None:
     """Raise ``ValueError`` (naming both shapes) unless every shape equals the
     first outside dimension ``dim``."""
-    first = shapes[0]
-    for shape in shapes[1:]:
-        if len(shape) != len(first) or any(
-            n != m for k, (n, m) in enumerate(zip(shape, first)) if k != dim
-        ):
+    # Each shape's number of dimensions and its sizes before and after ``dim``.
+    outside = [(len(s), s[:dim], s[dim + 1 :]) for s in shapes]
+    for shape, sizes in zip(shapes, outside):
+        if sizes != outside[0]:
             raise ValueError(
-                f"cat(dim={dim}): shapes {first} and {shape} differ outside "
+                f"cat(dim={dim}): shapes {shapes[0]} and {shape} differ outside "
                 f"dimension {dim}"
             )
 

@@ -181,8 +181,8 @@ class CoreMixin:
             # In GPU memory (CudaBackend): copy back only the span this view reaches.
             last = sum((n - 1) * s for n, s in zip(data.shape, data.strides))
             storage = storage[: last + 1].copy_to_host() if data.size else np.zeros(0)
-        view = host_view(storage, data.shape, data.strides)
-        return np.array(view, dtype=np.float64)  # (a copy: the view is never written)
+        # A copy of a view of the storage (the view is never written).
+        return np.array(host_view(storage, data.shape, data.strides), dtype=np.float64)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         # (an integer or bool tensor as an array of its dtype, as PyTorch's:

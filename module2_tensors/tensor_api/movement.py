@@ -11,7 +11,7 @@ import numpy as np
 from .. import indexing_functions as ixf
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
-from ..engine import indexing
+from ..engine import indexing, layout
 from ..engine.shapes import normalize_dim, normalize_dims
 from ..tensor_data import _as_shape
 from .dtype_device import kept_dtype, keeps_dtype, keeps_dtypes
@@ -102,8 +102,7 @@ class MovementMixin:
             # be split or merged; sizes 1 are free; an empty tensor always fits)
             # is NumPy's for reshaping in place: asked of a strided view over a
             # one-entry buffer (only its strides are read), in bytes.
-            steps = tuple(8 * step for step in self._tensor.strides)
-            view = np.lib.stride_tricks.as_strided(np.empty(1), self.shape, steps)
+            view = layout.host_view(np.empty(1), self.shape, self._tensor.strides)
             try:
                 view.shape = shape  # (NumPy refuses where it would have to copy)
             except AttributeError:
