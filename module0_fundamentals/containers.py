@@ -38,7 +38,8 @@ class _Registry(_Container):
 
     def update(self, entries: Any) -> None:
         """Set every ``key, value`` of a mapping or of an iterable of pairs."""
-        for key, value in entries.items() if hasattr(entries, "items") else entries:
+        pairs = entries.items() if hasattr(entries, "items") else entries
+        for key, value in pairs:
             self[key] = value
 
 
