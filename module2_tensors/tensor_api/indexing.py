@@ -87,8 +87,9 @@ class IndexingMixin:
 
     def scatter_add_(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
         """:meth:`scatter_add`, in place; returns ``self``."""
-        add = lambda a, s: a.scatter_add(dim, index, s)  # noqa: E731
-        return self._in_place("scatter_add_", add, src)
+        return self._in_place(
+            "scatter_add_", lambda a, s: a.scatter_add(dim, index, s), src
+        )
 
     def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Any:
         """``self[indices] = values`` in place, or with ``accumulate`` ``+=``
@@ -98,8 +99,9 @@ class IndexingMixin:
             return self
         key = indexing._numpy_key(tuple(indices))
         embed = indexing.EmbedInZeros.apply  # (values broadcast to the selection)
-        put = lambda a, v: a + embed(v, a.shape, key)  # noqa: E731
-        return self._in_place("index_put_", put, values)
+        return self._in_place(
+            "index_put_", lambda a, v: a + embed(v, a.shape, key), values
+        )
 
     def scatter(
         self,
