@@ -60,8 +60,9 @@ class CreationMixin:
     def new_tensor(self, data: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """A new tensor of ``data`` (numbers, nested lists) on this backend
         (dtype: ``dtype``, this tensor's float dtype, or inferred from ``data``)."""
-        d = self._new_dtype(dtype)
-        return FACTORIES["tensor"](data, backend=self.backend, dtype=d)
+        return FACTORIES["tensor"](
+            data, backend=self.backend, dtype=self._new_dtype(dtype)
+        )
 
     @keeps_dtype
     def clone(self) -> "Tensor":
