@@ -269,7 +269,8 @@ def _pow_tensor(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
 def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     s, p = inputs  # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
     zero = s <= 0.0
-    return (g * s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p).masked_fill(zero, 0.0)
+    local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
+    return (g * local).masked_fill(zero, 0.0)
 
 
 #: The formula of each library function, by class name: ``(ctx, g, inputs,
