@@ -167,7 +167,7 @@ class device:
         if isinstance(other, str):
             try:
                 other = device(other)
-            except (RuntimeError, TypeError):
+            except RuntimeError:  # (not a device string)
                 return False
         if not isinstance(other, device):
             return NotImplemented

@@ -276,7 +276,8 @@ def index_add(
 def nonzero(t: "Tensor", as_tuple: bool = False) -> Any:
     """The indices of the non-zero entries, one row per entry ``(n, dims)``
     (``int64``, no gradient), or with ``as_tuple`` one 1-D tensor per dim."""
-    found = np.argwhere(t.to_numpy() != 0.0)
-    if as_tuple:
-        return tuple(t.new_tensor(found[:, k], int64) for k in range(t.dims))
-    return t.new_tensor(found.reshape(-1, t.dims), int64)
+    found = np.argwhere(t.to_numpy() != 0.0)  # (n, dims): (1, 0) or (0, 0) if 0-d
+    if as_tuple:  # (a 0-d tensor as a 1-D one of one entry, as PyTorch)
+        columns = found.T if t.dims else np.zeros((1, len(found)))
+        return tuple(t.new_tensor(column, int64) for column in columns)
+    return t.new_tensor(found, int64)

@@ -109,6 +109,17 @@ def test_where_with_one_argument_is_nonzero_as_a_tuple():
     assert rows.dtype is kt.int64
 
 
+@pytest.mark.parametrize("value, found", [(3.0, 1), (0.0, 0)])
+def test_nonzero_of_a_0d_tensor_is_pytorchs(value, found):
+    """PyTorch's shapes: ``(found, 0)`` rows, and as a tuple one 1-D index
+    tensor (the 0-d tensor read as 1-D: ``[0]`` or empty)."""
+    x = kt.tensor(value)
+    for rows in (x.nonzero(), x.argwhere()):
+        assert rows.shape == (found, 0) and rows.dtype is kt.int64
+    (index,) = x.nonzero(as_tuple=True)
+    assert index.tolist() == [0] * found and index.dtype is kt.int64
+
+
 def test_masked_select_broadcasts_and_is_differentiable():
     x = kt.tensor(A)
     picked = kt.masked_select(x, kt.tensor([True, False, True, False]))
