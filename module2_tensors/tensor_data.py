@@ -281,7 +281,7 @@ class TensorData:
                 f"storage must be a flat (1-D) array, got shape {data.shape}"
             )
         shape = _as_shape(shape)
-        strides = None if strides is None else _as_shape(strides, "strides")
+        strides = None if strides is None else _as_shape(strides, "stride tuple")
         # Layouts of one shape and strides recur every step (a transpose, a reduced
         # dim): each is checked once, and only the storage's size again.
         layout = LAYOUTS.get((shape, strides)) or new_layout(
