@@ -128,12 +128,12 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     and the first ``dims`` of ``b``, or over the dims ``dims = (dims_a, dims_b)``."""
     if isinstance(dims, int):
         dims = (range(a.dims - dims, a.dims), range(dims))
-    sa, sb = list(ascii_letters[: a.dims]), list(ascii_letters[26 : 26 + b.dims])
+    # a's indices upper case, b's lower: einsum's implicit output (the indices
+    # used once, sorted) is then a's free dims, then b's.
+    sa, sb = list(ascii_letters[26 : 26 + a.dims]), list(ascii_letters[: b.dims])
     for i, j in zip(*dims):
         sb[j] = sa[i]
-    out = "".join(c for c in sa + sb if (sa + sb).count(c) == 1)
-    equation = f"{''.join(sa)},{''.join(sb)}->{out}"
-    return _promoted(einsum(equation, a, b), (a, b))
+    return _promoted(einsum(f"{''.join(sa)},{''.join(sb)}", a, b), (a, b))
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> Tensor:
