@@ -113,8 +113,7 @@ def normal(
 def meshgrid(*tensors: Any, indexing: str = "ij") -> Tuple[Tensor, ...]:
     """``torch.meshgrid``: grid $k$ holds ``tensors[k]`` (1-D) along dim $k$,
     expanded to all their lengths; ``indexing="xy"`` swaps the first two dims."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    tensors = sf._shape_args(tensors)  # (one list or the tensors themselves)
     shape = [int(t.numel()) for t in tensors]
     axes = [[-1 if j == k else 1 for j in range(len(shape))] for k in range(len(shape))]
     grids = [t.reshape(*a).expand(*shape) for t, a in zip(tensors, axes)]
