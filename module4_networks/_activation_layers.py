@@ -61,13 +61,13 @@ class FunctionLayer(Module):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         params = inspect.signature(self.function).parameters
-        names = self.order.split() or [*params][self.inputs :]
+        # (the settings' names, in order: all bound below, defaults applied)
+        self._settings = names = self.order.split() or [*params][self.inputs :]
         try:
             bound = inspect.Signature([params[n] for n in names]).bind(*args, **kwargs)
         except TypeError as error:  # name the layer, not the signature's bind
             raise TypeError(f"{type(self).__name__}: {error}") from None
         bound.apply_defaults()
-        self._settings = tuple(bound.arguments)
         for name, value in bound.arguments.items():
             setattr(self, name, value)
 
