@@ -40,9 +40,8 @@ def dropout2d(
     ``input`` times ``F.dropout`` of ones of shape ``(N, C, 1, 1)``."""
     ones = input.new_ones(input.shape[: input.dims - 2] + (1, 1))
     mask = F.dropout(ones, p, training)  # (checks p also when not training)
-    if inplace and training:
-        return input.mul_(mask)
-    return input * mask if training else input
+    scale = input.mul_ if inplace else input.mul
+    return scale(mask) if training else input
 
 
 def _pool1d(
