@@ -107,12 +107,11 @@ def _sources(
     out = np.arange(size_out, dtype=np.float64)
     # PyTorch's ratio: the inverse of scale_factor when one is given.
     ratio = 1.0 / scale if scale is not None else size_in / size_out
-    if mode == "nearest":
-        src = out * ratio
-    elif corners:
-        src = out * ((size_in - 1) / (size_out - 1)) if size_out > 1 else out * 0.0
-    else:
-        src = np.maximum((out + 0.5) * ratio - 0.5, 0.0)
+    if corners:  # (the first and last positions of each aligned)
+        ratio = (size_in - 1) / max(size_out - 1, 1)
+    # Linear modes without corners map cell centres (position + 1/2).
+    shift = 0.0 if mode == "nearest" or corners else 0.5
+    src = np.maximum((out + shift) * ratio - shift, 0.0)
     first = np.minimum(np.floor(src), size_in - 1).astype(np.int64)
     return first, np.minimum(first + 1, size_in - 1), src - first
 
