@@ -72,8 +72,7 @@ class FunctionLayer(Module):
             setattr(self, name, value)
 
     def forward(self, *inputs: Any) -> Tensor:
-        settings = {name: getattr(self, name) for name in self._settings}
-        return self.function(*inputs, **settings)
+        return self.function(*inputs, **{n: getattr(self, n) for n in self._settings})
 
     def extra_repr(self) -> str:
         shown = [f"{name}={getattr(self, name)!r}" for name in self.shown.split()]
