@@ -11,11 +11,10 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-from .engine.autograd import Context
+from .engine.autograd import Context, Function
 
 from . import indexing_functions as ixf
 from . import shape_functions as sf
-from .engine import autograd
 from .tensor import Tensor, _rng, rand_like, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
@@ -165,7 +164,7 @@ __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"
 __all__ += ["bernoulli", "multinomial"]
 
 
-class _Einsum(autograd.Function):
+class _Einsum(Function):
     """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
     $G$ with the other operands onto $k$'s indices, broadcast along the indices
     only $k$ has (they were summed away)."""
