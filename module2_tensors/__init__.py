@@ -34,7 +34,7 @@ from .tensor_data import (
 from .tensor_functions import grad_check, unbroadcast
 from .tensor_ops import SimpleBackend, SimpleOps, TensorOps
 from ._backend import TensorBackend
-from .engine import higher_order as _higher_order
+from .engine import dtypes as _dtypes, higher_order as _higher_order
 from .tensor import Tensor as _T
 
 # The function forms are the methods, which keep the tensor's dtype (kt.flip of
@@ -98,8 +98,6 @@ def __getattr__(name: str) -> object:
     # PyTorch's short dtype names (kt.bool, kt.float, kt.long...) are here, not
     # module globals: ``from module2_tensors import *`` must not hide Python's
     # bool, float and int.
-    from .engine import dtypes
-
-    if name in dtypes.NAMES:
-        return dtypes.NAMES[name]
+    if name in _dtypes.NAMES:
+        return _dtypes.NAMES[name]
     raise AttributeError(f"module 'module2_tensors' has no attribute {name!r}")

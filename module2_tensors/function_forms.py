@@ -11,11 +11,10 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-from .engine.autograd import Context
+from .engine.autograd import Context, Function
 
 from . import indexing_functions as ixf
 from . import shape_functions as sf
-from .engine import autograd
 from .tensor import Tensor, _rng, rand_like, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
@@ -113,8 +112,7 @@ def normal(
 def meshgrid(*tensors: Any, indexing: str = "ij") -> Tuple[Tensor, ...]:
     """``torch.meshgrid``: grid $k$ holds ``tensors[k]`` (1-D) along dim $k$,
     expanded to all their lengths; ``indexing="xy"`` swaps the first two dims."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    tensors = sf._shape_args(tensors)  # (one list or the tensors themselves)
     shape = [int(t.numel()) for t in tensors]
     axes = [[-1 if j == k else 1 for j in range(len(shape))] for k in range(len(shape))]
     grids = [t.reshape(*a).expand(*shape) for t, a in zip(tensors, axes)]
@@ -128,12 +126,12 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     and the first ``dims`` of ``b``, or over the dims ``dims = (dims_a, dims_b)``."""
     if isinstance(dims, int):
         dims = (range(a.dims - dims, a.dims), range(dims))
-    sa, sb = list(ascii_letters[: a.dims]), list(ascii_letters[26 : 26 + b.dims])
+    # a's indices upper case, b's lower: einsum's implicit output (the indices
+    # used once, sorted) is then a's free dims, then b's.
+    sa, sb = list(ascii_letters[26 : 26 + a.dims]), list(ascii_letters[: b.dims])
     for i, j in zip(*dims):
         sb[j] = sa[i]
-    out = "".join(c for c in sa + sb if (sa + sb).count(c) == 1)
-    equation = f"{''.join(sa)},{''.join(sb)}->{out}"
-    return _promoted(einsum(equation, a, b), (a, b))
+    return _promoted(einsum(f"{''.join(sa)},{''.join(sb)}", a, b), (a, b))
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> Tensor:
@@ -166,7 +164,7 @@ __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"
 __all__ += ["bernoulli", "multinomial"]
 
 
-class _Einsum(autograd.Function):
+class _Einsum(Function):
     """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
     $G$ with the other operands onto $k$'s indices, broadcast along the indices
     only $k$ has (they were summed away)."""

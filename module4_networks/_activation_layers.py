@@ -61,19 +61,18 @@ class FunctionLayer(Module):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         params = inspect.signature(self.function).parameters
-        names = self.order.split() or [*params][self.inputs :]
+        # (the settings' names, in order: all bound below, defaults applied)
+        self._settings = names = self.order.split() or [*params][self.inputs :]
         try:
             bound = inspect.Signature([params[n] for n in names]).bind(*args, **kwargs)
         except TypeError as error:  # name the layer, not the signature's bind
             raise TypeError(f"{type(self).__name__}: {error}") from None
         bound.apply_defaults()
-        self._settings = tuple(bound.arguments)
         for name, value in bound.arguments.items():
             setattr(self, name, value)
 
     def forward(self, *inputs: Any) -> Tensor:
-        settings = {name: getattr(self, name) for name in self._settings}
-        return self.function(*inputs, **settings)
+        return self.function(*inputs, **{n: getattr(self, n) for n in self._settings})
 
     def extra_repr(self) -> str:
         shown = [f"{name}={getattr(self, name)!r}" for name in self.shown.split()]

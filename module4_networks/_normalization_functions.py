@@ -143,10 +143,9 @@ def batch_norm(
         return _affine((input - mean) / (var + eps).sqrt(), weight, bias, per_channel)
     dims = (0,) + tuple(range(2, input.dims))
     if running_mean is not None and running_var is not None:
-        flat, m = input.detach(), momentum
-        with no_grad():
-            running_mean.copy_(running_mean * (1 - m) + flat.mean(dims) * m)
-            running_var.copy_(running_var * (1 - m) + flat.var(dims, unbiased=True) * m)
+        with no_grad():  # (r + m (s - r) = (1 - m) r + m s)
+            running_mean.lerp_(input.mean(dims), momentum)
+            running_var.lerp_(input.var(dims, unbiased=True), momentum)
     return _affine(_standardized(input, dims, eps), weight, bias, per_channel)
 
 
