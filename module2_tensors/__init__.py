@@ -92,6 +92,8 @@ logit, sinc, arccos, arctan, arcsinh = _T.logit, _T.sinc, _T.acos, _T.atan, _T.a
 arccosh, arctanh, dot, mv, outer = _T.acosh, _T.atanh, _T.dot, _T.mv, _T.outer
 ger, trace, ravel, logaddexp = _T.outer, _T.trace, _T.ravel, _T.logaddexp
 nansum, nanmean, argwhere = _T.nansum, _T.nanmean, _T.argwhere
+addcmul, addcdiv, bernoulli = _T.addcmul, _T.addcdiv, _T.bernoulli
+multinomial = _T.multinomial
 
 
 def __getattr__(name: str) -> object:

@@ -15,7 +15,7 @@ from .engine.autograd import Context, Function
 
 from . import indexing_functions as ixf
 from . import shape_functions as sf
-from .tensor import Tensor, _rng, rand_like, randn, tensor
+from .tensor import Tensor, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -140,20 +140,6 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> T
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
-def bernoulli(p: Tensor) -> Tensor:
-    """1 with probability ``p`` (entrywise), else 0, in ``p``'s dtype (no
-    gradient), as ``torch.bernoulli``; seeded by ``manual_seed``."""
-    return (rand_like(p) < p.detach())._as_dtype(p.dtype)
-
-
-def multinomial(p: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
-    """``num_samples`` indices drawn from the weights ``p`` (1-D, or one row of
-    weights per draw), without ``replacement`` unless asked (``int64``)."""
-    rng, rows = _rng(None, None), p.to_numpy().reshape(-1, p.shape[-1])
-    drawn = [rng.choice(len(r), num_samples, replacement, r / r.sum()) for r in rows]
-    return tensor(np.reshape(drawn, (*p.shape[:-1], num_samples)), backend=p.backend)
-
-
 def is_tensor(obj: Any) -> bool:
     """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
     return isinstance(obj, Tensor)
@@ -161,7 +147,6 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
-__all__ += ["bernoulli", "multinomial"]
 
 
 class _Einsum(Function):

@@ -529,6 +529,6 @@ def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Param
 
 
 # The factories the methods of tensor_api call (it cannot import this module).
-FACTORIES.update(tensor=tensor, rand=rand, randn=randn, full=full)
+FACTORIES.update(tensor=tensor, rand=rand, randn=randn, full=full, rng=_rng)
 # A parameter's results are ordinary tensors (Parameter.__new__): made as such.
 autograd.PLAIN_RESULTS.add(Parameter)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+import numpy as np
+
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
 from ..engine import dtypes
@@ -63,6 +65,27 @@ class CreationMixin:
         return FACTORIES["tensor"](
             data, backend=self.backend, dtype=self._new_dtype(dtype)
         )
+
+    def bernoulli(self, p: Any = None, *, generator: Any = None) -> "Tensor":
+        """1 with probability ``p`` (by default this tensor's entries), else 0,
+        entrywise, in this tensor's dtype (no gradient), as ``torch.bernoulli``;
+        from the generator :func:`manual_seed` seeds, or ``generator``."""
+        u = FACTORIES["rand"](self.shape, backend=self.backend, generator=generator)
+        return (u < (self.detach() if p is None else p))._as_dtype(self.dtype)
+
+    def multinomial(
+        self, num_samples: int, replacement: bool = False, *, generator: Any = None
+    ) -> "Tensor":
+        """``num_samples`` indices drawn from the weights (1-D, or one row of
+        weights per draw), without ``replacement`` unless asked (``int64``), as
+        ``torch.multinomial``."""
+        rng = FACTORIES["rng"](None, generator)
+        rows = self.to_numpy().reshape(-1, self.shape[-1])  # (a draw from each row)
+        drawn = [
+            rng.choice(len(w), num_samples, replacement, w / w.sum()) for w in rows
+        ]
+        out = np.reshape(drawn, (*self.shape[:-1], num_samples))
+        return FACTORIES["tensor"](out, backend=self.backend)
 
     @keeps_dtype
     def clone(self) -> "Tensor":

@@ -127,6 +127,14 @@ class ElementaryMixin:
 
     # Products, NaN-skipping sums and the like, composed of the other methods.
 
+    def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
+        """``torch.addcmul``: $x + v\\, t_1 t_2$ (``value`` $v$)."""
+        return self + value * tensor1 * tensor2
+
+    def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
+        """``torch.addcdiv``: $x + v\\, t_1 / t_2$ (``value`` $v$)."""
+        return self + value * (tensor1 / tensor2)
+
     def dot(self, other: "Tensor") -> "Tensor":
         """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
         if self.dims != 1 or other.dims != 1:

@@ -239,6 +239,7 @@ class InPlaceMixin:
         _in_place_form, "asinh acosh atanh log10 exp2 reciprocal erfc logit".split()
     )
 
+    addcmul_, addcdiv_ = map(_in_place_form, ("addcmul", "addcdiv"))
     clamp_ = clip_ = _in_place_form("clamp")  # (min, the first bound, as other)
     sinc_, deg2rad_, rad2deg_, square_, lerp_, atan2_ = map(
         _in_place_form, "sinc deg2rad rad2deg square lerp atan2".split()
@@ -280,13 +281,10 @@ class InPlaceMixin:
         """Set every entry to 0, in place; returns ``self`` (see :meth:`fill_`)."""
         return self._in_place("zero_", _Overwrite.apply, 0.0)
 
-    def addcmul_(self, t1: "Tensor", t2: "Tensor", *, value: float = 1) -> "Tensor":
-        """``self += value * t1 * t2``, in place."""
-        return self.add_(t1 * t2, value)
-
-    def addcdiv_(self, t1: "Tensor", t2: "Tensor", *, value: float = 1) -> "Tensor":
-        """``self += value * t1 / t2``, in place."""
-        return self.add_(t1 / t2, value)
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> "Tensor":
+        """Fill with 1 with probability ``p``, else 0 (:meth:`bernoulli`), in place."""
+        draws = self.bernoulli(p, generator=generator)
+        return self._in_place("bernoulli_", _Overwrite.apply, draws)
 
     # x.squeeze_(0) makes x x.squeeze(0): a view, a new shape.
     squeeze_, unsqueeze_ = map(_reshaping_form, ("squeeze", "unsqueeze"))
