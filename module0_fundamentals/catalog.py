@@ -25,10 +25,14 @@ class MathCase:
     """One catalog function of one or two arguments."""
 
     name: str
-    arity: int
     fn: Callable[..., Any]
     reference: Callable[..., float]
     domain: Tuple[float, float] = (-5.0, 5.0)
+
+    @property
+    def arity(self) -> int:
+        """How many arguments ``fn`` takes (1 or 2)."""
+        return self.fn.__code__.co_argcount
 
 
 def _sigmoid(x: float) -> float:
@@ -46,35 +50,33 @@ def _shifted_relu_reference(x: float) -> float:
 
 
 UNARY = (
-    MathCase("neg", 1, lambda x: -x, lambda x: -x),
-    MathCase("add_constant", 1, lambda x: x + 5.0, lambda x: x + 5.0),
-    MathCase("constant_add", 1, lambda x: 5.0 + x, lambda x: 5.0 + x),
-    MathCase("sub_constant", 1, lambda x: x - 5.0, lambda x: x - 5.0),
-    MathCase("constant_sub", 1, lambda x: 5.0 - x, lambda x: 5.0 - x),
-    MathCase("mul_constant", 1, lambda x: x * 3.0, lambda x: x * 3.0),
-    MathCase("constant_mul", 1, lambda x: 3.0 * x, lambda x: 3.0 * x),
-    MathCase("div_constant", 1, lambda x: x / 4.0, lambda x: x / 4.0),
-    MathCase("constant_div", 1, lambda x: 4.0 / x, lambda x: 4.0 / x, (0.5, 5.0)),
-    MathCase("square", 1, lambda x: x * x, lambda x: x * x),
-    MathCase("cube", 1, lambda x: x * x * x, lambda x: x**3),
-    MathCase("sigmoid", 1, lambda x: x.sigmoid(), _sigmoid),
+    MathCase("neg", lambda x: -x, lambda x: -x),
+    MathCase("add_constant", lambda x: x + 5.0, lambda x: x + 5.0),
+    MathCase("constant_add", lambda x: 5.0 + x, lambda x: 5.0 + x),
+    MathCase("sub_constant", lambda x: x - 5.0, lambda x: x - 5.0),
+    MathCase("constant_sub", lambda x: 5.0 - x, lambda x: 5.0 - x),
+    MathCase("mul_constant", lambda x: x * 3.0, lambda x: x * 3.0),
+    MathCase("constant_mul", lambda x: 3.0 * x, lambda x: 3.0 * x),
+    MathCase("div_constant", lambda x: x / 4.0, lambda x: x / 4.0),
+    MathCase("constant_div", lambda x: 4.0 / x, lambda x: 4.0 / x, (0.5, 5.0)),
+    MathCase("square", lambda x: x * x, lambda x: x * x),
+    MathCase("cube", lambda x: x * x * x, lambda x: x**3),
+    MathCase("sigmoid", lambda x: x.sigmoid(), _sigmoid),
     # relu has a kink at 0: one case for each side, never on it.
-    MathCase("relu_active", 1, _shifted_relu, _shifted_relu_reference, (0.6, 5.0)),
-    MathCase("relu_inactive", 1, _shifted_relu, _shifted_relu_reference, (-5.0, 0.4)),
-    MathCase("log", 1, lambda x: x.log(), math.log, (0.1, 10.0)),
-    MathCase("exp", 1, lambda x: x.exp(), math.exp, (-3.0, 3.0)),
-    MathCase("sin", 1, lambda x: x.sin(), math.sin),
-    MathCase("cos", 1, lambda x: x.cos(), math.cos),
-    MathCase("tanh", 1, lambda x: x.tanh(), math.tanh),
+    MathCase("relu_active", _shifted_relu, _shifted_relu_reference, (0.6, 5.0)),
+    MathCase("relu_inactive", _shifted_relu, _shifted_relu_reference, (-5.0, 0.4)),
+    MathCase("log", lambda x: x.log(), math.log, (0.1, 10.0)),
+    MathCase("exp", lambda x: x.exp(), math.exp, (-3.0, 3.0)),
+    MathCase("sin", lambda x: x.sin(), math.sin),
+    MathCase("cos", lambda x: x.cos(), math.cos),
+    MathCase("tanh", lambda x: x.tanh(), math.tanh),
     MathCase(
         "log_of_square_plus_one",
-        1,
         lambda x: (x * x + 1.0).log(),
         lambda x: math.log(x * x + 1.0),
     ),
     MathCase(
         "sigmoid_times_exp",
-        1,
         lambda x: x.sigmoid() * (x * 0.5).exp(),
         lambda x: _sigmoid(x) * math.exp(x * 0.5),
         (-3.0, 3.0),
@@ -82,25 +84,18 @@ UNARY = (
 )
 
 BINARY = (
-    MathCase("add", 2, lambda x, y: x + y, lambda x, y: x + y),
-    MathCase("sub", 2, lambda x, y: x - y, lambda x, y: x - y),
-    MathCase("mul", 2, lambda x, y: x * y, lambda x, y: x * y),
-    MathCase("div", 2, lambda x, y: x / y, lambda x, y: x / y, (0.5, 5.0)),
-    MathCase(
-        "product_plus_argument",
-        2,
-        lambda x, y: x * y + y,
-        lambda x, y: x * y + y,
-    ),
+    MathCase("add", lambda x, y: x + y, lambda x, y: x + y),
+    MathCase("sub", lambda x, y: x - y, lambda x, y: x - y),
+    MathCase("mul", lambda x, y: x * y, lambda x, y: x * y),
+    MathCase("div", lambda x, y: x / y, lambda x, y: x / y, (0.5, 5.0)),
+    MathCase("product_plus_argument", lambda x, y: x * y + y, lambda x, y: x * y + y),
     MathCase(
         "sigmoid_of_difference",
-        2,
         lambda x, y: (x - y).sigmoid(),
         lambda x, y: _sigmoid(x - y),
     ),
     MathCase(
         "log_of_sum_of_squares",
-        2,
         lambda x, y: (x * x + y * y + 1.0).log(),
         lambda x, y: math.log(x * x + y * y + 1.0),
     ),

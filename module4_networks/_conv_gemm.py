@@ -104,16 +104,17 @@ def _fast(
     name: str,
     spatial: int,
     result: Strided,
-    first: Strided,
-    second: Strided,
+    roles: Tuple[Strided, Strided, Strided],
     strides: Tuple[int, int],
     paddings: Tuple[int, int],
 ) -> np.ndarray:
-    """The result of ``name`` as a new ``(B, C, H, W)`` array."""
-    r, a, b = (_view(t, spatial) for t in (result, first, second))
+    """The result of ``name`` as a new ``(B, C, H, W)`` array; ``roles``: the
+    triples of the forward convolution's input, weight and output (``fast_conv``'s
+    launcher names them), one of them ``result``."""
+    r = _view(result, spatial)
     # x (batch, in, H, W), w (out, in, K_h, K_w), g (batch, out, oh, ow): one of
     # them is the result; the others are read.
-    x, w, g = {"forward": (a, b, r), "backward_weight": (a, r, b)}.get(name, (r, b, a))
+    x, w, g = (_view(t, spatial) for t in roles)
     (out_channels, kh, kw), (oh, ow) = (w.shape[0], *w.shape[2:]), g.shape[2:]
     w_matrix = w.reshape(out_channels, -1) if name != "backward_weight" else None
     geometry = (kh, kw, *strides, *paddings, oh, ow)
@@ -145,35 +146,32 @@ def run(
     spatial: int,
     reference: Callable[[], None],
     result: Strided,
-    first: Strided,
-    second: Strided,
+    roles: Tuple[Strided, Strided, Strided],
     strides: Tuple[int, ...],
     paddings: Tuple[int, ...],
 ) -> None:
     """Fill ``result`` with the convolution ``name`` (``forward``,
-    ``backward_input``, ``backward_weight``; the triples in the order of
-    ``fast_conv``'s launchers, arguments already checked) by im2col + matmul where
-    that agrees with ``reference()`` (the student's kernel filling ``result``),
-    else by ``reference()``."""
+    ``backward_input``, ``backward_weight``; ``roles``: the triples of its forward
+    input, weight and output, one of them ``result``, arguments already checked)
+    by im2col + matmul where that agrees with ``reference()`` (the student's
+    kernel filling ``result``), else by ``reference()``."""
     s, p = pair_2d(strides, 1), pair_2d(paddings, 0)
     # Shapes *and* strides: a kernel that ignores strides agrees on contiguous
     # inputs only, and must keep running (and failing) on the others.
-    key = (name, spatial, s, p) + tuple(
-        (t[1].tobytes(), t[2].tobytes()) for t in (result, first, second)
-    )
+    key = (name, spatial, s, p) + tuple((t[1].tobytes(), t[2].tobytes()) for t in roles)
     checked: list = []
 
     def check() -> bool:
         # The first call with this signature: the student's kernel decides, and
         # fills ``result`` itself.
-        checked.append(_fast(name, spatial, result, first, second, s, p))
+        checked.append(_fast(name, spatial, result, roles, s, p))
         reference()
         return agrees(_view(result, spatial), checked[0])
 
     serve = not PATH.checking and PATH.verdict(key, check)
     # (After a check, result holds the reference's values, equal where it serves.)
     if serve and not checked:
-        _view(result, spatial)[...] = _fast(name, spatial, result, first, second, s, p)
+        _view(result, spatial)[...] = _fast(name, spatial, result, roles, s, p)
     elif not checked:
         reference()
 

@@ -80,8 +80,7 @@ def _conv(
             input = pad(input, [n for t in totals for n in (t // 2, t - t // 2)])
         return _conv(name, spatial, input, weight, bias, stride, 0, dilation, groups)
     paddings = sizes(name, "padding", padding, spatial)
-    if dilations != (1,) * spatial:
-        weight = _dilate(weight, dilations)
+    weight = _dilate(weight, dilations)  # (every dilation 1: the weight, contiguous)
     if groups != 1:
         # groups independent convolutions, each of C_in / groups input channels to
         # C_out / groups outputs, concatenated along the channels.

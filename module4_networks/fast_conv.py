@@ -501,7 +501,7 @@ def _launch(
 
     if not fast:
         return reference()
-    _conv_gemm.run(name, spatial, reference, result, first, second, strides, paddings)
+    _conv_gemm.run(name, spatial, reference, result, roles, strides, paddings)
 
 
 # The launchers the tests and the tensor Functions call, one per kernel:

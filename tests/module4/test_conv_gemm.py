@@ -49,12 +49,17 @@ def _arrays(case, seed=0):
 def _fast_result(name, spatial, result_shape, first, second, s, p, order=None):
     result, read = empty_strided(result_shape, order)
     s, p = (s, p) if spatial == 2 else ((s,), (p,))
+    # The forward convolution's input, weight and output, as fast_conv names them.
+    roles = {
+        "forward": (first, second, result),
+        "backward_input": (result, second, first),
+        "backward_weight": (first, result, second),
+    }[name]
     value = _conv_gemm._fast(
         name,
         spatial,
         result,
-        first,
-        second,
+        roles,
         pair_2d(s, 1),
         pair_2d(p, 0),
     )
