@@ -34,9 +34,8 @@ class _Overwrite(autograd.Function):
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         check_writable(b.shape, a.shape)
         ctx.save_for_backward(a.shape)
-        out = a.new_zeros(a.shape)
-        a.backend.id_map(b, out=out)  # (the map broadcasts b into out's shape)
-        return out
+        # (the map broadcasts b into its out, and returns it, as in Sum.backward)
+        return a.backend.id_map(b, out=a.new_zeros(a.shape))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
