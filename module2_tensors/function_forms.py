@@ -187,8 +187,7 @@ class _Einsum(Function):
             if len(set(subs)) != len(subs):
                 raise ValueError(f"einsum: a repeated index in one operand ({subs!r})")
         if not arrow:
-            letters = "".join(inputs)
-            out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+            out = "".join(sorted(c for c in set(left) - {","} if left.count(c) == 1))
         arrays = [t.to_numpy() for t in operands]
         ctx.save_for_backward(inputs, out, arrays)
         result = np.einsum(f"{','.join(inputs)}->{out}", *arrays)
