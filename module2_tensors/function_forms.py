@@ -199,10 +199,9 @@ class _Einsum(Function):
         g = grad.to_numpy()
         grads: List[Any] = [None]
         for k, subs in enumerate(inputs):
-            others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays)) if j != k]
-            # (times ones of k's shape: the indices only k has are broadcast)
-            spec = ",".join([out, *(s for s, _ in others), subs]) + "->" + subs
-            part = np.einsum(spec, g, *(a for _, a in others), np.ones(arrays[k].shape))
+            # (operand k as ones of its shape: the indices only it has are broadcast)
+            ones = [np.ones(a.shape) if j == k else a for j, a in enumerate(arrays)]
+            part = np.einsum(f"{out},{','.join(inputs)}->{subs}", g, *ones)
             grads.append(tensor(part, backend=grad.backend))
         return tuple(grads)
 
