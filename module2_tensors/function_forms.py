@@ -172,8 +172,7 @@ class _Einsum(Function):
             if len(set(subs)) != len(subs):
                 raise ValueError(f"einsum: a repeated index in one operand ({subs!r})")
         if not arrow:
-            letters = "".join(inputs)
-            out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+            out = "".join(sorted(c for c in set(left) - {","} if left.count(c) == 1))
         arrays = [t.to_numpy() for t in operands]
         ctx.save_for_backward(inputs, out, arrays)
         result = np.einsum(f"{','.join(inputs)}->{out}", *arrays)
@@ -185,10 +184,9 @@ class _Einsum(Function):
         g = grad.to_numpy()
         grads: List[Any] = [None]
         for k, subs in enumerate(inputs):
-            others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays)) if j != k]
-            # (times ones of k's shape: the indices only k has are broadcast)
-            spec = ",".join([out, *(s for s, _ in others), subs]) + "->" + subs
-            part = np.einsum(spec, g, *(a for _, a in others), np.ones(arrays[k].shape))
+            # (operand k as ones of its shape: the indices only it has are broadcast)
+            ones = [np.ones(a.shape) if j == k else a for j, a in enumerate(arrays)]
+            part = np.einsum(f"{out},{','.join(inputs)}->{subs}", g, *ones)
             grads.append(tensor(part, backend=grad.backend))
         return tuple(grads)
 

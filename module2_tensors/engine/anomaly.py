@@ -20,16 +20,13 @@ import numpy as np
 __all__ = ["user_call", "check_forward", "check_backward"]
 
 
-# Operator methods, as the user wrote them.
+# Operator methods, as the user wrote them (a reflected one, __rsub__, as __sub__).
 _OPERATORS = {
     "__add__": "+",
     "__sub__": "-",
-    "__rsub__": "-",
     "__mul__": "*",
     "__truediv__": "/",
-    "__rtruediv__": "/",
     "__pow__": "**",
-    "__rpow__": "**",
     "__matmul__": "@",
     "__neg__": "-",
     "__getitem__": "[]",
@@ -55,7 +52,7 @@ def user_call() -> Tuple[str, str]:
     name = "?" if entry is None else entry.f_code.co_name
     if name == "__call__" and entry is not None and "self" in entry.f_locals:
         name = type(entry.f_locals["self"]).__name__  # a layer: Linear(...)
-    name = _OPERATORS.get(name, name)
+    name = _OPERATORS.get(name.replace("__r", "__", 1), name)
     where = "?" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
     return name, where
 

@@ -526,8 +526,7 @@ class ArithmeticMixin:
         broadcasts); the gradient flows to the entries that were kept. The
         result has this tensor's dtype, as PyTorch's (``value`` is cast: an
         integer tensor's fill is truncated)."""
-        out = ixf.where(mask, value, self)
-        return out if self._dtype is None and not self.is_mask else out.to(self.dtype)
+        return ixf.where(mask, value, self)._as_dtype(self.dtype)  # (float64: itself)
 
     def where(self, condition: "Tensor", other: TensorLike) -> "Tensor":
         """``torch.Tensor.where``: this tensor where ``condition`` is non-zero,

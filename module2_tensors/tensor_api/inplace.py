@@ -10,7 +10,6 @@ from ..engine.autograd import Context
 
 from .. import shape_functions as sf
 from ..engine import autograd, grad_modes, versions
-from ..tensor_data import shape_broadcast
 from .core import CoreMixin, FACTORIES, TensorLike
 
 if TYPE_CHECKING:
@@ -20,11 +19,8 @@ if TYPE_CHECKING:
 def check_writable(value: Tuple[int, ...], target: Tuple[int, ...]) -> None:
     """Raise ``ValueError`` (naming both shapes) unless a value of shape ``value``
     broadcasts to ``target``, the shape it is written into."""
-    try:
-        fits = shape_broadcast(value, target) == target
-    except ValueError:
-        fits = False
-    if not fits:
+    extra = len(target) - len(value)  # (value aligned with target on the right)
+    if extra < 0 or any(n not in (1, m) for n, m in zip(value, target[extra:])):
         raise ValueError(f"cannot write a value of shape {value} into shape {target}")
 
 
@@ -38,9 +34,8 @@ class _Overwrite(autograd.Function):
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         check_writable(b.shape, a.shape)
         ctx.save_for_backward(a.shape)
-        out = a.new_zeros(a.shape)
-        a.backend.id_map(b, out=out)  # (the map broadcasts b into out's shape)
-        return out
+        # (the map broadcasts b into its out, and returns it, as in Sum.backward)
+        return a.backend.id_map(b, out=a.new_zeros(a.shape))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Tensor, Tensor]:

@@ -288,13 +288,11 @@ class ReductionMixin:
         """Like ``torch.min`` (see :meth:`max`): $-\\max(-x)$."""
         if isinstance(dim, CoreMixin):
             return self.minimum(dim)
-        if self.is_mask:  # (of int64, as amin)
-            r = self.long().min(dim, keepdim)
-            return r.bool() if dim is None else MaxResult(r.values.bool(), r.indices)
         if dim is None:
-            return -((-self).max(None, keepdim))
-        values, indices = (-self)._max_along("min", dim, keepdim)
-        return MaxResult(-values, indices)
+            return self.amin(None, keepdim)
+        x = self.long() if self.is_mask else self  # (of int64, as amin)
+        values, indices = (-x)._max_along("min", dim, keepdim)
+        return MaxResult((-values)._as_dtype(self.dtype), indices)
 
     def _max_along(self, name: str, dim: int, keepdim: bool) -> MaxResult:
         if isinstance(dim, (tuple, list)):
