@@ -4,10 +4,9 @@ task asks for (given; the facade ``nn.functional`` exports them, the layers of
 ``alpha_dropout`` (SELU's),
 ``max_pool1d`` and ``avg_pool1d`` (Task 4.4's 2-D pooling over a height of 1),
 ``adaptive_max_pool2d``,
-``interpolate`` (``nearest``, ``linear``, ``bilinear``), ``conv_transpose2d``
-(a ``conv2d`` of a spread input), ``pixel_shuffle`` and ``pixel_unshuffle``
-(channels to and from blocks of positions), with PyTorch's signatures and
-semantics, each from differentiable operations of Modules 2 and 4.
+``interpolate`` (``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``
+(a ``conv2d`` of a spread input), with PyTorch's signatures and semantics, each
+from differentiable operations of Modules 2 and 4.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ __all__ = [
     "interpolate",
     "conv_transpose2d",
 ]
-__all__ += ["alpha_dropout", "pixel_shuffle", "pixel_unshuffle"]
+__all__ += ["alpha_dropout"]
 _ALPHA = 1.7580993408473766  # (SELU's scale times its alpha)
 
 
@@ -235,21 +234,3 @@ def conv_transpose2d(
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
     out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)
     return out if batched else out.squeeze(0)
-
-
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``: the $r^2$ channels of each
-    output channel spread over $r \\times r$ blocks (sub-pixel convolution)."""
-    *batch, c, h, w = input.shape
-    r = upscale_factor
-    x = input.reshape(-1, c // (r * r), r, r, h, w).permute(0, 1, 4, 2, 5, 3)
-    return x.reshape(*batch, c // (r * r), h * r, w * r)
-
-
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    """``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``, undoing ``pixel_shuffle``:
-    each $r \\times r$ block's entries become $r^2$ channels."""
-    *batch, c, h, w = input.shape
-    r = downscale_factor
-    x = input.reshape(-1, c, h // r, r, w // r, r).permute(0, 1, 3, 5, 2, 4)
-    return x.reshape(*batch, c * r * r, h // r, w // r)

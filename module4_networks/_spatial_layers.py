@@ -3,8 +3,7 @@ the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
 ``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions;
 ``AdaptiveMaxPool2d``, ``MaxPool1d``, ``AvgPool1d``), resizing (``Upsample``,
 ``ConvTranspose2d``), ``Dropout1d``, ``Dropout2d`` (whole channels),
-``AlphaDropout``, ``PixelShuffle``, ``PixelUnshuffle``, ``UpsamplingNearest2d``,
-``UpsamplingBilinear2d``, ``Unfold`` and padding (``ZeroPad1d``
+``AlphaDropout`` and padding (``ZeroPad1d``
 ... ``CircularPad3d``, over ``F.pad``), over the functions of ``functional.py``,
 ``_spatial_functions.py`` and ``_padding.py``."""
 
@@ -21,7 +20,6 @@ from ._activation_layers import FunctionLayer
 from ._conv_checks import _check_groups, pair, sizes
 from ._padding import pad
 from ._parameters import _parameter, _uniform_fan_in, _value
-from ._unfold import unfold
 from .layers import Dropout
 
 __all__ = [
@@ -35,8 +33,7 @@ __all__ = [
     "ConvTranspose2d",
     "Dropout2d",
 ]
-__all__ += ["Dropout1d", "AlphaDropout", "PixelShuffle", "PixelUnshuffle", "Unfold"]
-__all__ += ["UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ += ["Dropout1d", "AlphaDropout"]
 __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d"]
 __all__ += ["ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
 __all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]
@@ -162,44 +159,6 @@ class Upsample(FunctionLayer):
     def extra_repr(self) -> str:
         shown = "size" if self.scale_factor is None else "scale_factor"
         return f"{shown}={getattr(self, shown)!r}, mode={self.mode!r}"
-
-
-class PixelShuffle(FunctionLayer):
-    """``F.pixel_shuffle(x, upscale_factor)``: ``(*, C r^2, H, W)`` to ``(*, C,
-    H r, W r)``."""
-
-    function = staticmethod(S.pixel_shuffle)
-    shown = "upscale_factor"
-
-
-class PixelUnshuffle(FunctionLayer):
-    """``F.pixel_unshuffle(x, downscale_factor)``: ``(*, C, H r, W r)`` to ``(*,
-    C r^2, H, W)``."""
-
-    function = staticmethod(S.pixel_unshuffle)
-    shown = "downscale_factor"
-
-
-class UpsamplingNearest2d(Upsample):
-    """``nn.Upsample(size, scale_factor, mode="nearest")``."""
-
-    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
-        super().__init__(size, scale_factor, "nearest")
-
-
-class UpsamplingBilinear2d(Upsample):
-    """``nn.Upsample(size, scale_factor, mode="bilinear", align_corners=True)``."""
-
-    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
-        super().__init__(size, scale_factor, "bilinear", True)
-
-
-class Unfold(FunctionLayer):
-    """``F.unfold(x, kernel_size, dilation, padding, stride)``: sliding blocks
-    as columns (im2col)."""
-
-    function = staticmethod(unfold)
-    shown = "kernel_size dilation padding stride"
 
 
 class Dropout2d(Dropout):
