@@ -1,7 +1,6 @@
 """Functions over the spatial dims of a feature map ``(N, C, *spatial)`` that no
 task asks for (given; the facade ``nn.functional`` exports them, the layers of
 ``_spatial_layers.py`` call them): ``dropout2d`` (whole channels),
-``alpha_dropout`` (SELU's),
 ``max_pool1d`` and ``avg_pool1d`` (Task 4.4's 2-D pooling over a height of 1),
 ``adaptive_max_pool2d``,
 ``interpolate`` (``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``
@@ -19,7 +18,6 @@ import numpy as np
 from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
-from ._activation_functions import _written
 from ._conv_checks import IntPair, pair
 from ._convolution import _dilate
 from ._padding import pad
@@ -32,8 +30,6 @@ __all__ = [
     "interpolate",
     "conv_transpose2d",
 ]
-__all__ += ["alpha_dropout"]
-_ALPHA = 1.7580993408473766  # (SELU's scale times its alpha)
 
 
 def dropout2d(
@@ -46,23 +42,6 @@ def dropout2d(
     mask = F.dropout(ones, p, training)  # (checks p also when not training)
     scale = input.mul_ if inplace else input.mul
     return scale(mask) if training else input
-
-
-def alpha_dropout(
-    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
-) -> Tensor:
-    """``F.alpha_dropout`` (training only): each entry kept with probability $1 -
-    p$ or set to SELU's $-\\lambda\\alpha$, then $a x + b$ restores the mean and
-    variance: $a = ((1 - p)(1 + p \\lambda^2\\alpha^2))^{-1/2}$, $b = a p
-    \\lambda\\alpha$ on kept entries, $a (p - 1) \\lambda\\alpha$ on dropped."""
-    F._check_probability(p)
-    if inplace and training:
-        return _written(input, alpha_dropout, p, True)
-    if not training or p in (0.0, 1.0):  # (p = 1: zeros, as PyTorch's)
-        return input * (1.0 - p) if training else input
-    keep = F.dropout(input.new_ones(input.shape), p) * (1.0 - p)  # (0 or 1)
-    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1.0) * (1.0 - p))
-    return (input * keep + (keep + (p - 1.0)) * _ALPHA) * a
 
 
 def _pool1d(

@@ -2,8 +2,7 @@
 the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
 ``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions;
 ``AdaptiveMaxPool2d``, ``MaxPool1d``, ``AvgPool1d``), resizing (``Upsample``,
-``ConvTranspose2d``), ``Dropout1d``, ``Dropout2d`` (whole channels),
-``AlphaDropout`` and padding (``ZeroPad1d``
+``ConvTranspose2d``), ``Dropout2d`` (whole channels) and padding (``ZeroPad1d``
 ... ``CircularPad3d``, over ``F.pad``), over the functions of ``functional.py``,
 ``_spatial_functions.py`` and ``_padding.py``."""
 
@@ -166,21 +165,6 @@ class Dropout2d(Dropout):
 
     def forward(self, x: Tensor) -> Tensor:
         return S.dropout2d(x, self.p, self.training, self.inplace)
-
-
-class Dropout1d(Dropout):
-    """``F.dropout2d`` of ``(N, C, L, 1)`` (or ``(C, L, 1)``): whole channels."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        x = S.dropout2d(x.unsqueeze(-1), self.p, self.training, self.inplace)
-        return x.squeeze(-1)
-
-
-class AlphaDropout(Dropout):
-    """``F.alpha_dropout(x, p, training=self.training)``: for SELU networks."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return S.alpha_dropout(x, self.p, self.training, self.inplace)
 
 
 class _Pad(Module):
