@@ -32,7 +32,6 @@ __all__ = [
     "ConvTranspose2d",
     "Dropout2d",
 ]
-__all__ += ["Dropout1d", "AlphaDropout"]
 __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d"]
 __all__ += ["ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
 __all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]
