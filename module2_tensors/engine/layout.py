@@ -169,7 +169,7 @@ def full_data(
     """A new contiguous ``cls`` (``TensorData``) of ``shape`` (a tuple of ints)
     holding ``value`` everywhere (``None``: zeros): ``TensorData.full(shape,
     value)``. Operations allocate their outputs so (or with :func:`empty_data`): a
-    shape seen before costs one dict lookup and one NumPy allocation."""
+    shape seen before costs two dict lookups and one NumPy allocation."""
     layout = ROW_MAJOR.get(shape)
     count = math.prod(shape) if layout is None else layout.size
     if value is None:
@@ -177,9 +177,7 @@ def full_data(
     else:  # (np.full costs several times as much as this, for small sizes)
         storage = np.empty(count)
         storage.fill(value)
-    if layout is None:
-        return cls(storage, shape)
-    return laid_out(cls.__new__(cls), storage, layout, True)
+    return contiguous_data(cls, storage, shape)
 
 
 def contiguous_data(

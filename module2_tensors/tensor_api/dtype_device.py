@@ -53,8 +53,6 @@ def floated(source: "Tensor", out: "Tensor") -> "Tensor":
     """``out`` (an elementwise function of ``source``: ``exp``, ``sqrt`` ...; a mean)
     reporting PyTorch's dtype: ``source``'s if a float, else the default float
     (the functions whose values stay whole use :func:`kept_dtype` instead)."""
-    if source._dtype is None and not source.is_mask:
-        return out
     d = source.dtype if source.is_floating_point() else dtypes.get_default_dtype()
     out._dtype = None if d is dtypes.float64 else d  # (not label's mask reset)
     return out
