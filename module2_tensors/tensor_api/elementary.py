@@ -135,20 +135,6 @@ class ElementaryMixin:
         """``torch.addcdiv``: $x + v\\, t_1 / t_2$ (``value`` $v$)."""
         return self + value * (tensor1 / tensor2)
 
-    def take(self, index: "Tensor") -> "Tensor":
-        """``torch.take``: the entries of the flattened tensor at ``index`` (of
-        ``index``'s shape; negative indices count from the end)."""
-        return self.reshape(-1)[index]
-
-    def select(self, dim: int, index: int) -> "Tensor":
-        """``torch.select``: the view ``x[..., index, ...]``, ``index`` at ``dim``."""
-        return self.movedim(dim, 0)[index]
-
-    def diagflat(self, offset: int = 0) -> "Tensor":
-        """``torch.diagflat``: a square matrix with the flattened entries on
-        diagonal ``offset``."""
-        return self.reshape(-1).diag(offset)
-
     def dot(self, other: "Tensor") -> "Tensor":
         """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
         if self.dims != 1 or other.dims != 1:
