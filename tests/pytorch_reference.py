@@ -65,3 +65,26 @@ def assert_parameter_grads_match(ours: Any, theirs: Any, atol: float = 1e-10) ->
         np.testing.assert_allclose(
             p.grad.to_numpy(), q.grad.numpy(), atol=atol, err_msg=name
         )
+
+
+def assert_same_backward(
+    out: Any,
+    t_out: Any,
+    ours: Any,
+    theirs: Any,
+    rng: np.random.Generator,
+    **tolerance: float,
+) -> None:
+    """Backpropagate the same random weighting of Kindling's ``out`` and torch's
+    ``t_out`` (of one shape) and assert that the inputs ``ours`` and ``theirs``
+    (in the same order) got equal gradients (``np.testing.assert_allclose``'s
+    ``tolerance``; ``atol=1e-10`` unless given)."""
+    torch = import_torch()
+    weights = rng.normal(size=tuple(t_out.shape))
+    (out * out.new_tensor(weights)).sum().backward()
+    (t_out * torch.tensor(weights)).sum().backward()
+    tolerance = tolerance or {"atol": 1e-10}
+    for k, (mine, torchs) in enumerate(zip(ours, theirs)):
+        np.testing.assert_allclose(
+            mine.grad.to_numpy(), torchs.grad.numpy(), err_msg=f"input {k}", **tolerance
+        )

@@ -12,7 +12,7 @@ import pytest
 import module2_tensors as kt
 from tests.module2.oracle import check_gradients
 from tests.module2.strategies import Case
-from tests.pytorch_reference import import_torch
+from tests.pytorch_reference import assert_same_backward, import_torch
 
 pytestmark = pytest.mark.task2_6
 
@@ -36,11 +36,7 @@ def test_addc_methods_and_functions_match_pytorch(name, value):
     np.testing.assert_allclose(out.to_numpy(), expected.detach().numpy(), rtol=1e-14)
     function = getattr(kt, name)(*ours, value=value)
     np.testing.assert_allclose(function.to_numpy(), out.to_numpy(), rtol=1e-14)
-    weights = RNG.normal(size=out.shape)
-    (out * kt.tensor(weights)).sum().backward()
-    (expected * torch.tensor(weights)).sum().backward()
-    for k, t in zip(ours, theirs):
-        np.testing.assert_allclose(k.grad.to_numpy(), t.grad.numpy(), rtol=1e-12)
+    assert_same_backward(out, expected, ours, theirs, RNG, rtol=1e-12)
     check_gradients(
         lambda x, a, b: getattr(x, name)(a, b, value=value),
         _case(X),

@@ -14,6 +14,7 @@ import module4_networks as kt
 from module4_networks import nn
 from tests.pytorch_reference import (
     assert_parameter_grads_match,
+    assert_same_backward,
     copy_parameters,
     import_torch,
 )
@@ -82,9 +83,5 @@ def test_matches_pytorch(name, masks, batch_first):
     np.testing.assert_allclose(
         weights.to_numpy(), t_weights.detach().numpy(), atol=1e-12
     )
-    grad = rng.normal(size=out.shape)
-    (out * kt.tensor(grad)).sum().backward()
-    (t_out * torch.tensor(grad)).sum().backward()
-    for k, t in zip(ks, ts):
-        np.testing.assert_allclose(k.grad.to_numpy(), t.grad.numpy(), atol=1e-10)
+    assert_same_backward(out, t_out, ks, ts, rng)
     assert_parameter_grads_match(ours, theirs)
