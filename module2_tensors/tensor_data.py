@@ -270,15 +270,14 @@ class TensorData:
         shape: UserShape,
         strides: Optional[UserStrides] = None,
     ) -> None:
-        data = storage
         # A flat float64 NumPy array, or GPU memory (CudaBackend's, Module 3), is
         # used as it is, never copied; anything else becomes a float64 array.
-        if not (type(data) is np.ndarray and data.dtype is _FLOAT64):
-            if not (hasattr(data, "copy_to_host") and data.dtype == np.float64):
-                data = np.asarray(storage, dtype=np.float64)
-        if data.ndim != 1:
+        if not (type(storage) is np.ndarray and storage.dtype is _FLOAT64):
+            if not (hasattr(storage, "copy_to_host") and storage.dtype == np.float64):
+                storage = np.asarray(storage, dtype=np.float64)
+        if storage.ndim != 1:
             raise ValueError(
-                f"storage must be a flat (1-D) array, got shape {data.shape}"
+                f"storage must be a flat (1-D) array, got shape {storage.shape}"
             )
         shape = _as_shape(shape)
         strides = None if strides is None else _as_shape(strides, "stride tuple")
@@ -287,9 +286,9 @@ class TensorData:
         layout = LAYOUTS.get((shape, strides)) or new_layout(
             shape, strides, strides_from_shape
         )
-        if layout.size > 0 and len(data) <= layout.last:
+        if layout.size > 0 and len(storage) <= layout.last:
             raise ValueError(
-                f"a storage of {len(data)} entries is too small for shape {shape} "
+                f"a storage of {len(storage)} entries is too small for shape {shape} "
                 f"with strides {layout.strides}, which reaches position {layout.last}"
             )
         # Sets ``_storage``, ``shape``, ``strides``, ``size``, ``dims``,
@@ -297,7 +296,7 @@ class TensorData:
         # shape and strides as read-only int64 arrays, shared by every tensor of
         # this layout (what kernels receive); ``_kernel_*``: writable twins that
         # only FastOps' compiled kernels get (see module2_tensors/engine/layout.py).
-        laid_out(self, data, layout, strides is None)
+        laid_out(self, storage, layout, strides is None)
 
     # -------------------------------------------------------------- Task 2.1
     def is_contiguous(self) -> bool:
