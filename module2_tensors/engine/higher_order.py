@@ -201,14 +201,14 @@ def _max_weights(ctx: Context) -> "Tensor":
 # ---------------------------------------------------------------------------
 
 
-def _product(grad_a: Callable[..., Any], grad_b: Callable[..., Any]) -> Formula:
-    """The formula of a product ``a * b`` or ``a @ b``: ``grad_a(g, b)`` and
-    ``grad_b(g, a)``, each only where that input needs a gradient."""
+def _binary(*grads: Callable[..., Any]) -> Formula:
+    """The formula of a function of two tensors (``a * b``, ``a @ b``, ``a **
+    b``): ``grads[k](g, a, b, out)`` for input ``k``, only where it needs a
+    gradient."""
 
     def formula(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        a, b = inputs
-        need_a, need_b = ctx.needs_input_grad or (True, True)
-        return (grad_a(g, b) if need_a else None), (grad_b(g, a) if need_b else None)
+        needs = ctx.needs_input_grad or (True, True)
+        return tuple(f(g, *inputs, out) if n else None for f, n in zip(grads, needs))
 
     return formula
 
@@ -254,16 +254,14 @@ def _gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     return EmbedInZeros.apply(g, a.shape, scatter_positions(index, dim))
 
 
-def _pow_tensor(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, b = inputs
-    need_a, need_b = ctx.needs_input_grad or (True, True)
-    grad_a = grad_b = None
-    if need_a:  # 0 where b = 0 (a^0 is constant)
-        grad_a = (g * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
-    if need_b:  # 0 where a^b = 0, with a log of a safe value there
-        zero = out == 0.0
-        grad_b = (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
-    return grad_a, grad_b
+def _pow_a(g: "Tensor", a: "Tensor", b: "Tensor", out: "Tensor") -> "Tensor":
+    # 0 where b = 0 (a^0 is constant)
+    return (g * b * a ** (b - 1.0)).masked_fill(b == 0.0, 0.0)
+
+
+def _pow_b(g: "Tensor", a: "Tensor", b: "Tensor", out: "Tensor") -> "Tensor":
+    zero = out == 0.0  # 0 where a^b = 0, with a log of a safe value there
+    return (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
 
 
 def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
@@ -279,7 +277,7 @@ NAMED: Dict[str, Formula] = {
     "Neg": lambda ctx, g, inputs, out: -g,
     "Inv": lambda ctx, g, inputs, out: -(g * out * out),  # -G / a^2
     "Add": lambda ctx, g, inputs, out: (g, g),
-    "Mul": _product(lambda g, b: g * b, lambda g, a: g * a),
+    "Mul": _binary(lambda g, a, b, out: g * b, lambda g, a, b, out: g * a),
     "Sigmoid": lambda ctx, g, inputs, out: g * out * (1.0 - out),
     "ReLU": lambda ctx, g, inputs, out: g * (inputs[0] > 0.0),  # (a mask)
     "Log": lambda ctx, g, inputs, out: g / inputs[0],
@@ -293,11 +291,11 @@ NAMED: Dict[str, Formula] = {
     "Unsqueeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Copy": lambda ctx, g, inputs, out: g,
     "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
-    "MatMul": _product(lambda g, b: g @ b.mT, lambda g, a: a.mT @ g),
+    "MatMul": _binary(lambda g, a, b, out: g @ b.mT, lambda g, a, b, out: a.mT @ g),
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
     "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign(),  # 0 at 0
-    "PowTensor": _pow_tensor,
+    "PowTensor": _binary(_pow_a, _pow_b),
     "NormRoot": _norm_root,
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
     "Reduction": _reduction,
