@@ -225,12 +225,22 @@ def _reduction(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     return g.expand(*layout).reshape(a.shape)
 
 
-def _get_item(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+def _embedded(key: Callable[..., Any]) -> Formula:
+    """The formula of a function that picks entries of ``inputs[0]`` (a view or
+    a copy: ``a[key]``, ``index_select``, ``gather``): ``g`` added into zeros
+    of its shape at the NumPy index ``key(*inputs)``."""
+
+    def formula(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
+        return EmbedInZeros.apply(g, inputs[0].shape, key(*inputs))
+
+    return formula
+
+
+def _view_key(a: "Tensor", key: Any) -> Any:
     # The entries the view ``a[key]`` shows, as a NumPy index of arrays in the
     # view's shape (NumPy's basic indexing is the library's).
-    a, key = inputs
     flat = np.arange(a.numel()).reshape(a.shape)
-    return EmbedInZeros.apply(g, a.shape, np.unravel_index(flat[key], a.shape))
+    return np.unravel_index(flat[key], a.shape)
 
 
 def _cat(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
@@ -243,15 +253,8 @@ def _where(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
     return None, g.masked_fill(other, 0.0), g.where(other, 0.0)
 
 
-def _index_select(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, dim, index = inputs
-    key = (slice(None),) * dim + (np.asarray(index, dtype=np.int64),)
-    return EmbedInZeros.apply(g, a.shape, key)
-
-
-def _gather(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    a, dim, index = inputs
-    return EmbedInZeros.apply(g, a.shape, scatter_positions(index, dim))
+def _selected_key(a: "Tensor", dim: int, index: Any) -> Any:
+    return (slice(None),) * dim + (np.asarray(index, dtype=np.int64),)
 
 
 def _pow_a(g: "Tensor", a: "Tensor", b: "Tensor", out: "Tensor") -> "Tensor":
@@ -299,13 +302,13 @@ NAMED: Dict[str, Formula] = {
     "NormRoot": _norm_root,
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
     "Reduction": _reduction,
-    "GetItem": _get_item,
+    "GetItem": _embedded(_view_key),
     "Pad": lambda ctx, g, inputs, out: g[inputs[2]],  # the inner part
     "Cat": _cat,
     "_Overwrite": lambda ctx, g, inputs, out: (g * 0.0, g),  # (old values gone)
     "Where": _where,
-    "IndexSelect": _index_select,
-    "Gather": _gather,
+    "IndexSelect": _embedded(_selected_key),
+    "Gather": _embedded(lambda a, dim, index: scatter_positions(index, dim)),
 }
 
 
