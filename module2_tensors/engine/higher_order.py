@@ -201,10 +201,10 @@ def _max_weights(ctx: Context) -> "Tensor":
 # ---------------------------------------------------------------------------
 
 
-def _binary(*grads: Callable[..., Any]) -> Formula:
-    """The formula of a function of two tensors (``a * b``, ``a @ b``, ``a **
-    b``): ``grads[k](g, a, b, out)`` for input ``k``, only where it needs a
-    gradient."""
+def _each(*grads: Callable[..., Any]) -> Formula:
+    """The formula whose gradient of input ``k`` is ``grads[k](g, *inputs,
+    out)``, computed only where that input needs one (``a * b``, ``a @ b``,
+    ``a ** b``; ``NormRoot``'s ``p`` is a number: no function)."""
 
     def formula(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
         needs = ctx.needs_input_grad or (True, True)
@@ -267,8 +267,8 @@ def _pow_b(g: "Tensor", a: "Tensor", b: "Tensor", out: "Tensor") -> "Tensor":
     return (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
 
 
-def _norm_root(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-    s, p = inputs  # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
+def _norm_root(g: "Tensor", s: "Tensor", p: float, out: "Tensor") -> "Tensor":
+    # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
     zero = s <= 0.0
     local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
     return (g * local).masked_fill(zero, 0.0)
@@ -280,7 +280,7 @@ NAMED: Dict[str, Formula] = {
     "Neg": lambda ctx, g, inputs, out: -g,
     "Inv": lambda ctx, g, inputs, out: -(g * out * out),  # -G / a^2
     "Add": lambda ctx, g, inputs, out: (g, g),
-    "Mul": _binary(lambda g, a, b, out: g * b, lambda g, a, b, out: g * a),
+    "Mul": _each(lambda g, a, b, out: g * b, lambda g, a, b, out: g * a),
     "Sigmoid": lambda ctx, g, inputs, out: g * out * (1.0 - out),
     "ReLU": lambda ctx, g, inputs, out: g * (inputs[0] > 0.0),  # (a mask)
     "Log": lambda ctx, g, inputs, out: g / inputs[0],
@@ -294,12 +294,12 @@ NAMED: Dict[str, Formula] = {
     "Unsqueeze": lambda ctx, g, inputs, out: g.reshape(inputs[0].shape),
     "Copy": lambda ctx, g, inputs, out: g,
     "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
-    "MatMul": _binary(lambda g, a, b, out: g @ b.mT, lambda g, a, b, out: a.mT @ g),
+    "MatMul": _each(lambda g, a, b, out: g @ b.mT, lambda g, a, b, out: a.mT @ g),
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
     "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign(),  # 0 at 0
-    "PowTensor": _binary(_pow_a, _pow_b),
-    "NormRoot": _norm_root,
+    "PowTensor": _each(_pow_a, _pow_b),
+    "NormRoot": _each(_norm_root),
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
     "Reduction": _reduction,
     "GetItem": _embedded(_view_key),
