@@ -266,11 +266,9 @@ def index_add(
 ) -> "Tensor":
     """``torch.index_add`` (out of place): slice ``index[k]`` of ``t`` along
     ``dim`` gets ``alpha * source``'s slice ``k`` added (repeats add up)."""
-    d = normalize_dim(dim, t.dims)
-    rows = np.asarray(as_indices(index, "index_add"), dtype=np.float64)
-    shape = [-1 if k == d else 1 for k in range(source.dims)]
-    spread = t.new_tensor(rows.reshape(shape)).expand(*source.shape).contiguous()
-    return scatter_add(t, d, spread, source * alpha if alpha != 1.0 else source)
+    rows = np.asarray(as_indices(index, "index_add"), dtype=np.int64)
+    key = (slice(None),) * normalize_dim(dim, t.dims) + (rows,)
+    return t + EmbedInZeros.apply(source * alpha, t.shape, key)  # (repeats add up)
 
 
 def nonzero(t: "Tensor", as_tuple: bool = False) -> Any:
