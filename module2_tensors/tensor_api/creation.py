@@ -18,6 +18,14 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
+def _labelled(out: "Tensor", d: Optional[dtypes.dtype]) -> "Tensor":
+    """``out`` (a fresh float64 tensor) converted to ``d`` (a float: the label
+    only)."""
+    if d is None or d is dtypes.float64:
+        return out
+    return label(out, d) if d.is_floating_point else out._as_dtype(d)
+
+
 class CreationMixin:
     """New tensors on this tensor's backend, and copies."""
 
@@ -39,11 +47,7 @@ class CreationMixin:
         tensor's backend (dtype: see :meth:`_new_dtype`; an integer ``dtype``
         truncates)."""
         out = self._new(TensorData.full(tuple(shape), float(value)))
-        d = self._new_dtype(dtype)
-        if d is None or d is dtypes.float64:
-            return out
-        # (a float dtype: the label only; an integer one truncates)
-        return label(out, d) if d.is_floating_point else out._as_dtype(d)
+        return _labelled(out, self._new_dtype(dtype))
 
     def new_zeros(self, *shape: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """A new tensor of zeros on this tensor's backend: ``new_zeros(2, 3)`` or
