@@ -93,7 +93,8 @@ arccosh, arctanh, dot, mv, outer = _T.acosh, _T.atanh, _T.dot, _T.mv, _T.outer
 ger, trace, ravel, logaddexp = _T.outer, _T.trace, _T.ravel, _T.logaddexp
 nansum, nanmean, argwhere = _T.nansum, _T.nanmean, _T.argwhere
 addcmul, addcdiv, bernoulli = _T.addcmul, _T.addcdiv, _T.bernoulli
-multinomial = _T.multinomial
+multinomial, fliplr, flipud, take = _T.multinomial, _T.fliplr, _T.flipud, _T.take
+select, diagflat = _T.select, _T.diagflat
 
 
 def __getattr__(name: str) -> object:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..engine.elementwise import HostMap
 from .arithmetic import ArithmeticMixin as _A
+from .core import CoreMixin as _C
 from .dtype_device import floated
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ class ElementaryMixin:
     __slots__ = ()
 
     absolute, arctan2, sgn = _A.abs, _A.atan2, _A.sign
+    nelement, ndimension = _C.numel, _C.dim
 
     def clamp_min(self, min: Any) -> "Tensor":
         """``torch.clamp_min``: ``clamp(min=min)``."""
@@ -124,6 +126,14 @@ class ElementaryMixin:
 
     arcsin, arccos, arctan = asin, acos, atan
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def fliplr(self) -> "Tensor":
+        """``torch.fliplr``: :meth:`flip` of dim 1 (left to right)."""
+        return self.flip(1)
+
+    def flipud(self) -> "Tensor":
+        """``torch.flipud``: :meth:`flip` of dim 0 (up to down)."""
+        return self.flip(0)
 
     # Products, NaN-skipping sums and the like, composed of the other methods.
 

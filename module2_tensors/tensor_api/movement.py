@@ -177,6 +177,19 @@ class MovementMixin:
         place = np.nonzero(np.eye(n, k=diagonal))  # (self.shape[0] positions)
         return indexing.EmbedInZeros.apply(self, (n, n), place)
 
+    def diagflat(self, offset: int = 0) -> "Tensor":
+        """``torch.diagflat``: a matrix with the flattened entries on diagonal
+        ``offset``."""
+        return self.reshape(-1).diag(offset)
+
+    def take(self, index: "Tensor") -> "Tensor":
+        """``torch.take``: the entries of the flattened tensor at ``index``."""
+        return self.reshape(-1)[index]
+
+    def select(self, dim: int, index: int) -> "Tensor":
+        """``torch.select``: ``x[..., index, ...]`` at dim ``dim`` (a view)."""
+        return self.movedim(dim, 0)[index]
+
     def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
         """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""
         return self.reshape(*self.shape[:dim], *sizes, *self.shape[dim:][1:])

@@ -1,0 +1,88 @@
+"""More of PyTorch's functions (issue 42): aliases and short compositions
+(``nelement``, ``fliplr``, ``flipud``, ``take``, ``select``, ``diagflat``):
+values and dtypes against PyTorch itself, gradients against PyTorch's and
+central differences (``grad_check``), float64 on both sides. Given code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import module2_tensors as kt
+from tests.pytorch_reference import import_torch
+
+pytestmark = pytest.mark.task2_6
+
+RNG = np.random.default_rng(11)
+A, B = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
+
+
+def _both(fn_kt, fn_torch, *arrays, check=True):
+    """Values and gradients of ``fn`` on ``arrays`` (float64), ours and PyTorch's;
+    the gradients also against central differences (``check``)."""
+    torch = import_torch()
+    ours = [kt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    got, expected = fn_kt(*ours), fn_torch(*theirs)
+    assert got.shape == tuple(expected.shape)
+    np.testing.assert_allclose(got.to_numpy(), expected.detach().numpy(), rtol=1e-12)
+    w = RNG.normal(size=expected.shape)
+    (got * kt.tensor(w)).sum().backward()
+    (expected * torch.tensor(w)).sum().backward()
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o.grad.to_numpy(), t.grad.numpy(), rtol=1e-12)
+    if check:
+        kt.grad_check(fn_kt, *[kt.tensor(a, requires_grad=True) for a in arrays])
+
+
+def _same(got, expected):
+    """Equal values (NaN where NaN), shape and dtype name (PyTorch's float32 from
+    integers is the default float, float64 here)."""
+    name = str(expected.dtype)[6:].replace("float32", "float64")
+    assert got.dtype.name == name, (got.dtype, expected.dtype)
+    assert got.shape == tuple(expected.shape)
+    rtol = 1e-7 if expected.dtype == import_torch().float32 else 1e-15
+    np.testing.assert_allclose(got.to_numpy(), expected.double().numpy(), rtol=rtol)
+
+
+def test_sizes():
+    torch = import_torch()
+    x, t = kt.zeros(2, 3), torch.zeros(2, 3)
+    assert x.nelement() == t.nelement() == 6 and x.ndimension() == t.ndimension()
+    assert kt.tensor(1.0).ndimension() == 0
+
+
+@pytest.mark.parametrize("name", ["fliplr", "flipud"])
+def test_flips(name):
+    torch = import_torch()
+    _both(getattr(kt, name), getattr(torch, name), A)
+    _both(lambda a: getattr(a, name)(), lambda a: getattr(a, name)(), B)
+    i = torch.tensor([[3, 1], [2, 5], [0, 4]])
+    _same(getattr(kt.tensor(i.numpy()), name)(), getattr(i, name)())
+
+
+def test_take_select_diagflat():
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3, 4))
+    index = np.array([[0, 23], [-1, 5]])
+    _both(
+        lambda a: kt.take(a, kt.tensor(index)),
+        lambda a: torch.take(a, torch.tensor(index)),
+        x,
+    )
+    _both(
+        lambda a: a.take(kt.tensor([3, 3])), lambda a: a.take(torch.tensor([3, 3])), A
+    )
+    for dim, i in [(0, 1), (1, -1), (-1, 2), (2, 0)]:
+        _both(lambda a: kt.select(a, dim, i), lambda a: torch.select(a, dim, i), x)
+        _both(lambda a: a.select(dim, i), lambda a: a.select(dim, i), x)
+    for offset in [0, 1, -2]:
+        _both(lambda a: kt.diagflat(a, offset), lambda a: torch.diagflat(a, offset), A)
+        _both(lambda a: a.diagflat(offset), lambda a: a.diagflat(offset), A[0])
+    i = torch.tensor([[1, 2], [3, 4]])
+    ours = kt.tensor(i.numpy())
+    _same(ours.take(kt.tensor([0, 3])), i.take(torch.tensor([0, 3])))
+    _same(ours.select(1, 0), i.select(1, 0))
+    _same(ours.diagflat(1), i.diagflat(1))
+    with pytest.raises(IndexError):
+        kt.zeros(2, 3).take(kt.tensor([6]))
