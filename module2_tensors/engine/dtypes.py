@@ -133,8 +133,8 @@ def of_data(data: Any) -> Optional[dtype]:
             not -(2**63) <= v < 2**63 for v in values
         ):
             raise ValueError("Overflow when unpacking long long")
-    if kind == "b":
-        return bool_
-    if kind == "f" and array.dtype.itemsize < 8:  # (NumPy float32 numbers in a
-        return NAMES[array.dtype.name]  # list make float32, as in PyTorch)
+    if kind == "b" or (kind == "f" and array.dtype.itemsize < 8):
+        # bool, or float16/float32 (NumPy float32 numbers in a list make
+        # float32, as in PyTorch): the dtype of that name
+        return NAMES[array.dtype.name]
     return int64 if kind in INTEGER_KINDS else None
