@@ -239,11 +239,6 @@ def register_tensor_class(cls: type, unbroadcast: Any, backpropagate: Any) -> No
     _Tensor, _unbroadcast, _backpropagate = cls, unbroadcast, backpropagate
 
 
-def tensor_class() -> Any:
-    """The registered ``Tensor`` class (:func:`register_tensor_class`)."""
-    return _Tensor
-
-
 _Tensor: Any = None  # the Tensor class, registered by tensor.py
 _unbroadcast: Any = None  # tensor_functions.unbroadcast, registered by tensor.py
 _backpropagate: Any = None  # autodiff.backpropagate, registered by tensor.py

@@ -149,7 +149,7 @@ def _once_differentiable(cls: type, h: Any, d_output: "Tensor") -> Tuple:
     raises (:class:`NotTwiceDifferentiable`)."""
     with set_grad_enabled(False):
         grads = autograd.backward_tuple(cls, h.ctx, d_output, len(h.inputs))
-    Tensor = autograd.tensor_class()
+    Tensor = autograd._Tensor
     # (Without sources, NotTwiceDifferentiable records nothing: g as it is.)
     sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
     mark = NotTwiceDifferentiable.apply

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 
 import numpy as np
 
-from .autograd import Context, DifferentiableBackward, _new, tensor_class
+from . import autograd
+from .autograd import Context, DifferentiableBackward, _new
 from .dtypes import int64
 from .layout import host_view, view_data
 from .shapes import as_indices, normalize_dim, normalize_dims
@@ -54,7 +55,7 @@ def is_advanced_key(key: Any) -> bool:
     (PyTorch's *advanced* indexing, which copies) rather than only ints, slices,
     ``None`` and ``...`` (a view)."""
     items = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, (tensor_class(), list, np.ndarray, bool)) for k in items)
+    return any(isinstance(k, (autograd._Tensor, list, np.ndarray, bool)) for k in items)
 
 
 def _numpy_key(key: Any) -> Tuple[Any, ...]:
@@ -64,11 +65,11 @@ def _numpy_key(key: Any) -> Tuple[Any, ...]:
     out = []
     for k in key if isinstance(key, tuple) else (key,):
         # (a float tensor index hides a bug, as in PyTorch)
-        if isinstance(k, tensor_class()) and k.is_floating_point():
+        if isinstance(k, autograd._Tensor) and k.is_floating_point():
             raise IndexError(
                 "tensors used as indices must be long, int, byte or bool tensors"
             )
-        if isinstance(k, (tensor_class(), list, np.ndarray, bool)):
+        if isinstance(k, (autograd._Tensor, list, np.ndarray, bool)):
             k = np.asarray(k)  # (a tensor: its __array__, of its dtype: a mask bool)
         if isinstance(k, np.ndarray) and k.dtype != np.bool_:
             values = k.astype(np.float64)
