@@ -194,7 +194,6 @@ class MovementMixin:
         """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""
         return self.reshape(*self.shape[:dim], *sizes, *self.shape[dim:][1:])
 
-    @keeps_dtype
     def repeat_interleave(self, repeats: Any, dim: Optional[int] = None) -> "Tensor":
         """Each entry (slice along ``dim``; of the flattened tensor for ``None``)
         repeated ``repeats`` times (an int, or one count per entry), as
@@ -203,7 +202,6 @@ class MovementMixin:
         index = np.repeat(np.arange(x.shape[d]), np.asarray(repeats, dtype=np.int64))
         return x.index_select(d, index.tolist())
 
-    @keeps_dtype
     def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
         """``torch.Tensor.unfold``: the slices of ``size`` entries along
         ``dimension``, starting ``step`` apart, in a new last dim (a copy here,
