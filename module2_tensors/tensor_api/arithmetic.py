@@ -565,9 +565,7 @@ class ArithmeticMixin:
         """$x_i - \\log \\sum_j e^{x_j}$ along ``dim`` (``F.log_softmax``;
         ``dtype``: converted first)."""
         x = self if dtype is None else self.to(dtype)
-        lse = x.logsumexp(dim, keepdim=True)
-        lse._dtype = x._dtype if x.is_floating_point() else None  # (x's float)
-        return x - lse
+        return x - x.logsumexp(dim, keepdim=True)
 
     def softmax(self, dim: int, dtype: Any = None) -> "Tensor":
         """$e^{x_i} / \\sum_j e^{x_j}$ along ``dim`` (``F.softmax``), computed
