@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 __all__ = [
     "device",
     "backend_for",
-    "device_of",
     "cuda",
     "register_backend",
     "name_backend",
@@ -214,11 +213,6 @@ def _check_cuda() -> None:
             "results), set NUMBA_ENABLE_CUDASIM=1 in the environment before "
             "Python starts"
         )
-
-
-def device_of(backend: "TensorBackend") -> device:
-    """The device a backend computes on."""
-    return device("cuda", 0) if backend.cuda else device("cpu")
 
 
 class _Cuda:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import tensor_functions as tf
 from ..engine import dtypes, elementwise
-from ..engine.devices import backend_for, device as Device, device_of
+from ..engine.devices import backend_for, device as Device
 from .._backend import TensorBackend
 from .core import FACTORIES, CoreMixin
 
@@ -104,7 +104,7 @@ class DtypeDeviceMixin:
     def device(self) -> Device:
         """The device this tensor's backend computes on (``device('cpu')`` or
         ``device('cuda', 0)``); ``t.backend`` is the backend itself."""
-        return device_of(self.backend)
+        return Device("cuda", 0) if self.backend.cuda else Device("cpu")
 
     @property
     def is_cuda(self) -> bool:
