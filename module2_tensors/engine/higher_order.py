@@ -36,7 +36,7 @@ imports none of the files students edit): its formulas are kept by class name
 (:data:`NAMED`), and the package hands it the modules that define the classes
 (:func:`install`); the formulas compute with the tensors' own methods.
 
-Interface: :func:`install`, :func:`register`, :func:`formula_of`; importing
+Interface: :func:`install`, :func:`register` (:data:`FORMULAS`); importing
 it sets ``engine.autograd.RECORDED`` (:func:`recorded_grads`,
 :func:`unbroadcast` and :func:`recorded_accumulate`, which the
 ``create_graph`` branches of ``engine.autograd`` call).
@@ -44,7 +44,7 @@ it sets ``engine.autograd.RECORDED`` (:func:`recorded_grads`,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
 import numpy as np
 
@@ -60,7 +60,6 @@ if TYPE_CHECKING:
 __all__ = [
     "install",
     "register",
-    "formula_of",
     "unbroadcast",
     "recorded_grads",
     "recorded_accumulate",
@@ -81,12 +80,6 @@ def register(*classes: type) -> Callable[[Formula], Formula]:
         return fn
 
     return add
-
-
-def formula_of(cls: type) -> Optional[Formula]:
-    """The formula of ``cls`` or of the class it derives from (a tensor with a
-    hook has a subclass of its function: ``register_hook``); None if none."""
-    return next((FORMULAS[k] for k in cls.__mro__ if k in FORMULAS), None)
 
 
 # ---------------------------------------------------------------------------
@@ -122,7 +115,9 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     shorter than the inputs: ``None`` for the rest)."""
     h = t.history
     d_output = run_hooks(t.__dict__.get("_hooks", []), d_output)
-    fn = formula_of(h.last_fn)
+    # The formula of its class or of the class it derives from (a tensor with a
+    # hook has a subclass of its function: register_hook); None if none.
+    fn = next((FORMULAS[k] for k in h.last_fn.__mro__ if k in FORMULAS), None)
     if fn is None and issubclass(h.last_fn, DifferentiableBackward):
         return autograd.backward_tuple(h.last_fn, h.ctx, d_output, len(h.inputs))
     if fn is None:
