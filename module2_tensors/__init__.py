@@ -94,7 +94,8 @@ ger, trace, ravel, logaddexp = _T.outer, _T.trace, _T.ravel, _T.logaddexp
 nansum, nanmean, argwhere = _T.nansum, _T.nanmean, _T.argwhere
 addcmul, addcdiv, bernoulli = _T.addcmul, _T.addcdiv, _T.bernoulli
 multinomial, fliplr, flipud, take = _T.multinomial, _T.fliplr, _T.flipud, _T.take
-select, diagflat = _T.select, _T.diagflat
+select, diagflat, tensor_split = _T.select, _T.diagflat, _T.tensor_split
+inner, isposinf, isneginf = _T.inner, _T.isposinf, _T.isneginf
 
 
 def __getattr__(name: str) -> object:

@@ -135,6 +135,14 @@ class ElementaryMixin:
         """``torch.flipud``: :meth:`flip` of dim 0 (up to down)."""
         return self.flip(0)
 
+    def isposinf(self) -> "Tensor":
+        """``torch.isposinf``: whether $x = +\\infty$ (``bool``)."""
+        return self == math.inf
+
+    def isneginf(self) -> "Tensor":
+        """``torch.isneginf``: whether $x = -\\infty$ (``bool``)."""
+        return self == -math.inf
+
     # Products, NaN-skipping sums and the like, composed of the other methods.
 
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
@@ -150,6 +158,14 @@ class ElementaryMixin:
         if self.dims != 1 or other.dims != 1:
             raise RuntimeError(f"1D tensors expected, got {self.shape}, {other.shape}")
         return self @ other
+
+    def inner(self, other: "Tensor") -> "Tensor":
+        """``torch.inner``: $\\sum_k x_{\\dots k} y_{\\dots k}$ over the last dims
+        (the product for a 0-d operand)."""
+        if self.dims == 0 or other.dims == 0:
+            return self * other
+        flat = other.reshape(-1, other.shape[-1]).t()
+        return self.matmul(flat).reshape(*self.shape[:-1], *other.shape[:-1])
 
     def mv(self, vec: "Tensor") -> "Tensor":
         """``torch.mv``: a matrix times a 1-D vector."""

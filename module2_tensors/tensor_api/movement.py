@@ -190,6 +190,12 @@ class MovementMixin:
         """``torch.select``: ``x[..., index, ...]`` at dim ``dim`` (a view)."""
         return self.movedim(dim, 0)[index]
 
+    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> Tuple[Any, ...]:
+        """``torch.tensor_split``: views of ``n`` near-equal parts along ``dim`` (the
+        first ``size % n`` one longer), or split before each of the ``indices``."""
+        parts = np.array_split(np.arange(self.shape[dim]), indices_or_sections)
+        return tuple(self.narrow(dim, p[0] if len(p) else 0, len(p)) for p in parts)
+
     def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
         """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""
         return self.reshape(*self.shape[:dim], *sizes, *self.shape[dim:][1:])

@@ -1,9 +1,11 @@
 """More of PyTorch's functions (issue 42): aliases and short compositions
-(``nelement``, ``fliplr``, ``flipud``, ``take``, ``select``, ``diagflat``):
+(``nelement``, ``fliplr``, ``take``, ``select``, ``tensor_split``, ``inner``, ...):
 values and dtypes against PyTorch itself, gradients against PyTorch's and
 central differences (``grad_check``), float64 on both sides. Given code."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ pytestmark = pytest.mark.task2_6
 
 RNG = np.random.default_rng(11)
 A, B = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
+SPECIAL = np.array([0.0, -0.0, 1.5, -2.0, math.nan, math.inf, -math.inf, 0.0])
 
 
 def _both(fn_kt, fn_torch, *arrays, check=True):
@@ -86,3 +89,48 @@ def test_take_select_diagflat():
     _same(ours.diagflat(1), i.diagflat(1))
     with pytest.raises(IndexError):
         kt.zeros(2, 3).take(kt.tensor([6]))
+
+
+def test_inner():
+    torch = import_torch()
+    for a, b in [(A[0], B[0]), (A, B), (A, B[0]), (A[0], B), (A, np.float64(2.0))]:
+        _both(kt.inner, torch.inner, a, np.asarray(b))
+    _both(kt.inner, torch.inner, RNG.normal(size=(2, 3, 4)), B)
+    i = torch.tensor([[1, 2], [3, 4]])
+    _same(kt.tensor(i.numpy()).inner(kt.tensor(i.numpy())), i.inner(i))
+
+
+@pytest.mark.parametrize("name", ["isposinf", "isneginf"])
+def test_infinity_tests(name):
+    torch = import_torch()
+    _same(
+        getattr(kt, name)(kt.tensor(SPECIAL)),
+        getattr(torch, name)(torch.tensor(SPECIAL)),
+    )
+    i = torch.tensor([-3, 0, 2])
+    _same(getattr(kt.tensor([-3, 0, 2]), name)(), getattr(i, name)())
+
+
+@pytest.mark.parametrize("args", [(3,), (2, 1), ([1, 9, 3], -1), ((0, 2),)])
+def test_tensor_split(args):
+    torch = import_torch()
+    x = RNG.normal(size=(3, 4, 5))
+    parts = torch.tensor_split(torch.tensor(x), *args)
+    weights = [RNG.normal(size=p.shape) for p in parts]
+
+    def joined(lib, parts):  # (every part, weighted, in one tensor to compare)
+        return lib.cat(
+            [(p * lib.tensor(w)).reshape(-1) for p, w in zip(parts, weights)]
+        )
+
+    _both(
+        lambda a: joined(kt, kt.tensor_split(a, *args)),
+        lambda a: joined(torch, torch.tensor_split(a, *args)),
+        x,
+    )
+    got = kt.tensor(x).tensor_split(*args)
+    assert [p.shape for p in got] == [tuple(p.shape) for p in parts]
+    i = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    for g, e in zip(kt.tensor(i.numpy()).tensor_split([1], 1), i.tensor_split([1], 1)):
+        _same(g, e)
+    assert [p.shape for p in kt.zeros(7).tensor_split(3)] == [(3,), (2,), (2,)]
