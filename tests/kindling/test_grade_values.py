@@ -339,26 +339,30 @@ def probe_values(tree: Path, task_id: str, seed: int, scratch: Path) -> Values:
         return runner.run(probe_job(task_id, seed, 300, 4096, task.cuda)).session
 
 
-@needs_sandbox
-def test_every_probed_task_tells_the_reference_from_its_stubs(edition, tmp_path):
-    """For each probed task, two runs of the reference at one seed agree on every
-    value, and a fresh edition's stubs (the probes copied in) get none right."""
+@pytest.fixture(scope="module")
+def stubs(edition, tmp_path_factory) -> Path:
+    """The fresh edition with the probes copied in (its stubs answer them)."""
     import shutil
 
-    stubs = tmp_path / "stubs"
-    shutil.copytree(edition, stubs)
-    shutil.copy(ROOT / "kindling/grade_probes.py", stubs / "kindling/grade_probes.py")
-    for task_id in probed_tasks(ROOT):
-        first = probe_values(ROOT, task_id, 99, tmp_path / f"a{task_id}")
-        again = probe_values(ROOT, task_id, 99, tmp_path / f"b{task_id}")
-        assert first.problem is None and first.ended and first.order, task_id
-        verdict = compare(first, again)
-        assert verdict.matched == verdict.checked, (task_id, verdict.wrong[:5])
-        fresh = compare(first, probe_values(stubs, task_id, 99, tmp_path / task_id))
-        assert fresh.matched == 0, (
-            task_id,
-            sorted(set(first.order) - set(fresh.wrong)),
-        )
+    out = tmp_path_factory.mktemp("stubs") / "edition"
+    shutil.copytree(edition, out)
+    shutil.copy(ROOT / "kindling/grade_probes.py", out / "kindling/grade_probes.py")
+    return out
+
+
+@needs_sandbox
+@pytest.mark.parametrize("task_id", probed_tasks(ROOT))
+def test_every_probed_task_tells_the_reference_from_its_stubs(task_id, stubs, tmp_path):
+    """Two runs of the task's reference at one seed agree on every value, and a
+    fresh edition's stubs get none right. (One test a task: about 70 s in all,
+    which pytest -n 2 shares between its workers.)"""
+    first = probe_values(ROOT, task_id, 99, tmp_path / "a")
+    again = probe_values(ROOT, task_id, 99, tmp_path / "b")
+    assert first.problem is None and first.ended and first.order
+    verdict = compare(first, again)
+    assert verdict.matched == verdict.checked, verdict.wrong[:5]
+    fresh = compare(first, probe_values(stubs, task_id, 99, tmp_path / "stubs"))
+    assert fresh.matched == 0, sorted(set(first.order) - set(fresh.wrong))
 
 
 BROADCAST_WITHOUT_CHECKS = """
