@@ -45,6 +45,7 @@ def test_model_rows_reach_the_report():
     assert "2.00x PyTorch's 20.0 ms" in table
 
 
+@pytest.mark.long
 def test_the_cnn_step_runs_the_same_model_on_the_cuda_backend(monkeypatch):
     """``kindling bench`` times the CNN step on ``CudaBackend`` too (the GPU rows):
     without dropout, from the same seed, its losses are the fast backend's (a

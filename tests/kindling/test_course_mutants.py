@@ -143,6 +143,7 @@ def test_every_recorded_equivalent_names_a_mutant_of_the_course():
     assert all(len(reason) > 20 for reason in equivalents.values())
 
 
+@pytest.mark.long
 def test_a_sample_of_the_course_mutants_is_killed():
     # CI's sample: two of Task 0.1's mutants, by a fixed seed, run for real. The
     # whole list is `kindling mutants` (minutes a task).
@@ -364,6 +365,7 @@ def test_the_time_limit_can_be_set_for_a_loaded_machine(tmp_path):
     assert score(outcomes) == (0, 0)
 
 
+@pytest.mark.long
 def test_a_run_that_falls_silent_is_stopped_as_a_time_out(tmp_path):
     """A mutant whose loop never ends hangs one test: pytest then prints nothing.
     The run is stopped after ``stall`` seconds of silence, long before the time

@@ -94,6 +94,7 @@ def test_fresh_edition_grades_every_task_todo(edition):
     assert report.modified == [] and report.missing == [] and report.errors == []
 
 
+@pytest.mark.long
 @needs_sandbox
 def test_solving_module0_only_earns_exactly_its_points(edition, tmp_path, monkeypatch):
     # Task 0.2 needs every planted bug caught: three make the point here (the

@@ -137,6 +137,7 @@ def test_slowly():
 """
 
 
+@pytest.mark.long
 def test_a_suite_that_only_sleeps_catches_nothing(tmp_path, monkeypatch):
     """Under a tight --timeout, a mutant run out of its share of time was a kill."""
     from tests.kindling.editions import plant_few_mutants
@@ -162,6 +163,7 @@ def test_neg():
 """
 
 
+@pytest.mark.long
 def test_a_mutant_run_out_of_time_is_a_timeout_not_a_kill(tmp_path, monkeypatch):
     from tests.kindling.editions import plant_few_mutants
 
@@ -172,6 +174,7 @@ def test_a_mutant_run_out_of_time_is_a_timeout_not_a_kill(tmp_path, monkeypatch)
     assert "a time-out is not a catch" in task.message
 
 
+@pytest.mark.long
 def test_an_honest_suite_scores_the_same_under_any_timeout(tmp_path, monkeypatch):
     from tests.kindling.editions import plant_few_mutants
 

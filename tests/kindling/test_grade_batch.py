@@ -175,6 +175,7 @@ time.sleep(3600)
 """
 
 
+@pytest.mark.long
 @pytest.mark.skipif(probe() is None, reason=f"no sandbox: {why_not()}")
 def test_a_busy_submission_cannot_make_another_time_out(tmp_path):
     """Under --jobs 2, a submission starting CPU-bound processes (24 did) made the

@@ -427,6 +427,7 @@ def sigmoid(x):
 """
 
 
+@pytest.mark.long
 @needs_sandbox
 def test_probes_that_run_out_of_time_leave_the_cases_not_reached_wrong(
     edition, tmp_path
@@ -706,6 +707,7 @@ def trusted_training_kernels() -> Path:
     return ROOT
 
 
+@pytest.mark.long
 @needs_sandbox
 def test_forged_pass_reports_earn_nothing_on_the_training_tasks(
     edition, trusted_training_kernels, tmp_path

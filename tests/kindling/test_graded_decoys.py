@@ -15,6 +15,8 @@ import random
 import struct
 from pathlib import Path
 
+import pytest
+
 from kindling.mutation import DECOYS_PER_RUN, TARGET_FILE, decoys, mutate_source
 from kindling_staff.grade_decoys import draw, family, near
 from kindling_staff.grade_mutants import family as mutant_family
@@ -140,6 +142,7 @@ def test_the_draw_is_a_function_of_the_seed_and_the_text():
     assert decoys(TEXT, 5, False) == ()  # a student edition plants none
 
 
+@pytest.mark.long
 def test_the_reference_property_tests_pass_on_every_decoy(monkeypatch):
     """An honest suite never fails on a decoy: the reference tests, run here in
     this process with each decoy's function in place of the operator (the tests

@@ -270,6 +270,7 @@ def test_recognising_the_practice_bugs_catches_few_of_any_draw():
     assert sum(shares) / len(shares) < 0.25
 
 
+@pytest.mark.long
 @needs_sandbox
 def test_a_blacklist_of_the_practice_bugs_earns_well_under_full_marks(
     tmp_path, monkeypatch

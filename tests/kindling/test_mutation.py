@@ -126,6 +126,7 @@ def test_a_mutant_edits_only_the_bodies_of_its_functions(mutant):
         assert module.neg_list([1.0, -2.0]) == [1.0, -2.0]
 
 
+@pytest.mark.long
 @needs_sandbox
 def test_the_reference_property_tests_kill_every_mutant(monkeypatch):
     """From the instructor source the grader plants its draw from the family (a

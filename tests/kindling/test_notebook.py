@@ -27,6 +27,7 @@ def outputs(cell) -> str:
     return "".join(o.get("text", "") for o in cell.get("outputs", []))
 
 
+@pytest.mark.long
 def test_the_gpu_notebook_runs_headless_and_falls_back_to_the_simulator(
     tmp_path, monkeypatch
 ):

@@ -68,3 +68,38 @@ def test_an_installed_plugin_loads_only_when_named(tmp_path):
     named = pytest_in(ROOT, site, mark, *args, "-p", "stray", "tests/module0")
     assert named.returncode == 0, named.stdout + named.stderr
     assert mark.read_text() == "loaded"
+
+
+class _Item:
+    """As much of a collected test as the ordering reads: its marker names."""
+
+    def __init__(self, name: str, *markers: str) -> None:
+        self.name, self.markers = name, markers
+
+    def get_closest_marker(self, name: str):
+        return name if name in self.markers else None
+
+
+def test_the_long_tests_start_first_and_each_group_keeps_its_order():
+    """Under ``pytest -n 2`` the run ends with its last test: the long ones
+    (``browser``, ``long``) go first, the rest after them, both in collection
+    order."""
+    from tests.conftest import pytest_collection_modifyitems
+
+    items = [
+        _Item("a"),
+        _Item("slow_grade", "long"),
+        _Item("b", "task0_1"),
+        _Item("browser", "browser"),
+        _Item("c"),
+        _Item("slower_grade", "long", "task0_2"),
+    ]
+    pytest_collection_modifyitems(items)
+    assert [i.name for i in items] == [
+        "slow_grade",
+        "browser",
+        "slower_grade",
+        "a",
+        "b",
+        "c",
+    ]

@@ -53,6 +53,7 @@ CHILD = textwrap.dedent("""
     """)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("setting", sorted(CHILD_SETTINGS))
 def test_the_matmul_holds_with_bounds_checks_and_as_plain_python(setting):
     run_child(CHILD, setting)
