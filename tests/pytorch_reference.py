@@ -88,3 +88,23 @@ def assert_same_backward(
         np.testing.assert_allclose(
             mine.grad.to_numpy(), torchs.grad.numpy(), err_msg=f"input {k}", **tolerance
         )
+
+
+def assert_same_function(
+    fn: Any, t_fn: Any, *arrays: np.ndarray, rng: np.random.Generator, rtol: float
+) -> None:
+    """``fn`` (Kindling's) and ``t_fn`` (torch's) of float64 tensors made of
+    ``arrays``: the same shape and values (within ``rtol``), the same gradients
+    (:func:`assert_same_backward`, within ``rtol`` or ``1e-14`` where a sum
+    cancels), and ``fn``'s gradients against central
+    differences (``grad_check``)."""
+    import module2_tensors as kt
+
+    torch = import_torch()
+    ours = [kt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    got, expected = fn(*ours), t_fn(*theirs)
+    assert got.shape == tuple(expected.shape)
+    np.testing.assert_allclose(got.to_numpy(), expected.detach().numpy(), rtol=rtol)
+    assert_same_backward(got, expected, ours, theirs, rng, rtol=rtol, atol=1e-14)
+    kt.grad_check(fn, *[kt.tensor(a, requires_grad=True) for a in arrays])

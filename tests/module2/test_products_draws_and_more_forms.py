@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import module2_tensors as kt
-from tests.pytorch_reference import import_torch
+from tests.pytorch_reference import assert_same_function, import_torch
 
 pytestmark = pytest.mark.task2_6
 
@@ -20,18 +20,8 @@ A, B, C = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4)), RNG.uniform(1, 2, (3
 
 
 def _both(fn_kt, fn_torch, *arrays):
-    """Values and gradients of ``fn`` on ``arrays`` (float64), ours and PyTorch's."""
-    torch = import_torch()
-    ours = [kt.tensor(a, requires_grad=True) for a in arrays]
-    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
-    got, expected = fn_kt(*ours), fn_torch(*theirs)
-    np.testing.assert_allclose(got.to_numpy(), expected.detach().numpy(), rtol=1e-13)
-    w = RNG.normal(size=expected.shape)
-    (got * kt.tensor(w)).sum().backward()
-    (expected * torch.tensor(w)).sum().backward()
-    for o, t in zip(ours, theirs):
-        np.testing.assert_allclose(o.grad.to_numpy(), t.grad.numpy(), rtol=1e-13)
-    kt.grad_check(fn_kt, *[kt.tensor(a, requires_grad=True) for a in arrays])
+    """Values and gradients as PyTorch's, gradients as central differences."""
+    assert_same_function(fn_kt, fn_torch, *arrays, rng=RNG, rtol=1e-13)
 
 
 def test_dot_mv_outer_trace_as_pytorch():
