@@ -18,22 +18,6 @@ from __future__ import annotations
 
 import math
 
-__all__ = [
-    "EXP_MAX",
-    "exp",
-    "log",
-    "inv",
-    "sin",
-    "cos",
-    "relu",
-    "maximum",
-    "log_back",
-    "inv_back",
-    "sqrt",
-    "power",
-    "select",
-]
-
 #: The largest x with a finite e**x in float64 (math.exp raises past it).
 EXP_MAX = 709.782712893384
 

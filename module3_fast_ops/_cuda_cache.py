@@ -30,8 +30,6 @@ from typing import Any, Callable, Tuple
 from . import compile_progress, kernel_cache
 from .kernel_key import kernel_key
 
-__all__ = ["persist"]
-
 
 @functools.lru_cache(maxsize=None)
 def _cache_class() -> Any:

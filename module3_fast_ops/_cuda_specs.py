@@ -17,8 +17,6 @@ import numba
 from ._cuda_cache import persist
 from ._cuda_runtime import compiled, kernel_in
 
-__all__ = ["KernelSpec", "device_functions", "given_kernels", "kernel_specs"]
-
 #: The Numba types of kernel arguments: float64 and int64 arrays, an int, a bool.
 f64, i64, count, flag = numba.float64[::1], numba.int64[::1], numba.int64, numba.boolean
 

@@ -39,8 +39,6 @@ from module2_tensors.tensor_ops import MapFn, ReduceFn, TensorOps, ZipFn
 from . import compile_progress, kernel_cache
 from .kernel_indexing import MIN_PARALLEL_WORK
 
-__all__ = ["NumbaOps", "compiled", "kernel_label", "serial_twin"]
-
 _COMPILED: Dict[Tuple[Callable[..., Any], Any], Any] = {}
 
 

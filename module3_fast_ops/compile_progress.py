@@ -24,8 +24,6 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = ["expect", "helper_count", "CompileProgress", "progress"]
-
 
 class KernelBusy(RuntimeError):
     """Raised in the compile helper for a kernel another process is compiling."""

@@ -43,9 +43,6 @@ from numba.core.caching import (
 from . import compile_progress
 from .kernel_key import kernel_key
 
-__all__ = ["persist", "cache_root", "KernelCache", "KeyedCache", "KeyedImpl"]
-
-
 # ---------------------------------------------------------------------------
 # Where the files go
 # ---------------------------------------------------------------------------

@@ -35,8 +35,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["kernel_key"]
-
 #: Top-level packages whose code is not the course's: not hashed, not followed
 #: (the standard library's names include ``builtins``).
 _EXTERNAL = frozenset(sys.stdlib_module_names) | {

@@ -19,8 +19,6 @@ from typing import Optional, Sequence
 
 from module3_fast_ops import compile_progress
 
-__all__ = ["warm_up", "main"]
-
 
 def warm_up(module: str, labels: Sequence[str] = ()) -> None:
     """Compile the kernels ``labels`` (default: all) announced by ``module`` into

@@ -17,9 +17,6 @@ from typing import Any, Tuple
 
 import numpy as np
 
-__all__ = ["user_call", "check_forward", "check_backward"]
-
-
 # Operator methods, as the user wrote them (a reflected one, __rsub__, as __sub__).
 _OPERATORS = {
     "__add__": "+",

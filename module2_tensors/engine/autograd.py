@@ -42,23 +42,6 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
     from ..tensor_data import TensorData
 
-__all__ = [
-    "Context",
-    "Function",
-    "DifferentiableBackward",
-    "History",
-    "SavedOutputHistory",
-    "apply",
-    "backward_tuple",
-    "is_constant",
-    "is_leaf",
-    "parents",
-    "chain_rule",
-    "accumulate_derivative",
-    "backward",
-]
-
-
 # ---------------------------------------------------------------------------
 # Context, History and Function.apply
 # ---------------------------------------------------------------------------

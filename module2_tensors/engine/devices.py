@@ -17,18 +17,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Un
 if TYPE_CHECKING:
     from .._backend import TensorBackend
 
-__all__ = [
-    "device",
-    "backend_for",
-    "cuda",
-    "register_backend",
-    "name_backend",
-    "set_default_backend",
-    "get_default_backend",
-    "backend_named",
-]
-
-
 # ---------------------------------------------------------------------------
 # The default backend: one for factories and layers alike. tensor.py registers
 # SimpleBackend, the last resort; Module 3 registers FastBackend and names cuda.

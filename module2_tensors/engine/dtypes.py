@@ -14,9 +14,6 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "int32", "int64", "bool_"]
-__all__ += ["get_default_dtype", "set_default_dtype", "result_type", "of_data"]
-
 
 class dtype:
     """``torch.dtype``: a name (``kt.float32`` prints as ``torch``'s would,

@@ -12,7 +12,8 @@ same pattern and live here, so the student file stays about the task:
   (:class:`Maximum`);
 * :class:`ToBackend` (``t.to(backend)``) and :func:`_in_memory_of`.
 
-Interface: the names of ``__all__``, which ``Tensor``'s methods call.
+Interface: its names without a leading underscore, which ``Tensor``'s methods
+call.
 This module imports only the engine (``Function``), never ``tensor_functions``.
 """
 
@@ -31,25 +32,6 @@ if TYPE_CHECKING:
     from .._backend import TensorBackend
     from ..tensor import Tensor
     from ..tensor_data import TensorData
-
-__all__ = [
-    "Unary",
-    "Sin",
-    "Cos",
-    "Sqrt",
-    "Erf",
-    "Log1p",
-    "Expm1",
-    "Abs",
-    "Piecewise",
-    "unary_map",
-    "Pow",
-    "PowTensor",
-    "Maximum",
-    "Atan2",
-    "HostMap",
-    "ToBackend",
-]
 
 
 def _erf(x: float) -> float:

@@ -12,9 +12,6 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-__all__ = ["Modes", "MODES", "set_grad_enabled", "enable_grad", "is_grad_enabled"]
-__all__ += ["run_inside"]
-
 
 class Modes:
     """The autograd switches of this process, in one object:

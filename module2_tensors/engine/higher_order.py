@@ -57,15 +57,6 @@ from .indexing import EmbedInZeros, scatter_positions
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
-__all__ = [
-    "install",
-    "register",
-    "unbroadcast",
-    "recorded_grads",
-    "recorded_accumulate",
-    "FORMULAS",
-]
-
 Formula = Callable[[Context, "Tensor", Tuple[Any, ...], "Tensor"], Any]
 
 #: The recorded backward of each function class that has one.

@@ -13,8 +13,6 @@ from .autograd import accumulate_derivative
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
-__all__ = ["register_hook", "run_hooks", "HookHandle"]
-
 
 def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
     """``t.register_hook(hook)``: call ``hook(grad)`` with $\\partial L /

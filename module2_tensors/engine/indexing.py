@@ -29,26 +29,6 @@ from .shapes import as_indices, normalize_dim, normalize_dims
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
-__all__ = [
-    "is_advanced_key",
-    "set_advanced",
-    "AdvancedIndex",
-    "EmbedInZeros",
-    "StridedView",
-    "matrix_transpose",
-    "flip",
-    "roll",
-    "movedim",
-    "unbind",
-    "tril",
-    "triu",
-    "scatter_positions",
-    "last_writers",
-    "scatter_add",
-    "index_add",
-    "nonzero",
-]
-
 
 def is_advanced_key(key: Any) -> bool:
     """Whether an index holds integer tensors, boolean masks, lists or arrays

@@ -37,9 +37,6 @@ import numpy as np
 if TYPE_CHECKING:
     from ..tensor_data import Storage, TensorData
 
-__all__ = ["Layout", "LAYOUTS", "ROW_MAJOR", "MAX_LAYOUTS", "new_layout", "laid_out"]
-__all__ += ["empty_data", "full_data", "contiguous_data", "view_data", "host_view"]
-
 
 class Layout(NamedTuple):
     """A checked shape and strides, and what follows from them."""

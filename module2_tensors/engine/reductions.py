@@ -23,8 +23,6 @@ from .shapes import normalize_dim
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
-__all__ = ["Reduction", "prod", "cumulative", "logsumexp", "norm", "NormRoot"]
-
 
 def _reshaped(t: "Tensor", shape: Tuple[int, ...]) -> "Tensor":
     """``t`` with ``shape`` (of the same size): itself, or a view of it (of a

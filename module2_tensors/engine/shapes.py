@@ -18,16 +18,6 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-__all__ = [
-    "expanded_shape",
-    "check_cat",
-    "padded_layout",
-    "check_gather",
-    "as_indices",
-    "normalize_dim",
-    "normalize_dims",
-]
-
 
 def expanded_shape(shape: Tuple[int, ...], sizes: Tuple[int, ...]) -> Tuple[int, ...]:
     """The shape ``expand(*sizes)`` gives a tensor of ``shape`` (``-1`` keeps a

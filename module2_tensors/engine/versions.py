@@ -14,9 +14,6 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
     from .autograd import History
 
-__all__ = ["versions", "storage_root", "version_of", "bump_version", "check_versions"]
-
-
 #: One counter per storage *root* (the NumPy array that owns the memory), so a
 #: tensor and all its views share it. Only storages ever changed in place get an
 #: entry; it is dropped when the array dies. While it is empty, every version is 0
