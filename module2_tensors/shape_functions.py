@@ -127,6 +127,9 @@ class inference_mode(no_grad):
         if self.mode:
             super().__exit__(*exc_info)
 
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return super().__call__(fn) if self.mode else fn  # (False: fn as it is)
+
 
 def retain_grad(t: "Tensor") -> "Tensor":
     """Ask ``backward`` to keep ``.grad`` on a computed (non-leaf) tensor; returns

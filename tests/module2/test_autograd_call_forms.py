@@ -5,9 +5,9 @@ central differences: ``y.backward(gradient=g)``; ``backward`` given both
 gradient (a ``TypeError``, as torch: neither takes one);
 ``autograd.grad(..., allow_unused=False)`` for an unused input (raises as
 torch), and ``allow_unused=True, materialize_grads=True`` (zeros, as torch);
-``inference_mode(False)`` (recording stays on); ``x.reshape_as(y)``; unary
-``+x``; and the errors of ``stack([])`` and ``x.chunk(0)``. Skips, with the
-install command, where PyTorch is absent."""
+``inference_mode(False)`` (recording stays on, also as a decorator);
+``x.reshape_as(y)``; unary ``+x``; and the errors of ``stack([])`` and
+``x.chunk(0)``. Skips, with the install command, where PyTorch is absent."""
 
 from __future__ import annotations
 
@@ -126,6 +126,25 @@ def test_inference_mode_false_leaves_gradient_recording_on_as_pytorch():
     with kt.inference_mode():
         assert not (x * 2).requires_grad
     assert kt.is_grad_enabled()
+
+
+@pytest.mark.task2_6
+def test_inference_mode_as_a_decorator_records_only_where_pytorchs_does():
+    """``@inference_mode(False)`` runs the function as it is (a bug turned
+    recording off: the decorator ran it inside a fresh ``no_grad()``)."""
+    torch = import_torch()
+
+    def double(x):
+        return x * 2
+
+    for mode in ({}, {"mode": True}, {"mode": False}):
+        got = kt.inference_mode(**mode)(double)(kt.tensor(X, requires_grad=True))
+        t = torch.tensor(X, requires_grad=True)
+        assert (
+            got.requires_grad == torch.inference_mode(**mode)(double)(t).requires_grad
+        )
+        assert kt.is_grad_enabled()
+    assert not kt.inference_mode(double)(kt.tensor(X, requires_grad=True)).requires_grad
 
 
 @pytest.mark.task2_6
