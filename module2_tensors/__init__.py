@@ -96,6 +96,8 @@ addcmul, addcdiv, bernoulli = _T.addcmul, _T.addcdiv, _T.bernoulli
 multinomial, fliplr, flipud, take = _T.multinomial, _T.fliplr, _T.flipud, _T.take
 select, diagflat, tensor_split = _T.select, _T.diagflat, _T.tensor_split
 inner, isposinf, isneginf = _T.inner, _T.isposinf, _T.isneginf
+msort, signbit, isreal, vdot = _T.msort, _T.signbit, _T.isreal, _T.vdot
+logaddexp2 = _T.logaddexp2
 
 
 def __getattr__(name: str) -> object:

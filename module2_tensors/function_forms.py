@@ -80,6 +80,39 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
     return cat(tensors, 0 if tensors[0].dims == 1 else 1)
 
 
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """``torch.column_stack``: 0-d and 1-D tensors as columns, joined along dim 1."""
+    return hstack([t.reshape(-1, 1) if t.dims < 2 else t for t in tensors])
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """``torch.dstack``: :func:`atleast_3d` of each, joined along dim 2."""
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def _each(fn: Any, tensors: Tuple[Any, ...]) -> Any:
+    """``fn`` of one tensor, or a tuple of ``fn`` of each (given or in one list)."""
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return fn(tensors[0])
+    return tuple(map(fn, sf._shape_args(tensors)))
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """``torch.atleast_1d``: a 0-d tensor as shape ``(1,)``, the others as they are."""
+    return _each(lambda t: t.reshape(1) if t.dims == 0 else t, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """``torch.atleast_2d``: 0-d and 1-D tensors as one row, ``(1, n)``."""
+    return _each(lambda t: atleast_1d(t).unsqueeze(0) if t.dims < 2 else t, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """``torch.atleast_3d``: :func:`atleast_2d` of fewer dims, then a last dim of 1
+    (``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as ``(m, n, 1)``)."""
+    return _each(lambda t: atleast_2d(t).unsqueeze(-1) if t.dims < 3 else t, tensors)
+
+
 def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     shape = np.broadcast_shapes(*(t.shape for t in tensors))
@@ -147,6 +180,7 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
+__all__ += ["column_stack", "dstack", "atleast_1d", "atleast_2d", "atleast_3d"]
 
 
 class _Einsum(Function):

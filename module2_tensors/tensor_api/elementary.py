@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 _erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
+_LN2 = math.log(2.0)
 
 
 class ElementaryMixin:
@@ -143,6 +144,22 @@ class ElementaryMixin:
         """``torch.isneginf``: whether $x = -\\infty$ (``bool``)."""
         return self == -math.inf
 
+    def signbit(self) -> "Tensor":
+        """``torch.signbit``: whether the sign bit is set ($-0$ and $-$NaN too)."""
+        return self.new_tensor(np.signbit(self.to_numpy()))
+
+    def isreal(self) -> "Tensor":
+        """``torch.isreal``: ``True`` everywhere (every dtype here is real)."""
+        return self.new_ones(self.shape).bool()
+
+    def element_size(self) -> int:
+        """``Tensor.element_size``: the dtype's size in bytes (its label's)."""
+        return self.dtype.itemsize
+
+    def msort(self) -> "Tensor":
+        """``torch.msort``: the values of :meth:`sort` along dim 0."""
+        return self.sort(0)[0]
+
     # Products, NaN-skipping sums and the like, composed of the other methods.
 
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
@@ -158,6 +175,8 @@ class ElementaryMixin:
         if self.dims != 1 or other.dims != 1:
             raise RuntimeError(f"1D tensors expected, got {self.shape}, {other.shape}")
         return self @ other
+
+    vdot = dot  # (torch.vdot: the conjugate is itself for real tensors)
 
     def inner(self, other: "Tensor") -> "Tensor":
         """``torch.inner``: $\\sum_k x_{\\dots k} y_{\\dots k}$ over the last dims
@@ -188,6 +207,11 @@ class ElementaryMixin:
         infinities give themselves, as PyTorch's)."""
         gap = (self - other).abs().nan_to_num(0.0)
         return self.maximum(other) + (-gap).exp().log1p()
+
+    def logaddexp2(self, other: "Tensor") -> "Tensor":
+        """$\\log_2(2^x + 2^y)$: :meth:`logaddexp` of $x \\ln 2$ and $y \\ln 2$, over
+        $\\ln 2$."""
+        return (self * _LN2).logaddexp(other * _LN2) / _LN2
 
     def nansum(
         self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None

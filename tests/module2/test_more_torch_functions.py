@@ -121,3 +121,67 @@ def test_tensor_split(args):
     for g, e in zip(kt.tensor(i.numpy()).tensor_split([1], 1), i.tensor_split([1], 1)):
         _same(g, e)
     assert [p.shape for p in kt.zeros(7).tensor_split(3)] == [(3,), (2,), (2,)]
+
+
+def test_signbit_isreal_element_size_msort():
+    torch = import_torch()
+    for values in [SPECIAL, np.array([-3, 0, 2]), np.array([True, False])]:
+        ours, theirs = kt.tensor(values), torch.tensor(values)
+        _same(kt.signbit(ours), torch.signbit(theirs))
+        _same(ours.isreal(), theirs.isreal())
+        assert ours.element_size() == theirs.element_size()
+    _same(kt.signbit(kt.tensor(-math.nan)), torch.signbit(torch.tensor(-math.nan)))
+    assert kt.zeros(2, dtype=kt.float32).element_size() == 4
+    _both(kt.msort, torch.msort, A)
+    _both(lambda a: a.msort(), lambda a: a.msort(), RNG.normal(size=(4, 2, 3)))
+    i = torch.tensor([[3, 1], [2, 5], [0, 4]])
+    _same(kt.tensor(i.numpy()).msort(), i.msort())
+
+
+def test_vdot_logaddexp2():
+    torch = import_torch()
+    _both(kt.vdot, torch.vdot, A[0], B[0])
+    _both(lambda a, b: a.vdot(b), lambda a, b: a.vdot(b), A[1], B[2])
+    i = torch.tensor([1, 2, 3])
+    _same(kt.tensor([1, 2, 3]).vdot(kt.tensor([1, 2, 3])), i.vdot(i))
+    with pytest.raises(RuntimeError):
+        kt.vdot(kt.tensor(A), kt.tensor(B))
+    _both(kt.logaddexp2, torch.logaddexp2, A * 30, B * 30)
+    _both(lambda a, b: a.logaddexp2(b), lambda a, b: a.logaddexp2(b), A, B[0])
+    x, y = np.meshgrid(SPECIAL, SPECIAL)
+    _same(
+        kt.tensor(x).logaddexp2(kt.tensor(y)),
+        torch.tensor(x).logaddexp2(torch.tensor(y)),
+    )
+
+
+@pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
+def test_atleast(name):
+    torch = import_torch()
+    ours, theirs = getattr(kt, name), getattr(torch, name)
+    for shape in [(), (3,), (2, 3), (2, 3, 4), (1, 2, 3, 4)]:
+        _both(ours, theirs, RNG.normal(size=shape))
+    arrays = [np.array(2.0), A[0], A]
+    got = ours(*[kt.tensor(a) for a in arrays])
+    expected = theirs(*[torch.tensor(a) for a in arrays])
+    assert isinstance(got, tuple) and len(got) == 3
+    for g, e in zip(got, expected):
+        _same(g, e)
+    (g,) = ours([kt.tensor([1, 2])])
+    _same(g, theirs([torch.tensor([1, 2])])[0])
+
+
+def test_dstack_column_stack():
+    torch = import_torch()
+    cases = {"dstack": [[(), ()], [(3,), (3,)], [(3, 2), (3, 2)], [(2, 3, 1), (2, 3)]]}
+    cases["column_stack"] = [[(), ()], [(3,), (3,)], [(3, 1), (3,)], [(3, 2), (3, 4)]]
+    for name, shapes in [(n, s) for n, c in cases.items() for s in c]:
+        _both(
+            lambda *a: getattr(kt, name)(a),
+            lambda *a: getattr(torch, name)(a),
+            *[RNG.normal(size=s) for s in shapes],
+        )
+    for name in cases:
+        i = [torch.tensor([1, 2]), torch.tensor([3, 4])]
+        ours = getattr(kt, name)([kt.tensor(t.numpy()) for t in i])
+        _same(ours, getattr(torch, name)(i))
