@@ -97,7 +97,7 @@ multinomial, fliplr, flipud, take = _T.multinomial, _T.fliplr, _T.flipud, _T.tak
 select, diagflat, tensor_split = _T.select, _T.diagflat, _T.tensor_split
 inner, isposinf, isneginf = _T.inner, _T.isposinf, _T.isneginf
 msort, signbit, isreal, vdot = _T.msort, _T.signbit, _T.isreal, _T.vdot
-logaddexp2 = _T.logaddexp2
+logaddexp2, hsplit, vsplit, dsplit = _T.logaddexp2, _T.hsplit, _T.vsplit, _T.dsplit
 
 
 def __getattr__(name: str) -> object:

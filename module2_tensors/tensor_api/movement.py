@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from functools import partialmethod
 from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import numpy as np
@@ -195,6 +196,19 @@ class MovementMixin:
         first ``size % n`` one longer), or split before each of the ``indices``."""
         parts = np.array_split(np.arange(self.shape[dim]), indices_or_sections)
         return tuple(self.narrow(dim, p[0] if len(p) else 0, len(p)) for p in parts)
+
+    def _split_on(self, sections: Any, dim: int, least: int) -> Tuple[Any, ...]:
+        """:meth:`tensor_split` along ``dim`` (the last, if fewer) of a tensor of at
+        least ``least`` dims, ``sections`` equal parts or split at indices."""
+        dim, equal = min(dim, self.dims - 1), isinstance(sections, int)
+        if self.dims < least or equal and (sections < 1 or self.shape[dim] % sections):
+            raise RuntimeError(f"{self.shape}: {least}+ dims, {sections} equal parts")
+        return self.tensor_split(sections, dim)
+
+    # torch.hsplit (dim 1, dim 0 of a 1-D tensor), vsplit (dim 0), dsplit (dim 2)
+    hsplit = partialmethod(_split_on, dim=1, least=1)
+    vsplit = partialmethod(_split_on, dim=0, least=2)
+    dsplit = partialmethod(_split_on, dim=2, least=3)
 
     def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
         """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""

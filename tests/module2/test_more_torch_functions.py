@@ -185,3 +185,35 @@ def test_dstack_column_stack():
         i = [torch.tensor([1, 2]), torch.tensor([3, 4])]
         ours = getattr(kt, name)([kt.tensor(t.numpy()) for t in i])
         _same(ours, getattr(torch, name)(i))
+
+
+@pytest.mark.parametrize("name, least", [("hsplit", 1), ("vsplit", 2), ("dsplit", 3)])
+def test_hsplit_vsplit_dsplit(name, least):
+    torch = import_torch()
+    x = RNG.normal(size=(4, 6, 2))
+    shapes = [(4, 6, 2)] + ([(6,)] if name == "hsplit" else [])
+    for shape, sections in [(s, k) for s in shapes for k in [2, [1, 3], (0, 9)]]:
+        x = RNG.normal(size=shape)
+        parts = getattr(torch, name)(torch.tensor(x), sections)
+        weights = [RNG.normal(size=p.shape) for p in parts]
+
+        def joined(lib, parts):  # (every part, weighted, in one tensor to compare)
+            return lib.cat(
+                [(p * lib.tensor(w)).reshape(-1) for p, w in zip(parts, weights)]
+            )
+
+        _both(
+            lambda a: joined(kt, getattr(kt, name)(a, sections)),
+            lambda a: joined(torch, getattr(torch, name)(a, sections)),
+            x,
+        )
+        got = getattr(kt.tensor(x), name)(sections)
+        assert [p.shape for p in got] == [tuple(p.shape) for p in parts]
+    i = torch.arange(8).reshape(2, 2, 2)
+    for g, e in zip(getattr(kt.tensor(i.numpy()), name)(2), getattr(i, name)(2)):
+        _same(g, e)
+    for shape, sections in [((4, 6, 2), 5), ((4, 6, 2), 0), ((2,) * (least - 1), 1)]:
+        with pytest.raises(RuntimeError):
+            getattr(torch, name)(torch.zeros(shape), sections)
+        with pytest.raises(RuntimeError):
+            getattr(kt, name)(kt.zeros(shape), sections)
