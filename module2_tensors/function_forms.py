@@ -119,6 +119,11 @@ def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
     return tuple(t.expand(*shape) for t in tensors)
 
 
+def broadcast_shapes(*shapes: Any) -> Tuple[int, ...]:
+    """``torch.broadcast_shapes``: the shape ``shapes`` (or ints) broadcast to."""
+    return tuple(np.broadcast_shapes(*shapes))
+
+
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """``torch.as_tensor``: ``data`` itself when it is a tensor of ``dtype`` (or
     converted), else a new tensor of it."""
@@ -180,7 +185,8 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
-__all__ += ["column_stack", "dstack", "atleast_1d", "atleast_2d", "atleast_3d"]
+__all__ += ["broadcast_shapes", "column_stack", "dstack"]
+__all__ += ["atleast_1d", "atleast_2d", "atleast_3d"]
 
 
 class _Einsum(Function):

@@ -6,7 +6,7 @@ follows), else computed by NumPy (``engine/elementwise.HostMap``)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 _erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
 _LN2 = math.log(2.0)
+#: ``torch.aminmax``'s result: ``(min, max)`` by these names.
+MinMax = NamedTuple("aminmax", [("min", Any), ("max", Any)])
 
 
 class ElementaryMixin:
@@ -212,6 +214,23 @@ class ElementaryMixin:
         """$\\log_2(2^x + 2^y)$: :meth:`logaddexp` of $x \\ln 2$ and $y \\ln 2$, over
         $\\ln 2$."""
         return (self * _LN2).logaddexp(other * _LN2) / _LN2
+
+    def fmax(self, other: "Tensor") -> "Tensor":
+        """``torch.fmax``: :meth:`maximum`, but NaN only where both are (the other
+        where one is); ties and NaN pairs give ``self`` the gradient, as PyTorch."""
+        return self.where((self >= other) | other.isnan(), other)
+
+    def fmin(self, other: "Tensor") -> "Tensor":
+        """``torch.fmin``: :meth:`minimum`, NaN only where both are."""
+        return self.where((self <= other) | other.isnan(), other)
+
+    def dist(self, other: Any, p: float = 2) -> "Tensor":
+        """``torch.dist``: the ``p``-norm of ``self - other`` (broadcast)."""
+        return (self - other).norm(p)
+
+    def aminmax(self, *, dim: Any = None, keepdim: bool = False) -> MinMax:
+        """``torch.aminmax``: ``(amin, amax)`` over ``dim`` (all if ``None``)."""
+        return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
 
     def nansum(
         self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import module2_tensors as kt
-from tests.pytorch_reference import assert_same_function, import_torch
+from tests.pytorch_reference import assert_same_backward, assert_same_function
+from tests.pytorch_reference import import_torch
 
 pytestmark = pytest.mark.task2_6
 
@@ -33,6 +34,17 @@ def _same(got, expected):
     assert got.shape == tuple(expected.shape)
     rtol = 1e-7 if expected.dtype == import_torch().float32 else 1e-15
     np.testing.assert_allclose(got.to_numpy(), expected.double().numpy(), rtol=rtol)
+
+
+def _ties(fn_kt, fn_torch, *arrays):
+    """Values and gradients as PyTorch's, without central differences (which
+    split a tie's gradient where PyTorch gives it to one side)."""
+    torch = import_torch()
+    ours = [kt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    got, expected = fn_kt(*ours), fn_torch(*theirs)
+    _same(got, expected.detach())
+    assert_same_backward(got, expected, ours, theirs, RNG, rtol=1e-12, atol=1e-14)
 
 
 def test_sizes():
@@ -217,3 +229,50 @@ def test_hsplit_vsplit_dsplit(name, least):
             getattr(torch, name)(torch.zeros(shape), sections)
         with pytest.raises(RuntimeError):
             getattr(kt, name)(kt.zeros(shape), sections)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin(name):
+    torch = import_torch()
+    ours, theirs = getattr(kt, name), getattr(torch, name)
+    _both(ours, theirs, A, B)
+    _both(lambda a, b: getattr(a, name)(b), lambda a, b: getattr(a, name)(b), A, B[0])
+    _ties(ours, theirs, A, np.where(RNG.random(A.shape) < 0.3, A, B))
+    x, y = np.meshgrid(SPECIAL, SPECIAL)  # (NaN: the other; ties: self's gradient)
+    _ties(ours, theirs, x, y)
+    # (the sign of a zero is not compared: kt.where gives +0 for -0, a known
+    # difference)
+    i, j = torch.tensor([1, 5, -2]), torch.tensor([3, 2, -2])
+    _same(ours(kt.tensor([1, 5, -2]), kt.tensor([3, 2, -2])), theirs(i, j))
+    _same(
+        ours(kt.tensor([1, 5, -2]), kt.tensor(j.double().numpy())),
+        theirs(i, j.double()),
+    )
+
+
+def test_dist():
+    torch = import_torch()
+    for p in [2, 1, 3.5, math.inf, -math.inf]:
+        _both(lambda a, b: kt.dist(a, b, p), lambda a, b: torch.dist(a, b, p), A, B)
+    _both(lambda a, b: a.dist(b), lambda a, b: a.dist(b), A, B[1])
+    _both(lambda a: a.dist(a.detach()), lambda a: a.dist(a.detach()), A)  # (0)
+    _same(kt.tensor(A).dist(kt.tensor(B), 0), torch.tensor(A).dist(torch.tensor(B), 0))
+
+
+def test_aminmax_broadcast_shapes():
+    torch = import_torch()
+    x = A.copy()
+    x[0, 1] = x[0, 3] = x.max()  # (tied maxima share the gradient, as PyTorch's)
+    for kw in [{}, {"dim": 0}, {"dim": -1, "keepdim": True}, {"keepdim": True}]:
+        _both(lambda a: kt.aminmax(a, **kw)[0], lambda a: torch.aminmax(a, **kw)[0], A)
+        _both(lambda a: a.aminmax(**kw).max, lambda a: a.aminmax(**kw).max, A)
+        _ties(lambda a: a.aminmax(**kw).max, lambda a: a.aminmax(**kw).max, x)
+        _ties(lambda a: a.aminmax(**kw).min, lambda a: a.aminmax(**kw).min, -x)
+    for values in [[[3, -1], [2, 7]], [True, False]]:
+        got, expected = kt.tensor(values).aminmax(), torch.tensor(values).aminmax()
+        _same(got.min, expected.min)
+        _same(got.max, expected.max)
+    for shapes in [((2, 1), (3,), 1), ((),), ((5, 1, 4), (3, 1)), (2, (0, 1))]:
+        assert kt.broadcast_shapes(*shapes) == torch.broadcast_shapes(*shapes)
+    with pytest.raises(ValueError):  # (PyTorch's RuntimeError: the guide's ValueError)
+        kt.broadcast_shapes((2,), (3,))
