@@ -232,6 +232,31 @@ class ElementaryMixin:
         """``torch.aminmax``: ``(amin, amax)`` over ``dim`` (all if ``None``)."""
         return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
 
+    def float_power(self, exponent: Any) -> "Tensor":
+        """``torch.float_power``: :meth:`pow` computed and reported as ``float64``."""
+        return self.double().pow(exponent)
+
+    def hypot(self, other: "Tensor") -> "Tensor":
+        """$\\sqrt{x^2 + y^2}$ as $s \\sqrt{(x/s)^2 + (y/s)^2}$, $s = \\max(|x|, |y|)$
+        (no overflow at $10^{200}$; $\\infty$ where either is, NaN or not)."""
+        s = self.abs().maximum(other.abs()).detach().nan_to_num(1.0, 1.0)
+        s = s.clamp(1e-300)  # (1 for NaN and inf, no 0: no 0/0 or inf/inf)
+        h = s * ((self / s).square() + (other / s).square()).sqrt()
+        return h.masked_fill(self.isinf() | other.isinf(), math.inf)
+
+    def xlogy(self, other: Any) -> "Tensor":
+        """``torch.xlogy``: $x \\ln y$, 0 where $x = 0$ unless $y$ is NaN; its
+        $x$-gradient $\\ln y$ is 0 there for $y \\le 0$ (and $y = \\infty$)."""
+        y = self._other(other)
+        zero = (self == 0) & ((y <= 0) | (y == math.inf))
+        return self * y.log().masked_fill(zero, 0.0)
+
+    def heaviside(self, values: "Tensor") -> "Tensor":
+        """``torch.heaviside``: 0 for $x < 0$ (and NaN), ``values`` at 0, 1 above."""
+        if values.dtype != self.dtype:
+            raise RuntimeError(f"heaviside: dtypes {self.dtype} and {values.dtype}")
+        return values.where(self == 0, self > 0)
+
     def nansum(
         self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     ) -> "Tensor":

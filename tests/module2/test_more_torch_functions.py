@@ -276,3 +276,75 @@ def test_aminmax_broadcast_shapes():
         assert kt.broadcast_shapes(*shapes) == torch.broadcast_shapes(*shapes)
     with pytest.raises(ValueError):  # (PyTorch's RuntimeError: the guide's ValueError)
         kt.broadcast_shapes((2,), (3,))
+
+
+def test_float_power():
+    torch = import_torch()
+    x = np.abs(A) + 0.1
+    _both(kt.float_power, torch.float_power, x, B)
+    _both(lambda a: a.float_power(2.5), lambda a: a.float_power(2.5), x)
+    _both(lambda a: kt.float_power(a, 3), lambda a: torch.float_power(a, 3), A)
+    i = torch.tensor([[2, -3], [0, 5]])
+    _same(kt.tensor(i.numpy()).float_power(2), i.float_power(2))
+    for e in [torch.tensor([1, 3]), torch.tensor([0.5, 2.0], dtype=torch.float32)]:
+        ours = kt.tensor(e.numpy(), dtype=getattr(kt, str(e.dtype)[6:]))
+        _same(kt.tensor(i.numpy()).float_power(ours), i.float_power(e))
+    x = kt.tensor([2.0, -3.0])
+    x.float_power_(2)
+    _same(x, torch.tensor([2.0, -3.0], dtype=torch.float64).float_power_(2))
+    with pytest.raises(RuntimeError):
+        torch.tensor([2, 3]).float_power_(2)
+    with pytest.raises(RuntimeError):
+        kt.tensor([2, 3]).float_power_(2)
+
+
+def test_hypot():
+    torch = import_torch()
+    _both(kt.hypot, torch.hypot, A, B)
+    _both(lambda a, b: a.hypot(b), lambda a, b: a.hypot(b), A * 1e200, B[0] * 1e200)
+    _ties(kt.hypot, torch.hypot, A * 1e-200, B * 1e-200)
+    x, y = np.meshgrid(SPECIAL, np.concatenate([SPECIAL, [1e300]]))
+    _ties(kt.hypot, torch.hypot, x, y)  # (0/0: NaN gradients, as PyTorch's)
+    h = kt.tensor([3.0, 1e200])
+    h.hypot_(kt.tensor([4.0, 1e200]))
+    t = torch.tensor([3.0, 1e200], dtype=torch.float64)
+    _same(h, t.hypot_(torch.tensor([4.0, 1e200], dtype=torch.float64)))
+
+
+def test_xlogy():
+    torch = import_torch()
+    y = np.abs(B) + 0.1
+    _both(kt.xlogy, torch.xlogy, A, y)
+    _both(lambda a, b: a.xlogy(b), lambda a, b: a.xlogy(b), A, y[0])
+    _both(lambda a: a.xlogy(2.5), lambda a: a.xlogy(2.5), A)
+    x, y = np.meshgrid(SPECIAL[SPECIAL != math.inf], SPECIAL[SPECIAL != math.inf])
+    _ties(kt.xlogy, torch.xlogy, x, y)  # (0 at x = 0, its gradients as PyTorch's)
+    x, y = np.array([0.0, 0.0, 2.0, math.inf]), np.array([math.inf] * 3 + [0.0])
+    _same(
+        kt.xlogy(kt.tensor(x), kt.tensor(y)),
+        torch.xlogy(torch.tensor(x), torch.tensor(y)),
+    )
+    i, j = torch.tensor([0, 2, 3]), torch.tensor([0, 5, 1])
+    _same(kt.tensor([0, 2, 3]).xlogy(kt.tensor([0, 5, 1])), i.xlogy(j))
+    z = kt.tensor([0.0, 2.0])
+    z.xlogy_(kt.tensor([0.0, 3.0]))
+    t = torch.tensor([0.0, 2.0], dtype=torch.float64)
+    _same(z, t.xlogy_(torch.tensor([0.0, 3.0], dtype=torch.float64)))
+
+
+def test_heaviside():
+    torch = import_torch()
+    for values in [np.array([0.5]), np.array(-2.0), SPECIAL[::-1].copy()]:
+        got = kt.heaviside(kt.tensor(SPECIAL), kt.tensor(values))
+        _same(got, torch.heaviside(torch.tensor(SPECIAL), torch.tensor(values)))
+    i = torch.tensor([-3, 0, 2])
+    _same(
+        kt.tensor([-3, 0, 2]).heaviside(kt.tensor([7])), i.heaviside(torch.tensor([7]))
+    )
+    x = kt.tensor([-1.0, 0.0, 3.0])
+    x.heaviside_(kt.tensor(0.25))
+    t = torch.tensor([-1.0, 0.0, 3.0], dtype=torch.float64)
+    _same(x, t.heaviside_(torch.tensor(0.25, dtype=torch.float64)))
+    for lib in (torch, kt):
+        with pytest.raises(RuntimeError):
+            lib.heaviside(lib.tensor([-1.0, 0.0]), lib.tensor([1]))
