@@ -348,3 +348,93 @@ def test_heaviside():
     for lib in (torch, kt):
         with pytest.raises(RuntimeError):
             lib.heaviside(lib.tensor([-1.0, 0.0]), lib.tensor([1]))
+
+
+def test_cartesian_prod_block_diag():
+    torch = import_torch()
+    a, b, c = RNG.normal(size=2), RNG.normal(size=3), RNG.normal(size=4)
+    _both(kt.cartesian_prod, torch.cartesian_prod, a, b, c)
+    _both(kt.cartesian_prod, torch.cartesian_prod, a)
+    i, j = torch.tensor([1, 2]), torch.tensor([3, 4, 5])
+    _same(
+        kt.cartesian_prod(kt.tensor([1, 2]), kt.tensor([3, 4, 5])),
+        torch.cartesian_prod(i, j),
+    )
+    _both(kt.block_diag, torch.block_diag, np.array(2.0), b, A, RNG.normal(size=(2, 1)))
+    _both(kt.block_diag, torch.block_diag, A)
+    blocks = [torch.tensor([[1, 2]]), torch.tensor(3), torch.tensor([[4], [5]])]
+    ours = [kt.tensor(t.numpy()) for t in blocks]
+    _same(kt.block_diag(*ours), torch.block_diag(*blocks))
+    _same(kt.block_diag(kt.tensor([True])), torch.block_diag(torch.tensor([True])))
+
+
+def test_unravel_index_tril_triu_indices():
+    torch = import_torch()
+    for index, shape in [([4, -1, 5, 0], (3, 2)), (7, (2, 3, 2)), ([[3, 9]], 10)]:
+        got = kt.unravel_index(kt.tensor(index), shape)
+        expected = torch.unravel_index(torch.tensor(index), shape)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+    with pytest.raises(TypeError):
+        torch.unravel_index(torch.tensor([1.0]), (2, 2))
+    with pytest.raises(TypeError):
+        kt.unravel_index(kt.tensor([1.0]), (2, 2))
+    for args in [(3, 4), (3, 4, 1), (4, 3, -2), (0, 3), (3, 3, 5), (2, 5, -9)]:
+        _same(kt.tril_indices(*args), torch.tril_indices(*args))
+        _same(kt.triu_indices(*args), torch.triu_indices(*args))
+    assert kt.tril_indices(3, 3, dtype=kt.int32).dtype == kt.int32
+
+
+def test_logspace():
+    torch = import_torch()
+    for args, kw in [((0, 2, 3), {}), ((-1.5, 2, 7), {"base": 2}), ((1, 0, 4), {})]:
+        _same(
+            kt.logspace(*args, **kw), torch.logspace(*args, **kw, dtype=torch.float64)
+        )
+    x = kt.logspace(0, 1, 5, base=3.0, dtype=kt.float32, requires_grad=True)
+    assert x.dtype == kt.float32 and x.is_leaf and x.requires_grad
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])
+def test_rot90(k):
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3, 4))
+    for dims in [(0, 1), [1, 0], (2, 0), (-1, 1)]:
+        _both(lambda a: kt.rot90(a, k, dims), lambda a: torch.rot90(a, k, dims), x)
+    _both(lambda a: a.rot90(k), lambda a: a.rot90(k), A)
+    i = torch.arange(6).reshape(2, 3)
+    _same(kt.tensor(i.numpy()).rot90(k), i.rot90(k))
+    for args in [((0,),), ((0, 0),), ((0, -2),)]:
+        for lib in (torch, kt):
+            with pytest.raises(RuntimeError):
+                lib.rot90(lib.zeros(2, 2), k, *args)
+    with pytest.raises(RuntimeError):
+        kt.rot90(kt.zeros(3), k)
+
+
+def test_kron():
+    torch = import_torch()
+    for sa, sb in [((3,), (2,)), ((2, 3), (3, 2)), ((2,), (2, 3)), ((2, 1, 3), (4, 2))]:
+        _both(kt.kron, torch.kron, RNG.normal(size=sa), RNG.normal(size=sb))
+    _both(lambda a, b: a.kron(b), lambda a, b: a.kron(b), np.array(2.5), A)
+    _both(kt.kron, torch.kron, np.array(2.5), np.array(-1.0))
+    i, j = torch.tensor([1, 2]), torch.tensor([[1, 10], [100, 1000]])
+    _same(kt.tensor(i.numpy()).kron(kt.tensor(j.numpy())), i.kron(j))
+
+
+def test_diag_embed():
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3))
+    for args in [(), (1,), (-2,), (0, 0, 2), (1, 2, 0), (-1, -1, 0)]:
+        _both(
+            lambda a: kt.diag_embed(a, *args), lambda a: torch.diag_embed(a, *args), x
+        )
+        _both(
+            lambda a: a.diag_embed(*args[:1]), lambda a: a.diag_embed(*args[:1]), A[0]
+        )
+    i = torch.tensor([[1, 2], [3, 4]])
+    _same(kt.tensor(i.numpy()).diag_embed(1), i.diag_embed(1))
+    _same(
+        kt.tensor([True, False]).diag_embed(), torch.tensor([True, False]).diag_embed()
+    )
