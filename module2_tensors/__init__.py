@@ -101,6 +101,7 @@ logaddexp2, hsplit, vsplit, dsplit = _T.logaddexp2, _T.hsplit, _T.vsplit, _T.dsp
 fmax, fmin, dist, aminmax = _T.fmax, _T.fmin, _T.dist, _T.aminmax
 float_power, hypot, xlogy, heaviside = _T.float_power, _T.hypot, _T.xlogy, _T.heaviside
 rot90, kron, diag_embed = _T.rot90, _T.kron, _T.diag_embed
+cummax, cummin = _T.cummax, _T.cummin
 
 
 def __getattr__(name: str) -> object:

@@ -438,3 +438,31 @@ def test_diag_embed():
     _same(
         kt.tensor([True, False]).diag_embed(), torch.tensor([True, False]).diag_embed()
     )
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin(name):
+    torch = import_torch()
+    x = RNG.normal(size=(3, 4, 5))
+    for dim in [0, 1, -1]:
+        _both(
+            lambda a: getattr(kt, name)(a, dim).values,
+            lambda a: getattr(torch, name)(a, dim).values,
+            x,
+        )
+    ties = np.array([[1.0, 3, 3, 2, 3, 0, 0], [2, 2, 2, 5, 1, 5, 1]])
+    with_nan = np.array([1.0, 3, 2, math.nan, 5, -1, math.nan, 0])
+    for values, dim in [(ties, 1), (ties.T, 0), (with_nan, 0), (SPECIAL, 0)]:
+        got = getattr(kt.tensor(values), name)(dim)
+        expected = getattr(torch.tensor(values), name)(dim)
+        _same(got.indices, expected.indices)
+        _ties(
+            lambda a: getattr(a, name)(dim).values,
+            lambda a: getattr(a, name)(dim).values,
+            values,
+        )
+    for values in [[[3, 1], [2, 5], [0, 9]], [[True, False], [False, True]]]:
+        got = getattr(kt.tensor(values), name)(0)
+        expected = getattr(torch.tensor(values), name)(0)
+        _same(got.values, expected.values)
+        _same(got.indices, expected.indices)
