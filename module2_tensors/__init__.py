@@ -96,6 +96,12 @@ addcmul, addcdiv, bernoulli = _T.addcmul, _T.addcdiv, _T.bernoulli
 multinomial, fliplr, flipud, take = _T.multinomial, _T.fliplr, _T.flipud, _T.take
 select, diagflat, tensor_split = _T.select, _T.diagflat, _T.tensor_split
 inner, isposinf, isneginf = _T.inner, _T.isposinf, _T.isneginf
+msort, signbit, isreal, vdot = _T.msort, _T.signbit, _T.isreal, _T.vdot
+logaddexp2, hsplit, vsplit, dsplit = _T.logaddexp2, _T.hsplit, _T.vsplit, _T.dsplit
+fmax, fmin, dist, aminmax = _T.fmax, _T.fmin, _T.dist, _T.aminmax
+float_power, hypot, xlogy, heaviside = _T.float_power, _T.hypot, _T.xlogy, _T.heaviside
+rot90, kron, diag_embed = _T.rot90, _T.kron, _T.diag_embed
+cummax, cummin = _T.cummax, _T.cummin
 
 
 def __getattr__(name: str) -> object:

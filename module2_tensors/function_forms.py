@@ -15,7 +15,7 @@ from .engine.autograd import Context, Function
 
 from . import indexing_functions as ixf
 from . import shape_functions as sf
-from .tensor import Tensor, randn, tensor
+from .tensor import Tensor, linspace, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -80,10 +80,48 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
     return cat(tensors, 0 if tensors[0].dims == 1 else 1)
 
 
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """``torch.column_stack``: 0-d and 1-D tensors as columns, joined along dim 1."""
+    return hstack([t.reshape(-1, 1) if t.dims < 2 else t for t in tensors])
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """``torch.dstack``: :func:`atleast_3d` of each, joined along dim 2."""
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def _each(fn: Any, tensors: Tuple[Any, ...]) -> Any:
+    """``fn`` of one tensor, or a tuple of ``fn`` of each (given or in one list)."""
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return fn(tensors[0])
+    return tuple(map(fn, sf._shape_args(tensors)))
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """``torch.atleast_1d``: a 0-d tensor as shape ``(1,)``, the others as they are."""
+    return _each(lambda t: t.reshape(1) if t.dims == 0 else t, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """``torch.atleast_2d``: 0-d and 1-D tensors as one row, ``(1, n)``."""
+    return _each(lambda t: atleast_1d(t).unsqueeze(0) if t.dims < 2 else t, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """``torch.atleast_3d``: :func:`atleast_2d` of fewer dims, then a last dim of 1
+    (``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as ``(m, n, 1)``)."""
+    return _each(lambda t: atleast_2d(t).unsqueeze(-1) if t.dims < 3 else t, tensors)
+
+
 def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     shape = np.broadcast_shapes(*(t.shape for t in tensors))
     return tuple(t.expand(*shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> Tuple[int, ...]:
+    """``torch.broadcast_shapes``: the shape ``shapes`` (or ints) broadcast to."""
+    return tuple(np.broadcast_shapes(*shapes))
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -140,6 +178,48 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = None) -> T
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """``torch.cartesian_prod``: every combination of the entries of the 1-D
+    ``tensors``, one row each, the last varying fastest (one tensor: itself)."""
+    grids = [g.reshape(-1) for g in meshgrid(*tensors)]
+    return tensors[0] if len(tensors) == 1 else stack(grids, 1)
+
+
+def unravel_index(indices: Tensor, shape: Any) -> Tuple[Tensor, ...]:
+    """``torch.unravel_index``: the index along each dim of ``shape`` of each flat
+    index (``int64``; modulo the size, negative ones counting from the end)."""
+    if indices.is_floating_point():
+        raise TypeError(f"unravel_index: integer indices expected, not {indices.dtype}")
+    flat = indices.to_numpy().astype(np.int64) % int(np.prod(shape))
+    return tuple(indices.new_tensor(i) for i in np.unravel_index(flat, shape))
+
+
+def tril_indices(row: int, col: int, offset: int = 0, **kw: Any) -> Tensor:
+    """``torch.tril_indices``: the (row, column) indices, a ``(2, N)`` tensor, of
+    the lower triangle of a ``row`` by ``col`` matrix (diagonal ``offset`` on)."""
+    return tensor(np.array(np.tril_indices(row, offset, col)), **kw)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, **kw: Any) -> Tensor:
+    """``torch.triu_indices``: those of the upper triangle."""
+    return tensor(np.array(np.triu_indices(row, offset, col)), **kw)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, **kw: Any):
+    """``torch.logspace``: ``base`` to the powers ``linspace(start, end, steps)``."""
+    requires_grad = kw.pop("requires_grad", False)
+    return (base ** linspace(start, end, steps, **kw)).requires_grad_(requires_grad)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """``torch.block_diag``: the tensors (0-d and 1-D as one row) as the blocks
+    along the diagonal of a matrix of zeros."""
+    bs = [t.reshape(1, -1) if t.dims < 2 else t for t in tensors]
+    end = np.cumsum([b.shape[1] for b in bs]).tolist()  # (each block's last column)
+    bs = [sf.pad(b, (e - b.shape[1], end[-1] - e)) for b, e in zip(bs, end)]
+    return _promoted(cat(bs), tensors)
+
+
 def is_tensor(obj: Any) -> bool:
     """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
     return isinstance(obj, Tensor)
@@ -147,6 +227,9 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
+__all__ += ["broadcast_shapes", "column_stack", "dstack"]
+__all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "logspace"]
+__all__ += ["unravel_index", "tril_indices", "triu_indices", "block_diag"]
 
 
 class _Einsum(Function):

@@ -6,7 +6,7 @@ follows), else computed by NumPy (``engine/elementwise.HostMap``)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 _erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
+_LN2 = math.log(2.0)
+#: ``torch.aminmax``'s result: ``(min, max)`` by these names.
+MinMax = NamedTuple("aminmax", [("min", Any), ("max", Any)])
 
 
 class ElementaryMixin:
@@ -143,6 +146,22 @@ class ElementaryMixin:
         """``torch.isneginf``: whether $x = -\\infty$ (``bool``)."""
         return self == -math.inf
 
+    def signbit(self) -> "Tensor":
+        """``torch.signbit``: whether the sign bit is set ($-0$ and $-$NaN too)."""
+        return self.new_tensor(np.signbit(self.to_numpy()))
+
+    def isreal(self) -> "Tensor":
+        """``torch.isreal``: ``True`` everywhere (every dtype here is real)."""
+        return self.new_ones(self.shape).bool()
+
+    def element_size(self) -> int:
+        """``Tensor.element_size``: the dtype's size in bytes (its label's)."""
+        return self.dtype.itemsize
+
+    def msort(self) -> "Tensor":
+        """``torch.msort``: the values of :meth:`sort` along dim 0."""
+        return self.sort(0)[0]
+
     # Products, NaN-skipping sums and the like, composed of the other methods.
 
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
@@ -158,6 +177,8 @@ class ElementaryMixin:
         if self.dims != 1 or other.dims != 1:
             raise RuntimeError(f"1D tensors expected, got {self.shape}, {other.shape}")
         return self @ other
+
+    vdot = dot  # (torch.vdot: the conjugate is itself for real tensors)
 
     def inner(self, other: "Tensor") -> "Tensor":
         """``torch.inner``: $\\sum_k x_{\\dots k} y_{\\dots k}$ over the last dims
@@ -188,6 +209,53 @@ class ElementaryMixin:
         infinities give themselves, as PyTorch's)."""
         gap = (self - other).abs().nan_to_num(0.0)
         return self.maximum(other) + (-gap).exp().log1p()
+
+    def logaddexp2(self, other: "Tensor") -> "Tensor":
+        """$\\log_2(2^x + 2^y)$: :meth:`logaddexp` of $x \\ln 2$ and $y \\ln 2$, over
+        $\\ln 2$."""
+        return (self * _LN2).logaddexp(other * _LN2) / _LN2
+
+    def fmax(self, other: "Tensor") -> "Tensor":
+        """``torch.fmax``: :meth:`maximum`, but NaN only where both are (the other
+        where one is); ties and NaN pairs give ``self`` the gradient, as PyTorch."""
+        return self.where((self >= other) | other.isnan(), other)
+
+    def fmin(self, other: "Tensor") -> "Tensor":
+        """``torch.fmin``: :meth:`minimum`, NaN only where both are."""
+        return self.where((self <= other) | other.isnan(), other)
+
+    def dist(self, other: Any, p: float = 2) -> "Tensor":
+        """``torch.dist``: the ``p``-norm of ``self - other`` (broadcast)."""
+        return (self - other).norm(p)
+
+    def aminmax(self, *, dim: Any = None, keepdim: bool = False) -> MinMax:
+        """``torch.aminmax``: ``(amin, amax)`` over ``dim`` (all if ``None``)."""
+        return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
+
+    def float_power(self, exponent: Any) -> "Tensor":
+        """``torch.float_power``: :meth:`pow` computed and reported as ``float64``."""
+        return self.double().pow(exponent)
+
+    def hypot(self, other: "Tensor") -> "Tensor":
+        """$\\sqrt{x^2 + y^2}$ as $s \\sqrt{(x/s)^2 + (y/s)^2}$, $s = \\max(|x|, |y|)$
+        (no overflow at $10^{200}$; $\\infty$ where either is, NaN or not)."""
+        s = self.abs().maximum(other.abs()).detach().nan_to_num(1.0, 1.0)
+        s = s.clamp(1e-300)  # (1 for NaN and inf, no 0: no 0/0 or inf/inf)
+        h = s * ((self / s).square() + (other / s).square()).sqrt()
+        return h.masked_fill(self.isinf() | other.isinf(), math.inf)
+
+    def xlogy(self, other: Any) -> "Tensor":
+        """``torch.xlogy``: $x \\ln y$, 0 where $x = 0$ unless $y$ is NaN; its
+        $x$-gradient $\\ln y$ is 0 there for $y \\le 0$ (and $y = \\infty$)."""
+        y = self._other(other)
+        zero = (self == 0) & ((y <= 0) | (y == math.inf))
+        return self * y.log().masked_fill(zero, 0.0)
+
+    def heaviside(self, values: "Tensor") -> "Tensor":
+        """``torch.heaviside``: 0 for $x < 0$ (and NaN), ``values`` at 0, 1 above."""
+        if values.dtype != self.dtype:
+            raise RuntimeError(f"heaviside: dtypes {self.dtype} and {values.dtype}")
+        return values.where(self == 0, self > 0)
 
     def nansum(
         self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None

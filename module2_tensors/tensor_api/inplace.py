@@ -236,9 +236,10 @@ class InPlaceMixin:
 
     addcmul_, addcdiv_ = map(_in_place_form, ("addcmul", "addcdiv"))
     clamp_ = clip_ = _in_place_form("clamp")  # (min, the first bound, as other)
-    sinc_, deg2rad_, rad2deg_, square_, lerp_, atan2_ = map(
-        _in_place_form, "sinc deg2rad rad2deg square lerp atan2".split()
+    sinc_, deg2rad_, rad2deg_, square_, lerp_, atan2_, xlogy_, hypot_ = map(
+        _in_place_form, "sinc deg2rad rad2deg square lerp atan2 xlogy hypot".split()
     )
+    float_power_, heaviside_ = map(_in_place_form, ("float_power", "heaviside"))
     fmod_, remainder_, floor_divide_, clamp_min_, clamp_max_ = map(
         _in_place_form, "fmod remainder floor_divide clamp_min clamp_max".split()
     )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from functools import partialmethod
 from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import numpy as np
@@ -195,6 +196,43 @@ class MovementMixin:
         first ``size % n`` one longer), or split before each of the ``indices``."""
         parts = np.array_split(np.arange(self.shape[dim]), indices_or_sections)
         return tuple(self.narrow(dim, p[0] if len(p) else 0, len(p)) for p in parts)
+
+    def _split_on(self, sections: Any, dim: int, least: int) -> Tuple[Any, ...]:
+        """:meth:`tensor_split` along ``dim`` (the last, if fewer) of a tensor of at
+        least ``least`` dims, ``sections`` equal parts or split at indices."""
+        dim, equal = min(dim, self.dims - 1), isinstance(sections, int)
+        if self.dims < least or equal and (sections < 1 or self.shape[dim] % sections):
+            raise RuntimeError(f"{self.shape}: {least}+ dims, {sections} equal parts")
+        return self.tensor_split(sections, dim)
+
+    # torch.hsplit (dim 1, dim 0 of a 1-D tensor), vsplit (dim 0), dsplit (dim 2)
+    hsplit = partialmethod(_split_on, dim=1, least=1)
+    vsplit = partialmethod(_split_on, dim=0, least=2)
+    dsplit = partialmethod(_split_on, dim=2, least=3)
+
+    def rot90(self, k: int = 1, dims: Any = (0, 1)) -> "Tensor":
+        """``torch.rot90``: turned ``k`` quarter turns from dim ``dims[0]`` towards
+        ``dims[1]`` (a copy): a flip of ``dims[1]`` and a transpose for one turn,
+        of both for two, of ``dims[0]`` and a transpose for three."""
+        if self.dims < 2 or len({d % self.dims for d in dims}) != 2:
+            raise RuntimeError(f"rot90: two different dims of {self.shape}, not {dims}")
+        out = self.flip([(), dims[1:], dims, dims[:1]][k % 4])
+        return out.transpose(*dims) if k % 2 else out
+
+    def kron(self, other: "Tensor") -> "Tensor":
+        """``torch.kron``: the Kronecker product, blocks $x_{i} y$ (dims aligned on
+        the right): the outer product, each dim of ``self`` before ``other``'s.
+        """
+        a = self.reshape(*[m for s in self.shape for m in (s, 1)])  # (a0, 1, a1, 1..)
+        ab = a * other.reshape(*[m for s in other.shape for m in (1, s)])
+        return ab.reshape(*[p * q for p, q in zip(ab.shape[::2], ab.shape[1::2])])
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> "Tensor":
+        """``torch.diag_embed``: the last dim as diagonal ``offset`` of matrices in
+        dims ``dim1``, ``dim2`` of the result (zeros elsewhere)."""
+        k, j, eye = max(offset, 0), max(-offset, 0), np.eye(self.shape[-1])
+        out = sf.pad(self.unsqueeze(-1) * self.new_tensor(eye), (k, j, j, k))
+        return kept_dtype(self, out.movedim((-2, -1), (dim1, dim2)))
 
     def unflatten(self, dim: int, sizes: Tuple[int, ...]) -> "Tensor":
         """Dim ``dim`` split into ``sizes`` (one may be -1), as PyTorch's."""

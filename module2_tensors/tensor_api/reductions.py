@@ -7,6 +7,7 @@ its plan (output shape, which dimensions) is worked out once per shape."""
 from __future__ import annotations
 
 import math
+from functools import partialmethod
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -93,6 +94,20 @@ class ReductionMixin:
         """Running products along ``dim`` (``dtype`` as :meth:`cumsum`'s)."""
         x = self if dtype is None else self.to(dtype)
         return _summed(x, reductions.cumulative(x, dim, product=True))
+
+    def _running(self, dim: int, extreme: Any) -> ValuesIndices:
+        """``(values, indices)`` of the running ``extreme`` (``np.maximum`` or
+        ``np.minimum``) along ``dim``: the index of its latest occurrence (or of a
+        NaN, which then stays), the values gathered there (the gradient goes back)."""
+        x = np.moveaxis(self.to_numpy(), dim, -1)
+        hit = (x == extreme.accumulate(x, -1)) | np.isnan(x)
+        at = np.maximum.accumulate(np.where(hit, np.arange(x.shape[-1]), 0), -1)
+        index = self.new_tensor(np.moveaxis(at, -1, dim), dtype=dtypes.int64)
+        return _found(self, self.gather(dim, index), index)
+
+    # torch.cummax, torch.cummin
+    cummax = partialmethod(_running, extreme=np.maximum)
+    cummin = partialmethod(_running, extreme=np.minimum)
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
         """``(values, indices)`` of the ``k``-th smallest entry along ``dim``

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import module2_tensors as kt
-from tests.pytorch_reference import assert_same_function, import_torch
+from tests.pytorch_reference import assert_same_backward, assert_same_function
+from tests.pytorch_reference import import_torch
 
 pytestmark = pytest.mark.task2_6
 
@@ -33,6 +34,17 @@ def _same(got, expected):
     assert got.shape == tuple(expected.shape)
     rtol = 1e-7 if expected.dtype == import_torch().float32 else 1e-15
     np.testing.assert_allclose(got.to_numpy(), expected.double().numpy(), rtol=rtol)
+
+
+def _ties(fn_kt, fn_torch, *arrays):
+    """Values and gradients as PyTorch's, without central differences (which
+    split a tie's gradient where PyTorch gives it to one side)."""
+    torch = import_torch()
+    ours = [kt.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    got, expected = fn_kt(*ours), fn_torch(*theirs)
+    _same(got, expected.detach())
+    assert_same_backward(got, expected, ours, theirs, RNG, rtol=1e-12, atol=1e-14)
 
 
 def test_sizes():
@@ -121,3 +133,336 @@ def test_tensor_split(args):
     for g, e in zip(kt.tensor(i.numpy()).tensor_split([1], 1), i.tensor_split([1], 1)):
         _same(g, e)
     assert [p.shape for p in kt.zeros(7).tensor_split(3)] == [(3,), (2,), (2,)]
+
+
+def test_signbit_isreal_element_size_msort():
+    torch = import_torch()
+    for values in [SPECIAL, np.array([-3, 0, 2]), np.array([True, False])]:
+        ours, theirs = kt.tensor(values), torch.tensor(values)
+        _same(kt.signbit(ours), torch.signbit(theirs))
+        _same(ours.isreal(), theirs.isreal())
+        assert ours.element_size() == theirs.element_size()
+    _same(kt.signbit(kt.tensor(-math.nan)), torch.signbit(torch.tensor(-math.nan)))
+    assert kt.zeros(2, dtype=kt.float32).element_size() == 4
+    _both(kt.msort, torch.msort, A)
+    _both(lambda a: a.msort(), lambda a: a.msort(), RNG.normal(size=(4, 2, 3)))
+    i = torch.tensor([[3, 1], [2, 5], [0, 4]])
+    _same(kt.tensor(i.numpy()).msort(), i.msort())
+
+
+def test_vdot_logaddexp2():
+    torch = import_torch()
+    _both(kt.vdot, torch.vdot, A[0], B[0])
+    _both(lambda a, b: a.vdot(b), lambda a, b: a.vdot(b), A[1], B[2])
+    i = torch.tensor([1, 2, 3])
+    _same(kt.tensor([1, 2, 3]).vdot(kt.tensor([1, 2, 3])), i.vdot(i))
+    with pytest.raises(RuntimeError):
+        kt.vdot(kt.tensor(A), kt.tensor(B))
+    _both(kt.logaddexp2, torch.logaddexp2, A * 30, B * 30)
+    _both(lambda a, b: a.logaddexp2(b), lambda a, b: a.logaddexp2(b), A, B[0])
+    x, y = np.meshgrid(SPECIAL, SPECIAL)
+    _same(
+        kt.tensor(x).logaddexp2(kt.tensor(y)),
+        torch.tensor(x).logaddexp2(torch.tensor(y)),
+    )
+
+
+@pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
+def test_atleast(name):
+    torch = import_torch()
+    ours, theirs = getattr(kt, name), getattr(torch, name)
+    for shape in [(), (3,), (2, 3), (2, 3, 4), (1, 2, 3, 4)]:
+        _both(ours, theirs, RNG.normal(size=shape))
+    arrays = [np.array(2.0), A[0], A]
+    got = ours(*[kt.tensor(a) for a in arrays])
+    expected = theirs(*[torch.tensor(a) for a in arrays])
+    assert isinstance(got, tuple) and len(got) == 3
+    for g, e in zip(got, expected):
+        _same(g, e)
+    (g,) = ours([kt.tensor([1, 2])])
+    _same(g, theirs([torch.tensor([1, 2])])[0])
+
+
+def test_dstack_column_stack():
+    torch = import_torch()
+    cases = {"dstack": [[(), ()], [(3,), (3,)], [(3, 2), (3, 2)], [(2, 3, 1), (2, 3)]]}
+    cases["column_stack"] = [[(), ()], [(3,), (3,)], [(3, 1), (3,)], [(3, 2), (3, 4)]]
+    for name, shapes in [(n, s) for n, c in cases.items() for s in c]:
+        _both(
+            lambda *a: getattr(kt, name)(a),
+            lambda *a: getattr(torch, name)(a),
+            *[RNG.normal(size=s) for s in shapes],
+        )
+    for name in cases:
+        i = [torch.tensor([1, 2]), torch.tensor([3, 4])]
+        ours = getattr(kt, name)([kt.tensor(t.numpy()) for t in i])
+        _same(ours, getattr(torch, name)(i))
+
+
+@pytest.mark.parametrize("name, least", [("hsplit", 1), ("vsplit", 2), ("dsplit", 3)])
+def test_hsplit_vsplit_dsplit(name, least):
+    torch = import_torch()
+    x = RNG.normal(size=(4, 6, 2))
+    shapes = [(4, 6, 2)] + ([(6,)] if name == "hsplit" else [])
+    for shape, sections in [(s, k) for s in shapes for k in [2, [1, 3], (0, 9)]]:
+        x = RNG.normal(size=shape)
+        parts = getattr(torch, name)(torch.tensor(x), sections)
+        weights = [RNG.normal(size=p.shape) for p in parts]
+
+        def joined(lib, parts):  # (every part, weighted, in one tensor to compare)
+            return lib.cat(
+                [(p * lib.tensor(w)).reshape(-1) for p, w in zip(parts, weights)]
+            )
+
+        _both(
+            lambda a: joined(kt, getattr(kt, name)(a, sections)),
+            lambda a: joined(torch, getattr(torch, name)(a, sections)),
+            x,
+        )
+        got = getattr(kt.tensor(x), name)(sections)
+        assert [p.shape for p in got] == [tuple(p.shape) for p in parts]
+    i = torch.arange(8).reshape(2, 2, 2)
+    for g, e in zip(getattr(kt.tensor(i.numpy()), name)(2), getattr(i, name)(2)):
+        _same(g, e)
+    for shape, sections in [((4, 6, 2), 5), ((4, 6, 2), 0), ((2,) * (least - 1), 1)]:
+        with pytest.raises(RuntimeError):
+            getattr(torch, name)(torch.zeros(shape), sections)
+        with pytest.raises(RuntimeError):
+            getattr(kt, name)(kt.zeros(shape), sections)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin(name):
+    torch = import_torch()
+    ours, theirs = getattr(kt, name), getattr(torch, name)
+    _both(ours, theirs, A, B)
+    _both(lambda a, b: getattr(a, name)(b), lambda a, b: getattr(a, name)(b), A, B[0])
+    _ties(ours, theirs, A, np.where(RNG.random(A.shape) < 0.3, A, B))
+    x, y = np.meshgrid(SPECIAL, SPECIAL)  # (NaN: the other; ties: self's gradient)
+    _ties(ours, theirs, x, y)
+    # (the sign of a zero is not compared: kt.where gives +0 for -0, a known
+    # difference)
+    i, j = torch.tensor([1, 5, -2]), torch.tensor([3, 2, -2])
+    _same(ours(kt.tensor([1, 5, -2]), kt.tensor([3, 2, -2])), theirs(i, j))
+    _same(
+        ours(kt.tensor([1, 5, -2]), kt.tensor(j.double().numpy())),
+        theirs(i, j.double()),
+    )
+
+
+def test_dist():
+    torch = import_torch()
+    for p in [2, 1, 3.5, math.inf, -math.inf]:
+        _both(lambda a, b: kt.dist(a, b, p), lambda a, b: torch.dist(a, b, p), A, B)
+    _both(lambda a, b: a.dist(b), lambda a, b: a.dist(b), A, B[1])
+    _both(lambda a: a.dist(a.detach()), lambda a: a.dist(a.detach()), A)  # (0)
+    _same(kt.tensor(A).dist(kt.tensor(B), 0), torch.tensor(A).dist(torch.tensor(B), 0))
+
+
+def test_aminmax_broadcast_shapes():
+    torch = import_torch()
+    x = A.copy()
+    x[0, 1] = x[0, 3] = x.max()  # (tied maxima share the gradient, as PyTorch's)
+    for kw in [{}, {"dim": 0}, {"dim": -1, "keepdim": True}, {"keepdim": True}]:
+        _both(lambda a: kt.aminmax(a, **kw)[0], lambda a: torch.aminmax(a, **kw)[0], A)
+        _both(lambda a: a.aminmax(**kw).max, lambda a: a.aminmax(**kw).max, A)
+        _ties(lambda a: a.aminmax(**kw).max, lambda a: a.aminmax(**kw).max, x)
+        _ties(lambda a: a.aminmax(**kw).min, lambda a: a.aminmax(**kw).min, -x)
+    for values in [[[3, -1], [2, 7]], [True, False]]:
+        got, expected = kt.tensor(values).aminmax(), torch.tensor(values).aminmax()
+        _same(got.min, expected.min)
+        _same(got.max, expected.max)
+    for shapes in [((2, 1), (3,), 1), ((),), ((5, 1, 4), (3, 1)), (2, (0, 1))]:
+        assert kt.broadcast_shapes(*shapes) == torch.broadcast_shapes(*shapes)
+    with pytest.raises(ValueError):  # (PyTorch's RuntimeError: the guide's ValueError)
+        kt.broadcast_shapes((2,), (3,))
+
+
+def test_float_power():
+    torch = import_torch()
+    x = np.abs(A) + 0.1
+    _both(kt.float_power, torch.float_power, x, B)
+    _both(lambda a: a.float_power(2.5), lambda a: a.float_power(2.5), x)
+    _both(lambda a: kt.float_power(a, 3), lambda a: torch.float_power(a, 3), A)
+    i = torch.tensor([[2, -3], [0, 5]])
+    _same(kt.tensor(i.numpy()).float_power(2), i.float_power(2))
+    for e in [torch.tensor([1, 3]), torch.tensor([0.5, 2.0], dtype=torch.float32)]:
+        ours = kt.tensor(e.numpy(), dtype=getattr(kt, str(e.dtype)[6:]))
+        _same(kt.tensor(i.numpy()).float_power(ours), i.float_power(e))
+    x = kt.tensor([2.0, -3.0])
+    x.float_power_(2)
+    _same(x, torch.tensor([2.0, -3.0], dtype=torch.float64).float_power_(2))
+    with pytest.raises(RuntimeError):
+        torch.tensor([2, 3]).float_power_(2)
+    with pytest.raises(RuntimeError):
+        kt.tensor([2, 3]).float_power_(2)
+
+
+def test_hypot():
+    torch = import_torch()
+    _both(kt.hypot, torch.hypot, A, B)
+    _both(lambda a, b: a.hypot(b), lambda a, b: a.hypot(b), A * 1e200, B[0] * 1e200)
+    _ties(kt.hypot, torch.hypot, A * 1e-200, B * 1e-200)
+    x, y = np.meshgrid(SPECIAL, np.concatenate([SPECIAL, [1e300]]))
+    _ties(kt.hypot, torch.hypot, x, y)  # (0/0: NaN gradients, as PyTorch's)
+    h = kt.tensor([3.0, 1e200])
+    h.hypot_(kt.tensor([4.0, 1e200]))
+    t = torch.tensor([3.0, 1e200], dtype=torch.float64)
+    _same(h, t.hypot_(torch.tensor([4.0, 1e200], dtype=torch.float64)))
+
+
+def test_xlogy():
+    torch = import_torch()
+    y = np.abs(B) + 0.1
+    _both(kt.xlogy, torch.xlogy, A, y)
+    _both(lambda a, b: a.xlogy(b), lambda a, b: a.xlogy(b), A, y[0])
+    _both(lambda a: a.xlogy(2.5), lambda a: a.xlogy(2.5), A)
+    x, y = np.meshgrid(SPECIAL[SPECIAL != math.inf], SPECIAL[SPECIAL != math.inf])
+    _ties(kt.xlogy, torch.xlogy, x, y)  # (0 at x = 0, its gradients as PyTorch's)
+    x, y = np.array([0.0, 0.0, 2.0, math.inf]), np.array([math.inf] * 3 + [0.0])
+    _same(
+        kt.xlogy(kt.tensor(x), kt.tensor(y)),
+        torch.xlogy(torch.tensor(x), torch.tensor(y)),
+    )
+    i, j = torch.tensor([0, 2, 3]), torch.tensor([0, 5, 1])
+    _same(kt.tensor([0, 2, 3]).xlogy(kt.tensor([0, 5, 1])), i.xlogy(j))
+    z = kt.tensor([0.0, 2.0])
+    z.xlogy_(kt.tensor([0.0, 3.0]))
+    t = torch.tensor([0.0, 2.0], dtype=torch.float64)
+    _same(z, t.xlogy_(torch.tensor([0.0, 3.0], dtype=torch.float64)))
+
+
+def test_heaviside():
+    torch = import_torch()
+    for values in [np.array([0.5]), np.array(-2.0), SPECIAL[::-1].copy()]:
+        got = kt.heaviside(kt.tensor(SPECIAL), kt.tensor(values))
+        _same(got, torch.heaviside(torch.tensor(SPECIAL), torch.tensor(values)))
+    i = torch.tensor([-3, 0, 2])
+    _same(
+        kt.tensor([-3, 0, 2]).heaviside(kt.tensor([7])), i.heaviside(torch.tensor([7]))
+    )
+    x = kt.tensor([-1.0, 0.0, 3.0])
+    x.heaviside_(kt.tensor(0.25))
+    t = torch.tensor([-1.0, 0.0, 3.0], dtype=torch.float64)
+    _same(x, t.heaviside_(torch.tensor(0.25, dtype=torch.float64)))
+    for lib in (torch, kt):
+        with pytest.raises(RuntimeError):
+            lib.heaviside(lib.tensor([-1.0, 0.0]), lib.tensor([1]))
+
+
+def test_cartesian_prod_block_diag():
+    torch = import_torch()
+    a, b, c = RNG.normal(size=2), RNG.normal(size=3), RNG.normal(size=4)
+    _both(kt.cartesian_prod, torch.cartesian_prod, a, b, c)
+    _both(kt.cartesian_prod, torch.cartesian_prod, a)
+    i, j = torch.tensor([1, 2]), torch.tensor([3, 4, 5])
+    _same(
+        kt.cartesian_prod(kt.tensor([1, 2]), kt.tensor([3, 4, 5])),
+        torch.cartesian_prod(i, j),
+    )
+    _both(kt.block_diag, torch.block_diag, np.array(2.0), b, A, RNG.normal(size=(2, 1)))
+    _both(kt.block_diag, torch.block_diag, A)
+    blocks = [torch.tensor([[1, 2]]), torch.tensor(3), torch.tensor([[4], [5]])]
+    ours = [kt.tensor(t.numpy()) for t in blocks]
+    _same(kt.block_diag(*ours), torch.block_diag(*blocks))
+    _same(kt.block_diag(kt.tensor([True])), torch.block_diag(torch.tensor([True])))
+
+
+def test_unravel_index_tril_triu_indices():
+    torch = import_torch()
+    for index, shape in [([4, -1, 5, 0], (3, 2)), (7, (2, 3, 2)), ([[3, 9]], 10)]:
+        got = kt.unravel_index(kt.tensor(index), shape)
+        expected = torch.unravel_index(torch.tensor(index), shape)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+    with pytest.raises(TypeError):
+        torch.unravel_index(torch.tensor([1.0]), (2, 2))
+    with pytest.raises(TypeError):
+        kt.unravel_index(kt.tensor([1.0]), (2, 2))
+    for args in [(3, 4), (3, 4, 1), (4, 3, -2), (0, 3), (3, 3, 5), (2, 5, -9)]:
+        _same(kt.tril_indices(*args), torch.tril_indices(*args))
+        _same(kt.triu_indices(*args), torch.triu_indices(*args))
+    assert kt.tril_indices(3, 3, dtype=kt.int32).dtype == kt.int32
+
+
+def test_logspace():
+    torch = import_torch()
+    for args, kw in [((0, 2, 3), {}), ((-1.5, 2, 7), {"base": 2}), ((1, 0, 4), {})]:
+        _same(
+            kt.logspace(*args, **kw), torch.logspace(*args, **kw, dtype=torch.float64)
+        )
+    x = kt.logspace(0, 1, 5, base=3.0, dtype=kt.float32, requires_grad=True)
+    assert x.dtype == kt.float32 and x.is_leaf and x.requires_grad
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])
+def test_rot90(k):
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3, 4))
+    for dims in [(0, 1), [1, 0], (2, 0), (-1, 1)]:
+        _both(lambda a: kt.rot90(a, k, dims), lambda a: torch.rot90(a, k, dims), x)
+    _both(lambda a: a.rot90(k), lambda a: a.rot90(k), A)
+    i = torch.arange(6).reshape(2, 3)
+    _same(kt.tensor(i.numpy()).rot90(k), i.rot90(k))
+    for args in [((0,),), ((0, 0),), ((0, -2),)]:
+        for lib in (torch, kt):
+            with pytest.raises(RuntimeError):
+                lib.rot90(lib.zeros(2, 2), k, *args)
+    with pytest.raises(RuntimeError):
+        kt.rot90(kt.zeros(3), k)
+
+
+def test_kron():
+    torch = import_torch()
+    for sa, sb in [((3,), (2,)), ((2, 3), (3, 2)), ((2,), (2, 3)), ((2, 1, 3), (4, 2))]:
+        _both(kt.kron, torch.kron, RNG.normal(size=sa), RNG.normal(size=sb))
+    _both(lambda a, b: a.kron(b), lambda a, b: a.kron(b), np.array(2.5), A)
+    _both(kt.kron, torch.kron, np.array(2.5), np.array(-1.0))
+    i, j = torch.tensor([1, 2]), torch.tensor([[1, 10], [100, 1000]])
+    _same(kt.tensor(i.numpy()).kron(kt.tensor(j.numpy())), i.kron(j))
+
+
+def test_diag_embed():
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3))
+    for args in [(), (1,), (-2,), (0, 0, 2), (1, 2, 0), (-1, -1, 0)]:
+        _both(
+            lambda a: kt.diag_embed(a, *args), lambda a: torch.diag_embed(a, *args), x
+        )
+        _both(
+            lambda a: a.diag_embed(*args[:1]), lambda a: a.diag_embed(*args[:1]), A[0]
+        )
+    i = torch.tensor([[1, 2], [3, 4]])
+    _same(kt.tensor(i.numpy()).diag_embed(1), i.diag_embed(1))
+    _same(
+        kt.tensor([True, False]).diag_embed(), torch.tensor([True, False]).diag_embed()
+    )
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin(name):
+    torch = import_torch()
+    x = RNG.normal(size=(3, 4, 5))
+    for dim in [0, 1, -1]:
+        _both(
+            lambda a: getattr(kt, name)(a, dim).values,
+            lambda a: getattr(torch, name)(a, dim).values,
+            x,
+        )
+    ties = np.array([[1.0, 3, 3, 2, 3, 0, 0], [2, 2, 2, 5, 1, 5, 1]])
+    with_nan = np.array([1.0, 3, 2, math.nan, 5, -1, math.nan, 0])
+    for values, dim in [(ties, 1), (ties.T, 0), (with_nan, 0), (SPECIAL, 0)]:
+        got = getattr(kt.tensor(values), name)(dim)
+        expected = getattr(torch.tensor(values), name)(dim)
+        _same(got.indices, expected.indices)
+        _ties(
+            lambda a: getattr(a, name)(dim).values,
+            lambda a: getattr(a, name)(dim).values,
+            values,
+        )
+    for values in [[[3, 1], [2, 5], [0, 9]], [[True, False], [False, True]]]:
+        got = getattr(kt.tensor(values), name)(0)
+        expected = getattr(torch.tensor(values), name)(0)
+        _same(got.values, expected.values)
+        _same(got.indices, expected.indices)
