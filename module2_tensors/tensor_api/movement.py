@@ -202,7 +202,10 @@ class MovementMixin:
         least ``least`` dims, ``sections`` equal parts or split at indices."""
         dim, equal = min(dim, self.dims - 1), isinstance(sections, int)
         if self.dims < least or equal and (sections < 1 or self.shape[dim] % sections):
-            raise RuntimeError(f"{self.shape}: {least}+ dims, {sections} equal parts")
+            raise RuntimeError(
+                f"cannot split a tensor of shape {self.shape} along dim {dim} into "
+                f"{sections} equal parts (it needs {least} dims or more)"
+            )
         return self.tensor_split(sections, dim)
 
     # torch.hsplit (dim 1, dim 0 of a 1-D tensor), vsplit (dim 0), dsplit (dim 2)
