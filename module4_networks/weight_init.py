@@ -158,9 +158,7 @@ def calculate_fan_in_and_fan_out(x: Any) -> Tuple[int, int]:
             f"fan in and fan out can not be computed for a tensor with fewer than 2 "
             f"dimensions (shape {shape})"
         )
-    receptive = 1
-    for n in shape[2:]:
-        receptive *= n
+    receptive = math.prod(shape[2:])
     return shape[1] * receptive, shape[0] * receptive
     # END SOLUTION
 
