@@ -14,20 +14,6 @@ import numpy as np
 
 from module2_tensors.engine.layout import _read_only
 
-__all__ = [
-    "IntPair",
-    "Storage",
-    "Index",
-    "Strided",
-    "pair",
-    "conv_output_shape",
-    "_check_storage",
-    "sizes",
-    "pair_2d",
-    "_check_groups",
-    "_as_strided",
-]
-
 Storage = np.ndarray  # flat float64
 Index = np.ndarray  # int64 shape or strides
 Strided = Tuple[Storage, Index, Index]  # (storage, shape, strides)
