@@ -26,8 +26,6 @@ from ._conv_gemm import _view, recorded_backward
 from ._conv_checks import IntPair, _check_groups, conv_output_shape, sizes
 from .fast_conv import _launch
 
-__all__ = ["_check_tensor", "_dim", "_conv", "_dilate", "ConvFun"]
-
 
 def _check_tensor(name: str, x: object) -> None:
     if not isinstance(x, Tensor):

@@ -19,8 +19,6 @@ from module3_fast_ops._cuda_specs import given_kernels
 from module3_fast_ops.cuda_ops import THREADS_PER_BLOCK
 from module3_fast_ops.cuda_positions import two_positions
 
-__all__ = ["sgd", "adam", "KERNEL_SPECS"]
-
 
 # ------------------------------------------------------------------ kernels
 @cuda.jit

@@ -12,8 +12,6 @@ import numpy as np
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.tensor import Tensor, tensor
 
-__all__ = ["EmbeddingFun", "one_hot"]
-
 
 def _on_host(t: Tensor) -> np.ndarray:
     """``t``'s numbers, contiguous, as a flat host array (CudaBackend's are copied

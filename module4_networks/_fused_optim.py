@@ -42,8 +42,6 @@ import numpy as np
 from ._optimizer_state import State, _mapped
 from .engine import agrees
 
-__all__ = ["step", "CHECKED_STEPS", "fuses"]
-
 #: Steps per parameter on which the student's update is run and compared.
 CHECKED_STEPS = 2
 

@@ -14,8 +14,6 @@ from module2_tensors.tensor import Tensor
 
 from .weight_init import _tensor_of
 
-__all__ = ["OptimizerState", "State"]
-
 #: A parameter's ``state`` (its buffers) or a parameter group, by name.
 State = Dict[str, Any]
 Step = Tuple[Tensor, Tensor, int]

@@ -19,8 +19,6 @@ from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_api.creation import _labelled
 from module2_tensors.tensor_api.dtype_device import kept_dtype
 
-__all__ = ["pad"]
-
 #: Positions ``-before .. n + after - 1`` mapped into ``0 .. n - 1``.
 _SOURCES: Dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "reflect": lambda k, n: n - 1 - np.abs(n - 1 - np.abs(k)),  # 2 1 | 0 1 2 | 1 0

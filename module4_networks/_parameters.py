@@ -12,8 +12,6 @@ from module2_tensors.tensor import Tensor, zeros
 
 from . import weight_init as init
 
-__all__ = ["_parameter", "_uniform_fan_in", "_scale_and_shift", "_value"]
-
 
 def _parameter(shape: Tuple[int, ...], backend: Optional[TensorBackend]) -> Parameter:
     """A zero tensor of ``shape`` wrapped as a Parameter (filled by ``init`` next)."""

@@ -51,8 +51,6 @@ from ._conv_gemm import _view
 from ._conv_checks import pair
 from .engine import agrees, fast_path, host_float64, probe_gradient
 
-__all__ = ["max_pool2d"]
-
 Window = Tuple[int, int, int, int, int, int]  # kh, kw, sh, sw, ph, pw
 
 #: Per signature: the output shape where the fast path agrees, else ``False``.

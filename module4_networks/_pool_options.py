@@ -15,8 +15,6 @@ import numpy as np
 
 from module2_tensors.tensor import Tensor, tensor
 
-__all__ = ["max_pool2d"]
-
 
 def max_pool2d(
     input: Tensor,

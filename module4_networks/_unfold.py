@@ -14,8 +14,6 @@ from module2_tensors.tensor import Tensor
 
 from ._conv_checks import pair
 
-__all__ = ["unfold"]
-
 
 def unfold(
     input: Tensor,
