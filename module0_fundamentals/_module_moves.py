@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from .module import Module
 
-__all__ = ["METHODS"]
-
 
 def _is_dtype(arg: Any) -> bool:
     """Whether ``arg`` is a dtype: its ``is_floating_point`` is a flag, as

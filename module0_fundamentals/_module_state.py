@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Tuple
 if TYPE_CHECKING:
     from .module import Module
 
-__all__ = ["methods", "entries"]
-
 
 def entries(
     module: "Module", start: str = ""
