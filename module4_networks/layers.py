@@ -45,7 +45,7 @@ from module2_tensors.tensor import Tensor, ones, zeros
 from . import functional as F, weight_init as init
 from ._activation_layers import FunctionLayer
 from ._conv_checks import IntPair, _check_groups, sizes as _sizes
-from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in
+from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in, _value
 
 __all__ = [
     "Linear",
@@ -86,8 +86,7 @@ class Linear(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         # BEGIN SOLUTION 4.6
-        bias = None if self.bias is None else self.bias.value
-        return F.linear(x, self.weight.value, bias)
+        return F.linear(x, self.weight.value, _value(self.bias))
         # END SOLUTION
 
     def extra_repr(self) -> str:
@@ -147,9 +146,8 @@ class _ConvNd(Module):
         """``self.conv(x, weight, bias, stride, padding, dilation, groups)``, the
         parameters read through ``.value`` (``bias`` None without one)."""
         # BEGIN SOLUTION 4.6
-        bias = None if self.bias is None else self.bias.value
         settings = (self.stride, self.padding, self.dilation, self.groups)
-        return self.conv(x, self.weight.value, bias, *settings)
+        return self.conv(x, self.weight.value, _value(self.bias), *settings)
         # END SOLUTION
 
     def extra_repr(self) -> str:
