@@ -2,10 +2,11 @@
 task asks for (given; the facade ``nn.functional`` exports them, the layers of
 ``_spatial_layers.py`` call them): ``dropout2d`` (whole channels),
 ``max_pool1d`` and ``avg_pool1d`` (Task 4.4's 2-D pooling over a height of 1),
-``adaptive_max_pool2d``,
-``interpolate`` (``nearest``, ``linear``, ``bilinear``) and ``conv_transpose2d``
-(a ``conv2d`` of a spread input), with PyTorch's signatures and semantics, each
-from differentiable operations of Modules 2 and 4.
+``adaptive_max_pool2d``, ``adaptive_avg_pool1d`` and ``adaptive_max_pool1d``
+(the 2-D ones over a height of 1), ``interpolate`` (``nearest``, ``linear``,
+``bilinear``) and ``conv_transpose2d`` (a ``conv2d`` of a spread input), with
+PyTorch's signatures and semantics, each from differentiable operations of
+Modules 2 and 4.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "interpolate",
     "conv_transpose2d",
 ]
+__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d"]
 
 
 def dropout2d(
@@ -97,6 +99,24 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
     \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap), as
     ``F.adaptive_avg_pool2d`` averages them."""
     return F._adaptive_pool("adaptive_max_pool2d", input, output_size, "amax")
+
+
+def _adaptive1d(pool: Any, input: Tensor, output_size: Any) -> Tensor:
+    """A 1-D adaptive pooling as the 2-D ``pool`` over a height of 1."""
+    return pool(input.unsqueeze(-2), np.append(1, output_size)).squeeze(-2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """``F.adaptive_avg_pool1d``: ``(N, C, L)`` (or ``(C, L)``) averaged over
+    windows sized to give ``output_size`` (an int or a 1-tuple; ``None`` keeps
+    ``L``), as ``adaptive_avg_pool2d`` over a height of 1."""
+    return _adaptive1d(F.adaptive_avg_pool2d, input, output_size)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """``F.adaptive_max_pool1d`` (not ``return_indices``): the maximum over the
+    windows of :func:`adaptive_avg_pool1d`."""
+    return _adaptive1d(adaptive_max_pool2d, input, output_size)
 
 
 def _sources(

@@ -1,7 +1,8 @@
 """Layers over the spatial dims of a feature map ``(N, C, *spatial)`` (given;
 the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
 ``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions;
-``AdaptiveMaxPool2d``, ``MaxPool1d``, ``AvgPool1d``), resizing (``Upsample``,
+``AdaptiveMaxPool2d``, ``MaxPool1d``, ``AvgPool1d``, ``AdaptiveAvgPool1d``,
+``AdaptiveMaxPool1d``), ``Unfold`` (over ``F.unfold``), resizing (``Upsample``,
 ``ConvTranspose2d``), ``Dropout2d`` (whole channels) and padding (``ZeroPad1d``
 ... ``CircularPad3d``, over ``F.pad``), over the functions of ``functional.py``,
 ``_spatial_functions.py`` and ``_padding.py``."""
@@ -19,6 +20,7 @@ from ._activation_layers import FunctionLayer
 from ._conv_checks import _check_groups, pair, sizes
 from ._padding import pad
 from ._parameters import _parameter, _uniform_fan_in, _value
+from ._unfold import unfold
 from .layers import Dropout
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad
 __all__ += ["ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
 __all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]
 __all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d"]
+__all__ += ["AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "Unfold"]
 
 
 class _Pool(FunctionLayer):
@@ -81,6 +84,19 @@ class AdaptiveMaxPool2d(FunctionLayer):
     shown = "output_size"
 
 
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """``F.adaptive_avg_pool1d(x, output_size)`` as a layer."""
+
+    function = staticmethod(S.adaptive_avg_pool1d)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """``F.adaptive_max_pool1d(x, output_size)`` as a layer (not
+    ``return_indices``)."""
+
+    function = staticmethod(S.adaptive_max_pool1d)
+
+
 class MaxPool1d(MaxPool2d):
     """``F.max_pool1d`` as a layer: ``MaxPool2d``'s settings, one spatial axis."""
 
@@ -96,6 +112,15 @@ class AvgPool1d(AvgPool2d):
         super().__init__(*args, **kwargs)
         for name in ("kernel_size", "stride", "padding"):  # 1-tuples, as PyTorch's
             setattr(self, name, sizes("AvgPool1d", name, getattr(self, name), 1))
+
+
+class Unfold(FunctionLayer):
+    """``F.unfold(x, kernel_size, dilation, padding, stride)`` as a layer: the
+    sliding windows of ``(N, C, H, W)`` as the columns of ``(N, C k_h k_w,
+    L)``."""
+
+    function = staticmethod(unfold)
+    shown = "kernel_size dilation padding stride"
 
 
 class ConvTranspose2d(Module):
