@@ -3,24 +3,25 @@ the facade ``nn`` exports them): pooling (``MaxPool2d``, ``AvgPool2d``,
 ``AdaptiveAvgPool2d`` over Task 4.3's and 4.4's functions;
 ``AdaptiveMaxPool2d``, ``MaxPool1d``, ``AvgPool1d``, ``AdaptiveAvgPool1d``,
 ``AdaptiveMaxPool1d``), ``Unfold`` (over ``F.unfold``), resizing (``Upsample``,
-``ConvTranspose2d``), ``Dropout2d`` (whole channels) and padding (``ZeroPad1d``
-... ``CircularPad3d``, over ``F.pad``), over the functions of ``functional.py``,
+``UpsamplingNearest2d``, ``UpsamplingBilinear2d``, ``ConvTranspose2d``),
+``Dropout2d`` (whole channels) and padding (``ZeroPad1d`` ... ``CircularPad3d``,
+over ``F.pad``), over the functions of ``functional.py``,
 ``_spatial_functions.py`` and ``_padding.py``."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Tuple, Union
 
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
 
-from . import _spatial_functions as S
+from . import _spatial_functions as S, _unfold
 from . import functional as F
 from ._activation_layers import FunctionLayer
 from ._conv_checks import _check_groups, pair, sizes
 from ._padding import pad
 from ._parameters import _parameter, _uniform_fan_in, _value
-from ._unfold import unfold
 from .layers import Dropout
 
 __all__ = [
@@ -37,8 +38,8 @@ __all__ = [
 __all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d"]
 __all__ += ["ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
 __all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]
-__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d"]
-__all__ += ["AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "Unfold"]
+__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d", "UpsamplingBilinear2d"]
+__all__ += ["AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "Unfold", "UpsamplingNearest2d"]
 
 
 class _Pool(FunctionLayer):
@@ -119,7 +120,7 @@ class Unfold(FunctionLayer):
     sliding windows of ``(N, C, H, W)`` as the columns of ``(N, C k_h k_w,
     L)``."""
 
-    function = staticmethod(unfold)
+    function = staticmethod(_unfold.unfold)
     shown = "kernel_size dilation padding stride"
 
 
@@ -182,6 +183,21 @@ class Upsample(FunctionLayer):
     def extra_repr(self) -> str:
         shown = "size" if self.scale_factor is None else "scale_factor"
         return f"{shown}={getattr(self, shown)!r}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """``nn.UpsamplingNearest2d(size, scale_factor)``: ``Upsample`` with
+    ``mode="nearest"`` (deprecated in PyTorch for ``F.interpolate``)."""
+
+    order, mode = "size scale_factor", "nearest"
+
+
+class UpsamplingBilinear2d(Upsample):
+    """``nn.UpsamplingBilinear2d(size, scale_factor)``: ``F.interpolate(x, size,
+    scale_factor, mode="bilinear", align_corners=True)`` (deprecated in PyTorch
+    for ``F.interpolate``)."""
+
+    function = staticmethod(partial(S.interpolate, mode="bilinear", align_corners=True))
 
 
 class Dropout2d(Dropout):

@@ -1,8 +1,8 @@
 """More of ``torch.nn`` (given): ``AdaptiveAvgPool1d`` and ``AdaptiveMaxPool1d``
-with their ``F`` forms, ``Unfold``, ``SoftMarginLoss``, ``HingeEmbeddingLoss``,
-``UpsamplingNearest2d`` and ``UpsamplingBilinear2d``: values and gradients as
-``torch``'s (and against central differences), the layers' reprs as PyTorch's,
-and the errors PyTorch raises for plain misuse."""
+with their ``F`` forms, ``Unfold``, ``UpsamplingNearest2d`` and
+``UpsamplingBilinear2d``: values and gradients as ``torch``'s (and against
+central differences), the layers' reprs as PyTorch's, and the errors PyTorch
+raises for plain misuse."""
 
 from __future__ import annotations
 
@@ -80,3 +80,34 @@ def test_unfold_layer_matches_torch():
         nn.Unfold()  # (kernel_size is required, as PyTorch's)
     with pytest.raises(TypeError):
         torch.nn.Unfold()
+
+
+# ---------------------------------------------------------------- resizing
+@pytest.mark.parametrize("name", ["UpsamplingNearest2d", "UpsamplingBilinear2d"])
+def test_upsampling_layers_match_torch(name):
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3, 4, 5))
+    for args, kwargs in [
+        ((), {"scale_factor": 2}),
+        ((), {"scale_factor": (2, 1.5)}),
+        (((3, 7),), {}),
+        ((6,), {}),
+        ((None, 3), {}),
+    ]:
+        ours = getattr(nn, name)(*args, **kwargs)
+        theirs = getattr(torch.nn, name)(*args, **kwargs)
+        assert ours.scale_factor == theirs.scale_factor
+        _same_layer(ours, theirs, x)
+
+
+@pytest.mark.parametrize("name", ["UpsamplingNearest2d", "UpsamplingBilinear2d"])
+def test_upsampling_layers_reject_misuse_as_torch(name):
+    torch = import_torch()
+    for lib in (nn, torch.nn):
+        with pytest.raises(TypeError):
+            getattr(lib, name)(2, None, "bicubic")  # (no mode argument)
+    x = np.zeros((1, 1, 2, 2))
+    with pytest.raises(ValueError):  # neither size nor scale_factor
+        getattr(torch.nn, name)()(torch.tensor(x))
+    with pytest.raises(ValueError):
+        getattr(nn, name)()(kt.tensor(x))
