@@ -2,8 +2,8 @@
 ``nn.functional`` exports them, the loss modules of ``_loss_layers.py`` call
 them): ``smooth_l1_loss``, ``huber_loss``, ``kl_div``, ``margin_ranking_loss``,
 ``cosine_embedding_loss``, ``gaussian_nll_loss``, ``triplet_margin_loss`` (with
-``pairwise_distance``); and, for Task 4.6's
-``losses.py``, its checks and reductions and the weighted form of
+``pairwise_distance``), ``soft_margin_loss``; and, for Task 4.6's ``losses.py``,
+its checks and reductions and the weighted form of
 ``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``). Each has
 PyTorch's signature and semantics, built from differentiable tensor operations;
 it imports only Module 2.
@@ -30,6 +30,7 @@ __all__ = [
     "pairwise_distance",
     "triplet_margin_loss",
 ]
+__all__ += ["soft_margin_loss"]
 
 
 def _as_tensor(value: Any, like: Tensor) -> Tensor:
@@ -253,3 +254,11 @@ def triplet_margin_loss(
         d_negative = d_negative.minimum(pairwise_distance(positive, negative, p, eps))
     losses = margin + pairwise_distance(anchor, positive, p, eps) - d_negative
     return _reduce(losses.relu(), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """``F.soft_margin_loss``: $\\ell = \\log(1 + e^{-y x})$ for targets $y = \\pm
+    1$ (broadcast, as PyTorch's; computed as PyTorch does, so $-y x$ above about
+    709 overflows to ``inf`` there too)."""
+    target = _check_loss("soft_margin_loss", reduction, input, target)
+    return _reduce((-input * target).exp().log1p(), reduction)

@@ -2,7 +2,8 @@
 ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``BCELoss``,
 ``BCEWithLogitsLoss`` (Task 4.6's ``losses.py``), ``SmoothL1Loss``, ``HuberLoss``,
 ``KLDivLoss``, ``MarginRankingLoss``, ``CosineEmbeddingLoss``,
-``GaussianNLLLoss``, ``TripletMarginLoss`` (``_loss_functions.py``), and
+``GaussianNLLLoss``, ``TripletMarginLoss``, ``SoftMarginLoss``
+(``_loss_functions.py``), and
 ``CosineSimilarity`` and ``PairwiseDistance``, which compare two inputs as they
 do. Each is its function as a module (:class:`FunctionLayer`): the settings
 given to ``__init__`` are the function's own, in its order, kept as attributes
@@ -32,6 +33,7 @@ __all__ = [
     "PairwiseDistance",
     "TripletMarginLoss",
 ]
+__all__ += ["SoftMarginLoss"]
 
 
 class _TwoInputs(FunctionLayer):
@@ -141,3 +143,9 @@ class TripletMarginLoss(_ThreeInputs):
     eps, swap, reduction)`` called on ``(anchor, positive, negative)``."""
 
     function = staticmethod(L.triplet_margin_loss)
+
+
+class SoftMarginLoss(_TwoInputs):
+    """``F.soft_margin_loss`` as a module: ``nn.SoftMarginLoss(reduction)``."""
+
+    function = staticmethod(L.soft_margin_loss)

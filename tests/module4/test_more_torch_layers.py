@@ -1,8 +1,8 @@
 """More of ``torch.nn`` (given): ``AdaptiveAvgPool1d`` and ``AdaptiveMaxPool1d``
-with their ``F`` forms, ``Unfold``, ``UpsamplingNearest2d`` and
-``UpsamplingBilinear2d``: values and gradients as ``torch``'s (and against
-central differences), the layers' reprs as PyTorch's, and the errors PyTorch
-raises for plain misuse."""
+with their ``F`` forms, ``Unfold``, ``SoftMarginLoss`` with its own,
+``UpsamplingNearest2d`` and ``UpsamplingBilinear2d``: values and
+gradients as ``torch``'s (and against central differences), the layers' reprs
+as PyTorch's, and the errors PyTorch raises for plain misuse."""
 
 from __future__ import annotations
 
@@ -80,6 +80,92 @@ def test_unfold_layer_matches_torch():
         nn.Unfold()  # (kernel_size is required, as PyTorch's)
     with pytest.raises(TypeError):
         torch.nn.Unfold()
+
+
+# ------------------------------------------------------------------ losses
+SIGNS = np.where(RNG.normal(size=(3, 4)) > 0, 1.0, -1.0)
+LOSSES = {  # name: keyword settings besides reduction
+    "soft_margin_loss": {},
+}
+# Special values, and overflow of exp(-y x) past about 709.
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, 800.0, -800.0])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", LOSSES)
+def test_losses_match_torch(name, reduction):
+    torch = import_torch()
+    ours, theirs, kw = (
+        getattr(F, name),
+        getattr(torch.nn.functional, name),
+        LOSSES[name],
+    )
+    x = RNG.normal(size=(3, 4)) * 2.0
+    for target in (SIGNS, SIGNS[0], np.array([0.0, 1.0, -1.0, 2.0])):  # (broadcast)
+        assert_same_function(
+            lambda t: ours(t, kt.tensor(target), reduction=reduction, **kw),
+            lambda t: theirs(t, torch.tensor(target), reduction=reduction, **kw),
+            x,
+            rng=np.random.default_rng(3),
+            rtol=1e-10,
+        )
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_losses_special_values_and_dtypes_match_torch(name):
+    torch = import_torch()
+    ours, theirs = getattr(F, name), getattr(torch.nn.functional, name)
+    for sign in (1.0, -1.0):
+        y = np.full(SPECIAL.shape, sign)
+        got = ours(kt.tensor(SPECIAL), kt.tensor(y), reduction="none").to_numpy()
+        want = theirs(torch.tensor(SPECIAL), torch.tensor(y), reduction="none")
+        np.testing.assert_array_equal(got, want.numpy())
+    x = np.array([0.5, -1.5, 0.5])
+    for target in ([1, -1, -1], [True, False, True]):  # int64 and bool targets
+        for dtype in ("float32", "float64"):
+            k = kt.tensor(x, dtype=getattr(kt, dtype), requires_grad=True)
+            t = torch.tensor(x, dtype=getattr(torch, dtype), requires_grad=True)
+            got, want = ours(k, kt.tensor(target)), theirs(t, torch.tensor(target))
+            assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+            np.testing.assert_allclose(got.item(), want.item(), rtol=1e-6)
+            if target[-1] is True:  # (torch's soft_margin_loss: no backward)
+                continue
+            got.backward()
+            want.backward()
+            np.testing.assert_allclose(k.grad.to_numpy(), t.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_losses_reject_misuse_as_torch(name):
+    torch = import_torch()
+    ours, theirs = getattr(F, name), getattr(torch.nn.functional, name)
+    x = np.ones((2, 3))
+    for call in (
+        lambda f, T: f(T.tensor(x), T.tensor(x), reduction="average"),
+        lambda f, T: f(x.tolist(), T.tensor(x)),
+    ):
+        with pytest.raises((ValueError, TypeError)) as theirs_error:
+            call(theirs, torch)
+        with pytest.raises(theirs_error.type):
+            call(ours, kt)
+
+
+def test_loss_layers_match_torch():
+    torch = import_torch()
+    x, y = RNG.normal(size=(3, 4)), kt.tensor(SIGNS)
+    for ours, theirs in [
+        (nn.SoftMarginLoss(), torch.nn.SoftMarginLoss()),
+        (nn.SoftMarginLoss(reduction="sum"), torch.nn.SoftMarginLoss(reduction="sum")),
+        (nn.SoftMarginLoss("none"), torch.nn.SoftMarginLoss(reduction="none")),
+    ]:
+        assert repr(ours) == repr(theirs)
+        assert_same_function(
+            lambda t: ours(t, y),
+            lambda t: theirs(t, torch.tensor(SIGNS)),
+            x,
+            rng=np.random.default_rng(4),
+            rtol=1e-10,
+        )
 
 
 # ---------------------------------------------------------------- resizing
