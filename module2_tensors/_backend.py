@@ -23,7 +23,6 @@ from .tensor_data import shape_broadcast
 if TYPE_CHECKING:
     from .tensor_ops import TensorOps
 
-__all__ = ["TensorBackend", "matmul_shape", "SHAPE_PAIRS"]
 
 #: Pairs of shapes whose answers are remembered (here and in FastOps' wrappers): a
 #: training step broadcasts and multiplies the same few pairs every time.
