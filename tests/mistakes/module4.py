@@ -441,8 +441,8 @@ MISTAKES = [
         "name": "linear-reads-the-parameter-not-value",
         "task": "4.6",
         "file": "module4_networks/layers.py",
-        "find": "        return F.linear(x, self.weight.value, bias)\n",
-        "replace": "        return F.linear(x, self.weight, bias)\n",
+        "find": "        return F.linear(x, self.weight.value, _value(self.bias))\n",
+        "replace": "        return F.linear(x, self.weight, _value(self.bias))\n",
         "description": "Linear passes self.weight, not self.weight.value: after "
         "update(leaf) (an optimizer, a gradient check) the leaf gets no gradient",
     },
