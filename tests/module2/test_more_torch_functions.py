@@ -298,6 +298,15 @@ def test_float_power():
         kt.tensor([2, 3]).float_power_(2)
 
 
+def _same_in_place(name, x, other):
+    """``x.name(other)`` for an in-place ``name``: ``x`` afterwards as torch's
+    (float64 tensors of ``x`` and ``other``)."""
+    torch = import_torch()
+    ours, theirs = kt.tensor(x), torch.tensor(x, dtype=torch.float64)
+    getattr(ours, name)(kt.tensor(other))
+    _same(ours, getattr(theirs, name)(torch.tensor(other, dtype=torch.float64)))
+
+
 def test_hypot():
     torch = import_torch()
     _both(kt.hypot, torch.hypot, A, B)
@@ -305,10 +314,7 @@ def test_hypot():
     _ties(kt.hypot, torch.hypot, A * 1e-200, B * 1e-200)
     x, y = np.meshgrid(SPECIAL, np.concatenate([SPECIAL, [1e300]]))
     _ties(kt.hypot, torch.hypot, x, y)  # (0/0: NaN gradients, as PyTorch's)
-    h = kt.tensor([3.0, 1e200])
-    h.hypot_(kt.tensor([4.0, 1e200]))
-    t = torch.tensor([3.0, 1e200], dtype=torch.float64)
-    _same(h, t.hypot_(torch.tensor([4.0, 1e200], dtype=torch.float64)))
+    _same_in_place("hypot_", [3.0, 1e200], [4.0, 1e200])
 
 
 def test_xlogy():
@@ -326,10 +332,7 @@ def test_xlogy():
     )
     i, j = torch.tensor([0, 2, 3]), torch.tensor([0, 5, 1])
     _same(kt.tensor([0, 2, 3]).xlogy(kt.tensor([0, 5, 1])), i.xlogy(j))
-    z = kt.tensor([0.0, 2.0])
-    z.xlogy_(kt.tensor([0.0, 3.0]))
-    t = torch.tensor([0.0, 2.0], dtype=torch.float64)
-    _same(z, t.xlogy_(torch.tensor([0.0, 3.0], dtype=torch.float64)))
+    _same_in_place("xlogy_", [0.0, 2.0], [0.0, 3.0])
 
 
 def test_heaviside():
@@ -341,10 +344,7 @@ def test_heaviside():
     _same(
         kt.tensor([-3, 0, 2]).heaviside(kt.tensor([7])), i.heaviside(torch.tensor([7]))
     )
-    x = kt.tensor([-1.0, 0.0, 3.0])
-    x.heaviside_(kt.tensor(0.25))
-    t = torch.tensor([-1.0, 0.0, 3.0], dtype=torch.float64)
-    _same(x, t.heaviside_(torch.tensor(0.25, dtype=torch.float64)))
+    _same_in_place("heaviside_", [-1.0, 0.0, 3.0], 0.25)
     for lib in (torch, kt):
         with pytest.raises(RuntimeError):
             lib.heaviside(lib.tensor([-1.0, 0.0]), lib.tensor([1]))
