@@ -92,10 +92,8 @@ def grad(
         )
     from module1_scalar_autodiff.autodiff import topological_sort
 
-    from .tensor import Tensor
-
-    outs: List[Tensor] = _listed(outputs)
-    ins: List[Tensor] = _listed(inputs)
+    outs = _listed(outputs)
+    ins = _listed(inputs)
     seeds = [None] * len(outs) if grad_outputs is None else _listed(grad_outputs)
     if not all(x.requires_grad for x in ins):
         raise RuntimeError("grad: one of the inputs does not require grad")
