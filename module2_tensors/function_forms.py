@@ -206,9 +206,13 @@ def triu_indices(row: int, col: int, offset: int = 0, **kw: Any) -> Tensor:
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, **kw: Any):
-    """``torch.logspace``: ``base`` to the powers ``linspace(start, end, steps)``."""
-    requires_grad = kw.pop("requires_grad", False)
-    return (base ** linspace(start, end, steps, **kw)).requires_grad_(requires_grad)
+    """``torch.logspace``: ``base`` to the powers ``linspace(start, end, steps)``,
+    computed in floats and then converted to ``dtype`` (an integer dtype truncates
+    the powers, not the exponents: ``logspace(0, 1, 3, dtype=kt.int64)`` is 1, 3, 10).
+    """
+    requires_grad, dtype = kw.pop("requires_grad", False), kw.pop("dtype", None)
+    powers = base ** linspace(start, end, steps, **kw)
+    return powers.to(dtype=dtype).requires_grad_(requires_grad)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:

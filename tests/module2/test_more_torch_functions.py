@@ -394,6 +394,12 @@ def test_logspace():
         )
     x = kt.logspace(0, 1, 5, base=3.0, dtype=kt.float32, requires_grad=True)
     assert x.dtype == kt.float32 and x.is_leaf and x.requires_grad
+    # An integer dtype truncates the powers, not the exponents: 1, 3, 10, 31, 100
+    # (truncated exponents would give 1, 1, 10, 10, 100).
+    for args in [(0, 2, 5), (0, 3, 7, 2.0)]:
+        _same(
+            kt.logspace(*args, dtype=kt.int64), torch.logspace(*args, dtype=torch.int64)
+        )
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])
