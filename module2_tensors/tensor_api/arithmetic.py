@@ -150,11 +150,11 @@ class ArithmeticMixin:
 
     def add(self, other: TensorLike, alpha: TensorLike = 1) -> "Tensor":
         """``torch.add``: $\\mathrm{self} + \\alpha \\cdot \\mathrm{other}$."""
-        return self + (other if alpha == 1 else self._other(other) * alpha)
+        return self + (other if alpha == 1 else other * alpha)
 
     def sub(self, other: TensorLike, alpha: TensorLike = 1) -> "Tensor":
         """``torch.sub``: $\\mathrm{self} - \\alpha \\cdot \\mathrm{other}$."""
-        return self - (other if alpha == 1 else self._other(other) * alpha)
+        return self - (other if alpha == 1 else other * alpha)
 
     def __mul__(self, b: TensorLike) -> "Tensor":
         o = b if isinstance(b, CoreMixin) else self._other(b)

@@ -37,6 +37,11 @@ def test_add_and_sub_scale_the_other_by_alpha():
     assert x.sub(y, alpha=0.5).tolist() == [-4.0, -8.0]
     assert x.add(3).tolist() == [4.0, 5.0] and x.sub(1).tolist() == [0.0, 1.0]
     assert kt.tensor([1, 2]).add(kt.tensor([1, 1]), alpha=3).dtype is kt.int64
+    # A Python number scaled by an integer alpha stays an integer (PyTorch: int64).
+    scaled = kt.tensor([1, 2]).add(2, alpha=2)
+    assert scaled.dtype is kt.int64 and scaled.tolist() == [5, 6]
+    assert kt.tensor([1, 2]).sub(1, alpha=2).tolist() == [-1, 0]
+    assert kt.tensor([1, 2]).add_(2, alpha=3).tolist() == [7, 8]
 
 
 def test_add_alpha_gradients_are_alpha_times_the_upstream():
