@@ -261,8 +261,7 @@ class RNN(_RNNBase):
         super().__init__(input_size, hidden_size, num_layers, *args, **kwargs)
         self.nonlinearity = nonlinearity
 
-    def _step(self, gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
-        return rnn_step(gi, gh, self.nonlinearity)
+    _step = RNNCell._step  # (rnn_step with self.nonlinearity)
 
 
 class LSTM(_RNNBase):
