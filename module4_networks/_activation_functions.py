@@ -18,6 +18,7 @@ from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.elementwise import Unary, unary_map
 from module2_tensors.engine.higher_order import register
 from module2_tensors.function_forms import where
+from module2_tensors.tensor_api.dtype_device import floated
 from module2_tensors.tensor import Tensor
 
 __all__ = [
@@ -90,7 +91,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     ``torch.nn.functional.gelu``; ``approximate="tanh"``: $\\tfrac{x}{2} (1 +
     \\tanh(\\sqrt{2/\\pi} (x + 0.044715 x^3)))$."""
     if approximate == "none":
-        return _Gelu.apply(input)
+        return floated(input, _Gelu.apply(input))  # (float32 stays float32)
     if approximate == "tanh":
         inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
         return input * 0.5 * (inner.tanh() + 1.0)

@@ -46,3 +46,16 @@ def test_normalize_and_cosine_similarity_of_float32_stay_float32_with_gradients(
     assert similarity.dtype is kt.float32
     np.testing.assert_allclose(similarity.detach().to_numpy(), [24.0 / 25.0])
     assert F.pairwise_distance(a, b).dtype is kt.float32
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_of_float32_stays_float32_with_gradients(approximate):
+    # Exact GELU is one recorded map (_Gelu), whose result reported float64.
+    x = kt.tensor([1.0, -0.5], dtype=kt.float32, requires_grad=True)
+    y = F.gelu(x, approximate=approximate)
+    assert y.dtype is kt.float32
+    assert nn.GELU(approximate)(x).dtype is kt.float32
+    y.sum().backward()
+    assert x.grad.dtype is kt.float32
+    assert F.gelu(kt.tensor([1.0, -0.5])).dtype is kt.float64
