@@ -259,8 +259,11 @@ class InPlaceMixin:
     divide_ = true_divide_ = div_
     greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
 
-    # a += b is a.add_(b), ...
+    # a += b is a.add_(b), ... (without these Python would rebind a to a + b,
+    # leaving its views and other names of it unchanged)
     __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
+    __ipow__, __ifloordiv__, __imod__ = pow_, floor_divide_, remainder_
+    __iand__, __ior__, __ixor__ = map(_in_place_form, ("__and__", "__or__", "__xor__"))
 
     def copy_(self, src: TensorLike) -> "Tensor":
         """Copy ``src`` (broadcast, moved to this backend) into this tensor, in

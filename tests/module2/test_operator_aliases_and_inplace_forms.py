@@ -282,6 +282,36 @@ def test_in_place_forms_check_the_result_dtype_as_pytorch():
     assert kt.tensor([2.0, 3.0]).pow_(kt.tensor([2.0, 0.5])).tolist() == [4.0, 3.0**0.5]
 
 
+def test_augmented_assignments_write_into_the_tensor_and_its_views():
+    # x **= 2 and the others change x itself, as PyTorch's: another name of x and
+    # x's base see the result (Python would otherwise rebind x to a new tensor).
+    x = kt.tensor([5.0, 7.0])
+    alias = x
+    x **= 2
+    assert alias.tolist() == [25.0, 49.0]
+    base = kt.tensor([5, 7, 9])
+    view = base[1:]
+    view //= 2
+    assert base.tolist() == [5, 3, 4] and base.dtype is kt.int64
+    view %= 3
+    assert base.tolist() == [5, 0, 1]
+    mask = kt.tensor([True, True, False])
+    keep = mask
+    mask &= kt.tensor([False, True, True])
+    assert keep.tolist() == [False, True, False] and keep.dtype is kt.bool
+    mask |= kt.tensor([True, False, False])
+    mask ^= kt.tensor([True, True, True])
+    assert keep.tolist() == [False, False, True]
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        leaf = kt.tensor([1.0, 2.0], requires_grad=True)
+        leaf **= 2
+    y = kt.tensor([1.0, 2.0], requires_grad=True)
+    z = y * 1.0
+    z **= 2
+    z.sum().backward()
+    assert y.grad.tolist() == [2.0, 4.0]
+
+
 def test_addcmul_and_addcdiv_add_a_scaled_product_or_quotient():
     x = kt.tensor([1.0, 2.0])
     assert x.addcmul_(kt.tensor([1.0, 2.0]), kt.tensor([3.0, 4.0]), value=0.5) is x
