@@ -124,6 +124,11 @@ class ReductionMixin:
         or ``(values, indices)`` along ``dim``, as ``torch.median``."""
         x, d = (self.reshape(-1), 0) if dim is None else (self, dim)
         found = x.kthvalue(((x.shape[d] if x.dims else 1) + 1) // 2, d, keepdim)
+        nan = x.isnan()
+        if nan.any():  # (a slice with a NaN: NaN, at its first NaN, as PyTorch's)
+            first, has = nan.long().argmax(d, keepdim), nan.any(d, keepdim)
+            values = found.values.masked_fill(has, math.nan)
+            found = ValuesIndices(values, found.indices.where(~has, first))
         return found.values if dim is None else found
 
     def unique(

@@ -59,6 +59,23 @@ def test_kthvalue_and_median_give_values_and_int64_indices():
     check_gradients(lambda t: t.median(0).values, case(A))
 
 
+def test_median_of_a_slice_with_a_nan_is_nan_at_its_first_nan():
+    # PyTorch's median propagates NaN (kthvalue sorts it last): the value is NaN
+    # and the index that of the slice's first NaN; slices without one as before.
+    nan = np.nan
+    a = np.array([[1.0, nan, 3.0, nan], [4.0, 1.0, 2.0, 3.0], [nan, 0.0, 5.0, 6.0]])
+    assert np.isnan(kt.tensor([1.0, nan, 3.0]).median().item())
+    for keepdim in (False, True):
+        values, indices = kt.tensor(a).median(1, keepdim)
+        shape = (3, 1) if keepdim else (3,)
+        np.testing.assert_array_equal(values.to_numpy().reshape(3), [nan, 2.0, nan])
+        assert indices.to_numpy().shape == shape and indices.dtype is kt.int64
+        assert indices.to_numpy().reshape(3).tolist() == [1, 2, 0]
+    values, indices = kt.tensor(a).median(0)
+    np.testing.assert_array_equal(values.to_numpy(), [nan, nan, 3.0, nan])
+    assert indices.tolist() == [2, 0, 0, 0]
+
+
 def test_var_mean_and_std_mean_take_var_s_arguments():
     x = kt.tensor(A)
     var, mean = kt.var_mean(x, 1)
