@@ -80,17 +80,6 @@ class IndexingMixin:
         hit[index] = True  # (a float index raises, as in PyTorch)
         return x.masked_fill(hit, value).movedim(-1, dim)
 
-    def index_fill_(self, dim: int, index: "Tensor", value: Any) -> "Tensor":
-        """:meth:`index_fill`, in place; returns ``self``."""
-        fill = lambda a, v: a.index_fill(dim, index, v)  # noqa: E731
-        return self._in_place("index_fill_", fill, value)
-
-    def scatter_add_(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
-        """:meth:`scatter_add`, in place; returns ``self``."""
-        return self._in_place(
-            "scatter_add_", lambda a, s: a.scatter_add(dim, index, s), src
-        )
-
     def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Any:
         """``self[indices] = values`` in place, or with ``accumulate`` ``+=``
         where a repeated index adds each time (``torch.Tensor.index_put_``)."""

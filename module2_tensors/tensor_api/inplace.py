@@ -49,12 +49,13 @@ _ARITHMETIC = {"add_", "sub_", "mul_", "div_", "clamp_"}
 
 
 def _in_place_form(
-    name: str, *, options: bool = False, recorded: bool = True
+    name: str, *, options: bool = False, recorded: bool = True, at: int = 0
 ) -> Callable[..., "Tensor"]:
     """The in-place form ``name_`` of the method ``name`` (``exp_`` of ``exp``,
     ``add_(other, alpha)`` of ``add``): its result written into ``self`` by
     :meth:`InPlaceMixin._in_place`, with the first argument (``other``), if
-    any, as the recorded operation's second input (its gradient flows).
+    any, as the recorded operation's second input (its gradient flows); or the
+    argument at position ``at`` (``scatter_add_(dim, index, src)``: 2).
 
     ``options``: the arguments are options, not tensors (``x.cumsum_(0)``,
     ``x.tril_(-1)``): all of them go to the method as they are. ``recorded``:
@@ -65,11 +66,11 @@ def _in_place_form(
         """The method without its trailing underscore (``x.exp_()``: ``x.exp()``)
         with these arguments, its result written into this tensor; returns it."""
 
-        def op(a: "Tensor", v: Any) -> "Tensor":  # (v: args[0], made a tensor)
-            given = args if options else (v, *args[1:])[: len(args)]
+        def op(a: "Tensor", v: Any) -> "Tensor":  # (v: args[at], made a tensor)
+            given = args if options else (*args[:at], v, *args[at + 1 :])[: len(args)]
             return getattr(a, name)(*given, **kwargs)
 
-        value = args[0] if args and not options else 0.0
+        value = args[at] if len(args) > at and not options else 0.0
         return self._in_place(name + "_", op, value, recorded=recorded)
 
     return in_place
@@ -110,11 +111,10 @@ class InPlaceMixin:
     __slots__ = ()
 
     # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
-    def masked_fill_(self, mask: "Tensor", value: TensorLike) -> "Tensor":
-        """:meth:`masked_fill`, in place; returns ``self``."""
-        return self._in_place(
-            "masked_fill_", lambda a, v: a.masked_fill(mask, v), value
-        )
+    # (the value or source recorded: the argument at 1 or 2)
+    masked_fill_ = _in_place_form("masked_fill", at=1)
+    index_fill_ = _in_place_form("index_fill", at=2)
+    scatter_add_ = _in_place_form("scatter_add", at=2)
 
     def normal_(
         self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None

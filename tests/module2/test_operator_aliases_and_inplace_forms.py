@@ -312,6 +312,29 @@ def test_augmented_assignments_write_into_the_tensor_and_its_views():
     assert y.grad.tolist() == [2.0, 4.0]
 
 
+def test_fill_and_scatter_in_place_record_their_value_or_source():
+    # masked_fill_(mask, value), index_fill_(dim, index, value) and
+    # scatter_add_(dim, index, src): the tensor argument's gradient flows.
+    mask = kt.tensor([True, False, True])
+    value = kt.tensor(2.0, requires_grad=True)
+    y = kt.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1.0
+    assert y.masked_fill_(mask, value).tolist() == [2.0, 2.0, 2.0]
+    (y * kt.tensor([1.0, 10.0, 100.0])).sum().backward()
+    assert value.grad.item() == 101.0
+    rows = kt.zeros(3, 2) * 1.0
+    filled = kt.tensor(5.0, requires_grad=True)
+    rows.index_fill_(0, kt.tensor([0, 2]), filled).sum().backward()
+    assert rows.tolist() == [[5.0, 5.0], [0.0, 0.0], [5.0, 5.0]]
+    assert filled.grad.item() == 4.0
+    src = kt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    out = kt.zeros(3, 2) * 1.0
+    out.scatter_add_(0, kt.tensor([[0, 1], [2, 2]]), src)
+    assert out.tolist() == [[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]]
+    (out * kt.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+    assert src.grad.tolist() == [[1.0, 4.0], [5.0, 6.0]]
+    assert kt.tensor([1, 2, 3]).masked_fill_(mask, value=9).tolist() == [9, 2, 9]
+
+
 def test_addcmul_and_addcdiv_add_a_scaled_product_or_quotient():
     x = kt.tensor([1.0, 2.0])
     assert x.addcmul_(kt.tensor([1.0, 2.0]), kt.tensor([3.0, 4.0]), value=0.5) is x
