@@ -4,7 +4,8 @@ and autograd records the change where the tensor is in a graph."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+import inspect
+from typing import TYPE_CHECKING, Any, Callable, Tuple
 
 from ..engine.autograd import Context
 
@@ -65,6 +66,11 @@ def _in_place_form(
     def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
         """The method without its trailing underscore (``x.exp_()``: ``x.exp()``)
         with these arguments, its result written into this tensor; returns it."""
+        if kwargs and len(args) <= at and not options:  # (given by name: bound, so
+            # that it is recorded, as add_(other=y)'s y and scatter_add_'s src=)
+            method = inspect.signature(getattr(type(self), name))
+            bound = method.bind(self, *args, **kwargs)
+            args, kwargs = bound.args[1:], bound.kwargs
 
         def op(a: "Tensor", v: Any) -> "Tensor":  # (v: args[at], made a tensor)
             given = args if options else (*args[:at], v, *args[at + 1 :])[: len(args)]
@@ -113,8 +119,9 @@ class InPlaceMixin:
     # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
     # (the value or source recorded: the argument at 1 or 2)
     masked_fill_ = _in_place_form("masked_fill", at=1)
-    index_fill_ = _in_place_form("index_fill", at=2)
-    scatter_add_ = _in_place_form("scatter_add", at=2)
+    index_fill_, scatter_, scatter_add_ = (
+        _in_place_form(n, at=2) for n in ("index_fill", "scatter", "scatter_add")
+    )
 
     def normal_(
         self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
@@ -202,22 +209,6 @@ class InPlaceMixin:
         if out.history is not None:  # (a float: an integer result has none)
             self.history, self._requires_grad = out.history, True
         return self
-
-    def scatter_(
-        self,
-        dim: int,
-        index: "Tensor",
-        src: Optional[TensorLike] = None,
-        *,
-        value: Optional[float] = None,
-    ) -> "Tensor":
-        """:meth:`scatter`, in place; returns ``self``."""
-        if isinstance(src, CoreMixin):
-            return self._in_place(
-                "scatter_", lambda a, s: a.scatter(dim, index, s), src
-            )
-        fill = value if src is None else src
-        return self._in_place("scatter_", lambda a, _: a.scatter(dim, index, fill), 0.0)
 
     # In-place forms of the methods: x.add_(y, alpha=2) writes x.add(y, alpha=2)
     # into x (by _in_place, y the recorded input), x.exp_() writes x.exp(), ...

@@ -333,6 +333,17 @@ def test_fill_and_scatter_in_place_record_their_value_or_source():
     (out * kt.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
     assert src.grad.tolist() == [[1.0, 4.0], [5.0, 6.0]]
     assert kt.tensor([1, 2, 3]).masked_fill_(mask, value=9).tolist() == [9, 2, 9]
+    # Given by name, the tensor is recorded all the same.
+    src.grad = None
+    out = kt.zeros(3, 2) * 1.0
+    out.scatter_add_(dim=0, index=kt.tensor([[0, 1], [2, 2]]), src=src)
+    out.sum().backward()
+    assert src.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    other = kt.tensor([1.0, 2.0], requires_grad=True)
+    total = kt.ones(2) * 1.0
+    assert total.add_(other=other, alpha=3).tolist() == [4.0, 7.0]
+    total.sum().backward()
+    assert other.grad.tolist() == [3.0, 3.0]
 
 
 def test_addcmul_and_addcdiv_add_a_scaled_product_or_quotient():
