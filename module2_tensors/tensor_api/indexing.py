@@ -55,6 +55,12 @@ class IndexingMixin:
     gather = keeps_dtype(_int_indexed(ixf.gather, "gather"))
     nonzero = indexing.nonzero  # (int64 indices)
 
+    def index_copy(self, dim: int, index: "Tensor", source: "Tensor") -> "Tensor":
+        """``torch.Tensor.index_copy``: a copy with slice ``index[k]`` along ``dim``
+        replaced by ``source``'s slice ``k``: :meth:`index_fill` with 0, then
+        :meth:`index_add` (the gradient reaches ``source`` and the entries kept)."""
+        return self.index_fill(dim, index, 0).index_add(dim, index, source)
+
     def masked_select(self, mask: "Tensor") -> "Tensor":
         """The entries where ``mask`` (broadcast with this tensor) is true, as a
         1-D tensor (``torch.masked_select``; differentiable)."""

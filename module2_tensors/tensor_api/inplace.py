@@ -119,8 +119,9 @@ class InPlaceMixin:
     # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
     # (the value or source recorded: the argument at 1 or 2)
     masked_fill_ = _in_place_form("masked_fill", at=1)
-    index_fill_, scatter_, scatter_add_ = (
-        _in_place_form(n, at=2) for n in ("index_fill", "scatter", "scatter_add")
+    index_fill_, index_add_, index_copy_, scatter_, scatter_add_ = (
+        _in_place_form(n, at=2)
+        for n in "index_fill index_add index_copy scatter scatter_add".split()
     )
 
     def normal_(

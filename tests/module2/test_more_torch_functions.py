@@ -472,3 +472,34 @@ def test_cummax_cummin(name):
         expected = getattr(torch.tensor(values), name)(0)
         _same(got.values, expected.values)
         _same(got.indices, expected.indices)
+
+
+def test_index_add_index_copy():
+    torch = import_torch()
+    index = [2, 0]
+    for dim, shape in [(0, (2, 4)), (1, (3, 2))]:
+        _both(
+            lambda x, s: x.index_copy(dim, kt.tensor(index), s),
+            lambda x, s: x.index_copy(dim, torch.tensor(index), s),
+            A[:, :3] if dim else A,
+            RNG.normal(size=shape),
+        )
+        for name, kw in [("index_copy_", {}), ("index_add_", {"alpha": -2.0})]:
+            x = A[:, :3] if dim else A
+            ps = [kt.tensor(a, requires_grad=True) for a in (x, RNG.normal(size=shape))]
+            ts = [torch.tensor(p.to_numpy(), requires_grad=True) for p in ps]
+            got = getattr(ps[0] * 1, name)(dim, kt.tensor(index), ps[1], **kw)
+            expected = getattr(ts[0] * 1, name)(dim, torch.tensor(index), ts[1], **kw)
+            _same(got.detach(), expected.detach())
+            assert_same_backward(got, expected, ps, ts, RNG, rtol=1e-12, atol=1e-14)
+    i = torch.zeros(3, dtype=torch.int64)
+    ours = kt.zeros(3).long()
+    assert ours.index_copy_(0, kt.tensor([1]), kt.tensor([7])) is ours
+    _same(ours, i.index_copy_(0, torch.tensor([1]), torch.tensor([7])))
+    _same(
+        ours.index_add_(0, kt.tensor([1, 1]), kt.tensor([1, 2]), alpha=3),
+        i.index_add_(0, torch.tensor([1, 1]), torch.tensor([1, 2]), alpha=3),
+    )
+    for lib in (torch, kt):
+        with pytest.raises((RuntimeError, IndexError)):
+            lib.zeros(3).index_copy(0, lib.tensor([1.0]), lib.tensor([7.0]))
