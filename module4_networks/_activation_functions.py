@@ -131,7 +131,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     # (z + |z|) / 2 is max(z, 0) with derivative 1/2 at 0, so the sum has
     # sigma(0) = 1/2 there, as the exact derivative.
     smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
-    return where(z > threshold, input, smooth)
+    # (at z = -inf the sum is -inf + inf: PyTorch's limit, 0, with gradient 0)
+    return where(z > threshold, input, smooth.masked_fill(z == -math.inf, 0.0))
 
 
 def logsigmoid(input: Tensor) -> Tensor:

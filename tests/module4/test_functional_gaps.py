@@ -34,6 +34,22 @@ def test_logsigmoid_is_log_of_sigmoid_and_stable_far_out():
     assert nn.LogSigmoid()(kt.tensor([0.0])).item() == pytest.approx(-np.log(2.0))
 
 
+@pytest.mark.task2_6
+def test_softplus_and_logsigmoid_at_infinity_are_their_limits():
+    # softplus(-inf) = 0 and logsigmoid(inf) = 0 with gradient 0 and 1, as
+    # PyTorch's (the stable formula's max(z, 0) part is -inf + inf there).
+    inf = np.inf
+    x = kt.tensor([-inf, inf], requires_grad=True)
+    y = F.softplus(x)
+    np.testing.assert_array_equal(y.detach().to_numpy(), [0.0, inf])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.to_numpy(), [0.0, 1.0])
+    assert np.isnan(F.softplus(kt.tensor([np.nan])).item())
+    z = F.logsigmoid(kt.tensor([inf, -inf]))
+    np.testing.assert_array_equal(z.to_numpy(), [0.0, -inf])
+    assert F.softplus(kt.tensor([-inf]), beta=2.0, threshold=5.0).item() == 0.0
+
+
 def _batch_norm_ref(x, w, b, eps=1e-5):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
