@@ -138,6 +138,11 @@ class CoreMixin:
         """The number of entries; also callable: ``t.size()``, ``t.size(dim)``."""
         return Size(self._tensor.shape)
 
+    def stride(self, dim: Optional[int] = None) -> Union[Tuple[int, ...], int]:
+        """``Tensor.stride``: the step in storage, in entries, along each dim (or
+        ``dim``) of this view, as ``size()`` gives the sizes."""
+        return Size(self._tensor.strides)(dim)
+
     def numel(self) -> int:
         """The number of entries."""
         return self._tensor.size

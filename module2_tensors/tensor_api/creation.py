@@ -54,6 +54,8 @@ class CreationMixin:
         ``new_zeros((2, 3))``, as PyTorch's (dtype as :meth:`new_full`)."""
         return self.new_full(sf._shape_args(shape), 0.0, dtype=dtype)
 
+    new_empty = new_zeros  # (Tensor.new_empty: any values will do)
+
     def new_ones(self, *shape: Any, dtype: Optional[dtypes.dtype] = None) -> "Tensor":
         """A new tensor of ones on this tensor's backend (shape and dtype as
         :meth:`new_zeros`)."""

@@ -503,3 +503,32 @@ def test_index_add_index_copy():
     for lib in (torch, kt):
         with pytest.raises((RuntimeError, IndexError)):
             lib.zeros(3).index_copy(0, lib.tensor([1.0]), lib.tensor([7.0]))
+
+
+def test_new_empty_and_stride():
+    torch = import_torch()
+    x = kt.zeros(2, 3).float()
+    assert x.new_empty(4, 2).shape == x.new_empty((4, 2)).shape == (4, 2)
+    assert x.new_empty(3).dtype == kt.float32
+    views = [
+        lambda x: x,
+        lambda x: x.transpose(0, 2),
+        lambda x: x[1:, :, 2:5],
+        lambda x: x[::2, 1],
+        lambda x: x.narrow(1, 2, 2),
+        lambda x: x[1, :1].expand(3, 5, 6),
+        lambda x: x.unbind(1)[3],
+        lambda x: x[1].view(30),
+        lambda x: x.permute(2, 0, 1)[1:],
+        lambda x: x[1:].unsqueeze(1),
+        lambda x: x[..., 1],
+    ]
+    for view in views:
+        ours, theirs = view(kt.zeros(4, 5, 6)), view(torch.zeros(4, 5, 6))
+        assert ours.stride() == theirs.stride()
+        for d in range(-ours.dims, ours.dims):
+            assert ours.stride(d) == theirs.stride(d)
+    assert kt.tensor(2.0).stride() == torch.tensor(2.0).stride() == ()
+    for lib in (torch, kt):
+        with pytest.raises(IndexError):
+            lib.zeros(2, 3).stride(2)
