@@ -377,7 +377,8 @@ def re_exports(path: Path) -> List[str]:
 #: probes against PyTorch found: +1 logspace's integer dtype, +2 **= //= %= &= |=
 #: ^= in place, +5 median of a slice with a NaN, +1 gelu's float32, +5 in-place
 #: forms binding arguments given by name (add_(other=), scatter_add_(src=)); and
-#: +6 for issue 42's index_add_, index_copy(_), new_empty, stride: 13,497.
+#: +6 for issue 42's index_add_, index_copy(_), new_empty, stride, +1 for the
+#: in-place forms' names in errors (and_ for &=): 13,498.
 #: :data:`LIBRARY_GOAL` is issue 38's ceiling: the budget never goes above it.
 LIBRARY_BUDGET = 13_500
 LIBRARY_GOAL = 13_500

@@ -61,13 +61,15 @@ def _in_place_form(
     ``options``: the arguments are options, not tensors (``x.cumsum_(0)``,
     ``x.tril_(-1)``): all of them go to the method as they are. ``recorded``:
     see :meth:`InPlaceMixin._in_place` (PyTorch records no ``logical_*_``)."""
-    _ARITHMETIC.add(name + "_")
+    what = name.strip("_") + "_"  # (its name in errors: and_ for a &= b's __and__)
+    _ARITHMETIC.add(what)
 
     def in_place(self: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
         """The method without its trailing underscore (``x.exp_()``: ``x.exp()``)
         with these arguments, its result written into this tensor; returns it."""
-        if kwargs and len(args) <= at and not options:  # (given by name: bound, so
-            # that it is recorded, as add_(other=y)'s y and scatter_add_'s src=)
+        # The recorded argument given by name (add_(other=y), scatter_add_(...,
+        # src=s)): bound to the method's signature first, so that it is recorded.
+        if kwargs and len(args) <= at and not options:
             method = inspect.signature(getattr(type(self), name))
             bound = method.bind(self, *args, **kwargs)
             args, kwargs = bound.args[1:], bound.kwargs
@@ -77,7 +79,7 @@ def _in_place_form(
             return getattr(a, name)(*given, **kwargs)
 
         value = args[at] if len(args) > at and not options else 0.0
-        return self._in_place(name + "_", op, value, recorded=recorded)
+        return self._in_place(what, op, value, recorded=recorded)
 
     return in_place
 

@@ -305,6 +305,9 @@ def test_augmented_assignments_write_into_the_tensor_and_its_views():
     with pytest.raises(RuntimeError, match="leaf Variable"):
         leaf = kt.tensor([1.0, 2.0], requires_grad=True)
         leaf **= 2
+    with pytest.raises(RuntimeError, match=r"in-place operation \(and_\)"):
+        flags = kt.tensor([1.0, 0.0], requires_grad=True)
+        flags &= kt.tensor([1.0, 1.0])
     y = kt.tensor([1.0, 2.0], requires_grad=True)
     z = y * 1.0
     z **= 2
