@@ -66,7 +66,7 @@ def std_mean(x: Tensor, *args: Any, **kwargs: Any) -> Tuple[Tensor, Tensor]:
 
 
 def _mean_as(x, dim=None, unbiased=True, keepdim=False, **_):  # (var's arguments)
-    return x.mean(dim, keepdim)
+    return x.mean(None if isinstance(dim, bool) else dim, keepdim)  # (var(False))
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:

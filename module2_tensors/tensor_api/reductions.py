@@ -364,18 +364,16 @@ class ReductionMixin:
         """$1$ where some entry over ``dim`` is non-zero, else $0$."""
         return ~(self == 0.0).all(dim, keepdim)
 
-    var = ixf.var  # (Task 2.6's function of the tensor first, bound as a method)
+    def var(self, dim: Dims = None, *args: Any, **kw: Any) -> "Tensor":
+        """Task 2.6's :func:`~indexing_functions.var` (its arguments); a bool alone
+        is ``unbiased``: ``x.var(False)``, PyTorch's ``var(unbiased)``."""
+        if isinstance(dim, bool):
+            return ixf.var(self, None, dim, *args, **kw)
+        return ixf.var(self, dim, *args, **kw)
 
-    def std(
-        self,
-        dim: Dims = None,
-        unbiased: bool = True,
-        keepdim: bool = False,
-        *,
-        correction: Optional[int] = None,
-    ) -> "Tensor":
-        """The standard deviation: $\\sqrt{\\mathrm{var}}$."""
+    def std(self, dim: Dims = None, *args: Any, **kw: Any) -> "Tensor":
+        """The standard deviation: $\\sqrt{\\mathrm{var}}$ (:meth:`var`'s arguments)."""
         # The gradient of sqrt at a zero variance is taken as 0, not 0 * inf (a
         # constant row: PyTorch gives 0).
-        v = self.var(dim, unbiased, keepdim, correction=correction)
+        v = self.var(dim, *args, **kw)
         return kept_dtype(v, reductions.NormRoot.apply(v, 2.0))

@@ -335,6 +335,23 @@ def test_xlogy():
     _same_in_place("xlogy_", [0.0, 2.0], [0.0, 3.0])
 
 
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_unbiased_alone(name):
+    """``x.var(False)``: a bool alone is ``unbiased`` (PyTorch's ``var(unbiased)``),
+    on the methods and the ``kt.*`` forms, ``var_mean`` and ``std_mean`` too."""
+    torch = import_torch()
+    for u in [False, True]:
+        _both(lambda a: getattr(a, name)(u), lambda a: getattr(a, name)(u), A)
+        _both(
+            lambda a: getattr(kt, name)(a, u), lambda a: getattr(torch, name)(a, u), A
+        )
+        _both(
+            lambda a: kt.stack(getattr(kt, f"{name}_mean")(a, u)),
+            lambda a: torch.stack(getattr(torch, f"{name}_mean")(a, u)),
+            A,
+        )
+
+
 def test_heaviside():
     torch = import_torch()
     for values in [np.array([0.5]), np.array(-2.0), SPECIAL[::-1].copy()]:
