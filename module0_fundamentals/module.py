@@ -33,6 +33,7 @@ The registration plumbing (``__setattr__``, ``__getattr__``, ``add_module``,
 from __future__ import annotations
 
 import operator
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, Optional
 
@@ -457,7 +458,10 @@ class _ModuleSequence(_Container):
     """What ``Sequential``, ``ModuleList`` and ``ParameterList`` share over
     their entries (named ``"0"``, ``"1"``, ...): ``len``, iteration, ``seq[i]``
     (negative counts from the end) and ``seq[a:b]`` (a container of the same
-    kind)."""
+    kind, its entries renumbered, or keeping their names where
+    ``_keep_names``, as PyTorch's ``Sequential``)."""
+
+    _keep_names = False
 
     def __iter__(self) -> Iterator[Any]:
         return iter(list(self._entries().values()))
@@ -466,8 +470,8 @@ class _ModuleSequence(_Container):
         children = list(self._entries().values())
         if isinstance(index, slice):
             part = type(self)()
-            for entry in children[index]:
-                setattr(part, str(len(part)), entry)
+            for name, entry in list(self._entries().items())[index]:
+                setattr(part, name if self._keep_names else str(len(part)), entry)
             return part
         index = operator.index(index)  # (as torch: TypeError for a non-integer)
         if not -len(children) <= index < len(children):
@@ -481,14 +485,21 @@ class _ModuleSequence(_Container):
 class Sequential(_ModuleSequence):
     """Modules applied one after another: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
 
-    The modules are registered as children ``"0"``, ``"1"``, ...; ``seq[i]``,
-    ``len(seq)`` and ``for m in seq`` work as for a list.
+    The modules are registered as children ``"0"``, ``"1"``, ..., or under the
+    keys of one ``OrderedDict`` (``Sequential(OrderedDict([("fc", ...), ...]))``,
+    as PyTorch's); ``seq[i]``, ``len(seq)`` and ``for m in seq`` work as for a
+    list, and a slice keeps the modules' names (``seq[::2]``: ``"0"``, ``"2"``).
     """
 
-    def __init__(self, *modules: Module) -> None:
+    _keep_names = True
+
+    def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
-        for index, module in enumerate(modules):
-            self.add_module(str(index), module)
+        named = enumerate(modules)
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            named = modules[0].items()
+        for name, module in named:
+            self.add_module(str(name), module)
 
     def forward(self, x: Any) -> Any:
         """Feed ``x`` through the modules in order; the empty Sequential returns x."""

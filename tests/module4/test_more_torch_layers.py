@@ -6,13 +6,19 @@ as PyTorch's, and the errors PyTorch raises for plain misuse."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
 import module4_networks as kt
 from module4_networks import nn
 from module4_networks.nn import functional as F
-from tests.pytorch_reference import assert_same_function, import_torch
+from tests.pytorch_reference import (
+    assert_same_function,
+    copy_parameters,
+    import_torch,
+)
 
 pytestmark = pytest.mark.task4_6
 RNG = np.random.default_rng(31)
@@ -197,3 +203,37 @@ def test_upsampling_layers_reject_misuse_as_torch(name):
         getattr(torch.nn, name)()(torch.tensor(x))
     with pytest.raises(ValueError):
         getattr(nn, name)()(kt.tensor(x))
+
+
+# -------------------------------------------------------------- containers
+def _containers(lib):
+    """A Sequential of an OrderedDict, a plain one, a ModuleList and a
+    ParameterList, built alike in Kindling (``lib`` is ``nn``) or ``torch.nn``."""
+    named = [("fc", lib.Linear(2, 3)), ("act", lib.ReLU()), ("out", lib.Linear(3, 1))]
+    weights = [lib.Parameter(layer.weight.detach()) for _, layer in named[::2]]
+    return [
+        lib.Sequential(OrderedDict(named)),
+        lib.Sequential(*[layer for _, layer in named]),
+        lib.ModuleList([layer for _, layer in named]),
+        lib.ParameterList(weights * 2),
+    ]
+
+
+def test_sequential_of_an_ordered_dict_and_slices_name_as_torch():
+    torch = import_torch()
+    for ours, theirs in zip(_containers(nn), _containers(torch.nn)):
+        for index in [slice(None), slice(None, None, 2), slice(1, None), slice(-1)]:
+            part = ours[index]
+            assert type(part) is type(ours)
+            assert list(part.state_dict()) == list(theirs[index].state_dict())
+    ours, theirs = _containers(nn)[0], _containers(torch.nn)[0].double()
+    assert repr(ours) == repr(theirs)
+    copy_parameters(ours, theirs)
+    x = RNG.normal(size=(4, 2))
+    np.testing.assert_allclose(
+        ours(kt.tensor(x)).to_numpy(), theirs(torch.tensor(x)).detach().numpy()
+    )
+    for lib in (nn, torch.nn):  # a plain dict, or an OrderedDict among modules
+        for args in [({"fc": lib.ReLU()},), (OrderedDict(fc=lib.ReLU()), lib.ReLU())]:
+            with pytest.raises(TypeError):
+                lib.Sequential(*args)
