@@ -379,6 +379,9 @@ def re_exports(path: Path) -> List[str]:
 #: forms binding arguments given by name (add_(other=), scatter_add_(src=)); and
 #: +6 for issue 42's index_add_, index_copy(_), new_empty, stride, +1 for the
 #: in-place forms' names in errors (and_ for &=): 13,498.
+#: The thirty-third: -4 for std passing var its arguments as they are, paying
+#: for var(False)/std(False) (positional unbiased) and nn.Sequential(OrderedDict)
+#: with slices that keep the modules' names (+6): 13,500.
 #: :data:`LIBRARY_GOAL` is issue 38's ceiling: the budget never goes above it.
 LIBRARY_BUDGET = 13_500
 LIBRARY_GOAL = 13_500
