@@ -208,9 +208,13 @@ def triu_indices(row: int, col: int, offset: int = 0, **kw: Any) -> Tensor:
 def logspace(start: float, end: float, steps: int, base: float = 10.0, **kw: Any):
     """``torch.logspace``: ``base`` to the powers ``linspace(start, end, steps)``,
     computed in floats and then converted to ``dtype`` (an integer dtype truncates
-    the powers, not the exponents: ``logspace(0, 1, 3, dtype=kt.int64)`` is 1, 3, 10).
+    the endpoints, unless ``steps`` is 1, and the powers, not the exponents:
+    ``logspace(0, 1, 3, dtype=kt.int64)`` is 1, 3, 10, ``logspace(0.5, 1, 2, ...)``
+    1, 10, as PyTorch's).
     """
     requires_grad, dtype = kw.pop("requires_grad", False), kw.pop("dtype", None)
+    if dtype is not None and not dtype.is_floating_point and steps > 1:
+        start, end = int(start), int(end)
     powers = base ** linspace(start, end, steps, **kw)
     return powers.to(dtype=dtype).requires_grad_(requires_grad)
 

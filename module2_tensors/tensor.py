@@ -397,7 +397,10 @@ def linspace(
     device: Any = None,
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
-    """``steps`` evenly spaced numbers from ``start`` to ``end``, both included."""
+    """``steps`` evenly spaced numbers from ``start`` to ``end``, both included (an
+    integer ``dtype``: from the endpoints truncated, each value truncated)."""
+    if dtype is not None and not dtype.is_floating_point:  # (as PyTorch)
+        start, end = int(start), int(end)
     values = np.linspace(start, end, steps)
     return _from_array(values, backend, requires_grad, device, dtype)
 

@@ -419,6 +419,20 @@ def test_logspace():
         )
 
 
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+def test_integer_spaces_truncate_their_endpoints(name):
+    """An integer dtype truncates ``start`` and ``end`` too, as PyTorch's
+    (``linspace(0.5, 3.7, 5)``: 0, 0, 1, 2, 3, from 0 to 3; ``logspace`` of one
+    step keeps ``start``: ``base ** start``, then truncated)."""
+    torch = import_torch()
+    for args in [(0.5, 3.7, 5), (-0.5, 2.7, 4), (2.9, -1.9, 6), (1.75, 0.5, 1)]:
+        for d in ["int64", "int32"]:
+            _same(
+                getattr(kt, name)(*args, dtype=getattr(kt, d)),
+                getattr(torch, name)(*args, dtype=getattr(torch, d)),
+            )
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])
 def test_rot90(k):
     torch = import_torch()
