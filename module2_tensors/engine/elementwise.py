@@ -242,6 +242,29 @@ class Atan2(DifferentiableBackward):
         return grad * x / r2, -grad * y / r2
 
 
+class DivMod(DifferentiableBackward):
+    """NumPy's ``fn`` of ``a`` and ``b`` (broadcasting): ``np.fmod``,
+    ``np.remainder`` or ``np.floor_divide``, exact and with C's and Python's values
+    at the infinities, as PyTorch's (``fmod(1, inf)`` is 1, ``1 // 0.1`` is 9).
+    Gradients of $a - b q$, $q$ the quotient rounded by ``rounding`` (``"trunc"``,
+    ``"floor"``): $G$ and $-G q$; 0 for ``rounding=None`` (``//``). (Given.)"""
+
+    @staticmethod
+    def forward(
+        ctx: Context, a: "Tensor", b: "Tensor", fn: Any, rounding: Any
+    ) -> "Tensor":
+        ctx.save_for_backward(a, b, rounding)
+        with np.errstate(all="ignore"):
+            return a.new_tensor(fn(a.to_numpy(), b.to_numpy()))
+
+    @staticmethod
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        a, b, rounding = ctx.saved_values
+        if rounding is None:
+            return grad.new_zeros(grad.shape), grad.new_zeros(grad.shape)
+        return grad, -grad * a.div(b, rounding_mode=rounding)
+
+
 class HostMap(DifferentiableBackward):
     """$f(a)$ entry by entry computed by NumPy's ``fn`` on the host (``np.log10``,
     ``np.arcsinh``: correctly rounded where a composition would not be, IEEE at

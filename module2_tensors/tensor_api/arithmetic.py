@@ -200,17 +200,18 @@ class ArithmeticMixin:
     pow = __pow__  # (self ** p, p a number or a tensor)
 
     def __floordiv__(self, b: TensorLike) -> "Tensor":
-        """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``)."""
-        return _divided((self / b).floor(), dtypes.result_type(self, b))
+        """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``), exactly:
+        ``1 // 0.1`` is 9 (0.1 is a little over 1/10), as Python's and PyTorch's."""
+        q = elementwise.DivMod.apply(self, self._other(b), np.floor_divide, None)
+        return _divided(q, dtypes.result_type(self, b))
 
     def __rfloordiv__(self, b: TensorLike) -> "Tensor":
-        return _divided((self._other(b) / self).floor(), dtypes.result_type(self, b))
+        return _divided(self._other(b) // self, dtypes.result_type(self, b))
 
     def __mod__(self, b: TensorLike) -> "Tensor":
         """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
         ``%`` and ``torch.remainder``."""
-        o = self._other(b)
-        out = self + -((self / o).floor() * o)
+        out = elementwise.DivMod.apply(self, self._other(b), np.remainder, "floor")
         return _divided(out, dtypes.result_type(self, b), "remainder")
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
@@ -228,16 +229,16 @@ class ArithmeticMixin:
             return self / other
         if rounding_mode not in ("floor", "trunc"):
             raise RuntimeError(f"div: unknown rounding_mode {rounding_mode!r}")
-        q = getattr(self / other, rounding_mode)()  # (q.floor() or q.trunc())
+        q = self // other if rounding_mode == "floor" else (self / other).trunc()
         return _divided(q, dtypes.result_type(self, other), f"div_{rounding_mode}")
 
     divide = div
 
     def fmod(self, other: TensorLike) -> "Tensor":
         """``torch.fmod``: $a - b\\,\\mathrm{trunc}(a / b)$, with the sign of the
-        dividend (C's ``fmod``; ``%`` takes the divisor's); $a + (-b q)$ (exactly
-        $a - b q$), so a mask $a$ is its 0s and 1s, as in PyTorch."""
-        return self + -(self.div(other, rounding_mode="trunc") * other)
+        dividend (C's ``fmod``, exact; ``%`` takes the divisor's)."""
+        out = elementwise.DivMod.apply(self, self._other(other), np.fmod, "trunc")
+        return _divided(out, dtypes.result_type(self, other), "fmod")
 
     def atan2(self, other: TensorLike) -> "Tensor":
         """``torch.atan2``: the angle in $(-\\pi, \\pi]$ of the point $(x, y)$ =

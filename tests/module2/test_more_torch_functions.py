@@ -433,6 +433,23 @@ def test_integer_spaces_truncate_their_endpoints(name):
             )
 
 
+@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
+def test_division_remainders_at_infinities(name):
+    """``fmod``, ``remainder`` (``%``) and ``//`` exact and with PyTorch's values at
+    the infinities (``fmod(1.5, inf)`` is 1.5, ``1.5 % -inf`` is -inf, ``1.5 //
+    -inf`` is -1, ``inf // 2`` NaN; ``1 // 0.1`` is 9, ``1 % 0.1`` nearly 0.1)."""
+    torch = import_torch()
+    x, y = np.meshgrid(SPECIAL, np.concatenate([SPECIAL, [0.1, 3.0]]))
+    x, y = np.append(x, [1.0, 1e17]), np.append(y, [0.1, 0.3])
+    _same(
+        getattr(kt, name)(kt.tensor(x), kt.tensor(y)),
+        getattr(torch, name)(torch.tensor(x), torch.tensor(y)),
+    )
+    if name != "floor_divide":  # (PyTorch: no derivative of floor_divide)
+        _both(getattr(kt, name), getattr(torch, name), A, B)
+        _ties(getattr(kt, name), getattr(torch, name), A, np.full(4, math.inf))
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])
 def test_rot90(k):
     torch = import_torch()
