@@ -109,7 +109,7 @@ def _products_of_the_others(a: np.ndarray, axis: int) -> np.ndarray:
     with zeros: a product of the entries before times those after)."""
 
     def before(x: np.ndarray) -> np.ndarray:  # the product of the entries before
-        return np.cumprod(np.insert(np.delete(x, -1, axis), 0, 1.0, axis), axis)
+        return np.delete(np.cumprod(np.insert(x, 0, 1.0, axis), axis), -1, axis)
 
     return before(a) * np.flip(before(np.flip(a, axis)), axis)
 
@@ -162,7 +162,9 @@ def logsumexp(t: "Tensor", dim: Any, keepdim: bool = False) -> "Tensor":
     e^{x_i - m}$ with $m = \\max_i x_i$ (0 where $m$ is infinite, as PyTorch)."""
     # (a mask: of its 0s and 1s, a float: PyTorch's logsumexp of a mask)
     t = t * 1.0 if t.is_mask else t
-    m = t.detach().amax(dim, keepdim=True)
+    # (an empty t: m is 0, its sum; amax has no value there)
+    d = t.detach()
+    m = d.amax(dim, keepdim=True) if d.numel() else d.sum(dim, keepdim=True)
     m = m.masked_fill(m.abs() == float("inf"), 0.0)
     out = (t - m).exp().sum(dim, keepdim=keepdim).log()
     return out + m.view(out.shape)  # (m: the same entries, in out's shape)

@@ -348,9 +348,9 @@ class ReductionMixin:
         """The index of the first maximum (minimum) along ``dim`` (of the
         flattened tensor for ``None``), ``int64``, without gradient (NaN counts
         as the maximum)."""
-        if self.size == 0:
-            raise ValueError(f"arg{kind}() of an empty tensor of shape {self.shape}")
         d = None if dim is None else normalize_dim(dim, max(self.dims, 1))
+        if self.size == 0 and (d is None or self.shape[d] == 0):  # (nothing to pick)
+            raise ValueError(f"arg{kind}() of an empty selection of shape {self.shape}")
         arg = np.argmax if kind == "max" else np.argmin
         found = arg(self.to_numpy(), axis=d if self.dims else None, keepdims=keepdim)
         return FACTORIES["tensor"](found, backend=self.backend, dtype=dtypes.int64)

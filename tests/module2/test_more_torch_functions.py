@@ -450,6 +450,24 @@ def test_division_remainders_at_infinities(name):
         _ties(getattr(kt, name), getattr(torch, name), A, np.full(4, math.inf))
 
 
+@pytest.mark.parametrize("shape, dim", [((2, 0), 1), ((0, 3), 0), ((0, 3), 1)])
+def test_reductions_of_empty_tensors(shape, dim):
+    """``softmax``, ``log_softmax``, ``logsumexp`` (-inf) along an empty dim, and
+    ``argmax``/``argmin`` along a dim that is not empty of an empty tensor, as
+    PyTorch's; ``prod``'s gradient of an empty tensor (empty)."""
+    torch = import_torch()
+    x, t = kt.zeros(*shape), torch.zeros(*shape, dtype=torch.float64)
+    for name in ["softmax", "log_softmax", "logsumexp"]:
+        _same(getattr(x, name)(dim), getattr(t, name)(dim))
+    if shape[dim]:
+        _same(x.argmax(dim), t.argmax(dim))
+        _same(kt.argmin(x, dim), torch.argmin(t, dim))
+    for dims in [(), (dim,)]:
+        x = kt.zeros(*shape, requires_grad=True)
+        x.prod(*dims).sum().backward()
+        assert x.grad.shape == shape
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])
 def test_rot90(k):
     torch = import_torch()
