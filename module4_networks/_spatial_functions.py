@@ -97,8 +97,16 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
     int for a square; ``None`` keeps that size), as ``F.adaptive_max_pool2d``
     (not ``return_indices``): output row $i$ takes input rows $\\lfloor i H / oh
     \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap), as
-    ``F.adaptive_avg_pool2d`` averages them."""
-    return F._adaptive_pool("adaptive_max_pool2d", input, output_size, "amax")
+    ``F.adaptive_avg_pool2d`` averages them. The gradient goes to each window's
+    first maximum (row-major order), or to its NaN, as PyTorch's."""
+    return F._adaptive_pool("adaptive_max_pool2d", input, output_size, _first_max)
+
+
+def _first_max(window: Tensor, dims: Tuple[int, int]) -> Tensor:
+    """The maximum over the last two dims of ``window`` (``dims``: ``(-2, -1)``,
+    as ``F._adaptive_pool`` passes them), its gradient to the first maximum (or
+    first NaN; PyTorch's: the last of several) in row-major order, as PyTorch's."""
+    return window.flatten(*dims).max(-1).values
 
 
 def _adaptive1d(pool: Any, input: Tensor, output_size: Any) -> Tensor:

@@ -379,13 +379,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     square; ``None`` keeps that size), like ``torch.nn.functional.
     adaptive_avg_pool2d``: output row $i$ averages input rows $\\lfloor i H / oh
     \\rfloor$ to $\\lceil (i + 1) H / oh \\rceil - 1$ (windows may overlap)."""
-    return _adaptive_pool("adaptive_avg_pool2d", input, output_size, "mean")
+    return _adaptive_pool("adaptive_avg_pool2d", input, output_size, Tensor.mean)
 
 
-def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: str) -> Tensor:
+def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: Any) -> Tensor:
     """The adaptive poolings (``adaptive_avg_pool2d``, ``_spatial_functions``'s
-    ``adaptive_max_pool2d``): the tensor method ``reduce`` (``"mean"``,
-    ``"amax"``) over each window of the last two dims."""
+    ``adaptive_max_pool2d``): ``reduce(window, (-2, -1))`` (``Tensor.mean``,
+    say) over each window of the last two dims."""
     _check_tensor(name, input)
     if input.dims not in (3, 4):
         raise ValueError(f"{name}: input must have 3 or 4 dims, got {input.shape}")
@@ -396,7 +396,7 @@ def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: str) -> T
         [slice((i * n) // out, -(-((i + 1) * n) // out)) for i in range(out)]
         for n, out in ((h, oh), (w, ow))
     )
-    cells = [getattr(input[..., r, c], reduce)((-2, -1)) for r in rows for c in cols]
+    cells = [reduce(input[..., r, c], (-2, -1)) for r in rows for c in cols]
     return stack(cells, dim=-1).view(*input.shape[:-2], oh, ow)
 
 

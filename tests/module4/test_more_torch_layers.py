@@ -237,3 +237,21 @@ def test_sequential_of_an_ordered_dict_and_slices_name_as_torch():
         for args in [({"fc": lib.ReLU()},), (OrderedDict(fc=lib.ReLU()), lib.ReLU())]:
             with pytest.raises(TypeError):
                 lib.Sequential(*args)
+
+
+@pytest.mark.parametrize("name", ["adaptive_max_pool1d", "adaptive_max_pool2d"])
+def test_adaptive_max_pool_gradient_at_ties_and_nan_matches_torch(name):
+    """A tied maximum's gradient goes to the first (in row-major order), a
+    window's NaN takes it, as PyTorch's (amax would share it, or spread NaN)."""
+    torch = import_torch()
+    x = np.array([[3.0, 1.0, 3.0, 2.0, 2.0], [0.0, np.nan, 3.0, -1.0, 3.0]])
+    x = x[None] if name.endswith("1d") else x[None, None]
+    for size in (1, 2, 3):
+        ours, theirs = kt.tensor(x, requires_grad=True), torch.tensor(x)
+        theirs.requires_grad_()
+        got = getattr(F, name)(ours, size)
+        want = getattr(torch.nn.functional, name)(theirs, size)
+        np.testing.assert_array_equal(got.detach().to_numpy(), want.detach().numpy())
+        got.sum().backward()
+        want.sum().backward()
+        np.testing.assert_array_equal(ours.grad.to_numpy(), theirs.grad.numpy())
