@@ -88,6 +88,21 @@ def test_unfold_layer_matches_torch():
         torch.nn.Unfold()
 
 
+@pytest.mark.parametrize(
+    "settings", [{"padding": (1,)}, {"stride": (2,)}, {"dilation": [2]}]
+)
+def test_2d_sizes_as_one_tuples_match_torch(settings):
+    """A 1-tuple (or 1-list) stands for both spatial dims, as torch's."""
+    torch = import_torch()
+    x, w = RNG.normal(size=(1, 2, 6, 6)), RNG.normal(size=(3, 2, 3, 3))
+    got = F.conv2d(kt.tensor(x), kt.tensor(w), **settings)
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), **settings)
+    np.testing.assert_allclose(got.to_numpy(), want.numpy(), rtol=1e-12)
+    pooled = F.max_pool2d(kt.tensor(x), (2,), (1,), (1,))
+    want = torch.nn.functional.max_pool2d(torch.tensor(x), (2,), (1,), (1,))
+    np.testing.assert_array_equal(pooled.to_numpy(), want.numpy())
+
+
 # ------------------------------------------------------------------ losses
 SIGNS = np.where(RNG.normal(size=(3, 4)) > 0, 1.0, -1.0)
 LOSSES = {  # name: keyword settings besides reduction
