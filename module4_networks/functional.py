@@ -221,6 +221,7 @@ def avg_pool2d(
     padding: IntPair = 0,
     ceil_mode: bool = False,
     count_include_pad: bool = True,
+    divisor_override: Optional[int] = None,
 ) -> Tensor:
     r"""Average over non-overlapping windows (``torch.nn.functional.avg_pool2d``):
 
@@ -229,16 +230,17 @@ def avg_pool2d(
 
     Shape ``(batch, channels, height, width) -> (batch, channels, height // kh,
     width // kw)``. Other ``stride``, ``padding``, ``ceil_mode`` and
-    ``count_include_pad`` follow PyTorch (given code: :func:`_pool_windows`).
+    ``count_include_pad`` follow PyTorch, and ``divisor_override`` divides every
+    window's sum by itself (given code: :func:`_pool_windows`).
     """
-    if _general(kernel_size, stride, padding, ceil_mode):
+    if _general(kernel_size, stride, padding, ceil_mode) or divisor_override:
         options = (kernel_size, stride, padding, ceil_mode, 0.0)
         windows, divisor = _pool_windows("avg_pool2d", input, *options)
         divisor = input.new_tensor(divisor.astype(np.float64))
         if not count_include_pad:  # (the windows' counts of entries inside)
             ones = input.new_ones((1, 1) + input.shape[2:])
             divisor = _pool_windows("avg_pool2d", ones, *options)[0].sum(dim=4)
-        return windows.sum(dim=4) / divisor
+        return windows.sum(dim=4) / (divisor_override or divisor)
     kh, kw = _pool_args("avg_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.3: tile, then the mean over the window dimension
     tiled, _, _ = tile(input, (kh, kw))

@@ -69,6 +69,24 @@ def test_adaptive_pool1d_rejects_other_dims(name):
             getattr(F, name)(kt.tensor(np.zeros(shape)), 2)
 
 
+@pytest.mark.parametrize("settings", [(2,), (3, 2, 1), (3, 2, 1, True, False)])
+@pytest.mark.parametrize("divisor", [1, 3])
+def test_avg_pool2d_divisor_override_matches_torch(settings, divisor):
+    torch = import_torch()
+    assert_same_function(
+        lambda t: F.avg_pool2d(t, *settings, divisor_override=divisor),
+        lambda t: torch.nn.functional.avg_pool2d(
+            t, *settings, divisor_override=divisor
+        ),
+        RNG.normal(size=(2, 3, 7, 6)),
+        rng=np.random.default_rng(7),
+        rtol=1e-10,
+    )
+    ours = nn.AvgPool2d(*settings, divisor_override=divisor)
+    theirs = torch.nn.AvgPool2d(*settings, divisor_override=divisor)
+    _same_layer(ours, theirs, RNG.normal(size=(3, 7, 6)))
+
+
 def test_unfold_layer_matches_torch():
     torch = import_torch()
     x = RNG.normal(size=(2, 3, 5, 6))
