@@ -6,8 +6,8 @@
 ``hardsigmoid``, ``hardswish``, ``hardshrink``, ``softshrink``, ``tanhshrink``,
 ``threshold`` and ``glu``, each with PyTorch's signature, semantics and
 gradient at the kinks, built from differentiable tensor operations of Module 2
-(which is all this file imports); exact ``gelu`` is one elementwise map each way
-(:class:`_Gelu`)."""
+(which is all this file imports, but the softmaxes' implicit ``dim``); exact
+``gelu`` is one elementwise map each way (:class:`_Gelu`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from module2_tensors.engine.higher_order import register
 from module2_tensors.function_forms import where
 from module2_tensors.tensor_api.dtype_device import floated
 from module2_tensors.tensor import Tensor
+
+from ._convolution import _dim
 
 __all__ = [
     "relu",
@@ -202,7 +204,7 @@ def softmin(
     input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
     """``F.softmin``: $\\operatorname{softmax}(-x)$ along ``dim``."""
-    return (-input).softmax(dim, dtype)
+    return (-input).softmax(_dim(dim, input.dims, "softmin"), dtype)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:

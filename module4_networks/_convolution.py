@@ -15,6 +15,7 @@ tensor ``Function``, or the kernels of ``cuda_conv`` on ``CudaBackend``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Optional, Tuple, Union
 
 from module2_tensors.engine.autograd import Context, Function
@@ -32,8 +33,15 @@ def _check_tensor(name: str, x: object) -> None:
         raise TypeError(f"{name} needs a Tensor, got {type(x).__name__}")
 
 
-def _dim(dim: int, dims: int, name: str) -> int:
-    """A dim in ``[-dims, dims)`` as a non-negative one (IndexError otherwise)."""
+def _dim(dim: Optional[int], dims: int, name: str) -> int:
+    """A dim in ``[-dims, dims)`` as a non-negative one (IndexError otherwise);
+    ``None`` (the softmaxes'): PyTorch's implicit dim, 0 for a 0-, 1- or 3-D
+    tensor, else 1, with PyTorch's warning."""
+    if dim is None:
+        dim = 0 if dims in (0, 1, 3) else 1
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated", stacklevel=3
+        )
     # (``max`` is shadowed in this module by F.max, so no builtins here.)
     if not -dims <= dim < (dims if dims else 1):
         raise IndexError(

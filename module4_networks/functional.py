@@ -338,7 +338,7 @@ def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
     return _first_argmax(x.detach(), d)[1].contiguous().view(shape).long()
 
 
-def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
     r"""$\mathrm{softmax}(x)_i = e^{x_i - m} / \sum_j e^{x_j - m}$ along ``dim``.
 
     Subtracting $m = \max_j x_j$ changes nothing mathematically but keeps every
@@ -357,7 +357,7 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     # END SOLUTION
 
 
-def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
     r"""$\log \mathrm{softmax}(x)_i = (x_i - m) - \log \sum_j e^{x_j - m}$ along
     ``dim``, with $m = \max_j x_j$ (the log-sum-exp trick).
 

@@ -121,6 +121,24 @@ def test_2d_sizes_as_one_tuples_match_torch(settings):
     np.testing.assert_array_equal(pooled.to_numpy(), want.numpy())
 
 
+# ------------------------------------------------------------- activations
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
+@pytest.mark.parametrize("name", ["Softmax", "LogSoftmax", "Softmin"])
+def test_softmaxes_without_dim_take_torchs_implicit_dim(name, shape):
+    """``dim`` left out: dim 0 of a 0-, 1- or 3-D input, else 1, with torch's
+    warning (``Softmin``'s took the softmax of all the entries)."""
+    torch = import_torch()
+    function = {"LogSoftmax": "log_softmax"}.get(name, name.lower())
+    x = RNG.normal(size=shape)
+    with pytest.warns(UserWarning, match=f"Implicit dimension choice for {function}"):
+        got = getattr(F, function)(kt.tensor(x))
+    with pytest.warns(UserWarning, match=f"Implicit dimension choice for {function}"):
+        want = getattr(torch.nn.functional, function)(torch.tensor(x))
+    np.testing.assert_allclose(got.to_numpy(), want.numpy(), rtol=1e-12)
+    with pytest.warns(UserWarning):
+        _same_layer(getattr(nn, name)(), getattr(torch.nn, name)(), x)
+
+
 # ------------------------------------------------------------------ losses
 SIGNS = np.where(RNG.normal(size=(3, 4)) > 0, 1.0, -1.0)
 LOSSES = {  # name: keyword settings besides reduction
