@@ -207,6 +207,36 @@ def test_losses_reject_misuse_as_torch(name):
             call(ours, kt)
 
 
+@pytest.mark.parametrize(
+    "name, weights",
+    [
+        ("CrossEntropyLoss", ["weight"]),
+        ("NLLLoss", ["weight"]),
+        ("BCELoss", ["weight"]),
+        ("BCEWithLogitsLoss", ["weight", "pos_weight"]),
+        ("BCEWithLogitsLoss", ["pos_weight"]),
+        ("CrossEntropyLoss", []),
+    ],
+)
+def test_loss_weights_are_buffers_as_torch(name, weights):
+    """``weight``/``pos_weight`` in ``state_dict`` and ``named_buffers`` (not
+    when left out), made float64 by ``.double()`` and loaded back, as torch's."""
+    torch = import_torch()
+    w = np.array([1.0, 2.0, 0.5])
+    ours = getattr(nn, name)(**{n: kt.tensor(w).float() for n in weights})
+    theirs = getattr(torch.nn, name)(**{n: torch.tensor(w).float() for n in weights})
+    assert [n for n, _ in ours.named_buffers()] == [*theirs.state_dict()] == weights
+    for module in (ours.double(), theirs.double()):
+        dtypes = {str(v.dtype).split(".")[-1] for v in module.state_dict().values()}
+        assert dtypes <= {"float64"}
+    if name == "CrossEntropyLoss" and weights:  # the loaded weight is the one used
+        x, y = RNG.normal(size=(4, 3)), [0, 1, 2, 1]
+        ours.load_state_dict({"weight": kt.tensor(w[::-1].copy())})
+        theirs.load_state_dict({"weight": torch.tensor(w[::-1].copy())})
+        got = ours(kt.tensor(x), kt.tensor(y)).item()
+        assert got == pytest.approx(theirs(torch.tensor(x), torch.tensor(y)).item())
+
+
 def test_loss_layers_match_torch():
     torch = import_torch()
     x, y = RNG.normal(size=(3, 4)), kt.tensor(SIGNS)
