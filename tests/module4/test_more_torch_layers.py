@@ -84,7 +84,7 @@ def test_avg_pool2d_divisor_override_matches_torch(settings, divisor):
     )
     ours = nn.AvgPool2d(*settings, divisor_override=divisor)
     theirs = torch.nn.AvgPool2d(*settings, divisor_override=divisor)
-    _same_layer(ours, theirs, RNG.normal(size=(3, 7, 6)))
+    _same_layer(ours, theirs, RNG.normal(size=(1, 3, 7, 6)))
 
 
 def test_unfold_layer_matches_torch():
