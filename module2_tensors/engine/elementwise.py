@@ -225,62 +225,26 @@ class Maximum(DifferentiableBackward):
         return grad_a, grad - grad_a
 
 
-class Atan2(DifferentiableBackward):
-    """$\\mathrm{atan2}(y, x)$, the angle of the point $(x, y)$, broadcasting
-    (computed by NumPy); $\\partial / \\partial y = x / (x^2 + y^2)$ and
-    $\\partial / \\partial x = -y / (x^2 + y^2)$. (Given.)"""
-
-    @staticmethod
-    def forward(ctx: Context, y: "Tensor", x: "Tensor") -> "Tensor":
-        ctx.save_for_backward(y, x)
-        return y.new_tensor(np.arctan2(y.to_numpy(), x.to_numpy()))
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        y, x = ctx.saved_values
-        r2 = x * x + y * y
-        return grad * x / r2, -grad * y / r2
-
-
-class DivMod(DifferentiableBackward):
-    """NumPy's ``fn`` of ``a`` and ``b`` (broadcasting): ``np.fmod``,
-    ``np.remainder`` or ``np.floor_divide``, exact and with C's and Python's values
-    at the infinities, as PyTorch's (``fmod(1, inf)`` is 1, ``1 // 0.1`` is 9).
-    Gradients of $a - b q$, $q$ the quotient rounded by ``rounding`` (``"trunc"``,
-    ``"floor"``): $G$ and $-G q$; 0 for ``rounding=None`` (``//``). (Given.)"""
-
-    @staticmethod
-    def forward(
-        ctx: Context, a: "Tensor", b: "Tensor", fn: Any, rounding: Any
-    ) -> "Tensor":
-        ctx.save_for_backward(a, b, rounding)
-        with np.errstate(all="ignore"):
-            return a.new_tensor(fn(a.to_numpy(), b.to_numpy()))
-
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        a, b, rounding = ctx.saved_values
-        if rounding is None:
-            return grad.new_zeros(grad.shape), grad.new_zeros(grad.shape)
-        return grad, -grad * a.div(b, rounding_mode=rounding)
-
-
 class HostMap(DifferentiableBackward):
-    """$f(a)$ entry by entry computed by NumPy's ``fn`` on the host (``np.log10``,
-    ``np.arcsinh``: correctly rounded where a composition would not be, IEEE at
-    the domain's edges, no warnings); backward: $G\\, f'(a)$ of the tensor
-    function ``derivative``. (Given.)"""
+    """$f(a, \\dots)$ entry by entry, broadcasting, computed by NumPy's ``fn`` on
+    the host (``np.log10``, ``np.arcsinh``, ``np.arctan2``, ``np.fmod``: correctly
+    rounded or exact where a composition would not be, IEEE at the domain's edges,
+    no warnings): ``HostMap.apply(a, ..., fn, partials)``. Backward: $G\\,
+    \\partial f / \\partial x_i$, the tensor function ``partials`` of the inputs
+    giving the derivative (one input) or a tuple of them. (Given.)"""
 
     @staticmethod
-    def forward(ctx: Context, a: "Tensor", fn: Any, derivative: Any) -> "Tensor":
-        ctx.save_for_backward(a, derivative)
+    def forward(ctx: Context, *args: Any) -> "Tensor":
+        *inputs, fn, partials = args
+        ctx.save_for_backward(partials, *inputs)
         with np.errstate(all="ignore"):
-            return a.new_tensor(fn(a.to_numpy()))
+            return inputs[0].new_tensor(fn(*[x.to_numpy() for x in inputs]))
 
     @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        a, derivative = ctx.saved_values
-        return grad * derivative(a)
+    def backward(ctx: Context, grad: "Tensor") -> Tuple["Tensor", ...]:
+        partials, *inputs = ctx.saved_values
+        d = partials(*inputs)
+        return tuple(grad * p for p in (d if isinstance(d, tuple) else (d,)))
 
 
 class ToBackend(DifferentiableBackward):

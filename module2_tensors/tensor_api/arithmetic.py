@@ -99,6 +99,31 @@ def _bitwise(np_op: Any, logical: Any) -> Any:
     return op
 
 
+def _flat(a: "Tensor", b: "Tensor") -> Tuple[float, float]:
+    """The partials of ``a // b``: 0 and 0, as PyTorch's ``div(rounding_mode=
+    "floor")``."""
+    return 0.0, 0.0
+
+
+def _remainder_partials(a: "Tensor", b: "Tensor") -> Tuple[float, "Tensor"]:
+    """The partials of $a - b \\lfloor a / b \\rfloor$ (``a % b``): 1 and
+    $-\\lfloor a / b \\rfloor$."""
+    return 1.0, -(a // b)
+
+
+def _fmod_partials(a: "Tensor", b: "Tensor") -> Tuple[float, "Tensor"]:
+    """The partials of $a - b\\,\\mathrm{trunc}(a / b)$: 1 and $-\\mathrm{trunc}(a
+    / b)$."""
+    return 1.0, -a.div(b, rounding_mode="trunc")
+
+
+def _atan2_partials(y: "Tensor", x: "Tensor") -> Tuple["Tensor", "Tensor"]:
+    """$\\partial\\, \\mathrm{atan2}(y, x) / \\partial y = x / (x^2 + y^2)$,
+    $\\partial / \\partial x = -y / (x^2 + y^2)$."""
+    r2 = x * x + y * y
+    return x / r2, -y / r2
+
+
 class ArithmeticMixin:
     """Operators and elementwise functions of tensors."""
 
@@ -202,7 +227,7 @@ class ArithmeticMixin:
     def __floordiv__(self, b: TensorLike) -> "Tensor":
         """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``), exactly:
         ``1 // 0.1`` is 9 (0.1 is a little over 1/10), as Python's and PyTorch's."""
-        q = elementwise.DivMod.apply(self, self._other(b), np.floor_divide, None)
+        q = elementwise.HostMap.apply(self, self._other(b), np.floor_divide, _flat)
         return _divided(q, dtypes.result_type(self, b))
 
     def __rfloordiv__(self, b: TensorLike) -> "Tensor":
@@ -211,7 +236,8 @@ class ArithmeticMixin:
     def __mod__(self, b: TensorLike) -> "Tensor":
         """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
         ``%`` and ``torch.remainder``."""
-        out = elementwise.DivMod.apply(self, self._other(b), np.remainder, "floor")
+        o = self._other(b)
+        out = elementwise.HostMap.apply(self, o, np.remainder, _remainder_partials)
         return _divided(out, dtypes.result_type(self, b), "remainder")
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
@@ -237,14 +263,16 @@ class ArithmeticMixin:
     def fmod(self, other: TensorLike) -> "Tensor":
         """``torch.fmod``: $a - b\\,\\mathrm{trunc}(a / b)$, with the sign of the
         dividend (C's ``fmod``, exact; ``%`` takes the divisor's)."""
-        out = elementwise.DivMod.apply(self, self._other(other), np.fmod, "trunc")
+        o = self._other(other)
+        out = elementwise.HostMap.apply(self, o, np.fmod, _fmod_partials)
         return _divided(out, dtypes.result_type(self, other), "fmod")
 
     def atan2(self, other: TensorLike) -> "Tensor":
         """``torch.atan2``: the angle in $(-\\pi, \\pi]$ of the point $(x, y)$ =
         ``(other, self)``; a float, as PyTorch's."""
         o = self._other(other)
-        return _typed(elementwise.Atan2.apply(self, o), self, o, other, True)
+        out = elementwise.HostMap.apply(self, o, np.arctan2, _atan2_partials)
+        return _typed(out, self, o, other, True)
 
     def lerp(self, end: TensorLike, weight: TensorLike) -> "Tensor":
         """``torch.lerp``: $a + w (b - a)$ (differentiable in all three)."""
