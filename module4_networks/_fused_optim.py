@@ -115,9 +115,7 @@ def _run(kind: str, p: Any, g: Any, state: Dict[str, Any], group: Dict) -> None:
         return
     beta1, beta2 = (float(b) for b in group["betas"])
     t = state.get("step", 0) + 1
-    for name in ("exp_avg", "exp_avg_sq"):
-        if name not in state:
-            state[name] = _owned(p, None)
+    state |= {n: _owned(p, None) for n in ("exp_avg", "exp_avg_sq") if n not in state}
     # AdamW's decay (Adam's with PyTorch's decoupled_weight_decay=True), or L2.
     decoupled = group.get("decoupled_weight_decay", False)
     decay = 1.0 - lr * wd if decoupled else 1.0

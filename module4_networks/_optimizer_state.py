@@ -40,9 +40,7 @@ def _counted(p: Tensor, g: Tensor, state: State, group: State, **fills: float) -
     after weight decay (:func:`_decayed`), and ``state["step"]`` advanced, each
     named buffer that is not there first filled with ``p``'s shape and the given
     value; ``(g, p, step)``."""
-    for name, value in fills.items():
-        if name not in state:
-            state[name] = p.new_full(p.shape, value)
+    state |= {n: p.new_full(p.shape, v) for n, v in fills.items() if n not in state}
     state["step"] = state.get("step", 0) + 1
     g, p = _decayed(g, p, group)
     return g, p, state["step"]

@@ -70,8 +70,7 @@ def _forward(x, oh, ow, kh, kw, sh, sw, ph, pw):  # type: ignore[no-untyped-def]
         for c in range(channels):
             for i in range(oh):
                 for j in range(ow):
-                    best, where, found = -np.inf, -1, False
-                    nan = False
+                    best, where = -np.inf, -1
                     for u in range(kh):
                         y = i * sh + u - ph
                         for v in range(kw):
@@ -80,12 +79,11 @@ def _forward(x, oh, ow, kh, kw, sh, sw, ph, pw):  # type: ignore[no-untyped-def]
                                 val, pos = x[b, c, y, xx], y * width + xx
                             else:
                                 val, pos = -np.inf, -1
-                            if val != val:
-                                nan = True
-                            elif not found or val > best:
-                                best, where, found = val, pos, True
-                    out[b, c, i, j] = np.nan if nan else best
-                    arg[b, c, i, j] = -1 if nan else where
+                            if val != val:  # (a NaN stays: nothing is > NaN)
+                                best, where = np.nan, -1
+                            elif val > best or u == v == 0:  # (or the first entry)
+                                best, where = val, pos
+                    out[b, c, i, j], arg[b, c, i, j] = best, where
     return out, arg
 
 

@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, Hashable, Iterator, Tuple
 
 import numpy as np
 
-from module2_tensors.engine import dtypes
+from module2_tensors.engine.dtypes import float64
 from module2_tensors.engine.grad_modes import is_grad_enabled
 
 __all__ = [
@@ -190,9 +190,7 @@ def agrees(got: np.ndarray, want: Any) -> bool:
 
 def host_float64(t: Any) -> bool:
     """Whether ``t`` is a float64 tensor stored in host memory (a NumPy array):
-    what the NumPy fast paths compute on (not CUDA, float32 or other objects)."""
-    return (
-        getattr(t, "dtype", None) is dtypes.float64
-        and not getattr(t.backend, "cuda", False)
-        and type(t.tuple()[0]) is np.ndarray
-    )
+    what the NumPy fast paths compute on (not CUDA, float32 or other objects; a
+    tensor on a CUDA backend holds a device array: ``Tensor.__init__`` moves it
+    there)."""
+    return getattr(t, "dtype", None) is float64 and type(t.tuple()[0]) is np.ndarray
