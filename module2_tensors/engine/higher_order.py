@@ -109,12 +109,21 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     # The formula of its class or of the class it derives from (a tensor with a
     # hook has a subclass of its function: register_hook); None if none.
     fn = next((FORMULAS[k] for k in h.last_fn.__mro__ if k in FORMULAS), None)
-    if fn is None and issubclass(h.last_fn, DifferentiableBackward):
+    if fn is not None:
+        grads = fn(h.ctx, d_output, h.inputs, t)
+        return grads if isinstance(grads, tuple) else (grads,)
+    if issubclass(h.last_fn, DifferentiableBackward):
         return autograd.backward_tuple(h.last_fn, h.ctx, d_output, len(h.inputs))
-    if fn is None:
-        return _once_differentiable(h.last_fn, h, d_output)
-    grads = fn(h.ctx, d_output, h.inputs, t)
-    return grads if isinstance(grads, tuple) else (grads,)
+    # Once differentiable: its backward with recording off, each result then marked
+    # so that differentiating it again raises (NotTwiceDifferentiable); without
+    # sources, NotTwiceDifferentiable records nothing: g as it is.
+    with set_grad_enabled(False):
+        grads = autograd.backward_tuple(h.last_fn, h.ctx, d_output, len(h.inputs))
+    sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
+    mark, name = NotTwiceDifferentiable.apply, h.last_fn.__name__
+    return tuple(
+        mark(g, name, *sources) if isinstance(g, autograd._Tensor) else g for g in grads
+    )
 
 
 def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
@@ -127,21 +136,6 @@ def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
         d = d.clone()
     d._is_grad = True
     t.grad = d
-
-
-def _once_differentiable(cls: type, h: Any, d_output: "Tensor") -> Tuple:
-    """The gradients of a function without a formula: its ``backward`` with
-    recording off, each result then marked so that differentiating it again
-    raises (:class:`NotTwiceDifferentiable`)."""
-    with set_grad_enabled(False):
-        grads = autograd.backward_tuple(cls, h.ctx, d_output, len(h.inputs))
-    Tensor = autograd._Tensor
-    # (Without sources, NotTwiceDifferentiable records nothing: g as it is.)
-    sources = [x for x in (d_output,) + tuple(h.parents) if x._requires_grad]
-    mark = NotTwiceDifferentiable.apply
-    return tuple(
-        mark(g, cls.__name__, *sources) if isinstance(g, Tensor) else g for g in grads
-    )
 
 
 class NotTwiceDifferentiable(Function):
