@@ -49,9 +49,10 @@ class FunctionLayer(Module):
     ``inputs`` (the tensors ``forward`` passes), in its order and with its
     defaults, so ``nn.LeakyReLU(0.2)`` is ``F.leaky_relu(x, 0.2)`` as a layer;
     they are kept as attributes (``layer.negative_slope = 0.1`` changes the next
-    call). A layer whose PyTorch signature takes them in another order names
-    that order in ``order``; one whose signature differs otherwise defines its
-    own ``__init__`` and passes the settings by name."""
+    call), a tensor as a buffer (a loss's ``weight``: in ``state_dict``, moved
+    by ``.to``, as PyTorch's). A layer whose PyTorch signature takes them in
+    another order names that order in ``order``; one whose signature differs
+    otherwise defines its own ``__init__`` and passes the settings by name."""
 
     function: Callable[..., Tensor]  # a staticmethod of the subclass
     inputs: int = 1
@@ -69,7 +70,10 @@ class FunctionLayer(Module):
             raise TypeError(f"{type(self).__name__}: {error}") from None
         bound.apply_defaults()
         for name, value in bound.arguments.items():
-            setattr(self, name, value)
+            if isinstance(value, Tensor):
+                self.register_buffer(name, value)
+            else:
+                setattr(self, name, value)
 
     def forward(self, *inputs: Any) -> Tensor:
         return self.function(*inputs, **{n: getattr(self, n) for n in self._settings})

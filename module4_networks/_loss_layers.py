@@ -11,8 +11,6 @@ and passed to it by name."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import _loss_functions as L
 from . import losses
 from ._activation_layers import FunctionLayer
@@ -42,17 +40,9 @@ class _TwoInputs(FunctionLayer):
     """A function of two tensors as a module: a loss of ``(input, target)`` (its
     settings: the function's after its ``inputs`` tensors, ``reduction`` among
     them), or the two inputs ``CosineSimilarity`` and ``PairwiseDistance``
-    compare; its ``repr`` shows no settings, as PyTorch's (``MSELoss()``). A
-    loss's ``weight`` and ``pos_weight`` (when given) are buffers, as PyTorch's:
-    in ``state_dict``, moved by ``.to``."""
+    compare; its ``repr`` shows no settings, as PyTorch's (``MSELoss()``)."""
 
     inputs = 2
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for name in ("weight", "pos_weight"):
-            if getattr(self, name, None) is not None:
-                self.register_buffer(name, getattr(self, name))
 
 
 class _ThreeInputs(_TwoInputs):
