@@ -283,9 +283,7 @@ class Module:
             raise TypeError(f"buffer {name!r} must be a value, not a {value!r}")
         self.__dict__.pop(name, None)
         self._buffers[name] = value
-        self._non_persistent.discard(name)
-        if not persistent:
-            self._non_persistent.add(name)
+        (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
 
     def named_buffers(self) -> list[tuple[str, Any]]:
         """Every buffer of the tree with its dotted name (as named_parameters)."""
