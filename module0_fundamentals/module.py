@@ -493,10 +493,8 @@ class Sequential(_ModuleSequence):
 
     def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
-        named = enumerate(modules)
-        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
-            named = modules[0].items()
-        for name, module in named:
+        one_dict = len(modules) == 1 and isinstance(modules[0], OrderedDict)
+        for name, module in modules[0].items() if one_dict else enumerate(modules):
             self.add_module(str(name), module)
 
     def forward(self, x: Any) -> Any:
