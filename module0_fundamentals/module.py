@@ -283,9 +283,7 @@ class Module:
             raise TypeError(f"buffer {name!r} must be a value, not a {value!r}")
         self.__dict__.pop(name, None)
         self._buffers[name] = value
-        self._non_persistent.discard(name)
-        if not persistent:
-            self._non_persistent.add(name)
+        (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
 
     def named_buffers(self) -> list[tuple[str, Any]]:
         """Every buffer of the tree with its dotted name (as named_parameters)."""
@@ -495,10 +493,8 @@ class Sequential(_ModuleSequence):
 
     def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
-        named = enumerate(modules)
-        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
-            named = modules[0].items()
-        for name, module in named:
+        one_dict = len(modules) == 1 and isinstance(modules[0], OrderedDict)
+        for name, module in modules[0].items() if one_dict else enumerate(modules):
             self.add_module(str(name), module)
 
     def forward(self, x: Any) -> Any:

@@ -175,8 +175,7 @@ class LSTMCell(_CellBase):
     ) -> Tuple[Tensor, Tensor]:
         h, c = (None, None) if hx is None else hx
         x, h, unbatched = self._prepare(input, h)
-        _, c, _ = self._prepare(input, c)
-        h, c = lstm_step(*self._gates(x, h), c)
+        h, c = lstm_step(*self._gates(x, h), self._prepare(input, c)[1])
         return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
 
 

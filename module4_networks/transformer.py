@@ -61,12 +61,10 @@ def sinusoidal_encoding(length: int, d_model: int) -> np.ndarray:
     linear function of $PE_p$ for every offset $k$: relative positions are easy to
     read off.
     """
-    position = np.arange(length, dtype=np.float64)[:, None]
-    rates = np.exp(-math.log(10000.0) * np.arange(0, d_model, 2) / d_model)
-    table = np.zeros((length, d_model))
-    table[:, 0::2] = np.sin(position * rates)
-    table[:, 1::2] = np.cos(position * rates[: d_model // 2])
-    return table
+    column = np.arange(d_model)  # (columns 2i and 2i + 1 share the rate of 2i)
+    rates = np.exp(-math.log(10000.0) * (column - column % 2) / d_model)
+    angles = np.arange(length, dtype=np.float64)[:, None] * rates
+    return np.where(column % 2 == 0, np.sin(angles), np.cos(angles))
 
 
 class PositionalEncoding(Module):
