@@ -276,7 +276,6 @@ NAMED: Dict[str, Formula] = {
     "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
     "MatMul": _each(lambda g, a, b, out: g @ b.mT, lambda g, a, b, out: a.mT @ g),
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
-    "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign(),  # 0 at 0
     "PowTensor": _each(_pow_a, _pow_b),
     "NormRoot": _each(_norm_root),
