@@ -48,7 +48,7 @@ from .engine import probe_gradient, ran_backward
 
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.engine.grad_modes import enable_grad
-from module2_tensors.engine.higher_order import register
+from module2_tensors.engine.higher_order import NAMED, register
 from module2_tensors.engine.layout import host_view
 from module2_tensors.tensor import Tensor
 
@@ -102,14 +102,9 @@ class _MatMulBlas(Function):
         return tuple(None if d is None else grad.new_tensor(d) for d in grads)
 
 
-@register(_MatMulBlas)
-def _recorded_backward(ctx: Context, grad: Tensor, inputs: Tuple, out: Tensor) -> Tuple:
-    """The backward of ``_MatMulBlas`` as recorded tensor operations, for
-    ``create_graph=True`` (``module2_tensors/engine/higher_order.py``):
-    $G b^\\top$ and $a^\\top G$, as ``MatMul``'s."""
-    a, b = inputs
-    need_a, need_b = ctx.needs_input_grad or (True, True)
-    return (grad @ b.mT if need_a else None), (a.mT @ grad if need_b else None)
+# backward(create_graph=True) (module2_tensors/engine/higher_order.py): MatMul's
+# recorded formula, G b^T and a^T G, each only where the operand needs it.
+register(_MatMulBlas)(NAMED["MatMul"])
 
 
 def _check(a: Tensor, b: Tensor, needs: Tuple[bool, bool]) -> bool:

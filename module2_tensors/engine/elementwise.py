@@ -143,7 +143,7 @@ class Abs(Unary):
         return grad.backend.mul_zip(grad, unary_map(a.backend, _sign)(a))
 
 
-class Piecewise(Function):
+class Piecewise(DifferentiableBackward):
     """A step function of ``a`` (``floor``, ``round``, ``sign``): its gradient
     is 0 almost everywhere, as in PyTorch. (Given.)"""
 

@@ -184,7 +184,7 @@ def _max_weights(ctx: Context) -> "Tensor":
 def _each(*grads: Callable[..., Any]) -> Formula:
     """The formula whose gradient of input ``k`` is ``grads[k](g, *inputs,
     out)``, computed only where that input needs one (``a * b``, ``a @ b``,
-    ``a ** b``; ``NormRoot``'s ``p`` is a number: no function)."""
+    ``a ** b``)."""
 
     def formula(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
         needs = ctx.needs_input_grad or (True, True)
@@ -247,13 +247,6 @@ def _pow_b(g: "Tensor", a: "Tensor", b: "Tensor", out: "Tensor") -> "Tensor":
     return (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
 
 
-def _norm_root(g: "Tensor", s: "Tensor", p: float, out: "Tensor") -> "Tensor":
-    # s^(1/p): G s^(1/p - 1) / p, 0 where s = 0
-    zero = s <= 0.0
-    local = s.masked_fill(zero, 1.0) ** (1.0 / p - 1.0) / p
-    return (g * local).masked_fill(zero, 0.0)
-
-
 #: The formula of each library function, by class name: ``(ctx, g, inputs,
 #: out)`` to one gradient per input, as above; ``g`` is $G$, ``out`` the result.
 NAMED: Dict[str, Formula] = {
@@ -276,10 +269,8 @@ NAMED: Dict[str, Formula] = {
     "Expand": lambda ctx, g, inputs, out: g,  # (unbroadcast sums it)
     "MatMul": _each(lambda g, a, b, out: g @ b.mT, lambda g, a, b, out: a.mT @ g),
     "Expm1": lambda ctx, g, inputs, out: g * (out + 1.0),
-    "Piecewise": lambda ctx, g, inputs, out: g * 0.0,  # floor, round, sign
     "Abs": lambda ctx, g, inputs, out: g * inputs[0].sign(),  # 0 at 0
     "PowTensor": _each(_pow_a, _pow_b),
-    "NormRoot": _each(_norm_root),
     "Sqrt": lambda ctx, g, inputs, out: g * 0.5 / out,
     "Reduction": _reduction,
     "GetItem": _embedded(_view_key),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 import numpy as np
 
 from .autograd import Context, Function, _new
+from .elementwise import HostMap
 from .shapes import normalize_dim
 
 if TYPE_CHECKING:
@@ -180,27 +181,18 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
         return t.abs().amax(dim, keepdim) if p > 0 else t.abs().amin(dim, keepdim)
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
-    return NormRoot.apply((t.abs() ** p).sum(dim, keepdim=keepdim), p)
+    return root((t.abs() ** p).sum(dim, keepdim=keepdim), p)
 
 
-class NormRoot(Function):
-    """$s^{1/p}$ (of $s \\ge 0$) with gradient $G\\, s^{1/p - 1} / p$, taken as 0
-    where $s = 0$: the subgradient PyTorch's ``norm`` uses at a zero vector, and
-    its ``std`` at a constant row ($p = 2$: ``Tensor.std``). (Given.) Its
-    backward computes on the host, without Task 2.6's ``where`` (Task 2.4's
-    tests of ``norm``'s gradient need only Task 2.4); ``engine/higher_order.py``
-    has its recorded formula."""
+def root(s: "Tensor", p: float) -> "Tensor":
+    """$s^{1/p}$ (of $s \\ge 0$) by NumPy, with gradient $G\\, s^{1/p - 1} / p$,
+    taken as 0 where $s = 0$: the subgradient PyTorch's ``norm`` uses at a zero
+    vector, and its ``std`` at a constant row ($p = 2$: ``Tensor.std``). A
+    :class:`~.elementwise.HostMap`, its derivative written without Task 2.6's
+    ``where`` (Task 2.4's tests of ``norm``'s gradient need only Task 2.4): $s$
+    taken as 1 where $s \\le 0$ (no infinity), the mask $s > 0$ multiplying."""
 
-    @staticmethod
-    def forward(ctx: Context, s: "Tensor", p: float) -> "Tensor":
-        out = s.new_tensor(s.to_numpy() ** (1.0 / p))
-        ctx.save_for_backward(s, out, p)
-        return out
+    def derivative(s: "Tensor") -> "Tensor":
+        return (s + (s <= 0.0)) ** (1.0 / p - 1.0) / p * (s > 0.0)
 
-    @staticmethod
-    def backward(ctx: Context, grad: "Tensor") -> "Tensor":
-        s, out, p = ctx.saved_values
-        values, root = s.to_numpy(), out.to_numpy()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            local = np.where(values > 0, root / (p * values), 0.0)
-        return grad * grad.new_tensor(local)
+    return HostMap.apply(s, lambda values: values ** (1.0 / p), derivative)

@@ -376,4 +376,4 @@ class ReductionMixin:
         # The gradient of sqrt at a zero variance is taken as 0, not 0 * inf (a
         # constant row: PyTorch gives 0).
         v = self.var(dim, *args, **kw)
-        return kept_dtype(v, reductions.NormRoot.apply(v, 2.0))
+        return kept_dtype(v, reductions.root(v, 2.0))
