@@ -2,6 +2,7 @@
 task asks for (given; the facade ``nn.functional`` exports them, the layers of
 ``_spatial_layers.py`` call them): ``dropout2d`` (whole channels),
 ``max_pool1d`` and ``avg_pool1d`` (Task 4.4's 2-D pooling over a height of 1),
+``max_pool1d_with_indices`` and ``max_pool2d_with_indices``,
 ``adaptive_max_pool2d``, ``adaptive_avg_pool1d`` and ``adaptive_max_pool1d``
 (the 2-D ones over a height of 1), ``interpolate`` (``nearest``, ``linear``,
 ``bilinear``) and ``conv_transpose2d`` (a ``conv2d`` of a spread input), with
@@ -31,7 +32,8 @@ __all__ = [
     "interpolate",
     "conv_transpose2d",
 ]
-__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d"]
+__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d", "max_pool1d_with_indices"]
+__all__ += ["max_pool2d_with_indices"]
 
 
 def dropout2d(
@@ -46,6 +48,14 @@ def dropout2d(
     return scale(mask) if training else input
 
 
+def _squeezed(pooled: Any) -> Any:
+    """A 2-D pooling's result over a height of 1 without that dim (-2), or its
+    ``(values, indices)`` (``return_indices``) each without it."""
+    if isinstance(pooled, tuple):
+        return pooled[0].squeeze(-2), pooled[1].squeeze(-2)
+    return pooled.squeeze(-2)
+
+
 def _pool1d(
     pool: Any, input: Tensor, kernel_size: Any, stride: Any, padding: Any, *rest: Any
 ) -> Tensor:
@@ -53,7 +63,7 @@ def _pool1d(
     # (Each an int or a 1-tuple.)
     k, q = (int(np.ravel(size)[0]) for size in (kernel_size, padding))
     s = k if stride is None else int(np.ravel(stride)[0])
-    return pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest).squeeze(-2)
+    return _squeezed(pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest))
 
 
 def max_pool1d(
@@ -65,17 +75,24 @@ def max_pool1d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> Tensor:
-    """The maximum over windows of ``(N, C, L)`` (or ``(C, L)``) along ``L``
-    (PyTorch's order of arguments; not ``return_indices``).
+    """The maximum over windows of ``(N, C, L)`` along ``L`` (PyTorch's order of
+    arguments); ``return_indices``: also each maximum's position along ``L``
+    (``int64``), as ``(values, indices)``."""
+    options = (padding, (1, int(dilation)), ceil_mode, return_indices)
+    return _pool1d(F.max_pool2d, input, kernel_size, stride, *options)
 
-    Raises:
-        NotImplementedError: ``return_indices=True``.
-    """
-    if return_indices:
-        raise NotImplementedError("max_pool1d: return_indices")
-    return _pool1d(
-        F.max_pool2d, input, kernel_size, stride, padding, (1, int(dilation)), ceil_mode
-    )
+
+def max_pool1d_with_indices(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """``F.max_pool1d_with_indices``: :func:`max_pool1d` with
+    ``return_indices=True`` (its arguments), ``(values, indices)``."""
+    return max_pool1d(input, *args, **kwargs, return_indices=True)
+
+
+def max_pool2d_with_indices(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """``F.max_pool2d_with_indices``: ``F.max_pool2d`` with
+    ``return_indices=True`` (its arguments), ``(values, indices)``, each index
+    into its ``(H, W)`` input plane flattened."""
+    return F.max_pool2d(input, *args, **kwargs, return_indices=True)
 
 
 def avg_pool1d(

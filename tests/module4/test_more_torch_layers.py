@@ -1,5 +1,6 @@
 """More of ``torch.nn`` (given): ``AdaptiveAvgPool1d`` and ``AdaptiveMaxPool1d``
-with their ``F`` forms, ``Unfold``, ``SoftMarginLoss`` with its own,
+with their ``F`` forms, ``F.max_pool1d_with_indices`` and
+``F.max_pool2d_with_indices``, ``Unfold``, ``SoftMarginLoss`` with its own,
 ``UpsamplingNearest2d`` and ``UpsamplingBilinear2d``: values and
 gradients as ``torch``'s (and against central differences), the layers' reprs
 as PyTorch's, and the errors PyTorch raises for plain misuse."""
@@ -23,6 +24,7 @@ from tests.pytorch_reference import (
 pytestmark = pytest.mark.task4_6
 RNG = np.random.default_rng(31)
 X = RNG.normal(size=(2, 3, 7))
+IDX = {"return_indices": True}
 
 
 def _same_layer(ours, theirs, *arrays):
@@ -85,6 +87,41 @@ def test_avg_pool2d_divisor_override_matches_torch(settings, divisor):
     ours = nn.AvgPool2d(*settings, divisor_override=divisor)
     theirs = torch.nn.AvgPool2d(*settings, divisor_override=divisor)
     _same_layer(ours, theirs, RNG.normal(size=(1, 3, 7, 6)))
+
+
+@pytest.mark.parametrize(
+    "name, x, settings",
+    [
+        ("max_pool1d", X, [(2,), (3, 2, 1), (2, 1, 0, 2, True)]),
+        ("max_pool2d", RNG.normal(size=(2, 3, 5, 6)), [(2,), ((2, 3), 1, 1)]),
+    ],
+)
+def test_max_pool_with_indices_matches_torch(name, x, settings):
+    torch = import_torch()
+    ours, theirs = getattr(F, f"{name}_with_indices"), getattr(
+        torch.nn.functional, name
+    )
+    for args in settings:
+        got, want = ours(kt.tensor(x), *args), theirs(torch.tensor(x), *args, **IDX)
+        assert got[1].dtype == kt.int64
+        np.testing.assert_array_equal(got[1].to_numpy(), want[1].numpy())
+        np.testing.assert_array_equal(got[0].to_numpy(), want[0].numpy())
+        assert_same_function(  # (the values' gradients, to the first maxima)
+            lambda t: ours(t, *args)[0],
+            lambda t: theirs(t, *args),
+            x,
+            rng=np.random.default_rng(5),
+            rtol=1e-10,
+        )
+        # (the function with return_indices=True is the same)
+        _, indices = getattr(F, name)(kt.tensor(x), *args, return_indices=True)
+        np.testing.assert_array_equal(indices.to_numpy(), want[1].numpy())
+    ties = np.array([[[1.0, 1.0, 0.0, 2.0, 2.0, 2.0]]])  # (the first maximum's index)
+    _, indices = F.max_pool1d_with_indices(kt.tensor(ties), 3)
+    assert indices.to_numpy().tolist() == [[[0, 3]]]
+    layer = nn.MaxPool1d(2, return_indices=True)
+    assert repr(layer) == repr(torch.nn.MaxPool1d(2, return_indices=True))
+    assert len(layer(kt.tensor(X))) == 2
 
 
 def test_unfold_layer_matches_torch():
