@@ -155,9 +155,16 @@ class MovementMixin:
     broadcast_to = keeps_dtype(sf.broadcast_to)
     repeat = keeps_dtype(sf.repeat)
     tile = keeps_dtype(sf.tile)
-    split = keeps_dtypes(sf.split)
     chunk = keeps_dtypes(sf.chunk)
     narrow = keeps_dtype(ixf.narrow)
+
+    @keeps_dtypes
+    def split(
+        self, split_size_or_sections: Any = None, dim: int = 0, split_size: Any = None
+    ) -> Tuple[Any, ...]:
+        """Task 2.6's :func:`~shape_functions.split` (``torch.split``), also by the
+        method's keyword ``split_size`` (``x.split(split_size=2)``)."""
+        return sf.split(self, split_size or split_size_or_sections, dim)
 
     @keeps_dtype
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> "Tensor":
@@ -191,10 +198,15 @@ class MovementMixin:
         """``torch.select``: ``x[..., index, ...]`` at dim ``dim`` (a view)."""
         return self.movedim(dim, 0)[index]
 
-    def tensor_split(self, indices_or_sections: Any, dim: int = 0) -> Tuple[Any, ...]:
+    def tensor_split(
+        self, indices_or_sections: Any = None, dim: int = 0, **kw: Any
+    ) -> Tuple[Any, ...]:
         """``torch.tensor_split``: views of ``n`` near-equal parts along ``dim`` (the
-        first ``size % n`` one longer), or split before each of the ``indices``."""
-        parts = np.array_split(np.arange(self.shape[dim]), indices_or_sections)
+        first ``size % n`` one longer), or split before each of the ``indices`` (a
+        list or a tensor, a 0-d one being ``n``; also by PyTorch's keywords
+        ``sections=n`` and ``indices=``)."""
+        at = np.asarray(kw.get("sections", kw.get("indices", indices_or_sections)))
+        parts = np.array_split(np.arange(self.shape[dim]), at)
         return tuple(self.narrow(dim, p[0] if len(p) else 0, len(p)) for p in parts)
 
     def _split_on(self, sections: Any, dim: int, least: int) -> Tuple[Any, ...]:

@@ -598,3 +598,53 @@ def test_new_empty_and_stride():
     for lib in (torch, kt):
         with pytest.raises(IndexError):
             lib.zeros(2, 3).stride(2)
+
+
+def test_split_keywords():
+    """``x.split(split_size=2)`` (the method's keyword) and ``kt.split(x,
+    split_size_or_sections=...)`` (the function's), as PyTorch's."""
+    torch = import_torch()
+    for size in [2, [1, 3]]:
+        _both(
+            lambda a: kt.cat(a.split(split_size=size, dim=1), 1),
+            lambda a: torch.cat(a.split(split_size=size, dim=1), 1),
+            A,
+        )
+        _both(
+            lambda a: kt.cat(kt.split(a, split_size_or_sections=size, dim=1), 1),
+            lambda a: torch.cat(torch.split(a, split_size_or_sections=size, dim=1), 1),
+            A,
+        )
+    ours, theirs = kt.tensor(A).split(split_size=2), torch.tensor(A).split(2)
+    assert [p.shape for p in ours] == [tuple(p.shape) for p in theirs]
+
+
+@pytest.mark.parametrize(
+    "make",  # (the arguments, of the library given)
+    [
+        lambda lib: ((), {"sections": 3}),
+        lambda lib: ((), {"indices": [1, 3], "dim": 1}),
+        lambda lib: ((lib.tensor([0, 2]),), {}),
+        lambda lib: ((lib.tensor(2), 1), {}),
+    ],
+)
+def test_tensor_split_keywords_and_tensors(make):
+    """``tensor_split`` by PyTorch's keywords ``sections=``, ``indices=``, and at a
+    tensor of indices (a 0-d one: the number of parts), methods and ``kt.*``."""
+    torch = import_torch()
+    (args, kw), (targs, tkw) = make(kt), make(torch)
+
+    def theirs(a):
+        return torch.tensor_split(a, *targs, **tkw)
+
+    for ours in [
+        lambda a: kt.tensor_split(a, *args, **kw),
+        lambda a: a.tensor_split(*args, **kw),
+    ]:
+        _both(
+            lambda a: kt.cat([p.reshape(-1) for p in ours(a)]),
+            lambda a: torch.cat([p.reshape(-1) for p in theirs(a)]),
+            A,
+        )
+        expected = [tuple(p.shape) for p in theirs(torch.tensor(A))]
+        assert [p.shape for p in ours(kt.tensor(A))] == expected
