@@ -100,20 +100,17 @@ def _bitwise(np_op: Any, logical: Any) -> Any:
 
 
 def _flat(a: "Tensor", b: "Tensor") -> Tuple[float, float]:
-    """The partials of ``a // b``: 0 and 0, as PyTorch's ``div(rounding_mode=
-    "floor")``."""
+    """``a // b``'s partials: 0 and 0, as PyTorch's ``div(rounding_mode="floor")``."""
     return 0.0, 0.0
 
 
 def _remainder_partials(a: "Tensor", b: "Tensor") -> Tuple[float, "Tensor"]:
-    """The partials of $a - b \\lfloor a / b \\rfloor$ (``a % b``): 1 and
-    $-\\lfloor a / b \\rfloor$."""
+    """``a % b``'s partials: 1 and $-\\lfloor a / b \\rfloor$."""
     return 1.0, -(a // b)
 
 
 def _fmod_partials(a: "Tensor", b: "Tensor") -> Tuple[float, "Tensor"]:
-    """The partials of $a - b\\,\\mathrm{trunc}(a / b)$: 1 and $-\\mathrm{trunc}(a
-    / b)$."""
+    """``fmod(a, b)``'s partials: 1 and $-\\mathrm{trunc}(a / b)$."""
     return 1.0, -a.div(b, rounding_mode="trunc")
 
 

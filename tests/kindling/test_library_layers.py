@@ -50,6 +50,14 @@ def test_the_library_has_no_import_cycles_counting_every_import():
     assert layers.cycles == [], "\n".join(edges)
 
 
+def test_no_library_file_or_class_is_over_600_lines():
+    """The contract's size limit (one home per concept, no class or file over 600
+    lines): a file that grows past it is split by concept, not left to grow."""
+    layers = measure(ROOT)
+    assert layers.largest_file[1] <= 600, layers.largest_file
+    assert layers.largest_class[2] <= 600, layers.largest_class
+
+
 def test_no_engine_folder_imports_a_student_file():
     assert engine_violations(ROOT, library_files(ROOT)) == []
 
