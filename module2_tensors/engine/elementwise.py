@@ -268,8 +268,7 @@ def _in_memory_of(backend: "TensorBackend", data: TensorData) -> TensorData:
     Unchanged (shared) when it is there already. (Given.)"""
     storage = data._storage
     to_device = getattr(backend.ops, "to_device", None)
-    if to_device is not None:
-        moved = to_device(storage)
-    else:  # (a GPU storage is copied back; a host one stays)
-        moved = storage.copy_to_host() if hasattr(storage, "copy_to_host") else storage
+    # Without one, a GPU storage is copied back and a host one stays.
+    to_host = getattr(storage, "copy_to_host", lambda: storage)
+    moved = to_host() if to_device is None else to_device(storage)
     return data if moved is storage else type(data)(moved, data.shape, data.strides)
