@@ -113,8 +113,7 @@ def backward_tuple(cls: type, ctx: Context, grad: "Tensor", count: int) -> Tuple
     single gradient may come without a tuple; trailing ``None``\\ s may be left
     out)."""
     grads = cls.backward(ctx, grad)  # type: ignore[attr-defined]
-    if not isinstance(grads, tuple):
-        grads = (grads,)
+    grads = grads if isinstance(grads, tuple) else (grads,)
     if len(grads) > count:
         raise RuntimeError(
             f"{cls.__name__}.backward returned {len(grads)} gradients for "
