@@ -420,8 +420,7 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
     if g is None:
         # Each tensor gets its own .grad object (a backward may hand one
         # gradient to several leaves), so that adding below touches only it.
-        if d._is_grad:
-            d = type(d)(d._tensor, d.backend)
+        d = type(d)(d._tensor, d.backend) if d._is_grad else d
         d._is_grad = True
         d._dtype = t._dtype  # (a float32 leaf's gradient is float32)
         t.grad = d
