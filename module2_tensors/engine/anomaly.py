@@ -76,10 +76,8 @@ def check_backward(cls: type, ctx: Any, grad: Any, grads: Tuple, tensor: type) -
     """Anomaly mode: raise if ``cls.backward`` returned nan/inf (in a gradient of
     class ``tensor``) for a finite incoming gradient, naming the operation and
     where the forward was called."""
-    if not _finite(grad):
-        return
     for k, g in enumerate(grads):
-        if isinstance(g, tensor) and not _finite(g):
+        if isinstance(g, tensor) and not _finite(g) and _finite(grad):
             op, where, shapes = getattr(ctx, "anomaly_origin", ("?", "?", ()))
             raise FloatingPointError(
                 f"anomaly: the backward of {op} (function {cls.__name__}, inputs "
