@@ -27,8 +27,6 @@ _candidates: List[Tuple[TensorBackend, Callable[[], bool]]] = []
 #: Backends a user may name (``set_default_backend("fast")``, ``KINDLING_BACKEND``):
 #: name -> a function that returns the backend (importing it if need be).
 _named: Dict[str, Callable[[], TensorBackend]] = {}
-#: The environment variable that names the default backend.
-BACKEND_VARIABLE = "KINDLING_BACKEND"
 _from_environment: List[Optional[TensorBackend]] = []  # read once, when first needed
 
 
@@ -97,7 +95,7 @@ def get_default_backend() -> TensorBackend:
        ``NotImplementedError``?) runs once per process.
     """
     if _default_backend is None and not _from_environment:
-        name = os.environ.get(BACKEND_VARIABLE, "").strip()
+        name = os.environ.get("KINDLING_BACKEND", "").strip()
         _from_environment.append(_by_name(name) if name else None)
     return _default_backend or _from_environment[0] or _fastest()
 
