@@ -10,7 +10,7 @@ report the dtype PyTorch's type promotion gives (:func:`result_type`).
 from __future__ import annotations
 
 import numbers
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -41,9 +41,7 @@ int64 = dtype("int64", False, 8)
 bool_ = dtype("bool", False, 1)
 
 #: PyTorch's names, the short ones included (``kt.long``, ``kt.double``...).
-NAMES: Dict[str, dtype] = {
-    d.name: d for d in (float16, float32, float64, int32, int64, bool_)
-}
+NAMES = {d.name: d for d in (float16, float32, float64, int32, int64, bool_)}
 NAMES.update(half=float16, float=float32, double=float64, int=int32, long=int64)
 
 
