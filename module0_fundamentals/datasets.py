@@ -199,6 +199,4 @@ def moons(n: int, seed: int = 0) -> Graph:
 
 
 #: Every dataset by name: ``DATASETS["xor"](100, seed=1)``.
-DATASETS: dict[str, Callable[..., Graph]] = {
-    f.__name__: f for f in (simple, diag, split, xor, circle, spiral, moons)
-}
+DATASETS = {f.__name__: f for f in (simple, diag, split, xor, circle, spiral, moons)}
