@@ -219,8 +219,7 @@ def _embedded(key: Callable[..., Any]) -> Formula:
 def _view_key(a: "Tensor", key: Any) -> Any:
     # The entries the view ``a[key]`` shows, as a NumPy index of arrays in the
     # view's shape (NumPy's basic indexing is the library's).
-    flat = np.arange(a.numel()).reshape(a.shape)
-    return np.unravel_index(flat[key], a.shape)
+    return np.unravel_index(np.arange(a.numel()).reshape(a.shape)[key], a.shape)
 
 
 def _cat(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
