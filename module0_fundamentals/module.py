@@ -465,19 +465,18 @@ class _ModuleSequence(_Container):
         return iter(list(self._entries().values()))
 
     def __getitem__(self, index: int | slice) -> Any:
-        children = list(self._entries().values())
         if isinstance(index, slice):
             part = type(self)()
             for name, entry in list(self._entries().items())[index]:
                 setattr(part, name if self._keep_names else str(len(part)), entry)
             return part
         index = operator.index(index)  # (as torch: TypeError for a non-integer)
-        if not -len(children) <= index < len(children):
+        if not -len(self) <= index < len(self):
             raise IndexError(
                 f"index {index} is out of range for {type(self).__name__} of "
-                f"length {len(children)}"
+                f"length {len(self)}"
             )
-        return children[index]
+        return list(self._entries().values())[index]
 
 
 class Sequential(_ModuleSequence):
