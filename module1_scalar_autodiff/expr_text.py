@@ -8,6 +8,7 @@ this module imports nothing from ``symbolic``, which imports it.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Iterator
 
 __all__ = ["to_string"]
@@ -32,9 +33,7 @@ def to_string(expr: Any, limit: int = 400) -> str:
             yield from walk(child)
         yield f")^{node.exponent:g}" if kind == "Pow" else ")"
 
-    text = ""
-    for piece in walk(expr):
-        text += piece
+    for text in itertools.accumulate(walk(expr), initial=""):  # the text so far
         if len(text) > limit:
             return text[:limit] + "..."
     return text
