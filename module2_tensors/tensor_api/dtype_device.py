@@ -24,12 +24,9 @@ def keeps_dtype(method: Callable[..., Any]) -> Callable[..., Any]:
     not) made to give its result this tensor's dtype, as PyTorch's do: an int64
     tensor stays int64 through ``view``, ``detach`` ..., and a mask stays a mask
     (so ``x.view(-1)[mask.view(-1)]`` selects, as in PyTorch)."""
-
-    @functools.wraps(method)
-    def wrapped(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return kept_dtype(self, method(self, *args, **kwargs))  # (self: unchanged)
-
-    return wrapped
+    return functools.wraps(method)(
+        lambda self, *a, **k: kept_dtype(self, method(self, *a, **k))
+    )
 
 
 def keeps_dtypes(method: Callable[..., Any]) -> Callable[..., Any]:
