@@ -11,6 +11,7 @@ from ..engine.autograd import Context
 
 from .. import shape_functions as sf
 from ..engine import autograd, grad_modes, versions
+from ..engine.versions import storage_root
 from .core import CoreMixin, FACTORIES, TensorLike
 
 if TYPE_CHECKING:
@@ -172,8 +173,7 @@ class InPlaceMixin:
             )
         if grad_modes.is_grad_enabled() and (self.requires_grad or other.requires_grad):
             check_not_leaf(self, what)
-            root = versions.storage_root(self)
-            if any(versions.storage_root(p) is root for p in self.parents):
+            if any(storage_root(p) is storage_root(self) for p in self.parents):
                 raise RuntimeError(
                     f"{what} with autograd on a view of a tensor that requires "
                     f"grad is not supported here; use the out-of-place form "
@@ -291,8 +291,7 @@ class InPlaceMixin:
         Raises:
             RuntimeError: a view made in the graph, as PyTorch's.
         """
-        root = versions.storage_root(self)
-        if any(versions.storage_root(p) is root for p in self.parents):
+        if any(storage_root(p) is storage_root(self) for p in self.parents):
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.history, self._requires_grad = None, False
         return self
