@@ -28,7 +28,7 @@ import math
 import types
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from numba import int64, njit, typeof
+from numba import int64, jit, typeof
 
 from module2_tensors._backend import SHAPE_PAIRS, matmul_shape
 from module2_tensors.engine.autograd import _new
@@ -152,9 +152,8 @@ def serial_twin(kernel: Any, label: str) -> Any:
         closure=py_func.__closure__,
     )
     twin.__qualname__ = py_func.__qualname__ + "_serial"
-    options = dict(kernel.targetoptions, parallel=False)
-    options.pop("nopython", None)  # (njit sets it)
-    return kernel_cache.persist(njit(**options)(twin), label)
+    options = dict(kernel.targetoptions, parallel=False)  # (nopython=True among them)
+    return kernel_cache.persist(jit(**options)(twin), label)
 
 
 class NumbaOps(TensorOps):

@@ -139,9 +139,9 @@ class _LazyMetadata(dict):
             return
         py_func, options, sig = self._source
         self._source = None
-        from numba import njit
+        from numba import jit
 
-        fresh = njit(**options)(py_func)
+        fresh = jit(**options)(py_func)
         fresh.compile(sig)
         for key, value in next(iter(fresh.overloads.values())).metadata.items():
             self.setdefault(key, value)
@@ -205,9 +205,8 @@ class KernelCache(KeyedCache, FunctionCache):
     ) -> None:
         # Not FunctionCache.__init__: that locates the files by the file's stamp.
         self._locate(py_func, label, key, _Impl, _DataFiles)
-        # The options to compile a fresh copy with (njit sets nopython itself).
+        # The options to compile a fresh copy with (numba.jit's, nopython among them).
         self.options: Dict[str, Any] = dict(options or {})
-        self.options.pop("nopython", None)
 
     def _index_key(self, sig: Any, codegen: Any) -> Any:
         # Numba's key pickles the closure (dispatchers carry a per-process id, so it

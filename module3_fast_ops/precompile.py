@@ -61,8 +61,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     warm_up(args.module, orders[0])
     for child in children:
         child.wait()
-    caches = [progress.caches.get(label) for label in labels]
-    cached = sum(cache is not None and cache.is_cached() for cache in caches)
+    cached = sum(progress.caches[k].is_cached() for k in labels if k in progress.caches)
     print(
         f"kindling: {cached} of {len(labels)} kernels of {args.module} are in the "
         f"cache ({time.perf_counter() - started:.1f} s, {jobs} process(es))"

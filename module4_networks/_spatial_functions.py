@@ -48,22 +48,18 @@ def dropout2d(
     return scale(mask) if training else input
 
 
-def _squeezed(pooled: Any) -> Any:
-    """A 2-D pooling's result over a height of 1 without that dim (-2), or its
-    ``(values, indices)`` (``return_indices``) each without it."""
-    if isinstance(pooled, tuple):
-        return pooled[0].squeeze(-2), pooled[1].squeeze(-2)
-    return pooled.squeeze(-2)
-
-
 def _pool1d(
     pool: Any, input: Tensor, kernel_size: Any, stride: Any, padding: Any, *rest: Any
 ) -> Tensor:
-    """A 1-D pooling as the 2-D one over a height of 1."""
+    """A 1-D pooling as the 2-D one over a height of 1, whose result (or its
+    ``(values, indices)``, ``return_indices``) comes back without that dim."""
     # (Each an int or a 1-tuple.)
     k, q = (int(np.ravel(size)[0]) for size in (kernel_size, padding))
     s = k if stride is None else int(np.ravel(stride)[0])
-    return _squeezed(pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest))
+    pooled = pool(input.unsqueeze(-2), (1, k), (1, s), (0, q), *rest)
+    if isinstance(pooled, tuple):  # (values, indices)
+        return tuple(t.squeeze(-2) for t in pooled)
+    return pooled.squeeze(-2)
 
 
 def max_pool1d(
