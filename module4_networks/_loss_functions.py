@@ -220,9 +220,8 @@ def gaussian_nll_loss(
     if (var.detach() < 0.0).any().item():
         raise ValueError("var has negative entry/entries")
     var = var + (var.detach().clamp(min=eps) - var.detach())
-    difference = input - target
     constant = math.log(2 * math.pi) if full else 0.0
-    losses = 0.5 * (var.log() + difference * difference / var + constant)
+    losses = 0.5 * (var.log() + (input - target).square() / var + constant)
     return _reduce(losses, reduction)
 
 
