@@ -153,8 +153,7 @@ def _standardized(x: Tensor, dims: Tuple[int, ...], eps: float) -> Tensor:
     """$(x - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}$, mean and biased variance
     over ``dims``."""
     centred = x - x.mean(dims, keepdim=True)
-    var = (centred * centred).mean(dims, keepdim=True)
-    return centred / (var + eps).sqrt()
+    return centred / (centred.square().mean(dims, keepdim=True) + eps).sqrt()
 
 
 def _affine(
