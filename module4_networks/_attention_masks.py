@@ -63,6 +63,5 @@ def mha_masks(
             )
         masks.append((boolean, kp.view(n, 1, 1, S)))
     kept = [(m == 0) * 1.0 for boolean, m in masks if boolean]  # (bool ones too)
-    added = [m for boolean, m in masks if not boolean]
     allowed = math.prod(kept[1:], start=kept[0]) if kept else None
-    return allowed, sum(added, scores)
+    return allowed, sum((m for boolean, m in masks if not boolean), scores)
