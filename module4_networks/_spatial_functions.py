@@ -145,14 +145,13 @@ def _sources(
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each output position along one dim: the two source positions and the
     weight of the second (``nearest`` reads the first only)."""
-    out = np.arange(size_out, dtype=np.float64)
     # PyTorch's ratio: the inverse of scale_factor when one is given.
     ratio = 1.0 / scale if scale is not None else size_in / size_out
     if corners:  # (the first and last positions of each aligned)
         ratio = (size_in - 1) / max(size_out - 1, 1)
     # Linear modes without corners map cell centres (position + 1/2).
     shift = 0.0 if mode == "nearest" or corners else 0.5
-    src = np.maximum((out + shift) * ratio - shift, 0.0)
+    src = np.maximum((np.arange(size_out) + shift) * ratio - shift, 0.0)
     first = np.minimum(np.floor(src), size_in - 1).astype(np.int64)
     return first, np.minimum(first + 1, size_in - 1), src - first
 
