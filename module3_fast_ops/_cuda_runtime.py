@@ -157,10 +157,8 @@ def check_launch(grid: Any, block: Any) -> None:
         ValueError: naming the dimension and the limit it exceeds.
     """
     g, b = _dims(grid), _dims(block)
-    for name, dims, limits in (
-        ("grid", g, (MAX_GRID_X, MAX_GRID, MAX_GRID)),
-        ("block", b, MAX_BLOCK),
-    ):
+    grid_limits = (MAX_GRID_X, MAX_GRID, MAX_GRID)
+    for name, dims, limits in (("grid", g, grid_limits), ("block", b, MAX_BLOCK)):
         for axis, size, limit in zip("xyz", dims, limits):
             if not 1 <= size <= limit:
                 raise ValueError(
