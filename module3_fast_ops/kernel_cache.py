@@ -143,8 +143,7 @@ class _LazyMetadata(dict):
 
         fresh = jit(**options)(py_func)
         fresh.compile(sig)
-        for key, value in next(iter(fresh.overloads.values())).metadata.items():
-            self.setdefault(key, value)
+        self.update({**next(iter(fresh.overloads.values())).metadata, **self})
 
     def __getitem__(self, key: Any) -> Any:
         self._fill(key)
