@@ -71,9 +71,8 @@ def _in_place_form(
         # The recorded argument given by name (add_(other=y), scatter_add_(...,
         # src=s)): bound to the method's signature first, so that it is recorded.
         if kwargs and len(args) <= at and not options:
-            method = inspect.signature(getattr(type(self), name))
-            bound = method.bind(self, *args, **kwargs)
-            args, kwargs = bound.args[1:], bound.kwargs
+            bound = inspect.signature(getattr(self, name)).bind(*args, **kwargs)
+            args, kwargs = bound.args, bound.kwargs
 
         def op(a: "Tensor", v: Any) -> "Tensor":  # (v: args[at], made a tensor)
             given = args if options else (*args[:at], v, *args[at + 1 :])[: len(args)]
