@@ -168,13 +168,12 @@ class KeyedCache:
         files: Callable[..., Any],
     ) -> None:
         py_file = py_func.__code__.co_filename
-        path = _cache_path(py_file) if key is not None else None
+        path = self._cache_path = (_cache_path(py_file) if key else None) or ""
         identity, self._stamp = key or ("none", "none")
         self._name, self._py_func, self.label = repr(py_func), py_func, label
-        self._impl = impl(py_func, _Locator(py_file, path or "", self._stamp, identity))
-        self._cache_path = path or ""
-        self._cache_file = files(path or "", self._impl.filename_base, self._stamp)
-        self._enabled = path is not None
+        self._impl = impl(py_func, _Locator(py_file, path, self._stamp, identity))
+        self._cache_file = files(path, self._impl.filename_base, self._stamp)
+        self._enabled = bool(path)
 
     def _load(self, sig: Any, target_context: Any) -> Any:
         """The cache's ``load_overload``, ``None`` for a damaged file (compiled
