@@ -373,3 +373,46 @@ def test_adaptive_max_pool_gradient_at_ties_and_nan_matches_torch(name):
         got.sum().backward()
         want.sum().backward()
         np.testing.assert_array_equal(ours.grad.to_numpy(), theirs.grad.numpy())
+
+
+def _layout(container):
+    """Each child's name and kind, and the state_dict's keys."""
+    children = [(name, type(m).__name__) for name, m in container.named_children()]
+    return children, list(container.state_dict())
+
+
+def test_sequential_and_module_list_edits_match_torch():
+    torch = import_torch()
+    edits = [
+        lambda c, lib: c.append(lib.Tanh()),
+        lambda c, lib: c.extend([lib.Sigmoid(), lib.Linear(1, 2)]),
+        lambda c, lib: c.insert(1, lib.Identity()),
+        lambda c, lib: c.insert(0, lib.Softplus()),
+        lambda c, lib: c.insert(len(c), lib.ELU()),
+        lambda c, lib: c.__delitem__(2),
+        lambda c, lib: c.__delitem__(-1),
+        lambda c, lib: c.__delitem__(slice(None, None, 2)),
+    ]
+    for ours, theirs in zip(_containers(nn)[:3], _containers(torch.nn)[:3]):
+        # A named Sequential is renumbered by del (PyTorch's insert into one
+        # fails); PyTorch's ModuleList.insert takes no negative index.
+        if isinstance(ours, nn.Sequential) and "fc" in ours._modules:
+            del ours[1]
+            del theirs[1]
+        elif isinstance(ours, nn.Sequential):
+            ours.insert(-1, nn.Hardtanh())
+            theirs.insert(-1, torch.nn.Hardtanh())
+        for edit in edits:
+            assert edit(ours, nn) in (None, ours)
+            edit(theirs, torch.nn)
+            assert _layout(ours) == _layout(theirs)
+            assert {key for key in vars(ours) if key.isdigit()} == set(ours._modules)
+    with pytest.raises(IndexError):
+        del ours[len(ours)]
+    for lib in (nn, torch.nn):
+        with pytest.raises(TypeError):
+            lib.Sequential().append(3)
+    ours = nn.Sequential(nn.ReLU())
+    with pytest.raises(TypeError):  # (torch: AssertionError)
+        ours.insert(0, 3)
+    assert _layout(ours) == ([("0", "ReLU")], [])
