@@ -45,6 +45,7 @@ from module2_tensors.tensor import Tensor, ones, zeros
 from . import functional as F, weight_init as init
 from ._activation_layers import FunctionLayer
 from ._conv_checks import IntPair, _check_groups, sizes as _sizes
+from ._convolution import padding_mode as _padding_mode
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in, _value
 
 __all__ = [
@@ -116,10 +117,12 @@ class _ConvNd(Module):
         dilation: IntPair = 1,
         groups: int = 1,
         bias: bool = True,
+        padding_mode: str = "zeros",
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
         _check_groups(type(self).__name__, in_channels, out_channels, groups)
+        _padding_mode(self, padding_mode)  # (given: PyTorch's; "zeros" as before)
 
         def sizes(value: Any, label: str) -> Any:
             if isinstance(value, str):  # padding="same" or "valid"
@@ -158,7 +161,10 @@ class _ConvNd(Module):
         for name, default in (("padding", 0), ("dilation", 1), ("groups", 1)):
             if getattr(self, name) not in (default, (default,) * self.spatial):
                 text += f", {name}={getattr(self, name)}"
-        return text + (", bias=False" if self.bias is None else "")
+        text += ", bias=False" if self.bias is None else ""
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        return text
 
 
 class Conv1d(_ConvNd):

@@ -176,6 +176,36 @@ def test_softmaxes_without_dim_take_torchs_implicit_dim(name, shape):
         _same_layer(getattr(nn, name)(), getattr(torch.nn, name)(), x)
 
 
+# ------------------------------------------------------------ convolutions
+@pytest.mark.parametrize("mode", ["zeros", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"padding": 1},
+        {"padding": 2, "stride": 2, "dilation": 2},
+        {"padding": "same", "dilation": 2},  # (an odd total: one more after)
+        {"padding": 1, "groups": 2, "bias": False},
+    ],
+)
+@pytest.mark.parametrize("dims", [1, 2])
+def test_conv_padding_mode_matches_torch(dims, settings, mode):
+    """``padding_mode``: the input padded by ``F.pad``'s mode, then convolved
+    without padding, as PyTorch's layers; batched and unbatched."""
+    torch = import_torch()
+    name = f"Conv{dims}d"
+    ours = getattr(nn, name)(4, 6, 4, padding_mode=mode, **settings)
+    theirs = getattr(torch.nn, name)(4, 6, 4, padding_mode=mode, **settings)
+    theirs.weight.data = torch.tensor(ours.weight.to_numpy())
+    if ours.bias is not None:
+        theirs.bias.data = torch.tensor(ours.bias.to_numpy())
+    for shape in [(2, 4, 7, 6), (4, 7, 6)]:
+        _same_layer(ours, theirs, RNG.normal(size=shape[: len(shape) - 2 + dims]))
+    with pytest.raises(ValueError):
+        torch.nn.Conv2d(1, 1, 3, padding_mode="constant")  # (F.pad's, not theirs)
+    with pytest.raises(ValueError):
+        nn.Conv2d(1, 1, 3, padding_mode="constant")
+
+
 # ------------------------------------------------------------------ losses
 SIGNS = np.where(RNG.normal(size=(3, 4)) > 0, 1.0, -1.0)
 LOSSES = {  # name: keyword settings besides reduction
