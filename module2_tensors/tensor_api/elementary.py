@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 import numpy as np
 
 from ..engine.elementwise import HostMap
-from .arithmetic import ArithmeticMixin as _A
+from .arithmetic import ArithmeticMixin as _A, _typed
 from .core import CoreMixin as _C
 from .dtype_device import floated
 
@@ -234,7 +234,7 @@ class ElementaryMixin:
 
     def float_power(self, exponent: Any) -> "Tensor":
         """``torch.float_power``: :meth:`pow` computed and reported as ``float64``."""
-        return self.double().pow(exponent)
+        return self.double().pow(exponent).double()
 
     def hypot(self, other: "Tensor") -> "Tensor":
         """$\\sqrt{x^2 + y^2}$ as $s \\sqrt{(x/s)^2 + (y/s)^2}$, $s = \\max(|x|, |y|)$
@@ -249,7 +249,7 @@ class ElementaryMixin:
         $x$-gradient $\\ln y$ is 0 there for $y \\le 0$ (and $y = \\infty$)."""
         y = self._other(other)
         zero = (self == 0) & ((y <= 0) | (y == math.inf))
-        return self * y.log().masked_fill(zero, 0.0)
+        return _typed(self * y.log().masked_fill(zero, 0.0), self, y, other, True)
 
     def heaviside(self, values: "Tensor") -> "Tensor":
         """``torch.heaviside``: 0 for $x < 0$ (and NaN), ``values`` at 0, 1 above."""
