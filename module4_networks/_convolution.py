@@ -214,3 +214,21 @@ def padding_mode(layer: Any, mode: str) -> None:
     if mode != "zeros":
         pad_by = partial(_padding.pad, mode=mode)
         layer.conv = partial(_conv, layer.conv.__name__, layer.spatial, pad_by=pad_by)
+
+
+def conv_repr(layer: Any) -> str:
+    """A convolution layer's ``extra_repr``, as PyTorch's: the channels, the
+    kernel size and stride, then the settings that differ from their defaults."""
+    text = (
+        f"{layer.in_channels}, {layer.out_channels}, "
+        f"kernel_size={layer.kernel_size}, stride={layer.stride}"
+    )
+    defaults = {"padding": 0, "dilation": 1, "output_padding": 0, "groups": 1}
+    for name, default in defaults.items():
+        value = getattr(layer, name, default)  # (output_padding: transposed only)
+        if value not in (default, (default,) * len(layer.kernel_size)):
+            text += f", {name}={value}"
+    text += ", bias=False" if layer.bias is None else ""
+    if layer.padding_mode != "zeros":
+        text += f", padding_mode={layer.padding_mode}"
+    return text

@@ -238,6 +238,21 @@ def test_conv_padding_mode_matches_torch(dims, settings, mode):
         nn.Conv2d(1, 1, 3, padding_mode="constant")
 
 
+def test_conv_transpose2d_repr_and_settings_match_torch():
+    torch = import_torch()
+    for args, settings in [
+        ((4, 6, 3), {}),
+        ((4, 6, (3, 2)), {"padding": (0, 1)}),
+        ((4, 6, 3), {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}),
+        ((4, 6, 3), {"dilation": 2, "bias": False}),
+    ]:
+        ours = nn.ConvTranspose2d(*args, **settings)
+        theirs = torch.nn.ConvTranspose2d(*args, **settings)
+        assert repr(ours) == repr(theirs)
+        for name in ("stride", "padding", "output_padding", "dilation", "padding_mode"):
+            assert getattr(ours, name) == getattr(theirs, name)
+
+
 # ------------------------------------------------------------------ losses
 SIGNS = np.where(RNG.normal(size=(3, 4)) > 0, 1.0, -1.0)
 LOSSES = {  # name: keyword settings besides reduction
