@@ -498,6 +498,16 @@ def test_reductions_of_empty_tensors(shape, dim):
         assert x.grad.shape == shape
 
 
+@pytest.mark.parametrize("name", ["asin", "acos", "atanh", "logit"])
+def test_inverse_functions_of_a_mask(name):
+    """``asin``, ``acos``, ``atanh``, ``logit`` of a ``bool`` tensor: of its 0s and
+    1s in the default float, as PyTorch's (methods and ``kt.*``)."""
+    torch = import_torch()
+    m, t = kt.tensor([True, False]), torch.tensor([True, False])
+    _same(getattr(m, name)(), getattr(t, name)())
+    _same(getattr(kt, name)(m), getattr(torch, name)(t))
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])
 def test_rot90(k):
     torch = import_torch()
