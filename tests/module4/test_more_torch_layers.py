@@ -190,6 +190,24 @@ def test_2d_sizes_as_one_tuples_match_torch(settings):
     np.testing.assert_array_equal(pooled.to_numpy(), want.numpy())
 
 
+@pytest.mark.filterwarnings("ignore:Initializing zero-element")  # (torch's init)
+def test_linear_to_no_features_matches_torch():
+    """``nn.Linear(4, 0)``: an empty output, and gradients (zeros, empty) of
+    torch's shapes."""
+    torch = import_torch()
+    ours, theirs = nn.Linear(4, 0), torch.nn.Linear(4, 0).double()
+    assert repr(ours) == repr(theirs)
+    for shape in [(2, 4), (4,), (3, 2, 4)]:
+        x = RNG.normal(size=shape)
+        a, t = kt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        got, want = ours(a), theirs(t)
+        assert got.shape == tuple(want.shape)
+        got.sum().backward()
+        want.sum().backward()
+        np.testing.assert_array_equal(a.grad.to_numpy(), t.grad.numpy())
+        assert ours.weight.grad.shape == tuple(theirs.weight.grad.shape)
+
+
 # ------------------------------------------------------------- activations
 @pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
 @pytest.mark.parametrize("name", ["Softmax", "LogSoftmax", "Softmin"])
