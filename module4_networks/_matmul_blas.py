@@ -39,7 +39,6 @@ path alone off, 1.38x and 1.30x the step time (``docs/DESIGN.md``, section 2).
 
 from __future__ import annotations
 
-import math
 from typing import Optional, Tuple
 
 import numpy as np
@@ -65,19 +64,14 @@ def _sum_to(x: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
     return x.sum(axis=ones, keepdims=True) if ones else x
 
 
-def _rows(x: np.ndarray) -> np.ndarray:
-    """``x`` as the matrix of its rows along the last dim: ``reshape(-1, n)``, but
-    for an empty ``x`` too (a ``Linear`` to or from 0 features)."""
-    return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
-
-
 def _product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """$x y$; a batch times a matrix as one ``gemm`` of all its rows (np.matmul
     runs one small ``gemm`` per batch entry: the GPT's ``(32, 64, 128) x (128,
-    512)`` 4.9 -> 4.1 ms, one thread)."""
-    if y.ndim > 2:
+    512)`` 4.9 -> 4.1 ms, one thread). An empty ``y`` (a ``Linear`` to or from 0
+    features) by np.matmul too: ``reshape(-1, 0)`` is ambiguous."""
+    if y.ndim > 2 or y.size == 0:
         return np.matmul(x, y)
-    return (_rows(x) @ y).reshape(*x.shape[:-1], y.shape[-1])
+    return (x.reshape(-1, x.shape[-1]) @ y).reshape(*x.shape[:-1], y.shape[-1])
 
 
 def _grads(
@@ -85,10 +79,11 @@ def _grads(
 ) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
     """$(G b^\\top, a^\\top G)$, each summed to its operand's shape; for a
     matrix ``b``, $a^\\top G$ as one ``gemm`` over every batch entry's rows,
-    which sums them (5.7 -> 4.3 ms on the shapes above)."""
+    which sums them (5.7 -> 4.3 ms on the shapes above); an empty ``b`` by
+    np.matmul, as in :func:`_product`."""
     da = _sum_to(_product(g, np.swapaxes(b, -1, -2)), a.shape) if need_a else None
-    if need_b and b.ndim == 2:
-        return da, _rows(a).T @ _rows(g)
+    if need_b and b.ndim == 2 and b.size:
+        return da, a.reshape(-1, a.shape[-1]).T @ g.reshape(-1, g.shape[-1])
     db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape) if need_b else None
     return da, db
 
