@@ -218,17 +218,14 @@ def padding_mode(layer: Any, mode: str) -> None:
 
 def conv_repr(layer: Any) -> str:
     """A convolution layer's ``extra_repr``, as PyTorch's: the channels, the
-    kernel size and stride, then the settings that differ from their defaults."""
-    text = (
-        f"{layer.in_channels}, {layer.out_channels}, "
-        f"kernel_size={layer.kernel_size}, stride={layer.stride}"
-    )
-    defaults = {"padding": 0, "dilation": 1, "output_padding": 0, "groups": 1}
-    for name, default in defaults.items():
+    kernel size and stride, then the settings that differ from their defaults
+    (``bias=False`` where there is none)."""
+    text = f"{layer.in_channels}, {layer.out_channels}"
+    defaults = dict(kernel_size=None, stride=None, padding=0, dilation=1)
+    defaults.update(output_padding=0, groups=1, bias=True, padding_mode="zeros")
+    for name, default in defaults.items():  # (None: shown always)
         value = getattr(layer, name, default)  # (output_padding: transposed only)
+        value = value is not None if name == "bias" else value
         if value not in (default, (default,) * len(layer.kernel_size)):
             text += f", {name}={value}"
-    text += ", bias=False" if layer.bias is None else ""
-    if layer.padding_mode != "zeros":
-        text += f", padding_mode={layer.padding_mode}"
     return text
