@@ -236,9 +236,7 @@ def _number_first(method: Any) -> Any:
 
     @wraps(method)
     def form(a: Any, *args: Any, **kw: Any) -> Any:
-        if not isinstance(a, Tensor):
-            a = args[0].new_tensor(a)
-        return method(a, *args, **kw)
+        return method(a if is_tensor(a) else args[0].new_tensor(a), *args, **kw)
 
     return form
 
