@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 import numpy as np
 
-from ..engine import dtypes
 from ..engine.elementwise import HostMap
 from .arithmetic import ArithmeticMixin as _A, _typed
 from .core import CoreMixin as _C
@@ -68,7 +67,7 @@ class ElementaryMixin:
 
     def _real(self) -> "Tensor":
         """A mask as the default float (PyTorch's ``asin`` of ``bool``), else itself."""
-        return self.to(dtypes.get_default_dtype()) if self.is_mask else self
+        return floated(self, self.double()) if self.is_mask else self
 
     def _host(self, fn: Any, derivative: Any) -> "Tensor":
         """$f(x)$ by NumPy's ``fn``, $f'$ the tensor function ``derivative``."""
