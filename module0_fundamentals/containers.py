@@ -85,15 +85,14 @@ class ParameterDict(_Registry):
 class ParameterList(_ModuleSequence):
     """A list of parameters the tree sees, named ``"0"``, ``"1"``, ...:
     ``ParameterList([Parameter(a), Parameter(b)])`` (plain values are wrapped);
-    ``pl[i]``, ``pl[a:b]``, ``len``, iteration and ``append`` work as for a
-    list."""
+    ``pl[i]``, ``pl[a:b]``, ``len``, iteration, ``append`` and ``extend`` work
+    as for a list (and ``insert`` and ``del``, which PyTorch's lacks)."""
 
     _registry = "_parameters"
 
     def __init__(self, values: Iterable[Any] = ()) -> None:
         super().__init__()
-        for value in values:
-            self.append(value)
+        self.extend(values)
 
     def append(self, value: Any) -> ParameterList:
         parameter = value if isinstance(value, Parameter) else Parameter(value)

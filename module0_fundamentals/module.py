@@ -478,6 +478,31 @@ class _ModuleSequence(_Container):
             )
         return list(self._entries().values())[index]
 
+    def __delitem__(self, index: int | slice) -> None:
+        """``del seq[i]`` or ``del seq[a:b]``: the entries left are renumbered
+        ``"0"``, ``"1"``, ... (as PyTorch's, even a Sequential's named ones)."""
+        kept = list(self)
+        del kept[index]
+        for name in list(self._entries()):
+            delattr(self, name)
+        self.extend(kept)
+
+    def insert(self, index: int, entry: Any) -> Any:
+        """Put ``entry`` before ``seq[index]`` (as ``list.insert``: a negative
+        index counts from the end, one past either end clamps), renumbering the
+        entries ``"0"``, ``"1"``, ...; return self."""
+        self.append(entry)  # (checked, or wrapped, as append does)
+        entries = list(self)
+        entries.insert(index, entries.pop())
+        del self[:]
+        return self.extend(entries)
+
+    def extend(self, entries: Iterable[Any]) -> Any:
+        """Append every entry of ``entries``; return self."""
+        for entry in entries:
+            self.append(entry)
+        return self
+
 
 class Sequential(_ModuleSequence):
     """Modules applied one after another: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
@@ -495,6 +520,11 @@ class Sequential(_ModuleSequence):
         one_dict = len(modules) == 1 and isinstance(modules[0], OrderedDict)
         for name, module in modules[0].items() if one_dict else enumerate(modules):
             self.add_module(str(name), module)
+
+    def append(self, module: Module) -> Sequential:
+        """Add ``module`` at the end (the child named by its index); return self."""
+        self.add_module(str(len(self)), module)
+        return self
 
     def forward(self, x: Any) -> Any:
         """Feed ``x`` through the modules in order; the empty Sequential returns x."""
@@ -526,9 +556,3 @@ class ModuleList(_ModuleSequence):
         self.add_module(str(len(self)), module)
         return self
         # END SOLUTION
-
-    def extend(self, modules: Iterable[Module]) -> ModuleList:
-        """Append every module of ``modules``; return self."""
-        for module in modules:
-            self.append(module)
-        return self

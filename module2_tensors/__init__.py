@@ -79,7 +79,7 @@ nan_to_num, count_nonzero, lerp = _T.nan_to_num, _T.count_nonzero, _T.lerp
 ceil, floor, trunc, frac, round = _T.ceil, _T.floor, _T.trunc, _T.frac, _T.round
 sign, square, relu = _T.sign, _T.square, _T.relu
 all, any, clone, sin, cos, std = _T.all, _T.any, _T.clone, _T.sin, _T.cos, _T.std
-pow, numel, log1p, expm1, not_equal = _T.pow, _T.numel, _T.log1p, _T.expm1, _T.ne
+numel, log1p, expm1, not_equal = _T.numel, _T.log1p, _T.expm1, _T.ne
 rsqrt, erf, masked_fill, scatter = _T.rsqrt, _T.erf, _T.masked_fill, _T.scatter
 greater, greater_equal, less, less_equal, t = _T.gt, _T.ge, _T.lt, _T.le, _T.t
 is_floating_point, absolute, arctan2 = _T.is_floating_point, _T.abs, _T.atan2
@@ -99,7 +99,7 @@ inner, isposinf, isneginf = _T.inner, _T.isposinf, _T.isneginf
 msort, signbit, isreal, vdot = _T.msort, _T.signbit, _T.isreal, _T.vdot
 logaddexp2, hsplit, vsplit, dsplit = _T.logaddexp2, _T.hsplit, _T.vsplit, _T.dsplit
 fmax, fmin, dist, aminmax = _T.fmax, _T.fmin, _T.dist, _T.aminmax
-float_power, hypot, xlogy, heaviside = _T.float_power, _T.hypot, _T.xlogy, _T.heaviside
+hypot, heaviside = _T.hypot, _T.heaviside
 rot90, kron, diag_embed = _T.rot90, _T.kron, _T.diag_embed
 cummax, cummin = _T.cummax, _T.cummin
 

@@ -6,6 +6,7 @@ the package's aliases, in ``__init__.py``.
 
 from __future__ import annotations
 
+from functools import wraps
 from string import ascii_letters
 from typing import Any, List, Sequence, Tuple
 
@@ -228,6 +229,22 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return _promoted(cat(bs), tensors)
 
 
+def _number_first(method: Any) -> Any:
+    """``method``'s function form, also taking a Python number first (``kt.pow(2,
+    x)``, as PyTorch's): the number as a 0-d tensor, the other's ``new_tensor``
+    (its float dtype, or ``int64``/the default float as the number is)."""
+
+    @wraps(method)
+    def form(a: Any, *args: Any, **kw: Any) -> Any:
+        return method(a if is_tensor(a) else args[0].new_tensor(a), *args, **kw)
+
+    return form
+
+
+pow, xlogy = _number_first(Tensor.pow), _number_first(Tensor.xlogy)
+float_power = _number_first(Tensor.float_power)
+
+
 def is_tensor(obj: Any) -> bool:
     """``torch.is_tensor``: whether ``obj`` is a :class:`Tensor`."""
     return isinstance(obj, Tensor)
@@ -235,7 +252,7 @@ def is_tensor(obj: Any) -> bool:
 
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
-__all__ += ["broadcast_shapes", "column_stack", "dstack"]
+__all__ += ["broadcast_shapes", "column_stack", "dstack", "pow", "xlogy", "float_power"]
 __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "logspace"]
 __all__ += ["unravel_index", "tril_indices", "triu_indices", "block_diag"]
 

@@ -16,13 +16,15 @@ tensor ``Function``, or the kernels of ``cuda_conv`` on ``CudaBackend``.
 from __future__ import annotations
 
 import warnings
-from typing import Optional, Tuple, Union
+from functools import partial
+from typing import Any, Callable, Optional, Tuple, Union
 
 from module2_tensors.engine.autograd import Context, Function
 from module2_tensors.engine.higher_order import register
 from module2_tensors.shape_functions import cat, pad
 from module2_tensors.tensor import Tensor
 
+from . import _padding
 from ._conv_gemm import _view, recorded_backward
 from ._conv_checks import IntPair, _check_groups, conv_output_shape, sizes
 from .fast_conv import _launch
@@ -61,6 +63,7 @@ def _conv(
     padding: Union[IntPair, str],
     dilation: IntPair = 1,
     groups: int = 1,
+    pad_by: Callable[..., Tensor] = pad,  # (a layer's padding_mode: F.pad's mode)
 ) -> Tensor:
     _check_tensor(f"{name} input", input)
     _check_tensor(f"{name} weight", weight)
@@ -83,9 +86,12 @@ def _conv(
                 )
             totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilations)][::-1]
             # (last dim first, as F.pad)
-            input = pad(input, [n for t in totals for n in (t // 2, t - t // 2)])
+            input = pad_by(input, [n for t in totals for n in (t // 2, t - t // 2)])
         return _conv(name, spatial, input, weight, bias, stride, 0, dilation, groups)
     paddings = sizes(name, "padding", padding, spatial)
+    if pad_by is not pad:  # (padded by that mode first, then no padding, as PyTorch)
+        input = pad_by(input, [p for p in paddings[::-1] for _ in range(2)])
+        return _conv(name, spatial, input, weight, bias, stride, 0, dilation, groups)
     weight = _dilate(weight, dilations)  # (every dilation 1: the weight, contiguous)
     if groups != 1:
         # groups independent convolutions, each of C_in / groups input channels to
@@ -196,3 +202,30 @@ class ConvFun(Function):
 
 # backward(create_graph=True) through a convolution: its im2col backward recorded.
 register(ConvFun)(recorded_backward)
+
+
+def padding_mode(layer: Any, mode: str) -> None:
+    """Set a convolution layer's ``padding_mode``, as PyTorch's: ``"zeros"``, or
+    ``F.pad``'s ``"reflect"``, ``"replicate"`` or ``"circular"`` (then its ``conv``
+    pads the input by that mode, and convolves without padding)."""
+    if mode not in ("zeros", "reflect", "replicate", "circular"):
+        raise ValueError(f"unknown padding_mode {mode!r}")
+    layer.padding_mode = mode
+    if mode != "zeros":
+        pad_by = partial(_padding.pad, mode=mode)
+        layer.conv = partial(_conv, layer.conv.__name__, layer.spatial, pad_by=pad_by)
+
+
+def conv_repr(layer: Any) -> str:
+    """A convolution layer's ``extra_repr``, as PyTorch's: the channels, the
+    kernel size and stride, then the settings that differ from their defaults
+    (``bias=False`` where there is none)."""
+    text = f"{layer.in_channels}, {layer.out_channels}"
+    defaults = dict(kernel_size=None, stride=None, padding=0, dilation=1)
+    defaults.update(output_padding=0, groups=1, bias=True, padding_mode="zeros")
+    for name, default in defaults.items():  # (None: shown always)
+        value = getattr(layer, name, default)  # (output_padding: transposed only)
+        value = value is not None if name == "bias" else value
+        if value not in (default, (default,) * len(layer.kernel_size)):
+            text += f", {name}={value}"
+    return text

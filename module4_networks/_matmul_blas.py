@@ -67,8 +67,9 @@ def _sum_to(x: np.ndarray, shape: Tuple[int, ...]) -> np.ndarray:
 def _product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """$x y$; a batch times a matrix as one ``gemm`` of all its rows (np.matmul
     runs one small ``gemm`` per batch entry: the GPT's ``(32, 64, 128) x (128,
-    512)`` 4.9 -> 4.1 ms, one thread)."""
-    if y.ndim > 2:
+    512)`` 4.9 -> 4.1 ms, one thread). An empty ``y`` (a ``Linear`` to or from 0
+    features) by np.matmul too: ``reshape(-1, 0)`` is ambiguous."""
+    if y.ndim > 2 or y.size == 0:
         return np.matmul(x, y)
     return (x.reshape(-1, x.shape[-1]) @ y).reshape(*x.shape[:-1], y.shape[-1])
 
@@ -78,9 +79,10 @@ def _grads(
 ) -> Tuple[Optional[np.ndarray], Optional[np.ndarray]]:
     """$(G b^\\top, a^\\top G)$, each summed to its operand's shape; for a
     matrix ``b``, $a^\\top G$ as one ``gemm`` over every batch entry's rows,
-    which sums them (5.7 -> 4.3 ms on the shapes above)."""
+    which sums them (5.7 -> 4.3 ms on the shapes above); an empty ``b`` by
+    np.matmul, as in :func:`_product`."""
     da = _sum_to(_product(g, np.swapaxes(b, -1, -2)), a.shape) if need_a else None
-    if need_b and b.ndim == 2:
+    if need_b and b.ndim == 2 and b.size:
         return da, a.reshape(-1, a.shape[-1]).T @ g.reshape(-1, g.shape[-1])
     db = _sum_to(np.matmul(np.swapaxes(a, -1, -2), g), b.shape) if need_b else None
     return da, db

@@ -20,6 +20,7 @@ from . import _spatial_functions as S, _unfold
 from . import functional as F
 from ._activation_layers import FunctionLayer
 from ._conv_checks import _check_groups, pair, sizes
+from ._convolution import conv_repr
 from ._padding import pad
 from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
@@ -129,6 +130,8 @@ class ConvTranspose2d(Module):
     groups, kh, kw)`` and bias initialised as PyTorch's, from $U(-b, b)$ with
     $b = 1 / \\sqrt{(\\text{out\\_channels} / \\text{groups})\\, k_h k_w}$."""
 
+    extra_repr, padding_mode = conv_repr, "zeros"  # (PyTorch's only mode for it)
+
     def __init__(
         self,
         in_channels: int,
@@ -146,8 +149,10 @@ class ConvTranspose2d(Module):
         _check_groups("ConvTranspose2d", in_channels, out_channels, groups)
         kh, kw = pair(kernel_size, "kernel_size")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride, self.dilation = (kh, kw), stride, dilation
-        self.padding, self.output_padding, self.groups = padding, output_padding, groups
+        self.kernel_size, self.groups = (kh, kw), groups
+        self.stride, self.padding = pair(stride, "stride"), pair(padding, "padding")
+        self.dilation = pair(dilation, "dilation")  # (pairs, as PyTorch's)
+        self.output_padding = pair(output_padding, "output_padding")
         self.weight = _parameter((in_channels, out_channels // groups, kh, kw), backend)
         self.bias = _parameter((out_channels,), backend) if bias else None
         # (not through self.parameters(): Task 0.4's, which 4.2 needs not)

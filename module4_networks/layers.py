@@ -45,6 +45,7 @@ from module2_tensors.tensor import Tensor, ones, zeros
 from . import functional as F, weight_init as init
 from ._activation_layers import FunctionLayer
 from ._conv_checks import IntPair, _check_groups, sizes as _sizes
+from ._convolution import conv_repr as _conv_repr, padding_mode as _padding_mode
 from ._parameters import _parameter, _scale_and_shift, _uniform_fan_in, _value
 
 __all__ = [
@@ -116,10 +117,12 @@ class _ConvNd(Module):
         dilation: IntPair = 1,
         groups: int = 1,
         bias: bool = True,
+        padding_mode: str = "zeros",
         backend: Optional[TensorBackend] = None,
     ) -> None:
         super().__init__()
         _check_groups(type(self).__name__, in_channels, out_channels, groups)
+        _padding_mode(self, padding_mode)  # (given: PyTorch's; "zeros" as before)
 
         def sizes(value: Any, label: str) -> Any:
             if isinstance(value, str):  # padding="same" or "valid"
@@ -150,15 +153,7 @@ class _ConvNd(Module):
         return self.conv(x, self.weight.value, _value(self.bias), *settings)
         # END SOLUTION
 
-    def extra_repr(self) -> str:
-        text = (
-            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}"
-        )  # (and what differs from the defaults, as PyTorch's)
-        for name, default in (("padding", 0), ("dilation", 1), ("groups", 1)):
-            if getattr(self, name) not in (default, (default,) * self.spatial):
-                text += f", {name}={getattr(self, name)}"
-        return text + (", bias=False" if self.bias is None else "")
+    extra_repr = _conv_repr  # (given: PyTorch's)
 
 
 class Conv1d(_ConvNd):

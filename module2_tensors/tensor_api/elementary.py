@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 import numpy as np
 
 from ..engine.elementwise import HostMap
-from .arithmetic import ArithmeticMixin as _A
+from .arithmetic import ArithmeticMixin as _A, _typed
 from .core import CoreMixin as _C
 from .dtype_device import floated
 
@@ -47,11 +47,13 @@ class ElementaryMixin:
     def asin(self) -> "Tensor":
         """$\\arcsin x = \\mathrm{atan2}(x, \\sqrt{(1 - x)(1 + x)})$ (NaN for
         $|x| > 1$; the product is exact near $\\pm 1$, where $1 - x^2$ is not)."""
-        return self.atan2(((1.0 - self) * (1.0 + self)).sqrt())
+        x = self._real()
+        return x.atan2(((1.0 - x) * (1.0 + x)).sqrt())
 
     def acos(self) -> "Tensor":
         """$\\arccos x = \\mathrm{atan2}(\\sqrt{(1 - x)(1 + x)}, x)$."""
-        return ((1.0 - self) * (1.0 + self)).sqrt().atan2(self)
+        x = self._real()
+        return ((1.0 - x) * (1.0 + x)).sqrt().atan2(x)
 
     def atan(self) -> "Tensor":
         """$\\arctan x = \\mathrm{atan2}(x, 1)$."""
@@ -60,7 +62,12 @@ class ElementaryMixin:
     def atanh(self) -> "Tensor":
         """$\\mathrm{artanh}\\, x = \\frac12 \\ln(1 + \\frac{2x}{1 - x})$ by
         ``log1p`` (accurate for small $x$; $\\pm\\infty$ at $\\pm 1$)."""
-        return (2.0 * self / (1.0 - self)).log1p() * 0.5
+        x = self._real()
+        return (2.0 * x / (1.0 - x)).log1p() * 0.5
+
+    def _real(self) -> "Tensor":
+        """A mask as the default float (PyTorch's ``asin`` of ``bool``), else itself."""
+        return floated(self, self.double()) if self.is_mask else self
 
     def _host(self, fn: Any, derivative: Any) -> "Tensor":
         """$f(x)$ by NumPy's ``fn``, $f'$ the tensor function ``derivative``."""
@@ -110,7 +117,7 @@ class ElementaryMixin:
         """$\\ln(z / (1 - z)) = \\ln z - \\ln(1 - z)$ (gradient $\\infty$ at 0 and 1,
         as PyTorch's), $z$ the input clamped to $[\\epsilon, 1 - \\epsilon]$ when
         ``eps`` is given (``torch.logit``)."""
-        z = self if eps is None else self.clamp(eps, 1.0 - eps)
+        z = self._real() if eps is None else self._real().clamp(eps, 1.0 - eps)
         return z.log() - (-z).log1p()
 
     def sinc(self) -> "Tensor":
@@ -234,7 +241,7 @@ class ElementaryMixin:
 
     def float_power(self, exponent: Any) -> "Tensor":
         """``torch.float_power``: :meth:`pow` computed and reported as ``float64``."""
-        return self.double().pow(exponent)
+        return self.double().pow(exponent).double()
 
     def hypot(self, other: "Tensor") -> "Tensor":
         """$\\sqrt{x^2 + y^2}$ as $s \\sqrt{(x/s)^2 + (y/s)^2}$, $s = \\max(|x|, |y|)$
@@ -249,7 +256,7 @@ class ElementaryMixin:
         $x$-gradient $\\ln y$ is 0 there for $y \\le 0$ (and $y = \\infty$)."""
         y = self._other(other)
         zero = (self == 0) & ((y <= 0) | (y == math.inf))
-        return self * y.log().masked_fill(zero, 0.0)
+        return _typed(self * y.log().masked_fill(zero, 0.0), self, y, other, True)
 
     def heaviside(self, values: "Tensor") -> "Tensor":
         """``torch.heaviside``: 0 for $x < 0$ (and NaN), ``values`` at 0, 1 above."""

@@ -352,6 +352,36 @@ def test_unbiased_alone(name):
         )
 
 
+def _labelled(got, expected):
+    """Equal values and the same dtype name, float32 included (PyTorch's default
+    float set to float64 by the caller, as the library's)."""
+    assert got.dtype.name == str(expected.dtype)[6:], (got.dtype, expected.dtype)
+    rtol = 1e-3 if expected.dtype == import_torch().float16 else 1e-6
+    np.testing.assert_allclose(got.to_numpy(), expected.double().numpy(), rtol=rtol)
+
+
+def test_number_first():
+    """``kt.pow(2, x)``, ``kt.xlogy(2, x)``, ``kt.float_power(2, x)`` as PyTorch's
+    (a Python number first), and ``xlogy``'s dtype (of ``float32``: ``float32``)."""
+    torch = import_torch()
+    _both(lambda a: kt.pow(2.5, a), lambda a: torch.pow(2.5, a), A)
+    _both(lambda a: kt.xlogy(3, a), lambda a: torch.xlogy(3, a), np.abs(A) + 0.1)
+    _both(lambda a: kt.float_power(2, a), lambda a: torch.float_power(2, a), A)
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        for d in ["float32", "float16", "int64", "int32", "bool"]:
+            x = kt.tensor([1, 0], dtype=getattr(kt, d))
+            t = torch.tensor([1, 0], dtype=getattr(torch, d))
+            for n, name in zip([2, 2.5, 3, 0.5], ["pow", "xlogy", "float_power"] * 2):
+                _labelled(getattr(kt, name)(n, x), getattr(torch, name)(n, t))
+                _labelled(getattr(kt, name)(x, n), getattr(torch, name)(t, n))
+            _labelled(x.xlogy(2), t.xlogy(2))
+            _labelled(x.xlogy(kt.tensor([2.0])), t.xlogy(torch.tensor([2.0])))
+    finally:
+        torch.set_default_dtype(default)
+
+
 def test_heaviside():
     torch = import_torch()
     for values in [np.array([0.5]), np.array(-2.0), SPECIAL[::-1].copy()]:
@@ -466,6 +496,16 @@ def test_reductions_of_empty_tensors(shape, dim):
         x = kt.zeros(*shape, requires_grad=True)
         x.prod(*dims).sum().backward()
         assert x.grad.shape == shape
+
+
+@pytest.mark.parametrize("name", ["asin", "acos", "atanh", "logit"])
+def test_inverse_functions_of_a_mask(name):
+    """``asin``, ``acos``, ``atanh``, ``logit`` of a ``bool`` tensor: of its 0s and
+    1s in the default float, as PyTorch's (methods and ``kt.*``)."""
+    torch = import_torch()
+    m, t = kt.tensor([True, False]), torch.tensor([True, False])
+    _same(getattr(m, name)(), getattr(t, name)())
+    _same(getattr(kt, name)(m), getattr(torch, name)(t))
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 0, -1, 6])

@@ -124,6 +124,38 @@ def test_max_pool_with_indices_matches_torch(name, x, settings):
     assert len(layer(kt.tensor(X))) == 2
 
 
+POOLS = [  # (name, settings, keyword settings): unbatched (C, H, W) and (C, L)
+    ("max_pool", (2,), {}),
+    ("max_pool", (3, 2, 1, 2), {"ceil_mode": True}),  # (stride, padding, dilation)
+    ("avg_pool", (2,), {}),
+    ("avg_pool", (3, 2, 1, True, False), {}),  # (ceil_mode, count_include_pad)
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", POOLS)
+@pytest.mark.parametrize("dims", [1, 2])
+def test_pooling_of_unbatched_input_matches_torch(name, args, kwargs, dims):
+    torch = import_torch()
+    x = RNG.normal(size=(3, 5, 6)[: dims + 1])
+    ours = getattr(F, f"{name}{dims}d")
+    theirs = getattr(torch.nn.functional, f"{name}{dims}d")
+    assert_same_function(
+        lambda t: ours(t, *args, **kwargs),
+        lambda t: theirs(t, *args, **kwargs),
+        x,
+        rng=np.random.default_rng(5),
+        rtol=1e-10,
+    )
+    layer = f"{name.title().replace('_Pool', 'Pool')}{dims}d"
+    ours_layer, theirs_layer = getattr(nn, layer), getattr(torch.nn, layer)
+    _same_layer(ours_layer(*args, **kwargs), theirs_layer(*args, **kwargs), x)
+    if name == "max_pool" and dims == 2:  # the indices too, each into its plane
+        got = ours(kt.tensor(x), *args, return_indices=True, **kwargs)[1]
+        want = theirs(torch.tensor(x), *args, return_indices=True, **kwargs)[1]
+        assert str(got.dtype) == "kindling.int64"
+        np.testing.assert_array_equal(got.to_numpy(), want.numpy())
+
+
 def test_unfold_layer_matches_torch():
     torch = import_torch()
     x = RNG.normal(size=(2, 3, 5, 6))
@@ -158,6 +190,24 @@ def test_2d_sizes_as_one_tuples_match_torch(settings):
     np.testing.assert_array_equal(pooled.to_numpy(), want.numpy())
 
 
+@pytest.mark.filterwarnings("ignore:Initializing zero-element")  # (torch's init)
+def test_linear_to_no_features_matches_torch():
+    """``nn.Linear(4, 0)``: an empty output, and gradients (zeros, empty) of
+    torch's shapes."""
+    torch = import_torch()
+    ours, theirs = nn.Linear(4, 0), torch.nn.Linear(4, 0).double()
+    assert repr(ours) == repr(theirs)
+    for shape in [(2, 4), (4,), (3, 2, 4)]:
+        x = RNG.normal(size=shape)
+        a, t = kt.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        got, want = ours(a), theirs(t)
+        assert got.shape == tuple(want.shape)
+        got.sum().backward()
+        want.sum().backward()
+        np.testing.assert_array_equal(a.grad.to_numpy(), t.grad.numpy())
+        assert ours.weight.grad.shape == tuple(theirs.weight.grad.shape)
+
+
 # ------------------------------------------------------------- activations
 @pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
 @pytest.mark.parametrize("name", ["Softmax", "LogSoftmax", "Softmin"])
@@ -174,6 +224,86 @@ def test_softmaxes_without_dim_take_torchs_implicit_dim(name, shape):
     np.testing.assert_allclose(got.to_numpy(), want.numpy(), rtol=1e-12)
     with pytest.warns(UserWarning):
         _same_layer(getattr(nn, name)(), getattr(torch.nn, name)(), x)
+
+
+# ------------------------------------------------------------ convolutions
+@pytest.mark.parametrize("mode", ["zeros", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"padding": 1},
+        {"padding": 2, "stride": 2, "dilation": 2},
+        {"padding": "same", "dilation": 2},  # (an odd total: one more after)
+        {"padding": 1, "groups": 2, "bias": False},
+    ],
+)
+@pytest.mark.parametrize("dims", [1, 2])
+def test_conv_padding_mode_matches_torch(dims, settings, mode):
+    """``padding_mode``: the input padded by ``F.pad``'s mode, then convolved
+    without padding, as PyTorch's layers; batched and unbatched."""
+    torch = import_torch()
+    name = f"Conv{dims}d"
+    ours = getattr(nn, name)(4, 6, 4, padding_mode=mode, **settings)
+    theirs = getattr(torch.nn, name)(4, 6, 4, padding_mode=mode, **settings)
+    theirs.weight.data = torch.tensor(ours.weight.to_numpy())
+    if ours.bias is not None:
+        theirs.bias.data = torch.tensor(ours.bias.to_numpy())
+    for shape in [(2, 4, 7, 6), (4, 7, 6)]:
+        _same_layer(ours, theirs, RNG.normal(size=shape[: len(shape) - 2 + dims]))
+    with pytest.raises(ValueError):
+        torch.nn.Conv2d(1, 1, 3, padding_mode="constant")  # (F.pad's, not theirs)
+    with pytest.raises(ValueError):
+        nn.Conv2d(1, 1, 3, padding_mode="constant")
+
+
+def test_conv_transpose2d_repr_and_settings_match_torch():
+    torch = import_torch()
+    for args, settings in [
+        ((4, 6, 3), {}),
+        ((4, 6, (3, 2)), {"padding": (0, 1)}),
+        ((4, 6, 3), {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}),
+        ((4, 6, 3), {"dilation": 2, "bias": False}),
+    ]:
+        ours = nn.ConvTranspose2d(*args, **settings)
+        theirs = torch.nn.ConvTranspose2d(*args, **settings)
+        assert repr(ours) == repr(theirs)
+        for name in ("stride", "padding", "output_padding", "dilation", "padding_mode"):
+            assert getattr(ours, name) == getattr(theirs, name)
+
+
+# ----------------------------------------------------------------- padding
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize(
+    "amounts",
+    [(-1, 2), (2, -3), (-2, -1), (0, -4), (1, -1, -2, 2), (-3, 0, 2, -1), (-1,) * 6],
+)
+def test_pad_negative_widths_crop_as_torch(mode, amounts):
+    """A negative width crops (``circular`` wraps around what is kept, as
+    PyTorch's); values and gradients as torch's."""
+    torch = import_torch()
+    x = RNG.normal(size=(2, 3) + (6, 5, 4)[: len(amounts) // 2])
+    assert_same_function(
+        lambda t: F.pad(t, amounts, mode=mode),
+        lambda t: torch.nn.functional.pad(t, amounts, mode=mode),
+        x,
+        rng=np.random.default_rng(6),
+        rtol=1e-10,
+    )
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_that_crops_every_entry_raises_as_torch(mode):
+    torch = import_torch()
+    x = np.zeros((2, 3, 4))
+    for amounts in [(-4, 0), (-2, -2, -3, 0)]:  # (no entry left in any padded dim)
+        with pytest.raises(RuntimeError):
+            torch.nn.functional.pad(torch.tensor(x), amounts, mode=mode)
+        with pytest.raises(RuntimeError):
+            F.pad(kt.tensor(x), amounts, mode=mode)
+    for amounts in [(-4, 0, 1, 0), (0, 0, 0, -3)]:  # (one padded dim keeps entries)
+        ours = F.pad(kt.tensor(x), amounts, mode=mode)
+        theirs = torch.nn.functional.pad(torch.tensor(x), amounts, mode=mode)
+        assert ours.shape == tuple(theirs.shape)
 
 
 # ------------------------------------------------------------------ losses
@@ -373,3 +503,46 @@ def test_adaptive_max_pool_gradient_at_ties_and_nan_matches_torch(name):
         got.sum().backward()
         want.sum().backward()
         np.testing.assert_array_equal(ours.grad.to_numpy(), theirs.grad.numpy())
+
+
+def _layout(container):
+    """Each child's name and kind, and the state_dict's keys."""
+    children = [(name, type(m).__name__) for name, m in container.named_children()]
+    return children, list(container.state_dict())
+
+
+def test_sequential_and_module_list_edits_match_torch():
+    torch = import_torch()
+    edits = [
+        lambda c, lib: c.append(lib.Tanh()),
+        lambda c, lib: c.extend([lib.Sigmoid(), lib.Linear(1, 2)]),
+        lambda c, lib: c.insert(1, lib.Identity()),
+        lambda c, lib: c.insert(0, lib.Softplus()),
+        lambda c, lib: c.insert(len(c), lib.ELU()),
+        lambda c, lib: c.__delitem__(2),
+        lambda c, lib: c.__delitem__(-1),
+        lambda c, lib: c.__delitem__(slice(None, None, 2)),
+    ]
+    for ours, theirs in zip(_containers(nn)[:3], _containers(torch.nn)[:3]):
+        # A named Sequential is renumbered by del (PyTorch's insert into one
+        # fails); PyTorch's ModuleList.insert takes no negative index.
+        if isinstance(ours, nn.Sequential) and "fc" in ours._modules:
+            del ours[1]
+            del theirs[1]
+        elif isinstance(ours, nn.Sequential):
+            ours.insert(-1, nn.Hardtanh())
+            theirs.insert(-1, torch.nn.Hardtanh())
+        for edit in edits:
+            assert edit(ours, nn) in (None, ours)
+            edit(theirs, torch.nn)
+            assert _layout(ours) == _layout(theirs)
+            assert {key for key in vars(ours) if key.isdigit()} == set(ours._modules)
+    with pytest.raises(IndexError):
+        del ours[len(ours)]
+    for lib in (nn, torch.nn):
+        with pytest.raises(TypeError):
+            lib.Sequential().append(3)
+    ours = nn.Sequential(nn.ReLU())
+    with pytest.raises(TypeError):  # (torch: AssertionError)
+        ours.insert(0, 3)
+    assert _layout(ours) == ([("0", "ReLU")], [])
