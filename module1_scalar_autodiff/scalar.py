@@ -93,11 +93,10 @@ class Scalar:
                 )
             value = float(value)
         self.data: float = value
-        if history is None and requires_grad:
-            history = ScalarHistory()
         # Kept private and read-only: a history is fixed at creation, which is
-        # what makes a cycle impossible to build through the public API.
-        self._history: Optional[ScalarHistory] = history
+        # what makes a cycle impossible to build through the public API. A value
+        # made by the user gets a leaf's empty history unless it is a constant.
+        self._history = history or (ScalarHistory() if requires_grad else None)
         self.derivative: Optional[float] = None
         self.retains_grad: bool = False
         self.unique_id: int = next(_ids)
