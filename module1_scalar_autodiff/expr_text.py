@@ -11,8 +11,6 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterator
 
-__all__ = ["to_string"]
-
 
 def to_string(expr: Any, limit: int = 400) -> str:
     """Infix text, fully parenthesised; cut at ``limit`` characters."""
