@@ -177,9 +177,8 @@ class Module:
 
     def add_parameter(self, name: str, value: Any) -> Parameter:
         """Register ``Parameter(value, name)`` as the attribute ``name``; return it."""
-        parameter = Parameter(value, name)
-        setattr(self, name, parameter)
-        return parameter
+        setattr(self, name, Parameter(value, name))
+        return self._parameters[name]
 
     def named_children(self) -> list[tuple[str, Module]]:
         """The direct submodules with their attribute names, in registration order."""
