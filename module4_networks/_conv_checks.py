@@ -23,9 +23,8 @@ IntPair = Union[int, Tuple[int, int], Sequence[int]]
 def pair(value: IntPair, name: str) -> Tuple[int, int]:
     """``3 -> (3, 3)``; ``(2, 3) -> (2, 3)``; ``(3,) -> (3, 3)``: PyTorch's rule
     for 2-D sizes."""
-    values = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
-    if len(values) == 1:
-        values *= 2
+    values = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
+    values = values * 2 if len(values) == 1 else values
     if len(values) != 2 or not all(isinstance(v, (int, np.integer)) for v in values):
         raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
     return int(values[0]), int(values[1])
