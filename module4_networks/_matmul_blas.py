@@ -135,6 +135,5 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if PATH.checking or not usable or a.dims < 2 or b.dims < 2:
         return a @ b
     key, needs = signature(a, b)
-    if not PATH.verdict(key, lambda: _check(a, b, needs)):
-        return a @ b
-    return _MatMulBlas.apply(a, b)
+    serve = PATH.verdict(key, lambda: _check(a, b, needs))
+    return _MatMulBlas.apply(a, b) if serve else a @ b
