@@ -157,11 +157,9 @@ class ConvFun(Function):
         op = f"conv{spatial}d"
         shape = conv_output_shape(op, input.shape, weight.shape, stride, padding)
         if getattr(input.backend, "cuda", False):
-            from . import cuda_conv
+            from .cuda_conv import conv_forward_fn
 
-            return cuda_conv.conv_forward_fn(
-                ctx, shape, input, weight, bias, stride, padding
-            )
+            return conv_forward_fn(ctx, shape, input, weight, bias, stride, padding)
         out = input.new_zeros(shape)
         triples = (out.tuple(), input.tuple(), weight.tuple())
         _launch("forward", spatial, *triples, stride, padding, fast=True)
@@ -173,9 +171,9 @@ class ConvFun(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
         if getattr(grad.backend, "cuda", False):
-            from . import cuda_conv
+            from .cuda_conv import conv_backward_fn
 
-            return cuda_conv.conv_backward_fn(ctx, grad)
+            return conv_backward_fn(ctx, grad)
         input, weight, has_bias, stride, padding = ctx.saved_values
         needs = ctx.needs_input_grad
         spatial = grad.dims - 2
