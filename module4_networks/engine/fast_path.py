@@ -182,10 +182,8 @@ def agrees(got: np.ndarray, want: Any) -> bool:
     the largest magnitude of ``want`` (at least 1). ``want=None`` (no gradient
     reached an input) stands for zeros; shapes must match."""
     want = np.zeros_like(got) if want is None else np.asarray(want)
-    if got.shape != want.shape:
-        return False
-    scale = max(1.0, float(np.nanmax(np.abs(want), initial=0.0)))
-    return bool(np.allclose(got, want, rtol=RTOL, atol=1e-12 * scale))
+    atol = 1e-12 * max(1.0, float(np.nanmax(np.abs(want), initial=0.0)))
+    return got.shape == want.shape and np.allclose(got, want, rtol=RTOL, atol=atol)
 
 
 def host_float64(t: Any) -> bool:
