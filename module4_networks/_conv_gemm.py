@@ -191,9 +191,8 @@ def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
     padded = x.shape[:2] + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding))
     taps = np.indices(w.shape[1:]).reshape(1 + spatial, 1, 1, -1)  # (c, *k)
     at = np.indices(out.shape[2:]).reshape(spatial, 1, -1, 1)  # output positions
-    key = (np.arange(n).reshape(n, 1, 1), taps[0]) + tuple(
-        at[d] * stride[d] + taps[1 + d] for d in range(spatial)
-    )
+    corners = at * np.reshape(stride, (spatial, 1, 1, 1))  # (of their fields)
+    key = (np.arange(n).reshape(n, 1, 1), taps[0], *(corners + taps[1:]))
     cols = AdvancedIndex.apply(EmbedInZeros.apply(x, padded, inner), key)
     g = grad.reshape(n, cout, -1).permute(0, 2, 1)  # (batch, positions, cout)
     dcols = EmbedInZeros.apply(g @ w.reshape(cout, -1), padded, key) if need_x else None
