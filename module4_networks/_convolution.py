@@ -126,8 +126,7 @@ def _dilate(x: Tensor, dilations: Tuple[int, ...]) -> Tensor:
             n = x.shape[axis]
             zeros = x.new_zeros(x.shape[: axis + 1] + (d - 1,) + x.shape[axis + 1 :])
             spread = cat([x.unsqueeze(axis + 1), zeros], axis + 1)
-            merged = spread.reshape(*x.shape[:axis], n * d, *x.shape[axis + 1 :])
-            x = merged.narrow(axis, 0, (n - 1) * d + 1)
+            x = spread.flatten(axis, axis + 1).narrow(axis, 0, (n - 1) * d + 1)
     return x.contiguous()
 
 
