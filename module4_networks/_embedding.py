@@ -57,11 +57,10 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
             (PyTorch's messages).
     """
     classes = np.asarray(input.to_numpy())
-    if classes.size and (np.any(classes < 0) or np.any(classes % 1 != 0)):
+    if np.any(classes < 0) or np.any(classes % 1 != 0):
         raise RuntimeError("Class values must be non-negative integers.")
-    if num_classes == -1:
-        num_classes = int(classes.max()) + 1 if classes.size else 0
-    if classes.size and classes.max() >= num_classes:
+    num_classes = int(classes.max(initial=-1)) + 1 if num_classes == -1 else num_classes
+    if np.any(classes >= num_classes):
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = np.eye(num_classes, dtype=np.int64)[classes.astype(np.int64)]
     return tensor(out, backend=input.backend)  # (int64, the array's dtype)
