@@ -42,8 +42,7 @@ def _counted(p: Tensor, g: Tensor, state: State, group: State, **fills: float) -
     value; ``(g, p, step)``."""
     state |= {n: p.new_full(p.shape, v) for n, v in fills.items() if n not in state}
     state["step"] = state.get("step", 0) + 1
-    g, p = _decayed(g, p, group)
-    return g, p, state["step"]
+    return (*_decayed(g, p, group), state["step"])
 
 
 def _moments(p: Tensor, g: Tensor, state: State, group: State) -> Moments:
