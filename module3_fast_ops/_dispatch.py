@@ -128,11 +128,12 @@ _broadcast = functools.lru_cache(maxsize=SHAPE_PAIRS)(shape_broadcast)
 
 
 @functools.lru_cache(maxsize=SHAPE_PAIRS)
-def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], int]:
-    """``(matmul_shape(a, b), work)``: the product's shape, and its work in
-    multiply-adds / 8 (what :func:`_matmul_kernel` decides by)."""
+def _product(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], bool]:
+    """``(matmul_shape(a, b), large)``: the product's shape, and whether its work
+    in multiply-adds / 8 reaches ``MIN_PARALLEL_WORK`` (what
+    :meth:`NumbaOps._choose_matmul` decides by), both remembered per shape pair."""
     shape = matmul_shape(a, b)
-    return shape, math.prod(shape) * (a[-1] if a else 1) // 8
+    return shape, math.prod(shape) * (a[-1] if a else 1) // 8 >= MIN_PARALLEL_WORK
 
 
 def serial_twin(kernel: Any, label: str) -> Any:
@@ -271,11 +272,9 @@ class NumbaOps(TensorOps):
     def matrix_multiply(cls, a: Any, b: Any) -> Any:
         """See ``TensorOps.matrix_multiply``."""
         x, y = a._tensor, b._tensor
-        shape, work = _product(x.shape, y.shape)
+        shape, large = _product(x.shape, y.shape)
         o = full_data(TensorData, shape)
-        kernel, direct = cls._matmul.get(
-            work >= MIN_PARALLEL_WORK
-        ) or cls._choose_matmul(work)
+        kernel, direct = cls._matmul.get(large) or cls._choose_matmul(large)
         (direct if x._storage.base is None is y._storage.base else kernel)(
             o._storage,
             o._kernel_shape,
@@ -290,13 +289,13 @@ class NumbaOps(TensorOps):
         return _new(a, o)
 
     @classmethod
-    def _choose_matmul(cls, work: int) -> Any:
-        """The matmul kernel for ``work`` multiply-adds (/8), chosen once per
-        process for each kind of work: the parallel one, or, for work below
-        ``MIN_PARALLEL_WORK`` (run on one thread) while the parallel one is neither
-        compiled in this process nor in the disk cache, its :func:`serial_twin`.
-        (Large work makes the parallel one the choice for both.)"""
-        large = work >= MIN_PARALLEL_WORK
+    def _choose_matmul(cls, large: bool) -> Any:
+        """The matmul kernel for large work (``MIN_PARALLEL_WORK`` multiply-adds
+        /8 or more: :func:`_product`) or small, chosen once per process for each
+        kind of work: the parallel one, or, for small work (run on one thread)
+        while the parallel one is neither compiled in this process nor in the disk
+        cache, its :func:`serial_twin`. (Large work makes the parallel one the
+        choice for both.)"""
         kernel = parallel = compiled(cls.matmul_kernel)
         cached = getattr(getattr(parallel, "_cache", None), "is_cached", bool)
         # Unless compiled, on disk, or about to be compiled for large work:
