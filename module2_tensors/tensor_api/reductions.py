@@ -194,9 +194,7 @@ class ReductionMixin:
             if remembered and len(_REDUCTIONS) < _MAX_REDUCTIONS:
                 _REDUCTIONS[key] = plan
         order, layout, steps, final, scale = plan
-        source = self
-        if order is not None:
-            source = (self if order == () else self.permute(*order)).contiguous()
+        source = self if order is None else self.permute(*order)
         args = (source, fn, layout, steps, final, scale)
         if not fn.differentiable:  # (All) nothing to record
             return Reduction.forward(Context(), *args)
@@ -211,9 +209,9 @@ class ReductionMixin:
         average: bool,
     ) -> Tuple[Any, ...]:
         """How :meth:`_reduce` reduces this shape: ``(order, layout, steps, final,
-        scale)``. ``order`` is ``None`` to reduce this tensor as it is, ``()`` to
-        reduce its contiguous form, or a permutation to apply first; then
-        :class:`~module2_tensors.engine.reductions.Reduction` takes ``layout``,
+        scale)``. ``order`` is ``None`` to reduce this tensor, or a permutation to
+        apply first; then :class:`~module2_tensors.engine.reductions.Reduction`
+        takes ``layout`` (a contiguous copy where it changes the shape),
         ``steps``, ``final`` (the result's shape) and ``scale``."""
         dims = self._reduce_dims(dim)
         # (a sum of nothing is 0, all() of nothing 1; a max of nothing has none)
@@ -231,7 +229,7 @@ class ReductionMixin:
         layout, steps = self.shape, dims
         if len(dims) == self.dims and self.dims != 1:
             # One kernel over the flat tensor instead of one per dimension.
-            order, layout, steps = (), (self._tensor.size,), (0,)
+            layout, steps = (self._tensor.size,), (0,)
         elif len(dims) > 1 and fn is tf.Max:
             # One reduction over all the dims at once, so that ties across
             # several dims share the gradient evenly (torch.amax's rule).
