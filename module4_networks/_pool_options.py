@@ -48,13 +48,15 @@ def max_pool2d(
 
 def unbatched(pool: Callable[..., Any]) -> Callable[..., Any]:
     """``pool`` (of ``(N, C, H, W)``) that also takes an unbatched ``(C, H, W)``
-    input, as PyTorch's: pooled as a batch of one, whose one entry it returns."""
+    input, as PyTorch's: pooled as a batch of one, the batch dim dropped."""
 
     @functools.wraps(pool)
     def either(input: Any, *args: Any, **kwargs: Any) -> Any:
         if not (isinstance(input, Tensor) and input.dims == 3):
             return pool(input, *args, **kwargs)
-        out = pool(input.unsqueeze(0), *args, **kwargs)  # (values, or with indices)
-        return out[0] if isinstance(out, Tensor) else tuple(t[0] for t in out)
+        out = pool(input.unsqueeze(0), *args, **kwargs)
+        if isinstance(out, Tensor):
+            return out.squeeze(0)
+        return tuple(t.squeeze(0) for t in out)  # (values and indices)
 
     return either
