@@ -4,11 +4,10 @@ code: ``functional.max_pool2d`` hands these calls here, with its
 ``_pool_windows`` and Task 4.4's ``max``, which this file does not import:
 functional imports it). The gradient goes to each window's
 first maximum, as PyTorch's; the indices are read off the same windows of a
-plane of positions. ``unbatched`` lets the 2-D poolings take ``(C, H, W)``."""
+plane of positions."""
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, Callable, Optional
 
@@ -44,19 +43,3 @@ def max_pool2d(
     indices = np.take_along_axis(positions.to_numpy(), chosen, axis=4)[..., 0]
     # (tensor() keeps an int64 array's dtype, as PyTorch's indices have)
     return result.values, tensor(indices.astype(np.int64), backend=input.backend)
-
-
-def unbatched(pool: Callable[..., Any]) -> Callable[..., Any]:
-    """``pool`` (of ``(N, C, H, W)``) that also takes an unbatched ``(C, H, W)``
-    input, as PyTorch's: pooled as a batch of one, the batch dim dropped."""
-
-    @functools.wraps(pool)
-    def either(input: Any, *args: Any, **kwargs: Any) -> Any:
-        if not (isinstance(input, Tensor) and input.dims == 3):
-            return pool(input, *args, **kwargs)
-        out = pool(input.unsqueeze(0), *args, **kwargs)
-        if isinstance(out, Tensor):
-            return out.squeeze(0)
-        return tuple(t.squeeze(0) for t in out)  # (values and indices)
-
-    return either

@@ -150,8 +150,8 @@ def _check_image(name: str, input: Tensor) -> None:
     _check_tensor(name, input)
     if input.dims != 4:
         raise ValueError(
-            f"{name}: input must have 3 or 4 dims ((batch,) channels, height, width), "
-            f"got shape {input.shape}"
+            f"{name}: input must have 4 dims (batch, channels, height, width), got "
+            f"shape {input.shape}"
         )
 
 
@@ -214,7 +214,6 @@ def _pool_windows(
     return windows.flatten(4), np.outer(counts[0], counts[1])  # (kh, kw) -> kh * kw
 
 
-@_pool_options.unbatched  # (given: (C, H, W) as a batch of one)
 def avg_pool2d(
     input: Tensor,
     kernel_size: IntPair,
@@ -403,7 +402,6 @@ def _adaptive_pool(name: str, input: Tensor, output_size: Any, reduce: Any) -> T
     return stack(cells, dim=-1).view(*input.shape[:-2], oh, ow)
 
 
-@_pool_options.unbatched  # (given: (C, H, W) as a batch of one)
 def max_pool2d(
     input: Tensor,
     kernel_size: IntPair,

@@ -200,7 +200,7 @@ def test_only_tensors_and_parameters_can_be_optimized():
 @pytest.mark.parametrize(
     "shape, kernel, stride, message",
     [
-        ((2, 4), 2, None, r"input must have 3 or 4 dims"),
+        ((1, 2, 4), 2, None, r"input must have 4 dims"),
         ((1, 1, 4, 4), 5, None, r"kernel \(5, 5\) does not fit"),
         ((1, 1, 4, 4), 2, 0, r"sizes positive"),  # overlapping windows are fine
     ],

@@ -124,38 +124,6 @@ def test_max_pool_with_indices_matches_torch(name, x, settings):
     assert len(layer(kt.tensor(X))) == 2
 
 
-POOLS = [  # (name, settings, keyword settings): unbatched (C, H, W) and (C, L)
-    ("max_pool", (2,), {}),
-    ("max_pool", (3, 2, 1, 2), {"ceil_mode": True}),  # (stride, padding, dilation)
-    ("avg_pool", (2,), {}),
-    ("avg_pool", (3, 2, 1, True, False), {}),  # (ceil_mode, count_include_pad)
-]
-
-
-@pytest.mark.parametrize("name, args, kwargs", POOLS)
-@pytest.mark.parametrize("dims", [1, 2])
-def test_pooling_of_unbatched_input_matches_torch(name, args, kwargs, dims):
-    torch = import_torch()
-    x = RNG.normal(size=(3, 5, 6)[: dims + 1])
-    ours = getattr(F, f"{name}{dims}d")
-    theirs = getattr(torch.nn.functional, f"{name}{dims}d")
-    assert_same_function(
-        lambda t: ours(t, *args, **kwargs),
-        lambda t: theirs(t, *args, **kwargs),
-        x,
-        rng=np.random.default_rng(5),
-        rtol=1e-10,
-    )
-    layer = f"{name.title().replace('_Pool', 'Pool')}{dims}d"
-    ours_layer, theirs_layer = getattr(nn, layer), getattr(torch.nn, layer)
-    _same_layer(ours_layer(*args, **kwargs), theirs_layer(*args, **kwargs), x)
-    if name == "max_pool" and dims == 2:  # the indices too, each into its plane
-        got = ours(kt.tensor(x), *args, return_indices=True, **kwargs)[1]
-        want = theirs(torch.tensor(x), *args, return_indices=True, **kwargs)[1]
-        assert str(got.dtype) == "kindling.int64"
-        np.testing.assert_array_equal(got.to_numpy(), want.numpy())
-
-
 def test_unfold_layer_matches_torch():
     torch = import_torch()
     x = RNG.normal(size=(2, 3, 5, 6))
