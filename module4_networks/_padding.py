@@ -19,20 +19,11 @@ from module2_tensors.tensor import Tensor
 from module2_tensors.tensor_api.creation import _labelled
 from module2_tensors.tensor_api.dtype_device import kept_dtype
 
-
-def _circular(k: np.ndarray, n: int) -> np.ndarray:
-    """Positions ``k`` wrapped around the part of ``0 .. n - 1`` they keep (a
-    negative amount crops first, as PyTorch's): ``1 2 | 0 1 2 | 0 1``."""
-    # (1-element slices: an empty k, a dim cropped away, stays empty)
-    first, end = np.maximum(k[:1], 0), np.minimum(k[-1:] + 1, n)
-    return first + (k - first) % (end - first)
-
-
 #: Positions ``-before .. n + after - 1`` mapped into ``0 .. n - 1``.
 _SOURCES: Dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "reflect": lambda k, n: n - 1 - np.abs(n - 1 - np.abs(k)),  # 2 1 | 0 1 2 | 1 0
     "replicate": lambda k, n: np.clip(k, 0, n - 1),  # 0 0 | 0 1 2 | 2 2
-    "circular": _circular,
+    "circular": lambda k, n: k % n,  # 1 2 | 0 1 2 | 0 1
 }
 
 
@@ -49,21 +40,16 @@ def pad(
     (repeat the edge: ``[1, 1, 1, 2, 3, 3]``) or ``circular`` (wrap around:
     ``[2, 3, 1, 2, 3, 1]``). The non-constant modes pad the last $k \\le 3$
     dimensions of a $(k + 1)$- or $(k + 2)$-D input (channels, batch), as
-    PyTorch. A negative amount crops that many entries (``reflect`` and
-    ``replicate`` must leave an entry in one padded dimension at least).
+    PyTorch. A negative amount (``constant`` only) crops that many entries.
 
     Raises:
         ValueError: an unknown mode, an odd number of entries, too many pairs,
-            or (``reflect``) an amount not below the size or (``circular``) above
-            it.
-        RuntimeError: amounts that crop more than a dimension holds.
+            a negative amount in another mode, or (``reflect``) an amount not
+            below the size or (``circular``) above it.
     """
     amounts = [int(p) for p in pad]
     sizes = list(zip(input.shape[::-1], amounts[::2], amounts[1::2]))
-    kept = [n + before + after for n, before, after in sizes]  # (each padded dim's)
-    # (as PyTorch: reflect and replicate keep an entry of one padded dim at least)
-    emptied = mode in ("reflect", "replicate") and max(kept, default=1) < 1
-    if min(kept, default=0) < 0 or emptied:
+    if any(n + before + after < 0 for n, before, after in sizes):  # (as PyTorch)
         raise RuntimeError(f"pad: {tuple(pad)} crops more than shape {input.shape}")
     if mode == "constant":  # (a negative amount crops, as PyTorch's)
         out = sf.pad(input, [max(w, 0) for w in amounts], value or 0.0)
@@ -85,7 +71,7 @@ def pad(
     out = input
     for d, (n, before, after) in zip(range(input.dims - 1, -1, -1), sizes):
         limit = n - 1 if mode == "reflect" else n if mode == "circular" else None
-        if limit is not None and max(before, after) > limit:
+        if min(before, after) < 0 or (limit is not None and max(before, after) > limit):
             raise ValueError(
                 f"pad: mode {mode!r} cannot pad dimension {d} of size {n} by "
                 f"({before}, {after})"

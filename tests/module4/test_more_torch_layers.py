@@ -239,41 +239,6 @@ def test_conv_transpose2d_repr_and_settings_match_torch():
             assert getattr(ours, name) == getattr(theirs, name)
 
 
-# ----------------------------------------------------------------- padding
-@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
-@pytest.mark.parametrize(
-    "amounts",
-    [(-1, 2), (2, -3), (-2, -1), (0, -4), (1, -1, -2, 2), (-3, 0, 2, -1), (-1,) * 6],
-)
-def test_pad_negative_widths_crop_as_torch(mode, amounts):
-    """A negative width crops (``circular`` wraps around what is kept, as
-    PyTorch's); values and gradients as torch's."""
-    torch = import_torch()
-    x = RNG.normal(size=(2, 3) + (6, 5, 4)[: len(amounts) // 2])
-    assert_same_function(
-        lambda t: F.pad(t, amounts, mode=mode),
-        lambda t: torch.nn.functional.pad(t, amounts, mode=mode),
-        x,
-        rng=np.random.default_rng(6),
-        rtol=1e-10,
-    )
-
-
-@pytest.mark.parametrize("mode", ["reflect", "replicate"])
-def test_pad_that_crops_every_entry_raises_as_torch(mode):
-    torch = import_torch()
-    x = np.zeros((2, 3, 4))
-    for amounts in [(-4, 0), (-2, -2, -3, 0)]:  # (no entry left in any padded dim)
-        with pytest.raises(RuntimeError):
-            torch.nn.functional.pad(torch.tensor(x), amounts, mode=mode)
-        with pytest.raises(RuntimeError):
-            F.pad(kt.tensor(x), amounts, mode=mode)
-    for amounts in [(-4, 0, 1, 0), (0, 0, 0, -3)]:  # (one padded dim keeps entries)
-        ours = F.pad(kt.tensor(x), amounts, mode=mode)
-        theirs = torch.nn.functional.pad(torch.tensor(x), amounts, mode=mode)
-        assert ours.shape == tuple(theirs.shape)
-
-
 # ------------------------------------------------------------------ losses
 SIGNS = np.where(RNG.normal(size=(3, 4)) > 0, 1.0, -1.0)
 LOSSES = {  # name: keyword settings besides reduction
