@@ -235,8 +235,8 @@ class AdamW(Adam):
         amsgrad: bool = False,
         **flags: Any,
     ) -> None:
-        # Adam's hyperparameters, its decay decoupled (PyTorch's AdamW is that Adam).
-        Optimizer.__init__(self, params, {**locals(), "decoupled_weight_decay": True})
+        args = (params, lr, betas, eps, weight_decay, maximize, amsgrad)
+        super().__init__(*args, decoupled_weight_decay=True, **flags)
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$p \leftarrow p (1 - \eta \lambda)$, then the Adam step without decay."""
