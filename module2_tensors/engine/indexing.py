@@ -180,10 +180,9 @@ def movedim(t: "Tensor", source: Any, destination: Any) -> "Tensor":
     """Dimension(s) ``source`` moved to ``destination``, the others keeping their
     order (a view, ``permute``)."""
     src, dst = normalize_dims(source, t.dims), normalize_dims(destination, t.dims)
-    order = [d for d in range(t.dims) if d not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return t.permute(*order)
+    # (the order np.moveaxis makes: the sizes, once moved, of an empty array whose
+    # dimension k has size k)
+    return t.permute(*np.moveaxis(np.empty(tuple(range(t.dims))), src, dst).shape)
 
 
 def unbind(t: "Tensor", dim: int = 0) -> Tuple["Tensor", ...]:
