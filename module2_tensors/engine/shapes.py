@@ -120,7 +120,7 @@ def as_indices(index: Any, what: str) -> Tuple[int, ...]:
     return tuple(int(i) for i in values)
 
 
-def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
+def normalize_dim(dim: int, dims: int) -> int:
     """A dimension in ``[-dims, dims)`` as a non-negative one.
 
     Raises:
@@ -128,12 +128,12 @@ def normalize_dim(dim: int, dims: int, name: str = "dim") -> int:
             dimensions.
     """
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(dim).__name__}")
+        raise TypeError(f"dim must be an integer, got {type(dim).__name__}")
     if not -dims <= dim < dims:
         if dims == 0:
-            raise IndexError(f"{name}={dim} is out of range for a 0-d tensor")
+            raise IndexError(f"dim={dim} is out of range for a 0-d tensor")
         raise IndexError(
-            f"{name}={dim} is out of range for a tensor of {dims} dimensions "
+            f"dim={dim} is out of range for a tensor of {dims} dimensions "
             f"(expected a dim in [{-dims}, {dims - 1}])"
         )
     return int(dim) + dims if dim < 0 else int(dim)
