@@ -187,7 +187,7 @@ def _each(*grads: Callable[..., Any]) -> Formula:
     ``a ** b``)."""
 
     def formula(ctx: Context, g: "Tensor", inputs: Tuple, out: "Tensor") -> Any:
-        needs = ctx.needs_input_grad or (True, True)
+        needs = ctx.needs_input_grad  # (a recorded history's: one flag an input)
         return tuple(f(g, *inputs, out) if n else None for f, n in zip(grads, needs))
 
     return formula
