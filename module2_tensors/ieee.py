@@ -93,7 +93,7 @@ def power(x: float, p: float) -> float:
     integer = p == p and not math.isinf(p) and p % 1.0 == 0.0
     odd = integer and p % 2.0 == 1.0
     finite_x = not math.isinf(x)
-    if x < 0.0 and finite_x and not integer and not math.isinf(p) and p == p:
+    if x < 0.0 and finite_x and not integer and not math.isinf(p):  # (p NaN: x**p)
         return math.nan
     if x == 0.0 and p < 0.0:
         return math.copysign(math.inf, x) if odd else math.inf
