@@ -283,8 +283,7 @@ class _Einsum(Function):
             out = "".join(sorted(c for c in set(left) - {","} if left.count(c) == 1))
         arrays = [t.to_numpy() for t in operands]
         ctx.save_for_backward(inputs, out, arrays)
-        result = np.einsum(f"{','.join(inputs)}->{out}", *arrays)
-        return tensor(np.asarray(result, dtype=np.float64), backend=operands[0].backend)
+        return tensor(np.einsum(f"{left}->{out}", *arrays), backend=operands[0].backend)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Any, ...]:
