@@ -160,7 +160,6 @@ class OptimizerState:
         state = {
             index[id(key)]: _mapped(buffers, Tensor.detach)
             for key, buffers in self.state.items()
-            if id(key) in index
         }
         groups = []
         for group in self.param_groups:
