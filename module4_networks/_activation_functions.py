@@ -169,11 +169,10 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``F.prelu``: $x$ where $x > 0$, else $a x$, with one slope $a$ per channel
-    (dim 1, or dim 0 of a 1-D input; ``weight`` of shape ``(C,)``) or one for
-    all (``weight`` of one element)."""
-    shape = [1] * input.dims
-    if weight.size != 1:  # (``size`` is the number of elements here)
-        shape[1 if input.dims >= 2 else 0] = weight.size
+    (dim 1; ``weight`` of shape ``(C,)``) or one for all (``weight`` of one
+    element; the only choice for a 0- or 1-D input, which has no channel dim, as
+    PyTorch's)."""
+    shape = [weight.size if d == 1 else 1 for d in range(input.dims)]  # (size: numel)
     return where(input > 0.0, input, weight.view(*shape) * input)
 
 
