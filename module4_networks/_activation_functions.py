@@ -120,9 +120,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     $\\alpha$ (the negative branch's), as in PyTorch."""
     if inplace:
         return _written(input, elu, alpha)
-    positive = input > 0.0
-    negative = where(positive, 0.0, input)  # min(x, 0): exp never overflows
-    return where(positive, input, negative.expm1() * alpha)
+    # (min(x, 0) in the exponent: it never overflows)
+    return where(input > 0.0, input, input.clamp(max=0.0).expm1() * alpha)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
