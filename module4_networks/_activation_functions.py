@@ -120,9 +120,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     $\\alpha$ (the negative branch's), as in PyTorch."""
     if inplace:
         return _written(input, elu, alpha)
-    positive = input > 0.0
-    negative = where(positive, 0.0, input)  # min(x, 0): exp never overflows
-    return where(positive, input, negative.expm1() * alpha)
+    # (min(x, 0) in the exponent: it never overflows)
+    return where(input > 0.0, input, input.clamp(max=0.0).expm1() * alpha)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -169,11 +168,10 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``F.prelu``: $x$ where $x > 0$, else $a x$, with one slope $a$ per channel
-    (dim 1, or dim 0 of a 1-D input; ``weight`` of shape ``(C,)``) or one for
-    all (``weight`` of one element)."""
-    shape = [1] * input.dims
-    if weight.size != 1:  # (``size`` is the number of elements here)
-        shape[1 if input.dims >= 2 else 0] = weight.size
+    (dim 1; ``weight`` of shape ``(C,)``) or one for all (``weight`` of one
+    element; the only choice for a 0- or 1-D input, which has no channel dim, as
+    PyTorch's)."""
+    shape = [weight.size if d == 1 else 1 for d in range(input.dims)]  # (size: numel)
     return where(input > 0.0, input, weight.view(*shape) * input)
 
 

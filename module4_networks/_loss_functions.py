@@ -124,10 +124,8 @@ def kl_div(
     target = _check_loss("kl_div", checked, input, target)
     if log_target:
         losses = target.exp() * (target - input)
-    else:
-        positive = target > 0.0
-        safe = where(positive, target, 1.0)  # log(1) = 0 where y = 0
-        losses = where(positive, target * (safe.log() - input), 0.0)
+    else:  # (xlogy: 0 where y = 0; PyTorch's formula)
+        losses = target.xlogy(target) - target * input
     if reduction == "batchmean":  # (the sum over the batch size, as PyTorch's)
         return losses.sum() / (input.shape[0] if input.dims > 0 else 1)
     return _reduce(losses, reduction)

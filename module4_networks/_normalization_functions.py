@@ -15,8 +15,6 @@ import numpy as np
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
 
-from ._loss_functions import _as_tensor
-
 __all__ = [
     "normalize",
     "cosine_similarity",
@@ -40,7 +38,6 @@ def cosine_similarity(
     """$\\sum_d \\frac{x_1}{\\max(\\lVert x_1 \\rVert, \\epsilon)} \\cdot
     \\frac{x_2}{\\max(\\lVert x_2 \\rVert, \\epsilon)}$ along ``dim`` (PyTorch
     2's form: each input is normalised first), after broadcasting the two."""
-    x1, x2 = _as_tensor(x1, x2 if isinstance(x2, Tensor) else x1), _as_tensor(x2, x1)
     shape = np.broadcast_shapes(x1.shape, x2.shape)
     x1, x2 = x1.expand(*shape), x2.expand(*shape)
     return (normalize(x1, 2.0, dim, eps) * normalize(x2, 2.0, dim, eps)).sum(dim)

@@ -157,11 +157,7 @@ class OptimizerState:
         """PyTorch's layout: ``{"state": {index: buffers}, "param_groups": [...]}``
         with parameters named by their position over all groups."""
         index = {id(p): k for k, p in enumerate(self._all_params())}
-        state = {
-            index[id(key)]: _mapped(buffers, Tensor.detach)
-            for key, buffers in self.state.items()
-            if id(key) in index
-        }
+        state = {index[id(p)]: _mapped(b, Tensor.detach) for p, b in self.state.items()}
         groups = []
         for group in self.param_groups:
             groups.append({**group, "params": [index[id(p)] for p in group["params"]]})
