@@ -37,9 +37,9 @@ class _Registry(_Container):
         return list(self._entries().items())
 
     def update(self, entries: Any) -> None:
-        """Set every ``key, value`` of a mapping or of an iterable of pairs."""
-        pairs = entries.items() if hasattr(entries, "items") else entries
-        for key, value in pairs:
+        """Set every ``key, value`` of a mapping or of an iterable of pairs (what
+        ``dict()`` takes), in order."""
+        for key, value in dict(entries).items():
             self[key] = value
 
 

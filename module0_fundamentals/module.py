@@ -431,9 +431,8 @@ def _mirror(module: Module, name: str, value: Any) -> None:
     26); the Task 3.5 network makes 45 such lookups an epoch, 2-3% of the epoch,
     whose margin to the 1.5x target is 1-4%. tests/module0/test_module_mirror.py
     checks that the mirror always agrees with the registries."""
-    if hasattr(type(module), name):
-        module.__dict__.pop(name, None)
-    else:
+    module.__dict__.pop(name, None)  # (any old mirror, or plain attribute)
+    if not hasattr(type(module), name):
         module.__dict__[name] = value
 
 
