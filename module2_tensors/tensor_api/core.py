@@ -15,6 +15,7 @@ from ..engine import autograd, dtypes, elementwise
 from ..engine.devices import get_default_backend
 from ..engine.layout import host_view
 from ..engine.shapes import normalize_dim
+from ..engine.versions import storage_root
 from ..tensor_data import TensorData
 from ..tensor_ops import SimpleBackend
 from .._backend import TensorBackend
@@ -142,6 +143,12 @@ class CoreMixin:
         """``Tensor.stride``: the step in storage, in entries, along each dim (or
         ``dim``) of this view, as ``size()`` gives the sizes."""
         return Size(self._tensor.strides)(dim)
+
+    def storage_offset(self) -> int:
+        """``Tensor.storage_offset``: how many entries into the storage it views
+        this tensor starts (0 unless a view, ``x[1]``, starts further on)."""
+        start = self._tensor._storage.__array_interface__["data"][0]
+        return (start - storage_root(self).__array_interface__["data"][0]) // 8
 
     def numel(self) -> int:
         """The number of entries."""
