@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from ..engine import autograd, dtypes, elementwise
+from ..engine import autograd, dtypes, elementwise, versions
 from ..engine.devices import get_default_backend
 from ..engine.layout import host_view
 from ..engine.shapes import normalize_dim
-from ..engine.versions import storage_root
 from ..tensor_data import TensorData
 from ..tensor_ops import SimpleBackend
 from .._backend import TensorBackend
@@ -148,7 +147,7 @@ class CoreMixin:
         """``Tensor.storage_offset``: how many entries into the storage it views
         this tensor starts (0 unless a view, ``x[1]``, starts further on)."""
         start = self._tensor._storage.__array_interface__["data"][0]
-        return (start - storage_root(self).__array_interface__["data"][0]) // 8
+        return (start - versions.storage_root(self).__array_interface__["data"][0]) // 8
 
     def numel(self) -> int:
         """The number of entries."""
