@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from ..engine import autograd, dtypes, elementwise
+from ..engine import autograd, dtypes, elementwise, versions
 from ..engine.devices import get_default_backend
 from ..engine.layout import host_view
 from ..engine.shapes import normalize_dim
@@ -142,6 +142,12 @@ class CoreMixin:
         """``Tensor.stride``: the step in storage, in entries, along each dim (or
         ``dim``) of this view, as ``size()`` gives the sizes."""
         return Size(self._tensor.strides)(dim)
+
+    def storage_offset(self) -> int:
+        """``Tensor.storage_offset``: how many entries into the storage it views
+        this tensor starts (0 unless a view, ``x[1]``, starts further on)."""
+        start = self._tensor._storage.__array_interface__["data"][0]
+        return (start - versions.storage_root(self).__array_interface__["data"][0]) // 8
 
     def numel(self) -> int:
         """The number of entries."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Tuple
 from ..engine.autograd import Context
 
 from .. import shape_functions as sf
-from ..engine import autograd, grad_modes, versions
+from ..engine import autograd, dtypes, grad_modes, versions
 from ..engine.versions import storage_root
 from .core import CoreMixin, FACTORIES, TensorLike
 
@@ -24,6 +24,10 @@ def check_writable(value: Tuple[int, ...], target: Tuple[int, ...]) -> None:
     extra = len(target) - len(value)  # (value aligned with target on the right)
     if extra < 0 or any(n not in (1, m) for n, m in zip(value, target[extra:])):
         raise ValueError(f"cannot write a value of shape {value} into shape {target}")
+
+
+#: ``random_()``'s bound by dtype (PyTorch's), where not $2^{53}$.
+_RANDOM_TO = {dtypes.float32: 2**24, dtypes.float16: 2**11, dtypes.bool_: 2}
 
 
 class _Overwrite(autograd.Function):
@@ -140,6 +144,20 @@ class InPlaceMixin:
         """Fill with samples of $U(a, b)$, in place."""
         u = FACTORIES["rand"](self.shape, backend=self.backend, generator=generator)
         return self._in_place("uniform_", _Overwrite.apply, u * (b - a) + a)
+
+    def random_(self, *bounds: int, generator: Any = None, **named: int) -> "Tensor":
+        """``random_(from=0, to)``, ``random_(to)``: whole numbers drawn uniformly
+        from ``[from, to)``, in place (``random_()``: to $2^{24}$ for float32,
+        else $2^{53}$, the whole numbers the dtype holds; 2 for bool)."""
+        bounds = bounds + tuple(named.values()) or (_RANDOM_TO.get(self.dtype, 2**53),)
+        low, high = (0, *bounds)[-2:]
+        drawn = FACTORIES["rng"](None, generator).integers(low, high, self.shape)
+        return self.copy_(self.new_tensor(drawn))
+
+    def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> "Tensor":
+        """Fill with samples of the exponential distribution of rate $\\lambda$,
+        $-\\ln(1 - U) / \\lambda$ for $U \\sim U(0, 1)$, in place (a float tensor)."""
+        return self.uniform_(generator=generator).neg_().log1p_().div_(-lambd)
 
     def _in_place(
         self,

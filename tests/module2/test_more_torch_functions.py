@@ -1,7 +1,9 @@
 """More of PyTorch's functions (issue 42): aliases and short compositions
-(``nelement``, ``fliplr``, ``take``, ``select``, ``tensor_split``, ``inner``, ...):
-values and dtypes against PyTorch itself, gradients against PyTorch's and
-central differences (``grad_check``), float64 on both sides. Given code."""
+(``nelement``, ``fliplr``, ``take``, ``select``, ``tensor_split``, ``inner``,
+...), ``storage_offset`` and the draws ``randint_like``, ``seed``, ``random_``,
+``exponential_``: values and dtypes against PyTorch itself, gradients against
+PyTorch's and central differences (``grad_check``), float64 on both sides. Given
+code."""
 
 from __future__ import annotations
 
@@ -688,3 +690,92 @@ def test_tensor_split_keywords_and_tensors(make):
         )
         expected = [tuple(p.shape) for p in theirs(torch.tensor(A))]
         assert [p.shape for p in ours(kt.tensor(A))] == expected
+
+
+def test_randint_like():
+    torch = import_torch()
+    kt.manual_seed(3)
+    for like, args in [(kt.zeros(50), (3,)), (kt.tensor([1, 2] * 25), (-2, 4))]:
+        got = kt.randint_like(like, *args)
+        expected = torch.randint_like(torch.tensor(np.asarray(like)), *args)
+        assert got.shape == like.shape and got.dtype.name == str(expected.dtype)[6:]
+        assert set(got.tolist()) == set(range(*args))  # (50 draws: each value comes)
+    assert kt.randint_like(kt.zeros(2), 5, dtype=kt.int64).dtype == kt.int64
+
+
+def test_seed():
+    drawn = kt.seed()
+    assert isinstance(drawn, int) and 0 <= drawn < 2**63 and kt.seed() != drawn
+    kt.manual_seed(drawn)
+    first = kt.rand(3)
+    kt.manual_seed(drawn)  # (the seed returned reproduces what followed)
+    assert first.equal(kt.rand(3))
+
+
+def test_stride_storage_offset():
+    torch = import_torch()
+    views = [
+        lambda x: x,
+        lambda x: x.transpose(0, 2),
+        lambda x: x[1:, :, 2:5],
+        lambda x: x[::2, 1],
+        lambda x: x[2],
+        lambda x: x.narrow(1, 2, 2),
+        lambda x: x[1, :1].expand(3, 5, 6),
+        lambda x: x.chunk(2, 1)[1],
+        lambda x: x.unbind(1)[3],
+        lambda x: x[1].view(30),
+        lambda x: x.permute(2, 0, 1)[1:],
+        lambda x: x[1:].unsqueeze(1),
+        lambda x: x.mT[1, 2:],
+        lambda x: x[..., 1],
+    ]
+    for view in views:
+        ours, theirs = view(kt.zeros(4, 5, 6)), view(torch.zeros(4, 5, 6))
+        assert ours.stride() == theirs.stride()
+        assert ours.storage_offset() == theirs.storage_offset()
+        for d in range(-ours.dims, ours.dims):
+            assert ours.stride(d) == theirs.stride(d)
+    assert kt.tensor(2.0).stride() == torch.tensor(2.0).stride() == ()
+    for lib in (torch, kt):
+        with pytest.raises(IndexError):
+            lib.zeros(2, 3).stride(2)
+
+
+def test_random_():
+    torch = import_torch()
+    kt.manual_seed(0)
+    for args, kw, low, high in [((6,), {}, 0, 6), ((-3, 2), {}, -3, 2)]:
+        for make in (kt.zeros, lambda n: kt.zeros(n).long()):
+            x = make(200)
+            assert x.random_(*args, **kw) is x
+            assert set(x.tolist()) == set(range(low, high))
+    named = kt.zeros(200).random_(**{"from": 3, "to": 5})
+    assert (
+        set(named.tolist())
+        == {3, 4}
+        == set(kt.zeros(200).random_(to=5).tolist()) - {0, 1, 2}
+    )
+    for dtype, top in [("float32", 2**24), ("float64", 2**53), ("bool", 2)]:
+        ours = kt.zeros(1000, dtype=getattr(kt, dtype)).random_()
+        theirs = torch.zeros(1000, dtype=getattr(torch, dtype)).random_()
+        assert ours.dtype.name == str(theirs.dtype)[6:]
+        assert 0 <= ours.double().min().item() and ours.double().max().item() < top
+        assert ours.double().max().item() >= top / 2  # (the whole range is drawn)
+    gen = [kt.zeros(5).random_(9, generator=np.random.default_rng(4)) for _ in "ab"]
+    assert gen[0].equal(gen[1])
+
+
+def test_exponential_():
+    torch = import_torch()
+    x = kt.zeros(20000)
+    assert x.exponential_(4.0) is x
+    assert x.min().item() >= 0 and abs(x.mean().item() - 0.25) < 0.01
+    assert abs(x.std().item() - 0.25) < 0.01
+    f = kt.zeros(3).float().exponential_()
+    assert f.dtype == kt.float32
+    gen = [kt.zeros(5).exponential_(generator=np.random.default_rng(4)) for _ in "ab"]
+    assert gen[0].equal(gen[1])
+    for lib in (torch, kt):
+        with pytest.raises(RuntimeError):
+            lib.zeros(3).long().exponential_()
