@@ -182,7 +182,10 @@ class InPlaceMixin:
                 result does not have ``self``'s shape.
         """
         other = self._other(value)
-        if any(n > 1 and s == 0 for n, s in zip(self.shape, self._tensor.strides)):
+        # (NumPy gives an empty array zero strides: it has no entry to share)
+        if self._tensor.size and any(
+            n > 1 and s == 0 for n, s in zip(self.shape, self._tensor.strides)
+        ):
             raise RuntimeError(
                 f"unsupported operation: more than one element of the written-to "
                 f"tensor refers to a single memory location ({what} on an expanded "

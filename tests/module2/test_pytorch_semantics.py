@@ -138,6 +138,21 @@ def test_in_place_errors_follow_torch():
 
 
 @pytest.mark.task2_6
+def test_in_place_forms_of_empty_tensors():
+    # (NumPy gives an empty array all-zero strides; PyTorch writes nothing, no
+    # error: an empty tensor is not an expanded one)
+    for shape in [(3, 0), (2, 0, 4), (0, 3)]:
+        x = kt.zeros(*shape)
+        for change in (
+            lambda t: t.add_(1.0),
+            lambda t: t.fill_(2.0),
+            lambda t: t.copy_(kt.ones(*shape)),
+            lambda t: t.zero_(),
+        ):
+            assert change(x) is x and x.shape == shape
+
+
+@pytest.mark.task2_6
 def test_changing_a_saved_tensor_in_place_fails_backward():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     a = kt.tensor([3.0, 4.0])
