@@ -184,7 +184,7 @@ def recorded_backward(ctx: Any, grad: Any, inputs: Tuple, out: Any) -> Tuple:
     $dW = \\sum_{batch} G^\\top \\text{cols}$, $d\\text{cols} = G W$, added
     back onto the padded input (col2im) and cropped; $db = \\sum G$."""
     x, w, b, stride, padding = inputs
-    need_x, need_w, need_b = ctx.needs_input_grad[:3] or (True, True, True)
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]  # (input, weight, bias)
     spatial = x.dims - 2
     n, cout = x.shape[0], w.shape[0]
     inner = (..., *(slice(p, p + s) for p, s in zip(padding, x.shape[2:])))

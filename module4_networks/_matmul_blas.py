@@ -99,7 +99,7 @@ class _MatMulBlas(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
-        needs = ctx.needs_input_grad or (True, True)
+        needs = ctx.needs_input_grad  # (a recorded history's: one flag an input)
         grads = _grads(*ctx.saved_values, host_view(*grad.tuple()), *needs)
         return tuple(None if d is None else grad.new_tensor(d) for d in grads)
 

@@ -74,8 +74,7 @@ def dirac_(x: Any, groups: int = 1) -> Any:
     if t.shape[0] % groups:
         raise ValueError("dim 0 must be divisible by groups")
     per_group = t.shape[0] // groups
-    values = np.zeros(t.shape)
-    centre = tuple(k // 2 for k in t.shape[2:])
-    for d in range(min(per_group, t.shape[1])):  # (output d of every group)
-        values[(slice(d, None, per_group), d, *centre)] = 1.0
-    return _fill(x, values)
+    values = np.zeros((groups, per_group, *t.shape[1:]))  # (group, d, in, *kernel)
+    d = np.arange(min(per_group, t.shape[1]))  # (output d of every group)
+    values[(slice(None), d, d, *(k // 2 for k in t.shape[2:]))] = 1.0  # (centre)
+    return _fill(x, values.reshape(t.shape))

@@ -336,7 +336,6 @@ def read_embeddings(
     if dim is None:
         raise ValueError(f"{path}: no word vectors found")
     table = np.random.default_rng(seed).normal(0.0, 0.1, size=(len(vocab), dim))
-    table[0] = 0.0
-    for index, vector in vectors.items():
-        table[index] = vector
+    table[0] = 0.0  # (then each vector found into its word's row; none: no rows)
+    table[list(vectors)] = np.reshape(list(vectors.values()), (-1, dim))
     return table, len(vectors)
