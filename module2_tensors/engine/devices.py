@@ -121,7 +121,8 @@ def backend_named(name: str) -> TensorBackend:
 
 class device:
     """``torch.device``: a type (``"cpu"`` or ``"cuda"``) and an optional index
-    (``"cuda:0"``). Compares equal to another device or to its string."""
+    (``"cuda:0"``). Compares equal to another device of that type and index
+    (not a string: ``device("cpu") != "cpu"``, as in PyTorch)."""
 
     __slots__ = ("type", "index")
 
@@ -149,11 +150,6 @@ class device:
         return f"device(type='{self.type}'{index})"
 
     def __eq__(self, other: Any) -> bool:
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except RuntimeError:  # (not a device string)
-                return False
         if not isinstance(other, device):
             return NotImplemented
         return self.type == other.type and (self.index or 0) == (other.index or 0)
