@@ -10,7 +10,6 @@ from module1_scalar_autodiff import *
 
 from . import autograd, linalg
 from .shape_functions import inference_mode, no_grad, pad
-from .tensor_api.core import Size
 from .tensor_api.reductions import MaxResult, SortResult, TopKResult
 from .tensor import *  # noqa: F403 (its __all__)
 from .function_forms import *  # noqa: F403 (its __all__)

@@ -73,7 +73,7 @@ class TensorBackend:
         add_zip, mul_zip, lt_zip, eq_zip, is_close_zip, relu_back_zip,
         log_back_zip, inv_back_zip, pow_zip, select_zip,
         maximum_zip: ``(a, b) -> Tensor``.
-        add_reduce, mul_reduce, max_reduce: ``(a, dim) -> Tensor``.
+        add_reduce, max_reduce: ``(a, dim) -> Tensor``.
         matrix_multiply: ``(a, b) -> Tensor``.
     """
 
@@ -104,7 +104,6 @@ class TensorBackend:
         self.maximum_zip = ops.zip(maximum)
 
         self.add_reduce = ops.reduce(operators.add, 0.0)
-        self.mul_reduce = ops.reduce(operators.mul, 1.0)
         self.max_reduce = ops.reduce(maximum, -math.inf)
 
         self.matrix_multiply = ops.matrix_multiply

@@ -21,8 +21,8 @@ once: ``neg_map``, ``sigmoid_map``, ``relu_map``, ``log_map``, ``exp_map``,
 ``id_map``, ``inv_map``, ... (``(a, out=None) -> Tensor``); ``add_zip``,
 ``mul_zip``, ``lt_zip``, ``eq_zip``, ``is_close_zip``, ``relu_back_zip``,
 ``log_back_zip``, ``inv_back_zip``, ... (``(a, b) -> Tensor``); ``add_reduce``,
-``mul_reduce``, ``max_reduce`` (``(a, dim) -> Tensor``);
-and ``matrix_multiply``. :func:`matmul_shape` gives the shape of ``a @ b``.
+``max_reduce`` (``(a, dim) -> Tensor``); and ``matrix_multiply``.
+:func:`matmul_shape` gives the shape of ``a @ b``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ with ``layout.py``: docs/DESIGN.md.)
 from __future__ import annotations
 
 import itertools
-import numbers
 import sys
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, List, Optional, Set, Tuple
 
@@ -499,12 +498,8 @@ def backward(
                 f"(a scalar loss), got shape {t.shape}; pass grad=..."
             )
         grad = t.new_ones(t.shape)
-    elif isinstance(grad, numbers.Real):
-        # A fresh tensor, never the shared one of _other(): the gradient may
-        # end up as a leaf's .grad, which the user may change in place.
-        grad = t.new_tensor(float(grad))
-    elif not isinstance(grad, _Tensor):
-        grad = t._other(grad)  # (raises: not a number or a tensor)
+    elif not isinstance(grad, _Tensor):  # (a number too, as PyTorch's)
+        raise TypeError(f"gradients can be Tensors or None, not {type(grad).__name__}")
     if grad._tensor.shape != t._tensor.shape:
         raise ValueError(
             f"backward(grad): grad has shape {grad.shape} but the tensor has "

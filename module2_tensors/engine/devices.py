@@ -102,12 +102,11 @@ def get_default_backend() -> TensorBackend:
 
 def _fastest(host: bool = False) -> TensorBackend:
     """The last registered backend whose kernels are written (``host``: of those
-    computing in host memory); SimpleBackend, registered first, is always
-    ready."""
-    for backend, ready in reversed(_candidates):
-        if not (host and backend.cuda) and ready():
-            return backend
-    raise RuntimeError("no backend is registered: import module2_tensors")
+    computing in host memory); SimpleBackend, registered first (by tensor.py, as
+    the package is imported), is always ready, so there is one."""
+    return next(
+        b for b, ready in reversed(_candidates) if not (host and b.cuda) and ready()
+    )
 
 
 def backend_named(name: str) -> TensorBackend:
@@ -121,7 +120,8 @@ def backend_named(name: str) -> TensorBackend:
 
 class device:
     """``torch.device``: a type (``"cpu"`` or ``"cuda"``) and an optional index
-    (``"cuda:0"``). Compares equal to another device or to its string."""
+    (``"cuda:0"``). Compares equal to another device of that type and index
+    (not a string: ``device("cpu") != "cpu"``, as in PyTorch)."""
 
     __slots__ = ("type", "index")
 
@@ -149,11 +149,6 @@ class device:
         return f"device(type='{self.type}'{index})"
 
     def __eq__(self, other: Any) -> bool:
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except RuntimeError:  # (not a device string)
-                return False
         if not isinstance(other, device):
             return NotImplemented
         return self.type == other.type and (self.index or 0) == (other.index or 0)

@@ -63,15 +63,16 @@ def test_backward_given_both_grad_and_gradient_raises_a_type_error():
 
 
 @pytest.mark.task2_4
-@pytest.mark.parametrize("form", ["list", "numpy"])
-def test_backward_with_a_list_or_numpy_gradient_raises_a_type_error_as_pytorch(form):
+@pytest.mark.parametrize("form", ["list", "numpy", "number"])
+def test_backward_with_a_list_numpy_or_number_gradient_raises_as_pytorch(form):
+    # (torch's TypeError also for a Python number: gradients are tensors or None)
     torch = import_torch()
-    g = G.tolist() if form == "list" else G
+    g = {"list": G.tolist(), "numpy": G, "number": 2.0}[form]
     t = torch.tensor(X, requires_grad=True)
     with pytest.raises(TypeError):
         (t * t).backward(g)
     x = kt.tensor(X, requires_grad=True)
-    with pytest.raises(TypeError, match="list|ndarray"):
+    with pytest.raises(TypeError, match="list|ndarray|float"):
         (x * x).backward(g)
 
 

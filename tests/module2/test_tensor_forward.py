@@ -297,7 +297,7 @@ def test_simple_ops_kernels_directly():
     b = kt.tensor([10.0, 20.0])
     assert SimpleBackend.add_zip(a, b).tolist() == [[11.0, 22.0], [13.0, 24.0]]
     assert SimpleBackend.add_reduce(a, 0).tolist() == [[4.0, 6.0]]
-    assert SimpleBackend.mul_reduce(a, 1).tolist() == [[2.0], [12.0]]
+    assert SimpleBackend.max_reduce(a, 1).tolist() == [[2.0], [4.0]]
     assert SimpleBackend.matrix_multiply(a, a).tolist() == [[7.0, 10.0], [15.0, 22.0]]
 
 
