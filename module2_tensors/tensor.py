@@ -416,7 +416,9 @@ def randint(
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
     """Whole numbers in ``[low, high)`` (``randint(high, size)`` starts at 0),
-    as floats."""
+    int64 unless ``dtype=``, as PyTorch's."""
+    if isinstance(high, (tuple, list)):  # randint(high, size), as torch's
+        high, size = None, high
     # (NumPy's integers(high, None) draws from [0, high), as randint(high, size))
     values = _rng(seed, generator).integers(low, high, size=_make_shape((size,)))
     return _from_array(values, backend, False, device, dtype)  # (int64, as PyTorch)

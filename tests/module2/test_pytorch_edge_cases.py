@@ -293,6 +293,9 @@ def test_dtypes_report_what_was_asked_and_behave_so():
     assert kt.zeros(2, dtype=kt.float32).dtype is kt.float32
     assert kt.tensor([0.5, 2.0], dtype=kt.long).tolist() == [0.0, 2.0]
     assert kt.randint(0, 5, (2,)).dtype is kt.int64
+    for args in [(5, (300,)), (5, [300]), (0, 5, (300,)), (5,)]:  # (torch's forms)
+        drawn = kt.randint(*args, **({"size": (300,)} if len(args) == 1 else {}))
+        assert drawn.shape == (300,) and set(drawn.tolist()) == {0, 1, 2, 3, 4}
     assert kt.long is kt.int64 and kt.float is kt.float32 and kt.double is kt.float64
     # A bool tensor is a mask; an integer tensor indexes by position.
     y = kt.tensor([10.0, 20.0, 30.0])
