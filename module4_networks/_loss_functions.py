@@ -2,8 +2,8 @@
 ``nn.functional`` exports them, the loss modules of ``_loss_layers.py`` call
 them): ``smooth_l1_loss``, ``huber_loss``, ``kl_div``, ``margin_ranking_loss``,
 ``cosine_embedding_loss``, ``gaussian_nll_loss``, ``triplet_margin_loss`` (with
-``pairwise_distance``), ``soft_margin_loss``; and, for Task 4.6's ``losses.py``,
-its checks and reductions and the weighted form of
+``pairwise_distance``), ``soft_margin_loss``, ``hinge_embedding_loss``; and,
+for Task 4.6's ``losses.py``, its checks and reductions and the weighted form of
 ``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``). Each has
 PyTorch's signature and semantics, built from differentiable tensor operations;
 it imports only Module 2.
@@ -30,7 +30,7 @@ __all__ = [
     "pairwise_distance",
     "triplet_margin_loss",
 ]
-__all__ += ["soft_margin_loss"]
+__all__ += ["soft_margin_loss", "hinge_embedding_loss"]
 
 
 def _as_tensor(value: Any, like: Tensor) -> Tensor:
@@ -259,3 +259,15 @@ def soft_margin_loss(input: Tensor, target: Any, reduction: str = "mean") -> Ten
     709 overflows to ``inf`` there too)."""
     target = _check_loss("soft_margin_loss", reduction, input, target)
     return _reduce((-input * target).exp().log1p(), reduction)
+
+
+def hinge_embedding_loss(
+    input: Tensor, target: Any, margin: float = 1.0, reduction: str = "mean"
+) -> Tensor:
+    """``F.hinge_embedding_loss``: $\\ell = x$ where $y = 1$ and $\\max(0,
+    \\text{margin} - x)$ where $y = -1$ (for ``input`` $x$ a distance, $y$ saying
+    whether the pair is similar); as PyTorch's, a target that is neither adds
+    both."""
+    y = _check_loss("hinge_embedding_loss", reduction, input, target)
+    hinge = where(y != 1, (margin - input).relu(), 0.0) + where(y != -1, input, 0.0)
+    return _reduce(hinge, reduction)

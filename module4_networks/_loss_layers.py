@@ -2,8 +2,8 @@
 ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``BCELoss``,
 ``BCEWithLogitsLoss`` (Task 4.6's ``losses.py``), ``SmoothL1Loss``, ``HuberLoss``,
 ``KLDivLoss``, ``MarginRankingLoss``, ``CosineEmbeddingLoss``,
-``GaussianNLLLoss``, ``TripletMarginLoss``, ``SoftMarginLoss``
-(``_loss_functions.py``), and
+``GaussianNLLLoss``, ``TripletMarginLoss``, ``SoftMarginLoss``,
+``HingeEmbeddingLoss`` (``_loss_functions.py``), and
 ``CosineSimilarity`` and ``PairwiseDistance``, which compare two inputs as they
 do. Each is its function as a module (:class:`FunctionLayer`): the settings
 given to ``__init__`` are the function's own, in its order, kept as attributes
@@ -33,7 +33,7 @@ __all__ = [
     "PairwiseDistance",
     "TripletMarginLoss",
 ]
-__all__ += ["SoftMarginLoss"]
+__all__ += ["SoftMarginLoss", "HingeEmbeddingLoss"]
 
 
 class _TwoInputs(FunctionLayer):
@@ -149,3 +149,10 @@ class SoftMarginLoss(_TwoInputs):
     """``F.soft_margin_loss`` as a module: ``nn.SoftMarginLoss(reduction)``."""
 
     function = staticmethod(L.soft_margin_loss)
+
+
+class HingeEmbeddingLoss(_TwoInputs):
+    """``F.hinge_embedding_loss`` as a module: ``nn.HingeEmbeddingLoss(margin,
+    reduction)``."""
+
+    function = staticmethod(L.hinge_embedding_loss)

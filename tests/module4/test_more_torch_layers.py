@@ -1,9 +1,10 @@
 """More of ``torch.nn`` (given): ``AdaptiveAvgPool1d`` and ``AdaptiveMaxPool1d``
 with their ``F`` forms, ``F.max_pool1d_with_indices`` and
-``F.max_pool2d_with_indices``, ``Unfold``, ``SoftMarginLoss`` with its own,
-``UpsamplingNearest2d`` and ``UpsamplingBilinear2d``: values and
-gradients as ``torch``'s (and against central differences), the layers' reprs
-as PyTorch's, and the errors PyTorch raises for plain misuse."""
+``F.max_pool2d_with_indices``, ``Unfold``, ``SoftMarginLoss`` and
+``HingeEmbeddingLoss`` with theirs, ``UpsamplingNearest2d`` and
+``UpsamplingBilinear2d``: values and gradients as ``torch``'s (and against
+central differences), the layers' reprs as PyTorch's, and the errors PyTorch
+raises for plain misuse."""
 
 from __future__ import annotations
 
@@ -243,8 +244,10 @@ def test_conv_transpose2d_repr_and_settings_match_torch():
 SIGNS = np.where(RNG.normal(size=(3, 4)) > 0, 1.0, -1.0)
 LOSSES = {  # name: keyword settings besides reduction
     "soft_margin_loss": {},
+    "hinge_embedding_loss": {"margin": 0.5},
 }
-# Special values, and overflow of exp(-y x) past about 709.
+# Special values, overflow of exp(-y x) past about 709, and
+# hinge_embedding_loss's kink (x = margin, y = -1).
 SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, 800.0, -800.0])
 
 
@@ -277,7 +280,7 @@ def test_losses_special_values_and_dtypes_match_torch(name):
         got = ours(kt.tensor(SPECIAL), kt.tensor(y), reduction="none").to_numpy()
         want = theirs(torch.tensor(SPECIAL), torch.tensor(y), reduction="none")
         np.testing.assert_array_equal(got, want.numpy())
-    x = np.array([0.5, -1.5, 0.5])
+    x = np.array([0.5, -1.5, 0.5])  # (0.5: the hinge's kink)
     for target in ([1, -1, -1], [True, False, True]):  # int64 and bool targets
         for dtype in ("float32", "float64"):
             k = kt.tensor(x, dtype=getattr(kt, dtype), requires_grad=True)
@@ -344,6 +347,11 @@ def test_loss_layers_match_torch():
         (nn.SoftMarginLoss(), torch.nn.SoftMarginLoss()),
         (nn.SoftMarginLoss(reduction="sum"), torch.nn.SoftMarginLoss(reduction="sum")),
         (nn.SoftMarginLoss("none"), torch.nn.SoftMarginLoss(reduction="none")),
+        (nn.HingeEmbeddingLoss(), torch.nn.HingeEmbeddingLoss()),
+        (
+            nn.HingeEmbeddingLoss(0.5, reduction="none"),
+            torch.nn.HingeEmbeddingLoss(0.5, reduction="none"),
+        ),
     ]:
         assert repr(ours) == repr(theirs)
         assert_same_function(
@@ -353,6 +361,7 @@ def test_loss_layers_match_torch():
             rng=np.random.default_rng(4),
             rtol=1e-10,
         )
+    assert nn.HingeEmbeddingLoss(2.0).margin == 2.0
 
 
 # ---------------------------------------------------------------- resizing
