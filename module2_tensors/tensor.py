@@ -438,13 +438,11 @@ def randperm(
     return _from_array(values, backend, False, device, dtype)
 
 
-def from_numpy(
-    array: np.ndarray, backend: Optional[TensorBackend] = None, device: Any = None
-) -> Tensor:
+def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor of ``array``'s numbers (copied: tensors hold float64 only); a
     bool array gives a mask, and the dtype reported is the array's (float32,
-    int32 ...; as ``torch.from_numpy``)."""
-    return tensor(np.asarray(array), backend, device=device)  # (tensor's dtype rule)
+    int32 ...; as ``torch.from_numpy``, which takes no backend or device)."""
+    return tensor(np.asarray(array))  # (tensor's dtype rule)
 
 
 class Parameter(Tensor, _module.Parameter):
