@@ -126,11 +126,9 @@ class device:
     __slots__ = ("type", "index")
 
     def __init__(self, spec: Union[str, "device"], index: Optional[int] = None):
-        if isinstance(spec, device):
-            spec, index = spec.type, spec.index if index is None else index
-        if not isinstance(spec, str):
+        if not isinstance(spec, (str, device)):
             raise TypeError(f"a device is a string such as 'cpu', got {spec!r}")
-        kind, _, number = spec.partition(":")
+        kind, _, number = str(spec).partition(":")  # (a device: its string)
         if kind not in ("cpu", "cuda"):
             raise RuntimeError(
                 f"Expected one of cpu, cuda device type at start of device "
