@@ -77,11 +77,11 @@ def clip_grad_norm_(
 
 
 def clip_grad_value_(parameters: Union[Any, Iterable[Any]], clip_value: float) -> None:
-    """Clamp every gradient entry into ``[-clip_value, clip_value]``, in place."""
-    bound = float(clip_value)
+    """Clamp every gradient entry into ``[-clip_value, clip_value]``, in place
+    (``clamp_``, as torch's; a NaN stays NaN)."""
     with no_grad():
         for g in _gradients(parameters):
-            g.copy_(tensor(np.clip(g.to_numpy(), -bound, bound), backend=g.backend))
+            g.clamp_(-clip_value, clip_value)
 
 
 def parameters_to_vector(parameters: Iterable[Any]) -> Tensor:
