@@ -66,13 +66,13 @@ def clip_grad_norm_(
                 f"the total norm of order {norm_type} of the gradients is {total}; "
                 f"pass error_if_nonfinite=False to clip anyway"
             )
-        # As torch: the gradients times min(scale, 1), so a NaN norm makes every
-        # gradient NaN and an infinite one makes the finite entries 0 (an infinite
-        # entry, inf * 0, NaN): the step that follows shows the problem.
-        scale = max_norm / (total + 1e-6)
-        if scale < 1.0 or math.isnan(scale):
-            for g in grads:
-                g.copy_(g * scale)
+        # As torch: the gradients times min(scale, 1) (NaN for a NaN norm: min
+        # keeps its first argument), so a NaN norm makes every gradient NaN and
+        # an infinite one makes the finite entries 0 (an infinite entry, inf * 0,
+        # NaN): the step that follows shows the problem.
+        scale = min(max_norm / (total + 1e-6), 1.0)
+        for g in grads:
+            g.mul_(scale)
     return tensor(total, backend=grads[0].backend, dtype=result_type(*grads))
 
 
