@@ -174,13 +174,13 @@ def _from_array(
     device: Any = None,
     dtype: Optional[dtypes.dtype] = None,
 ) -> Tensor:
-    if device is not None:  # ("cpu", "cuda", a kt.device, or a backend itself)
-        named = device if isinstance(device, TensorBackend) else backend_for(device)
-        if backend is not None and backend is not named:
-            raise ValueError(
-                f"backend={backend.name} and device={device!r} disagree; give one"
-            )
-        backend = named
+    # (device: "cpu", "cuda" or a kt.device, as torch's; backend= names a backend)
+    named = backend if device is None else backend_for(device)
+    if backend is not None and backend is not named:
+        raise ValueError(
+            f"backend={backend.name} and device={device!r} disagree; give one"
+        )
+    backend = named
     integers = np.asarray(array).dtype.kind in dtypes.INTEGER_KINDS
     array = np.array(array, dtype=np.float64, order="C")  # a copy, even of 0-d
     if dtype is None:  # Python or NumPy integers: int64, as PyTorch; else floats
