@@ -2,9 +2,10 @@
 ``nn.functional`` exports them, the loss modules of ``_loss_layers.py`` call
 them): ``smooth_l1_loss``, ``huber_loss``, ``kl_div``, ``margin_ranking_loss``,
 ``cosine_embedding_loss``, ``gaussian_nll_loss``, ``triplet_margin_loss`` (with
-``pairwise_distance``), ``soft_margin_loss``, ``hinge_embedding_loss``; and,
-for Task 4.6's ``losses.py``, its checks and reductions and the weighted form of
-``binary_cross_entropy_with_logits`` (``weight``, ``pos_weight``). Each has
+``pairwise_distance``), ``soft_margin_loss``, ``hinge_embedding_loss``,
+``multilabel_soft_margin_loss``; and, for Task 4.6's ``losses.py``, its checks
+and reductions and the weighted form of ``binary_cross_entropy_with_logits``
+(``weight``, ``pos_weight``). Each has
 PyTorch's signature and semantics, built from differentiable tensor operations;
 it imports only Module 2.
 """
@@ -30,7 +31,7 @@ __all__ = [
     "pairwise_distance",
     "triplet_margin_loss",
 ]
-__all__ += ["soft_margin_loss", "hinge_embedding_loss"]
+__all__ += ["soft_margin_loss", "hinge_embedding_loss", "multilabel_soft_margin_loss"]
 
 
 def _as_tensor(value: Any, like: Tensor) -> Tensor:
@@ -271,3 +272,15 @@ def hinge_embedding_loss(
     y = _check_loss("hinge_embedding_loss", reduction, input, target)
     hinge = where(y != 1, (margin - input).relu(), 0.0) + where(y != -1, input, 0.0)
     return _reduce(hinge, reduction)
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor, target: Any, weight: Any = None, reduction: str = "mean"
+) -> Tensor:
+    """``F.multilabel_soft_margin_loss``: per example, the mean over the classes
+    (the last dim) of $-w_c [y_c \\log \\sigma(x_c) + (1 - y_c) \\log \\sigma(-x_c)]$,
+    the binary cross-entropy of each class's score $x_c$ against its 0/1 label
+    $y_c$ (``weight`` $w$ broadcast)."""
+    y = _check_loss("multilabel_soft_margin_loss", reduction, input, target)
+    losses = weighted_bce_with_logits(input, y, weight, None, "none")
+    return _reduce(losses.mean(-1), reduction)

@@ -3,7 +3,7 @@
 ``BCEWithLogitsLoss`` (Task 4.6's ``losses.py``), ``SmoothL1Loss``, ``HuberLoss``,
 ``KLDivLoss``, ``MarginRankingLoss``, ``CosineEmbeddingLoss``,
 ``GaussianNLLLoss``, ``TripletMarginLoss``, ``SoftMarginLoss``,
-``HingeEmbeddingLoss`` (``_loss_functions.py``), and
+``HingeEmbeddingLoss``, ``MultiLabelSoftMarginLoss`` (``_loss_functions.py``), and
 ``CosineSimilarity`` and ``PairwiseDistance``, which compare two inputs as they
 do. Each is its function as a module (:class:`FunctionLayer`): the settings
 given to ``__init__`` are the function's own, in its order, kept as attributes
@@ -33,7 +33,7 @@ __all__ = [
     "PairwiseDistance",
     "TripletMarginLoss",
 ]
-__all__ += ["SoftMarginLoss", "HingeEmbeddingLoss"]
+__all__ += ["SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss"]
 
 
 class _TwoInputs(FunctionLayer):
@@ -156,3 +156,10 @@ class HingeEmbeddingLoss(_TwoInputs):
     reduction)``."""
 
     function = staticmethod(L.hinge_embedding_loss)
+
+
+class MultiLabelSoftMarginLoss(_TwoInputs):
+    """``F.multilabel_soft_margin_loss`` as a module:
+    ``nn.MultiLabelSoftMarginLoss(weight, reduction)``."""
+
+    function = staticmethod(L.multilabel_soft_margin_loss)

@@ -1,10 +1,10 @@
 """More of ``torch.nn`` (given): ``AdaptiveAvgPool1d`` and ``AdaptiveMaxPool1d``
 with their ``F`` forms, ``F.max_pool1d_with_indices`` and
-``F.max_pool2d_with_indices``, ``Unfold``, ``SoftMarginLoss`` and
-``HingeEmbeddingLoss`` with theirs, ``UpsamplingNearest2d`` and
-``UpsamplingBilinear2d``: values and gradients as ``torch``'s (and against
-central differences), the layers' reprs as PyTorch's, and the errors PyTorch
-raises for plain misuse."""
+``F.max_pool2d_with_indices``, ``Unfold``, ``SoftMarginLoss``,
+``HingeEmbeddingLoss`` and ``MultiLabelSoftMarginLoss`` with theirs,
+``UpsamplingNearest2d`` and ``UpsamplingBilinear2d``: values and gradients as
+``torch``'s (and against central differences), the layers' reprs as PyTorch's,
+and the errors PyTorch raises for plain misuse."""
 
 from __future__ import annotations
 
@@ -362,6 +362,45 @@ def test_loss_layers_match_torch():
             rtol=1e-10,
         )
     assert nn.HingeEmbeddingLoss(2.0).margin == 2.0
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_soft_margin_loss_matches_torch(reduction):
+    torch = import_torch()
+    x, w = RNG.normal(size=(3, 4)) * 3.0, RNG.uniform(size=4)
+    labels = (RNG.uniform(size=(3, 4)) > 0.5) * 1.0
+    for args, weight in [
+        ([x, labels], None),
+        ([x, labels], w),
+        ([x, labels[0]], w[None]),  # (labels and weights broadcast)
+        ([x[0], labels[0]], w),  # (one example)
+    ]:
+        assert_same_function(
+            lambda t, u: F.multilabel_soft_margin_loss(
+                t, u, None if weight is None else kt.tensor(weight), reduction
+            ),
+            lambda t, u: torch.nn.functional.multilabel_soft_margin_loss(
+                t,
+                u,
+                None if weight is None else torch.tensor(weight),
+                reduction=reduction,
+            ),
+            *args,
+            rng=np.random.default_rng(8),
+            rtol=1e-10,
+        )
+    ours = nn.MultiLabelSoftMarginLoss(kt.tensor(w), reduction=reduction)
+    theirs = torch.nn.MultiLabelSoftMarginLoss(torch.tensor(w), reduction=reduction)
+    assert repr(ours) == repr(theirs)
+    got = ours(kt.tensor(x), kt.tensor(labels))
+    want = theirs(torch.tensor(x), torch.tensor(labels))
+    np.testing.assert_allclose(got.to_numpy(), want.numpy(), rtol=1e-12)
+    for T, f in (
+        (kt, F.multilabel_soft_margin_loss),
+        (torch, torch.nn.functional.multilabel_soft_margin_loss),
+    ):
+        with pytest.raises(ValueError):
+            f(T.ones(2, 3), T.ones(2, 3), reduction="average")
 
 
 # ---------------------------------------------------------------- resizing
