@@ -16,7 +16,7 @@ from .engine.autograd import Context, Function
 
 from . import indexing_functions as ixf
 from . import shape_functions as sf
-from .tensor import Tensor, linspace, manual_seed, randint, randn, tensor
+from .tensor import Tensor, linspace, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
 __all__ = [
@@ -255,7 +255,6 @@ __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"
 __all__ += ["broadcast_shapes", "column_stack", "dstack", "pow", "xlogy", "float_power"]
 __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "logspace"]
 __all__ += ["unravel_index", "tril_indices", "triu_indices", "block_diag"]
-__all__ += ["randint_like", "seed"]
 
 
 class _Einsum(Function):
@@ -311,18 +310,3 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     """
     # (one list or the operands themselves, read as a shape's sizes are)
     return _Einsum.apply(equation, *sf._shape_args(operands))
-
-
-def randint_like(input: Tensor, low: int, high: Any = None, **kw: Any) -> Tensor:
-    """``torch.randint_like``: :func:`randint` of ``input``'s shape, backend and
-    dtype (unless ``dtype=``; ``randint_like(x, high)`` from 0)."""
-    low, high = (0, low) if high is None else (low, high)
-    return randint(low, high, input.shape, input.backend, **{"dtype": input.dtype} | kw)
-
-
-def seed() -> int:
-    """``torch.seed``: seeds the default generator from the OS's randomness (as
-    :func:`manual_seed` would) and returns the seed, a 63-bit number."""
-    drawn = np.random.SeedSequence().entropy % 2**63
-    manual_seed(drawn)
-    return drawn

@@ -78,6 +78,7 @@ __all__ = [
     "from_numpy",
     "manual_seed",
 ]
+__all__ += ["randint_like", "seed"]
 
 
 # The default backend (one for factories and layers alike) is chosen in _device;
@@ -165,6 +166,14 @@ def manual_seed(seed: int) -> None:
     """Seed the generator that :func:`rand` and :func:`randn` use by default."""
     global _generator
     _generator = np.random.default_rng(seed)
+
+
+def seed() -> int:
+    """``torch.seed``: seeds the default generator from the OS's randomness (as
+    :func:`manual_seed` would) and returns the seed, a 63-bit number."""
+    drawn = np.random.SeedSequence().entropy % 2**63
+    manual_seed(drawn)
+    return drawn
 
 
 def _from_array(
@@ -422,6 +431,13 @@ def randint(
     # (NumPy's integers(high, None) draws from [0, high), as randint(high, size))
     values = _rng(seed, generator).integers(low, high, size=_make_shape((size,)))
     return _from_array(values, backend, False, device, dtype)  # (int64, as PyTorch)
+
+
+def randint_like(input: Tensor, low: int, high: Any = None, **kw: Any) -> Tensor:
+    """``torch.randint_like``: :func:`randint` of ``input``'s shape, backend and
+    dtype (unless ``dtype=``; ``randint_like(x, high)`` from 0)."""
+    low, high = (0, low) if high is None else (low, high)
+    return randint(low, high, input.shape, input.backend, **{"dtype": input.dtype} | kw)
 
 
 def randperm(

@@ -152,7 +152,7 @@ class InPlaceMixin:
         bounds = bounds + tuple(named.values()) or (_RANDOM_TO.get(self.dtype, 2**53),)
         low, high = (0, *bounds)[-2:]
         drawn = FACTORIES["rng"](None, generator).integers(low, high, self.shape)
-        return self.copy_(self.new_tensor(drawn))
+        return self._in_place("random_", _Overwrite.apply, self.new_tensor(drawn))
 
     def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> "Tensor":
         """Fill with samples of the exponential distribution of rate $\\lambda$,
