@@ -116,14 +116,15 @@ def strides_from_shape(shape: UserShape) -> Tuple[int, ...]:
     $\\mathrm{strides}_k = \\prod_{j > k} \\mathrm{shape}_j$.
 
     ``strides_from_shape((2, 3, 4)) == (12, 4, 1)``; a 0-d shape ``()`` has strides
-    ``()``.
+    ``()``. A size-0 dimension steps as a size-1 one, as in PyTorch (no stride is 0):
+    ``strides_from_shape((2, 0, 3)) == (3, 3, 1)``.
     """
     # BEGIN SOLUTION 2.1
     strides = []
     step = 1
     for size in reversed(tuple(shape)):
         strides.append(step)
-        step *= int(size)
+        step *= max(int(size), 1)
     return tuple(reversed(strides))
     # END SOLUTION
 

@@ -641,6 +641,8 @@ def test_new_empty_stride_and_storage_offset():
         for d in range(-ours.dims, ours.dims):
             assert ours.stride(d) == theirs.stride(d)
     assert kt.tensor(2.0).stride() == torch.tensor(2.0).stride() == ()
+    for shape in ((0,), (2, 0, 3), (0, 1), (3, 0)):  # a size-0 dim steps as size 1
+        assert kt.zeros(*shape).stride() == torch.zeros(*shape).stride()
     for lib in (torch, kt):
         with pytest.raises(IndexError):
             lib.zeros(2, 3).stride(2)

@@ -67,6 +67,8 @@ def test_strides_from_shape_matches_numpy(shape):
 def test_strides_from_shape_examples():
     assert strides_from_shape((2, 3, 4)) == (12, 4, 1)
     assert strides_from_shape(()) == ()
+    assert strides_from_shape((2, 0, 3)) == (3, 3, 1)  # PyTorch's, for an empty tensor
+    assert strides_from_shape((0,)) == (1,)
     assert TensorData(np.zeros(24), (2, 3, 4)).strides == (12, 4, 1)
 
 
