@@ -23,6 +23,9 @@ from tests.pytorch_reference import (
 )
 
 pytestmark = pytest.mark.task4_6
+# Small inputs: grad_check calls a layer twice per input entry, and a student who
+# skipped Task 3.2 runs these on SimpleBackend's loops (with the 4.6 tests of the
+# other files, 576 s of the grader's 600-s timeout at (2, 4, 7, 6) convolutions).
 RNG = np.random.default_rng(31)
 X = RNG.normal(size=(2, 3, 7))
 IDX = {"return_indices": True}
@@ -94,7 +97,7 @@ def test_avg_pool2d_divisor_override_matches_torch(settings, divisor):
     "name, x, settings",
     [
         ("max_pool1d", X, [(2,), (3, 2, 1), (2, 1, 0, 2, True)]),
-        ("max_pool2d", RNG.normal(size=(2, 3, 5, 6)), [(2,), ((2, 3), 1, 1)]),
+        ("max_pool2d", RNG.normal(size=(2, 2, 4, 5)), [(2,), ((2, 3), 1, 1)]),
     ],
 )
 def test_max_pool_with_indices_matches_torch(name, x, settings):
@@ -127,7 +130,7 @@ def test_max_pool_with_indices_matches_torch(name, x, settings):
 
 def test_unfold_layer_matches_torch():
     torch = import_torch()
-    x = RNG.normal(size=(2, 3, 5, 6))
+    x = RNG.normal(size=(2, 2, 5, 5))
     for args, kwargs in [
         ((2,), {}),
         (((2, 3),), {}),
@@ -212,12 +215,12 @@ def test_conv_padding_mode_matches_torch(dims, settings, mode):
     without padding, as PyTorch's layers; batched and unbatched."""
     torch = import_torch()
     name = f"Conv{dims}d"
-    ours = getattr(nn, name)(4, 6, 4, padding_mode=mode, **settings)
-    theirs = getattr(torch.nn, name)(4, 6, 4, padding_mode=mode, **settings)
+    ours = getattr(nn, name)(2, 4, 4, padding_mode=mode, **settings)
+    theirs = getattr(torch.nn, name)(2, 4, 4, padding_mode=mode, **settings)
     theirs.weight.data = torch.tensor(ours.weight.to_numpy())
     if ours.bias is not None:
         theirs.bias.data = torch.tensor(ours.bias.to_numpy())
-    for shape in [(2, 4, 7, 6), (4, 7, 6)]:
+    for shape in [(2, 2, 6, 5), (2, 6, 5)]:
         _same_layer(ours, theirs, RNG.normal(size=shape[: len(shape) - 2 + dims]))
     with pytest.raises(ValueError):
         torch.nn.Conv2d(1, 1, 3, padding_mode="constant")  # (F.pad's, not theirs)
@@ -407,7 +410,7 @@ def test_multilabel_soft_margin_loss_matches_torch(reduction):
 @pytest.mark.parametrize("name", ["UpsamplingNearest2d", "UpsamplingBilinear2d"])
 def test_upsampling_layers_match_torch(name):
     torch = import_torch()
-    x = RNG.normal(size=(2, 3, 4, 5))
+    x = RNG.normal(size=(2, 2, 3, 4))
     for args, kwargs in [
         ((), {"scale_factor": 2}),
         ((), {"scale_factor": (2, 1.5)}),
