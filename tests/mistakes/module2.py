@@ -25,6 +25,15 @@ MISTAKES = [
         "allocate containers)",
     },
     {
+        "name": "strides-multiply-by-size-0",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "        step *= max(int(size), 1)\n",
+        "replace": "        step *= int(size)\n",
+        "description": "strides_from_shape that multiplies by a size-0 dimension "
+        "(an empty tensor's strides then differ from PyTorch's)",
+    },
+    {
         "name": "broadcast-index-skips-size-1",
         "task": "2.2",
         "file": "module2_tensors/tensor_data.py",
