@@ -113,7 +113,7 @@ def to_index(ordinal: int, shape: Shape, out_index: Index) -> None:
 
 def strides_from_shape(shape: UserShape) -> Tuple[int, ...]:
     """The strides of a contiguous (row-major) tensor of ``shape``:
-    $\\mathrm{strides}_k = \\prod_{j > k} \\mathrm{shape}_j$.
+    $\\mathrm{strides}_k = \\prod_{j > k} \\max(\\mathrm{shape}_j, 1)$.
 
     ``strides_from_shape((2, 3, 4)) == (12, 4, 1)``; a 0-d shape ``()`` has strides
     ``()``. A size-0 dimension steps as a size-1 one, as in PyTorch (no stride is 0):
