@@ -37,7 +37,7 @@ class CreationMixin:
         An integer or bool tensor's ``new_*`` are float64 (unlike PyTorch's): the
         engine's kernels make their outputs with ``new_zeros`` and ``new_full``
         of their inputs, and a float result must not be labelled integer."""
-        return dtype or (self._dtype if self.is_floating_point() else None)
+        return dtype or (self.dtype if self.is_floating_point() else None)
 
     def new_full(
         self, shape: UserShape, value: float, *, dtype: Optional[dtypes.dtype] = None

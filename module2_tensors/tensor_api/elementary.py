@@ -155,7 +155,7 @@ class ElementaryMixin:
 
     def signbit(self) -> "Tensor":
         """``torch.signbit``: whether the sign bit is set ($-0$ and $-$NaN too)."""
-        return self.new_tensor(np.signbit(self.to_numpy()))
+        return self.new_tensor(np.signbit(self.to_numpy())).bool()
 
     def isreal(self) -> "Tensor":
         """``torch.isreal``: ``True`` everywhere (every dtype here is real)."""

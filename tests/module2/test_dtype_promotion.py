@@ -124,6 +124,10 @@ CASES = {
         lambda L: L.tensor([1.0]).float().new_tensor([2]),
         "float32",
     ),
+    "float64 new_tensor of ints": (
+        lambda L: L.tensor([1.0]).new_tensor([2]),
+        "float64",
+    ),
     "int new_tensor": (lambda L: L.tensor([1]).new_tensor([2]), "int64"),
     "new_zeros dtype=": (
         lambda L: L.tensor([1.0]).new_zeros(2, dtype=L.int64),
