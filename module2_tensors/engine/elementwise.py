@@ -181,7 +181,8 @@ class Pow(DifferentiableBackward):
 class PowTensor(Function):
     """$f(a, b) = a^b$ with a tensor exponent (broadcasting); $\\partial f /
     \\partial a = b\\, a^{b-1}$ (0 where $b = 0$), $\\partial f / \\partial b = a^b
-    \\ln a$ (0 where $a^b = 0$), as in PyTorch. (Given.) Its backward masks on the
+    \\ln a$ (0 where $a^b a = 0$: at $a = 0$ with $b \\ge 0$, where $0^b$ is 0 or 1
+    and PyTorch gives 0, not $1 \\cdot \\ln 0$). (Given.) Its backward masks on the
     backend, not with ``masked_fill`` (Task 2.6's ``where``): Task 2.4's tests of
     ``a ** b``'s gradient need only Task 2.4; ``engine/higher_order.py`` has its
     recorded formula."""
@@ -199,7 +200,7 @@ class PowTensor(Function):
         # 0 where b = 0 (a^0 is constant; b a^{b-1} would be 0 * inf at a = 0):
         # select_zip keeps an entry where its condition, b here, is non-zero.
         grad_a = backend.select_zip(b, grad * b * backend.pow_zip(a, b - 1.0))
-        nonzero = backend.eq_zip(backend.eq_zip(out, out.new_tensor(0.0)), 0.0 * out)
+        nonzero = out * a != 0.0  # (inf and NaN too: 0 * out would be NaN there)
         grad_b = backend.select_zip(nonzero, grad * out * a.log())
         return grad_a, grad_b
 

@@ -242,7 +242,7 @@ def _pow_a(g: "Tensor", a: "Tensor", b: "Tensor", out: "Tensor") -> "Tensor":
 
 
 def _pow_b(g: "Tensor", a: "Tensor", b: "Tensor", out: "Tensor") -> "Tensor":
-    zero = out == 0.0  # 0 where a^b = 0, with a log of a safe value there
+    zero = out * a == 0.0  # 0 where a = 0, b >= 0 (PowTensor), log of a safe 1 there
     return (g * out * a.masked_fill(zero, 1.0).log()).masked_fill(zero, 0.0)
 
 

@@ -133,6 +133,19 @@ def test_power_zero_has_gradient_zero_also_at_zero():
     assert x.grad.tolist() == [0.0, 12.0]  # 3 * 2^2 where e = 3
 
 
+@pytest.mark.task2_4
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_exponent_gradient_at_base_zero_is_pytorchs(create_graph):
+    """d(a^b)/db = a^b ln a, and PyTorch's 0 where a = 0 and b >= 0 (0^0 = 1 and
+    ln 0 = -inf would give -inf at b = 0); -inf where b < 0 (inf * ln 0); inf
+    where a^b overflows (2^2000: inf * ln 2)."""
+    a = kt.tensor([0.0, 0.0, 0.0, 2.0, 0.5, 2.0])
+    b = kt.tensor([0.0, 2.0, -1.0, 3.0, 0.0, 2000.0], requires_grad=True)
+    (grad,) = kt.autograd.grad((a**b).sum(), b, create_graph=create_graph)
+    want = [0.0, 0.0, -np.inf, 8 * np.log(2.0), np.log(0.5), np.inf]
+    np.testing.assert_allclose(grad.to_numpy(), want, rtol=1e-15)
+
+
 @pytest.mark.task2_6
 def test_sort_and_topk_put_nan_where_pytorch_does():
     nan = float("nan")
