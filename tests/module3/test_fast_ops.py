@@ -541,3 +541,19 @@ def test_cached_kernels_depend_on_every_source_they_inline():
         "module3_fast_ops.fast_ops",
         "module3_fast_ops.kernel_indexing",
     } <= sources
+
+
+@pytest.mark.parametrize("backend", [kt.SimpleBackend, FastBackend])
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "trunc", "frac"])
+def test_rounding_huge_floats_keeps_them_on_every_backend(name, backend):
+    """From 2^52 on a float is whole, so rounding gives it back; the compiled
+    kernels' ``math.floor``/``round`` return int64 and gave ``-2^63`` for
+    ``1e19`` and ``-1e300`` (``ceil(-1e300)`` even ``+2^63``). NumPy's values,
+    also just below 2^52 and at halves (rounded to even)."""
+    x = np.array([1e19, -1e19, 1e300, -1e300, 2.0**53 + 2, 2.0**52 - 0.5])
+    x = np.concatenate([x, -x[-1:], [2.5, -2.5, 0.5, np.inf, -np.inf, np.nan]])
+    with np.errstate(invalid="ignore"):  # (inf - inf)
+        frac = x - np.trunc(x)  # (NumPy has no frac; its round is to even)
+    want = frac if name == "frac" else getattr(np, name)(x)
+    got = getattr(kt.tensor(x, backend=backend), name)().to_numpy()
+    np.testing.assert_array_equal(got, want)
