@@ -358,7 +358,6 @@ def cat(tensors: Sequence["Tensor"], dim: int = 0) -> "Tensor":
     Raises:
         ValueError: no tensors, or shapes that differ outside ``dim`` (naming both).
     """
-    tensors = list(tensors)
     if not tensors:
         raise ValueError("cat() needs at least one tensor")
     dim = _dim(dim, tensors[0].dims)
