@@ -37,8 +37,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """``torch.stack``: Task 2.6's :func:`~shape_functions.stack`, reporting the
-    promoted dtype of ``tensors``."""
-    return _promoted(sf.stack(tensors, dim), tensors)
+    promoted dtype of ``tensors``, a list or tuple as PyTorch's (a generator,
+    which the solution's ``list`` would take and leave the promotion nothing to
+    read, is a TypeError at the slice, as ``torch.stack``'s)."""
+    return _promoted(sf.stack(tensors[:], dim), tensors)
 
 
 def where(condition: Tensor, x: Any = None, y: Any = None) -> Any:

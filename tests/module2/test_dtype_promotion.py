@@ -523,14 +523,16 @@ def test_every_pair_of_dtypes_promotes_as_pytorch(op):
     assert checked > 200  # (the loop ran: 280 to 480 cases per operator)
 
 
-def test_cat_of_a_generator_raises_as_pytorch():
-    """``cat`` takes a list or tuple of tensors, as ``torch.cat`` (a generator is a
-    TypeError there); a generator here gave the wrong dtype (the promotion read it
-    exhausted: int64 pieces reported float64) before it raised too."""
-    pieces = (kt.tensor([1, 2]), kt.tensor([3]))
-    assert _name(kt.cat(pieces).dtype) == "int64"
+@pytest.mark.parametrize("name", ["cat", "stack"])
+def test_cat_or_stack_of_a_generator_raises_as_pytorch(name):
+    """``cat`` and ``stack`` take a list or tuple of tensors, as PyTorch's (a
+    generator is a TypeError there); a generator here gave the wrong dtype (the
+    promotion read it exhausted: int64 pieces reported float64)."""
+    pieces = (kt.tensor([1, 2]), kt.tensor([3, 4]))
+    assert _name(getattr(kt, name)(pieces).dtype) == "int64"
+    assert _name(getattr(kt, name)(list(pieces)).dtype) == "int64"
     with pytest.raises(TypeError):
-        kt.cat(t for t in pieces)
+        getattr(kt, name)(t for t in pieces)
     torch = import_torch()
     with pytest.raises(TypeError):
-        torch.cat(torch.tensor(t.tolist()) for t in pieces)
+        getattr(torch, name)(torch.tensor(t.tolist()) for t in pieces)
