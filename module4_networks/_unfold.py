@@ -40,7 +40,9 @@ def unfold(
     (ph, pw), (sh, sw) = pair(padding, "padding"), pair(stride, "stride")
     *batch, c, h, w = input.shape  # (batch: [N], or [] for a 3-D input)
     h, w = h + 2 * ph, w + 2 * pw
-    oh, ow = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
+    # (a stride below 1 divides by 1 here, and the check below names it)
+    oh = (h - dh * (kh - 1) - 1) // max(sh, 1) + 1
+    ow = (w - dw * (kw - 1) - 1) // max(sw, 1) + 1
     if min(kh, kw, dh, dw, sh, sw) < 1 or min(ph, pw) < 0 or min(oh, ow) < 1:
         raise ValueError(
             f"unfold: no window of kernel {(kh, kw)} (dilation {(dh, dw)}, stride "

@@ -199,6 +199,9 @@ def test_unfold_errors():
         F.unfold(kt.zeros(2, 3), 2)
     with pytest.raises(ValueError, match="no window"):
         F.unfold(kt.zeros(1, 1, 2, 2), 3)
+    for stride in (0, (1, 0), -1):  # (named in the message; 0 divided by zero)
+        with pytest.raises(ValueError, match=r"stride \("):
+            F.unfold(kt.zeros(1, 1, 4, 4), 2, stride=stride)
 
 
 @pytest.mark.task2_6
