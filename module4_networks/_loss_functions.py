@@ -165,7 +165,9 @@ def margin_ranking_loss(
     """``F.margin_ranking_loss``: $\\ell = \\max(0, -y (x_1 - x_2) +
     \\text{margin})$, $y = \\pm 1$ saying which input should rank higher."""
     target = _check_loss("margin_ranking_loss", reduction, input1, target)
-    return _reduce((-target * (input1 - input2) + margin).relu(), reduction)
+    # (max(0, .) as a clamp, as PyTorch's: at the kink its gradient is 1, relu's 0;
+    # equal scores meet the kink often. The same in the margin losses below.)
+    return _reduce((-target * (input1 - input2) + margin).clamp(0.0), reduction)
 
 
 def cosine_embedding_loss(
@@ -183,7 +185,7 @@ def cosine_embedding_loss(
     norms = ((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)
     cos = (input1 * input2).sum(dim) / norms.sqrt()
     similar = where(target == 1.0, 1.0 - cos, 0.0)
-    losses = similar + where(target == -1.0, (cos - margin).relu(), 0.0)
+    losses = similar + where(target == -1.0, (cos - margin).clamp(0.0), 0.0)
     return _reduce(losses, reduction)
 
 
@@ -251,7 +253,7 @@ def triplet_margin_loss(
     if swap:  # (the negative's distance to the positive where that is smaller)
         d_negative = d_negative.minimum(pairwise_distance(positive, negative, p, eps))
     losses = margin + pairwise_distance(anchor, positive, p, eps) - d_negative
-    return _reduce(losses.relu(), reduction)
+    return _reduce(losses.clamp(0.0), reduction)
 
 
 def soft_margin_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
@@ -270,7 +272,7 @@ def hinge_embedding_loss(
     whether the pair is similar); as PyTorch's, a target that is neither adds
     both."""
     y = _check_loss("hinge_embedding_loss", reduction, input, target)
-    hinge = where(y != 1, (margin - input).relu(), 0.0) + where(y != -1, input, 0.0)
+    hinge = where(y != 1, (margin - input).clamp(0.0), 0.0) + where(y != -1, input, 0.0)
     return _reduce(hinge, reduction)
 
 

@@ -474,3 +474,43 @@ def test_norm_layers_without_a_bias_print_and_normalise_as_pytorchs(name):
     x = RNG.normal(size=(3, 4, 4))
     want = theirs.double()(torch.tensor(x)).detach().numpy()
     np.testing.assert_allclose(ours(kt.tensor(x)).to_numpy(), want, atol=1e-12)
+
+
+@task2_6
+def test_margin_losses_pass_the_full_gradient_at_their_kink():
+    """PyTorch's margin losses take max(0, .) as a clamp, whose gradient where
+    the argument is exactly 0 is 1 (relu's is 0): equal scores, a distance equal
+    to the margin. Hand-worked gradients at the kink (each loss there is 0)."""
+
+    def grads(loss, *arrays):
+        xs = [kt.tensor(a, requires_grad=True) for a in arrays]
+        out = loss(*xs)
+        out.backward()
+        assert out.item() == 0.0
+        return [x.grad.to_numpy().tolist() for x in xs]
+
+    # max(0, -y (a - b) + margin) at a = b, y = 1: d/da = -1, d/db = 1
+    same = grads(
+        lambda a, b: F.margin_ranking_loss(a, b, kt.tensor([1.0])), [1.0], [1.0]
+    )
+    assert same == [[-1.0], [1.0]]
+    # max(0, margin - x) where y = -1, at x = margin = 1: d/dx = -1
+    hinge = grads(lambda x: F.hinge_embedding_loss(x, kt.tensor([-1.0])), [1.0])
+    assert hinge == [[-1.0]]
+    # max(0, cos - margin) where y = -1, at cos = margin = 0 ([1, 0] and [0, 1]):
+    # d cos / d x1 = x2 / (|x1| |x2|) - cos x1 / |x1|^2 = [0, 1], and [1, 0] for x2
+    cos = grads(
+        lambda a, b: F.cosine_embedding_loss(a, b, kt.tensor([-1.0])),
+        [[1.0, 0.0]],
+        [[0.0, 1.0]],
+    )
+    np.testing.assert_allclose(cos, [[[0.0, 1.0]], [[1.0, 0.0]]], atol=1e-12)
+    # d(a, p) - d(a, n) + margin with L1 distances 1 and 2, margin 1: d/da =
+    # sign(a - p) - sign(a - n) = [-1, 0] - [0, -1]
+    triplet = grads(
+        lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=1.0, p=1, eps=0.0),
+        [[0.0, 0.0]],
+        [[1.0, 0.0]],
+        [[0.0, 2.0]],
+    )
+    assert triplet == [[[-1.0, 1.0]], [[1.0, 0.0]], [[0.0, -1.0]]]
