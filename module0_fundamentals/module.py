@@ -352,11 +352,12 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradient of every parameter of the tree (``.grad = None``;
-        ``set_to_none=False`` fills it with zeros instead)."""
+        ``set_to_none=False`` zeroes the gradient tensor in place instead, as
+        PyTorch's, detached from any graph ``create_graph=True`` gave it)."""
         for parameter in self.parameters():
             value = parameter.value
             if hasattr(value, "grad") and value.grad is not None:
-                value.grad = None if set_to_none else value.grad * 0.0
+                value.grad = None if set_to_none else value.grad.detach().zero_()
             elif hasattr(value, "derivative"):
                 value.derivative = None
 

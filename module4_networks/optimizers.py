@@ -17,8 +17,9 @@ gradient $g$. Use it exactly as in PyTorch::
 The update rules (step $t = 1, 2, \\dots$; $\\lambda$ is ``weight_decay``):
 
 * **SGD** with momentum $\\mu$: $g \\leftarrow g + \\lambda \\theta$;
-  $b \\leftarrow \\mu b + g$ ($b = g$ at the first step); $\\theta \\leftarrow
-  \\theta - \\eta b$ (Nesterov: $\\theta \\leftarrow \\theta - \\eta (g + \\mu b)$).
+  $b \\leftarrow \\mu b + g$ ($b$ a copy of $g$ at the first step);
+  $\\theta \\leftarrow \\theta - \\eta b$ (Nesterov: $\\theta \\leftarrow \\theta -
+  \\eta (g + \\mu b)$).
 * **RMSprop**: $v \\leftarrow \\alpha v + (1 - \\alpha) g^2$; $\\theta \\leftarrow
   \\theta - \\eta\\, g / (\\sqrt{v} + \\epsilon)$.
 * **Adam**: $m \\leftarrow \\beta_1 m + (1 - \\beta_1) g$, $v \\leftarrow \\beta_2 v
@@ -113,15 +114,18 @@ class SGD(Optimizer):
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         r"""$g \leftarrow g + \lambda p$; with momentum $\mu > 0$: $b \leftarrow g$
-        at the first step, then $b \leftarrow \mu b + (1 - \text{dampening})\, g$,
-        and $g \leftarrow b$ (or $g + \mu b$ with Nesterov); $p - \eta g$."""
+        at the first step (a copy, ``g.clone()``: ``g`` may be the parameter's
+        ``.grad`` itself, which ``zero_grad(set_to_none=False)`` zeroes in place,
+        and the buffer must keep its numbers), then $b \leftarrow \mu b + (1 -
+        \text{dampening})\, g$, and $g \leftarrow b$ (or $g + \mu b$ with
+        Nesterov); $p - \eta g$."""
         # BEGIN SOLUTION 4.6: SGD update (momentum buffer in state["momentum_buffer"])
         if group["weight_decay"] != 0.0:
             g = g + group["weight_decay"] * p
         momentum = group["momentum"]
         if momentum != 0.0:
             if "momentum_buffer" not in state:
-                buffer = g
+                buffer = g.clone()  # (g may be p.grad, zeroed in place later)
             else:
                 buffer = (
                     momentum * state["momentum_buffer"] + (1.0 - group["dampening"]) * g

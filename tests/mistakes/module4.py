@@ -521,7 +521,8 @@ MISTAKES = [
         "file": "module4_networks/optimizers.py",
         "find": (
             '            if "momentum_buffer" not in state:\n'
-            "                buffer = g\n"
+            "                buffer = g.clone()  # (g may be p.grad, zeroed in place "
+            "later)\n"
             "            else:\n"
             "                buffer = (\n"
             '                    momentum * state["momentum_buffer"] + (1.0 - '
@@ -536,6 +537,16 @@ MISTAKES = [
         ),
         "description": "SGD's momentum buffer starts at 0, so the first step is "
         "damped (PyTorch starts it at the first gradient)",
+    },
+    {
+        "name": "sgd-momentum-buffer-aliases-the-gradient",
+        "task": "4.6",
+        "file": "module4_networks/optimizers.py",
+        "find": "                buffer = g.clone()  "
+        "# (g may be p.grad, zeroed in place later)\n",
+        "replace": "                buffer = g\n",
+        "description": "SGD's first momentum buffer is the gradient tensor itself, "
+        "not a copy: zero_grad(set_to_none=False) then zeroes the buffer too",
     },
     {
         "name": "rmsprop-eps-inside-sqrt",

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from module0_fundamentals import Parameter
-from module4_networks import optim
+from module4_networks import nn, optim
 from tests.module4.helpers import make
 from tests.module4.reference import adam_ref, rmsprop_ref, sgd_ref
 
@@ -136,3 +136,32 @@ def test_a_real_backward_pass_feeds_the_optimizer():
         ((p - 3.0) * (p - 3.0)).sum().backward()
         opt.step()
     assert p.item() == pytest.approx(3.0, abs=1e-3)
+
+
+def test_the_momentum_buffer_keeps_its_numbers_when_the_gradient_is_zeroed():
+    # zero_grad(set_to_none=False) zeroes .grad in place: a first momentum buffer
+    # that is the gradient tensor itself (not a copy) would be zeroed with it.
+    # Minimise p.sum() from p = [1, 2], lr 0.1, momentum 0.9: g = 1 each step,
+    # b = 1 then 0.9 * 1 + 1 = 1.9, so p = [0.9, 1.9] then [0.71, 1.71].
+    p = make(np.array([1.0, 2.0]), requires_grad=True)
+    opt = optim.SGD([p], lr=0.1, momentum=0.9)
+    p.sum().backward()
+    opt.step()
+    opt.zero_grad(set_to_none=False)
+    np.testing.assert_allclose(opt.state[p]["momentum_buffer"].to_numpy(), [1.0, 1.0])
+    p.sum().backward()
+    opt.step()
+    np.testing.assert_allclose(p.to_numpy(), [0.71, 1.71])
+
+
+def test_zero_grad_without_none_zeroes_the_gradient_in_place():
+    # As PyTorch's: the gradient tensor itself becomes zeros (a reference to it
+    # sees them), through a model's zero_grad and an optimizer's, also for a
+    # gradient that create_graph=True gave a graph of its own.
+    model = nn.Linear(2, 1)
+    for zero_grad in (model.zero_grad, optim.SGD(model.parameters()).zero_grad):
+        model(model.weight.new_ones(3, 2)).pow(2).sum().backward(create_graph=True)
+        held = model.weight.grad
+        zero_grad(set_to_none=False)
+        np.testing.assert_array_equal(held.to_numpy(), [[0.0, 0.0]])
+        np.testing.assert_array_equal(model.bias.grad.to_numpy(), [0.0])
