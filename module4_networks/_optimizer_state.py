@@ -181,6 +181,6 @@ class OptimizerState:
         for saved, group in zip(groups, self.param_groups):
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = defaultdict(dict)
-        for k, buffers in state_dict["state"].items():
-            p = params[int(k)]  # (a saved tensor becomes one on p's backend)
-            self.state[p] = _mapped(buffers, lambda t: p.new_tensor(t.to_numpy()))
+        for k, buffers in state_dict["state"].items():  # (k: the parameter's index)
+            # (a saved tensor becomes a copy on its parameter's backend, in its dtype)
+            self.state[params[int(k)]] = _mapped(buffers, params[int(k)].new_tensor)

@@ -235,12 +235,12 @@ def avg_pool2d(
     """
     if _general(kernel_size, stride, padding, ceil_mode) or divisor_override:
         options = (kernel_size, stride, padding, ceil_mode, 0.0)
+        # (divisor: each window's size, a NumPy array; a tensor where it divides)
         windows, divisor = _pool_windows("avg_pool2d", input, *options)
-        divisor = input.new_tensor(divisor.astype(np.float64))
         if not count_include_pad:  # (the windows' counts of entries inside)
             ones = input.new_ones((1, 1) + input.shape[2:])
             divisor = _pool_windows("avg_pool2d", ones, *options)[0].sum(dim=4)
-        return windows.sum(dim=4) / (divisor_override or divisor)
+        return windows.sum(dim=4) / (divisor_override or input.new_tensor(divisor))
     kh, kw = _pool_args("avg_pool2d", input, kernel_size)
     # BEGIN SOLUTION 4.3: tile, then the mean over the window dimension
     tiled, _, _ = tile(input, (kh, kw))
