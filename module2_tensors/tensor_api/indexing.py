@@ -170,6 +170,8 @@ class IndexingMixin:
             )
         # (itself if there already; cast as PyTorch's: 2.7 -> 2, 2 -> True)
         value = value.to(self.backend, self.dtype)
+        if versions.storage_root(value) is versions.storage_root(self):
+            value = value.clone()  # (x[1:] = x[:-1] reads every entry first, as NumPy)
         if indexing.is_advanced_key(key):
             indexing.set_advanced(self, key, value)
         else:

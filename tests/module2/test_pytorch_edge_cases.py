@@ -353,3 +353,23 @@ def test_a_dtype_conversion_is_a_new_tensor():
     y += 1.0
     assert x.tolist() == [1.0, 2.0] and y.tolist() == [2.0, 3.0]
     assert x.double() is x  # already float64: itself, as in PyTorch
+
+
+@pytest.mark.task2_6
+@pytest.mark.parametrize(
+    "write, want",
+    [
+        (lambda x: x.__setitem__(slice(1, None), x[:-1]), [0, 0, 1, 2, 3]),
+        (lambda x: x.__setitem__(slice(None, -1), x[1:]), [1, 2, 3, 4, 4]),
+        (lambda x: x.__setitem__([1, 2, 3], x[:3]), [0, 0, 1, 2, 4]),
+        (lambda x: x[1:].copy_(x[:-1]), [0, 0, 1, 2, 3]),
+        (lambda x: x[1:].add_(x[:-1]), [0, 1, 3, 5, 7]),
+    ],
+)
+def test_a_value_overlapping_its_target_is_read_before_it_is_written(write, want):
+    """``x[1:] = x[:-1]`` shifts, as NumPy's (PyTorch raises on such an overlap;
+    the Module 4 guide lists it): every entry of the value is read before one is
+    overwritten (it gave ``[0, 0, 0, 0, 0]``, the first entry copied along)."""
+    x = kt.arange(5.0)
+    write(x)
+    assert x.tolist() == want
