@@ -148,7 +148,7 @@ class OptimizerState:
         """Forget every parameter's gradient, so the next ``backward`` does not add
         to the old one: ``.grad = None`` (PyTorch's default), or zeros in place."""
         for p in self._all_params():  # (zero_ returns the tensor it zeroed)
-            p.grad = None if set_to_none or p.grad is None else p.grad.detach().zero_()
+            p.grad = None if set_to_none or p.grad is None else p.grad.zero_()
 
     def _all_params(self) -> List[Tensor]:
         return [p for group in self.param_groups for p in group["params"]]

@@ -156,12 +156,12 @@ def test_the_momentum_buffer_keeps_its_numbers_when_the_gradient_is_zeroed():
 
 def test_zero_grad_without_none_zeroes_the_gradient_in_place():
     # As PyTorch's: the gradient tensor itself becomes zeros (a reference to it
-    # sees them), through a model's zero_grad and an optimizer's, also for a
-    # gradient that create_graph=True gave a graph of its own.
+    # sees them), through a model's zero_grad as through an optimizer's.
     model = nn.Linear(2, 1)
     for zero_grad in (model.zero_grad, optim.SGD(model.parameters()).zero_grad):
-        model(model.weight.new_ones(3, 2)).pow(2).sum().backward(create_graph=True)
+        model(model.weight.new_ones(3, 2)).pow(2).sum().backward()
         held = model.weight.grad
         zero_grad(set_to_none=False)
+        assert model.weight.grad is held
         np.testing.assert_array_equal(held.to_numpy(), [[0.0, 0.0]])
         np.testing.assert_array_equal(model.bias.grad.to_numpy(), [0.0])
