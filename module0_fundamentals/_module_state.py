@@ -20,7 +20,7 @@ def entries(
     for attribute, parameter in module._parameters.items():
         yield start + attribute, module, attribute, True, parameter.value
     for attribute, value in module._buffers.items():
-        if attribute not in module._non_persistent:
+        if value is not None and attribute not in module._non_persistent:
             yield start + attribute, module, attribute, False, value
     for name, child in module.named_children():
         yield from entries(child, f"{start}{name}.")

@@ -125,6 +125,7 @@ class Module:
             if is_parameter and value.name is None:
                 value.name = name
             (modules if is_parameter else parameters).pop(name, None)
+            buffers.pop(name, None)  # (a buffer's name given a parameter or module)
             (parameters if is_parameter else modules)[name] = value
             _mirror(self, name, value)
         elif name in buffers:
@@ -290,6 +291,7 @@ class Module:
             (f"{module_name}.{attribute}" if module_name else attribute, value)
             for module_name, module in self.named_modules()
             for attribute, value in module.__dict__.get("_buffers", {}).items()
+            if value is not None  # (register_buffer(name, None): a slot, as torch's)
         ]
 
     def buffers(self) -> list[Any]:

@@ -43,6 +43,24 @@ def test_buffers_are_registered_and_saved():
 
 
 @pytest.mark.task0_4
+def test_a_none_buffer_is_a_slot_and_a_parameter_replaces_a_buffer():
+    # As PyTorch's: register_buffer(name, None) reserves the name, but neither
+    # named_buffers() nor state_dict() lists it (a checkpoint need not hold it)
+    # until it holds a value; a Parameter assigned to a buffer's name replaces it.
+    net = Scaler(2.0)
+    net.register_buffer("mask", None)
+    assert net.mask is None
+    assert [name for name, _ in net.named_buffers()] == ["count", "scratch"]
+    assert list(net.state_dict()) == ["weight", "count"]
+    assert net.load_state_dict({"weight": 1.0, "count": 0}).missing_keys == []
+    net.mask = 3.0
+    assert list(net.state_dict()) == ["weight", "count", "mask"]
+    net.count = Parameter(5.0)
+    assert [name for name, _ in net.named_buffers()] == ["scratch", "mask"]
+    assert net.state_dict()["count"] == 5.0 and len(list(net.parameters())) == 2
+
+
+@pytest.mark.task0_4
 def test_load_state_dict_restores_values_and_checks_keys():
     net = Sequential(Scaler(2.0), Scaler(3.0))
     other = Sequential(Scaler(0.0), Scaler(0.0))
