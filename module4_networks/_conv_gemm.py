@@ -101,22 +101,21 @@ BLOCK = 2**16
 def _fast(
     name: str,
     spatial: int,
-    result: Strided,
     roles: Tuple[Strided, Strided, Strided],
     strides: Tuple[int, int],
     paddings: Tuple[int, int],
 ) -> np.ndarray:
     """The result of ``name`` as a new ``(B, C, H, W)`` array; ``roles``: the
     triples of the forward convolution's input, weight and output (``fast_conv``'s
-    launcher names them), one of them ``result``."""
-    r = _view(result, spatial)
-    # x (batch, in, H, W), w (out, in, K_h, K_w), g (batch, out, oh, ow): one of
-    # them is the result; the others are read.
+    launcher names them)."""
+    # x (batch, in, H, W), w (out, in, K_h, K_w), g (batch, out, oh, ow): the
+    # result is g (forward), x (backward_input) or w (backward_weight); the
+    # others are read.
     x, w, g = (_view(t, spatial) for t in roles)
     (out_channels, kh, kw), (oh, ow) = (w.shape[0], *w.shape[2:]), g.shape[2:]
     w_matrix = w.reshape(out_channels, -1) if name != "backward_weight" else None
     geometry = (kh, kw, *strides, *paddings, oh, ow)
-    value = np.zeros(r.shape)
+    value = np.zeros({"forward": g, "backward_input": x}.get(name, w).shape)
     per = max(1, BLOCK // (kh * kw * x.shape[1] * oh * ow))  # images in a block
     # Every block writes the same entries of cols (where the field lies inside
     # the input), so the others stay zero from one block to the next.
@@ -135,7 +134,7 @@ def _fast(
             _im2col(value[images], w_matrix.T @ g_block, *geometry, True)
         else:  # dW = G cols^T, summed over the blocks
             _im2col(x[images], block, *geometry, False)
-            value += (g_block @ block.T).reshape(r.shape)
+            value += (g_block @ block.T).reshape(w.shape)
     return value
 
 
@@ -162,14 +161,14 @@ def run(
     def check() -> bool:
         # The first call with this signature: the student's kernel decides, and
         # fills ``result`` itself.
-        checked.append(_fast(name, spatial, result, roles, s, p))
+        checked.append(_fast(name, spatial, roles, s, p))
         reference()
         return agrees(_view(result, spatial), checked[0])
 
     serve = not PATH.checking and PATH.verdict(key, check)
     # (After a check, result holds the reference's values, equal where it serves.)
     if serve and not checked:
-        _view(result, spatial)[...] = _fast(name, spatial, result, roles, s, p)
+        _view(result, spatial)[...] = _fast(name, spatial, roles, s, p)
     elif not checked:
         reference()
 

@@ -5,8 +5,6 @@ It imports only Module 2."""
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import numpy as np
 
 from module2_tensors.engine.autograd import Context, Function
@@ -30,12 +28,11 @@ class EmbeddingFun(Function):
         ctx: Context,
         weight: Tensor,
         rows: np.ndarray,
-        shape: Tuple[int, ...],
         skip: int,
     ) -> Tensor:
-        ctx.save_for_backward(weight.shape, rows, skip)
+        ctx.save_for_backward(weight.shape, rows.reshape(-1), skip)
         table = _on_host(weight).reshape(weight.shape)
-        return weight.new_tensor(table[rows.reshape(shape)])  # (*shape, dim)
+        return weight.new_tensor(table[rows])  # (*rows.shape, dim)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:

@@ -503,7 +503,7 @@ def embedding(
     input = input if isinstance(input, Tensor) else tensor(np.asarray(input))
     if input.is_floating_point():
         raise RuntimeError("embedding: expected Long or Int indices, got floats")
-    rows = input.to_numpy().astype(np.int64).reshape(-1)
+    rows = input.to_numpy().astype(np.int64)
     bad = rows[(rows < 0) | (rows >= weight.shape[0])]  # (PyTorch: no negatives)
     if bad.size:
         raise IndexError(
@@ -511,4 +511,4 @@ def embedding(
             "embeddings"
         )
     skip = -1 if padding_idx is None else padding_idx % weight.shape[0]
-    return EmbeddingFun.apply(weight, rows, input.shape, skip)
+    return EmbeddingFun.apply(weight, rows, skip)

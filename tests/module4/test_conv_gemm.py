@@ -58,7 +58,6 @@ def _fast_result(name, spatial, result_shape, first, second, s, p, order=None):
     value = _conv_gemm._fast(
         name,
         spatial,
-        result,
         roles,
         pair_2d(s, 1),
         pair_2d(p, 0),
