@@ -91,8 +91,11 @@ class OptimizerState:
         left out; its ``**flags`` are PyTorch's switches: :attr:`_switches`).
 
         Raises:
-            TypeError: a flag that this optimizer does not take, as PyTorch's.
+            TypeError: a flag that this optimizer does not take, or ``params`` a
+                tensor (not a list of them), as PyTorch's.
         """
+        if isinstance(params, Tensor):  # (iterating it would give its rows)
+            raise TypeError("params should be an iterable of Tensors or dicts")
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")

@@ -121,3 +121,12 @@ def test_adam_with_decoupled_weight_decay_is_adamw(amsgrad):
     coupled = _trained(lambda ps: kt.optim.Adam(ps, **kw))
     assert not np.allclose(decoupled, coupled)  # L2 decay is another rule
     assert kt.optim.AdamW([kt.zeros(1)]).param_groups[0]["decoupled_weight_decay"]
+
+
+@pytest.mark.parametrize("name", sorted(SWITCHES))
+def test_a_tensor_for_params_is_a_type_error_as_torchs(name):
+    # Iterating a tensor gives its rows: views that never receive a .grad, so the
+    # optimizer would silently train nothing. PyTorch raises; so does Kindling.
+    for lib in (kt, import_torch()):
+        with pytest.raises(TypeError, match="iterable of Tensors or dicts"):
+            getattr(lib.optim, name)(lib.zeros(2, 3, requires_grad=True))
