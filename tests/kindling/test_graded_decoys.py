@@ -24,7 +24,6 @@ from tests.kindling.test_graded_mutants import TASK_0_1, module_of, property_tes
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = (ROOT / TARGET_FILE).read_text(encoding="utf-8")
-FAMILY = family(TEXT)
 REFERENCE = module_of(TEXT, "reference_operators")
 
 # Independent of the generator's own inputs: zeros of both signs, values either
@@ -34,6 +33,13 @@ FLOATS = [0.0, -0.0, 0.1, -0.1, 0.75, -0.75, 1.0, -1.0, 2.0, -4.5, 0.01, -0.01]
 FLOATS += [0.0100001, 5e-324, -5e-324, 2.2e-308, 1e-12, -1e-12, 708.5, -745.2]
 FLOATS += [709.8, -709.8, 1e16, -3e200, 1.7e308, math.inf, -math.inf, math.nan]
 INTEGERS = [0, 2, -5, 10**6, 2**60 + 3, -(2**55 + 1)]
+
+
+@pytest.fixture(scope="module")
+def every_decoy():
+    """The whole family. Made when a test first asks (about 10 s), not at import:
+    every pytest run collects this file, ``pytest -m task0_1`` included."""
+    return family(TEXT)
 
 
 def bits(value):
@@ -60,23 +66,25 @@ def value_of(function, *args):
     return ("value", "nan" if value != value else value)
 
 
-def test_the_family_is_large_and_covers_every_operator_of_task_0_1():
-    names = [d.name for d in FAMILY]
+def test_the_family_is_large_and_covers_every_operator_of_task_0_1(
+    every_decoy,
+):
+    names = [d.name for d in every_decoy]
     assert len(names) == len(set(names)) >= 500
-    counts = {f: sum(f in d.bodies for d in FAMILY) for f in TASK_0_1}
-    assert set(counts) == {f for d in FAMILY for f in d.bodies}
+    counts = {f: sum(f in d.bodies for d in every_decoy) for f in TASK_0_1}
+    assert set(counts) == {f for d in every_decoy for f in d.bodies}
     assert min(counts.values()) >= 5, counts
     assert sum(n >= 25 for n in counts.values()) >= 15, counts
-    assert all(len(d.bodies) == 1 for d in FAMILY)
-    bodies = [(f, b) for d in FAMILY for f, b in d.bodies.items()]
+    assert all(len(d.bodies) == 1 for d in every_decoy)
+    bodies = [(f, b) for d in every_decoy for f, b in d.bodies.items()]
     assert len(bodies) == len(set(bodies))  # no decoy twice
 
 
-def test_every_decoy_is_exact_on_inputs_of_its_own():
+def test_every_decoy_is_exact_on_inputs_of_its_own(every_decoy):
     """Bit for bit and of the same type on floats (NaN and -0.0 included), the
     same error with the same message, the same value on integers."""
     wrong = []
-    for decoy in FAMILY:
+    for decoy in every_decoy:
         ((function, body),) = decoy.bodies.items()
         assert body != "", decoy.name
         ours = getattr(module_of(mutate_source(TEXT, decoy), decoy.name), function)
@@ -95,18 +103,20 @@ def test_every_decoy_is_exact_on_inputs_of_its_own():
     assert wrong == []
 
 
-def test_no_decoy_is_the_reference_or_a_graded_mutant():
+def test_no_decoy_is_the_reference_or_a_graded_mutant(every_decoy):
     mutants = {(f, b) for m in mutant_family(TEXT) for f, b in m.bodies.items()}
-    for decoy in FAMILY:
+    for decoy in every_decoy:
         ((function, body),) = decoy.bodies.items()
         assert (function, body) not in mutants
         assert mutate_source(TEXT, decoy) != TEXT, decoy.name
 
 
-def test_some_decoys_read_like_mutants_of_the_kinds_the_guide_names():
+def test_some_decoys_read_like_mutants_of_the_kinds_the_guide_names(
+    every_decoy,
+):
     """A blacklist of 'the reference with a comparison's sides swapped, or a
     constant written otherwise' fails on these."""
-    bodies = {b for d in FAMILY for b in d.bodies.values()}
+    bodies = {b for d in every_decoy for b in d.bodies.values()}
     assert "return 1.0 if y == x else 0.0" in bodies  # eq, sides swapped
     assert "return 1.0 if y > x else 0.0" in bodies  # lt, comparison rewritten
     assert "return x if x > 0 else 0.0" in bodies  # relu, 0 for 0.0
@@ -117,18 +127,18 @@ def test_some_decoys_read_like_mutants_of_the_kinds_the_guide_names():
     assert sum(with_near) >= 0.4 * len(seeds)
     assert all(
         "if" in b or "<" in b or ">" in b or "==" in b or "!=" in b
-        for d in FAMILY
+        for d in every_decoy
         if near(d)
         for b in d.bodies.values()
     )
 
 
-def test_the_draw_is_a_function_of_the_seed_and_the_text():
+def test_the_draw_is_a_function_of_the_seed_and_the_text(every_decoy):
     for seed in (0, 1, 2**32 - 1, 987654321):
         drawn = draw(TEXT, seed, DECOYS_PER_RUN)
         assert drawn == draw(TEXT, seed, DECOYS_PER_RUN)  # again: jobs, shards
         assert drawn == decoys(TEXT, seed, True)  # through the entry point
-        assert len(drawn) == DECOYS_PER_RUN and all(d in FAMILY for d in drawn)
+        assert len(drawn) == DECOYS_PER_RUN and all(d in every_decoy for d in drawn)
         functions = [f for d in drawn for f in d.bodies]
         assert len(set(functions)) == len(functions)  # two operators
     samples = {tuple(d.name for d in draw(TEXT, seed, 2)) for seed in range(40)}
@@ -143,7 +153,7 @@ def test_the_draw_is_a_function_of_the_seed_and_the_text():
 
 
 @pytest.mark.long
-def test_the_reference_property_tests_pass_on_every_decoy(monkeypatch):
+def test_the_reference_property_tests_pass_on_every_decoy(monkeypatch, every_decoy):
     """An honest suite never fails on a decoy: the reference tests, run here in
     this process with each decoy's function in place of the operator (the tests
     that call that function only), pass on all of them."""
@@ -151,7 +161,7 @@ def test_the_reference_property_tests_pass_on_every_decoy(monkeypatch):
 
     tests, sources = property_tests()
     failures = []
-    for decoy in FAMILY:
+    for decoy in every_decoy:
         ((function, _),) = decoy.bodies.items()
         module = module_of(mutate_source(TEXT, decoy), decoy.name)
         calls = [t for t in tests if f"ops.{function}(" in sources[t]]
