@@ -484,6 +484,8 @@ def repeat(t: "Tensor", *sizes: int) -> "Tensor":
 
     Hint: view each size $n$ as ``(1, n)``, expand the 1 to the repeat count $r$
     and reshape ``(r, n)`` to ``r * n``: ``t[i]`` then appears $r$ times in a row.
+    Clone before the last reshape: the result is always a copy, as torch's (with
+    every count 1 the reshapes alone would return a view of ``t``).
 
     Raises:
         ValueError: fewer sizes than dimensions (the message names the shape), or
@@ -502,7 +504,7 @@ def repeat(t: "Tensor", *sizes: int) -> "Tensor":
         pairs += [1, n]
         target += [r, n]
         final.append(r * n)
-    return reshape(expand(reshape(t, pairs), *target), final)
+    return reshape(expand(reshape(t, pairs), *target).clone(), final)
     # END SOLUTION
 
 

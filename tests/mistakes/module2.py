@@ -71,6 +71,17 @@ MISTAKES = [
         "out's strides",
     },
     {
+        "name": "repeat-of-ones-is-a-view",
+        "task": "2.6",
+        "file": "module2_tensors/shape_functions.py",
+        "find": (
+            "    return reshape(expand(reshape(t, pairs), *target).clone(), final)\n"
+        ),
+        "replace": "    return reshape(expand(reshape(t, pairs), *target), final)\n",
+        "description": "repeat by reshapes and expand alone: with every count 1 "
+        "the result is a view, and a write to it changes the input",
+    },
+    {
         "name": "two-ellipses",
         "task": "2.6",
         "file": "module2_tensors/indexing_functions.py",

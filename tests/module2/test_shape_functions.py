@@ -359,6 +359,20 @@ def test_repeat_takes_one_tuple_and_zero_copies_as_torch():
     assert_names(error.value, -1)
 
 
+@task
+@pytest.mark.parametrize("counts", [(1, 1), (1, 1, 1), (2, 1)])
+def test_repeat_and_tile_are_copies_even_of_one_repeat(counts):
+    # torch.repeat always copies: a write to the result never reaches t, also
+    # when every count is 1 (where reshapes alone give a view of t), also for
+    # a view that is not contiguous.
+    for t in (kt.arange(6.0).view(2, 3), kt.arange(6.0).view(3, 2).permute(1, 0)):
+        before = t.tolist()
+        for out in (t.repeat(*counts), t.tile(counts)):
+            first = (0,) * out.dims
+            out[first] = 99.0
+            assert t.tolist() == before and out[first].item() == 99.0
+
+
 # ---------------------------------------------------------------- where
 
 
