@@ -354,12 +354,12 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradient of every parameter of the tree (``.grad = None``;
-        ``set_to_none=False`` zeroes the gradient tensor in place instead, as
-        PyTorch's and an optimizer's ``zero_grad``)."""
+        ``set_to_none=False`` detaches and zeroes the gradient tensor in place
+        instead, as PyTorch's and an optimizer's ``zero_grad``)."""
         for parameter in self.parameters():
             value = parameter.value
             if hasattr(value, "grad") and value.grad is not None:
-                value.grad = None if set_to_none else value.grad.zero_()
+                value.grad = None if set_to_none else value.grad.detach_().zero_()
             elif hasattr(value, "derivative"):
                 value.derivative = None
 

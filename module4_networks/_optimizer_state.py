@@ -150,8 +150,8 @@ class OptimizerState:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient, so the next ``backward`` does not add
         to the old one: ``.grad = None`` (PyTorch's default), or zeros in place."""
-        for p in self._all_params():  # (zero_ returns the tensor it zeroed)
-            p.grad = None if set_to_none or p.grad is None else p.grad.zero_()
+        for p in self._all_params():  # (detached: no history of create_graph)
+            p.grad = None if set_to_none or p.grad is None else p.grad.detach_().zero_()
 
     def _all_params(self) -> List[Tensor]:
         return [p for group in self.param_groups for p in group["params"]]

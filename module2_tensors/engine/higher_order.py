@@ -132,8 +132,8 @@ def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
     which would break the graph that uses the old gradient)."""
     if t.grad is not None:
         d = t.grad + d
-    elif d._is_grad:  # already another tensor's .grad: a copy of its own
-        d = d.clone()
+    else:  # a copy of its own: d may be another tensor's .grad, or a view
+        d = d.clone()  # (which zero_grad(set_to_none=False) could not detach_)
     d._is_grad = True
     t.grad = d
 

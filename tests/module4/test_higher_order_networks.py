@@ -196,3 +196,25 @@ def test_a_function_without_a_formula_is_once_differentiable() -> None:
     np.testing.assert_allclose(gx.to_numpy(), plain.to_numpy())
     with pytest.raises(RuntimeError, match="BinaryCrossEntropy"):
         (gx**2).sum().backward()  # ... the second raises, naming the function
+
+
+@pytest.mark.task4_6
+def test_zero_grad_without_none_after_create_graph_detaches_in_place() -> None:
+    # As PyTorch's: .grad of a create_graph backward has a history (a Linear
+    # weight's is even a transposed view in Kindling); zero_grad(set_to_none=
+    # False) detaches and zeroes that same tensor, and the next create_graph
+    # backward records its sum anew. y = (a + b + c)^2 for x = (1, 1), so
+    # dy/dw = 2 (a + b + c) (1, 1).
+    model = nn.Linear(2, 1)
+    expected = 2 * (model.weight.sum().item() + model.bias.item())
+    for zero_grad in (model.zero_grad, kt.optim.SGD(model.parameters()).zero_grad):
+        model(kt.ones(1, 2)).pow(2).sum().backward(create_graph=True)
+        held = model.weight.grad
+        assert held.requires_grad
+        zero_grad(set_to_none=False)
+        assert model.weight.grad is held and held.grad_fn is None
+        assert not held.requires_grad and held.tolist() == [[0.0, 0.0]]
+        model(kt.ones(1, 2)).pow(2).sum().backward(create_graph=True)
+        np.testing.assert_allclose(model.weight.grad.tolist(), [[expected] * 2])
+        assert model.weight.grad.requires_grad
+        model.zero_grad()
