@@ -428,7 +428,7 @@ def chunk(t: "Tensor", chunks: int, dim: int = 0) -> Tuple["Tensor", ...]:
     if chunks <= 0:
         raise ValueError(f"chunks must be positive, got {chunks}")
     size = t.shape[_dim(dim, t.dims)]
-    return split(t, max(1, -(-size // chunks)), dim)
+    return split(t, -(-size // chunks) if size else [0] * chunks, dim)
 
 
 class Pad(Function):

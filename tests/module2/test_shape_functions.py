@@ -240,6 +240,15 @@ def test_split_and_chunk_match_numpy(case, data):
 
 
 @task
+def test_chunk_of_an_empty_dimension_gives_that_many_empty_pieces():
+    # torch.chunk: a dimension of size 0 splits into `chunks` empty pieces (a
+    # nonempty one into ceil(size / chunks)-sized pieces, maybe fewer)
+    assert [p.shape for p in kt.zeros(0, 3).chunk(2)] == [(0, 3), (0, 3)]
+    assert [p.shape for p in kt.zeros(2, 0).chunk(3, 1)] == [(2, 0)] * 3
+    assert [p.shape for p in kt.zeros(1, 2).chunk(3)] == [(1, 2)]
+
+
+@task
 @given(cases(grad_shapes), st.data())
 @few
 def test_split_gradient_reassembles_the_pieces(case, data):
