@@ -88,8 +88,9 @@ def default_collate(batch: Sequence[Any]) -> Any:
     """Examples into one batch, as PyTorch's ``default_collate``: tensors are
     stacked along a new first dim, NumPy arrays and numbers become tensors (of
     their dtype: ``int64`` for ints), and tuples, lists and dicts are collated
-    field by field (a tuple of fields gives a list); anything else stays a
-    list."""
+    field by field (a tuple of fields gives a list; fields of unequal lengths
+    raise ``ValueError``); anything else stays as it came (the batch's list,
+    a field's tuple)."""
     first = batch[0]
     if isinstance(first, Tensor):
         return stack(list(batch))
@@ -98,8 +99,8 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(first, dict):
         return {key: default_collate([x[key] for x in batch]) for key in first}
     if isinstance(first, (tuple, list)):
-        return [default_collate(list(field)) for field in zip(*batch)]
-    return list(batch)
+        return [default_collate(field) for field in zip(*batch, strict=True)]
+    return batch
 
 
 class DataLoader:

@@ -66,7 +66,10 @@ def test_default_collate_as_pytorch_for_numbers_arrays_tuples_and_dicts():
     assert images.shape == (2, 2) and images.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     assert labels.dtype == kt.int64
     words = next(iter(DataLoader([("a", 1.5), ("b", 2.5)], batch_size=2)))
-    assert words[0] == ["a", "b"] and words[1].tolist() == [1.5, 2.5]
+    assert words[0] == ("a", "b") and words[1].tolist() == [1.5, 2.5]
+    assert next(iter(DataLoader(["a", "b"], batch_size=2))) == ["a", "b"]
+    with pytest.raises(ValueError):  # torch raises too, never truncates
+        next(iter(DataLoader([[1, 2, 3], [4, 5]], batch_size=2)))
     mine = DataLoader([1, 2, 3], batch_size=2, collate_fn=sum)
     assert list(mine) == [3, 3]
 
