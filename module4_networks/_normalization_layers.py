@@ -86,7 +86,7 @@ class _InstanceNorm(_BatchNorm):
             _value(self.weight),
             _value(self.bias),
             self.training or not self.track_running_stats,
-            self.momentum,
+            self.momentum or 0.0,  # (None: no update, as PyTorch's)
             self.eps,
         )
         return out if x.dims == dims else out.squeeze(0)

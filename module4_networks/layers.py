@@ -240,7 +240,10 @@ class _BatchNorm(Module):
     ``momentum`` $m$ (``momentum=None``: $m = 1/k$ for the $k$-th batch, the
     cumulative average), using the *unbiased* variance for ``running_var``. In
     evaluation (``.eval()``) the running estimates are used instead, so one
-    example's output does not depend on the rest of its batch.
+    example's output does not depend on the rest of its batch; where there are
+    none (``running_mean is None``), the batch's statistics, as PyTorch's. Only
+    the running estimates decide this, not ``track_running_stats``: PyTorch's
+    BatchNorm keeps using them when the flag is switched off after construction.
 
     Raises:
         ValueError: an input whose dims or channels do not fit; and, whenever the
@@ -288,7 +291,7 @@ class _BatchNorm(Module):
         shape = [1] * x.dims
         shape[1] = self.num_features
         reduce = tuple(d for d in range(x.dims) if d != 1)
-        use_batch = self.training or not self.track_running_stats
+        use_batch = self.training or self.running_mean is None
         if use_batch:
             count = x.size // self.num_features
             if count < 2:

@@ -608,10 +608,20 @@ MISTAKES = [
         "name": "batchnorm-batch-statistics-in-eval",
         "task": "4.6",
         "file": "module4_networks/layers.py",
-        "find": "        use_batch = self.training or not self.track_running_stats\n",
+        "find": "        use_batch = self.training or self.running_mean is None\n",
         "replace": "        use_batch = True\n",
         "description": "batch norm normalises by the batch's statistics in "
         "evaluation too, never by the running ones",
+    },
+    {
+        "name": "batchnorm-eval-follows-the-flag",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "        use_batch = self.training or self.running_mean is None\n",
+        "replace": "        use_batch = self.training or not self.track_running_stats\n",
+        "description": "batch norm in evaluation decides by track_running_stats, "
+        "not by whether running statistics exist: switched off after "
+        "construction, it ignores them (PyTorch's uses them)",
     },
     {
         "name": "layernorm-last-dim-only",

@@ -88,3 +88,15 @@ def test_instance_norm_layers_match_pytorch(affine, track, shape):
 def test_instance_norm_checks_the_input_rank():
     with pytest.raises(ValueError, match="expected 3D or 4D input"):
         nn.InstanceNorm2d(3)(kt.zeros(3, 4))
+
+
+@pytest.mark.task4_6  # (layers: Task 0.4's Module)
+def test_instance_norm_momentum_none_leaves_the_running_statistics():
+    # torch's InstanceNorm takes momentum=None as 0: tracked, never moved
+    layer = nn.InstanceNorm1d(2, momentum=None, track_running_stats=True)
+    x = np.array([[[1.0, 2.0, 4.0], [3.0, 6.0, 0.0]]])
+    layer(kt.tensor(x))
+    np.testing.assert_array_equal(layer.running_mean.to_numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(layer.running_var.to_numpy(), [1.0, 1.0])
+    layer.eval()
+    np.testing.assert_allclose(layer(kt.tensor(x)).to_numpy(), x / np.sqrt(1 + 1e-5))

@@ -287,6 +287,21 @@ def test_batch_norm_momentum_none_keeps_a_cumulative_average():
     )
 
 
+def test_batch_norm_uses_running_statistics_while_it_has_them():
+    """As torch's BatchNorm: evaluation uses the running estimates whenever they
+    exist, also with track_running_stats switched off after construction (then
+    training leaves them alone); without them (None) it uses the batch's."""
+    x = np.array([[1.0, 2.0], [3.0, 6.0]])
+    layer = nn.BatchNorm1d(2, backend=BACKEND)
+    layer.track_running_stats = False
+    layer(make(x))  # training, not tracking: the estimates stay 0 and 1
+    np.testing.assert_array_equal(layer.running_mean.to_numpy(), [0.0, 0.0])
+    layer.eval()
+    np.testing.assert_allclose(layer(make(x)).to_numpy(), x / np.sqrt(1 + 1e-5))
+    layer.running_mean = layer.running_var = None
+    np.testing.assert_allclose(layer(make(x)).to_numpy(), batch_norm_ref(x))
+
+
 def test_batch_norm_gradients_in_training():
     layer = nn.BatchNorm1d(2, backend=BACKEND)
     rng = np.random.default_rng(8)
