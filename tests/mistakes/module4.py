@@ -618,7 +618,9 @@ MISTAKES = [
         "task": "4.6",
         "file": "module4_networks/layers.py",
         "find": "        use_batch = self.training or self.running_mean is None\n",
-        "replace": "        use_batch = self.training or not self.track_running_stats\n",
+        "replace": (
+            "        use_batch = self.training or not self.track_running_stats\n"
+        ),
         "description": "batch norm in evaluation decides by track_running_stats, "
         "not by whether running statistics exist: switched off after "
         "construction, it ignores them (PyTorch's uses them)",
