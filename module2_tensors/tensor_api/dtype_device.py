@@ -76,12 +76,11 @@ class DtypeDeviceMixin:
         ``t.to(...)``: ``to(backend)``, ``to("cpu")``, ``to("cuda")``,
         ``to(device=...)``, ``to(kt.float32)``, ``to("cpu", kt.int64)``,
         ``to(other_tensor)`` (its backend and dtype); this tensor itself when
-        nothing changes. The numbers are shared between
+        nothing changes (a copy with ``copy=True``). The numbers are shared between
         backends that compute in the same memory, and copied to or from the GPU
         when one of the two is ``CudaBackend``."""
         target, wanted = kwargs.pop("device", None), kwargs.pop("dtype", None)
-        unknown = sorted(set(kwargs) - {"non_blocking", "copy"})
-        if unknown:
+        if unknown := sorted(set(kwargs) - {"non_blocking", "copy"}):
             raise TypeError(f"to() got unexpected arguments {unknown}")
         for arg in args:
             if isinstance(arg, dtypes.dtype):
@@ -92,7 +91,7 @@ class DtypeDeviceMixin:
             target, wanted = target.backend, wanted or target.dtype
         elif target is not None and not isinstance(target, TensorBackend):
             target = backend_for(target)
-        out = self
+        out = self.clone() if kwargs.get("copy") else self  # (copy=True: never self)
         if target is not None and target is not self.backend:
             out = kept_dtype(self, elementwise.ToBackend.apply(self, target))
         return out if wanted is None else out._as_dtype(wanted)

@@ -61,11 +61,12 @@ class GradientMixin:
     @data.setter
     def data(self, value: "Tensor") -> None:
         # ``t.data = other`` makes t show other's numbers (shared storage, any
-        # shape), keeping t's history and flags; ``w.data -= ...`` ends here,
-        # with the very storage w already has.
+        # shape) and dtype, as PyTorch's, keeping t's history and flags;
+        # ``w.data -= ...`` ends here, with the very storage w already has.
         if not isinstance(value, CoreMixin):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
         self._tensor = value.to(self.backend)._tensor  # (itself if there already)
+        self._dtype, self.is_mask = value._dtype, value.is_mask
 
     # How many in-place operations changed this tensor's storage (shared by its
     # views), PyTorch's ``t._version``.

@@ -253,6 +253,30 @@ def test_an_update_through_data_changes_the_parameter():
     assert w.tolist() == [5.0, 6.0, 7.0] and w.requires_grad
 
 
+@pytest.mark.task2_6
+def test_data_assignment_takes_the_new_values_dtype():
+    # As torch: t.data = other gives t other's dtype too, so the label never
+    # disagrees with the numbers (an int64 label on 1.7 would read back as 1).
+    i = kt.tensor([1, 2, 3])
+    i.data = kt.tensor([1.7, 2.5, -0.5])
+    assert i.dtype is kt.float64 and i.tolist() == [1.7, 2.5, -0.5]
+    f = kt.tensor([1.0, 2.0])
+    f.data = kt.tensor([True, False])
+    assert f.dtype is kt.bool and f.tolist() == [True, False]
+    f.data = kt.tensor([4, 5])
+    assert f.dtype is kt.int64 and f.tolist() == [4, 5]
+
+
+@pytest.mark.task2_6
+def test_to_with_copy_true_never_returns_the_tensor_itself():
+    x = kt.tensor([1.0, 2.0], dtype=kt.float32)
+    for y in (x.to(kt.float32, copy=True), x.to(copy=True), x.to("cpu", copy=True)):
+        assert y is not x and y.dtype is kt.float32
+        y.add_(1.0)
+        assert x.tolist() == [1.0, 2.0]
+    assert x.to(kt.float32) is x  # without copy: itself, as torch
+
+
 @pytest.mark.task2_4
 def test_backward_takes_pytorchs_gradient_keyword():
     x = kt.tensor([1.0, 2.0], requires_grad=True)
