@@ -528,8 +528,8 @@ class Parameter(Tensor, _module.Parameter):
         self.value = value if value.requires_grad and not derived else self
         if not derived:
             self.grad = None  # a new value (Module 0: a fresh leaf) has no gradient
-        elif self.grad is not None and self.grad.backend is not value.backend:
-            self.grad = self.grad.to(value.backend).detach()  # moved: it follows
+        elif self.grad is not None:  # moved or cast (model.float()): it follows
+            self.grad = self.grad.to(value).detach()
         self.backend = value.backend
         self._tensor = value._tensor
         self._dtype = value._dtype

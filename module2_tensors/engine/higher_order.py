@@ -134,7 +134,7 @@ def recorded_accumulate(t: "Tensor", d: "Tensor") -> None:
         d = t.grad + d
     else:  # a copy of its own: d may be another tensor's .grad, or a view
         d = d.clone()  # (which zero_grad(set_to_none=False) could not detach_)
-    d._is_grad = True
+    d._is_grad, d._dtype = True, t._dtype  # (a float32 leaf's gradient: float32)
     t.grad = d
 
 

@@ -63,3 +63,19 @@ def test_module_to_matches_pytorch():
     ours = _Counted(kt).to(kt.float32)
     assert str(theirs.weight.dtype)[6:] == ours.weight.dtype.name
     assert str(theirs.count.dtype)[6:] == ours.count.dtype.name
+
+
+@pytest.mark.task4_6
+def test_a_gradient_follows_its_parameter_to_the_new_dtype():
+    # torch converts .grad with the parameter: after model.float() the next
+    # backward adds into a float32 gradient, and an optimizer's buffers that
+    # copy it are float32 too.
+    model = nn.Linear(3, 2)
+    model(kt.ones(1, 3)).sum().backward()
+    model.float()
+    assert model.weight.grad.dtype is kt.float32
+    model(kt.ones(1, 3, dtype=kt.float32)).sum().backward()
+    assert model.weight.grad.dtype is kt.float32
+    assert model.weight.grad.tolist() == [[2.0] * 3] * 2
+    model.double()
+    assert model.weight.grad.dtype is kt.float64
