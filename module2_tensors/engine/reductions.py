@@ -181,7 +181,8 @@ def norm(t: "Tensor", p: Any = 2, dim: Any = None, keepdim: bool = False) -> "Te
         return t.abs().amax(dim, keepdim) if p > 0 else t.abs().amin(dim, keepdim)
     if p == 0:
         return t.abs().sign().sum(dim, keepdim=keepdim)
-    return root((t.abs() ** p).sum(dim, keepdim=keepdim), p)
+    # (t * t for p = 2: |t| ** 2 has second derivative 2 sign(t)^2, 0 at t = 0)
+    return root((t * t if p == 2 else t.abs() ** p).sum(dim, keepdim=keepdim), p)
 
 
 def root(s: "Tensor", p: float) -> "Tensor":

@@ -398,3 +398,26 @@ def _torch_version(torch, name: str) -> Fn:
         + (x.amax(0, keepdim=True) ** 3).sum(),
     }
     return spelled.get(name, CASES[name][0])
+
+
+def test_the_hessian_of_a_2_norm_holds_at_a_zero_entry() -> None:
+    # For r = |x|, H = (I - x x^T / r^2) / r: at x = (0, 3, 4), H[0, 0] = 1/5
+    # (|x_0| ** 2 differentiated twice would give 2 sign(0)^2 = 0 there).
+    x0 = np.array([0.0, 3.0, 4.0])
+    r = np.linalg.norm(x0)
+    hessian = (np.eye(3) - np.outer(x0, x0) / r**2) / r
+    v = np.array([1.0, -2.0, 0.5])
+    for norm in (lambda x: x.norm(), lambda x: x.norm(dim=0), lambda x: x.norm(p=2)):
+        x = kt.tensor(x0, requires_grad=True)
+        (g,) = kt.autograd.grad(norm(x), x, create_graph=True)
+        (g * kt.tensor(v)).sum().backward()
+        np.testing.assert_allclose(x.grad.to_numpy(), hessian @ v, atol=1e-15)
+
+
+def test_a_recorded_gradient_has_its_leafs_dtype() -> None:
+    # As torch: a float32 leaf's gradient is float32, recorded or not.
+    for create_graph in (False, True):
+        x = kt.tensor([0.5, -1.5], dtype=kt.float32, requires_grad=True)
+        (g,) = kt.autograd.grad((x**3).sum(), x, create_graph=create_graph)
+        (x**3).sum().backward(create_graph=create_graph)
+        assert g.dtype is kt.float32 and x.grad.dtype is kt.float32
