@@ -129,9 +129,10 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     ``threshold`` (PyTorch's rule), computed stably as $\\max(z, 0) + \\ln(1 +
     e^{-|z|})$ for $z = \\beta x$."""
     z = input * beta
-    # (z + |z|) / 2 is max(z, 0) with derivative 1/2 at 0, so the sum has
-    # sigma(0) = 1/2 there, as the exact derivative.
-    smooth = ((z + z.abs()) * 0.5 + (-z.abs()).exp().log1p()) * (1.0 / beta)
+    # -|z| is written min(z, 0) - max(z, 0): the sum's derivative at 0 is then
+    # sigma(0) = 1/2 and its second sigma'(0) = 1/4, as the exact ones (with
+    # |z| the second derivative vanished at 0: a Hessian at a zero logit).
+    smooth = (z.relu() + (z.clamp(max=0.0) - z.relu()).exp().log1p()) * (1.0 / beta)
     # (at z = -inf the sum is -inf + inf: PyTorch's limit, 0, with gradient 0)
     return where(z > threshold, input, smooth.masked_fill(z == -math.inf, 0.0))
 

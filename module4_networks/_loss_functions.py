@@ -146,10 +146,11 @@ def weighted_bce_with_logits(
     \\max(-x, 0)\\right)\\right],$$
 
     which is $-w[p\\, y \\log \\sigma(x) + (1 - y) \\log(1 - \\sigma(x))]$
-    computed without overflow; $\\max(-x, 0)$ is written $(|x| - x) / 2$ so the
-    gradient at 0 is $\\sigma(0)$'s."""
-    magnitude = input.abs()
-    softplus_neg = (-magnitude).exp().log1p() + (magnitude - input) * 0.5
+    computed without overflow; $-|x|$ is written $\\min(-x, 0) - \\max(-x, 0)$ so
+    the gradient at 0 is $\\sigma(0)$'s and the second derivative
+    $\\sigma'(0)$'s, as ``softplus``'s."""
+    r = (-input).relu()
+    softplus_neg = r + ((-input).clamp(max=0.0) - r).exp().log1p()
     p = 1.0 if pos_weight is None else _as_tensor(pos_weight, input)
     losses = (1.0 - target) * input + ((p - 1.0) * target + 1.0) * softplus_neg
     return _reduce(losses, reduction, weight)

@@ -69,6 +69,27 @@ def test_softplus_gradient_at_zero_is_one_half():
 
 
 @pytest.mark.task2_6
+def test_softplus_family_second_derivatives_at_zero():
+    # Hessians at a zero logit (a zero-initialised head, Newton's method from
+    # w = 0): softplus(x; b)'' = b s(bx)(1 - s(bx)), b / 4 at 0; logsigmoid'' =
+    # -1/4; weighted BCE with logits w (1 + (p - 1) y) s'(x), w (1 + (p - 1) y) / 4.
+    def second(f):
+        x = kt.tensor([0.0], requires_grad=True)
+        (g,) = kt.autograd.grad(f(x), x, create_graph=True)
+        (h,) = kt.autograd.grad(g.sum(), x)
+        return h.item()
+
+    assert second(lambda x: F.softplus(x).sum()) == pytest.approx(0.25)
+    assert second(lambda x: F.softplus(x, beta=2.0).sum()) == pytest.approx(0.5)
+    assert second(lambda x: F.logsigmoid(x).sum()) == pytest.approx(-0.25)
+    for y, expected in ((1.0, 3 * 2.0 / 4), (0.0, 2.0 / 4)):
+        loss = lambda x: F.binary_cross_entropy_with_logits(  # noqa: E731
+            x, kt.tensor([y]), weight=kt.tensor([2.0]), pos_weight=kt.tensor([3.0])
+        )
+        assert second(loss) == pytest.approx(expected)
+
+
+@pytest.mark.task2_6
 def test_elementwise_extras_match_numpy():
     x = np.array([-2.5, -0.5, 0.0, 0.5, 1.5, 2.5])
     t = _t(x)
