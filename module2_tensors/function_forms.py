@@ -310,5 +310,5 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         ValueError: a wrong number of operands, ``...``, or a letter repeated
             inside one operand (a diagonal), which this library does not take.
     """
-    # (one list or the operands themselves, read as a shape's sizes are)
-    return _Einsum.apply(equation, *sf._shape_args(operands))
+    # (one list or the operands, read as a shape's sizes are; promoted dtype)
+    return _promoted(_Einsum.apply(equation, *(ops := sf._shape_args(operands))), ops)

@@ -105,7 +105,7 @@ def recorded_grads(t: "Tensor", d_output: "Tensor") -> Tuple:
     the rest (checks, freeing, :func:`unbroadcast`; a formula's tuple may be
     shorter than the inputs: ``None`` for the rest)."""
     h = t.history
-    d_output = run_hooks(t.__dict__.get("_hooks", []), d_output)
+    d_output = run_hooks(t.__dict__.get("_hooks", []), d_output.to(t.dtype))
     # The formula of its class or of the class it derives from (a tensor with a
     # hook has a subclass of its function: register_hook); None if none.
     fn = next((FORMULAS[k] for k in h.last_fn.__mro__ if k in FORMULAS), None)

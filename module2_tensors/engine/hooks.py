@@ -36,14 +36,14 @@ def register_hook(t: "Tensor", hook: Callable[["Tensor"], Any]) -> "HookHandle":
         hooks = t.__dict__["_hooks"] = []
         if t.history is None:
             t.accumulate_derivative = lambda d: accumulate_derivative(
-                t, run_hooks(hooks, d)
+                t, run_hooks(hooks, d.to(t.dtype))  # (a float32 t: a float32 d)
             )
         else:
-            fn = t.history.last_fn
+            fn, dtype = t.history.last_fn, t.dtype
 
             def backward(cls: type, ctx: Any, d_output: "Tensor", count: int) -> Any:
                 # ``fn._backward`` with the hooks run on the incoming gradient.
-                return fn._backward(ctx, run_hooks(hooks, d_output), count)
+                return fn._backward(ctx, run_hooks(hooks, d_output.to(dtype)), count)
 
             methods = {"_backward": classmethod(backward)}
             t.history.last_fn = type(fn.__name__, (fn,), methods)

@@ -196,9 +196,9 @@ class CoreMixin:
         return np.array(host_view(storage, data.shape, data.strides), dtype=np.float64)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        # (an integer or bool tensor as an array of its dtype, as PyTorch's:
-        # np.asarray(labels), tensor([t0, t1]) of int64 0-d tensors is int64)
-        if dtype is None and not self.is_floating_point():
+        # (an array of its dtype, as PyTorch's: np.asarray(labels) is int64,
+        # tensor([t0, t1]) of float32 0-d tensors float32, tolist() rounds)
+        if dtype is None and self.dtype is not dtypes.float64:
             dtype = self.dtype.name
         return np.asarray(self.to_numpy(), dtype)  # (a fresh copy already)
 

@@ -375,3 +375,45 @@ def test_norm_of_a_float32_tensor_that_requires_grad_is_float32():
     assert x.grad.dtype is kt.float32
     np.testing.assert_allclose(x.grad.to_numpy(), [0.6, 0.8])
     assert kt.tensor([3.0, 4.0], requires_grad=True).norm().dtype is kt.float64
+
+
+@pytest.mark.task2_6
+def test_float32_tensors_convert_to_float32_numbers():
+    # np.asarray of a float32 tensor gave its float64 storage, so tensor([t0,
+    # t1]) of float32 0-d tensors reported float64, and item()/tolist() gave
+    # numbers that no float32 holds; PyTorch: float32, rounded to float32.
+    third = np.float64(np.float32(1.0 / 3.0))
+    a, b = kt.tensor(1.0 / 3.0, dtype=kt.float32), kt.tensor(2.0, dtype=kt.float32)
+    assert kt.tensor([a, b]).dtype is kt.float32
+    assert np.asarray(a).dtype == np.float32
+    assert a.item() == third != 1.0 / 3.0 and kt.tensor([1.0 / 3.0]).item() == 1.0 / 3.0
+    assert kt.stack([a, b]).tolist() == [third, 2.0]
+    assert kt.tensor([a, b], dtype=kt.float64).dtype is kt.float64
+
+
+@pytest.mark.task2_6
+def test_einsum_reports_the_promoted_dtype():
+    x, y = kt.ones(2, 3, dtype=kt.float32), kt.ones(3, 2, dtype=kt.float32)
+    assert kt.einsum("ij,jk->ik", x, y).dtype is kt.float32
+    assert kt.einsum("ij,jk->ik", x, y.double()).dtype is kt.float64
+    ints = kt.einsum("i,i->", kt.tensor([1, 2]), kt.tensor([3, 4]))
+    assert ints.dtype is kt.int64 and ints.item() == 11
+
+
+@pytest.mark.task2_6
+def test_hooks_see_gradients_in_the_tensors_dtype():
+    # A hook's gradient reported float64 for a float32 tensor (PyTorch: float32).
+    x = kt.tensor([1.0, 2.0], dtype=kt.float32, requires_grad=True)
+    seen = []
+    y = x * 2.0
+    y.register_hook(lambda g: seen.append(("y", g.dtype)))
+    x.register_hook(lambda g: seen.append(("x", g.dtype)))
+    (y * y).sum().backward()
+    assert seen == [("y", kt.float32), ("x", kt.float32)]
+    np.testing.assert_allclose(x.grad.to_numpy(), [8.0, 16.0])  # 8x
+    seen.clear()
+    x = kt.tensor([1.0, 2.0], dtype=kt.float32, requires_grad=True)
+    y = x * 2.0
+    y.register_hook(lambda g: seen.append(("y", g.dtype)))
+    (grad,) = kt.autograd.grad((y * y).sum(), x, create_graph=True)
+    assert seen == [("y", kt.float32)] and grad.dtype is kt.float32
