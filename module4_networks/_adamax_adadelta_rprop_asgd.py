@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, Tuple
 
-from module2_tensors.indexing_functions import where
+from module2_tensors.function_forms import where
 from module2_tensors.tensor import Tensor
 
 from ._optimizer_state import State, _counted
@@ -101,8 +101,8 @@ class Rprop(Optimizer):
     def update(self, p: Tensor, g: Tensor, state: State, group: Dict) -> Tensor:
         minus, plus = group["etas"]
         _counted(p, g, state, group, prev=0.0, step_size=group["lr"])
-        agreement = (g * state["prev"]).sign()
-        factor = where(agreement > 0.0, plus, where(agreement < 0.0, minus, 1.0))
+        sign = (g * state["prev"]).sign()  # (1.0 + sign: 1 where 0, in g.dtype)
+        factor = where(sign > 0.0, plus, where(sign < 0.0, minus, 1.0 + sign))
         state["step_size"] = (state["step_size"] * factor).clamp(*group["step_sizes"])
         state["prev"] = g = where(factor == minus, 0.0, g)
         return p - g.sign() * state["step_size"]

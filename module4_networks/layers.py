@@ -40,7 +40,7 @@ from module0_fundamentals.module import Module
 from module2_tensors._backend import TensorBackend
 from module2_tensors.shape_functions import no_grad  # noqa: F401 (Task 4.6)
 from module2_tensors.engine.dtypes import int64
-from module2_tensors.tensor import Tensor, ones, zeros
+from module2_tensors.tensor import Tensor, ones, tensor, zeros
 
 from . import functional as F, weight_init as init
 from ._activation_layers import FunctionLayer
@@ -215,7 +215,7 @@ class Embedding(Module):
         its training (``requires_grad`` off)."""
         rows, dim = embeddings.shape
         layer = cls(rows, dim, padding_idx, backend)
-        init._fill(layer.weight, embeddings)
+        layer.weight.update(tensor(embeddings, backend))  # (in its dtype)
         layer.weight.value.requires_grad_(not freeze)
         return layer
 

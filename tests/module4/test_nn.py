@@ -9,6 +9,7 @@ import pytest
 
 from module0_fundamentals import Module
 from module2_tensors import manual_seed, no_grad, tensor
+import module4_networks as kt
 from module4_networks import nn
 from tests.messages import assert_names
 from tests.module4.helpers import (
@@ -213,6 +214,14 @@ def test_embedding_from_pretrained():
     assert not layer.weight.value.requires_grad
     trainable = nn.Embedding.from_pretrained(table, freeze=False, backend=BACKEND)
     assert trainable.weight.value.requires_grad
+    assert layer.weight.dtype is kt.float64 and layer.weight.backend is BACKEND
+    # A float32 table (an array or a tensor) makes a float32 layer, as PyTorch's
+    # (it reported float64).
+    for table32 in (table.astype(np.float32), kt.tensor(table, dtype=kt.float32)):
+        layer32 = nn.Embedding.from_pretrained(table32, backend=BACKEND)
+        assert layer32.weight.dtype is kt.float32 and not layer32.weight.requires_grad
+        assert layer32(np.array([1])).dtype is kt.float32
+        assert layer32(np.array([1])).tolist() == [[2.0, 3.0]]
 
 
 # ---------------------------------------------------------- normalisation

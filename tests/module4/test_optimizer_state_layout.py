@@ -132,3 +132,29 @@ def test_state_layouts_match_pytorch(name):
     p, tp = kt.nn.Parameter(kt.ones(2)), torch.nn.Parameter(torch.ones(2))
     built, tbuilt = LAYOUTS[name](kt.optim, [p]), LAYOUTS[name](torch.optim, [tp])
     assert sorted(built.state[p]) == sorted(tbuilt.state[tp])
+
+
+#: Every optimizer, as ``torch.optim`` spells it (Task 4.6 writes SGD's,
+#: RMSprop's, Adam's and AdamW's updates; the others are given).
+ALL = ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Adadelta")
+ALL += ("Rprop", "ASGD", "NAdam", "RAdam")
+
+
+@task4_6
+@pytest.mark.parametrize("name", ALL)
+def test_the_state_of_a_float32_parameter_is_float32(name):
+    # Rprop's step sizes grew from a float64 factor (its where of two Python
+    # numbers), so they reported float64 beside a float32 parameter; torch's
+    # buffers have the parameter's dtype. (Numbers kept as Python floats and
+    # the step count are left out: torch keeps 0-d tensors.)
+    kwargs = {"momentum": 0.9} if name in ("SGD", "RMSprop") else {}
+    w = kt.nn.Parameter(kt.tensor([1.0, -2.0], dtype=kt.float32))
+    opt = getattr(kt.optim, name)([w], lr=0.1, **kwargs)
+    for grad in ([0.5, 0.5], [-0.5, 0.25]):  # (a sign flip for Rprop)
+        w.grad = kt.tensor(grad, dtype=kt.float32)
+        opt.step()
+    buffers = {k: v for k, v in opt.state[w].items() if isinstance(v, kt.Tensor)}
+    assert buffers and {k: v.dtype for k, v in buffers.items()} == dict.fromkeys(
+        buffers, kt.float32
+    )
+    assert w.dtype is kt.float32
