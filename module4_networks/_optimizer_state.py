@@ -130,14 +130,15 @@ class OptimizerState:
         filled = {**self.defaults, **group, "params": [_tensor_of(p) for p in params]}
         ids = {p.unique_id for p in filled["params"]}
         seen = {p.unique_id for p in self._all_params()}
+        if any(not p.is_leaf for p in filled["params"]):  # (never stepped)
+            raise ValueError("can't optimize a non-leaf Tensor")
         if ids & seen or len(ids) != len(filled["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
-        # Invalid hyperparameters, with PyTorch's messages; the settings that
-        # must not be negative in PyTorch's words for them.
-        words = {"lr": "learning rate", "eps": "epsilon value"}
-        for key in ("lr", "weight_decay", "eps", "momentum"):
+        # Invalid hyperparameters, with PyTorch's messages: the settings that
+        # must not be negative, in its words and order.
+        words = dict(lr="learning rate", eps="epsilon value", momentum="momentum value")
+        for key, what in {**words, "weight_decay": "weight_decay value"}.items():
             if filled.get(key, 0.0) < 0.0:
-                what = words.get(key, f"{key} value")
                 raise ValueError(f"Invalid {what}: {filled[key]}")
         for k, beta in enumerate(filled.get("betas", ())):
             if not 0.0 <= beta < 1.0:

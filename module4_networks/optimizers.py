@@ -289,11 +289,11 @@ class Adagrad(Optimizer):
     ) -> None:
         super().__init__(params, locals())
         # As PyTorch: the state is filled when the optimizer is built (a
-        # checkpoint saved before the first step already has every sum).
-        for group in self.param_groups:
-            for p in group["params"]:
-                full = p.new_full(p.shape, group["initial_accumulator_value"])
-                self.state[p].update(step=0, sum=full)
+        # checkpoint saved before the first step already has every sum), from
+        # the argument (a group's own initial_accumulator_value is not read).
+        for p in self._all_params():
+            full = p.new_full(p.shape, initial_accumulator_value)
+            self.state[p].update(step=0, sum=full)
 
     def update(self, p: Tensor, g: Tensor, state: State, group: State) -> Tensor:
         g, p, t = _counted(p, g, state, group, sum=group["initial_accumulator_value"])

@@ -130,3 +130,39 @@ def test_a_tensor_for_params_is_a_type_error_as_torchs(name):
     for lib in (kt, import_torch()):
         with pytest.raises(TypeError, match="iterable of Tensors or dicts"):
             getattr(lib.optim, name)(lib.zeros(2, 3, requires_grad=True))
+
+
+@pytest.mark.parametrize("name", sorted(SWITCHES))
+def test_a_non_leaf_tensor_is_refused_as_torchs(name):
+    # A computed tensor (w * 2, w.to(...) of another dtype) never gets a .grad:
+    # the optimizer silently trained nothing. PyTorch raises; so does Kindling.
+    for lib in (kt, import_torch()):
+        w = lib.zeros(2, requires_grad=True)
+        with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+            getattr(lib.optim, name)([w * 2.0])
+        with pytest.raises(ValueError, match="non-leaf"):
+            getattr(lib.optim, name)([w]).add_param_group({"params": [w + 1.0]})
+
+
+def test_invalid_settings_are_reported_in_pytorchs_order():
+    for lib in (kt, import_torch()):
+        w = lib.zeros(2, requires_grad=True)
+        for name, kwargs, message in (
+            ("SGD", dict(lr=-1, momentum=-1, weight_decay=-1), "learning rate: -1"),
+            ("SGD", dict(momentum=-1, weight_decay=-1), "momentum value: -1"),
+            ("Adam", dict(eps=-1, weight_decay=-1), "epsilon value: -1"),
+            ("Adam", dict(weight_decay=-1), "weight_decay value: -1"),
+        ):
+            with pytest.raises(ValueError, match="Invalid " + message):
+                getattr(lib.optim, name)([w], **{"lr": 0.1, **kwargs})
+
+
+def test_adagrads_initial_sums_come_from_the_argument_as_torchs():
+    # torch.optim.Adagrad fills every sum from its initial_accumulator_value
+    # argument when built, a group's own value notwithstanding.
+    for lib in (kt, import_torch()):
+        a, b = lib.zeros(2, requires_grad=True), lib.zeros(1, requires_grad=True)
+        groups = [{"params": [a]}, {"params": [b], "initial_accumulator_value": 3.0}]
+        opt = lib.optim.Adagrad(groups, initial_accumulator_value=0.5)
+        assert opt.state[a]["sum"].tolist() == [0.5, 0.5]
+        assert opt.state[b]["sum"].tolist() == [0.5]
