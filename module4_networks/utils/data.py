@@ -69,10 +69,11 @@ def random_split(
     ``[0.75, 0.25]`` is 8 and 2).
 
     Raises:
-        ValueError: the lengths do not sum to ``len(dataset)``.
+        ValueError: the lengths do not sum to ``len(dataset)`` (fractions: a
+            negative one, as PyTorch's "not between 0 and 1").
     """
     n = len(dataset)
-    if math.isclose(sum(lengths), 1.0) and sum(lengths) <= 1.0:
+    if math.isclose(sum(lengths), 1.0) and sum(lengths) <= 1.0 and min(lengths) >= 0:
         counts = [math.floor(n * fraction) for fraction in lengths]
         # (the remainder is below len(lengths): one more for each of the first)
         lengths = [c + (k < n - sum(counts)) for k, c in enumerate(counts)]

@@ -96,6 +96,10 @@ def test_random_split_by_lengths_and_by_fractions():
     assert [len(p) for p in random_split(_numbers(), [0.75, 0.25])] == [8, 2]
     with pytest.raises(ValueError, match="Sum of input lengths"):
         random_split(_numbers(), [4, 4])
+    # Fractions summing to 1 with a negative one split 10 as [-5, 15] into 5
+    # and 5 (a slice to -5); PyTorch raises ValueError.
+    with pytest.raises(ValueError):
+        random_split(_numbers(), [-0.5, 1.5])
 
 
 def test_subset_reads_its_indices_in_order():
