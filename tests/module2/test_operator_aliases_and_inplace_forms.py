@@ -141,6 +141,16 @@ def test_atan2_is_the_angle_of_the_point_in_every_quadrant():
     )
 
 
+def test_atan2_gradient_at_the_origin_is_zero_as_pytorchs():
+    # x / (x^2 + y^2) gave 0 / 0 = NaN at (0, 0); PyTorch gives 0 (and a NaN
+    # input still gives NaN). Elsewhere: x / r^2 and -y / r^2.
+    y = kt.tensor([0.0, 3.0, NAN], requires_grad=True)
+    x = kt.tensor([0.0, 4.0, 1.0], requires_grad=True)
+    y.atan2(x).sum().backward()
+    np.testing.assert_allclose(y.grad.to_numpy(), [0.0, 4.0 / 25.0, NAN])
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.0, -3.0 / 25.0, NAN])
+
+
 def test_logical_functions_treat_non_zero_as_true():
     a, b = np.array([1.5, 0.0, -2.0, 0.0]), np.array([2.0, 2.0, 0.0, 0.0])
     x, y = kt.tensor(a), kt.tensor(b)
