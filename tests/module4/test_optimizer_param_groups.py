@@ -6,7 +6,8 @@ the implementation switches ``foreach``, ``capturable``, ``differentiable`` and
 fused update raises, as Kindling has none; a switch the class does not take is
 a ``TypeError``, as in PyTorch. ``Adam(decoupled_weight_decay=True)`` is AdamW.
 
-Building an optimizer runs given code only (no marker); the tests that step
+Building an optimizer runs given code only (no marker; a non-leaf tensor to
+refuse is made by Task 2.3's forward, and carries its marker); the tests that step
 Adam or AdamW run Task 4.6's update rules and carry its marker."""
 
 from __future__ import annotations
@@ -132,6 +133,7 @@ def test_a_tensor_for_params_is_a_type_error_as_torchs(name):
             getattr(lib.optim, name)(lib.zeros(2, 3, requires_grad=True))
 
 
+@pytest.mark.task2_3  # (w * 2.0: Task 2.3's forward)
 @pytest.mark.parametrize("name", sorted(SWITCHES))
 def test_a_non_leaf_tensor_is_refused_as_torchs(name):
     # A computed tensor (w * 2, w.to(...) of another dtype) never gets a .grad:
