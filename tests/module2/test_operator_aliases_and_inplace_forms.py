@@ -357,6 +357,13 @@ def test_fill_and_scatter_in_place_record_their_value_or_source():
     assert total.add_(other=other, alpha=3).tolist() == [4.0, 7.0]
     total.sum().backward()
     assert other.grad.tolist() == [3.0, 3.0]
+    # scatter_(dim, index, number) on a computed tensor: the number went in as a
+    # 0-d tensor that scatter read as src (IndexError); torch writes the number.
+    x = kt.zeros(3, requires_grad=True)
+    y = x * 1.0
+    assert y.scatter_(0, kt.tensor([1]), 5.0).tolist() == [0.0, 5.0, 0.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]  # (the written entry: none)
 
 
 def test_addcmul_and_addcdiv_add_a_scaled_product_or_quotient():
