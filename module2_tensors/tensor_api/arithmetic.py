@@ -115,9 +115,8 @@ def _fmod_partials(a: "Tensor", b: "Tensor") -> Tuple[float, "Tensor"]:
 
 
 def _atan2_partials(y: "Tensor", x: "Tensor") -> Tuple["Tensor", "Tensor"]:
-    """$\\partial\\, \\mathrm{atan2}(y, x) / \\partial y = x / (x^2 + y^2)$,
-    $\\partial / \\partial x = -y / (x^2 + y^2)$; 0 and 0 at the origin (and where
-    $x^2 + y^2$ underflows), as PyTorch's."""
+    """$\\partial\\, \\mathrm{atan2}(y, x) / \\partial y = x / r^2$, $\\partial /
+    \\partial x = -y / r^2$ ($r^2 = x^2 + y^2$; both 0 where it is 0, as PyTorch's)."""
     r = (x * x + y * y).reciprocal().nan_to_num(math.nan, posinf=0.0)  # (1/0: 0)
     return x * r, -y * r
 
