@@ -146,11 +146,11 @@ def weighted_bce_with_logits(
     \\max(-x, 0)\\right)\\right],$$
 
     which is $-w[p\\, y \\log \\sigma(x) + (1 - y) \\log(1 - \\sigma(x))]$
-    computed without overflow; $-|x|$ is written $\\min(-x, 0) - \\max(-x, 0)$ so
-    the gradient at 0 is $\\sigma(0)$'s and the second derivative
-    $\\sigma'(0)$'s, as ``softplus``'s."""
+    computed without overflow; $-|x|$ is written $-x - 2 \\max(-x, 0)$ so the
+    gradient at 0 is $\\sigma(0)$'s and the second derivative $\\sigma'(0)$'s, as
+    ``softplus``'s (``relu`` and arithmetic: a Task 2.4 test needs no later task)."""
     r = (-input).relu()
-    softplus_neg = r + ((-input).clamp(max=0.0) - r).exp().log1p()
+    softplus_neg = r + (-input - 2.0 * r).exp().log1p()
     p = 1.0 if pos_weight is None else _as_tensor(pos_weight, input)
     losses = (1.0 - target) * input + ((p - 1.0) * target + 1.0) * softplus_neg
     return _reduce(losses, reduction, weight)
