@@ -117,7 +117,7 @@ class IndexingMixin:
         src = value if src is None else src
         if src is None:
             raise TypeError("scatter() needs src or value")
-        if not isinstance(src, CoreMixin) or not src.dims:  # (scatter_'s number)
+        if not isinstance(src, CoreMixin):
             src = self.new_full(index.shape, float(src))
         src = src[tuple(slice(0, n) for n in index.shape)]  # (the part used)
         d = dim % max(self.dims, 1)

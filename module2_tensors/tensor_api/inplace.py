@@ -182,6 +182,9 @@ class InPlaceMixin:
                 result does not have ``self``'s shape.
         """
         other = self._other(value)
+        # (arithmetic with a Python number: the number, for the result dtype, and
+        # scatter_(dim, index, 5.0)'s value, which as a 0-d tensor reads as a src)
+        plain = what in _ARITHMETIC and not isinstance(value, CoreMixin)
         # (NumPy gives an empty array zero strides: it has no entry to share)
         if self._tensor.size and any(
             n > 1 and s == 0 for n, s in zip(self.shape, self._tensor.strides)
@@ -202,14 +205,12 @@ class InPlaceMixin:
             # The old value, as its own node with this tensor's history.
             old = self._new(self.backend.id_map(self)._tensor)
             old.history, old._requires_grad = self.history, self._requires_grad
-            out = op(old, old if other is self else other)
+            out = op(old, old if other is self else value if plain else other)
             # x.eq_(0): zeros go back to x's history; unless not ``recorded``
             # (PyTorch records no logical_*_ at all: x keeps its history).
             if out.history is None and recorded:
                 out = _Overwrite.apply(old, out)
         else:
-            # (arithmetic with a Python number: the number, for the result dtype)
-            plain = what in _ARITHMETIC and not isinstance(value, CoreMixin)
             with sf.no_grad():
                 out = op(self, value if plain else other)
         if out.shape != self.shape:
