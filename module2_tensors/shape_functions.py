@@ -195,7 +195,7 @@ def squeeze(t: "Tensor", dim: Union[None, int, Sequence[int]] = None) -> "Tensor
     (an int or a tuple) that have size 1 (others are left alone, as in PyTorch)."""
     chosen = range(t.dims) if dim is None else normalize_dims(dim, t.dims)
     dims = tuple(k for k in chosen if t.shape[k] == 1)
-    return Squeeze.apply(t, dims) if dims else t
+    return Squeeze.apply(t, dims)
 
 
 class Unsqueeze(Function):
@@ -303,7 +303,7 @@ def expand(t: "Tensor", *sizes: int) -> "Tensor":
         ValueError: the shape cannot be reached (naming both shapes and the dim).
     """
     shape = expanded_shape(t.shape, _shape_args(sizes))
-    return t if shape == t.shape else Expand.apply(t, shape)
+    return Expand.apply(t, shape)
 
 
 def broadcast_to(t: "Tensor", shape: UserShape) -> "Tensor":

@@ -48,12 +48,12 @@ class MovementMixin:
     triu = keeps_dtype(indexing.triu)
 
     def t(self) -> "Tensor":
-        """The transpose of a matrix (a 0-d or 1-D tensor is returned as is)."""
+        """The transpose of a matrix (of a 0-d or 1-D tensor: a view of it as it is)."""
         if self.dims > 2:
             raise ValueError(
                 f"t() expects a tensor with <= 2 dimensions, got {self.dims}"
             )
-        return self if self.dims < 2 else self.permute(1, 0)
+        return self.permute(*reversed(range(self.dims)))
 
     def expand_as(self, other: "Tensor") -> "Tensor":
         """``self.expand(*other.shape)``."""
@@ -115,7 +115,7 @@ class MovementMixin:
                 ) from None
             strides = tuple(step // 8 for step in view.strides)
             return indexing.StridedView.apply(self, shape, strides)
-        return self if shape == self.shape else tf.View.apply(self, shape)
+        return tf.View.apply(self, shape)
 
     def _infer_shape(self, shape: Tuple[Any, ...]) -> Tuple[int, ...]:
         """Check a target shape for view/reshape and fill in a ``-1``."""

@@ -121,6 +121,39 @@ def test_in_place_arithmetic_writes_through_views():
 
 
 @pytest.mark.task2_6
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: x.view(2, 3),
+        lambda x: x.reshape(2, 3),
+        lambda x: x.view_as(x),
+        lambda x: x.expand(2, 3),
+        lambda x: x.broadcast_to((2, 3)),
+        lambda x: x.squeeze(),
+        lambda x: x.squeeze(0),
+        lambda x: x[0].t(),
+    ],
+)
+def test_a_view_of_the_same_shape_is_a_new_tensor(make):
+    """As in PyTorch, a view whose shape is unchanged is still a new tensor over
+    the same storage: a non-leaf with its own shape, flags and hooks."""
+    x = kt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x * 1.0
+    v = make(y)
+    assert v is not y and not v.is_leaf
+    v.register_hook(lambda g: g * 10)
+    (y.sum() + v.sum()).backward()  # the hook scales v's share only
+    assert x.grad.tolist()[0] == [11.0, 11.0, 11.0]
+    base = kt.zeros(2, 3)
+    view = make(base)
+    view.unsqueeze_(0)
+    view.fill_(1.0)
+    view.requires_grad_()
+    assert base.shape == (2, 3) and not base.requires_grad
+    assert base.tolist()[0] == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.task2_6
 def test_in_place_errors_follow_torch():
     w = kt.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
