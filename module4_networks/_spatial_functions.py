@@ -39,10 +39,11 @@ __all__ += ["max_pool2d_with_indices"]
 def dropout2d(
     input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
 ) -> Tensor:
-    """Zero whole channels (``(N, C, H, W)`` or ``(C, H, W)``), each with
-    probability ``p``, and scale the kept ones by $1 / (1 - p)$ (training only):
-    ``input`` times ``F.dropout`` of ones of shape ``(N, C, 1, 1)``."""
-    ones = input.new_ones(input.shape[: input.dims - 2] + (1, 1))
+    """Zero whole channels of ``(N, C, H, W)``, each with probability ``p``, and
+    scale the kept ones by $1 / (1 - p)$ (training only): ``input`` times
+    ``F.dropout`` of ones of shape ``(N, C, 1, 1)``. As in PyTorch, the first two
+    dims are always ``N, C`` (a 3-D input is ``(N, C, L)``, not ``(C, H, W)``)."""
+    ones = input.new_ones(input.shape[:2] + (1,) * (input.dims - 2))
     mask = F.dropout(ones, p, training)  # (checks p also when not training)
     scale = input.mul_ if inplace else input.mul
     return scale(mask) if training else input

@@ -600,6 +600,19 @@ def test_dropout2d_drops_whole_channels():
     assert layer(kt.ones(1, 2, 2, 2)).tolist() == kt.ones(1, 2, 2, 2).tolist()
 
 
+@pytest.mark.task4_6
+@pytest.mark.parametrize("shape", [(6, 5, 4), (6, 5), (6, 5, 2, 2, 2)])
+def test_dropout2d_mask_is_per_first_two_dims(shape):
+    """PyTorch reads dims 0 and 1 as N, C whatever the rank (a 3-D input is
+    (N, C, L)): the mask varies over both and is constant over the rest."""
+    kt.manual_seed(3)
+    out = nn.functional.dropout2d(kt.ones(*shape), 0.5).to_numpy()
+    per_channel = out.reshape(30, -1)
+    assert all(len(set(row)) == 1 for row in per_channel)
+    assert len({tuple(col) for col in per_channel[:, 0].reshape(6, 5)}) > 1
+    assert len({tuple(row) for row in per_channel[:, 0].reshape(6, 5).T}) > 1
+
+
 @pytest.mark.task2_4
 @pytest.mark.parametrize("mode", ["nearest", "bilinear", "bilinear-corners"])
 def test_interpolate_2d(mode):
