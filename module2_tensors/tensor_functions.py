@@ -407,9 +407,7 @@ class Permute(Function):
     def backward(ctx: Context, grad: "Tensor") -> "Tensor":
         # BEGIN SOLUTION 2.4: Permute.backward (the inverse permutation)
         (order,) = ctx.saved_values
-        inverse = [0] * len(order)
-        for k, source in enumerate(order):
-            inverse[source] = k
+        inverse = np.argsort(order).tolist()  # (inverse[order[k]] = k)
         return _new(grad, grad._tensor.permute(*inverse))
         # END SOLUTION
 

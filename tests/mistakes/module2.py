@@ -154,9 +154,7 @@ MISTAKES = [
         "task": "2.4",
         "file": "module2_tensors/tensor_functions.py",
         "find": (
-            "        inverse = [0] * len(order)\n"
-            "        for k, source in enumerate(order):\n"
-            "            inverse[source] = k\n"
+            "        inverse = np.argsort(order).tolist()  # (inverse[order[k]] = k)\n"
             "        return _new(grad, grad._tensor.permute(*inverse))\n"
         ),
         "replace": "        return _new(grad, grad._tensor.permute(*order))\n",

@@ -38,11 +38,6 @@ EQUIVALENT = {
         "module2_tensors/tensor_data.py:shape_broadcast:args:len(a), "
         "len(b)->len(b), len(a)"
     ): ("max is symmetric: max(len(a), " "len(b)) == max(len(b), len(a))"),
-    ("module2_tensors/tensor_functions" ".py:Permute.backward:const:0->1"): (
-        "the list that starts the inverse permutation is overwritten "
-        "entry by entry by the loop that follows: its initial values are "
-        "never read"
-    ),
     ("module2_tensors/tensor_functions.py:Mul.forward:args:a, b->b, " "a#2"): (
         "a * b == b * a, entry by entry " "(IEEE multiplication commutes)"
     ),
