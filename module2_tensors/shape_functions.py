@@ -66,9 +66,8 @@ __all__ = [
 
 
 def _shape_args(args: Sequence[Any]) -> Tuple[Any, ...]:
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
+    nested = len(args) == 1 and isinstance(args[0], (tuple, list))  # view((2, 3))
+    return tuple(args[0] if nested else args)
 
 
 # ---------------------------------------------------------------------------
