@@ -365,9 +365,8 @@ class ReductionMixin:
     def var(self, dim: Dims = None, *args: Any, **kw: Any) -> "Tensor":
         """Task 2.6's :func:`~indexing_functions.var` (its arguments); a bool alone
         is ``unbiased``: ``x.var(False)``, PyTorch's ``var(unbiased)``."""
-        if isinstance(dim, bool):
-            return ixf.var(self, None, dim, *args, **kw)
-        return ixf.var(self, dim, *args, **kw)
+        lead = (None, dim) if isinstance(dim, bool) else (dim,)  # (dim, unbiased)
+        return ixf.var(self, *lead, *args, **kw)
 
     def std(self, dim: Dims = None, *args: Any, **kw: Any) -> "Tensor":
         """The standard deviation: $\\sqrt{\\mathrm{var}}$ (:meth:`var`'s arguments)."""
