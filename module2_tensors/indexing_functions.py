@@ -169,7 +169,7 @@ def getitem(t: "Tensor", key: Any) -> "Tensor":
     (``x[tensor([0, 2])]``, ``x[rows, cols]``) and boolean masks
     (``x[x > 0]``), which copy (:class:`AdvancedIndex`)."""
     if is_advanced_key(key):
-        return AdvancedIndex.apply(t, _numpy_key(key))
+        return AdvancedIndex.apply(t, _numpy_key(key, t))
     return GetItem.apply(t, key)
 
 

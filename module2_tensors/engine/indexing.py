@@ -38,29 +38,40 @@ def is_advanced_key(key: Any) -> bool:
     return any(isinstance(k, (autograd._Tensor, list, np.ndarray, bool)) for k in items)
 
 
-def _numpy_key(key: Any) -> Tuple[Any, ...]:
-    """An advanced index as NumPy understands it: a boolean mask (a tensor from
-    a comparison or ``bool()``, a list of bools, a bool array) stays boolean,
-    any other tensor, list or array must hold whole numbers (integer indices)."""
-    out = []
+def _numpy_key(key: Any, t: "Tensor") -> Tuple[Any, ...]:
+    """An advanced index into ``t`` as NumPy understands it: a boolean mask (a
+    tensor from a comparison or ``bool()``, a list of bools, a bool array) stays
+    boolean, any other tensor, list or array must hold whole numbers (integer
+    indices; a float tensor is refused even so, as in PyTorch).
+
+    PyTorch applies an int (a 0-d integer tensor too) as a select before the
+    advanced part: for ``x`` of shape ``(2, 3, 4)``, ``x[0, :, idx]`` is
+    ``x[0][:, idx]``, of shape ``(3, len(idx))``, where NumPy, which counts the
+    int as one more advanced index, would move ``idx``'s dim to the front. Such a
+    key is rewritten as the positions it picks in that order: one integer array
+    per dim of ``t`` (each dim's index of every entry, read PyTorch's way)."""
+    first, rest = [], []  # (PyTorch's reading: x[tuple(first)][tuple(rest)])
     for k in key if isinstance(key, tuple) else (key,):
-        # (a float tensor index hides a bug, as in PyTorch)
-        if isinstance(k, autograd._Tensor) and k.is_floating_point():
-            raise IndexError(
-                "tensors used as indices must be long, int, byte or bool tensors"
-            )
+        # (a float tensor index hides a bug, as in PyTorch; so does a list of
+        # fractions, which PyTorch would truncate)
+        whole = not (isinstance(k, autograd._Tensor) and k.is_floating_point())
         if isinstance(k, (autograd._Tensor, list, np.ndarray, bool)):
             k = np.asarray(k)  # (a tensor: its __array__, of its dtype: a mask bool)
         if isinstance(k, np.ndarray) and k.dtype != np.bool_:
             values = k.astype(np.float64)
-            if not np.all(values == np.round(values)):
+            if not (whole and np.all(values == np.round(values))):
                 raise IndexError(
-                    f"tensors used as indices must hold whole numbers (or be "
-                    f"boolean masks, e.g. x > 0), got {values.tolist()}"
+                    f"tensors used as indices must be long, int, byte or bool "
+                    f"tensors (lists: whole numbers), got {values.tolist()}"
                 )
             k = values.astype(np.int64)
-        out.append(k)
-    return tuple(out)
+        select = np.ndim(k) == 0 and np.asarray(k).dtype.kind in "iu"  # (an int)
+        taken = np.ndim(k) if np.asarray(k).dtype == np.bool_ else int(k is not None)
+        first += [k] if select or k is Ellipsis else [slice(None)] * taken
+        rest += [] if select else [k]
+    if all(isinstance(k, slice) or k is Ellipsis for k in first):  # (no int:
+        return tuple(rest)  # NumPy's reading is PyTorch's)
+    return tuple(i[tuple(first)][tuple(rest)] for i in np.indices(t.shape))
 
 
 class AdvancedIndex(DifferentiableBackward):
@@ -116,7 +127,7 @@ def set_advanced(t: "Tensor", key: Any, value: "Tensor") -> None:
         )
     # Written through a NumPy view of the storage. (A value that does not
     # broadcast to the selection: NumPy's ValueError names both shapes.)
-    host_view(storage, t.shape, t._tensor.strides)[_numpy_key(key)] = value.to_numpy()
+    host_view(storage, t.shape, t.stride())[_numpy_key(key, t)] = value.to_numpy()
 
 
 class StridedView(DifferentiableBackward):

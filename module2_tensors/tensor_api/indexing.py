@@ -92,7 +92,7 @@ class IndexingMixin:
         if not accumulate:
             self[tuple(indices)] = values
             return self
-        key = indexing._numpy_key(tuple(indices))
+        key = indexing._numpy_key(tuple(indices), self)
         embed = indexing.EmbedInZeros.apply  # (values broadcast to the selection)
         return self._in_place(
             "index_put_", lambda a, v: a + embed(v, a.shape, key), values

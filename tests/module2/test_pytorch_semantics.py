@@ -496,6 +496,61 @@ def test_advanced_indexing_matches_numpy_and_scatters_gradients(case):
     np.testing.assert_allclose(x.grad.to_numpy(), expected)
 
 
+@pytest.mark.task2_4
+@pytest.mark.parametrize(
+    "key, selects, rest",
+    [
+        # (key into x of shape (2, 3, 4); PyTorch's reading: x[selects][rest])
+        ((0, slice(None), [2, 0]), (0,), (slice(None), [2, 0])),
+        ((1, Ellipsis, [1, 2]), (1,), (Ellipsis, [1, 2])),
+        ((0, None, [1, 2]), (0,), (None, [1, 2])),
+        (
+            (slice(None), 1, [0, 3]),
+            (slice(None), 1),
+            (slice(None), [0, 3]),
+        ),
+        (
+            (-1, [[0, 1], [1, 2]], slice(None, None, 2)),
+            (-1,),
+            ([[0, 1], [1, 2]], slice(None, None, 2)),
+        ),
+        (("0-d", slice(None), [0, 1]), (1,), (slice(None), [0, 1])),
+        ((0, "mask"), (0,), ("mask",)),
+    ],
+)
+def test_ints_select_before_the_advanced_index(key, selects, rest):
+    """PyTorch applies an int (or a 0-d integer tensor) index as a select first:
+    x[0, :, idx] is x[0][:, idx] (shape (3, 2)), where NumPy would count the int
+    as advanced and move idx's dim to the front (shape (2, 3)). Values,
+    gradients and assignment all follow PyTorch's reading."""
+    values = np.arange(24.0).reshape(2, 3, 4)
+    mask = values[0] % 5 > 1
+
+    def ours(k):
+        if k == "0-d":
+            return kt.tensor(1)
+        return kt.tensor(mask) if k == "mask" else k
+
+    def theirs(k):
+        return mask if k == "mask" else k
+
+    key = tuple(ours(k) for k in key)
+    expected = values[selects][tuple(theirs(k) for k in rest)]
+    x = kt.tensor(values, requires_grad=True)
+    out = x[key]
+    np.testing.assert_array_equal(out.to_numpy(), expected)
+    weights = np.arange(1.0, expected.size + 1).reshape(expected.shape)
+    (out * kt.tensor(weights)).sum().backward()
+    grad = np.zeros_like(values)
+    np.add.at(grad[selects], tuple(theirs(k) for k in rest), weights)
+    np.testing.assert_array_equal(x.grad.to_numpy(), grad)
+    y = kt.tensor(values)
+    y[key] = kt.tensor(-weights)
+    written = values.copy()
+    written[selects][tuple(theirs(k) for k in rest)] = -weights
+    np.testing.assert_array_equal(y.to_numpy(), written)
+
+
 @pytest.mark.task2_6
 @given(st.integers(0, 2), st.integers(0, 3), st.floats(-2, 2))
 def test_in_place_through_any_view_matches_numpy(dim_choice, start, value):
