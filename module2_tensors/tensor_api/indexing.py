@@ -168,10 +168,12 @@ class IndexingMixin:
                 "or of a value that does) is not supported; build the result "
                 "with where(mask, value, x) instead"
             )
-        # (itself if there already; cast as PyTorch's: 2.7 -> 2, 2 -> True)
-        value = value.to(self.backend, self.dtype)
-        if versions.storage_root(value) is versions.storage_root(self):
-            value = value.clone()  # (x[1:] = x[:-1] reads every entry first, as NumPy)
+        # (cast as PyTorch's: 2.7 -> 2, 2 -> True; a copy of a value in this
+        # tensor's storage, as x[1:] = x[:-1] reads every entry first in NumPy)
+        shared = versions.storage_root(value) is versions.storage_root(self)
+        value = value.to(self.backend, self.dtype, copy=shared)
+        # (leading 1s dropped, as PyTorch's: out[i] = model(x[i : i + 1]) fits)
+        value = value.view(*np.trim_zeros(np.subtract(value.shape, 1), "f") + 1)
         if indexing.is_advanced_key(key):
             indexing.set_advanced(self, key, value)
         else:

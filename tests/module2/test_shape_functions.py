@@ -539,6 +539,22 @@ def test_setitem_and_in_place_writes():
     assert kt.ones(2).copy_(kt.tensor(2.0)).tolist() == [2.0, 2.0]
 
 
+@task
+def test_setitem_drops_the_values_leading_ones():
+    """As PyTorch's: a value's leading dims of size 1 are dropped before it is
+    broadcast, so out[i] = model(x[i : i + 1]) writes a (1, C) row into (C,);
+    copy_ keeps the strict broadcast rule."""
+    t = kt.zeros(2, 3)
+    t[0] = kt.tensor([[[1.0, 2.0, 3.0]]])
+    t[1:] = kt.ones(1, 1, 3) * 4
+    t[[0, 1], 1] = kt.tensor([[[7.0, 8.0]]])
+    assert t.tolist() == [[1.0, 7.0, 3.0], [4.0, 8.0, 4.0]]
+    with pytest.raises(ValueError, match=r"shape \(2, 3\) into shape \(3,\)"):
+        t[0] = kt.ones(2, 3)
+    with pytest.raises(ValueError):
+        t[0].copy_(kt.ones(1, 3))
+
+
 @pytest.mark.parametrize("backend", backend_params("2.6"), indirect=True)
 @given(cases(shapes(min_dims=1, max_dims=3, max_size=12)), st.data())
 @backend_settings
