@@ -111,8 +111,10 @@ def check_gather(shape: Tuple[int, ...], dim: int, index: Any) -> None:
 
 
 def as_indices(index: Any, what: str) -> Tuple[int, ...]:
-    """A 1-D tensor or sequence of whole numbers as a tuple of ints."""
-    values = np.asarray(index, dtype=np.float64)  # (a tensor: its __array__)
+    """A 1-D (or 0-d, as PyTorch's) tensor or sequence of whole numbers as a
+    tuple of ints."""
+    # (a tensor: its __array__)
+    values = np.atleast_1d(np.asarray(index, dtype=np.float64))
     if values.ndim != 1:
         raise ValueError(f"{what} needs a 1-D index, got shape {values.shape}")
     if not np.all(values == np.round(values)):

@@ -589,6 +589,12 @@ def test_index_select_scatter_adds_and_checks_range():
         x.index_select(0, [3])
     with pytest.raises(ValueError, match="whole-number"):
         x.index_select(0, [0.5])
+    # a 0-d index picks one entry and keeps the dim (PyTorch's); 2-D is refused
+    m = kt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert m.index_select(1, kt.tensor(2)).tolist() == [[3.0], [6.0]]
+    assert kt.zeros(3).index_add(0, kt.tensor(1), kt.ones(1)).tolist() == [0, 1, 0]
+    with pytest.raises(ValueError, match="1-D index"):
+        m.index_select(1, kt.tensor([[1]]))
 
 
 @task
