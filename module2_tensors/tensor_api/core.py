@@ -236,6 +236,10 @@ class CoreMixin:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        """An integer tensor of one entry as an index: ``x[:n]``, ``range(n)``."""
+        return int.__index__(self.item())  # (a float: TypeError, as in PyTorch)
+
     def __bool__(self) -> bool:
         if self._tensor.size != 1:
             raise ValueError(

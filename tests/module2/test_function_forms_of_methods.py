@@ -86,3 +86,16 @@ def test_masked_fill_and_scatter_function_forms_match_pytorch():
         lambda x: kt.masked_fill(x, kt.tensor(mask), -9.0),
         kt.tensor(A, requires_grad=True),
     )
+
+
+def test_an_integer_tensor_of_one_entry_is_an_index():
+    """Tensor.__index__, as PyTorch's: x[:n], list[n] and range(n) take an
+    integer tensor of one entry; a float tensor or several entries are refused."""
+    x = kt.arange(5.0)
+    n = kt.tensor(2)
+    assert x[:n].tolist() == [0.0, 1.0] and [10, 20, 30][n] == 30
+    assert list(range(kt.tensor([3]))) == [0, 1, 2]
+    with pytest.raises(TypeError):
+        range(kt.tensor(2.0))
+    with pytest.raises((TypeError, ValueError)):
+        [10, 20, 30][kt.tensor([1, 2])]
