@@ -69,8 +69,9 @@ def _numpy_key(key: Any, t: "Tensor") -> Tuple[Any, ...]:
         taken = np.ndim(k) if np.asarray(k).dtype == np.bool_ else int(k is not None)
         first += [k] if select or k is Ellipsis else [slice(None)] * taken
         rest += [] if select else [k]
-    if all(isinstance(k, slice) or k is Ellipsis for k in first):  # (no int:
-        return tuple(rest)  # NumPy's reading is PyTorch's)
+    # No int in the key: NumPy's reading of it is PyTorch's, and it stays as it is.
+    if all(isinstance(k, slice) or k is Ellipsis for k in first):
+        return tuple(rest)
     return tuple(i[tuple(first)][tuple(rest)] for i in np.indices(t.shape))
 
 
