@@ -173,7 +173,8 @@ def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
 
     1. align the shapes on the right (pad the shorter one with 1s on the left);
     2. in each dimension the sizes must be equal, or one of them must be 1;
-    3. the result has the larger size in each dimension (a size 1 is stretched).
+    3. where one size is 1 the result has the other one (a size 1 is stretched,
+       to 0 too: ``(0,)`` and ``(1,)`` give ``(0,)``).
 
     ``shape_broadcast((2, 1, 4), (3, 1)) == (2, 3, 4)``.
 

@@ -101,4 +101,26 @@ MISTAKES = [
         "description": "hand-tuned split weights with the threshold 1.4 as +b "
         "instead of -b: every point is class 1",
     },
+    {
+        "name": "reduce-arguments-swapped",
+        "task": "0.3",
+        "file": "module0_fundamentals/operators.py",
+        "find": "            total = fn(total, x)\n",
+        "replace": "            total = fn(x, total)\n",
+        "description": "reduce that calls fn(x, total): right for add and mul, wrong "
+        "for a function whose arguments do not commute",
+    },
+    {
+        "name": "zip-with-truncates",
+        "task": "0.3",
+        "file": "module0_fundamentals/operators.py",
+        "find": (
+            "        if len(xs) != len(ys):\n"
+            '            raise ValueError(f"zip_with: lengths'
+            ' {len(xs)} and {len(ys)} differ")\n'
+        ),
+        "replace": "",
+        "description": "zip_with by Python's zip alone: lists of different lengths "
+        "are cut to the shorter one instead of raising ValueError",
+    },
 ]

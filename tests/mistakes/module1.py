@@ -154,4 +154,123 @@ MISTAKES = [
         "replace": "",
         "description": "train_epoch that steps on the summed loss, not the mean",
     },
+    {
+        "name": "central-difference-moves-every-arg",
+        "task": "1.1",
+        "file": "module1_scalar_autodiff/differences.py",
+        "find": (
+            "    up[arg] = up[arg] + epsilon\n" "    down[arg] = down[arg] - epsilon\n"
+        ),
+        "replace": (
+            "    up = [v + epsilon for v in vals]\n"
+            "    down = [v - epsilon for v in vals]\n"
+        ),
+        "description": "central difference that moves every argument, not only "
+        "vals[arg]: the derivative along (1, ..., 1), right for one argument only",
+    },
+    {
+        "name": "forward-difference-backward",
+        "task": "1.1",
+        "file": "module1_scalar_autodiff/differences.py",
+        "find": (
+            "    up[arg] = up[arg] + epsilon\n"
+            "    return (f(*up) - f(*vals)) / epsilon\n"
+        ),
+        "replace": (
+            "    up[arg] = up[arg] - epsilon\n"
+            "    return (f(*vals) - f(*up)) / epsilon\n"
+        ),
+        "description": "forward_difference as a backward difference (x - h): the "
+        "same order of error, of the other sign",
+    },
+    {
+        "name": "step-study-signed-errors",
+        "task": "1.1",
+        "file": "module1_scalar_autodiff/differences.py",
+        "find": (
+            "    central = [abs(central_difference(f,"
+            " x, epsilon=h) - exact) for h in steps]\n"
+        ),
+        "replace": (
+            "    central = [central_difference(f, x,"
+            " epsilon=h) - exact for h in steps]\n"
+        ),
+        "description": "step_size_study with signed central errors: best_step "
+        "picks the most negative error, not the smallest",
+    },
+    {
+        "name": "backpropagate-overwrites-shared-parent",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/autodiff.py",
+        "find": (
+            "            if key in derivatives:\n"
+            "                derivatives[key] = derivatives[key] + d_parent\n"
+            "            else:\n"
+            "                derivatives[key] = d_parent\n"
+        ),
+        "replace": "            derivatives[key] = d_parent\n",
+        "description": "backpropagate that stores each parent's derivative instead "
+        "of adding to it: a variable used twice keeps only the last path",
+    },
+    {
+        "name": "backpropagate-skips-retained",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/autodiff.py",
+        "find": (
+            '        if getattr(node, "retains_grad", False):\n'
+            "            node.accumulate_derivative(d)\n"
+        ),
+        "replace": "",
+        "description": "backpropagate that stores derivatives in leaves only: an "
+        "intermediate that asked to retain its derivative gets none",
+    },
+    {
+        "name": "dual-cos-tangent-sign",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": (
+            "            operators.cos(self.value), -operators.sin(self.value)"
+            " * self.tangent\n"
+        ),
+        "replace": (
+            "            operators.cos(self.value), operators.sin(self.value)"
+            " * self.tangent\n"
+        ),
+        "description": "cos's tangent with +sin: d/dx cos x written as sin x",
+    },
+    {
+        "name": "jacobian-forward-transposed",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": (
+            "        return JacobianResult([[columns[j][i]"
+            " for j in range(n)] for i in range(m)], n)\n"
+        ),
+        "replace": "        return JacobianResult(columns, n)\n",
+        "description": "forward-mode jacobian that returns the jvp columns as rows: "
+        "the transpose, right only for symmetric Jacobians",
+    },
+    {
+        "name": "jvp-ignores-tangents",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": "        f(*(Dual(x, v) for x, v in zip(primals, tangents))), Dual\n",
+        "replace": (
+            "        f(*(Dual(x, 1.0) for x, v in" " zip(primals, tangents))), Dual\n"
+        ),
+        "description": "jvp that seeds every tangent with 1: J v only for v of ones",
+    },
+    {
+        "name": "jacobian-reverse-reuses-leaves",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": (
+            "    while len(rows) < m:\n" "        leaves = [Scalar(x) for x in xs]\n"
+        ),
+        "replace": (
+            "    leaves = [Scalar(x) for x in xs]\n" "    while len(rows) < m:\n"
+        ),
+        "description": "reverse-mode jacobian that makes its leaves once: each "
+        "backward adds to the derivatives of the rows before",
+    },
 ]

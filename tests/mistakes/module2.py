@@ -200,4 +200,22 @@ MISTAKES = [
         "description": "correct counted from a second forward pass after the step, "
         "not from the pass the loss came from",
     },
+    {
+        "name": "broadcast-shape-by-max",
+        "task": "2.2",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "        result.append(size_a if size_b == 1 else size_b)\n",
+        "replace": "        result.append(max(size_a, size_b))\n",
+        "description": "shape_broadcast taking the larger size: (0,) with (1,) "
+        "gives (1,), where 1 stretches to 0",
+    },
+    {
+        "name": "broadcast-index-aligned-left",
+        "task": "2.2",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "            out_index[k] = big_index[k + offset]\n",
+        "replace": "            out_index[k] = big_index[k]\n",
+        "description": "broadcast_index that aligns the shapes on the left: wrong "
+        "whenever the smaller shape has fewer dimensions",
+    },
 ]

@@ -27,6 +27,8 @@ def test_shape_broadcast_matches_numpy(pair):
         ((), (2, 3), (2, 3)),
         ((1,), (5,), (5,)),
         ((3, 1), (1, 1), (3, 1)),
+        ((0,), (1,), (0,)),  # a size 1 stretches to 0 too: not the larger size
+        ((1, 3), (2, 0, 1), (2, 0, 3)),
     ],
 )
 def test_shape_broadcast_examples(a, b, expected):
