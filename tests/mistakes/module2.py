@@ -218,4 +218,66 @@ MISTAKES = [
         "description": "broadcast_index that aligns the shapes on the left: wrong "
         "whenever the smaller shape has fewer dimensions",
     },
+    {
+        "name": "max-backward-ties-not-split",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": (
+            "        return backend.mul_zip(mask, backend.mul_zip(grad, "
+            "backend.inv_map(ties)))\n"
+        ),
+        "replace": "        return backend.mul_zip(mask, grad)\n",
+        "description": "Max.backward that gives every tied maximum the whole "
+        "gradient: ties get G each, not G / (number of ties)",
+    },
+    {
+        "name": "grad-check-leaves-entries-perturbed",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": (
+            "                down = f(*tensors).to_numpy()\n"
+            "                storage[position] = original\n"
+        ),
+        "replace": "                down = f(*tensors).to_numpy()\n",
+        "description": "grad_check that never sets a perturbed entry back: every "
+        "input ends h below where it was, and later entries are checked elsewhere",
+    },
+    {
+        "name": "grad-check-keeps-stale-grads",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": "    for t in tensors:\n        t.grad = None\n",
+        "replace": "",
+        "description": "grad_check that does not clear .grad before its backward: "
+        "a gradient left by an earlier backward is added in",
+    },
+    {
+        "name": "grad-check-unweighted-sum",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": (
+            "    w = np.array([rng.uniform(-1.0, 1.0) for _ in range(out.size)])\n"
+        ),
+        "replace": "    w = np.ones(out.size)\n",
+        "description": "grad_check of sum(f): only the Jacobian's column sums are "
+        "checked, so a backward that permutes its gradient passes",
+    },
+    {
+        "name": "grad-check-step-not-scaled",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": "                h = epsilon * max(1.0, abs(original))\n",
+        "replace": "                h = epsilon\n",
+        "description": "grad_check with the step epsilon at every size: at x ~ 1e8 "
+        "the round-off allowance, ~1/h, accepts a gradient 1% off",
+    },
+    {
+        "name": "grad-check-recording-left-off",
+        "task": "2.4",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": "    finally:\n        set_grad_enabled(previous)\n",
+        "replace": "    finally:\n        pass\n",
+        "description": "grad_check that turns gradient recording off and leaves it "
+        "off: every later forward records nothing",
+    },
 ]
