@@ -280,4 +280,64 @@ MISTAKES = [
         "description": "grad_check that turns gradient recording off and leaves it "
         "off: every later forward records nothing",
     },
+    {
+        "name": "no-grad-exit-enables",
+        "task": "2.6",
+        "file": "module2_tensors/shape_functions.py",
+        "find": "        set_grad_enabled(self._previous)\n",
+        "replace": "        set_grad_enabled(True)\n",
+        "description": "no_grad.__exit__ that switches recording on instead of "
+        "restoring the mode: a no_grad nested in another turns recording back on",
+    },
+    {
+        "name": "index-select-backward-overwrites",
+        "task": "2.6",
+        "file": "module2_tensors/indexing_functions.py",
+        "find": (
+            "            backend.id_map(backend.add_zip(target, _along(grad, dim, k)), "
+            "out=target)\n"
+        ),
+        "replace": "            backend.id_map(_along(grad, dim, k), out=target)\n",
+        "description": "IndexSelect.backward that writes each slice's gradient "
+        "instead of adding it: an index chosen twice gets one gradient",
+    },
+    {
+        "name": "sort-descending-by-reversing",
+        "task": "2.6",
+        "file": "module2_tensors/indexing_functions.py",
+        "find": (
+            "        ranked = sorted(range(n), key=keys.__getitem__, "
+            "reverse=descending)\n"
+        ),
+        "replace": (
+            "        ranked = sorted(range(n), key=keys.__getitem__)\n"
+            "        ranked = ranked[::-1] if descending else ranked\n"
+        ),
+        "description": "a descending sort as the ascending one reversed: tied "
+        "entries come last index first (PyTorch's stable sort keeps their order)",
+    },
+    {
+        "name": "sort-nan-unkeyed",
+        "task": "2.6",
+        "file": "module2_tensors/indexing_functions.py",
+        "find": (
+            "        keys = [(1, 0.0) if x != x else (0, x) for x in line]  "
+            "# NaN: largest\n"
+        ),
+        "replace": "        keys = line\n",
+        "description": "sort by the values themselves: a NaN compares false with "
+        "everything, so it lands anywhere and splits the order around it",
+    },
+    {
+        "name": "split-drops-remainder",
+        "task": "2.6",
+        "file": "module2_tensors/shape_functions.py",
+        "find": (
+            "        sizes = [min(step, size - start)"
+            " for start in range(0, size, step)] or [0]\n"
+        ),
+        "replace": "        sizes = [step] * (size // step) or [0]\n",
+        "description": "split into size // split_size pieces: the last, smaller "
+        "piece is lost",
+    },
 ]
