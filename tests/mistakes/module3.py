@@ -290,4 +290,100 @@ MISTAKES = [
         "replace": "    for start in range(0, len(order) - batch + 1, batch):\n",
         "description": "the mini-batch loop that skips the last, smaller batch",
     },
+    {
+        "name": "cuda-reduce-one-entry-per-thread",
+        "task": "3.3",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": (
+            "        j = t\n"
+            "        while j < length:\n"
+            "            value = f(value, a_storage[first + j * step])\n"
+            "            j += cuda.blockDim.x\n"
+        ),
+        "replace": (
+            "        if t < length:\n"
+            "            value = f(value, a_storage[first + t * step])\n"
+        ),
+        "description": "a CUDA reduce whose threads read one entry each: a "
+        "dimension longer than the block loses every entry past the block size",
+    },
+    {
+        "name": "sum-practice-no-tree-sync",
+        "task": "3.3",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": (
+            "                cache[t] += cache[t + step]\n"
+            "            cuda.syncthreads()\n"
+            "            step *= 2\n"
+        ),
+        "replace": (
+            "                cache[t] += cache[t + step]\n" "            step *= 2\n"
+        ),
+        "description": "the practice block sum with no syncthreads between the "
+        "tree's levels: a thread adds a partner's value before it is complete",
+    },
+    {
+        "name": "sum-practice-no-size-guard",
+        "task": "3.3",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": "        cache[t] = a[i] if i < size else 0.0\n",
+        "replace": "        cache[t] = a[i]\n",
+        "description": "the practice block sum reads a[i] for every thread: the last "
+        "block's idle threads read past the end",
+    },
+    {
+        "name": "cuda-matmul-no-second-sync",
+        "task": "3.4",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": (
+            "                                acc[r, c] += a_value * b_row[c]\n"
+            "                    cuda.syncthreads()\n"
+        ),
+        "replace": "                                acc[r, c] += a_value * b_row[c]\n",
+        "description": "the tiled matmul without the syncthreads after the "
+        "products: a fast thread loads the next tiles while others still read these",
+    },
+    {
+        "name": "cuda-matmul-tiles-not-zeroed",
+        "task": "3.4",
+        "file": "module3_fast_ops/cuda_ops.py",
+        "find": (
+            "                            value = 0.0\n"
+            "                            if i < n and k < m:\n"
+            "                                value = a_storage[a_first + row"
+            " * a_si + k * a_sk]\n"
+            "                            a_tile[row // DOWN, row % DOWN, kk] = value\n"
+            "                    for q in range(B_LOADS):\n"
+            "                        e = t + q * THREADS\n"
+            "                        if B_EVEN or e < B_ENTRIES:\n"
+            "                            kk, col = e // TILE_COLS, e % TILE_COLS\n"
+            "                            k, j = k0 + kk, j0 + col\n"
+            "                            value = 0.0\n"
+            "                            if k < m and j < p:\n"
+            "                                value = b_storage[b_first + k"
+            " * b_sk + col * b_sj]\n"
+            "                            b_tile[kk, col // ACROSS, col % ACROSS]"
+            " = value\n"
+        ),
+        "replace": (
+            "                            if i < n and k < m:\n"
+            "                                value = a_storage[a_first + row"
+            " * a_si + k * a_sk]\n"
+            "                                a_tile[row // DOWN, row % DOWN,"
+            " kk] = value\n"
+            "                    for q in range(B_LOADS):\n"
+            "                        e = t + q * THREADS\n"
+            "                        if B_EVEN or e < B_ENTRIES:\n"
+            "                            kk, col = e // TILE_COLS, e % TILE_COLS\n"
+            "                            k, j = k0 + kk, j0 + col\n"
+            "                            if k < m and j < p:\n"
+            "                                value = b_storage[b_first + k"
+            " * b_sk + col * b_sj]\n"
+            "                                b_tile[kk, col // ACROSS, col"
+            " % ACROSS] = value\n"
+        ),
+        "description": "the tiled matmul loads its tiles only where they lie in a "
+        "and b: past the end of k both tiles keep the last step's values, and "
+        "their products are added in again",
+    },
 ]
