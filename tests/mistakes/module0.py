@@ -123,4 +123,58 @@ MISTAKES = [
         "description": "zip_with by Python's zip alone: lists of different lengths "
         "are cut to the shorter one instead of raising ValueError",
     },
+    {
+        "name": "train-not-recursive",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            "        for module in self.modules():\n"
+            "            module.training = mode\n"
+        ),
+        "replace": "        self.training = mode\n",
+        "description": "train(mode) that sets only this module's flag: a dropout "
+        "layer inside stays in training mode after model.eval()",
+    },
+    {
+        "name": "named-modules-shared-twice",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            "            if id(module) in seen:\n"
+            "                return\n"
+            "            seen.add(id(module))\n"
+            "            found.append((name, module))\n"
+        ),
+        "replace": "            found.append((name, module))\n",
+        "description": "named_modules without its seen set: a module used twice is "
+        "listed (and visited by train and apply) under each of its names",
+    },
+    {
+        "name": "named-modules-post-order",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            "            found.append((name, module))\n"
+            "            for child_name, child in module.named_children():\n"
+            '                visit(child, f"{name}.{child_name}" if name else '
+            "child_name)\n"
+        ),
+        "replace": (
+            "            for child_name, child in module.named_children():\n"
+            '                visit(child, f"{name}.{child_name}" if name else '
+            "child_name)\n"
+            "            found.append((name, module))\n"
+        ),
+        "description": "named_modules in post-order: the children before their "
+        "parent, and the root last",
+    },
+    {
+        "name": "children-are-descendants",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": "        return [module for _, module in self.named_children()]\n",
+        "replace": "        return self.modules()[1:]\n",
+        "description": "children() as every descendant, not only the direct "
+        "submodules",
+    },
 ]

@@ -273,4 +273,13 @@ MISTAKES = [
         "description": "reverse-mode jacobian that makes its leaves once: each "
         "backward adds to the derivatives of the rows before",
     },
+    {
+        "name": "sgd-step-recorded",
+        "task": "1.5",
+        "file": "module1_scalar_autodiff/optim.py",
+        "find": "            new = p.value.data + (-self.lr) * d\n",
+        "replace": "            new = p.value - self.lr * d\n",
+        "description": "SGD.step computed on the Scalar itself, not its .data: the "
+        "new value is no leaf, and every step chains onto one growing graph",
+    },
 ]

@@ -902,4 +902,31 @@ MISTAKES = [
         "description": "the post-norm block normalises the attention's output "
         "before the residual sum instead of the sum itself",
     },
+    {
+        "name": "softmax-sum-without-keepdim",
+        "task": "4.4",
+        "file": "module4_networks/functional.py",
+        "find": "    return e / e.sum(dim, keepdim=True)\n",
+        "replace": "    return e / e.sum(dim)\n",
+        "description": "softmax divides by the sums without keepdim: they broadcast "
+        "along the last dim, so a square input divides row i by sum j (no error)",
+    },
+    {
+        "name": "log-softmax-sum-without-keepdim",
+        "task": "4.4",
+        "file": "module4_networks/functional.py",
+        "find": "    return shifted - shifted.exp().sum(dim, keepdim=True).log()\n",
+        "replace": "    return shifted - shifted.exp().sum(dim).log()\n",
+        "description": "log_softmax subtracts the log-sums without keepdim: a "
+        "square input subtracts row j's from entry (i, j)",
+    },
+    {
+        "name": "dropout-p-one-unhandled",
+        "task": "4.4",
+        "file": "module4_networks/functional.py",
+        "find": "    if p == 1.0:\n        return input * 0.0\n",
+        "replace": "",
+        "description": "dropout without the p = 1 case: the scale 1 / (1 - p) "
+        "divides by zero",
+    },
 ]
