@@ -282,4 +282,37 @@ MISTAKES = [
         "description": "SGD.step computed on the Scalar itself, not its .data: the "
         "new value is no leaf, and every step chains onto one growing graph",
     },
+    {
+        "name": "sigmoid-backward-of-the-saved-output",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": "        return s * (1.0 - s) * d_output\n",
+        "replace": (
+            "        s = operators.sigmoid(s)  # (saved: already sigma(a))\n"
+            "        return s * (1.0 - s) * d_output\n"
+        ),
+        "description": "Sigmoid.backward that applies sigmoid again to the value "
+        "forward saved, which is already sigma(a)",
+    },
+    {
+        "name": "diff-quotient-rule-sign",
+        "task": "1.7",
+        "file": "module1_scalar_autodiff/symbolic.py",
+        "find": "        top = Sub(Mul(diff(a, name), b), Mul(a, diff(b, name)))\n",
+        "replace": "        top = Sub(Mul(a, diff(b, name)), Mul(diff(a, name), b))\n",
+        "description": "the quotient rule with the numerator's terms swapped: "
+        "(a b' - a' b) / b^2, the negative of the derivative",
+    },
+    {
+        "name": "diff-pow-without-chain",
+        "task": "1.7",
+        "file": "module1_scalar_autodiff/symbolic.py",
+        "find": (
+            "        return Mul(Mul(Const(c), Pow(expr.a, c - 1.0)), "
+            "diff(expr.a, name))\n"
+        ),
+        "replace": "        return Mul(Const(c), Pow(expr.a, c - 1.0))\n",
+        "description": "the power rule without the chain rule: d(u^c) = c u^(c-1), "
+        "right only when u is the variable itself",
+    },
 ]

@@ -61,6 +61,8 @@ def test_each_rule(v: float) -> None:
         (-x, -1.0),
         (x**3, 3 * v**2),
         (x**-0.5, -0.5 * v**-1.5),
+        ((x * x + 1) ** 3, 3 * (v * v + 1) ** 2 * 2 * v),  # the chain rule too
+        (S.sin(x) ** 2, 2 * math.sin(v) * math.cos(v)),
         (S.log(x), 1 / v),
         (S.exp(x), math.exp(v)),
         (S.sin(x), math.cos(v)),
