@@ -340,4 +340,46 @@ MISTAKES = [
         "description": "split into size // split_size pieces: the last, smaller "
         "piece is lost",
     },
+    {
+        "name": "contiguous-checks-size-one-strides",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "            if size > 1 and step != want:\n",
+        "replace": "            if step != want:\n",
+        "description": "is_contiguous that compares the stride of a size-1 "
+        "dimension too: x[:, :1] or an unsqueezed view reads as not contiguous",
+    },
+    {
+        "name": "permute-by-inverse-order",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": (
+            "            tuple([shape[k] for k in order]),\n"
+            "            tuple([strides[k] for k in order]),\n"
+        ),
+        "replace": (
+            "            tuple([shape[order.index(k)] for k in range(self.dims)]),\n"
+            "            tuple([strides[order.index(k)] for k in range(self.dims)]),\n"
+        ),
+        "description": "permute that puts dimension k where order says it goes "
+        "(the inverse permutation): right for swaps, wrong for (2, 0, 1)",
+    },
+    {
+        "name": "index-check-allows-the-size",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "            if not 0 <= i < size:\n",
+        "replace": "            if not 0 <= i <= size:\n",
+        "description": "index() that accepts an entry equal to the dimension's size: "
+        "one past the end reads a neighbour's storage",
+    },
+    {
+        "name": "indices-yields-one-buffer",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "            yield tuple(int(i) for i in out_index)\n",
+        "replace": "            yield out_index\n",
+        "description": "indices() that yields its one index buffer every time: "
+        "list(t.indices()) holds the same array, the last index, n times",
+    },
 ]
