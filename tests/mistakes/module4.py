@@ -929,4 +929,34 @@ MISTAKES = [
         "description": "dropout without the p = 1 case: the scale 1 / (1 - p) "
         "divides by zero",
     },
+    {
+        "name": "pre-norm-feed-forward-through-norm1",
+        "task": "4.8",
+        "file": "module4_networks/transformer.py",
+        "find": "            return x + self._ff_block(self.norm2(x))\n",
+        "replace": "            return x + self._ff_block(self.norm1(x))\n",
+        "description": "the pre-norm block normalises the feed-forward's input with "
+        "norm1 (copied from the line above): the same as norm2 until training "
+        "moves their weights apart",
+    },
+    {
+        "name": "post-norm-feed-forward-through-norm1",
+        "task": "4.8",
+        "file": "module4_networks/transformer.py",
+        "find": "        return self.norm2(x + self._ff_block(x))\n",
+        "replace": "        return self.norm1(x + self._ff_block(x))\n",
+        "description": "the post-norm block normalises its output with norm1 again: "
+        "the same as norm2 until training moves their weights apart",
+    },
+    {
+        "name": "sdpa-ignores-scale",
+        "task": "4.8",
+        "file": "module4_networks/attention.py",
+        "find": (
+            "    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale\n"
+        ),
+        "replace": "    scale = 1.0 / math.sqrt(query.shape[-1])\n",
+        "description": "scaled_dot_product_attention that always scales by "
+        "1 / sqrt(d), ignoring a scale= it is given",
+    },
 ]

@@ -111,6 +111,10 @@ def test_sdpa_without_mask_matches_numpy() -> None:
     )
     got = A.scaled_dot_product_attention(t(q), t(k), t(v)).to_numpy()
     np.testing.assert_allclose(got, np_attention(q, k, v)[0], rtol=1e-12)
+    # scale= replaces 1 / sqrt(E): the same as the default on q * scale * sqrt(E)
+    got = A.scaled_dot_product_attention(t(q), t(k), t(v), scale=0.3).to_numpy()
+    want = np_attention(q * 0.3 * np.sqrt(4.0), k, v)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_sdpa_boolean_mask_gives_exact_zeros_and_no_nan() -> None:
