@@ -959,4 +959,22 @@ MISTAKES = [
         "description": "scaled_dot_product_attention that always scales by "
         "1 / sqrt(d), ignoring a scale= it is given",
     },
+    {
+        "name": "batchnorm-batches-not-counted",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "                    self.num_batches_tracked += 1\n",
+        "replace": "",
+        "description": "batch norm never counts its batches: num_batches_tracked "
+        "stays 0, and momentum=None's cumulative average weighs every batch 1",
+    },
+    {
+        "name": "batchnorm-count-is-the-batch-size",
+        "task": "4.6",
+        "file": "module4_networks/layers.py",
+        "find": "            count = x.size // self.num_features\n",
+        "replace": "            count = x.shape[0]\n",
+        "description": "batch norm counts a channel's values as the batch size: "
+        "BatchNorm2d's unbiased running_var uses N / (N - 1), not NHW / (NHW - 1)",
+    },
 ]
