@@ -382,4 +382,13 @@ MISTAKES = [
         "description": "indices() that yields its one index buffer every time: "
         "list(t.indices()) holds the same array, the last index, n times",
     },
+    {
+        "name": "tensor-network-no-relu-after-layer2",
+        "task": "2.5",
+        "file": "project/run_tensor.py",
+        "find": "        h = self.layer2(h).relu()\n",
+        "replace": "        h = self.layer2(h)\n",
+        "description": "the network leaves out the relu after the second layer: "
+        "layers 2 and 3 collapse into one linear map (it still fits 'split')",
+    },
 ]

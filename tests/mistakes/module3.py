@@ -386,4 +386,13 @@ MISTAKES = [
         "and b: past the end of k both tiles keep the last step's values, and "
         "their products are added in again",
     },
+    {
+        "name": "fast-epoch-loss-per-point",
+        "task": "3.5",
+        "file": "project/run_fast_tensor.py",
+        "find": "    return total / max(batches, 1), correct\n",
+        "replace": "    return total / max(len(order), 1), correct\n",
+        "description": "the epoch's loss as the batch losses' sum over the number of "
+        "points, not the mean batch loss: batch times too small",
+    },
 ]
