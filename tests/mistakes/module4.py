@@ -977,4 +977,18 @@ MISTAKES = [
         "description": "batch norm counts a channel's values as the batch size: "
         "BatchNorm2d's unbiased running_var uses N / (N - 1), not NHW / (NHW - 1)",
     },
+    {
+        "name": "conv1d-backward-input-no-upper-bound",
+        "task": "4.1",
+        "file": "module4_networks/fast_conv.py",
+        "find": (
+            "                t = shifted // stride\n"
+            "                if t >= out_width:\n"
+            "                    continue\n"
+        ),
+        "replace": "                t = shifted // stride\n",
+        "description": "the conv1d input gradient does not skip outputs past the "
+        "last one: near the right edge (padding, or a stride that leaves columns "
+        "over) it reads past the end of g's row",
+    },
 ]
