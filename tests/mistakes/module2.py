@@ -391,4 +391,36 @@ MISTAKES = [
         "description": "the network leaves out the relu after the second layer: "
         "layers 2 and 3 collapse into one linear map (it still fits 'split')",
     },
+    {
+        "name": "view-copies-the-storage",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_functions.py",
+        "find": "        return _new(a, TensorData(a._tensor._storage, shape))\n",
+        "replace": (
+            "        return _new(a, TensorData(a._tensor._storage.copy()," " shape))\n"
+        ),
+        "description": "View.forward on a copy of the storage: the right values, but "
+        "a write through the view no longer reaches the tensor it views",
+    },
+    {
+        "name": "reduce-reads-a-through-out-strides",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_ops.py",
+        "find": "            a_position = index_to_position(out_index, a_strides)\n",
+        "replace": (
+            "            a_position = index_to_position(out_index," " out_strides)\n"
+        ),
+        "description": "the reduce kernel finds a's first entry with out's strides: "
+        "right only where out and a step alike (a reduce over the last dim of a "
+        "2-D tensor), wrong for the other dims",
+    },
+    {
+        "name": "matmul-k-starts-at-j",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_ops.py",
+        "find": "        a_index[len(a_shape) - 1] = 0\n",
+        "replace": "",
+        "description": "the matmul kernel keeps the column index broadcast_index "
+        "copied into a's last entry: row i of a is read from column j on",
+    },
 ]
