@@ -42,14 +42,23 @@ SKIPPED_PARTS = {
 }
 
 
+#: Instructor data that no test session reads, kept out of every graded tree: each
+#: plausible mistake's ``find`` is a snippet of a reference solution, which student
+#: code in a sandbox could otherwise read (the mutants' list is kept out with it).
+UNGRADED_FOLDERS = ("tests/mistakes/", "tests/mutants/")
+
+
 def tree_files(root: Path) -> List[str]:
-    """The files of a course tree, relative, without caches and environments."""
+    """The files of a course tree, relative, without caches and environments (and
+    without :data:`UNGRADED_FOLDERS`)."""
     from kindling.regions import source_files
 
     files = []
     for path in source_files(root):
         relative = path.relative_to(root)
-        if not set(relative.parts) & SKIPPED_PARTS:
+        if set(relative.parts) & SKIPPED_PARTS:
+            continue
+        if not relative.as_posix().startswith(UNGRADED_FOLDERS):
             files.append(relative.as_posix())
     return files
 

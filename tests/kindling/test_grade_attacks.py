@@ -173,6 +173,31 @@ def test_the_reference_solutions_are_out_of_reach(edition, tmp_path):
     assert task.points == 0
 
 
+READ_MISTAKES = """
+
+def neg(x):
+    import os
+
+    found = [
+        path
+        for path in ("tests/mistakes/module0.py", "tests/mutants/module0.py")
+        if os.path.exists(path)
+    ]
+    raise AssertionError(f"instructor data: {found} in {sorted(os.listdir('tests'))}")
+"""
+
+
+def test_the_mistakes_list_is_out_of_reach(edition, tmp_path):
+    """Each plausible mistake's ``find`` (tests/mistakes/) is a snippet of a
+    reference solution: no test session reads the list, so a graded tree holds
+    neither it nor the mutants' list, while the task's own tests are there."""
+    attack = stub(edition, OPERATORS) + READ_MISTAKES
+    student = submission(edition, tmp_path, {OPERATORS: attack})
+    (task,) = grade(student, source=ROOT, tasks="0.1").tasks
+    assert "instructor data: [] in" in task.message, task.message
+    assert "'module0'" in task.message and "'mistakes'" not in task.message
+
+
 SNOOP = """
 
 def _snoop():
