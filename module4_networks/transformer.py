@@ -171,14 +171,6 @@ class TransformerEncoderLayer(Module):
         # END SOLUTION
 
 
-def _clone(module: Module) -> Module:
-    """A deep copy of ``module`` with fresh parameter tensors on the same backends
-    (backends themselves, holding compiled kernels, are shared, not copied)."""
-    tensors = [p.value for p in module.parameters()]
-    tensors += [value for value in vars(module).values() if isinstance(value, Tensor)]
-    return copy.deepcopy(module, {id(t.backend): t.backend for t in tensors})
-
-
 class TransformerEncoder(Module):
     """``torch.nn.TransformerEncoder``: ``num_layers`` copies of ``encoder_layer``
     (``layers.0``, ``layers.1``, ...; each with its own parameters) applied in turn,
@@ -192,7 +184,10 @@ class TransformerEncoder(Module):
         norm: Optional[Module] = None,
     ) -> None:
         super().__init__()
-        self.layers = ModuleList([_clone(encoder_layer) for _ in range(num_layers)])
+        # (copies whose tensors land on their backends: a tensor and a backend pickle
+        # by the backend's name, module2_tensors/serialization.py)
+        clones = [copy.deepcopy(encoder_layer) for _ in range(num_layers)]
+        self.layers = ModuleList(clones)
         self.num_layers, self.norm = num_layers, norm
 
     def forward(
