@@ -161,6 +161,8 @@ class TransformerEncoderLayer(Module):
         \\mathrm{SA}(x))$ then $\\mathrm{LN}_2(x + \\mathrm{FF}(x))$. Use
         ``self._sa_block(x, src_mask, src_key_padding_mask)`` and
         ``self._ff_block(x)``."""
+        if is_causal and src_mask is None:  # (a hint that src_mask is causal, no mask)
+            raise RuntimeError("is_causal is a hint about src_mask: pass src_mask too")
         # BEGIN SOLUTION 4.8: the Transformer block, pre-norm or post-norm
         x = src
         if self.norm_first:

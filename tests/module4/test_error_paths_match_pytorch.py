@@ -95,6 +95,22 @@ CASES = {
         ),
         "attn_mask.*is_causal|is_causal.*attn_mask",
     ),
+    # is_causal only says that the mask given is the causal one: ignored without a
+    # mask, it let every position see the later ones, silently.
+    "transformer_layer_is_causal_without_a_mask": (
+        "task4_8",
+        lambda lib, F, t: lib.nn.TransformerEncoderLayer(4, 2, 8).double()(
+            t(SEQ), is_causal=True
+        ),
+        "is_causal.*src_mask",
+    ),
+    "transformer_encoder_is_causal_without_a_mask": (
+        "task4_8",
+        lambda lib, F, t: lib.nn.TransformerEncoder(
+            lib.nn.TransformerEncoderLayer(4, 2, 8), 2
+        ).double()(t(SEQ), is_causal=True),
+        "is_causal.*src_mask",
+    ),
     "multihead_attention_wrong_embedding_size": (
         "task4_8",
         lambda lib, F, t: lib.nn.MultiheadAttention(4, 2).double()(
