@@ -177,4 +177,166 @@ MISTAKES = [
         "description": "children() as every descendant, not only the direct "
         "submodules",
     },
+    {
+        "name": "relu-back-passes-at-zero",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    return d if x > 0.0 else 0.0\n",
+        "replace": "    return d if x >= 0.0 else 0.0\n",
+        "description": (
+            "relu_back that passes d on at x = 0, where the docstring"
+            " (and PyTorch) give 0"
+        ),
+    },
+    {
+        "name": "inv-back-sign",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    return -d / (x * x)\n",
+        "replace": "    return d / (x * x)\n",
+        "description": "inv_back without the minus sign: d / x^2, which is "
+        "the derivative of -1/x",
+    },
+    {
+        "name": "inv-back-divides-by-zero",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": (
+            "    if x == 0.0:\n"
+            '        raise _domain_error("inv_back", x, "x != 0")\n'
+        ),
+        "replace": "",
+        "description": (
+            "inv_back without its domain check: x = 0 raises "
+            "ZeroDivisionError, not the ValueError naming inv_back"
+        ),
+    },
+    {
+        "name": "log-zero-left-to-math",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": (
+            "    if x <= 0.0:\n" '        raise _domain_error("log", x, "x > 0")\n'
+        ),
+        "replace": (
+            "    if x < 0.0:\n" '        raise _domain_error("log", x, "x > 0")\n'
+        ),
+        "description": (
+            "log that checks x < 0 only: log(0) raises math's 'math "
+            "domain error', which names neither log nor the value"
+        ),
+    },
+    {
+        "name": "tanh-by-the-formula",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    return math.tanh(x)\n",
+        "replace": (
+            "    return (math.exp(x) - math.exp(-x)) / (math.exp(x) +"
+            " math.exp(-x))\n"
+        ),
+        "description": (
+            "tanh by the textbook formula: OverflowError past |x| ~ "
+            "710, and nan long before the overflow (inf / inf)"
+        ),
+    },
+    {
+        "name": "lt-returns-bool",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    return 1.0 if x < y else 0.0\n",
+        "replace": "    return x < y\n",
+        "description": (
+            "lt that returns True/False, where the docstring asks for"
+            " the floats 1.0 and 0.0"
+        ),
+    },
+    {
+        "name": "eq-by-is-close",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    return 1.0 if x == y else 0.0\n",
+        "replace": "    return 1.0 if is_close(x, y) else 0.0\n",
+        "description": "eq as is_close: 1.0 and 1.005 compare equal",
+    },
+    {
+        "name": "is-close-relative",
+        "task": "0.1",
+        "file": "module0_fundamentals/operators.py",
+        "find": "    return abs(x - y) < CLOSE_TOLERANCE\n",
+        "replace": (
+            "    return abs(x - y) < CLOSE_TOLERANCE * max(abs(x), " "abs(y), 1.0)\n"
+        ),
+        "description": (
+            "is_close with a relative tolerance (math.isclose's "
+            "idea): 1000 and 1005 are close, the docstring's absolute"
+            " 1e-2 says not"
+        ),
+    },
+    {
+        "name": "map-returns-generator",
+        "task": "0.3",
+        "file": "module0_fundamentals/operators.py",
+        "find": "        return [fn(x) for x in xs]\n",
+        "replace": "        return (fn(x) for x in xs)\n",
+        "description": (
+            "map that returns a generator, not a new list: it can be "
+            "read once, has no len, and compares unequal to a list"
+        ),
+    },
+    {
+        "name": "map-writes-into-its-input",
+        "task": "0.3",
+        "file": "module0_fundamentals/operators.py",
+        "find": "        return [fn(x) for x in xs]\n",
+        "replace": (
+            "        for k, x in enumerate(xs):\n"
+            "            xs[k] = fn(x)\n"
+            "        return xs\n"
+        ),
+        "description": (
+            "map that overwrites its input list in place and returns "
+            "it: the caller's list changes, and a tuple or generator "
+            "raises"
+        ),
+    },
+    {
+        "name": "zip-with-lengths-of-iterators",
+        "task": "0.3",
+        "file": "module0_fundamentals/operators.py",
+        "find": "        xs, ys = list(xs), list(ys)\n",
+        "replace": "",
+        "description": (
+            "zip_with that measures its inputs with len() as given: a"
+            " generator raises TypeError"
+        ),
+    },
+    {
+        "name": "circle-by-distance",
+        "task": "0.5",
+        "file": "module0_fundamentals/datasets.py",
+        "find": (
+            "    return 1 if (x1 - 0.5) ** 2 + (x2 - 0.5) ** 2 < 1.0 "
+            "/ (2.0 * math.pi) else 0\n"
+        ),
+        "replace": (
+            "    return 1 if math.hypot(x1 - 0.5, x2 - 0.5) < 1.0 / "
+            "(2.0 * math.pi) else 0\n"
+        ),
+        "description": (
+            "circle_label compares the distance (not its square) with"
+            " r^2 = 1 / (2 pi): a disc of radius 0.16, not 0.40"
+        ),
+    },
+    {
+        "name": "spiral-arms-by-one-radian",
+        "task": "0.5",
+        "file": "module0_fundamentals/datasets.py",
+        "find": "    theta = 3.0 * math.pi * t + math.pi * label\n",
+        "replace": "    theta = 3.0 * math.pi * t + label\n",
+        "description": (
+            "spiral_point turns the second arm by 1 radian, not pi: "
+            "the two arms overlap in places"
+        ),
+    },
 ]

@@ -315,4 +315,125 @@ MISTAKES = [
         "description": "the power rule without the chain rule: d(u^c) = c u^(c-1), "
         "right only when u is the variable itself",
     },
+    {
+        "name": "lt-forward-le",
+        "task": "1.2",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": "        return operators.lt(a, b)\n",
+        "replace": "        return 1.0 if a <= b else 0.0\n",
+        "description": "LT.forward as less-or-equal: x < x gives 1",
+    },
+    {
+        "name": "eq-forward-is-close",
+        "task": "1.2",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": "        return operators.eq(a, b)\n",
+        "replace": "        return 1.0 if operators.is_close(a, b) else 0.0\n",
+        "description": "EQ.forward as is_close: Scalar(1.0) == 1.005 gives 1",
+    },
+    {
+        "name": "sigmoid-forward-textbook",
+        "task": "1.2",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": "        s = operators.sigmoid(a)\n",
+        "replace": "        s = 1.0 / (1.0 + operators.exp(-a))\n",
+        "description": (
+            "Sigmoid.forward by the textbook formula instead of "
+            "operators.sigmoid: overflows for a <= -710"
+        ),
+    },
+    {
+        "name": "tanh-backward-of-the-saved-output",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": "        return (1.0 - t * t) * d_output\n",
+        "replace": "        return (1.0 - operators.tanh(t) ** 2) * d_output\n",
+        "description": (
+            "Tanh.backward that applies tanh again to the saved "
+            "value, which forward already saved as tanh(a)"
+        ),
+    },
+    {
+        "name": "log-backward-drops-d-output",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": "        return operators.log_back(a, d_output)\n",
+        "replace": "        return operators.inv(a)\n",
+        "description": (
+            "Log.backward that returns 1 / a without d_output: right "
+            "only where log is the last operation"
+        ),
+    },
+    {
+        "name": "cos-backward-sign",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": (
+            "        return "
+            "operators.mul(operators.neg(operators.sin(a)), d_output)"
+            "\n"
+        ),
+        "replace": "        return operators.mul(operators.sin(a), d_output)\n",
+        "description": "Cos.backward with +sin: d/dx cos x written as sin x",
+    },
+    {
+        "name": "mul-backward-own-value",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/scalar_functions.py",
+        "find": (
+            "        return operators.mul(b, d_output), " "operators.mul(a, d_output)\n"
+        ),
+        "replace": (
+            "        return operators.mul(a, d_output), " "operators.mul(b, d_output)\n"
+        ),
+        "description": (
+            "Mul.backward that gives a the derivative a * d (and b b "
+            "* d): right only where a = b"
+        ),
+    },
+    {
+        "name": "topological-sort-lists-constants",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/autodiff.py",
+        "find": (
+            "            if not parent.is_constant() and "
+            "parent.unique_id not in seen:\n"
+        ),
+        "replace": "            if parent.unique_id not in seen:\n",
+        "description": (
+            "topological_sort that lists constants too (the docstring"
+            " leaves them out)"
+        ),
+    },
+    {
+        "name": "topological-sort-lists-shared-nodes-twice",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/autodiff.py",
+        "find": "        if node.unique_id in seen:\n            continue\n",
+        "replace": "",
+        "description": (
+            "topological_sort without its seen check: a node reached "
+            "by two paths is listed (and expanded) twice, "
+            "exponentially often in a chain of diamonds"
+        ),
+    },
+    {
+        "name": "backpropagate-retained-stops-there",
+        "task": "1.4",
+        "file": "module1_scalar_autodiff/autodiff.py",
+        "find": (
+            '        if getattr(node, "retains_grad", False):\n'
+            "            node.accumulate_derivative(d)\n"
+        ),
+        "replace": (
+            '        if getattr(node, "retains_grad", False):\n'
+            "            node.accumulate_derivative(d)\n"
+            "            continue\n"
+        ),
+        "description": (
+            "backpropagate that treats an intermediate that retains "
+            "its derivative as a leaf: nothing flows past it to the "
+            "variables it came from"
+        ),
+    },
 ]

@@ -423,4 +423,73 @@ MISTAKES = [
         "description": "the matmul kernel keeps the column index broadcast_index "
         "copied into a's last entry: row i of a is read from column j on",
     },
+    {
+        "name": "broadcast-shape-never-raises",
+        "task": "2.2",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "        if size_a != size_b and size_a != 1 and size_b != 1:\n",
+        "replace": "        if False:\n",
+        "description": (
+            "shape_broadcast without its error: (2, 3) with (4, 3) "
+            "gives (4, 3) instead of raising ValueError"
+        ),
+    },
+    {
+        "name": "zip-reads-b-with-a-strides",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_ops.py",
+        "find": (
+            "            y = b_storage[index_to_position(b_index, " "b_strides)]\n"
+        ),
+        "replace": (
+            "            y = b_storage[index_to_position(b_index, " "a_strides)]\n"
+        ),
+        "description": (
+            "the zip kernel positions b with a's strides: right only "
+            "when a and b are laid out alike"
+        ),
+    },
+    {
+        "name": "reduce-steps-by-out-strides",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_ops.py",
+        "find": "        step = int(a_strides[reduce_dim])\n",
+        "replace": "        step = int(out_strides[reduce_dim])\n",
+        "description": (
+            "the reduce kernel steps along reduce_dim by out's "
+            "stride: the same as a's when both are contiguous, wrong "
+            "for a transposed or sliced input"
+        ),
+    },
+    {
+        "name": "map-in-index-not-broadcast",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_ops.py",
+        "find": (
+            "            broadcast_index(out_index, out_shape, "
+            "in_shape, in_index)\n"
+            "            value = "
+            "in_storage[index_to_position(in_index, in_strides)]\n"
+        ),
+        "replace": (
+            "            value = "
+            "in_storage[index_to_position(out_index, in_strides)]\n"
+        ),
+        "description": (
+            "the map kernel reads its input at out's index: right for"
+            " equal shapes, silently wrong when the input is "
+            "broadcast (fewer dims, or size 1)"
+        ),
+    },
+    {
+        "name": "matmul-b-steps-along-its-row",
+        "task": "2.3",
+        "file": "module2_tensors/tensor_ops.py",
+        "find": "    a_step, b_step = int(a_strides[-1]), int(b_strides[-2])\n",
+        "replace": "    a_step, b_step = int(a_strides[-1]), int(b_strides[-1])\n",
+        "description": (
+            "the matmul kernel steps b by its last stride: it walks "
+            "along b's row j instead of down column j"
+        ),
+    },
 ]

@@ -395,4 +395,120 @@ MISTAKES = [
         "description": "the epoch's loss as the batch losses' sum over the number of "
         "points, not the mean batch loss: batch times too small",
     },
+    {
+        "name": "fast-map-aligned-by-shape-only",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "            and equal_arrays(out_shape, in_shape)\n"
+            "            and equal_arrays(out_strides, in_strides)\n"
+            "        )\n"
+            "        args = (out, out_shape, out_strides, in_storage,"
+            " in_shape, in_strides)\n"
+        ),
+        "replace": (
+            "            and equal_arrays(out_shape, in_shape)\n"
+            "        )\n"
+            "        args = (out, out_shape, out_strides, in_storage,"
+            " in_shape, in_strides)\n"
+        ),
+        "description": (
+            "the map's aligned path chosen by shape alone: a "
+            "transposed input of out's shape is read in storage "
+            "order, entry i of out from storage position i"
+        ),
+    },
+    {
+        "name": "fast-zip-number-path-ignores-layout",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": "        elif a_like and len(b_storage) == 1:\n",
+        "replace": "        elif len(b_storage) == 1:\n",
+        "description": (
+            "the zip's one-number path for b taken without checking "
+            "a's layout: a transposed (or broadcast) a plus a number "
+            "is read in storage order"
+        ),
+    },
+    {
+        "name": "fast-map-run-past-the-row",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "            run = min(last - (out_index[d - 1] if d > 0 "
+            "else 0), hi - ordinal)\n"
+            "            next_row(out_index, out_shape)\n"
+            "            for j in range(run):\n"
+        ),
+        "replace": (
+            "            run = hi - ordinal\n"
+            "            next_row(out_index, out_shape)\n"
+            "            for j in range(run):\n"
+        ),
+        "description": (
+            "the map's run continues to the end of the slice, not the"
+            " end of the row: past a row's end, constant steps leave "
+            "the input's and out's layouts"
+        ),
+    },
+    {
+        "name": "fast-reduce-rows-path-without-stride-check",
+        "task": "3.1",
+        "file": "module3_fast_ops/fast_ops.py",
+        "find": (
+            "        if reduce_dim < d - 1 and out_strides[d - 1] == "
+            "1 and a_strides[d - 1] == 1:\n"
+        ),
+        "replace": "        if reduce_dim < d - 1 and out_strides[d - 1] == 1:\n",
+        "description": (
+            "the reduce's run path taken without checking that a is "
+            "contiguous along its last dim: a transposed input's runs"
+            " are read as if they were"
+        ),
+    },
+    {
+        "name": "fast-matmul-dots-without-a-check",
+        "task": "3.2",
+        "file": "module3_fast_ops/fast_matmul.py",
+        "find": (
+            "        if small and a_strides[da - 1] == 1 and b_row =="
+            " 1 and b_col != 1:\n"
+        ),
+        "replace": "        if small and b_row == 1 and b_col != 1:\n",
+        "description": (
+            "the matmul's dot-product path taken without checking "
+            "that a's rows are contiguous: a transposed a times a "
+            "transposed b reads a's columns as rows"
+        ),
+    },
+    {
+        "name": "fast-matmul-batch-starts-by-first-stride",
+        "task": "3.2",
+        "file": "module3_fast_ops/fast_matmul.py",
+        "find": (
+            "            broadcast_index(out_index, out_shape, shape,"
+            " index)\n"
+            "            starts[t] = index_to_position(index, strides)\n"
+        ),
+        "replace": "            starts[t] = t * strides[0]\n",
+        "description": (
+            "matrix t of a batch taken to start at t times the first "
+            "stride: right for one batch dim of equal size, wrong for"
+            " a broadcast operand or two batch dims"
+        ),
+    },
+    {
+        "name": "fast-matmul-pack-as-contiguous",
+        "task": "3.2",
+        "file": "module3_fast_ops/fast_matmul.py",
+        "find": (
+            "        if col_step == 1:  # rows contiguous in storage:" " plain copies\n"
+        ),
+        "replace": "        if True:  # rows contiguous in storage: plain copies\n",
+        "description": (
+            "the matmul packs every operand's rows as contiguous "
+            "copies: a transposed operand of a large product is "
+            "packed from the wrong entries"
+        ),
+    },
 ]

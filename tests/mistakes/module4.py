@@ -991,4 +991,44 @@ MISTAKES = [
         "last one: near the right edge (padding, or a stride that leaves columns "
         "over) it reads past the end of g's row",
     },
+    {
+        "name": "lstm-input-and-forget-gates-swapped",
+        "task": "4.7",
+        "file": "module4_networks/recurrent.py",
+        "find": "    c_next = f.sigmoid() * c + i.sigmoid() * g.tanh()\n",
+        "replace": "    c_next = i.sigmoid() * c + f.sigmoid() * g.tanh()\n",
+        "description": (
+            "the LSTM's cell update with the input and forget gates "
+            "swapped: i keeps the old cell, f admits the candidate"
+        ),
+    },
+    {
+        "name": "lstm-output-without-tanh",
+        "task": "4.7",
+        "file": "module4_networks/recurrent.py",
+        "find": "    return o.sigmoid() * c_next.tanh(), c_next\n",
+        "replace": "    return o.sigmoid() * c_next, c_next\n",
+        "description": "the LSTM's h' as o * c' without the tanh of the cell",
+    },
+    {
+        "name": "lstm-candidate-sigmoid",
+        "task": "4.7",
+        "file": "module4_networks/recurrent.py",
+        "find": "    c_next = f.sigmoid() * c + i.sigmoid() * g.tanh()\n",
+        "replace": "    c_next = f.sigmoid() * c + i.sigmoid() * g.sigmoid()\n",
+        "description": (
+            "the LSTM's candidate cell through a sigmoid, like the "
+            "gates, instead of tanh: the cell can only grow"
+        ),
+    },
+    {
+        "name": "gru-candidate-reset-after-sum",
+        "task": "4.7",
+        "file": "module4_networks/recurrent.py",
+        "find": "    n = (i_n + r * h_n).tanh()\n",
+        "replace": "    n = (r * (i_n + h_n)).tanh()\n",
+        "description": (
+            "the GRU's reset gate applied to the whole sum, input " "part included"
+        ),
+    },
 ]

@@ -90,6 +90,17 @@ def test_comparisons_are_scalars_usable_in_if() -> None:
     assert bool(x < y) and not bool(x > y) and not bool(x == y)
 
 
+@pytest.mark.parametrize("near", [1.005, 1.0 + 1e-9, 1.0 - 1e-9])
+def test_comparisons_are_exact(near: float) -> None:
+    # Random floats are almost never within is_close's 1e-2 of each other, so
+    # neighbours decide whether ==, < and > are exact.
+    x = Scalar(1.0)
+    assert (x == near).data == 0.0 and (x == Scalar(near)).data == 0.0
+    assert (x < near).data == float(1.0 < near)
+    assert (x > near).data == float(1.0 > near)
+    assert (x == 1.0).data == 1.0 and (x < 1.0).data == 0.0 and (x > 1.0).data == 0.0
+
+
 def test_functions_apply_directly() -> None:
     x = Scalar(3.0)
     assert F.Add.apply(x, 2.0).data == 5.0
