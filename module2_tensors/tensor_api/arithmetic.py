@@ -33,6 +33,11 @@ _NUMBERS: Dict[Tuple[Any, float, float], "Tensor"] = {}
 
 _MAX_NUMBERS = 1024
 
+#: ``torch.div``'s rounding modes, on NumPy: floor as ``//``, and trunc of the
+#: correctly rounded quotient (``(a / b).trunc()`` rounds ``1 / b`` first: 0.3 / 0.1
+#: is 2.9999999999999996, but ``0.3 * (1 / 0.1)`` is 3.0000000000000004).
+_ROUNDED = {"floor": np.floor_divide, "trunc": lambda a, b: np.trunc(a / b)}
+
 
 def _promoted(out: "Tensor", operands: Sequence[Any]) -> "Tensor":
     """``out`` reporting PyTorch's promoted dtype of ``operands`` (tensors,
@@ -250,9 +255,9 @@ class ArithmeticMixin:
         keeps integers ``int64`` and has gradient 0, as PyTorch's."""
         if rounding_mode is None:
             return self / other
-        if rounding_mode not in ("floor", "trunc"):
+        if (fn := _ROUNDED.get(rounding_mode)) is None:
             raise RuntimeError(f"div: unknown rounding_mode {rounding_mode!r}")
-        q = self // other if rounding_mode == "floor" else (self / other).trunc()
+        q = elementwise.HostMap.apply(self, self._other(other), fn, _flat)
         return _divided(q, dtypes.result_type(self, other), f"div_{rounding_mode}")
 
     divide = div

@@ -90,6 +90,17 @@ def test_div_rounding_modes_round_the_quotient_down_or_toward_zero():
     assert x.div(y, rounding_mode="floor").tolist() == np.floor(a / b).tolist()
     assert kt.div(x, y, rounding_mode="trunc").tolist() == np.trunc(a / b).tolist()
     assert x.divide(y, rounding_mode=None).tolist() == (a / b).tolist()
+    # Quotients just below a whole number: 0.3 / 0.1 is 2.9999999999999996, so
+    # trunc gives 2 (PyTorch's); 0.3 * (1 / 0.1) would round up to 3.
+    a, b = np.array([0.3, 3.38, 6.6, -0.3]), np.array([0.1, 0.13, 0.66, 0.1])
+    expected = np.trunc(a / b)
+    assert expected.tolist() == [2.0, 26.0, 9.0, -2.0]
+    assert kt.tensor(a).div(kt.tensor(b), rounding_mode="trunc").tolist() == (
+        expected.tolist()
+    )
+    w, v = kt.tensor(a, requires_grad=True), kt.tensor(b, requires_grad=True)
+    kt.fmod(w, v).sum().backward()  # (d fmod(a, b) / db = -trunc(a / b))
+    assert v.grad.tolist() == (-expected).tolist()
     i = kt.tensor([-7, 7])
     for mode, expected in (("floor", [-4, 3]), ("trunc", [-3, 3])):
         out = kt.div(i, 2, rounding_mode=mode)
