@@ -58,8 +58,8 @@ def _class_targets(
     name: str, input: Tensor, target: Any, weight: Optional[Tensor], ignore_index: int
 ) -> Tuple[Tensor, Tensor]:
     """``(target, weights)``: ``target`` as a tensor on ``input``'s backend, checked
-    against ``input``, and $w_{\\text{target}[n]}$ per example (1 without
-    ``weight``), 0 where ignored.
+    against ``input`` (-1, no class, where ignored), and $w_{\\text{target}[n]}$ per
+    example (1 without ``weight``), 0 where ignored.
 
     ``input`` is ``(N, C)`` or ``(N, C, d1, ...)`` (or ``(C,)`` for one example);
     ``target`` must then be ``(N,)``, ``(N, d1, ...)`` (or ``()``) and hold whole
@@ -88,8 +88,11 @@ def _class_targets(
     _class_weight(weight, classes)
     w = np.ones(classes) if weight is None else weight.detach().to_numpy()
     per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
+    # (an ignored entry's target -1, no class: ignore_index may name a class, and
+    # its -inf, a masked pad token's, would give 0 * -inf = nan)
+    target = tensor(np.where(kept, values, -1.0), backend=input.backend)
     # (the weights in input's float dtype, new_tensor's: float32 stays)
-    return tensor(values, backend=input.backend), input.new_tensor(per_example)
+    return target, input.new_tensor(per_example)
 
 
 def _picked(input: Tensor, target: Tensor) -> Tensor:
@@ -199,8 +202,7 @@ def cross_entropy(
     )
     losses = -_picked(logp, target) * weights
     if label_smoothing:
-        kept = (target != float(ignore_index)).float()
-        smooth = -(logp * w).sum(class_dim) * kept * (1.0 / classes)
+        smooth = where(target >= 0.0, -(logp * w).sum(class_dim), 0.0) / classes
         losses = losses * (1.0 - label_smoothing) + smooth * label_smoothing
     return _weighted_reduce(losses, weights, reduction)
 

@@ -185,6 +185,29 @@ def test_cross_entropy_ignore_index_and_weight_follow_torch():
 
 
 @pytest.mark.task4_6
+def test_an_ignored_entry_counts_for_nothing_even_at_minus_infinity():
+    # A padding class masked with -inf and ignored (a language model's pad
+    # token), or a row of nan that is ignored: torch's loss leaves them out, so
+    # the loss and gradient are those of row 0 alone, never 0 * -inf = nan.
+    logits = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, -math.inf]])
+    logp, probabilities = _log_softmax(logits[:1]), np.exp(_log_softmax(logits[:1]))
+    x = _t(logits, True)
+    loss = F.cross_entropy(x, [0, 2], ignore_index=2)
+    loss.backward()
+    assert loss.item() == pytest.approx(-logp[0, 0])
+    expected = np.vstack([probabilities - [1.0, 0.0, 0.0], np.zeros((1, 3))])
+    np.testing.assert_allclose(x.grad.to_numpy(), expected, atol=1e-12)
+    logq = np.log([[0.5, 0.25, 0.25], [0.5, 0.5, 1.0]]) - [0.0, 0.0, math.inf]
+    got = F.nll_loss(_t(logq), [1, 2], ignore_index=2)
+    assert got.item() == pytest.approx(math.log(4.0))
+    for ignored in ([0.0, 0.0, -math.inf], [0.0, math.nan, 0.0]):
+        x = _t(np.vstack([logits[:1], [ignored]]))
+        got = F.cross_entropy(x, [0, -100], label_smoothing=0.1)
+        smooth = -(0.9 * logp[0, 0] + 0.1 * logp[0].mean())
+        assert got.item() == pytest.approx(smooth)
+
+
+@pytest.mark.task4_6
 def test_cross_entropy_label_smoothing_and_probability_targets():
     logp = _log_softmax(LOGITS)
     eps, target = 0.1, np.array([2, 0, 1])
