@@ -436,4 +436,95 @@ MISTAKES = [
             "variables it came from"
         ),
     },
+    {
+        "name": "dual-mul-drops-the-second-term",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": "            self.tangent * b.value + self.value * b.tangent,\n",
+        "replace": "            self.tangent * b.value,\n",
+        "description": (
+            "a dual product whose tangent keeps a' b only: right "
+            "where b is a constant"
+        ),
+    },
+    {
+        "name": "dual-sigmoid-tangent-unscaled",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": "        return Dual(s, s * (1.0 - s) * self.tangent)\n",
+        "replace": "        return Dual(s, s * (1.0 - s))\n",
+        "description": (
+            "sigmoid's tangent as sigma' alone, not times the input's"
+            " tangent: right only for a seed of 1 on the variable "
+            "itself"
+        ),
+    },
+    {
+        "name": "dual-inv-tangent-of-one",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": (
+            "            operators.inv(self.value), "
+            "operators.inv_back(self.value, self.tangent)\n"
+        ),
+        "replace": (
+            "            operators.inv(self.value), "
+            "operators.inv_back(self.value, 1.0)\n"
+        ),
+        "description": "inv's tangent as -1/x^2 without the input's tangent",
+    },
+    {
+        "name": "jvp-always-lists",
+        "task": "1.6",
+        "file": "module1_scalar_autodiff/dual.py",
+        "find": "    if single:\n        return values[0], derivs[0]\n",
+        "replace": "",
+        "description": (
+            "jvp that returns lists even for a function with one "
+            "output (the docstring: a number and its derivative)"
+        ),
+    },
+    {
+        "name": "diff-var-always-one",
+        "task": "1.7",
+        "file": "module1_scalar_autodiff/symbolic.py",
+        "find": "        return Const(1.0 if expr.name == name else 0.0)\n",
+        "replace": "        return Const(1.0)\n",
+        "description": (
+            "diff of any variable as 1: d(y)/dx is 1, so a partial "
+            "derivative counts every variable"
+        ),
+    },
+    {
+        "name": "diff-log-without-chain",
+        "task": "1.7",
+        "file": "module1_scalar_autodiff/symbolic.py",
+        "find": "        return Div(diff(expr.a, name), expr.a)\n",
+        "replace": "        return Div(Const(1.0), expr.a)\n",
+        "description": "d log u as 1 / u, without the chain rule's u'",
+    },
+    {
+        "name": "diff-sub-adds",
+        "task": "1.7",
+        "file": "module1_scalar_autodiff/symbolic.py",
+        "find": "        return Sub(diff(expr.a, name), diff(expr.b, name))\n",
+        "replace": "        return Add(diff(expr.a, name), diff(expr.b, name))\n",
+        "description": "d(a - b) as a' + b'",
+    },
+    {
+        "name": "evaluate-missing-variable-is-zero",
+        "task": "1.7",
+        "file": "module1_scalar_autodiff/symbolic.py",
+        "find": (
+            "            if node.name not in values:\n"
+            '                raise ValueError(f"evaluate: no value '
+            'given for variable {node.name!r}")\n'
+            "            out = float(values[node.name])\n"
+        ),
+        "replace": "            out = float(values.get(node.name, 0.0))\n",
+        "description": (
+            "evaluate that reads a variable without a value as 0 "
+            "instead of raising ValueError"
+        ),
+    },
 ]

@@ -1031,4 +1031,74 @@ MISTAKES = [
             "the GRU's reset gate applied to the whole sum, input " "part included"
         ),
     },
+    {
+        "name": "causal-mask-strict",
+        "task": "4.8",
+        "file": "module4_networks/attention.py",
+        "find": "    return (cols <= rows) * 1.0\n",
+        "replace": "    return (cols < rows) * 1.0\n",
+        "description": (
+            "a causal mask that also hides the diagonal: a position "
+            "cannot attend to itself, and the first query sees "
+            "nothing"
+        ),
+    },
+    {
+        "name": "causal-mask-bottom-right",
+        "task": "4.8",
+        "file": "module4_networks/attention.py",
+        "find": "    return (cols <= rows) * 1.0\n",
+        "replace": "    return (cols <= rows + (keys - size)) * 1.0\n",
+        "description": (
+            "a causal mask aligned at the bottom right (the KV-cache "
+            "convention) where PyTorch's is_causal aligns it at the "
+            "top left (tril of ones(L, S))"
+        ),
+    },
+    {
+        "name": "padding-mask-keeps-one-more",
+        "task": "4.8",
+        "file": "module4_networks/attention.py",
+        "find": "    return (positions.view(1, max_len) < lens) * 1.0\n",
+        "replace": "    return (positions.view(1, max_len) <= lens) * 1.0\n",
+        "description": (
+            "padding_mask with <=: the first padding position of "
+            "every sequence is kept"
+        ),
+    },
+    {
+        "name": "masked-rows-not-rezeroed",
+        "task": "4.8",
+        "file": "module4_networks/attention.py",
+        "find": "            weights = where(keep, weights, 0.0)\n",
+        "replace": "",
+        "description": (
+            "the masked softmax without its last where: a query whose"
+            " keys are all masked gets uniform weights (the mean of "
+            "the values), not zeros"
+        ),
+    },
+    {
+        "name": "attention-scaled-by-sequence-length",
+        "task": "4.8",
+        "file": "module4_networks/attention.py",
+        "find": (
+            "    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is"
+            " None else scale\n"
+        ),
+        "replace": (
+            "    scale = 1.0 / math.sqrt(key.shape[-2]) if scale is "
+            "None else scale\n"
+        ),
+        "description": "scores scaled by 1 / sqrt(number of keys) instead of "
+        "1 / sqrt(d)",
+    },
+    {
+        "name": "pre-norm-feed-forward-unnormalised",
+        "task": "4.8",
+        "file": "module4_networks/transformer.py",
+        "find": "            return x + self._ff_block(self.norm2(x))\n",
+        "replace": "            return x + self._ff_block(x)\n",
+        "description": "the pre-norm block's feed-forward on x itself, skipping norm2",
+    },
 ]
