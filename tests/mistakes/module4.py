@@ -1101,4 +1101,64 @@ MISTAKES = [
         "replace": "            return x + self._ff_block(x)\n",
         "description": "the pre-norm block's feed-forward on x itself, skipping norm2",
     },
+    {
+        "name": "conv1d-backward-input-scattered-by-outputs",
+        "task": "4.1",
+        "file": "module4_networks/fast_conv.py",
+        "find": (
+            "        for flat in prange(dx_shape[0] * in_channels * width):\n"
+            "            b = flat // (in_channels * width)\n"
+            "            c = (flat // width) % in_channels\n"
+            "            i = flat % width\n"
+            "            acc = 0.0\n"
+            "            for k in range(kernel_width):\n"
+            "                # Output t read x[i] through tap k when "
+            "t * s + k - p == i.\n"
+            "                shifted = i + padding - k\n"
+            "                if shifted < 0 or shifted % stride != 0:\n"
+            "                    continue\n"
+            "                t = shifted // stride\n"
+            "                if t >= out_width:\n"
+            "                    continue\n"
+            "                for o in range(out_channels):\n"
+            "                    acc += (\n"
+            "                        g[b * g_strides[0] + o * "
+            "g_strides[1] + t * g_strides[2]]\n"
+            "                        * w[o * w_strides[0] + c * "
+            "w_strides[1] + k * w_strides[2]]\n"
+            "                    )\n"
+            "            dx[b * dx_strides[0] + c * dx_strides[1] + i"
+            " * dx_strides[2]] = acc\n"
+        ),
+        "replace": (
+            "        for flat in range(dx_shape[0] * in_channels * width):\n"
+            "            b, c, i = flat // (in_channels * width), "
+            "(flat // width) % in_channels, flat % width\n"
+            "            dx[b * dx_strides[0] + c * dx_strides[1] + i"
+            " * dx_strides[2]] = 0.0\n"
+            "        for flat in prange(g_shape[0] * out_channels * "
+            "out_width):\n"
+            "            o = flat // (g_shape[0] * out_width)\n"
+            "            b = (flat // out_width) % g_shape[0]\n"
+            "            t = flat % out_width\n"
+            "            for c in range(in_channels):\n"
+            "                for k in range(kernel_width):\n"
+            "                    i = t * stride + k - padding\n"
+            "                    if 0 <= i < width:\n"
+            "                        dx[b * dx_strides[0] + c * "
+            "dx_strides[1] + i * dx_strides[2]] += (\n"
+            "                            g[b * g_strides[0] + o * "
+            "g_strides[1] + t * g_strides[2]]\n"
+            "                            * w[o * w_strides[0] + c * "
+            "w_strides[1] + k * w_strides[2]]\n"
+            "                        )\n"
+        ),
+        "description": (
+            "the conv1d input gradient computed from the outputs' "
+            "side: workers take the output channels (then positions) "
+            "and add each output's taps into dx: every worker adds "
+            "into every entry of dx, and additions made at once are "
+            "lost"
+        ),
+    },
 ]
