@@ -177,7 +177,8 @@ def roll(t: "Tensor", shifts: Union[int, Sequence[int]], dims: Any = None) -> "T
     flattened tensor when ``dims`` is None), like ``torch.roll``: one shift a
     dimension (RuntimeError otherwise, as PyTorch's; NumPy would broadcast)."""
     shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
-    dims = None if dims is None else normalize_dims(dims, t.dims)
+    # (no dims, None or (): of the flattened tensor, as PyTorch's default dims=[])
+    dims = None if dims is None else normalize_dims(dims, t.dims) or None
     if len(shifts) != len(dims or (0,)):
         raise RuntimeError(
             f"roll: shifts and dimensions must align. shifts: {len(shifts)}, "

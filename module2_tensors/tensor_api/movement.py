@@ -12,10 +12,10 @@ import numpy as np
 from .. import indexing_functions as ixf
 from .. import shape_functions as sf
 from .. import tensor_functions as tf
-from ..engine import indexing, layout
+from ..engine import dtypes, indexing, layout
 from ..engine.shapes import normalize_dim, normalize_dims
 from ..tensor_data import _as_shape
-from .dtype_device import kept_dtype, keeps_dtype, keeps_dtypes
+from .dtype_device import kept_dtype, keeps_dtype, keeps_dtypes, label
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -270,13 +270,13 @@ class MovementMixin:
         x = self.index_select(d, index.reshape(-1).tolist()).unflatten(d, index.shape)
         return x.movedim(d + 1, -1)
 
-    @keeps_dtype
     def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None):
         """``torch.diff``: the ``n``-th forward difference $x_{i+1} - x_i$ along
         ``dim``, of this tensor joined with ``prepend`` and ``append`` there
-        (of a bool tensor, $x_{i+1} \ne x_i$)."""
-        x = sf.cat([t for t in (prepend, self, append) if t is not None], dim)
+        (of a bool tensor, $x_{i+1} \ne x_i$), in the dtype the three promote to."""
+        parts = [t for t in (prepend, self, append) if t is not None]
+        x = label(sf.cat(parts, dim), dtypes.result_type(*parts))
         for _ in range(n):
             before, after = x.unfold(dim, 2, 1).unbind(-1)
-            x = after != before if self.is_mask else after - before
+            x = after != before if x.is_mask else after - before
         return x

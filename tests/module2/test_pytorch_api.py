@@ -39,6 +39,8 @@ def _t(values=A, requires_grad=False):
         ("flip", lambda t: t.flip((0, 1)), lambda a: a[::-1, ::-1]),
         ("roll", lambda t: t.roll(1, 1), lambda a: np.roll(a, 1, 1)),
         ("roll_flat", lambda t: t.roll(2), lambda a: np.roll(a, 2)),
+        # (dims=() is PyTorch's default, dims=[]: the flattened tensor too)
+        ("roll_no_dims", lambda t: t.roll(-1, ()), lambda a: np.roll(a, -1)),
         ("movedim", lambda t: t.movedim(0, 1), lambda a: np.moveaxis(a, 0, 1)),
         ("tril", lambda t: t.tril(), lambda a: np.tril(a)),
         ("triu", lambda t: t.triu(1), lambda a: np.triu(a, 1)),

@@ -206,6 +206,17 @@ def test_diff_joins_prepend_and_append_and_compares_bools():
     flags = kt.tensor([True, True, False, True])
     assert flags.diff().dtype == kt.bool
     assert flags.diff().tolist() == [False, True, True]  # (NumPy: not_equal)
+    # The three are joined in the dtype they promote to, as torch.diff: an int
+    # tensor with a float prepend differences floats (an int64 label held 0.5),
+    # and a mask with an int prepend is an int tensor, subtracted.
+    ints = kt.tensor([1, 4, 9])
+    out = kt.diff(ints, n=2, prepend=kt.tensor([0.5]), append=kt.tensor([2.25]))
+    expected = np.diff([0.5, 1.0, 4.0, 9.0, 2.25], n=2)
+    assert out.dtype == kt.float64 and out.tolist() == expected.tolist()
+    out = flags.diff(prepend=kt.tensor([3]))
+    assert out.dtype == kt.int64 and out.tolist() == [-2, 0, -1, 1]
+    out = kt.tensor([1.0, 4.0], dtype=kt.float32).diff(prepend=kt.tensor([0.25]))
+    assert out.dtype == kt.float64 and out.tolist() == [0.75, 3.0]
 
 
 @pytest.mark.task2_6
