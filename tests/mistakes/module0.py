@@ -339,4 +339,37 @@ MISTAKES = [
             "the two arms overlap in places"
         ),
     },
+    {
+        "name": "train-returns-nothing",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            "        for module in self.modules():\n"
+            "            module.training = mode\n"
+            "        return self\n"
+        ),
+        "replace": (
+            "        for module in self.modules():\n"
+            "            module.training = mode\n"
+        ),
+        "description": (
+            "train() that returns None: model.train().to(...) and "
+            "model = model.eval() break (PyTorch returns the module)"
+        ),
+    },
+    {
+        "name": "parameter-names-leading-dot",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            '                name = f"{module_name}.{attribute}" if '
+            "module_name else attribute\n"
+        ),
+        "replace": '                name = f"{module_name}.{attribute}"\n',
+        "description": (
+            "named_parameters that always joins with a dot: the root "
+            "module's own parameters are named '.weight', not "
+            "'weight'"
+        ),
+    },
 ]

@@ -492,4 +492,45 @@ MISTAKES = [
             "along b's row j instead of down column j"
         ),
     },
+    {
+        "name": "index-allows-negative",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "            if not 0 <= i < size:\n",
+        "replace": "            if i >= size:\n",
+        "description": (
+            "index() that checks only the upper bound: a negative "
+            "entry reads storage before the tensor's own entries (or "
+            "another row's)"
+        ),
+    },
+    {
+        "name": "permute-checks-only-the-count",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": "        if sorted(order) != list(range(self.dims)):\n",
+        "replace": "        if len(order) != self.dims:\n",
+        "description": (
+            "permute that checks only how many dimensions the order "
+            "names: (0, 0) repeats a dimension silently"
+        ),
+    },
+    {
+        "name": "to-index-column-major",
+        "task": "2.1",
+        "file": "module2_tensors/tensor_data.py",
+        "find": (
+            "    for k in range(len(shape) - 1, -1, -1):\n"
+            "        out_index[k] = rest % shape[k]\n"
+        ),
+        "replace": (
+            "    for k in range(len(shape)):\n"
+            "        out_index[k] = rest % shape[k]\n"
+        ),
+        "description": (
+            "to_index that peels the first dimension first: column-"
+            "major order, so ordinal 1 of a (2, 3) tensor is (1, 0), "
+            "not (0, 1)"
+        ),
+    },
 ]
