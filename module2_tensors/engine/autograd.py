@@ -417,9 +417,10 @@ def accumulate_derivative(t: "Tensor", d: "Tensor") -> None:
         return RECORDED.accumulate(t, d)
     g = t.grad
     if g is None:
-        # Each tensor gets its own .grad object (a backward may hand one
-        # gradient to several leaves), so that adding below touches only it.
-        d = type(d)(d._tensor, d.backend) if d._is_grad else d
+        # Each tensor gets its own .grad, numbers included (a backward may hand
+        # one gradient to several leaves: w1 + w2), so that adding below, or an
+        # in-place change (clip_grad_norm_'s mul_), touches only it.
+        d = d.backend.id_map(d) if d._is_grad else d
         d._is_grad = True
         d._dtype = t._dtype  # (a float32 leaf's gradient is float32)
         t.grad = d

@@ -166,6 +166,23 @@ def test_chain_rule_unbroadcasts_only_the_gradients_of_another_shape(monkeypatch
 
 
 @pytest.mark.task2_4
+def test_leaves_handed_one_gradient_get_numbers_of_their_own():
+    # a + b hands one gradient tensor to both leaves (and a retained c): an
+    # in-place change of one .grad (clip_grad_norm_ scales each by mul_) must not
+    # reach the others, and the first leaf's .grad must not be the others'.
+    a = kt.tensor([1.0, 2.0], requires_grad=True)
+    b = kt.tensor([3.0, 4.0], requires_grad=True)
+    c = a * 1.0
+    c.retain_grad()
+    ((c + b) * kt.tensor([3.0, 4.0])).sum().backward()
+    a.grad.mul_(10.0)
+    assert a.grad.tolist() == [30.0, 40.0]
+    assert b.grad.tolist() == [3.0, 4.0] and c.grad.tolist() == [3.0, 4.0]
+    b.grad.zero_()
+    assert c.grad.tolist() == [3.0, 4.0] and a.grad.tolist() == [30.0, 40.0]
+
+
+@pytest.mark.task2_4
 def test_backward_sets_retain_graph_only_while_it_runs():
     seen = []
 
