@@ -32,10 +32,7 @@ if TYPE_CHECKING:
 _NUMBERS: Dict[Tuple[Any, float, float], "Tensor"] = {}
 
 _MAX_NUMBERS = 1024
-
-#: ``torch.div``'s rounding modes, on NumPy: floor as ``//``, and trunc of the
-#: correctly rounded quotient (``(a / b).trunc()`` rounds ``1 / b`` first: 0.3 / 0.1
-#: is 2.9999999999999996, but ``0.3 * (1 / 0.1)`` is 3.0000000000000004).
+#: ``torch.div``'s rounding modes, of NumPy's correctly rounded quotient (``div``).
 _ROUNDED = {"floor": np.floor_divide, "trunc": lambda a, b: np.trunc(a / b)}
 
 
@@ -252,7 +249,9 @@ class ArithmeticMixin:
     def div(self, other: TensorLike, *, rounding_mode: str | None = None) -> "Tensor":
         """``torch.div``: $a / b$, or its quotient rounded toward $-\\infty$
         (``rounding_mode="floor"``, as ``//``) or toward 0 (``"trunc"``), which
-        keeps integers ``int64`` and has gradient 0, as PyTorch's."""
+        keeps integers ``int64`` and has gradient 0, as PyTorch's. (Both round
+        NumPy's exact quotient: ``(a / b).trunc()`` would truncate ``a * (1 /
+        b)``, which for 0.3 / 0.1, just under 3, rounds up to 3.)"""
         if rounding_mode is None:
             return self / other
         if (fn := _ROUNDED.get(rounding_mode)) is None:
@@ -321,11 +320,8 @@ class ArithmeticMixin:
     matmul = __matmul__
 
     def mm(self, b: "Tensor") -> "Tensor":
-        """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$.
-
-        Raises:
-            ValueError: an operand that is not 2-D (naming both shapes).
-        """
+        """``torch.mm``: the product of two matrices, shapes $(n, m)$ and $(m, p)$
+        (``ValueError``, naming both shapes, for an operand that is not 2-D)."""
         if self.dims != 2 or b.dims != 2:
             raise ValueError(
                 f"mm expects two matrices, got shapes {self.shape} and {b.shape}"
@@ -333,11 +329,8 @@ class ArithmeticMixin:
         return self @ b
 
     def bmm(self, b: "Tensor") -> "Tensor":
-        """``torch.bmm``: batched products, $(B, n, m)$ times $(B, m, p)$.
-
-        Raises:
-            ValueError: operands that are not 3-D or whose batch sizes differ.
-        """
+        """``torch.bmm``: batched products, $(B, n, m)$ times $(B, m, p)$
+        (``ValueError`` for operands not 3-D or whose batch sizes differ)."""
         if self.dims != 3 or b.dims != 3 or self.shape[0] != b.shape[0]:
             raise ValueError(
                 f"bmm expects two 3-D tensors with the same batch size, got shapes "
