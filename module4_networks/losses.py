@@ -87,12 +87,12 @@ def _class_targets(
         )
     _class_weight(weight, classes)
     w = np.ones(classes) if weight is None else weight.detach().to_numpy()
-    per_example = np.where(kept, w[np.where(kept, values, 0).astype(int)], 0.0)
     # (an ignored entry's target -1, no class: ignore_index may name a class, and
-    # its -inf, a masked pad token's, would give 0 * -inf = nan)
-    target = tensor(np.where(kept, values, -1.0), backend=input.backend)
+    # its -inf, a masked pad token's, would give 0 * -inf = nan; its weight is 0)
+    values = np.where(kept, values, -1.0)
+    per_example = np.where(kept, w[values.astype(int)], 0.0)
     # (the weights in input's float dtype, new_tensor's: float32 stays)
-    return target, input.new_tensor(per_example)
+    return tensor(values, backend=input.backend), input.new_tensor(per_example)
 
 
 def _picked(input: Tensor, target: Tensor) -> Tensor:
