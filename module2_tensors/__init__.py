@@ -101,6 +101,9 @@ fmax, fmin, dist, aminmax = _T.fmax, _T.fmin, _T.dist, _T.aminmax
 hypot, heaviside = _T.hypot, _T.heaviside
 rot90, kron, diag_embed = _T.rot90, _T.kron, _T.diag_embed
 cummax, cummin = _T.cummax, _T.cummin
+bitwise_and, bitwise_or, bitwise_xor = _T.bitwise_and, _T.bitwise_or, _T.bitwise_xor
+bitwise_not, bincount = _T.bitwise_not, _T.bincount
+addmm, addmv, baddbmm = _T.addmm, _T.addmv, _T.baddbmm
 
 
 def __getattr__(name: str) -> object:

@@ -12,6 +12,7 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
+from .engine import dtypes
 from .engine.autograd import Context, Function
 
 from . import indexing_functions as ixf
@@ -252,11 +253,58 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
+def searchsorted(
+    sorted_sequence: Tensor,
+    values: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: Any = None,
+    sorter: Any = None,
+) -> Tensor:
+    """``torch.searchsorted``: for each of ``values``, how many entries of the
+    last dim of ``sorted_sequence`` come before it: those $<$ it, or $\\le$ it
+    with ``right`` (``side="right"``). A sequence of more dims has one row per
+    row of ``values``; ``sorter`` puts a sequence in order (indices along its
+    last dim). ``int64`` (``int32`` with ``out_int32``); no gradient."""
+    seq, v = np.asarray(sorted_sequence), np.asarray(values)
+    if sorter is not None:
+        seq = np.take_along_axis(seq, np.asarray(sorter), -1)
+    side = "right" if right else side or "left"
+    if seq.ndim == 1:
+        found = np.searchsorted(seq, v, side)
+    else:  # (row by row)
+        rows = zip(seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1]))
+        found = np.reshape([np.searchsorted(s, x, side) for s, x in rows], v.shape)
+    return tensor(found, dtype=dtypes.int32 if out_int32 else dtypes.int64)
+
+
+def bucketize(
+    input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+) -> Tensor:
+    """``torch.bucketize``: the bucket of each entry of ``input`` among the 1-D
+    ``boundaries``, :func:`searchsorted` of it in them."""
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def isin(
+    elements: Any,
+    test_elements: Any,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+) -> Tensor:
+    """``torch.isin``: whether each of ``elements`` is one of ``test_elements``
+    (``bool``; the opposite with ``invert``); either may be a number."""
+    return tensor(np.isin(elements, test_elements, invert=invert))
+
+
 __all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
 __all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
 __all__ += ["broadcast_shapes", "column_stack", "dstack", "pow", "xlogy", "float_power"]
 __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "logspace"]
 __all__ += ["unravel_index", "tril_indices", "triu_indices", "block_diag"]
+__all__ += ["searchsorted", "bucketize", "isin"]
 
 
 class _Einsum(Function):

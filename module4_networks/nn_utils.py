@@ -23,18 +23,64 @@ from .weight_init import _tensor_of
 
 __all__ = [
     "clip_grad_norm_",
+    "get_total_norm",
+    "clip_grads_with_norm_",
     "clip_grad_value_",
     "parameters_to_vector",
     "vector_to_parameters",
 ]
 
 
+def _listed(parameters: Union[Any, Iterable[Any]]) -> List[Any]:
+    """``parameters`` (Parameters or tensors; one or many) as a list."""
+    one = isinstance(parameters, Tensor) or hasattr(parameters, "value")
+    return [parameters] if one else list(parameters)
+
+
 def _gradients(parameters: Union[Any, Iterable[Any]]) -> List[Tensor]:
-    """The ``.grad`` tensors of ``parameters`` (Parameters or tensors; one or many),
-    skipping those without a gradient."""
-    if isinstance(parameters, Tensor) or hasattr(parameters, "value"):
-        parameters = [parameters]
-    return [t.grad for t in map(_tensor_of, parameters) if t.grad is not None]
+    """The ``.grad`` tensors of ``parameters`` (see :func:`_listed`), skipping
+    those without a gradient."""
+    return [t.grad for t in map(_tensor_of, _listed(parameters)) if t.grad is not None]
+
+
+def get_total_norm(
+    tensors: Union[Tensor, Iterable[Tensor]],
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+) -> Tensor:
+    """$(\\sum_t \\lVert t \\rVert_q^q)^{1/q}$: the norm of every entry of
+    ``tensors`` together (``q = norm_type``; ``inf`` for the largest absolute
+    entry), as a 0-d tensor; a NaN entry makes it NaN, as torch's.
+
+    Raises:
+        RuntimeError: the norm is nan or inf and ``error_if_nonfinite``.
+    """
+    tensors = _listed(tensors)
+    if not tensors:
+        return tensor(0.0)
+    entries = np.concatenate([t.to_numpy().ravel() for t in tensors])
+    total = float(np.linalg.norm(entries, float(norm_type)) if entries.size else 0)
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(
+            f"the total norm of order {norm_type} of the gradients is {total}; "
+            f"pass error_if_nonfinite=False to clip anyway"
+        )
+    return tensor(total, backend=tensors[0].backend, dtype=result_type(*tensors))
+
+
+def clip_grads_with_norm_(
+    parameters: Union[Any, Iterable[Any]], max_norm: float, total_norm: Any
+) -> None:
+    """Scale all gradients by $\\min(1, \\text{max\\_norm} / (\\text{total\\_norm}
+    + 10^{-6}))$, in place (``total_norm``: :func:`get_total_norm` of them)."""
+    # As torch: the gradients times min(scale, 1) (NaN for a NaN norm: min
+    # keeps its first argument), so a NaN norm makes every gradient NaN and
+    # an infinite one makes the finite entries 0 (an infinite entry, inf * 0,
+    # NaN): the step that follows shows the problem.
+    scale = min(max_norm / (float(total_norm) + 1e-6), 1.0)
+    with no_grad():
+        for g in _gradients(parameters):
+            g.mul_(scale)
 
 
 def clip_grad_norm_(
@@ -43,37 +89,16 @@ def clip_grad_norm_(
     norm_type: float = 2.0,
     error_if_nonfinite: bool = False,
 ) -> Tensor:
-    """Scale all gradients by $\\min(1, \\text{max\\_norm} / (\\lVert g \\rVert +
-    10^{-6}))$, in place, where $\\lVert g \\rVert = (\\sum_p \\lVert g_p
-    \\rVert_q^q)^{1/q}$ is the norm of all gradients together (``q = norm_type``;
-    ``inf`` for the largest absolute entry).
+    """:func:`clip_grads_with_norm_` with the :func:`get_total_norm` of the
+    gradients (``norm_type``, ``error_if_nonfinite``: see there).
 
     Returns:
         the total norm before clipping, as a 0-d tensor.
-
-    Raises:
-        RuntimeError: the total norm is nan or inf and ``error_if_nonfinite``.
     """
-    grads = _gradients(parameters)
-    if not grads:
-        return tensor(0.0)
-    with no_grad():
-        # The norm of every entry together (NumPy's, which a NaN wins, as torch's)
-        entries = np.concatenate([g.to_numpy().ravel() for g in grads])
-        total = float(np.linalg.norm(entries, float(norm_type)) if entries.size else 0)
-        if error_if_nonfinite and not math.isfinite(total):
-            raise RuntimeError(
-                f"the total norm of order {norm_type} of the gradients is {total}; "
-                f"pass error_if_nonfinite=False to clip anyway"
-            )
-        # As torch: the gradients times min(scale, 1) (NaN for a NaN norm: min
-        # keeps its first argument), so a NaN norm makes every gradient NaN and
-        # an infinite one makes the finite entries 0 (an infinite entry, inf * 0,
-        # NaN): the step that follows shows the problem.
-        scale = min(max_norm / (total + 1e-6), 1.0)
-        for g in grads:
-            g.mul_(scale)
-    return tensor(total, backend=grads[0].backend, dtype=result_type(*grads))
+    parameters = _listed(parameters)
+    total = get_total_norm(_gradients(parameters), norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(parameters, max_norm, total)
+    return total
 
 
 def clip_grad_value_(parameters: Union[Any, Iterable[Any]], clip_value: float) -> None:

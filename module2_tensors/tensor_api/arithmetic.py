@@ -416,6 +416,8 @@ class ArithmeticMixin:
         return (self.bool() != self._other(b).bool())._as_mask()
 
     __xor__ = __rxor__ = _bitwise(np.bitwise_xor, logical_xor)
+    bitwise_and, bitwise_or = __and__, __or__
+    bitwise_xor, bitwise_not = __xor__, __invert__
 
     # == builds a tensor, so hashing falls back to identity (as in PyTorch).
     __hash__ = object.__hash__

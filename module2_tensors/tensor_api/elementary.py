@@ -24,6 +24,20 @@ _LN2 = math.log(2.0)
 MinMax = NamedTuple("aminmax", [("min", Any), ("max", Any)])
 
 
+def _added_product(product: str) -> Any:
+    """``torch.addmm`` (``product`` ``"mm"``), ``addmv`` (``"mv"``) and
+    ``baddbmm`` (``"bmm"``) as a method."""
+
+    def added_product(self: "Tensor", a: Any, b: Any, *, beta: Any = 1, alpha: Any = 1):
+        """$\\beta x + \\alpha\\, a b$, the product of ``a`` and ``b`` by
+        PyTorch's rule for this name; ``beta = 0`` leaves ``x`` out, so that its
+        NaN and infinities do not reach the result."""
+        out = getattr(a, product)(b) * alpha
+        return out if beta == 0 else self * beta + out
+
+    return added_product
+
+
 class ElementaryMixin:
     """Elementary functions and PyTorch's aliases of the other mixins' methods."""
 
@@ -178,6 +192,20 @@ class ElementaryMixin:
     def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = 1) -> "Tensor":
         """``torch.addcdiv``: $x + v\\, t_1 / t_2$ (``value`` $v$)."""
         return self + value * (tensor1 / tensor2)
+
+    addmm, addmv, baddbmm = map(_added_product, ("mm", "mv", "bmm"))
+
+    def bincount(self, weights: Any = None, minlength: int = 0) -> "Tensor":
+        """``torch.bincount``: how many times each of $0, 1, \\dots$ occurs in
+        this 1-D integer tensor (at least ``minlength`` of them, ``int64``), or
+        the sum of ``weights`` where it occurs (their float dtype); no gradient."""
+        if self.is_floating_point() or self.dims != 1:
+            raise RuntimeError(
+                "bincount only supports 1-d non-negative integral inputs."
+            )
+        w = None if weights is None else weights.to_numpy()
+        counts = np.bincount(self.to_numpy().astype(np.int64), w, minlength)
+        return self.new_tensor(counts) if w is None else weights.new_tensor(counts)
 
     def dot(self, other: "Tensor") -> "Tensor":
         """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
