@@ -19,6 +19,7 @@ __all__ = [
     "normalize",
     "cosine_similarity",
     "layer_norm",
+    "rms_norm",
     "group_norm",
     "instance_norm",
     "batch_norm",
@@ -56,14 +57,41 @@ def layer_norm(
     Raises:
         ValueError: ``normalized_shape`` is not the input's trailing shape.
     """
-    shape = tuple(np.ravel(normalized_shape).tolist())  # (an int or a sequence)
+    dims, shape = _trailing("layer_norm", input, normalized_shape)
+    return _affine(_standardized(input, dims, eps), weight, bias, shape)
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Union[int, Sequence[int]],
+    weight: Optional[Tensor] = None,
+    eps: Optional[float] = None,
+) -> Tensor:
+    """$x / \\sqrt{\\overline{x^2} + \\epsilon}\\, \\gamma$, the mean square over
+    the last ``len(normalized_shape)`` dims, as ``F.rms_norm`` (``eps=None``:
+    the machine epsilon of the input's dtype).
+
+    Raises:
+        ValueError: ``normalized_shape`` is not the input's trailing shape.
+    """
+    dims, shape = _trailing("rms_norm", input, normalized_shape)
+    eps = np.finfo(input.dtype.name).eps if eps is None else eps
+    rms = (input.square().mean(dims, keepdim=True) + eps).rsqrt()
+    return _affine(input * rms, weight, None, shape)
+
+
+def _trailing(
+    name: str, input: Tensor, normalized_shape: Union[int, Sequence[int]]
+) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """The last dims of ``input``, which ``normalized_shape`` (an int or a
+    sequence) must give the sizes of, and that shape as a tuple."""
+    shape = tuple(np.ravel(normalized_shape).tolist())
     if tuple(input.shape[input.dims - len(shape) :]) != shape or len(shape) == 0:
         raise ValueError(
-            f"layer_norm: normalized_shape {list(shape)} does not match the "
+            f"{name}: normalized_shape {list(shape)} does not match the "
             f"trailing dims of an input of shape {input.shape}"
         )
-    dims = tuple(range(input.dims - len(shape), input.dims))
-    return _affine(_standardized(input, dims, eps), weight, bias, shape)
+    return tuple(range(input.dims - len(shape), input.dims)), shape
 
 
 def group_norm(

@@ -6,16 +6,18 @@ are Task 4.6's, in ``layers.py``.)"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
 
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
 
-from ._normalization_functions import group_norm, instance_norm
+from ._normalization_functions import group_norm, instance_norm, rms_norm
 from ._parameters import _scale_and_shift, _value
 from .layers import _BatchNorm
 
-__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm"]
 
 
 class GroupNorm(Module):
@@ -100,3 +102,29 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of ``(N, C, H, W)`` (or ``(C, H, W)``)."""
 
     _spatial = 2
+
+
+class RMSNorm(Module):
+    """``F.rms_norm`` over the trailing ``normalized_shape`` dims, with a learned
+    $\\gamma$ (ones) when ``elementwise_affine``."""
+
+    def __init__(
+        self,
+        normalized_shape: Union[int, Sequence[int]],
+        eps: Optional[float] = None,
+        elementwise_affine: bool = True,
+        backend: Any = None,
+    ) -> None:
+        super().__init__()
+        self.normalized_shape = shape = tuple(np.ravel(normalized_shape).tolist())
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.weight = _scale_and_shift(shape, backend, elementwise_affine)[0]
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}"
+        )
+
+    def forward(self, x: Tensor) -> Tensor:
+        return rms_norm(x, self.normalized_shape, _value(self.weight), self.eps)
