@@ -271,11 +271,9 @@ def searchsorted(
     if sorter is not None:
         seq = np.take_along_axis(seq, np.asarray(sorter), -1)
     side = "right" if right else side or "left"
-    if seq.ndim == 1:
-        found = np.searchsorted(seq, v, side)
-    else:  # (row by row)
-        rows = zip(seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1]))
-        found = np.reshape([np.searchsorted(s, x, side) for s, x in rows], v.shape)
+    rows = seq.reshape(-1, seq.shape[-1])  # (one, all the values, for a 1-D seq)
+    pairs = zip(rows, v.reshape(len(rows), -1))
+    found = np.reshape([np.searchsorted(s, x, side) for s, x in pairs], v.shape)
     return tensor(found, dtype=dtypes.int32 if out_int32 else dtypes.int64)
 
 
