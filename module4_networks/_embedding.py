@@ -31,8 +31,8 @@ class EmbeddingFun(Function):
         skip: int,
     ) -> Tensor:
         ctx.save_for_backward(weight.shape, rows.reshape(-1), skip)
-        table = _on_host(weight).reshape(weight.shape)
-        return weight.new_tensor(table[rows])  # (*rows.shape, dim)
+        # The rows of the table, (*rows.shape, dim):
+        return weight.new_tensor(_on_host(weight).reshape(weight.shape)[rows])
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:

@@ -84,10 +84,9 @@ def _forward(
     for t in range(steps - 1, -1, -1) if reverse else range(steps):
         h_prev[t], c_prev[t] = h, c
         a = gi[t] + h @ w_hh.T
-        s = 0.5 + 0.5 * np.tanh(0.5 * a)  # the sigmoid, no overflow for large |a|
-        s[:, 2 * hidden : 3 * hidden] = np.tanh(a[:, 2 * hidden : 3 * hidden])
-        act[t] = s
-        i, f, g, o = np.split(s, 4, axis=1)
+        act[t] = 0.5 + 0.5 * np.tanh(0.5 * a)  # the sigmoid, no overflow for large |a|
+        act[t, :, 2 * hidden : 3 * hidden] = np.tanh(a[:, 2 * hidden : 3 * hidden])
+        i, f, g, o = np.split(act[t], 4, axis=1)
         c = f * c + i * g
         tanh_c[t] = np.tanh(c)
         out[t] = h = o * tanh_c[t]

@@ -259,13 +259,10 @@ def load_sst2(
 
 
 # ------------------------------------------------------------------ text
-_TOKEN = re.compile(r"[\w']+|[^\w\s]")
-
-
 def tokenize(text: str) -> List[str]:
     """Lower-case words and punctuation marks: ``"It's fun!" -> ["it's", "fun",
     "!"]``. SST-2 is already split this way (``it 's``), so this mostly lowers."""
-    return _TOKEN.findall(text.lower())
+    return re.findall(r"[\w']+|[^\w\s]", text.lower())
 
 
 class Vocabulary:
