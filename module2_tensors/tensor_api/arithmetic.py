@@ -126,8 +126,6 @@ def _atan2_partials(y: "Tensor", x: "Tensor") -> Tuple["Tensor", "Tensor"]:
 class ArithmeticMixin:
     """Operators and elementwise functions of tensors."""
 
-    __slots__ = ()
-
     def _other(self, b: TensorLike) -> "Tensor":
         """``b`` as a tensor on this backend (a Python number becomes 0-d). (The
         commonest operators, ``+`` and ``*``, test for a tensor themselves before

@@ -118,8 +118,6 @@ def check_not_leaf(t: "Tensor", what: str) -> None:
 class InPlaceMixin:
     """In-place forms of the operations; each returns ``self``."""
 
-    __slots__ = ()
-
     # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
     # (the value or source recorded: the argument at 1 or 2)
     masked_fill_ = _in_place_form("masked_fill", at=1)

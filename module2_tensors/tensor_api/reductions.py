@@ -74,8 +74,6 @@ def _found(t: "Tensor", values: "Tensor", indices: "Tensor") -> ValuesIndices:
 class ReductionMixin:
     """Reductions along dimensions, PyTorch's arguments and results."""
 
-    __slots__ = ()
-
     # More of PyTorch's API: see engine/reductions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         """$\\prod$ over ``dim`` (``int64`` for integers and bools, as PyTorch's)."""
