@@ -20,15 +20,6 @@ from . import shape_functions as sf
 from .tensor import Tensor, linspace, randn, tensor
 from .tensor_api.arithmetic import _promoted
 
-__all__ = [
-    "cat",
-    "stack",
-    "where",
-    "concat",
-    "concatenate",
-    "einsum",
-]
-
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """``torch.cat``: Task 2.6's :func:`~shape_functions.cat`, reporting the
@@ -297,14 +288,6 @@ def isin(
     return tensor(np.isin(elements, test_elements, invert=invert))
 
 
-__all__ += ["var_mean", "std_mean", "vstack", "hstack", "broadcast_tensors"]
-__all__ += ["as_tensor", "normal", "is_tensor", "meshgrid", "tensordot", "cdist"]
-__all__ += ["broadcast_shapes", "column_stack", "dstack", "pow", "xlogy", "float_power"]
-__all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "cartesian_prod", "logspace"]
-__all__ += ["unravel_index", "tril_indices", "triu_indices", "block_diag"]
-__all__ += ["searchsorted", "bucketize", "isin"]
-
-
 class _Einsum(Function):
     """``einsum`` computed by NumPy; the gradient of operand $k$ is the einsum of
     $G$ with the other operands onto $k$'s indices, broadcast along the indices
@@ -358,3 +341,13 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     """
     # (one list or the operands, read as a shape's sizes are; promoted dtype)
     return _promoted(_Einsum.apply(equation, *(ops := sf._shape_args(operands))), ops)
+
+
+# What the package exports: the public functions defined here, and the number-first
+# forms (wrapped methods: their __module__ is the method's).
+_DEFINED = [
+    name
+    for name, value in list(globals().items())
+    if name[0] != "_" and getattr(value, "__module__", None) == __name__
+]
+__all__ = _DEFINED + ["pow", "xlogy", "float_power"]

@@ -126,8 +126,6 @@ def _atan2_partials(y: "Tensor", x: "Tensor") -> Tuple["Tensor", "Tensor"]:
 class ArithmeticMixin:
     """Operators and elementwise functions of tensors."""
 
-    __slots__ = ()
-
     def _other(self, b: TensorLike) -> "Tensor":
         """``b`` as a tensor on this backend (a Python number becomes 0-d). (The
         commonest operators, ``+`` and ``*``, test for a tensor themselves before
@@ -223,11 +221,16 @@ class ArithmeticMixin:
 
     pow = __pow__  # (self ** p, p a number or a tensor)
 
+    def _quotient(self, b: TensorLike, fn: Any, partials: Any, name: str) -> "Tensor":
+        """``fn(self, b)`` (``//``, ``%``, ``fmod``, ``div``) by NumPy on the host,
+        with the gradient ``partials`` gives, reporting :func:`_divided`'s dtype."""
+        out = elementwise.HostMap.apply(self, self._other(b), fn, partials)
+        return _divided(out, dtypes.result_type(self, b), name)
+
     def __floordiv__(self, b: TensorLike) -> "Tensor":
         """$\\lfloor a / b \\rfloor$ (gradient 0, as ``torch.floor_divide``), exactly:
         ``1 // 0.1`` is 9 (0.1 is a little over 1/10), as Python's and PyTorch's."""
-        q = elementwise.HostMap.apply(self, self._other(b), np.floor_divide, _flat)
-        return _divided(q, dtypes.result_type(self, b))
+        return self._quotient(b, np.floor_divide, _flat, "div_floor")
 
     def __rfloordiv__(self, b: TensorLike) -> "Tensor":
         return _divided(self._other(b) // self, dtypes.result_type(self, b))
@@ -235,9 +238,7 @@ class ArithmeticMixin:
     def __mod__(self, b: TensorLike) -> "Tensor":
         """$a - b \\lfloor a / b \\rfloor$: the sign of the divisor, like Python's
         ``%`` and ``torch.remainder``."""
-        o = self._other(b)
-        out = elementwise.HostMap.apply(self, o, np.remainder, _remainder_partials)
-        return _divided(out, dtypes.result_type(self, b), "remainder")
+        return self._quotient(b, np.remainder, _remainder_partials, "remainder")
 
     def __rmod__(self, b: TensorLike) -> "Tensor":
         return _divided(self._other(b) % self, dtypes.result_type(self, b), "remainder")
@@ -256,17 +257,14 @@ class ArithmeticMixin:
             return self / other
         if (fn := _ROUNDED.get(rounding_mode)) is None:
             raise RuntimeError(f"div: unknown rounding_mode {rounding_mode!r}")
-        q = elementwise.HostMap.apply(self, self._other(other), fn, _flat)
-        return _divided(q, dtypes.result_type(self, other), f"div_{rounding_mode}")
+        return self._quotient(other, fn, _flat, f"div_{rounding_mode}")
 
     divide = div
 
     def fmod(self, other: TensorLike) -> "Tensor":
         """``torch.fmod``: $a - b\\,\\mathrm{trunc}(a / b)$, with the sign of the
         dividend (C's ``fmod``, exact; ``%`` takes the divisor's)."""
-        o = self._other(other)
-        out = elementwise.HostMap.apply(self, o, np.fmod, _fmod_partials)
-        return _divided(out, dtypes.result_type(self, other), "fmod")
+        return self._quotient(other, np.fmod, _fmod_partials, "fmod")
 
     def atan2(self, other: TensorLike) -> "Tensor":
         """``torch.atan2``: the angle in $(-\\pi, \\pi]$ of the point $(x, y)$ =

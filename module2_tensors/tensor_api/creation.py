@@ -29,8 +29,6 @@ def _labelled(out: "Tensor", d: Optional[dtypes.dtype]) -> "Tensor":
 class CreationMixin:
     """New tensors on this tensor's backend, and copies."""
 
-    __slots__ = ()
-
     def _new_dtype(self, dtype: Optional[dtypes.dtype]) -> Optional[dtypes.dtype]:
         """The dtype of a ``new_*`` tensor: ``dtype`` if given, else this tensor's
         when it is a float (``x.float().new_zeros(2)`` is float32, as PyTorch's).

@@ -69,8 +69,6 @@ def label(out: "Tensor", d: dtypes.dtype) -> "Tensor":
 class DtypeDeviceMixin:
     """Conversions between dtypes and devices, as PyTorch spells them."""
 
-    __slots__ = ()
-
     def to(self, *args: Any, **kwargs: Any) -> "Tensor":
         """This tensor on another backend (differentiable), as PyTorch's
         ``t.to(...)``: ``to(backend)``, ``to("cpu")``, ``to("cuda")``,

@@ -41,8 +41,6 @@ def _added_product(product: str) -> Any:
 class ElementaryMixin:
     """Elementary functions and PyTorch's aliases of the other mixins' methods."""
 
-    __slots__ = ()
-
     absolute, arctan2, sgn = _A.abs, _A.atan2, _A.sign
     nelement, ndimension = _C.numel, _C.dim
 

@@ -22,8 +22,6 @@ class GradientMixin:
     """What a tensor offers for gradients; the backward pass itself is the
     engine's."""
 
-    __slots__ = ()
-
     @property
     def requires_grad(self) -> bool:
         """Whether operations on this tensor are recorded for ``backward``."""

@@ -45,8 +45,6 @@ def _int_indexed(fn: Any, name: str) -> Any:
 class IndexingMixin:
     """Reading and writing parts of a tensor by position."""
 
-    __slots__ = ()
-
     # Functions of the tensor first, bound as methods (keeps_dtype: the result
     # has this tensor's dtype).
     scatter_add = _in_own_dtype(indexing.scatter_add)

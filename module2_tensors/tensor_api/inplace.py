@@ -7,8 +7,6 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any, Callable, Tuple
 
-from ..engine.autograd import Context
-
 from .. import shape_functions as sf
 from ..engine import autograd, dtypes, grad_modes, versions
 from ..engine.versions import storage_root
@@ -37,14 +35,14 @@ class _Overwrite(autograd.Function):
     $\\partial L / \\partial b = G$ (summed back to ``b``'s shape by the engine)."""
 
     @staticmethod
-    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+    def forward(ctx: autograd.Context, a: Tensor, b: Tensor) -> Tensor:
         check_writable(b.shape, a.shape)
         ctx.save_for_backward(a.shape)
         # (the map broadcasts b into its out, and returns it, as in Sum.backward)
         return a.backend.id_map(b, out=a.new_zeros(a.shape))
 
     @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
+    def backward(ctx: autograd.Context, grad: Tensor) -> Tuple[Tensor, Tensor]:
         (shape,) = ctx.saved_values
         return grad.new_zeros(shape), grad
 
@@ -119,8 +117,6 @@ def check_not_leaf(t: "Tensor", what: str) -> None:
 
 class InPlaceMixin:
     """In-place forms of the operations; each returns ``self``."""
-
-    __slots__ = ()
 
     # In-place forms (PyTorch's trailing underscore): see _in_place for autograd.
     # (the value or source recorded: the argument at 1 or 2)

@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 class MovementMixin:
     """Shape changes, as views where the strides allow (PyTorch's rules)."""
 
-    __slots__ = ()
-
     @property
     def T(self) -> "Tensor":
         """The dimensions in reverse order (the transpose of a matrix)."""

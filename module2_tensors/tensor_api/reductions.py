@@ -21,13 +21,10 @@ from typing import (
 
 import numpy as np
 
-from ..engine.autograd import Context
-
 from .. import indexing_functions as ixf
 from .. import tensor_functions as tf
-from ..engine import dtypes, reductions
+from ..engine import autograd, dtypes, reductions
 from ..engine.indexing import AdvancedIndex, scatter_positions
-from ..engine.reductions import Reduction
 from ..engine.shapes import normalize_dim
 from .core import CoreMixin, FACTORIES
 from .dtype_device import floated, kept_dtype
@@ -76,8 +73,6 @@ def _found(t: "Tensor", values: "Tensor", indices: "Tensor") -> ValuesIndices:
 
 class ReductionMixin:
     """Reductions along dimensions, PyTorch's arguments and results."""
-
-    __slots__ = ()
 
     # More of PyTorch's API: see engine/reductions.py for the math and gradients.
     def prod(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -197,8 +192,8 @@ class ReductionMixin:
         source = self if order is None else self.permute(*order)
         args = (source, fn, layout, steps, final, scale)
         if not fn.differentiable:  # (All) nothing to record
-            return Reduction.forward(Context(), *args)
-        return Reduction.apply(*args)
+            return reductions.Reduction.forward(autograd.Context(), *args)
+        return reductions.Reduction.apply(*args)
 
     def _reduction_plan(
         self,
