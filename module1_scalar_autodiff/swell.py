@@ -14,19 +14,11 @@ from __future__ import annotations
 import contextlib
 import functools
 from typing import Any, Dict, List, NamedTuple
+from module0_fundamentals._exports import defined_here
 
 from .scalar import Scalar
 from .symbolic import _FUNCTIONS, Add, Const, Div, Expr, ExprLike, Mul, Neg, Pow, Sub
 from .symbolic import Var, as_expr, diff
-
-__all__ = [
-    "size",
-    "simplify",
-    "logistic_map",
-    "SwellRow",
-    "recorded_operations",
-    "swell_table",
-]
 
 
 # ------------------------------------------------------------ measuring swell
@@ -136,3 +128,7 @@ def swell_table(n_max: int) -> List[SwellRow]:
         ops = recorded_operations(logistic_map(Scalar(0.3), n))
         rows.append(SwellRow(n, size(ln), size(d), size(simplify(d)), ops))
     return rows
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

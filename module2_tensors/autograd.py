@@ -14,15 +14,9 @@
 from __future__ import annotations
 
 from typing import Any, List, Optional
+from module0_fundamentals._exports import defined_here
 
 from .engine.grad_modes import MODES
-
-__all__ = [
-    "set_detect_anomaly",
-    "is_anomaly_enabled",
-    "detect_anomaly",
-    "grad",
-]
 
 
 def set_detect_anomaly(mode: bool) -> None:
@@ -132,3 +126,7 @@ def grad(
 def _listed(x: Any) -> List[Any]:
     """A list or tuple as a list; anything else as a list of one."""
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

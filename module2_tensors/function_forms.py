@@ -12,6 +12,8 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
+from module0_fundamentals._exports import defined_here
+
 from .engine import dtypes
 from .engine.autograd import Context, Function
 
@@ -343,11 +345,6 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     return _promoted(_Einsum.apply(equation, *(ops := sf._shape_args(operands))), ops)
 
 
-# What the package exports: the public functions defined here, and the number-first
-# forms (wrapped methods: their __module__ is the method's).
-_DEFINED = [
-    name
-    for name, value in list(globals().items())
-    if name[0] != "_" and getattr(value, "__module__", None) == __name__
-]
-__all__ = _DEFINED + ["pow", "xlogy", "float_power"]
+# (last: the names defined above, and the number-first forms: wrapped methods,
+# whose __module__ is the method's)
+__all__ = defined_here(globals(), "pow", "xlogy", "float_power")

@@ -20,27 +20,9 @@ from module2_tensors.engine.higher_order import register
 from module2_tensors.function_forms import where
 from module2_tensors.tensor_api.dtype_device import floated
 from module2_tensors.tensor import Tensor
+from module0_fundamentals._exports import defined_here
 
 from ._convolution import _dim
-
-__all__ = [
-    "relu",
-    "sigmoid",
-    "tanh",
-    "gelu",
-    "silu",
-    "leaky_relu",
-    "elu",
-    "softplus",
-    "logsigmoid",
-    "hardtanh",
-    "relu6",
-    "mish",
-    "prelu",
-]
-__all__ += ["selu", "celu", "softsign", "softmin", "hardsigmoid", "hardswish"]
-__all__ += ["hardshrink", "softshrink", "tanhshrink", "threshold", "glu"]
-
 
 # The tensor methods themselves, as the facade's kt.sigmoid, kt.tanh.
 sigmoid, tanh = Tensor.sigmoid, Tensor.tanh
@@ -249,3 +231,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise RuntimeError(f"glu: halving dimension {dim} must be even")
     a, b = input.chunk(2, dim)
     return a * b.sigmoid()
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals(), "sigmoid", "tanh")

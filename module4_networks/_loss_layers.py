@@ -11,29 +11,12 @@ and passed to it by name."""
 
 from __future__ import annotations
 
+from module0_fundamentals._exports import defined_here
+
 from . import _loss_functions as L
 from . import losses
 from ._activation_layers import FunctionLayer
 from ._normalization_functions import cosine_similarity
-
-__all__ = [
-    "CrossEntropyLoss",
-    "NLLLoss",
-    "MSELoss",
-    "L1Loss",
-    "BCELoss",
-    "BCEWithLogitsLoss",
-    "SmoothL1Loss",
-    "HuberLoss",
-    "KLDivLoss",
-    "MarginRankingLoss",
-    "CosineEmbeddingLoss",
-    "GaussianNLLLoss",
-    "CosineSimilarity",
-    "PairwiseDistance",
-    "TripletMarginLoss",
-]
-__all__ += ["SoftMarginLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss"]
 
 
 class _TwoInputs(FunctionLayer):
@@ -163,3 +146,7 @@ class MultiLabelSoftMarginLoss(_TwoInputs):
     ``nn.MultiLabelSoftMarginLoss(weight, reduction)``."""
 
     function = staticmethod(L.multilabel_soft_margin_loss)
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

@@ -14,16 +14,7 @@ import numpy as np
 
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
-
-__all__ = [
-    "normalize",
-    "cosine_similarity",
-    "layer_norm",
-    "rms_norm",
-    "group_norm",
-    "instance_norm",
-    "batch_norm",
-]
+from module0_fundamentals._exports import defined_here
 
 
 def normalize(
@@ -189,3 +180,7 @@ def _affine(
     shape = shape or (1, x.shape[1]) + (1,) * (x.dims - 2)
     x = x if weight is None else x * weight.view(*shape)
     return x if bias is None else x + bias.view(*shape)
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

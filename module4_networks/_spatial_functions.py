@@ -18,22 +18,12 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from module2_tensors.tensor import Tensor, tensor
+from module0_fundamentals._exports import defined_here
 
 from . import functional as F
 from ._conv_checks import IntPair, pair
 from ._convolution import _dilate
 from ._padding import pad
-
-__all__ = [
-    "dropout2d",
-    "max_pool1d",
-    "avg_pool1d",
-    "adaptive_max_pool2d",
-    "interpolate",
-    "conv_transpose2d",
-]
-__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d", "max_pool1d_with_indices"]
-__all__ += ["max_pool2d_with_indices"]
 
 
 def dropout2d(
@@ -254,3 +244,7 @@ def conv_transpose2d(
     w = w.reshape(groups * c_out_g, c_in // groups, kh, kw).flip((2, 3))
     out = F.conv2d(x, w.contiguous(), bias, 1, 0, d, groups)
     return out if batched else out.squeeze(0)
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

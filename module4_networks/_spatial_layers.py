@@ -15,6 +15,7 @@ from typing import Any, Tuple, Union
 
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
+from module0_fundamentals._exports import defined_here
 
 from . import _spatial_functions as S, _unfold
 from . import functional as F
@@ -24,23 +25,6 @@ from ._convolution import conv_repr
 from ._padding import pad
 from ._parameters import _parameter, _uniform_fan_in, _value
 from .layers import Dropout
-
-__all__ = [
-    "MaxPool2d",
-    "AvgPool2d",
-    "AdaptiveAvgPool2d",
-    "AdaptiveMaxPool2d",
-    "MaxPool1d",
-    "AvgPool1d",
-    "Upsample",
-    "ConvTranspose2d",
-    "Dropout2d",
-]
-__all__ += ["ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d"]
-__all__ += ["ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d"]
-__all__ += ["ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d"]
-__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d", "UpsamplingBilinear2d"]
-__all__ += ["AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "Unfold", "UpsamplingNearest2d"]
 
 
 class _Pool(FunctionLayer):
@@ -303,3 +287,7 @@ class CircularPad2d(_Pad, mode="circular", dims=2):
 
 class CircularPad3d(_Pad, mode="circular", dims=3):
     """The last 3 dimensions wrapped around."""
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

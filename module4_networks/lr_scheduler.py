@@ -29,22 +29,7 @@ import bisect
 import math
 from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
-
-__all__ = [
-    "LRScheduler",
-    "StepLR",
-    "MultiStepLR",
-    "ConstantLR",
-    "ExponentialLR",
-    "LinearLR",
-    "PolynomialLR",
-    "MultiplicativeLR",
-    "CosineAnnealingLR",
-    "LambdaLR",
-    "SequentialLR",
-    "ChainedScheduler",
-    "ReduceLROnPlateau",
-]
+from module0_fundamentals._exports import defined_here
 
 Lambdas = Union[Callable[[int], float], Sequence[Callable[[int], float]]]
 
@@ -532,3 +517,7 @@ class ReduceLROnPlateau(LRScheduler):
     @property
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

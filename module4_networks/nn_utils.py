@@ -18,17 +18,9 @@ from module2_tensors.engine.dtypes import result_type
 from module2_tensors.function_forms import cat
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor, tensor
+from module0_fundamentals._exports import defined_here
 
 from .weight_init import _tensor_of
-
-__all__ = [
-    "clip_grad_norm_",
-    "get_total_norm",
-    "clip_grads_with_norm_",
-    "clip_grad_value_",
-    "parameters_to_vector",
-    "vector_to_parameters",
-]
 
 
 def _listed(parameters: Union[Any, Iterable[Any]]) -> List[Any]:
@@ -130,3 +122,7 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Any]) -> None:
         for p in map(_tensor_of, parameters):
             p.copy_(vec[start : start + p.size].reshape(p.shape))
             start += p.size
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals())

@@ -40,18 +40,7 @@ import numpy as np
 
 from module2_tensors.engine.dtypes import float64
 from module2_tensors.engine.grad_modes import is_grad_enabled
-
-__all__ = [
-    "FastPath",
-    "FAST_PATHS",
-    "fast_path",
-    "signature",
-    "probe_gradient",
-    "ran_backward",
-    "agrees",
-    "RTOL",
-    "host_float64",
-]
+from module0_fundamentals._exports import defined_here
 
 #: Signatures a path remembers at the most (each verdict is a few bytes).
 CAP = 4096
@@ -192,3 +181,7 @@ def host_float64(t: Any) -> bool:
     tensor on a CUDA backend holds a device array: ``Tensor.__init__`` moves it
     there)."""
     return getattr(t, "dtype", None) is float64 and type(t.tuple()[0]) is np.ndarray
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals(), "FAST_PATHS", "RTOL")
