@@ -8,13 +8,16 @@ keep in step)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 
-def defined_here(namespace: Dict[str, Any], *also: str) -> List[str]:
+def defined_here(
+    namespace: Dict[str, Any], *also: str, but: Tuple[str, ...] = ()
+) -> List[str]:
     """The public names (no leading ``_``) of the functions and classes the module
-    of ``namespace`` defines, in order, then ``also`` (names the module binds to
-    objects defined elsewhere or to constants: ``sigmoid = Tensor.sigmoid``)."""
+    of ``namespace`` defines, in order, less ``but`` (a base or helper that other
+    files import by name, not a PyTorch name), then ``also`` (names the module binds
+    to objects defined elsewhere or to constants: ``sigmoid = Tensor.sigmoid``)."""
     here = namespace["__name__"]
     defined = [n for n, v in namespace.items() if getattr(v, "__module__", "") == here]
-    return [n for n in defined if not n.startswith("_")] + list(also)
+    return [n for n in defined if n[0] != "_" and n not in but] + list(also)

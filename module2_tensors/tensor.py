@@ -36,6 +36,7 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
+from module0_fundamentals._exports import defined_here
 from module0_fundamentals import module as _module
 from module1_scalar_autodiff.autodiff import backpropagate
 
@@ -56,30 +57,6 @@ from .tensor_api.reductions import ReductionMixin
 from .tensor_data import TensorData, UserShape, _as_shape
 from .tensor_ops import SimpleBackend
 from ._backend import TensorBackend
-
-__all__ = [
-    "Tensor",
-    "tensor",
-    "zeros",
-    "ones",
-    "full",
-    "rand",
-    "randn",
-    "arange",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "rand_like",
-    "randn_like",
-    "eye",
-    "linspace",
-    "randint",
-    "randperm",
-    "from_numpy",
-    "manual_seed",
-]
-__all__ += ["randint_like", "seed"]
-
 
 # The default backend (one for factories and layers alike) is chosen in _device;
 # SimpleBackend is its last resort, always ready.
@@ -551,3 +528,7 @@ def _rebuild_parameter(reduced: Tuple[Any, Tuple[Any, ...]], name: Any) -> Param
 FACTORIES.update(tensor=tensor, rand=rand, randn=randn, full=full, rng=_rng)
 # A parameter's results are ordinary tensors (Parameter.__new__): made as such.
 autograd.PLAIN_RESULTS.add(Parameter)
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals(), but=("rebuild_tensor", "Parameter"))

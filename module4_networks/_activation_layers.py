@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+from module0_fundamentals._exports import defined_here
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
 
@@ -20,27 +21,6 @@ from . import _activation_functions as A
 from . import functional as F
 from ._parameters import _parameter
 from .weight_init import constant_
-
-__all__ = [
-    "ReLU",
-    "Tanh",
-    "Sigmoid",
-    "GELU",
-    "SiLU",
-    "LeakyReLU",
-    "ELU",
-    "Softplus",
-    "LogSigmoid",
-    "Hardtanh",
-    "ReLU6",
-    "Mish",
-    "PReLU",
-    "Softmax",
-    "LogSoftmax",
-]
-__all__ += ["SELU", "CELU", "GLU", "Softsign", "Softmin", "Hardsigmoid"]
-__all__ += ["Hardswish", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold"]
-__all__ += ["Softmax2d"]
 
 
 class FunctionLayer(Module):
@@ -293,3 +273,7 @@ class Softmax2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return input.softmax(-3)
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals(), but=("FunctionLayer",))

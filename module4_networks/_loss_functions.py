@@ -17,21 +17,10 @@ from typing import Any, Optional
 
 import numpy as np
 
+from module0_fundamentals._exports import defined_here
 from module2_tensors.engine.dtypes import result_type
 from module2_tensors.function_forms import where
 from module2_tensors.tensor import Tensor, tensor
-
-__all__ = [
-    "smooth_l1_loss",
-    "huber_loss",
-    "kl_div",
-    "margin_ranking_loss",
-    "cosine_embedding_loss",
-    "gaussian_nll_loss",
-    "pairwise_distance",
-    "triplet_margin_loss",
-]
-__all__ += ["soft_margin_loss", "hinge_embedding_loss", "multilabel_soft_margin_loss"]
 
 
 def _as_tensor(value: Any, like: Tensor) -> Tensor:
@@ -287,3 +276,7 @@ def multilabel_soft_margin_loss(
     y = _check_loss("multilabel_soft_margin_loss", reduction, input, target)
     losses = weighted_bce_with_logits(input, y, weight, None, "none")
     return _reduce(losses.mean(-1), reduction)
+
+
+# (last: the names defined above)
+__all__ = defined_here(globals(), but=("weighted_bce_with_logits",))
