@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from module0_fundamentals._exports import defined_here
 from module2_tensors.engine.autograd import Context
 from module2_tensors.engine.elementwise import Unary, unary_map
 from module2_tensors.engine.higher_order import register
 from module2_tensors.function_forms import where
 from module2_tensors.tensor_api.dtype_device import floated
 from module2_tensors.tensor import Tensor
-from module0_fundamentals._exports import defined_here
 
 from ._convolution import _dim
 

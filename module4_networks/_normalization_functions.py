@@ -12,9 +12,9 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from module0_fundamentals._exports import defined_here
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor
-from module0_fundamentals._exports import defined_here
 
 
 def normalize(

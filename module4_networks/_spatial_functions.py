@@ -17,8 +17,8 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from module2_tensors.tensor import Tensor, tensor
 from module0_fundamentals._exports import defined_here
+from module2_tensors.tensor import Tensor, tensor
 
 from . import functional as F
 from ._conv_checks import IntPair, pair

@@ -13,9 +13,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Tuple, Union
 
+from module0_fundamentals._exports import defined_here
 from module0_fundamentals.module import Module
 from module2_tensors.tensor import Tensor
-from module0_fundamentals._exports import defined_here
 
 from . import _spatial_functions as S, _unfold
 from . import functional as F

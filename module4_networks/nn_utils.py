@@ -14,11 +14,11 @@ from typing import Any, Iterable, List, Union
 
 import numpy as np
 
+from module0_fundamentals._exports import defined_here
 from module2_tensors.engine.dtypes import result_type
 from module2_tensors.function_forms import cat
 from module2_tensors.shape_functions import no_grad
 from module2_tensors.tensor import Tensor, tensor
-from module0_fundamentals._exports import defined_here
 
 from .weight_init import _tensor_of
 

@@ -38,9 +38,9 @@ from typing import Any, Callable, Dict, Hashable, Iterator, Tuple
 
 import numpy as np
 
+from module0_fundamentals._exports import defined_here
 from module2_tensors.engine.dtypes import float64
 from module2_tensors.engine.grad_modes import is_grad_enabled
-from module0_fundamentals._exports import defined_here
 
 #: Signatures a path remembers at the most (each verdict is a few bytes).
 CAP = 4096
