@@ -39,6 +39,52 @@ def dropout2d(
     return scale(mask) if training else input
 
 
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """:func:`dropout2d` of ``(N, C, L)``, or of unbatched ``(C, L)`` as a batch
+    of one: whole channels zeroed, each with probability ``p``."""
+    if input.dims not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dims}D input"
+        )
+    batched = input if input.dims == 3 else input.unsqueeze(0)
+    out = dropout2d(batched, p, training, inplace)
+    return out if input.dims == 3 else out.squeeze(0)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``F.pixel_shuffle``: ``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``, each
+    channel's $r^2$ sub-channels laid out as the $r \\times r$ pixels of a block
+    (channel $c r^2 + i r + j$ gives pixel $(h r + i, w r + j)$ of channel $c$)."""
+    *batch, c, h, w = input.shape
+    r, n = upscale_factor, len(batch)
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible "
+            f"by the square of upscale_factor, but input.size(-3)={c} is not "
+            f"divisible by {r * r}"
+        )
+    blocks = input.reshape(*batch, c // (r * r), r, r, h, w)
+    blocks = blocks.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return blocks.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``F.pixel_unshuffle``, the inverse of :func:`pixel_shuffle`: ``(*, C,
+    H r, W r)`` to ``(*, C r^2, H, W)``."""
+    *batch, c, h, w = input.shape
+    r, n = downscale_factor, len(batch)
+    if h % r or w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height and width to be divisible by "
+            f"downscale_factor {r}, got {h} and {w}"
+        )
+    blocks = input.reshape(*batch, c, h // r, r, w // r, r)
+    blocks = blocks.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return blocks.reshape(*batch, c * r * r, h // r, w // r)
+
+
 def _pool1d(
     pool: Any, input: Tensor, kernel_size: Any, stride: Any, padding: Any, *rest: Any
 ) -> Tensor:

@@ -192,8 +192,32 @@ class UpsamplingBilinear2d(Upsample):
 class Dropout2d(Dropout):
     """``F.dropout2d(x, p, training=self.training)``: whole channels dropped."""
 
+    _drop = staticmethod(S.dropout2d)
+
     def forward(self, x: Tensor) -> Tensor:
-        return S.dropout2d(x, self.p, self.training, self.inplace)
+        return self._drop(x, self.p, self.training, self.inplace)
+
+
+class Dropout1d(Dropout2d):
+    """``F.dropout1d(x, p, training=self.training)``: whole channels of ``(N, C,
+    L)`` (or ``(C, L)``) dropped."""
+
+    _drop = staticmethod(S.dropout1d)
+
+
+class PixelShuffle(FunctionLayer):
+    """``F.pixel_shuffle(x, upscale_factor)``: ``(*, C r^2, H, W)`` to ``(*, C,
+    H r, W r)``."""
+
+    function = staticmethod(S.pixel_shuffle)
+    shown = "upscale_factor"
+
+
+class PixelUnshuffle(FunctionLayer):
+    """``F.pixel_unshuffle(x, downscale_factor)``: its inverse."""
+
+    function = staticmethod(S.pixel_unshuffle)
+    shown = "downscale_factor"
 
 
 class _Pad(Module):

@@ -6,6 +6,7 @@ follows), else computed by NumPy (``engine/elementwise.HostMap``)."""
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 import numpy as np
@@ -20,8 +21,19 @@ if TYPE_CHECKING:
 
 _erfc = np.vectorize(math.erfc, otypes=[float])  # (NumPy has no erfc)
 _LN2 = math.log(2.0)
+_SQRTPI_2 = math.sqrt(math.pi) / 2.0
 #: ``torch.aminmax``'s result: ``(min, max)`` by these names.
 MinMax = NamedTuple("aminmax", [("min", Any), ("max", Any)])
+
+
+def _erfinv(y: float) -> float:
+    """$\\mathrm{erf}^{-1}(y)$: the normal quantile of the tail $(1 - |y|) / 2$
+    (exact there), then a Newton step on ``math.erf`` (full precision near 0,
+    where that tail rounds to 1/2); $\\pm\\infty$ at $\\pm 1$, NaN beyond."""
+    if not abs(y) < 1.0:
+        return math.copysign(math.inf, y) if abs(y) == 1.0 else math.nan
+    x = math.copysign(NormalDist().inv_cdf((1.0 - abs(y)) / 2.0) / -math.sqrt(2), y)
+    return x - (math.erf(x) - y) / (math.exp(-x * x) * 2.0 / math.sqrt(math.pi))
 
 
 def _added_product(product: str) -> Any:
@@ -204,6 +216,30 @@ class ElementaryMixin:
         w = None if weights is None else weights.to_numpy()
         counts = np.bincount(self.to_numpy().astype(np.int64), w, minlength)
         return self.new_tensor(counts) if w is None else weights.new_tensor(counts)
+
+    def erfinv(self) -> "Tensor":
+        """$\\mathrm{erf}^{-1}(x)$ (NumPy has none: :func:`_erfinv` entry by entry);
+        $f'(x) = \\frac{\\sqrt\\pi}{2} e^{f(x)^2}$."""
+        inverse = np.vectorize(_erfinv, otypes=[float])
+        return self._host(inverse, lambda a: a.erfinv().square().exp() * _SQRTPI_2)
+
+    def cross(self, other: "Tensor", dim: Optional[int] = None) -> "Tensor":
+        """``torch.cross``: $c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}$ (indices
+        mod 3) along ``dim``, by default the first dim of size 3."""
+        dim = (self.shape.index(3) if 3 in self.shape else 0) if dim is None else dim
+        if self.shape[dim] != 3 or other.shape[dim] != 3:
+            raise RuntimeError(f"cross: dimension {dim} must have length 3")
+        a, b = self.roll(-1, dim), other.roll(-2, dim)
+        return a * b - self.roll(-2, dim) * other.roll(-1, dim)
+
+    def cov(self, *, correction: int = 1) -> "Tensor":
+        """``torch.cov``: the covariance of the variables in the rows (a 1-D
+        tensor is one), observations in the columns: $\\frac{1}{N - c}
+        \\sum_k (x_{ik} - \\bar x_i)(x_{jk} - \\bar x_j)$ (``c = correction``)."""
+        x = self.reshape(-1, self.shape[-1] if self.dims else 1)
+        x = x - x.mean(1, keepdim=True)
+        out = x.matmul(x.t()) / max(x.shape[1] - correction, 0)  # (0: inf, as torch)
+        return out if x.shape[0] > 1 else out.reshape(())  # (one variable: 0-d)
 
     def dot(self, other: "Tensor") -> "Tensor":
         """``torch.dot``: $\\sum_i x_i y_i$ of two 1-D tensors."""
