@@ -104,7 +104,7 @@ cummax, cummin = _T.cummax, _T.cummin
 bitwise_and, bitwise_or, bitwise_xor = _T.bitwise_and, _T.bitwise_or, _T.bitwise_xor
 bitwise_not, bincount = _T.bitwise_not, _T.bincount
 addmm, addmv, baddbmm = _T.addmm, _T.addmv, _T.baddbmm
-erfinv, cross, cov = _T.erfinv, _T.cross, _T.cov
+erfinv, cross, cov, ldexp = _T.erfinv, _T.cross, _T.cov, _T.ldexp
 
 
 def __getattr__(name: str) -> object:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import wraps
 from string import ascii_letters
-from typing import Any, List, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -268,6 +268,13 @@ def searchsorted(
     pairs = zip(rows, v.reshape(len(rows), -1))
     found = np.reshape([np.searchsorted(s, x, side) for s, x in pairs], v.shape)
     return tensor(found, dtype=dtypes.int32 if out_int32 else dtypes.int64)
+
+
+def vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tensor:
+    """``torch.vander``: the columns $x^{N-1}, \\dots, x, 1$ of the 1-D ``x``
+    (``increasing``: $1, x, \\dots$; ``N`` by default ``len(x)``)."""
+    powers = np.arange(x.shape[0] if N is None else N)
+    return x.unsqueeze(1) ** x.new_tensor(powers if increasing else powers[::-1])
 
 
 def bucketize(

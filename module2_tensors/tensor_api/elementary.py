@@ -223,6 +223,10 @@ class ElementaryMixin:
         inverse = np.vectorize(_erfinv, otypes=[float])
         return self._host(inverse, lambda a: a.erfinv().square().exp() * _SQRTPI_2)
 
+    def ldexp(self, other: Any) -> "Tensor":
+        """``torch.ldexp``: $x\\, 2^{e}$ (``other`` $e$)."""
+        return self * 2.0**other
+
     def cross(self, other: "Tensor", dim: Optional[int] = None) -> "Tensor":
         """``torch.cross``: $c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}$ (indices
         mod 3) along ``dim``, by default the first dim of size 3."""

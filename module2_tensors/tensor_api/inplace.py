@@ -276,7 +276,7 @@ class InPlaceMixin:
     __ipow__, __ifloordiv__, __imod__ = pow_, floor_divide_, remainder_
     __iand__, __ior__, __ixor__ = map(_in_place_form, ("__and__", "__or__", "__xor__"))
     addmm_, addmv_, baddbmm_ = map(_in_place_form, ("addmm", "addmv", "baddbmm"))
-    erfinv_ = _in_place_form("erfinv")
+    erfinv_, ldexp_ = map(_in_place_form, ("erfinv", "ldexp"))
     bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_not_ = map(
         _in_place_form, "bitwise_and bitwise_or bitwise_xor bitwise_not".split()
     )

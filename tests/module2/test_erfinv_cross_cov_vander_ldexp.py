@@ -1,4 +1,5 @@
-"""``erfinv`` (function, method, in place), ``cross`` and ``cov``: values against
+"""``erfinv`` and ``ldexp`` (functions, methods, in place), ``cross``, ``cov``
+and ``vander``: values against
 PyTorch and hand-worked cases, gradients against PyTorch's and central
 differences. Given code."""
 
@@ -97,3 +98,45 @@ def test_cov_matches_pytorch(shape, correction):
             rng=RNG,
             rtol=1e-10,
         )
+
+
+def test_vander():
+    torch = import_torch()
+    assert kt.vander(kt.tensor([1, 2, 3])).tolist() == [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
+    assert kt.vander(kt.tensor([2.0]), N=3, increasing=True).tolist() == [
+        [1.0, 2.0, 4.0]
+    ]
+    for x in ([1, 2, 3], [1.5, 0.0, -2.0]):
+        for n in (None, 2, 4):
+            for increasing in (False, True):
+                got = kt.vander(kt.tensor(x), n, increasing)
+                expected = torch.vander(torch.tensor(x), n, increasing)
+                assert got.tolist() == expected.tolist()
+                assert got.dtype.is_floating_point == expected.dtype.is_floating_point
+    # d/dx (x^2 + x + 1) = 2x + 1, also at 0 (the column of ones has no gradient)
+    x = kt.tensor([1.5, 0.0, -2.0], requires_grad=True)
+    kt.vander(x).sum().backward()
+    assert x.grad.tolist() == [4.0, 1.0, -3.0]
+
+
+def test_ldexp():
+    torch = import_torch()
+    m, e = kt.tensor([1.0, -3.0, 0.75]), kt.tensor([3, -1, 2])
+    assert kt.ldexp(m, e).tolist() == [8.0, -1.5, 3.0]  # x 2^e
+    expected = torch.ldexp(torch.tensor([1.0, -3.0, 0.75]), torch.tensor([3, -1, 2]))
+    assert m.ldexp(e).tolist() == expected.tolist()
+    assert m.ldexp_(e) is m and m.tolist() == [8.0, -1.5, 3.0]
+    assert_same_function(
+        lambda a: kt.ldexp(a, kt.tensor([2, 3])),
+        lambda a: torch.ldexp(a, torch.tensor([2, 3])),
+        RNG.normal(size=2),
+        rng=RNG,
+        rtol=1e-15,
+    )
+    # (PyTorch 2.13's gradient for a negative integer exponent is 0, as if 2^e
+    # were computed in integers; the derivative is 2^e: central differences)
+    x = kt.tensor([0.3, -1.2], requires_grad=True)
+    kt.grad_check(lambda a: kt.ldexp(a, kt.tensor([-3, 1])), x)
+    x = kt.tensor([0.3, -1.2], requires_grad=True)
+    kt.ldexp(x, kt.tensor([-3, 1])).sum().backward()
+    assert x.grad.tolist() == [0.125, 2.0]
