@@ -411,8 +411,18 @@ def re_exports(path: Path) -> List[str]:
 #: storage_offset, randint_like, seed, random_, exponential_ (+19),
 #: HingeEmbeddingLoss and MultiLabelSoftMarginLoss (+16), and two fixes: in-place
 #: forms of an empty tensor (+2), randint(high, size) (+2): 13,500.
+#: The forty-sixth: -160 for public files that export what they define by
+#: construction (``__all__ = defined_here(globals())`` at the end of fifteen given
+#: files, ``module0_fundamentals/_exports.py``, where each wrote its names a
+#: second time in a list), -25 by deletion in two rounds of helpers (the
+#: quotients' one ``_quotient``, the mixins' empty ``__slots__``, ...), paying for
+#: issue 42's missing features (+179: bitwise_and/or/xor/not, addmm/addmv/baddbmm,
+#: searchsorted, bucketize, isin, bincount, erfinv, cross, cov, ldexp, vander,
+#: nn.utils.get_total_norm and clip_grads_with_norm_, F.rms_norm and nn.RMSNorm,
+#: F.dropout1d and nn.Dropout1d, pixel_shuffle/unshuffle and their layers), +1
+#: for ``Module.train(mode)`` calling each child's ``train`` as PyTorch's: 13,495.
 #: :data:`LIBRARY_GOAL` is issue 38's ceiling: the budget never goes above it.
-LIBRARY_BUDGET = 13_500
+LIBRARY_BUDGET = 13_495
 LIBRARY_GOAL = 13_500
 
 

@@ -260,10 +260,13 @@ class Module:
         return iter(found)
 
     def train(self, mode: bool = True) -> Module:
-        """Set ``training = mode`` on this module and every descendant; return self."""
+        """Set ``training = mode`` on this module, then call ``train(mode)`` on each
+        child (so a child that overrides ``train``, to keep a part frozen, runs its
+        own: the whole tree is reached through the children); return self."""
         # BEGIN SOLUTION 0.4
-        for module in self.modules():
-            module.training = mode
+        self.training = mode
+        for child in self.children():
+            child.train(mode)
         return self
         # END SOLUTION
 

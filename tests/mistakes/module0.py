@@ -128,12 +128,27 @@ MISTAKES = [
         "task": "0.4",
         "file": "module0_fundamentals/module.py",
         "find": (
+            "        for child in self.children():\n" "            child.train(mode)\n"
+        ),
+        "replace": "",
+        "description": "train(mode) that sets only this module's flag: a dropout "
+        "layer inside stays in training mode after model.eval()",
+    },
+    {
+        "name": "train-sets-every-flag-itself",
+        "task": "0.4",
+        "file": "module0_fundamentals/module.py",
+        "find": (
+            "        self.training = mode\n"
+            "        for child in self.children():\n"
+            "            child.train(mode)\n"
+        ),
+        "replace": (
             "        for module in self.modules():\n"
             "            module.training = mode\n"
         ),
-        "replace": "        self.training = mode\n",
-        "description": "train(mode) that sets only this module's flag: a dropout "
-        "layer inside stays in training mode after model.eval()",
+        "description": "train(mode) that sets every descendant's flag itself: a "
+        "child that overrides train (to keep its batch norm frozen) is never asked",
     },
     {
         "name": "named-modules-shared-twice",
@@ -343,15 +358,8 @@ MISTAKES = [
         "name": "train-returns-nothing",
         "task": "0.4",
         "file": "module0_fundamentals/module.py",
-        "find": (
-            "        for module in self.modules():\n"
-            "            module.training = mode\n"
-            "        return self\n"
-        ),
-        "replace": (
-            "        for module in self.modules():\n"
-            "            module.training = mode\n"
-        ),
+        "find": ("            child.train(mode)\n" "        return self\n"),
+        "replace": "            child.train(mode)\n",
         "description": (
             "train() that returns None: model.train().to(...) and "
             "model = model.eval() break (PyTorch returns the module)"

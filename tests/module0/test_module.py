@@ -261,6 +261,31 @@ def test_train_and_eval_reach_every_module() -> None:
     assert [m.training for m in net.modules()] == [False, False, True, True]
 
 
+def test_train_calls_each_childs_own_train() -> None:
+    """PyTorch's ``train(mode)`` calls ``child.train(mode)``: a module that
+    overrides ``train`` (here, to keep a part frozen in evaluation mode) runs its
+    own, also when it is deep in the tree."""
+
+    class FrozenInside(Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.frozen, self.free = Net(), Net()
+
+        def train(self, mode: bool = True) -> "FrozenInside":
+            super().train(mode)
+            self.frozen.eval()
+            return self
+
+    outer = Net()
+    outer.layer2 = FrozenInside()
+    outer.eval()
+    outer.train()
+    inside = outer.layer2
+    assert inside.training and all(m.training for m in inside.free.modules())
+    assert not any(m.training for m in inside.frozen.modules())
+    assert outer.training and outer.layer1.training
+
+
 # -- Sequential and ModuleList --------------------------------------------------------
 
 
